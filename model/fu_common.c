@@ -1,0 +1,233 @@
+/* fu_common.c: status table, diagnostics and checked parsing. */
+#include "fu_common.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifndef FUSIM_VERSION
+#define FUSIM_VERSION "0.0.0-dev"
+#endif
+
+static const struct {
+  int code;
+  const char *msg;
+} fu__status_table[] = {
+#define FU__ROW(name, code, msg) {code, msg},
+    FU_STATUS_MAP(FU__ROW)
+#undef FU__ROW
+};
+
+const char *fu_strerror(int status) {
+  if (status < 0 || status >= FU_STATUS_COUNT) return "unknown status";
+  return fu__status_table[status].msg;
+}
+
+int fu_exit_code(int status) {
+  if (status < 0 || status >= FU_STATUS_COUNT) return 70;
+  return fu__status_table[status].code;
+}
+
+const char *fu_version(void) { return FUSIM_VERSION; }
+
+void fu_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("fusim: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+void fu_warn(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("fusim: warning: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+void fu__debug(const char *file, int line, const char *fmt, ...) {
+  if (!getenv("FUSIM_DEBUG")) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "fusim: debug %s:%d: ", file, line);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+/* Skip trailing blanks; true when nothing else is left. */
+static int fu__only_blanks(const char *p) {
+  while (*p && isspace((unsigned char)*p)) p++;
+  return *p == '\0';
+}
+
+int fu_parse_double(const char *s, double *out) {
+  if (!s) return FU_EDATA;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || errno == ERANGE || !isfinite(v) || !fu__only_blanks(end)) return FU_EDATA;
+  *out = v;
+  return FU_OK;
+}
+
+int fu_parse_u64(const char *s, uint64_t *out) {
+  if (!s) return FU_EDATA;
+  while (isspace((unsigned char)*s)) s++;
+  if (*s == '-' || *s == '+') return FU_EDATA;
+  if (!isdigit((unsigned char)*s)) return FU_EDATA;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno == ERANGE || !fu__only_blanks(end)) return FU_EDATA;
+  *out = (uint64_t)v;
+  return FU_OK;
+}
+
+int fu_parse_long(const char *s, long lo, long hi, long *out) {
+  if (!s) return FU_EDATA;
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (end == s || errno == ERANGE || !fu__only_blanks(end) || v < lo || v > hi) return FU_EDATA;
+  *out = v;
+  return FU_OK;
+}
+
+int fu_parse_size(const char *s, uint64_t *out) {
+  if (!s) return FU_EDATA;
+  while (isspace((unsigned char)*s)) s++;
+  if (!isdigit((unsigned char)*s) && *s != '.') return FU_EDATA;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || errno == ERANGE || !isfinite(v) || v < 0) return FU_EDATA;
+  while (isspace((unsigned char)*end)) end++;
+  static const struct {
+    const char *suffix;
+    double mult;
+  } units[] = {{"", 1},          {"B", 1},          {"K", 1024.0},      {"KB", 1024.0},
+               {"KiB", 1024.0},  {"M", 1048576.0},  {"MB", 1048576.0},  {"MiB", 1048576.0},
+               {"G", 1073741824.0}, {"GB", 1073741824.0}, {"GiB", 1073741824.0}};
+  size_t n = strcspn(end, " \t\r\n");
+  if (!fu__only_blanks(end + n)) return FU_EDATA;
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+    if (strlen(units[i].suffix) == n && strncasecmp(end, units[i].suffix, n) == 0) {
+      double bytes = v * units[i].mult;
+      if (bytes > 1.8e19 || bytes != floor(bytes)) return FU_EDATA;
+      *out = (uint64_t)bytes;
+      return FU_OK;
+    }
+  }
+  return FU_EDATA;
+}
+
+const char *fu_format_size(uint64_t bytes, char *buf, size_t len) {
+  static const char *names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = (double)bytes;
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    u++;
+  }
+  if (v == floor(v))
+    snprintf(buf, len, "%.0f %s", v, names[u]);
+  else
+    snprintf(buf, len, "%.3g %s", v, names[u]);
+  return buf;
+}
+
+int fu_parse_format(const char *s, fu_format *out) {
+  if (!s) return FU_EUSAGE;
+  if (strcmp(s, "table") == 0) *out = FU_FORMAT_TABLE;
+  else if (strcmp(s, "csv") == 0) *out = FU_FORMAT_CSV;
+  else if (strcmp(s, "json") == 0) *out = FU_FORMAT_JSON;
+  else return FU_EUSAGE;
+  return FU_OK;
+}
+
+const char *fu_db_path_default(const char *from_option) {
+  if (from_option && *from_option) return from_option;
+  const char *env = getenv("FUSIM_DB");
+  if (env && *env) return env;
+  return "fusim.db";
+}
+
+int fu_read_file(const char *path, char **out, size_t *len) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    fu_error("%s: cannot open: %s", path, strerror(errno));
+    return FU_ENOINPUT;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    fu_error("%s: is a directory, not a file", path);
+    return FU_ENOINPUT;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fu_error("%s: cannot open: %s", path, strerror(errno));
+    return FU_ENOINPUT;
+  }
+  size_t cap = 65536, n = 0;
+  char *buf = malloc(cap);
+  if (!buf) {
+    fclose(f);
+    return FU_ENOMEM;
+  }
+  for (;;) {
+    if (n + 1 >= cap) {
+      char *nb = realloc(buf, cap * 2);
+      if (!nb) {
+        free(buf);
+        fclose(f);
+        return FU_ENOMEM;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    size_t got = fread(buf + n, 1, cap - n - 1, f);
+    n += got;
+    if (got == 0) break;
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (err) {
+    free(buf);
+    fu_error("%s: read error", path);
+    return FU_EIO;
+  }
+  buf[n] = '\0';
+  if (n == 0) {
+    free(buf);
+    fu_error("%s: file is empty", path);
+    return FU_EDATA;
+  }
+  if (memchr(buf, '\0', n)) {
+    free(buf);
+    fu_error("%s: binary data (NUL bytes), not a text file", path);
+    return FU_EDATA;
+  }
+  *out = buf;
+  if (len) *len = n;
+  return FU_OK;
+}
+
+char *fu_join_argv(int argc, char **argv) {
+  size_t total = 1;
+  for (int i = 0; i < argc; i++) total += strlen(argv[i]) + 1;
+  char *s = malloc(total);
+  if (!s) return NULL;
+  s[0] = '\0';
+  for (int i = 0; i < argc; i++) {
+    if (i) strcat(s, " ");
+    strcat(s, argv[i]);
+  }
+  return s;
+}

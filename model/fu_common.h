@@ -1,0 +1,77 @@
+/* fu_common.h: status codes, diagnostics and checked number parsing shared by every module.
+ *
+ * Every function in fusim returns an int status (FU_OK or an FU_E* code from the table below)
+ * and hands results out through pointers, as SQLite does. The table gives each code its message
+ * and the process exit status a command returns for it (sysexits.h numbering). */
+#ifndef FU_COMMON_H
+#define FU_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* X(name, exit status, message) */
+#define FU_STATUS_MAP(X)                                   \
+  X(OK, 0, "success")                                      \
+  X(EUSAGE, 64, "usage error")                             \
+  X(EDATA, 65, "bad input data")                           \
+  X(ENOINPUT, 66, "input missing or unreadable")           \
+  X(ENODEV, 69, "no usable GPU")                           \
+  X(EINTERNAL, 70, "internal error")                       \
+  X(ENOMEM, 70, "out of memory")                           \
+  X(EDB, 70, "database error")                             \
+  X(EIO, 70, "i/o error")
+
+typedef enum fu_status {
+#define FU__ENUM(name, code, msg) FU_##name,
+  FU_STATUS_MAP(FU__ENUM)
+#undef FU__ENUM
+  FU_STATUS_COUNT
+} fu_status;
+
+const char *fu_strerror(int status);  /* message for a status code */
+int fu_exit_code(int status);         /* process exit status for a status code */
+
+/* Diagnostics go to stderr, never stdout. fu_error prints "fusim: <msg>"; with FUSIM_DEBUG set
+ * in the environment, FU_DEBUG lines are printed too, prefixed with source file and line. */
+void fu_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fu_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fu__debug(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define FU_DEBUG(...) fu__debug(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Propagate a non-OK status to the caller (nccl-tests' NCCLCHECK habit, without the exit). */
+#define FU_CHECK(expr)            \
+  do {                            \
+    int fu__st = (expr);          \
+    if (fu__st != FU_OK) return fu__st; \
+  } while (0)
+
+/* Checked parsers: the whole string must be consumed (leading/trailing blanks allowed), no
+ * overflow, no NaN or infinity. They print nothing and return FU_EDATA on failure. */
+int fu_parse_double(const char *s, double *out);
+int fu_parse_u64(const char *s, uint64_t *out);
+int fu_parse_long(const char *s, long lo, long hi, long *out);
+/* Sizes: plain bytes or a number with B, K/KB/KiB, M/MB/MiB, G/GB/GiB (all binary, as
+ * nccl-tests' -b/-e read them), e.g. "25MiB", "1G", "64 KiB", "1.5MiB". */
+int fu_parse_size(const char *s, uint64_t *out);
+/* Format bytes as "64 KiB", "1.5 MiB" into buf. */
+const char *fu_format_size(uint64_t bytes, char *buf, size_t len);
+
+/* Output formats of every command that prints results. */
+typedef enum fu_format { FU_FORMAT_TABLE, FU_FORMAT_CSV, FU_FORMAT_JSON } fu_format;
+int fu_parse_format(const char *s, fu_format *out);
+
+/* The database path a command uses: the --db value, else $FUSIM_DB, else "fusim.db". */
+const char *fu_db_path_default(const char *from_option);
+
+/* Read a whole file into a NUL-terminated malloc'd buffer. FU_ENOINPUT if it cannot be opened
+ * or is a directory; FU_EDATA if it is empty or holds NUL bytes (binary). Prints the reason. */
+int fu_read_file(const char *path, char **out, size_t *len);
+
+/* The command line joined with spaces, for provenance (malloc'd). */
+char *fu_join_argv(int argc, char **argv);
+
+/* Version string from the build. */
+const char *fu_version(void);
+
+#endif

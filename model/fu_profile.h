@@ -1,0 +1,73 @@
+/* fu_profile.h: a calibrated machine profile: piecewise alpha-beta curves per (op, link, ranks)
+ * plus the scalar costs the simulator needs. Read and written as JSON (format
+ * "fusim-profile-1"); one profile is embedded in the binary as the default. */
+#ifndef FU_PROFILE_H
+#define FU_PROFILE_H
+
+#include "fu_model.h"
+
+#define FU_MAX_SEGMENTS 8
+#define FU_MAX_CURVES 64
+
+typedef struct fu_segment {
+  double lo_bytes;           /* segment covers sizes >= lo_bytes ... */
+  double hi_bytes;           /* ... and < hi_bytes (the last segment extends to infinity) */
+  double alpha_us;           /* fitted fixed cost, microseconds */
+  double beta_us_per_byte;   /* fitted inverse bandwidth, microseconds per byte */
+  double alpha_ci[2];        /* 95% confidence interval of alpha (lo, hi) */
+  double beta_ci[2];         /* 95% confidence interval of beta (lo, hi) */
+  double max_rel_err;        /* worst |fit - measured| / measured over the segment's samples */
+  int n_samples;             /* samples the segment was fitted on */
+} fu_segment;
+
+typedef struct fu_curve {
+  char op[24];               /* fu_op name, e.g. "allreduce", "h2d" */
+  char link[16];             /* fu_link name, e.g. "nvlink", "pcie_h2d", "hbm" */
+  int ranks;                 /* ranks the samples were taken at */
+  char algo[16];             /* "ring", "tree", "nvls" or "" for NCCL's own choice */
+  char source[128];          /* where the samples came from ("published: Azure ...", "calib ...") */
+  int nseg;                  /* segments in use */
+  fu_segment seg[FU_MAX_SEGMENTS]; /* ascending by lo_bytes; seg[0].lo_bytes is the smallest size */
+  double peak_busbw_gbps;    /* highest measured bus bandwidth, GB/s (1e9), for bus_util */
+} fu_curve;
+
+typedef struct fu_profile {
+  char name[64];             /* profile name, e.g. "h200-default" */
+  char gpu[64];              /* GPU model */
+  char source[256];          /* provenance of the whole profile */
+  int ncurves;               /* curves in use */
+  fu_curve curves[FU_MAX_CURVES];
+  double launch_us;          /* one kernel launch issued back to back (host cost) */
+  double issue_us;           /* host cost to issue one small copy/collective back to back */
+  double duplex_factor;      /* bidirectional PCIe bandwidth / (2 x one direction), <= 1 */
+  double comm_slowdown;      /* compute time factor (>= 1) while an NCCL kernel runs beside it */
+  double copy_slowdown;      /* compute time factor (>= 1) while a copy engine runs beside it */
+  double gpu_tflops_bf16;    /* achieved dense bf16 GEMM throughput, TFLOP/s */
+  double gpu_tflops_fp32;    /* achieved fp32/tf32 GEMM throughput, TFLOP/s */
+  double hbm_gbps;           /* achieved device copy bandwidth, GB/s (bytes copied) */
+} fu_profile;
+
+/* Sets defaults (no curves, scalars to neutral values). */
+void fu_profile_init(fu_profile *p);
+int fu_profile_load(const char *path, fu_profile *out);          /* prints file: what is wrong */
+int fu_profile_load_default(fu_profile *out);                     /* the embedded profile */
+int fu_profile_parse(const char *json_text, const char *what, fu_profile *out);
+int fu_profile_save(const char *path, const fu_profile *p);
+/* Adds or replaces the curve with the same (op, link, ranks, algo). */
+int fu_profile_put_curve(fu_profile *p, const fu_curve *c);
+
+/* Curve lookup: exact (op, link, ranks) if present, else the same op and link at the nearest
+ * rank count (then *rescaled = 1 and times are carried over by fu_coll_rescale). NULL if none. */
+const fu_curve *fu_profile_find(const fu_profile *p, const char *op, const char *link, int ranks,
+                                int *rescaled);
+
+/* Time of one operation of `bytes` at `ranks`: the segment containing bytes, carried to ranks
+ * when needed. lo/hi (may be NULL) bound it from the 95% CIs of alpha and beta. FU_EDATA if no
+ * curve matches (message printed). */
+int fu_profile_time(const fu_profile *p, const char *op, const char *link, int ranks, double bytes,
+                    double *t_us, double *lo_us, double *hi_us);
+
+/* Time from one curve (no lookup). */
+double fu_curve_time(const fu_curve *c, double bytes, double *lo_us, double *hi_us);
+
+#endif

@@ -1,0 +1,42 @@
+/* fu_workload.h: a training step's workload in format "fusim-workload-1" (see DESIGN.md):
+ * forward, backward and optimizer times and the gradients in the order backward makes them
+ * ready. Times in microseconds, sizes in bytes. */
+#ifndef FU_WORKLOAD_H
+#define FU_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fu_grad {
+  char *name;                /* tensor name (malloc'd) */
+  uint64_t bytes;            /* gradient size */
+  double ready_us;           /* ready time counted from the start of backward */
+} fu_grad;
+
+typedef struct fu_workload {
+  char name[128];            /* workload name */
+  char source[512];          /* file it came from, or "" */
+  double fwd_us;             /* forward time of one micro-batch */
+  double bwd_us;             /* backward time of one micro-batch */
+  double opt_us;             /* optimizer step after communication */
+  double hook_us;            /* host cost per gradient-ready callback (0 if unknown) */
+  double issue_us;           /* host cost per communication op the framework issues (0 if unknown) */
+  int accum_steps;           /* micro-batches per iteration (>= 1); communication on the last */
+  size_t ngrads;             /* gradients */
+  fu_grad *grads;            /* in ready order (malloc'd) */
+  int estimated;             /* 1 when times are roofline estimates, not measurements */
+} fu_workload;
+
+void fu_workload_init(fu_workload *w);
+void fu_workload_finish(fu_workload *w);       /* frees grads; accepts a zeroed workload */
+/* Reads a file; `strict` makes ready times out of order an error (else they are sorted with a
+ * warning). Errors name the file and the field: "bert.json: grads[3].bytes: negative". */
+int fu_workload_load(const char *path, int strict, fu_workload *w);
+int fu_workload_parse(const char *json_text, const char *what, int strict, fu_workload *w);
+int fu_workload_save(const char *path, const fu_workload *w);
+/* Resolves a workload argument: a path, or the name of a bundled workload in data/workloads
+ * ("resnet50" -> data/workloads/resnet50.json). Returns a malloc'd path or NULL. */
+char *fu_workload_resolve(const char *arg);
+uint64_t fu_workload_total_bytes(const fu_workload *w);
+
+#endif
