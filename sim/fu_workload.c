@@ -1,2 +1,606 @@
-/* fu_workload.c: placeholder until the workload module lands. */
+/* fu_workload.c: reading, checking and writing workloads in format "fusim-workload-1".
+ *
+ * Two forms are accepted (DESIGN.md):
+ *   "grads":  [{"name", "bytes", "ready_us"}, ...] in the order backward makes them ready;
+ *   "layers": [{"name", "fwd_us", "bwd_us", "grad_bytes": [..], "grad_names": [..]}] in forward
+ *             order; backward runs the layers in reverse and a layer's gradients are ready at the
+ *             end of its backward ("grad_names" is optional; names default to "<layer>.<k>").
+ * Giving both, or neither, is an error.
+ *
+ * Rules (one line on stderr naming the file and the field for every violation; FU_EDATA):
+ *   - "format" must be "fusim-workload-1";
+ *   - times are numbers >= 0, sizes whole numbers > 0 (Jansson already rejects NaN/Infinity
+ *     literals; strings such as "NaN" are rejected as "not a number");
+ *   - the gradient list is not empty and names are unique, non-empty strings;
+ *   - ready times out of order: an error with `strict`, otherwise sorted (stable) with a warning;
+ *   - a ready time after the end of backward (ready_us > bwd_us) is ALWAYS an error (a gradient
+ *     cannot be ready after backward ends). Only rounding is forgiven: up to 0.05 us past bwd_us
+ *     (captured files round to 0.1 us) is clamped to bwd_us without a message;
+ *   - with "layers", top-level "fwd_us"/"bwd_us" are optional; given, they must not be below the
+ *     layers' sums (beyond 1e-6 relative). Extra backward time (loss, head) is placed before the
+ *     last layer's backward, so it delays every ready time;
+ *   - "accum_steps" is an integer >= 1; "host": {"hook_us", "issue_us"} numbers >= 0;
+ *     "estimated" a boolean, "notes" a string, "meta" anything (for tools);
+ *   - other top-level keys: a warning, or an error with `strict` (catches typos like "opt_usec").
+ * Duplicate keys in one object are rejected by the JSON reader (JSON_REJECT_DUPLICATES). */
 #include "fu_workload.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fu_common.h"
+
+#define FU__FORMAT "fusim-workload-1"
+#define FU__READY_SLACK_US 0.05      /* rounding forgiven past bwd_us */
+#define FU__MAX_WHOLE 9007199254740992.0 /* 2^53: larger sizes lose integer precision in JSON */
+#define FU__MAX_ACCUM 1048576        /* accum_steps upper bound (a sanity limit) */
+
+void fu_workload_init(fu_workload *w) {
+  memset(w, 0, sizeof *w);
+  w->accum_steps = 1;
+}
+
+void fu_workload_finish(fu_workload *w) {
+  if (!w) return;
+  for (size_t i = 0; i < w->ngrads; i++) free(w->grads[i].name);
+  free(w->grads);
+  fu_workload_init(w);
+}
+
+uint64_t fu_workload_total_bytes(const fu_workload *w) {
+  uint64_t s = 0;
+  for (size_t i = 0; i < w->ngrads; i++) s += w->grads[i].bytes;
+  return s;
+}
+
+/* ---- checked field access: every failure prints "what: field: reason" ---------------------- */
+
+/* A number >= 0 (and finite). `field` is the full field path for messages. */
+static int fu__num(const json_t *v, const char *what, const char *field, double *out) {
+  if (!json_is_number(v)) {
+    fu_error("%s: %s: not a number (%s)", what, field,
+             json_is_string(v) ? json_string_value(v) : "wrong JSON type");
+    return FU_EDATA;
+  }
+  double d = json_number_value(v);
+  if (!isfinite(d)) {
+    fu_error("%s: %s: not a finite number", what, field);
+    return FU_EDATA;
+  }
+  if (d < 0) {
+    fu_error("%s: %s: negative (%g)", what, field, d);
+    return FU_EDATA;
+  }
+  *out = d;
+  return FU_OK;
+}
+
+/* Optional number >= 0 under key; leaves *out alone when absent. */
+static int fu__opt_num(const json_t *obj, const char *key, const char *what, const char *prefix,
+                       double *out) {
+  const json_t *v = json_object_get(obj, key);
+  if (!v) return FU_OK;
+  char field[160];
+  snprintf(field, sizeof field, "%s%s", prefix, key);
+  return fu__num(v, what, field, out);
+}
+
+static int fu__req_num(const json_t *obj, const char *key, const char *what, const char *prefix,
+                       double *out) {
+  const json_t *v = json_object_get(obj, key);
+  char field[160];
+  snprintf(field, sizeof field, "%s%s", prefix, key);
+  if (!v) {
+    fu_error("%s: %s: missing", what, field);
+    return FU_EDATA;
+  }
+  return fu__num(v, what, field, out);
+}
+
+/* A size in bytes: a whole number > 0 and <= 2^53. */
+static int fu__bytes(const json_t *v, const char *what, const char *field, uint64_t *out) {
+  if (!v) {
+    fu_error("%s: %s: missing", what, field);
+    return FU_EDATA;
+  }
+  double d;
+  FU_CHECK(fu__num(v, what, field, &d));
+  if (d != floor(d)) {
+    fu_error("%s: %s: not a whole number of bytes (%g)", what, field, d);
+    return FU_EDATA;
+  }
+  if (d == 0) {
+    fu_error("%s: %s: zero (a gradient has at least one byte)", what, field);
+    return FU_EDATA;
+  }
+  if (d > FU__MAX_WHOLE) {
+    fu_error("%s: %s: too large (%g bytes)", what, field, d);
+    return FU_EDATA;
+  }
+  *out = (uint64_t)d;
+  return FU_OK;
+}
+
+static int fu__name(const json_t *v, const char *what, const char *field, char **out) {
+  if (!v) {
+    fu_error("%s: %s: missing", what, field);
+    return FU_EDATA;
+  }
+  if (!json_is_string(v) || json_string_length(v) == 0) {
+    fu_error("%s: %s: not a non-empty string", what, field);
+    return FU_EDATA;
+  }
+  if (strlen(json_string_value(v)) != json_string_length(v)) {
+    fu_error("%s: %s: holds a NUL character", what, field);
+    return FU_EDATA;
+  }
+  *out = strdup(json_string_value(v));
+  return *out ? FU_OK : FU_ENOMEM;
+}
+
+/* ---- gradients ------------------------------------------------------------------------------ */
+
+static int fu__grads_alloc(fu_workload *w, size_t n) {
+  w->grads = calloc(n ? n : 1, sizeof *w->grads);
+  if (!w->grads) return FU_ENOMEM;
+  return FU_OK;
+}
+
+static int fu__parse_grads(const json_t *arr, const char *what, fu_workload *w) {
+  if (!json_is_array(arr)) {
+    fu_error("%s: grads: not an array", what);
+    return FU_EDATA;
+  }
+  size_t n = json_array_size(arr);
+  if (n == 0) {
+    fu_error("%s: grads: empty (a workload needs at least one gradient)", what);
+    return FU_EDATA;
+  }
+  FU_CHECK(fu__grads_alloc(w, n));
+  for (size_t i = 0; i < n; i++) {
+    const json_t *g = json_array_get(arr, i);
+    char field[96];
+    if (!json_is_object(g)) {
+      fu_error("%s: grads[%zu]: not an object", what, i);
+      return FU_EDATA;
+    }
+    fu_grad *o = &w->grads[w->ngrads];
+    snprintf(field, sizeof field, "grads[%zu].name", i);
+    FU_CHECK(fu__name(json_object_get(g, "name"), what, field, &o->name));
+    w->ngrads++;              /* owns o->name from here on, freed by finish */
+    snprintf(field, sizeof field, "grads[%zu].bytes", i);
+    FU_CHECK(fu__bytes(json_object_get(g, "bytes"), what, field, &o->bytes));
+    snprintf(field, sizeof field, "grads[%zu].", i);
+    FU_CHECK(fu__req_num(g, "ready_us", what, field, &o->ready_us));
+  }
+  return FU_OK;
+}
+
+/* Layers in forward order -> gradients in ready order. bwd_given < 0 when absent. */
+static int fu__parse_layers(const json_t *arr, const char *what, double fwd_given, double bwd_given,
+                            fu_workload *w) {
+  if (!json_is_array(arr)) {
+    fu_error("%s: layers: not an array", what);
+    return FU_EDATA;
+  }
+  size_t nl = json_array_size(arr), total = 0;
+  if (nl == 0) {
+    fu_error("%s: layers: empty (a workload needs at least one gradient)", what);
+    return FU_EDATA;
+  }
+  double fwd_sum = 0, bwd_sum = 0;
+  /* Pass 1: check every layer and count gradients. */
+  for (size_t l = 0; l < nl; l++) {
+    const json_t *L = json_array_get(arr, l);
+    char field[96];
+    if (!json_is_object(L)) {
+      fu_error("%s: layers[%zu]: not an object", what, l);
+      return FU_EDATA;
+    }
+    const json_t *nm = json_object_get(L, "name");
+    snprintf(field, sizeof field, "layers[%zu].name", l);
+    if (!nm || !json_is_string(nm) || json_string_length(nm) == 0) {
+      fu_error("%s: %s: %s", what, field, nm ? "not a non-empty string" : "missing");
+      return FU_EDATA;
+    }
+    double f, b;
+    snprintf(field, sizeof field, "layers[%zu].", l);
+    FU_CHECK(fu__req_num(L, "fwd_us", what, field, &f));
+    FU_CHECK(fu__req_num(L, "bwd_us", what, field, &b));
+    fwd_sum += f;
+    bwd_sum += b;
+    const json_t *gb = json_object_get(L, "grad_bytes");
+    if (!gb) {
+      fu_error("%s: layers[%zu].grad_bytes: missing (use [] for a layer without parameters)", what, l);
+      return FU_EDATA;
+    }
+    if (!json_is_array(gb)) {
+      fu_error("%s: layers[%zu].grad_bytes: not an array", what, l);
+      return FU_EDATA;
+    }
+    const json_t *gn = json_object_get(L, "grad_names");
+    if (gn && (!json_is_array(gn) || json_array_size(gn) != json_array_size(gb))) {
+      fu_error("%s: layers[%zu].grad_names: not an array as long as grad_bytes (%zu)", what, l,
+               json_array_size(gb));
+      return FU_EDATA;
+    }
+    total += json_array_size(gb);
+  }
+  if (total == 0) {
+    fu_error("%s: layers: no layer has gradients (grad_bytes all empty)", what);
+    return FU_EDATA;
+  }
+  if (fwd_given >= 0 && fwd_given < fwd_sum * (1 - 1e-6)) {
+    fu_error("%s: fwd_us: %g is less than the layers' sum %g", what, fwd_given, fwd_sum);
+    return FU_EDATA;
+  }
+  if (bwd_given >= 0 && bwd_given < bwd_sum * (1 - 1e-6)) {
+    fu_error("%s: bwd_us: %g is less than the layers' sum %g", what, bwd_given, bwd_sum);
+    return FU_EDATA;
+  }
+  w->fwd_us = fwd_given >= 0 && fwd_given > fwd_sum ? fwd_given : fwd_sum;
+  w->bwd_us = bwd_given >= 0 && bwd_given > bwd_sum ? bwd_given : bwd_sum;
+  FU_CHECK(fu__grads_alloc(w, total));
+  /* Pass 2: backward runs the layers in reverse; extra backward time comes first. */
+  double t = w->bwd_us - bwd_sum;
+  for (size_t l = nl; l-- > 0;) {
+    const json_t *L = json_array_get(arr, l);
+    t += json_number_value(json_object_get(L, "bwd_us"));
+    if (t > w->bwd_us) t = w->bwd_us; /* summation rounding */
+    const json_t *gb = json_object_get(L, "grad_bytes");
+    const json_t *gn = json_object_get(L, "grad_names");
+    const char *lname = json_string_value(json_object_get(L, "name"));
+    for (size_t k = 0; k < json_array_size(gb); k++) {
+      char field[96];
+      fu_grad *o = &w->grads[w->ngrads];
+      if (gn) {
+        snprintf(field, sizeof field, "layers[%zu].grad_names[%zu]", l, k);
+        FU_CHECK(fu__name(json_array_get(gn, k), what, field, &o->name));
+      } else {
+        size_t len = strlen(lname) + 24;
+        o->name = malloc(len);
+        if (!o->name) return FU_ENOMEM;
+        snprintf(o->name, len, "%s.%zu", lname, k);
+      }
+      w->ngrads++;
+      snprintf(field, sizeof field, "layers[%zu].grad_bytes[%zu]", l, k);
+      FU_CHECK(fu__bytes(json_array_get(gb, k), what, field, &o->bytes));
+      o->ready_us = t;
+    }
+  }
+  return FU_OK;
+}
+
+/* ---- whole-workload checks ------------------------------------------------------------------ */
+
+typedef struct fu__ready_idx {
+  fu_grad g;                 /* the gradient */
+  size_t idx;                /* position in the file, the tie-break that makes the sort stable */
+} fu__ready_idx;
+
+static int fu__cmp_ready(const void *a, const void *b) {
+  const fu__ready_idx *x = a, *y = b;
+  if (x->g.ready_us < y->g.ready_us) return -1;
+  if (x->g.ready_us > y->g.ready_us) return 1;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int fu__cmp_name(const void *a, const void *b) {
+  const fu__ready_idx *x = a, *y = b;
+  int c = strcmp(x->g.name, y->g.name);
+  if (c) return c;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Ready order, end of backward, unique names. O(n log n) for the sorts. */
+static int fu__check_grads(const char *what, int strict, fu_workload *w) {
+  size_t n = w->ngrads, first_bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    fu_grad *g = &w->grads[i];
+    if (g->ready_us > w->bwd_us) {
+      if (g->ready_us > w->bwd_us + FU__READY_SLACK_US) {
+        fu_error("%s: grads[%zu].ready_us: %g is after the end of backward (bwd_us %g)", what, i,
+                 g->ready_us, w->bwd_us);
+        return FU_EDATA;
+      }
+      g->ready_us = w->bwd_us;
+    }
+    if (i > 0 && !first_bad && g->ready_us < w->grads[i - 1].ready_us) first_bad = i;
+  }
+  fu__ready_idx *tmp = malloc(n * sizeof *tmp);
+  if (!tmp) return FU_ENOMEM;
+  for (size_t i = 0; i < n; i++) tmp[i] = (fu__ready_idx){w->grads[i], i};
+  if (first_bad) {
+    if (strict) {
+      fu_error("%s: grads[%zu].ready_us: %g is before grads[%zu].ready_us %g (out of order)", what,
+               first_bad, w->grads[first_bad].ready_us, first_bad - 1,
+               w->grads[first_bad - 1].ready_us);
+      free(tmp);
+      return FU_EDATA;
+    }
+    fu_warn("%s: grads[%zu].ready_us: %g is before grads[%zu].ready_us %g; sorted by ready time",
+            what, first_bad, w->grads[first_bad].ready_us, first_bad - 1,
+            w->grads[first_bad - 1].ready_us);
+    qsort(tmp, n, sizeof *tmp, fu__cmp_ready);
+    for (size_t i = 0; i < n; i++) {
+      w->grads[i] = tmp[i].g;
+      tmp[i].idx = i;
+    }
+  }
+  qsort(tmp, n, sizeof *tmp, fu__cmp_name);
+  for (size_t i = 1; i < n; i++) {
+    if (strcmp(tmp[i].g.name, tmp[i - 1].g.name) == 0) {
+      fu_error("%s: grads[%zu].name: \"%s\" repeats grads[%zu].name", what, tmp[i].idx,
+               tmp[i].g.name, tmp[i - 1].idx);
+      free(tmp);
+      return FU_EDATA;
+    }
+  }
+  free(tmp);
+  return FU_OK;
+}
+
+static const char *const fu__known_keys[] = {
+    "format", "name", "fwd_us", "bwd_us", "opt_us", "host", "accum_steps",
+    "estimated", "notes", "meta", "grads", "layers"};
+
+/* Default name: the file's base name without ".json". */
+static void fu__default_name(const char *what, char *out, size_t len) {
+  const char *base = strrchr(what, '/');
+  base = base ? base + 1 : what;
+  snprintf(out, len, "%s", base);
+  size_t l = strlen(out);
+  if (l > 5 && strcmp(out + l - 5, ".json") == 0) out[l - 5] = '\0';
+}
+
+static int fu__from_json(const json_t *root, const char *what, int strict, fu_workload *w) {
+  if (!json_is_object(root)) {
+    fu_error("%s: not a JSON object (a workload is an object with \"format\": \"%s\")", what,
+             FU__FORMAT);
+    return FU_EDATA;
+  }
+  const json_t *fmt = json_object_get(root, "format");
+  if (!fmt) {
+    fu_error("%s: format: missing (expected \"%s\")", what, FU__FORMAT);
+    return FU_EDATA;
+  }
+  if (!json_is_string(fmt) || strcmp(json_string_value(fmt), FU__FORMAT) != 0) {
+    fu_error("%s: format: unknown format \"%s\" (expected \"%s\")", what,
+             json_is_string(fmt) ? json_string_value(fmt) : "(not a string)", FU__FORMAT);
+    return FU_EDATA;
+  }
+  const char *key;
+  const json_t *val;
+  json_object_foreach((json_t *)root, key, val) {
+    size_t k = 0, nk = sizeof fu__known_keys / sizeof fu__known_keys[0];
+    while (k < nk && strcmp(key, fu__known_keys[k]) != 0) k++;
+    if (k < nk) continue;
+    if (strict) {
+      fu_error("%s: %s: unknown field", what, key);
+      return FU_EDATA;
+    }
+    fu_warn("%s: %s: unknown field, ignored", what, key);
+  }
+
+  const json_t *nm = json_object_get(root, "name");
+  if (nm) {
+    if (!json_is_string(nm) || json_string_length(nm) == 0) {
+      fu_error("%s: name: not a non-empty string", what);
+      return FU_EDATA;
+    }
+    if (json_string_length(nm) >= sizeof w->name) {
+      fu_error("%s: name: longer than %zu characters", what, sizeof w->name - 1);
+      return FU_EDATA;
+    }
+    snprintf(w->name, sizeof w->name, "%s", json_string_value(nm));
+  } else {
+    fu__default_name(what, w->name, sizeof w->name);
+  }
+  snprintf(w->source, sizeof w->source, "%s", what);
+
+  FU_CHECK(fu__opt_num(root, "opt_us", what, "", &w->opt_us));
+  const json_t *host = json_object_get(root, "host");
+  if (host) {
+    if (!json_is_object(host)) {
+      fu_error("%s: host: not an object", what);
+      return FU_EDATA;
+    }
+    FU_CHECK(fu__opt_num(host, "hook_us", what, "host.", &w->hook_us));
+    FU_CHECK(fu__opt_num(host, "issue_us", what, "host.", &w->issue_us));
+  }
+  const json_t *acc = json_object_get(root, "accum_steps");
+  if (acc) {
+    if (!json_is_integer(acc) || json_integer_value(acc) < 1 ||
+        json_integer_value(acc) > FU__MAX_ACCUM) {
+      fu_error("%s: accum_steps: not an integer from 1 to %d", what, FU__MAX_ACCUM);
+      return FU_EDATA;
+    }
+    w->accum_steps = (int)json_integer_value(acc);
+  }
+  const json_t *est = json_object_get(root, "estimated");
+  if (est) {
+    if (!json_is_boolean(est)) {
+      fu_error("%s: estimated: not true or false", what);
+      return FU_EDATA;
+    }
+    w->estimated = json_is_true(est);
+  }
+  const json_t *notes = json_object_get(root, "notes");
+  if (notes && !json_is_string(notes)) {
+    fu_error("%s: notes: not a string", what);
+    return FU_EDATA;
+  }
+
+  const json_t *grads = json_object_get(root, "grads"), *layers = json_object_get(root, "layers");
+  if (grads && layers) {
+    fu_error("%s: grads, layers: give one of them, not both", what);
+    return FU_EDATA;
+  }
+  if (!grads && !layers) {
+    fu_error("%s: grads: missing (give \"grads\" or \"layers\")", what);
+    return FU_EDATA;
+  }
+  if (grads) {
+    FU_CHECK(fu__req_num(root, "fwd_us", what, "", &w->fwd_us));
+    FU_CHECK(fu__req_num(root, "bwd_us", what, "", &w->bwd_us));
+    FU_CHECK(fu__parse_grads(grads, what, w));
+  } else {
+    double f = -1, b = -1;
+    FU_CHECK(fu__opt_num(root, "fwd_us", what, "", &f));
+    FU_CHECK(fu__opt_num(root, "bwd_us", what, "", &b));
+    FU_CHECK(fu__parse_layers(layers, what, f, b, w));
+  }
+  return fu__check_grads(what, strict, w);
+}
+
+int fu_workload_parse(const char *json_text, const char *what, int strict, fu_workload *w) {
+  fu_workload_init(w);
+  if (!what) what = "(workload)";
+  json_error_t err;
+  json_t *root = json_loads(json_text, JSON_REJECT_DUPLICATES, &err);
+  if (!root) {
+    fu_error("%s:%d:%d: not valid JSON: %s", what, err.line, err.column, err.text);
+    return FU_EDATA;
+  }
+  int st = fu__from_json(root, what, strict, w);
+  json_decref(root);
+  if (st != FU_OK) fu_workload_finish(w);
+  return st;
+}
+
+int fu_workload_load(const char *path, int strict, fu_workload *w) {
+  fu_workload_init(w);
+  char *text = NULL;
+  size_t len = 0;
+  FU_CHECK(fu_read_file(path, &text, &len));
+  int st = fu_workload_parse(text, path, strict, w);
+  free(text);
+  return st;
+}
+
+/* ---- writing -------------------------------------------------------------------------------- */
+
+static int fu__set(json_t *obj, const char *key, json_t *v) {
+  return (v && json_object_set_new(obj, key, v) == 0) ? FU_OK : FU_ENOMEM;
+}
+
+static int fu__to_json(const fu_workload *w, const char *notes, json_t **out) {
+  json_t *root = json_object();
+  if (!root) return FU_ENOMEM;
+  int st = FU_OK;
+  if (st == FU_OK) st = fu__set(root, "format", json_string(FU__FORMAT));
+  if (st == FU_OK) st = fu__set(root, "name", json_string(w->name[0] ? w->name : "workload"));
+  if (st == FU_OK && w->estimated) st = fu__set(root, "estimated", json_true());
+  if (st == FU_OK && notes) st = fu__set(root, "notes", json_string(notes));
+  if (st == FU_OK) st = fu__set(root, "fwd_us", json_real(w->fwd_us));
+  if (st == FU_OK) st = fu__set(root, "bwd_us", json_real(w->bwd_us));
+  if (st == FU_OK) st = fu__set(root, "opt_us", json_real(w->opt_us));
+  if (st == FU_OK && w->accum_steps > 1)
+    st = fu__set(root, "accum_steps", json_integer(w->accum_steps));
+  if (st == FU_OK && (w->hook_us > 0 || w->issue_us > 0)) {
+    json_t *h = json_object();
+    st = fu__set(root, "host", h);
+    if (st == FU_OK) st = fu__set(h, "hook_us", json_real(w->hook_us));
+    if (st == FU_OK) st = fu__set(h, "issue_us", json_real(w->issue_us));
+  }
+  json_t *arr = json_array();
+  if (st == FU_OK) st = fu__set(root, "grads", arr);
+  for (size_t i = 0; st == FU_OK && i < w->ngrads; i++) {
+    json_t *g = json_object();
+    if (!g || json_array_append_new(arr, g) != 0) {
+      st = FU_ENOMEM;
+      break;
+    }
+    st = fu__set(g, "name", json_string(w->grads[i].name));
+    if (st == FU_OK) st = fu__set(g, "bytes", json_integer((json_int_t)w->grads[i].bytes));
+    if (st == FU_OK) st = fu__set(g, "ready_us", json_real(w->grads[i].ready_us));
+  }
+  if (st != FU_OK) {
+    json_decref(root);
+    return st;
+  }
+  *out = root;
+  return FU_OK;
+}
+
+/* Writes the workload with an optional "notes" string. "-" writes to stdout. Files are written
+ * to a temporary name and renamed, so a failed write never leaves half a workload behind.
+ * (Declared where used: cmd_workload.c; fu_workload.h has no notes field yet.) */
+int fu__workload_save_notes(const char *path, const fu_workload *w, const char *notes) {
+  if (w->ngrads == 0) {
+    fu_error("%s: refusing to write a workload without gradients", path);
+    return FU_EDATA;
+  }
+  json_t *root;
+  FU_CHECK(fu__to_json(w, notes, &root));
+  const size_t flags = JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12);
+  int st = FU_OK;
+  if (strcmp(path, "-") == 0) {
+    if (json_dumpf(root, stdout, flags) != 0 || fputc('\n', stdout) == EOF || fflush(stdout) != 0)
+      st = FU_EIO;
+    if (st != FU_OK) fu_error("(stdout): cannot write the workload");
+    json_decref(root);
+    return st;
+  }
+  size_t tl = strlen(path) + 32;
+  char *tmp = malloc(tl);
+  if (!tmp) {
+    json_decref(root);
+    return FU_ENOMEM;
+  }
+  snprintf(tmp, tl, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    fu_error("%s: cannot write: %s", path, strerror(errno));
+    st = FU_EIO;
+  } else {
+    if (json_dumpf(root, f, flags) != 0 || fputc('\n', f) == EOF) st = FU_EIO;
+    if (fclose(f) != 0) st = FU_EIO;
+    if (st == FU_OK && rename(tmp, path) != 0) st = FU_EIO;
+    if (st != FU_OK) {
+      fu_error("%s: cannot write: %s", path, strerror(errno));
+      remove(tmp);
+    }
+  }
+  free(tmp);
+  json_decref(root);
+  return st;
+}
+
+int fu_workload_save(const char *path, const fu_workload *w) {
+  return fu__workload_save_notes(path, w, NULL);
+}
+
+/* ---- resolving names ------------------------------------------------------------------------ */
+
+static int fu__is_file(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *fu_workload_resolve(const char *arg) {
+  if (!arg || !*arg) return NULL;
+  if (fu__is_file(arg)) return strdup(arg);
+  if (strchr(arg, '/')) return NULL; /* a path that is not there: no bundled lookup */
+  const char *dirs[2] = {getenv("FUSIM_DATADIR"), NULL};
+#ifdef FUSIM_DATADIR
+  dirs[1] = FUSIM_DATADIR;
+#endif
+  size_t al = strlen(arg);
+  int has_ext = al > 5 && strcmp(arg + al - 5, ".json") == 0;
+  for (int d = 0; d < 2; d++) {
+    if (!dirs[d] || !*dirs[d]) continue;
+    size_t len = strlen(dirs[d]) + al + 32;
+    char *p = malloc(len);
+    if (!p) return NULL;
+    snprintf(p, len, "%s/workloads/%s%s", dirs[d], arg, has_ext ? "" : ".json");
+    if (fu__is_file(p)) return p;
+    free(p);
+  }
+  return NULL;
+}
