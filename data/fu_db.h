@@ -18,6 +18,8 @@ int fu_db_open(const char *path, int flags, fu_db **out);
 void fu_db_close(fu_db *db);          /* accepts NULL */
 sqlite3 *fu_db_handle(fu_db *db);     /* for ad-hoc queries (report) */
 const char *fu_db_path(const fu_db *db);
+/* The schema version this build migrates to (PRAGMA user_version). */
+int fu_db_schema_version(void);
 
 /* BEGIN IMMEDIATE (waits on the busy timeout) / COMMIT / ROLLBACK. */
 int fu_db_begin(fu_db *db);

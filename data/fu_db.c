@@ -1,0 +1,696 @@
+/* fu_db.c: the results database: open, migrate, write and read (SQLite).
+ *
+ * One connection per fu_db. Every writing function runs in one transaction: its own
+ * BEGIN IMMEDIATE when the caller has none open, else a savepoint inside the caller's, so a
+ * failure leaves the file as it was. BEGIN IMMEDIATE takes the write lock up front, which is
+ * what lets the busy timeout work for two writers (a deferred transaction that upgrades from
+ * read to write can fail with SQLITE_BUSY at once in WAL mode, whatever the timeout). */
+#include "fu_db.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fu_common.h"
+
+extern const char fu__schema_sql[]; /* data/schema.sql, embedded by tools/embed.py */
+
+/* Migrations in order; migration i brings user_version from i to i + 1. Append, never edit. */
+static const struct {
+  int version;               /* user_version after this step */
+  const char *sql;           /* statements to run */
+  const char *what;          /* one line for --help and errors */
+} fu__migrations[] = {
+    {1, fu__schema_sql, "initial schema: hosts, runs, samples, fits, predictions, views"},
+};
+#define FU__SCHEMA_VERSION ((int)(sizeof fu__migrations / sizeof fu__migrations[0]))
+
+#define FU__BUSY_MS_DEFAULT 10000
+
+struct fu_db {
+  sqlite3 *h;                /* the connection */
+  char *path;                /* file name as given (for messages) */
+  int readonly;              /* opened with FU_DB_READONLY */
+  int busy_ms;               /* busy timeout in milliseconds */
+  sqlite3_stmt *ins_sample;  /* cached INSERT INTO samples (prepared on first use) */
+};
+
+int fu_db_schema_version(void) { return FU__SCHEMA_VERSION; }
+
+/* The busy timeout: $FUSIM_DB_BUSY_MS (0 .. 1 hour) or 10 s. Tests shorten it to provoke
+ * a locked database quickly. */
+static int fu__busy_ms(void) {
+  const char *e = getenv("FUSIM_DB_BUSY_MS");
+  long v;
+  if (e && *e && fu_parse_long(e, 0, 3600000, &v) == FU_OK) return (int)v;
+  return FU__BUSY_MS_DEFAULT;
+}
+
+/* Print "PATH: what is wrong" for an SQLite result code and return the fusim status. */
+static int fu__fail(const fu_db *db, int rc, const char *doing) {
+  const char *path = db->path ? db->path : "(database)";
+  const char *msg = db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc);
+  switch (rc & 0xff) {
+    case SQLITE_NOTADB:
+      fu_error("%s: not a fusim database (the file is not SQLite, or is encrypted)", path);
+      break;
+    case SQLITE_CORRUPT:
+      fu_error("%s: database file is corrupt (%s)", path, msg);
+      break;
+    case SQLITE_READONLY:
+      if (db->readonly) {
+        fu_error("%s: opened read-only: cannot %s", path, doing);
+        break;
+      }
+      fu_error("%s: database is read-only: cannot %s (check the permissions of the file and its "
+               "folder)", path, doing);
+      break;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      fu_error("%s: database is locked by another process; gave up after %d ms (set "
+               "FUSIM_DB_BUSY_MS to wait longer)", path, db->busy_ms);
+      break;
+    case SQLITE_CANTOPEN:
+      fu_error("%s: cannot open database to %s: %s (missing folder, or no permission to "
+               "create files in it)", path, doing, msg);
+      break;
+    case SQLITE_FULL:
+      fu_error("%s: disk full while trying to %s", path, doing);
+      break;
+    case SQLITE_IOERR:
+      fu_error("%s: i/o error while trying to %s: %s", path, doing, msg);
+      break;
+    case SQLITE_CONSTRAINT:
+      fu_error("%s: cannot %s: value rejected by the schema (%s)", path, doing, msg);
+      return FU_EDATA;
+    default:
+      fu_error("%s: cannot %s: %s", path, doing, msg);
+      break;
+  }
+  return FU_EDB;
+}
+
+static int fu__exec(fu_db *db, const char *sql, const char *doing) {
+  int rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
+  return rc == SQLITE_OK ? FU_OK : fu__fail(db, rc, doing);
+}
+
+/* First column of the first row of a query as an integer (e.g. a PRAGMA). */
+static int fu__query_int(fu_db *db, const char *sql, const char *doing, int64_t *out) {
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+      *out = sqlite3_column_int64(st, 0);
+      rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+      *out = 0;
+      rc = SQLITE_OK;
+    }
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_OK ? FU_OK : fu__fail(db, rc, doing);
+}
+
+static int fu__prepare(fu_db *db, const char *sql, sqlite3_stmt **st) {
+  int rc = sqlite3_prepare_v2(db->h, sql, -1, st, NULL);
+  return rc == SQLITE_OK ? FU_OK : fu__fail(db, rc, "prepare a statement");
+}
+
+/* Run a prepared INSERT/UPDATE to completion; the new row id goes to *id when id != NULL. */
+static int fu__step_done(fu_db *db, sqlite3_stmt *st, const char *doing, int64_t *id) {
+  int rc = sqlite3_step(st);
+  if (rc != SQLITE_DONE) {
+    int st_rc = fu__fail(db, rc, doing);
+    sqlite3_reset(st);
+    return st_rc;
+  }
+  if (id) *id = sqlite3_last_insert_rowid(db->h);
+  sqlite3_reset(st);
+  return FU_OK;
+}
+
+/* Text or NULL for "" / NULL. */
+static void fu__bind_text(sqlite3_stmt *st, int i, const char *s) {
+  if (s && *s) sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+  else sqlite3_bind_null(st, i);
+}
+
+/* Real or NULL for NaN (SQLite would store NaN as NULL anyway; be explicit). */
+static void fu__bind_real(sqlite3_stmt *st, int i, double v) {
+  if (isnan(v)) sqlite3_bind_null(st, i);
+  else sqlite3_bind_double(st, i, v);
+}
+
+static void fu__column_text(sqlite3_stmt *st, int i, char *dst, size_t cap) {
+  const unsigned char *s = sqlite3_column_text(st, i);
+  snprintf(dst, cap, "%s", s ? (const char *)s : "");
+}
+
+static double fu__column_real(sqlite3_stmt *st, int i) {
+  return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* ---- transactions ---------------------------------------------------------------------- */
+
+int fu_db_begin(fu_db *db) { return fu__exec(db, "BEGIN IMMEDIATE", "start a write transaction"); }
+
+int fu_db_commit(fu_db *db) {
+  if (sqlite3_get_autocommit(db->h)) return FU_OK;
+  int st = fu__exec(db, "COMMIT", "commit");
+  if (st != FU_OK) fu_db_rollback(db);
+  return st;
+}
+
+int fu_db_rollback(fu_db *db) {
+  if (!db || sqlite3_get_autocommit(db->h)) return FU_OK;
+  int rc = sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+  return rc == SQLITE_OK ? FU_OK : FU_EDB;
+}
+
+/* One logical write: a transaction of its own, or a savepoint within the caller's. */
+static int fu__tx_open(fu_db *db, int *owned) {
+  if (sqlite3_get_autocommit(db->h)) {
+    *owned = 1;
+    return fu_db_begin(db);
+  }
+  *owned = 0;
+  return fu__exec(db, "SAVEPOINT fu__sp", "start a savepoint");
+}
+
+static int fu__tx_close(fu_db *db, int owned, int st) {
+  if (owned) {
+    if (st == FU_OK) return fu_db_commit(db);
+    fu_db_rollback(db);
+    return st;
+  }
+  if (st == FU_OK) return fu__exec(db, "RELEASE fu__sp", "release a savepoint");
+  sqlite3_exec(db->h, "ROLLBACK TO fu__sp", NULL, NULL, NULL);
+  sqlite3_exec(db->h, "RELEASE fu__sp", NULL, NULL, NULL);
+  return st;
+}
+
+/* ---- open, migrate, close -------------------------------------------------------------- */
+
+static int fu__migrate(fu_db *db) {
+  int64_t uv = 0;
+  FU_CHECK(fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv));
+  if (uv == FU__SCHEMA_VERSION) return FU_OK;
+  if (uv > FU__SCHEMA_VERSION) {
+    fu_error("%s: schema version %lld is newer than this fusim understands (%d); use a newer fusim",
+             db->path, (long long)uv, FU__SCHEMA_VERSION);
+    return FU_EDB;
+  }
+  if (db->readonly) {
+    if (uv == 0)
+      fu_error("%s: not a fusim database (schema version 0); nothing has been stored in it", db->path);
+    else
+      fu_error("%s: schema version %lld is older than %d; run a writing fusim command (e.g. "
+               "import) on it once to migrate", db->path, (long long)uv, FU__SCHEMA_VERSION);
+    return FU_EDB;
+  }
+  FU_CHECK(fu_db_begin(db));
+  /* Another process may have migrated while we waited for the lock: read again. */
+  int st = fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv);
+  if (st == FU_OK && uv == 0) {
+    int64_t ntab = 0;
+    st = fu__query_int(db, "SELECT count(*) FROM sqlite_schema", "read the schema", &ntab);
+    if (st == FU_OK && ntab > 0) {
+      fu_error("%s: an SQLite database, but not a fusim one (it has tables and no schema version)",
+               db->path);
+      st = FU_EDB;
+    }
+  }
+  for (int i = 0; st == FU_OK && i < FU__SCHEMA_VERSION; i++) {
+    if (fu__migrations[i].version <= uv) continue;
+    FU_DEBUG("%s: migrating to schema version %d (%s)", db->path, fu__migrations[i].version,
+             fu__migrations[i].what);
+    st = fu__exec(db, fu__migrations[i].sql, "create the schema");
+    if (st == FU_OK) {
+      char sql[64];
+      snprintf(sql, sizeof sql, "PRAGMA user_version = %d", fu__migrations[i].version);
+      st = fu__exec(db, sql, "set the schema version");
+    }
+  }
+  if (st != FU_OK) {
+    fu_db_rollback(db);
+    return st;
+  }
+  return fu_db_commit(db);
+}
+
+/* WAL is a property of the file; switch once (needs the write lock, so it may wait). */
+static int fu__wal(fu_db *db) {
+  sqlite3_stmt *st = NULL;
+  FU_CHECK(fu__prepare(db, "PRAGMA journal_mode", &st));
+  int rc = sqlite3_step(st);
+  int is_wal = rc == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+               strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW) return fu__fail(db, rc, "read the journal mode");
+  if (is_wal) return FU_OK;
+  FU_CHECK(fu__prepare(db, "PRAGMA journal_mode = WAL", &st));
+  rc = sqlite3_step(st);
+  is_wal = rc == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+           strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW) return fu__fail(db, rc, "switch to WAL");
+  if (!is_wal) {
+    fu_error("%s: cannot switch the database to WAL mode", db->path);
+    return FU_EDB;
+  }
+  return FU_OK;
+}
+
+int fu_db_open(const char *path, int flags, fu_db **out) {
+  *out = NULL;
+  if (!path || !*path) {
+    fu_error("no database path given");
+    return FU_EUSAGE;
+  }
+  fu_db *db = calloc(1, sizeof *db);
+  if (!db) return FU_ENOMEM;
+  db->path = strdup(path);
+  db->readonly = flags & FU_DB_READONLY;
+  db->busy_ms = fu__busy_ms();
+  if (!db->path) {
+    free(db);
+    return FU_ENOMEM;
+  }
+  struct stat sb;
+  int exists = stat(path, &sb) == 0;
+  if (exists && S_ISDIR(sb.st_mode)) {
+    fu_error("%s: is a directory, not a database file", path);
+    fu_db_close(db);
+    return FU_EUSAGE;
+  }
+  if (db->readonly && !exists) {
+    fu_error("%s: no such database (%s)", path, strerror(errno));
+    fu_db_close(db);
+    return FU_ENOINPUT;
+  }
+  int oflags = db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path, &db->h, oflags, NULL);
+  if (rc != SQLITE_OK) {
+    int st = fu__fail(db, rc, db->readonly ? "read it" : "open it for writing");
+    fu_db_close(db);
+    return st;
+  }
+  sqlite3_extended_result_codes(db->h, 1);
+  sqlite3_busy_timeout(db->h, db->busy_ms);
+  int st = FU_OK;
+  if (!db->readonly && sqlite3_db_readonly(db->h, "main") == 1) {
+    fu_error("%s: database is read-only (no write permission on the file); nothing was stored",
+             path);
+    st = FU_EDB;
+  }
+  if (st == FU_OK && !db->readonly && access(path, W_OK) != 0 && errno == EACCES) {
+    fu_error("%s: database is read-only (no write permission on the file); nothing was stored",
+             path);
+    st = FU_EDB;
+  }
+  if (st == FU_OK) st = fu__exec(db, "PRAGMA foreign_keys = ON", "turn on foreign keys");
+  if (st == FU_OK) {
+    int64_t uv;
+    /* The first read of the header: a file that is not SQLite fails here (NOTADB). */
+    st = fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv);
+  }
+  if (st == FU_OK && !db->readonly) st = fu__wal(db);
+  /* WAL with synchronous=NORMAL cannot corrupt the file; at worst a power cut loses the last
+   * commits. It is what makes bulk imports and many small prediction writes cheap. */
+  if (st == FU_OK && !db->readonly)
+    st = fu__exec(db, "PRAGMA synchronous = NORMAL", "set synchronous mode");
+  if (st == FU_OK) st = fu__migrate(db);
+  if (st == FU_OK && db->readonly) st = fu__exec(db, "PRAGMA query_only = ON", "go read-only");
+  if (st != FU_OK) {
+    fu_db_close(db);
+    return st;
+  }
+  *out = db;
+  return FU_OK;
+}
+
+void fu_db_close(fu_db *db) {
+  if (!db) return;
+  sqlite3_finalize(db->ins_sample);
+  if (db->h) sqlite3_close_v2(db->h); /* rolls back an open transaction */
+  free(db->path);
+  free(db);
+}
+
+sqlite3 *fu_db_handle(fu_db *db) { return db ? db->h : NULL; }
+const char *fu_db_path(const fu_db *db) { return db ? db->path : NULL; }
+
+/* ---- runs and hosts -------------------------------------------------------------------- */
+
+static int fu__host_id(fu_db *db, const fu_provenance *p, int64_t *host_id) {
+  *host_id = 0;
+  if (!*p->host && !*p->gpu && !*p->driver && !*p->cuda && !*p->nccl && !*p->topology)
+    return FU_OK;
+  sqlite3_stmt *st = NULL;
+  FU_CHECK(fu__prepare(db,
+                       "INSERT INTO hosts (host_name, gpu, driver, cuda, nccl, topology) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
+                       &st));
+  const char *v[6] = {p->host, p->gpu, p->driver, p->cuda, p->nccl, p->topology};
+  for (int i = 0; i < 6; i++) fu__bind_text(st, i + 1, v[i]);
+  int s = fu__step_done(db, st, "store the host", NULL);
+  sqlite3_finalize(st);
+  FU_CHECK(s);
+  FU_CHECK(fu__prepare(db,
+                       "SELECT id FROM hosts WHERE host_name IS ?1 AND gpu IS ?2 AND driver IS ?3 "
+                       "AND cuda IS ?4 AND nccl IS ?5 AND topology IS ?6",
+                       &st));
+  for (int i = 0; i < 6; i++) fu__bind_text(st, i + 1, v[i]);
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) *host_id = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW) return fu__fail(db, rc == SQLITE_DONE ? SQLITE_INTERNAL : rc, "find the host");
+  return FU_OK;
+}
+
+int fu_db_run_begin(fu_db *db, const char *kind, const fu_provenance *prov, int64_t *run_id) {
+  static const fu_provenance none; /* read-only, all empty */
+  if (!prov) prov = &none;
+  int owned;
+  FU_CHECK(fu__tx_open(db, &owned));
+  int64_t host_id = 0;
+  int s = fu__host_id(db, prov, &host_id);
+  sqlite3_stmt *st = NULL;
+  if (s == FU_OK)
+    s = fu__prepare(db,
+                    "INSERT INTO runs (kind, host_id, tool, source_file, cmdline, notes) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    &st);
+  if (s == FU_OK) {
+    fu__bind_text(st, 1, kind);
+    if (host_id) sqlite3_bind_int64(st, 2, host_id);
+    else sqlite3_bind_null(st, 2);
+    fu__bind_text(st, 3, prov->tool);
+    fu__bind_text(st, 4, prov->source_file);
+    fu__bind_text(st, 5, prov->cmdline);
+    fu__bind_text(st, 6, prov->notes);
+    s = fu__step_done(db, st, "store the run", run_id);
+  }
+  sqlite3_finalize(st);
+  return fu__tx_close(db, owned, s);
+}
+
+int fu_db_run_note(fu_db *db, int64_t run_id, const char *notes) {
+  if (!notes || !*notes) return FU_OK;
+  sqlite3_stmt *st = NULL;
+  FU_CHECK(fu__prepare(db,
+                       "UPDATE runs SET notes = CASE WHEN notes IS NULL THEN ?2 "
+                       "ELSE notes || char(10) || ?2 END WHERE id = ?1",
+                       &st));
+  sqlite3_bind_int64(st, 1, run_id);
+  fu__bind_text(st, 2, notes);
+  int s = fu__step_done(db, st, "store a note on the run", NULL);
+  sqlite3_finalize(st);
+  FU_CHECK(s);
+  if (sqlite3_changes(db->h) != 1) {
+    fu_error("%s: no run with id %lld", db->path, (long long)run_id);
+    return FU_EDATA;
+  }
+  return FU_OK;
+}
+
+/* ---- samples --------------------------------------------------------------------------- */
+
+void fu_sample_init(fu_sample *s) {
+  memset(s, 0, sizeof *s);
+  s->t_min_us = NAN;
+  s->t_median_us = NAN;
+  s->t_p95_us = NAN;
+  s->busbw_gbps = NAN;
+  s->n_wrong = -1;
+  s->count = 1;
+  s->ranks = 1;
+}
+
+int fu_db_sample_insert(fu_db *db, int64_t run_id, const fu_sample *s) {
+  if (s->bytes > (uint64_t)INT64_MAX) {
+    fu_error("%s: sample size %llu bytes is out of range", db->path, (unsigned long long)s->bytes);
+    return FU_EDATA;
+  }
+  if (!db->ins_sample) {
+    int rc = sqlite3_prepare_v3(
+        db->h,
+        "INSERT INTO samples (run_id, op, link, ranks, bytes, in_place, dtype, algo, proto, "
+        "graph, t_min_us, t_median_us, t_p95_us, count, busbw_gbps, n_wrong) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        -1, SQLITE_PREPARE_PERSISTENT, &db->ins_sample, NULL);
+    if (rc != SQLITE_OK) return fu__fail(db, rc, "prepare the sample insert");
+  }
+  sqlite3_stmt *st = db->ins_sample;
+  sqlite3_bind_int64(st, 1, run_id);
+  fu__bind_text(st, 2, s->op);
+  fu__bind_text(st, 3, s->link);
+  sqlite3_bind_int(st, 4, s->ranks);
+  sqlite3_bind_int64(st, 5, (sqlite3_int64)s->bytes);
+  sqlite3_bind_int(st, 6, s->in_place ? 1 : 0);
+  fu__bind_text(st, 7, s->dtype);
+  fu__bind_text(st, 8, s->algo);
+  fu__bind_text(st, 9, s->proto);
+  sqlite3_bind_int(st, 10, s->graph ? 1 : 0);
+  fu__bind_real(st, 11, s->t_min_us);
+  fu__bind_real(st, 12, s->t_median_us);
+  fu__bind_real(st, 13, s->t_p95_us);
+  sqlite3_bind_int(st, 14, s->count);
+  fu__bind_real(st, 15, s->busbw_gbps);
+  if (s->n_wrong >= 0) sqlite3_bind_int(st, 16, s->n_wrong);
+  else sqlite3_bind_null(st, 16);
+  return fu__step_done(db, st, "store a sample", NULL);
+}
+
+int fu_db_samples_select(fu_db *db, const char *op, const char *link, int ranks, int64_t run_id,
+                         fu_sample **out, size_t *n) {
+  *out = NULL;
+  *n = 0;
+  sqlite3_stmt *st = NULL;
+  FU_CHECK(fu__prepare(db,
+                       "SELECT op, link, dtype, algo, proto, ranks, in_place, graph, bytes, "
+                       "t_min_us, t_median_us, t_p95_us, count, busbw_gbps, n_wrong "
+                       "FROM samples WHERE (?1 IS NULL OR op = ?1) AND (?2 IS NULL OR link = ?2) "
+                       "AND (?3 IS NULL OR ranks = ?3) AND (?4 IS NULL OR run_id = ?4) "
+                       "ORDER BY op, link, ranks, bytes, in_place, id",
+                       &st));
+  fu__bind_text(st, 1, op);
+  fu__bind_text(st, 2, link);
+  if (ranks > 0) sqlite3_bind_int(st, 3, ranks);
+  if (run_id > 0) sqlite3_bind_int64(st, 4, run_id);
+  fu_sample *v = NULL;
+  size_t cnt = 0, cap = 0;
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (cnt == cap) {
+      size_t ncap = cap ? cap * 2 : 64;
+      fu_sample *nv = realloc(v, ncap * sizeof *nv);
+      if (!nv) {
+        free(v);
+        sqlite3_finalize(st);
+        return FU_ENOMEM;
+      }
+      v = nv;
+      cap = ncap;
+    }
+    fu_sample *s = &v[cnt++];
+    fu_sample_init(s);
+    fu__column_text(st, 0, s->op, sizeof s->op);
+    fu__column_text(st, 1, s->link, sizeof s->link);
+    fu__column_text(st, 2, s->dtype, sizeof s->dtype);
+    fu__column_text(st, 3, s->algo, sizeof s->algo);
+    fu__column_text(st, 4, s->proto, sizeof s->proto);
+    s->ranks = sqlite3_column_int(st, 5);
+    s->in_place = sqlite3_column_int(st, 6);
+    s->graph = sqlite3_column_int(st, 7);
+    s->bytes = (uint64_t)sqlite3_column_int64(st, 8);
+    s->t_min_us = fu__column_real(st, 9);
+    s->t_median_us = fu__column_real(st, 10);
+    s->t_p95_us = fu__column_real(st, 11);
+    s->count = sqlite3_column_int(st, 12);
+    s->busbw_gbps = fu__column_real(st, 13);
+    s->n_wrong = sqlite3_column_type(st, 14) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 14);
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) {
+    free(v);
+    return fu__fail(db, rc, "read samples");
+  }
+  *out = v;
+  *n = cnt;
+  return FU_OK;
+}
+
+/* ---- fits ------------------------------------------------------------------------------ */
+
+int fu_db_fit_store(fu_db *db, const char *cmdline, const fu_fit_row *rows, size_t n,
+                    int64_t *fit_id) {
+  int owned;
+  FU_CHECK(fu__tx_open(db, &owned));
+  fu_provenance prov;
+  memset(&prov, 0, sizeof prov);
+  snprintf(prov.cmdline, sizeof prov.cmdline, "%s", cmdline ? cmdline : "");
+  snprintf(prov.tool, sizeof prov.tool, "fusim fit");
+  int64_t run_id = 0;
+  int s = fu_db_run_begin(db, "fit", &prov, &run_id);
+  sqlite3_stmt *st = NULL;
+  if (s == FU_OK) s = fu__prepare(db, "INSERT INTO fits (run_id, cmdline) VALUES (?1, ?2)", &st);
+  if (s == FU_OK) {
+    sqlite3_bind_int64(st, 1, run_id);
+    fu__bind_text(st, 2, cmdline);
+    s = fu__step_done(db, st, "store the fit", fit_id);
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  if (s == FU_OK)
+    s = fu__prepare(db,
+                    "INSERT INTO fit_segments (fit_id, op, link, ranks, algo, segment, lo_bytes, "
+                    "hi_bytes, alpha_us, alpha_lo, alpha_hi, beta_us_per_byte, beta_lo, beta_hi, "
+                    "max_rel_err, n_samples, method, profile) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+                    "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                    &st);
+  for (size_t i = 0; s == FU_OK && i < n; i++) {
+    const fu_fit_row *r = &rows[i];
+    if (isnan(r->alpha_us) || isnan(r->beta_us_per_byte) || isnan(r->lo_bytes) ||
+        isnan(r->hi_bytes)) {
+      fu_error("%s: fit segment %d of %s/%s/%d has NaN parameters; nothing stored", db->path,
+               r->segment, r->op, r->link, r->ranks);
+      s = FU_EDATA;
+      break;
+    }
+    sqlite3_bind_int64(st, 1, *fit_id);
+    fu__bind_text(st, 2, r->op);
+    fu__bind_text(st, 3, r->link);
+    sqlite3_bind_int(st, 4, r->ranks);
+    fu__bind_text(st, 5, r->algo);
+    sqlite3_bind_int(st, 6, r->segment);
+    sqlite3_bind_double(st, 7, r->lo_bytes);
+    sqlite3_bind_double(st, 8, r->hi_bytes);
+    sqlite3_bind_double(st, 9, r->alpha_us);
+    fu__bind_real(st, 10, r->alpha_lo);
+    fu__bind_real(st, 11, r->alpha_hi);
+    sqlite3_bind_double(st, 12, r->beta_us_per_byte);
+    fu__bind_real(st, 13, r->beta_lo);
+    fu__bind_real(st, 14, r->beta_hi);
+    fu__bind_real(st, 15, r->max_rel_err);
+    sqlite3_bind_int(st, 16, r->n_samples);
+    fu__bind_text(st, 17, r->method);
+    fu__bind_text(st, 18, r->profile);
+    s = fu__step_done(db, st, "store a fit segment", NULL);
+  }
+  sqlite3_finalize(st);
+  return fu__tx_close(db, owned, s);
+}
+
+/* ---- predictions and measurements ------------------------------------------------------ */
+
+/* Id of the row with this unique name in table (workloads.name / plans.plan), made if absent. */
+static int fu__named_id(fu_db *db, const char *insert_sql, const char *select_sql, const char *name,
+                        const char *doing, int64_t *id) {
+  sqlite3_stmt *st = NULL;
+  FU_CHECK(fu__prepare(db, insert_sql, &st));
+  sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+  int s = fu__step_done(db, st, doing, NULL);
+  sqlite3_finalize(st);
+  FU_CHECK(s);
+  FU_CHECK(fu__prepare(db, select_sql, &st));
+  sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW ? FU_OK : fu__fail(db, rc == SQLITE_DONE ? SQLITE_INTERNAL : rc, doing);
+}
+
+int fu_db_prediction_store(fu_db *db, const fu_prediction_row *p, int64_t *prediction_id) {
+  if (!*p->workload || !*p->plan || !*p->comm) {
+    fu_error("%s: a prediction needs a workload name, a plan and a comm target", db->path);
+    return FU_EDATA;
+  }
+  int owned;
+  FU_CHECK(fu__tx_open(db, &owned));
+  int64_t wid = 0, pid = 0;
+  int s = fu__named_id(db, "INSERT INTO workloads (name) VALUES (?1) ON CONFLICT DO NOTHING",
+                       "SELECT id FROM workloads WHERE name = ?1", p->workload,
+                       "store the workload", &wid);
+  if (s == FU_OK)
+    s = fu__named_id(db, "INSERT INTO plans (plan) VALUES (?1) ON CONFLICT DO NOTHING",
+                     "SELECT id FROM plans WHERE plan = ?1", p->plan, "store the plan", &pid);
+  sqlite3_stmt *st = NULL;
+  if (s == FU_OK)
+    s = fu__prepare(db,
+                    "INSERT INTO predictions (workload_id, plan_id, comm, profile, iter_us, "
+                    "iter_lo_us, iter_hi_us, compute_us, comm_us, exposed_comm_us, n_ops, "
+                    "fusion_buffer_bytes, json, cmdline) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+                    "?9, ?10, ?11, ?12, ?13, ?14)",
+                    &st);
+  if (s == FU_OK) {
+    sqlite3_bind_int64(st, 1, wid);
+    sqlite3_bind_int64(st, 2, pid);
+    fu__bind_text(st, 3, p->comm);
+    fu__bind_text(st, 4, p->profile);
+    fu__bind_real(st, 5, p->iter_us);
+    fu__bind_real(st, 6, p->iter_lo_us);
+    fu__bind_real(st, 7, p->iter_hi_us);
+    fu__bind_real(st, 8, p->compute_us);
+    fu__bind_real(st, 9, p->comm_us);
+    fu__bind_real(st, 10, p->exposed_comm_us);
+    sqlite3_bind_int(st, 11, p->n_ops);
+    if (p->fusion_buffer_bytes > (uint64_t)INT64_MAX) sqlite3_bind_null(st, 12);
+    else sqlite3_bind_int64(st, 12, (sqlite3_int64)p->fusion_buffer_bytes);
+    fu__bind_text(st, 13, p->json);
+    fu__bind_text(st, 14, p->cmdline);
+    s = fu__step_done(db, st, "store the prediction", prediction_id);
+  }
+  sqlite3_finalize(st);
+  return fu__tx_close(db, owned, s);
+}
+
+int fu_db_measurement_store(fu_db *db, const fu_measurement_row *m, int64_t *measurement_id) {
+  int owned;
+  FU_CHECK(fu__tx_open(db, &owned));
+  int64_t exists = 0;
+  int s = FU_OK;
+  sqlite3_stmt *st = NULL;
+  s = fu__prepare(db, "SELECT count(*) FROM predictions WHERE id = ?1", &st);
+  if (s == FU_OK) {
+    sqlite3_bind_int64(st, 1, m->prediction_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) exists = sqlite3_column_int64(st, 0);
+    else s = fu__fail(db, rc, "look up the prediction");
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  if (s == FU_OK && !exists) {
+    fu_error("%s: no prediction with id %lld to attach the measurement to", db->path,
+             (long long)m->prediction_id);
+    s = FU_EDATA;
+  }
+  if (s == FU_OK)
+    s = fu__prepare(db,
+                    "INSERT INTO measurements (prediction_id, measured_us, spread_us, iterations, "
+                    "compute_only_us, sm_clock_mhz_start, sm_clock_mhz_end, power_w, git_commit, "
+                    "json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    &st);
+  if (s == FU_OK) {
+    sqlite3_bind_int64(st, 1, m->prediction_id);
+    fu__bind_real(st, 2, m->measured_us);
+    fu__bind_real(st, 3, m->spread_us);
+    sqlite3_bind_int(st, 4, m->iterations);
+    fu__bind_real(st, 5, m->compute_only_us);
+    fu__bind_real(st, 6, m->sm_clock_mhz_start);
+    fu__bind_real(st, 7, m->sm_clock_mhz_end);
+    fu__bind_real(st, 8, m->power_w);
+    fu__bind_text(st, 9, m->git_commit);
+    fu__bind_text(st, 10, m->json);
+    s = fu__step_done(db, st, "store the measurement", measurement_id);
+  }
+  sqlite3_finalize(st);
+  return fu__tx_close(db, owned, s);
+}
