@@ -1,0 +1,271 @@
+/* test_plan_parse.c: --fusion, --comm, --overlap/--pack/--comm-streams and JSON plan files. */
+#include <stdlib.h>
+
+#include "fu_common.h"
+#include "fu_search.h"
+#include "fu_sim.h"
+#include "fu_test.h"
+#include "plan_util.h"
+
+static const char *str(const fu_plan *p) {
+  static char buf[700];
+  return fu_plan_string(p, buf, sizeof buf);
+}
+
+/* Parses s into a fresh plan; returns the status with stderr captured into *msg. */
+static int parse(const char *s, fu_plan *p, char *msg, size_t len) {
+  pu_capture cap;
+  fu_plan_init(p);
+  pu_stderr_begin(&cap);
+  int st = fu_plan_parse_fusion(s, p);
+  snprintf(msg, len, "%s", pu_stderr_end(&cap));
+  return st;
+}
+
+static void test_kinds(void) {
+  fu_plan p;
+  char msg[1024];
+  fu_plan_init(&p);
+  EXPECT_INT_EQ(p.kind, FU_FUSION_NONE);
+  EXPECT_INT_EQ(p.overlap, 1);
+  EXPECT_INT_EQ(p.pack_view, 0);
+  EXPECT_INT_EQ(p.comm_streams, 1);
+  EXPECT_STR_EQ(str(&p), "none overlap=on pack=copy streams=1");
+
+  EXPECT_INT_EQ(parse("single", &p, msg, sizeof msg), FU_OK);
+  EXPECT_INT_EQ(p.kind, FU_FUSION_SINGLE);
+
+  EXPECT_INT_EQ(parse("cap:25MiB,first:1MiB", &p, msg, sizeof msg), FU_OK);
+  EXPECT_INT_EQ(p.kind, FU_FUSION_CAP);
+  EXPECT_INT_EQ(p.cap_bytes, 25ull << 20);
+  EXPECT_INT_EQ(p.first_cap_bytes, 1ull << 20);
+  EXPECT_STR_EQ(str(&p), "cap:25MiB,first:1MiB overlap=on pack=copy streams=1");
+
+  EXPECT_INT_EQ(parse("cap:1.5MiB", &p, msg, sizeof msg), FU_OK);
+  EXPECT_INT_EQ(p.cap_bytes, 1572864);
+  EXPECT_INT_EQ(p.first_cap_bytes, 0);
+  EXPECT_STR_EQ(str(&p), "cap:1536KiB overlap=on pack=copy streams=1");
+
+  EXPECT_INT_EQ(parse("cap:1000", &p, msg, sizeof msg), FU_OK);
+  EXPECT_INT_EQ(p.cap_bytes, 1000);
+  EXPECT_STR_EQ(str(&p), "cap:1000 overlap=on pack=copy streams=1");
+
+  EXPECT_INT_EQ(parse("ddp", &p, msg, sizeof msg), FU_OK);
+  EXPECT_INT_EQ(p.kind, FU_FUSION_CAP);
+  EXPECT_INT_EQ(p.cap_bytes, 25ull << 20);
+  EXPECT_INT_EQ(p.first_cap_bytes, 1ull << 20);
+
+  EXPECT_INT_EQ(parse("horovod", &p, msg, sizeof msg), FU_OK);
+  EXPECT_INT_EQ(p.kind, FU_FUSION_HOROVOD);
+  EXPECT_INT_EQ(p.cap_bytes, 128ull << 20);
+  EXPECT_NEAR(p.cycle_us, 1000.0, 0);
+  EXPECT_STR_EQ(str(&p), "horovod:128MiB,1ms overlap=on pack=copy streams=1");
+
+  EXPECT_INT_EQ(parse("horovod:64MiB,3.5ms", &p, msg, sizeof msg), FU_OK);
+  EXPECT_INT_EQ(p.cap_bytes, 64ull << 20);
+  EXPECT_NEAR(p.cycle_us, 3500.0, 1e-9);
+  EXPECT_STR_EQ(str(&p), "horovod:64MiB,3500us overlap=on pack=copy streams=1");
+  EXPECT_INT_EQ(parse("horovod:64MiB,250", &p, msg, sizeof msg), FU_OK);
+  EXPECT_NEAR(p.cycle_us, 250.0, 0);
+  EXPECT_INT_EQ(parse("horovod:64MiB,0", &p, msg, sizeof msg), FU_OK);
+  EXPECT_NEAR(p.cycle_us, 0.0, 0);
+
+  EXPECT_INT_EQ(parse("buckets:my buckets.json", &p, msg, sizeof msg), FU_OK);
+  EXPECT_INT_EQ(p.kind, FU_FUSION_BUCKETS);
+  EXPECT_STR_EQ(p.buckets_file, "my buckets.json");
+
+  EXPECT_INT_EQ(parse("optimal", &p, msg, sizeof msg), FU_OK);
+  EXPECT_INT_EQ(p.kind, FU_FUSION_OPTIMAL);
+  EXPECT_INT_EQ(p.mem_cap_bytes, 0);
+  EXPECT_INT_EQ(parse("optimal:256MiB", &p, msg, sizeof msg), FU_OK);
+  EXPECT_INT_EQ(p.mem_cap_bytes, 256ull << 20);
+  EXPECT_STR_EQ(str(&p), "optimal:256MiB overlap=on pack=copy streams=1");
+
+  EXPECT_INT_EQ(parse("mgwfbp", &p, msg, sizeof msg), FU_OK);
+  EXPECT_INT_EQ(p.kind, FU_FUSION_MGWFBP);
+
+  /* Every canonical string parses back to the same plan. */
+  const char *round[] = {"none", "single", "cap:25MiB,first:1MiB", "cap:4KiB", "horovod:128MiB,1ms",
+                         "horovod:1GiB,2500us", "optimal", "optimal:1GiB", "mgwfbp", "buckets:x.json"};
+  for (size_t i = 0; i < sizeof round / sizeof round[0]; i++) {
+    fu_plan a, b;
+    char s1[700], s2[700];
+    EXPECT_INT_EQ(parse(round[i], &a, msg, sizeof msg), FU_OK);
+    fu_plan_string(&a, s1, sizeof s1);
+    *strchr(s1, ' ') = '\0';
+    EXPECT_INT_EQ(parse(s1, &b, msg, sizeof msg), FU_OK);
+    fu_plan_string(&b, s2, sizeof s2);
+    *strchr(s2, ' ') = '\0';
+    EXPECT_STR_EQ(s1, s2);
+    EXPECT_STR_EQ(s1, round[i]);
+  }
+}
+
+static void test_errors(void) {
+  fu_plan p;
+  char msg[1024];
+  static const struct {
+    const char *in;   /* --fusion value */
+    const char *says; /* part of the one-line message */
+  } bad[] = {
+      {"cap:0", "a cap of 0"},
+      {"cap:0B", "a cap of 0"},
+      {"cap:0MiB", "a cap of 0"},
+      {"cap:25MiB,first:0", "first bucket cap of 0"},
+      {"cap:", "cap needs a size"},
+      {"cap", "cap needs a size"},
+      {"cap:abc", "is not a size"},
+      {"cap:-1", "is not a size"},
+      {"cap:1e400", "is not a size"},
+      {"cap:nan", "is not a size"},
+      {"cap:25XB", "is not a size"},
+      {"cap:25MiB,second:1MiB", "expected ',first:SIZE'"},
+      {"cap:25MiB,first:x", "is not a size"},
+      {"horovod:0", "fusion threshold of 0"},
+      {"horovod:64MiB,-5", "cycle time"},
+      {"horovod:64MiB,fast", "cycle time"},
+      {"horovod:", "horovod needs"},
+      {"optimal:0", "memory cap of 0"},
+      {"optimal:lots", "is not a size"},
+      {"buckets:", "buckets needs a file"},
+      {"none:3", "takes no argument"},
+      {"fused", "unknown fusion kind 'fused'"},
+      {"", "empty fusion plan"},
+      {"Cap:1MiB", "unknown fusion kind"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    fu_plan_init(&p);
+    p.kind = FU_FUSION_SINGLE;
+    int st = parse(bad[i].in, &p, msg, sizeof msg);
+    if (st != FU_EUSAGE) FU_T_FAIL("--fusion '%s' gave status %d, not usage error", bad[i].in, st);
+    else fu_test_passed++;
+    if (!strstr(msg, bad[i].says) || !strstr(msg, "--fusion"))
+      FU_T_FAIL("--fusion '%s': message '%s' lacks '%s'", bad[i].in, msg, bad[i].says);
+    else fu_test_passed++;
+    /* exactly one line */
+    EXPECT(strchr(msg, '\n') == strrchr(msg, '\n'));
+  }
+  /* A failed parse leaves the plan as it was. */
+  fu_plan_init(&p);
+  p.kind = FU_FUSION_SINGLE;
+  pu_capture cap;
+  pu_stderr_begin(&cap);
+  fu_plan_parse_fusion("cap:0", &p);
+  pu_stderr_end(&cap);
+  EXPECT_INT_EQ(p.kind, FU_FUSION_SINGLE);
+}
+
+static void test_flags(void) {
+  fu_plan p;
+  pu_capture cap;
+  fu_plan_init(&p);
+  EXPECT_INT_EQ(fu_plan_parse_overlap("off", &p), FU_OK);
+  EXPECT_INT_EQ(p.overlap, 0);
+  EXPECT_INT_EQ(fu_plan_parse_overlap("on", &p), FU_OK);
+  EXPECT_INT_EQ(p.overlap, 1);
+  EXPECT_INT_EQ(fu_plan_parse_pack("view", &p), FU_OK);
+  EXPECT_INT_EQ(p.pack_view, 1);
+  EXPECT_INT_EQ(fu_plan_parse_streams("4", &p), FU_OK);
+  EXPECT_INT_EQ(p.comm_streams, 4);
+  EXPECT_STR_EQ(str(&p), "none overlap=on pack=view streams=4");
+  pu_stderr_begin(&cap);
+  EXPECT_INT_EQ(fu_plan_parse_overlap("maybe", &p), FU_EUSAGE);
+  EXPECT_INT_EQ(fu_plan_parse_pack("zip", &p), FU_EUSAGE);
+  EXPECT_INT_EQ(fu_plan_parse_streams("0", &p), FU_EUSAGE);
+  EXPECT_INT_EQ(fu_plan_parse_streams("2.5", &p), FU_EUSAGE);
+  EXPECT_INT_EQ(fu_plan_parse_streams("65", &p), FU_EUSAGE);
+  const char *m = pu_stderr_end(&cap);
+  EXPECT(strstr(m, "--overlap 'maybe'") != NULL);
+  EXPECT(strstr(m, "--pack 'zip'") != NULL);
+  EXPECT(strstr(m, "--comm-streams '0'") != NULL);
+  EXPECT_INT_EQ(p.comm_streams, 4);
+}
+
+static void test_comm(void) {
+  fu_comm c;
+  char buf[64];
+  EXPECT_INT_EQ(fu_comm_parse("allreduce:8:nvlink", &c), FU_OK);
+  EXPECT_INT_EQ(c.kind, FU_COMM_ALLREDUCE);
+  EXPECT_INT_EQ(c.ranks, 8);
+  EXPECT_STR_EQ(c.link, "nvlink");
+  EXPECT_STR_EQ(fu_comm_string(&c, buf, sizeof buf), "allreduce:8:nvlink");
+  EXPECT_INT_EQ(fu_comm_parse("reducescatter:16:net", &c), FU_OK);
+  EXPECT_INT_EQ(c.kind, FU_COMM_REDUCESCATTER);
+  EXPECT_STR_EQ(fu_comm_string(&c, buf, sizeof buf), "reducescatter:16:net");
+  EXPECT_INT_EQ(fu_comm_parse("allgather:2:pcie", &c), FU_OK);
+  EXPECT_INT_EQ(c.kind, FU_COMM_ALLGATHER);
+  EXPECT_INT_EQ(fu_comm_parse("offload", &c), FU_OK);
+  EXPECT_INT_EQ(c.kind, FU_COMM_OFFLOAD);
+  EXPECT_INT_EQ(c.ranks, 1);
+  EXPECT_STR_EQ(c.link, "pcie_d2h");
+  EXPECT_STR_EQ(fu_comm_string(&c, buf, sizeof buf), "offload");
+  pu_capture cap;
+  const char *bad[] = {"allreduce", "allreduce:8", "allreduce:x:nvlink", "allreduce:1:nvlink",
+                       "allreduce:8:wifi", "broadcast:8:nvlink", "allreduce:-8:nvlink",
+                       "allreduce:8:nvlink:extra", ""};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    pu_stderr_begin(&cap);
+    int st = fu_comm_parse(bad[i], &c);
+    const char *m = pu_stderr_end(&cap);
+    if (st != FU_EUSAGE) FU_T_FAIL("--comm '%s' gave %d", bad[i], st);
+    else fu_test_passed++;
+    EXPECT(strstr(m, "--comm") != NULL);
+  }
+}
+
+static void test_json(void) {
+  fu_plan p;
+  fu_plan_init(&p);
+  EXPECT_INT_EQ(fu_plan_parse_json("{\"fusion\": \"cap:25MiB,first:1MiB\", \"overlap\": \"off\", "
+                                   "\"pack\": \"view\", \"comm_streams\": 2}",
+                                   "plan.json", &p),
+                FU_OK);
+  EXPECT_STR_EQ(str(&p), "cap:25MiB,first:1MiB overlap=off pack=view streams=2");
+  EXPECT_INT_EQ(fu_plan_parse_json("{\"overlap\": true}", "plan.json", &p), FU_OK);
+  EXPECT_INT_EQ(p.overlap, 1);
+  EXPECT_INT_EQ(p.kind, FU_FUSION_CAP); /* keys not given keep their values */
+  static const struct {
+    const char *json;
+    const char *says;
+  } bad[] = {
+      {"{\"fusion\": \"cap:0\"}", "plan.json: fusion 'cap:0': a cap of 0"},
+      {"{\"fusion\": 25}", "plan.json: fusion: expected a string"},
+      {"{\"overlap\": \"sometimes\"}", "plan.json: overlap 'sometimes'"},
+      {"{\"overlap\": 3}", "plan.json: overlap: expected"},
+      {"{\"pack\": \"zip\"}", "plan.json: pack 'zip'"},
+      {"{\"comm_streams\": 0}", "plan.json: comm_streams: expected a whole number"},
+      {"{\"comm_streams\": 1.5}", "plan.json: comm_streams: expected a whole number"},
+      {"{\"streams\": 2}", "plan.json: streams: unknown key"},
+      {"[1, 2]", "plan.json: a plan file is a JSON object"},
+      {"{\"fusion\": ", "plan.json:1: not valid JSON"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    fu_plan q;
+    fu_plan_init(&q);
+    pu_capture cap;
+    pu_stderr_begin(&cap);
+    int st = fu_plan_parse_json(bad[i].json, "plan.json", &q);
+    const char *m = pu_stderr_end(&cap);
+    if (st != FU_EDATA) FU_T_FAIL("plan %s gave %d", bad[i].json, st);
+    else fu_test_passed++;
+    if (!strstr(m, bad[i].says)) FU_T_FAIL("plan %s: message '%s' lacks '%s'", bad[i].json, m, bad[i].says);
+    else fu_test_passed++;
+    EXPECT_INT_EQ(q.kind, FU_FUSION_NONE);
+  }
+  /* A file that is not there. */
+  pu_capture cap;
+  pu_stderr_begin(&cap);
+  int st = fu_plan_load("/nonexistent/plan.json", &p);
+  const char *m = pu_stderr_end(&cap);
+  EXPECT_INT_EQ(st, FU_ENOINPUT);
+  EXPECT(strstr(m, "/nonexistent/plan.json") != NULL);
+}
+
+int main(void) {
+  test_kinds();
+  test_errors();
+  test_flags();
+  test_comm();
+  test_json();
+  return fu_test_report("plan_parse");
+}
