@@ -55,6 +55,10 @@ typedef enum fu_op {
 
 typedef enum fu_algo { FU_ALGO_RING, FU_ALGO_TREE, FU_ALGO_NVLS } fu_algo;
 
+/* "ring" (also "" and NULL: NCCL's own choice is modelled as ring), "tree", "nvls". */
+int fu_algo_parse(const char *s, fu_algo *out);
+const char *fu_algo_name(fu_algo a);
+
 const char *fu_link_name(fu_link l);
 int fu_link_parse(const char *s, fu_link *out);   /* FU_EDATA if unknown */
 const char *fu_op_name(fu_op o);

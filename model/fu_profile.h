@@ -45,9 +45,11 @@ typedef struct fu_profile {
   double gpu_tflops_bf16;    /* achieved dense bf16 GEMM throughput, TFLOP/s */
   double gpu_tflops_fp32;    /* achieved fp32/tf32 GEMM throughput, TFLOP/s */
   double hbm_gbps;           /* achieved device copy bandwidth, GB/s (bytes copied) */
+  char notes[1024];          /* where the scalars came from (free text, kept in the JSON) */
 } fu_profile;
 
-/* Sets defaults (no curves, scalars to neutral values). */
+/* Sets defaults: no curves; launch_us, issue_us 0; duplex_factor, comm_slowdown and
+ * copy_slowdown 1 (no effect); gpu_tflops_* and hbm_gbps 0 meaning unknown. */
 void fu_profile_init(fu_profile *p);
 int fu_profile_load(const char *path, fu_profile *out);          /* prints file: what is wrong */
 int fu_profile_load_default(fu_profile *out);                     /* the embedded profile */
@@ -67,7 +69,17 @@ const fu_curve *fu_profile_find(const fu_profile *p, const char *op, const char 
 int fu_profile_time(const fu_profile *p, const char *op, const char *link, int ranks, double bytes,
                     double *t_us, double *lo_us, double *hi_us);
 
-/* Time from one curve (no lookup). */
+/* Time from one curve (no lookup). The segment containing bytes (the first below the smallest
+ * size, the last above the largest). lo/hi from the CIs of alpha and beta (conservative: both
+ * ends together), or +-max_rel_err of the segment where a CI is unknown (2-point segment). */
 double fu_curve_time(const fu_curve *c, double bytes, double *lo_us, double *hi_us);
+
+/* Index of the segment that holds bytes. */
+int fu_curve_segment(const fu_curve *c, double bytes);
+
+/* JSON object of one curve / the whole profile (new references; NULL on out of memory). */
+struct json_t;
+struct json_t *fu_curve_to_json(const fu_curve *c);
+struct json_t *fu_profile_to_json(const fu_profile *p);
 
 #endif

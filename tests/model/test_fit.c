@@ -1,0 +1,183 @@
+/* test_fit.c: the piecewise fit on synthetic data with known parameters (fixed seed), on the
+ * reference H200 data (Azure NVLS all-reduce, PCIe/HBM copies) and on the public nccl-tests
+ * logs, through the library (the CLI path is tested in test_cli_fit.sh). */
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fu_common.h"
+#include "fu_fit.h"
+#include "fu_test.h"
+#include "test_data.h"
+
+/* Known piecewise parameters: three regimes, as NCCL's LL, LL128 and Simple protocols give.
+ * Each segment spans sizes where both alpha and beta*n matter (beta*n reaches 1x to 100x
+ * alpha), else a parameter is not identifiable from 2% noise at all. */
+static const struct {
+  int k0, k1;                /* sizes 2^k0 .. 2^k1 bytes */
+  double alpha_us;           /* fixed cost */
+  double gbps;               /* bandwidth, GB/s (1e9 B/s) -> beta = 1e-3 / gbps us per byte */
+} truth[] = {{3, 15, 8.0, 2.0}, {16, 22, 20.0, 20.0}, {23, 30, 100.0, 100.0}};
+#define NTRUTH 3
+#define REPEATS 5
+
+static void test_synthetic(fu_fit_criterion crit, double tol, unsigned long seed) {
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, seed);
+  fu_fit_point pts[28 * REPEATS];
+  size_t n = 0;
+  for (int s = 0; s < NTRUTH; s++)
+    for (int k = truth[s].k0; k <= truth[s].k1; k++)
+      for (int rep = 0; rep < REPEATS; rep++) {
+        double bytes = ldexp(1.0, k);
+        double t = truth[s].alpha_us + bytes * 1e-3 / truth[s].gbps;
+        pts[n].bytes = bytes;
+        pts[n].t_us = t * (1 + gsl_ran_gaussian(r, 0.02)); /* 2% multiplicative noise */
+        n++;
+      }
+  gsl_rng_free(r);
+  fu_fit_options o;
+  fu_fit_options_init(&o);
+  o.criterion = crit;
+  o.tolerance = tol;
+  fu_fit_result res;
+  EXPECT_INT_EQ(fu_fit_piecewise(pts, n, &o, "synthetic", &res), FU_OK);
+  EXPECT_INT_EQ(res.nseg, NTRUTH);
+  if (res.nseg == NTRUTH) {
+    for (int s = 0; s < NTRUTH; s++) {
+      double beta = 1e-3 / truth[s].gbps;
+      EXPECT_REL(res.seg[s].alpha_us, truth[s].alpha_us, 0.05);
+      EXPECT_REL(res.seg[s].beta_us_per_byte, beta, 0.05);
+      /* the true values inside the 95% CIs */
+      EXPECT(res.seg[s].alpha_ci[0] <= truth[s].alpha_us && truth[s].alpha_us <= res.seg[s].alpha_ci[1]);
+      EXPECT(res.seg[s].beta_ci[0] <= beta && beta <= res.seg[s].beta_ci[1]);
+      if (s > 0) { /* breakpoint within one size step (a factor 2) of the true one */
+        double step = log2(res.seg[s].lo_bytes) - truth[s].k0;
+        EXPECT(fabs(step) <= 1.0);
+      }
+    }
+  }
+  fprintf(stderr, "synthetic (%s, seed %lu): %d segments, max rel err %.3f\n", fu_fit_criterion_name(crit),
+          seed, res.nseg, res.max_rel_err);
+  fu_fit_result_finish(&res);
+}
+
+/* Exact data: two points give the line exactly and unknown CIs. */
+static void test_exact(void) {
+  fu_fit_point p[2] = {{1000, 11}, {3000, 13}};
+  fu_segment s;
+  int neg = -1;
+  EXPECT_INT_EQ(fu_fit_line(p, 2, FU_FIT_WLS, 0, &s, &neg), FU_OK);
+  EXPECT_NEAR(s.alpha_us, 10, 1e-9);
+  EXPECT_NEAR(s.beta_us_per_byte, 1e-3, 1e-12);
+  EXPECT(isnan(s.alpha_ci[0]) && isnan(s.beta_ci[1]));
+  EXPECT_INT_EQ(neg, 0);
+  /* three exact points: CI collapses to the value */
+  fu_fit_point q[3] = {{1000, 11}, {2000, 12}, {3000, 13}};
+  EXPECT_INT_EQ(fu_fit_line(q, 3, FU_FIT_WLS, 0, &s, NULL), FU_OK);
+  EXPECT_NEAR(s.alpha_ci[0], 10, 1e-6);
+  EXPECT_NEAR(s.alpha_ci[1], 10, 1e-6);
+  /* negative alpha: reported, and clamped on request (t = n / 1000 - 1 -> through the origin) */
+  fu_fit_point m[3] = {{2000, 1}, {3000, 2}, {4000, 3}};
+  EXPECT_INT_EQ(fu_fit_line(m, 3, FU_FIT_WLS, 0, &s, &neg), FU_OK);
+  EXPECT_INT_EQ(neg, 1);
+  EXPECT_NEAR(s.alpha_us, -1, 1e-9);
+  EXPECT_INT_EQ(fu_fit_line(m, 3, FU_FIT_WLS, 1, &s, &neg), FU_OK);
+  EXPECT_INT_EQ(neg, 1);
+  EXPECT_NEAR(s.alpha_us, 0, 0);
+  EXPECT(s.beta_us_per_byte > 0);
+  /* bad input */
+  fu_fit_point bad[2] = {{1000, 11}, {1000, 12}};
+  EXPECT_INT_EQ(fu_fit_line(bad, 2, FU_FIT_WLS, 0, &s, NULL), FU_EDATA);
+  fu_fit_result res;
+  fu_fit_point nanp[3] = {{1000, 11}, {2000, NAN}, {3000, 13}};
+  EXPECT_INT_EQ(fu_fit_piecewise(nanp, 3, NULL, "nan test", &res), FU_EDATA);
+  fu_fit_point negp[3] = {{1000, 11}, {-2000, 12}, {3000, 13}};
+  EXPECT_INT_EQ(fu_fit_piecewise(negp, 3, NULL, "negative test", &res), FU_EDATA);
+  EXPECT_INT_EQ(fu_fit_piecewise(bad, 2, NULL, "one size", &res), FU_EDATA);
+}
+
+/* An outlier: bisquare keeps the line, least squares is pulled. */
+static void test_robust(void) {
+  /* t = 5 + 1e-4 n over 1e4 .. 1.2e5 bytes, with +-0.5% alternating jitter (bisquare's scale
+   * estimate needs some spread) and one sample 50% high */
+  fu_fit_point p[12];
+  for (int i = 0; i < 12; i++) {
+    p[i].bytes = 1e4 * (i + 1);
+    p[i].t_us = (5 + 1e-4 * p[i].bytes) * (i % 2 ? 1.005 : 0.995);
+  }
+  p[6].t_us *= 1.5;
+  fu_segment w, b;
+  EXPECT_INT_EQ(fu_fit_line(p, 12, FU_FIT_WLS, 0, &w, NULL), FU_OK);
+  EXPECT_INT_EQ(fu_fit_line(p, 12, FU_FIT_BISQUARE, 0, &b, NULL), FU_OK);
+  EXPECT_REL(b.beta_us_per_byte, 1e-4, 0.02);
+  EXPECT_REL(b.alpha_us, 5, 0.05);
+  EXPECT(fabs(w.beta_us_per_byte - 1e-4) > fabs(b.beta_us_per_byte - 1e-4));
+}
+
+/* Fit one data set with default options; every sample within tol; prints what it missed. */
+static int check_dataset(const char *name, const td_set *d, double tol, int min_points) {
+  fu_fit_options o;
+  fu_fit_options_init(&o);
+  o.tolerance = tol;
+  o.min_points = min_points;
+  fu_fit_result res;
+  int st = fu_fit_piecewise(d->pts, d->n, &o, name, &res);
+  EXPECT_INT_EQ(st, FU_OK);
+  if (st != FU_OK) return -1;
+  int missed = 0;
+  for (size_t i = 0; i < res.n; i++) {
+    double rel = fabs(res.fitted_us[i] - res.points[i].t_us) / res.points[i].t_us;
+    if (rel > tol) {
+      fprintf(stderr, "  %s: MISSED %.0f bytes: measured %.4g us, fitted %.4g us (%.1f%%)\n", name,
+              res.points[i].bytes, res.points[i].t_us, res.fitted_us[i], 100 * rel);
+      missed++;
+    }
+  }
+  EXPECT_INT_EQ(missed, 0);
+  fprintf(stderr, "%-48s %2zu sizes  %d segments  max rel err %5.2f%%  (min %d points/segment)\n", name,
+          res.n, res.nseg, 100 * res.max_rel_err, min_points);
+  int k = res.nseg;
+  fu_fit_result_finish(&res);
+  return k;
+}
+
+int main(void) {
+  test_exact();
+  test_robust();
+  test_synthetic(FU_FIT_BIC, 0.08, 1);
+  test_synthetic(FU_FIT_BIC, 0.08, 2);
+  test_synthetic(FU_FIT_TOLERANCE, 0.08, 1);
+  test_synthetic(FU_FIT_TOLERANCE, 0.08, 2);
+
+  char path[1024];
+  td_set d;
+  /* (b) reference H200 data: every point within 8% */
+  snprintf(path, sizeof path, "%s/data/reference/azure-nd-h200-v5-allreduce-nvls-8gpu.csv", td_shared());
+  EXPECT(td_read_csv(path, NULL, &d) == 24);
+  check_dataset("azure-nd-h200-v5 allreduce nvls 8 ranks", &d, 0.08, 3);
+  const char *copies[] = {"h2d", "d2h", "d2d"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/data/reference/h200-pcie-copies.csv", td_shared());
+    EXPECT(td_read_csv(path, copies[i], &d) == 15);
+    char name[64];
+    snprintf(name, sizeof name, "h200 pcie copies %s", copies[i]);
+    check_dataset(name, &d, 0.08, 3);
+  }
+  snprintf(path, sizeof path, "%s/data/reference/h200-1gpu-allreduce-nccl-tests.txt", td_shared());
+  EXPECT(td_read_nccl(path, 0, &d) == 14);
+  check_dataset("h200 1-gpu allreduce (out-of-place)", &d, 0.08, 3);
+
+  /* (c) public nccl-tests logs: every size within 10% (out-of-place column) */
+  const char *logs[] = {"a100x8-nvlink-allreduce.txt", "a100x8-nvlink-sendrecv.txt",
+                        "h100x16-2node-a3mega-allreduce.txt", "rtx2080tix2-pcie-allgather.txt",
+                        "rtx2080tix2-pcie-allreduce.txt", "rtx5090x8-pcie-allreduce.txt"};
+  for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++) {
+    snprintf(path, sizeof path, "%s/data/public-nccl-tests/%s", td_shared(), logs[i]);
+    EXPECT(td_read_nccl(path, 0, &d) >= 4);
+    check_dataset(logs[i], &d, 0.10, d.n >= 8 ? 3 : 2);
+  }
+  return fu_test_report("test_fit");
+}
