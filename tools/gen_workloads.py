@@ -27,8 +27,9 @@ The roofline (one rule for every operation, forward and backward):
   ready time  a parameter's gradient is ready when its operation's backward ends; backward runs
               the operations in exactly the reverse of forward order.
   optimizer   one fused multi-tensor pass at HBM speed (EFF_MEM): SGD+momentum 20 B/param,
-              AdamW 28 B/param (read param, grad, m, v; write param, m, v; + a bf16 copy for
-              bf16 models).
+              AdamW: read the gradient (2 or 4 B) + read and write the fp32 master weights,
+              m and v (24 B) + write the bf16 copy of the weights for bf16 models (2 B): 28 B per
+              parameter for both BERT (fp32 grads) and Llama (bf16 grads).
 """
 import argparse
 import json
@@ -261,7 +262,7 @@ def llama2_7b(batch=1, seq=4096):
              "activations, flash-style attention (no causal saving counted); AdamW with fp32 master "
              "weights and states. Whether it fits in memory (without ZeRO/FSDP or activation "
              "checkpointing) is not modelled. " + COMMON_NOTES)
-    return build("llama2_7b_s4096", ops, 2, "bf16", 30, notes,
+    return build("llama2_7b_s4096", ops, 2, "bf16", 28, notes,
                  {"model": "HF LlamaForCausalLM Llama-2-7b", "batch": batch, "seq": seq,
                   "precision": "bf16"})
 

@@ -1,0 +1,74 @@
+#!/bin/sh
+# fusim workload --transformer: parameter and tensor counts against published figures, and the
+# C model against tools/gen_workloads.py's bundled llama2_7b.json (the same documented roofline,
+# two implementations).
+# usage: transformer.sh FUSIM
+fusim=$1
+fail=0
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+# csv_field FILE COLUMN: a column of `fusim workload --info --format csv` by header name.
+csv_field() {
+  "$fusim" workload --info "$1" --format csv | awk -F, -v c="$2" \
+    'NR==1{for(i=1;i<=NF;i++) if($i==c) k=i} NR==2{print $k}'
+}
+eq() { [ "$2" = "$3" ] || { echo "FAIL: $1: got '$2', expected '$3'" >&2; fail=1; }; }
+
+# Llama-2-7B: 291 tensors, 6,738,415,616 params (Meta), bf16 -> x2 bytes
+L7="--layers 32 --hidden 4096 --heads 32 --ffn 11008 --gated-ffn --vocab 32000 --seq 4096 --micro-batch 1"
+"$fusim" workload --transformer $L7 --tflops 989.4 --efficiency 0.5 --hbm-gbps 3840 --kernel-us 5 \
+  --name llama2_7b_s4096 --out "$dir/l7.json" >/dev/null || { echo "FAIL: llama2-7b run" >&2; fail=1; }
+eq "llama2-7b tensors" "$(csv_field "$dir/l7.json" tensors)" 291
+eq "llama2-7b bytes" "$(csv_field "$dir/l7.json" total_bytes)" $((6738415616 * 2))
+eq "llama2-7b kind" "$(csv_field "$dir/l7.json" kind)" estimated
+# fp32 gradients double the bytes
+"$fusim" workload --transformer $L7 --tflops 989.4 --grad-dtype fp32 --out "$dir/l7f.json" >/dev/null
+eq "llama2-7b fp32 grads" "$(csv_field "$dir/l7f.json" total_bytes)" $((6738415616 * 4))
+
+# Llama-2-70B (grouped-query attention, 8 kv heads): 80*9+3 = 723 tensors, 68,976,648,192 params
+"$fusim" workload --transformer --layers 80 --hidden 8192 --heads 64 --kv-heads 8 --ffn 28672 \
+  --gated-ffn --vocab 32000 --seq 4096 --micro-batch 1 --tflops 500 --out "$dir/l70.json" >/dev/null
+eq "llama2-70b tensors" "$(csv_field "$dir/l70.json" tensors)" 723
+eq "llama2-70b bytes" "$(csv_field "$dir/l70.json" total_bytes)" $((68976648192 * 2))
+
+# GPT-2 small style (biases, LayerNorm, tied embeddings, plain ffn; separate q,k,v where HF
+# fuses them in c_attn; no learned positions here): per layer
+# 4*(768*768+768) + (768*3072+3072) + (3072*768+768) + 2*2*768 = 7,087,872; x 12 layers
+# + wte 50257*768 + final LN 2*768 = 123,653,376 = GPT-2's published 124,439,808 less wpe
+# (1024*768 = 786,432). Tensors: 1 + 12*16 + 2 = 195.
+"$fusim" workload --transformer --layers 12 --hidden 768 --heads 12 --ffn 3072 --vocab 50257 \
+  --seq 1024 --micro-batch 8 --bias --layernorm --tied-embeddings --dtype fp32 --tflops 60 \
+  --out "$dir/g2.json" >/dev/null
+eq "gpt2-style tensors" "$(csv_field "$dir/g2.json" tensors)" 195
+eq "gpt2-style bytes" "$(csv_field "$dir/g2.json" total_bytes)" $(((124439808 - 786432) * 4))
+
+# The C model reproduces the Python generator's llama2_7b.json: same names and bytes in the
+# same ready order, times equal to the generator's 0.001 us rounding.
+"$fusim" workload --info "$dir/l7.json" --tensors --format csv | cut -d, -f1-3 >"$dir/a.csv"
+"$fusim" workload --info llama2_7b --tensors --format csv | cut -d, -f1-3 >"$dir/b.csv"
+cmp -s "$dir/a.csv" "$dir/b.csv" || { echo "FAIL: tensors differ from data/workloads/llama2_7b.json" >&2; fail=1; }
+for col in fwd_us bwd_us opt_us first_ready_us; do
+  a=$(csv_field "$dir/l7.json" $col); b=$(csv_field llama2_7b $col)
+  awk -v a="$a" -v b="$b" 'BEGIN{d=a-b; if(d<0)d=-d; exit !(d<=0.002)}' ||
+    { echo "FAIL: $col: $a (C) vs $b (generator)" >&2; fail=1; }
+done
+# The forward time follows the formula by hand for one layer count: with E=1 and no floors
+# the time halves when the throughput doubles (pure compute-bound check on a large model).
+f1=$("$fusim" workload --transformer $L7 --tflops 100 --hbm-gbps 1e9 --kernel-us 0 --out "$dir/x1.json" --format csv | awk -F, 'NR==2{print $6}')
+f2=$("$fusim" workload --transformer $L7 --tflops 200 --hbm-gbps 1e9 --kernel-us 0 --out "$dir/x2.json" --format csv | awk -F, 'NR==2{print $6}')
+awk -v a="$f1" -v b="$f2" 'BEGIN{r=a/b; exit !(r>1.999 && r<2.001)}' || { echo "FAIL: fwd $f1 vs $f2 not 2x" >&2; fail=1; }
+# Forward FLOPs by hand: matrix params = 6,738,415,616 - 131,072,000 (the embedding is a
+# lookup) - 65*4096 (norms) = 6,607,077,376; FLOPs = 2*that*4096 tokens + 32 layers *
+# 4*4096^2*4096 (attention) = 6.2920e13; at 100 TFLOP/s with E = 1 that is fwd_us.
+awk -v t="$f1" 'BEGIN{m=6738415616-131072000-65*4096; fl=2*m*4096+32*4*4096*4096*4096;
+  want=fl/100e12*1e6; d=t-want; if(d<0)d=-d; exit !(d<=1e-6*want)}' ||
+  { echo "FAIL: fwd_us $f1 is not FLOPs/100 TFLOP/s by hand" >&2; fail=1; }
+
+# usage errors: 64
+"$fusim" workload --transformer --layers 2 >/dev/null 2>&1; eq "missing hyper-parameters" $? 64
+"$fusim" workload --transformer $L7 --heads 3 --tflops 1 >/dev/null 2>&1; eq "heads not dividing" $? 64
+"$fusim" workload --transformer $L7 --kv-heads 5 --tflops 1 >/dev/null 2>&1; eq "kv-heads not dividing" $? 64
+"$fusim" workload --transformer $L7 --dtype fp8 --tflops 1 >/dev/null 2>&1; eq "bad dtype" $? 64
+"$fusim" workload --transformer $L7 --tflops nan >/dev/null 2>&1; eq "NaN tflops" $? 64
+"$fusim" workload --transformer $L7 --efficiency 1.5 --tflops 1 >/dev/null 2>&1; eq "efficiency > 1" $? 64
+exit $fail
