@@ -51,7 +51,7 @@ static void fu__usage(FILE *out) {
 "                      [--layernorm] [--tied-embeddings] [--accum-steps K] [--name N]\n"
 "                      [--out FILE] [--format table|csv|json]\n"
 "       fusim workload --info FILE|NAME [--tensors] [--strict] [--format table|csv|json]\n"
-"       fusim workload --check FILE|NAME [--strict]\n"
+"       fusim workload --check FILE|NAME [--strict] [--out FILE]\n"
 "       fusim workload --list [--format table|csv|json]\n"
 "\n"
 "--transformer  turn a transformer's hyper-parameters into a workload (format fusim-workload-1)\n"
@@ -75,7 +75,8 @@ static void fu__usage(FILE *out) {
 "--check        validate; exit 0 if good, else one line naming the file and field, exit 65\n"
 "               (66 when missing). --strict: ready times out of order and unknown fields are\n"
 "               errors (otherwise sorted / ignored with a warning). A ready time after bwd_us\n"
-"               is always an error (0.05 us of rounding is forgiven).\n"
+"               is always an error (0.05 us of rounding is forgiven). With --out, writes the\n"
+"               checked workload in normal form (\"grads\" in ready order; layers expanded).\n"
 "Bundled workloads live in $FUSIM_DATADIR/workloads, else the build's data/workloads.\n",
           FU__DEFAULT_HBM_GBPS, FU__DEFAULT_KERNEL_US);
 }
@@ -581,9 +582,11 @@ int fu_cmd_workload(int argc, char **argv) {
       if (check) {
         char b[32];
         uint64_t tb = fu_workload_total_bytes(&w);
-        printf("%s: ok: %zu tensors, %llu bytes (%s), fwd %.1f us, bwd %.1f us, %s\n", w.source,
-               w.ngrads, (unsigned long long)tb, fu_format_size(tb, b, sizeof b), w.fwd_us, w.bwd_us,
-               w.estimated ? "estimated" : "measured");
+        if (out) st = fu_workload_save(out, &w); /* normalised: grads form, ready order */
+        if (st == FU_OK && !(out && strcmp(out, "-") == 0))
+          printf("%s: ok: %zu tensors, %llu bytes (%s), fwd %.1f us, bwd %.1f us, %s\n", w.source,
+                 w.ngrads, (unsigned long long)tb, fu_format_size(tb, b, sizeof b), w.fwd_us,
+                 w.bwd_us, w.estimated ? "estimated" : "measured");
       } else {
         st = fu__info(&w, fmt, tensors);
       }

@@ -461,6 +461,10 @@ static int fu__from_json(const json_t *root, const char *what, int strict, fu_wo
 int fu_workload_parse(const char *json_text, const char *what, int strict, fu_workload *w) {
   fu_workload_init(w);
   if (!what) what = "(workload)";
+  if (!json_text) {
+    fu_error("%s: no text to read", what);
+    return FU_EDATA;
+  }
   json_error_t err;
   json_t *root = json_loads(json_text, JSON_REJECT_DUPLICATES, &err);
   if (!root) {

@@ -57,6 +57,12 @@ expect unknown_field_strict 65 'opt_usec: unknown field' '{'"$W"',"fwd_us":1,"bw
 expect good_grads 0 '' '{'"$W"',"fwd_us":1,"bwd_us":2,"accum_steps":8,"grads":['"$G"']}'
 expect good_layers 0 '' '{'"$W"',"layers":[{"name":"a","fwd_us":1,"bwd_us":1,"grad_bytes":[4]}]}'
 
+# --check --out writes the normal form: layers expanded, ready order sorted; it checks strictly
+for w in good_layers out_of_order_sorted; do
+  "$fusim" workload --check "$dir/$w.json" --out "$dir/$w.norm.json" >/dev/null 2>&1 &&
+    "$fusim" workload --check "$dir/$w.norm.json" --strict >/dev/null ||
+    { echo "FAIL: $w: normal form does not check strictly" >&2; fail=1; }
+done
 # a missing file: 66, naming it
 err=$("$fusim" workload --check "$dir/none.json" 2>&1 >/dev/null); st=$?
 [ "$st" = 66 ] || { echo "FAIL: missing file: exit $st, expected 66" >&2; fail=1; }
