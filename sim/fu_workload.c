@@ -19,7 +19,9 @@
  *   - with "layers", top-level "fwd_us"/"bwd_us" are optional; given, they must not be below the
  *     layers' sums (beyond 1e-6 relative). Extra backward time (loss, head) is placed before the
  *     last layer's backward, so it delays every ready time;
- *   - "accum_steps" is an integer >= 1; "host": {"hook_us", "issue_us"} numbers >= 0;
+ *   - "accum_steps" is an integer >= 1 (fwd_us and bwd_us are per micro-batch; ready_us counts
+ *     from the start of the LAST micro-batch's backward, the only one that communicates);
+ *     "host": {"hook_us", "issue_us"} numbers >= 0;
  *     "estimated" a boolean, "notes" a string, "meta" anything (for tools);
  *   - other top-level keys: a warning, or an error with `strict` (catches typos like "opt_usec").
  * Duplicate keys in one object are rejected by the JSON reader (JSON_REJECT_DUPLICATES). */

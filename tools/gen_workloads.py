@@ -296,6 +296,10 @@ def main():
         got_t, got_p = len(w["grads"]), w["meta"]["params"]
         if got_t != ntensors or got_p != nparams or w["meta"]["grad_bytes"] != nparams * bpp:
             sys.exit("%s: %d tensors, %d params; expected %d, %d" % (fname, got_t, got_p, ntensors, nparams))
+        if fname == "resnet50":  # torchvision documents 4.09 GFLOPS (multiply-adds) per image
+            macs = w["meta"]["forward_tflop"] * 1e12 / 2 / w["meta"]["batch"]
+            if abs(macs / 4.09e9 - 1) > 0.01:
+                sys.exit("resnet50: %.4g multiply-adds per image; torchvision says 4.09e9" % macs)
         path = os.path.join(args.out, fname + ".json")
         text = dump(w)
         json.loads(text)  # the output is valid JSON
