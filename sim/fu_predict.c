@@ -1,0 +1,463 @@
+/* fu_predict.c: compiles a workload under a fusion plan into engine tasks, runs it, and turns
+ * the timeline into a result (see fu_predict.h for the model, in words). */
+#include "fu_predict.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fu_common.h"
+#include "fu_cost.h"
+#include "fu_engine.h"
+#include "fu_trace.h"
+
+/* What a task is, for the trace and the results: tag = index * 16 + kind. */
+enum {
+  FU__K_FWD = 1, FU__K_BWD, FU__K_SEG, FU__K_TAIL, FU__K_HOOK, FU__K_ISSUE, FU__K_PACK,
+  FU__K_COMM, FU__K_UNPACK, FU__K_OPT
+};
+#define FU__TAG(kind, idx) ((int32_t)((idx) * 16 + (kind)))
+
+typedef struct fu__bk {
+  fu_op_cost cost;           /* fu_cost_bucket's numbers */
+  double wire_us;            /* transfer part of comm_us at the curve's peak bus bandwidth */
+  double wire_bytes;         /* bytes * busbw factor (for bus_util) */
+  size_t ntensors;           /* gradients in the bucket */
+  uint64_t bytes;            /* their bytes */
+  uint32_t stream;           /* comm stream index */
+  uint32_t t_issue;          /* host task that issues it */
+  uint32_t t_first;          /* its first device task (pack or the operation) */
+  uint32_t t_pack;           /* pack task or FU_TASK_NONE */
+  uint32_t t_comm;           /* the operation */
+  uint32_t t_unpack;         /* unpack task or FU_TASK_NONE */
+  uint32_t t_last;           /* its last device task */
+} fu__bk;
+
+typedef struct fu__sim {
+  fu_engine e;               /* the driver */
+  uint32_t lane_host;        /* host thread */
+  uint32_t lane_hvd;         /* Horovod background thread (Horovod plans only) */
+  uint32_t lane_compute;     /* compute stream */
+  uint32_t lane_d2h;         /* device-to-host copy engine */
+  uint32_t lane_h2d;         /* host-to-device copy engine */
+  uint32_t *lane_comm;       /* communication streams (malloc'd) */
+  int link_comm;             /* the link the operations run over */
+  fu__bk *bk;                /* per bucket (malloc'd) */
+  uint32_t *t_seg;           /* per gradient: the compute segment that makes it ready */
+  uint32_t t_bwd0;           /* first task of the communicating backward */
+  double peak_gbps;          /* the operation curve's peak bus bandwidth (0 unknown) */
+} fu__sim;
+
+static const char *fu__op_name(const fu_comm *c) {
+  switch (c->kind) {
+  case FU_COMM_ALLREDUCE: return "allreduce";
+  case FU_COMM_REDUCESCATTER: return "reducescatter";
+  case FU_COMM_ALLGATHER: return "allgather";
+  case FU_COMM_OFFLOAD: return "d2h";
+  }
+  return "?";
+}
+
+static void fu__sim_finish(fu__sim *s) {
+  fu_engine_finish(&s->e);
+  free(s->lane_comm);
+  free(s->bk);
+  free(s->t_seg);
+}
+
+static int fu__task(fu__sim *s, uint32_t lane, fu_task_class cls, double work, int32_t tag,
+                    uint32_t *id) {
+  fu_task_spec sp;
+  fu_task_spec_init(&sp, lane);
+  sp.cls = cls;
+  sp.work_us = work > 0 ? work : 0;
+  sp.tag = tag;
+  return fu_engine_task_add(&s->e, &sp, id);
+}
+
+/* A compute task; when the host keeps pace with the device it waits for host work before it. */
+static int fu__compute(fu__sim *s, double work, int32_t tag, uint32_t host_before, uint32_t *id) {
+  FU_CHECK(fu__task(s, s->lane_compute, FU_TASK_COMPUTE, work, tag, id));
+  if (host_before != FU_TASK_NONE) FU_CHECK(fu_engine_dep(&s->e, host_before, *id));
+  return FU_OK;
+}
+
+/* Operation timing for one of the three runs (0 nominal, 1 lo, 2 hi). */
+static void fu__op_times(const fu__bk *b, int which, double *latency, double *work) {
+  double t = which == 1 ? b->cost.comm_lo_us : which == 2 ? b->cost.comm_hi_us : b->cost.comm_us;
+  double w = b->wire_us < t ? b->wire_us : t;
+  *latency = t - w;
+  *work = w;
+}
+
+static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                     const fu_profile *prof, const fu_bucket *bks, size_t nb) {
+  int offload = c->kind == FU_COMM_OFFLOAD;
+  int nstreams = p->comm_streams >= 1 ? p->comm_streams : 1;
+  int horovod = p->kind == FU_FUSION_HOROVOD;
+  int lb = w->hook_us > 0 || w->issue_us > 0; /* launch-bound: host keeps pace with device */
+  fu_engine *e = &s->e;
+  FU_CHECK(fu_engine_init(e));
+  fu_engine_set_slowdown(e, prof->comm_slowdown, prof->copy_slowdown);
+  FU_CHECK(fu_engine_lane_add(e, "host thread", &s->lane_host));
+  FU_CHECK(fu_engine_lane_add(e, "compute stream", &s->lane_compute));
+  s->lane_comm = malloc((size_t)nstreams * sizeof *s->lane_comm);
+  s->bk = calloc(nb ? nb : 1, sizeof *s->bk);
+  s->t_seg = malloc((w->ngrads ? w->ngrads : 1) * sizeof *s->t_seg);
+  if (!s->lane_comm || !s->bk || !s->t_seg) return FU_ENOMEM;
+  for (int k = 0; k < nstreams; k++) {
+    char name[48];
+    snprintf(name, sizeof name, "comm stream %d", k);
+    FU_CHECK(fu_engine_lane_add(e, name, &s->lane_comm[k]));
+  }
+  FU_CHECK(fu_engine_lane_add(e, "D2H copy engine", &s->lane_d2h));
+  FU_CHECK(fu_engine_lane_add(e, "H2D copy engine", &s->lane_h2d));
+  s->lane_hvd = FU_TASK_NONE;
+  if (horovod) FU_CHECK(fu_engine_lane_add(e, "horovod background thread", &s->lane_hvd));
+  int l_h2d, l_d2h;
+  FU_CHECK(fu_engine_link_add(e, "pcie_h2d", &l_h2d));
+  FU_CHECK(fu_engine_link_add(e, "pcie_d2h", &l_d2h));
+  double duplex = prof->duplex_factor > 0 && prof->duplex_factor <= 1 ? prof->duplex_factor : 1;
+  FU_CHECK(fu_engine_link_pair(e, l_h2d, l_d2h, duplex));
+  if (offload) s->link_comm = l_d2h;
+  else FU_CHECK(fu_engine_link_add(e, c->link, &s->link_comm));
+
+  /* Costs per bucket, and the wire part of each operation. */
+  const char *opname = fu__op_name(c);
+  int ranks = offload ? 1 : c->ranks;
+  const fu_curve *cv = fu_profile_find(prof, opname, offload ? "pcie_d2h" : c->link, ranks, NULL);
+  s->peak_gbps = cv && cv->peak_busbw_gbps > 0 ? cv->peak_busbw_gbps : 0;
+  fu_op o;
+  double factor = 1.0;
+  if (!offload && fu_op_parse(opname, &o) == FU_OK) factor = fu_busbw_factor(o, ranks);
+  for (size_t k = 0; k < nb; k++) {
+    fu__bk *b = &s->bk[k];
+    if (bks[k].first > bks[k].last || bks[k].last >= w->ngrads ||
+        (k > 0 && bks[k].first != bks[k - 1].last + 1) || (k == 0 && bks[k].first != 0)) {
+      fu_error("plan: bucket %zu [%zu, %zu] does not continue the ready order", k, bks[k].first,
+               bks[k].last);
+      return FU_EINTERNAL;
+    }
+    b->ntensors = bks[k].last - bks[k].first + 1;
+    for (size_t i = bks[k].first; i <= bks[k].last; i++) b->bytes += w->grads[i].bytes;
+    FU_CHECK(fu_cost_bucket(prof, c, p, b->bytes, b->ntensors, &b->cost));
+    b->wire_bytes = (double)b->bytes * factor;
+    b->wire_us = s->peak_gbps > 0 ? b->wire_bytes / (s->peak_gbps * 1e3) : 0.0;
+    b->stream = (uint32_t)(k % (size_t)nstreams);
+  }
+  if (nb && bks[nb - 1].last != w->ngrads - 1) {
+    fu_error("plan: the buckets cover %zu of %zu gradients", bks[nb - 1].last + 1, w->ngrads);
+    return FU_EINTERNAL;
+  }
+
+  /* Micro-batches before the last: no communication. */
+  uint32_t id, host_last = FU_TASK_NONE;
+  int K = w->accum_steps > 0 ? w->accum_steps : 1;
+  for (int m = 0; m < K - 1; m++) {
+    FU_CHECK(fu__compute(s, w->fwd_us, FU__TAG(FU__K_FWD, m), FU_TASK_NONE, &id));
+    FU_CHECK(fu__compute(s, w->bwd_us, FU__TAG(FU__K_BWD, m), FU_TASK_NONE, &id));
+  }
+  FU_CHECK(fu__compute(s, w->fwd_us, FU__TAG(FU__K_FWD, K - 1), FU_TASK_NONE, &id));
+
+  /* The communicating backward, gradient by gradient. */
+  double prev = 0.0;
+  size_t next_bk = 0;
+  uint32_t *seg_end_of_bk_issue = NULL;
+  (void)seg_end_of_bk_issue;
+  uint32_t t_bwd_end = FU_TASK_NONE;
+  for (size_t i = 0; i < w->ngrads; i++) {
+    double r = w->grads[i].ready_us;
+    FU_CHECK(fu__compute(s, r - prev, FU__TAG(FU__K_SEG, i), lb ? host_last : FU_TASK_NONE,
+                         &s->t_seg[i]));
+    if (r > prev) prev = r;
+    if (i == 0) s->t_bwd0 = s->t_seg[0];
+    t_bwd_end = s->t_seg[i];
+    if (w->hook_us > 0) {
+      FU_CHECK(fu__task(s, s->lane_host, FU_TASK_PLAIN, w->hook_us, FU__TAG(FU__K_HOOK, i), &id));
+      FU_CHECK(fu_engine_dep(e, s->t_seg[i], id));
+      host_last = id;
+    }
+    while (p->overlap && next_bk < nb && bks[next_bk].last == i) {
+      fu__bk *b = &s->bk[next_bk];
+      fu_task_spec sp;
+      fu_task_spec_init(&sp, horovod ? s->lane_hvd : s->lane_host);
+      sp.work_us = b->cost.issue_us + w->issue_us;
+      sp.tag = FU__TAG(FU__K_ISSUE, next_bk);
+      if (horovod && p->cycle_us > 0) {
+        sp.align_us = p->cycle_us;
+        sp.align_origin = s->t_bwd0;
+      }
+      FU_CHECK(fu_engine_task_add(e, &sp, &b->t_issue));
+      FU_CHECK(fu_engine_dep(e, s->t_seg[i], b->t_issue));
+      if (!horovod) host_last = b->t_issue;
+      next_bk++;
+    }
+  }
+  if (w->bwd_us > prev || w->ngrads == 0) {
+    FU_CHECK(fu__compute(s, w->bwd_us - prev, FU__TAG(FU__K_TAIL, 0), lb ? host_last : FU_TASK_NONE,
+                         &t_bwd_end));
+  }
+  for (; next_bk < nb; next_bk++) { /* overlap off: issue once backward has ended */
+    fu__bk *b = &s->bk[next_bk];
+    FU_CHECK(fu__task(s, s->lane_host, FU_TASK_PLAIN, b->cost.issue_us + w->issue_us,
+                      FU__TAG(FU__K_ISSUE, next_bk), &b->t_issue));
+    FU_CHECK(fu_engine_dep(e, t_bwd_end, b->t_issue));
+    host_last = b->t_issue;
+  }
+
+  /* Device side of each bucket: pack -> operation -> unpack on its stream. */
+  uint32_t *stream_last = malloc((size_t)nstreams * sizeof *stream_last);
+  if (!stream_last) return FU_ENOMEM;
+  for (int k = 0; k < nstreams; k++) stream_last[k] = FU_TASK_NONE;
+  int st = FU_OK;
+  for (size_t k = 0; k < nb && st == FU_OK; k++) {
+    fu__bk *b = &s->bk[k];
+    uint32_t lane = s->lane_comm[b->stream];
+    uint32_t ready = p->overlap ? s->t_seg[bks[k].last] : t_bwd_end;
+    b->t_pack = b->t_unpack = FU_TASK_NONE;
+    if (b->cost.pack_us > 0) {
+      if ((st = fu__task(s, lane, FU_TASK_PLAIN, b->cost.pack_us, FU__TAG(FU__K_PACK, k),
+                         &b->t_pack)) != FU_OK)
+        break;
+    }
+    fu_task_spec sp;
+    fu_task_spec_init(&sp, offload ? s->lane_d2h : lane);
+    sp.cls = offload ? FU_TASK_COPY : FU_TASK_NCCL;
+    sp.link = s->link_comm;
+    fu__op_times(b, 0, &sp.latency_us, &sp.work_us);
+    sp.tag = FU__TAG(FU__K_COMM, k);
+    if ((st = fu_engine_task_add(e, &sp, &b->t_comm)) != FU_OK) break;
+    if (b->t_pack != FU_TASK_NONE) st = fu_engine_dep(e, b->t_pack, b->t_comm);
+    if (st == FU_OK && b->cost.unpack_us > 0)
+      st = fu__task(s, lane, FU_TASK_PLAIN, b->cost.unpack_us, FU__TAG(FU__K_UNPACK, k),
+                    &b->t_unpack);
+    if (st != FU_OK) break;
+    b->t_first = b->t_pack != FU_TASK_NONE ? b->t_pack : b->t_comm;
+    b->t_last = b->t_unpack != FU_TASK_NONE ? b->t_unpack : b->t_comm;
+    /* The first device task waits for the gradients and the host's issue; a task on the
+     * stream's lane follows its predecessor there anyway, one on a copy engine needs the edge. */
+    if ((st = fu_engine_dep(e, b->t_issue, b->t_first)) != FU_OK) break;
+    if ((st = fu_engine_dep(e, ready, b->t_first)) != FU_OK) break;
+    uint32_t sl = stream_last[b->stream];
+    if (sl != FU_TASK_NONE && e->tasks[sl].lane != e->tasks[b->t_first].lane)
+      st = fu_engine_dep(e, sl, b->t_first);
+    if (st == FU_OK && b->t_unpack != FU_TASK_NONE && offload)
+      st = fu_engine_dep(e, b->t_comm, b->t_unpack);
+    stream_last[b->stream] = b->t_last;
+  }
+  free(stream_last);
+  FU_CHECK(st);
+
+  /* The optimizer step once every bucket has ended. */
+  FU_CHECK(fu__compute(s, w->opt_us, FU__TAG(FU__K_OPT, 0), lb ? host_last : FU_TASK_NONE, &id));
+  FU_CHECK(fu_engine_dep(e, t_bwd_end, id));
+  for (size_t k = 0; k < nb; k++) FU_CHECK(fu_engine_dep(e, s->bk[k].t_last, id));
+  return FU_OK;
+}
+
+/* Sets every operation to its nominal / lo / hi time. */
+static void fu__set_times(fu__sim *s, size_t nb, int which) {
+  for (size_t k = 0; k < nb; k++) {
+    fu_engine_task *t = &s->e.tasks[s->bk[k].t_comm];
+    fu__op_times(&s->bk[k], which, &t->latency_us, &t->work_us);
+  }
+}
+
+static int fu__export_trace(const fu__sim *s, const fu_workload *w, const fu_comm *c,
+                            const fu_bucket *bks, size_t nb, fu_trace *tr) {
+  const fu_engine *e = &s->e;
+  FU_CHECK(fu_trace_process_name(tr, w->name[0] ? w->name : "fusim"));
+  for (size_t l = 0; l < e->nlanes; l++)
+    FU_CHECK(fu_trace_thread_name(tr, (int)l + 1, e->lanes[l].name, (int)l));
+  const char *opname = c->kind == FU_COMM_OFFLOAD ? "offload" : fu__op_name(c);
+  for (size_t i = 0; i < e->ntasks; i++) {
+    const fu_engine_task *t = &e->tasks[i];
+    int kind = t->tag % 16;
+    size_t idx = (size_t)(t->tag / 16);
+    char name[192], sz[32];
+    const char *cat = "compute";
+    json_t *args = NULL;
+    switch (kind) {
+    case FU__K_FWD: snprintf(name, sizeof name, "forward %zu", idx); break;
+    case FU__K_BWD: snprintf(name, sizeof name, "backward %zu", idx); break;
+    case FU__K_SEG: snprintf(name, sizeof name, "bwd -> %s", w->grads[idx].name); break;
+    case FU__K_TAIL: snprintf(name, sizeof name, "bwd (rest)"); break;
+    case FU__K_OPT: snprintf(name, sizeof name, "optimizer"); break;
+    case FU__K_HOOK:
+      snprintf(name, sizeof name, "hook %s", w->grads[idx].name);
+      cat = "host";
+      break;
+    case FU__K_ISSUE:
+      snprintf(name, sizeof name, "issue b%zu", idx);
+      cat = "host";
+      break;
+    case FU__K_PACK: case FU__K_COMM: case FU__K_UNPACK: {
+      const fu__bk *b = &s->bk[idx];
+      fu_format_size(b->bytes, sz, sizeof sz);
+      snprintf(name, sizeof name, "%s b%zu (%s, %zu tensor%s)",
+               kind == FU__K_PACK ? "pack" : kind == FU__K_UNPACK ? "unpack" : opname, idx, sz,
+               b->ntensors, b->ntensors == 1 ? "" : "s");
+      cat = kind == FU__K_COMM ? "comm" : "pack";
+      args = json_pack("{s:i, s:I, s:i, s:s, s:s}", "bucket", (int)idx, "bytes",
+                       (json_int_t)b->bytes, "tensors", (int)b->ntensors, "first",
+                       w->grads[bks[idx].first].name, "last", w->grads[bks[idx].last].name);
+      if (args && kind == FU__K_COMM)
+        json_object_set_new(args, "transfer_start_us", json_real(t->xfer_us));
+      break;
+    }
+    default: snprintf(name, sizeof name, "task %zu", i); break;
+    }
+    FU_CHECK(fu_trace_slice(tr, (int)t->lane + 1, name, cat, t->start_us, t->end_us - t->start_us,
+                            args));
+  }
+  /* Flow arrows: each gradient's ready time -> the first device task of its bucket. */
+  for (size_t k = 0; k < nb; k++) {
+    const fu_engine_task *dst = &e->tasks[s->bk[k].t_first];
+    for (size_t i = bks[k].first; i <= bks[k].last; i++) {
+      const fu_engine_task *seg = &e->tasks[s->t_seg[i]];
+      double d = seg->end_us - seg->start_us;
+      double ts0 = seg->end_us - (d > 0.002 ? 0.001 : d / 2);
+      FU_CHECK(fu_trace_flow(tr, (uint64_t)i + 1, "gradient ready", (int)s->lane_compute + 1, ts0,
+                             (int)dst->lane + 1, dst->start_us));
+    }
+  }
+  /* Link occupancy as counter tracks. */
+  for (size_t j = 0; j < e->nlog; j++) {
+    const fu_link_sample *ls = &e->log[j];
+    char name[64];
+    snprintf(name, sizeof name, "link %s", e->links[ls->link].name);
+    FU_CHECK(fu_trace_counter(tr, name, ls->t_us, "transfers", ls->nactive));
+  }
+  return FU_OK;
+}
+
+int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                           const fu_profile *prof, const fu_bucket *bks, size_t nb,
+                           fu_trace *trace, fu_result *out) {
+  memset(out, 0, sizeof *out);
+  fu__sim s;
+  memset(&s, 0, sizeof s);
+  int st = fu__build(&s, w, p, c, prof, bks, nb);
+  double lo = 0, hi = 0;
+  if (st == FU_OK) { /* interval first, so that the nominal timeline stays in the engine */
+    fu__set_times(&s, nb, 1);
+    st = fu_engine_run(&s.e);
+    lo = s.e.makespan_us;
+  }
+  if (st == FU_OK) {
+    fu__set_times(&s, nb, 2);
+    st = fu_engine_run(&s.e);
+    hi = s.e.makespan_us;
+  }
+  if (st == FU_OK) {
+    fu__set_times(&s, nb, 0);
+    s.e.log_links = trace != NULL;
+    st = fu_engine_run(&s.e);
+  }
+  if (st == FU_OK) {
+    out->buckets = calloc(nb ? nb : 1, sizeof *out->buckets);
+    if (!out->buckets) st = FU_ENOMEM;
+  }
+  if (st != FU_OK) {
+    if (st == FU_EINTERNAL) fu_error("simulation of %s failed: %s", w->name, fu_strerror(st));
+    fu__sim_finish(&s);
+    return st;
+  }
+  const fu_engine *e = &s.e;
+  int K = w->accum_steps > 0 ? w->accum_steps : 1;
+  out->iter_us = e->makespan_us;
+  out->iter_lo_us = lo < out->iter_us ? lo : out->iter_us;
+  out->iter_hi_us = hi > out->iter_us ? hi : out->iter_us;
+  out->compute_us = K * (w->fwd_us + w->bwd_us) + w->opt_us;
+  double pack = 0, wire = 0;
+  for (size_t k = 0; k < nb; k++) {
+    const fu__bk *b = &s.bk[k];
+    fu_bucket *o = &out->buckets[k];
+    o->first = bks[k].first;
+    o->last = bks[k].last;
+    o->bytes = b->bytes;
+    o->ready_us = e->tasks[s.t_seg[o->last]].end_us;
+    o->start_us = e->tasks[b->t_first].start_us;
+    o->end_us = e->tasks[b->t_last].end_us;
+    o->comm_us = e->tasks[b->t_comm].end_us - e->tasks[b->t_comm].start_us;
+    if (b->t_pack != FU_TASK_NONE) o->pack_us += e->tasks[b->t_pack].end_us - e->tasks[b->t_pack].start_us;
+    if (b->t_unpack != FU_TASK_NONE)
+      o->pack_us += e->tasks[b->t_unpack].end_us - e->tasks[b->t_unpack].start_us;
+    out->comm_us += o->comm_us;
+    pack += o->pack_us;
+    wire += b->wire_bytes;
+    if (!p->pack_view && b->ntensors > 1 && b->bytes > out->fusion_buffer_bytes)
+      out->fusion_buffer_bytes = b->bytes;
+  }
+  out->nbuckets = nb;
+  out->n_ops = nb;
+  out->exposed_comm_us = out->iter_us > out->compute_us ? out->iter_us - out->compute_us : 0;
+  double busy = out->comm_us + pack;
+  out->overlap_frac = busy > 0 ? 1.0 - out->exposed_comm_us / busy : 0.0;
+  if (out->overlap_frac < 0) out->overlap_frac = 0;
+  if (out->overlap_frac > 1) out->overlap_frac = 1;
+  out->bus_util = s.peak_gbps > 0 && out->comm_us > 0 ? wire / out->comm_us / (s.peak_gbps * 1e3) : 0;
+  out->sim_events = e->events;
+  if (trace) st = fu__export_trace(&s, w, c, bks, nb, trace);
+  fu__sim_finish(&s);
+  if (st != FU_OK) fu_result_finish(out);
+  return st;
+}
+
+int fu_sim_predict(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                   const fu_profile *prof, fu_trace *trace, fu_result *out) {
+  memset(out, 0, sizeof *out);
+  fu_bucket *bks = NULL;
+  size_t nb = 0;
+  FU_CHECK(fu_plan_buckets(w, p, c, prof, &bks, &nb));
+  int st = fu_sim_predict_buckets(w, p, c, prof, bks, nb, trace, out);
+  free(bks);
+  return st;
+}
+
+void fu_result_finish(fu_result *r) {
+  if (!r) return;
+  free(r->buckets);
+  r->buckets = NULL;
+  r->nbuckets = 0;
+}
+
+json_t *fu_result_to_json(const fu_result *r, const fu_workload *w, const fu_plan *p,
+                          const fu_comm *c, const fu_profile *prof) {
+  char plan[512], comm[64];
+  fu_plan_string(p, plan, sizeof plan);
+  fu_comm_string(c, comm, sizeof comm);
+  double pack = 0;
+  json_t *bk = json_array();
+  if (!bk) return NULL;
+  for (size_t k = 0; k < r->nbuckets; k++) {
+    const fu_bucket *b = &r->buckets[k];
+    pack += b->pack_us;
+    double busbw = b->comm_us > 0 ? (double)b->bytes / b->comm_us / 1e3 : 0; /* algbw, GB/s */
+    if (c->kind != FU_COMM_OFFLOAD) {
+      fu_op o;
+      if (fu_op_parse(fu__op_name(c), &o) == FU_OK) busbw *= fu_busbw_factor(o, c->ranks);
+    }
+    json_t *jb = json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "index",
+                           (json_int_t)k, "first", (json_int_t)b->first, "last",
+                           (json_int_t)b->last, "tensors", (json_int_t)(b->last - b->first + 1),
+                           "bytes", (json_int_t)b->bytes, "ready_us", b->ready_us, "start_us",
+                           b->start_us, "end_us", b->end_us, "pack_us", b->pack_us, "comm_us",
+                           b->comm_us, "busbw_gbps", busbw, "last_tensor",
+                           b->last < w->ngrads && w->grads[b->last].name ? w->grads[b->last].name
+                                                                         : "");
+    if (!jb || json_array_append_new(bk, jb) != 0) {
+      json_decref(bk);
+      return NULL;
+    }
+  }
+  json_t *o = json_pack(
+      "{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:b, s:o}",
+      "workload", w->name, "plan", plan, "comm", comm, "profile", prof->name, "iter_us",
+      r->iter_us, "iter_lo_us", r->iter_lo_us, "iter_hi_us", r->iter_hi_us, "compute_us",
+      r->compute_us, "comm_us", r->comm_us, "exposed_comm_us", r->exposed_comm_us, "overlap_frac",
+      r->overlap_frac, "bus_util", r->bus_util, "pack_us", pack, "n_ops", (json_int_t)r->n_ops,
+      "fusion_buffer_bytes", (json_int_t)r->fusion_buffer_bytes, "sim_events",
+      (json_int_t)r->sim_events, "estimated", w->estimated, "buckets", bk);
+  return o;
+}
