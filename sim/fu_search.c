@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "fu_common.h"
+#include "fu_predict.h"
 
 static double fu__now_ms(void) {
   struct timespec ts;
@@ -155,74 +156,332 @@ static void fu__ctx_finish(fu__ctx *x) {
   free(x->ready);
 }
 
-int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
-                      const fu_profile *prof, fu_bucket **out, size_t *nbuckets,
-                      fu_search_stats *stats) {
+/* One way to have communicated a prefix of the gradients. Dominance is componentwise: a state
+ * no later in all three coordinates can do everything another can. */
+typedef struct fu__state {
+  double D;                  /* launch-bound: host issue time so far, by which compute is late */
+  double H;                  /* when the host thread finished its last issue */
+  double F;                  /* when the communication stream finished the last bucket */
+  uint32_t from;             /* prefix length before the last bucket */
+  uint32_t from_k;           /* index of the predecessor state in its front */
+} fu__state;
+
+#define FU__FRONT_MAX 16     /* states kept per prefix; more are dropped (search then inexact) */
+
+/* Inserts s into front f (size *n) unless dominated; drops the states it dominates. Returns 1
+ * if a state had to be dropped for room. */
+static int fu__front_add(fu__state *f, uint32_t *n, const fu__state *s) {
+  for (uint32_t k = 0; k < *n; k++)
+    if (f[k].D <= s->D && f[k].H <= s->H && f[k].F <= s->F) return 0;
+  uint32_t m = 0;
+  for (uint32_t k = 0; k < *n; k++)
+    if (!(s->D <= f[k].D && s->H <= f[k].H && s->F <= f[k].F)) f[m++] = f[k];
+  *n = m;
+  if (m < FU__FRONT_MAX) {
+    f[(*n)++] = *s;
+    return 0;
+  }
+  uint32_t worst = 0; /* full: replace the latest-finishing state if s finishes earlier */
+  for (uint32_t k = 1; k < m; k++)
+    if (f[k].F > f[worst].F) worst = k;
+  if (s->F < f[worst].F) f[worst] = *s;
+  return 1;
+}
+
+static int fu__optimal_dp(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                          const fu_profile *prof, fu_bucket **out, size_t *nbuckets,
+                          fu_search_stats *stats) {
   double t_start = fu__now_ms();
   *out = NULL;
   *nbuckets = 0;
   fu__ctx x;
   int st = fu__ctx_init(&x, w, p, c, prof);
   size_t n = w->ngrads;
-  /* F[j + 1]: earliest finish of gradients [0, j] bucketed contiguously; from[j + 1]: the first
-   * gradient of the last bucket in that optimum. F[0] = -inf stands for "stream free". */
-  double *F = malloc((n + 1) * sizeof *F);
-  size_t *from = malloc((n + 1) * sizeof *from);
+  /* The engine's model (fu_predict.h), with one stream, no slowdown and no link sharing:
+   *  - host runs ahead (no host block): the bucket ending at gradient j is issued at
+   *    H' = max(ready_j, H) + issue and runs at F' = max(H', F) + device;
+   *  - launch-bound (hook_us or issue_us > 0): compute, hooks and issues alternate, so gradient
+   *    j is ready at t0 + r_j + j * hook + D, where D sums the issues before it; H' = ready_j +
+   *    hook + issue, D' = D + issue;
+   *  - overlap off: issues start once backward (and, launch-bound, its hooks) has ended.
+   * The iteration is max(E, F) + opt, with E the end of backward on the compute side
+   * (t0 + max(bwd, r_last) + n * hook + D when launch-bound). */
+  fu__state *fr = NULL;
+  uint32_t *nfr = NULL;
   uint64_t candidates = 0;
-  if (st == FU_OK && (!F || !from)) st = FU_ENOMEM;
+  int lb = w->hook_us > 0 || w->issue_us > 0, dropped = 0;
+  double t0 = fu_plan_backward_start_us(w);
+  double hook = lb ? w->hook_us : 0.0;
+  double r_last = n ? w->grads[n - 1].ready_us : 0.0;
+  double bwd_end = t0 + fmax(w->bwd_us, r_last) + (double)n * hook;
+  if (st == FU_OK) {
+    fr = malloc((n + 1) * FU__FRONT_MAX * sizeof *fr);
+    nfr = calloc(n + 1, sizeof *nfr);
+    if (!fr || !nfr) st = FU_ENOMEM;
+  }
   if (st == FU_OK) st = fu__ctx_check_monotone(&x);
   if (st != FU_OK) goto done;
-  F[0] = -INFINITY;
+  fr[0] = (fu__state){0.0, -INFINITY, -INFINITY, 0, 0};
+  nfr[0] = 1;
   for (size_t j = 0; j < n && st == FU_OK; j++) {
-    double best = INFINITY;
-    size_t arg = j;
-    /* Bucket [i, j], i from j down to 0. Its price grows as i falls (more bytes, more tensors),
-     * so once ready[j] + issue + device alone reaches the best, no smaller i can win. */
+    fu__state *cur = &fr[(j + 1) * FU__FRONT_MAX];
+    uint32_t ncur = 0;
+    double r0 = t0 + w->grads[j].ready_us + (double)j * hook; /* ready_j with D = 0 */
     for (size_t i = j + 1; i-- > 0;) {
       uint64_t bytes = x.prefix[j + 1] - x.prefix[i];
       if (p->mem_cap_bytes && i < j && bytes > p->mem_cap_bytes) break;
       fu__price pr;
       if ((st = fu__price_range(&x, i, j, &pr)) != FU_OK) break;
       candidates++;
-      double lower = x.ready[j] + pr.issue_us + pr.device_us;
-      if (x.monotone && lower >= best) break;
-      double fin = fmax(x.ready[j] + pr.issue_us, F[i]) + pr.device_us;
-      if (fin < best) {
-        best = fin;
-        arg = i;
+      /* Lower bounds for this bucket and every longer one (price grows as i falls). */
+      double lD = lb && p->overlap ? pr.issue_us : 0.0;
+      double lH = (p->overlap ? r0 + hook : bwd_end) + pr.issue_us;
+      double lF = lH + pr.device_us;
+      if (x.monotone) {
+        int beaten = 0;
+        for (uint32_t k = 0; k < ncur && !beaten; k++)
+          beaten = cur[k].D <= lD && cur[k].H <= lH && cur[k].F <= lF;
+        if (beaten) break;
+      }
+      const fu__state *prev = &fr[i * FU__FRONT_MAX];
+      for (uint32_t k = 0; k < nfr[i]; k++) {
+        fu__state s;
+        if (!p->overlap) {
+          s.D = 0.0;
+          s.H = fmax(bwd_end, prev[k].H) + pr.issue_us;
+        } else if (lb) {
+          s.D = prev[k].D + pr.issue_us;
+          s.H = r0 + prev[k].D + hook + pr.issue_us;
+        } else {
+          s.D = 0.0;
+          s.H = fmax(r0, prev[k].H) + pr.issue_us;
+        }
+        s.F = fmax(s.H, prev[k].F) + pr.device_us;
+        s.from = (uint32_t)i;
+        s.from_k = k;
+        dropped |= fu__front_add(cur, &ncur, &s);
       }
     }
-    F[j + 1] = best;
-    from[j + 1] = arg;
+    nfr[j + 1] = ncur;
   }
   if (st != FU_OK) goto done;
-  /* Walk back through from[] to count and then fill the buckets in ready order. */
+  /* The best final state, then back through the predecessors. */
+  const fu__state *last = &fr[n * FU__FRONT_MAX];
+  uint32_t bk = 0;
+  double best = INFINITY;
+  for (uint32_t k = 0; k < nfr[n]; k++) {
+    double e = lb && p->overlap ? bwd_end + last[k].D : bwd_end;
+    double it = fmax(e, last[k].F) + w->opt_us;
+    if (it < best) best = it, bk = k;
+  }
   size_t nb = 0;
-  for (size_t e = n; e > 0; e = from[e]) nb++;
+  for (size_t e = n, k = bk; e > 0;) {
+    const fu__state *s = &fr[e * FU__FRONT_MAX + k];
+    nb++;
+    e = s->from;
+    k = s->from_k;
+  }
   fu_bucket *b = calloc(nb, sizeof *b);
   if (!b) {
     st = FU_ENOMEM;
     goto done;
   }
-  size_t k = nb;
-  for (size_t e = n; e > 0; e = from[e]) {
-    k--;
-    b[k].first = from[e];
-    b[k].last = e - 1;
+  size_t q = nb;
+  for (size_t e = n, k = bk; e > 0;) {
+    const fu__state *s = &fr[e * FU__FRONT_MAX + k];
+    q--;
+    b[q].first = s->from;
+    b[q].last = e - 1;
+    e = s->from;
+    k = s->from_k;
   }
   fu_plan_fill_buckets(w, b, nb);
   *out = b;
   *nbuckets = nb;
   if (stats) {
-    stats->predicted_us = F[n];
+    stats->predicted_us = best;
     stats->cost_calls = x.calls;
     stats->candidates = candidates;
     stats->elapsed_ms = fu__now_ms() - t_start;
+    stats->exact = x.monotone && !dropped;
   }
 done:
-  free(F);
-  free(from);
+  free(fr);
+  free(nfr);
   fu__ctx_finish(&x);
+  return st;
+}
+
+/* ---- polishing by simulation, where the DP's model leaves out what the engine charges ---- */
+
+typedef struct fu__polish {
+  const fu_workload *w;      /* workload */
+  const fu_plan *p;          /* the optimal plan (pack, overlap, streams, mem cap) */
+  const fu_comm *c;          /* target */
+  const fu_profile *prof;    /* profile */
+  uint8_t *cut;              /* cut[i] = 1: a bucket ends at gradient i (cut[n-1] = 1) */
+  uint8_t *best_cut;         /* best cuts so far */
+  double best_us;            /* their simulated iteration */
+  fu_bucket *tmp;            /* scratch buckets (n) */
+  uint64_t sims;             /* simulations run */
+} fu__polish;
+
+/* Simulates the cuts in pl->cut; +inf when the memory cap is broken. */
+static int fu__polish_eval(fu__polish *pl, double *iter) {
+  const fu_workload *w = pl->w;
+  size_t nb = 0, first = 0;
+  uint64_t bytes = 0;
+  *iter = INFINITY;
+  for (size_t i = 0; i < w->ngrads; i++) {
+    bytes += w->grads[i].bytes;
+    if (pl->cut[i]) {
+      if (pl->p->mem_cap_bytes && i > first && bytes > pl->p->mem_cap_bytes) return FU_OK;
+      memset(&pl->tmp[nb], 0, sizeof pl->tmp[nb]);
+      pl->tmp[nb].first = first;
+      pl->tmp[nb].last = i;
+      nb++;
+      first = i + 1;
+      bytes = 0;
+    }
+  }
+  fu_result r;
+  pl->sims++;
+  FU_CHECK(fu_sim_predict_buckets(w, pl->p, pl->c, pl->prof, pl->tmp, nb, NULL, &r));
+  *iter = r.iter_us;
+  fu_result_finish(&r);
+  return FU_OK;
+}
+
+/* Tries the cuts in pl->cut; keeps them if they beat the best. */
+static int fu__polish_try(fu__polish *pl, int *better) {
+  double t;
+  FU_CHECK(fu__polish_eval(pl, &t));
+  *better = t < pl->best_us * (1 - 1e-12);
+  if (*better) {
+    pl->best_us = t;
+    memcpy(pl->best_cut, pl->cut, pl->w->ngrads);
+  }
+  return FU_OK;
+}
+
+/* Seeds the cuts from another plan kind's buckets. */
+static int fu__polish_seed(fu__polish *pl, const fu_plan *q) {
+  fu_bucket *b = NULL;
+  size_t nb = 0;
+  FU_CHECK(fu_plan_buckets(pl->w, q, pl->c, pl->prof, &b, &nb));
+  memset(pl->cut, 0, pl->w->ngrads);
+  for (size_t k = 0; k < nb; k++) pl->cut[b[k].last] = 1;
+  free(b);
+  int better;
+  return fu__polish_try(pl, &better);
+}
+
+/* Where the engine charges more than the DP models (compute slowed beside communication,
+ * several streams or shared links, a cut or Pareto state the DP could not keep), the DP's
+ * buckets are a start: the plans `fusim plan` compares and a cap sweep are simulated as seeds,
+ * then single boundary moves (drop a cut, move one a gradient left or right) are taken while
+ * they help. Every candidate is simulated, so the result is never worse than any seed. */
+static int fu__polish_run(fu__polish *pl, const fu_bucket *dp, size_t ndp) {
+  size_t n = pl->w->ngrads;
+  memset(pl->cut, 0, n);
+  for (size_t k = 0; k < ndp; k++) pl->cut[dp[k].last] = 1;
+  double t;
+  FU_CHECK(fu__polish_eval(pl, &t));
+  pl->best_us = t;
+  memcpy(pl->best_cut, pl->cut, n);
+  fu_plan q = *pl->p;
+  q.mem_cap_bytes = 0;
+  static const fu_fusion_kind kinds[] = {FU_FUSION_NONE, FU_FUSION_SINGLE, FU_FUSION_MGWFBP};
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    q.kind = kinds[k];
+    FU_CHECK(fu__polish_seed(pl, &q));
+  }
+  q.kind = FU_FUSION_HOROVOD;
+  q.cap_bytes = FU_HOROVOD_THRESHOLD_BYTES;
+  q.cycle_us = FU_HOROVOD_CYCLE_US;
+  FU_CHECK(fu__polish_seed(pl, &q));
+  q.kind = FU_FUSION_CAP;
+  q.cap_bytes = FU_DDP_CAP_BYTES;
+  q.first_cap_bytes = FU_DDP_FIRST_BYTES;
+  FU_CHECK(fu__polish_seed(pl, &q));
+  q.first_cap_bytes = 0;
+  for (uint64_t cap = 64 << 10; cap <= (1ull << 30); cap *= 2) {
+    q.cap_bytes = cap;
+    FU_CHECK(fu__polish_seed(pl, &q));
+  }
+  /* Local moves from the best, first improvement, a bounded number of simulations. */
+  uint64_t budget = pl->sims + 6 * (uint64_t)n + 200;
+  int improved = 1;
+  while (improved && pl->sims < budget) {
+    improved = 0;
+    for (size_t i = 0; i + 1 < n && pl->sims < budget; i++) {
+      if (!pl->best_cut[i]) continue;
+      int better = 0;
+      memcpy(pl->cut, pl->best_cut, n);
+      pl->cut[i] = 0; /* merge the two buckets around this cut */
+      FU_CHECK(fu__polish_try(pl, &better));
+      if (!better && i > 0 && !pl->best_cut[i - 1]) {
+        memcpy(pl->cut, pl->best_cut, n);
+        pl->cut[i] = 0, pl->cut[i - 1] = 1;
+        FU_CHECK(fu__polish_try(pl, &better));
+      }
+      if (!better && !pl->best_cut[i + 1]) {
+        memcpy(pl->cut, pl->best_cut, n);
+        pl->cut[i] = 0, pl->cut[i + 1] = 1;
+        FU_CHECK(fu__polish_try(pl, &better));
+      }
+      improved |= better;
+    }
+  }
+  return FU_OK;
+}
+
+int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                      const fu_profile *prof, fu_bucket **out, size_t *nbuckets,
+                      fu_search_stats *stats) {
+  double t_start = fu__now_ms();
+  fu_search_stats st0;
+  memset(&st0, 0, sizeof st0);
+  FU_CHECK(fu__optimal_dp(w, p, c, prof, out, nbuckets, &st0));
+  int contended = prof->comm_slowdown != 1.0 || prof->copy_slowdown != 1.0 || p->comm_streams > 1;
+  int st = FU_OK;
+  if (contended || !st0.exact) {
+    size_t n = w->ngrads;
+    fu__polish pl = {w, p, c, prof, malloc(n), malloc(n), INFINITY, malloc(n * sizeof(fu_bucket)), 0};
+    if (!pl.cut || !pl.best_cut || !pl.tmp) st = FU_ENOMEM;
+    if (st == FU_OK) st = fu__polish_run(&pl, *out, *nbuckets);
+    if (st == FU_OK) {
+      size_t nb = 0;
+      for (size_t i = 0; i < n; i++) nb += pl.best_cut[i];
+      fu_bucket *b = calloc(nb, sizeof *b);
+      if (!b) st = FU_ENOMEM;
+      for (size_t i = 0, k = 0, first = 0; st == FU_OK && i < n; i++)
+        if (pl.best_cut[i]) {
+          b[k].first = first;
+          b[k++].last = i;
+          first = i + 1;
+        }
+      if (st == FU_OK) {
+        fu_plan_fill_buckets(w, b, nb);
+        free(*out);
+        *out = b;
+        *nbuckets = nb;
+        st0.simulated_us = pl.best_us;
+        st0.sims = pl.sims;
+        st0.polished = 1;
+      }
+    }
+    free(pl.cut);
+    free(pl.best_cut);
+    free(pl.tmp);
+    if (st != FU_OK) {
+      free(*out);
+      *out = NULL;
+      *nbuckets = 0;
+    }
+  }
+  st0.elapsed_ms = fu__now_ms() - t_start;
+  if (stats) *stats = st0;
   return st;
 }
 

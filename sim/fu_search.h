@@ -39,19 +39,33 @@ double fu_plan_backward_start_us(const fu_workload *w);
 
 /* Statistics of a search, for reports and benchmarks. */
 typedef struct fu_search_stats {
-  double predicted_us;       /* the search's own model of when the last bucket finishes */
+  double predicted_us;       /* the search's own model of the iteration time (optimal) or of
+                                when the last bucket finishes (MG-WFBP) */
+  int exact;                 /* optimal: 1 when no cut or dropped state could have lost the
+                                optimum (prices grow with bytes, Pareto fronts fit) */
   uint64_t cost_calls;       /* fu_cost_bucket evaluations */
   uint64_t candidates;       /* (i, j) bucket candidates examined */
   double elapsed_ms;         /* wall time of the search */
+  int polished;              /* optimal: 1 when the DP's model left out contention the engine
+                                charges, and its buckets were improved by simulation */
+  uint64_t sims;             /* simulations the polish ran */
+  double simulated_us;       /* polished: the simulated iteration of the result */
 } fu_search_stats;
 
-/* Optimal contiguous bucketing over the ready order: minimises the finish time of the last
- * bucket with one communication stream and nothing contending, i.e.
+/* Optimal contiguous bucketing over the ready order: minimises the iteration time the engine
+ * would simulate with one communication stream and nothing contending (no compute slowdown, no
+ * link sharing). The core recurrence is
  *   finish[j] = min_i  max(ready[j] + issue(i+1..j), finish[i]) + device(i+1..j)
- * with device() and issue() from fu_cost_bucket. mem_cap_bytes (0 = none) bounds a fused
- * bucket's bytes (a single tensor larger than the cap still goes alone: it needs no buffer).
- * O(n^2) candidates in the worst case; a candidate whose lower bound already loses is cut,
- * which is exact because a bucket's cost grows with its bytes and tensors.
+ * with device() and issue() from fu_cost_bucket; since the host thread (and, for launch-bound
+ * workloads, the delay issues add to backward) also carries state, each prefix keeps a small
+ * Pareto front of (delay, host, stream) times instead of one number. mem_cap_bytes (0 = none)
+ * bounds a fused bucket's bytes (a single tensor larger than the cap still goes alone: it needs
+ * no buffer). O(n^2) candidates in the worst case; a candidate whose lower bounds are already
+ * dominated ends the scan for its j, which is exact when prices grow with bytes (checked).
+ * Where the engine charges what the DP leaves out (comm_slowdown or copy_slowdown != 1, more
+ * than one stream, or a state the DP had to drop), the DP's buckets are polished by simulation:
+ * the other plans and a cap sweep are simulated as seeds and single boundary moves are taken
+ * while they help (stats->polished), so the result is never worse than those plans.
  * *out is malloc'd. stats may be NULL. */
 int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                       const fu_profile *prof, fu_bucket **out, size_t *nbuckets,

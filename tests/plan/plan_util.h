@@ -2,6 +2,7 @@
 #ifndef PLAN_UTIL_H
 #define PLAN_UTIL_H
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,51 @@ static inline const char *pu_stderr_end(pu_capture *c) {
   c->text[n] = '\0';
   fclose(c->tmp);
   return c->text;
+}
+
+
+#include "fu_profile.h"
+
+/* A small synthetic profile, independent of the bundled one: 8-rank NVLink all-reduce in two
+ * segments (20 us + 100 GB/s below 1 MiB, 30 us + 300 GB/s above), PCIe device-to-host
+ * (8 us + 50 GB/s), HBM copies (2 us + 3000 GB/s), issue 2.1 us, launch 2.5 us, no slowdown. */
+static inline void pu_curve(fu_curve *c, const char *op, const char *link, int ranks, int nseg,
+                            const double *lo, const double *alpha, const double *gbps,
+                            double peak) {
+  memset(c, 0, sizeof *c);
+  snprintf(c->op, sizeof c->op, "%s", op);
+  snprintf(c->link, sizeof c->link, "%s", link);
+  c->ranks = ranks;
+  c->nseg = nseg;
+  for (int s = 0; s < nseg; s++) {
+    c->seg[s].lo_bytes = lo[s];
+    c->seg[s].hi_bytes = s + 1 < nseg ? lo[s + 1] : INFINITY;
+    c->seg[s].alpha_us = alpha[s];
+    c->seg[s].beta_us_per_byte = 1.0 / (gbps[s] * 1e3);
+    c->seg[s].alpha_ci[0] = alpha[s] * 0.95;
+    c->seg[s].alpha_ci[1] = alpha[s] * 1.05;
+    c->seg[s].beta_ci[0] = c->seg[s].beta_us_per_byte * 0.97;
+    c->seg[s].beta_ci[1] = c->seg[s].beta_us_per_byte * 1.03;
+    c->seg[s].n_samples = 10;
+  }
+  c->peak_busbw_gbps = peak;
+}
+
+static inline void pu_profile(fu_profile *p, double comm_slowdown) {
+  fu_profile_init(p);
+  snprintf(p->name, sizeof p->name, "test-profile");
+  double lo2[] = {0, 1 << 20}, a2[] = {20, 30}, g2[] = {100, 300};
+  pu_curve(&p->curves[p->ncurves++], "allreduce", "nvlink", 8, 2, lo2, a2, g2, 500);
+  double lo1[] = {0}, a1[] = {8}, g1[] = {50};
+  pu_curve(&p->curves[p->ncurves++], "d2h", "pcie_d2h", 1, 1, lo1, a1, g1, 55);
+  double ah[] = {2}, gh[] = {3000};
+  pu_curve(&p->curves[p->ncurves++], "d2d", "hbm", 1, 1, lo1, ah, gh, 3000);
+  p->issue_us = 2.1;
+  p->launch_us = 2.5;
+  p->duplex_factor = 0.9;
+  p->comm_slowdown = comm_slowdown;
+  p->copy_slowdown = 1.0;
+  p->hbm_gbps = 3000;
 }
 
 #endif

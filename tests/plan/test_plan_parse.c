@@ -18,7 +18,10 @@ static int parse(const char *s, fu_plan *p, char *msg, size_t len) {
   fu_plan_init(p);
   pu_stderr_begin(&cap);
   int st = fu_plan_parse_fusion(s, p);
-  snprintf(msg, len, "%s", pu_stderr_end(&cap));
+  const char *m = pu_stderr_end(&cap);
+  size_t k = strlen(m) < len ? strlen(m) : len - 1;
+  memcpy(msg, m, k);
+  msg[k] = 0;
   return st;
 }
 
