@@ -1,9 +1,286 @@
-/* cmd_report.c: fusim report (placeholder until the module lands). */
+/* cmd_report.c: fusim report: print stored samples, fits, predictions, errors, runs, or the
+ * result of any read-only SQL query, as a table, CSV or JSON.
+ *
+ * The database is opened read-only (SQLITE_OPEN_READONLY and PRAGMA query_only), so `report sql`
+ * cannot change it whatever the query says; a writing statement is refused before it runs. */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "fu_common.h"
+#include "fu_db.h"
+
+static void fu__report_usage(FILE *out) {
+  fprintf(out,
+          "usage: fusim report [options] samples|fits|predictions|errors|runs\n"
+          "       fusim report [options] sql \"SELECT ...\"\n"
+          "\n"
+          "  samples       stored samples (filter with --op, --link, --ranks, --run)\n"
+          "  fits          v_fit_quality: every fitted segment, alpha/beta with 95%% CIs, max_rel_err\n"
+          "  predictions   stored predictions\n"
+          "  errors        v_prediction_error: predicted vs measured, rel_err as a fraction\n"
+          "  runs          imports, calibrations, fits, ... with their provenance\n"
+          "  sql QUERY     any read-only query (tables: hosts, runs, samples, fits, fit_segments,\n"
+          "                workloads, plans, predictions, measurements; views v_fit_quality,\n"
+          "                v_prediction_error)\n"
+          "\n"
+          "  --db FILE       database (default $FUSIM_DB, else ./fusim.db)\n"
+          "  --format F      table (default), csv or json (an array of objects)\n"
+          "  --op OP, --link L, --ranks N, --run ID   filters for samples\n"
+          "  -h, --help      this text\n");
+}
+
+/* Queries of the named reports; ?1..?4 are the sample filters (NULL = any). */
+static const struct {
+  const char *name;          /* report name */
+  const char *sql;           /* its query */
+} fu__reports[] = {
+    {"samples",
+     "SELECT s.id, s.run_id, s.op, s.link, s.ranks, s.bytes, s.in_place, s.dtype, s.algo, "
+     "s.proto, s.graph, s.t_min_us, s.t_median_us, s.t_p95_us, s.count, s.busbw_gbps, s.n_wrong "
+     "FROM samples s WHERE (?1 IS NULL OR s.op = ?1) AND (?2 IS NULL OR s.link = ?2) "
+     "AND (?3 IS NULL OR s.ranks = ?3) AND (?4 IS NULL OR s.run_id = ?4) "
+     "ORDER BY s.op, s.link, s.ranks, s.bytes, s.in_place, s.id"},
+    {"fits", "SELECT * FROM v_fit_quality ORDER BY fit_id, op, link, ranks, algo, segment"},
+    {"predictions",
+     "SELECT p.id, w.name AS workload, pl.plan, p.comm, p.profile, p.iter_us, p.iter_lo_us, "
+     "p.iter_hi_us, p.compute_us, p.comm_us, p.exposed_comm_us, p.n_ops, p.fusion_buffer_bytes, "
+     "p.created FROM predictions p JOIN workloads w ON w.id = p.workload_id "
+     "JOIN plans pl ON pl.id = p.plan_id ORDER BY p.id"},
+    {"errors", "SELECT * FROM v_prediction_error ORDER BY measurement_id"},
+    {"runs",
+     "SELECT r.id, r.kind, r.created, r.tool, r.source_file, h.host_name, h.gpu, h.driver, h.cuda, "
+     "h.nccl, (SELECT count(*) FROM samples s WHERE s.run_id = r.id) AS samples, r.cmdline, "
+     "r.notes FROM runs r LEFT JOIN hosts h ON h.id = r.host_id ORDER BY r.id"},
+};
+
+#define FU__TABLE_COL_MAX 60 /* widest table column; longer values are cut with "..." */
+
+static void fu__cell_text(sqlite3_stmt *st, int i, char *buf, size_t cap) {
+  switch (sqlite3_column_type(st, i)) {
+    case SQLITE_NULL: buf[0] = '\0'; break;
+    case SQLITE_INTEGER: snprintf(buf, cap, "%lld", (long long)sqlite3_column_int64(st, i)); break;
+    case SQLITE_FLOAT: snprintf(buf, cap, "%.6g", sqlite3_column_double(st, i)); break;
+    case SQLITE_BLOB: snprintf(buf, cap, "<blob %d bytes>", sqlite3_column_bytes(st, i)); break;
+    default: snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, i)); break;
+  }
+}
+
+static void fu__csv_field(const char *s) {
+  if (!strpbrk(s, ",\"\n\r")) {
+    fputs(s, stdout);
+    return;
+  }
+  putchar('"');
+  for (; *s; s++) {
+    if (*s == '"') putchar('"');
+    putchar(*s);
+  }
+  putchar('"');
+}
+
+static json_t *fu__cell_json(sqlite3_stmt *st, int i) {
+  switch (sqlite3_column_type(st, i)) {
+    case SQLITE_INTEGER: return json_integer(sqlite3_column_int64(st, i));
+    case SQLITE_FLOAT: {
+      double d = sqlite3_column_double(st, i);
+      return isfinite(d) ? json_real(d) : json_null(); /* JSON has no infinity */
+    }
+    case SQLITE_TEXT: {
+      json_t *s = json_string((const char *)sqlite3_column_text(st, i));
+      return s ? s : json_null(); /* not UTF-8 */
+    }
+    default: return json_null();
+  }
+}
+
+/* Step through st and print every row. Table output holds all rows in memory to size the
+ * columns: O(rows x columns). */
+static int fu__print_rows(sqlite3_stmt *st, fu_format fmt, const char *what) {
+  int nc = sqlite3_column_count(st);
+  int rc;
+  if (fmt == FU_FORMAT_CSV) {
+    for (int i = 0; i < nc; i++) {
+      if (i) putchar(',');
+      fu__csv_field(sqlite3_column_name(st, i));
+    }
+    putchar('\n');
+    char cell[8192];
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      for (int i = 0; i < nc; i++) {
+        if (i) putchar(',');
+        fu__cell_text(st, i, cell, sizeof cell);
+        fu__csv_field(cell);
+      }
+      putchar('\n');
+    }
+  } else if (fmt == FU_FORMAT_JSON) {
+    json_t *arr = json_array();
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      json_t *o = json_object();
+      for (int i = 0; i < nc; i++) json_object_set_new(o, sqlite3_column_name(st, i), fu__cell_json(st, i));
+      json_array_append_new(arr, o);
+    }
+    if (rc == SQLITE_DONE) {
+      char *s = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+      if (s) printf("%s\n", s);
+      free(s);
+    }
+    json_decref(arr);
+  } else {
+    size_t nrows = 0, cap = 0;
+    char **cells = NULL;
+    int *width = calloc((size_t)nc + 1, sizeof *width);
+    if (!width) return FU_ENOMEM;
+    for (int i = 0; i < nc; i++) {
+      int w = (int)strlen(sqlite3_column_name(st, i));
+      width[i] = w < FU__TABLE_COL_MAX ? w : FU__TABLE_COL_MAX;
+    }
+    char cell[8192];
+    int oom = 0;
+    while (!oom && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+      if (nrows == cap) {
+        size_t ncap = cap ? cap * 2 : 64;
+        char **nv = realloc(cells, ncap * (size_t)nc * sizeof *nv);
+        if (!nv) {
+          oom = 1;
+          break;
+        }
+        cells = nv;
+        cap = ncap;
+      }
+      for (int i = 0; i < nc; i++) {
+        fu__cell_text(st, i, cell, sizeof cell);
+        if (strlen(cell) > FU__TABLE_COL_MAX) strcpy(cell + FU__TABLE_COL_MAX - 3, "...");
+        for (char *p = cell; *p; p++)
+          if (*p == '\n' || *p == '\t') *p = ' ';
+        cells[nrows * (size_t)nc + (size_t)i] = strdup(cell);
+        int w = (int)strlen(cell);
+        if (w > width[i]) width[i] = w;
+      }
+      nrows++;
+    }
+    if (!oom && rc == SQLITE_DONE) {
+      for (int i = 0; i < nc; i++)
+        printf("%s%-*.*s", i ? "  " : "", width[i], FU__TABLE_COL_MAX, sqlite3_column_name(st, i));
+      putchar('\n');
+      for (int i = 0; i < nc; i++) {
+        printf("%s", i ? "  " : "");
+        for (int k = 0; k < width[i]; k++) putchar('-');
+      }
+      putchar('\n');
+      for (size_t r = 0; r < nrows; r++) {
+        for (int i = 0; i < nc; i++) {
+          const char *v = cells[r * (size_t)nc + (size_t)i];
+          printf("%s%-*s", i ? "  " : "", width[i], v ? v : "");
+        }
+        putchar('\n');
+      }
+      fprintf(stderr, "(%zu row%s)\n", nrows, nrows == 1 ? "" : "s");
+    }
+    for (size_t k = 0; k < nrows * (size_t)nc; k++) free(cells[k]);
+    free(cells);
+    free(width);
+    if (oom) return FU_ENOMEM;
+  }
+  if (rc != SQLITE_DONE) {
+    fu_error("report %s: %s", what, sqlite3_errmsg(sqlite3_db_handle(st)));
+    return FU_EDB;
+  }
+  return FU_OK;
+}
 
 int fu_cmd_report(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fu_error("report: not built yet");
-  return fu_exit_code(FU_EINTERNAL);
+  static const struct option longopts[] = {
+      {"db", required_argument, NULL, 'D'},   {"format", required_argument, NULL, 'f'},
+      {"op", required_argument, NULL, 'o'},   {"link", required_argument, NULL, 'l'},
+      {"ranks", required_argument, NULL, 'r'}, {"run", required_argument, NULL, 'R'},
+      {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0}};
+  const char *db_opt = NULL, *op = NULL, *link = NULL;
+  long ranks = 0, run = 0;
+  fu_format fmt = FU_FORMAT_TABLE;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    switch (c) {
+      case 'D': db_opt = optarg; break;
+      case 'f':
+        if (fu_parse_format(optarg, &fmt) != FU_OK) {
+          fu_error("report: --format must be table, csv or json, not '%s'", optarg);
+          return fu_exit_code(FU_EUSAGE);
+        }
+        break;
+      case 'o': op = optarg; break;
+      case 'l': link = optarg; break;
+      case 'r':
+        if (fu_parse_long(optarg, 1, 1048576, &ranks) != FU_OK) {
+          fu_error("report: --ranks '%s' is not a rank count", optarg);
+          return fu_exit_code(FU_EUSAGE);
+        }
+        break;
+      case 'R':
+        if (fu_parse_long(optarg, 1, 0x7fffffffL, &run) != FU_OK) {
+          fu_error("report: --run '%s' is not a run id", optarg);
+          return fu_exit_code(FU_EUSAGE);
+        }
+        break;
+      case 'h': fu__report_usage(stdout); return 0;
+      default: fu__report_usage(stderr); return fu_exit_code(FU_EUSAGE);
+    }
+  }
+  if (optind >= argc) {
+    fu_error("report: say what to report: samples, fits, predictions, errors, runs or sql QUERY");
+    return fu_exit_code(FU_EUSAGE);
+  }
+  const char *what = argv[optind];
+  const char *sql = NULL;
+  int is_sql = strcmp(what, "sql") == 0;
+  if (is_sql) {
+    if (optind + 2 != argc) {
+      fu_error("report sql: give the query as one argument, e.g. fusim report sql \"SELECT * FROM runs\"");
+      return fu_exit_code(FU_EUSAGE);
+    }
+    sql = argv[optind + 1];
+  } else {
+    for (size_t i = 0; i < sizeof fu__reports / sizeof fu__reports[0]; i++)
+      if (!strcmp(what, fu__reports[i].name)) sql = fu__reports[i].sql;
+    if (!sql || optind + 1 != argc) {
+      fu_error("report: '%s' is not a report (samples, fits, predictions, errors, runs, sql QUERY)",
+               sql ? argv[optind + 1] : what);
+      return fu_exit_code(FU_EUSAGE);
+    }
+  }
+  fu_db *db = NULL;
+  int st = fu_db_open(fu_db_path_default(db_opt), FU_DB_READONLY, &db);
+  if (st != FU_OK) return fu_exit_code(st);
+  sqlite3_stmt *stmt = NULL;
+  const char *tail = NULL;
+  int rc = sqlite3_prepare_v2(fu_db_handle(db), sql, -1, &stmt, &tail);
+  if (rc != SQLITE_OK || !stmt) {
+    fu_error("report %s: %s", what, rc != SQLITE_OK ? sqlite3_errmsg(fu_db_handle(db)) : "empty query");
+    fu_db_close(db);
+    return fu_exit_code(FU_EUSAGE);
+  }
+  while (tail && (*tail == ' ' || *tail == '\n' || *tail == '\t' || *tail == ';' || *tail == '\r')) tail++;
+  if (is_sql && tail && *tail) {
+    fu_error("report sql: one statement only (found more after the first: '%.30s')", tail);
+    st = FU_EUSAGE;
+  } else if (is_sql && !sqlite3_stmt_readonly(stmt)) {
+    fu_error("report sql: only read-only queries are allowed; the database is opened read-only");
+    st = FU_EUSAGE;
+  }
+  if (st == FU_OK && !is_sql && !strcmp(what, "samples")) {
+    if (op) sqlite3_bind_text(stmt, 1, op, -1, SQLITE_TRANSIENT);
+    if (link) sqlite3_bind_text(stmt, 2, link, -1, SQLITE_TRANSIENT);
+    if (ranks) sqlite3_bind_int64(stmt, 3, ranks);
+    if (run) sqlite3_bind_int64(stmt, 4, run);
+  }
+  if (st == FU_OK) st = fu__print_rows(stmt, fmt, what);
+  sqlite3_finalize(stmt);
+  fu_db_close(db);
+  return fu_exit_code(st);
 }
