@@ -14,6 +14,7 @@
 #include <nccl.h>
 #endif
 
+#include "fu_calib_int.h"
 #include "fu_common.h"
 #include "fu_exec.h"
 #include "fu_exec_kernels.h"
@@ -668,4 +669,29 @@ int fu_exec_bench_fusion(const int *k, const uint64_t *m, size_t n, int reps, fu
   cudaEventDestroy(b);
   cudaStreamDestroy(s);
   return rc;
+}
+
+/* ---- clocks and power: calib's NVML wrapper ------------------------------------------------ */
+
+int fu_exec_mon_open(fu_exec_mon **out) {
+  *out = (fu_exec_mon *)fu_nvml_create();
+  if (!*out) fu_warn("validate: NVML not available; clocks and power are not recorded");
+  return FU_OK;
+}
+
+void fu_exec_mon_close(fu_exec_mon *m) { fu_nvml_destroy((fu_nvml *)m); }
+
+void fu_exec_mon_read(fu_exec_mon *m, int dev, double *sm_mhz, double *power_w) {
+  fu_gpu_state g;
+  memset(&g, 0, sizeof g);
+  *sm_mhz = NAN;
+  *power_w = NAN;
+  if (!m || fu_nvml_read((fu_nvml *)m, dev, &g) != FU_OK || !g.valid) return;
+  if (g.sm_mhz) *sm_mhz = g.sm_mhz;
+  if (g.power_mw) *power_w = g.power_mw / 1000.0;
+}
+
+void fu_exec_mon_driver(fu_exec_mon *m, char *buf, size_t len) {
+  if (len) buf[0] = 0;
+  if (m && len && fu_nvml_driver((fu_nvml *)m, buf, len) != FU_OK) buf[0] = 0;
 }

@@ -99,12 +99,12 @@ typedef struct fu_fusion_row {
 /* Measures each (k, m) pair; reps timed runs after 3 warm-ups; GPU 0. */
 int fu_exec_bench_fusion(const int *k, const uint64_t *m, size_t n, int reps, fu_fusion_row *out);
 
-/* SM clock (MHz) and board power (W) of GPU dev through NVML (loaded at run time); NAN when
- * NVML is missing. */
-typedef struct fu_nvml fu_nvml;
-int fu_nvml_open(fu_nvml **out);     /* never fails hard: a NULL handle reads NAN */
-void fu_nvml_close(fu_nvml *n);      /* accepts NULL */
-void fu_nvml_read(fu_nvml *n, int dev, double *sm_mhz, double *power_w);
-void fu_nvml_driver(fu_nvml *n, char *buf, size_t len);  /* "580.159.04", or "" */
+/* SM clock (MHz) and board power (W) of a GPU, through calib's NVML wrapper (loaded at run
+ * time); NAN when NVML is missing. */
+typedef struct fu_exec_mon fu_exec_mon;
+int fu_exec_mon_open(fu_exec_mon **out);     /* never fails hard: a NULL monitor reads NAN */
+void fu_exec_mon_close(fu_exec_mon *m);      /* accepts NULL */
+void fu_exec_mon_read(fu_exec_mon *m, int dev, double *sm_mhz, double *power_w);
+void fu_exec_mon_driver(fu_exec_mon *m, char *buf, size_t len);  /* "580.159.04", or "" */
 
 #endif

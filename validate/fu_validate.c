@@ -324,7 +324,7 @@ static uint64_t fu__max_bucket(const fu_bucket *b, size_t nb) {
 
 /* Runs one workload on the GPU and fills rows[0..nplans). */
 static int fu__run_workload(const fu_validate_opts *o, fu__wl *x, const fu_plan *plans,
-                            size_t nplans, const fu_profile *prof, int ndev, fu_nvml *nvml,
+                            size_t nplans, const fu_profile *prof, int ndev, fu_exec_mon *nvml,
                             fu__row *rows, json_t **details) {
   const fu_workload *w = &x->w;
   fu_exec *e = NULL;
@@ -372,7 +372,7 @@ static int fu__run_workload(const fu_validate_opts *o, fu__wl *x, const fu_plan 
       if (st == FU_OK && r >= o->warmup) {
         size_t ix = v * (size_t)o->iters + (size_t)(r - o->warmup);
         t[ix] = us;
-        fu_nvml_read(nvml, 0, &mhz[ix], &pw[ix]);
+        fu_exec_mon_read(nvml, 0, &mhz[ix], &pw[ix]);
       }
     }
   }
@@ -496,7 +496,7 @@ int fu_validate_run(const fu_validate_opts *o) {
   fu__row *rows = NULL;
   json_t **details = NULL;
   fu_db *db = NULL;
-  fu_nvml *nvml = NULL;
+  fu_exec_mon *nvml = NULL;
   fu_exec_info info;
   memset(&info, 0, sizeof info);
   if (!prof) return FU_ENOMEM;
@@ -583,10 +583,10 @@ int fu_validate_run(const fu_validate_opts *o) {
     details = calloc(nwl * nplans, sizeof *details);
     if (!rows || !details) st = FU_ENOMEM;
   }
-  if (st == FU_OK) st = fu_nvml_open(&nvml);
+  if (st == FU_OK) st = fu_exec_mon_open(&nvml);
   if (st == FU_OK) {
     char drv[48];
-    fu_nvml_driver(nvml, drv, sizeof drv);
+    fu_exec_mon_driver(nvml, drv, sizeof drv);
     if (*drv) snprintf(info.driver, sizeof info.driver, "driver %.47s", drv);
   }
   char comm_s[64] = "";
@@ -628,7 +628,7 @@ int fu_validate_run(const fu_validate_opts *o) {
   for (size_t i = 0; details && i < nwl * nplans; i++) json_decref(details[i]);
   free(details);
   free(rows);
-  fu_nvml_close(nvml);
+  fu_exec_mon_close(nvml);
   fu_db_close(db);
   for (size_t i = 0; i < nwl; i++) fu__wl_finish(&wl[i], nplans);
   free(plans);

@@ -1,0 +1,58 @@
+#!/bin/sh
+# CLI checks of `fusim validate` that hold with or without a GPU: bad input fails with one clear
+# line and the right exit status before any GPU work (usage 64, bad data 65, no GPU 69).
+# Usage: cli_validate.sh FUSIM
+set -u
+FUSIM=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+# expect STATUS PATTERN -- command...: exit status and one stderr line matching PATTERN
+expect() {
+  want=$1 pat=$2
+  shift 3
+  "$@" >"$T/out" 2>"$T/err"
+  rc=$?
+  if [ "$rc" -ne "$want" ]; then
+    echo "FAIL: '$*' exited $rc, expected $want; stderr: $(cat "$T/err")"
+    fail=1
+  elif ! grep -q -- "$pat" "$T/err"; then
+    echo "FAIL: '$*': stderr lacks '$pat': $(cat "$T/err")"
+    fail=1
+  fi
+}
+W=$FUSIM_SOURCE_ROOT/tests/validate/tiny.json
+expect 64 "workload is required" -- "$FUSIM" validate --no-db
+expect 64 "--iters" -- "$FUSIM" validate --workload "$W" --iters 0 --no-db
+expect 64 "--format" -- "$FUSIM" validate --workload "$W" --format xml --no-db
+expect 64 "unknown" -- "$FUSIM" validate --workload "$W" --bogus
+expect 66 "no such file" -- "$FUSIM" validate --workload "$T/none.json" --no-db
+echo '[{"fusion": "cap:1MiB", "overlapp": "on"}]' >"$T/p1.json"
+expect 65 "p1.json: plan \[0\]: overlapp: unknown key" -- "$FUSIM" validate --workload "$W" --plans "$T/p1.json" --no-db
+echo '[{"fusion": "cap:-3MiB"}]' >"$T/p2.json"
+expect 65 "p2.json" -- "$FUSIM" validate --workload "$W" --plans "$T/p2.json" --no-db
+# A plan naming a tensor the workload does not have.
+echo '[["head.bias", "head.weight"], ["l3.weight", "no.such.tensor"]]' >"$T/b.json"
+echo "[{\"fusion\": \"buckets:$T/b.json\"}]" >"$T/p3.json"
+expect 65 "no.such.tensor' is not a tensor" -- "$FUSIM" validate --workload "$W" --plans "$T/p3.json" --no-db
+# A workload larger than any GPU's memory: 65 where there is a GPU, 69 where there is none.
+cat >"$T/huge.json" <<EOW
+{"format": "fusim-workload-1", "name": "huge", "fwd_us": 10, "bwd_us": 20,
+ "grads": [{"name": "w", "bytes": 1099511627776, "ready_us": 10}]}
+EOW
+echo '[{"fusion": "none"}]' >"$T/p4.json"
+"$FUSIM" validate --workload "$T/huge.json" --plans "$T/p4.json" --no-db >"$T/out" 2>"$T/err"
+rc=$?
+if [ "$rc" -eq 65 ]; then
+  grep -q "needs 1 TiB of GPU memory\|needs .* of GPU memory" "$T/err" || { echo "FAIL: huge: $(cat "$T/err")"; fail=1; }
+elif [ "$rc" -eq 69 ]; then
+  [ "$(wc -l <"$T/err")" -eq 1 ] || { echo "FAIL: no GPU should be one line: $(cat "$T/err")"; fail=1; }
+else
+  echo "FAIL: huge workload exited $rc: $(cat "$T/err")"
+  fail=1
+fi
+# Nothing may have been written to a database on the failures above.
+expect 64 "workload is required" -- "$FUSIM" validate --db "$T/v.db"
+[ ! -e "$T/v.db" ] || { echo "FAIL: a database was created by a failed run"; fail=1; }
+"$FUSIM" validate --help | grep -q "fusion-table" || { echo "FAIL: --help"; fail=1; }
+exit $fail

@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""capture_torch.py: measure a PyTorch model's training step on a GPU and write it as a
+fusim-workload-1 file (DESIGN.md): forward, backward and optimizer times, and every gradient's
+size and ready time, plus the framework's host-side costs.
+
+How each number is measured (CUDA events; every iteration starts from an idle GPU):
+  fwd_us, bwd_us, opt_us  a pass WITHOUT hooks: events before forward, between forward and
+                          backward, after backward and after the optimizer step; medians.
+  grads[].ready_us        a pass with a post-accumulate-grad hook on every parameter
+                          (Tensor.register_post_accumulate_grad_hook) that records a CUDA event
+                          on the current stream; ready = event - backward start, median per
+                          tensor. Hooks add host time, so the ready times are scaled by
+                          bwd(no hooks) / bwd(hooked) and kept <= bwd_us; the raw hooked backward
+                          is kept in meta.
+  hook_us                 host cost of one gradient-ready callback: CPU time of the backward()
+                          call with a hook that does nothing on every parameter minus without
+                          hooks, divided by the number of parameters (medians, interleaved).
+  issue_us                host cost of one communication operation issued from Python: the CPU
+                          time of issuing an async device-to-host copy (tensor.copy_(...,
+                          non_blocking=True) into pinned memory), per copy, over 256 copies.
+  launch-bound            the CPU time of the backward() call (no hooks) against the GPU time of
+                          backward: when the host needs >= 90% of the GPU time to launch it, the
+                          backward is bound by launches and host costs stretch it. Only then is
+                          the "host" block written (the simulator reads a host block as
+                          launch-bound); the costs are always in meta. --host always|never
+                          overrides.
+
+Models: resnet50 (torchvision, weights=None: random init, no download), bert_large
+(transformers BertForMaskedLM from a BertConfig, random init), or any factory
+"package.module:function" returning (model, inputs, loss_fn, optimizer_or_None) for a batch size:
+    def factory(batch, device): ... return model, inputs, lambda m, x: m(x).sum(), None
+
+Example (on the GPU machine):
+    python3 tools/capture_torch.py --model resnet50 --batch 64 --out data/workloads/resnet50_captured.json
+    python3 tools/capture_torch.py --model bert_large --batch 8 --seq 512 --out data/workloads/bert_large_captured.json
+"""
+import argparse
+import importlib
+import json
+import statistics
+import sys
+import time
+
+
+def _die(msg):
+    print("capture_torch: " + msg, file=sys.stderr)
+    sys.exit(65)
+
+
+def build_resnet50(batch, device, channels_last=True):
+    import torch
+    import torchvision
+
+    model = torchvision.models.resnet50(weights=None).to(device)
+    x = torch.randn(batch, 3, 224, 224, device=device)
+    if channels_last:
+        model = model.to(memory_format=torch.channels_last)
+        x = x.contiguous(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (batch,), device=device)
+    crit = torch.nn.CrossEntropyLoss()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return model, (x, y), (lambda m, inp: crit(m(inp[0]), inp[1])), opt
+
+
+def build_bert_large(batch, device, seq=512):
+    import torch
+    from transformers import BertConfig, BertForMaskedLM
+
+    cfg = BertConfig(vocab_size=30522, hidden_size=1024, num_hidden_layers=24,
+                     num_attention_heads=16, intermediate_size=4096, max_position_embeddings=512,
+                     type_vocab_size=2)
+    try:
+        cfg._attn_implementation = "sdpa"
+    except Exception:  # older transformers: the default attention
+        pass
+    model = BertForMaskedLM(cfg).to(device)
+    ids = torch.randint(0, cfg.vocab_size, (batch, seq), device=device)
+    labels = ids.clone()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    return model, (ids, labels), (lambda m, inp: m(input_ids=inp[0], labels=inp[1]).loss), opt
+
+
+def build(name, batch, device, seq):
+    if name == "resnet50":
+        return build_resnet50(batch, device)
+    if name == "bert_large":
+        return build_bert_large(batch, device, seq)
+    if ":" in name:
+        mod, fn = name.split(":", 1)
+        r = getattr(importlib.import_module(mod), fn)(batch, device)
+        if len(r) == 3:
+            r = tuple(r) + (None,)
+        return r
+    _die("unknown model '%s' (resnet50, bert_large or package.module:function)" % name)
+
+
+def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host="auto",
+            name="model", notes="", meta=None):
+    """Measures one model and returns the workload as a dict (fusim-workload-1)."""
+    import torch
+
+    dev = torch.device("cuda")
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(amp)
+    params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    if not params:
+        _die("the model has no parameters that require gradients")
+    model.train()
+
+    def fwd():
+        if dtype is not None:
+            with torch.autocast("cuda", dtype=dtype):
+                return loss_fn(model, inputs)
+        return loss_fn(model, inputs)
+
+    ev = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
+
+    def step(events=None, cpu=None):
+        """One training step; returns (fwd_us, bwd_us, opt_us) from CUDA events."""
+        model.zero_grad(set_to_none=True)
+        torch.cuda.synchronize()
+        e0, e1, e2, e3 = ev(), ev(), ev(), ev()
+        e0.record()
+        loss = fwd()
+        e1.record()
+        if events is not None:
+            events["bwd_start"] = e1
+        t0 = time.perf_counter()
+        loss.backward()
+        t1 = time.perf_counter()
+        e2.record()
+        if opt is not None:
+            opt.step()
+        e3.record()
+        torch.cuda.synchronize()
+        if cpu is not None:
+            cpu.append((t1 - t0) * 1e6)
+        return (e0.elapsed_time(e1) * 1e3, e1.elapsed_time(e2) * 1e3, e2.elapsed_time(e3) * 1e3)
+
+    for _ in range(warmup):
+        step()
+
+    # 1. No hooks: the times the workload states, and the CPU time of backward().
+    plain, cpu_plain = [], []
+    for _ in range(iters):
+        plain.append(step(cpu=cpu_plain))
+    fwd_us = statistics.median(t[0] for t in plain)
+    bwd_us = statistics.median(t[1] for t in plain)
+    opt_us = statistics.median(t[2] for t in plain) if opt is not None else 0.0
+
+    # 2. Host cost of a hook that does nothing: backward() CPU time with and without, interleaved.
+    cpu_noop, cpu_none = [], []
+    handles = [p.register_post_accumulate_grad_hook(lambda t: None) for _, p in params]
+    for _ in range(warmup):
+        step()
+    for h in handles:
+        h.remove()
+    for _ in range(iters):
+        handles = [p.register_post_accumulate_grad_hook(lambda t: None) for _, p in params]
+        step(cpu=cpu_noop)
+        for h in handles:
+            h.remove()
+        step(cpu=cpu_none)
+    hook_us = max(0.0, (statistics.median(cpu_noop) - statistics.median(cpu_none)) / len(params))
+
+    # 3. Ready times: a hook per parameter records an event where its gradient is accumulated.
+    ready = {n: [] for n, _ in params}
+    hooked_bwd = []
+    cur = {}
+
+    def make_hook(pname):
+        def hook(t):
+            e = torch.cuda.Event(enable_timing=True)
+            e.record()
+            cur[pname] = e
+        return hook
+
+    handles = [p.register_post_accumulate_grad_hook(make_hook(n)) for n, p in params]
+    for i in range(warmup + iters):
+        cur.clear()
+        evs = {}
+        _, b, _ = step(events=evs)
+        if i < warmup:
+            continue
+        missing = [n for n, _ in params if n not in cur]
+        if missing:
+            _die("no gradient hook fired for %d parameters (e.g. %s): are they used in forward?"
+                 % (len(missing), missing[0]))
+        hooked_bwd.append(b)
+        for n, _ in params:
+            ready[n].append(evs["bwd_start"].elapsed_time(cur[n]) * 1e3)
+    for h in handles:
+        h.remove()
+    hooked_bwd_us = statistics.median(hooked_bwd)
+    scale = min(1.0, bwd_us / hooked_bwd_us) if hooked_bwd_us > 0 else 1.0
+
+    # 4. Host cost of issuing one async D2H copy from Python (as an offload hook would).
+    src = [torch.empty(1024, device=dev) for _ in range(256)]
+    dst = [torch.empty(1024, pin_memory=True) for _ in range(256)]
+    per = []
+    for r in range(iters + 3):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for s, d in zip(src, dst):
+            d.copy_(s, non_blocking=True)
+        t1 = time.perf_counter()
+        torch.cuda.synchronize()
+        if r >= 3:
+            per.append((t1 - t0) * 1e6 / len(src))
+    issue_us = statistics.median(per)
+
+    cpu_bwd_us = statistics.median(cpu_plain)
+    launch_bound = cpu_bwd_us >= 0.9 * bwd_us
+    write_host = launch_bound if host == "auto" else host == "always"
+
+    grads = []
+    for n, p in params:
+        r = min(statistics.median(ready[n]) * scale, bwd_us)
+        grads.append({"name": n, "bytes": p.numel() * p.element_size(), "ready_us": round(r, 1)})
+    grads.sort(key=lambda g: g["ready_us"])  # stable: ties keep the parameter order
+    out = {
+        "format": "fusim-workload-1",
+        "name": name,
+        "fwd_us": round(fwd_us, 1),
+        "bwd_us": round(bwd_us, 1),
+        "opt_us": round(opt_us, 1),
+    }
+    if write_host:
+        out["host"] = {"hook_us": round(hook_us, 2), "issue_us": round(issue_us, 2)}
+    out["estimated"] = False
+    out["notes"] = notes
+    m = dict(meta or {})
+    m.update({
+        "tool": "tools/capture_torch.py",
+        "torch": torch.__version__,
+        "gpu": torch.cuda.get_device_name(0),
+        "amp": amp,
+        "iters": iters,
+        "warmup": warmup,
+        "params": sum(p.numel() for _, p in params),
+        "tensors": len(params),
+        "grad_bytes": sum(g["bytes"] for g in grads),
+        "fwd_us_min_max": [round(min(t[0] for t in plain), 1), round(max(t[0] for t in plain), 1)],
+        "bwd_us_min_max": [round(min(t[1] for t in plain), 1), round(max(t[1] for t in plain), 1)],
+        "bwd_hooked_us": round(hooked_bwd_us, 1),
+        "ready_scale": round(scale, 5),
+        "cpu_backward_call_us": round(cpu_bwd_us, 1),
+        "launch_bound": launch_bound,
+        "hook_us": round(hook_us, 3),
+        "issue_us": round(issue_us, 3),
+        "host_block": write_host,
+    })
+    out["meta"] = m
+    out["grads"] = grads
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", required=True,
+                    help="resnet50, bert_large or package.module:function")
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--seq", type=int, default=512, help="sequence length (bert_large)")
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--amp", choices=["bf16", "fp16", "none"], default="bf16")
+    ap.add_argument("--host", choices=["auto", "always", "never"], default="auto",
+                    help="write the host block: when launch-bound (auto), always or never")
+    ap.add_argument("--name", help="workload name (default: MODEL_bBATCH_captured)")
+    ap.add_argument("--out", required=True, help="output file ('-' for stdout)")
+    a = ap.parse_args(argv)
+    if a.batch < 1 or a.iters < 3 or a.warmup < 1 or a.seq < 1:
+        _die("--batch and --seq must be >= 1, --iters >= 3, --warmup >= 1")
+    import torch
+
+    if not torch.cuda.is_available():
+        print("capture_torch: no CUDA GPU visible", file=sys.stderr)
+        return 69
+    torch.manual_seed(0)
+    torch.backends.cudnn.benchmark = True
+    model, inputs, loss_fn, opt = build(a.model, a.batch, torch.device("cuda"), a.seq)
+    name = a.name or "%s_b%d_captured" % (a.model.split(":")[-1], a.batch)
+    desc = {"resnet50": "torchvision resnet50 (weights=None, random init), 224x224, channels-last, "
+                        "SGD momentum",
+            "bert_large": "HF BertForMaskedLM from BertConfig (24 layers, hidden 1024, 16 heads, "
+                          "ffn 4096; random init), seq %d, AdamW" % a.seq}.get(a.model, a.model)
+    notes = ("CAPTURED with tools/capture_torch.py on %s: %s, batch %d, AMP %s, fp32 gradients. "
+             "fwd/bwd/opt from a pass without hooks; ready times from post-accumulate-grad hooks "
+             "and CUDA events (medians of %d iterations after %d warm-up)."
+             % (torch.cuda.get_device_name(0), desc, a.batch, a.amp, a.iters, a.warmup))
+    meta = {"model": a.model, "batch": a.batch}
+    if a.model == "bert_large":
+        meta["seq"] = a.seq
+    w = capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=a.amp,
+                host=a.host, name=name, notes=notes, meta=meta)
+    text = json.dumps(w, indent=1) + "\n"
+    if a.out == "-":
+        sys.stdout.write(text)
+    else:
+        with open(a.out, "w") as f:
+            f.write(text)
+    m = w["meta"]
+    print("%s: %d tensors, %.1f MiB, fwd %.0f us, bwd %.0f us (hooked %.0f), opt %.0f us, "
+          "backward() CPU %.0f us, hook %.2f us, issue %.2f us, launch-bound %s"
+          % (name, m["tensors"], m["grad_bytes"] / 2**20, w["fwd_us"], w["bwd_us"],
+             m["bwd_hooked_us"], w["opt_us"], m["cpu_backward_call_us"], m["hook_us"],
+             m["issue_us"], m["launch_bound"]), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
