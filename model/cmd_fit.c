@@ -1,9 +1,687 @@
-/* cmd_fit.c: fusim fit (placeholder until the module lands). */
+/* cmd_fit.c: fusim fit: piecewise alpha-beta fits of the samples in the results database, one
+ * per (op, link, ranks, algo), stored in the database and written as a profile.
+ *
+ * Which samples: out-of-place when a group has any, else in-place (nccl-tests measures both;
+ * in-place at one rank does nothing at all, so out-of-place is the one that carries a cost);
+ * --place in|out forces one. Size-0 rows are skipped (no line through zero bytes). The time is
+ * t_median_us (nccl-tests' mean when imported from a log), else t_min_us.
+ *
+ * Profile scalars (launch_us, issue_us, duplex_factor, copy_slowdown, comm_slowdown, hbm_gbps,
+ * gpu_tflops_bf16, gpu_tflops_fp32) are not fitted here: they come from --merge-into BASE
+ * (whose curves and scalars are kept, fitted curves added or replaced) and are overridden by the
+ * flags of the same name. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "fu_common.h"
+#include "fu_db.h"
+#include "fu_fit.h"
+#include "fu_model.h"
+#include "fu_profile.h"
+
+extern char **environ;
+
+/* One fitted group. */
+typedef struct fu__group {
+  fu_curve curve;            /* op, link, ranks, algo, source, segments */
+  int in_place;              /* samples used were in-place */
+  size_t n_zero;             /* size-0 samples skipped */
+  fu_fit_result fit;         /* the fit (owns its arrays) */
+} fu__group;
+
+/* Profile scalars settable by flag. */
+static const struct {
+  const char *flag;          /* long option name */
+  size_t offset;             /* offset of the double in fu_profile */
+  double lo, hi;             /* allowed range */
+} fu__scalars[] = {
+    {"launch-us", offsetof(fu_profile, launch_us), 0, 1e6},
+    {"issue-us", offsetof(fu_profile, issue_us), 0, 1e6},
+    {"duplex-factor", offsetof(fu_profile, duplex_factor), 1e-3, 1},
+    {"copy-slowdown", offsetof(fu_profile, copy_slowdown), 1, 100},
+    {"comm-slowdown", offsetof(fu_profile, comm_slowdown), 1, 100},
+    {"hbm-gbps", offsetof(fu_profile, hbm_gbps), 0, 1e9},
+    {"gpu-tflops-bf16", offsetof(fu_profile, gpu_tflops_bf16), 0, 1e6},
+    {"gpu-tflops-fp32", offsetof(fu_profile, gpu_tflops_fp32), 0, 1e6},
+};
+#define FU__NSCALARS (sizeof fu__scalars / sizeof fu__scalars[0])
+
+static void fu__usage(FILE *out) {
+  fprintf(out,
+          "usage: fusim fit [options]\n"
+          "Fit t = alpha + beta * bytes piecewise over message size to the samples in the results\n"
+          "database, one curve per (op, link, ranks, algo), with 95%% confidence intervals (weighted\n"
+          "least squares, weights 1/t^2, i.e. relative error). Breakpoints come from the data: the\n"
+          "fewest segments that keep every sample within --tolerance (or --criterion bic). Prints\n"
+          "the segments and a per-size relative error table, stores the fit in the database and\n"
+          "writes a profile with --out.\n\n"
+          "selection:\n"
+          "  --db FILE            results database (default $FUSIM_DB, else ./fusim.db)\n"
+          "  --op OP              only this operation (allreduce, all_reduce_perf, h2d, ...)\n"
+          "  --link L             only this link class (nvlink, pcie_h2d, pcie_d2h, hbm, net, ...)\n"
+          "  --ranks N            only this rank count\n"
+          "  --run ID             only samples of this import/calibration run\n"
+          "  --place auto|out|in  out-of-place or in-place samples (auto: out-of-place when a\n"
+          "                       group has any, else in-place)\n"
+          "fit:\n"
+          "  --tolerance REL      worst relative error to reach with the fewest segments (0.05)\n"
+          "  --criterion C        tolerance (default) or bic (for noisy data)\n"
+          "  --max-segments K     at most K segments per curve (1..%d, default %d)\n"
+          "  --min-points N       samples per segment, >= 2 (default: 3, or 2 where 3 cannot\n"
+          "                       reach the tolerance; a 2-point segment has no CI)\n"
+          "  --robust             refit each segment with Tukey bisquare weights (outliers)\n"
+          "  --nonneg-alpha       refit a segment through the origin when its alpha is < 0\n"
+          "output:\n"
+          "  --format F           table (default), csv or json\n"
+          "  --out FILE           write the profile (JSON, format fusim-profile-1)\n"
+          "  --merge-into BASE    start from profile BASE (its curves and scalars are kept; fitted\n"
+          "                       curves are added or replace those with the same key); written to\n"
+          "                       --out, or back to BASE without --out\n"
+          "  --name NAME          profile name (default: BASE's, else \"fitted\")\n"
+          "  --gpu NAME           GPU model recorded in the profile\n"
+          "  --source TEXT        provenance label of the fitted curves\n"
+          "  --algo A             label curves whose samples name no algorithm (ring, tree, nvls)\n"
+          "  --notes TEXT         appended to the profile's notes (where the scalars came from)\n"
+          "  --profile-source T   provenance of the whole profile\n"
+          "  --plot FILE          draw measured points and fitted curves (time and bus bandwidth\n"
+          "                       against size, log axes) with gnuplot; .png or .svg\n"
+          "  --no-store           do not store the fit in the database\n"
+          "profile scalars (not fitted; override BASE's):\n",
+          FU_MAX_SEGMENTS, FU_MAX_SEGMENTS);
+  for (size_t i = 0; i < FU__NSCALARS; i++) fprintf(out, "  --%s X\n", fu__scalars[i].flag);
+  fprintf(out, "  -h, --help           this text\n");
+}
+
+/* gnuplot on PATH? */
+static int fu__have_program(const char *name) {
+  const char *path = getenv("PATH");
+  if (!path) return 0;
+  char buf[4096];
+  for (const char *p = path; *p;) {
+    size_t n = strcspn(p, ":");
+    if (n > 0 && n + strlen(name) + 2 < sizeof buf) {
+      snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name);
+      if (access(buf, X_OK) == 0) return 1;
+    }
+    p += n;
+    if (*p == ':') p++;
+  }
+  return 0;
+}
+
+static double fu__busbw(const char *op, int ranks, double bytes, double t_us) {
+  fu_op o;
+  double f = fu_op_parse(op, &o) == FU_OK ? fu_busbw_factor(o, ranks) : 1.0;
+  if (f <= 0) f = 1.0; /* one rank: plain bytes per time */
+  return bytes / t_us / 1e3 * f;
+}
+
+/* Bandwidth (GB/s) of an inverse bandwidth beta (us/B); inf for beta <= 0. */
+static double fu__gbps(double beta) { return beta > 0 ? 1e-3 / beta : INFINITY; }
+
+/* ---- output ---- */
+
+static void fu__print_table(const fu__group *g, const fu_fit_options *o) {
+  const fu_curve *c = &g->curve;
+  char a[32], b[32];
+  printf("%s %s %d rank%s%s%s, %s samples: %zu, %d segment%s, max rel err %.2f%% (%s, %s %.3g)%s\n",
+         c->op, c->link, c->ranks, c->ranks == 1 ? "" : "s", c->algo[0] ? ", algo " : "", c->algo,
+         g->in_place ? "in-place" : "out-of-place", g->fit.n, c->nseg, c->nseg == 1 ? "" : "s",
+         100 * g->fit.max_rel_err, fu_fit_method_name(o->method), fu_fit_criterion_name(o->criterion),
+         o->tolerance, g->fit.met_tolerance ? "" : "  TOLERANCE NOT MET");
+  if (g->n_zero) printf("  (%zu size-0 samples skipped)\n", g->n_zero);
+  printf("  %-3s %-23s %-30s %-34s %8s %4s\n", "seg", "sizes [lo, hi)", "alpha us [95% CI]",
+         "bandwidth GB/s = 1e-3/beta [95% CI]", "max err", "n");
+  for (int s = 0; s < c->nseg; s++) {
+    const fu_segment *x = &c->seg[s];
+    char range[48], ci_a[48], ci_b[48];
+    snprintf(range, sizeof range, "%s .. %s", fu_format_size((uint64_t)x->lo_bytes, a, sizeof a),
+             isinf(x->hi_bytes) ? "inf" : fu_format_size((uint64_t)x->hi_bytes, b, sizeof b));
+    if (isnan(x->alpha_ci[0])) snprintf(ci_a, sizeof ci_a, "%.4g [unknown]", x->alpha_us);
+    else snprintf(ci_a, sizeof ci_a, "%.4g [%.4g, %.4g]", x->alpha_us, x->alpha_ci[0], x->alpha_ci[1]);
+    if (isnan(x->beta_ci[0])) snprintf(ci_b, sizeof ci_b, "%.4g [unknown]", fu__gbps(x->beta_us_per_byte));
+    else snprintf(ci_b, sizeof ci_b, "%.4g [%.4g, %.4g]", fu__gbps(x->beta_us_per_byte),
+                  fu__gbps(x->beta_ci[1]), fu__gbps(x->beta_ci[0]));
+    printf("  %-3d %-23s %-30s %-34s %7.2f%% %4d%s%s\n", s, range, ci_a, ci_b, 100 * x->max_rel_err,
+           x->n_samples, g->fit.alpha_negative[s] ? "  alpha<0" : "",
+           g->fit.alpha_clamped[s] ? " (refitted with alpha=0)" : "");
+  }
+  printf("  %14s %12s %12s %8s %3s\n", "bytes", "measured_us", "fitted_us", "rel_err", "seg");
+  for (size_t i = 0; i < g->fit.n; i++) {
+    const fu_fit_point *p = &g->fit.points[i];
+    double r = (g->fit.fitted_us[i] - p->t_us) / p->t_us;
+    printf("  %14.0f %12.4g %12.4g %7.2f%% %3d%s\n", p->bytes, p->t_us, g->fit.fitted_us[i], 100 * r,
+           g->fit.segment_of[i], fabs(r) > o->tolerance ? "  > tolerance" : "");
+  }
+  printf("\n");
+}
+
+static void fu__csv_num(double v) {
+  if (isfinite(v)) printf(",%.10g", v);
+  else if (isinf(v)) printf(",inf");
+  else printf(",");
+}
+
+static void fu__print_csv(const fu__group *g, int header) {
+  const fu_curve *c = &g->curve;
+  if (header)
+    printf("record,op,link,ranks,algo,in_place,segment,lo_bytes,hi_bytes,alpha_us,alpha_lo,alpha_hi,"
+           "beta_us_per_byte,beta_lo,beta_hi,max_rel_err,n_samples,bytes,measured_us,fitted_us,rel_err\n");
+  for (int s = 0; s < c->nseg; s++) {
+    const fu_segment *x = &c->seg[s];
+    printf("segment,%s,%s,%d,%s,%d,%d", c->op, c->link, c->ranks, c->algo, g->in_place, s);
+    fu__csv_num(x->lo_bytes);
+    fu__csv_num(x->hi_bytes);
+    fu__csv_num(x->alpha_us);
+    fu__csv_num(x->alpha_ci[0]);
+    fu__csv_num(x->alpha_ci[1]);
+    fu__csv_num(x->beta_us_per_byte);
+    fu__csv_num(x->beta_ci[0]);
+    fu__csv_num(x->beta_ci[1]);
+    fu__csv_num(x->max_rel_err);
+    printf(",%d,,,,\n", x->n_samples);
+  }
+  for (size_t i = 0; i < g->fit.n; i++) {
+    const fu_fit_point *p = &g->fit.points[i];
+    printf("point,%s,%s,%d,%s,%d,%d,,,,,,,,,,", c->op, c->link, c->ranks, c->algo, g->in_place,
+           g->fit.segment_of[i]);
+    printf(",%.0f,%.10g,%.10g,%.6g\n", p->bytes, p->t_us, g->fit.fitted_us[i],
+           (g->fit.fitted_us[i] - p->t_us) / p->t_us);
+  }
+}
+
+static json_t *fu__group_json(const fu__group *g, const fu_fit_options *o) {
+  json_t *j = fu_curve_to_json(&g->curve);
+  if (!j) return NULL;
+  json_t *segs = json_object_get(j, "segments");
+  for (int s = 0; s < g->curve.nseg; s++) {
+    json_t *js = json_array_get(segs, (size_t)s);
+    json_object_set_new(js, "alpha_negative", json_boolean(g->fit.alpha_negative[s]));
+    json_object_set_new(js, "alpha_clamped", json_boolean(g->fit.alpha_clamped[s]));
+  }
+  json_t *pts = json_array();
+  for (size_t i = 0; i < g->fit.n; i++) {
+    const fu_fit_point *p = &g->fit.points[i];
+    json_array_append_new(pts, json_pack("{s:f, s:f, s:f, s:f, s:i}", "bytes", p->bytes, "measured_us",
+                                         p->t_us, "fitted_us", g->fit.fitted_us[i], "rel_err",
+                                         (g->fit.fitted_us[i] - p->t_us) / p->t_us, "segment",
+                                         g->fit.segment_of[i]));
+  }
+  json_object_set_new(j, "in_place", json_boolean(g->in_place));
+  json_object_set_new(j, "method", json_string(fu_fit_method_name(o->method)));
+  json_object_set_new(j, "criterion", json_string(fu_fit_criterion_name(o->criterion)));
+  json_object_set_new(j, "tolerance", json_real(o->tolerance));
+  json_object_set_new(j, "met_tolerance", json_boolean(g->fit.met_tolerance));
+  json_object_set_new(j, "max_rel_err", json_real(g->fit.max_rel_err));
+  json_object_set_new(j, "n_samples", json_integer((json_int_t)g->fit.n));
+  json_object_set_new(j, "n_zero_skipped", json_integer((json_int_t)g->n_zero));
+  json_object_set_new(j, "points", pts);
+  return j;
+}
+
+/* ---- plot ---- */
+
+/* gnuplot single-quoted string: ' doubles. */
+static void fu__gp_quote(FILE *f, const char *s) {
+  fputc('\'', f);
+  for (; *s; s++) {
+    if (*s == '\'') fputc('\'', f);
+    fputc(*s, f);
+  }
+  fputc('\'', f);
+}
+
+static int fu__plot(const char *out, const fu__group *g, size_t ng) {
+  const char *ext = strrchr(out, '.');
+  int svg = ext && strcasecmp(ext, ".svg") == 0;
+  if (!ext || (!svg && strcasecmp(ext, ".png") != 0)) {
+    fu_error("--plot %s: the file name must end in .png or .svg", out);
+    return FU_EUSAGE;
+  }
+  char dir[] = "/tmp/fusim-plot-XXXXXX";
+  if (!mkdtemp(dir)) {
+    fu_error("--plot: cannot make a temporary folder: %s", strerror(errno));
+    return FU_EIO;
+  }
+  char path[512];
+  int st = FU_OK;
+  for (size_t k = 0; k < ng && st == FU_OK; k++) {
+    const fu__group *x = &g[k];
+    snprintf(path, sizeof path, "%s/m%zu.dat", dir, k);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+      st = FU_EIO;
+      break;
+    }
+    for (size_t i = 0; i < x->fit.n; i++)
+      fprintf(f, "%.10g %.10g %.10g\n", x->fit.points[i].bytes, x->fit.points[i].t_us,
+              fu__busbw(x->curve.op, x->curve.ranks, x->fit.points[i].bytes, x->fit.points[i].t_us));
+    fclose(f);
+    snprintf(path, sizeof path, "%s/f%zu.dat", dir, k);
+    f = fopen(path, "w");
+    if (!f) {
+      st = FU_EIO;
+      break;
+    }
+    /* the fitted curve, 40 points per decade from the smallest to the largest size */
+    double lo = x->fit.points[0].bytes, hi = x->fit.points[x->fit.n - 1].bytes;
+    int steps = (int)ceil(40 * log10(hi / lo)) + 1;
+    for (int i = 0; i <= steps; i++) {
+      double b = lo * pow(hi / lo, (double)i / steps);
+      double t = fu_curve_time(&x->curve, b, NULL, NULL);
+      if (t > 0) fprintf(f, "%.10g %.10g %.10g\n", b, t, fu__busbw(x->curve.op, x->curve.ranks, b, t));
+    }
+    fclose(f);
+  }
+  snprintf(path, sizeof path, "%s/plot.gp", dir);
+  FILE *gp = st == FU_OK ? fopen(path, "w") : NULL;
+  if (gp) {
+    fprintf(gp, "set terminal %s size 1400,560 noenhanced\nset output ", svg ? "svg" : "pngcairo");
+    fu__gp_quote(gp, out);
+    fprintf(gp, "\nset multiplot layout 1,2\nset grid\nset key left top\nset format x '%%.0s%%cB'\n"
+                "set logscale xy\nset xlabel 'message size (bytes)'\nset ylabel 'time (us)'\n"
+                "set title 'measured (points) and fitted (lines)'\nplot ");
+    for (int panel = 0; panel < 2; panel++) {
+      if (panel == 1)
+        fprintf(gp, "unset logscale y\nset logscale x\nset ylabel 'bus bandwidth (GB/s)'\n"
+                    "set title 'bus bandwidth (nccl-tests definition)'\nset key left top\nplot ");
+      for (size_t k = 0; k < ng; k++) {
+        const fu_curve *c = &g[k].curve;
+        char label[128];
+        snprintf(label, sizeof label, "%s %s x%d", c->op, c->link, c->ranks);
+        fprintf(gp, "%s'%s/m%zu.dat' using 1:%d with points pt 7 ps 0.8 lc %zu title ", k ? ", " : "", dir, k,
+                panel ? 3 : 2, k + 1);
+        fu__gp_quote(gp, label);
+        fprintf(gp, ", '%s/f%zu.dat' using 1:%d with lines lw 2 lc %zu notitle", dir, k, panel ? 3 : 2, k + 1);
+      }
+      fprintf(gp, "\n");
+    }
+    fprintf(gp, "unset multiplot\n");
+    fclose(gp);
+    pid_t pid;
+    char *args[] = {"gnuplot", path, NULL};
+    if (posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ) != 0) {
+      fu_error("--plot: cannot run gnuplot: %s", strerror(errno));
+      st = FU_EIO;
+    } else {
+      int ws;
+      if (waitpid(pid, &ws, 0) < 0 || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+        fu_error("--plot %s: gnuplot failed (script kept in %s)", out, dir);
+        st = FU_EIO;
+      }
+    }
+  } else if (st == FU_OK) {
+    st = FU_EIO;
+  }
+  if (st == FU_OK) {
+    for (size_t k = 0; k < ng; k++) {
+      snprintf(path, sizeof path, "%s/m%zu.dat", dir, k);
+      unlink(path);
+      snprintf(path, sizeof path, "%s/f%zu.dat", dir, k);
+      unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/plot.gp", dir);
+    unlink(path);
+    rmdir(dir);
+  } else if (st == FU_EIO) {
+    fu_error("--plot %s: could not draw (temporary files in %s)", out, dir);
+  }
+  return st;
+}
+
+/* ---- grouping ---- */
+
+static int fu__same_key(const fu_sample *a, const fu_sample *b) {
+  return strcmp(a->op, b->op) == 0 && strcmp(a->link, b->link) == 0 && a->ranks == b->ranks &&
+         strcmp(a->algo, b->algo) == 0;
+}
+
+static double fu__sample_time(const fu_sample *s) {
+  return isfinite(s->t_median_us) ? s->t_median_us : s->t_min_us;
+}
 
 int fu_cmd_fit(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fu_error("fit: not built yet");
-  return fu_exit_code(FU_EINTERNAL);
+  enum { O_DB = 256, O_OP, O_LINK, O_RANKS, O_RUN, O_PLACE, O_TOL, O_CRIT, O_MAXSEG, O_MINPTS, O_ROBUST,
+         O_NONNEG, O_FORMAT, O_OUT, O_MERGE, O_NAME, O_GPU, O_SOURCE, O_ALGO, O_NOTES, O_PLOT, O_NOSTORE,
+         O_PSOURCE, O_SCALAR };
+  struct option opts[32] = {
+      {"db", required_argument, 0, O_DB},           {"op", required_argument, 0, O_OP},
+      {"link", required_argument, 0, O_LINK},       {"ranks", required_argument, 0, O_RANKS},
+      {"run", required_argument, 0, O_RUN},         {"place", required_argument, 0, O_PLACE},
+      {"tolerance", required_argument, 0, O_TOL},   {"criterion", required_argument, 0, O_CRIT},
+      {"max-segments", required_argument, 0, O_MAXSEG}, {"min-points", required_argument, 0, O_MINPTS},
+      {"robust", no_argument, 0, O_ROBUST},         {"nonneg-alpha", no_argument, 0, O_NONNEG},
+      {"format", required_argument, 0, O_FORMAT},   {"out", required_argument, 0, O_OUT},
+      {"merge-into", required_argument, 0, O_MERGE}, {"name", required_argument, 0, O_NAME},
+      {"gpu", required_argument, 0, O_GPU},         {"source", required_argument, 0, O_SOURCE},
+      {"algo", required_argument, 0, O_ALGO},       {"notes", required_argument, 0, O_NOTES},
+      {"plot", required_argument, 0, O_PLOT},       {"no-store", no_argument, 0, O_NOSTORE},
+      {"profile-source", required_argument, 0, O_PSOURCE}, {"help", no_argument, 0, 'h'}};
+  size_t nopt = 24;
+  for (size_t i = 0; i < FU__NSCALARS; i++)
+    opts[nopt++] = (struct option){fu__scalars[i].flag, required_argument, 0, (int)(O_SCALAR + i)};
+  opts[nopt] = (struct option){0, 0, 0, 0};
+
+  const char *db_opt = NULL, *op = NULL, *link = NULL, *out = NULL, *merge = NULL, *name = NULL;
+  const char *gpu = NULL, *source = NULL, *algo_label = NULL, *notes = NULL, *plot = NULL;
+  const char *psource = NULL;
+  long ranks = 0, run = 0;
+  int place = -1; /* -1 auto, 0 out, 1 in */
+  int store = 1;
+  fu_format fmt = FU_FORMAT_TABLE;
+  fu_fit_options fo;
+  fu_fit_options_init(&fo);
+  double scalar_val[FU__NSCALARS];
+  int scalar_set[FU__NSCALARS] = {0};
+  char canon_op[24], canon_link[16];
+
+  optind = 1;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    const char *bad = NULL;
+    switch (c) {
+      case 'h':
+        fu__usage(stdout);
+        return 0;
+      case O_DB: db_opt = optarg; break;
+      case O_OP: {
+        fu_op o;
+        if (fu_op_parse(optarg, &o) != FU_OK) bad = "--op: unknown operation";
+        else op = strcpy(canon_op, fu_op_name(o));
+        break;
+      }
+      case O_LINK: {
+        fu_link l;
+        if (fu_link_parse(optarg, &l) != FU_OK) bad = "--link: unknown link class";
+        else link = strcpy(canon_link, fu_link_name(l));
+        break;
+      }
+      case O_RANKS:
+        if (fu_parse_long(optarg, 1, 1000000, &ranks) != FU_OK) bad = "--ranks: not a whole number >= 1";
+        break;
+      case O_RUN:
+        if (fu_parse_long(optarg, 1, 1L << 62, &run) != FU_OK) bad = "--run: not a run id";
+        break;
+      case O_PLACE:
+        if (!strcmp(optarg, "auto")) place = -1;
+        else if (!strcmp(optarg, "out")) place = 0;
+        else if (!strcmp(optarg, "in")) place = 1;
+        else bad = "--place: auto, out or in";
+        break;
+      case O_TOL:
+        if (fu_parse_double(optarg, &fo.tolerance) != FU_OK || !(fo.tolerance > 0 && fo.tolerance < 10))
+          bad = "--tolerance: a relative error > 0, e.g. 0.05";
+        break;
+      case O_CRIT:
+        if (!strcmp(optarg, "tolerance")) fo.criterion = FU_FIT_TOLERANCE;
+        else if (!strcmp(optarg, "bic")) fo.criterion = FU_FIT_BIC;
+        else bad = "--criterion: tolerance or bic";
+        break;
+      case O_MAXSEG: {
+        long k;
+        if (fu_parse_long(optarg, 1, FU_MAX_SEGMENTS, &k) != FU_OK) bad = "--max-segments: a whole number from 1 to FU_MAX_SEGMENTS (see --help)";
+        else fo.max_segments = (int)k;
+        break;
+      }
+      case O_MINPTS: {
+        long k;
+        if (fu_parse_long(optarg, 2, 1000000, &k) != FU_OK) bad = "--min-points: a whole number >= 2";
+        else fo.min_points = (int)k;
+        break;
+      }
+      case O_ROBUST: fo.method = FU_FIT_BISQUARE; break;
+      case O_NONNEG: fo.nonneg_alpha = 1; break;
+      case O_FORMAT:
+        if (fu_parse_format(optarg, &fmt) != FU_OK) bad = "--format: table, csv or json";
+        break;
+      case O_OUT: out = optarg; break;
+      case O_MERGE: merge = optarg; break;
+      case O_NAME: name = optarg; break;
+      case O_GPU: gpu = optarg; break;
+      case O_SOURCE: source = optarg; break;
+      case O_ALGO: {
+        fu_algo a;
+        if (fu_algo_parse(optarg, &a) != FU_OK) bad = "--algo: ring, tree or nvls";
+        else algo_label = fu_algo_name(a);
+        break;
+      }
+      case O_NOTES: notes = optarg; break;
+      case O_PSOURCE: psource = optarg; break;
+      case O_PLOT: plot = optarg; break;
+      case O_NOSTORE: store = 0; break;
+      case '?':
+        if (optopt) fu_error("fit: option -%c needs a value or is unknown; see 'fusim fit --help'", optopt);
+        else fu_error("fit: unknown option '%s'; see 'fusim fit --help'", argv[optind - 1]);
+        return fu_exit_code(FU_EUSAGE);
+      default:
+        if (c >= O_SCALAR && c < O_SCALAR + (int)FU__NSCALARS) {
+          size_t k = (size_t)(c - O_SCALAR);
+          if (fu_parse_double(optarg, &scalar_val[k]) != FU_OK || scalar_val[k] < fu__scalars[k].lo ||
+              scalar_val[k] > fu__scalars[k].hi) {
+            fu_error("fit: --%s %s: not a number in [%g, %g]", fu__scalars[k].flag, optarg, fu__scalars[k].lo,
+                     fu__scalars[k].hi);
+            return fu_exit_code(FU_EUSAGE);
+          }
+          scalar_set[k] = 1;
+        }
+        break;
+    }
+    if (bad) {
+      fu_error("fit: %s (got '%s')", bad, optarg);
+      return fu_exit_code(FU_EUSAGE);
+    }
+  }
+  if (optind < argc) {
+    fu_error("fit: unexpected argument '%s'; see 'fusim fit --help'", argv[optind]);
+    return fu_exit_code(FU_EUSAGE);
+  }
+  if (plot && !fu__have_program("gnuplot")) {
+    fu_error("fit: --plot needs gnuplot, which is not on PATH (apt-get install gnuplot-nox), or leave out --plot");
+    return fu_exit_code(FU_EUSAGE);
+  }
+  if (plot) {
+    const char *ext = strrchr(plot, '.');
+    if (!ext || (strcasecmp(ext, ".png") != 0 && strcasecmp(ext, ".svg") != 0)) {
+      fu_error("fit: --plot %s: the file name must end in .png or .svg", plot);
+      return fu_exit_code(FU_EUSAGE);
+    }
+  }
+
+  /* The base profile first: a bad one must fail before anything is stored. */
+  fu_profile *prof = malloc(sizeof *prof);
+  if (!prof) return fu_exit_code(FU_ENOMEM);
+  int st = FU_OK;
+  if (merge) st = fu_profile_load(merge, prof);
+  else fu_profile_init(prof);
+  if (st != FU_OK) {
+    free(prof);
+    return fu_exit_code(st);
+  }
+
+  const char *dbpath = fu_db_path_default(db_opt);
+  struct stat sb;
+  if (stat(dbpath, &sb) != 0) {
+    fu_error("%s: no such database (%s); run 'fusim import' or 'fusim calib' first", dbpath, strerror(errno));
+    free(prof);
+    return fu_exit_code(FU_ENOINPUT);
+  }
+  fu_db *db = NULL;
+  fu_sample *smp = NULL;
+  size_t ns = 0, ng = 0;
+  fu__group *groups = NULL;
+  fu_fit_row *rows = NULL;
+  char *cmdline = NULL;
+  int in_tx = 0;
+  st = fu_db_open(dbpath, store ? FU_DB_READWRITE : FU_DB_READONLY, &db);
+  if (st == FU_OK) st = fu_db_samples_select(db, op, link, (int)ranks, run, &smp, &ns);
+  if (st == FU_OK && ns == 0) {
+    fu_error("%s: no samples match (op %s, link %s, ranks %ld%s)", dbpath, op ? op : "any", link ? link : "any",
+             ranks, run ? ", one run" : "");
+    st = FU_ENOINPUT;
+  }
+  if (st != FU_OK) goto done;
+
+  /* Groups: samples come ordered by op, link, ranks, bytes; algo may interleave, so collect
+   * keys first (O(n * groups)). */
+  groups = calloc(ns, sizeof *groups);
+  fu_fit_point *pts = malloc(ns * sizeof *pts);
+  unsigned char *used = calloc(ns, 1);
+  if (!groups || !pts || !used) {
+    free(pts);
+    free(used);
+    st = FU_ENOMEM;
+    goto done;
+  }
+  for (size_t i = 0; i < ns && st == FU_OK; i++) {
+    if (used[i]) continue;
+    int any_out = 0;
+    for (size_t j = i; j < ns; j++)
+      if (!used[j] && fu__same_key(&smp[i], &smp[j]) && !smp[j].in_place) any_out = 1;
+    int want_in = place == -1 ? !any_out : place;
+    size_t np = 0, nzero = 0;
+    double peak = 0;
+    for (size_t j = i; j < ns; j++) {
+      if (used[j] || !fu__same_key(&smp[i], &smp[j])) continue;
+      used[j] = 1;
+      if (smp[j].in_place != want_in) continue;
+      double t = fu__sample_time(&smp[j]);
+      if (smp[j].bytes == 0) {
+        nzero++;
+        continue;
+      }
+      if (!(t > 0) || !isfinite(t)) continue;
+      pts[np].bytes = (double)smp[j].bytes;
+      pts[np].t_us = t;
+      double bw = fu__busbw(smp[j].op, smp[j].ranks, pts[np].bytes, t);
+      if (bw > peak) peak = bw;
+      np++;
+    }
+    if (np == 0) continue;
+    fu__group *g = &groups[ng];
+    fu_curve *cv = &g->curve;
+    snprintf(cv->op, sizeof cv->op, "%s", smp[i].op);
+    snprintf(cv->link, sizeof cv->link, "%s", smp[i].link);
+    cv->ranks = smp[i].ranks;
+    snprintf(cv->algo, sizeof cv->algo, "%s", smp[i].algo[0] ? smp[i].algo : algo_label ? algo_label : "");
+    if (source) snprintf(cv->source, sizeof cv->source, "%s", source);
+    else snprintf(cv->source, sizeof cv->source, "fusim fit of %s (%s)", dbpath, want_in ? "in-place" : "out-of-place");
+    cv->peak_busbw_gbps = peak;
+    g->in_place = want_in;
+    g->n_zero = nzero;
+    char what[160];
+    snprintf(what, sizeof what, "%s: %s %s %d ranks", dbpath, cv->op, cv->link, cv->ranks);
+    st = fu_fit_piecewise(pts, np, &fo, what, &g->fit);
+    if (st != FU_OK) break;
+    ng++;
+    cv->nseg = g->fit.nseg;
+    memcpy(cv->seg, g->fit.seg, sizeof cv->seg);
+    if (!g->fit.met_tolerance)
+      fu_warn("%s: worst relative error %.1f%% at %.0f bytes is above the tolerance %.1f%% even with %d segments",
+              what, 100 * g->fit.max_rel_err, g->fit.points[g->fit.worst].bytes, 100 * fo.tolerance, cv->nseg);
+  }
+  free(pts);
+  free(used);
+  if (st != FU_OK) goto done;
+
+  /* Profile. */
+  if (out || merge) {
+    if (name) snprintf(prof->name, sizeof prof->name, "%s", name);
+    else if (!prof->name[0]) snprintf(prof->name, sizeof prof->name, "fitted");
+    if (gpu) snprintf(prof->gpu, sizeof prof->gpu, "%s", gpu);
+    if (psource) snprintf(prof->source, sizeof prof->source, "%s", psource);
+    else if (!prof->source[0]) snprintf(prof->source, sizeof prof->source, "fusim fit of %s", dbpath);
+    if (notes) {
+      size_t l = strlen(prof->notes);
+      snprintf(prof->notes + l, sizeof prof->notes - l, "%s%s", l ? " " : "", notes);
+    }
+    for (size_t k = 0; k < FU__NSCALARS; k++)
+      if (scalar_set[k]) *(double *)((char *)prof + fu__scalars[k].offset) = scalar_val[k];
+    for (size_t k = 0; k < ng && st == FU_OK; k++) st = fu_profile_put_curve(prof, &groups[k].curve);
+    if (st != FU_OK) goto done;
+  }
+
+  /* The plot first (it only makes the image), then store, write the profile and commit: a
+   * failure anywhere leaves the database as it was. */
+  if (plot && (st = fu__plot(plot, groups, ng)) != FU_OK) goto done;
+  if (store) {
+    size_t nrows = 0;
+    for (size_t k = 0; k < ng; k++) nrows += (size_t)groups[k].curve.nseg;
+    rows = calloc(nrows ? nrows : 1, sizeof *rows);
+    cmdline = fu_join_argv(argc, argv);
+    if (!rows || !cmdline) {
+      st = FU_ENOMEM;
+      goto done;
+    }
+    size_t r = 0;
+    for (size_t k = 0; k < ng; k++)
+      for (int s = 0; s < groups[k].curve.nseg; s++, r++) {
+        const fu_curve *cv = &groups[k].curve;
+        const fu_segment *x = &cv->seg[s];
+        fu_fit_row *w = &rows[r];
+        snprintf(w->op, sizeof w->op, "%s", cv->op);
+        snprintf(w->link, sizeof w->link, "%s", cv->link);
+        snprintf(w->algo, sizeof w->algo, "%s", cv->algo);
+        w->ranks = cv->ranks;
+        w->segment = s;
+        w->lo_bytes = x->lo_bytes;
+        w->hi_bytes = x->hi_bytes;
+        w->alpha_us = x->alpha_us;
+        w->alpha_lo = x->alpha_ci[0];
+        w->alpha_hi = x->alpha_ci[1];
+        w->beta_us_per_byte = x->beta_us_per_byte;
+        w->beta_lo = x->beta_ci[0];
+        w->beta_hi = x->beta_ci[1];
+        w->max_rel_err = x->max_rel_err;
+        w->n_samples = x->n_samples;
+        snprintf(w->method, sizeof w->method, "%s", fu_fit_method_name(fo.method));
+        if (out || merge) snprintf(w->profile, sizeof w->profile, "%s", prof->name);
+      }
+    int64_t fit_id = 0;
+    if ((st = fu_db_begin(db)) != FU_OK) goto done;
+    in_tx = 1;
+    if ((st = fu_db_fit_store(db, cmdline, rows, nrows, &fit_id)) != FU_OK) goto done;
+  }
+  if (out || merge) {
+    if ((st = fu_profile_save(out ? out : merge, prof)) != FU_OK) goto done;
+  }
+  if (in_tx) {
+    in_tx = 0;
+    if ((st = fu_db_commit(db)) != FU_OK) goto done;
+  }
+  if (fmt == FU_FORMAT_TABLE) {
+    for (size_t k = 0; k < ng; k++) fu__print_table(&groups[k], &fo);
+    if (out || merge) printf("profile %s written to %s (%d curves)\n", prof->name, out ? out : merge, prof->ncurves);
+  } else if (fmt == FU_FORMAT_CSV) {
+    for (size_t k = 0; k < ng; k++) fu__print_csv(&groups[k], k == 0);
+  } else {
+    json_t *arr = json_array();
+    for (size_t k = 0; k < ng; k++) json_array_append_new(arr, fu__group_json(&groups[k], &fo));
+    json_t *j = json_pack("{s:o, s:s?, s:s?}", "fits", arr, "profile", out ? out : merge, "plot", plot);
+    char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
+    if (text) printf("%s\n", text);
+    else st = FU_ENOMEM;
+    free(text);
+    json_decref(j);
+  }
+
+done:
+  if (in_tx) fu_db_rollback(db);
+  for (size_t k = 0; k < ng; k++) fu_fit_result_finish(&groups[k].fit);
+  free(groups);
+  free(rows);
+  free(cmdline);
+  free(smp);
+  fu_db_close(db);
+  free(prof);
+  return fu_exit_code(st);
 }

@@ -17,7 +17,7 @@ void fu_fit_options_init(fu_fit_options *o) {
   o->method = FU_FIT_WLS;
   o->criterion = FU_FIT_TOLERANCE;
   o->max_segments = FU_MAX_SEGMENTS;
-  o->min_points = 3;
+  o->min_points = 0;
   o->tolerance = 0.05;
   o->nonneg_alpha = 0;
 }
@@ -282,6 +282,11 @@ static int fu__dp_solve(const fu__dp *dp, int K, int minimax, double cap, double
   return FU_OK;
 }
 
+static int fu__fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_options *o, const char *what,
+                             fu_fit_result *out);
+
+/* min_points 0 (auto): 3 samples per segment, and 2 only when 3 cannot reach the tolerance
+ * and 2 gets closer (short sweeps, e.g. four sizes with a protocol switch in the middle). */
 int fu_fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_options *o, const char *what,
                      fu_fit_result *out) {
   fu_fit_options def;
@@ -289,6 +294,25 @@ int fu_fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_options *o,
     fu_fit_options_init(&def);
     o = &def;
   }
+  if (o->min_points != 0) return fu__fit_piecewise(pts, n, o, what, out);
+  fu_fit_options three = *o, two = *o;
+  three.min_points = 3;
+  two.min_points = 2;
+  if (n < 3) return fu__fit_piecewise(pts, n, &two, what, out);
+  int st = fu__fit_piecewise(pts, n, &three, what, out);
+  if (st != FU_OK || out->met_tolerance) return st;
+  fu_fit_result alt = {0};
+  if (fu__fit_piecewise(pts, n, &two, what, &alt) == FU_OK && alt.max_rel_err < out->max_rel_err) {
+    fu_fit_result_finish(out);
+    *out = alt;
+  } else if (alt.points) {
+    fu_fit_result_finish(&alt);
+  }
+  return FU_OK;
+}
+
+static int fu__fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_options *o, const char *what,
+                             fu_fit_result *out) {
   if (!what) what = "samples";
   memset(out, 0, sizeof *out);
   for (size_t i = 0; i < n; i++)

@@ -46,12 +46,13 @@ typedef struct fu_fit_options {
   fu_fit_method method;      /* line fit per segment: weighted least squares or bisquare */
   fu_fit_criterion criterion;/* how the number of segments is chosen */
   int max_segments;          /* at most this many segments (1 .. FU_MAX_SEGMENTS) */
-  int min_points;            /* samples per segment, >= 2 (2 gives an exact line, no CI) */
+  int min_points;            /* samples per segment, >= 2 (2 gives an exact line, no CI); 0 auto:
+                                3, or 2 where 3 cannot reach the tolerance and 2 comes closer */
   double tolerance;          /* target worst relative error (tolerance criterion), e.g. 0.05 */
   int nonneg_alpha;          /* refit a segment through the origin when its alpha is < 0 */
 } fu_fit_options;
 
-/* Defaults: WLS, tolerance 0.05, FU_MAX_SEGMENTS segments, 3 points per segment, free alpha. */
+/* Defaults: WLS, tolerance 0.05, FU_MAX_SEGMENTS segments, min_points auto, free alpha. */
 void fu_fit_options_init(fu_fit_options *o);
 
 typedef struct fu_fit_result {

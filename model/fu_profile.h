@@ -45,7 +45,7 @@ typedef struct fu_profile {
   double gpu_tflops_bf16;    /* achieved dense bf16 GEMM throughput, TFLOP/s */
   double gpu_tflops_fp32;    /* achieved fp32/tf32 GEMM throughput, TFLOP/s */
   double hbm_gbps;           /* achieved device copy bandwidth, GB/s (bytes copied) */
-  char notes[1024];          /* where the scalars came from (free text, kept in the JSON) */
+  char notes[2048];          /* where the scalars came from (free text, kept in the JSON) */
 } fu_profile;
 
 /* Sets defaults: no curves; launch_us, issue_us 0; duplex_factor, comm_slowdown and

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""test_cli_fit.py FUSIM: `fusim import` + `fusim fit` through the command line.
+
+(b) the reference H200 data (Azure 8-GPU NVLS all-reduce, PCIe h2d/d2h and HBM d2d copies):
+    every measured point within 8% of the fitted profile;
+(c) every public nccl-tests log: imports without --lenient, every size within 10%;
+plus the CLI contract: --help, bad options (64), missing database (66), a bad base profile
+(65) and an unwritable --out leave the database as it was, --plot (png, svg, no gnuplot),
+--format csv/json, and the profile written by --out reloads with --merge-into.
+Prints the segments each data set needed."""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+FUSIM = os.path.abspath(sys.argv[1])
+SHARED = os.environ.get("FUSIM_SHARED", "/work/shared")
+REF = os.path.join(SHARED, "data", "reference")
+PUB = os.path.join(SHARED, "data", "public-nccl-tests")
+failed = 0
+passed = 0
+
+
+def check(cond, what):
+    global failed, passed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(*args, env=None):
+    p = subprocess.run([FUSIM, *args], capture_output=True, text=True, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def fit_rows(db):
+    c = sqlite3.connect(db)
+    try:
+        return c.execute("SELECT count(*) FROM fit_segments").fetchone()[0]
+    finally:
+        c.close()
+
+
+def fit_json(db, *args):
+    rc, out, err = run("fit", "--db", db, "--format", "json", *args)
+    check(rc == 0, f"fit {args} exit {rc}: {err.strip()}")
+    return json.loads(out) if rc == 0 else {"fits": []}
+
+
+def check_within(name, fits, tol):
+    """Every point of every fit within tol; names the ones missed."""
+    for f in fits:
+        bad = [p for p in f["points"] if abs(p["rel_err"]) > tol]
+        for p in bad:
+            print(f"  {name}: MISSED {p['bytes']:.0f} bytes: measured {p['measured_us']:.4g} us, "
+                  f"fitted {p['fitted_us']:.4g} us ({100 * p['rel_err']:+.1f}%)", file=sys.stderr)
+        check(not bad, f"{name}: {f['op']} {f['link']} x{f['ranks']}: {len(bad)} points beyond {tol:.0%}")
+        print(f"{name:44s} {f['op']:>9s} {f['link']:>8s} x{f['ranks']:<3d} "
+              f"{'in' if f['in_place'] else 'out-of'}-place {f['n_samples']:3d} sizes  "
+              f"{len(f['segments'])} segments  max rel err {100 * f['max_rel_err']:5.2f}%", file=sys.stderr)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="fusim-test-cli-fit-")
+    try:
+        # --help and usage errors
+        rc, out, _ = run("fit", "--help")
+        check(rc == 0 and "--merge-into" in out and "--plot" in out, "fit --help")
+        rc, _, err = run("fit", "--tolerance", "abc")
+        check(rc == 64 and "--tolerance" in err, f"bad --tolerance: {rc} {err}")
+        rc, _, err = run("fit", "--bogus")
+        check(rc == 64 and err.count("\n") == 1, f"unknown option: {rc} {err}")
+        rc, _, err = run("fit", "--db", os.path.join(tmp, "none.db"))
+        check(rc == 66 and "none.db" in err, f"missing db: {rc} {err}")
+
+        # (b) reference data
+        db = os.path.join(tmp, "ref.db")
+        rc, _, err = run("import", "--db", db, os.path.join(REF, "h200-pcie-copies.csv"))
+        check(rc == 0, f"import copies: {err}")
+        rc, _, err = run("import", "--db", db, "--link", "nvlink",
+                         os.path.join(REF, "azure-nd-h200-v5-allreduce-nvls-8gpu.csv"))
+        check(rc == 0, f"import azure: {err}")
+        rc, _, err = run("import", "--db", db, os.path.join(REF, "h200-1gpu-allreduce-nccl-tests.txt"))
+        check(rc == 0, f"import 1-gpu allreduce: {err}")
+        for op in ("h2d", "d2h", "d2d"):
+            check_within("h200-pcie-copies.csv", fit_json(db, "--op", op, "--tolerance", "0.08")["fits"], 0.08)
+        res = fit_json(db, "--op", "allreduce", "--ranks", "8", "--tolerance", "0.08", "--algo", "nvls")
+        check(len(res["fits"]) == 1 and res["fits"][0]["algo"] == "nvls", "azure: one nvls curve")
+        check_within("azure-nd-h200-v5-allreduce-nvls-8gpu.csv", res["fits"], 0.08)
+        res = fit_json(db, "--op", "allreduce", "--ranks", "1", "--tolerance", "0.08")
+        check(len(res["fits"]) == 1 and not res["fits"][0]["in_place"], "1-gpu: out-of-place chosen")
+        check_within("h200-1gpu-allreduce-nccl-tests.txt", res["fits"], 0.08)
+
+        # profile out, merge, reload; scalars from flags
+        prof = os.path.join(tmp, "p.json")
+        rows0 = fit_rows(db)
+        rc, out, err = run("fit", "--db", db, "--op", "h2d", "--out", prof, "--name", "t1", "--launch-us", "3.5")
+        check(rc == 0 and "written" in out, f"fit --out: {err}")
+        check(fit_rows(db) > rows0, "fit stored rows")
+        rc, out, err = run("fit", "--db", db, "--op", "d2h", "--merge-into", prof, "--issue-us", "2.125")
+        check(rc == 0, f"fit --merge-into: {err}")
+        p = json.load(open(prof))
+        check(p["format"] == "fusim-profile-1" and p["name"] == "t1", "profile header")
+        check(p["launch_us"] == 3.5 and p["issue_us"] == 2.125, "profile scalars kept and set")
+        check(sorted(c["op"] for c in p["curves"]) == ["d2h", "h2d"], "profile curves merged")
+
+        # failures leave the database as it was
+        rows1 = fit_rows(db)
+        bad = os.path.join(tmp, "bad.json")
+        with open(bad, "w") as f:
+            f.write('{"format": "fusim-profile-1", "curves": [{"op": "h2d"}]}')
+        rc, _, err = run("fit", "--db", db, "--merge-into", bad)
+        check(rc == 65 and "bad.json" in err and "curves[0]" in err, f"bad base profile: {rc} {err}")
+        rc, _, err = run("fit", "--db", db, "--out", os.path.join(tmp, "no", "such", "dir.json"))
+        check(rc != 0 and "dir.json" in err, f"unwritable --out: {rc} {err}")
+        check(fit_rows(db) == rows1, "database unchanged after failures")
+        rc, _, err = run("fit", "--db", db, "--op", "gemm")
+        check(rc == 66 and "no samples" in err, f"no samples: {rc} {err}")
+
+        # csv
+        rc, out, _ = run("fit", "--db", db, "--op", "h2d", "--format", "csv", "--no-store")
+        lines = out.splitlines()
+        check(rc == 0 and lines[0].startswith("record,op,link,ranks") and
+              sum(l.startswith("point,h2d") for l in lines) == 15, "csv output")
+        check(fit_rows(db) == rows1, "--no-store stores nothing")
+
+        # plots
+        if shutil.which("gnuplot"):
+            for ext in ("png", "svg"):
+                img = os.path.join(tmp, "fit." + ext)
+                rc, _, err = run("fit", "--db", db, "--op", "allreduce", "--plot", img, "--no-store")
+                check(rc == 0 and os.path.getsize(img) > 1000, f"--plot {ext}: {err}")
+        env = dict(os.environ, PATH=tmp)
+        rc, _, err = run("fit", "--db", db, "--plot", os.path.join(tmp, "x.png"), env=env)
+        check(rc == 64 and "gnuplot" in err, f"--plot without gnuplot: {rc} {err}")
+        rc, _, err = run("fit", "--db", db, "--plot", os.path.join(tmp, "x.jpg"))
+        check(rc == 64 and ".png or .svg" in err, f"--plot bad extension: {rc} {err}")
+
+        # (c) public nccl-tests logs
+        for name in sorted(os.listdir(PUB)):
+            if not name.endswith(".txt"):
+                continue
+            pdb = os.path.join(tmp, name + ".db")
+            rc, _, err = run("import", "--db", pdb, os.path.join(PUB, name))
+            check(rc == 0, f"import {name}: {err.strip()}")
+            if rc != 0:
+                continue
+            check_within(name, fit_json(pdb, "--tolerance", "0.10")["fits"], 0.10)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"test_cli_fit: {passed} checks passed, {failed} failed", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
