@@ -1,0 +1,100 @@
+#!/bin/sh
+# cli_predict.sh FUSIM: fusim predict end to end on a hand-made profile (data/test-profile.json:
+# all-reduce 20 us + n / 100 GB/s, HBM copy 5 us + n / 2000 GB/s) and a 3-gradient workload
+# (data/tiny.json: fwd 1000, bwd 3000, opt 50; 1, 3, 4 MiB ready at 1000, 2000, 3000).
+# Expected values by hand:
+#   overlap off, none:  4050 + 3 x 20 + 8 MiB / 100 GB/s            = 4193.886080
+#     its interval (alpha 18..22, beta +-10%): 4050 + 54 + 75.497472 = 4179.497472 .. 4208.274688
+#   overlap on, none:   op 2 starts when backward ends (4000): 4000 + 20 + 41.94304 + 50 = 4111.94304
+#   single, copy:       4000 + pack 9.194304 + 103.88608 + unpack 9.194304 + 50 = 4172.274688
+# plus usage errors (64), a missing workload (66), a bad profile (65), storing (one row per
+# prediction; none with --no-store; none after an error), and the trace file.
+set -u
+fusim=$1
+here=$(cd "$(dirname "$0")" && pwd)
+prof=$here/data/test-profile.json
+wl=$here/data/tiny.json
+tmp=$(mktemp -d /tmp/fusim-cli-predict.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+check() { # name, condition result (0 ok)
+  if [ "$2" -eq 0 ]; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi
+}
+near() { # got want tol
+  python3 -c "import sys; g, w, t = map(float, sys.argv[1:]); sys.exit(0 if abs(g - w) <= t else 1)" "$1" "$2" "$3"
+}
+field() { # json-file key
+  python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"
+}
+p() { "$fusim" predict --workload "$wl" --profile "$prof" "$@"; }
+
+"$fusim" predict --help >"$tmp/help" 2>&1; check "--help exits 0" $?
+grep -q -- "--comm-streams" "$tmp/help"; check "--help lists --comm-streams" $?
+
+p --overlap off --no-store --format json >"$tmp/off.json"; check "overlap off runs" $?
+near "$(field "$tmp/off.json" iter_us)" 4193.886080 1e-6; check "overlap off = fwd+bwd+sum(op)+opt" $?
+near "$(field "$tmp/off.json" iter_lo_us)" 4179.497472 1e-6; check "iter_lo_us from CI bounds" $?
+near "$(field "$tmp/off.json" iter_hi_us)" 4208.274688 1e-6; check "iter_hi_us from CI bounds" $?
+python3 - "$tmp/off.json" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+need = ["iter_us", "compute_us", "comm_us", "exposed_comm_us", "n_ops", "fusion_buffer_bytes",
+        "bus_util", "sim_events", "iter_lo_us", "iter_hi_us", "overlap_frac", "plan", "buckets"]
+missing = [k for k in need if k not in o]
+sys.exit(1 if missing or o["n_ops"] != 3 or len(o["buckets"]) != 3 else 0)
+PY
+check "json has the contract keys and 3 buckets" $?
+
+p --overlap on --no-store --format json >"$tmp/on.json"
+near "$(field "$tmp/on.json" iter_us)" 4111.94304 1e-6; check "overlap on = last bucket's tail" $?
+p --fusion single --no-store --format json >"$tmp/single.json"
+near "$(field "$tmp/single.json" iter_us)" 4172.274688 1e-6; check "single bucket with pack/unpack" $?
+[ "$(field "$tmp/single.json" fusion_buffer_bytes)" = 8388608 ]; check "fusion buffer = 8 MiB" $?
+p --fusion single --pack view --no-store --format json >"$tmp/view.json"
+[ "$(field "$tmp/view.json" fusion_buffer_bytes)" = 0 ]; check "view needs no fusion buffer" $?
+
+printf '{"fusion": "single", "overlap": "off"}\n' >"$tmp/plan.json"
+p --plan "$tmp/plan.json" --pack view --no-store --format csv >"$tmp/plan.csv"; check "plan file + flag" $?
+grep -q '^tiny3,single overlap=off pack=view' "$tmp/plan.csv"; check "plan file keys and flag override" $?
+
+p --no-store --format table >"$tmp/t.txt"; check "table output" $?
+grep -q 'stem.weight' "$tmp/t.txt"; check "table has the per-bucket rows" $?
+
+# Errors: usage 64, missing input 66, bad data 65; the database is left alone.
+p --fusion cap:0 --db "$tmp/e.db" >/dev/null 2>"$tmp/err"; [ $? -eq 64 ]; check "cap:0 -> 64" $?
+p --bogus >/dev/null 2>&1; [ $? -eq 64 ]; check "unknown option -> 64" $?
+p --format xml >/dev/null 2>&1; [ $? -eq 64 ]; check "bad --format -> 64" $?
+"$fusim" predict --workload "$tmp/nope.json" --profile "$prof" --no-store >/dev/null 2>&1
+[ $? -eq 66 ]; check "missing workload -> 66" $?
+printf '{"format": "fusim-profile-1", "name": "x", "curves": []}\n' >"$tmp/empty.json"
+"$fusim" predict --workload "$wl" --profile "$tmp/empty.json" --db "$tmp/e.db" >/dev/null 2>"$tmp/err"
+[ $? -eq 65 ]; check "profile without the curve -> 65" $?
+[ "$(wc -l <"$tmp/err")" -eq 1 ]; check "one line on stderr" $?
+[ ! -e "$tmp/e.db" ] || [ "$(sqlite3 "$tmp/e.db" 'select count(*) from predictions' 2>/dev/null || echo 0)" = 0 ]
+check "no prediction stored after errors" $?
+
+# Storing: two predictions -> two rows; --no-store -> none more.
+p --db "$tmp/s.db" --format csv >/dev/null && p --fusion single --db "$tmp/s.db" --format csv >/dev/null
+check "stores" $?
+p --db "$tmp/s.db" --no-store --format csv >/dev/null
+n=$(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from predictions').fetchone()[0])" "$tmp/s.db")
+[ "$n" = 2 ]; check "two rows stored (got $n)" $?
+
+# Trace: valid JSON with tracks, slices, flow arrows (one per gradient).
+p --no-store --comm-streams 2 --trace "$tmp/trace.json" --format csv >/dev/null; check "trace written" $?
+python3 - "$tmp/trace.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+need = {"host thread", "compute stream", "comm stream 0", "comm stream 1", "D2H copy engine",
+        "H2D copy engine"}
+ok = need <= names and sum(e["ph"] == "s" for e in ev) == 3 and sum(e["ph"] == "f" for e in ev) == 3
+ok = ok and any(e["ph"] == "X" and e["name"].startswith("allreduce b2") for e in ev)
+ok = ok and any(e["ph"] == "C" and e["name"] == "link nvlink" for e in ev)
+sys.exit(0 if ok else 1)
+PY
+check "trace has tracks, named buckets, flows, link counter" $?
+
+[ "$fails" -eq 0 ] && echo "cli_predict: all passed" && exit 0
+echo "cli_predict: $fails failed"
+exit 1
