@@ -148,7 +148,8 @@ static void fu__print_table(const fu__group *g, const fu_fit_options *o) {
              isinf(x->hi_bytes) ? "inf" : fu_format_size((uint64_t)x->hi_bytes, b, sizeof b));
     if (isnan(x->alpha_ci[0])) snprintf(ci_a, sizeof ci_a, "%.4g [unknown]", x->alpha_us);
     else snprintf(ci_a, sizeof ci_a, "%.4g [%.4g, %.4g]", x->alpha_us, x->alpha_ci[0], x->alpha_ci[1]);
-    if (isnan(x->beta_ci[0])) snprintf(ci_b, sizeof ci_b, "%.4g [unknown]", fu__gbps(x->beta_us_per_byte));
+    if (x->beta_us_per_byte <= 0) snprintf(ci_b, sizeof ci_b, "none (beta %.3g us/B <= 0)", x->beta_us_per_byte);
+    else if (isnan(x->beta_ci[0])) snprintf(ci_b, sizeof ci_b, "%.4g [unknown]", fu__gbps(x->beta_us_per_byte));
     else snprintf(ci_b, sizeof ci_b, "%.4g [%.4g, %.4g]", fu__gbps(x->beta_us_per_byte),
                   fu__gbps(x->beta_ci[1]), fu__gbps(x->beta_ci[0]));
     printf("  %-3d %-23s %-30s %-34s %7.2f%% %4d%s%s\n", s, range, ci_a, ci_b, 100 * x->max_rel_err,

@@ -447,11 +447,18 @@ static int fu__fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_opt
   gsl_set_error_handler(old);
   if (st != FU_OK) goto done;
 
-  /* Boundaries: where neighbouring lines cross inside the gap, else the next segment's first size. */
+  /* Boundaries: where neighbouring lines cross inside the gap between their samples, else the
+   * end of the gap with the smaller jump. */
   out->seg[0].lo_bytes = p[0].bytes;
   for (int s = 1; s < kbest; s++) {
-    double last = p[out->first[s] - 1].bytes, first = p[out->first[s]].bytes, b = first;
+    double last = p[out->first[s] - 1].bytes, first = p[out->first[s]].bytes;
     const fu_segment *u = &out->seg[s - 1], *v = &out->seg[s];
+    /* Where the lines do not cross in the gap, the jump between them is smallest at one end
+     * (the difference is linear): just after the last size of segment s-1, or at the first of s. */
+    double just_after = fmin(last + 1, first);
+    double j_lo = fabs(u->alpha_us + u->beta_us_per_byte * just_after - v->alpha_us - v->beta_us_per_byte * just_after);
+    double j_hi = fabs(u->alpha_us + u->beta_us_per_byte * first - v->alpha_us - v->beta_us_per_byte * first);
+    double b = j_lo < j_hi ? just_after : first;
     if (u->beta_us_per_byte != v->beta_us_per_byte) {
       double x = (v->alpha_us - u->alpha_us) / (u->beta_us_per_byte - v->beta_us_per_byte);
       if (x > last && x <= first) b = x;

@@ -17,9 +17,10 @@
  *   bic: minimise N ln(SSE/N) + (3k - 1) ln N over k (two parameters per segment plus k-1
  *     breakpoints), for noisy data where the tolerance would chase the noise.
  * Segment i covers [lo, hi): lo of segment 0 is the smallest size, hi of the last is +inf; an
- * inner boundary lies between the last size of segment i and the first of segment i+1, where
- * the two lines cross when they do there (so the curve is continuous), else at the first size
- * of segment i+1.
+ * inner boundary lies between the last size of segment i and the first of segment i+1: where
+ * the two lines cross when they do there (so the curve is continuous), else at the end of that
+ * gap where the jump between the lines is smaller (1 byte past the last size of segment i, or
+ * the first size of segment i+1), so that neither line is carried far outside its samples.
  *
  * alpha is fitted freely. A negative alpha (a segment's line crossing zero left of its sizes,
  * which happens where bandwidth falls with size) is reported in alpha_negative; with
