@@ -430,8 +430,11 @@ int fu_cmd_fit(int argc, char **argv) {
         break;
       case O_MAXSEG: {
         long k;
-        if (fu_parse_long(optarg, 1, FU_MAX_SEGMENTS, &k) != FU_OK) bad = "--max-segments: a whole number from 1 to FU_MAX_SEGMENTS (see --help)";
-        else fo.max_segments = (int)k;
+        if (fu_parse_long(optarg, 1, FU_MAX_SEGMENTS, &k) != FU_OK) {
+          fu_error("fit: --max-segments: a whole number from 1 to %d (got '%s')", FU_MAX_SEGMENTS, optarg);
+          return fu_exit_code(FU_EUSAGE);
+        }
+        fo.max_segments = (int)k;
         break;
       }
       case O_MINPTS: {

@@ -11,6 +11,7 @@
 #include "fu_common.h"
 #include "fu_profile.h"
 #include "fu_test.h"
+#include "test_data.h"
 
 static char tmpdir[256];
 
@@ -257,6 +258,39 @@ static void test_default(void) {
   /* 1-GPU NCCL all-reduce (out-of-place): 8 B 7.15 us, 512 MiB 255.58 us */
   EXPECT_INT_EQ(fu_profile_time(&p, "allreduce", NULL, 1, 536870912.0, &t, NULL, NULL), FU_OK);
   EXPECT_REL(t, 255.58, 0.08);
+
+  /* Every reference point, smallest size to largest, within 8% of the bundled profile. */
+  static const struct {
+    const char *file;        /* under data/reference */
+    const char *op, *link;   /* rows and the curve they check */
+    int ranks;
+  } sets[] = {{"azure-nd-h200-v5-allreduce-nvls-8gpu.csv", "allreduce", "nvlink", 8},
+              {"h200-pcie-copies.csv", "h2d", "pcie_h2d", 1},
+              {"h200-pcie-copies.csv", "d2h", "pcie_d2h", 1},
+              {"h200-pcie-copies.csv", "d2d", "hbm", 1},
+              {"h200-1gpu-allreduce-nccl-tests.txt", "allreduce", "hbm", 1}};
+  for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
+    char path[1024];
+    td_set d;
+    snprintf(path, sizeof path, "%s/data/reference/%s", td_shared(), sets[k].file);
+    long n = strstr(sets[k].file, ".csv") ? td_read_csv(path, sets[k].op, &d) : td_read_nccl(path, 0, &d);
+    EXPECT(n >= 14);
+    double worst = 0;
+    for (size_t i = 0; i < d.n; i++) {
+      double tf = NAN, lo, hi;
+      EXPECT_INT_EQ(fu_profile_time(&p, sets[k].op, sets[k].link, sets[k].ranks, d.pts[i].bytes, &tf, &lo, &hi), FU_OK);
+      double rel = fabs(tf - d.pts[i].t_us) / d.pts[i].t_us;
+      if (rel > worst) worst = rel;
+      if (rel > 0.08)
+        FU_T_FAIL("default profile misses %s %s %.0f bytes: %.4g us vs measured %.4g us (%.1f%%)", sets[k].file,
+                  sets[k].op, d.pts[i].bytes, tf, d.pts[i].t_us, 100 * rel);
+      else
+        fu_test_passed++;
+      EXPECT(lo <= tf && tf <= hi);
+    }
+    fprintf(stderr, "default profile vs %s %s: %zu points, worst %.2f%%\n", sets[k].file, sets[k].op, d.n,
+            100 * worst);
+  }
 }
 
 int main(void) {
