@@ -7,7 +7,6 @@
 
 #include "fu_common.h"
 
-enum { FU__EV_XFER = 1, FU__EV_DONE = 2, FU__EV_WAKE = 3 };
 enum { FU__ST_WAIT = 0, FU__ST_STARTED = 1, FU__ST_WORKING = 2, FU__ST_DONE = 3 };
 
 /* Grows *arr (elements of `size` bytes) so that it holds at least `need`. */
@@ -90,7 +89,7 @@ int fu_engine_task_add(fu_engine *e, const fu_task_spec *s, uint32_t *id) {
   if (!(s->latency_us >= 0.0) || !(s->work_us >= 0.0) || !isfinite(s->latency_us) ||
       !isfinite(s->work_us) || !(s->align_us >= 0.0))
     return FU_EINTERNAL;
-  if (e->ntasks >= FU_TASK_NONE - 1) return FU_ENOMEM;
+  if (e->ntasks >= FU_HEAP_MAX_ARG) return FU_ENOMEM; /* the heap names tasks in 26 bits */
   FU_CHECK(fu__grow((void **)&e->tasks, &e->tcap, e->ntasks + 1, sizeof *e->tasks));
   fu_lane *l = &e->lanes[s->lane];
   FU_CHECK(fu__grow((void **)&l->q, &l->cap, l->n + 1, sizeof *l->q));
@@ -159,8 +158,7 @@ static int fu__resched(fu_engine *e, uint32_t i, double rate) {
   }
   t->t_last = now;
   t->rate = rate;
-  t->version++;
-  return fu_heap_push(&e->heap, now + t->remaining / rate, FU__EV_DONE, i, t->version);
+  return fu_heap_push(&e->heap, now + t->remaining / rate, i, &t->pending);
 }
 
 static double fu__link_rate(const fu_engine *e, int l) {
@@ -243,7 +241,7 @@ static int fu__start(fu_engine *e, uint32_t i) {
   if (t->cls == FU_TASK_NCCL && e->n_nccl++ == 0) FU_CHECK(fu__compute_refresh(e));
   if (t->cls == FU_TASK_COPY && e->n_copy++ == 0) FU_CHECK(fu__compute_refresh(e));
   if (t->latency_us > 0.0)
-    return fu_heap_push(&e->heap, e->heap.now_us + t->latency_us, FU__EV_XFER, i, t->version);
+    return fu_heap_push(&e->heap, e->heap.now_us + t->latency_us, i, &t->pending);
   return fu__begin_work(e, i);
 }
 
@@ -263,7 +261,7 @@ static int fu__lane_try(fu_engine *e, uint32_t l) {
     double at = o + (k > 0 ? k : 0) * t->align_us;
     if (at > now) {
       ln->busy = 1; /* the lane waits for the grid point */
-      return fu_heap_push(&e->heap, at, FU__EV_WAKE, i, t->version);
+      return fu_heap_push(&e->heap, at, i, &t->pending);
     }
   }
   return fu__start(e, i);
@@ -304,7 +302,7 @@ int fu_engine_run(fu_engine *e) {
     fu_engine_task *t = &e->tasks[i];
     t->npending = t->ndeps;
     t->state = FU__ST_WAIT;
-    t->version = 0;
+    t->pending = UINT64_MAX;
     t->rate = -1.0;
     t->ready_us = t->ndeps ? NAN : 0.0;
     t->start_us = t->xfer_us = t->end_us = NAN;
@@ -322,11 +320,13 @@ int fu_engine_run(fu_engine *e) {
   while (fu_heap_pop(&e->heap, &ev)) {
     events++;
     fu_engine_task *t = &e->tasks[ev.arg];
-    if (ev.version != t->version) continue; /* superseded by a rate change */
-    switch (ev.type) {
-    case FU__EV_DONE: FU_CHECK(fu__finish_task(e, ev.arg)); break;
-    case FU__EV_XFER: FU_CHECK(fu__begin_work(e, ev.arg)); break;
-    case FU__EV_WAKE: FU_CHECK(fu__start(e, ev.arg)); break;
+    if (ev.seq != t->pending) continue; /* superseded by a rate change */
+    /* A task has one live event at a time; its state says which: the grid point it waited
+     * for (waiting), the end of its latency (started), or its completion (working). */
+    switch (t->state) {
+    case FU__ST_WAIT: FU_CHECK(fu__start(e, ev.arg)); break;
+    case FU__ST_STARTED: FU_CHECK(fu__begin_work(e, ev.arg)); break;
+    case FU__ST_WORKING: FU_CHECK(fu__finish_task(e, ev.arg)); break;
     default: return FU_EINTERNAL;
     }
   }

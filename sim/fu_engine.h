@@ -17,7 +17,7 @@
  *        FU_TASK_COPY task runs (copy_slowdown); the larger factor applies when both run;
  *      otherwise rate 1.
  *    A rate change re-schedules the task's completion; the superseded event is recognised by a
- *    version number and dropped (it still counts as an event processed).
+ *    sequence number kept in the task and dropped (it still counts as an event processed).
  *  - Ties: events at equal times run in the order they were scheduled (fu_heap).
  *
  * Costs: O(E log P) for E events with P pending (P is at most the running tasks); a rate change
@@ -63,13 +63,13 @@ typedef struct fu_engine_task {
   double start_us;           /* result: when the task started (NaN if it never did) */
   double xfer_us;            /* result: when its work (after latency) began */
   double end_us;             /* result: when it ended */
+  uint64_t pending;          /* sequence number of its live event (run state) */
   uint32_t align_origin;     /* from the spec */
   uint32_t lane;             /* from the spec */
   uint32_t npending;         /* predecessors not yet ended (run state) */
   uint32_t ndeps;            /* predecessors */
   uint32_t succ_off;         /* first successor in fu_engine.succ (after the CSR build) */
   uint32_t nsucc;            /* successors */
-  uint32_t version;          /* bumped on every re-schedule of its completion */
   uint32_t slot;             /* index in its link's or the compute list of running tasks */
   int32_t tag;               /* the caller's */
   int16_t link;              /* from the spec, -1 for none */

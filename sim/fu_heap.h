@@ -4,7 +4,12 @@
  * is deterministic. The heap remembers the time of the last event taken out ("now");
  * scheduling before it is an error (FU_EINTERNAL), never a silent reordering.
  *
- * Costs: push and pop are O(log n) with n the events pending (a handful in practice: the
+ * An entry is 16 bytes: the time's IEEE-754 bits (times are >= 0, where the bit patterns order
+ * as the numbers do) and one word holding the sequence number (high 38 bits) above the event's
+ * argument (low 26 bits). Comparing two entries is then two unsigned compares and moving one
+ * is two words. Limits: arguments < 2^26 (67 million tasks), 2^38 pushes per run.
+ *
+ * Costs: push and pop are O(log n) with n the events pending (a few dozen in practice: the
  * simulator keeps one completion per running task); memory grows by doubling. */
 #ifndef FU_HEAP_H
 #define FU_HEAP_H
@@ -12,17 +17,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define FU_HEAP_ARG_BITS 26
+#define FU_HEAP_MAX_ARG ((UINT32_C(1) << FU_HEAP_ARG_BITS) - 1)
+#define FU_HEAP_MAX_SEQ ((UINT64_C(1) << (64 - FU_HEAP_ARG_BITS)) - 1)
+
 typedef struct fu_event {
   double t_us;               /* when the event happens, microseconds */
-  uint64_t seq;              /* insertion counter: tie-break for equal times */
-  uint32_t type;             /* what happens (meaning is the driver's) */
-  uint32_t version;          /* lets the driver recognise superseded events */
-  uint32_t arg;              /* e.g. the task the event belongs to */
-  uint32_t spare;            /* padding, zero */
+  uint64_t seq;              /* insertion counter: tie-break for equal times, and identity */
+  uint32_t arg;              /* what it is about, e.g. a task (< 2^26) */
 } fu_event;
 
+typedef struct fu_heap_entry {
+  uint64_t tbits;            /* bits of the (non-negative) time: ordered as the times */
+  uint64_t seqarg;           /* seq << FU_HEAP_ARG_BITS | arg */
+} fu_heap_entry;
+
 typedef struct fu_heap {
-  fu_event *ev;              /* ev[0] is the earliest event (malloc'd) */
+  fu_heap_entry *ev;         /* ev[0] is the earliest event (malloc'd) */
   size_t n;                  /* events pending */
   size_t cap;                /* slots allocated */
   uint64_t next_seq;         /* sequence number of the next push */
@@ -32,11 +43,13 @@ typedef struct fu_heap {
 /* Caller-owned: init with an initial capacity (0 picks a default), finish frees. */
 int fu_heap_init(fu_heap *h, size_t cap);
 void fu_heap_finish(fu_heap *h);
-/* Empties the heap and sets the clock back to 0 (keeps the memory). */
+/* Empties the heap and sets the clock and the sequence back to 0 (keeps the memory). */
 void fu_heap_reset(fu_heap *h);
 
-/* Schedules an event at t_us. FU_EINTERNAL if t_us < now or is not finite; FU_ENOMEM. */
-int fu_heap_push(fu_heap *h, double t_us, uint32_t type, uint32_t arg, uint32_t version);
+/* Schedules an event at t_us about arg; *seq (may be NULL) receives its sequence number, which
+ * a driver can keep to recognise the event later. FU_EINTERNAL if t_us < now or is not finite,
+ * or arg / the sequence is out of range; FU_ENOMEM. */
+int fu_heap_push(fu_heap *h, double t_us, uint32_t arg, uint64_t *seq);
 /* Takes out the earliest event and advances now to its time. Returns 0 when empty, 1 if *out
  * was filled. */
 int fu_heap_pop(fu_heap *h, fu_event *out);
