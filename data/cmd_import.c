@@ -218,7 +218,6 @@ int fu_cmd_import(int argc, char **argv) {
     else fu_db_rollback(db);
   }
   if (st == FU_OK) fu__import_print(fmt, files, nf, dry);
-  else if (db) fu_error("import: nothing was stored in %s", fu_db_path(db));
   fu_db_close(db);
   free(cmdline);
   for (size_t i = 0; i < nf; i++) fu_import_result_finish(&files[i].res);

@@ -1,0 +1,266 @@
+#!/bin/sh
+# cli_import.sh FUSIM CASE: one command-line case of fusim import / report.
+# Every failure case checks: the exit status, ONE line on stderr naming the problem, and that
+# the database is as it was (sha256 of the file and the row counts). Exit 0 pass, 1 fail, 77 skip.
+set -u
+FUSIM=$1
+CASE=$2
+SH=${FUSIM_SHARED:-/work/shared}
+PUB=$SH/data/public-nccl-tests
+REF=$SH/data/reference
+T=$(mktemp -d /tmp/fusim-cli-XXXXXX)
+trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
+chmod 755 "$T"
+DB=$T/r.db
+A100=$PUB/a100x8-nvlink-allreduce.txt
+
+fail() { echo "FAIL [$CASE]: $*" >&2; exit 1; }
+# q SQL: the value(s) of a query, one per line, no header
+q() { "$FUSIM" report --db "$DB" --format csv sql "$1" | tail -n +2; }
+snapshot() { sha256sum "$DB" | cut -d' ' -f1; q "SELECT count(*) FROM samples"; q "SELECT count(*) FROM runs"; }
+base() {
+  "$FUSIM" import --db "$DB" "$A100" >/dev/null || fail "base import failed"
+  BEFORE=$(snapshot)
+}
+unchanged() { [ "$(snapshot)" = "$BEFORE" ] || fail "database changed"; }
+# expect_fail CODE PATTERN CMD...: exit CODE, exactly one stderr line, containing PATTERN
+expect_fail() {
+  code=$1 pat=$2
+  shift 2
+  "$@" >"$T/out" 2>"$T/err"
+  rc=$?
+  [ "$rc" = "$code" ] || fail "exit $rc, want $code; stderr: $(cat "$T/err")"
+  grep -q -- "$pat" "$T/err" || fail "stderr lacks '$pat': $(cat "$T/err")"
+  n=$(grep -c . "$T/err")
+  [ "$n" = 1 ] || fail "$n lines on stderr, want one: $(cat "$T/err")"
+  echo "ok [$CASE]: $(cat "$T/err")"
+}
+# as_user CMD...: run as an unprivileged user when we are root (root ignores permissions)
+as_user() {
+  if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi
+}
+
+case $CASE in
+public)
+  # every public log and reference file, one command, counts by hand from the files
+  "$FUSIM" import --db "$DB" "$PUB"/*.txt "$REF"/*.csv "$REF/h200-1gpu-allreduce-nccl-tests.txt" >/dev/null ||
+    fail "import of the public logs failed"
+  check() { # file-suffix samples ranks link op
+    got=$(q "SELECT count(*), min(s.ranks), max(s.ranks), min(s.link), max(s.op) FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.source_file LIKE '%$1'")
+    [ "$got" = "$2,$3,$3,$4,$5" ] || fail "$1: got $got, want $2,$3,$3,$4,$5"
+  }
+  check a100x8-nvlink-allreduce.txt 22 8 nvlink allreduce
+  check a100x8-nvlink-sendrecv.txt 8 8 nvlink sendrecv
+  check h100x16-2node-a3mega-allreduce.txt 62 16 net allreduce
+  check rtx2080tix2-pcie-allgather.txt 56 2 pcie allgather
+  check rtx2080tix2-pcie-allreduce.txt 56 2 pcie allreduce
+  check rtx5090x8-pcie-allreduce.txt 50 8 pcie allreduce
+  check azure-nd-h200-v5-allreduce-nvls-8gpu.csv 24 8 nvlink allreduce
+  check h200-1gpu-allreduce-nccl-tests.txt 28 1 hbm allreduce
+  [ "$(q "SELECT count(*) FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.source_file LIKE '%h200-pcie-copies.csv'")" = 45 ] || fail "copies"
+  [ "$(q "SELECT count(*) FROM runs WHERE kind = 'import'")" = 9 ] || fail "9 runs"
+  # values as printed in the logs
+  [ "$(q "SELECT t_median_us FROM samples WHERE op='allreduce' AND ranks=8 AND link='nvlink' AND bytes=1073741824 AND in_place=0 AND dtype='float'")" = 8139.9 ] || fail "a100 1 GiB"
+  [ "$(q "SELECT t_median_us FROM samples WHERE ranks=16 AND bytes=8589934592 AND in_place=1")" = 47743 ] || fail "h100 8 GiB in-place"
+  [ "$(q "SELECT t_median_us FROM samples WHERE ranks=1 AND bytes=8 AND in_place=1")" = 0.31 ] || fail "h200 in-place 0.31 us"
+  [ "$(q "SELECT sum(in_place) FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.source_file LIKE '%azure%'")" = 24 ] || fail "azure in-place"
+  [ "$(q "SELECT count(*) FROM samples WHERE n_wrong IS NULL AND op='sendrecv'")" = 4 ] || fail "N/A"
+  [ "$(q "SELECT count(DISTINCT host_id) FROM runs WHERE source_file LIKE '%rtx2080%'")" = 1 ] || fail "host dedup"
+  q "SELECT notes FROM runs WHERE id = 1" | grep -q "mean" || fail "provenance: time column is a mean"
+  [ "$(q "SELECT host_name FROM hosts h JOIN runs r ON r.host_id = h.id WHERE r.source_file LIKE '%h100%'")" = "ztan-mig-235z; ztan-mig-gq73" ] || fail "h100 hosts"
+  # report formats
+  "$FUSIM" report --db "$DB" samples --ranks 16 --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d)==62, len(d)' || fail "report json"
+  [ "$("$FUSIM" report --db "$DB" runs --format csv | wc -l)" = 10 ] || fail "report runs csv"
+  "$FUSIM" report --db "$DB" samples --op sendrecv >/dev/null 2>&1 || fail "report table"
+  echo "ok [$CASE]"
+  ;;
+garbage)
+  base
+  printf 'Lorem ipsum dolor sit amet\n42 is the answer\nfoo,bar\n' >"$T/g.txt"
+  expect_fail 65 "g.txt: no nccl-tests results table" "$FUSIM" import --db "$DB" --link nvlink --op allreduce "$T/g.txt"
+  unchanged
+  ;;
+binary)
+  base
+  head -c 3000 /dev/urandom >"$T/b.bin"
+  printf '\000' >>"$T/b.bin"
+  expect_fail 65 "b.bin: binary data" "$FUSIM" import --db "$DB" "$T/b.bin"
+  unchanged
+  # binary without NUL bytes: still no table
+  head -c 3000 /dev/urandom | tr -d '\000\n' >"$T/c.bin"
+  expect_fail 65 "c.bin" "$FUSIM" import --db "$DB" --link nvlink --op allreduce "$T/c.bin"
+  unchanged
+  ;;
+truncated-log)
+  base
+  head -n 45 "$PUB/h100x16-2node-a3mega-allreduce.txt" >"$T/h100-allreduce.txt"
+  expect_fail 65 "h100-allreduce.txt:45: table ends after 18 of the 31 sizes" "$FUSIM" import --db "$DB" "$T/h100-allreduce.txt"
+  unchanged
+  ;;
+truncated-row)
+  base
+  head -c 3000 "$A100" >"$T/a100-nvlink-allreduce.txt"
+  expect_fail 65 "a100-nvlink-allreduce.txt:2[0-9]: row has" "$FUSIM" import --db "$DB" "$T/a100-nvlink-allreduce.txt"
+  unchanged
+  ;;
+nan)
+  base
+  sed 's/ 78.77 / nan   /' "$A100" >"$T/a-nvlink-allreduce.txt"
+  expect_fail 65 "a-nvlink-allreduce.txt:20: out-of-place time 'nan'" "$FUSIM" import --db "$DB" "$T/a-nvlink-allreduce.txt"
+  unchanged
+  sed 's/ 81.31 / NaN   /' "$A100" >"$T/a-nvlink-allreduce.txt"
+  expect_fail 65 ":20: in-place time 'NaN'" "$FUSIM" import --db "$DB" "$T/a-nvlink-allreduce.txt"
+  unchanged
+  ;;
+negative)
+  base
+  sed 's/ 108.8 /-108.8 /' "$A100" >"$T/a-nvlink-allreduce.txt"
+  expect_fail 65 ":21: out-of-place time '-108.8'" "$FUSIM" import --db "$DB" "$T/a-nvlink-allreduce.txt"
+  unchanged
+  sed 's/^     2097152 /    -2097152 /' "$A100" >"$T/a-nvlink-allreduce.txt"
+  expect_fail 65 ":21: row does not start with a size" "$FUSIM" import --db "$DB" "$T/a-nvlink-allreduce.txt"
+  unchanged
+  printf 'op,ranks,bytes,time_us,link\nallreduce,8,-1024,5.0,nvlink\n' >"$T/n.csv"
+  expect_fail 65 "n.csv:2: bytes '-1024'" "$FUSIM" import --db "$DB" "$T/n.csv"
+  unchanged
+  printf 'op,ranks,bytes,time_us,link\nallreduce,8,1024,-5.0,nvlink\n' >"$T/n.csv"
+  expect_fail 65 "n.csv:2: time '-5.0'" "$FUSIM" import --db "$DB" "$T/n.csv"
+  unchanged
+  ;;
+empty)
+  base
+  : >"$T/e.txt"
+  expect_fail 65 "e.txt: file is empty" "$FUSIM" import --db "$DB" "$T/e.txt"
+  unchanged
+  ;;
+directory)
+  base
+  mkdir "$T/d"
+  expect_fail 66 "is a directory" "$FUSIM" import --db "$DB" "$T/d"
+  unchanged
+  ;;
+missing)
+  base
+  expect_fail 66 "nope.txt: cannot open" "$FUSIM" import --db "$DB" "$T/nope.txt"
+  unchanged
+  # one good file and one missing: nothing stored
+  expect_fail 66 "nope.txt" "$FUSIM" import --db "$DB" "$REF/h200-pcie-copies.csv" "$T/nope.txt"
+  unchanged
+  ;;
+readonly)
+  base
+  chmod 444 "$DB"
+  expect_fail 70 "r.db: database is read-only" as_user "$FUSIM" import --db "$DB" "$REF/h200-pcie-copies.csv"
+  chmod 644 "$DB"
+  unchanged
+  # writable file in a folder we may not write (no room for the WAL files)
+  mkdir "$T/ro"
+  cp "$DB" "$T/ro/r.db"
+  chmod 666 "$T/ro/r.db"
+  chmod 555 "$T/ro"
+  S1=$(sha256sum "$T/ro/r.db")
+  expect_fail 70 "r.db: " as_user "$FUSIM" import --db "$T/ro/r.db" "$REF/h200-pcie-copies.csv"
+  [ "$(sha256sum "$T/ro/r.db")" = "$S1" ] || fail "database in the read-only folder changed"
+  ;;
+locked)
+  base
+  # another process holds the write lock for 4 s; fusim gives up after 300 ms
+  python3 - "$DB" "$T/held" <<'PY' &
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN IMMEDIATE")
+open(sys.argv[2], "w").close()
+time.sleep(4)
+c.execute("ROLLBACK")
+PY
+  HOLDER=$!
+  i=0
+  while [ ! -e "$T/held" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+  [ -e "$T/held" ] || fail "lock holder did not start"
+  FUSIM_DB_BUSY_MS=300 expect_fail 70 "r.db: database is locked by another process; gave up after 300 ms" \
+    env FUSIM_DB_BUSY_MS=300 "$FUSIM" import --db "$DB" "$REF/h200-pcie-copies.csv"
+  wait $HOLDER
+  unchanged
+  # with the default timeout a writer waits for the lock and succeeds
+  python3 - "$DB" "$T/held2" <<'PY' &
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN IMMEDIATE")
+open(sys.argv[2], "w").close()
+time.sleep(1)
+c.execute("COMMIT")
+PY
+  HOLDER=$!
+  i=0
+  while [ ! -e "$T/held2" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+  "$FUSIM" import --db "$DB" "$REF/h200-pcie-copies.csv" >/dev/null || fail "waiting writer failed"
+  wait $HOLDER
+  [ "$(q "SELECT count(*) FROM samples")" = 67 ] || fail "waiting writer stored $(q "SELECT count(*) FROM samples")"
+  echo "ok [$CASE]"
+  ;;
+concurrent)
+  # four processes import into one fresh database at once (they also race to create it)
+  for round in 1 2 3; do
+    rm -f "$DB" "$DB-wal" "$DB-shm"
+    pids=""
+    for f in "$A100" "$PUB/h100x16-2node-a3mega-allreduce.txt" "$PUB/rtx5090x8-pcie-allreduce.txt" "$REF/h200-pcie-copies.csv"; do
+      "$FUSIM" import --db "$DB" "$f" >/dev/null 2>"$T/err.$round.$(basename "$f")" &
+      pids="$pids $!"
+    done
+    for p in $pids; do wait "$p" || fail "round $round: a concurrent import failed: $(cat "$T"/err.$round.*)"; done
+    [ "$(q "SELECT count(*) FROM samples")" = $((22 + 62 + 50 + 45)) ] || fail "round $round: $(q "SELECT count(*) FROM samples") samples"
+    [ "$(q "SELECT count(*) FROM runs")" = 4 ] || fail "round $round: runs"
+  done
+  echo "ok [$CASE]"
+  ;;
+lenient)
+  base
+  sed 's/ 108.8 / nan   /' "$A100" >"$T/a-nvlink-allreduce.txt"
+  expect_fail 65 ":21: out-of-place time 'nan'" "$FUSIM" import --db "$DB" "$T/a-nvlink-allreduce.txt"
+  unchanged
+  "$FUSIM" import --db "$DB" --lenient "$T/a-nvlink-allreduce.txt" >"$T/out" 2>"$T/err" || fail "lenient import failed"
+  grep -q "skipped 1 row" "$T/err" || fail "no skip count: $(cat "$T/err")"
+  [ "$(q "SELECT count(*) FROM samples")" = $((22 + 20)) ] || fail "lenient stored $(q "SELECT count(*) FROM samples")"
+  echo "ok [$CASE]"
+  ;;
+corrupt)
+  base
+  for i in 1 2 3 4 5 6 7 8; do echo "this is not a database file at all, just text" ; done >"$T/bad.db"
+  S1=$(sha256sum "$T/bad.db")
+  expect_fail 70 "bad.db: not a fusim database" "$FUSIM" import --db "$T/bad.db" "$REF/h200-pcie-copies.csv"
+  [ "$(sha256sum "$T/bad.db")" = "$S1" ] || fail "corrupt file changed"
+  # an SQLite database of someone else
+  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table t(x)'); c.commit()" "$T/other.db"
+  expect_fail 70 "other.db: an SQLite database, but not a fusim one" "$FUSIM" import --db "$T/other.db" "$REF/h200-pcie-copies.csv"
+  ;;
+report)
+  base
+  expect_fail 64 "only read-only queries" "$FUSIM" report --db "$DB" sql "DELETE FROM samples"
+  expect_fail 64 "only read-only queries" "$FUSIM" report --db "$DB" sql "PRAGMA user_version = 7"
+  expect_fail 64 "one statement only" "$FUSIM" report --db "$DB" sql "SELECT 1; DROP TABLE samples"
+  expect_fail 64 "no such table" "$FUSIM" report --db "$DB" sql "SELECT * FROM nosuchtable"
+  expect_fail 66 "no such database" "$FUSIM" report --db "$T/none.db" runs
+  expect_fail 64 "not a report" "$FUSIM" report --db "$DB" everything
+  unchanged
+  [ ! -e "$T/none.db" ] || fail "report created a database"
+  "$FUSIM" report --help | grep -q "v_fit_quality" || fail "report --help"
+  "$FUSIM" import --help | grep -q "lenient" || fail "import --help"
+  ;;
+usage)
+  base
+  printf '# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n           8             2     float     sum      -1    12.25    0.00    0.00      0    12.00    0.00    0.00      0\n' >"$T/run.log"
+  expect_fail 64 "run.log:4: cannot tell which collective" "$FUSIM" import --db "$DB" "$T/run.log"
+  expect_fail 64 "run.log:4: the log does not say which link" "$FUSIM" import --db "$DB" --op allreduce "$T/run.log"
+  "$FUSIM" import --db "$DB" --op all_reduce_perf --link pcie "$T/run.log" >/dev/null || fail "with --op and --link"
+  [ "$(q "SELECT count(*) FROM samples WHERE link = 'pcie' AND ranks = 2")" = 2 ] || fail "pcie samples"
+  BEFORE=$(snapshot)
+  expect_fail 64 "--link" "$FUSIM" import --db "$DB" --link warp-drive "$T/run.log"
+  expect_fail 64 "--op" "$FUSIM" import --db "$DB" --op hypercube "$T/run.log"
+  expect_fail 64 "lists 8 ranks but --ranks says 4" "$FUSIM" import --db "$DB" --ranks 4 "$A100"
+  unchanged
+  ;;
+*)
+  fail "unknown case"
+  ;;
+esac
+exit 0
