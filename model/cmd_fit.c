@@ -589,9 +589,14 @@ int fu_cmd_fit(int argc, char **argv) {
     ng++;
     cv->nseg = g->fit.nseg;
     memcpy(cv->seg, g->fit.seg, sizeof cv->seg);
-    if (!g->fit.met_tolerance)
-      fu_warn("%s: worst relative error %.1f%% at %.0f bytes is above the tolerance %.1f%% even with %d segments",
-              what, 100 * g->fit.max_rel_err, g->fit.points[g->fit.worst].bytes, 100 * fo.tolerance, cv->nseg);
+    if (!g->fit.met_tolerance && fo.method == FU_FIT_BISQUARE)
+      fu_warn("%s: after the bisquare refit the worst relative error is %.1f%% at %.0f bytes (above the "
+              "tolerance %.1f%%; an outlier the robust fit discounts?)",
+              what, 100 * g->fit.max_rel_err, g->fit.points[g->fit.worst].bytes, 100 * fo.tolerance);
+    else if (!g->fit.met_tolerance)
+      fu_warn("%s: worst relative error %.1f%% at %.0f bytes is above the tolerance %.1f%% even with %d segment%s",
+              what, 100 * g->fit.max_rel_err, g->fit.points[g->fit.worst].bytes, 100 * fo.tolerance, cv->nseg,
+              cv->nseg == 1 ? "" : "s");
   }
   free(pts);
   free(used);
