@@ -361,6 +361,12 @@ const fu_curve *fu_profile_find(const fu_profile *p, const char *op, const char 
         best = c;
       }
     }
+  /* One rank crosses no link: a 1-rank curve of the op on any link beats carrying a multi-rank
+   * curve down to p = 1. */
+  if (ranks == 1 && best && best->ranks != 1 && ln) {
+    const fu_curve *any = fu_profile_find(p, op, NULL, 1, rescaled);
+    if (any && any->ranks == 1) return any;
+  }
   if (best && rescaled) *rescaled = 1;
   return best;
 }

@@ -58,8 +58,11 @@ int fu_profile_save(const char *path, const fu_profile *p);
 /* Adds or replaces the curve with the same (op, link, ranks, algo). */
 int fu_profile_put_curve(fu_profile *p, const fu_curve *c);
 
-/* Curve lookup: exact (op, link, ranks) if present, else the same op and link at the nearest
- * rank count (then *rescaled = 1 and times are carried over by fu_coll_rescale). NULL if none. */
+/* Curve lookup (op and link in any accepted spelling; link NULL or "" = any link): exact
+ * (op, link, ranks) if present; else for one rank a 1-rank curve of the op on any link (one rank
+ * crosses no link: NCCL copies locally); else the same op and link at the nearest rank count on
+ * a log scale, 1-rank curves standing in for multi-rank queries only when nothing else matches
+ * (then *rescaled = 1 and times are carried over by fu_coll_rescale). NULL if none. */
 const fu_curve *fu_profile_find(const fu_profile *p, const char *op, const char *link, int ranks,
                                 int *rescaled);
 

@@ -206,6 +206,9 @@ static void test_lookup(void) {
   EXPECT_INT_EQ(rescaled, 1);
   EXPECT(fu_profile_find(&p, "allgather", "nvlink", 8, &rescaled) == NULL);
   EXPECT(fu_profile_find(&p, "h2d", NULL, 1, &rescaled) == &p.curves[1]);
+  /* one rank of all-reduce "over nvlink": no 1-rank curve here, so the 8-rank one, rescaled */
+  EXPECT(fu_profile_find(&p, "allreduce", "nvlink", 1, &rescaled) == &p.curves[0]);
+  EXPECT_INT_EQ(rescaled, 1);
 
   /* segment 0 at 64 KiB: 14 + 65536e-5 = 14.65536; CI 13 + 0.9e-5 n .. 15 + 1.1e-5 n */
   double t, lo, hi;
@@ -255,9 +258,14 @@ static void test_default(void) {
   EXPECT_REL(t, 3.65, 0.08);
   EXPECT_INT_EQ(fu_profile_time(&p, "d2d", "hbm", 1, 1073741824.0, &t, NULL, NULL), FU_OK);
   EXPECT_REL(t, 509.63, 0.08);
-  /* 1-GPU NCCL all-reduce (out-of-place): 8 B 7.15 us, 512 MiB 255.58 us */
+  /* 1-GPU NCCL all-reduce (out-of-place): 8 B 7.15 us, 512 MiB 255.58 us; asked "over
+   * nvlink" at one rank it is still the 1-rank curve (no link crossed), not the 8-rank one */
   EXPECT_INT_EQ(fu_profile_time(&p, "allreduce", NULL, 1, 536870912.0, &t, NULL, NULL), FU_OK);
   EXPECT_REL(t, 255.58, 0.08);
+  int rs = -1;
+  const fu_curve *one = fu_profile_find(&p, "allreduce", "nvlink", 1, &rs);
+  EXPECT(one && one->ranks == 1);
+  EXPECT_INT_EQ(rs, 0);
 
   /* Every reference point, smallest size to largest, within 8% of the bundled profile. */
   static const struct {
