@@ -12,6 +12,11 @@
 #include "fu_common.h"
 #include "fu_predict.h"
 
+static int fu__cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 static double fu__now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -34,12 +39,48 @@ typedef struct fu__ctx {
   double *ready;             /* per gradient: iteration-clock time it may be sent */
   uint64_t calls;            /* fu_cost_bucket evaluations */
   fu_profile *small;         /* the profile cut to the curves this target uses, or NULL */
-  int monotone;              /* 1 when a bucket's price was checked to grow with its bytes */
+  int monotone;              /* 1 when the price check below ran to the end */
+  double slack;              /* largest fall of a bucket's price as it grows, as checked */
+  int fast;                  /* 1: price from the curves directly (checked equal to
+                                fu_cost_bucket at every probe of fu__ctx_check_monotone) */
+  const fu_curve *cv_comm;   /* fast: the operation's curve (exact rank count) */
+  const fu_curve *cv_hbm;    /* fast: the pack copy's d2d/hbm curve, or NULL for hbm_gbps */
 } fu__ctx;
+
+/* The price as fu_cost_bucket composes it (fu_cost.c), read off the curves without the
+ * per-call lookup: comm from the operation's curve; with pack=copy and several tensors a pack
+ * (and, but for offload, an unpack) copy through HBM, each adding a kernel launch to the issue.
+ * Used only where fu__ctx_check_monotone found it equal to fu_cost_bucket at every probe. */
+static void fu__fast_price(const fu__ctx *x, uint64_t bytes, size_t nt, double *issue,
+                           double *device) {
+  const fu_profile *pf = x->prof;
+  double n = (double)bytes;
+  double comm = fu_curve_time(x->cv_comm, n, NULL, NULL), pack = 0, unpack = 0;
+  double iss = pf->issue_us;
+  if (!x->p->pack_view && nt > 1) {
+    int offload = x->c->kind == FU_COMM_OFFLOAD;
+    double pr = !offload && x->c->ranks > 1 ? (double)x->c->ranks : 1.0;
+    double pb = x->c->kind == FU_COMM_ALLGATHER ? n / pr : n;
+    double ub = x->c->kind == FU_COMM_REDUCESCATTER ? n / pr : n;
+    pack = x->cv_hbm ? fu_curve_time(x->cv_hbm, pb, NULL, NULL) : pb / (pf->hbm_gbps * 1e3);
+    iss += pf->launch_us;
+    if (!offload) {
+      unpack = x->cv_hbm ? fu_curve_time(x->cv_hbm, ub, NULL, NULL) : ub / (pf->hbm_gbps * 1e3);
+      iss += pf->launch_us;
+    }
+  }
+  *issue = iss;
+  *device = pack + comm + unpack;
+}
 
 static int fu__price_range(fu__ctx *x, size_t i, size_t j, fu__price *out) {
   fu_op_cost oc;
   x->calls++;
+  if (x->fast) {
+    fu__fast_price(x, x->prefix[j + 1] - x->prefix[i], j - i + 1, &out->issue_us, &out->device_us);
+    out->issue_us += x->w->issue_us;
+    return FU_OK;
+  }
   FU_CHECK(fu_cost_bucket(x->small ? x->small : x->prof, x->c, x->p,
                           x->prefix[j + 1] - x->prefix[i], j - i + 1, &oc));
   out->issue_us = oc.issue_us + x->w->issue_us;
@@ -85,43 +126,64 @@ static void fu__ctx_small_profile(fu__ctx *x) {
   x->small = sp;
 }
 
-/* The search cuts a candidate once its lower bound loses, which is exact only if a bucket's
- * price never falls as it grows. Piecewise fits can step down at a breakpoint, so this checks
- * the price (one tensor and several) on a 1% geometric grid from the smallest gradient to all
- * bytes, and just below and at every segment boundary of the profile's curves. */
+/* The search cuts a candidate once its lower bound loses, which is exact if a bucket's price
+ * never falls as it grows. Piecewise fits can step down a little at a breakpoint (and fitted
+ * betas can be negative over a few bytes), so this measures the largest fall, x->slack: the
+ * price (one tensor and several) against the running maximum, on a 1% geometric grid from the
+ * smallest gradient to all bytes and just below and at every segment boundary of the
+ * profile's curves (at 1, p and 1/p times the boundary, for shares). The cut then allows it. */
 static int fu__ctx_check_monotone(fu__ctx *x) {
   uint64_t total = x->prefix[x->w->ngrads], lo = UINT64_MAX;
   for (size_t i = 0; i < x->w->ngrads; i++)
     if (x->w->grads[i].bytes < lo) lo = x->w->grads[i].bytes;
+  if (lo == 0) lo = 1;
   const fu_profile *pf = x->small ? x->small : x->prof;
-  for (size_t nt = 1; nt <= 2; nt++) {
-    double prev = -INFINITY;
-    for (double b = lo > 0 ? (double)lo : 1.0; b <= (double)total * 1.0001; b *= 1.01) {
+  size_t cap = 4096, np = 0;
+  double *pts = malloc(cap * sizeof *pts);
+  if (!pts) return FU_ENOMEM;
+  for (double b = (double)lo; b <= (double)total * 1.0001 && np < cap; b *= 1.01) pts[np++] = floor(b);
+  double pr = x->c->ranks > 1 ? x->c->ranks : 1;
+  for (int ci = 0; ci < pf->ncurves; ci++)
+    for (int s = 0; s + 1 < pf->curves[ci].nseg; s++) {
+      double edge = pf->curves[ci].seg[s].hi_bytes, at[] = {edge, edge * pr, edge / pr};
+      for (size_t k = 0; k < 3; k++)
+        if (at[k] >= (double)lo + 1 && at[k] <= (double)total && np + 2 <= cap) {
+          pts[np++] = ceil(at[k]) - 1;
+          pts[np++] = ceil(at[k]);
+        }
+    }
+  qsort(pts, np, sizeof *pts, fu__cmp_double);
+  /* The fast path: the curves fu_cost_bucket would find, when no rank rescaling applies. */
+  static const char *ops[] = {"allreduce", "reducescatter", "allgather", "d2h"};
+  int offload = x->c->kind == FU_COMM_OFFLOAD, rescaled = 1, fast = 1;
+  x->cv_comm = fu_profile_find(pf, ops[x->c->kind <= FU_COMM_OFFLOAD ? x->c->kind : 0],
+                               offload ? "pcie_d2h" : x->c->link, offload ? 1 : x->c->ranks,
+                               &rescaled);
+  x->cv_hbm = fu_profile_find(pf, "d2d", "hbm", 1, NULL);
+  if (!x->cv_comm || rescaled || (!x->cv_hbm && !(pf->hbm_gbps > 0))) fast = 0;
+  double slack = 0;
+  int st = FU_OK;
+  for (size_t nt = 1; nt <= 2 && st == FU_OK; nt++) {
+    double runmax = -INFINITY;
+    for (size_t k = 0; k < np; k++) {
       fu_op_cost oc;
       x->calls++;
-      FU_CHECK(fu_cost_bucket(pf, x->c, x->p, (uint64_t)b, nt, &oc));
+      if ((st = fu_cost_bucket(pf, x->c, x->p, (uint64_t)pts[k], nt, &oc)) != FU_OK) break;
       double t = oc.issue_us + fu_cost_device_us(&oc);
-      if (t < prev - 1e-9 * fabs(prev)) return FU_OK;
-      prev = t;
-    }
-    for (int ci = 0; ci < pf->ncurves; ci++)
-      for (int s = 0; s + 1 < pf->curves[ci].nseg; s++) {
-        double edge = pf->curves[ci].seg[s].hi_bytes;
-        double pr = x->c->ranks > 1 ? x->c->ranks : 1;
-        double at[] = {edge, edge * pr, edge / pr};
-        for (size_t k = 0; k < 3; k++) {
-          if (at[k] < 2 || at[k] > 1.8e19) continue;
-          fu_op_cost a, b;
-          x->calls += 2;
-          FU_CHECK(fu_cost_bucket(pf, x->c, x->p, (uint64_t)at[k] - 1, nt, &a));
-          FU_CHECK(fu_cost_bucket(pf, x->c, x->p, (uint64_t)ceil(at[k]), nt, &b));
-          double ta = a.issue_us + fu_cost_device_us(&a), tb = b.issue_us + fu_cost_device_us(&b);
-          if (tb < ta - 1e-9 * fabs(ta)) return FU_OK;
-        }
+      if (runmax - t > slack) slack = runmax - t;
+      if (t > runmax) runmax = t;
+      if (fast) {
+        double fi, fd;
+        fu__fast_price(x, (uint64_t)pts[k], nt, &fi, &fd);
+        fast = fi == oc.issue_us && fd == fu_cost_device_us(&oc);
       }
+    }
   }
-  x->monotone = 1;
-  return FU_OK;
+  free(pts);
+  x->fast = fast && np > 0;
+  x->slack = slack;
+  x->monotone = st == FU_OK;
+  return st;
 }
 
 static int fu__ctx_init(fu__ctx *x, const fu_workload *w, const fu_plan *p, const fu_comm *c,
@@ -240,7 +302,7 @@ static int fu__optimal_dp(const fu_workload *w, const fu_plan *p, const fu_comm 
       if (x.monotone) {
         int beaten = 0;
         for (uint32_t k = 0; k < ncur && !beaten; k++)
-          beaten = cur[k].D <= lD && cur[k].H <= lH && cur[k].F <= lF;
+          beaten = cur[k].D <= lD && cur[k].H <= lH && cur[k].F <= lF - x.slack;
         if (beaten) break;
       }
       const fu__state *prev = &fr[i * FU__FRONT_MAX];
@@ -381,7 +443,7 @@ static int fu__polish_seed(fu__polish *pl, const fu_plan *q) {
  * buckets are a start: the plans `fusim plan` compares and a cap sweep are simulated as seeds,
  * then single boundary moves (drop a cut, move one a gradient left or right) are taken while
  * they help. Every candidate is simulated, so the result is never worse than any seed. */
-static int fu__polish_run(fu__polish *pl, const fu_bucket *dp, size_t ndp) {
+static int fu__polish_run(fu__polish *pl, const fu_bucket *dp, size_t ndp, int moves) {
   size_t n = pl->w->ngrads;
   memset(pl->cut, 0, n);
   for (size_t k = 0; k < ndp; k++) pl->cut[dp[k].last] = 1;
@@ -410,8 +472,9 @@ static int fu__polish_run(fu__polish *pl, const fu_bucket *dp, size_t ndp) {
     FU_CHECK(fu__polish_seed(pl, &q));
   }
   /* Local moves from the best, first improvement, a bounded number of simulations. */
-  uint64_t budget = pl->sims + 6 * (uint64_t)n + 200;
-  int improved = 1;
+  uint64_t budget = pl->sims + (moves ? 6 * (uint64_t)n + 200 : 0);
+  if (budget > pl->sims + 1000) budget = pl->sims + 1000;
+  int improved = moves;
   while (improved && pl->sims < budget) {
     improved = 0;
     for (size_t i = 0; i + 1 < n && pl->sims < budget; i++) {
@@ -443,13 +506,17 @@ int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
   fu_search_stats st0;
   memset(&st0, 0, sizeof st0);
   FU_CHECK(fu__optimal_dp(w, p, c, prof, out, nbuckets, &st0));
+  /* Any contention: the compared plans are simulated as seeds. Material contention (a slowdown
+   * over 1%, several streams) or an inexact DP: boundary moves too, at most 1000 simulations. */
   int contended = prof->comm_slowdown != 1.0 || prof->copy_slowdown != 1.0 || p->comm_streams > 1;
+  int material = prof->comm_slowdown > 1.01 || prof->copy_slowdown > 1.01 ||
+                 p->comm_streams > 1 || !st0.exact;
   int st = FU_OK;
-  if (contended || !st0.exact) {
+  if (contended || material) {
     size_t n = w->ngrads;
     fu__polish pl = {w, p, c, prof, malloc(n), malloc(n), INFINITY, malloc(n * sizeof(fu_bucket)), 0};
     if (!pl.cut || !pl.best_cut || !pl.tmp) st = FU_ENOMEM;
-    if (st == FU_OK) st = fu__polish_run(&pl, *out, *nbuckets);
+    if (st == FU_OK) st = fu__polish_run(&pl, *out, *nbuckets, material);
     if (st == FU_OK) {
       size_t nb = 0;
       for (size_t i = 0; i < n; i++) nb += pl.best_cut[i];
