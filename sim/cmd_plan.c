@@ -322,12 +322,15 @@ static void fu__print_rows(const fu__plan_opts *o, fu__row *rows, size_t n, cons
   const char *rest = n ? strchr(rows[0].plan_str, ' ') : NULL;
   printf("\nevery plan: %s\n", rest ? rest + 1 : "");
   if (stats->polished)
-    printf("optimal: DP over %zu tensors (%llu candidates, %.1f ms with polish); the profile or "
-           "plan has contention the DP leaves out (compute slowdown %.2f/%.2f, %d stream%s), so "
-           "its buckets were improved by %llu simulations\n",
-           w->ngrads, (unsigned long long)stats->candidates, stats->elapsed_ms,
-           prof->comm_slowdown, prof->copy_slowdown, rows[0].plan.comm_streams,
-           rows[0].plan.comm_streams == 1 ? "" : "s", (unsigned long long)stats->sims);
+    printf("optimal: DP over %zu tensors (%llu candidates); the profile or plan has contention "
+           "the DP leaves out (comm_slowdown %.4g, copy_slowdown %.4g, %d stream%s), so its "
+           "buckets (DP model %.1f us, simulated %.1f us) were checked against %llu simulated "
+           "alternatives: "
+           "%.1f us, %.2f ms in all\n",
+           w->ngrads, (unsigned long long)stats->candidates, prof->comm_slowdown,
+           prof->copy_slowdown, rows[0].plan.comm_streams,
+           rows[0].plan.comm_streams == 1 ? "" : "s", stats->predicted_us, stats->dp_simulated_us,
+           (unsigned long long)stats->sims - 1, stats->simulated_us, stats->elapsed_ms);
   else
     printf("optimal: DP over %zu tensors (%llu candidates, %.2f ms%s); its own model %.3f us, "
            "simulated %.3f us (gap %.2g us)\n",

@@ -443,13 +443,15 @@ static int fu__polish_seed(fu__polish *pl, const fu_plan *q) {
  * buckets are a start: the plans `fusim plan` compares and a cap sweep are simulated as seeds,
  * then single boundary moves (drop a cut, move one a gradient left or right) are taken while
  * they help. Every candidate is simulated, so the result is never worse than any seed. */
-static int fu__polish_run(fu__polish *pl, const fu_bucket *dp, size_t ndp, int moves) {
+static int fu__polish_run(fu__polish *pl, const fu_bucket *dp, size_t ndp, int moves,
+                          double *dp_us) {
   size_t n = pl->w->ngrads;
   memset(pl->cut, 0, n);
   for (size_t k = 0; k < ndp; k++) pl->cut[dp[k].last] = 1;
   double t;
   FU_CHECK(fu__polish_eval(pl, &t));
   pl->best_us = t;
+  *dp_us = t;
   memcpy(pl->best_cut, pl->cut, n);
   fu_plan q = *pl->p;
   q.mem_cap_bytes = 0;
@@ -516,7 +518,7 @@ int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
     size_t n = w->ngrads;
     fu__polish pl = {w, p, c, prof, malloc(n), malloc(n), INFINITY, malloc(n * sizeof(fu_bucket)), 0};
     if (!pl.cut || !pl.best_cut || !pl.tmp) st = FU_ENOMEM;
-    if (st == FU_OK) st = fu__polish_run(&pl, *out, *nbuckets, material);
+    if (st == FU_OK) st = fu__polish_run(&pl, *out, *nbuckets, material, &st0.dp_simulated_us);
     if (st == FU_OK) {
       size_t nb = 0;
       for (size_t i = 0; i < n; i++) nb += pl.best_cut[i];

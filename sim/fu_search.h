@@ -50,6 +50,7 @@ typedef struct fu_search_stats {
                                 charges, and its buckets were improved by simulation */
   uint64_t sims;             /* simulations the polish ran */
   double simulated_us;       /* polished: the simulated iteration of the result */
+  double dp_simulated_us;    /* polished: the simulated iteration of the DP's own buckets */
 } fu_search_stats;
 
 /* Optimal contiguous bucketing over the ready order: minimises the iteration time the engine

@@ -1,0 +1,116 @@
+#!/bin/sh
+# plan_cli.sh FUSIM: fusim plan from the command line: help, the ranked comparison in every
+# format, what is stored in the database, the sweep, the fusion table, and bad input (one line
+# on stderr, the right exit status, the database untouched).
+set -u
+FUSIM=$1
+T=$(mktemp -d /tmp/fusim_plan_cli.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail=0
+pass=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*" >&2; fail=$((fail + 1)); }
+
+# expect STATUS CMD... : runs CMD, checks the exit status, keeps stdout/stderr in $T/out, $T/err
+expect() {
+  want=$1
+  shift
+  "$@" >"$T/out" 2>"$T/err"
+  got=$?
+  if [ "$got" -eq "$want" ]; then ok; else bad "'$*' exited $got, expected $want: $(head -c 300 "$T/err")"; fi
+}
+# one_line: stderr is exactly one line naming $1
+one_line() {
+  n=$(wc -l <"$T/err")
+  if [ "$n" -eq 1 ] && grep -q -- "$1" "$T/err"; then ok; else bad "stderr not one line with '$1': $(cat "$T/err")"; fi
+}
+
+DB="$T/f.db"
+expect 0 "$FUSIM" plan --help
+grep -q "usage: fusim plan" "$T/out" && ok || bad "--help prints usage to stdout"
+
+# The comparison: six plans, ranked, optimal never slower than any other row.
+expect 0 "$FUSIM" plan --workload resnet50 --db "$DB" --format json
+python3 - "$T/out" <<'EOF' && ok || bad "plan --format json"
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert isinstance(a, list) and len(a) == 6, a
+keys = ["plan", "iter_us", "compute_us", "comm_us", "exposed_comm_us", "n_ops",
+        "fusion_buffer_bytes", "bus_util", "sim_events", "speedup_vs_ddp", "rank"]
+for o in a:
+    for k in keys:
+        assert k in o, (k, o.keys())
+its = [o["iter_us"] for o in a]
+assert its == sorted(its), its
+opt = [o for o in a if o["plan"].startswith("optimal")][0]
+assert opt["iter_us"] <= min(its) * (1 + 1e-12)
+ddp = [o for o in a if o["plan"].startswith("cap:25MiB,first:1MiB")][0]
+assert abs(ddp["speedup_vs_ddp"] - 1) < 1e-12
+for o in a:
+    assert abs(o["speedup_vs_ddp"] - ddp["iter_us"] / o["iter_us"]) < 1e-9
+labels = sorted(o["plan"].split()[0] for o in a)
+assert labels == sorted(["none", "single", "cap:25MiB,first:1MiB", "horovod:128MiB,1ms",
+                         "mgwfbp", "optimal"]), labels
+EOF
+n=$(sqlite3 "$DB" "SELECT count(*) FROM predictions" 2>/dev/null)
+[ "$n" = 6 ] && ok || bad "6 predictions stored, found '$n'"
+
+expect 0 "$FUSIM" plan --workload bert_large --comm offload --pack view --db "$DB" --format csv
+[ "$(wc -l <"$T/out")" -eq 7 ] && ok || bad "csv: header + 6 rows"
+head -1 "$T/out" | grep -q "^rank,label,workload,plan,comm,profile,iter_us" && ok || bad "csv header"
+grep -q "pack=view" "$T/out" && ok || bad "csv rows carry the plan flags"
+expect 0 "$FUSIM" plan --workload llama2_7b --mem-cap 64MiB --no-store --db "$DB"
+grep -q "optimal:64MiB" "$T/out" && ok || bad "table shows optimal:64MiB"
+n=$(sqlite3 "$DB" "SELECT count(*) FROM predictions")
+[ "$n" = 12 ] && ok || bad "--no-store stored nothing ($n)"
+
+# Sweep: 15 caps, 64 KiB .. 1 GiB, CSV by default.
+expect 0 "$FUSIM" plan --workload resnet50 --sweep --no-store --db "$DB"
+[ "$(wc -l <"$T/out")" -eq 16 ] && ok || bad "sweep: header + 15 rows"
+sed -n 2p "$T/out" | grep -q "^65536," && ok || bad "sweep starts at 64 KiB"
+tail -1 "$T/out" | grep -q "^1073741824," && ok || bad "sweep ends at 1 GiB"
+if command -v gnuplot >/dev/null 2>&1; then
+  expect 0 "$FUSIM" plan --workload resnet50 --sweep --plot "$T/sweep.png" --no-store --db "$DB"
+  [ -s "$T/sweep.png" ] && ok || bad "plot written"
+fi
+
+# Fusion table: three sizes, fused beats separate.
+expect 0 "$FUSIM" plan --fusion-table --format csv
+python3 - "$T/out" <<'EOF' && ok || bad "fusion table"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [int(r["message_bytes"]) for r in rows] == [1 << 20, 8 << 20, 128 << 20]
+for r in rows:
+    s, f = float(r["separate_bus_util"]), float(r["fused_bus_util"])
+    assert 0 < s < f <= 1.2, r
+assert float(rows[0]["separate_bus_util"]) < float(rows[2]["separate_bus_util"])
+EOF
+
+# Bad input: one line, exit status, database unchanged.
+before=$(sqlite3 "$DB" "SELECT count(*) FROM predictions")
+expect 64 "$FUSIM" plan --db "$DB"
+one_line "--workload"
+expect 64 "$FUSIM" plan --workload resnet50 --mem-cap 0 --db "$DB"
+one_line "mem-cap '0'"
+expect 64 "$FUSIM" plan --workload resnet50 --comm allreduce:8:wifi --db "$DB"
+one_line "unknown link 'wifi'"
+expect 64 "$FUSIM" plan --workload resnet50 --overlap sometimes --db "$DB"
+one_line "--overlap 'sometimes'"
+expect 64 "$FUSIM" plan --workload resnet50 --comm-streams 0 --db "$DB"
+one_line "--comm-streams"
+expect 64 "$FUSIM" plan --workload resnet50 --format xml --db "$DB"
+one_line "--format"
+expect 64 "$FUSIM" plan --workload resnet50 --plot x.png --db "$DB"
+one_line "--sweep"
+expect 64 "$FUSIM" plan --workload resnet50 --bogus --db "$DB"
+one_line "unknown option"
+expect 66 "$FUSIM" plan --workload /nonexistent/w.json --db "$DB"
+one_line "/nonexistent/w.json"
+printf '{"format": "fusim-workload-1", "name": "x", "fwd_us": 1, "bwd_us": 1, "grads": []}' >"$T/empty.json"
+expect 65 "$FUSIM" plan --workload "$T/empty.json" --db "$DB"
+grep -q "empty.json" "$T/err" && ok || bad "empty workload names the file: $(cat "$T/err")"
+after=$(sqlite3 "$DB" "SELECT count(*) FROM predictions")
+[ "$before" = "$after" ] && ok || bad "database changed on errors ($before -> $after)"
+
+echo "plan_cli: $pass checks passed, $fail failed" >&2
+[ "$fail" -eq 0 ]
