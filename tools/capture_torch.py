@@ -18,12 +18,12 @@ How each number is measured (CUDA events; every iteration starts from an idle GP
   issue_us                host cost of one communication operation issued from Python: the CPU
                           time of issuing an async device-to-host copy (tensor.copy_(...,
                           non_blocking=True) into pinned memory), per copy, over 256 copies.
-  launch-bound            the CPU time of the backward() call (no hooks) against the GPU time of
-                          backward: when the host needs >= 90% of the GPU time to launch it, the
-                          backward is bound by launches and host costs stretch it. Only then is
-                          the "host" block written (the simulator reads a host block as
-                          launch-bound); the costs are always in meta. --host always|never
-                          overrides.
+  launch-bound            backward's pure GPU time (the host enqueues all of backward behind a
+                          sleep kernel, so no kernel waits for its launch) against bwd_us: when
+                          launches stretch backward by more than 10%, it is bound by launches and
+                          host costs stretch it further. Only then is the "host" block written
+                          (the simulator reads a host block as launch-bound); the costs are
+                          always in meta. --host always|never overrides.
 
 Models: resnet50 (torchvision, weights=None: random init, no download), bert_large
 (transformers BertForMaskedLM from a BertConfig, random init), or any factory
@@ -208,8 +208,29 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
             per.append((t1 - t0) * 1e6 / len(src))
     issue_us = statistics.median(per)
 
+    # 5. Pure GPU time of backward: enqueued behind a sleep kernel long enough for the host to
+    #    launch all of it first (checked: the sleep must outlast the backward() call).
     cpu_bwd_us = statistics.median(cpu_plain)
-    launch_bound = cpu_bwd_us >= 0.9 * bwd_us
+    cycles = int(max(cpu_bwd_us, bwd_us) * 3 * 2000)   # ~3x the time at up to 2 GHz
+    pure, short = [], 0
+    for _ in range(7):
+        model.zero_grad(set_to_none=True)
+        loss = fwd()
+        torch.cuda.synchronize()
+        a, b, c = ev(), ev(), ev()
+        a.record()
+        torch.cuda._sleep(cycles)
+        b.record()
+        t0 = time.perf_counter()
+        loss.backward()
+        t1 = time.perf_counter()
+        c.record()
+        torch.cuda.synchronize()
+        if a.elapsed_time(b) * 1e3 < (t1 - t0) * 1e6:
+            short += 1
+        pure.append(b.elapsed_time(c) * 1e3)
+    pure_bwd_us = statistics.median(pure)
+    launch_bound = pure_bwd_us < 0.9 * bwd_us
     write_host = launch_bound if host == "auto" else host == "always"
 
     grads = []
@@ -244,6 +265,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         "bwd_hooked_us": round(hooked_bwd_us, 1),
         "ready_scale": round(scale, 5),
         "cpu_backward_call_us": round(cpu_bwd_us, 1),
+        "bwd_gpu_only_us": round(pure_bwd_us, 1),
+        "bwd_gpu_only_sleep_too_short": short,
         "launch_bound": launch_bound,
         "hook_us": round(hook_us, 3),
         "issue_us": round(issue_us, 3),
@@ -300,9 +323,11 @@ def main(argv=None):
             f.write(text)
     m = w["meta"]
     print("%s: %d tensors, %.1f MiB, fwd %.0f us, bwd %.0f us (hooked %.0f), opt %.0f us, "
-          "backward() CPU %.0f us, hook %.2f us, issue %.2f us, launch-bound %s"
+          "backward() CPU %.0f us, backward GPU-only %.0f us, hook %.2f us, issue %.2f us, "
+          "launch-bound %s"
           % (name, m["tensors"], m["grad_bytes"] / 2**20, w["fwd_us"], w["bwd_us"],
-             m["bwd_hooked_us"], w["opt_us"], m["cpu_backward_call_us"], m["hook_us"],
+             m["bwd_hooked_us"], w["opt_us"], m["cpu_backward_call_us"], m["bwd_gpu_only_us"],
+             m["hook_us"],
              m["issue_us"], m["launch_bound"]), file=sys.stderr)
     return 0
 

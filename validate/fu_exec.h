@@ -93,6 +93,7 @@ typedef struct fu_fusion_row {
   double one_copy_us;        /* one copy of k x m contiguous bytes (median) */
   double pack_us;            /* the batched pack kernel alone (median) */
   double pack_copy_us;       /* pack kernel + one copy (median) */
+  double pack_host_us;       /* the pack kernel writing straight into pinned host memory */
   double peak_gbps;          /* peak D2H bandwidth measured in the same run (GB/s, 1e9) */
 } fu_fusion_row;
 

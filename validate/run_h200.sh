@@ -47,3 +47,5 @@ grep -v "^#" "$OUT/matrix.csv" | cut -d, -f1,2,3,4,7,8,9,10,13,15,16 | sed 's/ s
 echo "== fusion table"
 $F validate --fusion-table --format csv >"$OUT/fusion_table.csv" 2>&1
 cat "$OUT/fusion_table.csv"
+echo "== GPU test (tiny workload)"
+FUSIM_SOURCE_ROOT=$(pwd) sh tests/validate/gpu_validate.sh "$F" && echo "gpu test OK"
