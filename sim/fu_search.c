@@ -138,7 +138,8 @@ static int fu__ctx_check_monotone(fu__ctx *x) {
     if (x->w->grads[i].bytes < lo) lo = x->w->grads[i].bytes;
   if (lo == 0) lo = 1;
   const fu_profile *pf = x->small ? x->small : x->prof;
-  size_t cap = 4096, np = 0;
+  size_t cap = (size_t)(log((double)total / (double)lo + 1.0) / log(1.01)) + 16, np = 0;
+  for (int ci = 0; ci < pf->ncurves; ci++) cap += 6 * (size_t)pf->curves[ci].nseg;
   double *pts = malloc(cap * sizeof *pts);
   if (!pts) return FU_ENOMEM;
   for (double b = (double)lo; b <= (double)total * 1.0001 && np < cap; b *= 1.01) pts[np++] = floor(b);

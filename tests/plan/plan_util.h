@@ -58,7 +58,8 @@ static inline const char *pu_stderr_end(pu_capture *c) {
 #include "fu_profile.h"
 
 /* A small synthetic profile, independent of the bundled one: 8-rank NVLink all-reduce in two
- * segments (20 us + 100 GB/s below 1 MiB, 30 us + 300 GB/s above), PCIe device-to-host
+ * segments (20 us + 100 GB/s below 1 MiB, 30 us + 300 GB/s above), reduce-scatter and
+ * all-gather (15 us + 120 GB/s, 25 us + 350 GB/s), PCIe device-to-host
  * (8 us + 50 GB/s), HBM copies (2 us + 3000 GB/s), issue 2.1 us, launch 2.5 us, no slowdown. */
 static inline void pu_curve(fu_curve *c, const char *op, const char *link, int ranks, int nseg,
                             const double *lo, const double *alpha, const double *gbps,
@@ -87,6 +88,9 @@ static inline void pu_profile(fu_profile *p, double comm_slowdown) {
   snprintf(p->name, sizeof p->name, "test-profile");
   double lo2[] = {0, 1 << 20}, a2[] = {20, 30}, g2[] = {100, 300};
   pu_curve(&p->curves[p->ncurves++], "allreduce", "nvlink", 8, 2, lo2, a2, g2, 500);
+  double ars[] = {15, 25}, grs[] = {120, 350};
+  pu_curve(&p->curves[p->ncurves++], "reducescatter", "nvlink", 8, 2, lo2, ars, grs, 500);
+  pu_curve(&p->curves[p->ncurves++], "allgather", "nvlink", 8, 2, lo2, ars, grs, 500);
   double lo1[] = {0}, a1[] = {8}, g1[] = {50};
   pu_curve(&p->curves[p->ncurves++], "d2h", "pcie_d2h", 1, 1, lo1, a1, g1, 55);
   double ah[] = {2}, gh[] = {3000};
