@@ -41,31 +41,54 @@ typedef struct fu__ctx {
   fu_profile *small;         /* the profile cut to the curves this target uses, or NULL */
   int monotone;              /* 1 when the price check below ran to the end */
   double slack;              /* largest fall of a bucket's price as it grows, as checked */
-  int fast;                  /* 1: price from the curves directly (checked equal to
-                                fu_cost_bucket at every probe of fu__ctx_check_monotone) */
+  int fast;                  /* > 0: price from the curves directly, this variant (checked
+                                equal to fu_cost_bucket at every probe of the check) */
   const fu_curve *cv_comm;   /* fast: the operation's curve (exact rank count) */
   const fu_curve *cv_hbm;    /* fast: the pack copy's d2d/hbm curve, or NULL for hbm_gbps */
 } fu__ctx;
 
+/* fu_curve_time without the interval: the segment holding bytes, alpha + beta * bytes (a
+ * negative alpha held at the segment's lower end), never below zero. */
+static inline double fu__curve_t(const fu_curve *c, double bytes) {
+  int i = 0;
+  while (i + 1 < c->nseg && bytes >= c->seg[i].hi_bytes) i++;
+  const fu_segment *s = &c->seg[i];
+  double xb = s->alpha_us < 0 && bytes < s->lo_bytes ? s->lo_bytes : bytes;
+  double t = s->alpha_us + s->beta_us_per_byte * xb;
+  return t < 0 ? 0 : t;
+}
+
 /* The price as fu_cost_bucket composes it (fu_cost.c), read off the curves without the
  * per-call lookup: comm from the operation's curve; with pack=copy and several tensors a pack
  * (and, but for offload, an unpack) copy through HBM, each adding a kernel launch to the issue.
- * Used only where fu__ctx_check_monotone found it equal to fu_cost_bucket at every probe. */
-static void fu__fast_price(const fu__ctx *x, uint64_t bytes, size_t nt, double *issue,
-                           double *device) {
+ * Two readings of copy curves: variant 1 takes a copy's device time as the curve's time less
+ * the host's issue (offload operations and pack copies), variant 2 the curve's time as it is.
+ * Used only with the variant fu__ctx_check_monotone found equal to fu_cost_bucket at every
+ * probe; otherwise every price is fu_cost_bucket's own. */
+static inline double fu__copy_dev(const fu_profile *pf, int variant, double t) {
+  if (variant != 1) return t;
+  double d = t - (pf->issue_us > 0 ? pf->issue_us : 0);
+  return d > 0 ? d : 0;
+}
+
+static void fu__fast_price(const fu__ctx *x, int variant, uint64_t bytes, size_t nt,
+                           double *issue, double *device) {
   const fu_profile *pf = x->prof;
   double n = (double)bytes;
-  double comm = fu_curve_time(x->cv_comm, n, NULL, NULL), pack = 0, unpack = 0;
+  int offload = x->c->kind == FU_COMM_OFFLOAD;
+  double comm = fu__curve_t(x->cv_comm, n), pack = 0, unpack = 0;
+  if (offload) comm = fu__copy_dev(pf, variant, comm);
   double iss = pf->issue_us;
   if (!x->p->pack_view && nt > 1) {
-    int offload = x->c->kind == FU_COMM_OFFLOAD;
     double pr = !offload && x->c->ranks > 1 ? (double)x->c->ranks : 1.0;
     double pb = x->c->kind == FU_COMM_ALLGATHER ? n / pr : n;
     double ub = x->c->kind == FU_COMM_REDUCESCATTER ? n / pr : n;
-    pack = x->cv_hbm ? fu_curve_time(x->cv_hbm, pb, NULL, NULL) : pb / (pf->hbm_gbps * 1e3);
+    pack = x->cv_hbm ? fu__copy_dev(pf, variant, fu__curve_t(x->cv_hbm, pb))
+                     : pb / (pf->hbm_gbps * 1e3);
     iss += pf->launch_us;
     if (!offload) {
-      unpack = x->cv_hbm ? fu_curve_time(x->cv_hbm, ub, NULL, NULL) : ub / (pf->hbm_gbps * 1e3);
+      unpack = x->cv_hbm ? fu__copy_dev(pf, variant, fu__curve_t(x->cv_hbm, ub))
+                         : ub / (pf->hbm_gbps * 1e3);
       iss += pf->launch_us;
     }
   }
@@ -77,7 +100,8 @@ static int fu__price_range(fu__ctx *x, size_t i, size_t j, fu__price *out) {
   fu_op_cost oc;
   x->calls++;
   if (x->fast) {
-    fu__fast_price(x, x->prefix[j + 1] - x->prefix[i], j - i + 1, &out->issue_us, &out->device_us);
+    fu__fast_price(x, x->fast, x->prefix[j + 1] - x->prefix[i], j - i + 1, &out->issue_us,
+                   &out->device_us);
     out->issue_us += x->w->issue_us;
     return FU_OK;
   }
@@ -156,12 +180,12 @@ static int fu__ctx_check_monotone(fu__ctx *x) {
   qsort(pts, np, sizeof *pts, fu__cmp_double);
   /* The fast path: the curves fu_cost_bucket would find, when no rank rescaling applies. */
   static const char *ops[] = {"allreduce", "reducescatter", "allgather", "d2h"};
-  int offload = x->c->kind == FU_COMM_OFFLOAD, rescaled = 1, fast = 1;
+  int offload = x->c->kind == FU_COMM_OFFLOAD, rescaled = 1, fast[3] = {0, 1, 1};
   x->cv_comm = fu_profile_find(pf, ops[x->c->kind <= FU_COMM_OFFLOAD ? x->c->kind : 0],
                                offload ? "pcie_d2h" : x->c->link, offload ? 1 : x->c->ranks,
                                &rescaled);
   x->cv_hbm = fu_profile_find(pf, "d2d", "hbm", 1, NULL);
-  if (!x->cv_comm || rescaled || (!x->cv_hbm && !(pf->hbm_gbps > 0))) fast = 0;
+  if (!x->cv_comm || rescaled || (!x->cv_hbm && !(pf->hbm_gbps > 0))) fast[1] = fast[2] = 0;
   double slack = 0;
   int st = FU_OK;
   for (size_t nt = 1; nt <= 2 && st == FU_OK; nt++) {
@@ -173,15 +197,16 @@ static int fu__ctx_check_monotone(fu__ctx *x) {
       double t = oc.issue_us + fu_cost_device_us(&oc);
       if (runmax - t > slack) slack = runmax - t;
       if (t > runmax) runmax = t;
-      if (fast) {
+      for (int v = 1; v <= 2; v++) {
+        if (!fast[v]) continue;
         double fi, fd;
-        fu__fast_price(x, (uint64_t)pts[k], nt, &fi, &fd);
-        fast = fi == oc.issue_us && fd == fu_cost_device_us(&oc);
+        fu__fast_price(x, v, (uint64_t)pts[k], nt, &fi, &fd);
+        fast[v] = fi == oc.issue_us && fd == fu_cost_device_us(&oc);
       }
     }
   }
   free(pts);
-  x->fast = fast && np > 0;
+  x->fast = np == 0 ? 0 : fast[1] ? 1 : fast[2] ? 2 : 0;
   x->slack = slack;
   x->monotone = st == FU_OK;
   return st;
@@ -367,6 +392,7 @@ static int fu__optimal_dp(const fu_workload *w, const fu_plan *p, const fu_comm 
     stats->candidates = candidates;
     stats->elapsed_ms = fu__now_ms() - t_start;
     stats->exact = x.monotone && !dropped;
+    stats->fast_price = x.fast != 0;
   }
 done:
   free(fr);

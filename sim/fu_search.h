@@ -43,7 +43,9 @@ typedef struct fu_search_stats {
                                 when the last bucket finishes (MG-WFBP) */
   int exact;                 /* optimal: 1 when no cut or dropped state could have lost the
                                 optimum (prices grow with bytes, Pareto fronts fit) */
-  uint64_t cost_calls;       /* fu_cost_bucket evaluations */
+  uint64_t cost_calls;       /* bucket prices evaluated */
+  int fast_price;            /* 1: prices read off the curves directly (checked equal to
+                                fu_cost_bucket); 0: fu_cost_bucket called for each */
   uint64_t candidates;       /* (i, j) bucket candidates examined */
   double elapsed_ms;         /* wall time of the search */
   int polished;              /* optimal: 1 when the DP's model left out contention the engine
