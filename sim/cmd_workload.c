@@ -18,10 +18,10 @@
  *   Forward FLOPs are therefore 2 * (matrix parameters) * T plus 4*B*S^2*H per layer.
  *   Time of an operation: max(flops / (TFLOPS * efficiency), bytes / HBM, kernels * kernel_us);
  *   backward is 2x forward (FLOPs, bytes and kernels), runs the operations in reverse, and a
- *   gradient is ready when its operation's backward ends (within an operation: bias first, as
- *   DDP's reverse parameter order). Optimizer (AdamW, one fused pass at HBM speed): per param,
- *   read the gradient (g bytes) + read and write fp32 master, m and v (24 B) + write a low
- *   precision copy (a bytes) when the dtype is not fp32.
+ *   gradient is ready when its operation's backward ends (within an operation: weight, then
+ *   bias, the order tools/capture_torch.py measured). Optimizer (AdamW, one fused pass at HBM
+ *   speed): per param, read the gradient (g bytes) + read and write fp32 master, m and v (24 B)
+ *   + write a low precision copy (a bytes) when the dtype is not fp32.
  * With --tflops 989.4 --efficiency 0.5 --hbm-gbps 3840 --kernel-us 5 and Llama-2-7B's
  * hyper-parameters it reproduces data/workloads/llama2_7b.json. */
 #include <dirent.h>
@@ -294,7 +294,7 @@ static int fu__tf_build(fu__tf_opts *t, fu_workload *w, char *notes, size_t nlen
   for (size_t i = l.n; i-- > 0;) {
     const fu__op *o = &l.ops[i];
     tb += fu__op_us(o, 2, fps, bps, t->kernel_us);
-    for (int k = o->nparams; k-- > 0;) {
+    for (int k = 0; k < o->nparams; k++) {
       fu_grad *g = &w->grads[w->ngrads];
       if (!(g->name = strdup(o->pname[k]))) {
         free(l.ops);

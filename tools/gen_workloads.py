@@ -25,7 +25,11 @@ The roofline (one rule for every operation, forward and backward):
               flash-style kernel so the S x S scores never reach HBM).
   bytes       activations read + written once (+ the weights), at the activation precision.
   ready time  a parameter's gradient is ready when its operation's backward ends; backward runs
-              the operations in exactly the reverse of forward order.
+              the operations in exactly the reverse of forward order; within an operation the
+              weight comes before the bias. This ready ORDER equals the one tools/capture_torch.py
+              measured on the H200 (data/workloads/*_captured.json; tests/workload checks it).
+              The TIMES are optimistic there: captured ResNet-50 fwd/bwd 12.2/13.9 ms against
+              3.6/7.3 ms here (launch-bound), BERT-large 26.8/23.8 ms against 7.2/14.4 ms.
   optimizer   one fused multi-tensor pass at HBM speed (EFF_MEM): SGD+momentum 20 B/param,
               AdamW: read the gradient (2 or 4 B) + read and write the fp32 master weights,
               m and v (24 B) + write the bf16 copy of the weights for bf16 models (2 B): 28 B per
@@ -68,8 +72,9 @@ def build(name, ops, grad_bytes_per_param, peak_key, opt_bytes_per_param, notes,
     grads, t = [], 0.0
     for o in reversed(ops):
         t += op_time_us(o, 2, peak)
-        # DDP registers gradients in reverse parameter order: within an op, bias before weight.
-        for pname, numel in reversed(o.params):
+        # Within an op the weight's gradient is accumulated before the bias's (module order), as
+        # tools/capture_torch.py measured on the H200 with post-accumulate-grad hooks.
+        for pname, numel in o.params:
             grads.append({"name": pname, "bytes": numel * grad_bytes_per_param, "ready_us": round(t, 3)})
     bwd = t
     nparams = sum(n for o in ops for _, n in o.params)
@@ -174,8 +179,9 @@ def transformer(L, H, A, F, V, S, B, act, kv_heads=None, gated=False, bias=True,
         ops.append(Op(pname, 0.0, 4 * T * H * act, 1, params))
 
     emb = names["embed"] + ".weight"
-    ops.append(Op("embed", 0.0, 2 * T * H * act, 1 + len(extra_embed),
-                  [(emb, V * H)] + list(extra_embed)))
+    ops.append(Op("embed", 0.0, 2 * T * H * act, 1, [(emb, V * H)]))
+    for pname, numel in extra_embed:  # further embeddings added to it, in forward order
+        ops.append(Op(pname, 0.0, 3 * T * H * act, 1, [(pname, numel)]))
     if names.get("embed_norm"):
         norm("embed_norm", 0)
     for i in range(L):
@@ -229,7 +235,8 @@ def bert_large(batch=8, seq=512):
         "head_norm": "cls.predictions.transform.LayerNorm",
         "lm_bias": "cls.predictions.bias",
     }
-    extra = [(e + "position_embeddings.weight", P * H), (e + "token_type_embeddings.weight", 2 * H)]
+    # HF BertEmbeddings adds token_type_embeddings first, then position_embeddings
+    extra = [(e + "token_type_embeddings.weight", 2 * H), (e + "position_embeddings.weight", P * H)]
     ops = transformer(L, H, A, F, V, seq, batch, 2, names=names, post_ln=True, extra_embed=extra,
                       tied=True, head_transform=True)
     notes = ("BERT-large uncased as HF BertForMaskedLM (24 layers, hidden 1024, 16 heads, ffn 4096, "
