@@ -162,8 +162,6 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
   /* The communicating backward, gradient by gradient. */
   double prev = 0.0;
   size_t next_bk = 0;
-  uint32_t *seg_end_of_bk_issue = NULL;
-  (void)seg_end_of_bk_issue;
   uint32_t t_bwd_end = FU_TASK_NONE;
   for (size_t i = 0; i < w->ngrads; i++) {
     double r = w->grads[i].ready_us;
