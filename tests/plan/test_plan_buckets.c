@@ -254,7 +254,39 @@ static void test_bucket_file(void) {
   fu_workload_finish(&w);
 }
 
+/* The searches need a target and a profile; without them, a usage error, not a crash. */
+static void test_search_needs_target(void) {
+  fu_workload w;
+  pu_workload(&w, 10, sz10, rd10, 0, 50);
+  fu_plan p;
+  fu_bucket *b;
+  size_t nb;
+  const char *kinds[] = {"optimal", "mgwfbp"};
+  for (size_t k = 0; k < 2; k++) {
+    EXPECT_INT_EQ(plan_of(kinds[k], &p), FU_OK);
+    pu_capture cap;
+    pu_stderr_begin(&cap);
+    int st = fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb);
+    const char *m = pu_stderr_end(&cap);
+    EXPECT_INT_EQ(st, FU_EUSAGE);
+    EXPECT(strstr(m, "needs a communication target and a profile") != NULL);
+  }
+  /* No gradients at all. */
+  fu_workload e;
+  fu_workload_init(&e);
+  snprintf(e.source, sizeof e.source, "empty.json");
+  plan_of("single", &p);
+  pu_capture cap;
+  pu_stderr_begin(&cap);
+  int st = fu_plan_buckets(&e, &p, NULL, NULL, &b, &nb);
+  const char *m = pu_stderr_end(&cap);
+  EXPECT_INT_EQ(st, FU_EDATA);
+  EXPECT(strstr(m, "empty.json") != NULL);
+  fu_workload_finish(&w);
+}
+
 int main(void) {
+  test_search_needs_target();
   test_none_single();
   test_ddp();
   test_ddp_default();

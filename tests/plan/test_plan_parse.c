@@ -255,6 +255,20 @@ static void test_json(void) {
     else fu_test_passed++;
     EXPECT_INT_EQ(q.kind, FU_FUSION_NONE);
   }
+  /* A plan file on disk, then the flags over it (as predict applies them). */
+  char path[] = "/tmp/fusim_plan_json_XXXXXX";
+  int fd = mkstemp(path);
+  if (fd >= 0) {
+    const char *text = "{\"fusion\": \"horovod:64MiB,2ms\", \"pack\": \"view\", \"comm_streams\": 3}\n";
+    if (write(fd, text, strlen(text)) != (ssize_t)strlen(text)) FU_T_FAIL("%s", "write plan file");
+    close(fd);
+    fu_plan_init(&p);
+    EXPECT_INT_EQ(fu_plan_load(path, &p), FU_OK);
+    EXPECT_STR_EQ(str(&p), "horovod:64MiB,2ms overlap=on pack=view streams=3");
+    EXPECT_INT_EQ(fu_plan_parse_overlap("off", &p), FU_OK);
+    EXPECT_STR_EQ(str(&p), "horovod:64MiB,2ms overlap=off pack=view streams=3");
+    remove(path);
+  }
   /* A file that is not there. */
   pu_capture cap;
   pu_stderr_begin(&cap);
