@@ -341,6 +341,64 @@ int main(void) {
     EXPECT_INT_EQ(cases, 200);
   }
 
+  /* Every feature at once on 300 random cases (streams 1..4, offload or all-reduce, overlap,
+   * view, launch-bound hooks, Horovod cycles, accumulation, slowdowns): the engine never gets
+   * stuck, lo <= iter <= hi, iter >= compute, and a second run gives the same bits. */
+  {
+    uint64_t seed = 11;
+    int ok = 1;
+    for (int trial = 0; trial < 300; trial++) {
+      size_t n = 1 + lcg(&seed) % 40;
+      uint64_t *by = malloc(n * sizeof *by);
+      double *rd = malloc(n * sizeof *rd), t = 0;
+      for (size_t i = 0; i < n; i++) {
+        by[i] = 1 + lcg(&seed) % (8u << 20);
+        t += (double)(lcg(&seed) % 500);
+        rd[i] = t;
+      }
+      fu_workload wr;
+      su_workload(&wr, n, by, rd, (double)(lcg(&seed) % 3000), t + (double)(lcg(&seed) % 500),
+                  (double)(lcg(&seed) % 100));
+      wr.accum_steps = 1 + (int)(lcg(&seed) % 3);
+      if (lcg(&seed) % 3 == 0) wr.hook_us = (double)(lcg(&seed) % 20);
+      if (lcg(&seed) % 3 == 0) wr.issue_us = (double)(lcg(&seed) % 20);
+      size_t *cnt = malloc(n * sizeof *cnt), nb = 0, left = n;
+      while (left) {
+        size_t k = 1 + lcg(&seed) % (left < 6 ? left : 6);
+        cnt[nb++] = k;
+        left -= k;
+      }
+      su_plan(&p, (int)(lcg(&seed) % 2), (int)(lcg(&seed) % 2), 1 + (int)(lcg(&seed) % 4));
+      if (lcg(&seed) % 4 == 0) {
+        p.kind = FU_FUSION_HOROVOD;
+        p.cycle_us = (double)(lcg(&seed) % 3000);
+      }
+      fu_profile q;
+      su_profile(&q, 0.5 + (double)(lcg(&seed) % 40) / 10, 0.5 + (double)(lcg(&seed) % 40) / 10);
+      q.comm_slowdown = 1 + (double)(lcg(&seed) % 50) / 100;
+      q.copy_slowdown = 1 + (double)(lcg(&seed) % 10) / 100;
+      q.issue_us = (double)(lcg(&seed) % 4);
+      q.launch_us = (double)(lcg(&seed) % 4);
+      const fu_comm *c = lcg(&seed) % 2 ? &ar : &off;
+      fu_result r2;
+      double a = predict(&wr, &p, c, &q, cnt, nb, &r);
+      double b = predict(&wr, &p, c, &q, cnt, nb, &r2);
+      if (!(a == b && r.sim_events == r2.sim_events && r.iter_lo_us <= a && a <= r.iter_hi_us &&
+            a >= r.compute_us - 1e-6)) {
+        fprintf(stderr, "random case %d: iter %.6f / %.6f [%.6f, %.6f] compute %.6f\n", trial, a,
+                b, r.iter_lo_us, r.iter_hi_us, r.compute_us);
+        ok = 0;
+      }
+      fu_result_finish(&r);
+      fu_result_finish(&r2);
+      free(cnt);
+      free(by);
+      free(rd);
+      su_workload_free(&wr);
+    }
+    EXPECT(ok);
+  }
+
   /* Trace: Chrome JSON that Jansson reads back: a named track per lane, one flow arrow per
    * gradient (an "s" and an "f"), a named slice per bucket, a link counter track. */
   {
