@@ -23,6 +23,7 @@ static void fu__usage(FILE *out) {
   fprintf(out,
 "usage: fusim plan --workload FILE|NAME [--profile P.json] [--comm SPEC] [--overlap on|off]\n"
 "                  [--pack copy|view] [--comm-streams N] [--mem-cap SIZE] [--strict]\n"
+"                  [--save-buckets FILE]\n"
 "                  [--format table|csv|json] [--db FILE] [--no-store]\n"
 "       fusim plan --workload W --sweep [--plot FILE.png] [...]\n"
 "       fusim plan --fusion-table [--profile P.json] [--comm SPEC] [--format F]\n"
@@ -48,6 +49,8 @@ static void fu__usage(FILE *out) {
 "  --pack copy|view  pack into a fusion buffer (copy, default) or gradients live in it\n"
 "  --comm-streams N  communication streams (default 1)\n"
 "  --mem-cap SIZE    the optimal plan's largest fusion buffer (B, KiB, MiB, GiB)\n"
+"  --save-buckets F  write the optimal plan's buckets to F as a bucket file (a JSON list of\n"
+"                    lists of tensor names) that --fusion buckets:F reads back\n"
 "  --strict          ready times out of order in the workload are an error\n"
 "  --sweep           iteration time against the bucket cap, 64 KiB .. 1 GiB in powers of 2\n"
 "                    (cap:SIZE; CSV unless --format says otherwise)\n"
@@ -71,6 +74,7 @@ typedef struct fu__plan_opts {
   const char *streams;       /* --comm-streams or NULL */
   const char *mem_cap;       /* --mem-cap or NULL */
   const char *plot;          /* --plot or NULL */
+  const char *save_buckets;  /* --save-buckets or NULL */
   const char *db;            /* --db or NULL */
   int strict;                /* --strict */
   int sweep;                 /* --sweep */
@@ -82,7 +86,7 @@ typedef struct fu__plan_opts {
 
 static int fu__parse_args(int argc, char **argv, fu__plan_opts *o, int *done) {
   enum { O_PROFILE = 256, O_COMM, O_OVERLAP, O_PACK, O_STREAMS, O_MEMCAP, O_FORMAT, O_DB,
-         O_NOSTORE, O_STRICT, O_SWEEP, O_PLOT, O_TABLE, O_HELP };
+         O_NOSTORE, O_STRICT, O_SWEEP, O_PLOT, O_TABLE, O_SAVE, O_HELP };
   static const struct option longopts[] = {
       {"workload", required_argument, NULL, 'w'},     {"profile", required_argument, NULL, O_PROFILE},
       {"comm", required_argument, NULL, O_COMM},      {"overlap", required_argument, NULL, O_OVERLAP},
@@ -91,6 +95,7 @@ static int fu__parse_args(int argc, char **argv, fu__plan_opts *o, int *done) {
       {"db", required_argument, NULL, O_DB},          {"no-store", no_argument, NULL, O_NOSTORE},
       {"strict", no_argument, NULL, O_STRICT},        {"sweep", no_argument, NULL, O_SWEEP},
       {"plot", required_argument, NULL, O_PLOT},      {"fusion-table", no_argument, NULL, O_TABLE},
+      {"save-buckets", required_argument, NULL, O_SAVE},
       {"help", no_argument, NULL, O_HELP},            {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->comm = FU__DEFAULT_COMM;
@@ -114,6 +119,7 @@ static int fu__parse_args(int argc, char **argv, fu__plan_opts *o, int *done) {
     case O_SWEEP: o->sweep = 1; break;
     case O_PLOT: o->plot = optarg; break;
     case O_TABLE: o->fusion_table = 1; break;
+    case O_SAVE: o->save_buckets = optarg; break;
     case O_FORMAT:
       if (fu_parse_format(optarg, &o->format) != FU_OK) {
         fu_error("plan: --format: expected table, csv or json, got '%s'", optarg);
@@ -144,6 +150,11 @@ static int fu__parse_args(int argc, char **argv, fu__plan_opts *o, int *done) {
   }
   if (o->plot && !o->sweep) {
     fu_error("plan: --plot draws the --sweep; add --sweep");
+    return FU_EUSAGE;
+  }
+  if (o->save_buckets && (o->sweep || o->fusion_table)) {
+    fu_error("plan: --save-buckets saves the comparison's optimal plan; leave out --sweep and "
+             "--fusion-table");
     return FU_EUSAGE;
   }
   if (o->sweep && o->fusion_table) {
@@ -339,6 +350,33 @@ static void fu__print_rows(const fu__plan_opts *o, fu__row *rows, size_t n, cons
            fabs(stats->predicted_us - opt_sim_us));
 }
 
+/* Writes buckets as a bucket file: a JSON list of lists of tensor names, in ready order. */
+static int fu__save_buckets(const char *path, const fu_workload *w, const fu_bucket *b, size_t nb) {
+  json_t *root = json_array();
+  for (size_t k = 0; k < nb && root; k++) {
+    json_t *names = json_array();
+    for (size_t i = b[k].first; i <= b[k].last && names; i++)
+      if (json_array_append_new(names, json_string(w->grads[i].name)) != 0) {
+        json_decref(names);
+        names = NULL;
+      }
+    if (!names || json_array_append_new(root, names) != 0) {
+      json_decref(root);
+      root = NULL;
+    }
+  }
+  if (!root) return FU_ENOMEM;
+  int rc = json_dump_file(root, path, JSON_INDENT(1));
+  json_decref(root);
+  if (rc != 0) {
+    fu_error("%s: cannot write the bucket file", path);
+    return FU_EIO;
+  }
+  fprintf(stderr, "fusim: optimal buckets (%zu) written to %s; use --fusion buckets:%s\n", nb, path,
+          path);
+  return FU_OK;
+}
+
 /* The comparison: six plans, ranked. */
 static int fu__compare(const fu__plan_opts *o, const fu_workload *w, const fu_plan *base,
                        const fu_comm *c, const fu_profile *prof, int argc, char **argv) {
@@ -362,7 +400,10 @@ static int fu__compare(const fu__plan_opts *o, const fu_workload *w, const fu_pl
     if (rows[k].plan.kind == FU_FUSION_OPTIMAL) rows[k].plan.mem_cap_bytes = mem_cap;
     if (st == FU_OK) st = fu__simulate_row(&rows[k], w, c, prof, &stats);
     if (st == FU_OK && strcmp(plans[k].fusion, "ddp") == 0) ddp_us = rows[k].r.iter_us;
-    if (st == FU_OK && strcmp(plans[k].fusion, "optimal") == 0) opt_us = rows[k].r.iter_us;
+    if (st == FU_OK && strcmp(plans[k].fusion, "optimal") == 0) {
+      opt_us = rows[k].r.iter_us;
+      if (o->save_buckets) st = fu__save_buckets(o->save_buckets, w, rows[k].r.buckets, rows[k].r.nbuckets);
+    }
   }
   if (st == FU_OK) {
     for (size_t k = 0; k < NPLANS; k++) rows[k].speedup = ddp_us / rows[k].r.iter_us;

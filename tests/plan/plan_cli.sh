@@ -64,6 +64,16 @@ grep -q "optimal:64MiB" "$T/out" && ok || bad "table shows optimal:64MiB"
 n=$(sqlite3 "$DB" "SELECT count(*) FROM predictions")
 [ "$n" = 12 ] && ok || bad "--no-store stored nothing ($n)"
 
+# The optimal buckets saved as a bucket file predict the same iteration when read back.
+expect 0 "$FUSIM" plan --workload bert_large --no-store --save-buckets "$T/opt.json" --format csv --db "$DB"
+opt=$(grep '^1,optimal,' "$T/out" | cut -d, -f7)
+[ -n "$opt" ] && ok || bad "optimal ranked first in csv"
+expect 0 "$FUSIM" predict --workload bert_large --no-store --fusion "buckets:$T/opt.json" --format json --db "$DB"
+again=$(python3 -c "import json,sys; print('%.3f' % json.load(open(sys.argv[1]))['iter_us'])" "$T/out")
+[ "$opt" = "$again" ] && ok || bad "saved buckets: optimal $opt us, read back $again us"
+expect 64 "$FUSIM" plan --workload bert_large --sweep --save-buckets "$T/x.json" --db "$DB"
+one_line "--save-buckets"
+
 # Sweep: 15 caps, 64 KiB .. 1 GiB, CSV by default.
 expect 0 "$FUSIM" plan --workload resnet50 --sweep --no-store --db "$DB"
 [ "$(wc -l <"$T/out")" -eq 16 ] && ok || bad "sweep: header + 15 rows"
