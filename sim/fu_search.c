@@ -453,6 +453,70 @@ static int fu__polish_try(fu__polish *pl, int *better) {
   return FU_OK;
 }
 
+/* Re-runs the DP on the ready times the engine produced. With compute slowed beside
+ * communication, backward stretches by how much communication overlaps it, which the DP does
+ * not model; so the DP's buckets are simulated, each gradient's ready time is moved by the
+ * stretch observed at the bucket ends around it (linear in between), and the DP runs again on
+ * those times; up to 4 rounds while the simulated result improves. Host-runs-ahead workloads
+ * only (launch-bound ready times already carry the host's share, which the DP adds itself). */
+static int fu__polish_refit(fu__polish *pl, const fu_bucket *dp, size_t ndp) {
+  const fu_workload *w = pl->w;
+  size_t n = w->ngrads;
+  if (w->hook_us > 0 || w->issue_us > 0 || !pl->p->overlap) return FU_OK;
+  fu_workload w2 = *w;
+  w2.grads = malloc(n * sizeof *w2.grads);
+  fu_bucket *cur = malloc(ndp * sizeof *cur);
+  if (!w2.grads || !cur) {
+    free(w2.grads);
+    free(cur);
+    return FU_ENOMEM;
+  }
+  memcpy(cur, dp, ndp * sizeof *cur);
+  size_t ncur = ndp;
+  double t0 = fu_plan_backward_start_us(w), prev_us = INFINITY;
+  int st = FU_OK;
+  for (int round = 0; round < 4 && st == FU_OK; round++) {
+    fu_result r;
+    pl->sims++;
+    if ((st = fu_sim_predict_buckets(w, pl->p, pl->c, pl->prof, cur, ncur, NULL, &r)) != FU_OK) break;
+    double it = r.iter_us;
+    /* Stretch at each bucket end, then per gradient by interpolation in unstretched time. */
+    memcpy(w2.grads, w->grads, n * sizeof *w2.grads);
+    double s_prev = 0, x_prev = 0, last = 0;
+    for (size_t k = 0; k < r.nbuckets; k++) {
+      size_t e = r.buckets[k].last;
+      double x = w->grads[e].ready_us, s_k = r.buckets[k].ready_us - (t0 + x);
+      for (size_t g = r.buckets[k].first; g <= e; g++) {
+        double xg = w->grads[g].ready_us;
+        double f = x > x_prev ? (xg - x_prev) / (x - x_prev) : 1.0;
+        double rg = xg + s_prev + f * (s_k - s_prev);
+        if (rg < last) rg = last;
+        w2.grads[g].ready_us = last = rg;
+      }
+      s_prev = s_k, x_prev = x;
+    }
+    w2.bwd_us = w->bwd_us + (s_prev > 0 ? s_prev : 0);
+    if (w2.bwd_us < last) w2.bwd_us = last;
+    fu_result_finish(&r);
+    if (!(it < prev_us)) break;
+    prev_us = it;
+    fu_bucket *nb = NULL;
+    size_t nnb = 0;
+    fu_search_stats ss;
+    if ((st = fu__optimal_dp(&w2, pl->p, pl->c, pl->prof, &nb, &nnb, &ss)) != FU_OK) break;
+    memset(pl->cut, 0, n);
+    for (size_t k = 0; k < nnb; k++) pl->cut[nb[k].last] = 1;
+    int better;
+    st = fu__polish_try(pl, &better);
+    free(cur);
+    cur = nb;
+    ncur = nnb;
+  }
+  free(cur);
+  free(w2.grads);
+  return st;
+}
+
 /* Seeds the cuts from another plan kind's buckets. */
 static int fu__polish_seed(fu__polish *pl, const fu_plan *q) {
   fu_bucket *b = NULL;
@@ -500,6 +564,7 @@ static int fu__polish_run(fu__polish *pl, const fu_bucket *dp, size_t ndp, int m
     q.cap_bytes = cap;
     FU_CHECK(fu__polish_seed(pl, &q));
   }
+  if (moves) FU_CHECK(fu__polish_refit(pl, dp, ndp));
   /* Local moves from the best, first improvement, a bounded number of simulations. */
   uint64_t budget = pl->sims + (moves ? 6 * (uint64_t)n + 200 : 0);
   if (budget > pl->sims + 1000) budget = pl->sims + 1000;
