@@ -66,9 +66,11 @@ typedef struct fu_search_stats {
  * no buffer). O(n^2) candidates in the worst case; a candidate whose lower bounds are already
  * dominated ends the scan for its j, which is exact when prices grow with bytes (checked).
  * Where the engine charges what the DP leaves out (comm_slowdown or copy_slowdown != 1, more
- * than one stream, or a state the DP had to drop), the DP's buckets are polished by simulation:
- * the other plans and a cap sweep are simulated as seeds and single boundary moves are taken
- * while they help (stats->polished), so the result is never worse than those plans.
+ * than one stream, or a state the DP had to drop), the DP's buckets are polished by simulation
+ * (stats->polished): the other plans and a cap sweep are simulated as seeds, so the result is
+ * never worse than those plans; where the departure is material (a slowdown over 1%, several
+ * streams, an inexact DP) the DP is also re-run on the ready times the engine produced (up to
+ * 4 rounds) and single boundary moves are taken while they help (at most 1000 simulations).
  * *out is malloc'd. stats may be NULL. */
 int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                       const fu_profile *prof, fu_bucket **out, size_t *nbuckets,
