@@ -8,7 +8,11 @@
  *    limit; the first bucket's limit is first_cap, every later one cap. A tensor is never split.
  *  - horovod: every CYCLE the background thread takes the tensors that became ready and not yet
  *    sent, and fuses them in order into buffers of at most THRESHOLD bytes (a tensor larger than
- *    the threshold goes alone). Cycles are counted from the start of backward. */
+ *    the threshold goes alone). Cycles are counted from the start of backward.
+ *  - defaults: "ddp" is cap:25MiB,first:1MiB (bucket_cap_mb = 25, kDefaultFirstBucketBytes);
+ *    "horovod" alone is horovod:128MiB,1ms, the defaults since Horovod 0.21 (release notes:
+ *    "Changed default cycle time from 5ms to 1ms and fusion threshold from 64MB to 128MB",
+ *    #2468; docs/tensor-fusion.rst still says 64 MB). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
