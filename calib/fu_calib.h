@@ -8,31 +8,39 @@
  *   suite    op             link        bytes            dtype    algo                proto
  *   coll     allreduce ...  nvlink|pcie|hbm|net  nccl-tests size  float..  NCCL_ALGO or ""  NCCL_PROTO or ""
  *            (hbm when ranks = 1: one rank is a device copy inside NCCL; in_place and graph set)
- *   copy     h2d, d2h       pcie_h2d/_d2h  size          ""       "" pinned | "pageable"  "" | "queued"
- *            d2d            hbm           size           ""       ""                  "" | "queued"
- *            bidir          pcie_bidir    per direction  ""       ""                  ""
- *              proto "": each run is event, op, event, synchronise (as the reference program);
- *              proto "queued": runs queued behind a spin kernel, so the events time the device
- *              alone (no host submission in it). busbw_gbps = bytes / time (bidir: 2 x bytes).
+ *   copy     h2d, d2h       pcie_h2d/_d2h  size          ""       "" pinned | "pageable"  "" | "sync" | "queued"
+ *            d2d            hbm           size           ""       ""                  "" | "sync" | "queued"
+ *            bidir          pcie_bidir    per direction  ""       ""                  "" | "sync"
+ *              proto "": runs back to back, an event pair around each, one synchronise at the
+ *              end (the reference program's way: its figures match this one);
+ *              "sync": each run is event, op, event, synchronise (adds the host's submission
+ *              latency at small sizes); "queued": the runs queued behind a spin kernel, so the
+ *              events time the device alone. "sync" and "queued" only up to 4 MiB, where the
+ *              three differ. busbw_gbps = bytes / time (bidir: 2 x bytes).
  *   issue    issue          pcie_d2h      4              ""       "host" | "device"   ""
  *              64 back-to-back 4-byte copies: host time per cudaMemcpyAsync call, and the
  *              device span of the 64 divided by 64.
- *            launch         launch        0              ""       "host" | "device" | "isolated"
- *              1000 back-to-back empty kernels: host time per launch, device span / 1000;
- *              isolated: host wall time of one launch + synchronise on an idle GPU.
- *   pack     pack           hbm           k x m          ""       "k=K"  (pack kernel alone)
- *            pack           hbm           k x m          ""       "unpack,k=K"
- *            d2h            pcie_d2h      k x m          ""       "one,k=K" | "separate,k=K"
- *            pack           pcie_d2h      k x m          ""       "pack+d2h,k=K"
+ *            launch         launch        0              ""       "host" | "device" | "legacy" | "isolated"
+ *              1000 back-to-back empty kernels: host time per launch, device span / 1000 on
+ *              fusim's stream and on the legacy default stream; isolated: host wall time of
+ *              one launch + synchronise on an idle GPU.
+ *   pack     pack           hbm           k x m          ""       "k=K"               "" | "sync" | "queued"
+ *            pack           hbm           k x m          ""       "unpack,k=K"        (as above)
+ *            d2h            pcie_d2h      k x m          ""       "one,k=K" | "separate,k=K"   "" | "sync"
+ *            pack           pcie_d2h      k x m          ""       "pack+d2h,k=K"      "" | "sync"
+ *            pack           pcie_d2h      k x m          ""       "p2h,k=K"           "" | "sync"
+ *              (p2h: the pack kernel writing straight into pinned host memory, no copy engine)
  *              the fusion comparison: one copy of k x m bytes, k copies of m bytes, and the
- *              pack kernel followed by one copy (all event-timed, one synchronise per run).
+ *              pack kernel followed by one copy; pack alone (queued: the kernel's device time).
+ *            pack           hbm           total          ""       "odd,k=37"          ""
+ *              37 odd-sized tensors at odd addresses: a correctness check with a timing.
  *   gemm     gemm           hbm           2*M*N*K (FLOP) bf16|tf32|fp32  "MxNxK"    "" alone
  *   overlap  gemm           hbm           2*M*N*K        bf16     "MxNxK"             "alone" | "+allreduce" | "+d2h" | "+h2d" | "+d2d"
  *              the same GEMM alone and then while a 256 MiB all-reduce (ranks = its GPUs) or
  *              copy runs back to back beside it on another stream: slowdown = "+X" / "alone".
  *              busbw_gbps holds the achieved GFLOP/s (TFLOP/s x 1000) for every GEMM row.
- *   coll     issue          (coll link)   smallest size  dtype    "host:<collective>" ""
- *              host time to issue one collective call back to back.
+ *   coll     issue          (coll link)   smallest size  dtype    "<collective>"      "host"
+ *              host time to issue one collective call back to back (no events in between).
  */
 #ifndef FU_CALIB_H
 #define FU_CALIB_H

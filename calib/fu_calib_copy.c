@@ -63,6 +63,24 @@ static int fu__measure(fu_calib_ctx *c, fu_sample *s, fu_calib_op op, void *arg,
   return fu_calib_emit(c, s);
 }
 
+/* The three timings of one copy (proto "", "sync", "queued"; see fu_calib.h): pipelined at
+ * every size, the other two up to FU__QUEUED_MAX (above it all three agree). */
+static int fu__measure3(fu_calib_ctx *c, fu_sample *s, fu_calib_op op, void *arg, double moved,
+                        int with_queued) {
+  static const struct {
+    int mode;                /* FU_T_* */
+    const char *proto;       /* stored as */
+  } v[3] = {{FU_T_PIPE, ""}, {FU_T_SYNC, "sync"}, {FU_T_QUEUED, "queued"}};
+  int st = FU_OK;
+  for (int i = 0; st == FU_OK && i < 3; i++) {
+    if (i > 0 && s->bytes > FU__QUEUED_MAX) break;
+    if (i == 2 && !with_queued) break;
+    snprintf(s->proto, sizeof s->proto, "%s", v[i].proto);
+    st = fu__measure(c, s, op, arg, v[i].mode, moved);
+  }
+  return st;
+}
+
 static int fu__check_device(fu_calib_ctx *c, const void *p, uint64_t n, uint32_t seed,
                             unsigned long long *bad) {
   FU_CU(cudaMemsetAsync(c->d_bad, 0, sizeof *c->d_bad, c->s));
@@ -114,12 +132,7 @@ static int fu__copy_size(fu_calib_ctx *c, fu__bufs *b, uint64_t n, fu__bidir *bd
     fu__cp cp = {b->d_a, h, n, cudaMemcpyHostToDevice};
     fu__sample(&s, "h2d", "pcie_h2d", n, pageable ? "pageable" : "", "");
     s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
-    if ((st = fu__measure(c, &s, fu__cp_op, &cp, FU_T_SYNC, (double)n))) return st;
-    if (!pageable && n <= FU__QUEUED_MAX) {
-      fu__sample(&s, "h2d", "pcie_h2d", n, "", "queued");
-      s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
-      if ((st = fu__measure(c, &s, fu__cp_op, &cp, FU_T_QUEUED, (double)n))) return st;
-    }
+    if ((st = fu__measure3(c, &s, fu__cp_op, &cp, (double)n, !pageable))) return st;
   }
   /* d2h */
   for (int pageable = 0; pageable < 2; pageable++) {
@@ -131,12 +144,7 @@ static int fu__copy_size(fu_calib_ctx *c, fu__bufs *b, uint64_t n, fu__bidir *bd
     fu__cp cp = {h, b->d_b, n, cudaMemcpyDeviceToHost};
     fu__sample(&s, "d2h", "pcie_d2h", n, pageable ? "pageable" : "", "");
     s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
-    if ((st = fu__measure(c, &s, fu__cp_op, &cp, FU_T_SYNC, (double)n))) return st;
-    if (!pageable && n <= FU__QUEUED_MAX) {
-      fu__sample(&s, "d2h", "pcie_d2h", n, "", "queued");
-      s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
-      if ((st = fu__measure(c, &s, fu__cp_op, &cp, FU_T_QUEUED, (double)n))) return st;
-    }
+    if ((st = fu__measure3(c, &s, fu__cp_op, &cp, (double)n, !pageable))) return st;
   }
   /* d2d: bytes copied (each read once and written once) over the time */
   {
@@ -146,12 +154,7 @@ static int fu__copy_size(fu_calib_ctx *c, fu__bufs *b, uint64_t n, fu__bidir *bd
     fu__cp cp = {b->d_b, b->d_a, n, cudaMemcpyDeviceToDevice};
     fu__sample(&s, "d2d", "hbm", n, "", "");
     s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
-    if ((st = fu__measure(c, &s, fu__cp_op, &cp, FU_T_SYNC, (double)n))) return st;
-    if (n <= FU__QUEUED_MAX) {
-      fu__sample(&s, "d2d", "hbm", n, "", "queued");
-      s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
-      if ((st = fu__measure(c, &s, fu__cp_op, &cp, FU_T_QUEUED, (double)n))) return st;
-    }
+    if ((st = fu__measure3(c, &s, fu__cp_op, &cp, (double)n, 1))) return st;
   }
   /* both directions at once: h_pin -> d_a on s, d_b -> h_pin2 on s2 */
   {
@@ -165,7 +168,7 @@ static int fu__copy_size(fu_calib_ctx *c, fu__bufs *b, uint64_t n, fu__bidir *bd
     bad += fu_pattern_check_host(b->h_pin2, n, seed + 7);
     fu__sample(&s, "bidir", "pcie_bidir", n, "", "");
     s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
-    if ((st = fu__measure(c, &s, fu__bidir_op, bd, FU_T_SYNC, 2.0 * (double)n))) return st;
+    if ((st = fu__measure3(c, &s, fu__bidir_op, bd, 2.0 * (double)n, 0))) return st;
   }
   return FU_OK;
 }
@@ -247,8 +250,7 @@ int fu_calib_issue(fu_calib_ctx *c) {
     if (cudaStreamSynchronize(c->s)) st = FU_EINTERNAL;
     double t0 = fu_calib_now();
     cudaEventRecord(c->ev[0], c->s);
-    for (int i = 0; i < FU__LAUNCHES; i++)
-      if (fu_k_empty(c->s)) st = FU_EINTERNAL;
+    if (fu_k_empty_n(FU__LAUNCHES, c->s)) st = FU_EINTERNAL;
     cudaEventRecord(c->ev[1], c->s);
     double t1 = fu_calib_now();
     if (cudaEventSynchronize(c->ev[1]) || cudaEventElapsedTime(&ms, c->ev[0], c->ev[1]))
@@ -261,6 +263,22 @@ int fu_calib_issue(fu_calib_ctx *c) {
   for (int k = 0; st == FU_OK && k < 2; k++) {
     fu__sample(&s, "launch", "launch", 0, k ? "device" : "host", "");
     fu_calib_stats(k ? dev : host, lreps, &s.t_min_us, &s.t_median_us, &s.t_p95_us);
+    s.count = lreps;
+    st = fu_calib_emit(c, &s);
+  }
+  /* the same on the legacy default stream (what a plain kernel<<<>>> uses) */
+  for (int r = -1; st == FU_OK && r < lreps; r++) {
+    if (cudaDeviceSynchronize()) st = FU_EINTERNAL;
+    cudaEventRecord(c->ev[0], 0);
+    if (fu_k_empty_n(FU__LAUNCHES, 0)) st = FU_EINTERNAL;
+    cudaEventRecord(c->ev[1], 0);
+    if (cudaEventSynchronize(c->ev[1]) || cudaEventElapsedTime(&ms, c->ev[0], c->ev[1]))
+      st = FU_EINTERNAL;
+    if (r >= 0) dev[r] = 1e3 * ms / FU__LAUNCHES;
+  }
+  if (st == FU_OK) {
+    fu__sample(&s, "launch", "launch", 0, "legacy", "");
+    fu_calib_stats(dev, lreps, &s.t_min_us, &s.t_median_us, &s.t_p95_us);
     s.count = lreps;
     st = fu_calib_emit(c, &s);
   }
@@ -322,7 +340,8 @@ typedef struct fu__pk {
   unsigned char *h;          /* pinned host destination */
   void **ptrs;               /* host copy of the tensor pointers */
   size_t *sizes;             /* host copy of the sizes */
-  int mode;                  /* 0 pack, 1 unpack, 2 one copy, 3 k copies, 4 pack + copy */
+  int mode;                  /* 0 pack, 1 unpack, 2 one copy, 3 k copies, 4 pack + copy,
+                                5 pack straight into pinned host memory (over PCIe) */
 } fu__pk;
 
 static int fu__pk_op(void *arg, cudaStream_t s) {
@@ -339,9 +358,11 @@ static int fu__pk_op(void *arg, cudaStream_t s) {
       if (e) return (int)e;
     }
     return 0;
-  default:
+  case 4:
     if (fu_pack_plan_pack(pl, p->buf, s) != FU_OK) return (int)cudaErrorLaunchFailure;
     return (int)cudaMemcpyAsync(p->h, p->buf, pl->total_bytes, cudaMemcpyDeviceToHost, s);
+  default: /* pinned host memory is device-addressable (unified addressing) */
+    return fu_pack_plan_pack(pl, p->h, s) == FU_OK ? 0 : (int)cudaErrorLaunchFailure;
   }
 }
 
@@ -418,21 +439,27 @@ static int fu__pack_case(fu_calib_ctx *c, int k, uint64_t m) {
   }
   static const struct {
     const char *op, *link, *algo;  /* sample naming (see fu_calib.h) */
-  } modes[5] = {{"pack", "hbm", "k=%d"},
+  } modes[6] = {{"pack", "hbm", "k=%d"},
                 {"pack", "hbm", "unpack,k=%d"},
                 {"d2h", "pcie_d2h", "one,k=%d"},
                 {"d2h", "pcie_d2h", "separate,k=%d"},
-                {"pack", "pcie_d2h", "pack+d2h,k=%d"}};
+                {"pack", "pcie_d2h", "pack+d2h,k=%d"},
+                {"pack", "pcie_d2h", "p2h,k=%d"}};
   uint64_t total = (uint64_t)k * m;
   if (st == FU_OK) st = fu_calib_tx_begin(c);
-  for (int md = 0; st == FU_OK && md < 5; md++) {
+  for (int md = 0; st == FU_OK && md < 6; md++) {
     fu_sample s;
     char algo[32];
     snprintf(algo, sizeof algo, modes[md].algo, k);
     fu__sample(&s, modes[md].op, modes[md].link, total, algo, "");
     s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
     p.mode = md;
-    st = fu__measure(c, &s, fu__pk_op, &p, FU_T_SYNC, (double)total);
+    st = fu__measure(c, &s, fu__pk_op, &p, FU_T_PIPE, (double)total);
+    snprintf(s.proto, sizeof s.proto, "sync");
+    if (st == FU_OK) st = fu__measure(c, &s, fu__pk_op, &p, FU_T_SYNC, (double)total);
+    snprintf(s.proto, sizeof s.proto, "queued");
+    if (st == FU_OK && md < 2 && total <= FU__QUEUED_MAX)
+      st = fu__measure(c, &s, fu__pk_op, &p, FU_T_QUEUED, (double)total);
   }
   if (st == FU_OK) st = fu_calib_tx_end(c);
   else if (c->db) fu_db_rollback(c->db);
@@ -461,7 +488,7 @@ static int fu__pack_odd(fu_calib_ctx *c) {
     s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
     p.mode = 0;
     st = fu_calib_tx_begin(c);
-    if (st == FU_OK) st = fu__measure(c, &s, fu__pk_op, &p, FU_T_SYNC, (double)p.plan->total_bytes);
+    if (st == FU_OK) st = fu__measure(c, &s, fu__pk_op, &p, FU_T_PIPE, (double)p.plan->total_bytes);
     if (st == FU_OK) st = fu_calib_tx_end(c);
     else if (c->db) fu_db_rollback(c->db);
   }

@@ -36,6 +36,7 @@ void fu_pattern_fill_host(void *p, uint64_t n, uint32_t seed);
 uint64_t fu_pattern_check_host(const void *p, uint64_t n, uint32_t seed);
 
 int fu_k_empty(cudaStream_t s);                       /* one empty kernel, 1 thread */
+int fu_k_empty_n(int n, cudaStream_t s);              /* n of them back to back, one check */
 int fu_k_spin(uint64_t ns, cudaStream_t s);           /* a kernel that waits ns nanoseconds */
 int fu_k_fill_bytes(void *p, uint64_t n, uint32_t seed, cudaStream_t s);
 /* Adds the count of bytes of p that differ from the pattern to *d_bad (device memory). */

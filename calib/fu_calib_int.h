@@ -65,6 +65,7 @@ typedef struct fu_calib_ctx {
   double *times;             /* iters scratch for per-run times, microseconds */
   unsigned long long *d_bad; /* device counter for data checks */
   fu_sample *samples;        /* every sample measured (for the summary) */
+  double *mean_us;           /* beside each sample: nccl-tests' mean time, NaN if not taken */
   size_t nsamples, cap;      /* used and allocated entries */
   long steps_total, steps_done; /* progress */
   int bar;                   /* progress as a bar (stderr is a terminal) */
@@ -78,6 +79,8 @@ double fu_calib_now(void);   /* monotonic seconds */
 /* Appends a sample to the summary and stores it (rank 0). Call between fu_calib_tx_begin and
  * fu_calib_tx_end: each size is one transaction, so an interrupted run loses at most it. */
 int fu_calib_emit(fu_calib_ctx *c, const fu_sample *s);
+/* The same with the nccl-tests-style mean (total / runs) beside it, shown in CSV and JSON. */
+int fu_calib_emit_mean(fu_calib_ctx *c, const fu_sample *s, double mean_us);
 int fu_calib_tx_begin(fu_calib_ctx *c);
 int fu_calib_tx_end(fu_calib_ctx *c);
 
@@ -90,7 +93,7 @@ void fu_calib_phase(fu_calib_ctx *c, const char *fmt, ...) __attribute__((format
 enum {
   FU_T_SYNC,     /* each run: event, op, event, synchronise (isolated, as the reference) */
   FU_T_QUEUED,   /* all runs queued behind a spin kernel: device time alone */
-  FU_T_PIPE      /* back to back, one synchronise at the end (nccl-tests' way) */
+  FU_T_PIPE      /* back to back, an event pair around each run, one synchronise at the end */
 };
 typedef int (*fu_calib_op)(void *arg, cudaStream_t s);  /* enqueue one run; a cudaError_t */
 

@@ -130,6 +130,11 @@ int fu_k_empty(cudaStream_t s) {
   return (int)cudaGetLastError();
 }
 
+int fu_k_empty_n(int n, cudaStream_t s) {
+  for (int i = 0; i < n; i++) fu__empty_kernel<<<1, 1, 0, s>>>();
+  return (int)cudaGetLastError();
+}
+
 int fu_k_spin(uint64_t ns, cudaStream_t s) {
   fu__spin_kernel<<<1, 1, 0, s>>>(ns);
   return (int)cudaGetLastError();

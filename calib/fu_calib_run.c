@@ -26,7 +26,9 @@ double fu_calib_now(void) {
 int fu_calib_tx_begin(fu_calib_ctx *c) { return c->db ? fu_db_begin(c->db) : FU_OK; }
 int fu_calib_tx_end(fu_calib_ctx *c) { return c->db ? fu_db_commit(c->db) : FU_OK; }
 
-int fu_calib_emit(fu_calib_ctx *c, const fu_sample *s) {
+int fu_calib_emit(fu_calib_ctx *c, const fu_sample *s) { return fu_calib_emit_mean(c, s, NAN); }
+
+int fu_calib_emit_mean(fu_calib_ctx *c, const fu_sample *s, double mean_us) {
   if (c->rank != 0) return FU_OK;
   fu_sample v = *s;
   /* The schema keeps times > 0: a time below the event resolution is unknown, not zero. */
@@ -37,10 +39,13 @@ int fu_calib_emit(fu_calib_ctx *c, const fu_sample *s) {
   if (c->nsamples == c->cap) {
     size_t cap = c->cap ? 2 * c->cap : 256;
     fu_sample *p = realloc(c->samples, cap * sizeof *p);
-    if (!p) return FU_ENOMEM;
-    c->samples = p;
+    if (p) c->samples = p;
+    double *m = realloc(c->mean_us, cap * sizeof *m);
+    if (m) c->mean_us = m;
+    if (!p || !m) return FU_ENOMEM;
     c->cap = cap;
   }
+  c->mean_us[c->nsamples] = mean_us;
   c->samples[c->nsamples++] = v;
   return c->db ? fu_db_sample_insert(c->db, c->run_id, &v) : FU_OK;
 }
@@ -179,6 +184,7 @@ static void fu__print_summary(const fu_calib_ctx *c, const fu_provenance *p) {
       if (isfinite(s->t_median_us)) json_object_set_new(j, "time_us", json_real(s->t_median_us));
       if (isfinite(s->t_p95_us)) json_object_set_new(j, "t_p95_us", json_real(s->t_p95_us));
       if (isfinite(s->busbw_gbps)) json_object_set_new(j, "busbw_gbps", json_real(s->busbw_gbps));
+      if (isfinite(c->mean_us[i])) json_object_set_new(j, "mean_us", json_real(c->mean_us[i]));
       json_array_append_new(arr, j);
     }
     json_object_set_new(root, "samples", arr);
@@ -192,13 +198,13 @@ static void fu__print_summary(const fu_calib_ctx *c, const fu_provenance *p) {
            p->cmdline, p->host, p->gpu, p->driver, p->cuda, p->nccl, p->topology);
     printf("# %s\n", p->notes);
     printf("op,ranks,bytes,time_us,link,dtype,algo,proto,in_place,graph,t_min_us,t_p95_us,count,"
-           "busbw_gbps,n_wrong\n");
+           "busbw_gbps,n_wrong,mean_us\n");
     for (size_t i = 0; i < c->nsamples; i++) {
       const fu_sample *s = &c->samples[i];
-      printf("%s,%d,%llu,%.4f,%s,%s,%s,%s,%d,%d,%.4f,%.4f,%d,%.4f,%d\n", s->op, s->ranks,
+      printf("%s,%d,%llu,%.4f,%s,%s,%s,%s,%d,%d,%.4f,%.4f,%d,%.4f,%d,%.4f\n", s->op, s->ranks,
              (unsigned long long)s->bytes, s->t_median_us, s->link, s->dtype, s->algo, s->proto,
              s->in_place, s->graph, s->t_min_us, s->t_p95_us, s->count, s->busbw_gbps,
-             s->n_wrong);
+             s->n_wrong, c->mean_us[i]);
     }
     return;
   }
@@ -261,6 +267,7 @@ static void fu__teardown(fu_calib_ctx *c) {
   if (c->s) cudaStreamDestroy(c->s);
   if (c->s2) cudaStreamDestroy(c->s2);
   free(c->samples);
+  free(c->mean_us);
   free(c->sizes);
 }
 
