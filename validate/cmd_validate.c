@@ -10,7 +10,7 @@
 static void usage(FILE *out) {
   fprintf(out,
           "usage: fusim validate --workload W[,W2..] [--plans FILE|default] [--profile FILE]\n"
-          "                      [--iters N] [--warmup N] [--gpus N] [--no-host]\n"
+          "                      [--iters N] [--warmup N] [--gpus N] [--no-host] [--comm C]\n"
           "                      [--format table|csv|json] [--db FILE | --no-db] [--plot FILE]\n"
           "       fusim validate --fusion-table [--reps N] [--format table|csv|json]\n"
           "\n"
@@ -29,6 +29,8 @@ static void usage(FILE *out) {
           "  --warmup N        untimed rounds first (3)\n"
           "  --gpus N          use N of the visible GPUs (default: all)\n"
           "  --no-host         do not emulate the workload's host costs (hook_us, issue_us)\n"
+          "  --comm auto|allreduce  auto (default): offload on one GPU, NCCL all-reduce on\n"
+          "                    several; allreduce: NCCL even on one GPU (checks that path)\n"
           "  --format F        table (default), csv or json\n"
           "  --db FILE         store predictions and measurements (default $FUSIM_DB or fusim.db)\n"
           "  --no-db           store nothing\n"
@@ -47,7 +49,7 @@ static int fu__whole(const char *flag, const char *arg, long lo, long hi, long *
 
 int fu_cmd_validate(int argc, char **argv) {
   enum { O_WORKLOAD = 256, O_PLANS, O_PROFILE, O_ITERS, O_WARMUP, O_FORMAT, O_DB, O_NODB, O_PLOT,
-         O_TABLE, O_REPS, O_GPUS, O_NOHOST, O_HELP };
+         O_TABLE, O_REPS, O_GPUS, O_NOHOST, O_COMM, O_HELP };
   static const struct option longopts[] = {
       {"workload", required_argument, NULL, O_WORKLOAD}, {"plans", required_argument, NULL, O_PLANS},
       {"profile", required_argument, NULL, O_PROFILE},   {"iters", required_argument, NULL, O_ITERS},
@@ -55,7 +57,8 @@ int fu_cmd_validate(int argc, char **argv) {
       {"db", required_argument, NULL, O_DB},             {"no-db", no_argument, NULL, O_NODB},
       {"plot", required_argument, NULL, O_PLOT},         {"fusion-table", no_argument, NULL, O_TABLE},
       {"reps", required_argument, NULL, O_REPS},         {"gpus", required_argument, NULL, O_GPUS},
-      {"no-host", no_argument, NULL, O_NOHOST},          {"help", no_argument, NULL, O_HELP},
+      {"no-host", no_argument, NULL, O_NOHOST},          {"comm", required_argument, NULL, O_COMM},
+      {"help", no_argument, NULL, O_HELP},
       {NULL, 0, NULL, 0}};
   fu_validate_opts o;
   fu_validate_opts_init(&o);
@@ -96,6 +99,14 @@ int fu_cmd_validate(int argc, char **argv) {
     case O_PLOT: o.plot = optarg; break;
     case O_TABLE: table = 1; break;
     case O_NOHOST: o.emulate_host = 0; break;
+    case O_COMM:
+      if (strcmp(optarg, "allreduce") == 0) o.allreduce = 1;
+      else if (strcmp(optarg, "auto") == 0) o.allreduce = 0;
+      else {
+        fu_error("validate: --comm: '%s' is not auto or allreduce", optarg);
+        return fu_exit_code(FU_EUSAGE);
+      }
+      break;
     case 'h':
     case O_HELP: usage(stdout); return 0;
     default:

@@ -86,6 +86,7 @@ struct fu_exec {
   int ndev;                  /* GPUs driven */
   int nsm;                   /* blocks of a busy kernel (SMs of GPU 0) */
   int emulate_host;          /* spin hook_us / issue_us */
+  int nccl;                  /* communication is NCCL all-reduce (else offload to host) */
   uint64_t *off;             /* arena offset of every gradient (malloc'd) */
   uint64_t arena_bytes;      /* arena size */
   unsigned char *host;       /* pinned offload target, arena layout (ndev == 1) */
@@ -167,8 +168,8 @@ int fu_exec_create(const fu_workload *w, const fu_exec_opts *o, fu_exec **out) {
     return FU_EUSAGE;
   }
 #ifndef FU_HAVE_NCCL
-  if (o->ndev > 1) {
-    fu_error("validate: %d GPUs but this fusim was built without NCCL", o->ndev);
+  if (o->ndev > 1 || o->allreduce) {
+    fu_error("validate: all-reduce over %d GPU(s) but this fusim was built without NCCL", o->ndev);
     return FU_ENODEV;
   }
 #endif
@@ -178,6 +179,7 @@ int fu_exec_create(const fu_workload *w, const fu_exec_opts *o, fu_exec **out) {
   e->w = w;
   e->ndev = o->ndev;
   e->emulate_host = o->emulate_host;
+  e->nccl = o->ndev > 1 || o->allreduce;
   e->off = malloc((w->ngrads ? w->ngrads : 1) * sizeof *e->off);
   if (!e->off) return FU_ENOMEM;
   uint64_t a = 0;
@@ -202,12 +204,12 @@ int fu_exec_create(const fu_workload *w, const fu_exec_opts *o, fu_exec **out) {
     FU__CU(cudaMalloc((void **)&dv->arena, e->arena_bytes));
     FU__CU(cudaMemset(dv->arena, 0, e->arena_bytes));
   }
-  if (e->ndev == 1) {
+  if (!e->nccl) {
     FU__CU(cudaHostAlloc((void **)&e->host, e->arena_bytes, cudaHostAllocDefault));
     memset(e->host, 0, e->arena_bytes);  /* touch every page before timing */
   }
 #ifdef FU_HAVE_NCCL
-  if (e->ndev > 1) {
+  if (e->nccl) {
     ncclComm_t comms[FU_EXEC_MAX_DEV];
     int devs[FU_EXEC_MAX_DEV];
     for (int d = 0; d < e->ndev; d++) devs[d] = d;
@@ -255,14 +257,14 @@ void fu_exec_destroy(fu_exec *e) {
 
 int fu_exec_comm(const fu_exec *e, fu_comm *c) {
   memset(c, 0, sizeof *c);
-  if (e->ndev == 1) {
+  if (!e->nccl) {
     c->kind = FU_COMM_OFFLOAD;
     c->ranks = 1;
     snprintf(c->link, sizeof c->link, "pcie_d2h");
   } else {
     c->kind = FU_COMM_ALLREDUCE;
     c->ranks = e->ndev;
-    snprintf(c->link, sizeof c->link, "nvlink");
+    snprintf(c->link, sizeof c->link, "%s", e->ndev > 1 ? "nvlink" : "hbm");
   }
   return FU_OK;
 }
@@ -398,7 +400,7 @@ static int fu__issue(fu_exec *e, const fu__slot *sl, size_t k) {
     FU__CU(cudaStreamWaitEvent(dv->comm[si], dv->ready, 0));
     if (bk->pack[d]) FU_CHECK(fu_pack_plan_pack(bk->pack[d], dv->fusion + (uint64_t)si * e->fusion_bytes, dv->comm[si]));
   }
-  if (e->ndev == 1) {
+  if (!e->nccl) {
     const fu__dev *dv = &e->dev[0];
     const void *src = bk->pack[0] ? (const void *)(dv->fusion + (uint64_t)si * e->fusion_bytes)
                                   : (const void *)(dv->arena + bk->off);
@@ -516,11 +518,11 @@ int fu_exec_verify(fu_exec *e, int slot, uint32_t seed, char *msg, size_t len) {
   for (int d = 0; d < e->ndev; d++) {
     fu__dev *dv = &e->dev[d];
     FU_CHECK(fu__set(e, d));
-    if (e->ndev == 1) FU__KCHECK(fu_exec_fill_u32(dv->compute, dv->arena, e->arena_bytes / 4, seed));
+    if (!e->nccl) FU__KCHECK(fu_exec_fill_u32(dv->compute, dv->arena, e->arena_bytes / 4, seed));
     else FU__KCHECK(fu_exec_fill_f32(dv->compute, dv->arena, e->arena_bytes / 4, seed));
     FU__CU(cudaStreamSynchronize(dv->compute));
   }
-  if (e->ndev == 1) memset(e->host, 0xA5, e->arena_bytes);   /* poison the destination */
+  if (!e->nccl) memset(e->host, 0xA5, e->arena_bytes);   /* poison the destination */
   double us;
   FU_CHECK(fu_exec_iteration(e, slot, &us));
   int rc = FU_OK;
@@ -529,7 +531,7 @@ int fu_exec_verify(fu_exec *e, int slot, uint32_t seed, char *msg, size_t len) {
     FU__CU(cudaMemcpy(e->check, e->dev[d].arena, e->arena_bytes, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < w->ngrads && rc == FU_OK; i++) {
       uint64_t o = e->off[i], n = w->grads[i].bytes;
-      if (e->ndev == 1) {
+      if (!e->nccl) {
         /* The device still holds the pattern, and the host holds the same bytes. */
         uint32_t want = fu_exec_pattern(seed, o / 4), have;
         memcpy(&have, e->check + o, sizeof have);
@@ -611,7 +613,9 @@ int fu_exec_bench_fusion(const int *k, const uint64_t *m, size_t n, int reps, fu
   FU__CU(cudaHostAlloc((void **)&host, maxb, cudaHostAllocDefault));
   memset(host, 0, maxb);
   FU__CU(cudaMalloc((void **)&fus, maxb + (uint64_t)FU__ALIGN * (uint64_t)maxk));
-  double *t = malloc((size_t)reps * 5 * sizeof *t);
+  double *t = malloc((size_t)reps * 8 * sizeof *t);
+  struct cudaDeviceProp prop;
+  FU__CU(cudaGetDeviceProperties(&prop, 0));
   void **ptrs = calloc((size_t)maxk, sizeof *ptrs);
   size_t *sz = calloc((size_t)maxk, sizeof *sz);
   if (!t || !ptrs || !sz) return FU_ENOMEM;
@@ -631,14 +635,20 @@ int fu_exec_bench_fusion(const int *k, const uint64_t *m, size_t n, int reps, fu
     fu_pack_plan *pp = NULL;
     FU_CHECK(fu_pack_plan_create(ptrs, sz, kk, FU__ALIGN, &pp));
     double *ts = t, *t1 = t + reps, *tp = t + 2 * reps, *tpc = t + 3 * reps, *th = t + 4 * reps;
+    double *q1 = t + 5 * reps, *qpc = t + 6 * reps, *qs = t + 7 * reps;
     for (int r = 0; r < reps + 3; r++) {
-      for (int v = 0; v < 5; v++) {   /* the variants interleaved, so clock drift hits all */
+      /* The variants interleaved, so clock drift hits all. 0-4 start on an idle GPU, so the
+       * host's launch and issue latency is inside the time; 5-7 are queued behind a 500 us
+       * busy kernel first, so the time is the GPU's alone (as in the executor, where a
+       * bucket's work waits, already queued, for its gradients' event). */
+      for (int v = 0; v < 8; v++) {
+        if (v >= 5) FU__KCHECK(fu_exec_busy(s, 500.0, prop.multiProcessorCount));
         FU__CU(cudaEventRecord(a, s));
-        if (v == 0)
+        if (v == 0 || v == 7)
           for (int i = 0; i < kk; i++)
             FU__CU(cudaMemcpyAsync(host + (uint64_t)i * mm, ptrs[i], mm, cudaMemcpyDeviceToHost, s));
-        if (v == 2 || v == 3) FU_CHECK(fu_pack_plan_pack(pp, fus, s));
-        if (v == 1 || v == 3)
+        if (v == 2 || v == 3 || v == 6) FU_CHECK(fu_pack_plan_pack(pp, fus, s));
+        if (v == 1 || v == 3 || v == 5 || v == 6)
           FU__CU(cudaMemcpyAsync(host, fus, pp->total_bytes, cudaMemcpyDeviceToHost, s));
         if (v == 4) FU_CHECK(fu_pack_plan_pack(pp, host, s));  /* SM stores over PCIe */
         FU__CU(cudaEventRecord(b, s));
@@ -667,6 +677,9 @@ int fu_exec_bench_fusion(const int *k, const uint64_t *m, size_t n, int reps, fu
     out[row].pack_us = fu__median(tp, reps);
     out[row].pack_copy_us = fu__median(tpc, reps);
     out[row].pack_host_us = fu__median(th, reps);
+    out[row].q_one_copy_us = fu__median(q1, reps);
+    out[row].q_pack_copy_us = fu__median(qpc, reps);
+    out[row].q_separate_us = fu__median(qs, reps);
     fu_pack_plan_destroy(pp);
     for (int i = 0; i < kk; i++) FU__CU(cudaFree(ptrs[i]));
   }

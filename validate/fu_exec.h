@@ -59,6 +59,7 @@ typedef struct fu_exec fu_exec;      /* library-owned */
 typedef struct fu_exec_opts {
   int ndev;                  /* GPUs to use (<= visible); 1 = offload to host over PCIe */
   int emulate_host;          /* 1: spin the workload's hook_us / issue_us on the host */
+  int allreduce;             /* 1: NCCL all-reduce even on one GPU (a check of that path) */
 } fu_exec_opts;
 
 /* Allocates the arena, the host buffer, streams and events; sets up NCCL for ndev >= 2. */
@@ -82,7 +83,8 @@ int fu_exec_iteration(fu_exec *e, int slot, double *iter_us);
  * (all-reduce). FU_EINTERNAL with msg filled on a mismatch. */
 int fu_exec_verify(fu_exec *e, int slot, uint32_t seed, char *msg, size_t len);
 
-/* "offload" or "allreduce:N:nvlink": what the executor's communication is. */
+/* "offload", "allreduce:N:nvlink", or "allreduce:1:hbm" (NCCL on one GPU, --comm allreduce):
+ * what the executor's communication is. */
 int fu_exec_comm(const fu_exec *e, fu_comm *c);
 
 /* One row of the fusion microbenchmark: k messages of m bytes D2H from pinned host memory. */
@@ -94,6 +96,9 @@ typedef struct fu_fusion_row {
   double pack_us;            /* the batched pack kernel alone (median) */
   double pack_copy_us;       /* pack kernel + one copy (median) */
   double pack_host_us;       /* the pack kernel writing straight into pinned host memory */
+  double q_separate_us;      /* queued behind a busy kernel (GPU time only): k copies */
+  double q_one_copy_us;      /* ... one copy */
+  double q_pack_copy_us;     /* ... pack kernel + one copy */
   double peak_gbps;          /* peak D2H bandwidth measured in the same run (GB/s, 1e9) */
 } fu_fusion_row;
 

@@ -325,10 +325,10 @@ static uint64_t fu__max_bucket(const fu_bucket *b, size_t nb) {
 /* Runs one workload on the GPU and fills rows[0..nplans). */
 static int fu__run_workload(const fu_validate_opts *o, fu__wl *x, const fu_plan *plans,
                             size_t nplans, const fu_profile *prof, int ndev, fu_exec_mon *nvml,
-                            fu__row *rows, json_t **details) {
+                            fu__row *rows, json_t **details, char *comm_s, size_t comm_len) {
   const fu_workload *w = &x->w;
   fu_exec *e = NULL;
-  fu_exec_opts eo = {.ndev = ndev, .emulate_host = o->emulate_host};
+  fu_exec_opts eo = {.ndev = ndev, .emulate_host = o->emulate_host, .allreduce = o->allreduce};
   fu_comm comm;
   fu_bucket **eb = calloc(nplans, sizeof *eb);
   size_t *enb = calloc(nplans, sizeof *enb);
@@ -341,6 +341,7 @@ static int fu__run_workload(const fu_validate_opts *o, fu__wl *x, const fu_plan 
   int st = eb && enb && t && mhz && pw ? FU_OK : FU_ENOMEM;
   if (st == FU_OK) st = fu_exec_create(w, &eo, &e);
   if (st == FU_OK) st = fu_exec_comm(e, &comm);
+  if (st == FU_OK) fu_comm_string(&comm, comm_s, comm_len);
   /* 1. compute-only iterations: the first scale, for time-dependent bucketing. */
   double nominal = fu__nominal_compute(w), c0[FU__SCALE_ITERS];
   for (int i = 0; i < FU__SCALE_ITERS + 2 && st == FU_OK; i++) {
@@ -568,7 +569,7 @@ int fu_validate_run(const fu_validate_opts *o) {
       st = FU_EDATA;
     }
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    if (st == FU_OK && ndev == 1 && pages > 0 && psz > 0 &&
+    if (st == FU_OK && ndev == 1 && !o->allreduce && pages > 0 && psz > 0 &&
         2 * total > (uint64_t)pages * (uint64_t)psz) {
       char a[32];
       fu_error("validate: workload %s needs %s of pinned host memory twice over (offload target "
@@ -597,17 +598,8 @@ int fu_validate_run(const fu_validate_opts *o) {
       snprintf(r[p].workload, sizeof r[p].workload, "%.127s", wl[i].w.name);
       fu_plan_string(&plans[p], r[p].plan, sizeof r[p].plan);
     }
-    st = fu__run_workload(o, &wl[i], plans, nplans, prof, ndev, nvml, r, &details[i * nplans]);
-    if (st == FU_OK && !*comm_s) {
-      fu_comm c;
-      if (ndev == 1) fu_comm_parse("offload", &c);
-      else {
-        char cs[64];
-        snprintf(cs, sizeof cs, "allreduce:%d:nvlink", ndev);
-        fu_comm_parse(cs, &c);
-      }
-      fu_comm_string(&c, comm_s, sizeof comm_s);
-    }
+    st = fu__run_workload(o, &wl[i], plans, nplans, prof, ndev, nvml, r, &details[i * nplans],
+                          comm_s, sizeof comm_s);
     if (st == FU_OK && db) st = fu__store(db, o, comm_s, pname, r, &details[i * nplans], nplans);
   }
   if (st == FU_OK) {
@@ -652,13 +644,14 @@ int fu_validate_fusion_table(const fu_validate_opts *o, int reps) {
            info.gpu, info.driver, info.cuda, reps, fu_version(), fu__git_commit());
     printf("# command: %s\n", o->cmdline ? o->cmdline : "");
     printf("messages,bytes_each,separate_us,one_copy_us,pack_us,pack_copy_us,pack_to_host_us,"
-           "peak_gbps,util_separate,util_fused,util_fused_pack,pack_overhead\n");
+           "peak_gbps,util_separate,util_fused,util_fused_pack,pack_overhead,"
+           "queued_separate_us,queued_one_copy_us,queued_pack_copy_us,queued_pack_overhead\n");
   } else if (o->format == FU_FORMAT_TABLE) {
     printf("fusion over PCIe D2H on %s (utilisation = achieved / peak measured bandwidth)\n",
            info.gpu);
-    printf("%8s %10s %12s %12s %12s %12s %10s %10s %11s %9s\n", "messages", "each", "separate",
-           "one copy", "pack+copy", "pack->host", "util sep", "util fused", "util f+pack",
-           "pack +%");
+    printf("%8s %10s %12s %12s %12s %12s %10s %10s %11s %9s %9s\n", "messages", "each",
+           "separate", "one copy", "pack+copy", "pack->host", "util sep", "util fused",
+           "util f+pack", "pack +%", "queued +%");
   }
   json_t *arr = json_array();
   for (size_t i = 0; i < n; i++) {
@@ -669,18 +662,23 @@ int fu_validate_fusion_table(const fu_validate_opts *o, int reps) {
     double ov = up / u1 - 1;
     char sz[32];
     if (o->format == FU_FORMAT_CSV)
-      printf("%d,%llu,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.4f,%.4f,%.4f\n", r->k,
-             (unsigned long long)r->m, us, u1, r->pack_us, up, r->pack_host_us, r->peak_gbps, a, b,
-             c, ov);
+      printf("%d,%llu,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.4f,%.4f,%.4f,%.2f,%.2f,%.2f,%.4f\n",
+             r->k, (unsigned long long)r->m, us, u1, r->pack_us, up, r->pack_host_us,
+             r->peak_gbps, a, b, c, ov, r->q_separate_us, r->q_one_copy_us, r->q_pack_copy_us,
+             r->q_pack_copy_us / r->q_one_copy_us - 1);
     else if (o->format == FU_FORMAT_TABLE)
-      printf("%8d %10s %10.1fus %10.1fus %10.1fus %10.1fus %9.1f%% %9.1f%% %10.1f%% %+8.1f%%\n",
+      printf("%8d %10s %10.1fus %10.1fus %10.1fus %10.1fus %9.1f%% %9.1f%% %10.1f%% %+8.1f%% "
+             "%+8.1f%%\n",
              r->k, fu_format_size(r->m, sz, sizeof sz), us, u1, up, r->pack_host_us, 100 * a,
-             100 * b, 100 * c, 100 * ov);
-    json_array_append_new(arr, json_pack("{s:i,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "messages",
-                                         r->k, "bytes_each", (json_int_t)r->m, "separate_us", us,
-                                         "one_copy_us", u1, "pack_us", r->pack_us,
-                                         "pack_copy_us", up, "pack_to_host_us", r->pack_host_us, "peak_gbps", r->peak_gbps,
-                                         "util_separate", a, "util_fused", b, "util_fused_pack", c));
+             100 * b, 100 * c, 100 * ov, 100 * (r->q_pack_copy_us / r->q_one_copy_us - 1));
+    json_t *j = json_pack("{s:i,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "messages",
+                          r->k, "bytes_each", (json_int_t)r->m, "separate_us", us, "one_copy_us",
+                          u1, "pack_us", r->pack_us, "pack_copy_us", up, "pack_to_host_us",
+                          r->pack_host_us, "queued_separate_us", r->q_separate_us,
+                          "queued_one_copy_us", r->q_one_copy_us, "queued_pack_copy_us",
+                          r->q_pack_copy_us, "peak_gbps", r->peak_gbps, "util_separate", a,
+                          "util_fused", b, "util_fused_pack", c);
+    if (j) json_array_append_new(arr, j);
   }
   if (o->format == FU_FORMAT_JSON) {
     char *s = json_dumps(arr, JSON_INDENT(1));

@@ -35,6 +35,7 @@ typedef struct fu_validate_opts {
   int warmup;                /* untimed rounds before (>= 0; 3 by default) */
   int emulate_host;          /* spin the workload's host costs */
   int ndev;                  /* GPUs to use (0 = all visible) */
+  int allreduce;             /* NCCL all-reduce even on one GPU (else offload there) */
   fu_format format;          /* output format */
 } fu_validate_opts;
 
