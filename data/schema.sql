@@ -56,8 +56,10 @@ CREATE TABLE samples (
   busbw_gbps  REAL CHECK (busbw_gbps IS NULL OR busbw_gbps >= 0),
   n_wrong     INTEGER                                  -- data errors; NULL when unknown
 ) STRICT;
+-- The one index on samples serves the fit (op, link, ranks by bytes). There is deliberately no
+-- index on run_id: finding one run's samples (report --run, deleting a run) scans the table,
+-- O(samples), while a second index would cost about a quarter of the bulk-insert speed.
 CREATE INDEX samples_key ON samples (op, link, ranks, bytes);
-CREATE INDEX samples_run ON samples (run_id);
 
 -- A fit: one `fusim fit` invocation; its segments below.
 CREATE TABLE fits (
