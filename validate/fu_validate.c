@@ -231,7 +231,8 @@ static void fu__print(const fu_validate_opts *o, const fu_exec_info *info, const
            "sm_mhz_start,sm_mhz_end,power_w,verified\n");
     for (size_t i = 0; i < n; i++) {
       const fu__row *r = &rows[i];
-      printf("%s,%s,%zu,%.1f,%.1f,%.1f,%.1f,%.1f,%.5f,%.1f,%.1f,%llu,%.0f,%.0f,%.1f,%d\n",
+      /* Plans hold commas (cap:25MiB,first:1MiB): quoted as RFC 4180 says. */
+      printf("%s,\"%s\",%zu,%.1f,%.1f,%.1f,%.1f,%.1f,%.5f,%.1f,%.1f,%llu,%.0f,%.0f,%.1f,%d\n",
              r->workload, r->plan, r->nbuckets, r->predicted_us, r->pred_lo_us, r->pred_hi_us,
              r->measured_us, r->spread_us, r->rel_err, r->compute_only_us, r->nominal_compute_us,
              (unsigned long long)r->fusion_buffer_bytes, r->sm_mhz_start, r->sm_mhz_end,

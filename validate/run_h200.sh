@@ -43,19 +43,24 @@ $F validate --workload "$W" --iters "${ITERS:-20}" --warmup 3 --format csv --db 
 echo "matrix exit $? in $(( $(date +%s) - t0 )) s"
 tail -5 "$OUT/matrix.err"
 grep "^#" "$OUT/matrix.csv" | cut -c1-300
-grep -v "^#" "$OUT/matrix.csv" | cut -d, -f1,2,3,4,7,8,9,10,13,15,16 | sed 's/ streams=1//; s/pack=copy//'
+show() {  # the columns worth reading in the log: workload, plan, ops, predicted, measured, error
+  python3 -c 'import csv,sys
+for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")):
+    print(r["workload"], r["plan"].replace(" streams=1", ""), r["n_ops"], r["predicted_us"], r["measured_us"], r["spread_us"], "%+.2f%%" % (100 * float(r["rel_err"])), r["compute_only_us"], r["sm_mhz_end"], r["power_w"], r["verified"])' "$1"
+}
+show "$OUT/matrix.csv"
 if [ "${EXTRA:-1}" = 1 ]; then
   echo "== extra plans (bucket views, two communication streams)"
   $F validate --workload resnet50,bert_large,resnet50_captured --plans data/validation/plans_extra.json \
     --iters "${ITERS:-20}" --warmup 3 --format csv --db "$OUT/validate.db" $PROF >"$OUT/extra.csv" 2>"$OUT/err.txt"
   echo "extra exit $?"; tail -3 "$OUT/err.txt"
   grep "^# summary" "$OUT/extra.csv"
-  grep -v "^#" "$OUT/extra.csv" | cut -d, -f1,2,3,4,7,9,16 | sed 's/ streams=1//'
+  show "$OUT/extra.csv"
   echo "== NCCL path on one GPU (all-reduce over 1 rank: a check of the code path, not a link)"
   $F validate --comm allreduce --workload tests/validate/tiny.json,resnet50 --iters 10 --warmup 2 \
     --format csv --no-db $PROF >"$OUT/allreduce.csv" 2>"$OUT/err.txt"
   echo "allreduce exit $?"; tail -3 "$OUT/err.txt"
-  grep -v "^#" "$OUT/allreduce.csv" | cut -d, -f1,2,3,4,7,9,16 | sed 's/ streams=1//'
+  show "$OUT/allreduce.csv"
 fi
 echo "== fusion table"
 $F validate --fusion-table --format csv >"$OUT/fusion_table.csv" 2>&1
