@@ -72,8 +72,9 @@ static int fu__fail(const fu_db *db, int rc, const char *doing) {
       break;
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      fu_error("%s: database is locked by another process; gave up after %d ms (set "
-               "FUSIM_DB_BUSY_MS to wait longer)", path, db->busy_ms);
+      fu_error("%s: database is locked by another process; gave up after %d ms trying to %s "
+               "(set FUSIM_DB_BUSY_MS to wait longer)", path, db->busy_ms, doing);
+      FU_DEBUG("sqlite extended code %d: %s", rc, msg);
       break;
     case SQLITE_CANTOPEN:
       fu_error("%s: cannot open database to %s: %s (missing folder, or no permission to "
@@ -251,27 +252,37 @@ static int fu__migrate(fu_db *db) {
   return fu_db_commit(db);
 }
 
-/* WAL is a property of the file; switch once (needs the write lock, so it may wait). */
-static int fu__wal(fu_db *db) {
+/* The journal mode of the file ("wal", "delete", ...) into mode; SQLite result code. */
+static int fu__journal_mode(fu_db *db, const char *sql, char *mode, size_t cap) {
   sqlite3_stmt *st = NULL;
-  FU_CHECK(fu__prepare(db, "PRAGMA journal_mode", &st));
-  int rc = sqlite3_step(st);
-  int is_wal = rc == SQLITE_ROW && sqlite3_column_text(st, 0) &&
-               strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
-  sqlite3_finalize(st);
-  if (rc != SQLITE_ROW) return fu__fail(db, rc, "read the journal mode");
-  if (is_wal) return FU_OK;
-  FU_CHECK(fu__prepare(db, "PRAGMA journal_mode = WAL", &st));
-  rc = sqlite3_step(st);
-  is_wal = rc == SQLITE_ROW && sqlite3_column_text(st, 0) &&
-           strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
-  sqlite3_finalize(st);
-  if (rc != SQLITE_ROW) return fu__fail(db, rc, "switch to WAL");
-  if (!is_wal) {
-    fu_error("%s: cannot switch the database to WAL mode", db->path);
-    return FU_EDB;
+  int rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(st);
+    const unsigned char *m = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+    snprintf(mode, cap, "%s", m ? (const char *)m : "");
+    if (rc == SQLITE_ROW) rc = SQLITE_OK;
   }
-  return FU_OK;
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* WAL is a property of the file; switch once. The switch needs an exclusive lock, and SQLite
+ * answers SQLITE_BUSY at once (without its busy handler) when another process is opening the
+ * same new file, so wait here, in 10 ms steps, up to the busy timeout. */
+static int fu__wal(fu_db *db) {
+  char mode[16];
+  for (int waited = 0;; waited += 10) {
+    int rc = fu__journal_mode(db, "PRAGMA journal_mode", mode, sizeof mode);
+    if (rc == SQLITE_OK && strcmp(mode, "wal") == 0) return FU_OK;
+    if (rc == SQLITE_OK) rc = fu__journal_mode(db, "PRAGMA journal_mode = WAL", mode, sizeof mode);
+    if (rc == SQLITE_OK && strcmp(mode, "wal") == 0) return FU_OK;
+    if (rc == SQLITE_OK) {
+      fu_error("%s: cannot switch the database to WAL mode (it stays '%s')", db->path, mode);
+      return FU_EDB;
+    }
+    if ((rc & 0xff) != SQLITE_BUSY || waited >= db->busy_ms) return fu__fail(db, rc, "switch to WAL");
+    sqlite3_sleep(10);
+  }
 }
 
 int fu_db_open(const char *path, int flags, fu_db **out) {

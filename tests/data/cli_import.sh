@@ -199,17 +199,20 @@ PY
   echo "ok [$CASE]"
   ;;
 concurrent)
-  # four processes import into one fresh database at once (they also race to create it)
-  for round in 1 2 3; do
+  # eight processes import into one fresh database at once (they also race to create it and
+  # to switch it to WAL); every one must succeed and every sample must be there
+  for round in 1 2 3 4 5; do
     rm -f "$DB" "$DB-wal" "$DB-shm"
     pids=""
-    for f in "$A100" "$PUB/h100x16-2node-a3mega-allreduce.txt" "$PUB/rtx5090x8-pcie-allreduce.txt" "$REF/h200-pcie-copies.csv"; do
-      "$FUSIM" import --db "$DB" "$f" >/dev/null 2>"$T/err.$round.$(basename "$f")" &
-      pids="$pids $!"
+    for k in 1 2; do
+      for f in "$A100" "$PUB/h100x16-2node-a3mega-allreduce.txt" "$PUB/rtx5090x8-pcie-allreduce.txt" "$REF/h200-pcie-copies.csv"; do
+        "$FUSIM" import --db "$DB" "$f" >/dev/null 2>"$T/err.$round.$k.$(basename "$f")" &
+        pids="$pids $!"
+      done
     done
     for p in $pids; do wait "$p" || fail "round $round: a concurrent import failed: $(cat "$T"/err.$round.*)"; done
-    [ "$(q "SELECT count(*) FROM samples")" = $((22 + 62 + 50 + 45)) ] || fail "round $round: $(q "SELECT count(*) FROM samples") samples"
-    [ "$(q "SELECT count(*) FROM runs")" = 4 ] || fail "round $round: runs"
+    [ "$(q "SELECT count(*) FROM samples")" = $((2 * (22 + 62 + 50 + 45))) ] || fail "round $round: $(q "SELECT count(*) FROM samples") samples"
+    [ "$(q "SELECT count(*) FROM runs")" = 8 ] || fail "round $round: runs"
   done
   echo "ok [$CASE]"
   ;;
