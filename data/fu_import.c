@@ -932,6 +932,8 @@ static int fu__parse_text(fu__ctx *c, const char *text, size_t len) {
     fu__append(p->notes, sizeof p->notes, "ranks from %s; link %s from %s", t.why_ranks,
                c->r->samples[0].link, t.why_link ? t.why_link : "?");
     if (t.nhosts > 4) fu__append(p->notes, sizeof p->notes, "%d hosts", t.nhosts);
+    if (t.rank_lines && p->gpu[0])
+      fu__append(p->notes, sizeof p->notes, "devices: %d x %.100s", t.rank_lines, p->gpu);
   }
   return FU_OK;
 }

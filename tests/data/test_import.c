@@ -263,6 +263,20 @@ static void variants(void) {
   EXPECT_INT_EQ(parse_text("all_reduce_perf-v100.log", old_log, &o, &r), FU_OK);
   EXPECT_STR_EQ(r.samples[0].op, "allreduce");
   fu_import_result_finish(&r);
+  /* the same log with CRLF line ends */
+  {
+    char crlf[2 * sizeof old_log];
+    size_t k = 0;
+    for (const char *q = old_log; *q; q++) {
+      if (*q == '\n') crlf[k++] = '\r';
+      crlf[k++] = *q;
+    }
+    crlf[k] = '\0';
+    EXPECT_INT_EQ(parse_text("all_reduce_perf-v100.log", crlf, &o, &r), FU_OK);
+    EXPECT_INT_EQ(r.n, 6);
+    EXPECT_NEAR(r.samples[5].t_median_us, 36.40, 1e-12);
+    fu_import_result_finish(&r);
+  }
   /* --ranks that contradicts the Rank lines */
   o.ranks = 8;
   EXPECT_INT_EQ(parse_text("all_reduce_perf.log", old_log, &o, &r), FU_EUSAGE);
