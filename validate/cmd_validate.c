@@ -13,6 +13,7 @@ static void usage(FILE *out) {
           "                      [--iters N] [--warmup N] [--gpus N] [--no-host] [--comm C]\n"
           "                      [--format table|csv|json] [--db FILE | --no-db] [--plot FILE]\n"
           "       fusim validate --fusion-table [--reps N] [--format table|csv|json]\n"
+          "       fusim validate --from-csv FILE [--format table|csv|json] [--plot FILE]\n"
           "\n"
           "Runs every workload under every plan for real on the GPU(s) and prints the simulator's\n"
           "prediction beside the measured iteration time, with the error of each row and a\n"
@@ -37,7 +38,8 @@ static void usage(FILE *out) {
           "  --plot FILE       predicted vs measured through gnuplot (.png or .svg)\n"
           "  --fusion-table    the classic table: 4 separate messages vs one fused message at\n"
           "                    1, 8 and 128 MiB each (and 64 x 4 KiB, 64 x 64 KiB) over PCIe\n"
-          "  --reps N          timed runs per fusion-table cell (20)\n");
+          "  --reps N          timed runs per fusion-table cell (20)\n"
+          "  --from-csv FILE   print (and --plot) results a run stored with --format csv; no GPU\n");
 }
 
 /* A whole-number option in [lo, hi]; one line naming the flag otherwise. */
@@ -49,7 +51,7 @@ static int fu__whole(const char *flag, const char *arg, long lo, long hi, long *
 
 int fu_cmd_validate(int argc, char **argv) {
   enum { O_WORKLOAD = 256, O_PLANS, O_PROFILE, O_ITERS, O_WARMUP, O_FORMAT, O_DB, O_NODB, O_PLOT,
-         O_TABLE, O_REPS, O_GPUS, O_NOHOST, O_COMM, O_HELP };
+         O_TABLE, O_REPS, O_GPUS, O_NOHOST, O_COMM, O_FROM, O_HELP };
   static const struct option longopts[] = {
       {"workload", required_argument, NULL, O_WORKLOAD}, {"plans", required_argument, NULL, O_PLANS},
       {"profile", required_argument, NULL, O_PROFILE},   {"iters", required_argument, NULL, O_ITERS},
@@ -58,11 +60,11 @@ int fu_cmd_validate(int argc, char **argv) {
       {"plot", required_argument, NULL, O_PLOT},         {"fusion-table", no_argument, NULL, O_TABLE},
       {"reps", required_argument, NULL, O_REPS},         {"gpus", required_argument, NULL, O_GPUS},
       {"no-host", no_argument, NULL, O_NOHOST},          {"comm", required_argument, NULL, O_COMM},
-      {"help", no_argument, NULL, O_HELP},
+      {"from-csv", required_argument, NULL, O_FROM},     {"help", no_argument, NULL, O_HELP},
       {NULL, 0, NULL, 0}};
   fu_validate_opts o;
   fu_validate_opts_init(&o);
-  const char *db_opt = NULL;
+  const char *db_opt = NULL, *from = NULL;
   int no_db = 0, table = 0;
   long reps = 20, v;
   optind = 1;
@@ -99,6 +101,7 @@ int fu_cmd_validate(int argc, char **argv) {
     case O_PLOT: o.plot = optarg; break;
     case O_TABLE: table = 1; break;
     case O_NOHOST: o.emulate_host = 0; break;
+    case O_FROM: from = optarg; break;
     case O_COMM:
       if (strcmp(optarg, "allreduce") == 0) o.allreduce = 1;
       else if (strcmp(optarg, "auto") == 0) o.allreduce = 0;
@@ -122,7 +125,9 @@ int fu_cmd_validate(int argc, char **argv) {
   char *cmdline = fu_join_argv(argc, argv);
   o.cmdline = cmdline;
   int st;
-  if (table) {
+  if (from) {
+    st = fu_validate_from_csv(&o, from);
+  } else if (table) {
     st = fu_validate_fusion_table(&o, (int)reps);
   } else {
     if (!no_db) o.db_path = fu_db_path_default(db_opt);

@@ -300,6 +300,143 @@ static int fu__plot(const char *path, const fu__row *rows, size_t n) {
   return FU_OK;
 }
 
+/* Prints the rows with the summary (median and max |error|) and draws the plot if asked. */
+static int fu__report(const fu_validate_opts *o, const fu_exec_info *info, const char *comm,
+                      const char *profile, const fu__row *rows, size_t n) {
+  double *ae = malloc((n ? n : 1) * sizeof *ae), mx = 0;
+  if (!ae) return FU_ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    ae[i] = fabs(rows[i].rel_err);
+    if (ae[i] > mx) mx = ae[i];
+  }
+  fu__print(o, info, comm, profile, rows, n, fu__quantile(ae, n, 0.5), mx);
+  fflush(stdout);
+  free(ae);
+  return o->plot ? fu__plot(o->plot, rows, n) : FU_OK;
+}
+
+/* ---- stored results (--from-csv) ---------------------------------------------------------- */
+
+/* Splits one CSV line into at most max fields in place (RFC 4180 quotes, "" inside quotes).
+ * Returns the number of fields, or -1 for an unterminated quote. */
+static int fu__csv_split(char *line, char **f, int max) {
+  int n = 0;
+  char *r = line, *w = line;
+  while (n < max) {
+    f[n++] = w;
+    if (*r == '"') {
+      r++;
+      for (;;) {
+        if (!*r) return -1;
+        if (*r == '"' && r[1] == '"') *w++ = '"', r += 2;
+        else if (*r == '"') { r++; break; }
+        else *w++ = *r++;
+      }
+    }
+    while (*r && *r != ',') *w++ = *r++;
+    if (!*r) { *w = 0; break; }
+    *w++ = 0;
+    r++;
+  }
+  return n;
+}
+
+int fu_validate_from_csv(const fu_validate_opts *o, const char *path) {
+  static const char *const cols[] = {"workload", "plan", "n_ops", "predicted_us", "measured_us",
+                                     "spread_us", "rel_err", "compute_only_us",
+                                     "workload_compute_us", "sm_mhz_end", "power_w", "verified"};
+  enum { NC = sizeof cols / sizeof cols[0], MAXF = 64 };
+  char *text = NULL;
+  size_t len;
+  FU_CHECK(fu_read_file(path, &text, &len));
+  int ix[NC], st = FU_OK, have_header = 0;
+  size_t n = 0, cap = 0, lineno = 0;
+  fu__row *rows = NULL;
+  fu_exec_info info;
+  memset(&info, 0, sizeof info);
+  snprintf(info.gpu, sizeof info.gpu, "(stored results)");
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); line && st == FU_OK;
+       line = strtok_r(NULL, "\n", &save)) {
+    lineno++;
+    size_t l = strlen(line);
+    if (l && line[l - 1] == '\r') line[l - 1] = 0;
+    if (line[0] == '#' || line[0] == 0) continue;
+    char *f[MAXF];
+    int nf = fu__csv_split(line, f, MAXF);
+    if (nf < 0) {
+      fu_error("%s:%zu: unterminated quote", path, lineno);
+      st = FU_EDATA;
+      break;
+    }
+    if (!have_header) {
+      for (int c = 0; c < NC; c++) {
+        ix[c] = -1;
+        for (int k = 0; k < nf; k++)
+          if (strcmp(f[k], cols[c]) == 0) ix[c] = k;
+        if (ix[c] < 0) {
+          fu_error("%s:%zu: header lacks the column '%s' (not fusim validate's CSV?)", path,
+                   lineno, cols[c]);
+          st = FU_EDATA;
+          break;
+        }
+      }
+      have_header = 1;
+      continue;
+    }
+    if (n == cap) {
+      cap = cap ? 2 * cap : 64;
+      fu__row *nr = realloc(rows, cap * sizeof *nr);
+      if (!nr) {
+        st = FU_ENOMEM;
+        break;
+      }
+      rows = nr;
+    }
+    fu__row *r = &rows[n];
+    memset(r, 0, sizeof *r);
+    double v[NC];
+    for (int c = 2; c < NC && st == FU_OK; c++) {
+      if (ix[c] >= nf || fu_parse_double(f[ix[c]], &v[c]) != FU_OK) {
+        if (ix[c] < nf && strcmp(f[ix[c]], "nan") == 0) {
+          v[c] = NAN;
+          continue;
+        }
+        fu_error("%s:%zu: %s: not a number", path, lineno, cols[c]);
+        st = FU_EDATA;
+      }
+    }
+    if (st != FU_OK) break;
+    if (ix[0] >= nf || ix[1] >= nf) {
+      fu_error("%s:%zu: too few fields", path, lineno);
+      st = FU_EDATA;
+      break;
+    }
+    snprintf(r->workload, sizeof r->workload, "%.127s", f[ix[0]]);
+    snprintf(r->plan, sizeof r->plan, "%.255s", f[ix[1]]);
+    r->nbuckets = (size_t)v[2];
+    r->predicted_us = v[3];
+    r->measured_us = v[4];
+    r->spread_us = v[5];
+    r->rel_err = v[6];
+    r->compute_only_us = v[7];
+    r->nominal_compute_us = v[8];
+    r->sm_mhz_start = r->sm_mhz_end = v[9];
+    r->power_w = v[10];
+    r->verified = v[11] != 0;
+    r->pred_lo_us = r->pred_hi_us = NAN;
+    n++;
+  }
+  free(text);
+  if (st == FU_OK && n == 0) {
+    fu_error("%s: no result rows", path);
+    st = FU_EDATA;
+  }
+  if (st == FU_OK) st = fu__report(o, &info, "(stored)", "(stored)", rows, n);
+  free(rows);
+  return st;
+}
+
 /* ---- the matrix ------------------------------------------------------------------------- */
 
 typedef struct fu__wl {
@@ -603,21 +740,7 @@ int fu_validate_run(const fu_validate_opts *o) {
                           comm_s, sizeof comm_s);
     if (st == FU_OK && db) st = fu__store(db, o, comm_s, pname, r, &details[i * nplans], nplans);
   }
-  if (st == FU_OK) {
-    size_t n = nwl * nplans;
-    double *ae = malloc((n ? n : 1) * sizeof *ae), mx = 0;
-    if (!ae) st = FU_ENOMEM;
-    for (size_t i = 0; i < n && ae; i++) {
-      ae[i] = fabs(rows[i].rel_err);
-      if (ae[i] > mx) mx = ae[i];
-    }
-    if (ae) {
-      fu__print(o, &info, comm_s, pname, rows, n, fu__quantile(ae, n, 0.5), mx);
-      fflush(stdout);
-    }
-    free(ae);
-    if (st == FU_OK && o->plot) st = fu__plot(o->plot, rows, n);
-  }
+  if (st == FU_OK) st = fu__report(o, &info, comm_s, pname, rows, nwl * nplans);
   for (size_t i = 0; details && i < nwl * nplans; i++) json_decref(details[i]);
   free(details);
   free(rows);

@@ -50,6 +50,10 @@ int fu_validate_load_plans(const char *path, fu_plan **out, size_t *n);
 /* Runs the matrix and prints it (stdout). Returns a status (fu_exit_code for the exit). */
 int fu_validate_run(const fu_validate_opts *o);
 
+/* Reads results that `fusim validate --format csv` wrote and prints them (o->format) with the
+ * summary, and the plot when o->plot is set. No GPU needed. */
+int fu_validate_from_csv(const fu_validate_opts *o, const char *path);
+
 /* The classic fusion table (4 messages vs 1 fused at 1, 8, 128 MiB) plus the pack-efficiency
  * rows (64 x 4 KiB, 64 x 64 KiB), over PCIe to pinned host memory; printed in o->format. */
 int fu_validate_fusion_table(const fu_validate_opts *o, int reps);

@@ -55,4 +55,15 @@ fi
 expect 64 "workload is required" -- "$FUSIM" validate --db "$T/v.db"
 [ ! -e "$T/v.db" ] || { echo "FAIL: a database was created by a failed run"; fail=1; }
 "$FUSIM" validate --help | grep -q "fusion-table" || { echo "FAIL: --help"; fail=1; }
+# Stored results: the summary recomputed from the rows equals the one the H200 run wrote
+# (its "# summary:" line: median and max |rel_err| as fractions).
+M=$FUSIM_SOURCE_ROOT/data/validation/h200_offload_matrix_run2.csv
+if [ -r "$M" ]; then
+  "$FUSIM" validate --from-csv "$M" >"$T/out" 2>"$T/err" || { echo "FAIL: --from-csv: $(cat "$T/err")"; fail=1; }
+  want=$(sed -n 's/^# summary: rows \([0-9]*\), median |rel_err| \([0-9.]*\), max |rel_err| \([0-9.]*\)$/\1 \2 \3/p' "$M" |
+    awk '{ printf "%d rows, median |error| %.2f%%, max |error| %.2f%%", $1, 100 * $2, 100 * $3 }')
+  grep -q "summary: $want" "$T/out" || { echo "FAIL: --from-csv summary '$(tail -1 "$T/out")' != '$want'"; fail=1; }
+fi
+printf 'workload,plan\nx,"unterminated\n' >"$T/bad.csv"
+expect 65 "bad.csv" -- "$FUSIM" validate --from-csv "$T/bad.csv"
 exit $fail
