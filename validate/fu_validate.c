@@ -240,15 +240,23 @@ static void fu__print(const fu_validate_opts *o, const fu_exec_info *info, const
     }
     return;
   }
-  printf("GPU %s (%s, CUDA %s%s%s), comm %s, profile %s\n", info->gpu, info->driver, info->cuda,
-         *info->nccl ? ", NCCL " : "", info->nccl, comm, profile);
-  printf("%-22s %-44s %5s %11s %11s %9s %8s %11s %6s %6s\n", "workload", "plan", "ops",
-         "predicted", "measured", "spread", "error", "compute", "MHz", "W");
+  if (*info->driver)
+    printf("GPU %s (%s, CUDA %s%s%s), comm %s, profile %s\n", info->gpu, info->driver,
+           info->cuda, *info->nccl ? ", NCCL " : "", info->nccl, comm, profile);
+  else
+    printf("%s\n", info->gpu);
+  /* compute: the compute-only iteration measured in the run; workload: the workload's own. */
+  printf("%-22s %-50s %5s %11s %11s %9s %8s %11s %11s %6s %6s\n", "workload", "plan", "ops",
+         "predicted", "measured", "spread", "error", "compute", "workload", "MHz", "W");
   for (size_t i = 0; i < n; i++) {
     const fu__row *r = &rows[i];
-    printf("%-22.22s %-44.44s %5zu %9.0fus %9.0fus %7.0fus %+7.2f%% %9.0fus %6.0f %6.0f\n",
-           r->workload, r->plan, r->nbuckets, r->predicted_us, r->measured_us, r->spread_us,
-           100 * r->rel_err, r->compute_only_us, r->sm_mhz_end, r->power_w);
+    char plan[256];
+    snprintf(plan, sizeof plan, "%s", r->plan);
+    char *cut = strstr(plan, " streams=1");   /* the default; other stream counts stay */
+    if (cut && cut[10] == 0) *cut = 0;
+    printf("%-22.22s %-50.50s %5zu %9.0fus %9.0fus %7.0fus %+7.2f%% %9.0fus %9.0fus %6.0f %6.0f\n",
+           r->workload, plan, r->nbuckets, r->predicted_us, r->measured_us, r->spread_us,
+           100 * r->rel_err, r->compute_only_us, r->nominal_compute_us, r->sm_mhz_end, r->power_w);
   }
   printf("summary: %zu rows, median |error| %.2f%%, max |error| %.2f%% (targets 3%% and 8%%)\n",
          n, 100 * med, 100 * mx);
@@ -354,7 +362,7 @@ int fu_validate_from_csv(const fu_validate_opts *o, const char *path) {
   fu__row *rows = NULL;
   fu_exec_info info;
   memset(&info, 0, sizeof info);
-  snprintf(info.gpu, sizeof info.gpu, "(stored results)");
+  snprintf(info.gpu, sizeof info.gpu, "stored results from %.100s", path);
   char *save = NULL;
   for (char *line = strtok_r(text, "\n", &save); line && st == FU_OK;
        line = strtok_r(NULL, "\n", &save)) {
