@@ -81,7 +81,7 @@ def main(argv):
             out.append(("launch b2b (fusim stream)", 0, ref[("launch", 0)], t))
         if op == "launch" and alg == "legacy" and ("launch", 0) in ref:
             out.append(("launch b2b (legacy stream)", 0, ref[("launch", 0)], t))
-        m = re.match(r"(one|separate|pack\+d2h),k=(\d+)$", alg)
+        m = re.match(r"(one|separate|pack\+d2h|p2h)[:,]k=(\d+)$", alg)
         if m and pr == proto:
             k = int(m.group(2))
             key = (k, b // k)

@@ -72,8 +72,8 @@ t0=$(date +%s)
 grep -E 'exit|wrong|FAIL|error' "$OUT/full.log" | head -20
 echo "full: $(( $(date +%s) - t0 )) s"
 # a short look at the key rows (the CSVs come back whole)
-grep -E '^(h2d|d2h|d2d),1,(65536|1048576|268435456|1073741824),' "$OUT/rest.csv" | grep -v pageable | cut -d, -f1-8,14 | head -24
-grep -E '^(pack|d2h),1,' "$OUT/rest.csv" | grep -E 'k=64|k=4' | cut -d, -f1-8 | head -20
-grep -E '^(issue|launch|bidir),' "$OUT/rest.csv" | cut -d, -f1-8 | head -12
-grep -E '^gemm,' "$OUT/rest.csv" | cut -d, -f1-8,14 | head -30
-grep -E '^allreduce,1,[0-9]+,[0-9.]+,hbm,float,,,[01],0,' "$OUT/coll.csv" | cut -d, -f1-10 | head -30
+python3 calib/compare_reference.py ../shared/data/reference "$OUT/rest.csv" "$OUT/coll.csv" 2>/dev/null | tail -3
+grep -E '^(pack|d2h),1,4194304,' "$OUT/rest.csv" | grep -E 'k=64' | cut -d, -f1-8
+grep -E '^pack,1,[0-9]+,[0-9.]+,hbm,,(k=|odd)' "$OUT/rest.csv" | cut -d, -f1-8,15 | head -30
+grep -E '^(issue|launch),' "$OUT/rest.csv" | cut -d, -f1-8
+grep -E '^gemm,.*(alone|\+)' "$OUT/rest.csv" | cut -d, -f1-8

@@ -53,8 +53,8 @@ cmds=$(q "select group_concat(cmdline, ' ; ') from runs where kind='calib'")
 q "delete from samples where proto is not null or graph = 1 or in_place = 1
      or (dtype is not null and dtype <> 'float')
      or op in ('gemm', 'issue', 'launch') or algo = 'pageable'
-     or algo like 'one,%' or algo like 'separate,%' or algo like 'pack+d2h,%' or algo like 'p2h,%'
-     or algo like 'unpack,%' or algo like 'odd,%';
+     or algo like 'one:%' or algo like 'separate:%' or algo like 'pack+d2h:%' or algo like 'p2h:%'
+     or algo like 'unpack:%' or algo like 'odd:%';
    update samples set algo = null where op = 'pack' and algo like 'k=%';"
 
 notes="fusim calib on $prov. Commands: $cmds. Scalars from the same database:\

@@ -8,15 +8,15 @@
  *   suite    op             link        bytes            dtype    algo                proto
  *   coll     allreduce ...  nvlink|pcie|hbm|net  nccl-tests size  float..  NCCL_ALGO or ""  NCCL_PROTO or ""
  *            (hbm when ranks = 1: one rank is a device copy inside NCCL; in_place and graph set)
- *   copy     h2d, d2h       pcie_h2d/_d2h  size          ""       "" pinned | "pageable"  "" | "sync" | "queued"
- *            d2d            hbm           size           ""       ""                  "" | "sync" | "queued"
- *            bidir          pcie_bidir    per direction  ""       ""                  "" | "sync"
- *              proto "": runs back to back, an event pair around each, one synchronise at the
- *              end (the reference program's way: its figures match this one);
- *              "sync": each run is event, op, event, synchronise (adds the host's submission
- *              latency at small sizes); "queued": the runs queued behind a spin kernel, so the
- *              events time the device alone. "sync" and "queued" only up to 4 MiB, where the
- *              three differ. busbw_gbps = bytes / time (bidir: 2 x bytes).
+ *   copy     h2d, d2h       pcie_h2d/_d2h  size          ""       "" pinned | "pageable"  "" | "pipe" | "queued"
+ *            d2d            hbm           size           ""       ""                  "" | "pipe" | "queued"
+ *            bidir          pcie_bidir    per direction  ""       ""                  "" | "pipe"
+ *              proto "": each run is event, op, event, synchronise (the reference program's
+ *              way; at small sizes it includes the host's submission latency, which differs
+ *              between machines); "pipe": runs back to back, an event pair around each, one
+ *              synchronise at the end; "queued": the runs queued behind a spin kernel, so the
+ *              events time the device alone (up to 4 MiB, where the three differ).
+ *              busbw_gbps = bytes / time (bidir: 2 x bytes).
  *   issue    issue          pcie_d2h      4              ""       "host" | "device"   ""
  *              64 back-to-back 4-byte copies: host time per cudaMemcpyAsync call, and the
  *              device span of the 64 divided by 64.
@@ -24,15 +24,15 @@
  *              1000 back-to-back empty kernels: host time per launch, device span / 1000 on
  *              fusim's stream and on the legacy default stream; isolated: host wall time of
  *              one launch + synchronise on an idle GPU.
- *   pack     pack           hbm           k x m          ""       "k=K"               "" | "sync" | "queued"
- *            pack           hbm           k x m          ""       "unpack,k=K"        (as above)
- *            d2h            pcie_d2h      k x m          ""       "one,k=K" | "separate,k=K"   "" | "sync"
- *            pack           pcie_d2h      k x m          ""       "pack+d2h,k=K"      "" | "sync"
- *            pack           pcie_d2h      k x m          ""       "p2h,k=K"           "" | "sync"
+ *   pack     pack           hbm           k x m          ""       "k=K"               "" | "pipe" | "queued"
+ *            pack           hbm           k x m          ""       "unpack:k=K"        (as above)
+ *            d2h            pcie_d2h      k x m          ""       "one:k=K" | "separate:k=K"   "" | "pipe"
+ *            pack           pcie_d2h      k x m          ""       "pack+d2h:k=K"      "" | "pipe"
+ *            pack           pcie_d2h      k x m          ""       "p2h:k=K"           "" | "pipe"
  *              (p2h: the pack kernel writing straight into pinned host memory, no copy engine)
  *              the fusion comparison: one copy of k x m bytes, k copies of m bytes, and the
  *              pack kernel followed by one copy; pack alone (queued: the kernel's device time).
- *            pack           hbm           total          ""       "odd,k=37"          ""
+ *            pack           hbm           total          ""       "odd:k=37"          ""
  *              37 odd-sized tensors at odd addresses: a correctness check with a timing.
  *   gemm     gemm           hbm           2*M*N*K (FLOP) bf16|tf32|fp32  "MxNxK"    "" alone
  *   overlap  gemm           hbm           2*M*N*K        bf16     "MxNxK"             "alone" | "+allreduce" | "+d2h" | "+h2d" | "+d2d"

@@ -63,18 +63,18 @@ static int fu__measure(fu_calib_ctx *c, fu_sample *s, fu_calib_op op, void *arg,
   return fu_calib_emit(c, s);
 }
 
-/* The three timings of one copy (proto "", "sync", "queued"; see fu_calib.h): pipelined at
- * every size, the other two up to FU__QUEUED_MAX (above it all three agree). */
+/* The three timings of one copy (proto "", "pipe", "queued"; see fu_calib.h): synchronised
+ * runs (the reference program's way) and back-to-back runs at every size, the device time
+ * alone (queued) up to FU__QUEUED_MAX (above it the three agree). */
 static int fu__measure3(fu_calib_ctx *c, fu_sample *s, fu_calib_op op, void *arg, double moved,
                         int with_queued) {
   static const struct {
     int mode;                /* FU_T_* */
     const char *proto;       /* stored as */
-  } v[3] = {{FU_T_PIPE, ""}, {FU_T_SYNC, "sync"}, {FU_T_QUEUED, "queued"}};
+  } v[3] = {{FU_T_SYNC, ""}, {FU_T_PIPE, "pipe"}, {FU_T_QUEUED, "queued"}};
   int st = FU_OK;
   for (int i = 0; st == FU_OK && i < 3; i++) {
-    if (i > 0 && s->bytes > FU__QUEUED_MAX) break;
-    if (i == 2 && !with_queued) break;
+    if (i == 2 && (!with_queued || s->bytes > FU__QUEUED_MAX)) break;
     snprintf(s->proto, sizeof s->proto, "%s", v[i].proto);
     st = fu__measure(c, s, op, arg, v[i].mode, moved);
   }
@@ -440,11 +440,11 @@ static int fu__pack_case(fu_calib_ctx *c, int k, uint64_t m) {
   static const struct {
     const char *op, *link, *algo;  /* sample naming (see fu_calib.h) */
   } modes[6] = {{"pack", "hbm", "k=%d"},
-                {"pack", "hbm", "unpack,k=%d"},
-                {"d2h", "pcie_d2h", "one,k=%d"},
-                {"d2h", "pcie_d2h", "separate,k=%d"},
-                {"pack", "pcie_d2h", "pack+d2h,k=%d"},
-                {"pack", "pcie_d2h", "p2h,k=%d"}};
+                {"pack", "hbm", "unpack:k=%d"},
+                {"d2h", "pcie_d2h", "one:k=%d"},
+                {"d2h", "pcie_d2h", "separate:k=%d"},
+                {"pack", "pcie_d2h", "pack+d2h:k=%d"},
+                {"pack", "pcie_d2h", "p2h:k=%d"}};
   uint64_t total = (uint64_t)k * m;
   if (st == FU_OK) st = fu_calib_tx_begin(c);
   for (int md = 0; st == FU_OK && md < 6; md++) {
@@ -454,9 +454,9 @@ static int fu__pack_case(fu_calib_ctx *c, int k, uint64_t m) {
     fu__sample(&s, modes[md].op, modes[md].link, total, algo, "");
     s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
     p.mode = md;
-    st = fu__measure(c, &s, fu__pk_op, &p, FU_T_PIPE, (double)total);
-    snprintf(s.proto, sizeof s.proto, "sync");
-    if (st == FU_OK) st = fu__measure(c, &s, fu__pk_op, &p, FU_T_SYNC, (double)total);
+    st = fu__measure(c, &s, fu__pk_op, &p, FU_T_SYNC, (double)total);
+    snprintf(s.proto, sizeof s.proto, "pipe");
+    if (st == FU_OK) st = fu__measure(c, &s, fu__pk_op, &p, FU_T_PIPE, (double)total);
     snprintf(s.proto, sizeof s.proto, "queued");
     if (st == FU_OK && md < 2 && total <= FU__QUEUED_MAX)
       st = fu__measure(c, &s, fu__pk_op, &p, FU_T_QUEUED, (double)total);
@@ -484,11 +484,11 @@ static int fu__pack_odd(fu_calib_ctx *c) {
   }
   if (st == FU_OK) {
     fu_sample s;
-    fu__sample(&s, "pack", "hbm", p.plan->total_bytes, "odd,k=37", "");
+    fu__sample(&s, "pack", "hbm", p.plan->total_bytes, "odd:k=37", "");
     s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
     p.mode = 0;
     st = fu_calib_tx_begin(c);
-    if (st == FU_OK) st = fu__measure(c, &s, fu__pk_op, &p, FU_T_PIPE, (double)p.plan->total_bytes);
+    if (st == FU_OK) st = fu__measure(c, &s, fu__pk_op, &p, FU_T_SYNC, (double)p.plan->total_bytes);
     if (st == FU_OK) st = fu_calib_tx_end(c);
     else if (c->db) fu_db_rollback(c->db);
   }

@@ -14,35 +14,61 @@ extern "C" {
 #define FU__PACK_VEC 4                                         /* 16-byte units per thread */
 #define FU__PACK_TILE (FU__PACK_THREADS * FU__PACK_VEC * 16)   /* 16 KiB of buffer per block */
 
+/* Up to this many tensors, each block first copies the offsets, sizes and pointers into shared
+ * memory (one round of independent, coalesced loads, (3k + 1) x 8 bytes <= 24 KiB), so the
+ * binary searches and per-unit lookups cost shared-memory latency. Above it they read global
+ * memory: each search step is then a dependent load (~0.5-1 us from HBM), which is what gave
+ * the first version a ~6 us floor even for a 256 KiB buffer. */
+#define FU__PACK_SMEM_K 1024
+
+/* The layout, wherever it lives (shared or global memory). */
+struct fu__layout {
+  const uint64_t *off;       /* k + 1 offsets */
+  const uint64_t *sizes;     /* k sizes, or NULL: dense */
+  char *const *ptrs;         /* k tensor pointers */
+};
+
 /* Largest i in [lo, hi] with off[i] <= pos (off ascending, off[lo] <= pos). O(log(hi - lo)). */
-__device__ static __forceinline__ int fu__find(const uint64_t *__restrict__ off, int lo, int hi,
-                                               uint64_t pos) {
+__device__ static __forceinline__ int fu__find(const uint64_t *off, int lo, int hi, uint64_t pos) {
   while (lo < hi) {
     int mid = (lo + hi + 1) >> 1;
-    if (__ldg(off + mid) <= pos) lo = mid;
+    if (off[mid] <= pos) lo = mid;
     else hi = mid - 1;
   }
   return lo;
 }
 
-__device__ static __forceinline__ uint64_t fu__size(const uint64_t *__restrict__ off,
-                                                    const uint64_t *__restrict__ sizes, int t) {
-  return sizes ? __ldg(sizes + t) : __ldg(off + t + 1) - __ldg(off + t);
+__device__ static __forceinline__ uint64_t fu__size(const fu__layout &L, int t) {
+  return L.sizes ? L.sizes[t] : L.off[t + 1] - L.off[t];
 }
 
 /* Unit kinds on the tensor side: the buffer side is always 16-byte aligned. */
 enum { FU__U_NONE = 0, FU__U_V16 = 1, FU__U_V4 = 2, FU__U_B1 = 3 };
 
-template <bool PACK>
+template <bool PACK, bool SMEM>
 __global__ void __launch_bounds__(FU__PACK_THREADS)
     fu__pack_kernel(char *__restrict__ buf, char *const *__restrict__ ptrs,
                     const uint64_t *__restrict__ off, const uint64_t *__restrict__ sizes, int k,
                     uint64_t total) {
+  extern __shared__ uint64_t fu__smem[];
   __shared__ int range[2];
+  fu__layout L = {off, sizes, ptrs};
+  if (SMEM) {
+    uint64_t *so = fu__smem, *ss = fu__smem + (k + 1), *sp = ss + k;
+    for (int i = threadIdx.x; i <= k; i += FU__PACK_THREADS) so[i] = __ldg(off + i);
+    for (int i = threadIdx.x; i < k; i += FU__PACK_THREADS) {
+      ss[i] = sizes ? __ldg(sizes + i) : __ldg(off + i + 1) - __ldg(off + i);
+      sp[i] = (uint64_t)(uintptr_t)ptrs[i];
+    }
+    __syncthreads();
+    L.off = so;
+    L.sizes = ss;
+    L.ptrs = (char *const *)sp;
+  }
   const uint64_t tile0 = (uint64_t)blockIdx.x * FU__PACK_TILE;
   const uint64_t tile_end = min(tile0 + (uint64_t)FU__PACK_TILE, total);
-  if (threadIdx.x == 0) range[0] = fu__find(off, 0, k - 1, tile0);
-  if (threadIdx.x == 32) range[1] = fu__find(off, 0, k - 1, tile_end - 1);
+  if (threadIdx.x == 0) range[0] = fu__find(L.off, 0, k - 1, tile0);
+  if (threadIdx.x == 32) range[1] = fu__find(L.off, 0, k - 1, tile_end - 1);
   __syncthreads();
   const int tlo = range[0], thi = range[1];
 
@@ -56,10 +82,10 @@ __global__ void __launch_bounds__(FU__PACK_THREADS)
     kind[j] = FU__U_NONE;
     tp[j] = NULL;
     if (p >= tile_end) continue;
-    int t = tlo == thi ? tlo : fu__find(off, tlo, thi, p);
-    uint64_t a = __ldg(off + t), n = fu__size(off, sizes, t);
+    int t = tlo == thi ? tlo : fu__find(L.off, tlo, thi, p);
+    uint64_t a = L.off[t], n = fu__size(L, t);
     if (p + 16 <= a + n) {  /* the whole unit lies inside tensor t */
-      char *q = ptrs[t] + (p - a);
+      char *q = L.ptrs[t] + (p - a);
       uintptr_t al = (uintptr_t)q & 15;
       kind[j] = al == 0 ? FU__U_V16 : ((al & 3) == 0 ? FU__U_V4 : FU__U_B1);
       tp[j] = q;
@@ -84,12 +110,12 @@ __global__ void __launch_bounds__(FU__PACK_THREADS)
       for (int b = 0; b < 16; b++) {
         uint64_t q = p + b;
         if (q >= total) break;
-        while (t < thi && __ldg(off + t + 1) <= q) t++;
-        a = __ldg(off + t);
-        n = fu__size(off, sizes, t);
+        while (t < thi && L.off[t + 1] <= q) t++;
+        a = L.off[t];
+        n = fu__size(L, t);
         if (q >= a && q < a + n) {
-          if (PACK) buf[q] = ptrs[t][q - a];
-          else ptrs[t][q - a] = buf[q];
+          if (PACK) buf[q] = L.ptrs[t][q - a];
+          else L.ptrs[t][q - a] = buf[q];
         }
       }
     }
@@ -134,12 +160,23 @@ static int fu__pack_common(bool pack, char *buf, char *const *d_ptrs, const uint
     fu_error("fu_pack: buffer of %llu bytes is too large", (unsigned long long)total);
     return FU_EUSAGE;
   }
-  if (pack)
-    fu__pack_kernel<true><<<(unsigned)blocks, FU__PACK_THREADS, 0, stream>>>(buf, d_ptrs, d_off,
-                                                                            d_sizes, k, total);
-  else
-    fu__pack_kernel<false><<<(unsigned)blocks, FU__PACK_THREADS, 0, stream>>>(buf, d_ptrs, d_off,
-                                                                             d_sizes, k, total);
+  const unsigned g = (unsigned)blocks;
+  if (k <= FU__PACK_SMEM_K) {
+    size_t smem = (3 * (size_t)k + 1) * sizeof(uint64_t);
+    if (pack)
+      fu__pack_kernel<true, true><<<g, FU__PACK_THREADS, smem, stream>>>(buf, d_ptrs, d_off, d_sizes,
+                                                                         k, total);
+    else
+      fu__pack_kernel<false, true><<<g, FU__PACK_THREADS, smem, stream>>>(buf, d_ptrs, d_off,
+                                                                          d_sizes, k, total);
+  } else {
+    if (pack)
+      fu__pack_kernel<true, false><<<g, FU__PACK_THREADS, 0, stream>>>(buf, d_ptrs, d_off, d_sizes,
+                                                                       k, total);
+    else
+      fu__pack_kernel<false, false><<<g, FU__PACK_THREADS, 0, stream>>>(buf, d_ptrs, d_off, d_sizes,
+                                                                        k, total);
+  }
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) {
     fu_error("fu_pack: kernel launch failed: %s", cudaGetErrorString(e));

@@ -17,6 +17,14 @@
  * than a tile share a tile. The pointer and offset arrays are read from device memory, so a
  * fusion buffer's layout is uploaded once and every iteration costs only the launch.
  *
+ * The buffer may be pinned host memory (cudaHostAlloc: device-addressable under unified
+ * addressing): then pack and the copy to the host are one launch, the SMs writing over PCIe
+ * (measured on the H200: 64 x 64 KiB in 1.08x the time of one 4 MiB D2H copy, where pack into
+ * device memory then cudaMemcpyAsync takes 1.13x, because the copy engine waits for the kernel).
+ *
+ * Up to 1024 tensors each block stages the layout in shared memory ((3k + 1) x 8 bytes), so
+ * finding a tile's tensors costs no dependent global loads; above that it searches global memory.
+ *
  * All functions return an fu_status (fu_common.h) and print one line on a CUDA error. They are
  * asynchronous on `stream` except fu_pack_plan_create/destroy, which upload / free the arrays
  * synchronously. Include from C or CUDA C++; needs the CUDA runtime headers. */

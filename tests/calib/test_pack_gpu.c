@@ -1,5 +1,5 @@
 /* test_pack_gpu.c: the batched pack / unpack kernel (calib/fu_pack.h) against a host
- * reference on random layouts: random tensor counts and sizes (0 bytes included), tensors at
+ * reference on random layouts: random tensor counts (1 to 3500) and sizes (0 bytes included), tensors at
  * every address alignment, dense (align 1) and 16-byte-aligned buffers. The buffer and the
  * tensors are poisoned first, so an unwritten byte or a byte written into a gap shows.
  * Exit 77 (skipped) without a GPU. */
@@ -65,6 +65,16 @@ static int one_case(int k, size_t max_size, size_t align, int trial) {
   int bad = total ? memcmp(h_buf, want, total) != 0 : 0;
   if (bad) FU_T_FAIL("pack: trial %d k %d align %zu: buffer differs", trial, k, align);
   else fu_test_passed++;
+  /* packing straight into pinned host memory (device-addressable) gives the same bytes */
+  unsigned char *pinned;
+  CK(cudaHostAlloc((void **)&pinned, total + 16, cudaHostAllocDefault));
+  memset(pinned, 0xC3, total + 16);
+  EXPECT_INT_EQ(fu_pack_plan_pack(plan, pinned, 0), FU_OK);
+  CK(cudaDeviceSynchronize());
+  if (total && memcmp(pinned, want, total) != 0)
+    FU_T_FAIL("pack to pinned host: trial %d k %d align %zu: buffer differs", trial, k, align);
+  else fu_test_passed++;
+  cudaFreeHost(pinned);
   /* unpack into poisoned tensors: every tensor byte restored, nothing else touched */
   CK(cudaMemset(arena, 0x3C, arena_bytes));
   EXPECT_INT_EQ(fu_pack_plan_unpack(plan, buf, 0), FU_OK);
@@ -99,9 +109,12 @@ int main(void) {
     fprintf(stderr, "no GPU: skipped\n");
     return 77;
   }
-  for (int trial = 0; trial < 60; trial++) {
+  /* k <= 1024 takes the shared-memory layout path, larger k the global one: both covered */
+  for (int trial = 0; trial < 70; trial++) {
     int k = 1 + (int)(rnd() % (trial < 30 ? 8 : 300));
+    if (trial >= 60) k = 1000 + (int)(rnd() % 2500);
     size_t max_size = trial % 3 == 0 ? 40 : (trial % 3 == 1 ? 5000 : 200000);
+    if (trial >= 60) max_size = trial % 2 ? 64 : 3000;
     if (one_case(k, max_size, trial % 2 ? 16 : 1, trial)) return 1;
   }
   /* bad arguments are refused, not launched */
