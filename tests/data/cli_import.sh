@@ -71,7 +71,7 @@ public)
   # nccl-tests -J JSON (tests/fuzz/seeds holds one in the layout of nccl-tests' src/util.cu)
   SEEDS=${FUSIM_SOURCE_ROOT:-$(dirname "$0")/../..}/tests/fuzz/seeds
   "$FUSIM" import --db "$DB" --link nvlink "$SEEDS/nccl-tests-J.json" >/dev/null || fail "JSON import"
-  [ "$(q "SELECT count(*) || ',' || min(ranks) || ',' || min(t_median_us) FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.source_file LIKE '%.json'")" = "4,2,10.25" ] || fail "JSON samples"
+  [ "$(q "SELECT count(*) || '/' || min(ranks) || '/' || min(t_median_us) FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.source_file LIKE '%.json'")" = "4/2/10.25" ] || fail "JSON samples"
   # report formats
   "$FUSIM" report --db "$DB" samples --ranks 16 --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d)==62, len(d)' || fail "report json"
   [ "$("$FUSIM" report --db "$DB" runs --format csv | wc -l)" = 11 ] || fail "report runs csv"
