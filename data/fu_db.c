@@ -285,6 +285,39 @@ static int fu__wal(fu_db *db) {
   }
 }
 
+/* A WAL database in a folder we may not write cannot be read the usual way: readers need the
+ * -shm file. When the first read fails so, reopen the file as immutable (no other process can
+ * be writing it either: nobody can create the WAL files there). */
+static int fu__readonly_folder(fu_db *db) {
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  int prim = rc & 0xff;
+  if (prim != SQLITE_READONLY && prim != SQLITE_CANTOPEN) return FU_OK; /* handled later */
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s", db->path);
+  char *slash = strrchr(dir, '/');
+  if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
+  else snprintf(dir, sizeof dir, ".");
+  if (access(dir, W_OK) == 0) return FU_OK;
+  char uri[3200] = "file:";
+  size_t k = strlen(uri);
+  for (const char *p = db->path; *p && k + 4 < sizeof uri - 16; p++) {
+    if (*p == '%' || *p == '?' || *p == '#') k += (size_t)snprintf(uri + k, sizeof uri - k, "%%%02X", (unsigned char)*p);
+    else uri[k++] = *p;
+  }
+  snprintf(uri + k, sizeof uri - k, "?immutable=1");
+  sqlite3_close_v2(db->h);
+  db->h = NULL;
+  rc = sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+  if (rc != SQLITE_OK) return fu__fail(db, rc, "read it");
+  sqlite3_extended_result_codes(db->h, 1);
+  sqlite3_busy_timeout(db->h, db->busy_ms);
+  FU_DEBUG("%s: folder not writable; reading the file as immutable", db->path);
+  return FU_OK;
+}
+
 int fu_db_open(const char *path, int flags, fu_db **out) {
   *out = NULL;
   if (!path || !*path) {
@@ -335,6 +368,7 @@ int fu_db_open(const char *path, int flags, fu_db **out) {
              path);
     st = FU_EDB;
   }
+  if (st == FU_OK && db->readonly) st = fu__readonly_folder(db);
   if (st == FU_OK) st = fu__exec(db, "PRAGMA foreign_keys = ON", "turn on foreign keys");
   if (st == FU_OK) {
     int64_t uv;

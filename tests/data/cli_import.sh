@@ -165,6 +165,11 @@ readonly)
   S1=$(sha256sum "$T/ro/r.db")
   expect_fail 70 "r.db: " as_user "$FUSIM" import --db "$T/ro/r.db" "$REF/h200-pcie-copies.csv"
   [ "$(sha256sum "$T/ro/r.db")" = "$S1" ] || fail "database in the read-only folder changed"
+  # ... but it can be read (report opens it as immutable there)
+  [ "$(as_user "$FUSIM" report --db "$T/ro/r.db" --format csv sql "SELECT count(*) FROM samples" | tail -n +2)" = 22 ] ||
+    fail "cannot report from a database in a read-only folder"
+  [ "$(sha256sum "$T/ro/r.db")" = "$S1" ] || fail "report changed the database"
+  echo "ok [$CASE]"
   ;;
 locked)
   base
