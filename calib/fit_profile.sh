@@ -1,7 +1,10 @@
 #!/bin/sh
 # fit_profile.sh: turn a `fusim calib` database into a profile with `fusim fit` (CPU only).
 #
-#   calib/fit_profile.sh FUSIM CALIB.db OUT.json [NAME]
+#   calib/fit_profile.sh FUSIM CALIB.db|CALIB.sql OUT.json [NAME]
+#
+# e.g. calib/fit_profile.sh build/fusim data/calibration/h200-pcie-2026-12-02.sql \
+#        data/profiles/h200-pcie.json    (a .sql is an sqlite3 .dump of a calib database)
 #
 # fusim fit groups samples by (op, link, ranks, algo); calib also stores timing variants
 # (proto sync/queued, forced NCCL protocols, CUDA-graph replays, in-place, other data types)
@@ -19,7 +22,10 @@ name=${4:-h200-pcie}
 tmp=$(mktemp -d /tmp/fusim-fit.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 db=$tmp/fit.db
-sqlite3 "$src" ".backup '$db'"
+case $src in
+  *.sql) sqlite3 "$db" <"$src" ;;
+  *) sqlite3 "$src" ".backup '$db'" ;;
+esac
 
 q() { sqlite3 "$db" "$1"; }
 # scalars (medians of the stored samples)
@@ -60,7 +66,7 @@ q "delete from samples where proto is not null or graph = 1 or in_place = 1
 notes="fusim calib on $prov. Commands: $cmds. Scalars from the same database:\
  launch_us = median device time per empty kernel of 1000 launched back to back (fusim's stream);\
  issue_us = median host time per cudaMemcpyAsync of 64 back-to-back 4-byte D2H copies;\
- duplex_factor = bidir GB/s / (h2d + d2h GB/s) at 256 MiB, pinned, back to back;\
+ duplex_factor = bidir GB/s / (h2d + d2h GB/s) at 256 MiB, pinned, synchronised runs;\
  comm_slowdown = mean over GEMM 8192^3 and 4096^3 bf16 of time beside a 256 MiB NCCL all-reduce\
  (one rank: NCCL's device copy kernel) / time alone; copy_slowdown = the same beside 256 MiB\
  D2H and H2D copies (copy engines; beside a 256 MiB D2D copy it is $d2dslow);\

@@ -72,6 +72,7 @@ typedef struct fu_calib_ctx {
   int show_progress;         /* any progress at all */
   double t_start;            /* monotonic seconds at start */
   int nfail;                 /* measurements that failed but did not stop the run */
+  char end_note[320];        /* clocks and counts at the end (stored on the run, printed) */
 } fu_calib_ctx;
 
 double fu_calib_now(void);   /* monotonic seconds */

@@ -210,7 +210,7 @@ static void fu__print_summary(const fu_calib_ctx *c, const fu_provenance *p) {
   if (o->format == FU_FORMAT_CSV) {
     printf("# fusim calib: %s\n# host %s; GPU %s; driver %s; CUDA %s; NCCL %s\n# %s\n",
            p->cmdline, p->host, p->gpu, p->driver, p->cuda, p->nccl, p->topology);
-    printf("# %s\n", p->notes);
+    printf("# %s\n# %s\n", p->notes, c->end_note);
     printf("op,ranks,bytes,time_us,link,dtype,algo,proto,in_place,graph,t_min_us,t_p95_us,count,"
            "busbw_gbps,n_wrong,mean_us\n");
     for (size_t i = 0; i < c->nsamples; i++) {
@@ -229,8 +229,8 @@ static void fu__print_summary(const fu_calib_ctx *c, const fu_provenance *p) {
     }
     return;
   }
-  printf("# %s\n# %s | driver %s | CUDA %s | NCCL %s | %s\n", p->cmdline, p->gpu, p->driver,
-         p->cuda, p->nccl, p->topology);
+  printf("# %s\n# %s | driver %s | CUDA %s | NCCL %s | %s\n# %s\n# %s\n", p->cmdline, p->gpu,
+         p->driver, p->cuda, p->nccl, p->topology, p->notes, c->end_note);
   printf("%-13s %-10s %5s %12s %-6s %-14s %-10s %2s %2s %10s %10s %10s %10s %5s\n", "op", "link",
          "ranks", "bytes", "dtype", "algo", "proto", "ip", "gr", "min_us", "median_us", "p95_us",
          "GB/s", "wrong");
@@ -386,9 +386,9 @@ int fu_calib_run(const fu_calib_opts *o, int argc, char **argv) {
     if (c->bar && r0) fputc('\n', stderr);
     if (nv) fu_nvml_read(nv, c->dev, &g1);
     if (r0 && c->db) {
-      char end[200], note[320];
+      char end[200], *note = c->end_note;
       fu_gpu_state_format(&g1, end, sizeof end);
-      snprintf(note, sizeof note, "end: %s; %zu samples in %.1f s%s; %d measurement%s failed",
+      snprintf(note, sizeof c->end_note, "end: %s; %zu samples in %.1f s%s; %d measurement%s failed",
                end, c->nsamples, fu_calib_now() - c->t_start,
                st == FU_OK ? "" : " (stopped early)", c->nfail, c->nfail == 1 ? "" : "s");
       fu_db_run_note(c->db, c->run_id, note);
