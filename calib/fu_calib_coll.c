@@ -252,6 +252,35 @@ static void fu__uncapture(fu__coll *k) {
     }
 }
 
+/* Records event idx on every local rank's stream. */
+static int fu__record_all(fu__coll *k, int idx) {
+  for (int l = 0; l < k->nloc; l++) {
+    FU_CU(cudaSetDevice(k->r[l].dev));
+    FU_CU(cudaEventRecord(k->r[l].ev[idx], k->r[l].s));
+  }
+  return FU_OK;
+}
+
+/* n back-to-back iterations between one event pair per rank: *span_us = the slowest rank's
+ * span (events 0 and 1); *host_us (may be NULL) = host time per iteration to issue them. */
+static int fu__span(fu__coll *k, int ci, uint64_t count, int dt, int ip, int graph, int n,
+                    double *span_us, double *host_us) {
+  int st = fu__record_all(k, 0);
+  double t0 = fu_calib_now();
+  for (int i = 0; st == FU_OK && i < n; i++) st = fu__iter(k, ci, count, dt, ip, graph);
+  if (host_us) *host_us = (fu_calib_now() - t0) * 1e6 / n;
+  if (st == FU_OK) st = fu__record_all(k, 1);
+  if (st != FU_OK) return st;
+  *span_us = 0;
+  for (int l = 0; l < k->nloc; l++) {
+    float ms;
+    FU_CU(cudaEventSynchronize(k->r[l].ev[1]));
+    FU_CU(cudaEventElapsedTime(&ms, k->r[l].ev[0], k->r[l].ev[1]));
+    if (1e3 * ms > *span_us) *span_us = 1e3 * ms;
+  }
+  return FU_OK;
+}
+
 /* Times one (collective, size, type, place, graph) point; fills s. host_us: host time to
  * issue one call back to back; mean_us: nccl-tests' time (total of n back-to-back calls / n). */
 static int fu__time(fu__coll *k, int ci, uint64_t count, int dt, int ip, int graph, fu_sample *s,
@@ -261,54 +290,20 @@ static int fu__time(fu__coll *k, int ci, uint64_t count, int dt, int ip, int gra
   for (int i = 0; i < c->o->warmup; i++)
     if ((st = fu__iter(k, ci, count, dt, ip, graph))) return st;
   /* one iteration alone sizes the count (the slowest rank decides, so all agree) */
-  for (int l = 0; l < k->nloc; l++) {
-    FU_CU(cudaSetDevice(k->r[l].dev));
-    FU_CU(cudaEventRecord(k->r[l].ev[0], k->r[l].s));
-  }
-  if ((st = fu__iter(k, ci, count, dt, ip, graph))) return st;
-  double est = 0;
-  for (int l = 0; l < k->nloc; l++) {
-    float ms;
-    FU_CU(cudaSetDevice(k->r[l].dev));
-    FU_CU(cudaEventRecord(k->r[l].ev[1], k->r[l].s));
-    FU_CU(cudaEventSynchronize(k->r[l].ev[1]));
-    FU_CU(cudaEventElapsedTime(&ms, k->r[l].ev[0], k->r[l].ev[1]));
-    if (1e3 * ms > est) est = 1e3 * ms;
-  }
+  double est, total;
+  if ((st = fu__span(k, ci, count, dt, ip, graph, 1, &est, NULL))) return st;
   int n = fu_calib_runs_for(c, fu__agree_max(k, est));
   /* pass A, as nccl-tests times: one event pair around n back-to-back calls -> the mean (and
    * the host's issue time per call, with no event recorded between calls) */
-  for (int l = 0; l < k->nloc; l++) {
-    FU_CU(cudaSetDevice(k->r[l].dev));
-    FU_CU(cudaEventRecord(k->r[l].ev[0], k->r[l].s));
-  }
-  double t0 = fu_calib_now();
-  for (int i = 0; i < n; i++)
-    if ((st = fu__iter(k, ci, count, dt, ip, graph))) return st;
-  *host_us = (fu_calib_now() - t0) * 1e6 / n;
-  double total = 0;
-  for (int l = 0; l < k->nloc; l++) {
-    float ms;
-    FU_CU(cudaSetDevice(k->r[l].dev));
-    FU_CU(cudaEventRecord(k->r[l].ev[1], k->r[l].s));
-    FU_CU(cudaEventSynchronize(k->r[l].ev[1]));
-    FU_CU(cudaEventElapsedTime(&ms, k->r[l].ev[0], k->r[l].ev[1]));
-    if (1e3 * ms > total) total = 1e3 * ms;
-  }
+  if ((st = fu__span(k, ci, count, dt, ip, graph, n, &total, host_us))) return st;
   *mean_us = fu__agree_max(k, total) / n;
   /* pass B: an event after every call (chained, so back-to-back calls stay back to back):
    * per-iteration times for min, median and p95. Each event costs the host a little, which
    * shows when the host is the bottleneck (small sizes). */
-  for (int l = 0; l < k->nloc; l++) {
-    FU_CU(cudaSetDevice(k->r[l].dev));
-    FU_CU(cudaEventRecord(k->r[l].ev[0], k->r[l].s));
-  }
+  if ((st = fu__record_all(k, 0))) return st;
   for (int i = 0; i < n; i++) {
     if ((st = fu__iter(k, ci, count, dt, ip, graph))) return st;
-    for (int l = 0; l < k->nloc; l++) {
-      FU_CU(cudaSetDevice(k->r[l].dev));
-      FU_CU(cudaEventRecord(k->r[l].ev[i + 1], k->r[l].s));
-    }
+    if ((st = fu__record_all(k, i + 1))) return st;
   }
   if ((st = fu__sync_all(k))) return st;
   for (int i = 0; i < n; i++) {
