@@ -312,8 +312,9 @@ int fu_calib_run(const fu_calib_opts *o, int argc, char **argv) {
   int ndev = 0;
   cudaError_t ce = cudaGetDeviceCount(&ndev);
   if (ce != cudaSuccess || ndev == 0) {
-    fu_error("calib: no usable GPU: %s", ce != cudaSuccess ? cudaGetErrorString(ce)
-                                                            : "no CUDA device is visible");
+    if (c->rank == 0)
+      fu_error("calib: no usable GPU: %s", ce != cudaSuccess ? cudaGetErrorString(ce)
+                                                              : "no CUDA device is visible");
     st = FU_ENODEV;
   } else if (c->mpi) {
     int local = 0;
