@@ -282,7 +282,7 @@ long fu_calib_overlap_steps(const fu_calib_ctx *c) {
 
 /* GEMM alone, then with the background running for the whole of its timed runs. */
 static int fu__overlap_one(fu_calib_ctx *c, fu__gbufs *g, fu__bg *b, const int shape[3],
-                           cudaEvent_t first_done, cudaEvent_t bg_done) {
+                           cudaEvent_t first_done, cudaEvent_t bg_done, double *pool) {
   fu__gemm op = {g->h, shape[0], shape[1], shape[2], 0, g->a, g->b, g->c};
   fu_sample alone, with;
   fu__gemm_sample(&alone, &op, "alone");
@@ -292,8 +292,6 @@ static int fu__overlap_one(fu_calib_ctx *c, fu__gbufs *g, fu__bg *b, const int s
   int st = fu_calib_time(c, fu__gemm_op, &op, c->s, FU_T_PIPE, &alone);
   if (st != FU_OK) return st;
   int n_alone = alone.count;
-  double *pool = malloc(sizeof *pool * (size_t)(2 * c->o->iters + 2));
-  if (!pool) return FU_ENOMEM;
   memcpy(pool, c->times, sizeof *pool * (size_t)n_alone);
   /* the background's own time, once */
   cudaStream_t bs = fu__bg_stream(c, b);
@@ -339,15 +337,11 @@ static int fu__overlap_one(fu_calib_ctx *c, fu__gbufs *g, fu__bg *b, const int s
   with.count = covered;
   fu_sample again = alone;
   st = fu_calib_time(c, fu__gemm_op, &op, c->s, FU_T_PIPE, &again);
-  if (st != FU_OK) {
-    free(pool);
-    return st;
-  }
+  if (st != FU_OK) return st;
   memcpy(pool + n_alone, c->times, sizeof *pool * (size_t)again.count);
   fu_calib_stats(pool, n_alone + again.count, &alone.t_min_us, &alone.t_median_us,
                  &alone.t_p95_us);
   alone.count = n_alone + again.count;
-  free(pool);
   with.ranks = b->kind == FU__BG_ALLREDUCE ? b->nloc : 1;
   alone.busbw_gbps = (double)alone.bytes / (alone.t_median_us * 1e3);
   with.busbw_gbps = (double)with.bytes / (with.t_median_us * 1e3);
@@ -368,6 +362,8 @@ int fu_calib_overlap(fu_calib_ctx *c) {
   fu_calib_phase(c, "GEMM beside all-reduce and copies (interference factor)");
   int st = fu__gbufs_init(c, &g, 1), filled = 0;
   if (st == FU_OK) st = fu__gemm_fill(c, &g, 0, &filled);
+  double *pool = malloc(sizeof *pool * (size_t)(2 * c->o->iters + 2));  /* alone, twice */
+  if (!pool && st == FU_OK) st = FU_ENOMEM;
   cudaEvent_t e1 = NULL, e2 = NULL;
   if (st == FU_OK && (cudaEventCreate(&e1) || cudaEventCreate(&e2))) st = FU_EINTERNAL;
   int nshapes = c->o->quick ? 1 : 2;
@@ -375,7 +371,7 @@ int fu_calib_overlap(fu_calib_ctx *c) {
     fu__bg b;
     int bst = fu__bg_setup(c, &b, k);
     for (int i = 0; st == FU_OK && i < nshapes; i++) {
-      if (bst == FU_OK) st = fu__overlap_one(c, &g, &b, fu__ov_shapes[i], e1, e2);
+      if (bst == FU_OK) st = fu__overlap_one(c, &g, &b, fu__ov_shapes[i], e1, e2, pool);
       char what[64];
       snprintf(what, sizeof what, "gemm %s", fu__bg_names[k]);
       fu_calib_step(c, what);
@@ -385,6 +381,7 @@ int fu_calib_overlap(fu_calib_ctx *c) {
   }
   if (e1) cudaEventDestroy(e1);
   if (e2) cudaEventDestroy(e2);
+  free(pool);
   fu__gbufs_free(&g);
   return st;
 }
