@@ -45,6 +45,7 @@ typedef struct fu_profile {
   double gpu_tflops_bf16;    /* achieved dense bf16 GEMM throughput, TFLOP/s */
   double gpu_tflops_fp32;    /* achieved fp32/tf32 GEMM throughput, TFLOP/s */
   double hbm_gbps;           /* achieved device copy bandwidth, GB/s (bytes copied) */
+  double pack_handoff_us;    /* extra cost when a copy waits on the pack kernel before it (pack+copy - pack - copy); 0 = unknown */
   char notes[2048];          /* where the scalars came from (free text, kept in the JSON) */
 } fu_profile;
 
