@@ -1220,6 +1220,24 @@ static int fu__says_in_place(const char *s) {
   return 0;
 }
 
+/* "NVLS algorithm", "ring algorithm" in a comment: the NCCL algorithm the rows were taken with
+ * (into algo when it is still empty). */
+static void fu__algo_from_comment(const char *s, char *algo, size_t cap) {
+  static const char *const names[] = {"nvlstree", "nvls", "ring", "tree", "collnetdirect",
+                                      "collnetchain", "collnet", "pat"};
+  if (*algo) return;
+  for (const char *p = s; (p = strcasestr(p, " algorithm")) != NULL; p += 10) {
+    const char *b = p;
+    while (b > s && isalpha((unsigned char)b[-1])) b--;
+    size_t n = (size_t)(p - b);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+      if (n == strlen(names[i]) && strncasecmp(b, names[i], n) == 0 && n < cap) {
+        snprintf(algo, cap, "%s", names[i]);
+        return;
+      }
+  }
+}
+
 static int fu__parse_csv(fu__ctx *c, const char *text, size_t len) {
   fu_provenance *p = &c->r->prov;
   snprintf(p->tool, sizeof p->tool, "csv");
@@ -1229,11 +1247,13 @@ static int fu__parse_csv(fu__ctx *c, const char *text, size_t len) {
   int col[FU__CSV_NKNOWN];
   for (int k = 0; k < FU__CSV_NKNOWN; k++) col[k] = -1;
   int ncols = 0, in_place_default = 0, have_header = 0;
+  char algo_default[16] = "";
   int st = FU_OK;
   while (st == FU_OK && fu__next_line(&L, buf, sizeof buf, &cut, &no_nl)) {
     const char *s = fu__skip_ws(buf);
     if (*s == '#') {
       if (!have_header && fu__says_in_place(s)) in_place_default = 1;
+      if (!have_header) fu__algo_from_comment(s, algo_default, sizeof algo_default);
       fu__scan_version(s, "NCCL", p->nccl, sizeof p->nccl);
       fu__scan_version(s, "CUDA", p->cuda, sizeof p->cuda);
       fu__scan_version(s, "driver", p->driver, sizeof p->driver);
@@ -1293,6 +1313,7 @@ static int fu__parse_csv(fu__ctx *c, const char *text, size_t len) {
     fu_sample x;
     fu_sample_init(&x);
     x.in_place = in_place_default;
+    snprintf(x.algo, sizeof x.algo, "%s", algo_default);
     /* op */
     char op_row[24] = "";
     if (col[FU__CSV_OP] >= 0 && fu__op_norm(tok[col[FU__CSV_OP]], op_row, sizeof op_row) != FU_OK) {
@@ -1408,6 +1429,8 @@ static int fu__parse_csv(fu__ctx *c, const char *text, size_t len) {
     return FU_EDATA;
   }
   if (in_place_default) fu__append(p->notes, sizeof p->notes, "rows are in-place, as a comment in the file says");
+  if (*algo_default)
+    fu__append(p->notes, sizeof p->notes, "algorithm %s, as a comment in the file says", algo_default);
   return FU_OK;
 }
 

@@ -151,6 +151,7 @@ static void public_logs(void) {
   EXPECT_NEAR(r.samples[23].t_median_us, 31318.77, 1e-9);
   EXPECT_NEAR(r.samples[23].busbw_gbps, 479.98, 1e-9);
   EXPECT_STR_EQ(r.prov.nccl, "2.20.5");
+  EXPECT_STR_EQ(r.samples[0].algo, "nvls");  /* "NVLS algorithm" in its comment */
   fu_import_result_finish(&r);
 
   /* H200 PCIe copies: 15 sizes x h2d, d2h, d2d with a link column */
@@ -159,6 +160,7 @@ static void public_logs(void) {
   EXPECT_STR_EQ(r.samples[1].op, "d2h");
   EXPECT_STR_EQ(r.samples[1].link, "pcie_d2h");
   EXPECT_INT_EQ(r.samples[1].in_place, 0);
+  EXPECT_STR_EQ(r.samples[1].algo, "");
   EXPECT_NEAR(r.samples[44].t_median_us, 509.63, 1e-9);
   fu_import_result_finish(&r);
 }
