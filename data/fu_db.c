@@ -77,8 +77,8 @@ static int fu__fail(const fu_db *db, int rc, const char *doing) {
       FU_DEBUG("sqlite extended code %d: %s", rc, msg);
       break;
     case SQLITE_CANTOPEN:
-      fu_error("%s: cannot open database to %s: %s (missing folder, or no permission to "
-               "create files in it)", path, doing, msg);
+      fu_error("%s: cannot open the database to %s (%s): missing folder, or no permission to "
+               "create files in it", path, doing, msg);
       break;
     case SQLITE_FULL:
       fu_error("%s: disk full while trying to %s", path, doing);
@@ -351,7 +351,7 @@ int fu_db_open(const char *path, int flags, fu_db **out) {
                (db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   int rc = sqlite3_open_v2(path, &db->h, oflags, NULL);
   if (rc != SQLITE_OK) {
-    int st = fu__fail(db, rc, db->readonly ? "read it" : "open it for writing");
+    int st = fu__fail(db, rc, db->readonly ? "read it" : "write it");
     fu_db_close(db);
     return st;
   }
