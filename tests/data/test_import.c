@@ -7,6 +7,7 @@
 
 #include "fu_common.h"
 #include "fu_import.h"
+#include "fu_model.h"
 #include "fu_test.h"
 
 static char shared[512];
@@ -505,6 +506,15 @@ int main(void) {
   json_and_csv();
   bad_input();
   char op[24];
+  /* the parser's copy of the op and link names agrees with model/fu_model.h, both ways */
+  for (int i = 0; i < FU_OP_COUNT; i++) {
+    EXPECT_INT_EQ(fu_import_op_name(fu_op_name((fu_op)i), op, sizeof op), FU_OK);
+    EXPECT_STR_EQ(op, fu_op_name((fu_op)i));
+    fu_op back;
+    EXPECT_INT_EQ(fu_op_parse(op, &back), FU_OK);
+  }
+  for (int i = 0; i < FU_LINK_COUNT; i++) EXPECT(fu_import_link_ok(fu_link_name((fu_link)i)));
+  EXPECT(!fu_import_link_ok("warp"));
   EXPECT_INT_EQ(fu_import_op_name("./build/reduce_scatter_perf_mpi", op, sizeof op), FU_OK);
   EXPECT_STR_EQ(op, "reducescatter");
   EXPECT_INT_EQ(fu_import_op_name("hypercube_perf", op, sizeof op), FU_EDATA);
