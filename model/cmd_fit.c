@@ -1,5 +1,21 @@
 /* cmd_fit.c: fusim fit: piecewise alpha-beta fits of the samples in the results database, one
- * per (op, link, ranks, algo), stored in the database and written as a profile.
+ * per (op, link, ranks, variant), stored in the database and written as a profile.
+ *
+ * Variants. A sample's algo and proto fields hold NCCL_ALGO / NCCL_PROTO for collectives and,
+ * for calib's copies and pack kernel, timing variants (calib/fu_calib.h's table): algo
+ * "pageable" (copies from/to pageable memory), "k=K" (the pack kernel over k tensors: the plain
+ * pack, bytes = k x m), "unpack:k=K", "one:k=K" / "separate:k=K" (the fusion comparison's
+ * copies), "pack+d2h:k=K", "p2h:k=K", "odd:k=37"; proto "pipe" / "queued" (back-to-back or
+ * device-only timing of copies and pack). A sample's variant is its algo with any "k=K" part
+ * dropped (so the pack kernel over every k is one curve of total bytes: "k=4" -> "", and
+ * "unpack:k=4" -> "unpack"). Groups are (op, link, ranks, variant); each group uses one proto,
+ * one dtype and one graph mode (given by --proto/--dtype/--graph, else NCCL's own protocol / the
+ * plain timing, float, no graph, where the group has them). Without --algo, only plain variants
+ * are fitted: every NCCL algorithm of a collective, and variant "" (pinned copies, the pack
+ * kernel) of the rest; --algo any fits every variant. The curve's algo is the variant, with
+ * "/PROTO" for a forced protocol or timing variant and "+cg" for CUDA-graph runs (the profile
+ * keeps such curves; the simulator's lookups pick only plain ones). GEMM, issue and launch
+ * samples are scalars, not size curves: skipped unless --op names them.
  *
  * Which samples: out-of-place when a group has any, else in-place (nccl-tests measures both;
  * in-place at one rank does nothing at all, so out-of-place is the one that carries a cost);
@@ -7,7 +23,7 @@
  * t_median_us (nccl-tests' mean when imported from a log), else t_min_us.
  *
  * Profile scalars (launch_us, issue_us, duplex_factor, copy_slowdown, comm_slowdown, hbm_gbps,
- * gpu_tflops_bf16, gpu_tflops_fp32) are not fitted here: they come from --merge-into BASE
+ * gpu_tflops_bf16, gpu_tflops_fp32, pack_handoff_us) are not fitted here: they come from --merge-into BASE
  * (whose curves and scalars are kept, fitted curves added or replaced) and are overridden by the
  * flags of the same name. */
 #include <errno.h>
@@ -34,6 +50,9 @@ extern char **environ;
 typedef struct fu__group {
   fu_curve curve;            /* op, link, ranks, algo, source, segments */
   int in_place;              /* samples used were in-place */
+  char dtype[16];            /* data type of the samples used ("" unknown) */
+  char proto[16];            /* proto field of the samples used ("" NCCL's own / plain timing) */
+  int graph;                 /* samples used were CUDA-graph replays */
   size_t n_zero;             /* size-0 samples skipped */
   fu_fit_result fit;         /* the fit (owns its arrays) */
 } fu__group;
@@ -52,6 +71,7 @@ static const struct {
     {"hbm-gbps", offsetof(fu_profile, hbm_gbps), 0, 1e9},
     {"gpu-tflops-bf16", offsetof(fu_profile, gpu_tflops_bf16), 0, 1e6},
     {"gpu-tflops-fp32", offsetof(fu_profile, gpu_tflops_fp32), 0, 1e6},
+    {"pack-handoff-us", offsetof(fu_profile, pack_handoff_us), 0, 1e6},
 };
 #define FU__NSCALARS (sizeof fu__scalars / sizeof fu__scalars[0])
 
@@ -70,6 +90,17 @@ static void fu__usage(FILE *out) {
           "  --link L             only this link class (nvlink, pcie_h2d, pcie_d2h, hbm, net, ...)\n"
           "  --ranks N            only this rank count\n"
           "  --run ID             only samples of this import/calibration run\n"
+          "  --algo A             only this variant: an NCCL algorithm (ring, tree, nvls, ...) or\n"
+          "                       a calib timing variant (pageable, unpack, pack+d2h, p2h, one,\n"
+          "                       separate, odd); \"any\" fits every variant, each its own curve\n"
+          "                       (default: NCCL's algorithms, and the plain variant of copies\n"
+          "                       and the pack kernel: pinned memory, all k as one curve)\n"
+          "  --proto P            only this proto field: an NCCL protocol (LL, LL128, Simple) or a\n"
+          "                       timing variant (pipe, queued); \"default\" = none forced (the\n"
+          "                       default where a group has such samples)\n"
+          "  --dtype D            only this data type (float, bf16, ...; samples recording none\n"
+          "                       pass; default float where a group has it)\n"
+          "  --graph 0|1          plain launches or CUDA-graph replays (default 0 where present)\n"
           "  --place auto|out|in  out-of-place or in-place samples (auto: out-of-place when a\n"
           "                       group has any, else in-place)\n"
           "fit:\n"
@@ -89,7 +120,7 @@ static void fu__usage(FILE *out) {
           "  --name NAME          profile name (default: BASE's, else \"fitted\")\n"
           "  --gpu NAME           GPU model recorded in the profile\n"
           "  --source TEXT        provenance label of the fitted curves\n"
-          "  --algo A             label curves whose samples name no algorithm (ring, tree, nvls)\n"
+          "  --label-algo A       algo of curves whose samples name none (ring, tree, nvls)\n"
           "  --notes TEXT         appended to the profile's notes (where the scalars came from)\n"
           "  --profile-source T   provenance of the whole profile\n"
           "  --plot FILE          draw measured points and fitted curves (time and bus bandwidth\n"
@@ -133,9 +164,10 @@ static double fu__gbps(double beta) { return beta > 0 ? 1e-3 / beta : INFINITY; 
 static void fu__print_table(const fu__group *g, const fu_fit_options *o) {
   const fu_curve *c = &g->curve;
   char a[32], b[32];
-  printf("%s %s %d rank%s%s%s, %s samples: %zu, %d segment%s, max rel err %.2f%% (%s, %s %.3g)%s\n",
+  printf("%s %s %d rank%s%s%s%s%s, %s%s, samples: %zu, %d segment%s, max rel err %.2f%% (%s, %s %.3g)%s\n",
          c->op, c->link, c->ranks, c->ranks == 1 ? "" : "s", c->algo[0] ? ", algo " : "", c->algo,
-         g->in_place ? "in-place" : "out-of-place", g->fit.n, c->nseg, c->nseg == 1 ? "" : "s",
+         g->dtype[0] ? ", " : "", g->dtype, g->in_place ? "in-place" : "out-of-place",
+         g->graph ? ", CUDA graph" : "", g->fit.n, c->nseg, c->nseg == 1 ? "" : "s",
          100 * g->fit.max_rel_err, fu_fit_method_name(o->method), fu_fit_criterion_name(o->criterion),
          o->tolerance, g->fit.met_tolerance ? "" : "  TOLERANCE NOT MET");
   if (g->n_zero) printf("  (%zu size-0 samples skipped)\n", g->n_zero);
@@ -176,7 +208,8 @@ static void fu__print_csv(const fu__group *g, int header) {
   const fu_curve *c = &g->curve;
   if (header)
     printf("record,op,link,ranks,algo,in_place,segment,lo_bytes,hi_bytes,alpha_us,alpha_lo,alpha_hi,"
-           "beta_us_per_byte,beta_lo,beta_hi,max_rel_err,n_samples,bytes,measured_us,fitted_us,rel_err\n");
+           "beta_us_per_byte,beta_lo,beta_hi,max_rel_err,n_samples,bytes,measured_us,fitted_us,rel_err,"
+           "dtype,proto,graph\n");
   for (int s = 0; s < c->nseg; s++) {
     const fu_segment *x = &c->seg[s];
     printf("segment,%s,%s,%d,%s,%d,%d", c->op, c->link, c->ranks, c->algo, g->in_place, s);
@@ -189,14 +222,14 @@ static void fu__print_csv(const fu__group *g, int header) {
     fu__csv_num(x->beta_ci[0]);
     fu__csv_num(x->beta_ci[1]);
     fu__csv_num(x->max_rel_err);
-    printf(",%d,,,,\n", x->n_samples);
+    printf(",%d,,,,,%s,%s,%d\n", x->n_samples, g->dtype, g->proto, g->graph);
   }
   for (size_t i = 0; i < g->fit.n; i++) {
     const fu_fit_point *p = &g->fit.points[i];
     printf("point,%s,%s,%d,%s,%d,%d,,,,,,,,,,", c->op, c->link, c->ranks, c->algo, g->in_place,
            g->fit.segment_of[i]);
-    printf(",%.0f,%.10g,%.10g,%.6g\n", p->bytes, p->t_us, g->fit.fitted_us[i],
-           (g->fit.fitted_us[i] - p->t_us) / p->t_us);
+    printf(",%.0f,%.10g,%.10g,%.6g,%s,%s,%d\n", p->bytes, p->t_us, g->fit.fitted_us[i],
+           (g->fit.fitted_us[i] - p->t_us) / p->t_us, g->dtype, g->proto, g->graph);
   }
 }
 
@@ -218,6 +251,9 @@ static json_t *fu__group_json(const fu__group *g, const fu_fit_options *o) {
                                          g->fit.segment_of[i]));
   }
   json_object_set_new(j, "in_place", json_boolean(g->in_place));
+  json_object_set_new(j, "dtype", json_string(g->dtype));
+  json_object_set_new(j, "proto", json_string(g->proto));
+  json_object_set_new(j, "graph", json_boolean(g->graph));
   json_object_set_new(j, "method", json_string(fu_fit_method_name(o->method)));
   json_object_set_new(j, "criterion", json_string(fu_fit_criterion_name(o->criterion)));
   json_object_set_new(j, "tolerance", json_real(o->tolerance));
@@ -298,7 +334,7 @@ static int fu__plot(const char *out, const fu__group *g, size_t ng) {
       for (size_t k = 0; k < ng; k++) {
         const fu_curve *c = &g[k].curve;
         char label[128];
-        snprintf(label, sizeof label, "%s %s x%d", c->op, c->link, c->ranks);
+        snprintf(label, sizeof label, "%s %s x%d%s%s", c->op, c->link, c->ranks, c->algo[0] ? " " : "", c->algo);
         fprintf(gp, "%s'%s/m%zu.dat' using 1:%d with points pt 7 ps 0.8 lc %zu title ", k ? ", " : "", dir, k,
                 panel ? 3 : 2, k + 1);
         fu__gp_quote(gp, label);
@@ -341,9 +377,62 @@ static int fu__plot(const char *out, const fu__group *g, size_t ng) {
 
 /* ---- grouping ---- */
 
-static int fu__same_key(const fu_sample *a, const fu_sample *b) {
+/* A sample's variant: its algo with a "k=K" part (the pack's tensor count) dropped: "k=4" -> "",
+ * "unpack:k=4" -> "unpack", "ring" -> "ring". */
+static void fu__variant(const char *algo, char *out, size_t len) {
+  snprintf(out, len, "%s", algo);
+  char *k = strstr(out, "k=");
+  while (k && !(k == out || k[-1] == ':')) k = strstr(k + 1, "k=");
+  if (!k || k[2] == '\0' || strspn(k + 2, "0123456789") != strlen(k + 2)) return;
+  if (k > out) k--; /* the ':' before it */
+  *k = '\0';
+}
+
+/* Plain variants, fitted without --algo: any algorithm of a collective (NCCL's), "" otherwise. */
+static int fu__plain_variant(const char *op, const char *variant) {
+  fu_op o;
+  if (!variant[0]) return 1;
+  return fu_op_parse(op, &o) == FU_OK && fu_op_is_collective(o);
+}
+
+/* Samples that are scalars, not size curves. */
+static int fu__scalar_op(const char *op) {
+  return !strcmp(op, "gemm") || !strcmp(op, "issue") || !strcmp(op, "launch");
+}
+
+/* One selected sample: index into the samples and its variant. */
+typedef struct fu__sel {
+  size_t i;                  /* index into the selected samples */
+  char variant[16];          /* fu__variant of its algo */
+} fu__sel;
+
+static int fu__same_key(const fu_sample *a, const fu__sel *va, const fu_sample *b, const fu__sel *vb) {
   return strcmp(a->op, b->op) == 0 && strcmp(a->link, b->link) == 0 && a->ranks == b->ranks &&
-         strcmp(a->algo, b->algo) == 0;
+         strcmp(va->variant, vb->variant) == 0;
+}
+
+/* The value one string field takes in a group: the given one, else `pref` where a member has it,
+ * else "" where a member has it, else the smallest present. m[] lists the members still in. */
+static const char *fu__pick_str(const fu_sample *smp, const fu__sel *sel, const size_t *m, size_t nm,
+                                size_t field, const char *pref) {
+  const char *best = NULL;
+  int have_pref = 0, have_empty = 0;
+  for (size_t k = 0; k < nm; k++) {
+    const char *v = (const char *)&smp[sel[m[k]].i] + field;
+    if (pref && !strcmp(v, pref)) have_pref = 1;
+    if (!v[0]) have_empty = 1;
+    if (!best || strcmp(v, best) < 0) best = v;
+  }
+  return have_pref ? pref : have_empty ? "" : best;
+}
+
+/* Keeps the members whose field equals v (strings) in place; returns the new count. */
+static size_t fu__keep_str(const fu_sample *smp, const fu__sel *sel, size_t *m, size_t nm, size_t field,
+                           const char *v) {
+  size_t w = 0;
+  for (size_t k = 0; k < nm; k++)
+    if (!strcmp((const char *)&smp[sel[m[k]].i] + field, v)) m[w++] = m[k];
+  return w;
 }
 
 static double fu__sample_time(const fu_sample *s) {
@@ -353,8 +442,8 @@ static double fu__sample_time(const fu_sample *s) {
 int fu_cmd_fit(int argc, char **argv) {
   enum { O_DB = 256, O_OP, O_LINK, O_RANKS, O_RUN, O_PLACE, O_TOL, O_CRIT, O_MAXSEG, O_MINPTS, O_ROBUST,
          O_NONNEG, O_FORMAT, O_OUT, O_MERGE, O_NAME, O_GPU, O_SOURCE, O_ALGO, O_NOTES, O_PLOT, O_NOSTORE,
-         O_PSOURCE, O_SCALAR };
-  struct option opts[32] = {
+         O_PSOURCE, O_LABEL, O_PROTO, O_DTYPE, O_GRAPH, O_SCALAR };
+  struct option opts[40] = {
       {"db", required_argument, 0, O_DB},           {"op", required_argument, 0, O_OP},
       {"link", required_argument, 0, O_LINK},       {"ranks", required_argument, 0, O_RANKS},
       {"run", required_argument, 0, O_RUN},         {"place", required_argument, 0, O_PLACE},
@@ -366,16 +455,18 @@ int fu_cmd_fit(int argc, char **argv) {
       {"gpu", required_argument, 0, O_GPU},         {"source", required_argument, 0, O_SOURCE},
       {"algo", required_argument, 0, O_ALGO},       {"notes", required_argument, 0, O_NOTES},
       {"plot", required_argument, 0, O_PLOT},       {"no-store", no_argument, 0, O_NOSTORE},
-      {"profile-source", required_argument, 0, O_PSOURCE}, {"help", no_argument, 0, 'h'}};
-  size_t nopt = 24;
+      {"profile-source", required_argument, 0, O_PSOURCE}, {"help", no_argument, 0, 'h'},
+      {"label-algo", required_argument, 0, O_LABEL}, {"proto", required_argument, 0, O_PROTO},
+      {"dtype", required_argument, 0, O_DTYPE},     {"graph", required_argument, 0, O_GRAPH}};
+  size_t nopt = 28;
   for (size_t i = 0; i < FU__NSCALARS; i++)
     opts[nopt++] = (struct option){fu__scalars[i].flag, required_argument, 0, (int)(O_SCALAR + i)};
   opts[nopt] = (struct option){0, 0, 0, 0};
 
   const char *db_opt = NULL, *op = NULL, *link = NULL, *out = NULL, *merge = NULL, *name = NULL;
   const char *gpu = NULL, *source = NULL, *algo_label = NULL, *notes = NULL, *plot = NULL;
-  const char *psource = NULL;
-  long ranks = 0, run = 0;
+  const char *psource = NULL, *algo_f = NULL, *proto_f = NULL, *dtype_f = NULL;
+  long ranks = 0, run = 0, graph_f = -1;
   int place = -1; /* -1 auto, 0 out, 1 in */
   int store = 1;
   fu_format fmt = FU_FORMAT_TABLE;
@@ -453,12 +544,27 @@ int fu_cmd_fit(int argc, char **argv) {
       case O_NAME: name = optarg; break;
       case O_GPU: gpu = optarg; break;
       case O_SOURCE: source = optarg; break;
-      case O_ALGO: {
+      case O_LABEL: {
         fu_algo a;
-        if (fu_algo_parse(optarg, &a) != FU_OK) bad = "--algo: ring, tree or nvls";
+        if (!optarg[0] || fu_algo_parse(optarg, &a) != FU_OK) bad = "--label-algo: ring, tree or nvls";
         else algo_label = fu_algo_name(a);
         break;
       }
+      case O_ALGO:
+        if (!fu_algo_label_ok(optarg)) bad = "--algo: a variant label (ring, pageable, unpack, any, ...)";
+        else algo_f = optarg;
+        break;
+      case O_PROTO:
+        if (!fu_algo_label_ok(optarg)) bad = "--proto: a protocol or timing variant (LL, pipe, default)";
+        else proto_f = !strcmp(optarg, "default") ? "" : optarg;
+        break;
+      case O_DTYPE:
+        if (!optarg[0] || !fu_algo_label_ok(optarg)) bad = "--dtype: a data type name (float, bf16, ...)";
+        else dtype_f = optarg;
+        break;
+      case O_GRAPH:
+        if (fu_parse_long(optarg, 0, 1, &graph_f) != FU_OK) bad = "--graph: 0 or 1";
+        break;
       case O_NOTES: notes = optarg; break;
       case O_PSOURCE: psource = optarg; break;
       case O_PLOT: plot = optarg; break;
@@ -528,62 +634,131 @@ int fu_cmd_fit(int argc, char **argv) {
   int in_tx = 0;
   st = fu_db_open(dbpath, store ? FU_DB_READWRITE : FU_DB_READONLY, &db);
   if (st == FU_OK) st = fu_db_samples_select(db, op, link, (int)ranks, run, &smp, &ns);
-  if (st == FU_OK && ns == 0) {
-    fu_error("%s: no samples match (op %s, link %s, ranks %ld%s)", dbpath, op ? op : "any", link ? link : "any",
-             ranks, run ? ", one run" : "");
-    st = FU_ENOINPUT;
-  }
   if (st != FU_OK) goto done;
 
-  /* Groups: samples come ordered by op, link, ranks, bytes; algo may interleave, so collect
-   * keys first (O(n * groups)). */
-  groups = calloc(ns, sizeof *groups);
-  fu_fit_point *pts = malloc(ns * sizeof *pts);
-  unsigned char *used = calloc(ns, 1);
-  if (!groups || !pts || !used) {
-    free(pts);
-    free(used);
+  /* Selection: scalar ops, variants, and the given proto / dtype / graph. */
+  fu__sel *sel = malloc((ns ? ns : 1) * sizeof *sel);
+  size_t nsel = 0;
+  if (!sel) {
     st = FU_ENOMEM;
     goto done;
   }
-  for (size_t i = 0; i < ns && st == FU_OK; i++) {
+  for (size_t i = 0; i < ns; i++) {
+    const fu_sample *x = &smp[i];
+    fu__sel *e = &sel[nsel];
+    fu__variant(x->algo, e->variant, sizeof e->variant);
+    if (!op && fu__scalar_op(x->op)) continue;
+    if (algo_f ? strcmp(algo_f, "any") != 0 && strcasecmp(algo_f, e->variant) != 0 && strcasecmp(algo_f, x->algo) != 0
+               : !fu__plain_variant(x->op, e->variant))
+      continue;
+    if (proto_f && strcasecmp(proto_f, x->proto) != 0) continue;
+    if (dtype_f && x->dtype[0] && strcasecmp(dtype_f, x->dtype) != 0) continue;
+    if (graph_f >= 0 && x->graph != graph_f) continue;
+    e->i = i;
+    nsel++;
+  }
+  if (nsel == 0) {
+    fu_error("%s: no samples match (op %s, link %s, ranks %ld%s%s%s%s%s%s%s%s)", dbpath, op ? op : "any",
+             link ? link : "any", ranks, run ? ", one run" : "", algo_f ? ", algo " : "", algo_f ? algo_f : "",
+             proto_f ? ", proto " : "", proto_f ? (proto_f[0] ? proto_f : "default") : "", dtype_f ? ", dtype " : "",
+             dtype_f ? dtype_f : "", graph_f < 0 ? "" : graph_f ? ", graph 1" : ", graph 0");
+    free(sel);
+    st = FU_ENOINPUT;
+    goto done;
+  }
+
+  /* Groups by (op, link, ranks, variant); samples come ordered by op, link, ranks, bytes, the
+   * variants interleaved, so keys are collected first (O(n * groups)). */
+  groups = calloc(nsel, sizeof *groups);
+  fu_fit_point *pts = malloc(nsel * sizeof *pts);
+  unsigned char *used = calloc(nsel, 1);
+  size_t *mem = malloc(nsel * sizeof *mem);
+  if (!groups || !pts || !used || !mem) {
+    free(pts);
+    free(used);
+    free(mem);
+    free(sel);
+    st = FU_ENOMEM;
+    goto done;
+  }
+  for (size_t i = 0; i < nsel && st == FU_OK; i++) {
     if (used[i]) continue;
-    int any_out = 0;
-    for (size_t j = i; j < ns; j++)
-      if (!used[j] && fu__same_key(&smp[i], &smp[j]) && !smp[j].in_place) any_out = 1;
+    const fu_sample *s0 = &smp[sel[i].i];
+    size_t nm = 0;
+    for (size_t j = i; j < nsel; j++)
+      if (!used[j] && fu__same_key(s0, &sel[i], &smp[sel[j].i], &sel[j])) {
+        used[j] = 1;
+        mem[nm++] = j;
+      }
+    /* one proto, dtype, graph mode and placement per curve */
+    char g_proto[16], g_dtype[16];
+    snprintf(g_proto, sizeof g_proto, "%s", fu__pick_str(smp, sel, mem, nm, offsetof(fu_sample, proto), ""));
+    nm = fu__keep_str(smp, sel, mem, nm, offsetof(fu_sample, proto), g_proto);
+    snprintf(g_dtype, sizeof g_dtype, "%s",
+             dtype_f ? dtype_f : fu__pick_str(smp, sel, mem, nm, offsetof(fu_sample, dtype), "float"));
+    if (!dtype_f) nm = fu__keep_str(smp, sel, mem, nm, offsetof(fu_sample, dtype), g_dtype);
+    int any_g0 = 0, any_out = 0;
+    for (size_t k = 0; k < nm; k++) any_g0 |= !smp[sel[mem[k]].i].graph;
+    int g_graph = graph_f >= 0 ? (int)graph_f : !any_g0;
+    size_t w = 0;
+    for (size_t k = 0; k < nm; k++)
+      if (smp[sel[mem[k]].i].graph == g_graph) mem[w++] = mem[k];
+    nm = w;
+    for (size_t k = 0; k < nm; k++) any_out |= !smp[sel[mem[k]].i].in_place;
     int want_in = place == -1 ? !any_out : place;
     size_t np = 0, nzero = 0;
     double peak = 0;
-    for (size_t j = i; j < ns; j++) {
-      if (used[j] || !fu__same_key(&smp[i], &smp[j])) continue;
-      used[j] = 1;
-      if (smp[j].in_place != want_in) continue;
-      double t = fu__sample_time(&smp[j]);
-      if (smp[j].bytes == 0) {
+    for (size_t k = 0; k < nm; k++) {
+      const fu_sample *x = &smp[sel[mem[k]].i];
+      if (x->in_place != want_in) continue;
+      double t = fu__sample_time(x);
+      if (x->bytes == 0) {
         nzero++;
         continue;
       }
       if (!(t > 0) || !isfinite(t)) continue;
-      pts[np].bytes = (double)smp[j].bytes;
+      pts[np].bytes = (double)x->bytes;
       pts[np].t_us = t;
-      double bw = fu__busbw(smp[j].op, smp[j].ranks, pts[np].bytes, t);
+      double bw = fu__busbw(x->op, x->ranks, pts[np].bytes, t);
       if (bw > peak) peak = bw;
       np++;
     }
     if (np == 0) continue;
+    size_t nsizes = 1;
+    for (size_t k = 1; k < np && nsizes < 2; k++) nsizes += pts[k].bytes != pts[0].bytes;
+    if (nsizes < 2) {
+      fu_warn("%s: %s %s x%d%s%s: skipped: %zu sample(s) at one size (a line needs two sizes)", dbpath, s0->op,
+              s0->link, s0->ranks, sel[i].variant[0] ? " " : "", sel[i].variant, np);
+      continue;
+    }
     fu__group *g = &groups[ng];
     fu_curve *cv = &g->curve;
-    snprintf(cv->op, sizeof cv->op, "%s", smp[i].op);
-    snprintf(cv->link, sizeof cv->link, "%s", smp[i].link);
-    cv->ranks = smp[i].ranks;
-    snprintf(cv->algo, sizeof cv->algo, "%s", smp[i].algo[0] ? smp[i].algo : algo_label ? algo_label : "");
+    snprintf(cv->op, sizeof cv->op, "%s", s0->op);
+    snprintf(cv->link, sizeof cv->link, "%s", s0->link);
+    cv->ranks = s0->ranks;
+    /* the curve's label: variant[/proto][+cg] */
+    char label[64];
+    snprintf(label, sizeof label, "%s%s%s%s", sel[i].variant[0] ? sel[i].variant : algo_label && !g_proto[0] ? algo_label : "",
+             g_proto[0] && sel[i].variant[0] ? "/" : "", g_proto, g_graph ? "+cg" : "");
+    if (!fu_algo_label_ok(label)) {
+      fu_error("%s: %s %s x%d: curve label '%s' is longer than %zu characters; pick fewer variants with "
+               "--algo/--proto/--graph", dbpath, cv->op, cv->link, cv->ranks, label, sizeof cv->algo - 1);
+      st = FU_EDATA;
+      break;
+    }
+    memcpy(cv->algo, label, strlen(label) + 1); /* fits: fu_algo_label_ok checked the length */
     if (source) snprintf(cv->source, sizeof cv->source, "%s", source);
-    else snprintf(cv->source, sizeof cv->source, "fusim fit of %s (%s)", dbpath, want_in ? "in-place" : "out-of-place");
+    else snprintf(cv->source, sizeof cv->source, "fusim fit of %s (%s%s%s)", dbpath, want_in ? "in-place" : "out-of-place",
+                  g_dtype[0] ? ", " : "", g_dtype);
     cv->peak_busbw_gbps = peak;
     g->in_place = want_in;
     g->n_zero = nzero;
+    snprintf(g->dtype, sizeof g->dtype, "%s", g_dtype);
+    snprintf(g->proto, sizeof g->proto, "%s", g_proto);
+    g->graph = g_graph;
     char what[160];
-    snprintf(what, sizeof what, "%s: %s %s %d ranks", dbpath, cv->op, cv->link, cv->ranks);
+    snprintf(what, sizeof what, "%s: %s %s %d ranks%s%s", dbpath, cv->op, cv->link, cv->ranks, cv->algo[0] ? " " : "",
+             cv->algo);
     st = fu_fit_piecewise(pts, np, &fo, what, &g->fit);
     if (st != FU_OK) break;
     ng++;
@@ -597,6 +772,12 @@ int fu_cmd_fit(int argc, char **argv) {
       fu_warn("%s: worst relative error %.1f%% at %.0f bytes is above the tolerance %.1f%% even with %d segment%s",
               what, 100 * g->fit.max_rel_err, g->fit.points[g->fit.worst].bytes, 100 * fo.tolerance, cv->nseg,
               cv->nseg == 1 ? "" : "s");
+  }
+  free(mem);
+  free(sel);
+  if (st == FU_OK && ng == 0) {
+    fu_error("%s: no group of the selected samples has two sizes to fit a line to", dbpath);
+    st = FU_ENOINPUT;
   }
   free(pts);
   free(used);

@@ -5,12 +5,17 @@
  *   { "format": "fusim-profile-1", "name": .., "gpu": .., "source": .., "notes": ..,
  *     "launch_us": .., "issue_us": .., "duplex_factor": .., "comm_slowdown": ..,
  *     "copy_slowdown": .., "gpu_tflops_bf16": .., "gpu_tflops_fp32": .., "hbm_gbps": ..,
+ *     "pack_handoff_us": ..,
  *     "curves": [ { "op": "allreduce", "link": "nvlink", "ranks": 8, "algo": "nvls",
  *                   "source": "..", "peak_busbw_gbps": ..,
  *                   "segments": [ { "lo_bytes", "hi_bytes", "alpha_us", "beta_us_per_byte",
  *                                   "alpha_ci": [lo, hi], "beta_ci": [lo, hi],
  *                                   "max_rel_err", "n_samples" }, .. ] }, .. ] }
- * Scalars are optional on reading (defaults of fu_profile_init); unknown keys are ignored. */
+ * Scalars are optional on reading (defaults of fu_profile_init); unknown keys are ignored.
+ * A curve's "algo" is "" (NCCL's own choice, or the plain variant of a copy), an NCCL algorithm
+ * (ring, tree, nvls) or any other short label of a measured variant (fusim fit writes e.g.
+ * "pageable", "pack+d2h", "ring/LL128", "pipe"; see fu_curve_is_plain): variant curves are kept
+ * and written back, but lookups for the simulator (fu_profile_find) never pick them. */
 #include "fu_profile.h"
 
 #include <errno.h>
@@ -73,13 +78,13 @@ json_t *fu_profile_to_json(const fu_profile *p) {
       return NULL;
     }
   }
-  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "format",
-                   FU_PROFILE_FORMAT, "name", p->name, "gpu", p->gpu, "source", p->source, "notes",
-                   p->notes, "launch_us", fu__num(p->launch_us), "issue_us", fu__num(p->issue_us),
+  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                   "format", FU_PROFILE_FORMAT, "name", p->name, "gpu", p->gpu, "source", p->source,
+                   "notes", p->notes, "launch_us", fu__num(p->launch_us), "issue_us", fu__num(p->issue_us),
                    "duplex_factor", fu__num(p->duplex_factor), "comm_slowdown", fu__num(p->comm_slowdown),
                    "copy_slowdown", fu__num(p->copy_slowdown), "gpu_tflops_bf16", fu__num(p->gpu_tflops_bf16),
                    "gpu_tflops_fp32", fu__num(p->gpu_tflops_fp32), "hbm_gbps", fu__num(p->hbm_gbps),
-                   "curves", curves);
+                   "pack_handoff_us", fu__num(p->pack_handoff_us), "curves", curves);
 }
 
 int fu_profile_save(const char *path, const fu_profile *p) {
@@ -200,8 +205,8 @@ static int fu__parse_curve(fu__ctx *x, json_t *jc, fu_curve *c) {
   if (ranks != floor(ranks)) return fu__bad(x, "ranks", "not a whole number");
   c->ranks = (int)ranks;
   FU_CHECK(fu__get_str(x, jc, "algo", 1, c->algo, sizeof c->algo));
-  fu_algo a;
-  if (fu_algo_parse(c->algo, &a) != FU_OK) return fu__bad(x, "algo", "not ring, tree, nvls or \"\"");
+  if (!fu_algo_label_ok(c->algo))
+    return fu__bad(x, "algo", "not a label of letters, digits and _ . : + = / - (\"\", ring, pageable, ...)");
   FU_CHECK(fu__get_str(x, jc, "source", 1, c->source, sizeof c->source));
   FU_CHECK(fu__get_num(x, jc, "peak_busbw_gbps", 1, 1, 0, 1e9, NAN, &c->peak_busbw_gbps));
   json_t *segs = json_object_get(jc, "segments");
@@ -270,7 +275,8 @@ int fu_profile_parse(const char *json_text, const char *what, fu_profile *out) {
       (st = fu__get_num(&x, root, "copy_slowdown", 1, 0, 1, 100, 1, &out->copy_slowdown)) ||
       (st = fu__get_num(&x, root, "gpu_tflops_bf16", 1, 0, 0, 1e6, 0, &out->gpu_tflops_bf16)) ||
       (st = fu__get_num(&x, root, "gpu_tflops_fp32", 1, 0, 0, 1e6, 0, &out->gpu_tflops_fp32)) ||
-      (st = fu__get_num(&x, root, "hbm_gbps", 1, 0, 0, 1e9, 0, &out->hbm_gbps)))
+      (st = fu__get_num(&x, root, "hbm_gbps", 1, 0, 0, 1e9, 0, &out->hbm_gbps)) ||
+      (st = fu__get_num(&x, root, "pack_handoff_us", 1, 0, 0, 1e6, 0, &out->pack_handoff_us)))
     goto done;
   json_t *curves = json_object_get(root, "curves");
   if (!json_is_array(curves)) {
@@ -333,6 +339,23 @@ int fu_profile_put_curve(fu_profile *p, const fu_curve *c) {
 
 /* ---- lookup ---- */
 
+int fu_algo_label_ok(const char *s) {
+  size_t n = strlen(s);
+  if (n >= sizeof ((fu_curve *)0)->algo) return 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+          strchr("_.:+=/-", ch)))
+      return 0;
+  }
+  return 1;
+}
+
+int fu_curve_is_plain(const fu_curve *c) {
+  fu_algo a;
+  return fu_algo_parse(c->algo, &a) == FU_OK;
+}
+
 const fu_curve *fu_profile_find(const fu_profile *p, const char *op, const char *link, int ranks,
                                 int *rescaled) {
   fu_op o;
@@ -344,23 +367,25 @@ const fu_curve *fu_profile_find(const fu_profile *p, const char *op, const char 
   const char *on = fu_op_name(o), *ln = any_link ? NULL : fu_link_name(l);
   const fu_curve *best = NULL;
   double best_d = INFINITY;
-  /* Nearest rank count on a log scale; a 1-rank curve (no link crossed) only stands in for a
-   * 1-rank query, and the reverse, unless nothing else matches. Ties go to the larger count. */
+  /* Plain curves only (variants such as pageable copies are not what the simulator prices).
+   * Nearest rank count on a log scale; a 1-rank curve (no link crossed) only stands in for a
+   * 1-rank query, and the reverse, unless nothing else matches. Ties go to the larger count,
+   * then to NCCL's own choice (algo "") over a forced algorithm. */
   for (int pass = 0; pass < 2 && !best; pass++)
     for (int i = 0; i < p->ncurves; i++) {
       const fu_curve *c = &p->curves[i];
-      if (strcmp(c->op, on) != 0 || (ln && strcmp(c->link, ln) != 0)) continue;
-      if (c->ranks == ranks) {
-        if (rescaled) *rescaled = 0;
-        return c;
-      }
-      if (pass == 0 && (c->ranks == 1) != (ranks == 1)) continue;
+      if (strcmp(c->op, on) != 0 || (ln && strcmp(c->link, ln) != 0) || !fu_curve_is_plain(c)) continue;
+      if (pass == 0 && c->ranks != ranks && (c->ranks == 1) != (ranks == 1)) continue;
       double d = fabs(log((double)c->ranks) - log((double)ranks));
-      if (d < best_d - 1e-12 || (fabs(d - best_d) <= 1e-12 && best && c->ranks > best->ranks)) {
+      int better = !best || d < best_d - 1e-12;
+      if (!better && fabs(d - best_d) <= 1e-12)
+        better = c->ranks > best->ranks || (c->ranks == best->ranks && !c->algo[0] && best->algo[0]);
+      if (better) {
         best_d = d;
         best = c;
       }
     }
+  if (best && best->ranks == ranks) return best;
   /* One rank crosses no link: a 1-rank curve of the op on any link beats carrying a multi-rank
    * curve down to p = 1. */
   if (ranks == 1 && best && best->ranks != 1 && ln) {

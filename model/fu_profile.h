@@ -24,7 +24,8 @@ typedef struct fu_curve {
   char op[24];               /* fu_op name, e.g. "allreduce", "h2d" */
   char link[16];             /* fu_link name, e.g. "nvlink", "pcie_h2d", "hbm" */
   int ranks;                 /* ranks the samples were taken at */
-  char algo[16];             /* "ring", "tree", "nvls" or "" for NCCL's own choice */
+  char algo[16];             /* "" NCCL's own choice / the plain variant, "ring", "tree", "nvls", or
+                                a measured variant's label ("pageable", "pack+d2h", "ring/LL128") */
   char source[128];          /* where the samples came from ("published: Azure ...", "calib ...") */
   int nseg;                  /* segments in use */
   fu_segment seg[FU_MAX_SEGMENTS]; /* ascending by lo_bytes; seg[0].lo_bytes is the smallest size */
@@ -59,7 +60,14 @@ int fu_profile_save(const char *path, const fu_profile *p);
 /* Adds or replaces the curve with the same (op, link, ranks, algo). */
 int fu_profile_put_curve(fu_profile *p, const fu_curve *c);
 
-/* Curve lookup (op and link in any accepted spelling; link NULL or "" = any link): exact
+/* 1 when s can be a curve's algo label: at most 15 characters of letters, digits and _ . : + = / -. */
+int fu_algo_label_ok(const char *s);
+/* 1 for a curve the simulator may price with: algo "" or an NCCL algorithm fu_algo_parse knows;
+ * 0 for a variant label (pageable, pipe, pack+d2h, ring/LL128, ...). */
+int fu_curve_is_plain(const fu_curve *c);
+
+/* Curve lookup over plain curves only (fu_curve_is_plain; "" preferred over a forced algorithm)
+ * (op and link in any accepted spelling; link NULL or "" = any link): exact
  * (op, link, ranks) if present; else for one rank a 1-rank curve of the op on any link (one rank
  * crosses no link: NCCL copies locally); else the same op and link at the nearest rank count on
  * a log scale, 1-rank curves standing in for multi-rank queries only when nothing else matches

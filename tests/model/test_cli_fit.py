@@ -4,6 +4,10 @@
 (b) the reference H200 data (Azure 8-GPU NVLS all-reduce, PCIe h2d/d2h and HBM d2d copies):
     every measured point within 8% of the fitted profile;
 (c) every public nccl-tests log: imports without --lenient, every size within 10%;
+(d) variants on fusim's own calibration (data/calibration/*.sql: copies timed three ways,
+    pageable copies, the pack kernel over several k, collectives over dtypes, protocols and CUDA
+    graphs): the default selection fits one plain curve per key, --algo/--proto/--dtype/--graph
+    pick the others, labels round-trip through the profile, --pack-handoff-us is kept;
 plus the CLI contract: --help, bad options (64), missing database (66), a bad base profile
 (65) and an unwritable --out leave the database as it was, --plot (png, svg, no gnuplot),
 --format csv/json, and the profile written by --out reloads with --merge-into.
@@ -89,7 +93,7 @@ def main():
         check(rc == 0, f"import 1-gpu allreduce: {err}")
         for op in ("h2d", "d2h", "d2d"):
             check_within("h200-pcie-copies.csv", fit_json(db, "--op", op, "--tolerance", "0.08")["fits"], 0.08)
-        res = fit_json(db, "--op", "allreduce", "--ranks", "8", "--tolerance", "0.08", "--algo", "nvls")
+        res = fit_json(db, "--op", "allreduce", "--ranks", "8", "--tolerance", "0.08", "--label-algo", "nvls")
         check(len(res["fits"]) == 1 and res["fits"][0]["algo"] == "nvls", "azure: one nvls curve")
         check_within("azure-nd-h200-v5-allreduce-nvls-8gpu.csv", res["fits"], 0.08)
         res = fit_json(db, "--op", "allreduce", "--ranks", "1", "--tolerance", "0.08")
@@ -140,6 +144,55 @@ def main():
         check(rc == 64 and "gnuplot" in err, f"--plot without gnuplot: {rc} {err}")
         rc, _, err = run("fit", "--db", db, "--plot", os.path.join(tmp, "x.jpg"))
         check(rc == 64 and ".png or .svg" in err, f"--plot bad extension: {rc} {err}")
+
+        # (d) calib variants
+        root = os.environ.get("FUSIM_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
+        sql = os.path.join(root, "data", "calibration", "h200-pcie-2026-12-02.sql")
+        cdb = os.path.join(tmp, "calib.db")
+        c = sqlite3.connect(cdb)
+        with open(sql) as f:
+            c.executescript(f.read())
+        n_h2d = c.execute("SELECT count(*) FROM samples WHERE op='h2d' AND algo IS NULL AND proto IS NULL").fetchone()[0]
+        n_ar = c.execute("SELECT count(*) FROM samples WHERE op='allreduce' AND dtype='float' AND algo IS NULL "
+                         "AND proto IS NULL AND graph=0 AND in_place=0").fetchone()[0]
+        n_pack = c.execute("SELECT count(*) FROM samples WHERE op='pack' AND link='hbm' AND algo LIKE 'k=%' "
+                           "AND proto IS NULL").fetchone()[0]
+        c.close()
+
+        def one_fit(*args):
+            fits = fit_json(cdb, "--no-store", *args)["fits"]
+            check(len(fits) == 1, f"calib {args}: one curve, got {[(f['op'], f['algo']) for f in fits]}")
+            return fits[0] if fits else {"algo": None, "n_samples": -1, "proto": None, "dtype": None, "graph": None}
+
+        f = one_fit("--op", "h2d")
+        check(f["algo"] == "" and f["proto"] == "" and f["n_samples"] == n_h2d, f"h2d plain: {f['algo']} {f['n_samples']}")
+        f = one_fit("--op", "h2d", "--algo", "pageable")
+        check(f["algo"] == "pageable" and f["n_samples"] == n_h2d, f"h2d pageable: {f['algo']}")
+        f = one_fit("--op", "d2h", "--link", "pcie_d2h", "--proto", "queued")
+        check(f["algo"] == "queued" and f["proto"] == "queued", f"d2h queued: {f['algo']}")
+        f = one_fit("--op", "allreduce", "--ranks", "1")
+        check(f["algo"] == "" and f["dtype"] == "float" and not f["graph"] and not f["in_place"] and
+              f["n_samples"] == n_ar, f"allreduce default selection: {f['dtype']} {f['n_samples']} vs {n_ar}")
+        f = one_fit("--op", "allreduce", "--dtype", "bf16", "--graph", "1", "--proto", "LL")
+        check(f["algo"] == "LL+cg" and f["dtype"] == "bf16" and f["graph"], f"allreduce bf16 LL graph: {f['algo']}")
+        f = one_fit("--op", "pack", "--link", "hbm")
+        check(f["algo"] == "" and f["n_samples"] == n_pack, f"pack: all k one curve: {f['n_samples']} vs {n_pack}")
+        f = one_fit("--op", "pack", "--link", "pcie_d2h", "--algo", "pack+d2h")
+        check(f["algo"] == "pack+d2h", f"pack+d2h: {f['algo']}")
+        rc, _, err = run("fit", "--db", cdb, "--graph", "2")
+        check(rc == 64 and "--graph" in err, f"--graph 2: {rc} {err}")
+        rc, _, err = run("fit", "--db", cdb, "--op", "h2d", "--algo", "nosuch")
+        check(rc == 66 and "no samples" in err and "nosuch" in err, f"--algo nosuch: {rc} {err}")
+        cprof = os.path.join(tmp, "calib.json")
+        rc, _, err = run("fit", "--db", cdb, "--no-store", "--algo", "any", "--out", cprof, "--pack-handoff-us", "6.5")
+        check(rc == 0 and "odd" in err and "skipped" in err, f"--algo any: {rc} {err}")
+        rc, _, err = run("fit", "--db", cdb, "--no-store", "--op", "bidir", "--merge-into", cprof)
+        check(rc == 0, f"reload of a profile with variant curves: {err}")
+        p = json.load(open(cprof))
+        labels = {(c["op"], c["algo"]) for c in p["curves"]}
+        check({("h2d", ""), ("h2d", "pageable"), ("pack", ""), ("pack", "pack+d2h"), ("d2h", "separate")} <= labels,
+              f"variant curves in the profile: {sorted(labels)}")
+        check(p["pack_handoff_us"] == 6.5, "pack_handoff_us kept through --merge-into")
 
         # (c) public nccl-tests logs
         for name in sorted(os.listdir(PUB)):
