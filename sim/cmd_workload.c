@@ -36,9 +36,6 @@
 #include "fu_profile.h"
 #include "fu_workload.h"
 
-/* fu_workload.c: fu_workload_save plus a "notes" string (fu_workload has no notes field). */
-int fu__workload_save_notes(const char *path, const fu_workload *w, const char *notes);
-
 #define FU__DEFAULT_HBM_GBPS 3840.0 /* 80% of the H200's 4.8 TB/s datasheet bandwidth */
 #define FU__DEFAULT_KERNEL_US 5.0   /* eager PyTorch host cost per op, as tools/gen_workloads.py */
 
@@ -623,7 +620,8 @@ int fu_cmd_workload(int argc, char **argv) {
   fu_workload_init(&w);
   char notes[1536];
   st = fu__tf_build(&t, &w, notes, sizeof notes);
-  if (st == FU_OK) st = fu__workload_save_notes(out ? out : "-", &w, notes);
+  if (st == FU_OK && !(w.notes = strdup(notes))) st = FU_ENOMEM;
+  if (st == FU_OK) st = fu_workload_save(out ? out : "-", &w);
   if (st == FU_OK && out) {
     snprintf(w.source, sizeof w.source, "%s", out);
     st = fu__info(&w, fmt, 0);

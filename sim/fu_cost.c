@@ -1,55 +1,59 @@
 /* fu_cost.c: what one bucket's communication costs (see fu_cost.h). The engine charges these
- * numbers and the plan search optimises over them, so both agree when nothing contends.
+ * numbers and the plan search optimises over them, through the same prepared fu_cost_model.
  *
- *  comm      fu_profile_time for the collective over c->ranks on c->link, or for offload a
- *            device-to-host copy ("d2h" on "pcie_d2h", one rank). lo/hi from the fit's CIs.
- *  pack      with pack=copy and more than one tensor: a batched copy kernel moving the bucket's
- *            bytes through HBM, timed by the profile's "d2d" curve on "hbm" (else hbm_gbps).
- *            All-gather packs only this rank's 1/p share.
- *  unpack    the same copy back out after the operation; reduce-scatter unpacks its 1/p share;
- *            offload has none (the host owns the fused buffer).
+ *  comm      the collective's curve over c->ranks on c->link (carried from the nearest rank
+ *            count by fu_coll_rescale when the profile has no curve at that count, exactly as
+ *            fu_profile_time does), or for offload a device-to-host copy ("d2h" on "pcie_d2h",
+ *            one rank). lo/hi from the fit's CIs.
+ *  pack      with pack=copy and more than one tensor: the batched pack kernel gathering the
+ *            bucket's tensors into the fusion buffer, timed by the profile's measured "pack"
+ *            curve on "hbm" (fusim calib -s pack); a profile without one falls back to the
+ *            device copy "d2d" on "hbm", then to bytes / hbm_gbps. All-gather packs only this
+ *            rank's 1/p share.
+ *  hand-off  a packed bucket's operation waits for the pack kernel: prof->pack_handoff_us (0
+ *            when unknown), charged once per packed bucket on the operation's own executor (the
+ *            D2H copy engine for offload, the stream for a collective), so that a second
+ *            stream hides the pack kernel but not the hand-off (fu_predict.c). The validation
+ *            run measured the executor's pack stage (event wait -> pack kernel -> dependent
+ *            D2H copy) at about 14 us at 4 MiB where the pack kernel alone is 4-6 us, and with
+ *            two streams about half of it stayed exposed.
+ *  unpack    the same kernel scattering the result back out after the operation (its own curve
+ *            time, no hand-off: it follows the collective on the same stream as any kernel
+ *            does); reduce-scatter unpacks its 1/p share; offload has none (the host owns the
+ *            fused buffer).
  *  issue     host thread: one op issue (profile issue_us) plus one kernel launch (launch_us) per
  *            pack and unpack kernel. The workload's own framework costs (hook_us, issue_us)
  *            are charged by the engine on top, not here.
  *
- * Copies are timed alone (events around one cudaMemcpyAsync), so a copy curve's time includes
- * the host's issue of that copy; back to back, the issue of the next copy overlaps the device
- * work of the one before. On the H200 here a lone 4 KiB D2H copy takes 3.65 us but 64 of them
- * back to back 136.0 us, 2.125 us each (= issue_us). So the device part of a copy (offload
- * D2H, and the HBM copy that times pack/unpack) is the curve's time less issue_us (not below 0),
- * and the issue is charged on the host thread. With it the reference rows come out:
- * 4 x 1 MiB separate D2H 2.125 + 4 x 20.40 = 83.7 us (measured 83.78), 64 x 4 KiB
- * 64 x 2.125 + 1.5 = 137.5 us (136.0). Collective curves (nccl-tests: the mean over
- * back-to-back iterations) already are device time per operation: nothing is subtracted. */
+ * Curves timed alone contain the host's submission of what was timed: copies are timed as
+ * event, cudaMemcpyAsync, event, and the pack kernel as event, launch, event (calib README). Back
+ * to back, the next submission overlaps the device work of the one before. On the H200 here a
+ * lone 4 KiB D2H copy takes 3.65 us but 64 of them back to back 136.0 us, 2.125 us each
+ * (= issue_us). So the device part of a timed-alone operation is its curve's time less the host
+ * cost of submitting it, not below 0: issue_us for copies (offload D2H, the d2d stand-in for the
+ * pack) and launch_us for the pack kernel; the host thread pays those instead. With it the
+ * reference rows come out: 4 x 1 MiB separate D2H 2.125 + 4 x 20.40 = 83.7 us (measured 83.78),
+ * 64 x 4 KiB 64 x 2.125 + 1.5 = 137.5 us (136.0), and a pack + copy from an idle start costs
+ * (issue + launch) + (pack - launch) + handoff + (copy - issue) = pack + copy + handoff, which is
+ * how pack_handoff_us is defined (pack+copy - pack - copy). Collective curves (nccl-tests: the
+ * mean over back-to-back iterations) already are device time per operation: nothing is taken
+ * off.
+ *
+ * Peak bus bandwidth (bus_util's denominator, and the rate the engine's transfers run at): the
+ * best bus bandwidth factor * n / t(n) that the operation's time as charged (above) reaches at
+ * any size, and at least the curve's measured peak_busbw_gbps (when not rescaled). Within a
+ * segment t = a + b n is linear, so n / t is monotone there and its supremum lies at the
+ * segment's ends: its lower end, its upper end (approached from below), and, for the last
+ * segment, factor / b as n grows without bound. Every operation's achieved bus bandwidth is
+ * therefore at most the peak, and so is bus_util's ratio of sums. (A fit whose time stops
+ * growing with size, b <= 0 in the last segment, or a charged time of 0, has no finite peak;
+ * the peak then comes from the evaluated ends only and fu_predict.c clips bus_util at 1.) */
 #include "fu_cost.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "fu_common.h"
-
-/* The device part of a copy timed alone: the curve's time less the host's issue of it. */
-static double fu__copy_device_us(const fu_profile *prof, double t_us) {
-  double d = t_us - (prof->issue_us > 0 ? prof->issue_us : 0);
-  return d > 0 ? d : 0;
-}
-
-/* Device time to copy `bytes` within device memory. */
-static int fu__hbm_us(const fu_profile *prof, double bytes, double *out) {
-  int rescaled = 0;
-  const fu_curve *cv = fu_profile_find(prof, "d2d", "hbm", 1, &rescaled);
-  if (cv) {
-    *out = fu__copy_device_us(prof, fu_curve_time(cv, bytes, NULL, NULL));
-    return FU_OK;
-  }
-  if (prof->hbm_gbps > 0.0) {
-    *out = bytes / (prof->hbm_gbps * 1e3); /* GB/s = 1e3 bytes per microsecond */
-    return FU_OK;
-  }
-  fu_error("profile %s: no \"d2d\" curve on \"hbm\" and no hbm_gbps: cannot cost pack/unpack",
-           prof->name);
-  return FU_EDATA;
-}
 
 static const char *fu__comm_op(fu_comm_kind k) {
   switch (k) {
@@ -61,37 +65,140 @@ static const char *fu__comm_op(fu_comm_kind k) {
   return "?";
 }
 
-int fu_cost_bucket(const fu_profile *prof, const fu_comm *c, const fu_plan *p, uint64_t bytes,
-                   size_t ntensors, fu_op_cost *out) {
-  memset(out, 0, sizeof *out);
-  if (!prof || !c || ntensors == 0) return FU_EINTERNAL;
-  int offload = c->kind == FU_COMM_OFFLOAD;
+/* Device part of a time measured with `host_us` of submission inside it. */
+static inline double fu__less(double t, double host_us) {
+  double d = t - host_us;
+  return d > 0 ? d : 0;
+}
+
+/* Device time of the pack (or unpack) kernel over `bytes`. */
+static double fu__pack_time(const fu_cost_model *m, double bytes) {
+  if (m->pack_src == FU_PACK_HBM_GBPS) return bytes / (m->hbm_gbps * 1e3); /* 1e3 B/us per GB/s */
+  return fu__less(fu_curve_time(m->pack, bytes, NULL, NULL), m->pack_host_us);
+}
+
+/* Bus bandwidth (GB/s) of the charged comm time of segment s at bytes (on its line). */
+static double fu__seg_busbw(const fu_cost_model *m, const fu_segment *s, double bytes) {
+  if (!(bytes > 0) || !isfinite(bytes)) return 0;
+  double x = s->alpha_us < 0 && bytes < s->lo_bytes ? s->lo_bytes : bytes;
+  double t = fu__less(s->alpha_us + s->beta_us_per_byte * x, m->comm_host_us);
+  return t > 0 ? m->busbw_factor * bytes / t / 1e3 : 0;
+}
+
+static void fu__peak(fu_cost_model *m, double measured_gbps) {
+  double peak = !m->comm_rescaled && measured_gbps > 0 && isfinite(measured_gbps) ? measured_gbps : 0;
+  for (int i = 0; i < m->comm.nseg; i++) {
+    const fu_segment *s = &m->comm.seg[i];
+    double v[3] = {fu__seg_busbw(m, s, s->lo_bytes), 0, 0};
+    if (i + 1 < m->comm.nseg || isfinite(s->hi_bytes)) v[1] = fu__seg_busbw(m, s, s->hi_bytes);
+    if (i + 1 == m->comm.nseg && s->beta_us_per_byte > 0)
+      v[2] = m->busbw_factor / s->beta_us_per_byte / 1e3;
+    for (int k = 0; k < 3; k++)
+      if (isfinite(v[k]) && v[k] > peak) peak = v[k];
+  }
+  m->peak_gbps = peak;
+}
+
+int fu_cost_model_init(fu_cost_model *m, const fu_profile *prof, const fu_comm *c,
+                       const fu_plan *p) {
+  memset(m, 0, sizeof *m);
+  if (!prof || !c) return FU_EINTERNAL;
+  m->prof = prof;
+  m->offload = c->kind == FU_COMM_OFFLOAD;
   const char *op = fu__comm_op(c->kind);
-  const char *link = offload ? "pcie_d2h" : c->link;
-  int ranks = offload ? 1 : c->ranks;
-  double t, lo, hi;
-  FU_CHECK(fu_profile_time(prof, op, link, ranks, (double)bytes, &t, &lo, &hi));
+  const char *link = m->offload ? "pcie_d2h" : c->link;
+  int ranks = m->offload ? 1 : c->ranks;
+  double host = prof->issue_us > 0 ? prof->issue_us : 0;
+  double launch = prof->launch_us > 0 ? prof->launch_us : 0;
+  int rescaled = 0;
+  const fu_curve *cv = fu_profile_find(prof, op, link, ranks, &rescaled);
+  if (!cv || cv->nseg < 1) {
+    double t;
+    int st = fu_profile_time(prof, op, link, ranks, 1.0, &t, NULL, NULL); /* prints why */
+    return st != FU_OK ? st : FU_EDATA;
+  }
+  m->comm = *cv;
+  m->comm_rescaled = rescaled;
+  if (rescaled) { /* as fu_profile_time carries a segment to another rank count */
+    fu_op o;
+    fu_algo a;
+    if (fu_op_parse(cv->op, &o) != FU_OK || fu_algo_parse(cv->algo, &a) != FU_OK)
+      return FU_EINTERNAL;
+    for (int i = 0; i < m->comm.nseg; i++) {
+      fu_segment *s = &m->comm.seg[i];
+      fu_hockney h = fu_coll_rescale((fu_hockney){s->alpha_us, s->beta_us_per_byte}, o, a, cv->ranks, ranks);
+      fu_hockney l = fu_coll_rescale((fu_hockney){s->alpha_ci[0], s->beta_ci[0]}, o, a, cv->ranks, ranks);
+      fu_hockney u = fu_coll_rescale((fu_hockney){s->alpha_ci[1], s->beta_ci[1]}, o, a, cv->ranks, ranks);
+      s->alpha_us = h.alpha_us, s->beta_us_per_byte = h.beta_us_per_byte;
+      s->alpha_ci[0] = l.alpha_us, s->beta_ci[0] = l.beta_us_per_byte;
+      s->alpha_ci[1] = u.alpha_us, s->beta_ci[1] = u.beta_us_per_byte;
+    }
+    m->comm.ranks = ranks;
+  }
+  m->comm_host_us = m->offload ? host : 0;
+  m->busbw_factor = 1.0;
+  fu_op o;
+  if (!m->offload && fu_op_parse(op, &o) == FU_OK) m->busbw_factor = fu_busbw_factor(o, ranks);
+  fu__peak(m, cv->peak_busbw_gbps);
+  m->issue_us = prof->issue_us;
+  m->launch_us = prof->launch_us;
+  m->handoff_us = isfinite(prof->pack_handoff_us) && prof->pack_handoff_us > 0 ? prof->pack_handoff_us : 0;
+  double pr = ranks > 1 ? (double)ranks : 1.0;
+  m->pack_div = c->kind == FU_COMM_ALLGATHER ? pr : 1.0;
+  m->unpack_div = m->offload ? 0.0 : c->kind == FU_COMM_REDUCESCATTER ? pr : 1.0;
+  m->packs = p && !p->pack_view;
+  if (!m->packs) return FU_OK;
+  if ((m->pack = fu_profile_find(prof, "pack", "hbm", 1, NULL)) && m->pack->nseg >= 1) {
+    m->pack_src = FU_PACK_CURVE;
+    m->pack_host_us = launch;
+  } else if ((m->pack = fu_profile_find(prof, "d2d", "hbm", 1, NULL)) && m->pack->nseg >= 1) {
+    m->pack_src = FU_PACK_D2D;
+    m->pack_host_us = host;
+  } else if (prof->hbm_gbps > 0 && isfinite(prof->hbm_gbps)) {
+    m->pack = NULL;
+    m->pack_src = FU_PACK_HBM_GBPS;
+    m->hbm_gbps = prof->hbm_gbps;
+  } else {
+    fu_error("profile %s: no \"pack\" or \"d2d\" curve on \"hbm\" and no hbm_gbps: cannot cost "
+             "pack/unpack",
+             prof->name);
+    return FU_EDATA;
+  }
+  return FU_OK;
+}
+
+int fu_cost_model_bucket(const fu_cost_model *m, uint64_t bytes, size_t ntensors,
+                         fu_op_cost *out) {
+  if (ntensors == 0) {
+    memset(out, 0, sizeof *out);
+    return FU_EINTERNAL;
+  }
+  double n = (double)bytes, lo, hi;
+  double t = fu_curve_time(&m->comm, n, &lo, &hi);
   if (!isfinite(lo) || lo > t) lo = t;
   if (!isfinite(hi) || hi < t) hi = t;
-  if (offload) { /* a copy: see the top of the file */
-    t = fu__copy_device_us(prof, t);
-    lo = fu__copy_device_us(prof, lo);
-    hi = fu__copy_device_us(prof, hi);
-  }
-  out->comm_us = t;
-  out->comm_lo_us = lo;
-  out->comm_hi_us = hi;
-  out->issue_us = prof->issue_us;
-  if (p && !p->pack_view && ntensors > 1) {
-    double n = (double)bytes, pr = ranks > 1 ? (double)ranks : 1.0;
-    double pack_bytes = c->kind == FU_COMM_ALLGATHER ? n / pr : n;
-    double unpack_bytes = c->kind == FU_COMM_REDUCESCATTER ? n / pr : n;
-    FU_CHECK(fu__hbm_us(prof, pack_bytes, &out->pack_us));
-    out->issue_us += prof->launch_us;
-    if (!offload) {
-      FU_CHECK(fu__hbm_us(prof, unpack_bytes, &out->unpack_us));
-      out->issue_us += prof->launch_us;
+  out->comm_us = fu__less(t, m->comm_host_us);
+  out->comm_lo_us = fu__less(lo, m->comm_host_us);
+  out->comm_hi_us = fu__less(hi, m->comm_host_us);
+  out->issue_us = m->issue_us;
+  out->pack_us = out->handoff_us = out->unpack_us = 0;
+  if (m->packs && ntensors > 1) {
+    out->pack_us = fu__pack_time(m, n / m->pack_div);
+    out->handoff_us = m->handoff_us;
+    out->issue_us += m->launch_us;
+    if (m->unpack_div > 0) {
+      out->unpack_us = fu__pack_time(m, n / m->unpack_div);
+      out->issue_us += m->launch_us;
     }
   }
   return FU_OK;
+}
+
+int fu_cost_bucket(const fu_profile *prof, const fu_comm *c, const fu_plan *p, uint64_t bytes,
+                   size_t ntensors, fu_op_cost *out) {
+  fu_cost_model m;
+  memset(out, 0, sizeof *out);
+  if (!prof || !c || ntensors == 0) return FU_EINTERNAL;
+  FU_CHECK(fu_cost_model_init(&m, prof, c, p));
+  return fu_cost_model_bucket(&m, bytes, ntensors, out);
 }

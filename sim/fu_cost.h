@@ -1,6 +1,10 @@
 /* fu_cost.h: what one bucket's communication costs, exactly as the engine charges it. The plan
- * search (optimal, MG-WFBP) uses the same numbers, so its result is exact for the simulator
- * when nothing contends. */
+ * search (optimal, MG-WFBP) and the engine (fu_predict.c) read the same prepared cost model, so
+ * the search is exact for the simulator when nothing contends, and the two cannot drift apart.
+ *
+ * Use: fu_cost_model_init once per (profile, target, plan) (O(curves): the curve lookups, rank
+ * rescaling and the peak bus bandwidth are done there), then fu_cost_model_bucket per bucket
+ * (O(segments), no lookups, no allocation). fu_cost_bucket does both for one bucket. */
 #ifndef FU_COST_H
 #define FU_COST_H
 
@@ -13,19 +17,58 @@
 typedef struct fu_op_cost {
   double issue_us;           /* host-thread time to issue the bucket (pack launch + op issue) */
   double pack_us;            /* pack kernel before the operation (0 for view or one tensor) */
+  double handoff_us;         /* pack kernel -> dependent operation hand-off (packed buckets) */
   double comm_us;            /* the communication operation itself */
   double comm_lo_us;         /* its 95% lower bound (from the fit's CIs) */
   double comm_hi_us;         /* its 95% upper bound */
   double unpack_us;          /* unpack after (all-reduce; 0 for view, one tensor or offload) */
 } fu_op_cost;
 
+/* Which curve times the pack and unpack kernels. */
+typedef enum fu_pack_source {
+  FU_PACK_CURVE = 0,         /* the profile's measured batched pack kernel ("pack" on "hbm") */
+  FU_PACK_D2D = 1,           /* no pack curve: a device copy ("d2d" on "hbm") stands in */
+  FU_PACK_HBM_GBPS = 2       /* neither: bytes / hbm_gbps */
+} fu_pack_source;
+
+/* The prepared cost of one (profile, communication target, plan). Caller-owned; it keeps a
+ * pointer to the profile, which must outlive it. */
+typedef struct fu_cost_model {
+  const fu_profile *prof;    /* profile (not owned) */
+  fu_curve comm;             /* the operation's curve, carried to the target's rank count */
+  int comm_rescaled;         /* 1: comm was fitted at another rank count and rescaled */
+  double comm_host_us;       /* host issue inside a comm curve's time (offload copies), else 0 */
+  int offload;               /* 1: the operation is a D2H copy to pinned host memory */
+  int packs;                 /* 1: pack=copy (buckets of more than one tensor are packed) */
+  fu_pack_source pack_src;   /* what times pack/unpack */
+  const fu_curve *pack;      /* the pack or d2d curve (NULL for FU_PACK_HBM_GBPS) */
+  double pack_host_us;       /* host cost inside the pack curve's time (launch_us / issue_us) */
+  double hbm_gbps;           /* FU_PACK_HBM_GBPS: device copy bandwidth, GB/s */
+  double pack_div;           /* the bucket's bytes / bytes packed (p for all-gather, else 1) */
+  double unpack_div;         /* ... / bytes unpacked (p reduce-scatter, 1; 0: none, offload) */
+  double issue_us;           /* profile issue_us (host, per operation) */
+  double launch_us;          /* profile launch_us (host, per pack/unpack kernel) */
+  double handoff_us;         /* profile pack_handoff_us (device, per packed bucket) */
+  double busbw_factor;       /* bus bytes per byte (nccl-tests' factor; 1 for offload) */
+  double peak_gbps;          /* best bus bandwidth of comm as charged (see fu_cost.c), GB/s */
+} fu_cost_model;
+
+/* Prepares the model. FU_EDATA (message printed) if the profile has no curve for the
+ * operation, or pack=copy and it has no way to time a pack; FU_EINTERNAL for NULL args. */
+int fu_cost_model_init(fu_cost_model *m, const fu_profile *prof, const fu_comm *c,
+                       const fu_plan *p);
+
 /* Cost of communicating `ntensors` gradients totalling `bytes` as one operation. */
+int fu_cost_model_bucket(const fu_cost_model *m, uint64_t bytes, size_t ntensors,
+                         fu_op_cost *out);
+
+/* One-shot: fu_cost_model_init + fu_cost_model_bucket (O(curves) per call). */
 int fu_cost_bucket(const fu_profile *prof, const fu_comm *c, const fu_plan *p, uint64_t bytes,
                    size_t ntensors, fu_op_cost *out);
 
-/* Device-side duration of the bucket on its stream: pack + comm + unpack. */
+/* Device-side duration of the bucket on its stream: pack + hand-off + comm + unpack. */
 static inline double fu_cost_device_us(const fu_op_cost *c) {
-  return c->pack_us + c->comm_us + c->unpack_us;
+  return c->pack_us + c->handoff_us + c->comm_us + c->unpack_us;
 }
 
 #endif

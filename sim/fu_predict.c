@@ -14,12 +14,12 @@
 /* What a task is, for the trace and the results: tag = index * 16 + kind. */
 enum {
   FU__K_FWD = 1, FU__K_BWD, FU__K_SEG, FU__K_TAIL, FU__K_HOOK, FU__K_ISSUE, FU__K_PACK,
-  FU__K_COMM, FU__K_UNPACK, FU__K_OPT
+  FU__K_COMM, FU__K_UNPACK, FU__K_OPT, FU__K_HANDOFF
 };
 #define FU__TAG(kind, idx) ((int32_t)((idx) * 16 + (kind)))
 
 typedef struct fu__bk {
-  fu_op_cost cost;           /* fu_cost_bucket's numbers */
+  fu_op_cost cost;           /* fu_cost_model_bucket's numbers */
   double wire_us;            /* transfer part of comm_us at the curve's peak bus bandwidth */
   double wire_bytes;         /* bytes * busbw factor (for bus_util) */
   size_t ntensors;           /* gradients in the bucket */
@@ -28,6 +28,7 @@ typedef struct fu__bk {
   uint32_t t_issue;          /* host task that issues it */
   uint32_t t_first;          /* its first device task (pack or the operation) */
   uint32_t t_pack;           /* pack task or FU_TASK_NONE */
+  uint32_t t_handoff;        /* pack -> operation hand-off task or FU_TASK_NONE */
   uint32_t t_comm;           /* the operation */
   uint32_t t_unpack;         /* unpack task or FU_TASK_NONE */
   uint32_t t_last;           /* its last device task */
@@ -45,7 +46,7 @@ typedef struct fu__sim {
   fu__bk *bk;                /* per bucket (malloc'd) */
   uint32_t *t_seg;           /* per gradient: the compute segment that makes it ready */
   uint32_t t_bwd0;           /* first task of the communicating backward */
-  double peak_gbps;          /* the operation curve's peak bus bandwidth (0 unknown) */
+  fu_cost_model cm;          /* the prepared costs (the plan search reads the same) */
 } fu__sim;
 
 static const char *fu__op_name(const fu_comm *c) {
@@ -122,14 +123,10 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
   if (offload) s->link_comm = l_d2h;
   else FU_CHECK(fu_engine_link_add(e, c->link, &s->link_comm));
 
-  /* Costs per bucket, and the wire part of each operation. */
-  const char *opname = fu__op_name(c);
-  int ranks = offload ? 1 : c->ranks;
-  const fu_curve *cv = fu_profile_find(prof, opname, offload ? "pcie_d2h" : c->link, ranks, NULL);
-  s->peak_gbps = cv && cv->peak_busbw_gbps > 0 ? cv->peak_busbw_gbps : 0;
-  fu_op o;
-  double factor = 1.0;
-  if (!offload && fu_op_parse(opname, &o) == FU_OK) factor = fu_busbw_factor(o, ranks);
+  /* Costs per bucket, and the wire part of each operation: its bus bytes at the peak bus
+   * bandwidth of the operation as charged (fu_cost.c), so never more than its time. */
+  FU_CHECK(fu_cost_model_init(&s->cm, prof, c, p));
+  double peak = s->cm.peak_gbps, factor = s->cm.busbw_factor;
   for (size_t k = 0; k < nb; k++) {
     fu__bk *b = &s->bk[k];
     if (bks[k].first > bks[k].last || bks[k].last >= w->ngrads ||
@@ -140,9 +137,9 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
     }
     b->ntensors = bks[k].last - bks[k].first + 1;
     for (size_t i = bks[k].first; i <= bks[k].last; i++) b->bytes += w->grads[i].bytes;
-    FU_CHECK(fu_cost_bucket(prof, c, p, b->bytes, b->ntensors, &b->cost));
+    FU_CHECK(fu_cost_model_bucket(&s->cm, b->bytes, b->ntensors, &b->cost));
     b->wire_bytes = (double)b->bytes * factor;
-    b->wire_us = s->peak_gbps > 0 ? b->wire_bytes / (s->peak_gbps * 1e3) : 0.0;
+    b->wire_us = peak > 0 ? b->wire_bytes / (peak * 1e3) : 0.0;
     b->stream = (uint32_t)(k % (size_t)nstreams);
   }
   if (nb && bks[nb - 1].last != w->ngrads - 1) {
@@ -203,7 +200,9 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
     host_last = b->t_issue;
   }
 
-  /* Device side of each bucket: pack -> operation -> unpack on its stream. */
+  /* Device side of each bucket: pack -> operation -> unpack on its stream; a packed bucket's
+   * hand-off runs on the operation's own executor (the D2H copy engine for offload, which
+   * serves every stream's copies in the order they were issued), just before the operation. */
   uint32_t *stream_last = malloc((size_t)nstreams * sizeof *stream_last);
   if (!stream_last) return FU_ENOMEM;
   for (int k = 0; k < nstreams; k++) stream_last[k] = FU_TASK_NONE;
@@ -212,25 +211,35 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
     fu__bk *b = &s->bk[k];
     uint32_t lane = s->lane_comm[b->stream];
     uint32_t ready = p->overlap ? s->t_seg[bks[k].last] : t_bwd_end;
-    b->t_pack = b->t_unpack = FU_TASK_NONE;
+    uint32_t op_lane = offload ? s->lane_d2h : lane, before = FU_TASK_NONE;
+    b->t_pack = b->t_handoff = b->t_unpack = FU_TASK_NONE;
     if (b->cost.pack_us > 0) {
       if ((st = fu__task(s, lane, FU_TASK_PLAIN, b->cost.pack_us, FU__TAG(FU__K_PACK, k),
                          &b->t_pack)) != FU_OK)
         break;
+      before = b->t_pack;
+    }
+    if (b->cost.handoff_us > 0) {
+      if ((st = fu__task(s, op_lane, FU_TASK_PLAIN, b->cost.handoff_us, FU__TAG(FU__K_HANDOFF, k),
+                         &b->t_handoff)) != FU_OK)
+        break;
+      if (before != FU_TASK_NONE && (st = fu_engine_dep(e, before, b->t_handoff)) != FU_OK) break;
+      before = b->t_handoff;
     }
     fu_task_spec sp;
-    fu_task_spec_init(&sp, offload ? s->lane_d2h : lane);
+    fu_task_spec_init(&sp, op_lane);
     sp.cls = offload ? FU_TASK_COPY : FU_TASK_NCCL;
     sp.link = s->link_comm;
     fu__op_times(b, 0, &sp.latency_us, &sp.work_us);
     sp.tag = FU__TAG(FU__K_COMM, k);
     if ((st = fu_engine_task_add(e, &sp, &b->t_comm)) != FU_OK) break;
-    if (b->t_pack != FU_TASK_NONE) st = fu_engine_dep(e, b->t_pack, b->t_comm);
+    if (before != FU_TASK_NONE) st = fu_engine_dep(e, before, b->t_comm);
     if (st == FU_OK && b->cost.unpack_us > 0)
       st = fu__task(s, lane, FU_TASK_PLAIN, b->cost.unpack_us, FU__TAG(FU__K_UNPACK, k),
                     &b->t_unpack);
     if (st != FU_OK) break;
-    b->t_first = b->t_pack != FU_TASK_NONE ? b->t_pack : b->t_comm;
+    b->t_first = b->t_pack != FU_TASK_NONE ? b->t_pack
+                 : b->t_handoff != FU_TASK_NONE ? b->t_handoff : b->t_comm;
     b->t_last = b->t_unpack != FU_TASK_NONE ? b->t_unpack : b->t_comm;
     /* The first device task waits for the gradients and the host's issue; a task on the
      * stream's lane follows its predecessor there anyway, one on a copy engine needs the edge. */
@@ -289,11 +298,15 @@ static int fu__export_trace(const fu__sim *s, const fu_workload *w, const fu_com
       snprintf(name, sizeof name, "issue b%zu", idx);
       cat = "host";
       break;
-    case FU__K_PACK: case FU__K_COMM: case FU__K_UNPACK: {
+    case FU__K_PACK: case FU__K_COMM: case FU__K_UNPACK: case FU__K_HANDOFF: {
       const fu__bk *b = &s->bk[idx];
       fu_format_size(b->bytes, sz, sizeof sz);
       snprintf(name, sizeof name, "%s b%zu (%s, %zu tensor%s)",
-               kind == FU__K_PACK ? "pack" : kind == FU__K_UNPACK ? "unpack" : opname, idx, sz,
+               kind == FU__K_PACK     ? "pack"
+               : kind == FU__K_UNPACK  ? "unpack"
+               : kind == FU__K_HANDOFF ? "hand-off"
+                                       : opname,
+               idx, sz,
                b->ntensors, b->ntensors == 1 ? "" : "s");
       cat = kind == FU__K_COMM ? "comm" : "pack";
       args = json_pack("{s:i, s:I, s:i, s:s, s:s}", "bucket", (int)idx, "bytes",
@@ -379,6 +392,8 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
     o->end_us = e->tasks[b->t_last].end_us;
     o->comm_us = e->tasks[b->t_comm].end_us - e->tasks[b->t_comm].start_us;
     if (b->t_pack != FU_TASK_NONE) o->pack_us += e->tasks[b->t_pack].end_us - e->tasks[b->t_pack].start_us;
+    if (b->t_handoff != FU_TASK_NONE)
+      o->pack_us += e->tasks[b->t_handoff].end_us - e->tasks[b->t_handoff].start_us;
     if (b->t_unpack != FU_TASK_NONE)
       o->pack_us += e->tasks[b->t_unpack].end_us - e->tasks[b->t_unpack].start_us;
     out->comm_us += o->comm_us;
@@ -394,7 +409,11 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   out->overlap_frac = busy > 0 ? 1.0 - out->exposed_comm_us / busy : 0.0;
   if (out->overlap_frac < 0) out->overlap_frac = 0;
   if (out->overlap_frac > 1) out->overlap_frac = 1;
-  out->bus_util = s.peak_gbps > 0 && out->comm_us > 0 ? wire / out->comm_us / (s.peak_gbps * 1e3) : 0;
+  /* Each operation lasts at least its charged time, whose bus bandwidth is at most the peak
+   * (fu_cost.c), so this is <= 1; the clip only acts for a fit with no finite peak. */
+  double peak = s.cm.peak_gbps;
+  out->bus_util = peak > 0 && out->comm_us > 0 ? wire / out->comm_us / (peak * 1e3) : 0;
+  if (out->bus_util > 1) out->bus_util = 1;
   out->sim_events = e->events;
   if (trace) st = fu__export_trace(&s, w, c, bks, nb, trace);
   fu__sim_finish(&s);

@@ -10,8 +10,8 @@
  *    profile's comm_slowdown while a collective runs beside them (copy_slowdown for copies).
  *  - host thread: when a gradient becomes ready the framework's hook runs (workload hook_us);
  *    when it completes a bucket (overlap on), or once backward has ended (overlap off), the
- *    bucket is issued: workload issue_us + fu_cost_bucket's issue_us (op issue + pack/unpack
- *    launches). Horovod plans issue on their own background thread, on the cycle grid counted
+ *    bucket is issued: workload issue_us + the cost model's issue_us (op issue + pack/unpack
+ *    launches; fu_cost.h). Horovod plans issue on their own background thread, on the cycle grid counted
  *    from the start of backward.
  *  - launch-bound workloads: a workload that states its host costs ("host" block: hook_us or
  *    issue_us > 0) is taken to be bound by kernel launches, i.e. its host thread keeps pace with
@@ -19,17 +19,26 @@
  *    hooks and issues stretch backward. Without a host block the host runs ahead of the device
  *    and only delays communication.
  *  - communication stream (bucket k on stream k mod N): pack -> operation -> unpack. The
- *    operation is fu_cost_bucket's comm_us, split into a fixed part and a transfer part
- *    bytes * busbw_factor / peak_busbw (the time at the curve's peak bus bandwidth); transfers
- *    running at once share their link (processor sharing). Offload copies run on the
- *    device-to-host copy engine over pcie_d2h, whose duplex partner is pcie_h2d.
+ *    operation is the cost model's comm_us, split into a fixed part and a transfer part
+ *    bytes * busbw_factor / peak (the time at the peak bus bandwidth of the operation as
+ *    charged, fu_cost.c); transfers running at once share their link (processor sharing).
+ *    Offload copies run on the one device-to-host copy engine over pcie_d2h (duplex partner
+ *    pcie_h2d), which takes the copies of every stream in the order they were issued (FIFO:
+ *    the engine's lane holds them in bucket order, which is issue order). A packed bucket's
+ *    hand-off (pack_handoff_us) is a task on the operation's executor (the copy engine, or the
+ *    stream for a collective) between the pack and the operation: a second stream lets one
+ *    bucket's pack kernel run while the engine copies another bucket, but the hand-off keeps
+ *    the engine waiting and stays exposed.
  *  - interval: the same graph run again with every operation at its CI bound (comm_lo_us,
  *    comm_hi_us); the prediction is monotone in operation times, so these bound it.
  *
  * Results: compute_us = accum_steps * (fwd + bwd) + opt; comm_us = sum of the operations'
- * simulated durations (pack and unpack not included); exposed = iter - compute (>= 0);
- * overlap_frac = 1 - exposed / (comm + pack + unpack), clipped to [0, 1]; bus_util = sum of
- * bytes * busbw_factor over sum of operation durations, over the curve's peak_busbw_gbps. */
+ * simulated durations (pack, hand-off and unpack not included; a bucket's pack_us holds those);
+ * exposed = iter - compute (>= 0); overlap_frac = 1 - exposed / (comm + pack + unpack),
+ * clipped to [0, 1]; bus_util = sum of bytes * busbw_factor over sum of operation durations,
+ * over the peak bus bandwidth of fu_cost.c (the best the fitted curve gives at any size for
+ * that op, link and rank count, as charged, and at least its measured peak_busbw_gbps), so
+ * that bus_util <= 1 by construction. */
 #ifndef FU_PREDICT_H
 #define FU_PREDICT_H
 

@@ -1,6 +1,6 @@
 /* fu_search.c: plan search: the optimal contiguous bucketing by dynamic programming, and
- * MG-WFBP's merge rule. Both price a bucket with fu_cost_bucket, the function the engine
- * charges, so that with one communication stream and nothing contending the DP's own
+ * MG-WFBP's merge rule. Both price a bucket with the prepared cost model the engine charges
+ * (fu_cost_model_bucket), so that with one communication stream and nothing contending the DP's own
  * prediction of when the last bucket finishes is what the simulator reports. */
 #include "fu_search.h"
 
@@ -35,178 +35,81 @@ typedef struct fu__ctx {
   const fu_plan *p;          /* plan (pack, overlap) */
   const fu_comm *c;          /* communication target */
   const fu_profile *prof;    /* profile pricing the operations */
+  fu_cost_model cm;          /* the prepared cost model the engine charges (fu_cost.h) */
   uint64_t *prefix;          /* prefix[i] = bytes of gradients [0, i) (n + 1 entries) */
   double *ready;             /* per gradient: iteration-clock time it may be sent */
-  uint64_t calls;            /* fu_cost_bucket evaluations */
-  fu_profile *small;         /* the profile cut to the curves this target uses, or NULL */
+  uint64_t calls;            /* bucket prices evaluated */
   int monotone;              /* 1 when the price check below ran to the end */
   double slack;              /* largest fall of a bucket's price as it grows, as checked */
-  int fast;                  /* > 0: price from the curves directly, this variant (checked
-                                equal to fu_cost_bucket at every probe of the check) */
-  const fu_curve *cv_comm;   /* fast: the operation's curve (exact rank count) */
-  const fu_curve *cv_hbm;    /* fast: the pack copy's d2d/hbm curve, or NULL for hbm_gbps */
 } fu__ctx;
 
-/* fu_curve_time without the interval: the segment holding bytes, alpha + beta * bytes (a
- * negative alpha held at the segment's lower end), never below zero. */
-static inline double fu__curve_t(const fu_curve *c, double bytes) {
-  int i = 0;
-  while (i + 1 < c->nseg && bytes >= c->seg[i].hi_bytes) i++;
-  const fu_segment *s = &c->seg[i];
-  double xb = s->alpha_us < 0 && bytes < s->lo_bytes ? s->lo_bytes : bytes;
-  double t = s->alpha_us + s->beta_us_per_byte * xb;
-  return t < 0 ? 0 : t;
-}
-
-/* The price as fu_cost_bucket composes it (fu_cost.c), read off the curves without the
- * per-call lookup: comm from the operation's curve; with pack=copy and several tensors a pack
- * (and, but for offload, an unpack) copy through HBM, each adding a kernel launch to the issue.
- * Two readings of copy curves: variant 1 takes a copy's device time as the curve's time less
- * the host's issue (offload operations and pack copies), variant 2 the curve's time as it is.
- * Used only with the variant fu__ctx_check_monotone found equal to fu_cost_bucket at every
- * probe; otherwise every price is fu_cost_bucket's own. */
-static inline double fu__copy_dev(const fu_profile *pf, int variant, double t) {
-  if (variant != 1) return t;
-  double d = t - (pf->issue_us > 0 ? pf->issue_us : 0);
-  return d > 0 ? d : 0;
-}
-
-static void fu__fast_price(const fu__ctx *x, int variant, uint64_t bytes, size_t nt,
-                           double *issue, double *device) {
-  const fu_profile *pf = x->prof;
-  double n = (double)bytes;
-  int offload = x->c->kind == FU_COMM_OFFLOAD;
-  double comm = fu__curve_t(x->cv_comm, n), pack = 0, unpack = 0;
-  if (offload) comm = fu__copy_dev(pf, variant, comm);
-  double iss = pf->issue_us;
-  if (!x->p->pack_view && nt > 1) {
-    double pr = !offload && x->c->ranks > 1 ? (double)x->c->ranks : 1.0;
-    double pb = x->c->kind == FU_COMM_ALLGATHER ? n / pr : n;
-    double ub = x->c->kind == FU_COMM_REDUCESCATTER ? n / pr : n;
-    pack = x->cv_hbm ? fu__copy_dev(pf, variant, fu__curve_t(x->cv_hbm, pb))
-                     : pb / (pf->hbm_gbps * 1e3);
-    iss += pf->launch_us;
-    if (!offload) {
-      unpack = x->cv_hbm ? fu__copy_dev(pf, variant, fu__curve_t(x->cv_hbm, ub))
-                         : ub / (pf->hbm_gbps * 1e3);
-      iss += pf->launch_us;
-    }
-  }
-  *issue = iss;
-  *device = pack + comm + unpack;
-}
-
-static int fu__price_range(fu__ctx *x, size_t i, size_t j, fu__price *out) {
+/* The price of a bucket of ntensors gradients totalling bytes: the cost model's numbers, the
+ * workload's per-operation framework cost on top of the issue (as the engine adds it). */
+static inline int fu__price_bytes(fu__ctx *x, uint64_t bytes, size_t ntensors, fu__price *out) {
   fu_op_cost oc;
   x->calls++;
-  if (x->fast) {
-    fu__fast_price(x, x->fast, x->prefix[j + 1] - x->prefix[i], j - i + 1, &out->issue_us,
-                   &out->device_us);
-    out->issue_us += x->w->issue_us;
-    return FU_OK;
-  }
-  FU_CHECK(fu_cost_bucket(x->small ? x->small : x->prof, x->c, x->p,
-                          x->prefix[j + 1] - x->prefix[i], j - i + 1, &oc));
+  FU_CHECK(fu_cost_model_bucket(&x->cm, bytes, ntensors, &oc));
   out->issue_us = oc.issue_us + x->w->issue_us;
   out->device_us = fu_cost_device_us(&oc);
   if (!isfinite(out->issue_us) || !isfinite(out->device_us)) {
     fu_error("plan search: the cost model gave a non-finite time for %llu bytes",
-             (unsigned long long)(x->prefix[j + 1] - x->prefix[i]));
+             (unsigned long long)bytes);
     return FU_EDATA;
   }
   return FU_OK;
 }
 
-/* fu_profile_find scans every curve with string compares on each call; the search prices up
- * to n^2 / 2 buckets, so it keeps only the curves fu_cost_bucket can pick for this target (all
- * rank counts of its op and link, and the pack copy's d2d/hbm). Checked against the full
- * profile at a few sizes; on any difference the full profile is used. */
-static void fu__ctx_small_profile(fu__ctx *x) {
-  static const char *ops[] = {"allreduce", "reducescatter", "allgather", "d2h"};
-  const fu_profile *pf = x->prof;
-  const char *op = ops[x->c->kind <= FU_COMM_OFFLOAD ? x->c->kind : 0];
-  const char *link = x->c->kind == FU_COMM_OFFLOAD ? "pcie_d2h" : x->c->link;
-  fu_profile *sp = malloc(sizeof *sp);
-  if (!sp) return;
-  *sp = *pf;
-  sp->ncurves = 0;
-  for (int i = 0; i < pf->ncurves; i++) {
-    const fu_curve *cv = &pf->curves[i];
-    if ((strcmp(cv->op, op) == 0 && strcmp(cv->link, link) == 0) ||
-        (strcmp(cv->op, "d2d") == 0 && strcmp(cv->link, "hbm") == 0))
-      sp->curves[sp->ncurves++] = *cv;
-  }
-  static const double probe[] = {1, 4096, 1 << 20, 3e7, 1 << 30};
-  for (size_t k = 0; k < sizeof probe / sizeof probe[0]; k++)
-    for (size_t nt = 1; nt <= 2; nt++) {
-      fu_op_cost a, b;
-      if (fu_cost_bucket(pf, x->c, x->p, (uint64_t)probe[k], nt, &a) != FU_OK ||
-          fu_cost_bucket(sp, x->c, x->p, (uint64_t)probe[k], nt, &b) != FU_OK ||
-          memcmp(&a, &b, sizeof a) != 0) {
-        free(sp);
-        return;
+static int fu__price_range(fu__ctx *x, size_t i, size_t j, fu__price *out) {
+  return fu__price_bytes(x, x->prefix[j + 1] - x->prefix[i], j - i + 1, out);
+}
+
+/* Adds the points just below and at each segment boundary of curve cv (at 1, p and 1/p times
+ * the boundary, for shares) that lie in [lo, total]. */
+static void fu__boundary_points(const fu_curve *cv, double pr, double lo, double total,
+                                double *pts, size_t *np, size_t cap) {
+  for (int s = 0; cv && s + 1 < cv->nseg; s++) {
+    double edge = cv->seg[s].hi_bytes, at[] = {edge, edge * pr, edge / pr};
+    for (size_t k = 0; k < 3; k++)
+      if (at[k] >= lo + 1 && at[k] <= total && *np + 2 <= cap) {
+        pts[(*np)++] = ceil(at[k]) - 1;
+        pts[(*np)++] = ceil(at[k]);
       }
-    }
-  x->small = sp;
+  }
 }
 
 /* The search cuts a candidate once its lower bound loses, which is exact if a bucket's price
  * never falls as it grows. Piecewise fits can step down a little at a breakpoint (and fitted
  * betas can be negative over a few bytes), so this measures the largest fall, x->slack: the
  * price (one tensor and several) against the running maximum, on a 1% geometric grid from the
- * smallest gradient to all bytes and just below and at every segment boundary of the
- * profile's curves (at 1, p and 1/p times the boundary, for shares). The cut then allows it. */
+ * smallest gradient to all bytes and just below and at every segment boundary of the curves
+ * the cost model reads (the operation's and the pack kernel's). The cut then allows it. */
 static int fu__ctx_check_monotone(fu__ctx *x) {
   uint64_t total = x->prefix[x->w->ngrads], lo = UINT64_MAX;
   for (size_t i = 0; i < x->w->ngrads; i++)
     if (x->w->grads[i].bytes < lo) lo = x->w->grads[i].bytes;
   if (lo == 0) lo = 1;
-  const fu_profile *pf = x->small ? x->small : x->prof;
   size_t cap = (size_t)(log((double)total / (double)lo + 1.0) / log(1.01)) + 16, np = 0;
-  for (int ci = 0; ci < pf->ncurves; ci++) cap += 6 * (size_t)pf->curves[ci].nseg;
+  cap += 6 * (size_t)x->cm.comm.nseg + (x->cm.pack ? 6 * (size_t)x->cm.pack->nseg : 0);
   double *pts = malloc(cap * sizeof *pts);
   if (!pts) return FU_ENOMEM;
   for (double b = (double)lo; b <= (double)total * 1.0001 && np < cap; b *= 1.01) pts[np++] = floor(b);
   double pr = x->c->ranks > 1 ? x->c->ranks : 1;
-  for (int ci = 0; ci < pf->ncurves; ci++)
-    for (int s = 0; s + 1 < pf->curves[ci].nseg; s++) {
-      double edge = pf->curves[ci].seg[s].hi_bytes, at[] = {edge, edge * pr, edge / pr};
-      for (size_t k = 0; k < 3; k++)
-        if (at[k] >= (double)lo + 1 && at[k] <= (double)total && np + 2 <= cap) {
-          pts[np++] = ceil(at[k]) - 1;
-          pts[np++] = ceil(at[k]);
-        }
-    }
+  fu__boundary_points(&x->cm.comm, pr, (double)lo, (double)total, pts, &np, cap);
+  fu__boundary_points(x->cm.pack, pr, (double)lo, (double)total, pts, &np, cap);
   qsort(pts, np, sizeof *pts, fu__cmp_double);
-  /* The fast path: the curves fu_cost_bucket would find, when no rank rescaling applies. */
-  static const char *ops[] = {"allreduce", "reducescatter", "allgather", "d2h"};
-  int offload = x->c->kind == FU_COMM_OFFLOAD, rescaled = 1, fast[3] = {0, 1, 1};
-  x->cv_comm = fu_profile_find(pf, ops[x->c->kind <= FU_COMM_OFFLOAD ? x->c->kind : 0],
-                               offload ? "pcie_d2h" : x->c->link, offload ? 1 : x->c->ranks,
-                               &rescaled);
-  x->cv_hbm = fu_profile_find(pf, "d2d", "hbm", 1, NULL);
-  if (!x->cv_comm || rescaled || (!x->cv_hbm && !(pf->hbm_gbps > 0))) fast[1] = fast[2] = 0;
   double slack = 0;
   int st = FU_OK;
   for (size_t nt = 1; nt <= 2 && st == FU_OK; nt++) {
     double runmax = -INFINITY;
     for (size_t k = 0; k < np; k++) {
-      fu_op_cost oc;
-      x->calls++;
-      if ((st = fu_cost_bucket(pf, x->c, x->p, (uint64_t)pts[k], nt, &oc)) != FU_OK) break;
-      double t = oc.issue_us + fu_cost_device_us(&oc);
+      fu__price pc;
+      if ((st = fu__price_bytes(x, (uint64_t)pts[k], nt, &pc)) != FU_OK) break;
+      double t = pc.issue_us + pc.device_us;
       if (runmax - t > slack) slack = runmax - t;
       if (t > runmax) runmax = t;
-      for (int v = 1; v <= 2; v++) {
-        if (!fast[v]) continue;
-        double fi, fd;
-        fu__fast_price(x, v, (uint64_t)pts[k], nt, &fi, &fd);
-        fast[v] = fi == oc.issue_us && fd == fu_cost_device_us(&oc);
-      }
     }
   }
   free(pts);
-  x->fast = np == 0 ? 0 : fast[1] ? 1 : fast[2] ? 2 : 0;
   x->slack = slack;
   x->monotone = st == FU_OK;
   return st;
@@ -223,6 +126,7 @@ static int fu__ctx_init(fu__ctx *x, const fu_workload *w, const fu_plan *p, cons
     fu_error("%s: the workload has no gradients", w->source[0] ? w->source : w->name);
     return FU_EDATA;
   }
+  FU_CHECK(fu_cost_model_init(&x->cm, prof, c, p));
   x->prefix = malloc((w->ngrads + 1) * sizeof *x->prefix);
   x->ready = malloc(w->ngrads * sizeof *x->ready);
   if (!x->prefix || !x->ready) return FU_ENOMEM;
@@ -234,12 +138,10 @@ static int fu__ctx_init(fu__ctx *x, const fu_workload *w, const fu_plan *p, cons
     /* Overlap off: nothing is sent before backward ends. */
     x->ready[i] = p->overlap ? t0 + w->grads[i].ready_us : fmax(bwd_end, t0 + w->grads[i].ready_us);
   }
-  fu__ctx_small_profile(x);
   return FU_OK;
 }
 
 static void fu__ctx_finish(fu__ctx *x) {
-  free(x->small);
   free(x->prefix);
   free(x->ready);
 }
@@ -392,7 +294,6 @@ static int fu__optimal_dp(const fu_workload *w, const fu_plan *p, const fu_comm 
     stats->candidates = candidates;
     stats->elapsed_ms = fu__now_ms() - t_start;
     stats->exact = x.monotone && !dropped;
-    stats->fast_price = x.fast != 0;
   }
 done:
   free(fr);

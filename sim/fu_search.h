@@ -43,9 +43,7 @@ typedef struct fu_search_stats {
                                 when the last bucket finishes (MG-WFBP) */
   int exact;                 /* optimal: 1 when no cut or dropped state could have lost the
                                 optimum (prices grow with bytes, Pareto fronts fit) */
-  uint64_t cost_calls;       /* bucket prices evaluated */
-  int fast_price;            /* 1: prices read off the curves directly (checked equal to
-                                fu_cost_bucket); 0: fu_cost_bucket called for each */
+  uint64_t cost_calls;       /* bucket prices evaluated (fu_cost_model_bucket) */
   uint64_t candidates;       /* (i, j) bucket candidates examined */
   double elapsed_ms;         /* wall time of the search */
   int polished;              /* optimal: 1 when the DP's model left out contention the engine
@@ -59,7 +57,7 @@ typedef struct fu_search_stats {
  * would simulate with one communication stream and nothing contending (no compute slowdown, no
  * link sharing). The core recurrence is
  *   finish[j] = min_i  max(ready[j] + issue(i+1..j), finish[i]) + device(i+1..j)
- * with device() and issue() from fu_cost_bucket; since the host thread (and, for launch-bound
+ * with device() and issue() from fu_cost_model_bucket (the model the engine charges); since the host thread (and, for launch-bound
  * workloads, the delay issues add to backward) also carries state, each prefix keeps a small
  * Pareto front of (delay, host, stream) times instead of one number. mem_cap_bytes (0 = none)
  * bounds a fused bucket's bytes (a single tensor larger than the cap still goes alone: it needs

@@ -51,6 +51,7 @@ void fu_workload_finish(fu_workload *w) {
   if (!w) return;
   for (size_t i = 0; i < w->ngrads; i++) free(w->grads[i].name);
   free(w->grads);
+  free(w->notes);
   fu_workload_init(w);
 }
 
@@ -437,6 +438,7 @@ static int fu__from_json(const json_t *root, const char *what, int strict, fu_wo
     fu_error("%s: notes: not a string", what);
     return FU_EDATA;
   }
+  if (notes && !(w->notes = strdup(json_string_value(notes)))) return FU_ENOMEM;
 
   const json_t *grads = json_object_get(root, "grads"), *layers = json_object_get(root, "layers");
   if (grads && layers) {
@@ -495,7 +497,8 @@ static int fu__set(json_t *obj, const char *key, json_t *v) {
   return (v && json_object_set_new(obj, key, v) == 0) ? FU_OK : FU_ENOMEM;
 }
 
-static int fu__to_json(const fu_workload *w, const char *notes, json_t **out) {
+static int fu__to_json(const fu_workload *w, json_t **out) {
+  const char *notes = w->notes;
   json_t *root = json_object();
   if (!root) return FU_ENOMEM;
   int st = FU_OK;
@@ -534,16 +537,13 @@ static int fu__to_json(const fu_workload *w, const char *notes, json_t **out) {
   return FU_OK;
 }
 
-/* Writes the workload with an optional "notes" string. "-" writes to stdout. Files are written
- * to a temporary name and renamed, so a failed write never leaves half a workload behind.
- * (Declared where used: cmd_workload.c; fu_workload.h has no notes field yet.) */
-int fu__workload_save_notes(const char *path, const fu_workload *w, const char *notes) {
+int fu_workload_save(const char *path, const fu_workload *w) {
   if (w->ngrads == 0) {
     fu_error("%s: refusing to write a workload without gradients", path);
     return FU_EDATA;
   }
   json_t *root;
-  FU_CHECK(fu__to_json(w, notes, &root));
+  FU_CHECK(fu__to_json(w, &root));
   const size_t flags = JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12);
   int st = FU_OK;
   if (strcmp(path, "-") == 0) {
@@ -576,10 +576,6 @@ int fu__workload_save_notes(const char *path, const fu_workload *w, const char *
   free(tmp);
   json_decref(root);
   return st;
-}
-
-int fu_workload_save(const char *path, const fu_workload *w) {
-  return fu__workload_save_notes(path, w, NULL);
 }
 
 /* ---- resolving names ------------------------------------------------------------------------ */

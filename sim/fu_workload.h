@@ -25,14 +25,17 @@ typedef struct fu_workload {
   size_t ngrads;             /* gradients */
   fu_grad *grads;            /* in ready order (malloc'd) */
   int estimated;             /* 1 when times are roofline estimates, not measurements */
+  char *notes;               /* free text kept with the workload ("notes" key; malloc'd, may be NULL) */
 } fu_workload;
 
 void fu_workload_init(fu_workload *w);
-void fu_workload_finish(fu_workload *w);       /* frees grads; accepts a zeroed workload */
+void fu_workload_finish(fu_workload *w);       /* frees grads and notes; accepts a zeroed workload */
 /* Reads a file; `strict` makes ready times out of order an error (else they are sorted with a
  * warning). Errors name the file and the field: "bert.json: grads[3].bytes: negative". */
 int fu_workload_load(const char *path, int strict, fu_workload *w);
 int fu_workload_parse(const char *json_text, const char *what, int strict, fu_workload *w);
+/* Writes w (with its notes when not NULL); "-" writes to stdout. Written to a temporary name
+ * and renamed, so a failed write never leaves half a workload behind. */
 int fu_workload_save(const char *path, const fu_workload *w);
 /* Resolves a workload argument: a path, or the name of a bundled workload in data/workloads
  * ("resnet50" -> data/workloads/resnet50.json). Returns a malloc'd path or NULL. */

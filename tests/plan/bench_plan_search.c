@@ -77,7 +77,7 @@ int main(void) {
     printf("  %-8s %-20s best %7.2f ms  median %7.2f ms  (%zu buckets, %llu candidates, %llu cost "
            "evaluations%s%s%s)  %s\n",
            pass ? "search" : "DP only", comms[ci], ms[0], ms[RUNS / 2], nb, (unsigned long long)st.candidates,
-           (unsigned long long)st.cost_calls, st.fast_price ? " off the curves" : " by fu_cost_bucket",
+           (unsigned long long)st.cost_calls, " by the prepared cost model",
            st.exact ? ", exact" : "",
            st.polished ? ", polished by simulation" : "",
            ms[RUNS / 2] < 100.0 ? "PASS (< 100 ms)" : "OVER the 100 ms target");

@@ -78,8 +78,9 @@ static void random_workload(fu_workload *w, uint64_t *seed, size_t n, int launch
 /* The DP equals brute force (within float noise) wherever its model is exact: one stream, no
  * compute slowdown. And its own predicted iteration equals the simulated one. */
 static void test_brute_force(void) {
-  fu_profile prof;
-  pu_profile(&prof, 1.0);
+  fu_profile plain, packed;
+  pu_profile(&plain, 1.0);
+  pu_profile_pack(&packed, 1.0); /* pack curve and hand-off: the DP prices what the engine charges */
   uint64_t seed = 20261202;
   /* allreduce:4 has no curve of its own: the 8-rank one is rescaled (the search's slow path). */
   const char *comms[] = {"allreduce:8:nvlink", "offload", "reducescatter:8:nvlink",
@@ -90,6 +91,7 @@ static void test_brute_force(void) {
     size_t n = 2 + (size_t)(rng_next(&seed) % 11); /* 2 .. 12 */
     fu_workload w;
     random_workload(&w, &seed, n, rep % 4 == 3);
+    fu_profile prof = rep % 2 ? packed : plain;
     for (int ci = 0; ci < 5; ci++) {
       if (ci >= 2 && rep % 3 != ci % 3) continue; /* the other targets on a third of the cases */
       fu_comm c;
@@ -263,11 +265,19 @@ static void never_worse(const fu_workload *w, const fu_profile *prof, const char
 static void test_never_worse(void) {
   const char *root = getenv("FUSIM_SOURCE_ROOT");
   const char *names[] = {"resnet50", "bert_large", "llama2_7b"};
-  fu_profile synth, slow, bundled;
+  fu_profile synth, packed, slow, bundled;
   pu_profile(&synth, 1.0);
+  pu_profile_pack(&packed, 1.0);
   pu_profile(&slow, 1.25); /* compute slows beside communication: the DP is no longer exact */
   slow.copy_slowdown = 1.1;
   int have_bundled = fu_profile_load_default(&bundled) == FU_OK && bundled.ncurves > 0;
+  /* The H200 calibration (a measured pack curve, compute slowed 1.31x beside NCCL) with a
+   * pack hand-off of 8 us, as the validation run measured it. Offload only: no NVLink curve. */
+  char cpath[1024];
+  snprintf(cpath, sizeof cpath, "%s/data/profiles/h200-pcie.json", root ? root : ".");
+  fu_profile *calib = malloc(sizeof *calib);
+  int have_calib = calib && fu_profile_load(cpath, calib) == FU_OK;
+  if (have_calib) calib->pack_handoff_us = 8.0;
   if (!have_bundled) fprintf(stderr, "bundled profile has no curves yet: synthetic profile only\n");
   for (size_t i = 0; i < 3; i++) {
     char path[1024];
@@ -281,11 +291,14 @@ static void test_never_worse(void) {
     const char *comms[] = {"offload", "allreduce:8:nvlink"};
     for (int ci = 0; ci < 2; ci++) {
       never_worse(&w, &synth, comms[ci], "synthetic profile");
+      never_worse(&w, &packed, comms[ci], "synthetic profile, pack curve and hand-off");
       never_worse(&w, &slow, comms[ci], "synthetic profile, comm_slowdown 1.25");
       if (have_bundled) never_worse(&w, &bundled, comms[ci], "bundled profile");
+      if (have_calib && ci == 0) never_worse(&w, calib, comms[ci], "h200-pcie, hand-off 8 us");
     }
     fu_workload_finish(&w);
   }
+  free(calib);
 }
 
 int main(void) {
