@@ -658,8 +658,11 @@ int fu_cmd_fit(int argc, char **argv) {
     nsel++;
   }
   if (nsel == 0) {
-    fu_error("%s: no samples match (op %s, link %s, ranks %ld%s%s%s%s%s%s%s%s)", dbpath, op ? op : "any",
-             link ? link : "any", ranks, run ? ", one run" : "", algo_f ? ", algo " : "", algo_f ? algo_f : "",
+    char rk[24];
+    if (ranks) snprintf(rk, sizeof rk, "%ld", ranks);
+    else snprintf(rk, sizeof rk, "any");
+    fu_error("%s: no samples match (op %s, link %s, ranks %s%s%s%s%s%s%s%s%s)", dbpath, op ? op : "any",
+             link ? link : "any", rk, run ? ", one run" : "", algo_f ? ", algo " : "", algo_f ? algo_f : "",
              proto_f ? ", proto " : "", proto_f ? (proto_f[0] ? proto_f : "default") : "", dtype_f ? ", dtype " : "",
              dtype_f ? dtype_f : "", graph_f < 0 ? "" : graph_f ? ", graph 1" : ", graph 0");
     free(sel);
