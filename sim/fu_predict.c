@@ -421,6 +421,19 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   return st;
 }
 
+int fu_sim_iter_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                        const fu_profile *prof, const fu_bucket *bks, size_t nb, double *iter_us) {
+  fu__sim s;
+  memset(&s, 0, sizeof s);
+  *iter_us = NAN;
+  int st = fu__build(&s, w, p, c, prof, bks, nb);
+  if (st == FU_OK) st = fu_engine_run(&s.e);
+  if (st == FU_OK) *iter_us = s.e.makespan_us;
+  else if (st == FU_EINTERNAL) fu_error("simulation of %s failed: %s", w->name, fu_strerror(st));
+  fu__sim_finish(&s);
+  return st;
+}
+
 int fu_sim_predict(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                    const fu_profile *prof, fu_trace *trace, fu_result *out) {
   memset(out, 0, sizeof *out);

@@ -54,6 +54,12 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
                            const fu_profile *prof, const fu_bucket *buckets, size_t nbuckets,
                            fu_trace *trace, fu_result *out);
 
+/* The nominal iteration time alone: the same graph as fu_sim_predict_buckets, run once (no
+ * interval runs, no per-bucket results). What the plan search's polish compares candidates by. */
+int fu_sim_iter_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                        const fu_profile *prof, const fu_bucket *buckets, size_t nbuckets,
+                        double *iter_us);
+
 /* predict's JSON object: workload, plan, comm, profile, iter_us, iter_lo_us, iter_hi_us,
  * compute_us, comm_us, exposed_comm_us, overlap_frac, bus_util, n_ops, fusion_buffer_bytes,
  * sim_events, pack_us, buckets[] (index, first, last, tensors, bytes, ready_us, start_us,

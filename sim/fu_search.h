@@ -68,7 +68,8 @@ typedef struct fu_search_stats {
  * (stats->polished): the other plans and a cap sweep are simulated as seeds, so the result is
  * never worse than those plans; where the departure is material (a slowdown over 1%, several
  * streams, an inexact DP) the DP is also re-run on the ready times the engine produced (up to
- * 4 rounds) and single boundary moves are taken while they help (at most 1000 simulations).
+ * 4 rounds) and single boundary moves are taken while they help (at most min(6n + 200, 1000,
+ * 1e5 / n) simulations, at least 32).
  * *out is malloc'd. stats may be NULL. */
 int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                       const fu_profile *prof, fu_bucket **out, size_t *nbuckets,

