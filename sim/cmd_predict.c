@@ -157,7 +157,7 @@ static void fu__print_table(const fu_result *r, const fu_workload *w, const char
   printf("iteration      %.1f us   [%.1f, %.1f] from the fits' 95%% CIs\n", r->iter_us,
          r->iter_lo_us, r->iter_hi_us);
   printf("compute        %.1f us\n", r->compute_us);
-  printf("communication  %.1f us in %zu op%s (+ %.1f us pack/unpack)\n", r->comm_us, r->n_ops,
+  printf("communication  %.1f us in %zu op%s (+ %.1f us pack, hand-off, unpack)\n", r->comm_us, r->n_ops,
          r->n_ops == 1 ? "" : "s", json_real_value(json_object_get(j, "pack_us")));
   printf("exposed        %.1f us   overlap %.1f%%\n", r->exposed_comm_us, 100 * r->overlap_frac);
   printf("bus util       %.1f%%\n", 100 * r->bus_util);

@@ -56,7 +56,7 @@ typedef struct fu_bucket {
   double ready_us;           /* when its last gradient is ready (iteration clock) */
   double start_us;           /* communication start */
   double end_us;             /* communication end (after unpack) */
-  double pack_us;            /* pack + unpack time (0 for view or single tensors) */
+  double pack_us;            /* pack + hand-off + unpack time (0 for view or single tensors) */
   double comm_us;            /* the operation's own duration */
 } fu_bucket;
 
@@ -72,7 +72,7 @@ typedef struct fu_result {
   double comm_us;            /* sum of communication operation times */
   double exposed_comm_us;    /* iteration time not hidden behind compute */
   double overlap_frac;       /* 1 - exposed / comm */
-  double bus_util;           /* achieved bus bandwidth over the link's peak */
+  double bus_util;           /* achieved bus bandwidth over the peak of fu_cost.c (<= 1) */
   size_t n_ops;              /* communication operations */
   uint64_t fusion_buffer_bytes; /* largest fusion buffer the plan needs (0 for view) */
   uint64_t sim_events;       /* events the engine processed */
