@@ -160,19 +160,6 @@ static void fu__provenance(fu_calib_ctx *c, fu_nvml *nv, const fu_gpu_state *g0,
 
 /* ---- summary on stdout ---- */
 
-/* A CSV field: quoted (RFC 4180) when it holds a comma, a quote or a line break. */
-static void fu__csv_field(const char *v) {
-  if (!strpbrk(v, ",\"\n\r")) {
-    fputs(v, stdout);
-    return;
-  }
-  putchar('"');
-  for (; *v; v++) {
-    if (*v == '"') putchar('"');
-    putchar(*v);
-  }
-  putchar('"');
-}
 
 static void fu__print_summary(const fu_calib_ctx *c, const fu_provenance *p) {
   const fu_calib_opts *o = c->o;
@@ -215,15 +202,15 @@ static void fu__print_summary(const fu_calib_ctx *c, const fu_provenance *p) {
            "busbw_gbps,n_wrong,mean_us\n");
     for (size_t i = 0; i < c->nsamples; i++) {
       const fu_sample *s = &c->samples[i];
-      fu__csv_field(s->op);
+      fu_csv_field(stdout, s->op);
       printf(",%d,%llu,%.4f,", s->ranks, (unsigned long long)s->bytes, s->t_median_us);
-      fu__csv_field(s->link);
+      fu_csv_field(stdout, s->link);
       putchar(',');
-      fu__csv_field(s->dtype);
+      fu_csv_field(stdout, s->dtype);
       putchar(',');
-      fu__csv_field(s->algo);
+      fu_csv_field(stdout, s->algo);
       putchar(',');
-      fu__csv_field(s->proto);
+      fu_csv_field(stdout, s->proto);
       printf(",%d,%d,%.4f,%.4f,%d,%.4f,%d,%.4f\n", s->in_place, s->graph, s->t_min_us, s->t_p95_us,
              s->count, s->busbw_gbps, s->n_wrong, c->mean_us[i]);
     }

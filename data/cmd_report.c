@@ -70,18 +70,6 @@ static void fu__cell_text(sqlite3_stmt *st, int i, char *buf, size_t cap) {
   }
 }
 
-static void fu__csv_field(const char *s) {
-  if (!strpbrk(s, ",\"\n\r")) {
-    fputs(s, stdout);
-    return;
-  }
-  putchar('"');
-  for (; *s; s++) {
-    if (*s == '"') putchar('"');
-    putchar(*s);
-  }
-  putchar('"');
-}
 
 static json_t *fu__cell_json(sqlite3_stmt *st, int i) {
   switch (sqlite3_column_type(st, i)) {
@@ -106,7 +94,7 @@ static int fu__print_rows(sqlite3_stmt *st, fu_format fmt, const char *what) {
   if (fmt == FU_FORMAT_CSV) {
     for (int i = 0; i < nc; i++) {
       if (i) putchar(',');
-      fu__csv_field(sqlite3_column_name(st, i));
+      fu_csv_field(stdout, sqlite3_column_name(st, i));
     }
     putchar('\n');
     char cell[8192];
@@ -114,7 +102,7 @@ static int fu__print_rows(sqlite3_stmt *st, fu_format fmt, const char *what) {
       for (int i = 0; i < nc; i++) {
         if (i) putchar(',');
         fu__cell_text(st, i, cell, sizeof cell);
-        fu__csv_field(cell);
+        fu_csv_field(stdout, cell);
       }
       putchar('\n');
     }

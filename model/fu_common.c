@@ -153,6 +153,19 @@ int fu_parse_format(const char *s, fu_format *out) {
   return FU_OK;
 }
 
+void fu_csv_field(FILE *out, const char *s) {
+  if (!strpbrk(s, ",\"\n\r")) {
+    fputs(s, out);
+    return;
+  }
+  fputc('"', out);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', out);
+    fputc(*s, out);
+  }
+  fputc('"', out);
+}
+
 const char *fu_db_path_default(const char *from_option) {
   if (from_option && *from_option) return from_option;
   const char *env = getenv("FUSIM_DB");

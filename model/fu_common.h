@@ -61,6 +61,9 @@ const char *fu_format_size(uint64_t bytes, char *buf, size_t len);
 typedef enum fu_format { FU_FORMAT_TABLE, FU_FORMAT_CSV, FU_FORMAT_JSON } fu_format;
 int fu_parse_format(const char *s, fu_format *out);
 
+/* Write one CSV field to out, quoted (RFC 4180) when it holds a comma, a quote or a line break. */
+void fu_csv_field(FILE *out, const char *s);
+
 /* The database path a command uses: the --db value, else $FUSIM_DB, else "fusim.db". */
 const char *fu_db_path_default(const char *from_option);
 

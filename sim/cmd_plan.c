@@ -257,19 +257,6 @@ static int fu__row_cmp(const void *a, const void *b) {
   return (x->r.n_ops > y->r.n_ops) - (x->r.n_ops < y->r.n_ops);
 }
 
-/* CSV field: quoted when it holds a comma, quote or newline. */
-static void fu__csv_str(const char *s) {
-  if (!strpbrk(s, ",\"\n")) {
-    fputs(s, stdout);
-    return;
-  }
-  putchar('"');
-  for (; *s; s++) {
-    if (*s == '"') putchar('"');
-    putchar(*s);
-  }
-  putchar('"');
-}
 
 static void fu__print_rows(const fu__plan_opts *o, fu__row *rows, size_t n, const fu_workload *w,
                            const fu_comm *c, const fu_profile *prof,
@@ -298,15 +285,15 @@ static void fu__print_rows(const fu__plan_opts *o, fu__row *rows, size_t n, cons
     for (size_t k = 0; k < n; k++) {
       const fu_result *r = &rows[k].r;
       printf("%d,", rows[k].rank);
-      fu__csv_str(rows[k].label);
+      fu_csv_field(stdout, rows[k].label);
       putchar(',');
-      fu__csv_str(w->name);
+      fu_csv_field(stdout, w->name);
       putchar(',');
-      fu__csv_str(rows[k].plan_str);
+      fu_csv_field(stdout, rows[k].plan_str);
       putchar(',');
-      fu__csv_str(comm);
+      fu_csv_field(stdout, comm);
       putchar(',');
-      fu__csv_str(prof->name);
+      fu_csv_field(stdout, prof->name);
       printf(",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,%.6f,%zu,%llu,%llu,%.6f\n", r->iter_us,
              r->iter_lo_us, r->iter_hi_us, r->compute_us, r->comm_us, r->exposed_comm_us,
              r->overlap_frac, r->bus_util, r->n_ops, (unsigned long long)r->fusion_buffer_bytes,
@@ -598,9 +585,9 @@ static int fu__fusion_table(const fu__plan_opts *o, const fu_comm *c, const fu_p
   } else if (o->format == FU_FORMAT_CSV) {
     printf("comm,profile,message_bytes,separate_bus_util,fused_bus_util,a100_separate,a100_fused\n");
     for (size_t s = 0; s < 3; s++) {
-      fu__csv_str(comm);
+      fu_csv_field(stdout, comm);
       putchar(',');
-      fu__csv_str(prof->name);
+      fu_csv_field(stdout, prof->name);
       printf(",%llu,%.6f,%.6f,%.2f,%.2f\n", (unsigned long long)sizes[s].bytes, util[s][0],
              util[s][1], sizes[s].sep / 100, sizes[s].fused / 100);
     }

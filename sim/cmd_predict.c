@@ -181,19 +181,6 @@ static void fu__print_table(const fu_result *r, const fu_workload *w, const char
   }
 }
 
-/* CSV field: quoted when it holds a comma, quote or newline. */
-static void fu__csv_str(const char *s) {
-  if (!strpbrk(s, ",\"\n")) {
-    fputs(s, stdout);
-    return;
-  }
-  putchar('"');
-  for (; *s; s++) {
-    if (*s == '"') putchar('"');
-    putchar(*s);
-  }
-  putchar('"');
-}
 
 static void fu__print_csv(const fu_result *r, const fu_workload *w, const char *plan,
                           const char *comm, const fu_profile *prof, const json_t *j, int buckets) {
@@ -214,20 +201,20 @@ static void fu__print_csv(const fu_result *r, const fu_workload *w, const char *
              json_real_value(json_object_get(b, "pack_us")),
              json_real_value(json_object_get(b, "comm_us")),
              json_real_value(json_object_get(b, "busbw_gbps")));
-      fu__csv_str(json_string_value(json_object_get(b, "last_tensor")));
+      fu_csv_field(stdout, json_string_value(json_object_get(b, "last_tensor")));
       putchar('\n');
     }
     return;
   }
   printf("workload,plan,comm,profile,iter_us,iter_lo_us,iter_hi_us,compute_us,comm_us,"
          "exposed_comm_us,overlap_frac,bus_util,n_ops,fusion_buffer_bytes,sim_events\n");
-  fu__csv_str(w->name);
+  fu_csv_field(stdout, w->name);
   putchar(',');
-  fu__csv_str(plan);
+  fu_csv_field(stdout, plan);
   putchar(',');
-  fu__csv_str(comm);
+  fu_csv_field(stdout, comm);
   putchar(',');
-  fu__csv_str(prof->name);
+  fu_csv_field(stdout, prof->name);
   printf(",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,%.6f,%zu,%llu,%llu\n", r->iter_us, r->iter_lo_us,
          r->iter_hi_us, r->compute_us, r->comm_us, r->exposed_comm_us, r->overlap_frac,
          r->bus_util, r->n_ops, (unsigned long long)r->fusion_buffer_bytes,
