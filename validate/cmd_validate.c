@@ -122,6 +122,10 @@ int fu_cmd_validate(int argc, char **argv) {
     fu_error("validate: unexpected argument '%s' (see fusim validate --help)", argv[optind]);
     return fu_exit_code(FU_EUSAGE);
   }
+  if (o.plot) {
+    int pst = fu_validate_plot_check(o.plot);
+    if (pst != FU_OK) return fu_exit_code(pst);
+  }
   char *cmdline = fu_join_argv(argc, argv);
   o.cmdline = cmdline;
   int st;

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fu_db.h"
@@ -231,9 +233,12 @@ static void fu__print(const fu_validate_opts *o, const fu_exec_info *info, const
            "sm_mhz_start,sm_mhz_end,power_w,verified\n");
     for (size_t i = 0; i < n; i++) {
       const fu__row *r = &rows[i];
-      /* Plans hold commas (cap:25MiB,first:1MiB): quoted as RFC 4180 says. */
-      printf("%s,\"%s\",%zu,%.1f,%.1f,%.1f,%.1f,%.1f,%.5f,%.1f,%.1f,%llu,%.0f,%.0f,%.1f,%d\n",
-             r->workload, r->plan, r->nbuckets, r->predicted_us, r->pred_lo_us, r->pred_hi_us,
+      /* Plans hold commas (cap:25MiB,first:1MiB), bucket files any character: quoted as
+       * RFC 4180 says where needed. */
+      fu_csv_field(stdout, r->workload);
+      putchar(',');
+      fu_csv_field(stdout, r->plan);
+      printf(",%zu,%.1f,%.1f,%.1f,%.1f,%.1f,%.5f,%.1f,%.1f,%llu,%.0f,%.0f,%.1f,%d\n", r->nbuckets, r->predicted_us, r->pred_lo_us, r->pred_hi_us,
              r->measured_us, r->spread_us, r->rel_err, r->compute_only_us, r->nominal_compute_us,
              (unsigned long long)r->fusion_buffer_bytes, r->sm_mhz_start, r->sm_mhz_end,
              r->power_w, r->verified);
@@ -260,6 +265,33 @@ static void fu__print(const fu_validate_opts *o, const fu_exec_info *info, const
   }
   printf("summary: %zu rows, median |error| %.2f%%, max |error| %.2f%% (targets 3%% and 8%%)\n",
          n, 100 * med, 100 * mx);
+}
+
+int fu_validate_plot_check(const char *path) {
+  const char *ext = strrchr(path, '.');
+  if (!ext || (strcmp(ext, ".png") != 0 && strcmp(ext, ".svg") != 0)) {
+    fu_error("validate: --plot '%s': expected a file name ending in .png or .svg", path);
+    return FU_EUSAGE;
+  }
+  if (strpbrk(path, "'\n\r")) {   /* the path goes into gnuplot's script in single quotes */
+    fu_error("validate: --plot: the file name may not hold a quote or a line break");
+    return FU_EUSAGE;
+  }
+  char dir[4096];
+  if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir) {
+    fu_error("validate: --plot: file name too long");
+    return FU_EUSAGE;
+  }
+  char *slash = strrchr(dir, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == dir) dir[1] = '\0';
+  else *slash = '\0';
+  struct stat sb;
+  if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0) {
+    fu_error("validate: --plot '%s': folder '%s' is missing or not writable", path, dir);
+    return FU_EIO;
+  }
+  return FU_OK;
 }
 
 /* predicted vs measured through gnuplot, with the y = x line and +-8% bands. */
@@ -302,7 +334,7 @@ static int fu__plot(const char *path, const fu__row *rows, size_t n) {
   int rc = pclose(g);
   unlink(dat);
   if (rc != 0) {
-    fu_error("%s: gnuplot failed (exit %d)", path, rc);
+    fu_error("%s: gnuplot failed (exit %d)", path, WIFEXITED(rc) ? WEXITSTATUS(rc) : rc);
     return FU_EIO;
   }
   return FU_OK;
@@ -674,6 +706,10 @@ int fu_validate_run(const fu_validate_opts *o) {
     nwl++;
   }
   free(list);
+  if (st == FU_OK && nwl == 0) {
+    fu_error("validate: --workload '%s' names no workload", o->workloads);
+    st = FU_EUSAGE;
+  }
   /* Every plan's buckets on every workload: unknown tensors in a bucket file fail here. The
    * communication is the executor's (offload on one GPU), known only after the probe; the
    * bucketing of the fixed plans does not depend on it, and optimal is redone on the GPU. */
@@ -685,7 +721,9 @@ int fu_validate_run(const fu_validate_opts *o) {
     if (!wl[i].b || !wl[i].nb) st = FU_ENOMEM;
     for (size_t p = 0; p < nplans && st == FU_OK; p++) {
       st = fu_plan_buckets(&wl[i].w, &plans[p], &comm_guess, prof, &wl[i].b[p], &wl[i].nb[p]);
-      if (st != FU_OK) {
+      /* fu_plan_buckets names the file and the tensor on bad data (one line); only other
+       * failures need the plan said here. */
+      if (st != FU_OK && st != FU_EDATA && st != FU_EUSAGE && st != FU_ENOINPUT) {
         char pb[512];
         fu_error("validate: workload %s: plan %s cannot be bucketed", wl[i].w.name,
                  fu_plan_string(&plans[p], pb, sizeof pb));
@@ -694,7 +732,12 @@ int fu_validate_run(const fu_validate_opts *o) {
   }
   /* The GPU: present, and large enough for every workload. */
   if (st == FU_OK) st = fu_exec_probe(&info);
-  int ndev = o->ndev > 0 && o->ndev < info.ndev ? o->ndev : info.ndev;
+  if (st == FU_OK && o->ndev > info.ndev) {
+    fu_error("validate: --gpus %d: only %d GPU%s visible", o->ndev, info.ndev,
+             info.ndev == 1 ? " is" : "s are");
+    st = FU_EUSAGE;
+  }
+  int ndev = o->ndev > 0 ? o->ndev : info.ndev;
   if (ndev > FU_EXEC_MAX_DEV) ndev = FU_EXEC_MAX_DEV;
   for (size_t i = 0; i < nwl && st == FU_OK; i++) {
     uint64_t mb = 0, total = fu_workload_total_bytes(&wl[i].w);

@@ -7,7 +7,7 @@ FUSIM=$1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
-# expect STATUS PATTERN -- command...: exit status and one stderr line matching PATTERN
+# expect STATUS PATTERN -- command...: exit status and ONE stderr line matching PATTERN
 expect() {
   want=$1 pat=$2
   shift 3
@@ -18,6 +18,9 @@ expect() {
     fail=1
   elif ! grep -q -- "$pat" "$T/err"; then
     echo "FAIL: '$*': stderr lacks '$pat': $(cat "$T/err")"
+    fail=1
+  elif [ "$(wc -l <"$T/err")" -ne 1 ]; then
+    echo "FAIL: '$*': $(wc -l <"$T/err") lines on stderr, expected one: $(cat "$T/err")"
     fail=1
   fi
 }
@@ -35,6 +38,12 @@ expect 65 "p2.json" -- "$FUSIM" validate --workload "$W" --plans "$T/p2.json" --
 echo '[["head.bias", "head.weight"], ["l3.weight", "no.such.tensor"]]' >"$T/b.json"
 echo "[{\"fusion\": \"buckets:$T/b.json\"}]" >"$T/p3.json"
 expect 65 "no.such.tensor' is not a tensor" -- "$FUSIM" validate --workload "$W" --plans "$T/p3.json" --no-db
+echo "[{\"fusion\": \"buckets:$T/none.json\"}]" >"$T/p5.json"
+expect 66 "none.json" -- "$FUSIM" validate --workload "$W" --plans "$T/p5.json" --no-db
+expect 64 "names no workload" -- "$FUSIM" validate --workload ,, --no-db
+# --plot is checked before any work: .png or .svg in a writable folder.
+expect 64 "png or .svg" -- "$FUSIM" validate --workload "$W" --no-db --plot "$T/plot.pdf"
+expect 70 "missing or not writable" -- "$FUSIM" validate --workload "$W" --no-db --plot "$T/no/plot.png"
 # A workload larger than any GPU's memory: 65 where there is a GPU, 69 where there is none.
 cat >"$T/huge.json" <<EOW
 {"format": "fusim-workload-1", "name": "huge", "fwd_us": 10, "bwd_us": 20,
@@ -63,6 +72,14 @@ if [ -r "$M" ]; then
   want=$(sed -n 's/^# summary: rows \([0-9]*\), median |rel_err| \([0-9.]*\), max |rel_err| \([0-9.]*\)$/\1 \2 \3/p' "$M" |
     awk '{ printf "%d rows, median |error| %.2f%%, max |error| %.2f%%", $1, 100 * $2, 100 * $3 }')
   grep -q "summary: $want" "$T/out" || { echo "FAIL: --from-csv summary '$(tail -1 "$T/out")' != '$want'"; fail=1; }
+fi
+# Round trip: the CSV that --format csv writes reads back with the same rows and summary.
+M3=$FUSIM_SOURCE_ROOT/data/validation/h200_offload_matrix_run3.csv
+if [ -r "$M3" ]; then
+  "$FUSIM" validate --from-csv "$M3" --format csv >"$T/rt.csv" 2>"$T/err" &&
+    "$FUSIM" validate --from-csv "$M3" >"$T/a.txt" && "$FUSIM" validate --from-csv "$T/rt.csv" >"$T/b.txt" ||
+    { echo "FAIL: --from-csv round trip: $(cat "$T/err")"; fail=1; }
+  [ "$(sed 1d "$T/a.txt")" = "$(sed 1d "$T/b.txt")" ] || { echo "FAIL: --from-csv round trip differs"; fail=1; }
 fi
 printf 'workload,plan\nx,"unterminated\n' >"$T/bad.csv"
 expect 65 "bad.csv" -- "$FUSIM" validate --from-csv "$T/bad.csv"
