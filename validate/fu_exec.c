@@ -335,8 +335,8 @@ int fu_exec_prepare(fu_exec *e) {
           pv[i] = e->dev[d].arena + e->off[bk->first + i];
           sz[i] = w->grads[bk->first + i].bytes;
         }
-        FU_CHECK(fu__set(e, d));
-        int st = fu_pack_plan_create(pv, sz, nt, FU__ALIGN, &bk->pack[d]);
+        int st = fu__set(e, d);
+        if (st == FU_OK) st = fu_pack_plan_create(pv, sz, nt, FU__ALIGN, &bk->pack[d]);
         if (st != FU_OK) {
           free(pv);
           free(sz);
@@ -594,31 +594,62 @@ static int fu__bench_peak(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, unsigned
   return FU_OK;
 }
 
-int fu_exec_bench_fusion(const int *k, const uint64_t *m, size_t n, int reps, fu_fusion_row *out) {
-  const uint64_t peak_bytes = 512ull << 20;
-  uint64_t maxb = peak_bytes;
-  int maxk = 1;
-  for (size_t r = 0; r < n; r++) {
-    if ((uint64_t)k[r] * m[r] > maxb) maxb = (uint64_t)k[r] * m[r];
-    if (k[r] > maxk) maxk = k[r];
-  }
-  if (reps < 1) reps = 1;
-  FU__CU(cudaSetDevice(0));
-  cudaStream_t s;
-  cudaEvent_t a, b;
-  unsigned char *host = NULL, *fus = NULL;
-  FU__CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  FU__CU(cudaEventCreate(&a));
-  FU__CU(cudaEventCreate(&b));
-  FU__CU(cudaHostAlloc((void **)&host, maxb, cudaHostAllocDefault));
-  memset(host, 0, maxb);
-  FU__CU(cudaMalloc((void **)&fus, maxb + (uint64_t)FU__ALIGN * (uint64_t)maxk));
-  double *t = malloc((size_t)reps * 8 * sizeof *t);
+/* What the fusion benchmark allocates: owned by fu_exec_bench_fusion, which frees all of it
+ * whichever step fails (the steps below return on the first CUDA error). */
+typedef struct fu__fbench {
+  cudaStream_t s;            /* the one stream */
+  cudaEvent_t a, b;          /* timing events around each run */
+  unsigned char *host;       /* pinned destination, the largest row or the peak copy */
+  unsigned char *fus;        /* device fusion buffer of the same size plus alignment */
+  double *t;                 /* 8 x reps times, microseconds */
+  void **ptrs;               /* the row's k separate device tensors (NULL when freed) */
+  size_t *sz;                /* their sizes */
+  int maxk;                  /* entries in ptrs and sz */
+  fu_pack_plan *pp;          /* the row's pack plan, or NULL */
+  int sm_count;              /* SMs of GPU 0, for the busy kernel */
+} fu__fbench;
+
+static int fu__fbench_alloc(fu__fbench *f, uint64_t maxb, int reps) {
   struct cudaDeviceProp prop;
+  FU__CU(cudaSetDevice(0));
   FU__CU(cudaGetDeviceProperties(&prop, 0));
-  void **ptrs = calloc((size_t)maxk, sizeof *ptrs);
-  size_t *sz = calloc((size_t)maxk, sizeof *sz);
-  if (!t || !ptrs || !sz) return FU_ENOMEM;
+  f->sm_count = prop.multiProcessorCount;
+  FU__CU(cudaStreamCreateWithFlags(&f->s, cudaStreamNonBlocking));
+  FU__CU(cudaEventCreate(&f->a));
+  FU__CU(cudaEventCreate(&f->b));
+  FU__CU(cudaHostAlloc((void **)&f->host, maxb, cudaHostAllocDefault));
+  memset(f->host, 0, maxb);
+  FU__CU(cudaMalloc((void **)&f->fus, maxb + (uint64_t)FU__ALIGN * (uint64_t)f->maxk));
+  f->t = malloc((size_t)reps * 8 * sizeof *f->t);
+  f->ptrs = calloc((size_t)f->maxk, sizeof *f->ptrs);
+  f->sz = calloc((size_t)f->maxk, sizeof *f->sz);
+  return f->t && f->ptrs && f->sz ? FU_OK : FU_ENOMEM;
+}
+
+static void fu__fbench_free(fu__fbench *f) {
+  fu_pack_plan_destroy(f->pp);
+  for (int i = 0; f->ptrs && i < f->maxk; i++)
+    if (f->ptrs[i]) cudaFree(f->ptrs[i]);
+  free(f->t);
+  free(f->ptrs);
+  free(f->sz);
+  if (f->fus) cudaFree(f->fus);
+  if (f->host) cudaFreeHost(f->host);
+  if (f->a) cudaEventDestroy(f->a);
+  if (f->b) cudaEventDestroy(f->b);
+  if (f->s) cudaStreamDestroy(f->s);
+}
+
+/* The rows and the peak before and after them (fu_exec_bench_fusion's work). */
+static int fu__fbench_rows(fu__fbench *f, const int *k, const uint64_t *m, size_t n, int reps,
+                           fu_fusion_row *out) {
+  const uint64_t peak_bytes = 512ull << 20;
+  cudaStream_t s = f->s;
+  cudaEvent_t a = f->a, b = f->b;
+  unsigned char *host = f->host, *fus = f->fus;
+  double *t = f->t;
+  void **ptrs = f->ptrs;
+  size_t *sz = f->sz;
   /* Peak: one large copy, the median of reps (measured before and after the rows; the
    * better one counts, as the first copies of a process can run slow). */
   double peak_gbps = 0;
@@ -632,8 +663,8 @@ int fu_exec_bench_fusion(const int *k, const uint64_t *m, size_t n, int reps, fu
       FU__KCHECK(fu_exec_fill_u32(s, ptrs[i], mm / 4, (uint32_t)i + 1));
       sz[i] = mm;
     }
-    fu_pack_plan *pp = NULL;
-    FU_CHECK(fu_pack_plan_create(ptrs, sz, kk, FU__ALIGN, &pp));
+    FU_CHECK(fu_pack_plan_create(ptrs, sz, kk, FU__ALIGN, &f->pp));
+    const fu_pack_plan *pp = f->pp;
     double *ts = t, *t1 = t + reps, *tp = t + 2 * reps, *tpc = t + 3 * reps, *th = t + 4 * reps;
     double *q1 = t + 5 * reps, *qpc = t + 6 * reps, *qs = t + 7 * reps;
     for (int r = 0; r < reps + 3; r++) {
@@ -642,15 +673,15 @@ int fu_exec_bench_fusion(const int *k, const uint64_t *m, size_t n, int reps, fu
        * busy kernel first, so the time is the GPU's alone (as in the executor, where a
        * bucket's work waits, already queued, for its gradients' event). */
       for (int v = 0; v < 8; v++) {
-        if (v >= 5) FU__KCHECK(fu_exec_busy(s, 500.0, prop.multiProcessorCount));
+        if (v >= 5) FU__KCHECK(fu_exec_busy(s, 500.0, f->sm_count));
         FU__CU(cudaEventRecord(a, s));
         if (v == 0 || v == 7)
           for (int i = 0; i < kk; i++)
             FU__CU(cudaMemcpyAsync(host + (uint64_t)i * mm, ptrs[i], mm, cudaMemcpyDeviceToHost, s));
-        if (v == 2 || v == 3 || v == 6) FU_CHECK(fu_pack_plan_pack(pp, fus, s));
+        if (v == 2 || v == 3 || v == 6) FU_CHECK(fu_pack_plan_pack(f->pp, fus, s));
         if (v == 1 || v == 3 || v == 5 || v == 6)
           FU__CU(cudaMemcpyAsync(host, fus, pp->total_bytes, cudaMemcpyDeviceToHost, s));
-        if (v == 4) FU_CHECK(fu_pack_plan_pack(pp, host, s));  /* SM stores over PCIe */
+        if (v == 4) FU_CHECK(fu_pack_plan_pack(f->pp, host, s));  /* SM stores over PCIe */
         FU__CU(cudaEventRecord(b, s));
         FU__CU(cudaEventSynchronize(b));
         float ms;
@@ -680,21 +711,34 @@ int fu_exec_bench_fusion(const int *k, const uint64_t *m, size_t n, int reps, fu
     out[row].q_one_copy_us = fu__median(q1, reps);
     out[row].q_pack_copy_us = fu__median(qpc, reps);
     out[row].q_separate_us = fu__median(qs, reps);
-    fu_pack_plan_destroy(pp);
-    for (int i = 0; i < kk; i++) FU__CU(cudaFree(ptrs[i]));
+    fu_pack_plan_destroy(f->pp);
+    f->pp = NULL;
+    for (int i = 0; i < kk; i++) {
+      cudaError_t ce = cudaFree(ptrs[i]);
+      ptrs[i] = NULL;
+      FU__CU(ce);
+    }
   }
   double peak2 = 0;
   if (rc == FU_OK) rc = fu__bench_peak(s, a, b, host, fus, peak_bytes, reps, t, &peak2);
   if (peak2 > peak_gbps) peak_gbps = peak2;
   for (size_t row = 0; row < n; row++) out[row].peak_gbps = peak_gbps;
-  free(t);
-  free(ptrs);
-  free(sz);
-  cudaFree(fus);
-  cudaFreeHost(host);
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  cudaStreamDestroy(s);
+  return rc;
+}
+
+int fu_exec_bench_fusion(const int *k, const uint64_t *m, size_t n, int reps, fu_fusion_row *out) {
+  uint64_t maxb = 512ull << 20;   /* the peak copy's size */
+  fu__fbench f;
+  memset(&f, 0, sizeof f);
+  f.maxk = 1;
+  for (size_t r = 0; r < n; r++) {
+    if ((uint64_t)k[r] * m[r] > maxb) maxb = (uint64_t)k[r] * m[r];
+    if (k[r] > f.maxk) f.maxk = k[r];
+  }
+  if (reps < 1) reps = 1;
+  int rc = fu__fbench_alloc(&f, maxb, reps);
+  if (rc == FU_OK) rc = fu__fbench_rows(&f, k, m, n, reps, out);
+  fu__fbench_free(&f);
   return rc;
 }
 
