@@ -247,8 +247,9 @@ int fu_calib_parse(int argc, char **argv, fu_calib_opts *o, int *help) {
       if (fu_parse_long(optarg, 1, 1000000, &v) != FU_OK) {
         fu_error("calib: -n '%s': needs at least one timed iteration (1 to 1000000)", optarg);
         st = FU_EUSAGE;
+      } else {
+        o->iters = (int)v;
       }
-      o->iters = (int)v;
       set_n = 1;
       break;
     }
@@ -405,7 +406,7 @@ int fu_calib_sizes(const fu_calib_opts *o, uint64_t **sizes, int *n) {
     v[k++] = s;
     uint64_t next;
     if (o->step_bytes) {
-      if (s > o->max_bytes - o->step_bytes) break;
+      if (o->step_bytes > o->max_bytes - s) break;   /* s <= max_bytes: no wrap-around */
       next = s + o->step_bytes;
     } else {
       double d = floor((double)s * o->factor);

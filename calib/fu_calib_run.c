@@ -124,6 +124,7 @@ static void fu__provenance(fu_calib_ctx *c, fu_nvml *nv, const fu_gpu_state *g0,
   memset(p, 0, sizeof *p);
   gethostname(p->host, sizeof p->host - 1);
   struct cudaDeviceProp prop;
+  memset(&prop, 0, sizeof prop);   /* the notes below read it even when the query fails */
   if (cudaGetDeviceProperties(&prop, c->dev) == cudaSuccess) {
     if (c->ngpus > 1 || c->nranks > 1)
       snprintf(p->gpu, sizeof p->gpu, "%.100s x%d", prop.name, c->mpi ? c->nranks : c->ngpus);

@@ -46,6 +46,19 @@ int main(void) {
   EXPECT_INT_EQ(sz[3], 4096);
   free(sz);
 
+  /* a step larger than the range: -b alone, never a size past -e */
+  EXPECT_INT_EQ(PARSE(&o, "-b", "4", "-e", "8", "-i", "100"), FU_OK);
+  EXPECT_INT_EQ(fu_calib_sizes(&o, &sz, &n), FU_OK);
+  EXPECT_INT_EQ(n, 1);
+  EXPECT_INT_EQ(sz[0], 4);
+  free(sz);
+  /* 1 KiB .. 3.5 KiB by 1 KiB: 1, 2, 3 KiB (4 KiB would pass -e) */
+  EXPECT_INT_EQ(PARSE(&o, "-b", "1KiB", "-e", "3584", "-i", "1KiB"), FU_OK);
+  EXPECT_INT_EQ(fu_calib_sizes(&o, &sz, &n), FU_OK);
+  EXPECT_INT_EQ(n, 3);
+  EXPECT_INT_EQ(sz[2], 3072);
+  free(sz);
+
   /* one size */
   EXPECT_INT_EQ(PARSE(&o, "-b", "64KiB", "-e", "64KiB"), FU_OK);
   EXPECT_INT_EQ(fu_calib_sizes(&o, &sz, &n), FU_OK);
