@@ -42,9 +42,16 @@ import sys
 import time
 
 
-def _die(msg):
+def _die(msg, status=65):
     print("capture_torch: " + msg, file=sys.stderr)
-    sys.exit(65)
+    sys.exit(status)
+
+
+class _ArgParser(argparse.ArgumentParser):
+    """argparse with the project's usage exit status (64, EX_USAGE) in place of 2, one line."""
+
+    def error(self, message):
+        _die("%s (see --help)" % message, 64)
 
 
 def build_resnet50(batch, device, channels_last=True):
@@ -91,7 +98,7 @@ def build(name, batch, device, seq):
         if len(r) == 3:
             r = tuple(r) + (None,)
         return r
-    _die("unknown model '%s' (resnet50, bert_large or package.module:function)" % name)
+    _die("unknown model '%s' (resnet50, bert_large or package.module:function)" % name, 64)
 
 
 def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host="auto",
@@ -278,7 +285,7 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = _ArgParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", required=True,
                     help="resnet50, bert_large or package.module:function")
     ap.add_argument("--batch", type=int, default=64)
@@ -292,8 +299,11 @@ def main(argv=None):
     ap.add_argument("--out", required=True, help="output file ('-' for stdout)")
     a = ap.parse_args(argv)
     if a.batch < 1 or a.iters < 3 or a.warmup < 1 or a.seq < 1:
-        _die("--batch and --seq must be >= 1, --iters >= 3, --warmup >= 1")
-    import torch
+        _die("--batch and --seq must be >= 1, --iters >= 3, --warmup >= 1", 64)
+    try:
+        import torch
+    except ImportError as e:
+        _die("PyTorch is needed (%s); run it where torch and a CUDA GPU are" % e, 69)
 
     if not torch.cuda.is_available():
         print("capture_torch: no CUDA GPU visible", file=sys.stderr)
