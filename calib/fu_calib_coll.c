@@ -402,9 +402,11 @@ static void fu__teardown(fu__coll *k) {
   cudaSetDevice(k->c->dev);
 }
 
-/* All variants of one size of one collective: one transaction. */
+/* All variants of one size of one collective: one transaction. *need_issue: the host issue
+ * cost is still to be measured (at the smallest size that holds an element per rank); cleared
+ * once it is. */
 static int fu__one_size(fu__coll *k, int ci, int dt, uint64_t size, const char *algo,
-                        const char *proto, int first_size) {
+                        const char *proto, int *need_issue) {
   fu_calib_ctx *c = k->c;
   const fu_calib_opts *o = c->o;
   uint64_t e = (uint64_t)fu_calib_dtype_size(dt);
@@ -447,7 +449,7 @@ static int fu__one_size(fu__coll *k, int ci, int dt, uint64_t size, const char *
       s.busbw_gbps = (double)bytes / (s.t_median_us * 1e3) *
                      fu_busbw_factor(fu__colls[ci].op, k->nranks);
       st = fu_calib_emit_mean(c, &s, mean_us);
-      if (st == FU_OK && first_size && !ip && !g && !algo[0] && !proto[0]) {
+      if (st == FU_OK && *need_issue && !ip && !g && !algo[0] && !proto[0]) {
         /* host cost of issuing this collective back to back, at the smallest size */
         fu_sample h;
         fu_sample_init(&h);
@@ -461,6 +463,7 @@ static int fu__one_size(fu__coll *k, int ci, int dt, uint64_t size, const char *
         h.t_median_us = host_us;
         h.count = s.count;
         st = fu_calib_emit(c, &h);
+        *need_issue = 0;
       }
     }
   }
@@ -524,15 +527,17 @@ int fu_calib_coll(fu_calib_ctx *c) {
       }
       for (int ci = 0; st == FU_OK && ci < FU__NCOLLS; ci++) {
         if (!(o->colls & fu__colls[ci].bit)) continue;
-        for (int d = 0; st == FU_OK && d < o->ndtypes; d++)
+        for (int d = 0; st == FU_OK && d < o->ndtypes; d++) {
+          int need_issue = 1;  /* sizes below one element per rank are skipped */
           for (int i = 0; st == FU_OK && i < c->nsizes; i++) {
             char what[64], sz[32];
             snprintf(what, sizeof what, "%s %s %s", fu__colls[ci].name,
                      fu_calib_dtype_name(o->dtypes[d]), fu_format_size(c->sizes[i], sz, sizeof sz));
             st = fu__one_size(k, ci, o->dtypes[d], c->sizes[i], o->algos[a], o->protos[p],
-                              i == 0);
+                              &need_issue);
             fu_calib_step(c, what);
           }
+        }
       }
       fu__comm_destroy(k);
     }
