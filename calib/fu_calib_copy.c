@@ -118,6 +118,16 @@ static int fu__bufs_alloc(fu__bufs *b, uint64_t n) {
   return FU_OK;
 }
 
+/* Stores a copy's data check on its sample; wrong bytes are reported and fail the run (as
+ * for the collectives and the pack kernel), the timing is still kept. */
+static void fu__copy_checked(fu_calib_ctx *c, fu_sample *s, unsigned long long bad) {
+  s->n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
+  if (!bad) return;
+  fu_error("calib: %s%s%s %llu bytes: %llu bytes wrong", s->op, s->algo[0] ? " " : "", s->algo,
+           (unsigned long long)s->bytes, bad);
+  c->nfail++;
+}
+
 static int fu__copy_size(fu_calib_ctx *c, fu__bufs *b, uint64_t n, fu__bidir *bd) {
   fu_sample s;
   unsigned long long bad;
@@ -131,7 +141,7 @@ static int fu__copy_size(fu_calib_ctx *c, fu__bufs *b, uint64_t n, fu__bidir *bd
     if ((st = fu__check_device(c, b->d_a, n, seed + 1 + pageable, &bad))) return st;
     fu__cp cp = {b->d_a, h, n, cudaMemcpyHostToDevice};
     fu__sample(&s, "h2d", "pcie_h2d", n, pageable ? "pageable" : "", "");
-    s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
+    fu__copy_checked(c, &s, bad);
     if ((st = fu__measure3(c, &s, fu__cp_op, &cp, (double)n, !pageable))) return st;
   }
   /* d2h */
@@ -143,7 +153,7 @@ static int fu__copy_size(fu_calib_ctx *c, fu__bufs *b, uint64_t n, fu__bidir *bd
     bad = fu_pattern_check_host(h, n, seed + 3 + pageable);
     fu__cp cp = {h, b->d_b, n, cudaMemcpyDeviceToHost};
     fu__sample(&s, "d2h", "pcie_d2h", n, pageable ? "pageable" : "", "");
-    s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
+    fu__copy_checked(c, &s, bad);
     if ((st = fu__measure3(c, &s, fu__cp_op, &cp, (double)n, !pageable))) return st;
   }
   /* d2d: bytes copied (each read once and written once) over the time */
@@ -153,7 +163,7 @@ static int fu__copy_size(fu_calib_ctx *c, fu__bufs *b, uint64_t n, fu__bidir *bd
     if ((st = fu__check_device(c, b->d_b, n, seed + 5, &bad))) return st;
     fu__cp cp = {b->d_b, b->d_a, n, cudaMemcpyDeviceToDevice};
     fu__sample(&s, "d2d", "hbm", n, "", "");
-    s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
+    fu__copy_checked(c, &s, bad);
     if ((st = fu__measure3(c, &s, fu__cp_op, &cp, (double)n, 1))) return st;
   }
   /* both directions at once: h_pin -> d_a on s, d_b -> h_pin2 on s2 */
@@ -167,7 +177,7 @@ static int fu__copy_size(fu_calib_ctx *c, fu__bufs *b, uint64_t n, fu__bidir *bd
     if ((st = fu__check_device(c, b->d_a, n, seed + 6, &bad))) return st;
     bad += fu_pattern_check_host(b->h_pin2, n, seed + 7);
     fu__sample(&s, "bidir", "pcie_bidir", n, "", "");
-    s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;
+    fu__copy_checked(c, &s, bad);
     if ((st = fu__measure3(c, &s, fu__bidir_op, bd, 2.0 * (double)n, 0))) return st;
   }
   return FU_OK;
