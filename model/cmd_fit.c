@@ -267,23 +267,9 @@ static json_t *fu__group_json(const fu__group *g, const fu_fit_options *o) {
 
 /* ---- plot ---- */
 
-/* gnuplot single-quoted string: ' doubles. */
-static void fu__gp_quote(FILE *f, const char *s) {
-  fputc('\'', f);
-  for (; *s; s++) {
-    if (*s == '\'') fputc('\'', f);
-    fputc(*s, f);
-  }
-  fputc('\'', f);
-}
-
 static int fu__plot(const char *out, const fu__group *g, size_t ng) {
-  const char *ext = strrchr(out, '.');
-  int svg = ext && strcasecmp(ext, ".svg") == 0;
-  if (!ext || (!svg && strcasecmp(ext, ".png") != 0)) {
-    fu_error("--plot %s: the file name must end in .png or .svg", out);
-    return FU_EUSAGE;
-  }
+  int svg;
+  FU_CHECK(fu_plot_path_check("--plot", out, &svg));
   char dir[] = "/tmp/fusim-plot-XXXXXX";
   if (!mkdtemp(dir)) {
     fu_error("--plot: cannot make a temporary folder: %s", strerror(errno));
@@ -323,7 +309,7 @@ static int fu__plot(const char *out, const fu__group *g, size_t ng) {
   FILE *gp = st == FU_OK ? fopen(path, "w") : NULL;
   if (gp) {
     fprintf(gp, "set terminal %s size 1400,560 noenhanced\nset output ", svg ? "svg" : "pngcairo");
-    fu__gp_quote(gp, out);
+    fu_gnuplot_quote(gp, out);
     fprintf(gp, "\nset multiplot layout 1,2\nset grid\nset key left top\nset format x '%%.0s%%cB'\n"
                 "set logscale xy\nset xlabel 'message size (bytes)'\nset ylabel 'time (us)'\n"
                 "set title 'measured (points) and fitted (lines)'\nplot ");
@@ -337,7 +323,7 @@ static int fu__plot(const char *out, const fu__group *g, size_t ng) {
         snprintf(label, sizeof label, "%s %s x%d%s%s", c->op, c->link, c->ranks, c->algo[0] ? " " : "", c->algo);
         fprintf(gp, "%s'%s/m%zu.dat' using 1:%d with points pt 7 ps 0.8 lc %zu title ", k ? ", " : "", dir, k,
                 panel ? 3 : 2, k + 1);
-        fu__gp_quote(gp, label);
+        fu_gnuplot_quote(gp, label);
         fprintf(gp, ", '%s/f%zu.dat' using 1:%d with lines lw 2 lc %zu notitle", dir, k, panel ? 3 : 2, k + 1);
       }
       fprintf(gp, "\n");
@@ -599,13 +585,7 @@ int fu_cmd_fit(int argc, char **argv) {
     fu_error("fit: --plot needs gnuplot, which is not on PATH (apt-get install gnuplot-nox), or leave out --plot");
     return fu_exit_code(FU_EUSAGE);
   }
-  if (plot) {
-    const char *ext = strrchr(plot, '.');
-    if (!ext || (strcasecmp(ext, ".png") != 0 && strcasecmp(ext, ".svg") != 0)) {
-      fu_error("fit: --plot %s: the file name must end in .png or .svg", plot);
-      return fu_exit_code(FU_EUSAGE);
-    }
-  }
+  if (plot && fu_plot_path_check("fit: --plot", plot, NULL) != FU_OK) return fu_exit_code(FU_EUSAGE);
 
   /* The base profile first: a bad one must fail before anything is stored. */
   fu_profile *prof = malloc(sizeof *prof);

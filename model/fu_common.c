@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #ifndef FUSIM_VERSION
@@ -164,6 +165,33 @@ void fu_csv_field(FILE *out, const char *s) {
     fputc(*s, out);
   }
   fputc('"', out);
+}
+
+void fu_gnuplot_quote(FILE *out, const char *s) {
+  fputc('\'', out);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '\'') fputc('\'', out);
+    fputc(c < 0x20 || c == 0x7f ? '?' : c, out);
+  }
+  fputc('\'', out);
+}
+
+int fu_plot_path_check(const char *what, const char *path, int *svg) {
+  const char *ext = strrchr(path, '.');
+  int is_svg = ext && strcasecmp(ext, ".svg") == 0;
+  if (!ext || (!is_svg && strcasecmp(ext, ".png") != 0)) {
+    fu_error("%s %s: the file name must end in .png or .svg", what, path);
+    return FU_EUSAGE;
+  }
+  for (const char *c = path; *c; c++) {
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+      fu_error("%s: the file name holds a control character", what);
+      return FU_EUSAGE;
+    }
+  }
+  if (svg) *svg = is_svg;
+  return FU_OK;
 }
 
 const char *fu_db_path_default(const char *from_option) {

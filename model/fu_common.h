@@ -64,6 +64,14 @@ int fu_parse_format(const char *s, fu_format *out);
 /* Write one CSV field to out, quoted (RFC 4180) when it holds a comma, a quote or a line break. */
 void fu_csv_field(FILE *out, const char *s);
 
+/* Write s to out as one gnuplot single-quoted string: ' doubles, and control characters (a line
+ * break would end the string and start a gnuplot command) become '?'. For titles and labels
+ * that come from input files. */
+void fu_gnuplot_quote(FILE *out, const char *s);
+/* A plot file name: it ends in .png or .svg (*svg, when not NULL, says which) and holds no
+ * control character. FU_EUSAGE with one line on stderr ("WHAT PATH: ...") otherwise. */
+int fu_plot_path_check(const char *what, const char *path, int *svg);
+
 /* The database path a command uses: the --db value, else $FUSIM_DB, else "fusim.db". */
 const char *fu_db_path_default(const char *from_option);
 

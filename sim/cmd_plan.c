@@ -25,7 +25,7 @@ static void fu__usage(FILE *out) {
 "                  [--pack copy|view] [--comm-streams N] [--mem-cap SIZE] [--strict]\n"
 "                  [--save-buckets FILE]\n"
 "                  [--format table|csv|json] [--db FILE] [--no-store]\n"
-"       fusim plan --workload W --sweep [--plot FILE.png] [...]\n"
+"       fusim plan --workload W --sweep [--plot FILE.png|svg] [...]\n"
 "       fusim plan --fusion-table [--profile P.json] [--comm SPEC] [--format F]\n"
 "\n"
 "Simulates the workload under each of these fusion plans and ranks them by iteration time,\n"
@@ -54,7 +54,8 @@ static void fu__usage(FILE *out) {
 "  --strict          ready times out of order in the workload are an error\n"
 "  --sweep           iteration time against the bucket cap, 64 KiB .. 1 GiB in powers of 2\n"
 "                    (cap:SIZE; CSV unless --format says otherwise)\n"
-"  --plot FILE       with --sweep: draw the sweep into FILE (PNG) when gnuplot is installed\n"
+"  --plot FILE       with --sweep: draw the sweep into FILE (.png or .svg) when gnuplot is\n"
+"                    installed\n"
 "  --fusion-table    bus utilisation of 4 separate messages against 1 fused message of 4x the\n"
 "                    size, at 1 MiB, 8 MiB and 128 MiB per message (pack=view), simulated on\n"
 "                    the profile and --comm target; utilisation is the achieved bus bandwidth\n"
@@ -153,6 +154,7 @@ static int fu__parse_args(int argc, char **argv, fu__plan_opts *o, int *done) {
     fu_error("plan: --plot draws the --sweep; add --sweep");
     return FU_EUSAGE;
   }
+  if (o->plot) FU_CHECK(fu_plot_path_check("plan: --plot", o->plot, NULL));
   if (o->save_buckets && (o->sweep || o->fusion_table)) {
     fu_error("plan: --save-buckets saves the comparison's optimal plan; leave out --sweep and "
              "--fusion-table");
@@ -418,28 +420,27 @@ static int fu__plot_sweep(const char *path, const fu__row *rows, size_t n, const
     fu_warn("gnuplot is not installed: no plot written to %s (the CSV above has the data)", path);
     return FU_OK;
   }
+  int svg;
+  FU_CHECK(fu_plot_path_check("--plot", path, &svg));
   FILE *g = popen("gnuplot", "w");
   if (!g) {
     fu_error("%s: cannot run gnuplot", path);
     return FU_EIO;
   }
-  char quoted[1100];
-  size_t q = 0;
-  for (const char *s = path; *s && q + 3 < sizeof quoted; s++) { /* gnuplot single quotes */
-    if (*s == '\'') quoted[q++] = '\'';
-    quoted[q++] = *s;
-  }
-  quoted[q] = '\0';
+  char title[600]; /* the workload's name comes from its file: quoted, never gnuplot syntax */
+  snprintf(title, sizeof title, "%s, %s: iteration time against bucket cap", w->name, comm);
+  fprintf(g, "set terminal %s size 900,540 noenhanced\nset output ", svg ? "svg" : "png");
+  fu_gnuplot_quote(g, path);
+  fprintf(g, "\nset title ");
+  fu_gnuplot_quote(g, title);
   fprintf(g,
-          "set terminal png size 900,540\nset output '%s'\n"
-          "set title \"%s, %s: iteration time against bucket cap\" noenhanced\n"
-          "set logscale x 2\nset xtics ('64K' 65536, '256K' 262144, '1M' 1048576, '4M' 4194304, "
+          "\nset logscale x 2\nset xtics ('64K' 65536, '256K' 262144, '1M' 1048576, '4M' 4194304, "
           "'16M' 16777216, '64M' 67108864, '256M' 268435456, '1G' 1073741824)\n"
           "set xrange [49152:1.5e9]\nset xlabel 'bucket cap (bytes, KiB/MiB/GiB)'\n"
           "set ylabel 'iteration (us)'\nset grid\nset key top left\n"
           "plot '-' using 1:2 with linespoints title 'cap:SIZE', %.6f with lines lc rgb 'dark-green' "
           "lw 2 title 'optimal', %.6f with lines lc rgb 'red' dashtype 2 title 'DDP default'\n",
-          quoted, w->name, comm, opt_us, ddp_us);
+          opt_us, ddp_us);
   for (size_t k = 0; k < n; k++) fprintf(g, "%llu %.6f\n", (unsigned long long)rows[k].plan.cap_bytes, rows[k].r.iter_us);
   fprintf(g, "e\n");
   int rc = pclose(g);

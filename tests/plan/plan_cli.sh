@@ -83,6 +83,21 @@ if command -v gnuplot >/dev/null 2>&1; then
   expect 0 "$FUSIM" plan --workload resnet50 --sweep --plot "$T/sweep.png" --no-store --db "$DB"
   [ -s "$T/sweep.png" ] && ok || bad "plot written"
 fi
+# --plot FILE.svg writes SVG (it wrote a PNG under the .svg name); a workload's name is a
+# quoted title, never gnuplot commands (a name with a line break ran gnuplot's 'system').
+if command -v gnuplot >/dev/null 2>&1; then
+  python3 - "$T/evil.json" "$T/pwned" <<'EOF' && ok || bad "evil workload written"
+import json, sys
+json.dump({"format": "fusim-workload-1", "fwd_us": 10, "bwd_us": 20,
+           "name": "x'\"\nsystem 'touch %s'\nset title 'y" % sys.argv[2],
+           "grads": [{"name": "a", "bytes": 4096, "ready_us": 5}]}, open(sys.argv[1], "w"))
+EOF
+  expect 0 "$FUSIM" plan --workload "$T/evil.json" --sweep --plot "$T/sweep.svg" --no-store --db "$DB"
+  [ ! -e "$T/pwned" ] && ok || bad "the workload's name ran a gnuplot command"
+  head -c 400 "$T/sweep.svg" | grep -q "<svg" && ok || bad "--plot .svg is not SVG: $(head -c 8 "$T/sweep.svg")"
+fi
+expect 64 "$FUSIM" plan --workload resnet50 --sweep --plot "$T/sweep.jpg" --no-store --db "$DB"
+one_line "must end in .png or .svg"
 
 # Fusion table: three sizes, fused beats separate.
 expect 0 "$FUSIM" plan --fusion-table --format csv
