@@ -67,7 +67,7 @@ typedef struct fu__gemm {
 static int fu__gemm_op(void *arg, cudaStream_t s) {
   fu__gemm *g = arg;
   const float one = 1.0f, zero = 0.0f;
-  cublasSetStream(g->h, s);
+  if (cublasSetStream(g->h, s) != CUBLAS_STATUS_SUCCESS) return (int)cudaErrorUnknown;
   cudaDataType_t t = g->type == 0 ? CUDA_R_16BF : CUDA_R_32F;
   cublasComputeType_t ct = g->type == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   cublasStatus_t r = cublasGemmEx(g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->m, g->n, g->k, &one, g->a, t,

@@ -380,7 +380,10 @@ int fu_calib_run(const fu_calib_opts *o, int argc, char **argv) {
       snprintf(note, sizeof c->end_note, "end: %s; %zu samples in %.1f s%s; %d measurement%s failed",
                end, c->nsamples, fu_calib_now() - c->t_start,
                st == FU_OK ? "" : " (stopped early)", c->nfail, c->nfail == 1 ? "" : "s");
-      fu_db_run_note(c->db, c->run_id, note);
+      /* the samples are committed already; a lost end note (the data layer said why) fails
+       * the run's status, not its data */
+      int nst = fu_db_run_note(c->db, c->run_id, note);
+      if (st == FU_OK && nst != FU_OK) st = nst;
       fu__print_summary(c, &prov);
       fu_calib_phase(c, "%zu samples stored as run %lld in %s (%s)", c->nsamples,
                      (long long)c->run_id, dbpath, note);

@@ -91,7 +91,7 @@ struct fu_exec {
   uint64_t arena_bytes;      /* arena size */
   unsigned char *host;       /* pinned offload target, arena layout (ndev == 1) */
   unsigned char *check;      /* host scratch for verification (malloc'd) */
-  fu__dev dev[FU_EXEC_MAX_DEV];
+  fu__dev dev[FU_EXEC_MAX_DEV]; /* per GPU: streams, events, arena, fusion buffers, NCCL */
   fu__slot *slots;           /* registered plans (malloc'd) */
   size_t nslots;             /* ... how many */
   uint64_t fusion_bytes;     /* one fusion buffer (largest packed bucket) */
