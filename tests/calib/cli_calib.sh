@@ -55,6 +55,16 @@ case $case_ in
     [ "$rc" -eq 70 ] || { echo "FAIL: unwritable db: exit $rc"; cat "$tmp/err"; exit 1; }
     grep -q 'not writable' "$tmp/err" || { echo "FAIL: unwritable db message"; cat "$tmp/err"; exit 1; }
     ;;
+  dbdir)
+    # a folder given as the database: refused before any GPU work, one line
+    "$fusim" calib --quick --db "$tmp" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -eq 69 ] && grep -q 'built without CUDA' "$tmp/err"; then exit 0; fi
+    [ "$rc" -eq 70 ] || { echo "FAIL: db folder: exit $rc"; cat "$tmp/err"; exit 1; }
+    grep -q 'not a regular file' "$tmp/err" || { echo "FAIL: db folder message"; cat "$tmp/err"; exit 1; }
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || { echo "FAIL: db folder: more than one line"; cat "$tmp/err"; exit 1; }
+    ;;
+  gpus)       expect 64 "\-g '0'" -- -g 0 ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac
 exit 0
