@@ -122,6 +122,14 @@ int fu_cmd_validate(int argc, char **argv) {
     fu_error("validate: unexpected argument '%s' (see fusim validate --help)", argv[optind]);
     return fu_exit_code(FU_EUSAGE);
   }
+  if ((from != NULL) + table + (o.workloads != NULL) > 1) {
+    fu_error("validate: --workload, --fusion-table and --from-csv are separate runs; give one");
+    return fu_exit_code(FU_EUSAGE);
+  }
+  if (table && o.plot) {
+    fu_error("validate: --plot draws the matrix (--workload or --from-csv), not --fusion-table");
+    return fu_exit_code(FU_EUSAGE);
+  }
   if (o.plot) {
     int pst = fu_validate_plot_check(o.plot);
     if (pst != FU_OK) return fu_exit_code(pst);

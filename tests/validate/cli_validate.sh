@@ -41,6 +41,8 @@ expect 65 "no.such.tensor' is not a tensor" -- "$FUSIM" validate --workload "$W"
 echo "[{\"fusion\": \"buckets:$T/none.json\"}]" >"$T/p5.json"
 expect 66 "none.json" -- "$FUSIM" validate --workload "$W" --plans "$T/p5.json" --no-db
 expect 64 "names no workload" -- "$FUSIM" validate --workload ,, --no-db
+expect 64 "separate runs" -- "$FUSIM" validate --workload "$W" --fusion-table --no-db
+expect 64 "not --fusion-table" -- "$FUSIM" validate --fusion-table --plot "$T/t.png"
 # --plot is checked before any work: .png or .svg in a writable folder.
 expect 64 "png or .svg" -- "$FUSIM" validate --workload "$W" --no-db --plot "$T/plot.pdf"
 expect 70 "missing or not writable" -- "$FUSIM" validate --workload "$W" --no-db --plot "$T/no/plot.png"
