@@ -48,7 +48,8 @@ static void fu__usage(FILE *out) {
 "  --overlap on|off  communicate as buckets fill (on, default) or after backward\n"
 "  --pack copy|view  pack into a fusion buffer (copy, default) or gradients live in it\n"
 "  --comm-streams N  communication streams (default 1)\n"
-"  --mem-cap SIZE    the optimal plan's largest fusion buffer (B, KiB, MiB, GiB)\n"
+"  --mem-cap SIZE    the optimal plan's largest fusion buffer (B, KiB, MiB, GiB); other plans\n"
+"                    above it are starred (over_mem_cap in csv and json)\n"
 "  --save-buckets F  write the optimal plan's buckets to F as a bucket file (a JSON list of\n"
 "                    lists of tensor names) that --fusion buckets:F reads back\n"
 "  --strict          ready times out of order in the workload are an error\n"
@@ -193,6 +194,8 @@ typedef struct fu__row {
   json_t *j;                 /* predict's JSON object for it */
   double speedup;            /* DDP default's iteration / this one's */
   int rank;                  /* 1 = fastest */
+  int over_cap;              /* --mem-cap given and this plan's largest fusion buffer is above it
+                                (the cap binds only the optimal plan) */
 } fu__row;
 
 static int fu__simulate_row(fu__row *row, const fu_workload *w, const fu_comm *c,
@@ -271,6 +274,7 @@ static void fu__print_rows(const fu__plan_opts *o, fu__row *rows, size_t n, cons
       json_object_set_new(rows[k].j, "label", json_string(rows[k].label));
       json_object_set_new(rows[k].j, "rank", json_integer(rows[k].rank));
       json_object_set_new(rows[k].j, "speedup_vs_ddp", json_real(rows[k].speedup));
+      if (o->mem_cap) json_object_set_new(rows[k].j, "over_mem_cap", json_boolean(rows[k].over_cap));
       json_array_append(arr, rows[k].j);
     }
     if (arr) {
@@ -283,7 +287,7 @@ static void fu__print_rows(const fu__plan_opts *o, fu__row *rows, size_t n, cons
   if (o->format == FU_FORMAT_CSV) {
     printf("rank,label,workload,plan,comm,profile,iter_us,iter_lo_us,iter_hi_us,compute_us,"
            "comm_us,exposed_comm_us,overlap_frac,bus_util,n_ops,fusion_buffer_bytes,sim_events,"
-           "speedup_vs_ddp\n");
+           "speedup_vs_ddp%s\n", o->mem_cap ? ",over_mem_cap" : "");
     for (size_t k = 0; k < n; k++) {
       const fu_result *r = &rows[k].r;
       printf("%d,", rows[k].rank);
@@ -296,10 +300,12 @@ static void fu__print_rows(const fu__plan_opts *o, fu__row *rows, size_t n, cons
       fu_csv_field(stdout, comm);
       putchar(',');
       fu_csv_field(stdout, prof->name);
-      printf(",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,%.6f,%zu,%llu,%llu,%.6f\n", r->iter_us,
+      printf(",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6f,%.6f,%zu,%llu,%llu,%.6f", r->iter_us,
              r->iter_lo_us, r->iter_hi_us, r->compute_us, r->comm_us, r->exposed_comm_us,
              r->overlap_frac, r->bus_util, r->n_ops, (unsigned long long)r->fusion_buffer_bytes,
              (unsigned long long)r->sim_events, rows[k].speedup);
+      if (o->mem_cap) printf(",%d", rows[k].over_cap);
+      putchar('\n');
     }
     return;
   }
@@ -312,13 +318,24 @@ static void fu__print_rows(const fu__plan_opts *o, fu__row *rows, size_t n, cons
          "iter_us", "95% interval", "exposed_us", "ops", "buffer", "busutil", "vs DDP");
   for (size_t k = 0; k < n; k++) {
     const fu_result *r = &rows[k].r;
-    char iv[48], fusion[64];
+    char iv[48], fusion[64], buf[40];
     snprintf(iv, sizeof iv, "[%.1f, %.1f]", r->iter_lo_us, r->iter_hi_us);
+    snprintf(buf, sizeof buf, "%s%s", fu_format_size(r->fusion_buffer_bytes, sz, sizeof sz),
+             rows[k].over_cap ? "*" : "");
     snprintf(fusion, sizeof fusion, "%.*s", (int)strcspn(rows[k].plan_str, " "), rows[k].plan_str);
     printf("%4d  %-16s %-24s %11.1f %23s %11.1f %6zu %10s %6.1f%% %6.3fx\n", rows[k].rank,
-           rows[k].label, fusion, r->iter_us, iv, r->exposed_comm_us, r->n_ops,
-           fu_format_size(r->fusion_buffer_bytes, sz, sizeof sz), 100 * r->bus_util,
-           rows[k].speedup);
+           rows[k].label, fusion, r->iter_us, iv, r->exposed_comm_us, r->n_ops, buf,
+           100 * r->bus_util, rows[k].speedup);
+  }
+  int n_over = 0;
+  for (size_t k = 0; k < n; k++) n_over += rows[k].over_cap;
+  if (n_over) {
+    uint64_t cap = 0;
+    for (size_t k = 0; k < n; k++)
+      if (rows[k].plan.kind == FU_FUSION_OPTIMAL) cap = rows[k].plan.mem_cap_bytes;
+    printf("\n* largest fusion buffer above --mem-cap %s, which binds only the optimal plan: "
+           "a starred plan does not fit in that memory\n",
+           fu_format_size(cap, sz, sizeof sz));
   }
   const char *rest = n ? strchr(rows[0].plan_str, ' ') : NULL;
   printf("\nevery plan: %s\n", rest ? rest + 1 : "");
@@ -389,6 +406,8 @@ static int fu__compare(const fu__plan_opts *o, const fu_workload *w, const fu_pl
     st = fu_plan_parse_fusion(plans[k].fusion, &rows[k].plan);
     if (rows[k].plan.kind == FU_FUSION_OPTIMAL) rows[k].plan.mem_cap_bytes = mem_cap;
     if (st == FU_OK) st = fu__simulate_row(&rows[k], w, c, prof, &stats);
+    if (st == FU_OK)
+      rows[k].over_cap = mem_cap && rows[k].r.fusion_buffer_bytes > mem_cap;
     if (st == FU_OK && strcmp(plans[k].fusion, "ddp") == 0) ddp_us = rows[k].r.iter_us;
     if (st == FU_OK && strcmp(plans[k].fusion, "optimal") == 0) {
       opt_us = rows[k].r.iter_us;
