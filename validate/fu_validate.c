@@ -268,15 +268,7 @@ static void fu__print(const fu_validate_opts *o, const fu_exec_info *info, const
 }
 
 int fu_validate_plot_check(const char *path) {
-  const char *ext = strrchr(path, '.');
-  if (!ext || (strcmp(ext, ".png") != 0 && strcmp(ext, ".svg") != 0)) {
-    fu_error("validate: --plot '%s': expected a file name ending in .png or .svg", path);
-    return FU_EUSAGE;
-  }
-  if (strpbrk(path, "'\n\r")) {   /* the path goes into gnuplot's script in single quotes */
-    fu_error("validate: --plot: the file name may not hold a quote or a line break");
-    return FU_EUSAGE;
-  }
+  FU_CHECK(fu_plot_path_check("validate: --plot", path, NULL));  /* .png/.svg, no control char */
   char dir[4096];
   if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir) {
     fu_error("validate: --plot: file name too long");
@@ -316,21 +308,26 @@ static int fu__plot(const char *path, const fu__row *rows, size_t n) {
     if (rows[i].predicted_us > mx) mx = rows[i].predicted_us;
   }
   fclose(f);
-  const char *ext = strrchr(path, '.');
-  const char *term = ext && strcmp(ext, ".svg") == 0 ? "svg size 800,640" : "png size 800,640";
+  int svg = 0;
+  if (fu_plot_path_check("validate: --plot", path, &svg) != FU_OK) {
+    unlink(dat);
+    return FU_EUSAGE;
+  }
   FILE *g = popen("gnuplot", "w");
   if (!g) {
     unlink(dat);
     fu_error("%s: gnuplot could not be started", path);
     return FU_EIO;
   }
+  fprintf(g, "set terminal %s\nset output ", svg ? "svg size 800,640" : "png size 800,640");
+  fu_gnuplot_quote(g, path);   /* any quote in the name doubled, so it stays one string */
   fprintf(g,
-          "set terminal %s\nset output '%s'\nset title 'fusim validate: predicted vs measured "
+          "\nset title 'fusim validate: predicted vs measured "
           "iteration time'\nset xlabel 'measured (ms)'\nset ylabel 'predicted (ms)'\n"
           "set key top left\nset grid\nset xrange [0:%g]\nset yrange [0:%g]\n"
           "plot x title 'predicted = measured' lw 2, 1.08*x title '+8%%' dt 2 lc 'gray', "
           "0.92*x title '-8%%' dt 2 lc 'gray', '%s' using 1:2 title 'plans' pt 7 ps 1.2\n",
-          term, path, mx / 1000 * 1.05, mx / 1000 * 1.05, dat);
+          mx / 1000 * 1.05, mx / 1000 * 1.05, dat);
   int rc = pclose(g);
   unlink(dat);
   if (rc != 0) {

@@ -50,8 +50,9 @@ int fu_validate_load_plans(const char *path, fu_plan **out, size_t *n);
 /* Runs the matrix and prints it (stdout). Returns a status (fu_exit_code for the exit). */
 int fu_validate_run(const fu_validate_opts *o);
 
-/* Checks a --plot file name before any work: .png or .svg, no quote or line break, a writable
- * folder. One line on stderr and FU_EUSAGE / FU_EIO otherwise. */
+/* Checks a --plot file name before any work: .png or .svg with no control character
+ * (fu_plot_path_check), in a writable folder. One line on stderr and FU_EUSAGE / FU_EIO
+ * otherwise. */
 int fu_validate_plot_check(const char *path);
 
 /* Reads results that `fusim validate --format csv` wrote and prints them (o->format) with the
