@@ -331,7 +331,17 @@ static int fu__comm_init(fu__coll *k, const char *algo, const char *proto) {
 #ifdef FU_HAVE_MPI
   if (k->c->mpi) {
     ncclUniqueId id;
-    if (k->c->rank == 0) FU_NC(ncclGetUniqueId(&id));
+    memset(&id, 0, sizeof id);
+    /* rank 0 says whether it has an id before sending it, so a failure there cannot leave
+     * the other ranks waiting in the broadcast */
+    ncclResult_t idr = ncclSuccess;
+    if (k->c->rank == 0) idr = ncclGetUniqueId(&id);
+    int ok = idr == ncclSuccess;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) {
+      if (k->c->rank == 0) fu_error("calib: ncclGetUniqueId: %s", ncclGetErrorString(idr));
+      return FU_EINTERNAL;
+    }
     MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
     FU_CU(cudaSetDevice(k->r[0].dev));
     FU_NC(ncclCommInitRank(&k->r[0].comm, k->nranks, id, k->c->rank));

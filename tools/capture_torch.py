@@ -12,11 +12,12 @@ How each number is measured (CUDA events; every iteration starts from an idle GP
                           tensor. Hooks add host time, so the ready times are scaled by
                           bwd(no hooks) / bwd(hooked) and kept <= bwd_us; the raw hooked backward
                           is kept in meta.
-  hook_us                 host cost of one gradient-ready callback: CPU time of the backward()
-                          call with a hook that does nothing on every parameter minus without
-                          hooks, divided by the number of parameters (medians, interleaved).
-  issue_us                host cost of one communication operation issued from Python: the CPU
-                          time of issuing an async device-to-host copy (tensor.copy_(...,
+  hook_us                 host cost of one gradient-ready callback: host wall time
+                          (time.perf_counter) of the backward() call with a hook that does
+                          nothing on every parameter minus without hooks, divided by the number
+                          of parameters (medians, interleaved).
+  issue_us                host cost of one communication operation issued from Python: the host
+                          wall time of issuing an async device-to-host copy (tensor.copy_(...,
                           non_blocking=True) into pinned memory), per copy, over 256 copies.
   launch-bound            backward's pure GPU time (the host enqueues all of backward behind a
                           sleep kernel, so no kernel waits for its launch) against bwd_us: when
