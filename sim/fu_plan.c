@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -304,8 +305,18 @@ int fu_plan_load(const char *path, fu_plan *p) {
   char *text;
   size_t len;
   FU_CHECK(fu_read_file(path, &text, &len));
+  fu_plan before = *p;
   int st = fu_plan_parse_json(text, path, p);
   free(text);
+  /* A plan file's "buckets:FILE" names FILE beside the plan file (as a user who keeps the two
+   * together expects), else, where no such file is there, from the current folder. */
+  const char *slash = strrchr(path, '/');
+  if (st == FU_OK && p->kind == FU_FUSION_BUCKETS && p->buckets_file[0] != '/' && slash &&
+      (before.kind != FU_FUSION_BUCKETS || strcmp(before.buckets_file, p->buckets_file) != 0)) {
+    char near[sizeof p->buckets_file];
+    int n = snprintf(near, sizeof near, "%.*s/%s", (int)(slash - path), path, p->buckets_file);
+    if (n > 0 && (size_t)n < sizeof near && access(near, F_OK) == 0) strcpy(p->buckets_file, near);
+  }
   return st;
 }
 

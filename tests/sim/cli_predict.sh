@@ -56,6 +56,13 @@ p --fusion single --pack view --no-store --format json >"$tmp/view.json"
 printf '{"fusion": "single", "overlap": "off"}\n' >"$tmp/plan.json"
 p --plan "$tmp/plan.json" --pack view --no-store --format csv >"$tmp/plan.csv"; check "plan file + flag" $?
 grep -q '^tiny3,single overlap=off pack=view' "$tmp/plan.csv"; check "plan file keys and flag override" $?
+# A plan file's buckets:FILE is read beside the plan file (it was looked up in the current
+# folder only); the one-bucket list gives single's time with pack=view: 4000 + 103.88608 + 50.
+mkdir "$tmp/plans"
+python3 -c "import json, sys; json.dump([[g['name'] for g in json.load(open(sys.argv[1]))['grads']]], open(sys.argv[2], 'w'))" "$wl" "$tmp/plans/one.json"
+printf '{"fusion": "buckets:one.json", "pack": "view"}\n' >"$tmp/plans/plan.json"
+p --plan "$tmp/plans/plan.json" --no-store --format json >"$tmp/bplan.json"; check "plan file's bucket file beside it" $?
+near "$(field "$tmp/bplan.json" iter_us)" 4153.88608 1e-6; check "bucket file from the plan file = single, view" $?
 
 p --no-store --format table >"$tmp/t.txt"; check "table output" $?
 grep -q 'stem.weight' "$tmp/t.txt"; check "table has the per-bucket rows" $?
