@@ -1480,6 +1480,14 @@ int fu_import_parse(const char *name, const char *text, size_t len, const fu_imp
     fu__err(&c, 0, "binary data (NUL bytes), not a text file");
     return FU_EDATA;
   }
+  if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) { /* UTF-8 byte order mark (CSV from a spreadsheet) */
+    text += 3;
+    len -= 3;
+    if (len == 0) {
+      fu__err(&c, 0, "file is empty");
+      return FU_EDATA;
+    }
+  }
   r->format = opts->format == FU_IMPORT_AUTO ? fu__sniff(c.name, text, len) : opts->format;
   int st;
   switch (r->format) {

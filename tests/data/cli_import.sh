@@ -137,6 +137,20 @@ empty)
   expect_fail 65 "e.txt: file is empty" "$FUSIM" import --db "$DB" "$T/e.txt"
   unchanged
   ;;
+bom)
+  # A CSV saved by a spreadsheet starts with a UTF-8 byte order mark: its header still names
+  # the op column (it was read as "\357\273\277op": "CSV has no op column"); a file of only
+  # the mark is empty.
+  base
+  printf '\357\273\277op,ranks,bytes,time_us,link\r\nallreduce,8,1024,5.5,nvlink\r\n' >"$T/bom.csv"
+  "$FUSIM" import --db "$DB" "$T/bom.csv" >"$T/out" 2>"$T/err" || fail "BOM CSV: $(cat "$T/err")"
+  [ "$(q "SELECT op || ' ' || ranks || ' ' || bytes || ' ' || t_median_us FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.source_file LIKE '%bom.csv'")" = "allreduce 8 1024 5.5" ] ||
+    fail "BOM CSV row: $(q "SELECT * FROM samples ORDER BY id DESC LIMIT 1")"
+  BEFORE=$(snapshot)
+  printf '\357\273\277' >"$T/bomonly.csv"
+  expect_fail 65 "bomonly.csv: file is empty" "$FUSIM" import --db "$DB" "$T/bomonly.csv"
+  unchanged
+  ;;
 directory)
   base
   mkdir "$T/d"
