@@ -755,6 +755,10 @@ int fu_cmd_fit(int argc, char **argv) {
       fu_warn("%s: worst relative error %.1f%% at %.0f bytes is above the tolerance %.1f%% even with %d segment%s",
               what, 100 * g->fit.max_rel_err, g->fit.points[g->fit.worst].bytes, 100 * fo.tolerance, cv->nseg,
               cv->nseg == 1 ? "" : "s");
+    if (cv->nseg >= 1 && !(cv->seg[cv->nseg - 1].beta_us_per_byte > 0))
+      fu_warn("%s: the last segment (from %.0f bytes) has no bandwidth term (beta %.3g us/B <= 0): "
+              "predict and plan refuse this curve; add samples at larger sizes",
+              what, cv->seg[cv->nseg - 1].lo_bytes, cv->seg[cv->nseg - 1].beta_us_per_byte);
   }
   free(mem);
   free(sel);

@@ -99,6 +99,20 @@ static void fu__peak(fu_cost_model *m, double measured_gbps) {
   m->peak_gbps = peak;
 }
 
+/* A curve's last segment runs to any size, so it must grow with size: one with beta <= 0 (a fit
+ * to latency-bound sizes only) priced a 100 MiB operation at 0 us and called it 100% of the
+ * bus. */
+static int fu__open_ended(const fu_profile *prof, const fu_curve *cv) {
+  const fu_segment *s = &cv->seg[cv->nseg - 1];
+  if (s->beta_us_per_byte > 0) return FU_OK;
+  fu_error("profile %s: the %s curve over %s (%d ranks) ends in a segment with no bandwidth term "
+           "(beta %.3g us/B from %.0f bytes), so it cannot price larger operations; fit it with "
+           "samples at larger sizes",
+           prof->name[0] ? prof->name : "(unnamed)", cv->op, cv->link, cv->ranks,
+           s->beta_us_per_byte, s->lo_bytes);
+  return FU_EDATA;
+}
+
 int fu_cost_model_init(fu_cost_model *m, const fu_profile *prof, const fu_comm *c,
                        const fu_plan *p) {
   memset(m, 0, sizeof *m);
@@ -117,6 +131,7 @@ int fu_cost_model_init(fu_cost_model *m, const fu_profile *prof, const fu_comm *
     int st = fu_profile_time(prof, op, link, ranks, 1.0, &t, NULL, NULL); /* prints why */
     return st != FU_OK ? st : FU_EDATA;
   }
+  FU_CHECK(fu__open_ended(prof, cv));
   m->comm = *cv;
   m->comm_rescaled = rescaled;
   if (rescaled) { /* as fu_profile_time carries a segment to another rank count */
@@ -149,9 +164,11 @@ int fu_cost_model_init(fu_cost_model *m, const fu_profile *prof, const fu_comm *
   m->packs = p && !p->pack_view;
   if (!m->packs) return FU_OK;
   if ((m->pack = fu_profile_find(prof, "pack", "hbm", 1, NULL)) && m->pack->nseg >= 1) {
+    FU_CHECK(fu__open_ended(prof, m->pack));
     m->pack_src = FU_PACK_CURVE;
     m->pack_host_us = launch;
   } else if ((m->pack = fu_profile_find(prof, "d2d", "hbm", 1, NULL)) && m->pack->nseg >= 1) {
+    FU_CHECK(fu__open_ended(prof, m->pack));
     m->pack_src = FU_PACK_D2D;
     m->pack_host_us = host;
   } else if (prof->hbm_gbps > 0 && isfinite(prof->hbm_gbps)) {

@@ -77,6 +77,16 @@ printf '{"format": "fusim-profile-1", "name": "x", "curves": []}\n' >"$tmp/empty
 "$fusim" predict --workload "$wl" --profile "$tmp/empty.json" --db "$tmp/e.db" >/dev/null 2>"$tmp/err"
 [ $? -eq 65 ]; check "profile without the curve -> 65" $?
 [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "one line on stderr" $?
+# A curve whose last (open-ended) segment has beta <= 0 (fitted to latency-bound sizes only)
+# priced large operations at 0 us and 100% of the bus; predict refuses it in one line (65).
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['curves'][0]['segments'][0]['beta_us_per_byte'] = -1e-06
+json.dump(d, open(sys.argv[2], 'w'))" "$prof" "$tmp/negbeta.json"
+"$fusim" predict --workload "$wl" --profile "$tmp/negbeta.json" --no-store >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 65 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no bandwidth term" "$tmp/err"
+check "profile whose last segment has beta <= 0 -> 65, one line" $?
 [ ! -e "$tmp/e.db" ] || [ "$(sqlite3 "$tmp/e.db" 'select count(*) from predictions' 2>/dev/null || echo 0)" = 0 ]
 check "no prediction stored after errors" $?
 
