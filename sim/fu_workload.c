@@ -83,14 +83,28 @@ static int fu__num(const json_t *v, const char *what, const char *field, double 
   return FU_OK;
 }
 
-/* Optional number >= 0 under key; leaves *out alone when absent. */
+/* A time in microseconds: a number >= 0 and at most FU__MAX_TIME_US (11.6 days: a phase of one
+ * training iteration is never longer; 1e300 us went through and printed 300-digit times). */
+#define FU__MAX_TIME_US 1e12
+static int fu__time(const json_t *v, const char *what, const char *field, double *out) {
+  double d;
+  FU_CHECK(fu__num(v, what, field, &d));
+  if (d > FU__MAX_TIME_US) {
+    fu_error("%s: %s: too large (%g us; at most %g)", what, field, d, FU__MAX_TIME_US);
+    return FU_EDATA;
+  }
+  *out = d;
+  return FU_OK;
+}
+
+/* Optional time under key; leaves *out alone when absent. */
 static int fu__opt_num(const json_t *obj, const char *key, const char *what, const char *prefix,
                        double *out) {
   const json_t *v = json_object_get(obj, key);
   if (!v) return FU_OK;
   char field[160];
   snprintf(field, sizeof field, "%s%s", prefix, key);
-  return fu__num(v, what, field, out);
+  return fu__time(v, what, field, out);
 }
 
 static int fu__req_num(const json_t *obj, const char *key, const char *what, const char *prefix,
@@ -102,7 +116,7 @@ static int fu__req_num(const json_t *obj, const char *key, const char *what, con
     fu_error("%s: %s: missing", what, field);
     return FU_EDATA;
   }
-  return fu__num(v, what, field, out);
+  return fu__time(v, what, field, out);
 }
 
 /* A size in bytes: a whole number > 0 and <= 2^53. */

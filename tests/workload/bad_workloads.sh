@@ -35,6 +35,10 @@ expect frac_bytes 65 'grads[0].bytes: not a whole number' '{'"$W"',"fwd_us":1,"b
 expect string_bytes 65 'grads[0].bytes: not a number' '{'"$W"',"fwd_us":1,"bwd_us":2,"grads":[{"name":"b","bytes":"8","ready_us":1}]}'
 expect negative_time 65 'bwd_us: negative' '{'"$W"',"fwd_us":1,"bwd_us":-2,"grads":['"$G"']}'
 expect negative_ready 65 'grads[0].ready_us: negative' '{'"$W"',"fwd_us":1,"bwd_us":2,"grads":[{"name":"b","bytes":8,"ready_us":-1}]}'
+# impossible times (1e300 us went through and printed 300-digit iteration times)
+expect huge_time 65 'opt_us: too large' '{'"$W"',"fwd_us":1,"bwd_us":2,"opt_us":1e300,"grads":['"$G"']}'
+expect huge_hook 65 'host.hook_us: too large' '{'"$W"',"fwd_us":1,"bwd_us":2,"host":{"hook_us":2e12},"grads":['"$G"']}'
+expect huge_layer 65 'layers[0].fwd_us: too large' '{'"$W"',"layers":[{"name":"a","fwd_us":1e13,"bwd_us":1,"grad_bytes":[4]}]}'
 expect nan_literal 65 'not valid JSON' '{'"$W"',"fwd_us":NaN,"bwd_us":2,"grads":['"$G"']}'
 expect nan_string 65 'fwd_us: not a number' '{'"$W"',"fwd_us":"NaN","bwd_us":2,"grads":['"$G"']}'
 expect inf_literal 65 'not valid JSON' '{'"$W"',"fwd_us":1,"bwd_us":Infinity,"grads":['"$G"']}'
