@@ -556,6 +556,17 @@ int fu_workload_save(const char *path, const fu_workload *w) {
     fu_error("%s: refusing to write a workload without gradients", path);
     return FU_EDATA;
   }
+  double tmax = w->fwd_us;
+  const double more[] = {w->bwd_us, w->opt_us, w->hook_us, w->issue_us};
+  for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+    if (more[i] > tmax || isnan(more[i])) tmax = more[i];
+  if (!(tmax <= FU__MAX_TIME_US)) { /* what fu_workload_load would refuse to read back */
+    fu_error("%s: refusing to write a workload with a time of %g us (fwd_us %g, bwd_us %g, opt_us "
+             "%g): above the %g us a workload may hold",
+             strcmp(path, "-") ? path : "(stdout)", tmax, w->fwd_us, w->bwd_us, w->opt_us,
+             FU__MAX_TIME_US);
+    return FU_EDATA;
+  }
   json_t *root;
   FU_CHECK(fu__to_json(w, &root));
   const size_t flags = JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12);

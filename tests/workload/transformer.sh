@@ -71,4 +71,11 @@ awk -v t="$f1" 'BEGIN{m=6738415616-131072000-65*4096; fl=2*m*4096+32*4*4096*4096
 "$fusim" workload --transformer $L7 --dtype fp8 --tflops 1 >/dev/null 2>&1; eq "bad dtype" $? 64
 "$fusim" workload --transformer $L7 --tflops nan >/dev/null 2>&1; eq "NaN tflops" $? 64
 "$fusim" workload --transformer $L7 --efficiency 1.5 --tflops 1 >/dev/null 2>&1; eq "efficiency > 1" $? 64
+# hyper-parameters whose times are beyond what a workload may hold (1e12 us): refused in one
+# line, exit 65, no file (it wrote one that --check and predict then refused to read)
+"$fusim" workload --transformer --layers 10000 --hidden 65536 --heads 64 --ffn 262144 --vocab 1000000 \
+  --seq 1000000 --micro-batch 1000 --tflops 1 --out "$dir/huge.json" >"$dir/out" 2>"$dir/err"
+eq "times too large" $? 65
+eq "times too large: one line" "$(wc -l <"$dir/err")" 1
+eq "times too large: no file" "$(ls "$dir" | grep -c huge)" 0
 exit $fail
