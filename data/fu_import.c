@@ -219,6 +219,16 @@ static int fu__next_line(fu__lines *L, char *buf, size_t cap, int *too_long, int
   return 1;
 }
 
+/* Length of an Open MPI "--tag-output" prefix ("[1,0]<stdout>:" or "<stderr>:") at s, else 0. */
+static size_t fu__mpi_tag_len(const char *s) {
+  if (s[0] != '[' || !isdigit((unsigned char)s[1])) return 0;
+  size_t i = 1 + strspn(s + 1, "0123456789");
+  if (s[i] != ',' || !isdigit((unsigned char)s[i + 1])) return 0;
+  i += 1 + strspn(s + i + 1, "0123456789");
+  if (!strncmp(s + i, "]<stdout>:", 10) || !strncmp(s + i, "]<stderr>:", 10)) return i + 10;
+  return 0;
+}
+
 /* Split on blanks in place; returns the field count (at most max; *more set if there were more). */
 static int fu__split_ws(char *s, char **tok, int max, int *more) {
   int n = 0;
@@ -888,6 +898,8 @@ static int fu__parse_text(fu__ctx *c, const char *text, size_t len) {
   int cut, no_nl;
   int st = FU_OK;
   while (st == FU_OK && fu__next_line(&L, buf, sizeof buf, &cut, &no_nl)) {
+    size_t tag = fu__mpi_tag_len(buf); /* mpirun --tag-output */
+    if (tag) memmove(buf, buf + tag, strlen(buf + tag) + 1);
     const char *s = fu__skip_ws(buf);
     if (*s == '#') {
       st = cut && t.in_table ? fu__bad_row(c, L.no, "comment line too long") : fu__text_comment(&t, buf, L.no);
@@ -1439,7 +1451,7 @@ static int fu__parse_csv(fu__ctx *c, const char *text, size_t len) {
 static fu_import_format fu__sniff(const char *name, const char *text, size_t len) {
   const char *p = text, *end = text + len;
   while (p < end && isspace((unsigned char)*p)) p++;
-  if (p < end && (*p == '{' || *p == '[')) return FU_IMPORT_JSON;
+  if (p < end && (*p == '{' || (*p == '[' && !fu__mpi_tag_len(p)))) return FU_IMPORT_JSON;
   size_t nl = strlen(name);
   if (nl > 4 && !strcasecmp(name + nl - 4, ".csv")) return FU_IMPORT_CSV;
   if (nl > 5 && !strcasecmp(name + nl - 5, ".json")) return FU_IMPORT_JSON;

@@ -137,6 +137,18 @@ empty)
   expect_fail 65 "e.txt: file is empty" "$FUSIM" import --db "$DB" "$T/e.txt"
   unchanged
   ;;
+mpi-tag)
+  # mpirun --tag-output puts "[1,0]<stdout>:" before every line; the log still imports, with
+  # the same samples as untagged (it was taken for JSON: "invalid JSON ... near '<'").
+  sed 's/^/[1,0]<stdout>:/' "$A100" >"$T/tag-nvlink-allreduce.txt"
+  "$FUSIM" import --db "$DB" "$A100" "$T/tag-nvlink-allreduce.txt" >"$T/out" 2>"$T/err" || fail "tagged log: $(cat "$T/err")"
+  [ "$(q "SELECT count(DISTINCT run_id) FROM samples")" = 2 ] || fail "two runs"
+  a=$(q "SELECT group_concat(bytes || ':' || in_place || ':' || t_median_us) FROM (SELECT * FROM samples WHERE run_id = 1 ORDER BY bytes, in_place)")
+  b=$(q "SELECT group_concat(bytes || ':' || in_place || ':' || t_median_us) FROM (SELECT * FROM samples WHERE run_id = 2 ORDER BY bytes, in_place)")
+  [ -n "$a" ] && [ "$a" = "$b" ] || fail "tagged samples differ: $a vs $b"
+  [ "$(q "SELECT ranks || ' ' || link FROM samples WHERE run_id = 2 LIMIT 1")" = "8 nvlink" ] || fail "tagged ranks/link"
+  echo "ok [$CASE]"
+  ;;
 bom)
   # A CSV saved by a spreadsheet starts with a UTF-8 byte order mark: its header still names
   # the op column (it was read as "\357\273\277op": "CSV has no op column"); a file of only
