@@ -219,8 +219,12 @@ static int fu__next_line(fu__lines *L, char *buf, size_t cap, int *too_long, int
   return 1;
 }
 
-/* Length of an Open MPI "--tag-output" prefix ("[1,0]<stdout>:" or "<stderr>:") at s, else 0. */
+/* Length of an Open MPI "--tag-output" prefix ("[1,0]<stdout>:" or "<stderr>:") or of a Slurm
+ * "srun --label" prefix ("0: ", " 12: ") at s, else 0. */
 static size_t fu__mpi_tag_len(const char *s) {
+  size_t b = strspn(s, " ");
+  size_t d = strspn(s + b, "0123456789");
+  if (d && s[b + d] == ':' && s[b + d + 1] == ' ') return b + d + 2;
   if (s[0] != '[' || !isdigit((unsigned char)s[1])) return 0;
   size_t i = 1 + strspn(s + 1, "0123456789");
   if (s[i] != ',' || !isdigit((unsigned char)s[i + 1])) return 0;

@@ -138,7 +138,7 @@ empty)
   unchanged
   ;;
 mpi-tag)
-  # mpirun --tag-output puts "[1,0]<stdout>:" before every line; the log still imports, with
+  # mpirun --tag-output puts "[1,0]<stdout>:" before every line (srun --label "0: "); the log still imports, with
   # the same samples as untagged (it was taken for JSON: "invalid JSON ... near '<'").
   sed 's/^/[1,0]<stdout>:/' "$A100" >"$T/tag-nvlink-allreduce.txt"
   "$FUSIM" import --db "$DB" "$A100" "$T/tag-nvlink-allreduce.txt" >"$T/out" 2>"$T/err" || fail "tagged log: $(cat "$T/err")"
@@ -147,6 +147,11 @@ mpi-tag)
   b=$(q "SELECT group_concat(bytes || ':' || in_place || ':' || t_median_us) FROM (SELECT * FROM samples WHERE run_id = 2 ORDER BY bytes, in_place)")
   [ -n "$a" ] && [ "$a" = "$b" ] || fail "tagged samples differ: $a vs $b"
   [ "$(q "SELECT ranks || ' ' || link FROM samples WHERE run_id = 2 LIMIT 1")" = "8 nvlink" ] || fail "tagged ranks/link"
+  # srun --label: "0: " before every line
+  sed 's/^/0: /' "$A100" >"$T/label-nvlink-allreduce.txt"
+  "$FUSIM" import --db "$DB" "$T/label-nvlink-allreduce.txt" >"$T/out" 2>"$T/err" || fail "labelled log: $(cat "$T/err")"
+  c=$(q "SELECT group_concat(bytes || ':' || in_place || ':' || t_median_us) FROM (SELECT * FROM samples WHERE run_id = 3 ORDER BY bytes, in_place)")
+  [ "$a" = "$c" ] || fail "labelled samples differ: $a vs $c"
   echo "ok [$CASE]"
   ;;
 bom)
