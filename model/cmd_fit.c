@@ -276,7 +276,7 @@ static int fu__plot(const char *out, const fu__group *g, size_t ng) {
     return FU_EIO;
   }
   char path[512];
-  int st = FU_OK;
+  int st = FU_OK, told = 0; /* told: the failure is already on stderr */
   for (size_t k = 0; k < ng && st == FU_OK; k++) {
     const fu__group *x = &g[k];
     snprintf(path, sizeof path, "%s/m%zu.dat", dir, k);
@@ -334,11 +334,13 @@ static int fu__plot(const char *out, const fu__group *g, size_t ng) {
     char *args[] = {"gnuplot", path, NULL};
     if (posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ) != 0) {
       fu_error("--plot: cannot run gnuplot: %s", strerror(errno));
+      told = 1;
       st = FU_EIO;
     } else {
       int ws;
       if (waitpid(pid, &ws, 0) < 0 || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
         fu_error("--plot %s: gnuplot failed (script kept in %s)", out, dir);
+        told = 1;
         st = FU_EIO;
       }
     }
@@ -355,7 +357,7 @@ static int fu__plot(const char *out, const fu__group *g, size_t ng) {
     snprintf(path, sizeof path, "%s/plot.gp", dir);
     unlink(path);
     rmdir(dir);
-  } else if (st == FU_EIO) {
+  } else if (st == FU_EIO && !told) {
     fu_error("--plot %s: could not draw (temporary files in %s)", out, dir);
   }
   return st;
@@ -585,7 +587,10 @@ int fu_cmd_fit(int argc, char **argv) {
     fu_error("fit: --plot needs gnuplot, which is not on PATH (apt-get install gnuplot-nox), or leave out --plot");
     return fu_exit_code(FU_EUSAGE);
   }
-  if (plot && fu_plot_path_check("fit: --plot", plot, NULL) != FU_OK) return fu_exit_code(FU_EUSAGE);
+  if (plot) {
+    int pst = fu_plot_path_check("fit: --plot", plot, NULL);
+    if (pst != FU_OK) return fu_exit_code(pst);
+  }
 
   /* The base profile first: a bad one must fail before anything is stored. */
   fu_profile *prof = malloc(sizeof *prof);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef FUSIM_VERSION
 #define FUSIM_VERSION "0.0.0-dev"
@@ -189,6 +190,20 @@ int fu_plot_path_check(const char *what, const char *path, int *svg) {
       fu_error("%s: the file name holds a control character", what);
       return FU_EUSAGE;
     }
+  }
+  /* gnuplot's own complaint about an output it cannot open runs to several lines: say it first */
+  const char *slash = strrchr(path, '/');
+  char dir[1024];
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+  struct stat sb;
+  if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0) {
+    fu_error("%s '%s': folder '%s' is missing or not writable", what, path, dir);
+    return FU_EIO;
+  }
+  if (access(path, F_OK) == 0 && access(path, W_OK) != 0) {
+    fu_error("%s '%s': the file is not writable", what, path);
+    return FU_EIO;
   }
   if (svg) *svg = is_svg;
   return FU_OK;

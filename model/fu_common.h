@@ -69,7 +69,9 @@ void fu_csv_field(FILE *out, const char *s);
  * that come from input files. */
 void fu_gnuplot_quote(FILE *out, const char *s);
 /* A plot file name: it ends in .png or .svg (*svg, when not NULL, says which) and holds no
- * control character. FU_EUSAGE with one line on stderr ("WHAT PATH: ...") otherwise. */
+ * control character (FU_EUSAGE otherwise), and its folder (and the file, if there) can be
+ * written (FU_EIO otherwise: gnuplot's own complaint runs to several lines). One line on stderr
+ * naming WHAT and PATH on failure. */
 int fu_plot_path_check(const char *what, const char *path, int *svg);
 
 /* The database path a command uses: the --db value, else $FUSIM_DB, else "fusim.db". */

@@ -144,6 +144,12 @@ def main():
         check(rc == 64 and "gnuplot" in err, f"--plot without gnuplot: {rc} {err}")
         rc, _, err = run("fit", "--db", db, "--plot", os.path.join(tmp, "x.jpg"))
         check(rc == 64 and ".png or .svg" in err, f"--plot bad extension: {rc} {err}")
+        # an output folder that is not there: one line before fitting, database as it was (it
+        # printed gnuplot's own five-line complaint and two more lines)
+        rows0 = fit_rows(db)
+        rc, out, err = run("fit", "--db", db, "--plot", os.path.join(tmp, "nodir", "x.png"))
+        check(rc == 70 and err.count("\n") == 1 and "missing or not writable" in err and not out and
+              fit_rows(db) == rows0, f"--plot into a missing folder: {rc} {err!r}")
 
         # (d) calib variants
         root = os.environ.get("FUSIM_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
