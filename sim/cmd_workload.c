@@ -437,7 +437,7 @@ static int fu__list(fu_format fmt) {
   }
   json_t *arr = fmt == FU_FORMAT_JSON ? json_array() : NULL;
   if (fmt == FU_FORMAT_CSV) printf("name,file,tensors,total_bytes,kind\n");
-  else if (fmt == FU_FORMAT_TABLE) printf("%-14s %8s %16s  %-9s %s\n", "name", "tensors", "bytes", "times", "workload");
+  else if (fmt == FU_FORMAT_TABLE) printf("%-20s %8s %16s  %-9s %s\n", "name", "tensors", "bytes", "times", "workload");
   for (int i = 0; i < n; i++) {
     const char *f = ents[i]->d_name;
     size_t len = strlen(f);
@@ -453,8 +453,14 @@ static int fu__list(fu_format fmt) {
           json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I, s:s}", "name", base, "file", full,
                                                "tensors", (json_int_t)w.ngrads, "total_bytes",
                                                (json_int_t)tb, "kind", kind));
-        else if (fmt == FU_FORMAT_CSV) printf("%s,%s,%zu,%llu,%s\n", base, full, w.ngrads, tb, kind);
-        else printf("%-14s %8zu %16llu  %-9s %s\n", base, w.ngrads, tb, kind, w.name);
+        else if (fmt == FU_FORMAT_CSV) {
+          fu_csv_field(stdout, base);
+          putchar(',');
+          fu_csv_field(stdout, full);
+          printf(",%zu,%llu,%s\n", w.ngrads, tb, kind);
+        } else {
+          printf("%-20s %8zu %16llu  %-9s %s\n", base, w.ngrads, tb, kind, w.name);
+        }
       }
       fu_workload_finish(&w);
     }

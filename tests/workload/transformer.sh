@@ -71,6 +71,17 @@ awk -v t="$f1" 'BEGIN{m=6738415616-131072000-65*4096; fl=2*m*4096+32*4*4096*4096
 "$fusim" workload --transformer $L7 --dtype fp8 --tflops 1 >/dev/null 2>&1; eq "bad dtype" $? 64
 "$fusim" workload --transformer $L7 --tflops nan >/dev/null 2>&1; eq "NaN tflops" $? 64
 "$fusim" workload --transformer $L7 --efficiency 1.5 --tflops 1 >/dev/null 2>&1; eq "efficiency > 1" $? 64
+# --list --format csv quotes a data folder whose path has a comma (it printed it bare: 6 fields)
+mkdir -p "$dir/a,b/workloads"
+cp "$dir/l7.json" "$dir/a,b/workloads/l7.json"
+FUSIM_DATADIR="$dir/a,b" "$fusim" workload --list --format csv >"$dir/list.csv"
+python3 -c "
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0] == ['name', 'file', 'tensors', 'total_bytes', 'kind'], rows
+assert len(rows) == 2 and rows[1][0] == 'l7' and rows[1][1] == sys.argv[2] and rows[1][2] == '291', rows
+" "$dir/list.csv" "$dir/a,b/workloads/l7.json" || { echo "FAIL: --list csv with a comma in the path" >&2; fail=1; }
+
 # hyper-parameters whose times are beyond what a workload may hold (1e12 us): refused in one
 # line, exit 65, no file (it wrote one that --check and predict then refused to read)
 "$fusim" workload --transformer --layers 10000 --hidden 65536 --heads 64 --ffn 262144 --vocab 1000000 \
