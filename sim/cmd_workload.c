@@ -370,15 +370,19 @@ static int fu__info(const fu_workload *w, fu_format fmt, int tensors) {
   if (fmt == FU_FORMAT_CSV) {
     if (tensors) {
       printf("index,name,bytes,ready_us\n");
-      for (size_t i = 0; i < w->ngrads; i++)
-        printf("%zu,%s,%llu,%.6g\n", i, w->grads[i].name, (unsigned long long)w->grads[i].bytes,
-               w->grads[i].ready_us);
+      for (size_t i = 0; i < w->ngrads; i++) {
+        printf("%zu,", i);
+        fu_csv_field(stdout, w->grads[i].name);
+        printf(",%llu,%.6f\n", (unsigned long long)w->grads[i].bytes, w->grads[i].ready_us);
+      }
       return FU_OK;
     }
     printf("name,source,kind,tensors,total_bytes,fwd_us,bwd_us,opt_us,accum_steps,hook_us,issue_us,"
            "min_tensor_bytes,max_tensor_bytes,first_ready_us,last_ready_us\n");
-    printf("%s,%s,%s,%zu,%llu,%.6f,%.6f,%.6f,%d,%.6g,%.6g,%llu,%llu,%.6f,%.6f\n", w->name, w->source,
-           kind, w->ngrads, (unsigned long long)total, w->fwd_us, w->bwd_us, w->opt_us,
+    fu_csv_field(stdout, w->name);
+    putchar(',');
+    fu_csv_field(stdout, w->source);
+    printf(",%s,%zu,%llu,%.6f,%.6f,%.6f,%d,%.6g,%.6g,%llu,%llu,%.6f,%.6f\n", kind, w->ngrads, (unsigned long long)total, w->fwd_us, w->bwd_us, w->opt_us,
            w->accum_steps, w->hook_us, w->issue_us, (unsigned long long)mn,
            (unsigned long long)mx, first, last);
     return FU_OK;

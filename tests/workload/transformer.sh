@@ -71,6 +71,19 @@ awk -v t="$f1" 'BEGIN{m=6738415616-131072000-65*4096; fl=2*m*4096+32*4*4096*4096
 "$fusim" workload --transformer $L7 --dtype fp8 --tflops 1 >/dev/null 2>&1; eq "bad dtype" $? 64
 "$fusim" workload --transformer $L7 --tflops nan >/dev/null 2>&1; eq "NaN tflops" $? 64
 "$fusim" workload --transformer $L7 --efficiency 1.5 --tflops 1 >/dev/null 2>&1; eq "efficiency > 1" $? 64
+# --info --tensors --format csv keeps ready_us to the microsecond's millionth (%.6g printed
+# 264288.386 as 264288) and quotes names
+"$fusim" workload --info llama2_7b --tensors --format csv >"$dir/t.csv"
+python3 -c "
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1])))[1:]
+w = json.load(open(sys.argv[2]))
+g = w['grads']
+assert len(rows) == len(g), (len(rows), len(g))
+for r, x in zip(rows, g):
+    assert r[1] == x['name'] and int(r[2]) == x['bytes'] and abs(float(r[3]) - x['ready_us']) <= 1e-6, (r, x)
+" "$dir/t.csv" "${FUSIM_SOURCE_ROOT:-$(dirname "$0")/../..}/data/workloads/llama2_7b.json" || { echo "FAIL: --tensors csv" >&2; fail=1; }
+
 # --list --format csv quotes a data folder whose path has a comma (it printed it bare: 6 fields)
 mkdir -p "$dir/a,b/workloads"
 cp "$dir/l7.json" "$dir/a,b/workloads/l7.json"
