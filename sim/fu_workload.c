@@ -613,7 +613,9 @@ static int fu__is_file(const char *p) {
 char *fu_workload_resolve(const char *arg) {
   if (!arg || !*arg) return NULL;
   if (fu__is_file(arg)) return strdup(arg);
-  if (strchr(arg, '/')) return NULL; /* a path that is not there: no bundled lookup */
+  struct stat sb; /* there but not a file (a folder): loading it says so, after the bundled names */
+  int there = stat(arg, &sb) == 0;
+  if (strchr(arg, '/')) return there ? strdup(arg) : NULL; /* a path: no bundled lookup */
   const char *dirs[2] = {getenv("FUSIM_DATADIR"), NULL};
 #ifdef FUSIM_DATADIR
   dirs[1] = FUSIM_DATADIR;
@@ -629,5 +631,5 @@ char *fu_workload_resolve(const char *arg) {
     if (fu__is_file(p)) return p;
     free(p);
   }
-  return NULL;
+  return there ? strdup(arg) : NULL;
 }

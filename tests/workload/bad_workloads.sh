@@ -71,6 +71,16 @@ done
 err=$("$fusim" workload --check "$dir/none.json" 2>&1 >/dev/null); st=$?
 [ "$st" = 66 ] || { echo "FAIL: missing file: exit $st, expected 66" >&2; fail=1; }
 case "$err" in *"$dir/none.json"*) ;; *) echo "FAIL: missing file not named: $err" >&2; fail=1 ;; esac
+# a folder: 66, one line saying so (was "no such file or bundled workload"); a folder in the
+# current directory named like a bundled workload does not hide it
+mkdir "$dir/wdir" "$dir/resnet50"
+for cmd in "workload --check" "predict --no-store --workload"; do
+  err=$("$fusim" $cmd "$dir/wdir" 2>&1 >/dev/null); st=$?
+  [ "$st" = 66 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || { echo "FAIL: $cmd folder: exit $st: $err" >&2; fail=1; }
+  case "$err" in *"$dir/wdir: is a directory"*) ;; *) echo "FAIL: $cmd folder not named: $err" >&2; fail=1 ;; esac
+done
+abs=$(cd "$(dirname "$fusim")" && pwd)/$(basename "$fusim")
+(cd "$dir" && "$abs" workload --check resnet50 >/dev/null) || { echo "FAIL: a folder named resnet50 hid the bundled one" >&2; fail=1; }
 # the bundled workloads are good, strictly
 for w in resnet50 bert_large llama2_7b; do
   "$fusim" workload --check "$w" --strict >/dev/null || { echo "FAIL: bundled $w does not check" >&2; fail=1; }
