@@ -9,7 +9,7 @@ SECS=${1:-300}
 JOBS=${2:-1}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-SHARED=${FUSIM_SHARED:-$ROOT/../shared}
+SHARED=${FUSIM_SHARED:-$ROOT/tests}   # the tests' copies (tests/data/reference, public-nccl-tests)
 OUT=$HERE/out
 mkdir -p "$OUT/bin" "$OUT/corpus"
 python3 "$ROOT/tools/embed.py" "$ROOT/data/schema.sql" "$OUT/bin/schema_sql.c" fu__schema_sql
