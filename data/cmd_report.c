@@ -3,7 +3,6 @@
  *
  * The database is opened read-only (SQLITE_OPEN_READONLY and PRAGMA query_only), so `report sql`
  * cannot change it whatever the query says; a writing statement is refused before it runs. */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -13,26 +12,21 @@
 
 #include "fu_common.h"
 #include "fu_db.h"
+#include "fu_options.h"
 
-static void fu__report_usage(FILE *out) {
-  fprintf(out,
-          "usage: fusim report [options] samples|fits|predictions|errors|runs\n"
-          "       fusim report [options] sql \"SELECT ...\"\n"
-          "\n"
-          "  samples       stored samples (filter with --op, --link, --ranks, --run)\n"
-          "  fits          v_fit_quality: every fitted segment, alpha/beta with 95%% CIs, max_rel_err\n"
-          "  predictions   stored predictions\n"
-          "  errors        v_prediction_error: predicted vs measured, rel_err as a fraction\n"
-          "  runs          imports, calibrations, fits, ... with their provenance\n"
-          "  sql QUERY     any read-only query (tables: hosts, runs, samples, fits, fit_segments,\n"
-          "                workloads, plans, predictions, measurements; views v_fit_quality,\n"
-          "                v_prediction_error)\n"
-          "\n"
-          "  --db FILE       database (default $FUSIM_DB, else ./fusim.db)\n"
-          "  --format F      table (default), csv or json (an array of objects)\n"
-          "  --op OP, --link L, --ranks N, --run ID   filters for samples\n"
-          "  -h, --help      this text\n");
-}
+static const char fu__report_head[] =
+    "usage: fusim report [options] samples|fits|predictions|errors|runs\n"
+    "       fusim report [options] sql \"SELECT ...\"\n"
+    "\n"
+    "  samples       stored samples (filter with --op, --link, --ranks, --run)\n"
+    "  fits          v_fit_quality: every fitted segment, alpha/beta with 95% CIs, max_rel_err\n"
+    "  predictions   stored predictions\n"
+    "  errors        v_prediction_error: predicted vs measured, rel_err as a fraction\n"
+    "  runs          imports, calibrations, fits, ... with their provenance\n"
+    "  sql QUERY     any read-only query (tables: hosts, runs, samples, fits, fit_segments,\n"
+    "                workloads, plans, predictions, measurements; views v_fit_quality,\n"
+    "                v_prediction_error)\n"
+    "\n";
 
 /* Queries of the named reports; ?1..?4 are the sample filters (NULL = any). */
 static const struct {
@@ -183,43 +177,24 @@ static int fu__print_rows(sqlite3_stmt *st, fu_format fmt, const char *what) {
 }
 
 int fu_cmd_report(int argc, char **argv) {
-  static const struct option longopts[] = {
-      {"db", required_argument, NULL, 'D'},   {"format", required_argument, NULL, 'f'},
-      {"op", required_argument, NULL, 'o'},   {"link", required_argument, NULL, 'l'},
-      {"ranks", required_argument, NULL, 'r'}, {"run", required_argument, NULL, 'R'},
-      {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0}};
-  const char *db_opt = NULL, *op = NULL, *link = NULL;
+  fu_opt_output out;
+  fu_opt_output_init(&out);
+  const char *op = NULL, *link = NULL;
   long ranks = 0, run = 0;
-  fu_format fmt = FU_FORMAT_TABLE;
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-    switch (c) {
-      case 'D': db_opt = optarg; break;
-      case 'f':
-        if (fu_parse_format(optarg, &fmt) != FU_OK) {
-          fu_error("report: --format must be table, csv or json, not '%s'", optarg);
-          return fu_exit_code(FU_EUSAGE);
-        }
-        break;
-      case 'o': op = optarg; break;
-      case 'l': link = optarg; break;
-      case 'r':
-        if (fu_parse_long(optarg, 1, 1048576, &ranks) != FU_OK) {
-          fu_error("report: --ranks '%s' is not a rank count", optarg);
-          return fu_exit_code(FU_EUSAGE);
-        }
-        break;
-      case 'R':
-        if (fu_parse_long(optarg, 1, 0x7fffffffL, &run) != FU_OK) {
-          fu_error("report: --run '%s' is not a run id", optarg);
-          return fu_exit_code(FU_EUSAGE);
-        }
-        break;
-      case 'h': fu__report_usage(stdout); return 0;
-      default: fu__report_usage(stderr); return fu_exit_code(FU_EUSAGE);
-    }
-  }
+  const fu_option rows[] = {
+      FU_OPT_ROW_DB(&out.db),
+      FU_OPT_ROW_FORMAT(&out.format),
+      {FU_OPT_STR(0, "op", &op, "OP", "samples of this operation only")},
+      {FU_OPT_STR(0, "link", &link, "L", "samples of this link class only")},
+      {FU_OPT_INT(0, "ranks", &ranks, 1, 1048576, "N", "samples at this rank count only")},
+      {FU_OPT_INT(0, "run", &run, 1, 0x7fffffffL, "ID", "samples of this run only")},
+      FU_OPT_END,
+  };
+  const fu_opt_cmd cmd = {"report", fu__report_head, NULL, rows, -1};
+  int optind, done;
+  int pst = fu_opt_parse(&cmd, argc, argv, &optind, &done);
+  if (pst != FU_OK || done) return fu_exit_code(pst);
+  fu_format fmt = out.format;
   if (optind >= argc) {
     fu_error("report: say what to report: samples, fits, predictions, errors, runs or sql QUERY");
     return fu_exit_code(FU_EUSAGE);
@@ -243,7 +218,7 @@ int fu_cmd_report(int argc, char **argv) {
     }
   }
   fu_db *db = NULL;
-  int st = fu_db_open(fu_db_path_default(db_opt), FU_DB_READONLY, &db);
+  int st = fu_db_open(fu_db_path_default(out.db), FU_DB_READONLY, &db);
   if (st != FU_OK) return fu_exit_code(st);
   sqlite3_stmt *stmt = NULL;
   const char *tail = NULL;

@@ -1,0 +1,362 @@
+/* fu_options.c: the table-driven option parser, --help and --list-options (see fu_options.h). */
+#include "fu_options.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FU__HELP_COL 24 /* column where the help text of an option starts */
+
+void fu_opt_usage_error(const fu_opt_cmd *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "fusim %s: ", cmd->name);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "; see 'fusim %s --help'\n", cmd->name);
+  va_end(ap);
+}
+
+int fu_opt_parse_format(void *value, const char *arg, char *why, size_t why_len) {
+  if (fu_parse_format(arg, value) == FU_OK) return FU_OK;
+  snprintf(why, why_len, "expected table, csv or json");
+  return FU_EUSAGE;
+}
+
+void fu_opt_output_init(fu_opt_output *o) {
+  o->format = FU_FORMAT_TABLE;
+  o->db = NULL;
+  o->no_store = 0;
+}
+
+/* ---- lookup ---- */
+
+/* Does the space-separated list hold the word [s, s+n)? With prefix set, a word starting with it. */
+static int fu__in_list(const char *list, const char *s, size_t n, int prefix) {
+  for (const char *p = list; p && *p;) {
+    size_t w = strcspn(p, " ");
+    if (w == n ? memcmp(p, s, n) == 0 : prefix && w > n && memcmp(p, s, n) == 0) return 1;
+    p += w;
+    while (*p == ' ') p++;
+  }
+  return 0;
+}
+
+static int fu__is_option(const fu_option *o) {
+  return o->kind != FU_OPT_KIND_END && o->kind != FU_OPT_KIND_HEADER;
+}
+
+/* Long-name match of row o against [s, s+n): 2 the name or an `also` spelling, 1 a deprecated
+ * alias, 0 none; exact or (prefix set) as a prefix. */
+static int fu__match(const fu_option *o, const char *s, size_t n, int prefix) {
+  size_t ln = strlen(o->name);
+  if (ln == n ? memcmp(o->name, s, n) == 0 : prefix && ln > n && memcmp(o->name, s, n) == 0) return 2;
+  if (fu__in_list(o->also, s, n, prefix)) return 2;
+  if (fu__in_list(o->aliases, s, n, prefix)) return 1;
+  return 0;
+}
+
+/* Finds the row of a long option [s, s+n): exact spellings first, else an unambiguous prefix.
+ * Returns it (*deprecated set for an alias) or NULL after one line on stderr. */
+static const fu_option *fu__find_long(const fu_opt_cmd *cmd, const char *s, size_t n, int *deprecated) {
+  for (const fu_option *o = cmd->opts; o->kind; o++) {
+    int m = fu__is_option(o) ? fu__match(o, s, n, 0) : 0;
+    if (m) {
+      *deprecated = m == 1;
+      return o;
+    }
+  }
+  const fu_option *hit = NULL;
+  int nhit = 0;
+  for (const fu_option *o = cmd->opts; o->kind; o++)
+    if (fu__is_option(o) && fu__match(o, s, n, 1)) hit = o, nhit++;
+  if (nhit == 1) {
+    *deprecated = fu__match(hit, s, n, 1) == 1;
+    return hit;
+  }
+  if (nhit > 1) {
+    char list[256] = "";
+    for (const fu_option *o = cmd->opts; o->kind; o++) {
+      size_t l = strlen(list);
+      if (fu__is_option(o) && fu__match(o, s, n, 1) && l + strlen(o->name) + 5 < sizeof list)
+        snprintf(list + l, sizeof list - l, "%s--%s", l ? ", " : "", o->name);
+    }
+    fu_opt_usage_error(cmd, "option '--%.*s' is ambiguous (%s)", (int)n, s, list);
+  } else {
+    fu_opt_usage_error(cmd, "unknown option '--%.*s'", (int)n, s);
+  }
+  return NULL;
+}
+
+static const fu_option *fu__find_short(const fu_opt_cmd *cmd, char c) {
+  for (const fu_option *o = cmd->opts; o->kind; o++)
+    if (fu__is_option(o) && o->short_name == c) return o;
+  return NULL;
+}
+
+/* ---- values ---- */
+
+/* "a, b or c" (sep ", ", last " or ") from a NULL-terminated list. */
+static void fu__names_text(const char *const *names, const char *sep_, const char *last_sep, char *buf,
+                           size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; names[i] && used < len; i++) {
+    const char *sep = i == 0 ? "" : names[i + 1] ? sep_ : last_sep;
+    int w = snprintf(buf + used, len - used, "%s%s", sep, names[i]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}
+
+/* Stores arg into o's value; FU_EUSAGE after one line naming the option as spelled. */
+static int fu__apply(const fu_opt_cmd *cmd, const fu_option *o, const char *spelled, const char *arg) {
+  char why[256] = "";
+  int ok = 1;
+  switch (o->kind) {
+    case FU_OPT_KIND_STRING: *(const char **)o->value = arg; break;
+    case FU_OPT_KIND_INT: {
+      long v;
+      ok = fu_parse_long(arg, (long)o->lo, (long)o->hi, &v) == FU_OK;
+      if (ok) *(long *)o->value = v;
+      else snprintf(why, sizeof why, "expected a whole number from %ld to %ld", (long)o->lo, (long)o->hi);
+      break;
+    }
+    case FU_OPT_KIND_DOUBLE: {
+      double v;
+      ok = fu_parse_double(arg, &v) == FU_OK && (o->open_lo ? v > o->lo : v >= o->lo) && v <= o->hi;
+      if (ok) *(double *)o->value = v;
+      else if (o->open_lo) snprintf(why, sizeof why, "expected a number above %g, at most %g", o->lo, o->hi);
+      else snprintf(why, sizeof why, "expected a number from %g to %g", o->lo, o->hi);
+      break;
+    }
+    case FU_OPT_KIND_SIZE:
+      ok = fu_parse_size(arg, (uint64_t *)o->value) == FU_OK;
+      if (!ok) snprintf(why, sizeof why, "expected a size such as 4, 64KiB, 1GiB");
+      break;
+    case FU_OPT_KIND_ENUM: {
+      ok = 0;
+      for (int i = 0; o->names[i] && !ok; i++)
+        if (strcmp(arg, o->names[i]) == 0) *(int *)o->value = i, ok = 1;
+      if (!ok) {
+        char list[200];
+        fu__names_text(o->names, ", ", " or ", list, sizeof list);
+        snprintf(why, sizeof why, "expected %s", list);
+      }
+      break;
+    }
+    case FU_OPT_KIND_CUSTOM:
+      ok = o->parse(o->value, arg, why, sizeof why) == FU_OK;
+      if (!ok && !why[0]) snprintf(why, sizeof why, "not a valid value");
+      break;
+    default: break;
+  }
+  if (!ok) {
+    fu_opt_usage_error(cmd, "%s '%s': %s", spelled, arg, o->why ? o->why : why);
+    return FU_EUSAGE;
+  }
+  if (o->seen) (*o->seen)++;
+  return FU_OK;
+}
+
+static void fu__set_flag(const fu_option *o) {
+  *(int *)o->value = 1;
+  if (o->seen) (*o->seen)++;
+}
+
+/* ---- help and the option list ---- */
+
+static const char *fu__kind_name(fu_opt_kind k) {
+  static const char *const names[] = {"end", "header", "flag", "string", "int", "double", "size", "enum", "custom"};
+  return names[k];
+}
+
+static void fu__metavar(const fu_option *o, char *buf, size_t len) {
+  buf[0] = '\0';
+  if (o->kind == FU_OPT_KIND_FLAG) return;
+  if (o->metavar) snprintf(buf, len, "%s", o->metavar);
+  else if (o->kind == FU_OPT_KIND_ENUM) fu__names_text(o->names, "|", "|", buf, len);
+  else if (o->kind == FU_OPT_KIND_INT) snprintf(buf, len, "N");
+  else if (o->kind == FU_OPT_KIND_DOUBLE) snprintf(buf, len, "X");
+  else if (o->kind == FU_OPT_KIND_SIZE) snprintf(buf, len, "SIZE");
+  else snprintf(buf, len, "VALUE");
+}
+
+void fu_opt_help(const fu_opt_cmd *cmd, FILE *out) {
+  int any_short = 0;
+  for (const fu_option *o = cmd->opts; o->kind; o++) any_short |= fu__is_option(o) && o->short_name;
+  if (cmd->head) fputs(cmd->head, out);
+  for (const fu_option *o = cmd->opts; o->kind; o++) {
+    if (o->kind == FU_OPT_KIND_HEADER) {
+      fprintf(out, "%s:\n", o->name);
+      continue;
+    }
+    char mv[128], left[256];
+    fu__metavar(o, mv, sizeof mv);
+    int n;
+    if (o->short_name) n = snprintf(left, sizeof left, "  -%c, --%s", o->short_name, o->name);
+    else n = snprintf(left, sizeof left, "  %s--%s", any_short ? "    " : "", o->name);
+    for (const char *a = o->also; a && *a && n > 0 && (size_t)n < sizeof left;) {
+      size_t w = strcspn(a, " ");
+      n += snprintf(left + n, sizeof left - (size_t)n, ", --%.*s", (int)w, a);
+      a += w;
+      while (*a == ' ') a++;
+    }
+    if (mv[0] && n > 0 && (size_t)n < sizeof left) snprintf(left + n, sizeof left - (size_t)n, " %s", mv);
+    fputs(left, out);
+    int col = (int)strlen(left);
+    const char *h = o->help ? o->help : "";
+    if (col + 2 > FU__HELP_COL) {
+      fputc('\n', out);
+      col = 0;
+    }
+    for (;;) {
+      size_t w = strcspn(h, "\n");
+      fprintf(out, "%*s%.*s\n", FU__HELP_COL - col, "", (int)w, h);
+      if (!h[w]) break;
+      h += w + 1;
+      col = 0;
+    }
+  }
+  fprintf(out, "  -h, --help%*sthis text\n", FU__HELP_COL - 12, "");
+  if (cmd->foot) fputs(cmd->foot, out);
+}
+
+/* A value the option refuses: the row's own, else one from its kind ("-": none). */
+static void fu__bad_example(const fu_option *o, char *buf, size_t len) {
+  if (o->bad) snprintf(buf, len, "%s", o->bad);
+  else if (o->kind == FU_OPT_KIND_INT) snprintf(buf, len, "%.0f", o->lo > -1e15 ? o->lo - 1 : o->hi + 1);
+  else if (o->kind == FU_OPT_KIND_DOUBLE) snprintf(buf, len, "nan");
+  else if (o->kind == FU_OPT_KIND_SIZE) snprintf(buf, len, "12parsecs");
+  else if (o->kind == FU_OPT_KIND_ENUM) snprintf(buf, len, "no-such-value");
+  else snprintf(buf, len, "-");
+}
+
+static void fu__list_options(const fu_opt_cmd *cmd, FILE *out) {
+  for (const fu_option *o = cmd->opts; o->kind; o++) {
+    if (!fu__is_option(o)) continue;
+    char bad[128];
+    fu__bad_example(o, bad, sizeof bad);
+    fprintf(out, "--%s\t%s\t%s\n", o->name, fu__kind_name(o->kind), bad);
+    if (o->short_name) fprintf(out, "-%c\t%s\t%s\n", o->short_name, fu__kind_name(o->kind), bad);
+    for (const char *lists[2] = {o->also, o->aliases}, **l = lists; l < lists + 2; l++)
+      for (const char *a = *l; a && *a;) {
+        size_t w = strcspn(a, " ");
+        if (l == lists) fprintf(out, "--%.*s\t%s\t%s\n", (int)w, a, fu__kind_name(o->kind), bad);
+        else fprintf(out, "--%.*s\talias\t--%s\n", (int)w, a, o->name);
+        a += w;
+        while (*a == ' ') a++;
+      }
+  }
+  fprintf(out, "--help\tflag\t-\n-h\tflag\t-\n");
+}
+
+/* ---- the parser ---- */
+
+/* One long option argv[*i] (without its "--"); *i moves past a value taken from the next
+ * argument. */
+static int fu__long(const fu_opt_cmd *cmd, int argc, char **argv, int *i, int *done) {
+  const char *s = argv[*i] + 2;
+  const char *eq = strchr(s, '=');
+  size_t n = eq ? (size_t)(eq - s) : strlen(s);
+  if (n == 4 && memcmp(s, "help", 4) == 0 && !eq) {
+    fu_opt_help(cmd, stdout);
+    *done = 1;
+    return FU_OK;
+  }
+  if (n == 12 && memcmp(s, "list-options", 12) == 0 && !eq) {
+    fu__list_options(cmd, stdout);
+    *done = 1;
+    return FU_OK;
+  }
+  int deprecated = 0;
+  const fu_option *o = fu__find_long(cmd, s, n, &deprecated);
+  if (!o) return FU_EUSAGE;
+  if (deprecated)
+    fprintf(stderr, "fusim %s: --%.*s is deprecated; use --%s\n", cmd->name, (int)n, s, o->name);
+  char spelled[128];
+  snprintf(spelled, sizeof spelled, "--%s", o->name);
+  if (o->kind == FU_OPT_KIND_FLAG) {
+    if (eq) {
+      fu_opt_usage_error(cmd, "option '%s' takes no value", spelled);
+      return FU_EUSAGE;
+    }
+    fu__set_flag(o);
+    return FU_OK;
+  }
+  const char *arg = eq ? eq + 1 : NULL;
+  if (!arg) {
+    if (*i + 1 >= argc) {
+      fu_opt_usage_error(cmd, "option '%s' needs a value", spelled);
+      return FU_EUSAGE;
+    }
+    arg = argv[++*i];
+  }
+  return fu__apply(cmd, o, spelled, arg);
+}
+
+/* Short options argv[*i] ("-x", "-xVALUE", "-ab"). */
+static int fu__short(const fu_opt_cmd *cmd, int argc, char **argv, int *i, int *done) {
+  for (const char *p = argv[*i] + 1; *p; p++) {
+    const fu_option *o = fu__find_short(cmd, *p);
+    if (!o && *p == 'h') {
+      fu_opt_help(cmd, stdout);
+      *done = 1;
+      return FU_OK;
+    }
+    if (!o) {
+      fu_opt_usage_error(cmd, "unknown option '-%c'", *p);
+      return FU_EUSAGE;
+    }
+    char spelled[3] = {'-', *p, '\0'};
+    if (o->kind == FU_OPT_KIND_FLAG) {
+      fu__set_flag(o);
+      continue;
+    }
+    const char *arg = p[1] ? p + 1 : NULL;
+    if (!arg) {
+      if (*i + 1 >= argc) {
+        fu_opt_usage_error(cmd, "option '%s' needs a value", spelled);
+        return FU_EUSAGE;
+      }
+      arg = argv[++*i];
+    }
+    return fu__apply(cmd, o, spelled, arg);
+  }
+  return FU_OK;
+}
+
+int fu_opt_parse(const fu_opt_cmd *cmd, int argc, char **argv, int *first_arg, int *done) {
+  *done = 0;
+  *first_arg = argc;
+  /* Arguments are collected here, then placed after the options: O(argc). */
+  char **args = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *args);
+  if (!args) return FU_ENOMEM;
+  int nargs = 0, nopt = 1, st = FU_OK;
+  for (int i = 1; i < argc && st == FU_OK && !*done; i++) {
+    const char *a = argv[i];
+    int from = i;
+    if (strcmp(a, "--") == 0) {
+      while (++i < argc) args[nargs++] = argv[i];
+      break;
+    }
+    if (a[0] == '-' && a[1] == '-') st = fu__long(cmd, argc, argv, &i, done);
+    else if (a[0] == '-' && a[1]) st = fu__short(cmd, argc, argv, &i, done);
+    else {
+      args[nargs++] = argv[i];
+      continue;
+    }
+    for (int k = from; k <= i; k++) argv[nopt++] = argv[k]; /* keeps the options in front */
+  }
+  if (st == FU_OK && !*done) {
+    for (int k = 0; k < nargs; k++) argv[nopt + k] = args[k];
+    *first_arg = nopt;
+    if (cmd->max_args >= 0 && nargs > cmd->max_args) {
+      fu_opt_usage_error(cmd, "unexpected argument '%s'", args[cmd->max_args]);
+      st = FU_EUSAGE;
+    }
+  }
+  free(args);
+  return st;
+}
