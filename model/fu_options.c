@@ -254,6 +254,18 @@ static void fu__list_options(const fu_opt_cmd *cmd, FILE *out) {
 
 /* ---- the parser ---- */
 
+/* The value of option o: the attached one (--opt=v, -xv), else the next argument (*i moves past
+ * it); then stored. */
+static int fu__take(const fu_opt_cmd *cmd, const fu_option *o, const char *spelled, const char *attached,
+                    int argc, char **argv, int *i) {
+  if (attached) return fu__apply(cmd, o, spelled, attached);
+  if (*i + 1 >= argc) {
+    fu_opt_usage_error(cmd, "option '%s' needs a value", spelled);
+    return FU_EUSAGE;
+  }
+  return fu__apply(cmd, o, spelled, argv[++*i]);
+}
+
 /* One long option argv[*i] (without its "--"); *i moves past a value taken from the next
  * argument. */
 static int fu__long(const fu_opt_cmd *cmd, int argc, char **argv, int *i, int *done) {
@@ -285,15 +297,7 @@ static int fu__long(const fu_opt_cmd *cmd, int argc, char **argv, int *i, int *d
     fu__set_flag(o);
     return FU_OK;
   }
-  const char *arg = eq ? eq + 1 : NULL;
-  if (!arg) {
-    if (*i + 1 >= argc) {
-      fu_opt_usage_error(cmd, "option '%s' needs a value", spelled);
-      return FU_EUSAGE;
-    }
-    arg = argv[++*i];
-  }
-  return fu__apply(cmd, o, spelled, arg);
+  return fu__take(cmd, o, spelled, eq ? eq + 1 : NULL, argc, argv, i);
 }
 
 /* Short options argv[*i] ("-x", "-xVALUE", "-ab"). */
@@ -314,15 +318,7 @@ static int fu__short(const fu_opt_cmd *cmd, int argc, char **argv, int *i, int *
       fu__set_flag(o);
       continue;
     }
-    const char *arg = p[1] ? p + 1 : NULL;
-    if (!arg) {
-      if (*i + 1 >= argc) {
-        fu_opt_usage_error(cmd, "option '%s' needs a value", spelled);
-        return FU_EUSAGE;
-      }
-      arg = argv[++*i];
-    }
-    return fu__apply(cmd, o, spelled, arg);
+    return fu__take(cmd, o, spelled, p[1] ? p + 1 : NULL, argc, argv, i);
   }
   return FU_OK;
 }
