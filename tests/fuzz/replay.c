@@ -1,6 +1,8 @@
-/* replay.c: run the fuzz harness (fuzz_import.c) without libFuzzer on files: the regression
- * inputs the fuzzer found (first byte = mode, as the fuzzer wrote them) and, with --all-modes,
- * plain files (seeds, the public logs) under each of the 128 modes.
+/* replay.c: run a fuzz harness (fuzz_import.c, fuzz_sim.c) without libFuzzer on files: the
+ * regression inputs the fuzzer found (for fuzz_import, first byte = mode, as the fuzzer wrote
+ * them) and, with --all-modes (fuzz_import only), plain files (seeds, the public logs) under each
+ * of the 128 modes. Each run of the harness has FUZZ_REPLAY_TIMEOUT seconds (default 10, as
+ * run.sh's -timeout): a hang is killed by SIGALRM, which fails the test.
  * Usage: fuzz_replay [--all-modes] FILE|DIR ... ; exits non-zero if the harness aborts. */
 #include <dirent.h>
 #include <stdint.h>
@@ -8,8 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Seconds one run of the harness may take (FUZZ_REPLAY_TIMEOUT, default 10). */
+static unsigned fu__limit(void) {
+  const char *e = getenv("FUZZ_REPLAY_TIMEOUT");
+  long v = e ? strtol(e, NULL, 10) : 0;
+  return v > 0 && v < 3600 ? (unsigned)v : 10;
+}
 
 static int run_file(const char *path, int all_modes) {
   FILE *f = fopen(path, "rb");
@@ -27,11 +37,14 @@ static int run_file(const char *path, int all_modes) {
   if (all_modes) {
     for (int m = 0; m < 128; m++) {
       buf[0] = (uint8_t)m;
+      alarm(fu__limit());
       LLVMFuzzerTestOneInput(buf, n + 1);
     }
   } else {
+    alarm(fu__limit());
     LLVMFuzzerTestOneInput(buf + 1, n);
   }
+  alarm(0);
   free(buf);
   return 0;
 }

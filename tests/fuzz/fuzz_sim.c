@@ -1,0 +1,158 @@
+/* fuzz_sim.c: libFuzzer harnesses over the simulator's readers, one per build (-DFUZZ_READER=):
+ *   1 workload  the input is a workload file (fu_workload_parse), predicted under several plans;
+ *   2 profile   the input is a profile file (fu_profile_parse), pricing a fixed workload;
+ *   3 plan      the input is a plan file (fu_plan_parse_json) or, when it is not JSON, a --fusion
+ *               value (its first line), applied to a fixed workload;
+ *   4 buckets   the input is a bucket file (buckets:FILE, written to a private temporary file),
+ *               applied to a fixed workload.
+ * Every accepted input drives fu_sim_predict to the end; the harness then checks what a result
+ * promises (finite, non-negative times, the interval around the iteration, bus_util <= 1, every
+ * gradient in exactly one bucket) and aborts when a promise is broken. A failure must have
+ * printed its reason (fu_error), which the harness cannot see; it checks the status instead.
+ * Inputs holding a NUL byte are skipped: fu_read_file refuses them before any reader runs.
+ * Time limit per input: libFuzzer's -timeout (tests/fuzz/run_sim.sh), and alarm() in replay.c. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fu_common.h"
+#include "fu_profile.h"
+#include "fu_search.h"
+#include "fu_sim.h"
+#include "fu_workload.h"
+
+#ifndef FUZZ_READER
+#define FUZZ_READER 1
+#endif
+
+#if FUZZ_READER != 1
+/* The workload every reader but the workload one predicts: six gradients of mixed sizes. */
+static const char fu__fixed_workload[] =
+    "{\"format\": \"fusim-workload-1\", \"name\": \"fuzz\", \"fwd_us\": 1000, \"bwd_us\": 2000,"
+    " \"opt_us\": 100, \"grads\": ["
+    "{\"name\": \"a\", \"bytes\": 4096, \"ready_us\": 100},"
+    "{\"name\": \"b\", \"bytes\": 1048576, \"ready_us\": 400},"
+    "{\"name\": \"c\", \"bytes\": 64, \"ready_us\": 401},"
+    "{\"name\": \"d\", \"bytes\": 33554432, \"ready_us\": 1200},"
+    "{\"name\": \"e\", \"bytes\": 262144, \"ready_us\": 1900},"
+    "{\"name\": \"f\", \"bytes\": 8388608, \"ready_us\": 2000}]}";
+#endif
+
+/* Checks what a successful prediction promises; aborts (the fuzzer's finding) otherwise. */
+static void fu__check_result(const fu_workload *w, const fu_result *r) {
+  const double t[] = {r->iter_us, r->iter_lo_us, r->iter_hi_us, r->compute_us, r->comm_us,
+                      r->exposed_comm_us, r->overlap_frac, r->bus_util};
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+    if (!isfinite(t[i]) || t[i] < 0) abort();
+  /* the interval holds the nominal time (relative slack for rounding in the three runs) */
+  double slack = 1e-9 * r->iter_us + 1e-6;
+  if (r->iter_lo_us > r->iter_us + slack || r->iter_hi_us < r->iter_us - slack) abort();
+  if (r->bus_util > 1 + 1e-9 || r->overlap_frac > 1 + 1e-12) abort();
+  if (r->n_ops < 1 || r->nbuckets < 1 || !r->buckets) abort();
+  /* the buckets are consecutive runs of the ready order that cover every gradient once */
+  size_t next = 0;
+  for (size_t k = 0; k < r->nbuckets; k++) {
+    const fu_bucket *b = &r->buckets[k];
+    if (b->first != next || b->last < b->first || b->last >= w->ngrads) abort();
+    next = b->last + 1;
+    if (!(b->end_us >= b->start_us) || !isfinite(b->end_us)) abort();
+  }
+  if (next != w->ngrads) abort();
+}
+
+/* Predicts w under p on the given target; a success must keep the promises above. */
+static void fu__predict(const fu_workload *w, const fu_plan *p, const char *comm,
+                        const fu_profile *prof) {
+  fu_comm c;
+  if (fu_comm_parse(comm, &c) != FU_OK) abort(); /* the harness's own targets parse */
+  fu_result r;
+  memset(&r, 0, sizeof r);
+  if (fu_sim_predict(w, p, &c, prof, NULL, &r) == FU_OK) fu__check_result(w, &r);
+  fu_result_finish(&r);
+}
+
+#if FUZZ_READER != 1
+static int fu__load_fixed(fu_workload *w, fu_profile *prof) {
+  fu_workload_init(w);
+  if (fu_workload_parse(fu__fixed_workload, "fixed", 1, w) != FU_OK) abort();
+  if (fu_profile_load_default(prof) != FU_OK) abort();
+  return 0;
+}
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (memchr(data, '\0', size)) return 0;
+  char *text = malloc(size + 1);
+  if (!text) return 0;
+  memcpy(text, data, size);
+  text[size] = '\0';
+  static fu_profile prof; /* 300 KB: not on the stack */
+  fu_workload w;
+  fu_plan p;
+  fu_plan_init(&p);
+#if FUZZ_READER == 1
+  fu_workload_init(&w);
+  if (fu_profile_load_default(&prof) != FU_OK) abort();
+  if (fu_workload_parse(text, "fuzz.json", (int)(size & 1), &w) == FU_OK) {
+    static const char *plans[] = {"none", "single", "cap:1MiB,first:64KiB", "horovod:1MiB,1ms",
+                                  "horovod:64MiB,0", "mgwfbp", "optimal"};
+    for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+      /* the searches simulate many candidates: keep them to workloads that finish in time */
+      if (i >= 5 && w.ngrads > 64) break;
+      fu_plan_init(&p);
+      if (fu_plan_parse_fusion(plans[i], &p) != FU_OK) abort();
+      p.overlap = (int)(i & 1) ^ 1;
+      fu__predict(&w, &p, i & 1 ? "allreduce:8:nvlink" : "allgather:4:pcie", &prof);
+    }
+    fu__predict(&w, &p, "offload", &prof);
+  }
+#elif FUZZ_READER == 2
+  fu__load_fixed(&w, &prof);
+  fu_profile_init(&prof);
+  if (fu_profile_parse(text, "fuzz.json", &prof) == FU_OK) {
+    if (fu_plan_parse_fusion("cap:1MiB", &p) != FU_OK) abort();
+    fu__predict(&w, &p, "allreduce:8:nvlink", &prof);
+    fu__predict(&w, &p, "allreduce:2:pcie", &prof);
+    fu__predict(&w, &p, "reducescatter:4:pcie", &prof);
+    fu__predict(&w, &p, "offload", &prof);
+    if (fu_plan_parse_fusion("optimal", &p) != FU_OK) abort();
+    fu__predict(&w, &p, "allreduce:8:nvlink", &prof);
+  }
+#elif FUZZ_READER == 3
+  fu__load_fixed(&w, &prof);
+  int st;
+  if (text[strspn(text, " \t\r\n")] == '{' || text[strspn(text, " \t\r\n")] == '[') {
+    st = fu_plan_parse_json(text, "fuzz-plan.json", &p);
+  } else {
+    text[strcspn(text, "\n")] = '\0';
+    st = fu_plan_parse_fusion(text, &p);
+  }
+  /* a bucket file named by the input is not the plan reader's to fuzz (reader 4 is) */
+  if (st == FU_OK && p.kind != FU_FUSION_BUCKETS) {
+    fu__predict(&w, &p, "allreduce:8:nvlink", &prof);
+    fu__predict(&w, &p, "offload", &prof);
+  }
+#elif FUZZ_READER == 4
+  fu__load_fixed(&w, &prof);
+  char path[] = "/tmp/fuzz-buckets-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) abort();
+  if (write(fd, text, size) != (ssize_t)size) abort();
+  close(fd);
+  p.kind = FU_FUSION_BUCKETS;
+  snprintf(p.buckets_file, sizeof p.buckets_file, "%s", path);
+  fu__predict(&w, &p, "allreduce:8:nvlink", &prof);
+  p.overlap = 0;
+  p.comm_streams = 2;
+  fu__predict(&w, &p, "allreduce:4:pcie", &prof);
+  unlink(path);
+#else
+#error "FUZZ_READER is 1 (workload), 2 (profile), 3 (plan) or 4 (buckets)"
+#endif
+  fu_workload_finish(&w);
+  free(text);
+  return 0;
+}
