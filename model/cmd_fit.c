@@ -30,21 +30,19 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fu_common.h"
 #include "fu_db.h"
 #include "fu_fit.h"
 #include "fu_model.h"
+#include "fu_output.h"
 #include "fu_profile.h"
 
-extern char **environ;
 
 /* One fitted group. */
 typedef struct fu__group {
@@ -267,6 +265,29 @@ static json_t *fu__group_json(const fu__group *g, const fu_fit_options *o) {
 
 /* ---- plot ---- */
 
+/* Writes one data file of the plot: the measured points (fitted = 0) or the fitted curve, 40
+ * points per decade from the smallest to the largest size. Every write is checked. */
+static int fu__plot_data(const char *path, const fu__group *x, int fitted) {
+  FILE *f = fopen(path, "w");
+  if (!f) return FU_EIO;
+  if (!fitted) {
+    for (size_t i = 0; i < x->fit.n; i++)
+      fprintf(f, "%.10g %.10g %.10g\n", x->fit.points[i].bytes, x->fit.points[i].t_us,
+              fu__busbw(x->curve.op, x->curve.ranks, x->fit.points[i].bytes, x->fit.points[i].t_us));
+  } else {
+    double lo = x->fit.points[0].bytes, hi = x->fit.points[x->fit.n - 1].bytes;
+    int steps = (int)ceil(40 * log10(hi / lo)) + 1;
+    for (int i = 0; i <= steps; i++) {
+      double b = lo * pow(hi / lo, (double)i / steps);
+      double t = fu_curve_time(&x->curve, b, NULL, NULL);
+      if (t > 0) fprintf(f, "%.10g %.10g %.10g\n", b, t, fu__busbw(x->curve.op, x->curve.ranks, b, t));
+    }
+  }
+  int bad = ferror(f);
+  if (fclose(f) != 0) bad = 1;
+  return bad ? FU_EIO : FU_OK;
+}
+
 static int fu__plot(const char *out, const fu__group *g, size_t ng) {
   int svg;
   FU_CHECK(fu_plot_path_check("--plot", out, &svg));
@@ -276,41 +297,26 @@ static int fu__plot(const char *out, const fu__group *g, size_t ng) {
     return FU_EIO;
   }
   char path[512];
-  int st = FU_OK, told = 0; /* told: the failure is already on stderr */
+  int st = FU_OK;
   for (size_t k = 0; k < ng && st == FU_OK; k++) {
-    const fu__group *x = &g[k];
     snprintf(path, sizeof path, "%s/m%zu.dat", dir, k);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-      st = FU_EIO;
-      break;
-    }
-    for (size_t i = 0; i < x->fit.n; i++)
-      fprintf(f, "%.10g %.10g %.10g\n", x->fit.points[i].bytes, x->fit.points[i].t_us,
-              fu__busbw(x->curve.op, x->curve.ranks, x->fit.points[i].bytes, x->fit.points[i].t_us));
-    fclose(f);
+    st = fu__plot_data(path, &g[k], 0);
     snprintf(path, sizeof path, "%s/f%zu.dat", dir, k);
-    f = fopen(path, "w");
-    if (!f) {
-      st = FU_EIO;
-      break;
-    }
-    /* the fitted curve, 40 points per decade from the smallest to the largest size */
-    double lo = x->fit.points[0].bytes, hi = x->fit.points[x->fit.n - 1].bytes;
-    int steps = (int)ceil(40 * log10(hi / lo)) + 1;
-    for (int i = 0; i <= steps; i++) {
-      double b = lo * pow(hi / lo, (double)i / steps);
-      double t = fu_curve_time(&x->curve, b, NULL, NULL);
-      if (t > 0) fprintf(f, "%.10g %.10g %.10g\n", b, t, fu__busbw(x->curve.op, x->curve.ranks, b, t));
-    }
-    fclose(f);
+    if (st == FU_OK) st = fu__plot_data(path, &g[k], 1);
   }
-  snprintf(path, sizeof path, "%s/plot.gp", dir);
-  FILE *gp = st == FU_OK ? fopen(path, "w") : NULL;
+  if (st != FU_OK) fu_error("--plot %s: cannot write the plot's data in %s: %s", out, dir, strerror(errno));
+  /* The script names the output only as ARG1 (fu_gnuplot_run); the data files' names are ours
+   * (mkdtemp's charset); labels are op, link and algo names, which readers validate. */
+  char *script = NULL;
+  size_t slen = 0;
+  FILE *gp = st == FU_OK ? open_memstream(&script, &slen) : NULL;
+  if (st == FU_OK && !gp) {
+    fu_error("--plot %s: out of memory", out);
+    st = FU_ENOMEM;
+  }
   if (gp) {
-    fprintf(gp, "set terminal %s size 1400,560 noenhanced\nset output ", svg ? "svg" : "pngcairo");
-    fu_gnuplot_quote(gp, out);
-    fprintf(gp, "\nset multiplot layout 1,2\nset grid\nset key left top\nset format x '%%.0s%%cB'\n"
+    fprintf(gp, "set terminal %s size 1400,560 noenhanced\nset output ARG1\n", svg ? "svg" : "pngcairo");
+    fprintf(gp, "set multiplot layout 1,2\nset grid\nset key left top\nset format x '%%.0s%%cB'\n"
                 "set logscale xy\nset xlabel 'message size (bytes)'\nset ylabel 'time (us)'\n"
                 "set title 'measured (points) and fitted (lines)'\nplot ");
     for (int panel = 0; panel < 2; panel++) {
@@ -329,37 +335,21 @@ static int fu__plot(const char *out, const fu__group *g, size_t ng) {
       fprintf(gp, "\n");
     }
     fprintf(gp, "unset multiplot\n");
-    fclose(gp);
-    pid_t pid;
-    char *args[] = {"gnuplot", path, NULL};
-    if (posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ) != 0) {
-      fu_error("--plot: cannot run gnuplot: %s", strerror(errno));
-      told = 1;
-      st = FU_EIO;
+    if (fclose(gp) != 0 || !script) {
+      fu_error("--plot %s: out of memory", out);
+      st = FU_ENOMEM;
     } else {
-      int ws;
-      if (waitpid(pid, &ws, 0) < 0 || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
-        fu_error("--plot %s: gnuplot failed (script kept in %s)", out, dir);
-        told = 1;
-        st = FU_EIO;
-      }
+      st = fu_gnuplot_run("--plot", out, script, NULL, 0);
     }
-  } else if (st == FU_OK) {
-    st = FU_EIO;
   }
-  if (st == FU_OK) {
-    for (size_t k = 0; k < ng; k++) {
-      snprintf(path, sizeof path, "%s/m%zu.dat", dir, k);
-      unlink(path);
-      snprintf(path, sizeof path, "%s/f%zu.dat", dir, k);
-      unlink(path);
-    }
-    snprintf(path, sizeof path, "%s/plot.gp", dir);
+  free(script);
+  for (size_t k = 0; k < ng; k++) {
+    snprintf(path, sizeof path, "%s/m%zu.dat", dir, k);
     unlink(path);
-    rmdir(dir);
-  } else if (st == FU_EIO && !told) {
-    fu_error("--plot %s: could not draw (temporary files in %s)", out, dir);
+    snprintf(path, sizeof path, "%s/f%zu.dat", dir, k);
+    unlink(path);
   }
+  rmdir(dir);
   return st;
 }
 

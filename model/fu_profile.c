@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "fu_common.h"
+#include "fu_output.h"
 
 #define FU_PROFILE_FORMAT "fusim-profile-1"
 
@@ -93,24 +94,12 @@ int fu_profile_save(const char *path, const fu_profile *p) {
     fu_error("%s: out of memory building the profile", path);
     return FU_ENOMEM;
   }
-  /* Write beside the target and rename, so a failed write never leaves half a profile. */
-  size_t len = strlen(path) + 8;
-  char *tmp = malloc(len);
-  if (!tmp) {
-    json_decref(j);
-    return FU_ENOMEM;
-  }
-  snprintf(tmp, len, "%s.tmp", path);
-  int rc = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+  /* A temporary file (mkstemp, beside the target) renamed over it: a failed write never leaves
+   * half a profile, and no planted name or symlink can redirect the write. */
+  int st = fu_json_save(path, j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12),
+                        "the profile");
   json_decref(j);
-  if (rc != 0 || rename(tmp, path) != 0) {
-    fu_error("%s: cannot write profile: %s", path, strerror(errno ? errno : EIO));
-    unlink(tmp);
-    free(tmp);
-    return FU_EIO;
-  }
-  free(tmp);
-  return FU_OK;
+  return st;
 }
 
 /* ---- reading ---- */

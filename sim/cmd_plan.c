@@ -12,6 +12,7 @@
 
 #include "fu_common.h"
 #include "fu_db.h"
+#include "fu_output.h"
 #include "fu_predict.h"
 #include "fu_search.h"
 #include "fu_sim.h"
@@ -373,12 +374,9 @@ static int fu__save_buckets(const char *path, const fu_workload *w, const fu_buc
     }
   }
   if (!root) return FU_ENOMEM;
-  int rc = json_dump_file(root, path, JSON_INDENT(1));
+  int st = fu_json_save(path, root, JSON_INDENT(1), "the bucket file");
   json_decref(root);
-  if (rc != 0) {
-    fu_error("%s: cannot write the bucket file", path);
-    return FU_EIO;
-  }
+  if (st != FU_OK) return st;
   fprintf(stderr, "fusim: optimal buckets (%zu) written to %s; use --fusion buckets:%s\n", nb, path,
           path);
   return FU_OK;
@@ -441,19 +439,20 @@ static int fu__plot_sweep(const char *path, const fu__row *rows, size_t n, const
   }
   int svg;
   FU_CHECK(fu_plot_path_check("--plot", path, &svg));
-  FILE *g = popen("gnuplot", "w");
-  if (!g) {
-    fu_error("%s: cannot run gnuplot", path);
-    return FU_EIO;
-  }
-  char title[600]; /* the workload's name comes from its file: quoted, never gnuplot syntax */
+  /* The output and the title (the workload's name comes from its file) reach gnuplot as ARG1
+   * and ARG2 (fu_gnuplot_run): values, never gnuplot syntax, whatever quotes they hold. */
+  char title[600];
   snprintf(title, sizeof title, "%s, %s: iteration time against bucket cap", w->name, comm);
-  fprintf(g, "set terminal %s size 900,540 noenhanced\nset output ", svg ? "svg" : "png");
-  fu_gnuplot_quote(g, path);
-  fprintf(g, "\nset title ");
-  fu_gnuplot_quote(g, title);
+  char *script = NULL;
+  size_t slen = 0;
+  FILE *g = open_memstream(&script, &slen);
+  if (!g) {
+    fu_error("--plot %s: out of memory", path);
+    return FU_ENOMEM;
+  }
+  fprintf(g, "set terminal %s size 900,540 noenhanced\nset output ARG1\nset title ARG2\n", svg ? "svg" : "png");
   fprintf(g,
-          "\nset logscale x 2\nset xtics ('64K' 65536, '256K' 262144, '1M' 1048576, '4M' 4194304, "
+          "set logscale x 2\nset xtics ('64K' 65536, '256K' 262144, '1M' 1048576, '4M' 4194304, "
           "'16M' 16777216, '64M' 67108864, '256M' 268435456, '1G' 1073741824)\n"
           "set xrange [49152:1.5e9]\nset xlabel 'bucket cap (bytes, KiB/MiB/GiB)'\n"
           "set ylabel 'iteration (us)'\nset grid\nset key top left\n"
@@ -462,11 +461,15 @@ static int fu__plot_sweep(const char *path, const fu__row *rows, size_t n, const
           opt_us, ddp_us);
   for (size_t k = 0; k < n; k++) fprintf(g, "%llu %.6f\n", (unsigned long long)rows[k].plan.cap_bytes, rows[k].r.iter_us);
   fprintf(g, "e\n");
-  int rc = pclose(g);
-  if (rc != 0) {
-    fu_error("%s: gnuplot failed (status %d)", path, rc);
-    return FU_EIO;
+  if (fclose(g) != 0 || !script) {
+    free(script);
+    fu_error("--plot %s: out of memory", path);
+    return FU_ENOMEM;
   }
+  const char *args[] = {title};
+  int st = fu_gnuplot_run("--plot", path, script, args, 1);
+  free(script);
+  if (st != FU_OK) return st;
   fprintf(stderr, "fusim: plot written to %s\n", path);
   return FU_OK;
 }

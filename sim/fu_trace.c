@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fu_common.h"
+#include "fu_output.h"
 
 struct fu_trace {
   char *path;                /* output file (malloc'd) */
@@ -44,11 +45,8 @@ const char *fu_trace_path(const fu_trace *t) { return t->path; }
 size_t fu_trace_nevents(const fu_trace *t) { return json_array_size(t->events); }
 
 int fu_trace_write(fu_trace *t) {
-  if (json_dump_file(t->root, t->path, JSON_COMPACT) != 0) {
-    fu_error("%s: cannot write the trace: %s", t->path, strerror(errno ? errno : EIO));
-    return FU_EIO;
-  }
-  return FU_OK;
+  /* whole or nothing: a failed write (a full disk) leaves no half or empty trace behind */
+  return fu_json_save(t->path, t->root, JSON_COMPACT, "the trace");
 }
 
 /* Appends ev (stolen). */

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "fu_common.h"
+#include "fu_output.h"
 
 #define FU__FORMAT "fusim-workload-1"
 #define FU__READY_SLACK_US 0.05      /* rounding forgiven past bwd_us */
@@ -578,27 +579,8 @@ int fu_workload_save(const char *path, const fu_workload *w) {
     json_decref(root);
     return st;
   }
-  size_t tl = strlen(path) + 32;
-  char *tmp = malloc(tl);
-  if (!tmp) {
-    json_decref(root);
-    return FU_ENOMEM;
-  }
-  snprintf(tmp, tl, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    fu_error("%s: cannot write: %s", path, strerror(errno));
-    st = FU_EIO;
-  } else {
-    if (json_dumpf(root, f, flags) != 0 || fputc('\n', f) == EOF) st = FU_EIO;
-    if (fclose(f) != 0) st = FU_EIO;
-    if (st == FU_OK && rename(tmp, path) != 0) st = FU_EIO;
-    if (st != FU_OK) {
-      fu_error("%s: cannot write: %s", path, strerror(errno));
-      remove(tmp);
-    }
-  }
-  free(tmp);
+  /* a temporary file (mkstemp, beside the target) renamed over it: see fu_output.h */
+  st = fu_json_save(path, root, flags, "the workload");
   json_decref(root);
   return st;
 }

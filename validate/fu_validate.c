@@ -2,16 +2,17 @@
  * GPU is reached only through fu_exec.h, so this file builds without CUDA too. */
 #include "fu_validate.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fu_db.h"
 #include "fu_exec.h"
+#include "fu_output.h"
 #include "fu_predict.h"
 #include "fu_profile.h"
 #include "fu_search.h"
@@ -307,34 +308,32 @@ static int fu__plot(const char *path, const fu__row *rows, size_t n) {
     if (rows[i].measured_us > mx) mx = rows[i].measured_us;
     if (rows[i].predicted_us > mx) mx = rows[i].predicted_us;
   }
-  fclose(f);
+  int werr = ferror(f);
+  if (fclose(f) != 0 || werr) {
+    fu_error("%s: cannot write the plot's data file %s: %s", path, dat, strerror(errno ? errno : EIO));
+    unlink(dat);
+    return FU_EIO;
+  }
   int svg = 0;
   if (fu_plot_path_check("validate: --plot", path, &svg) != FU_OK) {
     unlink(dat);
     return FU_EUSAGE;
   }
-  FILE *g = popen("gnuplot", "w");
-  if (!g) {
-    unlink(dat);
-    fu_error("%s: gnuplot could not be started", path);
-    return FU_EIO;
-  }
-  fprintf(g, "set terminal %s\nset output ", svg ? "svg size 800,640" : "png size 800,640");
-  fu_gnuplot_quote(g, path);   /* any quote in the name doubled, so it stays one string */
-  fprintf(g,
-          "\nset title 'fusim validate: predicted vs measured "
-          "iteration time'\nset xlabel 'measured (ms)'\nset ylabel 'predicted (ms)'\n"
-          "set key top left\nset grid\nset xrange [0:%g]\nset yrange [0:%g]\n"
-          "plot x title 'predicted = measured' lw 2, 1.08*x title '+8%%' dt 2 lc 'gray', "
-          "0.92*x title '-8%%' dt 2 lc 'gray', '%s' using 1:2 title 'plans' pt 7 ps 1.2\n",
-          mx / 1000 * 1.05, mx / 1000 * 1.05, dat);
-  int rc = pclose(g);
+  /* the output reaches gnuplot as ARG1, the data file (a mkstemp name) as ARG2: values, never
+   * gnuplot syntax (fu_gnuplot_run) */
+  char script[1024];
+  snprintf(script, sizeof script,
+           "set terminal %s\nset output ARG1\n"
+           "set title 'fusim validate: predicted vs measured "
+           "iteration time'\nset xlabel 'measured (ms)'\nset ylabel 'predicted (ms)'\n"
+           "set key top left\nset grid\nset xrange [0:%g]\nset yrange [0:%g]\n"
+           "plot x title 'predicted = measured' lw 2, 1.08*x title '+8%%' dt 2 lc 'gray', "
+           "0.92*x title '-8%%' dt 2 lc 'gray', ARG2 using 1:2 title 'plans' pt 7 ps 1.2\n",
+           svg ? "svg size 800,640" : "png size 800,640", mx / 1000 * 1.05, mx / 1000 * 1.05);
+  const char *args[] = {dat};
+  int st = fu_gnuplot_run("validate: --plot", path, script, args, 1);
   unlink(dat);
-  if (rc != 0) {
-    fu_error("%s: gnuplot failed (exit %d)", path, WIFEXITED(rc) ? WEXITSTATUS(rc) : rc);
-    return FU_EIO;
-  }
-  return FU_OK;
+  return st;
 }
 
 /* Prints the rows with the summary (median and max |error|) and draws the plot if asked. */

