@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "fu_common.h"
+#include "fu_paths.h"
 #include "fu_profile.h"
 #include "fu_workload.h"
 
@@ -74,7 +75,7 @@ static void fu__usage(FILE *out) {
 "               errors (otherwise sorted / ignored with a warning). A ready time after bwd_us\n"
 "               is always an error (0.05 us of rounding is forgiven). With --out, writes the\n"
 "               checked workload in normal form (\"grads\" in ready order; layers expanded).\n"
-"Bundled workloads live in $FUSIM_DATADIR/workloads, else the build's data/workloads.\n",
+"Bundled workloads live in $FUSIM_DATA/workloads, else fusim's own data folder (share/fusim).\n",
           FU__DEFAULT_HBM_GBPS, FU__DEFAULT_KERNEL_US);
 }
 
@@ -421,14 +422,16 @@ static int fu__load_arg(const char *arg, int strict, fu_workload *w) {
   return st;
 }
 
-/* Bundled workloads: *.json in $FUSIM_DATADIR/workloads, else the build's data/workloads. */
+/* Bundled workloads: *.json in the first data folder of fu_paths_data_dirs ($FUSIM_DATA, else
+ * fusim's own: share/fusim in an install, data/ beside a build folder). */
 static int fu__list(fu_format fmt) {
-  const char *dir = getenv("FUSIM_DATADIR");
-#ifdef FUSIM_DATADIR
-  if (!dir || !*dir) dir = FUSIM_DATADIR;
-#endif
-  if (!dir || !*dir) {
-    fu_error("workload: no data folder known; set FUSIM_DATADIR");
+  char dirs[FU_DATA_NDIRS][FU_PATH_MAX];
+  fu_paths_data_dirs(dirs);
+  const char *dir = NULL;
+  for (int d = 0; d < FU_DATA_NDIRS && !dir; d++)
+    if (*dirs[d]) dir = dirs[d];
+  if (!dir) {
+    fu_error("workload: no data folder found beside this fusim; set FUSIM_DATA");
     return FU_ENOINPUT;
   }
   char path[1024];

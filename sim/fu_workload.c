@@ -37,6 +37,7 @@
 
 #include "fu_common.h"
 #include "fu_output.h"
+#include "fu_paths.h"
 
 #define FU__FORMAT "fusim-workload-1"
 #define FU__READY_SLACK_US 0.05      /* rounding forgiven past bwd_us */
@@ -598,14 +599,12 @@ char *fu_workload_resolve(const char *arg) {
   struct stat sb; /* there but not a file (a folder): loading it says so, after the bundled names */
   int there = stat(arg, &sb) == 0;
   if (strchr(arg, '/')) return there ? strdup(arg) : NULL; /* a path: no bundled lookup */
-  const char *dirs[2] = {getenv("FUSIM_DATADIR"), NULL};
-#ifdef FUSIM_DATADIR
-  dirs[1] = FUSIM_DATADIR;
-#endif
+  char dirs[FU_DATA_NDIRS][FU_PATH_MAX]; /* $FUSIM_DATA, then fusim's own (fu_paths.h) */
+  fu_paths_data_dirs(dirs);
   size_t al = strlen(arg);
   int has_ext = al > 5 && strcmp(arg + al - 5, ".json") == 0;
-  for (int d = 0; d < 2; d++) {
-    if (!dirs[d] || !*dirs[d]) continue;
+  for (int d = 0; d < FU_DATA_NDIRS; d++) {
+    if (!*dirs[d]) continue;
     size_t len = strlen(dirs[d]) + al + 32;
     char *p = malloc(len);
     if (!p) return NULL;

@@ -1,15 +1,13 @@
-/* fu_exec_stub.c: the executor where fusim is built without CUDA. Every entry point says so in
- * one line and returns FU_ENODEV (exit 69), so `fusim validate` fails before any work. */
+/* fu_exec_stub.c: the executor of the light fusim (linked without CUDA; fusim.c hands validate to
+ * the GPU half, fusim-gpu, when it is installed). Every entry point says in one line that the GPU
+ * half is missing and returns FU_ENODEV (exit 69), so `fusim validate` fails before any work. */
 #include <math.h>
 
 #include "fu_common.h"
 #include "fu_exec.h"
+#include "fu_paths.h"
 
-static int fu__nocuda(void) {
-  fu_error("validate: this fusim was built without CUDA; rebuild with the CUDA toolkit "
-           "(meson setup -Dcuda=enabled) on a machine with an NVIDIA GPU");
-  return FU_ENODEV;
-}
+static int fu__nocuda(void) { return fu_paths_no_gpu_half("validate"); }
 
 int fu_exec_probe(fu_exec_info *info) {
   (void)info;
