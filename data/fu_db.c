@@ -8,6 +8,7 @@
 #include "fu_db.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <limits.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -17,16 +18,27 @@
 #include <unistd.h>
 
 #include "fu_common.h"
+#include "fu_hash.h"
 
-extern const char fu__schema_sql[]; /* data/schema.sql, embedded by tools/embed.py */
+extern const char fu__schema_sql[];     /* data/schema.sql, embedded by tools/embed.py */
+extern const char fu__migration_002[];  /* data/migrations/002_provenance.sql */
+extern const char fu__build_commit[];   /* data/fu_build.c, from meson's vcs_tag */
 
-/* Migrations in order; migration i brings user_version from i to i + 1. Append, never edit. */
+/* Migrations in order; migration i brings user_version from i to i + 1. Append, never edit a
+ * released step: a new step is a file data/migrations/NNN_what.sql, its line in
+ * data/meson.build (embedded as fu__migration_NNN) and its line here. A fresh database runs
+ * every step, so new and migrated databases have the same schema by construction. All steps
+ * run in one transaction with foreign keys off (SQLite's table-rebuild procedure needs them off;
+ * they cannot change inside a transaction), and PRAGMA foreign_key_check must find nothing
+ * before the commit. */
 static const struct {
   int version;               /* user_version after this step */
   const char *sql;           /* statements to run */
   const char *what;          /* one line for --help and errors */
 } fu__migrations[] = {
     {1, fu__schema_sql, "initial schema: hosts, runs, samples, fits, predictions, views"},
+    {2, fu__migration_002, "provenance, workloads and profiles by content, resolved plans, "
+                           "imported measurements, views"},
 };
 #define FU__SCHEMA_VERSION ((int)(sizeof fu__migrations / sizeof fu__migrations[0]))
 
@@ -41,6 +53,9 @@ struct fu_db {
 };
 
 int fu_db_schema_version(void) { return FU__SCHEMA_VERSION; }
+
+const char *fu_db_build_version(void) { return fu_version(); }
+const char *fu_db_build_commit(void) { return fu__build_commit[0] ? fu__build_commit : "unknown"; }
 
 /* The busy timeout: $FUSIM_DB_BUSY_MS (0 .. 1 hour) or 10 s. Tests shorten it to provoke
  * a locked database quickly. */
@@ -215,14 +230,30 @@ static int fu__migrate(fu_db *db) {
     return FU_EDB;
   }
   if (db->readonly) {
-    if (uv == 0)
+    if (uv == 0) {
       fu_error("%s: not a fusim database (schema version 0); nothing has been stored in it", db->path);
-    else
-      fu_error("%s: schema version %lld is older than %d; run a writing fusim command (e.g. "
-               "import) on it once to migrate", db->path, (long long)uv, FU__SCHEMA_VERSION);
-    return FU_EDB;
+      return FU_EDB;
+    }
+    /* An older fusim database: migrated in place when we may write the file (a reader of a
+     * shared database upgrades it once); else read as it is (samples and fits have not
+     * changed; what a newer schema adds is missing). */
+    if (access(db->path, W_OK) == 0) {
+      fu_db *rw = NULL;
+      int st = fu_db_open(db->path, FU_DB_READWRITE, &rw);
+      fu_db_close(rw);
+      return st;
+    }
+    FU_DEBUG("%s: schema version %lld, older than %d; read as it is (the file is not writable)",
+             db->path, (long long)uv, FU__SCHEMA_VERSION);
+    return FU_OK;
   }
-  FU_CHECK(fu_db_begin(db));
+  /* Off before the transaction (a no-op inside one); back on below whatever happens. */
+  FU_CHECK(fu__exec(db, "PRAGMA foreign_keys = OFF", "turn off foreign keys to migrate"));
+  int st0 = fu_db_begin(db);
+  if (st0 != FU_OK) {
+    sqlite3_exec(db->h, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+    return st0;
+  }
   /* Another process may have migrated while we waited for the lock: read again. */
   int st = fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv);
   if (st == FU_OK && uv == 0) {
@@ -238,18 +269,29 @@ static int fu__migrate(fu_db *db) {
     if (fu__migrations[i].version <= uv) continue;
     FU_DEBUG("%s: migrating to schema version %d (%s)", db->path, fu__migrations[i].version,
              fu__migrations[i].what);
-    st = fu__exec(db, fu__migrations[i].sql, "create the schema");
+    char doing[64];
+    snprintf(doing, sizeof doing, "migrate to schema version %d", fu__migrations[i].version);
+    st = fu__exec(db, fu__migrations[i].sql, doing);
     if (st == FU_OK) {
       char sql[64];
       snprintf(sql, sizeof sql, "PRAGMA user_version = %d", fu__migrations[i].version);
       st = fu__exec(db, sql, "set the schema version");
     }
   }
-  if (st != FU_OK) {
-    fu_db_rollback(db);
-    return st;
+  if (st == FU_OK && uv > 0) { /* rows that a rebuilt table's references no longer reach */
+    int64_t bad = 0;
+    st = fu__query_int(db, "SELECT count(*) FROM pragma_foreign_key_check", "check foreign keys",
+                       &bad);
+    if (st == FU_OK && bad) {
+      fu_error("%s: migration from schema version %lld left %lld rows whose references are "
+               "broken; nothing was changed", db->path, (long long)uv, (long long)bad);
+      st = FU_EDB;
+    }
   }
-  return fu_db_commit(db);
+  if (st == FU_OK) st = fu_db_commit(db);
+  else fu_db_rollback(db);
+  int fk = fu__exec(db, "PRAGMA foreign_keys = ON", "turn on foreign keys");
+  return st != FU_OK ? st : fk;
 }
 
 /* The journal mode of the file ("wal", "delete", ...) into mode; SQLite result code. */
@@ -432,6 +474,16 @@ static int fu__host_id(fu_db *db, const fu_provenance *p, int64_t *host_id) {
   return FU_OK;
 }
 
+void fu_provenance_local(fu_provenance *p, const char *tool, int argc, char **argv) {
+  memset(p, 0, sizeof *p);
+  if (gethostname(p->host, sizeof p->host) != 0) p->host[0] = '\0';
+  p->host[sizeof p->host - 1] = '\0';
+  snprintf(p->tool, sizeof p->tool, "%s", tool ? tool : "fusim");
+  char *cmd = argv ? fu_join_argv(argc, argv) : NULL;
+  if (cmd) snprintf(p->cmdline, sizeof p->cmdline, "fusim %s", cmd);
+  free(cmd);
+}
+
 int fu_db_run_begin(fu_db *db, const char *kind, const fu_provenance *prov, int64_t *run_id) {
   static const fu_provenance none; /* read-only, all empty */
   if (!prov) prov = &none;
@@ -442,8 +494,9 @@ int fu_db_run_begin(fu_db *db, const char *kind, const fu_provenance *prov, int6
   sqlite3_stmt *st = NULL;
   if (s == FU_OK)
     s = fu__prepare(db,
-                    "INSERT INTO runs (kind, host_id, tool, source_file, cmdline, notes) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    "INSERT INTO runs (kind, host_id, tool, source_file, cmdline, notes, "
+                    "fusim_version, fusim_commit, content_hash) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                     &st);
   if (s == FU_OK) {
     fu__bind_text(st, 1, kind);
@@ -453,10 +506,27 @@ int fu_db_run_begin(fu_db *db, const char *kind, const fu_provenance *prov, int6
     fu__bind_text(st, 4, prov->source_file);
     fu__bind_text(st, 5, prov->cmdline);
     fu__bind_text(st, 6, prov->notes);
+    fu__bind_text(st, 7, fu_db_build_version());
+    fu__bind_text(st, 8, fu_db_build_commit());
+    fu__bind_text(st, 9, prov->content_hash);
     s = fu__step_done(db, st, "store the run", run_id);
   }
   sqlite3_finalize(st);
   return fu__tx_close(db, owned, s);
+}
+
+int fu_db_import_find(fu_db *db, const char *content_hash, int64_t *run_id) {
+  *run_id = 0;
+  sqlite3_stmt *st = NULL;
+  FU_CHECK(fu__prepare(db,
+                       "SELECT max(id) FROM runs WHERE content_hash = ?1 AND kind IN "
+                       "('import', 'measure')",
+                       &st));
+  fu__bind_text(st, 1, content_hash);
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) *run_id = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW ? FU_OK : fu__fail(db, rc, "look up earlier imports");
 }
 
 int fu_db_run_note(fu_db *db, int64_t run_id, const char *notes) {
@@ -592,9 +662,8 @@ int fu_db_fit_store(fu_db *db, const char *cmdline, const fu_fit_row *rows, size
   int owned;
   FU_CHECK(fu__tx_open(db, &owned));
   fu_provenance prov;
-  memset(&prov, 0, sizeof prov);
+  fu_provenance_local(&prov, "fusim fit", 0, NULL);
   snprintf(prov.cmdline, sizeof prov.cmdline, "%s", cmdline ? cmdline : "");
-  snprintf(prov.tool, sizeof prov.tool, "fusim fit");
   int64_t run_id = 0;
   int s = fu_db_run_begin(db, "fit", &prov, &run_id);
   sqlite3_stmt *st = NULL;
@@ -648,7 +717,7 @@ int fu_db_fit_store(fu_db *db, const char *cmdline, const fu_fit_row *rows, size
 
 /* ---- predictions and measurements ------------------------------------------------------ */
 
-/* Id of the row with this unique name in table (workloads.name / plans.plan), made if absent. */
+/* Id of the row with this unique name in table (plans.plan), made if absent. */
 static int fu__named_id(fu_db *db, const char *insert_sql, const char *select_sql, const char *name,
                         const char *doing, int64_t *id) {
   sqlite3_stmt *st = NULL;
@@ -665,6 +734,123 @@ static int fu__named_id(fu_db *db, const char *insert_sql, const char *select_sq
   return rc == SQLITE_ROW ? FU_OK : fu__fail(db, rc == SQLITE_DONE ? SQLITE_INTERNAL : rc, doing);
 }
 
+static int fu__plan_id(fu_db *db, const char *plan, int64_t *id) {
+  return fu__named_id(db, "INSERT INTO plans (plan) VALUES (?1) ON CONFLICT DO NOTHING",
+                      "SELECT id FROM plans WHERE plan = ?1", plan, "store the plan", id);
+}
+
+/* A string member of a JSON object text ("name", "gpu") into dst, "" when absent. */
+static void fu__json_member(const char *canon, const char *key, char *dst, size_t cap) {
+  dst[0] = '\0';
+  json_t *j = json_loads(canon, 0, NULL);
+  const char *v = json_string_value(json_object_get(j, key));
+  if (v) snprintf(dst, cap, "%s", v);
+  json_decref(j);
+}
+
+/* The row of `table` (workloads or profiles) holding this content, made if absent. */
+static int fu__content_id(fu_db *db, const char *table, const char *json, const char *name,
+                          int64_t run_id, int64_t *id) {
+  char hex[FU_HASH_HEX], label[128], gpu[128] = "", what[64];
+  char *canon = NULL;
+  int is_profile = strcmp(table, "profiles") == 0;
+  snprintf(what, sizeof what, "%s: the %s to store", db->path, is_profile ? "profile" : "workload");
+  FU_CHECK(fu_hash_json(json, what, &canon, hex));
+  fu__json_member(canon, "name", label, sizeof label);
+  if (!label[0]) snprintf(label, sizeof label, "%s", name && *name ? name : "(unnamed)");
+  if (is_profile) fu__json_member(canon, "gpu", gpu, sizeof gpu);
+  char sql[256];
+  sqlite3_stmt *st = NULL;
+  if (is_profile)
+    snprintf(sql, sizeof sql,
+             "INSERT INTO profiles (hash, name, json, gpu, run_id) VALUES (?1, ?2, ?3, ?4, ?5) "
+             "ON CONFLICT DO NOTHING");
+  else
+    snprintf(sql, sizeof sql,
+             "INSERT INTO workloads (hash, name, json) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING");
+  int s = fu__prepare(db, sql, &st);
+  if (s == FU_OK) {
+    sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, label, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, canon, -1, SQLITE_STATIC);
+    if (is_profile) {
+      fu__bind_text(st, 4, gpu);
+      if (run_id > 0) sqlite3_bind_int64(st, 5, run_id);
+      else sqlite3_bind_null(st, 5);
+    }
+    s = fu__step_done(db, st, is_profile ? "store the profile" : "store the workload", NULL);
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  snprintf(sql, sizeof sql, "SELECT id FROM %s WHERE hash = ?1", table);
+  if (s == FU_OK) s = fu__prepare(db, sql, &st);
+  if (s == FU_OK) {
+    sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
+    else s = fu__fail(db, rc == SQLITE_DONE ? SQLITE_INTERNAL : rc, "find the stored content");
+  }
+  sqlite3_finalize(st);
+  free(canon);
+  return s;
+}
+
+int fu_db_workload_store(fu_db *db, const char *json, const char *name, int64_t *workload_id) {
+  int owned;
+  FU_CHECK(fu__tx_open(db, &owned));
+  return fu__tx_close(db, owned, fu__content_id(db, "workloads", json, name, 0, workload_id));
+}
+
+int fu_db_profile_store(fu_db *db, const char *json, const char *name, int64_t run_id,
+                        int64_t fit_id, int64_t *profile_id) {
+  int owned;
+  FU_CHECK(fu__tx_open(db, &owned));
+  int s = fu__content_id(db, "profiles", json, name, run_id, profile_id);
+  if (s == FU_OK && fit_id > 0) {
+    sqlite3_stmt *st = NULL;
+    s = fu__prepare(db, "UPDATE fits SET profile_id = ?1 WHERE id = ?2", &st);
+    if (s == FU_OK) {
+      sqlite3_bind_int64(st, 1, *profile_id);
+      sqlite3_bind_int64(st, 2, fit_id);
+      s = fu__step_done(db, st, "record the fit's profile", NULL);
+    }
+    sqlite3_finalize(st);
+  }
+  return fu__tx_close(db, owned, s);
+}
+
+int fu_db_buckets_json(const size_t *first, const size_t *last, size_t n, char **out) {
+  *out = NULL;
+  json_t *arr = json_array();
+  for (size_t i = 0; arr && i < n; i++)
+    if (json_array_append_new(arr, json_pack("[II]", (json_int_t)first[i], (json_int_t)last[i])))
+      json_decref(arr), arr = NULL;
+  *out = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
+  json_decref(arr);
+  return *out ? FU_OK : FU_ENOMEM;
+}
+
+/* The buckets of a predict JSON object ("buckets": [{"first", "last", ...}]) as ranges. */
+static char *fu__buckets_from_result(const char *json) {
+  json_t *j = json ? json_loads(json, 0, NULL) : NULL;
+  json_t *b = json_object_get(j, "buckets"), *arr = json_is_array(b) ? json_array() : NULL;
+  size_t i;
+  json_t *v;
+  json_array_foreach(b, i, v) {
+    json_t *f = json_object_get(v, "first"), *l = json_object_get(v, "last");
+    if (!arr || !json_is_integer(f) || !json_is_integer(l)) {
+      json_decref(arr);
+      arr = NULL;
+      break;
+    }
+    json_array_append_new(arr, json_pack("[OO]", f, l));
+  }
+  char *s = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
+  json_decref(arr);
+  json_decref(j);
+  return s;
+}
+
 int fu_db_prediction_store(fu_db *db, const fu_prediction_row *p, int64_t *prediction_id) {
   if (!*p->workload || !*p->plan || !*p->comm) {
     fu_error("%s: a prediction needs a workload name, a plan and a comm target", db->path);
@@ -672,20 +858,38 @@ int fu_db_prediction_store(fu_db *db, const fu_prediction_row *p, int64_t *predi
   }
   int owned;
   FU_CHECK(fu__tx_open(db, &owned));
-  int64_t wid = 0, pid = 0;
-  int s = fu__named_id(db, "INSERT INTO workloads (name) VALUES (?1) ON CONFLICT DO NOTHING",
-                       "SELECT id FROM workloads WHERE name = ?1", p->workload,
-                       "store the workload", &wid);
-  if (s == FU_OK)
-    s = fu__named_id(db, "INSERT INTO plans (plan) VALUES (?1) ON CONFLICT DO NOTHING",
-                     "SELECT id FROM plans WHERE plan = ?1", p->plan, "store the plan", &pid);
+  int64_t wid = 0, pid = 0, prof_id = 0, run_id = p->run_id;
+  int s = FU_OK;
+  if (run_id <= 0) { /* a run of its own, from the command line */
+    fu_provenance prov;
+    fu_provenance_local(&prov, "fusim", 0, NULL);
+    snprintf(prov.cmdline, sizeof prov.cmdline, "%s", p->cmdline);
+    s = fu_db_run_begin(db, p->kind[0] ? p->kind : "predict", &prov, &run_id);
+  }
+  if (s == FU_OK && p->workload_json)
+    s = fu__content_id(db, "workloads", p->workload_json, p->workload, 0, &wid);
+  else if (s == FU_OK) /* content not given: a label-only row, as schema 1 kept */
+    s = fu__named_id(db, "INSERT INTO workloads (name) SELECT ?1 WHERE NOT EXISTS "
+                         "(SELECT 1 FROM workloads WHERE name = ?1 AND hash IS NULL)",
+                     "SELECT id FROM workloads WHERE name = ?1 AND hash IS NULL", p->workload,
+                     "store the workload", &wid);
+  if (s == FU_OK && p->profile_json)
+    s = fu__content_id(db, "profiles", p->profile_json, p->profile, run_id, &prof_id);
+  else if (s == FU_OK && *p->profile)
+    s = fu__named_id(db, "INSERT INTO profiles (name) SELECT ?1 WHERE NOT EXISTS "
+                         "(SELECT 1 FROM profiles WHERE name = ?1 AND hash IS NULL)",
+                     "SELECT id FROM profiles WHERE name = ?1 AND hash IS NULL", p->profile,
+                     "store the profile", &prof_id);
+  if (s == FU_OK) s = fu__plan_id(db, p->plan, &pid);
+  char *buckets = p->buckets_json ? NULL : fu__buckets_from_result(p->json);
   sqlite3_stmt *st = NULL;
   if (s == FU_OK)
     s = fu__prepare(db,
                     "INSERT INTO predictions (workload_id, plan_id, comm, profile, iter_us, "
                     "iter_lo_us, iter_hi_us, compute_us, comm_us, exposed_comm_us, n_ops, "
-                    "fusion_buffer_bytes, json, cmdline) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-                    "?9, ?10, ?11, ?12, ?13, ?14)",
+                    "fusion_buffer_bytes, json, cmdline, run_id, profile_id, framework, ranks, "
+                    "buckets) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                    "?14, ?15, ?16, ?17, ?18, ?19)",
                     &st);
   if (s == FU_OK) {
     sqlite3_bind_int64(st, 1, wid);
@@ -703,7 +907,62 @@ int fu_db_prediction_store(fu_db *db, const fu_prediction_row *p, int64_t *predi
     else sqlite3_bind_int64(st, 12, (sqlite3_int64)p->fusion_buffer_bytes);
     fu__bind_text(st, 13, p->json);
     fu__bind_text(st, 14, p->cmdline);
+    sqlite3_bind_int64(st, 15, run_id);
+    if (prof_id > 0) sqlite3_bind_int64(st, 16, prof_id);
+    else sqlite3_bind_null(st, 16);
+    fu__bind_text(st, 17, p->framework);
+    if (p->ranks > 0) sqlite3_bind_int(st, 18, p->ranks);
+    else sqlite3_bind_null(st, 18);
+    fu__bind_text(st, 19, p->buckets_json ? p->buckets_json : buckets);
     s = fu__step_done(db, st, "store the prediction", prediction_id);
+  }
+  sqlite3_finalize(st);
+  free(buckets);
+  return fu__tx_close(db, owned, s);
+}
+
+int fu_db_workload_find(fu_db *db, const char *name_or_hash, int64_t *id, int *n) {
+  *id = 0;
+  *n = 0;
+  size_t len = strlen(name_or_hash);
+  int hex = len >= 8 && len <= 64 && strspn(name_or_hash, "0123456789abcdef") == len;
+  sqlite3_stmt *st = NULL;
+  FU_CHECK(fu__prepare(db,
+                       hex ? "SELECT id FROM workloads WHERE substr(hash, 1, length(?1)) = ?1 "
+                             "OR name = ?1 ORDER BY id"
+                           : "SELECT id FROM workloads WHERE name = ?1 ORDER BY id",
+                       &st));
+  sqlite3_bind_text(st, 1, name_or_hash, -1, SQLITE_TRANSIENT);
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    if ((*n)++ == 0) *id = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? FU_OK : fu__fail(db, rc, "look up the workload");
+}
+
+int fu_db_measured_store(fu_db *db, int64_t run_id, const fu_measured_row *m,
+                         int64_t *measurement_id) {
+  int owned;
+  FU_CHECK(fu__tx_open(db, &owned));
+  int64_t pid = 0;
+  int s = fu__plan_id(db, m->plan, &pid);
+  sqlite3_stmt *st = NULL;
+  if (s == FU_OK)
+    s = fu__prepare(db,
+                    "INSERT INTO measurements (run_id, workload_id, plan_id, gpus, framework, "
+                    "measured_us, spread_us, notes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    &st);
+  if (s == FU_OK) {
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, m->workload_id);
+    sqlite3_bind_int64(st, 3, pid);
+    if (m->gpus > 0) sqlite3_bind_int(st, 4, m->gpus);
+    else sqlite3_bind_null(st, 4);
+    fu__bind_text(st, 5, m->framework);
+    fu__bind_real(st, 6, m->measured_us);
+    fu__bind_real(st, 7, m->spread_us);
+    fu__bind_text(st, 8, m->notes);
+    s = fu__step_done(db, st, "store the measurement", measurement_id);
   }
   sqlite3_finalize(st);
   return fu__tx_close(db, owned, s);
@@ -733,7 +992,9 @@ int fu_db_measurement_store(fu_db *db, const fu_measurement_row *m, int64_t *mea
     s = fu__prepare(db,
                     "INSERT INTO measurements (prediction_id, measured_us, spread_us, iterations, "
                     "compute_only_us, sm_clock_mhz_start, sm_clock_mhz_end, power_w, git_commit, "
-                    "json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    "json, run_id, workload_id, plan_id, gpus, framework) SELECT ?1, ?2, ?3, ?4, "
+                    "?5, ?6, ?7, ?8, ?9, ?10, run_id, workload_id, plan_id, ranks, framework "
+                    "FROM predictions WHERE id = ?1",
                     &st);
   if (s == FU_OK) {
     sqlite3_bind_int64(st, 1, m->prediction_id);

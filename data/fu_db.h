@@ -26,6 +26,12 @@ int fu_db_begin(fu_db *db);
 int fu_db_commit(fu_db *db);
 int fu_db_rollback(fu_db *db);
 
+/* The build: fusim's release ("0.1.0") and the source commit it was built from (meson's
+ * vcs_tag: `git describe --always --dirty`, "unknown" when built outside git). Every run row
+ * stores both. */
+const char *fu_db_build_version(void);
+const char *fu_db_build_commit(void);
+
 /* Where a set of results came from. Empty strings are stored as NULL. */
 typedef struct fu_provenance {
   char host[128];            /* host name */
@@ -38,10 +44,19 @@ typedef struct fu_provenance {
   char cmdline[1024];        /* fusim command line, or the benchmark's when the log shows it */
   char tool[64];             /* "nccl-tests 2.19.6", "fusim calib", "csv" ... */
   char notes[512];           /* free text: clocks at start/end, device lines, ... */
+  char content_hash[65];     /* import: SHA-256 (hex) of the file's bytes, or "" */
 } fu_provenance;
 
-/* A calibration or import run: creates the host row (deduplicated) and the run row. */
+/* Provenance of a command run here: host name (uname), the command line "fusim ARGV..." and
+ * tool; GPU, driver, CUDA and NCCL are left empty (CPU commands do not know them). */
+void fu_provenance_local(fu_provenance *p, const char *tool, int argc, char **argv);
+
+/* A run: creates the host row (deduplicated) and the run row, with this build's version and
+ * commit. kind: import, calib, fit, predict, plan, validate or measure. */
 int fu_db_run_begin(fu_db *db, const char *kind, const fu_provenance *prov, int64_t *run_id);
+/* The latest run that imported a file with this content hash (0 when none): a second import of
+ * the same bytes is skipped unless asked for again. */
+int fu_db_import_find(fu_db *db, const char *content_hash, int64_t *run_id);
 /* Stores a note (clocks at the end, counts) on a finished run. */
 int fu_db_run_note(fu_db *db, int64_t run_id, const char *notes);
 
@@ -93,19 +108,41 @@ typedef struct fu_fit_row {
 int fu_db_fit_store(fu_db *db, const char *cmdline, const fu_fit_row *rows, size_t n,
                     int64_t *fit_id);
 
+/* Workloads and profiles by content: the JSON is put in canonical form (fu_hash_json), hashed,
+ * and stored once; the id of the row holding that content is returned (made if absent, under
+ * the name the JSON gives, else `name`). A profile stored for a fit (fit_id > 0) is recorded as
+ * that fit's profile. FU_EDATA when the text is not JSON. */
+int fu_db_workload_store(fu_db *db, const char *json, const char *name, int64_t *workload_id);
+int fu_db_profile_store(fu_db *db, const char *json, const char *name, int64_t run_id,
+                        int64_t fit_id, int64_t *profile_id);
+
+/* Ranges [first, last] of the ready order, one a bucket, as JSON "[[0,147],[148,160]]" into a
+ * malloc'd string (*out); `last` holds each bucket's last index, buckets are contiguous. */
+int fu_db_buckets_json(const size_t *first, const size_t *last, size_t n, char **out);
+
 typedef struct fu_prediction_row {
-  char workload[128];        /* workload name */
-  char plan[256];            /* plan string, e.g. "cap:25MiB,first:1MiB overlap=on pack=copy" */
+  char workload[128];        /* workload name (a label; the content is workload_json) */
+  char plan[256];            /* plan as asked, canonical: "cap:25MiB,first:1MiB overlap=on pack=copy streams=1" */
   char comm[64];             /* "allreduce:8:nvlink", "offload" */
-  char profile[64];          /* profile name */
-  double iter_us, iter_lo_us, iter_hi_us;
-  double compute_us, comm_us, exposed_comm_us;
-  int n_ops;
-  uint64_t fusion_buffer_bytes;
+  char profile[64];          /* profile name (a label; the content is profile_json) */
+  double iter_us, iter_lo_us, iter_hi_us; /* iteration time and its interval from the fits' CIs */
+  double compute_us, comm_us, exposed_comm_us; /* the result's parts */
+  int n_ops;                 /* communication operations */
+  uint64_t fusion_buffer_bytes; /* largest fusion buffer */
   const char *json;          /* the full predict JSON object (may be NULL) */
-  char cmdline[1024];
+  char cmdline[1024];        /* "fusim predict ..." (used for the run made when run_id is 0) */
+  /* schema 2: what was simulated, so that the prediction can be re-run from the database */
+  int64_t run_id;            /* the command's run (fu_db_run_begin); 0: one is made (kind below) */
+  char kind[16];             /* run kind when one is made: "predict" (default), "plan", "validate" */
+  const char *workload_json; /* the workload as simulated (fusim-workload-1); NULL: not kept */
+  const char *profile_json;  /* the profile as simulated (fusim-profile-1); NULL: not kept */
+  const char *buckets_json;  /* resolved buckets, fu_db_buckets_json; NULL: taken from json's "buckets" */
+  char framework[16];        /* "ideal", "ddp", "hooks"; "" when the command has no such notion */
+  int ranks;                 /* GPUs taking part (nodes x GPUs per node); 0 unknown */
 } fu_prediction_row;
 
+/* Stores a prediction: workload and profile by content, the plan, the run (made when
+ * p->run_id is 0), the resolved buckets. One transaction (or a savepoint in the caller's). */
 int fu_db_prediction_store(fu_db *db, const fu_prediction_row *p, int64_t *prediction_id);
 
 typedef struct fu_measurement_row {
@@ -120,5 +157,24 @@ typedef struct fu_measurement_row {
 } fu_measurement_row;
 
 int fu_db_measurement_store(fu_db *db, const fu_measurement_row *m, int64_t *measurement_id);
+
+/* An iteration time measured outside fusim (a CSV row of fusim import): matched to predictions
+ * by workload, plan, GPUs and framework in v_prediction_error. */
+typedef struct fu_measured_row {
+  int64_t workload_id;       /* workloads.id (fu_db_workload_find / fu_db_workload_store) */
+  char plan[256];            /* canonical plan string, as predictions store it */
+  double measured_us;        /* iteration time */
+  double spread_us;          /* NaN when not given */
+  int gpus;                  /* 0 when not given */
+  char framework[16];        /* "" when not given */
+  char notes[512];           /* free text */
+} fu_measured_row;
+
+int fu_db_measured_store(fu_db *db, int64_t run_id, const fu_measured_row *m, int64_t *measurement_id);
+
+/* Workload ids by label or hash: a 64-hex-digit string is a hash (or unique hash prefix of at
+ * least 8 digits), else a name. *n is the number of matches (0, 1, or more: ambiguous), *id the
+ * first (by id). */
+int fu_db_workload_find(fu_db *db, const char *name_or_hash, int64_t *id, int *n);
 
 #endif

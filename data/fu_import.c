@@ -110,6 +110,7 @@ typedef struct fu__ctx {
   const fu_import_opts *o;   /* options */
   fu_import_result *r;       /* output */
   size_t n_printed;          /* row messages printed under lenient */
+  int says_nvlink;           /* a comment line says the GPUs are joined by NVLink / NVSwitch */
 } fu__ctx;
 
 /* "NAME:LINE: message" (LINE 0: "NAME: message"); the first is kept in r->error. */
@@ -423,6 +424,10 @@ static int fu__resolve_link(fu__ctx *c, long line, int nhosts, int ranks, const 
   if (l) {
     *why = "file name";
     return fu__copy(out, cap, l);
+  }
+  if (c->says_nvlink) {
+    *why = "one host, and a comment line names NVLink or NVSwitch";
+    return fu__copy(out, cap, "nvlink");
   }
   fu__err(c, line, "the log does not say which link the %d ranks use; give --link "
                    "(nvlink, pcie, net, hbm, ...)", ranks);
@@ -851,6 +856,10 @@ static int fu__text_comment(fu__text *t, char *buf, long line) {
     return FU_OK;
   }
   t->expect_units = 0;
+  /* "## hardware: 8 x NVIDIA B200, NVLink5/NVSwitch": the link of a one-host log ("NVLink x0",
+   * as a PCIe machine's topology line says, does not count) */
+  const char *nv = strcasestr(body, "nvlink");
+  if (strcasestr(body, "nvswitch") || (nv && strncasecmp(nv + 6, " x0", 3) != 0)) c->says_nvlink = 1;
   /* Any other comment line ends a table (the footer, a new test, a new run). */
   FU_CHECK(fu__table_end(t, line));
   if (!strncmp(body, "nccl-tests version ", 19)) {
@@ -1482,7 +1491,7 @@ static fu_import_format fu__sniff(const char *name, const char *text, size_t len
 
 int fu_import_parse(const char *name, const char *text, size_t len, const fu_import_opts *opts,
                     fu_import_result *r) {
-  fu__ctx c = {name ? name : "(input)", opts, r, 0};
+  fu__ctx c = {name ? name : "(input)", opts, r, 0, 0};
   snprintf(r->prov.source_file, sizeof r->prov.source_file, "%s", c.name);
   if (*opts->link && !fu__link_ok(opts->link)) {
     fu__err(&c, 0, "--link %s is not a link class", opts->link);

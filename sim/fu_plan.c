@@ -301,6 +301,47 @@ done:
   return st;
 }
 
+int fu_plan_parse_string(const char *s, const char *what, fu_plan *p) {
+  char buf[1024];
+  if (!s || strlen(s) >= sizeof buf) {
+    fu_error("%s: plan is empty or longer than %zu characters", what, sizeof buf - 1);
+    return FU_EDATA;
+  }
+  snprintf(buf, sizeof buf, "%s", s);
+  fu_plan q;
+  fu_plan_init(&q);
+  char *save = NULL;
+  char *tok = strtok_r(buf, " \t", &save);
+  if (!tok) {
+    fu_error("%s: plan is empty", what);
+    return FU_EDATA;
+  }
+  if (fu__plan_parse_fusion(tok, what, &q) != FU_OK) return FU_EDATA;
+  while ((tok = strtok_r(NULL, " \t", &save)) != NULL) {
+    char *eq = strchr(tok, '=');
+    long n;
+    int st = FU_EDATA;
+    if (eq) *eq = '\0';
+    if (!eq) fu_error("%s: '%s' is not KEY=VALUE (overlap=, pack=, streams=)", what, tok);
+    else if (!strcmp(tok, "overlap")) st = fu__parse_overlap(eq + 1, what, &q);
+    else if (!strcmp(tok, "pack")) st = fu__parse_pack(eq + 1, what, &q);
+    else if (!strcmp(tok, "streams") || !strcmp(tok, "comm-streams") ||
+             !strcmp(tok, "comm_streams")) {
+      if (fu_parse_long(eq + 1, 1, 64, &n) == FU_OK) {
+        q.comm_streams = (int)n;
+        st = FU_OK;
+      } else {
+        fu_error("%s: streams '%s' is not a whole number from 1 to 64", what, eq + 1);
+      }
+    } else {
+      fu_error("%s: unknown plan key '%s' (overlap, pack, streams)", what, tok);
+    }
+    if (st != FU_OK) return FU_EDATA;
+  }
+  *p = q;
+  return FU_OK;
+}
+
 int fu_plan_load(const char *path, fu_plan *p) {
   char *text;
   size_t len;

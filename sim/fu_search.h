@@ -31,6 +31,10 @@ int fu_plan_parse_streams(const char *s, fu_plan *p);
  * override those already in *p. Errors name the file and key; FU_EDATA / FU_ENOINPUT. */
 int fu_plan_load(const char *path, fu_plan *p);
 int fu_plan_parse_json(const char *json_text, const char *what, fu_plan *p);
+/* The inverse of fu_plan_string: "FUSION [overlap=on|off] [pack=copy|view] [streams=N]" (keys
+ * left out take their defaults), as stored in the results database and written in a CSV of
+ * measured times. One line naming `what` on failure (FU_EDATA). */
+int fu_plan_parse_string(const char *s, const char *what, fu_plan *p);
 
 /* Iteration-clock time at which the backward pass that communicates begins: the last
  * micro-batch's backward, (accum_steps - 1) * (fwd + bwd) + fwd. Gradient ready times are

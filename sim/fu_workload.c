@@ -513,7 +513,7 @@ static int fu__set(json_t *obj, const char *key, json_t *v) {
   return (v && json_object_set_new(obj, key, v) == 0) ? FU_OK : FU_ENOMEM;
 }
 
-static int fu__to_json(const fu_workload *w, json_t **out) {
+int fu_workload_to_json(const fu_workload *w, json_t **out) {
   const char *notes = w->notes;
   json_t *root = json_object();
   if (!root) return FU_ENOMEM;
@@ -570,7 +570,7 @@ int fu_workload_save(const char *path, const fu_workload *w) {
     return FU_EDATA;
   }
   json_t *root;
-  FU_CHECK(fu__to_json(w, &root));
+  FU_CHECK(fu_workload_to_json(w, &root));
   const size_t flags = JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12);
   int st = FU_OK;
   if (strcmp(path, "-") == 0) {

@@ -37,6 +37,10 @@ int fu_workload_parse(const char *json_text, const char *what, int strict, fu_wo
 /* Writes w (with its notes when not NULL); "-" writes to stdout. Written to a temporary name
  * and renamed, so a failed write never leaves half a workload behind. */
 int fu_workload_save(const char *path, const fu_workload *w);
+/* The workload as a fusim-workload-1 JSON object (what fu_workload_save writes; *out is a new
+ * reference). The results database stores it by content with each prediction. */
+struct json_t;
+int fu_workload_to_json(const fu_workload *w, struct json_t **out);
 /* Resolves a workload argument: a path, or the name of a bundled workload in data/workloads
  * ("resnet50" -> data/workloads/resnet50.json). Returns a malloc'd path or NULL. */
 char *fu_workload_resolve(const char *arg);
