@@ -30,6 +30,17 @@ void fu_opt_output_init(fu_opt_output *o) {
   o->no_store = 0;
 }
 
+fu_option *fu_opt_concat(const fu_option *a, const fu_option *b) {
+  size_t na = 0, nb = 0;
+  while (a[na].kind) na++;
+  while (b[nb].kind) nb++;
+  fu_option *all = malloc((na + nb + 1) * sizeof *all);
+  if (!all) return NULL;
+  memcpy(all, a, na * sizeof *all);
+  memcpy(all + na, b, (nb + 1) * sizeof *all); /* with b's end row */
+  return all;
+}
+
 /* ---- lookup ---- */
 
 /* Does the space-separated list hold the word [s, s+n)? With prefix set, a word starting with it. */

@@ -123,6 +123,10 @@ typedef struct fu_opt_cmd {
  * Returns FU_OK, or FU_EUSAGE after one line on stderr. */
 int fu_opt_parse(const fu_opt_cmd *cmd, int argc, char **argv, int *first_arg, int *done);
 
+/* Rows a, then rows b, as one malloc'd table (free() it after the parse): for rows a command
+ * makes in a loop from a table of its own. NULL when out of memory. */
+fu_option *fu_opt_concat(const fu_option *a, const fu_option *b);
+
 /* The --help text, generated from the rows. */
 void fu_opt_help(const fu_opt_cmd *cmd, FILE *out);
 

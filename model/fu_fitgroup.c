@@ -1,0 +1,467 @@
+/* fu_fitgroup.c: the fit driver and printers of `fusim fit` (see fu_fitgroup.h). */
+#include "fu_fitgroup.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "fu_common.h"
+#include "fu_dtype.h"
+#include "fu_model.h"
+#include "fu_output.h"
+
+/* Bandwidth (GB/s) of an inverse bandwidth beta (us/B); inf for beta <= 0. */
+static double fu__gbps(double beta) { return beta > 0 ? 1e-3 / beta : INFINITY; }
+
+/* ---- grouping ---- */
+
+/* A sample's variant: its algo with a "k=K" part (the pack's tensor count) dropped: "k=4" -> "",
+ * "unpack:k=4" -> "unpack", "ring" -> "ring". */
+static void fu__variant(const char *algo, char *out, size_t len) {
+  snprintf(out, len, "%s", algo);
+  char *k = strstr(out, "k=");
+  while (k && !(k == out || k[-1] == ':')) k = strstr(k + 1, "k=");
+  if (!k || k[2] == '\0' || strspn(k + 2, "0123456789") != strlen(k + 2)) return;
+  if (k > out) k--; /* the ':' before it */
+  *k = '\0';
+}
+
+/* Plain variants, fitted without --algo: any algorithm of a collective (NCCL's), "" otherwise. */
+static int fu__plain_variant(const char *op, const char *variant) {
+  fu_op o;
+  if (!variant[0]) return 1;
+  return fu_op_parse(op, &o) == FU_OK && fu_op_is_collective(o);
+}
+
+/* Samples that are scalars, not size curves. */
+static int fu__scalar_op(const char *op) {
+  return !strcmp(op, "gemm") || !strcmp(op, "issue") || !strcmp(op, "launch");
+}
+
+/* One selected sample: index into the samples and its variant. */
+typedef struct fu__sel {
+  size_t i;                  /* index into the selected samples */
+  char variant[16];          /* fu__variant of its algo */
+} fu__sel;
+
+static int fu__same_key(const fu_fitgroup_sample *a, const fu__sel *va, const fu_fitgroup_sample *b,
+                        const fu__sel *vb) {
+  return strcmp(a->op, b->op) == 0 && strcmp(a->link, b->link) == 0 && a->ranks == b->ranks &&
+         strcmp(va->variant, vb->variant) == 0;
+}
+
+/* A string field of a sample (field: its offsetof); data types by their canonical name. */
+static const char *fu__field(const fu_fitgroup_sample *s, size_t field) {
+  const char *v = *(const char *const *)((const char *)s + field);
+  return field == offsetof(fu_fitgroup_sample, dtype) ? fu_dtype_canon(v) : v;
+}
+
+/* The value one string field takes in a group: `pref` where a member has it, else "" where a
+ * member has it, else the smallest present. m[] lists the members still in. */
+static const char *fu__pick_str(const fu_fitgroup_sample *smp, const fu__sel *sel, const size_t *m,
+                                size_t nm, size_t field, const char *pref) {
+  const char *best = NULL;
+  int have_pref = 0, have_empty = 0;
+  for (size_t k = 0; k < nm; k++) {
+    const char *v = fu__field(&smp[sel[m[k]].i], field);
+    if (pref && !strcmp(v, pref)) have_pref = 1;
+    if (!v[0]) have_empty = 1;
+    if (!best || strcmp(v, best) < 0) best = v;
+  }
+  return have_pref ? pref : have_empty ? "" : best;
+}
+
+/* Keeps the members whose field equals v (strings) in place; returns the new count. */
+static size_t fu__keep_str(const fu_fitgroup_sample *smp, const fu__sel *sel, size_t *m, size_t nm,
+                           size_t field, const char *v) {
+  size_t w = 0;
+  for (size_t k = 0; k < nm; k++)
+    if (!strcmp(fu__field(&smp[sel[m[k]].i], field), v)) m[w++] = m[k];
+  return w;
+}
+
+/* Copies src into dst[cap]; FU_EDATA (one line naming what) when it does not fit. */
+static int fu__copy(char *dst, size_t cap, const char *src, const char *what, const char *field) {
+  int n = snprintf(dst, cap, "%s", src);
+  if (n >= 0 && (size_t)n < cap) return FU_OK;
+  fu_error("%s: %s '%s' is longer than %zu characters", what, field, src, cap - 1);
+  return FU_EDATA;
+}
+
+double fu_fitgroup_busbw(const char *op, int ranks, double bytes, double t_us) {
+  fu_op o;
+  double f = fu_op_parse(op, &o) == FU_OK ? fu_busbw_factor(o, ranks) : 1.0;
+  if (f <= 0) f = 1.0; /* one rank: plain bytes per time */
+  return bytes / t_us / 1e3 * f;
+}
+
+/* Which samples pass the selection: their indexes and variants into sel; returns the count. */
+static size_t fu__select(const fu_fitgroup_sample *smp, size_t ns, const fu_fitgroup_select *f, fu__sel *sel) {
+  size_t nsel = 0;
+  for (size_t i = 0; i < ns; i++) {
+    const fu_fitgroup_sample *x = &smp[i];
+    fu__sel *e = &sel[nsel];
+    fu__variant(x->algo, e->variant, sizeof e->variant);
+    if (!f->scalar_ops && fu__scalar_op(x->op)) continue;
+    if (f->algo ? strcmp(f->algo, "any") != 0 && strcasecmp(f->algo, e->variant) != 0 && strcasecmp(f->algo, x->algo) != 0
+                : !fu__plain_variant(x->op, e->variant))
+      continue;
+    if (f->proto && strcasecmp(f->proto, x->proto) != 0) continue;
+    if (f->dtype && x->dtype[0] && strcasecmp(fu_dtype_canon(f->dtype), fu_dtype_canon(x->dtype)) != 0) continue;
+    if (f->graph >= 0 && x->graph != f->graph) continue;
+    e->i = i;
+    nsel++;
+  }
+  return nsel;
+}
+
+/* Fits one group (members mem[0..nm-1] of sel) into *g: picks its proto, dtype, graph mode and
+ * placement, collects the points and fits them. *fitted is 0 when the group has nothing to fit
+ * (a warning said why where it matters). */
+static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const fu__sel *first, size_t *mem,
+                       size_t nm, const fu_fitgroup_select *f, const fu_fit_options *fo, fu_fit_point *pts,
+                       fu_fitgroup *g, int *fitted) {
+  const fu_fitgroup_sample *s0 = &smp[first->i];
+  *fitted = 0;
+  /* one proto, dtype, graph mode and placement per curve */
+  const char *g_proto = fu__pick_str(smp, sel, mem, nm, offsetof(fu_fitgroup_sample, proto), "");
+  nm = fu__keep_str(smp, sel, mem, nm, offsetof(fu_fitgroup_sample, proto), g_proto);
+  const char *g_dtype = f->dtype ? fu_dtype_canon(f->dtype)
+                                 : fu__pick_str(smp, sel, mem, nm, offsetof(fu_fitgroup_sample, dtype), "float");
+  if (!f->dtype) nm = fu__keep_str(smp, sel, mem, nm, offsetof(fu_fitgroup_sample, dtype), g_dtype);
+  int any_g0 = 0, any_out = 0;
+  for (size_t k = 0; k < nm; k++) any_g0 |= !smp[sel[mem[k]].i].graph;
+  int g_graph = f->graph >= 0 ? f->graph : !any_g0;
+  size_t w = 0;
+  for (size_t k = 0; k < nm; k++)
+    if (smp[sel[mem[k]].i].graph == g_graph) mem[w++] = mem[k];
+  nm = w;
+  for (size_t k = 0; k < nm; k++) any_out |= !smp[sel[mem[k]].i].in_place;
+  int want_in = f->place == -1 ? !any_out : f->place;
+  size_t np = 0, nzero = 0;
+  double peak = 0;
+  for (size_t k = 0; k < nm; k++) {
+    const fu_fitgroup_sample *x = &smp[sel[mem[k]].i];
+    if (x->in_place != want_in) continue;
+    double t = x->t_us;
+    if (x->bytes == 0) {
+      nzero++;
+      continue;
+    }
+    if (!(t > 0) || !isfinite(t)) continue;
+    pts[np].bytes = (double)x->bytes;
+    pts[np].t_us = t;
+    double bw = fu_fitgroup_busbw(x->op, x->ranks, pts[np].bytes, t);
+    if (bw > peak) peak = bw;
+    np++;
+  }
+  if (np == 0) return FU_OK;
+  size_t nsizes = 1;
+  for (size_t k = 1; k < np && nsizes < 2; k++) nsizes += pts[k].bytes != pts[0].bytes;
+  if (nsizes < 2) {
+    fu_warn("%s: %s %s x%d%s%s: skipped: %zu sample(s) at one size (a line needs two sizes)", f->what, s0->op,
+            s0->link, s0->ranks, first->variant[0] ? " " : "", first->variant, np);
+    return FU_OK;
+  }
+  fu_curve *cv = &g->curve;
+  char what[256];
+  snprintf(what, sizeof what, "%s: %s %s x%d", f->what, s0->op, s0->link, s0->ranks);
+  FU_CHECK(fu__copy(cv->op, sizeof cv->op, s0->op, what, "op"));
+  FU_CHECK(fu__copy(cv->link, sizeof cv->link, s0->link, what, "link"));
+  cv->ranks = s0->ranks;
+  /* the curve's label: variant[/proto][+cg] */
+  char label[64];
+  snprintf(label, sizeof label, "%s%s%s%s",
+           first->variant[0] ? first->variant : f->algo_label && !g_proto[0] ? f->algo_label : "",
+           g_proto[0] && first->variant[0] ? "/" : "", g_proto, g_graph ? "+cg" : "");
+  if (!fu_algo_label_ok(label)) {
+    fu_error("%s: curve label '%s' is longer than %zu characters; pick fewer variants with "
+             "--algo/--proto/--graph", what, label, sizeof cv->algo - 1);
+    return FU_EDATA;
+  }
+  memcpy(cv->algo, label, strlen(label) + 1); /* fits: fu_algo_label_ok checked the length */
+  if (f->source) snprintf(cv->source, sizeof cv->source, "%s", f->source);
+  else snprintf(cv->source, sizeof cv->source, "fusim fit of %s (%s%s%s)", f->what,
+                want_in ? "in-place" : "out-of-place", g_dtype[0] ? ", " : "", g_dtype);
+  cv->peak_busbw_gbps = peak;
+  g->in_place = want_in;
+  g->n_zero = nzero;
+  FU_CHECK(fu__copy(g->dtype, sizeof g->dtype, g_dtype, what, "dtype"));
+  FU_CHECK(fu__copy(g->proto, sizeof g->proto, g_proto, what, "proto"));
+  g->graph = g_graph;
+  snprintf(what, sizeof what, "%s: %s %s %d ranks%s%s", f->what, cv->op, cv->link, cv->ranks,
+           cv->algo[0] ? " " : "", cv->algo);
+  FU_CHECK(fu_fit_piecewise(pts, np, fo, what, &g->fit));
+  *fitted = 1;
+  cv->nseg = g->fit.nseg;
+  memcpy(cv->seg, g->fit.seg, sizeof cv->seg);
+  if (!g->fit.met_tolerance && fo->method == FU_FIT_BISQUARE)
+    fu_warn("%s: after the bisquare refit the worst relative error is %.1f%% at %.0f bytes (above the "
+            "tolerance %.1f%%; an outlier the robust fit discounts?)",
+            what, 100 * g->fit.max_rel_err, g->fit.points[g->fit.worst].bytes, 100 * fo->tolerance);
+  else if (!g->fit.met_tolerance)
+    fu_warn("%s: worst relative error %.1f%% at %.0f bytes is above the tolerance %.1f%% even with %d segment%s",
+            what, 100 * g->fit.max_rel_err, g->fit.points[g->fit.worst].bytes, 100 * fo->tolerance, cv->nseg,
+            cv->nseg == 1 ? "" : "s");
+  if (cv->nseg >= 1 && !(cv->seg[cv->nseg - 1].beta_us_per_byte > 0))
+    fu_warn("%s: the last segment (from %.0f bytes) has no bandwidth term (beta %.3g us/B <= 0): "
+            "predict and plan refuse this curve; add samples at larger sizes",
+            what, cv->seg[cv->nseg - 1].lo_bytes, cv->seg[cv->nseg - 1].beta_us_per_byte);
+  return FU_OK;
+}
+
+int fu_fitgroup_fit(const fu_fitgroup_sample *smp, size_t ns, const fu_fitgroup_select *f,
+                    const fu_fit_options *fo, fu_fitgroup **out, size_t *ng_out, size_t *n_selected) {
+  *out = NULL;
+  *ng_out = 0;
+  *n_selected = 0;
+  fu__sel *sel = malloc((ns ? ns : 1) * sizeof *sel);
+  if (!sel) return FU_ENOMEM;
+  size_t nsel = fu__select(smp, ns, f, sel);
+  *n_selected = nsel;
+  if (nsel == 0) {
+    free(sel);
+    return FU_ENOINPUT;
+  }
+  /* Groups by (op, link, ranks, variant); samples come ordered by op, link, ranks, bytes, the
+   * variants interleaved, so keys are collected first (O(n * groups)). */
+  fu_fitgroup *groups = calloc(nsel, sizeof *groups);
+  fu_fit_point *pts = malloc(nsel * sizeof *pts);
+  unsigned char *used = calloc(nsel, 1);
+  size_t *mem = malloc(nsel * sizeof *mem);
+  size_t ng = 0;
+  int st = groups && pts && used && mem ? FU_OK : FU_ENOMEM;
+  for (size_t i = 0; i < nsel && st == FU_OK; i++) {
+    if (used[i]) continue;
+    size_t nm = 0;
+    for (size_t j = i; j < nsel; j++)
+      if (!used[j] && fu__same_key(&smp[sel[i].i], &sel[i], &smp[sel[j].i], &sel[j])) {
+        used[j] = 1;
+        mem[nm++] = j;
+      }
+    int fitted = 0;
+    st = fu__fit_one(smp, sel, &sel[i], mem, nm, f, fo, pts, &groups[ng], &fitted);
+    ng += (size_t)fitted;
+  }
+  free(mem);
+  free(sel);
+  free(pts);
+  free(used);
+  if (st == FU_OK && ng == 0) {
+    fu_error("%s: no group of the selected samples has two sizes to fit a line to", f->what);
+    st = FU_ENOINPUT;
+  }
+  if (st != FU_OK) {
+    fu_fitgroup_free(groups, ng);
+    return st;
+  }
+  *out = groups;
+  *ng_out = ng;
+  return FU_OK;
+}
+
+void fu_fitgroup_free(fu_fitgroup *g, size_t ng) {
+  for (size_t k = 0; g && k < ng; k++) fu_fit_result_finish(&g[k].fit);
+  free(g);
+}
+
+/* ---- output ---- */
+
+void fu_fitgroup_print_table(FILE *out, const fu_fitgroup *g, const fu_fit_options *o) {
+  const fu_curve *c = &g->curve;
+  char a[32], b[32];
+  fprintf(out, "%s %s %d rank%s%s%s%s%s, %s%s, samples: %zu, %d segment%s, max rel err %.2f%% (%s, %s %.3g)%s\n",
+         c->op, c->link, c->ranks, c->ranks == 1 ? "" : "s", c->algo[0] ? ", algo " : "", c->algo,
+         g->dtype[0] ? ", " : "", g->dtype, g->in_place ? "in-place" : "out-of-place",
+         g->graph ? ", CUDA graph" : "", g->fit.n, c->nseg, c->nseg == 1 ? "" : "s",
+         100 * g->fit.max_rel_err, fu_fit_method_name(o->method), fu_fit_criterion_name(o->criterion),
+         o->tolerance, g->fit.met_tolerance ? "" : "  TOLERANCE NOT MET");
+  if (g->n_zero) fprintf(out, "  (%zu size-0 samples skipped)\n", g->n_zero);
+  fprintf(out, "  %-3s %-23s %-30s %-34s %8s %4s\n", "seg", "sizes [lo, hi)", "alpha us [95% CI]",
+         "bandwidth GB/s = 1e-3/beta [95% CI]", "max err", "n");
+  for (int s = 0; s < c->nseg; s++) {
+    const fu_segment *x = &c->seg[s];
+    char range[48], ci_a[48], ci_b[48];
+    snprintf(range, sizeof range, "%s .. %s", fu_format_size((uint64_t)x->lo_bytes, a, sizeof a),
+             isinf(x->hi_bytes) ? "inf" : fu_format_size((uint64_t)x->hi_bytes, b, sizeof b));
+    if (isnan(x->alpha_ci[0])) snprintf(ci_a, sizeof ci_a, "%.4g [unknown]", x->alpha_us);
+    else snprintf(ci_a, sizeof ci_a, "%.4g [%.4g, %.4g]", x->alpha_us, x->alpha_ci[0], x->alpha_ci[1]);
+    if (x->beta_us_per_byte <= 0) snprintf(ci_b, sizeof ci_b, "none (beta %.3g us/B <= 0)", x->beta_us_per_byte);
+    else if (isnan(x->beta_ci[0])) snprintf(ci_b, sizeof ci_b, "%.4g [unknown]", fu__gbps(x->beta_us_per_byte));
+    else snprintf(ci_b, sizeof ci_b, "%.4g [%.4g, %.4g]", fu__gbps(x->beta_us_per_byte),
+                  fu__gbps(x->beta_ci[1]), fu__gbps(x->beta_ci[0]));
+    fprintf(out, "  %-3d %-23s %-30s %-34s %7.2f%% %4d%s%s\n", s, range, ci_a, ci_b, 100 * x->max_rel_err,
+           x->n_samples, g->fit.alpha_negative[s] ? "  alpha<0" : "",
+           g->fit.alpha_clamped[s] ? " (refitted with alpha=0)" : "");
+  }
+  fprintf(out, "  %14s %12s %12s %8s %3s\n", "bytes", "measured_us", "fitted_us", "rel_err", "seg");
+  for (size_t i = 0; i < g->fit.n; i++) {
+    const fu_fit_point *p = &g->fit.points[i];
+    double r = (g->fit.fitted_us[i] - p->t_us) / p->t_us;
+    fprintf(out, "  %14.0f %12.4g %12.4g %7.2f%% %3d%s\n", p->bytes, p->t_us, g->fit.fitted_us[i], 100 * r,
+           g->fit.segment_of[i], fabs(r) > o->tolerance ? "  > tolerance" : "");
+  }
+  fprintf(out, "\n");
+}
+
+static void fu__csv_num(FILE *out, double v) {
+  if (isfinite(v)) fprintf(out, ",%.10g", v);
+  else if (isinf(v)) fprintf(out, ",inf");
+  else fprintf(out, ",");
+}
+
+void fu_fitgroup_print_csv(FILE *out, const fu_fitgroup *g, int header) {
+  const fu_curve *c = &g->curve;
+  if (header)
+    fprintf(out, "record,op,link,ranks,algo,in_place,segment,lo_bytes,hi_bytes,alpha_us,alpha_lo,alpha_hi,"
+           "beta_us_per_byte,beta_lo,beta_hi,max_rel_err,n_samples,bytes,measured_us,fitted_us,rel_err,"
+           "dtype,proto,graph\n");
+  for (int s = 0; s < c->nseg; s++) {
+    const fu_segment *x = &c->seg[s];
+    fprintf(out, "segment,%s,%s,%d,%s,%d,%d", c->op, c->link, c->ranks, c->algo, g->in_place, s);
+    fu__csv_num(out, x->lo_bytes);
+    fu__csv_num(out, x->hi_bytes);
+    fu__csv_num(out, x->alpha_us);
+    fu__csv_num(out, x->alpha_ci[0]);
+    fu__csv_num(out, x->alpha_ci[1]);
+    fu__csv_num(out, x->beta_us_per_byte);
+    fu__csv_num(out, x->beta_ci[0]);
+    fu__csv_num(out, x->beta_ci[1]);
+    fu__csv_num(out, x->max_rel_err);
+    fprintf(out, ",%d,,,,,%s,%s,%d\n", x->n_samples, g->dtype, g->proto, g->graph);
+  }
+  for (size_t i = 0; i < g->fit.n; i++) {
+    const fu_fit_point *p = &g->fit.points[i];
+    fprintf(out, "point,%s,%s,%d,%s,%d,%d,,,,,,,,,,", c->op, c->link, c->ranks, c->algo, g->in_place,
+           g->fit.segment_of[i]);
+    fprintf(out, ",%.0f,%.10g,%.10g,%.6g,%s,%s,%d\n", p->bytes, p->t_us, g->fit.fitted_us[i],
+           (g->fit.fitted_us[i] - p->t_us) / p->t_us, g->dtype, g->proto, g->graph);
+  }
+}
+
+json_t *fu_fitgroup_json(const fu_fitgroup *g, const fu_fit_options *o) {
+  json_t *j = fu_curve_to_json(&g->curve);
+  if (!j) return NULL;
+  json_t *segs = json_object_get(j, "segments");
+  for (int s = 0; s < g->curve.nseg; s++) {
+    json_t *js = json_array_get(segs, (size_t)s);
+    json_object_set_new(js, "alpha_negative", json_boolean(g->fit.alpha_negative[s]));
+    json_object_set_new(js, "alpha_clamped", json_boolean(g->fit.alpha_clamped[s]));
+  }
+  json_t *pts = json_array();
+  for (size_t i = 0; i < g->fit.n; i++) {
+    const fu_fit_point *p = &g->fit.points[i];
+    json_array_append_new(pts, json_pack("{s:f, s:f, s:f, s:f, s:i}", "bytes", p->bytes, "measured_us",
+                                         p->t_us, "fitted_us", g->fit.fitted_us[i], "rel_err",
+                                         (g->fit.fitted_us[i] - p->t_us) / p->t_us, "segment",
+                                         g->fit.segment_of[i]));
+  }
+  json_object_set_new(j, "in_place", json_boolean(g->in_place));
+  json_object_set_new(j, "dtype", json_string(g->dtype));
+  json_object_set_new(j, "proto", json_string(g->proto));
+  json_object_set_new(j, "graph", json_boolean(g->graph));
+  json_object_set_new(j, "method", json_string(fu_fit_method_name(o->method)));
+  json_object_set_new(j, "criterion", json_string(fu_fit_criterion_name(o->criterion)));
+  json_object_set_new(j, "tolerance", json_real(o->tolerance));
+  json_object_set_new(j, "met_tolerance", json_boolean(g->fit.met_tolerance));
+  json_object_set_new(j, "max_rel_err", json_real(g->fit.max_rel_err));
+  json_object_set_new(j, "n_samples", json_integer((json_int_t)g->fit.n));
+  json_object_set_new(j, "n_zero_skipped", json_integer((json_int_t)g->n_zero));
+  json_object_set_new(j, "points", pts);
+  return j;
+}
+
+/* ---- plot ---- */
+
+/* Writes one data file of the plot: the measured points (fitted = 0) or the fitted curve, 40
+ * points per decade from the smallest to the largest size. Every write is checked. */
+static int fu__plot_data(const char *path, const fu_fitgroup *x, int fitted) {
+  FILE *f = fopen(path, "w");
+  if (!f) return FU_EIO;
+  if (!fitted) {
+    for (size_t i = 0; i < x->fit.n; i++)
+      fprintf(f, "%.10g %.10g %.10g\n", x->fit.points[i].bytes, x->fit.points[i].t_us,
+              fu_fitgroup_busbw(x->curve.op, x->curve.ranks, x->fit.points[i].bytes, x->fit.points[i].t_us));
+  } else {
+    double lo = x->fit.points[0].bytes, hi = x->fit.points[x->fit.n - 1].bytes;
+    int steps = (int)ceil(40 * log10(hi / lo)) + 1;
+    for (int i = 0; i <= steps; i++) {
+      double b = lo * pow(hi / lo, (double)i / steps);
+      double t = fu_curve_time(&x->curve, b, NULL, NULL);
+      if (t > 0) fprintf(f, "%.10g %.10g %.10g\n", b, t, fu_fitgroup_busbw(x->curve.op, x->curve.ranks, b, t));
+    }
+  }
+  int bad = ferror(f);
+  if (fclose(f) != 0) bad = 1;
+  return bad ? FU_EIO : FU_OK;
+}
+
+int fu_fitgroup_plot(const char *out, const fu_fitgroup *g, size_t ng) {
+  int svg;
+  FU_CHECK(fu_plot_path_check("--plot", out, &svg));
+  char dir[] = "/tmp/fusim-plot-XXXXXX";
+  if (!mkdtemp(dir)) {
+    fu_error("--plot: cannot make a temporary folder: %s", strerror(errno));
+    return FU_EIO;
+  }
+  char path[512];
+  int st = FU_OK;
+  for (size_t k = 0; k < ng && st == FU_OK; k++) {
+    snprintf(path, sizeof path, "%s/m%zu.dat", dir, k);
+    st = fu__plot_data(path, &g[k], 0);
+    snprintf(path, sizeof path, "%s/f%zu.dat", dir, k);
+    if (st == FU_OK) st = fu__plot_data(path, &g[k], 1);
+  }
+  if (st != FU_OK) fu_error("--plot %s: cannot write the plot's data in %s: %s", out, dir, strerror(errno));
+  /* The script names the output only as ARG1 (fu_gnuplot_run); the data files' names are ours
+   * (mkdtemp's charset); labels are op, link and algo names, which readers validate. */
+  char *script = NULL;
+  size_t slen = 0;
+  FILE *gp = st == FU_OK ? open_memstream(&script, &slen) : NULL;
+  if (st == FU_OK && !gp) {
+    fu_error("--plot %s: out of memory", out);
+    st = FU_ENOMEM;
+  }
+  if (gp) {
+    fprintf(gp, "set terminal %s size 1400,560 noenhanced\nset output ARG1\n", svg ? "svg" : "pngcairo");
+    fprintf(gp, "set multiplot layout 1,2\nset grid\nset key left top\nset format x '%%.0s%%cB'\n"
+                "set logscale xy\nset xlabel 'message size (bytes)'\nset ylabel 'time (us)'\n"
+                "set title 'measured (points) and fitted (lines)'\nplot ");
+    for (int panel = 0; panel < 2; panel++) {
+      if (panel == 1)
+        fprintf(gp, "unset logscale y\nset logscale x\nset ylabel 'bus bandwidth (GB/s)'\n"
+                    "set title 'bus bandwidth (nccl-tests definition)'\nset key left top\nplot ");
+      for (size_t k = 0; k < ng; k++) {
+        const fu_curve *c = &g[k].curve;
+        char label[128];
+        snprintf(label, sizeof label, "%s %s x%d%s%s", c->op, c->link, c->ranks, c->algo[0] ? " " : "", c->algo);
+        fprintf(gp, "%s'%s/m%zu.dat' using 1:%d with points pt 7 ps 0.8 lc %zu title ", k ? ", " : "", dir, k,
+                panel ? 3 : 2, k + 1);
+        fu_gnuplot_quote(gp, label);
+        fprintf(gp, ", '%s/f%zu.dat' using 1:%d with lines lw 2 lc %zu notitle", dir, k, panel ? 3 : 2, k + 1);
+      }
+      fprintf(gp, "\n");
+    }
+    fprintf(gp, "unset multiplot\n");
+    if (fclose(gp) != 0 || !script) {
+      fu_error("--plot %s: out of memory", out);
+      st = FU_ENOMEM;
+    } else {
+      st = fu_gnuplot_run("--plot", out, script, NULL, 0);
+    }
+  }
+  free(script);
+  for (size_t k = 0; k < ng; k++) {
+    snprintf(path, sizeof path, "%s/m%zu.dat", dir, k);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/f%zu.dat", dir, k);
+    unlink(path);
+  }
+  rmdir(dir);
+  return st;
+}

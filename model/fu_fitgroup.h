@@ -1,0 +1,84 @@
+/* fu_fitgroup.h: the fit driver behind `fusim fit`: samples -> groups (op, link, ranks, variant)
+ * -> one piecewise alpha-beta fit each (fu_fit.h), and the printers of the fitted groups.
+ *
+ * Variants. A sample's algo holds NCCL_ALGO for collectives and, for calib's copies and pack
+ * kernel, timing variants (calib/fu_calib.h's table). Its variant is its algo with any "k=K" part
+ * dropped (so the pack kernel over every k is one curve of total bytes: "k=4" -> "", and
+ * "unpack:k=4" -> "unpack"). Each group uses one proto, one dtype and one graph mode (the given
+ * ones, else NCCL's own protocol / the plain timing, float, no graph, where the group has them),
+ * and one placement (out-of-place when the group has any, else in-place, unless forced). Without
+ * an algo filter only plain variants are fitted: every NCCL algorithm of a collective, and
+ * variant "" of the rest; "any" fits every variant. The curve's algo is the variant, with
+ * "/PROTO" for a forced protocol or timing variant and "+cg" for CUDA-graph runs. GEMM, issue
+ * and launch samples are scalars, not size curves: skipped unless scalar_ops is set. Size-0
+ * samples are skipped (counted in n_zero). Data type names compare by their canonical spelling
+ * (fu_dtype.h), so "fp32" samples and "float" samples are one type. */
+#ifndef FU_FITGROUP_H
+#define FU_FITGROUP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fu_fit.h"
+#include "fu_profile.h"
+
+/* One sample, as the driver needs it (the strings belong to the caller). */
+typedef struct fu_fitgroup_sample {
+  const char *op;            /* fu_op name */
+  const char *link;          /* fu_link name */
+  const char *algo;          /* NCCL_ALGO or timing variant ("" none) */
+  const char *proto;         /* NCCL_PROTO or timing variant ("" none) */
+  const char *dtype;         /* data type ("" unknown) */
+  int ranks;                 /* ranks taking part */
+  int in_place;              /* 1 in-place, 0 out-of-place */
+  int graph;                 /* 1 CUDA-graph replay */
+  uint64_t bytes;            /* message size */
+  double t_us;               /* time of one operation (median, else minimum) */
+} fu_fitgroup_sample;
+
+/* Which samples, and how the curves are labelled. */
+typedef struct fu_fitgroup_select {
+  int scalar_ops;            /* keep gemm/issue/launch samples (the user named the op) */
+  const char *algo;          /* variant to fit, "any", or NULL: the plain variants */
+  const char *proto;         /* proto to fit ("" NCCL's own), or NULL: per group */
+  const char *dtype;         /* data type to fit, or NULL: float where a group has it */
+  int graph;                 /* 0 or 1, or -1: plain launches where a group has them */
+  int place;                 /* 1 in-place, 0 out-of-place, -1: out-of-place where present */
+  const char *algo_label;    /* algo of curves whose samples name none, or NULL */
+  const char *source;        /* source label of the curves, or NULL: "fusim fit of WHAT (...)" */
+  const char *what;          /* names the samples in messages (the database path) */
+} fu_fitgroup_select;
+
+/* One fitted group. */
+typedef struct fu_fitgroup {
+  fu_curve curve;            /* op, link, ranks, algo, source, segments */
+  int in_place;              /* samples used were in-place */
+  char dtype[16];            /* data type of the samples used ("" unknown) */
+  char proto[16];            /* proto field of the samples used ("" NCCL's own / plain timing) */
+  int graph;                 /* samples used were CUDA-graph replays */
+  size_t n_zero;             /* size-0 samples skipped */
+  fu_fit_result fit;         /* the fit (owns its arrays) */
+} fu_fitgroup;
+
+/* Groups the samples and fits each group. *out (free with fu_fitgroup_free) gets *ng groups;
+ * *n_selected counts the samples the selection kept. FU_ENOINPUT with nothing printed when the
+ * selection keeps none, or after one line when no group has two sizes; warnings for groups that
+ * miss the tolerance or have no bandwidth term. O(samples x groups). */
+int fu_fitgroup_fit(const fu_fitgroup_sample *s, size_t n, const fu_fitgroup_select *sel,
+                    const fu_fit_options *fo, fu_fitgroup **out, size_t *ng, size_t *n_selected);
+void fu_fitgroup_free(fu_fitgroup *g, size_t ng);
+
+/* Bus bandwidth (GB/s, nccl-tests' definition) of one operation of `bytes` in t_us. */
+double fu_fitgroup_busbw(const char *op, int ranks, double bytes, double t_us);
+
+/* Printers: a table with segments and the per-size relative error; CSV (segment and point
+ * records; header before the first group); JSON (the curve plus fit details and points). */
+void fu_fitgroup_print_table(FILE *out, const fu_fitgroup *g, const fu_fit_options *o);
+void fu_fitgroup_print_csv(FILE *out, const fu_fitgroup *g, int header);
+struct json_t *fu_fitgroup_json(const fu_fitgroup *g, const fu_fit_options *o);
+
+/* Draws the measured points and fitted curves of the groups (time and bus bandwidth against
+ * size, log axes) with gnuplot into out (.png or .svg), whole or not at all. */
+int fu_fitgroup_plot(const char *out, const fu_fitgroup *g, size_t ng);
+
+#endif
