@@ -459,7 +459,7 @@ static int fu__pack_case(fu_calib_ctx *c, int k, uint64_t m) {
   if (st == FU_OK) st = fu_calib_tx_begin(c);
   for (int md = 0; st == FU_OK && md < 6; md++) {
     fu_sample s;
-    char algo[32];
+    char algo[sizeof s.algo]; /* the sample's own size: "separate:k=1024" fits */
     snprintf(algo, sizeof algo, modes[md].algo, k);
     fu__sample(&s, modes[md].op, modes[md].link, total, algo, "");
     s.n_wrong = bad > 2000000000ULL ? 2000000000 : (int)bad;

@@ -825,7 +825,8 @@ static void fu__text_command(fu__text *t, const char *cmd) {
   fu_provenance *p = &t->c->r->prov;
   cmd = fu__skip_ws(cmd);
   if (!*cmd) return;
-  if (!p->cmdline[0]) snprintf(p->cmdline, sizeof p->cmdline, "%s", cmd);
+  if (!p->cmdline[0]) /* a longer command line is kept cut (bounded: GCC 12/13 -O2 warn otherwise) */
+    snprintf(p->cmdline, sizeof p->cmdline, "%.*s", (int)sizeof p->cmdline - 1, cmd);
   fu__scan_cmd(cmd, &t->cmd);
 }
 
