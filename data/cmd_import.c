@@ -8,7 +8,6 @@
  * files already committed stay, the one in flight is rolled back. */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <sys/stat.h>
 #include <jansson.h>
@@ -22,49 +21,38 @@
 #include "fu_hash.h"
 #include "fu_import.h"
 #include "fu_measured.h"
+#include "fu_options.h"
 #include "fu_search.h"
 #include "fu_sim.h"
 
-static void fu__import_usage(FILE *out) {
-  fprintf(out,
-          "usage: fusim import [options] FILE|FOLDER...\n"
-          "\n"
-          "Read benchmark results into the database: nccl-tests output as all_reduce_perf,\n"
-          "all_gather_perf, reduce_scatter_perf, broadcast_perf, reduce_perf, alltoall_perf and\n"
-          "sendrecv_perf print it (versions 2.10 .. 2.19, -g/-t/MPI, -d all/-o all), their -J JSON\n"
-          "files, or CSV with a header naming op,ranks,bytes,time_us and optionally link (other\n"
-          "columns ignored; lines starting with # are comments).\n"
-          "\n"
-          "Your own measured iteration times: CSV with a header naming workload (name or content\n"
-          "hash), plan (predict's grammar, e.g. \"cap:25MiB,first:1MiB overlap=on pack=copy\";\n"
-          "quote it when it holds a comma), measured_us and optionally spread_us, gpus,\n"
-          "framework, notes. They join predictions of the same workload and plan (and GPUs and\n"
-          "framework when given) in v_prediction_error, one row per profile.\n"
-          "\n"
-          "A FOLDER is searched for files (recursively, in name order). Each file is its own\n"
-          "transaction: one that cannot be read gets one line on stderr and the others import.\n"
-          "A file already imported (same SHA-256 of its bytes) is skipped with a note.\n"
-          "\n"
-          "  --db FILE        database (default $FUSIM_DB, else ./fusim.db)\n"
-          "  --ranks N        ranks, where the log does not say (its Rank lines win; a mismatch\n"
-          "                   is an error)\n"
-          "  --link L         link class: nvlink, pcie, pcie_h2d, pcie_d2h, pcie_bidir, hbm, net\n"
-          "                   (else: several hosts -> net, one rank -> hbm, a file-name token)\n"
-          "  --op OP          operation where the log and file name do not say (allreduce, ...)\n"
-          "  --input FMT      auto (default), text, json or csv\n"
-          "  --lenient        skip rows that cannot be read (and count them) instead of failing\n"
-          "  --again          import files whose content was imported before (adds samples again)\n"
-          "  --dry-run        parse and report, store nothing\n"
-          "  --format F       summary as table (default), csv or json\n"
-          "  -h, --help       this text\n"
-          "\n"
-          "Exit status: 0 every file stored (or already there); 65 some file could not be read\n"
-          "(each named in one line, FILE:LINE: what, the others stored; with a single file, its\n"
-          "own status: 64 ranks or link unknown, 65 bad data, 66 missing); 70 database error\n"
-          "(the file in flight is not stored). With several files a closing line on stderr\n"
-          "counts files, samples and skips. The time column of nccl-tests is a mean; it is\n"
-          "stored as t_median_us and the run's notes say so.\n");
-}
+static const char fu__import_head[] =
+    "usage: fusim import [options] FILE|FOLDER...\n"
+    "\n"
+    "Read benchmark results into the database: nccl-tests output as all_reduce_perf,\n"
+    "all_gather_perf, reduce_scatter_perf, broadcast_perf, reduce_perf, alltoall_perf and\n"
+    "sendrecv_perf print it (versions 2.10 .. 2.19, -g/-t/MPI, -d all/-o all), their -J JSON\n"
+    "files, or CSV with a header naming op,ranks,bytes,time_us and optionally link (other\n"
+    "columns ignored; lines starting with # are comments).\n"
+    "\n"
+    "Your own measured iteration times: CSV with a header naming workload (name or content\n"
+    "hash), plan (predict's grammar, e.g. \"cap:25MiB,first:1MiB overlap=on pack=copy\";\n"
+    "quote it when it holds a comma), measured_us and optionally spread_us, gpus,\n"
+    "framework, notes. They join predictions of the same workload and plan (and GPUs and\n"
+    "framework when given) in v_prediction_error, one row per profile.\n"
+    "\n"
+    "A FOLDER is searched for files (recursively, in name order). Each file is its own\n"
+    "transaction: one that cannot be read gets one line on stderr and the others import.\n"
+    "A file already imported (same SHA-256 of its bytes) is skipped with a note.\n"
+    "\n";
+
+static const char fu__import_foot[] =
+    "\n"
+    "Exit status: 0 every file stored (or already there); 65 some file could not be read\n"
+    "(each named in one line, FILE:LINE: what, the others stored; with a single file, its\n"
+    "own status: 64 ranks or link unknown, 65 bad data, 66 missing); 70 database error\n"
+    "(the file in flight is not stored). With several files a closing line on stderr\n"
+    "counts files, samples and skips. The time column of nccl-tests is a mean; it is\n"
+    "stored as t_median_us and the run's notes say so.\n";
 
 typedef struct fu__import_file {
   const char *path;          /* as given, or found under a folder given */
@@ -315,65 +303,60 @@ static int fu__store_file(fu_db *db, fu__import_file *f, const char *cmdline, in
   return st;
 }
 
+/* --link: a name the importer can hold (checked against the link classes when the file is read). */
+static int fu__opt_link(void *value, const char *arg, char *why, size_t len) {
+  fu_import_opts *o = value;
+  if (strlen(arg) >= sizeof o->link) return snprintf(why, len, "not a link class"), FU_EUSAGE;
+  snprintf(o->link, sizeof o->link, "%s", arg);
+  return FU_OK;
+}
+
+/* --op: normalised like the logs' names: all_reduce, all_reduce_perf, AllReduce. */
+static int fu__opt_op(void *value, const char *arg, char *why, size_t len) {
+  fu_import_opts *o = value;
+  if (fu_import_op_name(arg, o->op, sizeof o->op) == FU_OK) return FU_OK;
+  snprintf(why, len, "not an operation (allreduce, allgather, reducescatter, broadcast, reduce, alltoall, "
+                     "sendrecv, h2d, d2h, d2d, ...)");
+  return FU_EUSAGE;
+}
+
+static int fu__opt_input(void *value, const char *arg, char *why, size_t len) {
+  if (fu_import_format_parse(arg, value) == FU_OK) return FU_OK;
+  snprintf(why, len, "expected auto, text, json or csv");
+  return FU_EUSAGE;
+}
+
 int fu_cmd_import(int argc, char **argv) {
-  static const struct option longopts[] = {
-      {"db", required_argument, NULL, 'D'},     {"ranks", required_argument, NULL, 'r'},
-      {"link", required_argument, NULL, 'l'},   {"op", required_argument, NULL, 'o'},
-      {"input", required_argument, NULL, 'i'},  {"lenient", no_argument, NULL, 'L'},
-      {"dry-run", no_argument, NULL, 'n'},      {"format", required_argument, NULL, 'f'},
-      {"again", no_argument, NULL, 'A'},        {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
   fu_import_opts opts;
   fu_import_opts_init(&opts);
-  const char *db_opt = NULL;
-  fu_format fmt = FU_FORMAT_TABLE;
-  int dry = 0, again = 0, c;
-  long v;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-    switch (c) {
-      case 'D': db_opt = optarg; break;
-      case 'r':
-        if (fu_parse_long(optarg, 1, 1048576, &v) != FU_OK) {
-          fu_error("import: --ranks '%s' is not a rank count (1 .. 1048576)", optarg);
-          return fu_exit_code(FU_EUSAGE);
-        }
-        opts.ranks = (int)v;
-        break;
-      case 'l':
-        if (strlen(optarg) >= sizeof opts.link) {
-          fu_error("import: --link '%s' is not a link class", optarg);
-          return fu_exit_code(FU_EUSAGE);
-        }
-        snprintf(opts.link, sizeof opts.link, "%s", optarg);
-        break;
-      case 'o':
-        /* normalised like the logs' names: all_reduce, all_reduce_perf, AllReduce */
-        if (fu_import_op_name(optarg, opts.op, sizeof opts.op) != FU_OK) {
-          fu_error("import: --op '%s' is not an operation (allreduce, allgather, reducescatter, "
-                   "broadcast, reduce, alltoall, sendrecv, h2d, d2h, d2d, ...)", optarg);
-          return fu_exit_code(FU_EUSAGE);
-        }
-        break;
-      case 'i':
-        if (fu_import_format_parse(optarg, &opts.format) != FU_OK) {
-          fu_error("import: --input must be auto, text, json or csv, not '%s'", optarg);
-          return fu_exit_code(FU_EUSAGE);
-        }
-        break;
-      case 'L': opts.lenient = 1; break;
-      case 'n': dry = 1; break;
-      case 'A': again = 1; break;
-      case 'f':
-        if (fu_parse_format(optarg, &fmt) != FU_OK) {
-          fu_error("import: --format must be table, csv or json, not '%s'", optarg);
-          return fu_exit_code(FU_EUSAGE);
-        }
-        break;
-      case 'h': fu__import_usage(stdout); return 0;
-      default: fu__import_usage(stderr); return fu_exit_code(FU_EUSAGE);
-    }
-  }
+  fu_opt_output out;
+  fu_opt_output_init(&out);
+  long ranks = 0;
+  int dry = 0, again = 0;
+  const fu_option rows[] = {
+      FU_OPT_ROW_DB(&out.db),
+      {FU_OPT_INT(0, "ranks", &ranks, 1, 1048576, "N",
+                  "ranks, where the log does not say (its Rank lines win; a mismatch\nis an error)")},
+      {FU_OPT_CUSTOM(0, "link", &opts, fu__opt_link, "L",
+                     "link class: nvlink, pcie, pcie_h2d, pcie_d2h, pcie_bidir, hbm, net\n"
+                     "(else: several hosts -> net, one rank -> hbm, a file-name token)"),
+       .bad = "a-link-name-too-long"},
+      {FU_OPT_CUSTOM(0, "op", &opts, fu__opt_op, "OP", "operation where the log and file name do not say (allreduce, ...)"),
+       .bad = "hypercube"},
+      {FU_OPT_CUSTOM(0, "input", &opts.format, fu__opt_input, "FMT", "auto (default), text, json or csv"), .bad = "xml"},
+      {FU_OPT_FLAG(0, "lenient", &opts.lenient, "skip rows that cannot be read (and count them) instead of failing")},
+      {FU_OPT_FLAG(0, "again", &again, "import files whose content was imported before (adds samples again)")},
+      {FU_OPT_FLAG(0, "dry-run", &dry, "parse and report, store nothing"), .also = "no-store"},
+      FU_OPT_ROW_FORMAT(&out.format),
+      FU_OPT_END,
+  };
+  const fu_opt_cmd cmd = {"import", fu__import_head, fu__import_foot, rows, -1};
+  int optind, done;
+  int pst = fu_opt_parse(&cmd, argc, argv, &optind, &done);
+  if (pst != FU_OK || done) return fu_exit_code(pst);
+  opts.ranks = (int)ranks;
+  fu_format fmt = out.format;
+  const char *db_opt = out.db;
   if (optind >= argc) {
     fu_error("import: no input files; see 'fusim import --help'");
     return fu_exit_code(FU_EUSAGE);
