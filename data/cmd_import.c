@@ -22,8 +22,7 @@
 #include "fu_import.h"
 #include "fu_measured.h"
 #include "fu_options.h"
-#include "fu_search.h"
-#include "fu_sim.h"
+#include "fu_plan.h"
 
 static const char fu__import_head[] =
     "usage: fusim import [options] FILE|FOLDER...\n"

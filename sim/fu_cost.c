@@ -55,16 +55,6 @@
 
 #include "fu_common.h"
 
-static const char *fu__comm_op(fu_comm_kind k) {
-  switch (k) {
-  case FU_COMM_ALLREDUCE: return "allreduce";
-  case FU_COMM_REDUCESCATTER: return "reducescatter";
-  case FU_COMM_ALLGATHER: return "allgather";
-  case FU_COMM_OFFLOAD: return "d2h";
-  }
-  return "?";
-}
-
 /* Device part of a time measured with `host_us` of submission inside it. */
 static inline double fu__less(double t, double host_us) {
   double d = t - host_us;
@@ -119,8 +109,14 @@ int fu_cost_model_init(fu_cost_model *m, const fu_profile *prof, const fu_comm *
   if (!prof || !c) return FU_EINTERNAL;
   m->prof = prof;
   m->offload = c->kind == FU_COMM_OFFLOAD;
-  const char *op = fu__comm_op(c->kind);
-  const char *link = m->offload ? "pcie_d2h" : c->link;
+  if (c->nodes > 1) { /* until the cross-node model exists: never a silent rescale */
+    char cs[64];
+    fu_error("--comm %s: no model for more than one node yet; give RANKS on one node",
+             fu_comm_string(c, cs, sizeof cs));
+    return FU_EUSAGE;
+  }
+  const char *op = fu_op_name(fu_comm_op(c));
+  const char *link = m->offload ? "pcie_d2h" : fu_link_name(c->link);
   int ranks = m->offload ? 1 : c->ranks;
   double host = prof->issue_us > 0 ? prof->issue_us : 0;
   double launch = prof->launch_us > 0 ? prof->launch_us : 0;
@@ -152,8 +148,7 @@ int fu_cost_model_init(fu_cost_model *m, const fu_profile *prof, const fu_comm *
   }
   m->comm_host_us = m->offload ? host : 0;
   m->busbw_factor = 1.0;
-  fu_op o;
-  if (!m->offload && fu_op_parse(op, &o) == FU_OK) m->busbw_factor = fu_busbw_factor(o, ranks);
+  if (!m->offload) m->busbw_factor = fu_busbw_factor(fu_comm_op(c), ranks);
   fu__peak(m, cv->peak_busbw_gbps);
   m->issue_us = prof->issue_us;
   m->launch_us = prof->launch_us;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "fu_profile.h"
-#include "fu_sim.h"
+#include "fu_plan.h"
 
 typedef struct fu_op_cost {
   double issue_us;           /* host-thread time to issue the bucket (pack launch + op issue) */

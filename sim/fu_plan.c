@@ -1,5 +1,5 @@
 /* fu_plan.c: fusion plans: parsing the --fusion / --comm values and plan files, the canonical
- * plan string, and the assignment of gradients to buckets for every plan kind.
+ * plan string, and the bucket rules that need no search (see fu_plan.h).
  *
  * Bucket rules, as the frameworks implement them:
  *  - cap (PyTorch DDP, reducer.cpp compute_bucket_assignment_by_size): walk the gradients in
@@ -10,9 +10,8 @@
  *    sent, and fuses them in order into buffers of at most THRESHOLD bytes (a tensor larger than
  *    the threshold goes alone). Cycles are counted from the start of backward.
  *  - defaults: "ddp" is cap:25MiB,first:1MiB (bucket_cap_mb = 25, kDefaultFirstBucketBytes);
- *    "horovod" alone is horovod:128MiB,1ms, the defaults since Horovod 0.21 (release notes:
- *    "Changed default cycle time from 5ms to 1ms and fusion threshold from 64MB to 128MB",
- *    #2468; docs/tensor-fusion.rst still says 64 MB). */
+ *    "horovod" alone is horovod:128MiB,1ms, the defaults since Horovod 0.21 (fu_plan.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -22,8 +21,10 @@
 #include <jansson.h>
 
 #include "fu_common.h"
-#include "fu_search.h"
-#include "fu_sim.h"
+#include "fu_plan.h"
+
+#define FU__FUSION_FORMS \
+  "none|single|ddp|cap:SIZE[,first:SIZE]|horovod[:SIZE[,CYCLE]]|buckets:FILE|optimal[:MEMCAP]|mgwfbp"
 
 void fu_plan_init(fu_plan *p) {
   memset(p, 0, sizeof *p);
@@ -31,40 +32,59 @@ void fu_plan_init(fu_plan *p) {
   p->overlap = 1;
   p->pack_view = 0;
   p->comm_streams = 1;
+  p->framework = FU_FRAMEWORK_IDEAL;
 }
 
-/* "1ms", "250us", "0.5 ms", "1s" or a plain number of microseconds. */
-static int fu__parse_time_us(const char *s, double *out) {
-  char buf[64];
+static void fu__names_unref(fu_bucket_names *b) {
+  if (!b || --b->refs > 0) return;
+  for (size_t i = 0; i < b->nnames; i++) free(b->names[i]);
+  free(b->names);
+  free(b->end);
+  free(b);
+}
+
+void fu_plan_finish(fu_plan *p) {
+  if (!p) return;
+  fu__names_unref(p->bucket_list);
+  fu_plan_init(p);
+}
+
+void fu_plan_copy(fu_plan *dst, const fu_plan *src) {
+  *dst = *src;
+  if (dst->bucket_list) dst->bucket_list->refs++;
+}
+
+/* ---- numbers with units ---- */
+
+/* A unit is given when the text ends in a letter; hex (0x..) is refused before strtod sees it. */
+static int fu__has_hex(const char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  if (*s == '+' || *s == '-') s++;
+  return s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
+static int fu__ends_in_letter(const char *s) {
   size_t n = strlen(s);
-  if (n == 0 || n >= sizeof buf) return FU_EDATA;
-  memcpy(buf, s, n + 1);
-  double mult = 1.0;
-  while (n > 0 && buf[n - 1] == ' ') buf[--n] = '\0';
-  if (n > 2 && strcmp(buf + n - 2, "us") == 0) buf[n - 2] = '\0';
-  else if (n > 2 && strcmp(buf + n - 2, "ms") == 0) buf[n - 2] = '\0', mult = 1e3;
-  else if (n > 1 && buf[n - 1] == 's') buf[n - 1] = '\0', mult = 1e6;
+  while (n > 0 && isspace((unsigned char)s[n - 1])) n--;
+  return n > 0 && isalpha((unsigned char)s[n - 1]);
+}
+
+/* SIZE of a plan spec; prints `what 'full': ROLE 'text': why` on failure. */
+static int fu__size(const char *what, const char *full, const char *text, const char *role,
+                    uint64_t *out) {
+  if (fu__has_hex(text)) {
+    fu_error("%s '%s': %s '%s': hexadecimal is not accepted; give a size such as 16MiB or 4096B",
+             what, full, role, text);
+    return FU_EUSAGE;
+  }
   double v;
-  if (fu_parse_double(buf, &v) != FU_OK || v < 0) return FU_EDATA;
-  *out = v * mult;
-  return FU_OK;
-}
-
-/* Size for the canonical string: exact, parseable again, compact. */
-static const char *fu__size_str(uint64_t b, char *buf, size_t len) {
-  if (b != 0 && b % (1ull << 30) == 0) snprintf(buf, len, "%lluGiB", (unsigned long long)(b >> 30));
-  else if (b != 0 && b % (1ull << 20) == 0) snprintf(buf, len, "%lluMiB", (unsigned long long)(b >> 20));
-  else if (b != 0 && b % 1024 == 0) snprintf(buf, len, "%lluKiB", (unsigned long long)(b >> 10));
-  else snprintf(buf, len, "%llu", (unsigned long long)b);
-  return buf;
-}
-
-/* Parses SIZE of a --fusion value; prints `what: 'text': why` on failure. */
-static int fu__plan_size(const char *what, const char *full, const char *text, const char *role,
-                         uint64_t *out) {
+  if (!fu__ends_in_letter(text) && fu_parse_double(text, &v) == FU_OK && v > 0) {
+    fu_error("%s '%s': %s '%s' has no unit; say %sMiB or %sB", what, full, role, text, text, text);
+    return FU_EUSAGE;
+  }
   if (fu_parse_size(text, out) != FU_OK) {
-    fu_error("%s '%s': %s '%s' is not a size (bytes, or a number with B, KiB, MiB, GiB)", what,
-             full, role, text);
+    fu_error("%s '%s': %s '%s' is not a size (a number with B, KiB, MiB or GiB)", what, full,
+             role, text);
     return FU_EUSAGE;
   }
   if (*out == 0) {
@@ -76,24 +96,149 @@ static int fu__plan_size(const char *what, const char *full, const char *text, c
   return FU_OK;
 }
 
-/* The parser behind fu_plan_parse_fusion and plan files; `what` names the source. */
-static int fu__plan_parse_fusion(const char *s, const char *what, fu_plan *p) {
+int fu_plan_parse_size(const char *what, const char *s, uint64_t *out) {
+  if (!s) s = "";
+  if (fu__has_hex(s)) {
+    fu_error("%s '%s': hexadecimal is not accepted; give a size such as 16MiB or 4096B", what, s);
+    return FU_EUSAGE;
+  }
+  if (fu_parse_size(s, out) != FU_OK || *out == 0) {
+    fu_error("%s '%s': expected a size above 0 (a number with B, KiB, MiB or GiB)", what, s);
+    return FU_EUSAGE;
+  }
+  if (!fu__ends_in_letter(s)) {
+    fu_error("%s '%s': no unit; say %sMiB or %sB", what, s, s, s);
+    return FU_EUSAGE;
+  }
+  return FU_OK;
+}
+
+/* Horovod's cycle: "3.5" (ms, as HOROVOD_CYCLE_TIME), "3.5ms", "250us", "1s"; finite, from
+ * 1 us to 1 hour (a cycle of 1e-20 us made the engine take a tick per 1e-20 us: it hung). */
+static int fu__cycle(const char *what, const char *full, const char *s, double *out) {
+  char buf[64];
+  size_t n = strlen(s);
+  int ok = n > 0 && n < sizeof buf && !fu__has_hex(s);
+  double mult = 1e3, v = NAN;
+  if (ok) {
+    memcpy(buf, s, n + 1);
+    while (n > 0 && isspace((unsigned char)buf[n - 1])) buf[--n] = '\0';
+    if (n > 2 && strcmp(buf + n - 2, "us") == 0) buf[n - 2] = '\0', mult = 1.0;
+    else if (n > 2 && strcmp(buf + n - 2, "ms") == 0) buf[n - 2] = '\0';
+    else if (n > 1 && buf[n - 1] == 's') buf[n - 1] = '\0', mult = 1e6;
+    ok = fu_parse_double(buf, &v) == FU_OK && isfinite(v * mult);
+  }
+  if (!ok) {
+    fu_error("%s '%s': cycle time '%s' is not a time (a number of ms, or with us, ms or s)", what,
+             full, s);
+    return FU_EUSAGE;
+  }
+  v *= mult;
+  if (!(v >= FU_HOROVOD_CYCLE_MIN_US && v <= FU_HOROVOD_CYCLE_MAX_US)) {
+    fu_error("%s '%s': cycle time '%s' is outside 1us .. 3600s", what, full, s);
+    return FU_EUSAGE;
+  }
+  *out = v;
+  return FU_OK;
+}
+
+/* Size for the canonical string: exact, with its unit, parseable again, compact. */
+static const char *fu__size_str(uint64_t b, char *buf, size_t len) {
+  if (b != 0 && b % (1ull << 30) == 0) snprintf(buf, len, "%lluGiB", (unsigned long long)(b >> 30));
+  else if (b != 0 && b % (1ull << 20) == 0) snprintf(buf, len, "%lluMiB", (unsigned long long)(b >> 20));
+  else if (b != 0 && b % 1024 == 0) snprintf(buf, len, "%lluKiB", (unsigned long long)(b >> 10));
+  else snprintf(buf, len, "%lluB", (unsigned long long)b);
+  return buf;
+}
+
+/* ---- bucket files ---- */
+
+/* Reads a bucket file (a JSON list of lists of tensor names) into *out (refs = 1). */
+static int fu__names_load(const char *path, fu_bucket_names **out) {
+  *out = NULL;
+  json_error_t err;
+  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+  if (!root) {
+    if (access(path, R_OK) != 0) {
+      fu_error("%s: cannot read the bucket file: %s", path, strerror(errno));
+      return FU_ENOINPUT;
+    }
+    fu_error("%s:%d: not valid JSON: %s", path, err.line, err.text);
+    return FU_EDATA;
+  }
+  int st = FU_OK;
+  fu_bucket_names *b = calloc(1, sizeof *b);
+  size_t nb = json_is_array(root) ? json_array_size(root) : 0, total = 0;
+  if (!b) {
+    st = FU_ENOMEM;
+    goto done;
+  }
+  b->refs = 1;
+  if (nb == 0) {
+    fu_error("%s: expected a non-empty JSON list of buckets, each a list of tensor names", path);
+    st = FU_EDATA;
+    goto done;
+  }
+  for (size_t k = 0; k < nb; k++) {
+    json_t *bucket = json_array_get(root, k);
+    if (!json_is_array(bucket) || json_array_size(bucket) == 0) {
+      fu_error("%s: bucket %zu: expected a non-empty list of tensor names", path, k);
+      st = FU_EDATA;
+      goto done;
+    }
+    total += json_array_size(bucket);
+  }
+  b->end = malloc(nb * sizeof *b->end);
+  b->names = calloc(total, sizeof *b->names);
+  if (!b->end || !b->names) {
+    st = FU_ENOMEM;
+    goto done;
+  }
+  b->nbuckets = nb;
+  for (size_t k = 0; k < nb; k++) {
+    size_t ti;
+    json_t *name;
+    json_array_foreach(json_array_get(root, k), ti, name) {
+      if (!json_is_string(name)) {
+        fu_error("%s: bucket %zu, item %zu: expected a tensor name (string)", path, k, ti);
+        st = FU_EDATA;
+        goto done;
+      }
+      if (!(b->names[b->nnames] = strdup(json_string_value(name)))) {
+        st = FU_ENOMEM;
+        goto done;
+      }
+      b->nnames++;
+    }
+    b->end[k] = b->nnames;
+  }
+done:
+  json_decref(root);
+  if (st != FU_OK) fu__names_unref(b);
+  else *out = b;
+  return st;
+}
+
+/* ---- --fusion ---- */
+
+/* The parser behind fu_plan_parse_fusion and plan files; `what` names the source, `dir` the
+ * folder a relative buckets:FILE is looked for first (NULL: the current folder only). */
+static int fu__plan_parse_fusion(const char *s, const char *what, const char *dir, fu_plan *p) {
   if (!s || !*s) {
-    fu_error("%s: empty fusion plan; expected none|single|cap:SIZE[,first:SIZE]|"
-             "horovod:SIZE[,CYCLE]|buckets:FILE|optimal[:MEMCAP]|mgwfbp",
-             what);
+    fu_error("%s: empty fusion plan; expected " FU__FUSION_FORMS, what);
     return FU_EUSAGE;
   }
   const char *colon = strchr(s, ':');
   size_t klen = colon ? (size_t)(colon - s) : strlen(s);
   const char *arg = colon ? colon + 1 : NULL;
   char buf[600];
-  fu_plan q = *p;
+  fu_plan q = *p; /* borrows p's list until the end */
   q.cap_bytes = 0;
   q.first_cap_bytes = 0;
   q.cycle_us = 0;
   q.mem_cap_bytes = 0;
   q.buckets_file[0] = '\0';
+  q.bucket_list = NULL;
 #define FU__IS(name) (klen == strlen(name) && strncmp(s, name, klen) == 0)
   if (FU__IS("none") || FU__IS("single") || FU__IS("mgwfbp") || FU__IS("ddp")) {
     if (arg) {
@@ -118,14 +263,14 @@ static int fu__plan_parse_fusion(const char *s, const char *what, fu_plan *p) {
     char *comma = strchr(buf, ',');
     if (comma) *comma = '\0';
     q.kind = FU_FUSION_CAP;
-    FU_CHECK(fu__plan_size(what, s, buf, "cap", &q.cap_bytes));
+    FU_CHECK(fu__size(what, s, buf, "cap", &q.cap_bytes));
     if (comma) {
       const char *f = comma + 1;
       if (strncmp(f, "first:", 6) != 0) {
         fu_error("%s '%s': after the cap expected ',first:SIZE', got ',%s'", what, s, f);
         return FU_EUSAGE;
       }
-      FU_CHECK(fu__plan_size(what, s, f + 6, "first bucket cap", &q.first_cap_bytes));
+      FU_CHECK(fu__size(what, s, f + 6, "first bucket cap", &q.first_cap_bytes));
     }
   } else if (FU__IS("horovod")) {
     q.kind = FU_FUSION_HOROVOD;
@@ -136,12 +281,8 @@ static int fu__plan_parse_fusion(const char *s, const char *what, fu_plan *p) {
       strcpy(buf, arg);
       char *comma = strchr(buf, ',');
       if (comma) *comma = '\0';
-      FU_CHECK(fu__plan_size(what, s, buf, "fusion threshold", &q.cap_bytes));
-      if (comma && fu__parse_time_us(comma + 1, &q.cycle_us) != FU_OK) {
-        fu_error("%s '%s': cycle time '%s' is not a time >= 0 (microseconds, or with us, ms, s)",
-                 what, s, comma + 1);
-        return FU_EUSAGE;
-      }
+      FU_CHECK(fu__size(what, s, buf, "fusion threshold", &q.cap_bytes));
+      if (comma) FU_CHECK(fu__cycle(what, s, comma + 1, &q.cycle_us));
     } else if (arg) {
       fu_error("%s '%s': horovod needs THRESHOLD[,CYCLE] after the colon, or nothing for "
                "Horovod's defaults",
@@ -160,24 +301,44 @@ static int fu__plan_parse_fusion(const char *s, const char *what, fu_plan *p) {
     }
     q.kind = FU_FUSION_BUCKETS;
     strcpy(q.buckets_file, arg);
+    /* A relative name is looked for beside the plan file first (as a user who keeps the two
+     * together expects), else in the current folder. */
+    if (dir && arg[0] != '/') {
+      char near[sizeof q.buckets_file];
+      int n = snprintf(near, sizeof near, "%s/%s", dir, arg);
+      if (n > 0 && (size_t)n < sizeof near && access(near, F_OK) == 0) strcpy(q.buckets_file, near);
+    }
+    FU_CHECK(fu__names_load(q.buckets_file, &q.bucket_list));
   } else if (FU__IS("optimal")) {
     q.kind = FU_FUSION_OPTIMAL;
-    if (arg) FU_CHECK(fu__plan_size(what, s, arg, "memory cap", &q.mem_cap_bytes));
+    if (arg) FU_CHECK(fu__size(what, s, arg, "memory cap", &q.mem_cap_bytes));
   } else {
-    fu_error("%s '%s': unknown fusion kind '%.*s'; expected none, single, cap, horovod, "
+    fu_error("%s '%s': unknown fusion kind '%.*s'; expected none, single, ddp, cap, horovod, "
              "buckets, optimal or mgwfbp",
              what, s, (int)klen, s);
     return FU_EUSAGE;
   }
 #undef FU__IS
+  fu__names_unref(p->bucket_list);
   *p = q;
   return FU_OK;
 }
 
-int fu_plan_parse_fusion(const char *s, fu_plan *p) { return fu__plan_parse_fusion(s, "--fusion", p); }
+int fu_plan_parse_fusion(const char *s, fu_plan *p) {
+  return fu__plan_parse_fusion(s, "--fusion", NULL, p);
+}
+
+const char *fu_framework_name(fu_framework f) {
+  switch (f) {
+  case FU_FRAMEWORK_IDEAL: return "ideal";
+  case FU_FRAMEWORK_DDP: return "ddp";
+  case FU_FRAMEWORK_HOOKS: return "hooks";
+  }
+  return "?";
+}
 
 const char *fu_plan_string(const fu_plan *p, char *buf, size_t len) {
-  char a[32], b[32], f[640];
+  char a[32], b[48], f[640], fw[32] = "";
   switch (p->kind) {
   case FU_FUSION_NONE: snprintf(f, sizeof f, "none"); break;
   case FU_FUSION_SINGLE: snprintf(f, sizeof f, "single"); break;
@@ -205,10 +366,14 @@ const char *fu_plan_string(const fu_plan *p, char *buf, size_t len) {
   case FU_FUSION_MGWFBP: snprintf(f, sizeof f, "mgwfbp"); break;
   default: snprintf(f, sizeof f, "?"); break;
   }
-  snprintf(buf, len, "%s overlap=%s pack=%s streams=%d", f, p->overlap ? "on" : "off",
-           p->pack_view ? "view" : "copy", p->comm_streams);
+  if (p->framework != FU_FRAMEWORK_IDEAL)
+    snprintf(fw, sizeof fw, " framework=%s", fu_framework_name(p->framework));
+  snprintf(buf, len, "%s overlap=%s pack=%s streams=%d%s", f, p->overlap ? "on" : "off",
+           p->pack_view ? "view" : "copy", p->comm_streams, fw);
   return buf;
 }
+
+/* ---- the other plan flags ---- */
 
 static int fu__parse_overlap(const char *s, const char *what, fu_plan *p) {
   if (s && (strcmp(s, "on") == 0 || strcmp(s, "true") == 0 || strcmp(s, "1") == 0)) p->overlap = 1;
@@ -232,8 +397,24 @@ static int fu__parse_pack(const char *s, const char *what, fu_plan *p) {
   return FU_OK;
 }
 
+static int fu__parse_framework(const char *s, const char *what, fu_plan *p) {
+  static const fu_framework all[] = {FU_FRAMEWORK_IDEAL, FU_FRAMEWORK_DDP, FU_FRAMEWORK_HOOKS};
+  for (size_t i = 0; s && i < sizeof all / sizeof all[0]; i++)
+    if (strcmp(s, fu_framework_name(all[i])) == 0) {
+      p->framework = all[i];
+      return FU_OK;
+    }
+  fu_error("%s '%s': expected ideal (no framework cost), ddp (PyTorch DDP's Reducer) or hooks "
+           "(post-accumulate-grad hooks)",
+           what, s ? s : "");
+  return FU_EUSAGE;
+}
+
 int fu_plan_parse_overlap(const char *s, fu_plan *p) { return fu__parse_overlap(s, "--overlap", p); }
 int fu_plan_parse_pack(const char *s, fu_plan *p) { return fu__parse_pack(s, "--pack", p); }
+int fu_plan_parse_framework(const char *s, fu_plan *p) {
+  return fu__parse_framework(s, "--framework", p);
+}
 
 int fu_plan_parse_streams(const char *s, fu_plan *p) {
   long v;
@@ -245,21 +426,19 @@ int fu_plan_parse_streams(const char *s, fu_plan *p) {
   return FU_OK;
 }
 
-int fu_plan_parse_json(const char *text, const char *what, fu_plan *p) {
-  json_error_t err;
-  json_t *root = json_loads(text, 0, &err);
-  if (!root) {
-    fu_error("%s:%d: not valid JSON: %s", what, err.line, err.text);
+/* ---- plan files ---- */
+
+int fu_plan_from_json(json_t *root, const char *what, const char *dir, fu_plan *p) {
+  char w[600];
+  if (!json_is_object(root)) {
+    fu_error("%s: a plan file is a JSON object with keys fusion, overlap, pack, comm_streams, "
+             "framework",
+             what);
     return FU_EDATA;
   }
   int st = FU_OK;
-  char w[600];
-  fu_plan q = *p;
-  if (!json_is_object(root)) {
-    fu_error("%s: a plan file is a JSON object with keys fusion, overlap, pack, comm_streams", what);
-    st = FU_EDATA;
-    goto done;
-  }
+  fu_plan q;
+  fu_plan_copy(&q, p);
   const char *key;
   json_t *v;
   json_object_foreach(root, key, v) {
@@ -268,7 +447,7 @@ int fu_plan_parse_json(const char *text, const char *what, fu_plan *p) {
       if (!json_is_string(v)) {
         fu_error("%s: expected a string such as \"cap:25MiB,first:1MiB\"", w);
         st = FU_EDATA;
-      } else if (fu__plan_parse_fusion(json_string_value(v), w, &q) != FU_OK) {
+      } else if ((st = fu__plan_parse_fusion(json_string_value(v), w, dir, &q)) == FU_EUSAGE) {
         st = FU_EDATA;
       }
     } else if (strcmp(key, "overlap") == 0) {
@@ -282,6 +461,11 @@ int fu_plan_parse_json(const char *text, const char *what, fu_plan *p) {
         if (!json_is_string(v)) fu_error("%s: expected \"copy\" or \"view\"", w);
         st = FU_EDATA;
       }
+    } else if (strcmp(key, "framework") == 0) {
+      if (!json_is_string(v) || fu__parse_framework(json_string_value(v), w, &q) != FU_OK) {
+        if (!json_is_string(v)) fu_error("%s: expected \"ideal\", \"ddp\" or \"hooks\"", w);
+        st = FU_EDATA;
+      }
     } else if (strcmp(key, "comm_streams") == 0) {
       if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 64) {
         fu_error("%s: expected a whole number from 1 to 64", w);
@@ -290,13 +474,29 @@ int fu_plan_parse_json(const char *text, const char *what, fu_plan *p) {
         q.comm_streams = (int)json_integer_value(v);
       }
     } else {
-      fu_error("%s: unknown key (a plan file has fusion, overlap, pack, comm_streams)", w);
+      fu_error("%s: unknown key (a plan file has fusion, overlap, pack, comm_streams, framework)",
+               w);
       st = FU_EDATA;
     }
-    if (st != FU_OK) goto done;
+    if (st != FU_OK) break;
   }
+  if (st != FU_OK) {
+    fu_plan_finish(&q);
+    return st;
+  }
+  fu_plan_finish(p);
   *p = q;
-done:
+  return FU_OK;
+}
+
+int fu_plan_parse_json(const char *text, const char *what, const char *dir, fu_plan *p) {
+  json_error_t err;
+  json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+  if (!root) {
+    fu_error("%s:%d: not valid JSON: %s", what, err.line, err.text);
+    return FU_EDATA;
+  }
+  int st = fu_plan_from_json(root, what, dir, p);
   json_decref(root);
   return st;
 }
@@ -316,15 +516,17 @@ int fu_plan_parse_string(const char *s, const char *what, fu_plan *p) {
     fu_error("%s: plan is empty", what);
     return FU_EDATA;
   }
-  if (fu__plan_parse_fusion(tok, what, &q) != FU_OK) return FU_EDATA;
-  while ((tok = strtok_r(NULL, " \t", &save)) != NULL) {
+  if (fu__plan_parse_fusion(tok, what, NULL, &q) != FU_OK) return FU_EDATA;
+  int st = FU_OK;
+  while (st == FU_OK && (tok = strtok_r(NULL, " \t", &save)) != NULL) {
     char *eq = strchr(tok, '=');
     long n;
-    int st = FU_EDATA;
+    st = FU_EDATA;
     if (eq) *eq = '\0';
-    if (!eq) fu_error("%s: '%s' is not KEY=VALUE (overlap=, pack=, streams=)", what, tok);
+    if (!eq) fu_error("%s: '%s' is not KEY=VALUE (overlap=, pack=, streams=, framework=)", what, tok);
     else if (!strcmp(tok, "overlap")) st = fu__parse_overlap(eq + 1, what, &q);
     else if (!strcmp(tok, "pack")) st = fu__parse_pack(eq + 1, what, &q);
+    else if (!strcmp(tok, "framework")) st = fu__parse_framework(eq + 1, what, &q);
     else if (!strcmp(tok, "streams") || !strcmp(tok, "comm-streams") ||
              !strcmp(tok, "comm_streams")) {
       if (fu_parse_long(eq + 1, 1, 64, &n) == FU_OK) {
@@ -334,46 +536,109 @@ int fu_plan_parse_string(const char *s, const char *what, fu_plan *p) {
         fu_error("%s: streams '%s' is not a whole number from 1 to 64", what, eq + 1);
       }
     } else {
-      fu_error("%s: unknown plan key '%s' (overlap, pack, streams)", what, tok);
+      fu_error("%s: unknown plan key '%s' (overlap, pack, streams, framework)", what, tok);
     }
-    if (st != FU_OK) return FU_EDATA;
   }
+  if (st != FU_OK) {
+    fu_plan_finish(&q);
+    return FU_EDATA;
+  }
+  fu_plan_finish(p);
   *p = q;
   return FU_OK;
+}
+
+/* The folder of path ("." when it has none) into dir[len]. */
+static const char *fu__dir_of(const char *path, char *dir, size_t len) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) snprintf(dir, len, ".");
+  else snprintf(dir, len, "%.*s", (int)(slash - path > 0 ? slash - path : 1), path);
+  return dir;
 }
 
 int fu_plan_load(const char *path, fu_plan *p) {
   char *text;
   size_t len;
+  char dir[512];
   FU_CHECK(fu_read_file(path, &text, &len));
-  fu_plan before = *p;
-  int st = fu_plan_parse_json(text, path, p);
+  int st = fu_plan_parse_json(text, path, fu__dir_of(path, dir, sizeof dir), p);
   free(text);
-  /* A plan file's "buckets:FILE" names FILE beside the plan file (as a user who keeps the two
-   * together expects), else, where no such file is there, from the current folder. */
-  const char *slash = strrchr(path, '/');
-  if (st == FU_OK && p->kind == FU_FUSION_BUCKETS && p->buckets_file[0] != '/' && slash &&
-      (before.kind != FU_FUSION_BUCKETS || strcmp(before.buckets_file, p->buckets_file) != 0)) {
-    char near[sizeof p->buckets_file];
-    int n = snprintf(near, sizeof near, "%.*s/%s", (int)(slash - path), path, p->buckets_file);
-    if (n > 0 && (size_t)n < sizeof near && access(near, F_OK) == 0) strcpy(p->buckets_file, near);
-  }
   return st;
+}
+
+void fu_plan_list_free(fu_plan *plans, size_t n) {
+  for (size_t i = 0; plans && i < n; i++) fu_plan_finish(&plans[i]);
+  free(plans);
+}
+
+int fu_plan_load_list(const char *path, fu_plan **out, size_t *n) {
+  *out = NULL;
+  *n = 0;
+  char *text = NULL, dir[512];
+  size_t len;
+  FU_CHECK(fu_read_file(path, &text, &len));
+  json_error_t err;
+  json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+  free(text);
+  if (!root) {
+    fu_error("%s:%d: not valid JSON: %s", path, err.line, err.text);
+    return FU_EDATA;
+  }
+  size_t np = json_is_array(root) ? json_array_size(root) : 1;
+  if (np == 0) {
+    fu_error("%s: no plans (an empty array)", path);
+    json_decref(root);
+    return FU_EDATA;
+  }
+  fu_plan *p = calloc(np, sizeof *p);
+  if (!p) {
+    json_decref(root);
+    return FU_ENOMEM;
+  }
+  fu__dir_of(path, dir, sizeof dir);
+  int st = FU_OK;
+  size_t done = 0;
+  for (; done < np && st == FU_OK; done++) {
+    json_t *obj = json_is_array(root) ? json_array_get(root, done) : root;
+    char what[600];
+    if (json_is_array(root)) snprintf(what, sizeof what, "%s: plan [%zu]", path, done);
+    else snprintf(what, sizeof what, "%s", path);
+    fu_plan_init(&p[done]);
+    st = fu_plan_from_json(obj, what, dir, &p[done]);
+  }
+  json_decref(root);
+  if (st != FU_OK) {
+    fu_plan_list_free(p, done);
+    return st;
+  }
+  *out = p;
+  *n = np;
+  return FU_OK;
 }
 
 /* ---- communication targets ---- */
 
+fu_op fu_comm_op(const fu_comm *c) {
+  switch (c->kind) {
+  case FU_COMM_ALLREDUCE: return FU_OP_ALLREDUCE;
+  case FU_COMM_REDUCESCATTER: return FU_OP_REDUCESCATTER;
+  case FU_COMM_ALLGATHER: return FU_OP_ALLGATHER;
+  case FU_COMM_OFFLOAD: return FU_OP_D2H;
+  }
+  return FU_OP_ALLREDUCE;
+}
+
 int fu_comm_parse(const char *s, fu_comm *c) {
   memset(c, 0, sizeof *c);
   if (!s || !*s) {
-    fu_error("--comm: empty; expected allreduce:RANKS:LINK, reducescatter:RANKS:LINK, "
-             "allgather:RANKS:LINK or offload");
+    fu_error("--comm: empty; expected allreduce:RANKS[:LINK], reducescatter:RANKS[:LINK], "
+             "allgather:RANKS[:LINK] or offload");
     return FU_EUSAGE;
   }
   if (strcmp(s, "offload") == 0) {
     c->kind = FU_COMM_OFFLOAD;
-    c->ranks = 1;
-    strcpy(c->link, "pcie_d2h");
+    c->ranks = c->nodes = 1;
+    c->link = FU_LINK_PCIE_D2H;
     return FU_OK;
   }
   char buf[128];
@@ -384,39 +649,55 @@ int fu_comm_parse(const char *s, fu_comm *c) {
   strcpy(buf, s);
   char *r = strchr(buf, ':');
   char *l = r ? strchr(r + 1, ':') : NULL;
-  if (!r || !l) {
-    fu_error("--comm '%s': expected OP:RANKS:LINK (e.g. allreduce:8:nvlink) or offload", s);
+  if (!r) {
+    fu_error("--comm '%s': expected OP:RANKS[:LINK] (e.g. allreduce:8:nvlink, allreduce:2x8) or "
+             "offload",
+             s);
     return FU_EUSAGE;
   }
   *r++ = '\0';
-  *l++ = '\0';
-  if (strcmp(buf, "allreduce") == 0) c->kind = FU_COMM_ALLREDUCE;
-  else if (strcmp(buf, "reducescatter") == 0) c->kind = FU_COMM_REDUCESCATTER;
-  else if (strcmp(buf, "allgather") == 0) c->kind = FU_COMM_ALLGATHER;
+  if (l) *l++ = '\0';
+  fu_op op;
+  if (fu_op_parse(buf, &op) == FU_OK && op == FU_OP_ALLREDUCE) c->kind = FU_COMM_ALLREDUCE;
+  else if (fu_op_parse(buf, &op) == FU_OK && op == FU_OP_REDUCESCATTER) c->kind = FU_COMM_REDUCESCATTER;
+  else if (fu_op_parse(buf, &op) == FU_OK && op == FU_OP_ALLGATHER) c->kind = FU_COMM_ALLGATHER;
   else {
     fu_error("--comm '%s': unknown operation '%s'; expected allreduce, reducescatter, allgather "
              "or offload",
              s, buf);
     return FU_EUSAGE;
   }
-  long ranks;
-  if (fu_parse_long(r, 2, 1 << 20, &ranks) != FU_OK) {
-    fu_error("--comm '%s': ranks '%s' is not a whole number >= 2", s, r);
+  /* RANKS: N (one node) or NODESxGPUS. */
+  long nodes = 1, gpus;
+  char *x = strchr(r, 'x');
+  if (x) *x = '\0';
+  int ok = fu_parse_long(r, 1, 1 << 20, x ? &nodes : &gpus) == FU_OK && (!x || fu_parse_long(x + 1, 1, 1 << 20, &gpus) == FU_OK);
+  if (x) *x = 'x';
+  if (!ok || nodes * gpus > (1 << 20)) {
+    fu_error("--comm '%s': ranks '%s' is not a whole number >= 1 or NODESxGPUS (e.g. 2x8)", s, r);
     return FU_EUSAGE;
   }
-  if (strcmp(l, "nvlink") != 0 && strcmp(l, "pcie") != 0 && strcmp(l, "net") != 0) {
-    fu_error("--comm '%s': unknown link '%s'; expected nvlink, pcie or net", s, l);
+  fu_link link = FU_LINK_NVLINK;
+  if (l && (fu_link_parse(l, &link) != FU_OK ||
+            (link != FU_LINK_NVLINK && link != FU_LINK_PCIE && link != FU_LINK_NET &&
+             link != FU_LINK_HBM))) {
+    fu_error("--comm '%s': unknown link '%s'; expected nvlink, pcie, net (or hbm: one GPU)", s, l);
     return FU_EUSAGE;
   }
-  c->ranks = (int)ranks;
-  snprintf(c->link, sizeof c->link, "%s", l);
+  c->ranks = (int)(nodes * gpus);
+  c->nodes = (int)nodes;
+  c->link = link;
   return FU_OK;
 }
 
 const char *fu_comm_string(const fu_comm *c, char *buf, size_t len) {
   static const char *ops[] = {"allreduce", "reducescatter", "allgather", "offload"};
   if (c->kind == FU_COMM_OFFLOAD) snprintf(buf, len, "offload");
-  else if ((unsigned)c->kind < 3) snprintf(buf, len, "%s:%d:%s", ops[c->kind], c->ranks, c->link);
+  else if ((unsigned)c->kind < 3 && c->nodes > 1)
+    snprintf(buf, len, "%s:%dx%d:%s", ops[c->kind], c->nodes, c->ranks / c->nodes,
+             fu_link_name(c->link));
+  else if ((unsigned)c->kind < 3)
+    snprintf(buf, len, "%s:%d:%s", ops[c->kind], c->ranks, fu_link_name(c->link));
   else snprintf(buf, len, "?");
   return buf;
 }
@@ -527,20 +808,15 @@ static long fu__name_find(const fu__name_ix *nx, const char *name) {
   return -1;
 }
 
-/* Explicit buckets from a JSON file: a list of lists of tensor names. Each bucket must be a
- * contiguous run of the ready order; every tensor must be in exactly one bucket. */
-static int fu__buckets_file(const fu_workload *w, const fu_plan *p, fu_bucket **arr, size_t *n,
+/* Buckets from a bucket list read with the plan: each must be a contiguous run of the ready
+ * order, and every tensor must be in exactly one bucket. */
+static int fu__buckets_list(const fu_workload *w, const fu_plan *p, fu_bucket **arr, size_t *n,
                             size_t *cap) {
   const char *path = p->buckets_file;
-  char *text;
-  size_t len;
-  FU_CHECK(fu_read_file(path, &text, &len));
-  json_error_t err;
-  json_t *root = json_loads(text, 0, &err);
-  free(text);
-  if (!root) {
-    fu_error("%s:%d: not valid JSON: %s", path, err.line, err.text);
-    return FU_EDATA;
+  const fu_bucket_names *bl = p->bucket_list;
+  if (!bl) {
+    fu_error("plan: buckets:%s was not read", path);
+    return FU_EINTERNAL;
   }
   int st = FU_OK;
   size_t *ix = malloc((w->ngrads ? w->ngrads : 1) * sizeof *ix);
@@ -552,37 +828,20 @@ static int fu__buckets_file(const fu_workload *w, const fu_plan *p, fu_bucket **
   for (size_t i = 0; i < w->ngrads; i++) ix[i] = i, owner[i] = -1;
   qsort_r(ix, w->ngrads, sizeof *ix, fu__name_cmp, (void *)w);
   fu__name_ix nx = {w, ix};
-  if (!json_is_array(root) || json_array_size(root) == 0) {
-    fu_error("%s: expected a non-empty JSON list of buckets, each a list of tensor names", path);
-    st = FU_EDATA;
-    goto done;
-  }
-  size_t bi;
-  json_t *bucket;
-  json_array_foreach(root, bi, bucket) {
-    if (!json_is_array(bucket) || json_array_size(bucket) == 0) {
-      fu_error("%s: bucket %zu: expected a non-empty list of tensor names", path, bi);
-      st = FU_EDATA;
-      goto done;
-    }
-    size_t lo = (size_t)-1, hi = 0, ti;
-    json_t *name;
-    json_array_foreach(bucket, ti, name) {
-      if (!json_is_string(name)) {
-        fu_error("%s: bucket %zu, item %zu: expected a tensor name (string)", path, bi, ti);
-        st = FU_EDATA;
-        goto done;
-      }
-      long g = fu__name_find(&nx, json_string_value(name));
+  for (size_t bi = 0, ni = 0; bi < bl->nbuckets; bi++) {
+    size_t lo = (size_t)-1, hi = 0, count = bl->end[bi] - ni;
+    for (size_t ti = 0; ni < bl->end[bi]; ni++, ti++) {
+      const char *name = bl->names[ni];
+      long g = fu__name_find(&nx, name);
       if (g < 0) {
         fu_error("%s: bucket %zu, item %zu: '%s' is not a tensor of workload '%s'", path, bi, ti,
-                 json_string_value(name), w->name);
+                 name, w->name);
         st = FU_EDATA;
         goto done;
       }
       if (owner[g] >= 0) {
         fu_error("%s: bucket %zu, item %zu: tensor '%s' repeats (already in bucket %ld)", path, bi,
-                 ti, json_string_value(name), owner[g]);
+                 ti, name, owner[g]);
         st = FU_EDATA;
         goto done;
       }
@@ -590,7 +849,7 @@ static int fu__buckets_file(const fu_workload *w, const fu_plan *p, fu_bucket **
       if ((size_t)g < lo) lo = (size_t)g;
       if ((size_t)g > hi) hi = (size_t)g;
     }
-    if (hi - lo + 1 != json_array_size(bucket)) {
+    if (hi - lo + 1 != count) {
       size_t gap = lo;
       while (gap <= hi && owner[gap] == (long)bi) gap++;
       fu_error("%s: bucket %zu is not a contiguous run of the ready order: '%s' (ready #%zu) lies "
@@ -621,12 +880,11 @@ static int fu__buckets_file(const fu_workload *w, const fu_plan *p, fu_bucket **
 done:
   free(ix);
   free(owner);
-  json_decref(root);
   return st;
 }
 
-int fu_plan_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
-                    const fu_profile *prof, fu_bucket **out, size_t *nbuckets) {
+int fu_plan_rule_buckets(const fu_workload *w, const fu_plan *p, fu_bucket **out,
+                         size_t *nbuckets) {
   *out = NULL;
   *nbuckets = 0;
   if (!w || w->ngrads == 0) {
@@ -638,7 +896,13 @@ int fu_plan_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
   int st = FU_OK;
   switch (p->kind) {
   case FU_FUSION_NONE:
-    for (size_t i = 0; i < w->ngrads && st == FU_OK; i++) st = fu__push(&arr, &n, &cap, i, i);
+    arr = malloc(w->ngrads * sizeof *arr);
+    if (!arr) return FU_ENOMEM;
+    for (size_t i = 0; i < w->ngrads; i++) {
+      memset(&arr[i], 0, sizeof arr[i]);
+      arr[i].first = arr[i].last = i;
+    }
+    n = w->ngrads;
     break;
   case FU_FUSION_SINGLE: st = fu__push(&arr, &n, &cap, 0, w->ngrads - 1); break;
   case FU_FUSION_CAP:
@@ -653,24 +917,15 @@ int fu_plan_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
       fu_error("plan: a Horovod fusion threshold of 0 disables fusion; use 'none'");
       return FU_EUSAGE;
     }
-    if (!(p->cycle_us >= 0)) {
-      fu_error("plan: Horovod cycle time must be >= 0");
+    if (!(p->cycle_us >= FU_HOROVOD_CYCLE_MIN_US && p->cycle_us <= FU_HOROVOD_CYCLE_MAX_US)) {
+      fu_error("plan: Horovod cycle time %g us is outside 1us .. 3600s", p->cycle_us);
       return FU_EUSAGE;
     }
     st = fu__buckets_horovod(w, p, &arr, &n, &cap);
     break;
-  case FU_FUSION_BUCKETS: st = fu__buckets_file(w, p, &arr, &n, &cap); break;
-  case FU_FUSION_OPTIMAL:
-  case FU_FUSION_MGWFBP:
-    if (!c || !prof) {
-      fu_error("plan: %s needs a communication target and a profile",
-               p->kind == FU_FUSION_OPTIMAL ? "optimal" : "mgwfbp");
-      return FU_EUSAGE;
-    }
-    if (p->kind == FU_FUSION_OPTIMAL) return fu_search_optimal(w, p, c, prof, out, nbuckets, NULL);
-    return fu_search_mgwfbp(w, p, c, prof, out, nbuckets, NULL);
+  case FU_FUSION_BUCKETS: st = fu__buckets_list(w, p, &arr, &n, &cap); break;
   default:
-    fu_error("plan: unknown fusion kind %d", (int)p->kind);
+    fu_error("plan: fusion kind %d needs a search (fu_resolve_buckets)", (int)p->kind);
     return FU_EINTERNAL;
   }
   if (st != FU_OK) {
@@ -678,18 +933,12 @@ int fu_plan_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
     return st;
   }
   /* Horovod's buckets carry their cycle tick as ready time; the others their last gradient's. */
-  if (p->kind == FU_FUSION_HOROVOD) {
-    double *tick = malloc(n * sizeof *tick);
-    if (!tick) {
-      free(arr);
-      return FU_ENOMEM;
-    }
-    for (size_t k = 0; k < n; k++) tick[k] = arr[k].ready_us;
-    fu_plan_fill_buckets(w, arr, n);
-    for (size_t k = 0; k < n; k++) arr[k].ready_us = tick[k];
-    free(tick);
-  } else {
-    fu_plan_fill_buckets(w, arr, n);
+  double t0 = fu_plan_backward_start_us(w);
+  for (size_t k = 0; k < n; k++) {
+    uint64_t bytes = 0;
+    for (size_t i = arr[k].first; i <= arr[k].last; i++) bytes += w->grads[i].bytes;
+    arr[k].bytes = bytes;
+    if (p->kind != FU_FUSION_HOROVOD) arr[k].ready_us = t0 + w->grads[arr[k].last].ready_us;
   }
   *out = arr;
   *nbuckets = n;

@@ -49,16 +49,6 @@ typedef struct fu__sim {
   fu_cost_model cm;          /* the prepared costs (the plan search reads the same) */
 } fu__sim;
 
-static const char *fu__op_name(const fu_comm *c) {
-  switch (c->kind) {
-  case FU_COMM_ALLREDUCE: return "allreduce";
-  case FU_COMM_REDUCESCATTER: return "reducescatter";
-  case FU_COMM_ALLGATHER: return "allgather";
-  case FU_COMM_OFFLOAD: return "d2h";
-  }
-  return "?";
-}
-
 static void fu__sim_finish(fu__sim *s) {
   fu_engine_finish(&s->e);
   free(s->lane_comm);
@@ -121,7 +111,7 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
   double duplex = prof->duplex_factor > 0 && prof->duplex_factor <= 1 ? prof->duplex_factor : 1;
   FU_CHECK(fu_engine_link_pair(e, l_h2d, l_d2h, duplex));
   if (offload) s->link_comm = l_d2h;
-  else FU_CHECK(fu_engine_link_add(e, c->link, &s->link_comm));
+  else FU_CHECK(fu_engine_link_add(e, fu_link_name(c->link), &s->link_comm));
 
   /* Costs per bucket, and the wire part of each operation: its bus bytes at the peak bus
    * bandwidth of the operation as charged (fu_cost.c), so never more than its time. */
@@ -276,7 +266,7 @@ static int fu__export_trace(const fu__sim *s, const fu_workload *w, const fu_com
   FU_CHECK(fu_trace_process_name(tr, w->name[0] ? w->name : "fusim"));
   for (size_t l = 0; l < e->nlanes; l++)
     FU_CHECK(fu_trace_thread_name(tr, (int)l + 1, e->lanes[l].name, (int)l));
-  const char *opname = c->kind == FU_COMM_OFFLOAD ? "offload" : fu__op_name(c);
+  const char *opname = c->kind == FU_COMM_OFFLOAD ? "offload" : fu_op_name(fu_comm_op(c));
   for (size_t i = 0; i < e->ntasks; i++) {
     const fu_engine_task *t = &e->tasks[i];
     int kind = t->tag % 16;
@@ -342,6 +332,18 @@ static int fu__export_trace(const fu__sim *s, const fu_workload *w, const fu_com
   return FU_OK;
 }
 
+/* What the result is of (names at the edge: the printers and the database row read these). */
+static void fu__label(fu_result *r, const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                      const fu_profile *prof) {
+  snprintf(r->workload, sizeof r->workload, "%s", w->name);
+  r->ngrads = w->ngrads;
+  r->grad_bytes = fu_workload_total_bytes(w);
+  r->estimated = w->estimated;
+  fu_plan_string(p, r->plan, sizeof r->plan);
+  fu_comm_string(c, r->comm, sizeof r->comm);
+  snprintf(r->profile, sizeof r->profile, "%s", prof->name);
+}
+
 int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                            const fu_profile *prof, const fu_bucket *bks, size_t nb,
                            fu_trace *trace, fu_result *out) {
@@ -381,6 +383,8 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   out->iter_hi_us = hi > out->iter_us ? hi : out->iter_us;
   out->compute_us = K * (w->fwd_us + w->bwd_us) + w->opt_us;
   double pack = 0, wire = 0;
+  /* Bus bandwidth of each operation as nccl-tests defines it (algbw for offload copies). */
+  double factor = c->kind == FU_COMM_OFFLOAD ? 1.0 : fu_busbw_factor(fu_comm_op(c), c->ranks);
   for (size_t k = 0; k < nb; k++) {
     const fu__bk *b = &s.bk[k];
     fu_bucket *o = &out->buckets[k];
@@ -396,6 +400,8 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
       o->pack_us += e->tasks[b->t_handoff].end_us - e->tasks[b->t_handoff].start_us;
     if (b->t_unpack != FU_TASK_NONE)
       o->pack_us += e->tasks[b->t_unpack].end_us - e->tasks[b->t_unpack].start_us;
+    o->busbw_gbps = o->comm_us > 0 ? (double)o->bytes * factor / o->comm_us / 1e3 : 0;
+    o->last_tensor = w->grads[o->last].name ? w->grads[o->last].name : "";
     out->comm_us += o->comm_us;
     pack += o->pack_us;
     wire += b->wire_bytes;
@@ -404,6 +410,7 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   }
   out->nbuckets = nb;
   out->n_ops = nb;
+  out->pack_us = pack;
   out->exposed_comm_us = out->iter_us > out->compute_us ? out->iter_us - out->compute_us : 0;
   double busy = out->comm_us + pack;
   out->overlap_frac = busy > 0 ? 1.0 - out->exposed_comm_us / busy : 0.0;
@@ -415,6 +422,7 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   out->bus_util = peak > 0 && out->comm_us > 0 ? wire / out->comm_us / (peak * 1e3) : 0;
   if (out->bus_util > 1) out->bus_util = 1;
   out->sim_events = e->events;
+  fu__label(out, w, p, c, prof);
   if (trace) st = fu__export_trace(&s, w, c, bks, nb, trace);
   fu__sim_finish(&s);
   if (st != FU_OK) fu_result_finish(out);
@@ -434,60 +442,9 @@ int fu_sim_iter_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c
   return st;
 }
 
-int fu_sim_predict(const fu_workload *w, const fu_plan *p, const fu_comm *c,
-                   const fu_profile *prof, fu_trace *trace, fu_result *out) {
-  memset(out, 0, sizeof *out);
-  fu_bucket *bks = NULL;
-  size_t nb = 0;
-  FU_CHECK(fu_plan_buckets(w, p, c, prof, &bks, &nb));
-  int st = fu_sim_predict_buckets(w, p, c, prof, bks, nb, trace, out);
-  free(bks);
-  return st;
-}
-
 void fu_result_finish(fu_result *r) {
   if (!r) return;
   free(r->buckets);
   r->buckets = NULL;
   r->nbuckets = 0;
-}
-
-json_t *fu_result_to_json(const fu_result *r, const fu_workload *w, const fu_plan *p,
-                          const fu_comm *c, const fu_profile *prof) {
-  char plan[512], comm[64];
-  fu_plan_string(p, plan, sizeof plan);
-  fu_comm_string(c, comm, sizeof comm);
-  double pack = 0;
-  json_t *bk = json_array();
-  if (!bk) return NULL;
-  for (size_t k = 0; k < r->nbuckets; k++) {
-    const fu_bucket *b = &r->buckets[k];
-    pack += b->pack_us;
-    double busbw = b->comm_us > 0 ? (double)b->bytes / b->comm_us / 1e3 : 0; /* algbw, GB/s */
-    if (c->kind != FU_COMM_OFFLOAD) {
-      fu_op o;
-      if (fu_op_parse(fu__op_name(c), &o) == FU_OK) busbw *= fu_busbw_factor(o, c->ranks);
-    }
-    json_t *jb = json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "index",
-                           (json_int_t)k, "first", (json_int_t)b->first, "last",
-                           (json_int_t)b->last, "tensors", (json_int_t)(b->last - b->first + 1),
-                           "bytes", (json_int_t)b->bytes, "ready_us", b->ready_us, "start_us",
-                           b->start_us, "end_us", b->end_us, "pack_us", b->pack_us, "comm_us",
-                           b->comm_us, "busbw_gbps", busbw, "last_tensor",
-                           b->last < w->ngrads && w->grads[b->last].name ? w->grads[b->last].name
-                                                                         : "");
-    if (!jb || json_array_append_new(bk, jb) != 0) {
-      json_decref(bk);
-      return NULL;
-    }
-  }
-  json_t *o = json_pack(
-      "{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:b, s:o}",
-      "workload", w->name, "plan", plan, "comm", comm, "profile", prof->name, "iter_us",
-      r->iter_us, "iter_lo_us", r->iter_lo_us, "iter_hi_us", r->iter_hi_us, "compute_us",
-      r->compute_us, "comm_us", r->comm_us, "exposed_comm_us", r->exposed_comm_us, "overlap_frac",
-      r->overlap_frac, "bus_util", r->bus_util, "pack_us", pack, "n_ops", (json_int_t)r->n_ops,
-      "fusion_buffer_bytes", (json_int_t)r->fusion_buffer_bytes, "sim_events",
-      (json_int_t)r->sim_events, "estimated", w->estimated, "buckets", bk);
-  return o;
 }

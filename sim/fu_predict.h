@@ -1,6 +1,6 @@
-/* fu_predict.h: the prediction of one iteration (fu_sim_predict in fu_sim.h) split so that tests
- * and the plan search can hand in their own buckets, and the JSON form of a result that
- * `predict` prints and `plan` prints an array of.
+/* fu_predict.h: the simulator: the prediction of one iteration of a workload whose gradients
+ * are already assigned to buckets (fu_resolve.h turns a plan into buckets; fu_result.h prints a
+ * result).
  *
  * How an iteration compiles to engine tasks (times in microseconds, iteration clock from 0):
  *  - compute stream: accum_steps - 1 micro-batches of fwd_us + bwd_us (no communication), then
@@ -43,13 +43,43 @@
 #define FU_PREDICT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
-#include <jansson.h>
+#include "fu_plan.h"
+#include "fu_profile.h"
+#include "fu_workload.h"
 
-#include "fu_sim.h"
+typedef struct fu_trace fu_trace;      /* Chrome trace writer (sim/fu_trace.h) */
 
-/* As fu_sim_predict, with the buckets given (contiguous ranges of the ready order, ascending by
- * last gradient; bytes are recomputed from the workload). */
+/* One predicted iteration: everything predict, plan and validate print or store. */
+typedef struct fu_result {
+  double iter_us;            /* predicted iteration time */
+  double iter_lo_us, iter_hi_us; /* interval propagated from the fits' 95% CIs */
+  double compute_us;         /* fwd + bwd (+ opt) as the workload gives them, x accum steps */
+  double comm_us;            /* sum of communication operation times */
+  double pack_us;            /* sum of the buckets' pack + hand-off + unpack times */
+  double exposed_comm_us;    /* iteration time not hidden behind compute */
+  double overlap_frac;       /* 1 - exposed / (comm + pack) */
+  double bus_util;           /* achieved bus bandwidth over the peak of fu_cost.c (<= 1) */
+  size_t n_ops;              /* communication operations */
+  uint64_t fusion_buffer_bytes; /* largest fusion buffer the plan needs (0 for view) */
+  uint64_t sim_events;       /* events the engine processed (the nominal run) */
+  size_t nbuckets;           /* buckets */
+  fu_bucket *buckets;        /* per-bucket timeline (malloc'd) */
+  /* What the result is of, for printing and storing: */
+  char workload[128];        /* workload name */
+  size_t ngrads;             /* its gradients */
+  uint64_t grad_bytes;       /* their bytes */
+  int estimated;             /* 1: the workload's times are estimates */
+  char plan[512];            /* canonical plan string (fu_plan_string) */
+  char comm[64];             /* communication target (fu_comm_string) */
+  char profile[64];          /* profile name */
+} fu_result;
+
+void fu_result_finish(fu_result *r);  /* frees buckets; accepts a zeroed result */
+
+/* Simulates one iteration with the buckets given (contiguous ranges of the ready order,
+ * ascending by last gradient; bytes are recomputed from the workload). */
 int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                            const fu_profile *prof, const fu_bucket *buckets, size_t nbuckets,
                            fu_trace *trace, fu_result *out);
@@ -59,12 +89,5 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
 int fu_sim_iter_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                         const fu_profile *prof, const fu_bucket *buckets, size_t nbuckets,
                         double *iter_us);
-
-/* predict's JSON object: workload, plan, comm, profile, iter_us, iter_lo_us, iter_hi_us,
- * compute_us, comm_us, exposed_comm_us, overlap_frac, bus_util, n_ops, fusion_buffer_bytes,
- * sim_events, pack_us, buckets[] (index, first, last, tensors, bytes, ready_us, start_us,
- * end_us, pack_us, comm_us, busbw_gbps, last_tensor). New reference; NULL when out of memory. */
-json_t *fu_result_to_json(const fu_result *r, const fu_workload *w, const fu_plan *p,
-                          const fu_comm *c, const fu_profile *prof);
 
 #endif

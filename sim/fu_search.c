@@ -418,7 +418,8 @@ static int fu__polish_refit(fu__polish *pl, const fu_bucket *dp, size_t ndp) {
 static int fu__polish_seed(fu__polish *pl, const fu_plan *q) {
   fu_bucket *b = NULL;
   size_t nb = 0;
-  FU_CHECK(fu_plan_buckets(pl->w, q, pl->c, pl->prof, &b, &nb));
+  if (q->kind == FU_FUSION_MGWFBP) FU_CHECK(fu_search_mgwfbp(pl->w, q, pl->c, pl->prof, &b, &nb, NULL));
+  else FU_CHECK(fu_plan_rule_buckets(pl->w, q, &b, &nb));
   memset(pl->cut, 0, pl->w->ngrads);
   for (size_t k = 0; k < nb; k++) pl->cut[b[k].last] = 1;
   free(b);

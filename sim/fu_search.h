@@ -1,8 +1,7 @@
-/* fu_search.h: plan files and plan flags, and the plan searches: the optimal contiguous
- * bucketing (dynamic programming over the ready order) and MG-WFBP (Shi, Chu, Li, INFOCOM 2019).
- *
- * The kinds and the --fusion / --comm parsers themselves are declared in fu_sim.h and
- * implemented in fu_plan.c; this header adds what commands need beside them. */
+/* fu_search.h: the plan searches: the optimal contiguous bucketing (dynamic programming over
+ * the ready order) and MG-WFBP (Shi, Chu, Li, INFOCOM 2019). They price buckets with fu_cost.h
+ * and the polish simulates with fu_predict.h; plans and buckets are fu_plan.h's. fu_resolve.h
+ * runs them for the plans that ask for them. */
 #ifndef FU_SEARCH_H
 #define FU_SEARCH_H
 
@@ -10,36 +9,9 @@
 #include <stdint.h>
 
 #include "fu_cost.h"
+#include "fu_plan.h"
 #include "fu_profile.h"
-#include "fu_sim.h"
 #include "fu_workload.h"
-
-/* Defaults of the frameworks whose plans fusim compares against. */
-#define FU_DDP_CAP_BYTES (25ull << 20)        /* PyTorch DDP bucket_cap_mb = 25 */
-#define FU_DDP_FIRST_BYTES (1ull << 20)       /* DDP's first bucket (kDefaultFirstBucketBytes) */
-#define FU_HOROVOD_THRESHOLD_BYTES (128ull << 20) /* HOROVOD_FUSION_THRESHOLD since v0.21 */
-#define FU_HOROVOD_CYCLE_US 1000.0            /* HOROVOD_CYCLE_TIME = 1 ms since v0.21 */
-
-/* --overlap on|off, --pack copy|view, --comm-streams N (1..64). Each prints one line naming
- * the flag and returns FU_EUSAGE on a bad value. */
-int fu_plan_parse_overlap(const char *s, fu_plan *p);
-int fu_plan_parse_pack(const char *s, fu_plan *p);
-int fu_plan_parse_streams(const char *s, fu_plan *p);
-
-/* A JSON plan file: {"fusion": "cap:25MiB,first:1MiB", "overlap": "on"|true,
- * "pack": "copy", "comm_streams": 2} (every key optional; others are an error). Values given
- * override those already in *p. Errors name the file and key; FU_EDATA / FU_ENOINPUT. */
-int fu_plan_load(const char *path, fu_plan *p);
-int fu_plan_parse_json(const char *json_text, const char *what, fu_plan *p);
-/* The inverse of fu_plan_string: "FUSION [overlap=on|off] [pack=copy|view] [streams=N]" (keys
- * left out take their defaults), as stored in the results database and written in a CSV of
- * measured times. One line naming `what` on failure (FU_EDATA). */
-int fu_plan_parse_string(const char *s, const char *what, fu_plan *p);
-
-/* Iteration-clock time at which the backward pass that communicates begins: the last
- * micro-batch's backward, (accum_steps - 1) * (fwd + bwd) + fwd. Gradient ready times are
- * counted from there. */
-double fu_plan_backward_start_us(const fu_workload *w);
 
 /* Statistics of a search, for reports and benchmarks. */
 typedef struct fu_search_stats {
@@ -87,8 +59,5 @@ int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
 int fu_search_mgwfbp(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                      const fu_profile *prof, fu_bucket **out, size_t *nbuckets,
                      fu_search_stats *stats);
-
-/* Fills bytes and ready_us of buckets whose first/last are set. */
-void fu_plan_fill_buckets(const fu_workload *w, fu_bucket *b, size_t nb);
 
 #endif

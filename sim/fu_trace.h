@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "fu_sim.h"
+typedef struct fu_trace fu_trace;  /* the writer (fu_trace.c) */
 
 /* Library-owned writer: create names the output file (nothing is written until
  * fu_trace_write); destroy accepts NULL. */

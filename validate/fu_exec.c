@@ -259,12 +259,13 @@ int fu_exec_comm(const fu_exec *e, fu_comm *c) {
   memset(c, 0, sizeof *c);
   if (!e->nccl) {
     c->kind = FU_COMM_OFFLOAD;
-    c->ranks = 1;
-    snprintf(c->link, sizeof c->link, "pcie_d2h");
+    c->ranks = c->nodes = 1;
+    c->link = FU_LINK_PCIE_D2H;
   } else {
     c->kind = FU_COMM_ALLREDUCE;
     c->ranks = e->ndev;
-    snprintf(c->link, sizeof c->link, "%s", e->ndev > 1 ? "nvlink" : "hbm");
+    c->nodes = 1;
+    c->link = e->ndev > 1 ? FU_LINK_NVLINK : FU_LINK_HBM; /* one GPU: NCCL copies in its memory */
   }
   return FU_OK;
 }

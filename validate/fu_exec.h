@@ -10,7 +10,7 @@
  *   - the framework's host costs, when the workload gives them: the host spins hook_us after
  *     each gradient's kernel is launched and pads every communication operation it issues to
  *     issue_us (the capture measured both in PyTorch);
- *   - communication per bucket (fu_plan_buckets, the simulator's own assignment): with overlap
+ *   - communication per bucket (fu_resolve_buckets, the simulator's own assignment): with overlap
  *     on, an event recorded on the compute stream where the bucket's last gradient is ready, a
  *     wait on a communication stream (buckets go round-robin over comm_streams), then pack (one
  *     batched kernel, calib/fu_pack.h) into the preallocated fusion buffer and one D2H copy or
@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fu_sim.h"
+#include "fu_plan.h"
 #include "fu_workload.h"
 
 #define FU_EXEC_MAX_DEV 16

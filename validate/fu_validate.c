@@ -15,7 +15,8 @@
 #include "fu_output.h"
 #include "fu_predict.h"
 #include "fu_profile.h"
-#include "fu_search.h"
+#include "fu_resolve.h"
+#include "fu_result_db.h"
 #include "fu_workload.h"
 
 #ifndef FUSIM_GIT_COMMIT
@@ -55,50 +56,7 @@ int fu_validate_default_plans(fu_plan **out, size_t *n) {
 }
 
 int fu_validate_load_plans(const char *path, fu_plan **out, size_t *n) {
-  char *text = NULL;
-  size_t len;
-  FU_CHECK(fu_read_file(path, &text, &len));
-  json_error_t err;
-  json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &err);
-  free(text);
-  if (!root) {
-    fu_error("%s:%d: not valid JSON: %s", path, err.line, err.text);
-    return FU_EDATA;
-  }
-  size_t np = json_is_array(root) ? json_array_size(root) : 1;
-  if (np == 0) {
-    fu_error("%s: no plans (an empty array)", path);
-    json_decref(root);
-    return FU_EDATA;
-  }
-  fu_plan *p = calloc(np, sizeof *p);
-  if (!p) {
-    json_decref(root);
-    return FU_ENOMEM;
-  }
-  int st = FU_OK;
-  for (size_t i = 0; i < np && st == FU_OK; i++) {
-    json_t *obj = json_is_array(root) ? json_array_get(root, i) : root;
-    char what[600];
-    if (json_is_array(root)) snprintf(what, sizeof what, "%s: plan [%zu]", path, i);
-    else snprintf(what, sizeof what, "%s", path);
-    char *s = json_dumps(obj, JSON_ENCODE_ANY);
-    if (!s) {
-      st = FU_ENOMEM;
-      break;
-    }
-    fu_plan_init(&p[i]);
-    st = fu_plan_parse_json(s, what, &p[i]);
-    free(s);
-  }
-  json_decref(root);
-  if (st != FU_OK) {
-    free(p);
-    return st;
-  }
-  *out = p;
-  *n = np;
-  return FU_OK;
+  return fu_plan_load_list(path, out, n);
 }
 
 /* ---- statistics ------------------------------------------------------------------------- */
@@ -499,7 +457,8 @@ static uint64_t fu__max_bucket(const fu_bucket *b, size_t nb) {
 /* Runs one workload on the GPU and fills rows[0..nplans). */
 static int fu__run_workload(const fu_validate_opts *o, fu__wl *x, const fu_plan *plans,
                             size_t nplans, const fu_profile *prof, int ndev, fu_exec_mon *nvml,
-                            fu__row *rows, json_t **details, char *comm_s, size_t comm_len) {
+                            fu__row *rows, fu_result *results, json_t **details, char *comm_s,
+                            size_t comm_len) {
   const fu_workload *w = &x->w;
   fu_exec *e = NULL;
   fu_exec_opts eo = {.ndev = ndev, .emulate_host = o->emulate_host, .allreduce = o->allreduce};
@@ -525,7 +484,7 @@ static int fu__run_workload(const fu_validate_opts *o, fu__wl *x, const fu_plan 
   }
   if (st == FU_OK) st = fu__scaled(w, fu__quantile(c0, FU__SCALE_ITERS, 0.5) / nominal, &ws0);
   for (size_t p = 0; p < nplans && st == FU_OK; p++) {
-    st = fu_plan_buckets(&ws0, &plans[p], &comm, prof, &eb[p], &enb[p]);
+    st = fu_resolve_buckets(&ws0, &plans[p], &comm, prof, &eb[p], &enb[p], NULL);
     int slot;
     if (st == FU_OK) st = fu_exec_add_plan(e, &plans[p], eb[p], enb[p], &slot);
   }
@@ -579,15 +538,12 @@ static int fu__run_workload(const fu_validate_opts *o, fu__wl *x, const fu_plan 
     for (int i = 0; i < o->iters; i++)
       if (!isnan(pp[i])) ps += pp[i], pn++;
     row->power_w = pn ? ps / pn : NAN;
-    json_t *d = fu_result_to_json(&res, &ws, &plans[p], &comm, prof);
-    if (d) {
-      json_t *it = json_array();
-      for (int i = 0; i < o->iters; i++) json_array_append_new(it, json_real(tp[i]));
-      json_object_set_new(d, "measured_iters_us", it);
-      json_object_set_new(d, "compute_scale", json_real(comp / nominal));
-    }
-    details[p] = d;
-    fu_result_finish(&res);
+    json_t *d = json_object(), *it = json_array();
+    for (int i = 0; it && i < o->iters; i++) json_array_append_new(it, json_real(tp[i]));
+    if (d) json_object_set_new(d, "measured_iters_us", it);
+    if (d) json_object_set_new(d, "compute_scale", json_real(comp / nominal));
+    details[p] = d; /* the measurement's detail; the prediction's is its own JSON */
+    results[p] = res;
   }
   fu_exec_destroy(e);
   for (size_t p = 0; p < nplans && eb; p++) free(eb[p]);
@@ -601,32 +557,17 @@ static int fu__run_workload(const fu_validate_opts *o, fu__wl *x, const fu_plan 
   return st;
 }
 
-static int fu__store(fu_db *db, const fu_validate_opts *o, const char *comm, const char *profile,
-                     const fu__row *rows, json_t *const *details, size_t n) {
+static int fu__store(fu_db *db, const fu_validate_opts *o, const fu__row *rows,
+                     const fu_result *results, json_t *const *details, size_t n) {
   FU_CHECK(fu_db_begin(db));
   int st = FU_OK;
   for (size_t i = 0; i < n && st == FU_OK; i++) {
     const fu__row *r = &rows[i];
     fu_prediction_row pr;
-    memset(&pr, 0, sizeof pr);
-    snprintf(pr.workload, sizeof pr.workload, "%s", r->workload);
-    snprintf(pr.plan, sizeof pr.plan, "%s", r->plan);
-    snprintf(pr.comm, sizeof pr.comm, "%s", comm);
-    snprintf(pr.profile, sizeof pr.profile, "%s", profile);
-    pr.iter_us = r->predicted_us;
-    pr.iter_lo_us = r->pred_lo_us;
-    pr.iter_hi_us = r->pred_hi_us;
-    json_t *d = details[i];
-    pr.compute_us = d ? json_number_value(json_object_get(d, "compute_us")) : NAN;
-    pr.comm_us = d ? json_number_value(json_object_get(d, "comm_us")) : NAN;
-    pr.exposed_comm_us = d ? json_number_value(json_object_get(d, "exposed_comm_us")) : NAN;
-    pr.n_ops = (int)r->nbuckets;
-    pr.fusion_buffer_bytes = r->fusion_buffer_bytes;
-    char *js = d ? json_dumps(d, JSON_COMPACT) : NULL;
-    pr.json = js;
-    snprintf(pr.cmdline, sizeof pr.cmdline, "%s", o->cmdline ? o->cmdline : "");
+    char *js = NULL;
     int64_t pid = 0, mid = 0;
-    st = fu_db_prediction_store(db, &pr, &pid);
+    st = fu_result_db_row(&results[i], o->cmdline, &pr, &js);
+    if (st == FU_OK) st = fu_db_prediction_store(db, &pr, &pid);
     free(js);
     if (st != FU_OK) break;
     fu_measurement_row m;
@@ -640,8 +581,12 @@ static int fu__store(fu_db *db, const fu_validate_opts *o, const char *comm, con
     m.sm_clock_mhz_end = r->sm_mhz_end;
     m.power_w = r->power_w;
     snprintf(m.git_commit, sizeof m.git_commit, "%s", fu__git_commit());
-    json_t *mj = json_pack("{s:f,s:f,s:b}", "workload_compute_us", r->nominal_compute_us,
-                           "rel_err", r->rel_err, "verified", r->verified);
+    json_t *mj = details[i] ? json_deep_copy(details[i]) : json_object();
+    if (mj) {
+      json_object_set_new(mj, "workload_compute_us", json_real(r->nominal_compute_us));
+      json_object_set_new(mj, "rel_err", json_real(r->rel_err));
+      json_object_set_new(mj, "verified", json_boolean(r->verified));
+    }
     char *ms = mj ? json_dumps(mj, JSON_COMPACT) : NULL;
     m.json = ms;
     st = fu_db_measurement_store(db, &m, &mid);
@@ -670,6 +615,7 @@ int fu_validate_run(const fu_validate_opts *o) {
   memset(wl, 0, sizeof wl);
   fu__row *rows = NULL;
   json_t **details = NULL;
+  fu_result *results = NULL;
   fu_db *db = NULL;
   fu_exec_mon *nvml = NULL;
   fu_exec_info info;
@@ -716,8 +662,9 @@ int fu_validate_run(const fu_validate_opts *o) {
     wl[i].nb = calloc(nplans, sizeof *wl[i].nb);
     if (!wl[i].b || !wl[i].nb) st = FU_ENOMEM;
     for (size_t p = 0; p < nplans && st == FU_OK; p++) {
-      st = fu_plan_buckets(&wl[i].w, &plans[p], &comm_guess, prof, &wl[i].b[p], &wl[i].nb[p]);
-      /* fu_plan_buckets names the file and the tensor on bad data (one line); only other
+      st = fu_resolve_buckets(&wl[i].w, &plans[p], &comm_guess, prof, &wl[i].b[p], &wl[i].nb[p],
+                              NULL);
+      /* fu_resolve_buckets names the file and the tensor on bad data (one line); only other
        * failures need the plan said here. */
       if (st != FU_OK && st != FU_EDATA && st != FU_EUSAGE && st != FU_ENOINPUT) {
         char pb[512];
@@ -767,7 +714,8 @@ int fu_validate_run(const fu_validate_opts *o) {
   if (st == FU_OK) {
     rows = calloc(nwl * nplans, sizeof *rows);
     details = calloc(nwl * nplans, sizeof *details);
-    if (!rows || !details) st = FU_ENOMEM;
+    results = calloc(nwl * nplans, sizeof *results);
+    if (!rows || !details || !results) st = FU_ENOMEM;
   }
   if (st == FU_OK) st = fu_exec_mon_open(&nvml);
   if (st == FU_OK) {
@@ -783,18 +731,21 @@ int fu_validate_run(const fu_validate_opts *o) {
       snprintf(r[p].workload, sizeof r[p].workload, "%.127s", wl[i].w.name);
       fu_plan_string(&plans[p], r[p].plan, sizeof r[p].plan);
     }
-    st = fu__run_workload(o, &wl[i], plans, nplans, prof, ndev, nvml, r, &details[i * nplans],
-                          comm_s, sizeof comm_s);
-    if (st == FU_OK && db) st = fu__store(db, o, comm_s, pname, r, &details[i * nplans], nplans);
+    st = fu__run_workload(o, &wl[i], plans, nplans, prof, ndev, nvml, r, &results[i * nplans],
+                          &details[i * nplans], comm_s, sizeof comm_s);
+    if (st == FU_OK && db)
+      st = fu__store(db, o, r, &results[i * nplans], &details[i * nplans], nplans);
   }
   if (st == FU_OK) st = fu__report(o, &info, comm_s, pname, rows, nwl * nplans);
   for (size_t i = 0; details && i < nwl * nplans; i++) json_decref(details[i]);
+  for (size_t i = 0; results && i < nwl * nplans; i++) fu_result_finish(&results[i]);
   free(details);
+  free(results);
   free(rows);
   fu_exec_mon_close(nvml);
   fu_db_close(db);
   for (size_t i = 0; i < nwl; i++) fu__wl_finish(&wl[i], nplans);
-  free(plans);
+  fu_plan_list_free(plans, nplans);
   free(prof);
   return st;
 }

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "fu_common.h"
-#include "fu_sim.h"
+#include "fu_plan.h"
 
 typedef struct fu_validate_opts {
   const char *workloads;     /* comma-separated workload names or paths */

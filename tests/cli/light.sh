@@ -44,7 +44,7 @@ run "lone calib" 69 "$t/lone/fusim" calib --quick --db "$t/c.db"
 one_line "lone calib"
 grep -q "GPU half" "$t/err" || bad "lone calib: does not say that the GPU half is missing"
 [ ! -e "$t/c.db" ] || bad "lone calib created the database"
-run "lone validate" 69 env FUSIM_DATA="$src/data" "$t/lone/fusim" validate --workload resnet50 --no-db
+run "lone validate" 69 env FUSIM_DATA="$src/data" "$t/lone/fusim" validate --workload resnet50 --no-store
 one_line "lone validate"
 grep -q "GPU half" "$t/err" || bad "lone validate: does not say that the GPU half is missing"
 

@@ -5,7 +5,7 @@
  *               value (its first line), applied to a fixed workload;
  *   4 buckets   the input is a bucket file (buckets:FILE, written to a private temporary file),
  *               applied to a fixed workload.
- * Every accepted input drives fu_sim_predict to the end; the harness then checks what a result
+ * Every accepted input drives fu_predict_plan to the end; the harness then checks what a result
  * promises (finite, non-negative times, the interval around the iteration, bus_util <= 1, every
  * gradient in exactly one bucket) and aborts when a promise is broken. A failure must have
  * printed its reason (fu_error), which the harness cannot see; it checks the status instead.
@@ -21,7 +21,7 @@
 #include "fu_common.h"
 #include "fu_profile.h"
 #include "fu_search.h"
-#include "fu_sim.h"
+#include "fu_resolve.h"
 #include "fu_workload.h"
 
 #ifndef FUZZ_READER
@@ -70,7 +70,7 @@ static void fu__predict(const fu_workload *w, const fu_plan *p, const char *comm
   if (fu_comm_parse(comm, &c) != FU_OK) abort(); /* the harness's own targets parse */
   fu_result r;
   memset(&r, 0, sizeof r);
-  if (fu_sim_predict(w, p, &c, prof, NULL, &r) == FU_OK) fu__check_result(w, &r);
+  if (fu_predict_plan(w, p, &c, prof, NULL, NULL, &r) == FU_OK) fu__check_result(w, &r);
   fu_result_finish(&r);
 }
 
@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (fu_profile_load_default(&prof) != FU_OK) abort();
   if (fu_workload_parse(text, "fuzz.json", (int)(size & 1), &w) == FU_OK) {
     static const char *plans[] = {"none", "single", "cap:1MiB,first:64KiB", "horovod:1MiB,1ms",
-                                  "horovod:64MiB,0", "mgwfbp", "optimal"};
+                                  "horovod:64MiB,1us", "mgwfbp", "optimal"};
     for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
       /* the searches simulate many candidates: keep them to workloads that finish in time */
       if (i >= 5 && w.ngrads > 64) break;
@@ -125,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fu__load_fixed(&w, &prof);
   int st;
   if (text[strspn(text, " \t\r\n")] == '{' || text[strspn(text, " \t\r\n")] == '[') {
-    st = fu_plan_parse_json(text, "fuzz-plan.json", &p);
+    st = fu_plan_parse_json(text, "fuzz-plan.json", NULL, &p);
   } else {
     text[strcspn(text, "\n")] = '\0';
     st = fu_plan_parse_fusion(text, &p);
@@ -142,16 +142,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (fd < 0) abort();
   if (write(fd, text, size) != (ssize_t)size) abort();
   close(fd);
-  p.kind = FU_FUSION_BUCKETS;
-  snprintf(p.buckets_file, sizeof p.buckets_file, "%s", path);
-  fu__predict(&w, &p, "allreduce:8:nvlink", &prof);
-  p.overlap = 0;
-  p.comm_streams = 2;
-  fu__predict(&w, &p, "allreduce:4:pcie", &prof);
+  char spec[64];
+  snprintf(spec, sizeof spec, "buckets:%s", path);
+  if (fu_plan_parse_fusion(spec, &p) == FU_OK) { /* the file is read with the plan */
+    fu__predict(&w, &p, "allreduce:8:nvlink", &prof);
+    p.overlap = 0;
+    p.comm_streams = 2;
+    fu__predict(&w, &p, "allreduce:4:pcie", &prof);
+  }
   unlink(path);
 #else
 #error "FUZZ_READER is 1 (workload), 2 (profile), 3 (plan) or 4 (buckets)"
 #endif
+  fu_plan_finish(&p);
   fu_workload_finish(&w);
   free(text);
   return 0;

@@ -13,7 +13,7 @@
 #include "fu_common.h"
 #include "fu_predict.h"
 #include "fu_search.h"
-#include "fu_sim.h"
+#include "fu_resolve.h"
 #include "plan_util.h"
 
 static uint64_t rng_next(uint64_t *s) {

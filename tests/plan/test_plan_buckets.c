@@ -4,7 +4,7 @@
 
 #include "fu_common.h"
 #include "fu_search.h"
-#include "fu_sim.h"
+#include "fu_resolve.h"
 #include "fu_test.h"
 #include "plan_util.h"
 
@@ -42,7 +42,7 @@ static void test_none_single(void) {
   fu_bucket *b;
   size_t nb;
   plan_of("none", &p);
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
   EXPECT_INT_EQ(nb, 10);
   for (size_t k = 0; k < nb; k++) {
     EXPECT_INT_EQ(b[k].first, k);
@@ -52,14 +52,14 @@ static void test_none_single(void) {
   }
   free(b);
   plan_of("single", &p);
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
   EXPECT_INT_EQ(nb, 1);
   EXPECT_INT_EQ(b[0].bytes, 328);
   EXPECT_NEAR(b[0].ready_us, 110, 1e-12);
   free(b);
   /* With 3 micro-batches the communicating backward starts after 2 x (fwd + bwd) + fwd. */
   w.accum_steps = 3;
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
   EXPECT_NEAR(b[0].ready_us, 2 * 150 + 100 + 10, 1e-12);
   free(b);
   fu_workload_finish(&w);
@@ -77,10 +77,10 @@ static void test_ddp(void) {
   fu_plan p;
   fu_bucket *b;
   size_t nb;
-  EXPECT_INT_EQ(plan_of("cap:100,first:40", &p), FU_OK);
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(plan_of("cap:100B,first:40B", &p), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
   range want[] = {{0, 2}, {3, 5}, {6, 8}, {9, 9}};
-  expect_buckets(b, nb, want, 4, "cap:100,first:40");
+  expect_buckets(b, nb, want, 4, "cap:100B,first:40B");
   if (nb == 4) {
     EXPECT_INT_EQ(b[0].bytes, 45);
     EXPECT_INT_EQ(b[1].bytes, 140);
@@ -91,21 +91,21 @@ static void test_ddp(void) {
   free(b);
   /* Reaching the limit exactly closes the bucket: first 45 -> [0,2] is exactly 45. Then
    * cap 30: 30 >= 30 -> [3]; 50 -> [4]; 60 -> [5]; 10, 15, 135 -> [6,8]; [9]. */
-  EXPECT_INT_EQ(plan_of("cap:30,first:45", &p), FU_OK);
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(plan_of("cap:30B,first:45B", &p), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
   range want2[] = {{0, 2}, {3, 3}, {4, 4}, {5, 5}, {6, 8}, {9, 9}};
-  expect_buckets(b, nb, want2, 6, "cap:30,first:45");
+  expect_buckets(b, nb, want2, 6, "cap:30B,first:45B");
   free(b);
   /* No first: every bucket has the cap. cap 46: 10,30,45,75>=46 -> [0,3]; 50 -> [4]; 60 -> [5];
    * 10,15,135 -> [6,8]; [9]. */
-  EXPECT_INT_EQ(plan_of("cap:46", &p), FU_OK);
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(plan_of("cap:46B", &p), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
   range want3[] = {{0, 3}, {4, 4}, {5, 5}, {6, 8}, {9, 9}};
-  expect_buckets(b, nb, want3, 5, "cap:46");
+  expect_buckets(b, nb, want3, 5, "cap:46B");
   free(b);
   /* A cap above everything is one bucket. */
   EXPECT_INT_EQ(plan_of("cap:1GiB,first:1GiB", &p), FU_OK);
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
   range want4[] = {{0, 9}};
   expect_buckets(b, nb, want4, 1, "cap:1GiB");
   free(b);
@@ -113,7 +113,7 @@ static void test_ddp(void) {
   p.cap_bytes = 0;
   pu_capture cap;
   pu_stderr_begin(&cap);
-  int st = fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb);
+  int st = fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL);
   const char *m = pu_stderr_end(&cap);
   EXPECT_INT_EQ(st, FU_EUSAGE);
   EXPECT(strstr(m, "cap of 0") != NULL);
@@ -135,7 +135,7 @@ static void test_ddp_default(void) {
   fu_bucket *b;
   size_t nb;
   EXPECT_INT_EQ(plan_of("ddp", &p), FU_OK);
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
   range want[] = {{0, 2}, {3, 6}, {7, 7}, {8, 8}};
   expect_buckets(b, nb, want, 4, "ddp default");
   free(b);
@@ -155,10 +155,10 @@ static void test_horovod(void) {
   fu_plan p;
   fu_bucket *b;
   size_t nb;
-  EXPECT_INT_EQ(plan_of("horovod:64,100us", &p), FU_OK);
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(plan_of("horovod:64B,100us", &p), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
   range want[] = {{0, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 6}, {7, 7}};
-  expect_buckets(b, nb, want, 6, "horovod:64,100us");
+  expect_buckets(b, nb, want, 6, "horovod:64B,100us");
   double tick[] = {1100, 1100, 1200, 1200, 1200, 1300};
   for (size_t k = 0; k < nb && k < 6; k++) EXPECT_NEAR(b[k].ready_us, tick[k], 1e-9);
   if (nb == 6) {
@@ -166,17 +166,18 @@ static void test_horovod(void) {
     EXPECT_INT_EQ(b[4].bytes, 32);
   }
   free(b);
-  /* Cycle 0: a tick at every ready time, so only simultaneously ready tensors fuse. */
+  /* Cycle 1 us with whole-microsecond ready times: a tick at every ready time, so only
+   * simultaneously ready tensors fuse (a cycle of 0 is refused: below 1 us). */
   const double r0[] = {1, 1, 1, 2, 3, 3, 3, 4};
   for (size_t i = 0; i < 8; i++) w.grads[i].ready_us = r0[i];
-  EXPECT_INT_EQ(plan_of("horovod:64,0", &p), FU_OK);
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(plan_of("horovod:64B,1us", &p), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
   range want0[] = {{0, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 6}, {7, 7}};
-  expect_buckets(b, nb, want0, 6, "horovod:64,0");
+  expect_buckets(b, nb, want0, 6, "horovod:64B,1us");
   free(b);
   /* Horovod's defaults: 128 MiB in one 1 ms cycle is one bucket. */
   EXPECT_INT_EQ(plan_of("horovod", &p), FU_OK);
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
   range want1[] = {{0, 7}};
   expect_buckets(b, nb, want1, 1, "horovod default");
   if (nb == 1) EXPECT_NEAR(b[0].ready_us, 2000, 1e-9);
@@ -210,7 +211,7 @@ static void test_bucket_file(void) {
   char spec[300];
   snprintf(spec, sizeof spec, "buckets:%s", path);
   EXPECT_INT_EQ(plan_of(spec, &p), FU_OK);
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
   range want[] = {{0, 0}, {1, 2}, {3, 4}};
   expect_buckets(b, nb, want, 3, "bucket file");
   if (nb == 3) EXPECT_INT_EQ(b[1].bytes, 24);
@@ -231,8 +232,13 @@ static void test_bucket_file(void) {
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     write_file(path, bad[i].json);
     pu_capture cap;
+    b = NULL, nb = 0;
     pu_stderr_begin(&cap);
-    int st = fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb);
+    /* The file's form is checked when the plan is parsed, its names against the workload when
+     * the plan is resolved; either way one line naming the file. */
+    fu_plan_finish(&p);
+    int st = fu_plan_parse_fusion(spec, &p);
+    if (st == FU_OK) st = fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL);
     const char *m = pu_stderr_end(&cap);
     if (st != FU_EDATA) FU_T_FAIL("bucket file %s gave status %d", bad[i].json, st);
     else fu_test_passed++;
@@ -246,10 +252,12 @@ static void test_bucket_file(void) {
   remove(path);
   pu_capture cap;
   pu_stderr_begin(&cap);
-  int st = fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb);
+  fu_plan_finish(&p);
+  int st = fu_plan_parse_fusion(spec, &p);
   const char *m = pu_stderr_end(&cap);
   EXPECT_INT_EQ(st, FU_ENOINPUT);
   EXPECT(strstr(m, path) != NULL);
+  fu_plan_finish(&p);
   rmdir(dir);
   fu_workload_finish(&w);
 }
@@ -266,7 +274,7 @@ static void test_search_needs_target(void) {
     EXPECT_INT_EQ(plan_of(kinds[k], &p), FU_OK);
     pu_capture cap;
     pu_stderr_begin(&cap);
-    int st = fu_plan_buckets(&w, &p, NULL, NULL, &b, &nb);
+    int st = fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL);
     const char *m = pu_stderr_end(&cap);
     EXPECT_INT_EQ(st, FU_EUSAGE);
     EXPECT(strstr(m, "needs a communication target and a profile") != NULL);
@@ -278,7 +286,7 @@ static void test_search_needs_target(void) {
   plan_of("single", &p);
   pu_capture cap;
   pu_stderr_begin(&cap);
-  int st = fu_plan_buckets(&e, &p, NULL, NULL, &b, &nb);
+  int st = fu_resolve_buckets(&e, &p, NULL, NULL, &b, &nb, NULL);
   const char *m = pu_stderr_end(&cap);
   EXPECT_INT_EQ(st, FU_EDATA);
   EXPECT(strstr(m, "empty.json") != NULL);

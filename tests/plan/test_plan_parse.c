@@ -1,9 +1,10 @@
 /* test_plan_parse.c: --fusion, --comm, --overlap/--pack/--comm-streams and JSON plan files. */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "fu_common.h"
 #include "fu_search.h"
-#include "fu_sim.h"
+#include "fu_resolve.h"
 #include "fu_test.h"
 #include "plan_util.h"
 
@@ -49,9 +50,9 @@ static void test_kinds(void) {
   EXPECT_INT_EQ(p.first_cap_bytes, 0);
   EXPECT_STR_EQ(str(&p), "cap:1536KiB overlap=on pack=copy streams=1");
 
-  EXPECT_INT_EQ(parse("cap:1000", &p, msg, sizeof msg), FU_OK);
+  EXPECT_INT_EQ(parse("cap:1000B", &p, msg, sizeof msg), FU_OK);
   EXPECT_INT_EQ(p.cap_bytes, 1000);
-  EXPECT_STR_EQ(str(&p), "cap:1000 overlap=on pack=copy streams=1");
+  EXPECT_STR_EQ(str(&p), "cap:1000B overlap=on pack=copy streams=1");
 
   EXPECT_INT_EQ(parse("ddp", &p, msg, sizeof msg), FU_OK);
   EXPECT_INT_EQ(p.kind, FU_FUSION_CAP);
@@ -68,14 +69,43 @@ static void test_kinds(void) {
   EXPECT_INT_EQ(p.cap_bytes, 64ull << 20);
   EXPECT_NEAR(p.cycle_us, 3500.0, 1e-9);
   EXPECT_STR_EQ(str(&p), "horovod:64MiB,3500us overlap=on pack=copy streams=1");
+  /* A cycle without a unit is in ms, as HOROVOD_CYCLE_TIME=3.5 means 3.5 ms. */
   EXPECT_INT_EQ(parse("horovod:64MiB,250", &p, msg, sizeof msg), FU_OK);
-  EXPECT_NEAR(p.cycle_us, 250.0, 0);
-  EXPECT_INT_EQ(parse("horovod:64MiB,0", &p, msg, sizeof msg), FU_OK);
-  EXPECT_NEAR(p.cycle_us, 0.0, 0);
+  EXPECT_NEAR(p.cycle_us, 250000.0, 0);
+  EXPECT_INT_EQ(parse("horovod:64MiB,3.5", &p, msg, sizeof msg), FU_OK);
+  EXPECT_NEAR(p.cycle_us, 3500.0, 1e-9);
+  EXPECT_STR_EQ(str(&p), "horovod:64MiB,3500us overlap=on pack=copy streams=1");
+  EXPECT_INT_EQ(parse("horovod:64MiB,1us", &p, msg, sizeof msg), FU_OK);
+  EXPECT_NEAR(p.cycle_us, 1.0, 0);
+  EXPECT_INT_EQ(parse("horovod:64MiB,3600s", &p, msg, sizeof msg), FU_OK);
+  EXPECT_NEAR(p.cycle_us, 3.6e9, 0);
+  EXPECT_INT_EQ(parse("horovod:64MiB,2ms", &p, msg, sizeof msg), FU_OK);
+  EXPECT_STR_EQ(str(&p), "horovod:64MiB,2ms overlap=on pack=copy streams=1");
 
+  /* buckets:FILE is read when the plan is parsed: the plan holds the names. */
+  const char *files[] = {"my buckets.json", "x.json"};
+  for (size_t i = 0; i < 2; i++) {
+    FILE *bf = fopen(files[i], "w");
+    EXPECT(bf != NULL);
+    if (bf) fputs("[[\"a\", \"b\"], [\"c\"]]", bf), fclose(bf);
+  }
   EXPECT_INT_EQ(parse("buckets:my buckets.json", &p, msg, sizeof msg), FU_OK);
   EXPECT_INT_EQ(p.kind, FU_FUSION_BUCKETS);
   EXPECT_STR_EQ(p.buckets_file, "my buckets.json");
+  EXPECT(p.bucket_list != NULL);
+  if (p.bucket_list) {
+    EXPECT_INT_EQ(p.bucket_list->nbuckets, 2);
+    EXPECT_INT_EQ(p.bucket_list->nnames, 3);
+    EXPECT_INT_EQ(p.bucket_list->end[0], 2);
+    EXPECT_STR_EQ(p.bucket_list->names[2], "c");
+  }
+  fu_plan q;
+  fu_plan_copy(&q, &p); /* shares the list: finishing both frees it once (ASan/valgrind) */
+  fu_plan_finish(&q);
+  fu_plan_finish(&p);
+  EXPECT(p.bucket_list == NULL);
+  EXPECT_INT_EQ(parse("buckets:no such.json", &p, msg, sizeof msg), FU_ENOINPUT);
+  EXPECT(strstr(msg, "no such.json") != NULL);
 
   EXPECT_INT_EQ(parse("optimal", &p, msg, sizeof msg), FU_OK);
   EXPECT_INT_EQ(p.kind, FU_FUSION_OPTIMAL);
@@ -89,7 +119,8 @@ static void test_kinds(void) {
 
   /* Every canonical string parses back to the same plan. */
   const char *round[] = {"none", "single", "cap:25MiB,first:1MiB", "cap:4KiB", "horovod:128MiB,1ms",
-                         "horovod:1GiB,2500us", "optimal", "optimal:1GiB", "mgwfbp", "buckets:x.json"};
+                         "horovod:1GiB,2500us", "optimal", "optimal:1GiB", "mgwfbp", "buckets:x.json",
+                         "cap:1000B", "cap:1536KiB,first:7B"};
   for (size_t i = 0; i < sizeof round / sizeof round[0]; i++) {
     fu_plan a, b;
     char s1[700], s2[700];
@@ -101,7 +132,22 @@ static void test_kinds(void) {
     *strchr(s2, ' ') = '\0';
     EXPECT_STR_EQ(s1, s2);
     EXPECT_STR_EQ(s1, round[i]);
+    fu_plan_finish(&a);
+    fu_plan_finish(&b);
   }
+  /* framework: parsed, shown in the string only when not ideal. */
+  fu_plan_init(&p);
+  EXPECT_INT_EQ(fu_plan_parse_framework("ddp", &p), FU_OK);
+  EXPECT_INT_EQ(p.framework, FU_FRAMEWORK_DDP);
+  EXPECT_STR_EQ(str(&p), "none overlap=on pack=copy streams=1 framework=ddp");
+  EXPECT_INT_EQ(fu_plan_parse_framework("hooks", &p), FU_OK);
+  EXPECT_INT_EQ(p.framework, FU_FRAMEWORK_HOOKS);
+  EXPECT_INT_EQ(fu_plan_parse_framework("ideal", &p), FU_OK);
+  EXPECT_STR_EQ(str(&p), "none overlap=on pack=copy streams=1");
+  pu_capture cap;
+  pu_stderr_begin(&cap);
+  EXPECT_INT_EQ(fu_plan_parse_framework("tf", &p), FU_EUSAGE);
+  EXPECT(strstr(pu_stderr_end(&cap), "--framework 'tf'") != NULL);
 }
 
 static void test_errors(void) {
@@ -119,6 +165,25 @@ static void test_errors(void) {
       {"cap", "cap needs a size"},
       {"cap:abc", "is not a size"},
       {"cap:-1", "is not a size"},
+      /* a size without a unit is refused, naming the units (it used to mean bytes) */
+      {"cap:25", "cap '25' has no unit; say 25MiB or 25B"},
+      {"cap:25MiB,first:1", "first bucket cap '1' has no unit; say 1MiB or 1B"},
+      {"horovod:64,1ms", "fusion threshold '64' has no unit"},
+      {"optimal:1000", "memory cap '1000' has no unit"},
+      {"cap:1.5", "has no unit"},
+      /* hexadecimal is refused, with or without a unit */
+      {"cap:0x10", "hexadecimal is not accepted"},
+      {"cap:0x10MiB", "hexadecimal is not accepted"},
+      {"horovod:64MiB,0x10", "cycle time '0x10'"},
+      /* Horovod's cycle: finite, 1 us .. 1 hour (1e-20 used to hang the engine) */
+      {"horovod:64MiB,1e-20", "outside 1us .. 3600s"},
+      {"horovod:64MiB,0", "outside 1us .. 3600s"},
+      {"horovod:64MiB,0.5us", "outside 1us .. 3600s"},
+      {"horovod:64MiB,3601s", "outside 1us .. 3600s"},
+      {"horovod:64MiB,1e300", "cycle time '1e300'"},
+      {"horovod:64MiB,inf", "cycle time 'inf'"},
+      {"horovod:64MiB,nan", "cycle time 'nan'"},
+      {"horovod:64MiB,5min", "cycle time '5min'"},
       {"cap:1e400", "is not a size"},
       {"cap:nan", "is not a size"},
       {"cap:25XB", "is not a size"},
@@ -190,7 +255,27 @@ static void test_comm(void) {
   EXPECT_INT_EQ(fu_comm_parse("allreduce:8:nvlink", &c), FU_OK);
   EXPECT_INT_EQ(c.kind, FU_COMM_ALLREDUCE);
   EXPECT_INT_EQ(c.ranks, 8);
-  EXPECT_STR_EQ(c.link, "nvlink");
+  EXPECT_INT_EQ(c.link, FU_LINK_NVLINK);
+  EXPECT_INT_EQ(c.nodes, 1);
+  EXPECT_STR_EQ(fu_comm_string(&c, buf, sizeof buf), "allreduce:8:nvlink");
+  /* The link defaults to nvlink; one rank is a target (DDP over one GPU). */
+  EXPECT_INT_EQ(fu_comm_parse("allreduce:8", &c), FU_OK);
+  EXPECT_STR_EQ(fu_comm_string(&c, buf, sizeof buf), "allreduce:8:nvlink");
+  EXPECT_INT_EQ(fu_comm_parse("allreduce:1:nvlink", &c), FU_OK);
+  EXPECT_INT_EQ(c.ranks, 1);
+  EXPECT_STR_EQ(fu_comm_string(&c, buf, sizeof buf), "allreduce:1:nvlink");
+  /* NODESxGPUS: 2 nodes of 8 GPUs are 16 ranks; 1x8 is one node. */
+  EXPECT_INT_EQ(fu_comm_parse("allreduce:2x8", &c), FU_OK);
+  EXPECT_INT_EQ(c.ranks, 16);
+  EXPECT_INT_EQ(c.nodes, 2);
+  EXPECT_STR_EQ(fu_comm_string(&c, buf, sizeof buf), "allreduce:2x8:nvlink");
+  EXPECT_INT_EQ(fu_comm_parse("allgather:4x2:pcie", &c), FU_OK);
+  EXPECT_INT_EQ(c.ranks, 8);
+  EXPECT_INT_EQ(c.nodes, 4);
+  EXPECT_INT_EQ(c.link, FU_LINK_PCIE);
+  EXPECT_STR_EQ(fu_comm_string(&c, buf, sizeof buf), "allgather:4x2:pcie");
+  EXPECT_INT_EQ(fu_comm_parse("allreduce:1x8:nvlink", &c), FU_OK);
+  EXPECT_INT_EQ(c.nodes, 1);
   EXPECT_STR_EQ(fu_comm_string(&c, buf, sizeof buf), "allreduce:8:nvlink");
   EXPECT_INT_EQ(fu_comm_parse("reducescatter:16:net", &c), FU_OK);
   EXPECT_INT_EQ(c.kind, FU_COMM_REDUCESCATTER);
@@ -200,12 +285,14 @@ static void test_comm(void) {
   EXPECT_INT_EQ(fu_comm_parse("offload", &c), FU_OK);
   EXPECT_INT_EQ(c.kind, FU_COMM_OFFLOAD);
   EXPECT_INT_EQ(c.ranks, 1);
-  EXPECT_STR_EQ(c.link, "pcie_d2h");
+  EXPECT_INT_EQ(c.link, FU_LINK_PCIE_D2H);
   EXPECT_STR_EQ(fu_comm_string(&c, buf, sizeof buf), "offload");
   pu_capture cap;
-  const char *bad[] = {"allreduce", "allreduce:8", "allreduce:x:nvlink", "allreduce:1:nvlink",
+  const char *bad[] = {"allreduce", "allreduce:0", "allreduce:x:nvlink", "allreduce:0:nvlink",
                        "allreduce:8:wifi", "broadcast:8:nvlink", "allreduce:-8:nvlink",
-                       "allreduce:8:nvlink:extra", ""};
+                       "allreduce:8:nvlink:extra", "", "allreduce:0x8", "allreduce:2x",
+                       "allreduce:x8", "allreduce:2x0:nvlink", "allreduce:2x8x2",
+                       "allreduce:1048576x2", "allreduce:8:"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     pu_stderr_begin(&cap);
     int st = fu_comm_parse(bad[i], &c);
@@ -221,10 +308,10 @@ static void test_json(void) {
   fu_plan_init(&p);
   EXPECT_INT_EQ(fu_plan_parse_json("{\"fusion\": \"cap:25MiB,first:1MiB\", \"overlap\": \"off\", "
                                    "\"pack\": \"view\", \"comm_streams\": 2}",
-                                   "plan.json", &p),
+                                   "plan.json", NULL, &p),
                 FU_OK);
   EXPECT_STR_EQ(str(&p), "cap:25MiB,first:1MiB overlap=off pack=view streams=2");
-  EXPECT_INT_EQ(fu_plan_parse_json("{\"overlap\": true}", "plan.json", &p), FU_OK);
+  EXPECT_INT_EQ(fu_plan_parse_json("{\"overlap\": true}", "plan.json", NULL, &p), FU_OK);
   EXPECT_INT_EQ(p.overlap, 1);
   EXPECT_INT_EQ(p.kind, FU_FUSION_CAP); /* keys not given keep their values */
   static const struct {
@@ -247,7 +334,7 @@ static void test_json(void) {
     fu_plan_init(&q);
     pu_capture cap;
     pu_stderr_begin(&cap);
-    int st = fu_plan_parse_json(bad[i].json, "plan.json", &q);
+    int st = fu_plan_parse_json(bad[i].json, "plan.json", NULL, &q);
     const char *m = pu_stderr_end(&cap);
     if (st != FU_EDATA) FU_T_FAIL("plan %s gave %d", bad[i].json, st);
     else fu_test_passed++;
@@ -279,10 +366,16 @@ static void test_json(void) {
 }
 
 int main(void) {
+  /* bucket files are written in a folder of the test's own */
+  char dir[] = "/tmp/fusim_plan_parse.XXXXXX";
+  if (!mkdtemp(dir) || chdir(dir) != 0) return 1;
   test_kinds();
   test_errors();
   test_flags();
   test_comm();
   test_json();
+  unlink("my buckets.json");
+  unlink("x.json");
+  rmdir(dir);
   return fu_test_report("plan_parse");
 }

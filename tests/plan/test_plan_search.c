@@ -7,7 +7,7 @@
 #include "fu_common.h"
 #include "fu_predict.h"
 #include "fu_search.h"
-#include "fu_sim.h"
+#include "fu_resolve.h"
 #include "fu_test.h"
 #include "plan_util.h"
 
@@ -204,7 +204,7 @@ static void test_mgwfbp_hand(void) {
   p.pack_view = 1;
   fu_bucket *b;
   size_t nb;
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, &c, &prof, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, &c, &prof, &b, &nb, NULL), FU_OK);
   EXPECT_INT_EQ(nb, 2);
   if (nb == 2) {
     EXPECT_INT_EQ(b[0].last, 1);
@@ -214,12 +214,12 @@ static void test_mgwfbp_hand(void) {
   /* Now g2 ready at 23 us: the group {g0,g1} (3.1 .. 24.411) is running, the wait 23 - 3.1 =
    * 19.9 us is shorter than the 20 us saved (t(128K) + t(64K) - t(192K)): merge all three. */
   w.grads[2].ready_us = 23;
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, &c, &prof, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, &c, &prof, &b, &nb, NULL), FU_OK);
   EXPECT_INT_EQ(nb, 1);
   free(b);
   /* At 23.2 us the wait (20.1 us) exceeds the 20 us saved: keep it apart. */
   w.grads[2].ready_us = 23.2;
-  EXPECT_INT_EQ(fu_plan_buckets(&w, &p, &c, &prof, &b, &nb), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, &c, &prof, &b, &nb, NULL), FU_OK);
   EXPECT_INT_EQ(nb, 2);
   free(b);
   fu_workload_finish(&w);
@@ -238,7 +238,7 @@ static void never_worse(const fu_workload *w, const fu_profile *prof, const char
     p.pack_view = view;
     fu_plan_parse_fusion("optimal", &p);
     fu_result r;
-    if (fu_sim_predict(w, &p, &c, prof, NULL, &r) != FU_OK) {
+    if (fu_predict_plan(w, &p, &c, prof, NULL, NULL, &r) != FU_OK) {
       FU_T_FAIL("%s %s: optimal failed", w->name, comm);
       continue;
     }
@@ -249,7 +249,7 @@ static void never_worse(const fu_workload *w, const fu_profile *prof, const char
       fu_plan_init(&q);
       q.pack_view = view;
       fu_plan_parse_fusion(others[k], &q);
-      if (fu_sim_predict(w, &q, &c, prof, NULL, &r) != FU_OK) {
+      if (fu_predict_plan(w, &q, &c, prof, NULL, NULL, &r) != FU_OK) {
         FU_T_FAIL("%s %s: %s failed", w->name, comm, others[k]);
         continue;
       }

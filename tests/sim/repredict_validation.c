@@ -19,7 +19,7 @@
 
 #include "fu_common.h"
 #include "fu_predict.h"
-#include "fu_search.h"
+#include "fu_resolve.h"
 
 #define MAXW 16
 #define MAXROWS 512
@@ -163,7 +163,7 @@ int main(int argc, char **argv) {
       fu_comm c;
       fu_comm_parse("offload", &c);
       fu_result r;
-      if (fu_sim_predict(&sw, &p, &c, prof, NULL, &r) != FU_OK) {
+      if (fu_predict_plan(&sw, &p, &c, prof, NULL, NULL, &r) != FU_OK) {
         free(sw.grads);
         continue;
       }

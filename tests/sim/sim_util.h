@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fu_profile.h"
-#include "fu_sim.h"
+#include "fu_resolve.h"
 #include "fu_workload.h"
 
 /* One-segment curve with +-ci_rel CIs on alpha and beta. */
@@ -109,14 +109,16 @@ static inline void su_comm_ar8(fu_comm *c) {
   memset(c, 0, sizeof *c);
   c->kind = FU_COMM_ALLREDUCE;
   c->ranks = 8;
-  snprintf(c->link, sizeof c->link, "nvlink");
+  c->nodes = 1;
+  c->link = FU_LINK_NVLINK;
 }
 
 static inline void su_comm_offload(fu_comm *c) {
   memset(c, 0, sizeof *c);
   c->kind = FU_COMM_OFFLOAD;
   c->ranks = 1;
-  snprintf(c->link, sizeof c->link, "pcie_d2h");
+  c->nodes = 1;
+  c->link = FU_LINK_PCIE_D2H;
 }
 
 #endif

@@ -144,11 +144,11 @@ int main(void) {
   EXPECT_NEAR(predict(&w, &p, &ar, &prof, single, 1, &r), FWD + BWD + su_ar(all) + OPT, tol);
   fu_result_finish(&r);
 
-  /* The same through fu_sim_predict with the plan module's "single" bucketing. */
+  /* The same through fu_predict_plan with the plan module's "single" bucketing. */
   {
     fu_plan ps = p;
     ps.kind = FU_FUSION_SINGLE;
-    EXPECT_INT_EQ(fu_sim_predict(&w, &ps, &ar, &prof, NULL, &r), FU_OK);
+    EXPECT_INT_EQ(fu_predict_plan(&w, &ps, &ar, &prof, NULL, NULL, &r), FU_OK);
     EXPECT_NEAR(r.iter_us, FWD + BWD + su_ar(all) + OPT, tol);
     fu_result_finish(&r);
   }

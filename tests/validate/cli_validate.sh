@@ -25,34 +25,34 @@ expect() {
   fi
 }
 W=$FUSIM_SOURCE_ROOT/tests/validate/tiny.json
-expect 64 "workload is required" -- "$FUSIM" validate --no-db
-expect 64 "--iters" -- "$FUSIM" validate --workload "$W" --iters 0 --no-db
-expect 64 "--format" -- "$FUSIM" validate --workload "$W" --format xml --no-db
+expect 64 "workload is required" -- "$FUSIM" validate --no-store
+expect 64 "--iters" -- "$FUSIM" validate --workload "$W" --iters 0 --no-store
+expect 64 "--format" -- "$FUSIM" validate --workload "$W" --format xml --no-store
 expect 64 "unknown" -- "$FUSIM" validate --workload "$W" --bogus
-expect 66 "no such file" -- "$FUSIM" validate --workload "$T/none.json" --no-db
+expect 66 "no such file" -- "$FUSIM" validate --workload "$T/none.json" --no-store
 echo '[{"fusion": "cap:1MiB", "overlapp": "on"}]' >"$T/p1.json"
-expect 65 "p1.json: plan \[0\]: overlapp: unknown key" -- "$FUSIM" validate --workload "$W" --plans "$T/p1.json" --no-db
+expect 65 "p1.json: plan \[0\]: overlapp: unknown key" -- "$FUSIM" validate --workload "$W" --plan "$T/p1.json" --no-store
 echo '[{"fusion": "cap:-3MiB"}]' >"$T/p2.json"
-expect 65 "p2.json" -- "$FUSIM" validate --workload "$W" --plans "$T/p2.json" --no-db
+expect 65 "p2.json" -- "$FUSIM" validate --workload "$W" --plan "$T/p2.json" --no-store
 # A plan naming a tensor the workload does not have.
 echo '[["head.bias", "head.weight"], ["l3.weight", "no.such.tensor"]]' >"$T/b.json"
 echo "[{\"fusion\": \"buckets:$T/b.json\"}]" >"$T/p3.json"
-expect 65 "no.such.tensor' is not a tensor" -- "$FUSIM" validate --workload "$W" --plans "$T/p3.json" --no-db
+expect 65 "no.such.tensor' is not a tensor" -- "$FUSIM" validate --workload "$W" --plan "$T/p3.json" --no-store
 echo "[{\"fusion\": \"buckets:$T/none.json\"}]" >"$T/p5.json"
-expect 66 "none.json" -- "$FUSIM" validate --workload "$W" --plans "$T/p5.json" --no-db
-expect 64 "names no workload" -- "$FUSIM" validate --workload ,, --no-db
-expect 64 "separate runs" -- "$FUSIM" validate --workload "$W" --fusion-table --no-db
+expect 66 "none.json" -- "$FUSIM" validate --workload "$W" --plan "$T/p5.json" --no-store
+expect 64 "names no workload" -- "$FUSIM" validate --workload ,, --no-store
+expect 64 "separate runs" -- "$FUSIM" validate --workload "$W" --fusion-table --no-store
 expect 64 "not --fusion-table" -- "$FUSIM" validate --fusion-table --plot "$T/t.png"
 # --plot is checked before any work: .png or .svg in a writable folder.
-expect 64 "png or .svg" -- "$FUSIM" validate --workload "$W" --no-db --plot "$T/plot.pdf"
-expect 70 "missing or not writable" -- "$FUSIM" validate --workload "$W" --no-db --plot "$T/no/plot.png"
+expect 64 "png or .svg" -- "$FUSIM" validate --workload "$W" --no-store --plot "$T/plot.pdf"
+expect 70 "missing or not writable" -- "$FUSIM" validate --workload "$W" --no-store --plot "$T/no/plot.png"
 # A workload larger than any GPU's memory: 65 where there is a GPU, 69 where there is none.
 cat >"$T/huge.json" <<EOW
 {"format": "fusim-workload-1", "name": "huge", "fwd_us": 10, "bwd_us": 20,
  "grads": [{"name": "w", "bytes": 1099511627776, "ready_us": 10}]}
 EOW
 echo '[{"fusion": "none"}]' >"$T/p4.json"
-"$FUSIM" validate --workload "$T/huge.json" --plans "$T/p4.json" --no-db >"$T/out" 2>"$T/err"
+"$FUSIM" validate --workload "$T/huge.json" --plan "$T/p4.json" --no-store >"$T/out" 2>"$T/err"
 rc=$?
 if [ "$rc" -eq 65 ]; then
   grep -q "needs 1 TiB of GPU memory\|needs .* of GPU memory" "$T/err" || { echo "FAIL: huge: $(cat "$T/err")"; fail=1; }
@@ -83,6 +83,18 @@ if [ -r "$M3" ]; then
     { echo "FAIL: --from-csv round trip: $(cat "$T/err")"; fail=1; }
   [ "$(sed 1d "$T/a.txt")" = "$(sed 1d "$T/b.txt")" ] || { echo "FAIL: --from-csv round trip differs"; fail=1; }
 fi
+# Old spellings still work, with one warning line each: --no-db (--no-store), --plans (--plan).
+"$FUSIM" validate --no-db >"$T/out" 2>"$T/err"
+[ $? -eq 64 ] && [ "$(wc -l <"$T/err")" -eq 2 ] && grep -q "no-db is deprecated; use --no-store" "$T/err" &&
+  grep -q "workload is required" "$T/err" || { echo "FAIL: --no-db alias: $(cat "$T/err")"; fail=1; }
+"$FUSIM" validate --workload "$W" --plans "$T/p1.json" --no-store >"$T/out" 2>"$T/err"
+[ $? -eq 65 ] && [ "$(wc -l <"$T/err")" -eq 2 ] && grep -q "plans is deprecated; use --plan" "$T/err" &&
+  grep -q "overlapp: unknown key" "$T/err" || { echo "FAIL: --plans alias: $(cat "$T/err")"; fail=1; }
+# --comm: validate's own auto|allreduce|offload, and predict's spelling allreduce:N[:LINK].
+expect 64 "--comm 'allreduce:2x4'" -- "$FUSIM" validate --workload "$W" --comm allreduce:2x4 --no-store
+expect 64 "names 4 GPUs, --gpus 2" -- "$FUSIM" validate --workload "$W" --comm allreduce:4 --gpus 2 --no-store
+expect 64 "--comm 'bogus'" -- "$FUSIM" validate --workload "$W" --comm bogus --no-store
+expect 64 "offload runs on one GPU" -- "$FUSIM" validate --workload "$W" --gpus 2 --comm offload --no-store
 printf 'workload,plan\nx,"unterminated\n' >"$T/bad.csv"
 expect 65 "bad.csv" -- "$FUSIM" validate --from-csv "$T/bad.csv"
 exit $fail

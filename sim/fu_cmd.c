@@ -1,0 +1,69 @@
+/* fu_cmd.c: shared command support for predict, plan and validate (see fu_cmd.h). */
+#include "fu_cmd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fu_common.h"
+#include "fu_db.h"
+#include "fu_result_db.h"
+
+int fu_cmd_get_plan(const fu_opt_plan *o, fu_plan *p) {
+  fu_plan_init(p);
+  if (o->plan_file) FU_CHECK(fu_plan_load(o->plan_file, p));
+  if (o->fusion) FU_CHECK(fu_plan_parse_fusion(o->fusion, p));
+  if (o->overlap) FU_CHECK(fu_plan_parse_overlap(o->overlap, p));
+  if (o->pack) FU_CHECK(fu_plan_parse_pack(o->pack, p));
+  if (o->comm_streams) FU_CHECK(fu_plan_parse_streams(o->comm_streams, p));
+  if (o->framework) FU_CHECK(fu_plan_parse_framework(o->framework, p));
+  return FU_OK;
+}
+
+int fu_cmd_get_comm(const fu_opt_target *t, fu_comm *c) {
+  return fu_comm_parse(t->comm ? t->comm : FU_CMD_DEFAULT_COMM, c);
+}
+
+int fu_cmd_inputs(const char *cmd, const fu_opt_inputs *in, int strict, fu_workload *w,
+                  fu_profile **prof) {
+  if (w) fu_workload_init(w);
+  if (prof) *prof = NULL;
+  if (w) {
+    char *path = fu_workload_resolve(in->workload);
+    if (!path) {
+      fu_error("%s: --workload %s: no such file or bundled workload (fusim workload --list)", cmd,
+               in->workload);
+      return FU_ENOINPUT;
+    }
+    int st = fu_workload_load(path, strict, w);
+    free(path);
+    FU_CHECK(st);
+  }
+  if (prof) {
+    if (!(*prof = malloc(sizeof **prof))) return FU_ENOMEM;
+    FU_CHECK(in->profile ? fu_profile_load(in->profile, *prof) : fu_profile_load_default(*prof));
+  }
+  return FU_OK;
+}
+
+int fu_cmd_store(const fu_opt_output *o, const fu_result *const *r, size_t n, int argc,
+                 char **argv) {
+  if (o->no_store) return FU_OK;
+  char *cmd = fu_join_argv(argc, argv);
+  if (!cmd) return FU_ENOMEM;
+  fu_db *db = NULL;
+  int st = fu_db_open(fu_db_path_default(o->db), FU_DB_READWRITE, &db);
+  if (st == FU_OK) st = fu_db_begin(db);
+  for (size_t k = 0; k < n && st == FU_OK; k++) {
+    fu_prediction_row row;
+    char *json = NULL;
+    int64_t id;
+    st = fu_result_db_row(r[k], cmd, &row, &json);
+    if (st == FU_OK) st = fu_db_prediction_store(db, &row, &id);
+    free(json);
+  }
+  if (db && st == FU_OK) st = fu_db_commit(db);
+  else if (db) fu_db_rollback(db);
+  fu_db_close(db);
+  free(cmd);
+  return st;
+}

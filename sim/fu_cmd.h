@@ -1,0 +1,34 @@
+/* fu_cmd.h: what the commands that predict (predict, plan, validate) share above the option
+ * parser (model/fu_options.h): the plan and target from their option groups, the workload and
+ * profile from --workload / --profile, and storing predictions (one transaction per command). */
+#ifndef FU_CMD_H
+#define FU_CMD_H
+
+#include <stddef.h>
+
+#include "fu_options.h"
+#include "fu_plan.h"
+#include "fu_predict.h"
+#include "fu_profile.h"
+#include "fu_workload.h"
+
+#define FU_CMD_DEFAULT_COMM "allreduce:8:nvlink"
+
+/* The plan: fu_plan_init, then --plan FILE, then the flags given over it (each message names
+ * its flag). *p is finished by the caller (fu_plan_finish) whatever the status. */
+int fu_cmd_get_plan(const fu_opt_plan *o, fu_plan *p);
+/* --comm (NULL: FU_CMD_DEFAULT_COMM). */
+int fu_cmd_get_comm(const fu_opt_target *t, fu_comm *c);
+
+/* --workload (a file or a bundled name; `cmd` names the command in messages) and --profile
+ * (NULL: the bundled default). w is initialised here and finished by the caller, as is *prof
+ * (malloc'd: a profile is large; free it). Either may be NULL when not wanted. */
+int fu_cmd_inputs(const char *cmd, const fu_opt_inputs *in, int strict, fu_workload *w,
+                  fu_profile **prof);
+
+/* Stores n predictions in the database of o (fu_db_path_default) in one transaction, each row
+ * built by fu_result_db_row with the command line argv. Nothing when o->no_store. */
+int fu_cmd_store(const fu_opt_output *o, const fu_result *const *r, size_t n, int argc,
+                 char **argv);
+
+#endif

@@ -1,0 +1,174 @@
+/* fu_plan.h: fusion plans and communication targets: their types, parsing (--fusion, --overlap,
+ * --pack, --comm-streams, --framework, --comm, plan files) and canonical strings, the defaults
+ * of the frameworks fusim compares against, and the bucket rules that need no search (none,
+ * single, cap, horovod, an explicit bucket list).
+ *
+ * Layering (no cycle): fu_plan <- fu_cost <- fu_predict (the simulator, takes buckets only)
+ * <- fu_search (optimal, MG-WFBP) <- fu_resolve (a plan -> buckets -> a prediction).
+ *
+ * Names are at the edges only: inside, operations and links are enums (fu_comm_kind, fu_link).
+ *
+ * Sizes in plan specs take a unit, B, KiB, MiB or GiB (K/KB, M/MB, G/GB read as binary too):
+ * `cap:25` is an error ("say 25MiB or 25B"), never 25 bytes; hexadecimal is refused. Horovod's
+ * cycle takes us, ms or s and defaults to ms, as HOROVOD_CYCLE_TIME does; it must be finite and
+ * from 1 us to 1 hour. */
+#ifndef FU_PLAN_H
+#define FU_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "fu_model.h"
+#include "fu_workload.h"
+
+/* Defaults of the frameworks whose plans fusim compares against. */
+#define FU_DDP_CAP_BYTES (25ull << 20)        /* PyTorch DDP bucket_cap_mb = 25 */
+#define FU_DDP_FIRST_BYTES (1ull << 20)       /* DDP's first bucket (kDefaultFirstBucketBytes) */
+/* Horovod since v0.21.0 (release notes: "Changed default cycle time from 5ms to 1ms and fusion
+ * threshold from 64MB to 128MB", #2468); docs/tensor-fusion.rst still says 64 MB. */
+#define FU_HOROVOD_THRESHOLD_BYTES (128ull << 20) /* HOROVOD_FUSION_THRESHOLD */
+#define FU_HOROVOD_CYCLE_US 1000.0            /* HOROVOD_CYCLE_TIME = 1 (ms) */
+#define FU_HOROVOD_CYCLE_MIN_US 1.0           /* shortest cycle accepted (1 us) */
+#define FU_HOROVOD_CYCLE_MAX_US 3.6e9         /* longest cycle accepted (1 hour) */
+
+typedef enum fu_fusion_kind {
+  FU_FUSION_NONE,            /* one operation per tensor */
+  FU_FUSION_SINGLE,          /* one operation for everything */
+  FU_FUSION_CAP,             /* DDP-style: close a bucket when it reaches cap (first bucket: first_cap) */
+  FU_FUSION_HOROVOD,         /* threshold + cycle time */
+  FU_FUSION_BUCKETS,         /* explicit bucket list from a file */
+  FU_FUSION_OPTIMAL,         /* dynamic programming over the ready order */
+  FU_FUSION_MGWFBP           /* Shi et al., INFOCOM 2019 */
+} fu_fusion_kind;
+
+/* Whose host-side costs apply (DESIGN.md, --framework). */
+typedef enum fu_framework {
+  FU_FRAMEWORK_IDEAL,        /* no framework cost */
+  FU_FRAMEWORK_DDP,          /* PyTorch DDP's C++ Reducer */
+  FU_FRAMEWORK_HOOKS         /* Python post-accumulate-grad hooks filling a fusion buffer */
+} fu_framework;
+
+/* The buckets of a bucket file, as read when the plan is parsed: lists of tensor names. Shared
+ * by plan copies made with fu_plan_copy (reference counted); fu_plan_finish drops one. */
+typedef struct fu_bucket_names {
+  int refs;                  /* plans holding it */
+  size_t nbuckets;           /* buckets in the file's order */
+  size_t *end;               /* bucket k holds names[k ? end[k-1] : 0 .. end[k] - 1] */
+  size_t nnames;             /* names in all */
+  char **names;              /* tensor names (each malloc'd) */
+} fu_bucket_names;
+
+typedef struct fu_plan {
+  fu_fusion_kind kind;       /* fusion kind */
+  uint64_t cap_bytes;        /* CAP, HOROVOD: bucket size threshold */
+  uint64_t first_cap_bytes;  /* CAP: size of the first bucket (0 = same as cap) */
+  double cycle_us;           /* HOROVOD: cycle time, in [FU_HOROVOD_CYCLE_MIN_US, _MAX_US] */
+  char buckets_file[512];    /* BUCKETS: the file the buckets came from (for the plan string) */
+  fu_bucket_names *bucket_list; /* BUCKETS: the file's buckets (read at parse time; counted) */
+  uint64_t mem_cap_bytes;    /* OPTIMAL: largest fusion buffer allowed (0 = none) */
+  int overlap;               /* 1: communicate as buckets fill; 0: only after backward */
+  int pack_view;             /* 1: gradients live in the bucket (no pack/unpack) */
+  int comm_streams;          /* communication streams (>= 1) */
+  fu_framework framework;    /* whose host costs apply (ideal by default) */
+} fu_plan;
+
+void fu_plan_init(fu_plan *p);   /* none, overlap on, pack copy, 1 stream, framework ideal */
+/* Drops p's reference to its bucket list (frees it with the last); p is then as after init.
+ * Only plans made by fu_plan_init / fu_plan_copy / the parsers are finished; a plain struct copy
+ * borrows the list of the plan it copies and must not be finished. */
+void fu_plan_finish(fu_plan *p);
+void fu_plan_copy(fu_plan *dst, const fu_plan *src); /* *dst = *src, sharing the bucket list */
+
+/* --fusion value: none|single|ddp|cap:SIZE[,first:SIZE]|horovod[:SIZE[,CYCLE]]|buckets:FILE|
+ * optimal[:MEMCAP]|mgwfbp. buckets:FILE is read here (FU_ENOINPUT / FU_EDATA naming the file).
+ * Sets the fusion keys of *p and keeps overlap, pack, streams and framework. One line on
+ * stderr naming the flag and the value on failure (FU_EUSAGE). */
+int fu_plan_parse_fusion(const char *s, fu_plan *p);
+/* --overlap on|off, --pack copy|view, --comm-streams N (1..64), --framework ideal|ddp|hooks.
+ * Each prints one line naming the flag and returns FU_EUSAGE on a bad value. */
+int fu_plan_parse_overlap(const char *s, fu_plan *p);
+int fu_plan_parse_pack(const char *s, fu_plan *p);
+int fu_plan_parse_streams(const char *s, fu_plan *p);
+int fu_plan_parse_framework(const char *s, fu_plan *p);
+/* A size with its unit (B, KiB, MiB, GiB, ...), above 0; `what` names the flag in the one-line
+ * error ("--mem-cap '25': no unit; say 25MiB or 25B"). FU_EUSAGE. */
+int fu_plan_parse_size(const char *what, const char *s, uint64_t *out);
+
+/* A JSON plan file: {"fusion": "cap:25MiB,first:1MiB", "overlap": "on"|true, "pack": "copy",
+ * "comm_streams": 2, "framework": "ddp"} (every key optional; others are an error). Values given
+ * override those already in *p. A "buckets:FILE" is read beside the plan file when there is
+ * such a file, else from the current folder. Errors name the file and key; FU_EDATA /
+ * FU_ENOINPUT. fu_plan_parse_json reads buckets files from dir (NULL: the current folder). */
+int fu_plan_load(const char *path, fu_plan *p);
+int fu_plan_parse_json(const char *json_text, const char *what, const char *dir, fu_plan *p);
+/* Same, from a parsed JSON object (a plan inside a list of plans). */
+int fu_plan_from_json(json_t *obj, const char *what, const char *dir, fu_plan *p);
+/* A file of one plan object or a list of them (validate --plans): *out is malloc'd, each plan
+ * to be finished (fu_plan_list_free). An empty list is an error (FU_EDATA). */
+int fu_plan_load_list(const char *path, fu_plan **out, size_t *n);
+void fu_plan_list_free(fu_plan *plans, size_t n);
+
+/* The inverse of fu_plan_string: "FUSION [overlap=on|off] [pack=copy|view] [streams=N]
+ * [framework=F]" (keys left out take their defaults), as stored in the results database and
+ * written in a CSV of measured times. One line naming `what` on failure (FU_EDATA). */
+int fu_plan_parse_string(const char *s, const char *what, fu_plan *p);
+
+/* Canonical string, e.g. "cap:25MiB,first:1MiB overlap=on pack=copy streams=1" (and
+ * " framework=ddp" when the framework is not ideal). Every size has its unit, so the fusion part
+ * parses back to the same plan. */
+const char *fu_plan_string(const fu_plan *p, char *buf, size_t len);
+const char *fu_framework_name(fu_framework f);
+
+/* ---- communication targets ---- */
+
+typedef enum fu_comm_kind { FU_COMM_ALLREDUCE, FU_COMM_REDUCESCATTER, FU_COMM_ALLGATHER, FU_COMM_OFFLOAD } fu_comm_kind;
+
+typedef struct fu_comm {
+  fu_comm_kind kind;         /* what each bucket's communication is */
+  int ranks;                 /* data-parallel ranks in all, nodes x GPUs per node (1 for offload) */
+  int nodes;                 /* nodes (1: one node; the intra-node link plus the network above) */
+  fu_link link;              /* intra-node link: NVLINK, PCIE, NET (HBM: one GPU); PCIE_D2H for offload */
+} fu_comm;
+
+/* --comm value: OP:RANKS[:LINK] with OP allreduce|reducescatter|allgather, RANKS N (>= 1, one
+ * node) or NODESxGPUS (2x8), LINK nvlink (default), pcie, net or hbm; or offload. One line naming
+ * --comm on failure (FU_EUSAGE). */
+int fu_comm_parse(const char *s, fu_comm *c);
+/* "allreduce:8:nvlink", "allreduce:2x8:nvlink", "offload". */
+const char *fu_comm_string(const fu_comm *c, char *buf, size_t len);
+/* The profile's operation for the target: allreduce, reducescatter, allgather; d2h (offload). */
+fu_op fu_comm_op(const fu_comm *c);
+
+/* ---- buckets ---- */
+
+/* A bucket: gradients [first, last] of the ready order, communicated as one operation. */
+typedef struct fu_bucket {
+  size_t first, last;        /* inclusive range in ready order */
+  uint64_t bytes;            /* sum of the gradients' bytes */
+  double ready_us;           /* when its last gradient is ready (iteration clock) */
+  double start_us;           /* communication start */
+  double end_us;             /* communication end (after unpack) */
+  double pack_us;            /* pack + hand-off + unpack time (0 for view or single tensors) */
+  double comm_us;            /* the operation's own duration */
+  double busbw_gbps;         /* the operation's bus bandwidth (nccl-tests' factor; algbw for offload) */
+  const char *last_tensor;   /* name of its last gradient (borrowed from the workload) */
+} fu_bucket;
+
+/* Buckets of the plans that need no search: none, single, cap, horovod and a bucket list
+ * (whose names must be contiguous runs of the ready order covering every tensor once: one line
+ * naming the file and the tensor otherwise, FU_EDATA). FU_EINTERNAL for optimal and mgwfbp
+ * (fu_resolve.h runs their search). *out is malloc'd. O(n) (a bucket list: O(n log n)). */
+int fu_plan_rule_buckets(const fu_workload *w, const fu_plan *p, fu_bucket **out,
+                         size_t *nbuckets);
+
+/* Iteration-clock time at which the backward pass that communicates begins: the last
+ * micro-batch's backward, (accum_steps - 1) * (fwd + bwd) + fwd. Gradient ready times are
+ * counted from there. */
+double fu_plan_backward_start_us(const fu_workload *w);
+
+/* Fills bytes and ready_us of buckets whose first/last are set. */
+void fu_plan_fill_buckets(const fu_workload *w, fu_bucket *b, size_t nb);
+
+#endif

@@ -1,0 +1,33 @@
+/* fu_result.h: the output edge of a prediction: one printer per format, each reading only the
+ * fu_result (fu_predict.h) it prints, and the JSON object (Jansson) that `predict --format json`
+ * prints, `plan` prints an array of, and the database keeps. The three formats print the same
+ * numbers: table to 0.1 us, CSV to 0.001 us, JSON in full. */
+#ifndef FU_RESULT_H
+#define FU_RESULT_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "fu_predict.h"
+
+/* predict's table: the summary, then a row per bucket. */
+int fu_result_print_table(FILE *out, const fu_result *r);
+
+/* predict's CSV: FU_RESULT_CSV_HEADER then fu_result_csv_fields (plan's CSV wraps the same
+ * columns in rank, label ... speedup_vs_ddp). Neither writes a line break. */
+#define FU_RESULT_CSV_HEADER                                                                   \
+  "workload,plan,comm,profile,iter_us,iter_lo_us,iter_hi_us,compute_us,comm_us,"               \
+  "exposed_comm_us,overlap_frac,bus_util,n_ops,fusion_buffer_bytes,sim_events"
+void fu_result_csv_fields(FILE *out, const fu_result *r);
+int fu_result_print_csv(FILE *out, const fu_result *r);     /* header + one row */
+int fu_result_print_buckets_csv(FILE *out, const fu_result *r); /* predict --buckets */
+
+/* The JSON object: workload, plan, comm, profile, iter_us, iter_lo_us, iter_hi_us, compute_us,
+ * comm_us, exposed_comm_us, overlap_frac, bus_util, pack_us, n_ops, fusion_buffer_bytes,
+ * sim_events, estimated, buckets[] (index, first, last, tensors, bytes, ready_us, start_us,
+ * end_us, pack_us, comm_us, busbw_gbps, last_tensor). New reference; NULL when out of memory. */
+json_t *fu_result_json(const fu_result *r);
+int fu_result_print_json(FILE *out, const fu_result *r);
+
+#endif
