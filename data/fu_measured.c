@@ -114,6 +114,7 @@ int fu_measured_parse(const char *name, const char *text, size_t len, fu_measure
   const char *p = text, *end = text + len;
   char buf[4096];
   int col[FU__M_NCOLS], have_header = 0, too_long, st = FU_OK;
+  for (int k = 0; k < FU__M_NCOLS; k++) col[k] = -1; /* set by the header; GCC -O3 cannot see that */
   size_t cap = 0;
   long line = 0;
   fu_measured_csv_row *v = NULL;
