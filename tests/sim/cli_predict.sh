@@ -112,6 +112,62 @@ sys.exit(0 if ok else 1)
 PY
 check "trace has tracks, named buckets, flows, link counter" $?
 
+
+# The three printers read one fu_result: table (0.1 us), CSV (0.001 us) and JSON give the same
+# numbers, summary and per bucket (cap:3MiB on tiny: buckets [1 MiB, 3 MiB], [4 MiB]).
+p --fusion cap:3MiB --no-store --format json >"$tmp/agree.json" &&
+  p --fusion cap:3MiB --no-store --format csv >"$tmp/agree.csv" &&
+  p --fusion cap:3MiB --no-store --format csv --buckets >"$tmp/agree_b.csv" &&
+  p --fusion cap:3MiB --no-store >"$tmp/agree.txt"; check "cap:3MiB in three formats" $?
+python3 - "$tmp/agree.json" "$tmp/agree.csv" "$tmp/agree_b.csv" "$tmp/agree.txt" <<'PY'
+import csv, json, re, sys
+j = json.load(open(sys.argv[1]))
+row = list(csv.DictReader(open(sys.argv[2])))[0]
+bk = list(csv.DictReader(open(sys.argv[3])))
+txt = open(sys.argv[4]).read()
+assert len(j["buckets"]) == 2 == len(bk), (j["buckets"], bk)
+for k in ["iter_us", "iter_lo_us", "iter_hi_us", "compute_us", "comm_us", "exposed_comm_us"]:
+    assert abs(float(row[k]) - j[k]) <= 5e-4, k
+for k in ["n_ops", "fusion_buffer_bytes", "sim_events"]:
+    assert int(row[k]) == j[k], k
+assert row["plan"] == j["plan"] and row["comm"] == j["comm"]
+for b, c in zip(j["buckets"], bk):
+    for k in ["ready_us", "start_us", "end_us", "pack_us", "comm_us", "busbw_gbps"]:
+        assert abs(float(c[k]) - b[k]) <= 5e-4, (k, c[k], b[k])
+    assert c["last_tensor"] == b["last_tensor"] and int(c["bytes"]) == b["bytes"]
+m = re.search(r"iteration\s+([\d.]+) us\s+\[([\d.]+), ([\d.]+)\]", txt)
+assert m and all(abs(float(g) - j[k]) <= 0.05 for g, k in zip(m.groups(), ["iter_us", "iter_lo_us", "iter_hi_us"]))
+m = re.search(r"communication\s+([\d.]+) us in (\d+) ops \(\+ ([\d.]+) us pack", txt)
+assert m and abs(float(m.group(1)) - j["comm_us"]) <= 0.05 and int(m.group(2)) == j["n_ops"]
+assert abs(float(m.group(3)) - j["pack_us"]) <= 0.05 and j["pack_us"] > 0
+table = [l.split() for l in txt.splitlines() if re.match(r"\s+\d+\s+\d+\s", l)]
+assert len(table) == 2, table
+for t, b in zip(table, j["buckets"]):
+    # bucket tensors bytes(2 words) ready start end pack comm busbw last
+    assert int(t[1]) == b["tensors"] and t[-1] == b["last_tensor"]
+    for v, k in zip(t[4:10], ["ready_us", "start_us", "end_us", "pack_us", "comm_us", "busbw_gbps"]):
+        assert abs(float(v) - b[k]) <= 0.05, (k, v, b[k])
+PY
+check "table, csv and json print the same numbers" $?
+
+# Plan specs (issue 12): a size needs a unit, hex is refused, Horovod's cycle is bounded (one
+# line, 64, at once: 1e-20 used to hang), ranks 1 and NODESxGPUS parse.
+for bad in "cap:25|say 25MiB or 25B" "cap:0x10|hexadecimal" "horovod:64MiB,1e-20|outside 1us" \
+           "horovod:64MiB,0|outside 1us" "horovod:64MiB,2h|cycle time"; do
+  spec=${bad%%|*} says=${bad#*|}
+  timeout 10 "$fusim" predict --workload "$wl" --profile "$prof" --fusion "$spec" --no-store >/dev/null 2>"$tmp/err"
+  [ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$says" "$tmp/err"
+  check "--fusion $spec refused in one line ($says)" $?
+done
+p --fusion horovod:1MiB,2 --no-store --format csv >"$tmp/hv.csv"; check "horovod cycle without unit runs" $?
+grep -q 'horovod:1MiB,2ms' "$tmp/hv.csv"; check "horovod cycle without unit is ms" $?
+p --comm allreduce:1:nvlink --no-store --format csv >"$tmp/r1.csv"; check "--comm allreduce:1:nvlink runs" $?
+grep -q ',allreduce:1:nvlink,' "$tmp/r1.csv"; check "ranks 1 in the output" $?
+"$fusim" predict --workload "$wl" --profile "$prof" --comm allreduce:2x8 --no-store >/dev/null 2>"$tmp/err"
+[ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "allreduce:2x8:nvlink" "$tmp/err"
+check "--comm 2x8 parses and is refused in one line until the cross-node model" $?
+
+
 [ "$fails" -eq 0 ] && echo "cli_predict: all passed" && exit 0
 echo "cli_predict: $fails failed"
 exit 1
