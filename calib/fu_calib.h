@@ -48,6 +48,7 @@
 #include <stdint.h>
 
 #include "fu_common.h"
+#include "fu_dtype.h"
 
 #define FU_CALIB_MAX_LIST 8
 
@@ -72,11 +73,9 @@ enum {
   FU_CALIB_COLL_ALL = (1 << 6) - 1
 };
 
-/* Data types of the collectives (the NCCL ones fusim verifies). */
-typedef enum fu_calib_dtype {
-  FU_DT_INT8, FU_DT_UINT8, FU_DT_INT32, FU_DT_INT64, FU_DT_HALF, FU_DT_FLOAT, FU_DT_DOUBLE,
-  FU_DT_BF16, FU_DT_COUNT
-} fu_calib_dtype;
+/* Data types of the collectives (the NCCL ones fusim verifies): model/fu_dtype.h's, whose
+ * names every command accepts alike. */
+typedef fu_dtype fu_calib_dtype;
 
 const char *fu_calib_dtype_name(int dt);   /* "float", "bf16", ... */
 int fu_calib_dtype_size(int dt);           /* bytes per element */

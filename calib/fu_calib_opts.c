@@ -1,42 +1,26 @@
-/* fu_calib_opts.c: options of `fusim calib`, checked in full before any GPU work. */
+/* fu_calib_opts.c: options of `fusim calib`, checked in full before any GPU work. The short
+ * letters and long names are nccl-tests' own (-b -e -f -i -w -n -c -o -d -g ...). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "fu_calib.h"
+#include "fu_options.h"
 
-static const struct {
-  const char *name;          /* NCCL-tests spelling */
-  int size;                  /* bytes per element */
-} fu__dtypes[FU_DT_COUNT] = {
-    [FU_DT_INT8] = {"int8", 1},   [FU_DT_UINT8] = {"uint8", 1},   [FU_DT_INT32] = {"int32", 4},
-    [FU_DT_INT64] = {"int64", 8}, [FU_DT_HALF] = {"half", 2},     [FU_DT_FLOAT] = {"float", 4},
-    [FU_DT_DOUBLE] = {"double", 8}, [FU_DT_BF16] = {"bf16", 2},
-};
+const char *fu_calib_dtype_name(int dt) { return fu_dtype_name((fu_dtype)dt); }
 
-const char *fu_calib_dtype_name(int dt) {
-  return dt >= 0 && dt < FU_DT_COUNT ? fu__dtypes[dt].name : "?";
-}
-
-int fu_calib_dtype_size(int dt) { return dt >= 0 && dt < FU_DT_COUNT ? fu__dtypes[dt].size : 0; }
+int fu_calib_dtype_size(int dt) { return fu_dtype_size((fu_dtype)dt); }
 
 int fu_calib_dtype_parse(const char *s, int *out) {
-  static const struct {
-    const char *alias;       /* accepted spelling */
-    int dt;                  /* what it means */
-  } aliases[] = {{"fp16", FU_DT_HALF}, {"float16", FU_DT_HALF}, {"fp32", FU_DT_FLOAT},
-                 {"float32", FU_DT_FLOAT}, {"fp64", FU_DT_DOUBLE}, {"bfloat16", FU_DT_BF16},
-                 {"int", FU_DT_INT32}, {"char", FU_DT_INT8}};
-  for (int i = 0; i < FU_DT_COUNT; i++)
-    if (strcmp(s, fu__dtypes[i].name) == 0) return *out = i, FU_OK;
-  for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-    if (strcmp(s, aliases[i].alias) == 0) return *out = aliases[i].dt, FU_OK;
-  return FU_EDATA;
+  fu_dtype d;
+  FU_CHECK(fu_dtype_parse(s, &d));
+  *out = (int)d;
+  return FU_OK;
 }
 
 void fu_calib_opts_init(fu_calib_opts *o) {
@@ -61,86 +45,61 @@ void fu_calib_opts_init(fu_calib_opts *o) {
   o->format = FU_FORMAT_TABLE;
 }
 
-static void fu__usage(FILE *out) {
-  fprintf(out,
-      "usage: fusim calib [options]\n"
-      "Measures this machine: NCCL collectives over every visible GPU (or one rank per GPU under\n"
-      "mpirun), PCIe and device copies, fusim's batched pack kernel, per-operation issue cost,\n"
-      "cuBLAS GEMM throughput and its slowdown beside communication. Samples are committed to\n"
-      "the database size by size; `fusim fit` turns them into a profile.\n\n"
-      "sizes and iterations (as nccl-tests):\n"
-      "  -b, --minbytes SIZE     smallest size (default 4; B, KiB, MiB, GiB)\n"
-      "  -e, --maxbytes SIZE     largest size (default 1GiB)\n"
-      "  -f, --stepfactor X      multiply the size by X (> 1, default 4)\n"
-      "  -i, --stepbytes SIZE    add SIZE instead of multiplying\n"
-      "  -w, --warmup N          warm-up runs per size (default 5)\n"
-      "  -n, --iters N           timed runs per size (default 50; large sizes stop on --budget)\n"
-      "      --budget SECONDS    time of timed runs per size and variant (default 0.25)\n"
-      "  -c, --check 0|1         verify the data once per size (default 1)\n"
-      "      --quick             a reduced sweep that runs in under a minute\n"
-      "what to measure:\n"
-      "  -s, --suite LIST        coll,copy,issue,pack,gemm,overlap or all (default all)\n"
-      "  -o, --ops LIST          allreduce,allgather,reducescatter,broadcast,sendrecv,alltoall\n"
-      "                          or all (default all)\n"
-      "  -d, --datatype LIST     int8,uint8,int32,int64,half,float,double,bf16 (default float)\n"
-      "  -g, --ngpus N           GPUs in the single-process communicator (default: all visible)\n"
-      "      --place LIST        oop,ip: out-of-place and/or in-place (default oop,ip)\n"
-      "  -G, --graph off|on|both time plain launches and/or CUDA-graph replays (default off)\n"
-      "  -A, --algo LIST         sweep NCCL_ALGO (e.g. default,Ring,Tree); recorded per sample\n"
-      "  -P, --proto LIST        sweep NCCL_PROTO (e.g. default,LL,LL128,Simple)\n"
-      "      --link NAME         link name stored for collectives (default: hbm for one rank,\n"
-      "                          nvlink when the GPUs have NVLink, net across hosts, else pcie)\n"
-      "output:\n"
-      "      --db FILE           results database (default $FUSIM_DB, else ./fusim.db)\n"
-      "      --format F          summary on stdout: table, csv or json (default table)\n"
-      "      --progress auto|on|off   progress on stderr (a bar on a terminal)\n"
-      "  -h, --help              this help\n\n"
-      "Under MPI (built with -Dmpi, run as `mpirun -np N fusim calib`) each rank drives one GPU\n"
-      "and rank 0 writes the results. Exit status: 0 done, 64 bad option, 69 no usable GPU or\n"
-      "built without CUDA, 70 CUDA/NCCL/database failure.\n");
-}
+static const char fu__calib_head[] =
+    "usage: fusim calib [options]\n"
+    "Measures this machine: NCCL collectives over every visible GPU (or one rank per GPU under\n"
+    "mpirun), PCIe and device copies, fusim's batched pack kernel, per-operation issue cost,\n"
+    "cuBLAS GEMM throughput and its slowdown beside communication. Samples are committed to\n"
+    "the database size by size; `fusim fit` turns them into a profile.\n\n";
 
-/* Splits a comma list into at most max items; calls fn(item, ctx) on each. */
-static int fu__each_item(const char *opt, const char *list, int (*fn)(const char *, void *),
-                         void *ctx) {
+static const char fu__calib_foot[] =
+    "\nUnder MPI (built with -Dmpi, run as `mpirun -np N fusim calib`) each rank drives one GPU\n"
+    "and rank 0 writes the results. Exit status: 0 done, 64 bad option, 69 no usable GPU or\n"
+    "built without CUDA, 70 CUDA/NCCL/database failure.\n";
+
+/* What the list options fill while parsing. */
+typedef struct fu__calib_ctx {
+  fu_calib_opts *o;          /* the options being filled */
+  unsigned suites, colls;    /* --suite, --ops bits given */
+  int set_dt, set_algo, set_proto, set_place; /* the list was given (the first one replaces the default) */
+} fu__calib_ctx;
+
+/* Calls fn(item, ctx) on each item of a comma list; why names the first item refused. */
+static int fu__each_item(const char *list, int (*fn)(const char *, fu__calib_ctx *), fu__calib_ctx *c,
+                         char *why, size_t len) {
   char buf[512];
-  if (strlen(list) >= sizeof buf || list[0] == '\0') {
-    fu_error("calib: %s: empty or too long list", opt);
-    return FU_EUSAGE;
-  }
+  if (strlen(list) >= sizeof buf || list[0] == '\0') return snprintf(why, len, "empty or too long list"), FU_EUSAGE;
   strcpy(buf, list);
   char *save = NULL;
-  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    int st = fn(t, ctx);
-    if (st != FU_OK) {
-      fu_error("calib: %s: '%s' is not a valid item", opt, t);
-      return FU_EUSAGE;
-    }
-  }
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+    if (fn(t, c) != FU_OK) return snprintf(why, len, "'%s' is not a valid item", t), FU_EUSAGE;
   return FU_OK;
 }
 
-static int fu__add_suite(const char *s, void *ctx) {
-  static const char *names[] = {"coll", "copy", "issue", "pack", "gemm", "overlap"};
-  unsigned *bits = ctx;
-  if (strcmp(s, "all") == 0) return *bits |= FU_CALIB_SUITE_ALL, FU_OK;
-  for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (strcmp(s, names[i]) == 0) return *bits |= 1u << i, FU_OK;
-  return FU_EDATA;
+/* The index of s in names, or -1. */
+static int fu__index(const char *const *names, const char *s) {
+  for (int i = 0; names[i]; i++)
+    if (strcmp(s, names[i]) == 0) return i;
+  return -1;
 }
 
-static int fu__add_coll(const char *s, void *ctx) {
-  static const char *names[] = {"allreduce", "allgather", "reducescatter", "broadcast",
-                                "sendrecv", "alltoall"};
-  unsigned *bits = ctx;
-  if (strcmp(s, "all") == 0) return *bits |= FU_CALIB_COLL_ALL, FU_OK;
-  for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (strcmp(s, names[i]) == 0) return *bits |= 1u << i, FU_OK;
-  return FU_EDATA;
+static int fu__add_suite(const char *s, fu__calib_ctx *c) {
+  static const char *const names[] = {"coll", "copy", "issue", "pack", "gemm", "overlap", NULL};
+  int i = fu__index(names, s);
+  if (strcmp(s, "all") == 0) return c->suites |= FU_CALIB_SUITE_ALL, FU_OK;
+  return i < 0 ? FU_EDATA : (c->suites |= 1u << i, FU_OK);
 }
 
-static int fu__add_dtype(const char *s, void *ctx) {
-  fu_calib_opts *o = ctx;
+static int fu__add_coll(const char *s, fu__calib_ctx *c) {
+  static const char *const names[] = {"allreduce", "allgather", "reducescatter", "broadcast", "sendrecv",
+                                      "alltoall", NULL};
+  int i = fu__index(names, s);
+  if (strcmp(s, "all") == 0) return c->colls |= FU_CALIB_COLL_ALL, FU_OK;
+  return i < 0 ? FU_EDATA : (c->colls |= 1u << i, FU_OK);
+}
+
+static int fu__add_dtype(const char *s, fu__calib_ctx *c) {
+  fu_calib_opts *o = c->o;
   int dt;
   if (o->ndtypes >= FU_CALIB_MAX_LIST || fu_calib_dtype_parse(s, &dt) != FU_OK) return FU_EDATA;
   for (int i = 0; i < o->ndtypes; i++)
@@ -149,202 +108,152 @@ static int fu__add_dtype(const char *s, void *ctx) {
   return FU_OK;
 }
 
-typedef struct fu__strlist {
-  char (*items)[16];         /* destination array */
-  int *n;                    /* entries used */
-  const char *const *allowed; /* NULL-terminated accepted values (case-insensitive) */
-} fu__strlist;
-
-static int fu__add_str(const char *s, void *ctx) {
-  fu__strlist *l = ctx;
-  if (*l->n >= FU_CALIB_MAX_LIST) return FU_EDATA;
+/* Adds s (case-insensitive; "default"/"auto" = "" for NCCL's choice) to a list of names. */
+static int fu__add_name(const char *s, char (*items)[16], int *n, const char *const *allowed) {
+  if (*n >= FU_CALIB_MAX_LIST) return FU_EDATA;
   const char *v = NULL;
   if (strcasecmp(s, "default") == 0 || strcasecmp(s, "auto") == 0) v = "";
-  for (int i = 0; !v && l->allowed[i]; i++)
-    if (strcasecmp(s, l->allowed[i]) == 0) v = l->allowed[i];
+  for (int i = 0; !v && allowed[i]; i++)
+    if (strcasecmp(s, allowed[i]) == 0) v = allowed[i];
   if (!v) return FU_EDATA;
-  for (int i = 0; i < *l->n; i++)
-    if (strcmp(l->items[i], v) == 0) return FU_OK;
-  snprintf(l->items[*l->n], 16, "%s", v);
-  (*l->n)++;
+  for (int i = 0; i < *n; i++)
+    if (strcmp(items[i], v) == 0) return FU_OK;
+  snprintf(items[*n], 16, "%s", v);
+  (*n)++;
   return FU_OK;
 }
 
-static int fu__add_place(const char *s, void *ctx) {
-  fu_calib_opts *o = ctx;
-  if (strcmp(s, "oop") == 0 || strcmp(s, "out-of-place") == 0) return o->out_of_place = 1, FU_OK;
-  if (strcmp(s, "ip") == 0 || strcmp(s, "in-place") == 0) return o->in_place = 1, FU_OK;
+static int fu__add_algo(const char *s, fu__calib_ctx *c) {
+  static const char *const algos[] = {"Ring", "Tree", "CollnetDirect", "CollnetChain", "PAT",
+                                      NULL}; /* NVLS stays off on shared hosts */
+  return fu__add_name(s, c->o->algos, &c->o->nalgos, algos);
+}
+
+static int fu__add_proto(const char *s, fu__calib_ctx *c) {
+  static const char *const protos[] = {"LL", "LL128", "Simple", NULL};
+  return fu__add_name(s, c->o->protos, &c->o->nprotos, protos);
+}
+
+static int fu__add_place(const char *s, fu__calib_ctx *c) {
+  if (strcmp(s, "oop") == 0 || strcmp(s, "out-of-place") == 0) return c->o->out_of_place = 1, FU_OK;
+  if (strcmp(s, "ip") == 0 || strcmp(s, "in-place") == 0) return c->o->in_place = 1, FU_OK;
   return FU_EDATA;
 }
 
-static int fu__int_opt(const char *opt, const char *arg, long lo, long hi, int *out) {
-  long v;
-  if (fu_parse_long(arg, lo, hi, &v) != FU_OK) {
-    fu_error("calib: %s '%s': expected an integer from %ld to %ld", opt, arg, lo, hi);
-    return FU_EUSAGE;
-  }
-  *out = (int)v;
-  return FU_OK;
+/* Option values: the lists (the first -d, --algo, --proto, --place replaces the default list). */
+static int fu__opt_suite(void *v, const char *a, char *why, size_t len) { return fu__each_item(a, fu__add_suite, v, why, len); }
+static int fu__opt_ops(void *v, const char *a, char *why, size_t len) { return fu__each_item(a, fu__add_coll, v, why, len); }
+
+/* A list whose first occurrence replaces the default entries (count *n) instead of adding. */
+static int fu__opt_list(fu__calib_ctx *c, int *set, int *n, int (*fn)(const char *, fu__calib_ctx *), const char *a,
+                        char *why, size_t len) {
+  if (!(*set)++) *n = 0;
+  return fu__each_item(a, fn, c, why, len);
 }
 
-static int fu__size_opt(const char *opt, const char *arg, uint64_t *out) {
-  if (fu_parse_size(arg, out) != FU_OK) {
-    fu_error("calib: %s '%s': expected a size such as 4, 64KiB, 1GiB", opt, arg);
-    return FU_EUSAGE;
-  }
-  return FU_OK;
+static int fu__opt_dtype(void *v, const char *a, char *why, size_t len) {
+  fu__calib_ctx *c = v;
+  return fu__opt_list(c, &c->set_dt, &c->o->ndtypes, fu__add_dtype, a, why, len);
 }
 
-enum { FU__O_QUICK = 256, FU__O_BUDGET, FU__O_PLACE, FU__O_LINK, FU__O_DB, FU__O_FORMAT,
-       FU__O_PROGRESS };
+static int fu__opt_algo(void *v, const char *a, char *why, size_t len) {
+  fu__calib_ctx *c = v;
+  return fu__opt_list(c, &c->set_algo, &c->o->nalgos, fu__add_algo, a, why, len);
+}
+
+static int fu__opt_proto(void *v, const char *a, char *why, size_t len) {
+  fu__calib_ctx *c = v;
+  return fu__opt_list(c, &c->set_proto, &c->o->nprotos, fu__add_proto, a, why, len);
+}
+
+static int fu__opt_place(void *v, const char *a, char *why, size_t len) {
+  fu__calib_ctx *c = v;
+  c->o->out_of_place = c->o->in_place = 0; /* each --place says the whole set */
+  c->set_place = 1;
+  return fu__each_item(a, fu__add_place, c, why, len);
+}
+
+static int fu__opt_link(void *v, const char *a, char *why, size_t len) {
+  static const char *const links[] = {"nvlink", "pcie", "net", "hbm", NULL};
+  if (fu__index(links, a) < 0) return snprintf(why, len, "expected nvlink, pcie, net or hbm"), FU_EUSAGE;
+  snprintf(v, sizeof ((fu_calib_opts *)0)->link, "%s", a);
+  return FU_OK;
+}
 
 int fu_calib_parse(int argc, char **argv, fu_calib_opts *o, int *help) {
-  static const struct option longopts[] = {
-      {"minbytes", required_argument, NULL, 'b'},   {"maxbytes", required_argument, NULL, 'e'},
-      {"stepfactor", required_argument, NULL, 'f'}, {"stepbytes", required_argument, NULL, 'i'},
-      {"warmup", required_argument, NULL, 'w'},     {"warmup_iters", required_argument, NULL, 'w'},
-      {"iters", required_argument, NULL, 'n'},      {"check", required_argument, NULL, 'c'},
-      {"suite", required_argument, NULL, 's'},      {"ops", required_argument, NULL, 'o'},
-      {"datatype", required_argument, NULL, 'd'},   {"ngpus", required_argument, NULL, 'g'},
-      {"graph", required_argument, NULL, 'G'},      {"algo", required_argument, NULL, 'A'},
-      {"proto", required_argument, NULL, 'P'},      {"help", no_argument, NULL, 'h'},
-      {"quick", no_argument, NULL, FU__O_QUICK},    {"budget", required_argument, NULL, FU__O_BUDGET},
-      {"place", required_argument, NULL, FU__O_PLACE}, {"link", required_argument, NULL, FU__O_LINK},
-      {"db", required_argument, NULL, FU__O_DB},    {"format", required_argument, NULL, FU__O_FORMAT},
-      {"progress", required_argument, NULL, FU__O_PROGRESS}, {NULL, 0, NULL, 0}};
-  static const char *const algos[] = {"Ring", "Tree", "CollnetDirect", "CollnetChain", "PAT",
-                                      NULL};   /* NVLS stays off on shared hosts */
-  static const char *const protos[] = {"LL", "LL128", "Simple", NULL};
+  static const char *const graphs[] = {"off", "on", "both", NULL};
+  static const char *const progress[] = {"auto", "on", "off", NULL};
   fu_calib_opts_init(o);
   *help = 0;
-  int set_b = 0, set_e = 0, set_f = 0, set_w = 0, set_n = 0, set_budget = 0, set_ops = 0;
-  int set_suite = 0, set_dt = 0, set_algo = 0, set_proto = 0;
-  unsigned suites = 0, colls = 0;
-  int st = FU_OK, c;
-  opterr = 0;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":b:e:f:i:w:n:c:s:o:d:g:G:A:P:h", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'b': st = fu__size_opt("-b", optarg, &o->min_bytes); set_b = 1; break;
-    case 'e': st = fu__size_opt("-e", optarg, &o->max_bytes); set_e = 1; break;
-    case 'f':
-      if (fu_parse_double(optarg, &o->factor) != FU_OK || !(o->factor > 1.0) || o->factor > 1e6) {
-        fu_error("calib: -f '%s': the step factor must be a number above 1", optarg);
-        st = FU_EUSAGE;
-      }
-      set_f = 1;
-      break;
-    case 'i':
-      st = fu__size_opt("-i", optarg, &o->step_bytes);
-      if (st == FU_OK && o->step_bytes == 0) {
-        fu_error("calib: -i 0: the size step must be at least 1 byte");
-        st = FU_EUSAGE;
-      }
-      break;
-    case 'w': st = fu__int_opt("-w", optarg, 0, 100000, &o->warmup); set_w = 1; break;
-    case 'n': {
-      long v;
-      if (fu_parse_long(optarg, 1, 1000000, &v) != FU_OK) {
-        fu_error("calib: -n '%s': needs at least one timed iteration (1 to 1000000)", optarg);
-        st = FU_EUSAGE;
-      } else {
-        o->iters = (int)v;
-      }
-      set_n = 1;
-      break;
-    }
-    case 'c': st = fu__int_opt("-c", optarg, 0, 1, &o->check); break;
-    case 'g': st = fu__int_opt("-g", optarg, 1, 1024, &o->ngpus); break;
-    case 's': st = fu__each_item("--suite", optarg, fu__add_suite, &suites); set_suite = 1; break;
-    case 'o': st = fu__each_item("--ops", optarg, fu__add_coll, &colls); set_ops = 1; break;
-    case 'd':
-      if (!set_dt) o->ndtypes = 0;
-      set_dt = 1;
-      st = fu__each_item("-d", optarg, fu__add_dtype, o);
-      break;
-    case 'A': {
-      if (!set_algo) o->nalgos = 0;
-      set_algo = 1;
-      fu__strlist l = {o->algos, &o->nalgos, algos};
-      st = fu__each_item("--algo", optarg, fu__add_str, &l);
-      break;
-    }
-    case 'P': {
-      if (!set_proto) o->nprotos = 0;
-      set_proto = 1;
-      fu__strlist l = {o->protos, &o->nprotos, protos};
-      st = fu__each_item("--proto", optarg, fu__add_str, &l);
-      break;
-    }
-    case 'G':
-      if (strcmp(optarg, "off") == 0) o->graph_off = 1, o->graph_on = 0;
-      else if (strcmp(optarg, "on") == 0) o->graph_off = 0, o->graph_on = 1;
-      else if (strcmp(optarg, "both") == 0) o->graph_off = 1, o->graph_on = 1;
-      else {
-        fu_error("calib: --graph '%s': expected off, on or both", optarg);
-        st = FU_EUSAGE;
-      }
-      break;
-    case FU__O_QUICK: o->quick = 1; break;
-    case FU__O_BUDGET:
-      if (fu_parse_double(optarg, &o->budget_s) != FU_OK || !(o->budget_s > 0) ||
-          o->budget_s > 3600) {
-        fu_error("calib: --budget '%s': expected seconds above 0 (at most 3600)", optarg);
-        st = FU_EUSAGE;
-      }
-      set_budget = 1;
-      break;
-    case FU__O_PLACE:
-      o->out_of_place = o->in_place = 0;
-      st = fu__each_item("--place", optarg, fu__add_place, o);
-      break;
-    case FU__O_LINK: {
-      static const char *const links[] = {"nvlink", "pcie", "net", "hbm", NULL};
-      int ok = 0;
-      for (int i = 0; links[i]; i++) ok |= strcmp(optarg, links[i]) == 0;
-      if (!ok) {
-        fu_error("calib: --link '%s': expected nvlink, pcie, net or hbm", optarg);
-        st = FU_EUSAGE;
-      } else {
-        snprintf(o->link, sizeof o->link, "%s", optarg);
-      }
-      break;
-    }
-    case FU__O_DB: o->db_arg = optarg; break;
-    case FU__O_FORMAT:
-      if (fu_parse_format(optarg, &o->format) != FU_OK) {
-        fu_error("calib: --format '%s': expected table, csv or json", optarg);
-        st = FU_EUSAGE;
-      }
-      break;
-    case FU__O_PROGRESS:
-      if (strcmp(optarg, "auto") == 0) o->progress = -1;
-      else if (strcmp(optarg, "on") == 0) o->progress = 1;
-      else if (strcmp(optarg, "off") == 0) o->progress = 0;
-      else {
-        fu_error("calib: --progress '%s': expected auto, on or off", optarg);
-        st = FU_EUSAGE;
-      }
-      break;
-    case 'h':
-      fu__usage(stdout);
-      *help = 1;
-      return FU_OK;
-    case ':':
-      fu_error("calib: option '%s' needs a value (see fusim calib --help)", argv[optind - 1]);
-      return FU_EUSAGE;
-    default:
-      fu_error("calib: unknown option '%s' (see fusim calib --help)", argv[optind - 1]);
-      return FU_EUSAGE;
-    }
-    if (st != FU_OK) return st;
-  }
-  if (optind < argc) {
-    fu_error("calib: unexpected argument '%s' (see fusim calib --help)", argv[optind]);
+  fu__calib_ctx c = {.o = o};
+  fu_opt_output out;
+  fu_opt_output_init(&out);
+  fu_opt_gpus gp = {0};
+  long warmup = o->warmup, iters = o->iters, check = o->check;
+  int graph = 0, prog = 0;
+  int set_b = 0, set_e = 0, set_f = 0, set_i = 0, set_w = 0, set_n = 0, set_budget = 0, set_ops = 0;
+  int set_suite = 0, set_graph = 0, set_prog = 0;
+  const fu_option rows[] = {
+      FU_OPT_HEADER("sizes and iterations (as nccl-tests)"),
+      {FU_OPT_SIZE('b', "minbytes", &o->min_bytes, "SIZE", "smallest size (default 4; B, KiB, MiB, GiB)"),
+       .seen = &set_b},
+      {FU_OPT_SIZE('e', "maxbytes", &o->max_bytes, "SIZE", "largest size (default 1GiB)"), .seen = &set_e},
+      {FU_OPT_DOUBLE('f', "stepfactor", &o->factor, 1, 1e6, "X", "multiply the size by X (> 1, default 4)"),
+       .open_lo = 1, .why = "the step factor must be a number above 1", .seen = &set_f},
+      {FU_OPT_SIZE('i', "stepbytes", &o->step_bytes, "SIZE", "add SIZE instead of multiplying"), .seen = &set_i},
+      {FU_OPT_INT('w', "warmup", &warmup, 0, 100000, "N", "warm-up runs per size (default 5)"),
+       .also = "warmup_iters", .seen = &set_w},
+      {FU_OPT_INT('n', "iters", &iters, 1, 1000000, "N", "timed runs per size (default 50; large sizes stop on --budget)"),
+       .why = "needs at least one timed iteration (1 to 1000000)", .seen = &set_n},
+      {FU_OPT_DOUBLE(0, "budget", &o->budget_s, 0, 3600, "SECONDS", "time of timed runs per size and variant (default 0.25)"),
+       .open_lo = 1, .seen = &set_budget},
+      {FU_OPT_INT('c', "check", &check, 0, 1, "0|1", "verify the data once per size (default 1)")},
+      {FU_OPT_FLAG(0, "quick", &o->quick, "a reduced sweep that runs in under a minute")},
+      FU_OPT_HEADER("what to measure"),
+      {FU_OPT_CUSTOM('s', "suite", &c, fu__opt_suite, "LIST", "coll,copy,issue,pack,gemm,overlap or all (default all)"),
+       .bad = "gpu", .seen = &set_suite},
+      {FU_OPT_CUSTOM('o', "ops", &c, fu__opt_ops, "LIST",
+                     "allreduce,allgather,reducescatter,broadcast,sendrecv,alltoall\nor all (default all)"),
+       .bad = "hypercube", .seen = &set_ops},
+      {FU_OPT_CUSTOM('d', "datatype", &c, fu__opt_dtype, "LIST",
+                     "int8,uint8,int32,int64,half,float,double,bf16 (default float;\n"
+                     "also fp16, fp32, bfloat16, ...)"), .bad = "complex"},
+      FU_OPTS_GPUS(&gp),
+      {FU_OPT_CUSTOM(0, "place", &c, fu__opt_place, "LIST", "oop,ip: out-of-place and/or in-place (default oop,ip)"),
+       .bad = "sideways"},
+      {FU_OPT_ENUM('G', "graph", &graph, graphs, "time plain launches and/or CUDA-graph replays (default off)"),
+       .seen = &set_graph},
+      {FU_OPT_CUSTOM('A', "algo", &c, fu__opt_algo, "LIST", "sweep NCCL_ALGO (e.g. default,Ring,Tree); recorded per sample"),
+       .bad = "NVLS"},
+      {FU_OPT_CUSTOM('P', "proto", &c, fu__opt_proto, "LIST", "sweep NCCL_PROTO (e.g. default,LL,LL128,Simple)"),
+       .bad = "LL256"},
+      {FU_OPT_CUSTOM(0, "link", o->link, fu__opt_link, "NAME",
+                     "link name stored for collectives (default: hbm for one rank,\n"
+                     "nvlink when the GPUs have NVLink, net across hosts, else pcie)"), .bad = "warp"},
+      FU_OPT_HEADER("output"),
+      FU_OPT_ROW_DB(&out.db),
+      FU_OPT_ROW_FORMAT(&out.format),
+      {FU_OPT_ENUM(0, "progress", &prog, progress, "progress on stderr (a bar on a terminal)"), .seen = &set_prog},
+      FU_OPT_END,
+  };
+  const fu_opt_cmd cmd = {"calib", fu__calib_head, fu__calib_foot, rows, 0};
+  int first;
+  int st = fu_opt_parse(&cmd, argc, argv, &first, help);
+  if (st != FU_OK || *help) return st;
+  o->db_arg = out.db;
+  o->format = out.format;
+  o->warmup = (int)warmup;
+  o->iters = (int)iters;
+  o->check = (int)check;
+  o->ngpus = (int)gp.gpus;
+  if (set_graph) o->graph_off = graph != 1, o->graph_on = graph != 0;
+  if (set_prog) o->progress = prog == 0 ? -1 : prog == 1;
+  if (set_i && o->step_bytes == 0) {
+    fu_opt_usage_error(&cmd, "-i 0: the size step must be at least 1 byte");
     return FU_EUSAGE;
   }
-  if (set_suite) o->suites = suites;
-  if (set_ops) o->colls = colls;
+  if (set_suite) o->suites = c.suites;
+  if (set_ops) o->colls = c.colls;
   if (o->quick) {  /* the reduced sweep: only what the user did not set */
     if (!set_b) o->min_bytes = 4;
     if (!set_e) o->max_bytes = 64ULL << 20;
