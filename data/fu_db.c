@@ -22,6 +22,7 @@
 
 extern const char fu__schema_sql[];     /* data/schema.sql, embedded by tools/embed.py */
 extern const char fu__migration_002[];  /* data/migrations/002_provenance.sql */
+extern const char fu__migration_003[];  /* data/migrations/003_cluster.sql */
 extern const char fu__build_commit[];   /* data/fu_build.c, from meson's vcs_tag */
 
 /* Migrations in order; migration i brings user_version from i to i + 1. Append, never edit a
@@ -39,6 +40,7 @@ static const struct {
     {1, fu__schema_sql, "initial schema: hosts, runs, samples, fits, predictions, views"},
     {2, fu__migration_002, "provenance, workloads and profiles by content, resolved plans, "
                            "imported measurements, views"},
+    {3, fu__migration_003, "cluster: samples.nodes, fit_segments.flags, v_fit_quality flags"},
 };
 #define FU__SCHEMA_VERSION ((int)(sizeof fu__migrations / sizeof fu__migrations[0]))
 
@@ -50,6 +52,7 @@ struct fu_db {
   int readonly;              /* opened with FU_DB_READONLY */
   int busy_ms;               /* busy timeout in milliseconds */
   sqlite3_stmt *ins_sample;  /* cached INSERT INTO samples (prepared on first use) */
+  int version;               /* schema version of the file (older only when opened read-only) */
 };
 
 int fu_db_schema_version(void) { return FU__SCHEMA_VERSION; }
@@ -223,12 +226,15 @@ static int fu__tx_close(fu_db *db, int owned, int st) {
 static int fu__migrate(fu_db *db) {
   int64_t uv = 0;
   FU_CHECK(fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv));
+  db->version = (int)uv;
   if (uv == FU__SCHEMA_VERSION) return FU_OK;
   if (uv > FU__SCHEMA_VERSION) {
     fu_error("%s: schema version %lld is newer than this fusim understands (%d); use a newer fusim",
              db->path, (long long)uv, FU__SCHEMA_VERSION);
     return FU_EDB;
   }
+  /* Read-only: a file of version 1 is read as it is (the reads below cope with its columns). */
+  if (db->readonly && uv >= 1) return FU_OK;
   if (db->readonly) {
     if (uv == 0) {
       fu_error("%s: not a fusim database (schema version 0); nothing has been stored in it", db->path);
@@ -288,6 +294,7 @@ static int fu__migrate(fu_db *db) {
       st = FU_EDB;
     }
   }
+  if (st == FU_OK) db->version = FU__SCHEMA_VERSION;
   if (st == FU_OK) st = fu_db_commit(db);
   else fu_db_rollback(db);
   int fk = fu__exec(db, "PRAGMA foreign_keys = ON", "turn on foreign keys");
@@ -570,8 +577,8 @@ int fu_db_sample_insert(fu_db *db, int64_t run_id, const fu_sample *s) {
     int rc = sqlite3_prepare_v3(
         db->h,
         "INSERT INTO samples (run_id, op, link, ranks, bytes, in_place, dtype, algo, proto, "
-        "graph, t_min_us, t_median_us, t_p95_us, count, busbw_gbps, n_wrong) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        "graph, t_min_us, t_median_us, t_p95_us, count, busbw_gbps, n_wrong, nodes) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
         -1, SQLITE_PREPARE_PERSISTENT, &db->ins_sample, NULL);
     if (rc != SQLITE_OK) return fu__fail(db, rc, "prepare the sample insert");
   }
@@ -593,6 +600,8 @@ int fu_db_sample_insert(fu_db *db, int64_t run_id, const fu_sample *s) {
   fu__bind_real(st, 15, s->busbw_gbps);
   if (s->n_wrong >= 0) sqlite3_bind_int(st, 16, s->n_wrong);
   else sqlite3_bind_null(st, 16);
+  if (s->nodes >= 1) sqlite3_bind_int(st, 17, s->nodes); /* 0: not given (hosts tell) */
+  else sqlite3_bind_null(st, 17);
   return fu__step_done(db, st, "store a sample", NULL);
 }
 
@@ -601,13 +610,19 @@ int fu_db_samples_select(fu_db *db, const char *op, const char *link, int ranks,
   *out = NULL;
   *n = 0;
   sqlite3_stmt *st = NULL;
-  FU_CHECK(fu__prepare(db,
-                       "SELECT op, link, dtype, algo, proto, ranks, in_place, graph, bytes, "
-                       "t_min_us, t_median_us, t_p95_us, count, busbw_gbps, n_wrong "
-                       "FROM samples WHERE (?1 IS NULL OR op = ?1) AND (?2 IS NULL OR link = ?2) "
-                       "AND (?3 IS NULL OR ranks = ?3) AND (?4 IS NULL OR run_id = ?4) "
-                       "ORDER BY op, link, ranks, bytes, in_place, id",
+  /* nodes: the column (schema 2), else the hosts the run's host row names ("a; b"). */
+#define FU__SEL_HEAD                                                                           \
+  "SELECT op, link, dtype, algo, proto, ranks, in_place, graph, bytes, t_min_us, t_median_us, " \
+  "t_p95_us, count, busbw_gbps, n_wrong, h.gpu, h.host_name, coalesce("
+#define FU__SEL_TAIL                                                                           \
+  ", 1 + length(coalesce(h.host_name, '')) - length(replace(coalesce(h.host_name, ''), ';', ''))) " \
+  "FROM samples s LEFT JOIN runs r ON r.id = s.run_id LEFT JOIN hosts h ON h.id = r.host_id "    \
+  "WHERE (?1 IS NULL OR op = ?1) AND (?2 IS NULL OR link = ?2) AND (?3 IS NULL OR ranks = ?3) "  \
+  "AND (?4 IS NULL OR run_id = ?4) ORDER BY op, link, ranks, bytes, in_place, s.id"
+  FU_CHECK(fu__prepare(db, db->version >= 2 ? FU__SEL_HEAD "s.nodes" FU__SEL_TAIL : FU__SEL_HEAD "NULL" FU__SEL_TAIL,
                        &st));
+#undef FU__SEL_HEAD
+#undef FU__SEL_TAIL
   fu__bind_text(st, 1, op);
   fu__bind_text(st, 2, link);
   if (ranks > 0) sqlite3_bind_int(st, 3, ranks);
@@ -644,6 +659,10 @@ int fu_db_samples_select(fu_db *db, const char *op, const char *link, int ranks,
     s->count = sqlite3_column_int(st, 12);
     s->busbw_gbps = fu__column_real(st, 13);
     s->n_wrong = sqlite3_column_type(st, 14) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 14);
+    fu__column_text(st, 15, s->gpu, sizeof s->gpu);
+    fu__column_text(st, 16, s->host, sizeof s->host);
+    s->nodes = sqlite3_column_int(st, 17);
+    if (s->nodes < 1) s->nodes = 1;
   }
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) {
@@ -679,8 +698,8 @@ int fu_db_fit_store(fu_db *db, const char *cmdline, const fu_fit_row *rows, size
     s = fu__prepare(db,
                     "INSERT INTO fit_segments (fit_id, op, link, ranks, algo, segment, lo_bytes, "
                     "hi_bytes, alpha_us, alpha_lo, alpha_hi, beta_us_per_byte, beta_lo, beta_hi, "
-                    "max_rel_err, n_samples, method, profile) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-                    "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                    "max_rel_err, n_samples, method, profile, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                    "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
                     &st);
   for (size_t i = 0; s == FU_OK && i < n; i++) {
     const fu_fit_row *r = &rows[i];
@@ -709,6 +728,7 @@ int fu_db_fit_store(fu_db *db, const char *cmdline, const fu_fit_row *rows, size
     sqlite3_bind_int(st, 16, r->n_samples);
     fu__bind_text(st, 17, r->method);
     fu__bind_text(st, 18, r->profile);
+    fu__bind_text(st, 19, r->flags);
     s = fu__step_done(db, st, "store a fit segment", NULL);
   }
   sqlite3_finalize(st);

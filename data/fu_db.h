@@ -76,6 +76,10 @@ typedef struct fu_sample {
   int count;                 /* iterations behind the statistics */
   double busbw_gbps;         /* bus bandwidth as reported or computed, GB/s (NaN when unknown) */
   int n_wrong;               /* data errors seen (-1 when unknown) */
+  int nodes;                 /* nodes the ranks ran on (insert: 0 = not given; select: the
+                                column, else the hosts of the run's host row, at least 1) */
+  char gpu[64];              /* select only: GPU model of the run's host row ("" unknown) */
+  char host[128];            /* select only: host name(s) of the run ("a; b" for two nodes) */
 } fu_sample;
 
 void fu_sample_init(fu_sample *s);    /* zero, NaN statistics, n_wrong -1, count 1, ranks 1 */
@@ -102,6 +106,7 @@ typedef struct fu_fit_row {
   int n_samples;
   char method[32];           /* "wls", "bisquare" */
   char profile[64];          /* profile name written, or "" */
+  char flags[64];            /* "ci_spans_zero", "over_link_limit" (comma separated) or "" */
 } fu_fit_row;
 
 /* A fit: rows stored under one fit run (kept with the command line and time). */

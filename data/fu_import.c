@@ -1199,7 +1199,7 @@ static int fu__parse_json(fu__ctx *c, const char *text, size_t len) {
 enum {
   FU__CSV_OP, FU__CSV_RANKS, FU__CSV_BYTES, FU__CSV_TIME, FU__CSV_LINK, FU__CSV_TMIN,
   FU__CSV_TP95, FU__CSV_COUNT, FU__CSV_INPLACE, FU__CSV_DTYPE, FU__CSV_ALGO, FU__CSV_PROTO,
-  FU__CSV_BUSBW, FU__CSV_NWRONG, FU__CSV_GRAPH, FU__CSV_NKNOWN
+  FU__CSV_BUSBW, FU__CSV_NWRONG, FU__CSV_GRAPH, FU__CSV_NODES, FU__CSV_NKNOWN
 };
 
 static const struct {
@@ -1212,7 +1212,7 @@ static const struct {
     {"t_p95_us", FU__CSV_TP95},   {"p95_us", FU__CSV_TP95},       {"count", FU__CSV_COUNT},
     {"in_place", FU__CSV_INPLACE}, {"dtype", FU__CSV_DTYPE},      {"algo", FU__CSV_ALGO},
     {"proto", FU__CSV_PROTO},     {"busbw_gbps", FU__CSV_BUSBW},  {"n_wrong", FU__CSV_NWRONG},
-    {"graph", FU__CSV_GRAPH},
+    {"graph", FU__CSV_GRAPH},     {"nodes", FU__CSV_NODES},
 };
 
 /* Split on commas in place, trimming blanks and one pair of double quotes. */
@@ -1362,6 +1362,16 @@ static int fu__parse_csv(fu__ctx *c, const char *text, size_t len) {
       }
     }
     x.ranks = (int)ranks;
+    /* nodes (optional): the ranks spread over this many hosts, at least one rank on each */
+    if (col[FU__CSV_NODES] >= 0 && *tok[col[FU__CSV_NODES]]) {
+      long nodes;
+      if (fu_parse_long(tok[col[FU__CSV_NODES]], 1, ranks, &nodes) != FU_OK) {
+        st = fu__bad_row(c, L.no, "nodes '%.30s' is not a node count (1 .. ranks, %ld)",
+                         tok[col[FU__CSV_NODES]], ranks);
+        continue;
+      }
+      x.nodes = (int)nodes;
+    }
     /* bytes and times */
     if (fu_parse_u64(tok[col[FU__CSV_BYTES]], &x.bytes) != FU_OK || x.bytes > (uint64_t)INT64_MAX) {
       st = fu__bad_row(c, L.no, "bytes '%.30s' is not a byte count", tok[col[FU__CSV_BYTES]]);
@@ -1444,7 +1454,8 @@ static int fu__parse_csv(fu__ctx *c, const char *text, size_t len) {
       snprintf(x.link, sizeof x.link, "%s", l);
     } else {
       const char *why;
-      if ((st = fu__resolve_link(c, L.no, 1, x.ranks, x.op, x.link, sizeof x.link, &why)) != FU_OK)
+      if ((st = fu__resolve_link(c, L.no, x.nodes > 1 ? x.nodes : 1, x.ranks, x.op, x.link,
+                                 sizeof x.link, &why)) != FU_OK)
         break;
     }
     st = fu__push(c->r, &x);

@@ -19,6 +19,7 @@
 #include "fu_profile.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -64,9 +65,43 @@ json_t *fu_curve_to_json(const fu_curve *c) {
       return NULL;
     }
   }
-  return json_pack("{s:s, s:s, s:i, s:s, s:s, s:o, s:o}", "op", c->op, "link", c->link, "ranks", c->ranks,
-                   "algo", c->algo, "source", c->source, "peak_busbw_gbps", fu__num(c->peak_busbw_gbps),
-                   "segments", segs);
+  return json_pack("{s:s, s:s, s:i, s:i, s:s, s:s, s:s, s:o, s:o, s:o}", "op", c->op, "link", c->link,
+                   "ranks", c->ranks, "nodes", c->nodes > 0 ? c->nodes : 1, "algo", c->algo, "gpu", c->gpu,
+                   "source", c->source, "peak_busbw_gbps", fu__num(c->peak_busbw_gbps), "max_bytes",
+                   c->max_bytes > 0 ? fu__num(c->max_bytes) : json_null(), "segments", segs);
+}
+
+static const struct {
+  const char *name;          /* JSON key */
+  size_t offset;             /* offset of the double in fu_profile */
+} fu__scalar_tab[FU_PROFILE_NSCALARS] = {
+    {"launch_us", offsetof(fu_profile, launch_us)},
+    {"issue_us", offsetof(fu_profile, issue_us)},
+    {"duplex_factor", offsetof(fu_profile, duplex_factor)},
+    {"comm_slowdown", offsetof(fu_profile, comm_slowdown)},
+    {"copy_slowdown", offsetof(fu_profile, copy_slowdown)},
+    {"gpu_tflops_bf16", offsetof(fu_profile, gpu_tflops_bf16)},
+    {"gpu_tflops_fp32", offsetof(fu_profile, gpu_tflops_fp32)},
+    {"hbm_gbps", offsetof(fu_profile, hbm_gbps)},
+    {"pack_handoff_us", offsetof(fu_profile, pack_handoff_us)},
+};
+
+const char *fu_profile_scalar_name(int i) {
+  return i >= 0 && i < FU_PROFILE_NSCALARS ? fu__scalar_tab[i].name : NULL;
+}
+
+double *fu_profile_scalar(fu_profile *p, int i) {
+  return i >= 0 && i < FU_PROFILE_NSCALARS ? (double *)((char *)p + fu__scalar_tab[i].offset) : NULL;
+}
+
+static json_t *fu__cluster_json(const fu_cluster *c) {
+  return json_pack("{s:o, s:o, s:o, s:s, s:[ooo], s:o, s:o, s:i, s:i, s:s, s:s}", "base_us",
+                   fu__num(c->base_us), "intra_step_us", fu__num(c->intra_step_us), "intra_gbps",
+                   fu__num(c->intra_gbps), "intra_link", c->intra_link, "nvls_algbw_gbps",
+                   fu__num(c->nvls_algbw_gbps[0]), fu__num(c->nvls_algbw_gbps[1]),
+                   fu__num(c->nvls_algbw_gbps[2]), "net_step_us", fu__num(c->net_step_us), "nic_gbps",
+                   fu__num(c->nic_gbps), "nics_per_node", c->nics_per_node, "gpus_per_node",
+                   c->gpus_per_node, "intra_source", c->intra_source, "net_source", c->net_source);
 }
 
 json_t *fu_profile_to_json(const fu_profile *p) {
@@ -79,13 +114,23 @@ json_t *fu_profile_to_json(const fu_profile *p) {
       return NULL;
     }
   }
-  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+  json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                    "format", FU_PROFILE_FORMAT, "name", p->name, "gpu", p->gpu, "source", p->source,
                    "notes", p->notes, "launch_us", fu__num(p->launch_us), "issue_us", fu__num(p->issue_us),
                    "duplex_factor", fu__num(p->duplex_factor), "comm_slowdown", fu__num(p->comm_slowdown),
                    "copy_slowdown", fu__num(p->copy_slowdown), "gpu_tflops_bf16", fu__num(p->gpu_tflops_bf16),
                    "gpu_tflops_fp32", fu__num(p->gpu_tflops_fp32), "hbm_gbps", fu__num(p->hbm_gbps),
                    "pack_handoff_us", fu__num(p->pack_handoff_us), "curves", curves);
+  json_t *src = json_object();
+  for (int i = 0; i < FU_PROFILE_NSCALARS; i++)
+    if (p->scalar_source[i][0]) json_object_set_new(src, fu__scalar_tab[i].name, json_string(p->scalar_source[i]));
+  if (!j || !src || json_object_set_new(j, "machine", json_string(p->machine)) != 0 ||
+      json_object_set_new(j, "sources", src) != 0 ||
+      (p->cluster.intra_gbps > 0 && json_object_set_new(j, "cluster", fu__cluster_json(&p->cluster)) != 0)) {
+    json_decref(j);
+    return NULL;
+  }
+  return j;
 }
 
 int fu_profile_save(const char *path, const fu_profile *p) {
@@ -193,6 +238,14 @@ static int fu__parse_curve(fu__ctx *x, json_t *jc, fu_curve *c) {
   FU_CHECK(fu__get_num(x, jc, "ranks", 0, 0, 1, 1e6, 0, &ranks));
   if (ranks != floor(ranks)) return fu__bad(x, "ranks", "not a whole number");
   c->ranks = (int)ranks;
+  double nodes;
+  FU_CHECK(fu__get_num(x, jc, "nodes", 1, 0, 1, 1e6, 1, &nodes));
+  if (nodes != floor(nodes) || (int)ranks % (int)nodes != 0)
+    return fu__bad(x, "nodes", "not a whole number that divides ranks");
+  c->nodes = (int)nodes;
+  FU_CHECK(fu__get_num(x, jc, "max_bytes", 1, 1, 1, 1e300, 0, &c->max_bytes));
+  if (!isfinite(c->max_bytes)) c->max_bytes = 0;
+  FU_CHECK(fu__get_str(x, jc, "gpu", 1, c->gpu, sizeof c->gpu));
   FU_CHECK(fu__get_str(x, jc, "algo", 1, c->algo, sizeof c->algo));
   if (!fu_algo_label_ok(c->algo))
     return fu__bad(x, "algo", "not a label of letters, digits and _ . : + = / - (\"\", ring, pageable, ...)");
@@ -234,6 +287,53 @@ static int fu__parse_curve(fu__ctx *x, json_t *jc, fu_curve *c) {
   return FU_OK;
 }
 
+/* "sources": {scalar name: text}; unknown names are ignored like unknown keys. */
+static int fu__parse_sources(fu__ctx *x, json_t *root, fu_profile *p) {
+  json_t *src = json_object_get(root, "sources");
+  if (!src) return FU_OK;
+  if (!json_is_object(src)) return fu__bad(x, "sources", "not an object");
+  for (int i = 0; i < FU_PROFILE_NSCALARS; i++)
+    FU_CHECK(fu__get_str(x, src, fu__scalar_tab[i].name, 1, p->scalar_source[i], sizeof p->scalar_source[i]));
+  return FU_OK;
+}
+
+/* "cluster": the cost model's link parameters (optional; fu_coll.h). */
+static int fu__parse_cluster(fu__ctx *x, json_t *root, fu_cluster *c) {
+  fu_cluster_init(c);
+  json_t *o = json_object_get(root, "cluster");
+  if (!o || json_is_null(o)) return FU_OK;
+  if (!json_is_object(o)) return fu__bad(x, "cluster", "not an object");
+  snprintf(x->path, sizeof x->path, "cluster");
+  double npn, gpn;
+  FU_CHECK(fu__get_num(x, o, "base_us", 1, 0, 0, 1e6, 0, &c->base_us));
+  FU_CHECK(fu__get_num(x, o, "intra_step_us", 1, 0, 0, 1e6, 0, &c->intra_step_us));
+  FU_CHECK(fu__get_num(x, o, "intra_gbps", 0, 0, 1e-3, 1e6, 0, &c->intra_gbps));
+  FU_CHECK(fu__get_str(x, o, "intra_link", 1, c->intra_link, sizeof c->intra_link));
+  FU_CHECK(fu__get_num(x, o, "net_step_us", 1, 1, 0, 1e6, 0, &c->net_step_us));
+  FU_CHECK(fu__get_num(x, o, "nic_gbps", 1, 1, 0, 1e6, 0, &c->nic_gbps));
+  FU_CHECK(fu__get_num(x, o, "nics_per_node", 1, 0, 0, 1024, 0, &npn));
+  FU_CHECK(fu__get_num(x, o, "gpus_per_node", 1, 0, 0, 1024, 0, &gpn));
+  FU_CHECK(fu__get_str(x, o, "intra_source", 1, c->intra_source, sizeof c->intra_source));
+  FU_CHECK(fu__get_str(x, o, "net_source", 1, c->net_source, sizeof c->net_source));
+  if (!isfinite(c->net_step_us)) c->net_step_us = 0;
+  if (!isfinite(c->nic_gbps)) c->nic_gbps = 0;
+  c->nics_per_node = (int)npn;
+  c->gpus_per_node = (int)gpn;
+  json_t *nv = json_object_get(o, "nvls_algbw_gbps");
+  if (nv && !json_is_null(nv)) {
+    if (!json_is_array(nv) || json_array_size(nv) != FU_COLL_NVLS_OPS)
+      return fu__bad(x, "nvls_algbw_gbps", "not an array of 3 (allreduce, allgather, reducescatter)");
+    for (int i = 0; i < FU_COLL_NVLS_OPS; i++) {
+      json_t *e = json_array_get(nv, (size_t)i);
+      double v = json_is_null(e) ? 0 : json_is_number(e) ? json_number_value(e) : -1;
+      if (!(v >= 0 && v <= 1e6)) return fu__bad(x, "nvls_algbw_gbps", "not numbers in [0, 1e6] or null");
+      c->nvls_algbw_gbps[i] = v;
+    }
+  }
+  x->path[0] = '\0';
+  return FU_OK;
+}
+
 int fu_profile_parse(const char *json_text, const char *what, fu_profile *out) {
   fu__ctx x = {what ? what : "profile", ""};
   json_error_t err;
@@ -265,7 +365,9 @@ int fu_profile_parse(const char *json_text, const char *what, fu_profile *out) {
       (st = fu__get_num(&x, root, "gpu_tflops_bf16", 1, 0, 0, 1e6, 0, &out->gpu_tflops_bf16)) ||
       (st = fu__get_num(&x, root, "gpu_tflops_fp32", 1, 0, 0, 1e6, 0, &out->gpu_tflops_fp32)) ||
       (st = fu__get_num(&x, root, "hbm_gbps", 1, 0, 0, 1e9, 0, &out->hbm_gbps)) ||
-      (st = fu__get_num(&x, root, "pack_handoff_us", 1, 0, 0, 1e6, 0, &out->pack_handoff_us)))
+      (st = fu__get_num(&x, root, "pack_handoff_us", 1, 0, 0, 1e6, 0, &out->pack_handoff_us)) ||
+      (st = fu__get_str(&x, root, "machine", 1, out->machine, sizeof out->machine)) ||
+      (st = fu__parse_sources(&x, root, out)) || (st = fu__parse_cluster(&x, root, &out->cluster)))
     goto done;
   json_t *curves = json_object_get(root, "curves");
   if (!json_is_array(curves)) {
@@ -283,8 +385,8 @@ int fu_profile_parse(const char *json_text, const char *what, fu_profile *out) {
     for (int k = 0; k < out->ncurves; k++) {
       const fu_curve *o = &out->curves[k];
       if (strcmp(o->op, c.op) == 0 && strcmp(o->link, c.link) == 0 && o->ranks == c.ranks &&
-          strcmp(o->algo, c.algo) == 0) {
-        st = fu__bad(&x, "op", "a second curve for the same (op, link, ranks, algo)");
+          o->nodes == c.nodes && strcmp(o->algo, c.algo) == 0) {
+        st = fu__bad(&x, "op", "a second curve for the same (op, link, ranks, nodes, algo)");
         goto done;
       }
     }
@@ -313,7 +415,7 @@ int fu_profile_put_curve(fu_profile *p, const fu_curve *c) {
   for (int i = 0; i < p->ncurves; i++) {
     fu_curve *o = &p->curves[i];
     if (strcmp(o->op, c->op) == 0 && strcmp(o->link, c->link) == 0 && o->ranks == c->ranks &&
-        strcmp(o->algo, c->algo) == 0) {
+        (o->nodes > 0 ? o->nodes : 1) == (c->nodes > 0 ? c->nodes : 1) && strcmp(o->algo, c->algo) == 0) {
       *o = *c;
       return FU_OK;
     }
@@ -424,8 +526,20 @@ double fu_curve_time(const fu_curve *c, double bytes, double *lo_us, double *hi_
     if (hi_us) *hi_us = NAN;
     return NAN;
   }
+  /* Beyond the largest size measured, the bandwidth reached there: the time grows in
+   * proportion to size (a last segment fitted to a few points must not carry its own slope,
+   * or a wild intercept, to sizes nobody measured). */
+  if (c->max_bytes > 0 && bytes > c->max_bytes) {
+    double lo, hi, t = fu__seg_time(&c->seg[fu_curve_segment(c, c->max_bytes)], c->max_bytes, &lo, &hi);
+    double k = bytes / c->max_bytes;
+    if (lo_us) *lo_us = lo * k;
+    if (hi_us) *hi_us = hi * k;
+    return t * k;
+  }
   return fu__seg_time(&c->seg[fu_curve_segment(c, bytes)], bytes, lo_us, hi_us);
 }
+
+int fu_curve_extrapolated(const fu_curve *c, double bytes) { return c->max_bytes > 0 && bytes > c->max_bytes; }
 
 int fu_profile_time(const fu_profile *p, const char *op, const char *link, int ranks, double bytes,
                     double *t_us, double *lo_us, double *hi_us) {

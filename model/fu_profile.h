@@ -4,10 +4,12 @@
 #ifndef FU_PROFILE_H
 #define FU_PROFILE_H
 
+#include "fu_coll.h"
 #include "fu_model.h"
 
 #define FU_MAX_SEGMENTS 8
 #define FU_MAX_CURVES 64
+#define FU_PROFILE_NSCALARS 9
 
 typedef struct fu_segment {
   double lo_bytes;           /* segment covers sizes >= lo_bytes ... */
@@ -24,6 +26,10 @@ typedef struct fu_curve {
   char op[24];               /* fu_op name, e.g. "allreduce", "h2d" */
   char link[16];             /* fu_link name, e.g. "nvlink", "pcie_h2d", "hbm" */
   int ranks;                 /* ranks the samples were taken at */
+  int nodes;                 /* nodes those ranks ran on (1 when the file gives none) */
+  double max_bytes;          /* largest size measured (0 unknown): beyond it the time grows at
+                                that size's bandwidth and is marked extrapolated */
+  char gpu[64];              /* GPU model the samples came from ("" unknown) */
   char algo[16];             /* "" NCCL's own choice / the plain variant, "ring", "tree", "nvls", or
                                 a measured variant's label ("pageable", "pack+d2h", "ring/LL128") */
   char source[128];          /* where the samples came from ("published: Azure ...", "calib ...") */
@@ -48,7 +54,15 @@ typedef struct fu_profile {
   double hbm_gbps;           /* achieved device copy bandwidth, GB/s (bytes copied) */
   double pack_handoff_us;    /* extra cost when a copy waits on the pack kernel before it (pack+copy - pack - copy); 0 = unknown */
   char notes[2048];          /* where the scalars came from (free text, kept in the JSON) */
+  char machine[128];         /* the machine: GPU model and host shape ("NVIDIA B200, 2 nodes x 8") */
+  char scalar_source[FU_PROFILE_NSCALARS][96]; /* where each scalar came from (fu_profile_scalar_name order) */
+  fu_cluster cluster;        /* per-link parameters of the collective cost model (fu_coll.h) */
 } fu_profile;
+
+/* The profile's scalars by index, for sources and --base merging: "launch_us", ...; NULL past
+ * the end. *value points into p. */
+const char *fu_profile_scalar_name(int i);
+double *fu_profile_scalar(fu_profile *p, int i);
 
 /* Sets defaults: no curves; launch_us, issue_us 0; duplex_factor, comm_slowdown and
  * copy_slowdown 1 (no effect); gpu_tflops_* and hbm_gbps 0 meaning unknown. */
@@ -85,6 +99,10 @@ int fu_profile_time(const fu_profile *p, const char *op, const char *link, int r
  * size, the last above the largest). lo/hi from the CIs of alpha and beta (conservative: both
  * ends together), or +-max_rel_err of the segment where a CI is unknown (2-point segment). */
 double fu_curve_time(const fu_curve *c, double bytes, double *lo_us, double *hi_us);
+
+/* 1 when bytes lies beyond the largest size the curve's samples had (priced at that size's
+ * bandwidth by fu_curve_time). */
+int fu_curve_extrapolated(const fu_curve *c, double bytes);
 
 /* Index of the segment that holds bytes. */
 int fu_curve_segment(const fu_curve *c, double bytes);

@@ -120,32 +120,12 @@ int fu_cost_model_init(fu_cost_model *m, const fu_profile *prof, const fu_comm *
   int ranks = m->offload ? 1 : c->ranks;
   double host = prof->issue_us > 0 ? prof->issue_us : 0;
   double launch = prof->launch_us > 0 ? prof->launch_us : 0;
-  int rescaled = 0;
-  const fu_curve *cv = fu_profile_find(prof, op, link, ranks, &rescaled);
-  if (!cv || cv->nseg < 1) {
-    double t;
-    int st = fu_profile_time(prof, op, link, ranks, 1.0, &t, NULL, NULL); /* prints why */
-    return st != FU_OK ? st : FU_EDATA;
-  }
-  FU_CHECK(fu__open_ended(prof, cv));
-  m->comm = *cv;
-  m->comm_rescaled = rescaled;
-  if (rescaled) { /* as fu_profile_time carries a segment to another rank count */
-    fu_op o;
-    fu_algo a;
-    if (fu_op_parse(cv->op, &o) != FU_OK || fu_algo_parse(cv->algo, &a) != FU_OK)
-      return FU_EINTERNAL;
-    for (int i = 0; i < m->comm.nseg; i++) {
-      fu_segment *s = &m->comm.seg[i];
-      fu_hockney h = fu_coll_rescale((fu_hockney){s->alpha_us, s->beta_us_per_byte}, o, a, cv->ranks, ranks);
-      fu_hockney l = fu_coll_rescale((fu_hockney){s->alpha_ci[0], s->beta_ci[0]}, o, a, cv->ranks, ranks);
-      fu_hockney u = fu_coll_rescale((fu_hockney){s->alpha_ci[1], s->beta_ci[1]}, o, a, cv->ranks, ranks);
-      s->alpha_us = h.alpha_us, s->beta_us_per_byte = h.beta_us_per_byte;
-      s->alpha_ci[0] = l.alpha_us, s->beta_ci[0] = l.beta_us_per_byte;
-      s->alpha_ci[1] = u.alpha_us, s->beta_ci[1] = u.beta_us_per_byte;
-    }
-    m->comm.ranks = ranks;
-  }
+  /* Measured at these ranks and nodes, else the cost model (fu_coll.h), else rescaled. */
+  fu_cost_basis basis;
+  FU_CHECK(fu_cost_comm_curve(prof, op, link, ranks, 1, &m->comm, &basis));
+  FU_CHECK(fu__open_ended(prof, &m->comm));
+  m->comm_rescaled = basis != FU_BASIS_MEASURED;
+  const fu_curve *cv = &m->comm;
   m->comm_host_us = m->offload ? host : 0;
   m->busbw_factor = 1.0;
   if (!m->offload) m->busbw_factor = fu_busbw_factor(fu_comm_op(c), ranks);
@@ -213,4 +193,159 @@ int fu_cost_bucket(const fu_profile *prof, const fu_comm *c, const fu_plan *p, u
   if (!prof || !c || ntensors == 0) return FU_EINTERNAL;
   FU_CHECK(fu_cost_model_init(&m, prof, c, p));
   return fu_cost_model_bucket(&m, bytes, ntensors, out);
+}
+
+/* ---- one collective at any rank and node count ---- */
+
+const char *fu_cost_basis_name(fu_cost_basis b) {
+  return b == FU_BASIS_MEASURED ? "measured" : b == FU_BASIS_INTERPOLATED ? "interpolated" : "predicted";
+}
+
+/* The plain curve of op at exactly (ranks, nodes); link must match on one node when given
+ * (between nodes the network carries it, whatever the intra-node link). */
+static const fu_curve *fu__exact(const fu_profile *prof, const char *op, const char *link, int ranks,
+                                 int nodes) {
+  const fu_curve *best = NULL;
+  for (int i = 0; i < prof->ncurves; i++) {
+    const fu_curve *c = &prof->curves[i];
+    int cn = c->nodes > 0 ? c->nodes : 1;
+    if (strcmp(c->op, op) != 0 || c->ranks != ranks || cn != nodes || !fu_curve_is_plain(c) || c->nseg < 1)
+      continue;
+    if (nodes == 1 && link && *link && strcmp(c->link, link) != 0) continue;
+    if (!best || (!c->algo[0] && best->algo[0])) best = c; /* NCCL's own choice first */
+  }
+  return best;
+}
+
+/* The lower envelope of the model's lines as curve segments over [1 byte, inf). O(L^2). */
+static int fu__envelope(const fu_cluster *cl, fu_op o, int ranks, int nodes, fu_curve *out) {
+  fu_coll_line l[4];
+  int n;
+  FU_CHECK(fu_coll_lines(cl, o, ranks, nodes, l, &n));
+  int cur = 0;
+  for (int i = 1; i < n; i++)
+    if (l[i].alpha_us + l[i].beta_us_per_byte < l[cur].alpha_us + l[cur].beta_us_per_byte) cur = i;
+  double x = 1;
+  out->nseg = 0;
+  while (out->nseg < FU_MAX_SEGMENTS) {
+    int next = -1;
+    double xc = INFINITY;
+    for (int j = 0; j < n; j++) {
+      if (!(l[j].beta_us_per_byte < l[cur].beta_us_per_byte)) continue;
+      double c = (l[j].alpha_us - l[cur].alpha_us) / (l[cur].beta_us_per_byte - l[j].beta_us_per_byte);
+      if (c > x && c < xc) {
+        xc = c;
+        next = j;
+      }
+    }
+    fu_segment *s = &out->seg[out->nseg++];
+    memset(s, 0, sizeof *s);
+    s->lo_bytes = x;
+    s->hi_bytes = next < 0 ? INFINITY : xc;
+    s->alpha_us = l[cur].alpha_us;
+    s->beta_us_per_byte = l[cur].beta_us_per_byte;
+    s->alpha_ci[0] = s->alpha_us / (1 + FU_COST_MODEL_BAND);
+    s->alpha_ci[1] = s->alpha_us * (1 + FU_COST_MODEL_BAND);
+    s->beta_ci[0] = s->beta_us_per_byte / (1 + FU_COST_MODEL_BAND);
+    s->beta_ci[1] = s->beta_us_per_byte * (1 + FU_COST_MODEL_BAND);
+    s->max_rel_err = NAN;
+    if (next < 0) break;
+    cur = next;
+    x = xc;
+  }
+  out->seg[out->nseg - 1].hi_bytes = INFINITY;
+  return FU_OK;
+}
+
+/* Interpolated when the profile measured the op at fewer and at more ranks than asked. */
+static fu_cost_basis fu__model_basis(const fu_profile *prof, const char *op, int ranks) {
+  int below = 0, above = 0;
+  for (int i = 0; i < prof->ncurves; i++) {
+    const fu_curve *c = &prof->curves[i];
+    if (strcmp(c->op, op) != 0 || !fu_curve_is_plain(c)) continue;
+    below |= c->ranks < ranks;
+    above |= c->ranks > ranks;
+  }
+  return below && above ? FU_BASIS_INTERPOLATED : FU_BASIS_PREDICTED;
+}
+
+int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link, int ranks,
+                       int nodes, fu_curve *out, fu_cost_basis *basis) {
+  fu_op o;
+  if (!prof || !op || fu_op_parse(op, &o) != FU_OK || ranks < 1 || nodes < 1) return FU_EINTERNAL;
+  const char *on = fu_op_name(o);
+  const fu_curve *c = fu__exact(prof, on, link, ranks, nodes);
+  if (c) {
+    *out = *c;
+    *basis = FU_BASIS_MEASURED;
+    return FU_OK;
+  }
+  if (fu_coll_nvls_slot(o) >= 0 && fu_cluster_usable(&prof->cluster, nodes)) {
+    memset(out, 0, sizeof *out);
+    snprintf(out->op, sizeof out->op, "%s", on);
+    snprintf(out->link, sizeof out->link, "%s", nodes > 1 ? "net" : link && *link ? link : prof->cluster.intra_link);
+    out->ranks = ranks;
+    out->nodes = nodes;
+    snprintf(out->algo, sizeof out->algo, "model");
+    snprintf(out->source, sizeof out->source, "cost model (fu_coll.h) of profile %s", prof->name);
+    out->peak_busbw_gbps = NAN;
+    FU_CHECK(fu__envelope(&prof->cluster, o, ranks, nodes, out));
+    *basis = fu__model_basis(prof, on, ranks);
+    return FU_OK;
+  }
+  if (nodes > 1) {
+    fu_error("profile %s: no %s curve at %d ranks on %d nodes and no network parameters to "
+             "predict one; fit it on multi-node logs or give fit --base a profile that has them",
+             prof->name[0] ? prof->name : "(unnamed)", on, ranks, nodes);
+    return FU_EDATA;
+  }
+  /* No link parameters: the nearest rank count, rescaled by step counts (as before). */
+  int rescaled = 0;
+  c = fu_profile_find(prof, on, link, ranks, &rescaled);
+  if (!c || c->nseg < 1) {
+    double t;
+    int st = fu_profile_time(prof, on, link, ranks, 1.0, &t, NULL, NULL); /* prints why */
+    return st != FU_OK ? st : FU_EDATA;
+  }
+  *out = *c;
+  *basis = rescaled ? FU_BASIS_PREDICTED : FU_BASIS_MEASURED;
+  if (rescaled) {
+    fu_algo a;
+    if (fu_algo_parse(c->algo, &a) != FU_OK) return FU_EINTERNAL;
+    for (int i = 0; i < out->nseg; i++) {
+      fu_segment *s = &out->seg[i];
+      fu_hockney h = fu_coll_rescale((fu_hockney){s->alpha_us, s->beta_us_per_byte}, o, a, c->ranks, ranks);
+      fu_hockney l = fu_coll_rescale((fu_hockney){s->alpha_ci[0], s->beta_ci[0]}, o, a, c->ranks, ranks);
+      fu_hockney u = fu_coll_rescale((fu_hockney){s->alpha_ci[1], s->beta_ci[1]}, o, a, c->ranks, ranks);
+      s->alpha_us = h.alpha_us, s->beta_us_per_byte = h.beta_us_per_byte;
+      s->alpha_ci[0] = l.alpha_us, s->beta_ci[0] = l.beta_us_per_byte;
+      s->alpha_ci[1] = u.alpha_us, s->beta_ci[1] = u.beta_us_per_byte;
+    }
+    out->ranks = ranks;
+    out->max_bytes = 0; /* carried lines, not measured sizes */
+  }
+  return FU_OK;
+}
+
+int fu_cost_comm(const fu_profile *prof, const char *op, const char *link, int ranks, int nodes,
+                 double bytes, fu_comm_price *out) {
+  memset(out, 0, sizeof *out);
+  fu_curve cv;
+  fu_op o;
+  FU_CHECK(fu_cost_comm_curve(prof, op, link, ranks, nodes, &cv, &out->basis));
+  if (fu_op_parse(op, &o) != FU_OK) return FU_EINTERNAL;
+  FU_CHECK(fu__open_ended(prof, &cv));
+  out->t_us = fu_curve_time(&cv, bytes, &out->lo_us, &out->hi_us);
+  out->extrapolated = fu_curve_extrapolated(&cv, bytes);
+  double f = fu_busbw_factor(o, ranks);
+  out->busbw_gbps = out->t_us > 0 ? (f > 0 ? f : 1.0) * bytes / out->t_us / 1e3 : 0;
+  if (strcmp(cv.algo, "model") == 0) {
+    const char *a = "ring";
+    double t;
+    FU_CHECK(fu_coll_time(&prof->cluster, o, ranks, nodes, bytes, &t, &a));
+    snprintf(out->algo, sizeof out->algo, "%s", a);
+  } else {
+    snprintf(out->algo, sizeof out->algo, "%s", cv.algo[0] ? cv.algo : "nccl");
+  }
+  return FU_OK;
 }

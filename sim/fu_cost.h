@@ -66,6 +66,43 @@ int fu_cost_model_bucket(const fu_cost_model *m, uint64_t bytes, size_t ntensors
 int fu_cost_bucket(const fu_profile *prof, const fu_comm *c, const fu_plan *p, uint64_t bytes,
                    size_t ntensors, fu_op_cost *out);
 
+/* ---- pricing one collective at any rank and node count (fusim cost) ---- */
+
+/* How a price was obtained. */
+typedef enum fu_cost_basis {
+  FU_BASIS_MEASURED,         /* the profile holds the op at these ranks and nodes */
+  FU_BASIS_INTERPOLATED,     /* cost model, between rank counts the profile measured */
+  FU_BASIS_PREDICTED         /* cost model, outside them (or the op was never measured) */
+} fu_cost_basis;
+
+const char *fu_cost_basis_name(fu_cost_basis b); /* "measured", "interpolated", "predicted" */
+
+/* Relative half-width of the interval of a cost-model price (no fit CI exists for it): the
+ * largest median error the model showed on the public rank sweeps (tests/bench/cluster_bench.sh). */
+#define FU_COST_MODEL_BAND 0.25
+
+/* The communication curve for (op, link, ranks, nodes): the profile's measured plain curve at
+ * exactly these ranks and nodes, else the cost model's lower envelope (fu_coll.h) as
+ * segments, else (a profile with no link parameters) the nearest rank count rescaled by
+ * fu_coll_rescale. *basis says which; *algo (16 bytes) names the measured curve's algo or,
+ * for the model, "model". link NULL/"" = any; for nodes > 1 the network. FU_EDATA with a
+ * message when nothing prices it. */
+int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link, int ranks,
+                       int nodes, fu_curve *out, fu_cost_basis *basis);
+
+typedef struct fu_comm_price {
+  double t_us;               /* time of one operation */
+  double lo_us, hi_us;       /* its interval (fit CIs; FU_COST_MODEL_BAND for the model) */
+  double busbw_gbps;         /* bus bandwidth: nccl-tests' factor * bytes / time */
+  char algo[16];             /* measured curve's algo ("" NCCL's choice) or the model's algorithm */
+  fu_cost_basis basis;       /* measured / interpolated / predicted */
+  int extrapolated;          /* 1: beyond the largest size measured (at that size's bandwidth) */
+} fu_comm_price;
+
+/* Price one operation of `bytes`. */
+int fu_cost_comm(const fu_profile *prof, const char *op, const char *link, int ranks, int nodes,
+                 double bytes, fu_comm_price *out);
+
 /* Device-side duration of the bucket on its stream: pack + hand-off + comm + unpack. */
 static inline double fu_cost_device_us(const fu_op_cost *c) {
   return c->pack_us + c->handoff_us + c->comm_us + c->unpack_us;

@@ -1,0 +1,234 @@
+/* fu_coll.c: the collective cost model of fu_coll.h and the fit of its link parameters.
+ * Pricing is O(1); the fit is O(n) per grid point over a fixed grid (a few thousand
+ * evaluations of O(n) each for n observations). */
+#include "fu_coll.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fu_common.h"
+
+void fu_cluster_init(fu_cluster *c) { memset(c, 0, sizeof *c); }
+
+int fu_cluster_usable(const fu_cluster *c, int nodes) {
+  if (!c || !(c->intra_gbps > 0)) return 0;
+  return nodes <= 1 || c->nic_gbps > 0;
+}
+
+int fu_coll_nvls_slot(fu_op op) {
+  switch (op) {
+    case FU_OP_ALLREDUCE: return 0;
+    case FU_OP_ALLGATHER: return 1;
+    case FU_OP_REDUCESCATTER: return 2;
+    default: return -1;
+  }
+}
+
+static double fu__clog2(int n) {
+  int k = 0;
+  while ((1L << k) < n) k++;
+  return k;
+}
+
+static void fu__line(fu_coll_line *l, const char *algo, double alpha, double beta) {
+  snprintf(l->algo, sizeof l->algo, "%s", algo);
+  l->alpha_us = alpha;
+  l->beta_us_per_byte = beta;
+}
+
+int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,
+                  int *nlines) {
+  *nlines = 0;
+  int slot = fu_coll_nvls_slot(op);
+  if (slot < 0) {
+    fu_error("cost model: %s is not a collective the model covers (allreduce, allgather, "
+             "reducescatter)", fu_op_name(op));
+    return FU_EDATA;
+  }
+  if (ranks < 1 || nodes < 1 || ranks % nodes != 0) {
+    fu_error("cost model: %d ranks do not split evenly over %d nodes", ranks, nodes);
+    return FU_EDATA;
+  }
+  if (!fu_cluster_usable(c, nodes)) {
+    fu_error("cost model: the profile has no %s parameters (fit it on logs that cover them, or "
+             "give --base a profile that has them)", c && c->intra_gbps > 0 ? "network" : "link");
+    return FU_EDATA;
+  }
+  int p = ranks, N = nodes, g = p / N;
+  int ar = op == FU_OP_ALLREDUCE;
+  double f = fu_busbw_factor(op, p);
+  if (p == 1) { /* nothing crosses a link: NCCL's local copy at the intra rate */
+    fu__line(&lines[(*nlines)++], "ring", c->base_us, 1.0 / (c->intra_gbps * 1e3));
+    return FU_OK;
+  }
+  int k = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
+  double bnic = N > 1 ? k * c->nic_gbps * 1e3 : INFINITY; /* bytes per us, per node */
+  double bintra = c->intra_gbps * 1e3;
+  double lnet = c->net_step_us > 0 ? c->net_step_us : 0;
+
+  /* ring */
+  double steps = ar ? 2.0 * (p - 1) : (double)(p - 1);
+  double inter = N > 1 ? steps * N / p : 0;
+  double ring_bw = bintra < bnic ? bintra : bnic;
+  fu__line(&lines[(*nlines)++], "ring", c->base_us + (steps - inter) * c->intra_step_us + inter * lnet,
+           f / ring_bw);
+  double nvls = c->nvls_algbw_gbps[slot] * 1e3;
+  double tree_lat = c->base_us + 2.0 * ((g - 1) * c->intra_step_us + fu__clog2(N) * lnet);
+  if (ar && N > 1) {
+    double t_intra = 2.0 / bintra, t_net = 1.0 / bnic;
+    fu__line(&lines[(*nlines)++], "tree", tree_lat, t_intra > t_net ? t_intra : t_net);
+    if (nvls > 0) {
+      t_intra = 1.0 / nvls;
+      fu__line(&lines[(*nlines)++], "nvls_tree", tree_lat, t_intra > t_net ? t_intra : t_net);
+    }
+  }
+  if (N == 1 && g > 2 && nvls > 0)
+    fu__line(&lines[(*nlines)++], "nvls", c->base_us + 2.0 * c->intra_step_us, 1.0 / nvls);
+  return FU_OK;
+}
+
+int fu_coll_time(const fu_cluster *c, fu_op op, int ranks, int nodes, double bytes, double *t_us,
+                 const char **algo) {
+  fu_coll_line l[4];
+  int n;
+  FU_CHECK(fu_coll_lines(c, op, ranks, nodes, l, &n));
+  int best = 0;
+  double tb = INFINITY;
+  for (int i = 0; i < n; i++) {
+    double t = l[i].alpha_us + l[i].beta_us_per_byte * bytes;
+    if (t < tb) {
+      tb = t;
+      best = i;
+    }
+  }
+  *t_us = tb;
+  if (algo) *algo = l[best].algo[0] == 'r' ? "ring" : l[best].algo[0] == 't' ? "tree"
+                    : strcmp(l[best].algo, "nvls") == 0 ? "nvls" : "nvls_tree";
+  return FU_OK;
+}
+
+/* The model's small-size latency and large-size bus bandwidth at an observation's point. */
+static int fu__ends(const fu_cluster *c, const fu_coll_obs *o, double *lat, double *busbw) {
+  fu_coll_line l[4];
+  int n;
+  if (fu_coll_lines(c, o->op, o->ranks, o->nodes, l, &n) != FU_OK) return FU_EDATA;
+  double a = INFINITY, b = INFINITY;
+  for (int i = 0; i < n; i++) {
+    if (l[i].alpha_us < a) a = l[i].alpha_us;
+    if (l[i].beta_us_per_byte < b) b = l[i].beta_us_per_byte;
+  }
+  *lat = a;
+  *busbw = fu_busbw_factor(o->op, o->ranks) / b / 1e3;
+  return FU_OK;
+}
+
+/* Squared log error over the multi-node observations of one end (0 latency, 1 bandwidth). */
+static double fu__net_cost(const fu_cluster *c, const fu_coll_obs *obs, size_t n, int which) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (obs[i].nodes < 2) continue;
+    double lat, bw;
+    if (fu__ends(c, &obs[i], &lat, &bw) != FU_OK) return INFINITY;
+    double m = which ? bw : lat, o = which ? obs[i].busbw_gbps : obs[i].lat_us;
+    if (!(m > 0) || !(o > 0)) continue;
+    double r = log(m / o);
+    s += r * r;
+  }
+  return s;
+}
+
+/* Minimise cost over x on a log grid in [lo, hi] (fine enough for 0.3% steps), then keep it. */
+static double fu__grid(fu_cluster *c, double *x, double lo, double hi, const fu_coll_obs *obs,
+                       size_t n, int which) {
+  double best = INFINITY, bx = lo;
+  int steps = 4000;
+  for (int i = 0; i <= steps; i++) {
+    *x = lo * pow(hi / lo, (double)i / steps);
+    double v = fu__net_cost(c, obs, n, which);
+    if (v < best - 1e-12) {
+      best = v;
+      bx = *x;
+    }
+  }
+  *x = bx;
+  return best;
+}
+
+int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *source,
+                   int *fitted_intra, int *fitted_net) {
+  *fitted_intra = *fitted_net = 0;
+  /* Intra-node ring bandwidth: the best one-node all-gather, reduce-scatter or 2-rank
+   * all-reduce; failing those, the best one-node all-reduce. */
+  double ring = 0, ar_any = 0;
+  for (size_t i = 0; i < n; i++) {
+    const fu_coll_obs *o = &obs[i];
+    if (o->nodes != 1 || o->ranks < 2 || !(o->busbw_gbps > 0)) continue;
+    if (o->op == FU_OP_ALLREDUCE && o->ranks > 2) {
+      if (o->busbw_gbps > ar_any) ar_any = o->busbw_gbps;
+    } else if (o->busbw_gbps > ring) {
+      ring = o->busbw_gbps;
+    }
+  }
+  if (!(ring > 0)) ring = ar_any;
+  if (ring > 0) {
+    fu_cluster keep = *c;
+    c->intra_gbps = ring;
+    for (int s = 0; s < FU_COLL_NVLS_OPS; s++) c->nvls_algbw_gbps[s] = 0;
+    /* An all-reduce over more than 2 ranks well above the ring rate is NVLS (the switch
+     * reduces): its algorithm bandwidth is what carries to other rank counts. */
+    for (size_t i = 0; i < n; i++) {
+      const fu_coll_obs *o = &obs[i];
+      if (o->nodes == 1 && o->ranks > 2 && o->op == FU_OP_ALLREDUCE && o->busbw_gbps > 1.1 * ring) {
+        double a = o->busbw_gbps / fu_busbw_factor(o->op, o->ranks);
+        if (a > c->nvls_algbw_gbps[0]) c->nvls_algbw_gbps[0] = a;
+      }
+    }
+    /* Latency: lat = base + s * l_intra over one-node observations, s the steps of the
+     * algorithm that wins at small sizes (NVLS: 2, else the ring's); least squares, l >= 0. */
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int m = 0;
+    for (size_t i = 0; i < n; i++) {
+      const fu_coll_obs *o = &obs[i];
+      if (o->nodes != 1 || o->ranks < 2 || !(o->lat_us > 0)) continue;
+      int slot = fu_coll_nvls_slot(o->op);
+      double s = slot >= 0 && c->nvls_algbw_gbps[slot] > 0 && o->ranks > 2 ? 2.0
+                 : o->op == FU_OP_ALLREDUCE ? 2.0 * (o->ranks - 1) : (double)(o->ranks - 1);
+      sx += s, sy += o->lat_us, sxx += s * s, sxy += s * o->lat_us;
+      m++;
+    }
+    if (m > 0) {
+      double den = m * sxx - sx * sx, l = 0;
+      if (m > 1 && fabs(den) > 1e-9) l = (m * sxy - sx * sy) / den;
+      if (m == 1 || fabs(den) <= 1e-9) l = sy / m / (sx / m + 1); /* one step count: base = one step */
+      if (l < 0) l = 0;
+      c->intra_step_us = l;
+      c->base_us = (sy - l * sx) / m;
+      if (c->base_us < 0) c->base_us = 0;
+    } else {
+      c->intra_step_us = keep.intra_step_us;
+      c->base_us = keep.base_us;
+    }
+    if (source) snprintf(c->intra_source, sizeof c->intra_source, "%s", source);
+    *fitted_intra = 1;
+  }
+  int multi = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (obs[i].nodes > 1) multi++;
+    if (obs[i].nodes > 1 && obs[i].ranks / obs[i].nodes > c->gpus_per_node)
+      c->gpus_per_node = obs[i].ranks / obs[i].nodes;
+    if (obs[i].nodes == 1 && obs[i].ranks > c->gpus_per_node) c->gpus_per_node = obs[i].ranks;
+  }
+  if (multi && c->intra_gbps > 0) {
+    /* Bandwidth first (large sizes do not depend on latency), then latency. */
+    if (!(c->nic_gbps > 0)) c->nic_gbps = 1;
+    fu__grid(c, &c->nic_gbps, 0.1, 5000, obs, n, 1);
+    c->net_step_us = 0;
+    double with0 = fu__net_cost(c, obs, n, 0);
+    double v = fu__grid(c, &c->net_step_us, 0.001, 1000, obs, n, 0);
+    if (!(v < with0)) c->net_step_us = 0;
+    if (source) snprintf(c->net_source, sizeof c->net_source, "%s", source);
+    *fitted_net = 1;
+  }
+  return FU_OK;
+}

@@ -1,0 +1,96 @@
+/* fu_coll.h: a cost model of NCCL collectives over an intra-node link and the network, in the
+ * spirit of NCCL's src/graph/tuning.cc, with its per-link latency and bandwidth fitted from
+ * measured curves, so that a profile prices rank and node counts it never measured.
+ *
+ * p ranks on N nodes of g = p / N GPUs; f = nccl-tests' bus-bandwidth factor of the operation
+ * (all-reduce 2(p-1)/p, all-gather and reduce-scatter (p-1)/p). Each algorithm is one Hockney
+ * line t(n) = latency + n * f / busbw; NCCL picks the fastest at each size, so the cost is the
+ * lower envelope of the lines (fu_coll_curve builds it as piecewise segments):
+ *
+ *   ring       steps s = 2(p-1) (all-reduce) or p-1, of which s * N / p cross the network
+ *              (each ring pass leaves every node once); latency = base + intra steps * l_intra
+ *              + inter steps * l_net. Every rank sends f * n bytes on its ring link; a node's
+ *              rings leave it over k = min(g, nics) NICs, so busbw = min(B_intra, k * B_nic).
+ *   tree       (all-reduce, N > 1) NCCL's double binary tree between nodes, a chain inside:
+ *              latency = base + 2 ((g-1) l_intra + ceil(log2 N) l_net). Inside a node every GPU
+ *              sends n up and n down the chain (time 2n / B_intra); between nodes each node
+ *              sends about n each way over its k NICs (each node is inner in one tree and a leaf
+ *              in the other), so t = latency + max(2n / B_intra, n / (k B_nic)).
+ *   nvls       (N = 1, g > 2, where the profile knows the switch's NVLS bandwidth for the op)
+ *              the NVSwitch reduces or multicasts: every GPU moves about n bytes whatever g, so
+ *              the algorithm bandwidth A_nvls (n / t) is the constant; latency = base + 2 l_intra.
+ *   nvls_tree  (all-reduce, N > 1, NVLS known) NVLS inside the node, the tree between nodes:
+ *              t = tree latency + max(n / A_nvls, n / (k B_nic)).
+ * Protocols (LL, LL128, Simple) are not separate lines: the fitted latency is that of small
+ * messages and the bandwidth that of large ones, which is what NCCL's own choice yields at the
+ * two ends; between them the envelope's corner stands in for the protocol switch. */
+#ifndef FU_COLL_H
+#define FU_COLL_H
+
+#include <stddef.h>
+
+#include "fu_model.h"
+
+/* Operations with an NVLS bandwidth: all-reduce, all-gather, reduce-scatter. */
+enum { FU_COLL_NVLS_OPS = 3 };
+
+typedef struct fu_cluster {
+  double base_us;            /* fixed cost of one call (launch and synchronisation), us */
+  double intra_step_us;      /* latency of one step over the intra-node link, us */
+  double intra_gbps;         /* B_intra: bus bandwidth a ring reaches inside a node, GB/s */
+  char intra_link[16];       /* link class inside a node ("nvlink", "pcie") */
+  double nvls_algbw_gbps[FU_COLL_NVLS_OPS]; /* A_nvls of allreduce, allgather, reducescatter
+                                               (bytes / time, GB/s); 0: no NVLS */
+  double net_step_us;        /* latency of one step over the network, us (0 unknown) */
+  double nic_gbps;           /* B_nic: one NIC's bandwidth, one direction, GB/s (0 unknown) */
+  int nics_per_node;         /* NICs per node (0: one per GPU, as DGX/HGX nodes have) */
+  int gpus_per_node;         /* GPUs in one node of the measured machine (0 unknown) */
+  char intra_source[160];    /* where the intra-node parameters came from */
+  char net_source[160];      /* where the network parameters came from */
+} fu_cluster;
+
+/* All zero: nothing known. */
+void fu_cluster_init(fu_cluster *c);
+/* 1 when the model can price ranks on one node (intra_gbps > 0); nodes > 1 also need nic_gbps. */
+int fu_cluster_usable(const fu_cluster *c, int nodes);
+
+/* One algorithm's line at (op, ranks, nodes). */
+typedef struct fu_coll_line {
+  char algo[12];             /* "ring", "tree", "nvls", "nvls_tree" */
+  double alpha_us;           /* latency */
+  double beta_us_per_byte;   /* time per byte of message */
+} fu_coll_line;
+
+/* The algorithms that apply to op at (ranks, nodes), at most 4 lines. FU_EDATA (message
+ * printed) when the model lacks a parameter they need or op is not a collective it covers
+ * (allreduce, allgather, reducescatter). ranks must be a multiple of nodes. */
+int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,
+                  int *nlines);
+
+/* Time of the fastest algorithm at `bytes`; *algo (may be NULL) names it. */
+int fu_coll_time(const fu_cluster *c, fu_op op, int ranks, int nodes, double bytes, double *t_us,
+                 const char **algo);
+
+/* An observation for fitting: one measured curve reduced to its two ends. */
+typedef struct fu_coll_obs {
+  fu_op op;                  /* allreduce, allgather or reducescatter */
+  int ranks;                 /* ranks measured */
+  int nodes;                 /* nodes they ran on */
+  double lat_us;             /* time at the smallest sizes less its bandwidth term, us */
+  double busbw_gbps;         /* bus bandwidth at the largest sizes, GB/s */
+} fu_coll_obs;
+
+/* Fits the parameters the observations determine and keeps the others of *c (its base): the
+ * intra-node ring bandwidth from one-node curves (all-gather, reduce-scatter, 2-rank
+ * all-reduce; an all-reduce over more ranks well above it is NVLS and gives A_nvls), latency
+ * from their small sizes (base + steps * l_intra by least squares), and from multi-node curves
+ * the NIC bandwidth and network step latency that minimise the squared log error of the
+ * model's best algorithm over them. `source` labels what was fitted. Returns FU_OK also when
+ * nothing could be fitted (*fitted_intra / *fitted_net say what was). */
+int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *source,
+                   int *fitted_intra, int *fitted_net);
+
+/* Name of the NVLS slot of op (-1 when op has none). */
+int fu_coll_nvls_slot(fu_op op);
+
+#endif
