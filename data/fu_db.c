@@ -233,7 +233,7 @@ static int fu__migrate(fu_db *db) {
              db->path, (long long)uv, FU__SCHEMA_VERSION);
     return FU_EDB;
   }
-  /* Read-only: a file of version 1 is read as it is (the reads below cope with its columns). */
+  /* Read-only: an older file is read as it is (the reads below cope with its columns). */
   if (db->readonly && uv >= 1) return FU_OK;
   if (db->readonly) {
     if (uv == 0) {
@@ -610,7 +610,7 @@ int fu_db_samples_select(fu_db *db, const char *op, const char *link, int ranks,
   *out = NULL;
   *n = 0;
   sqlite3_stmt *st = NULL;
-  /* nodes: the column (schema 2), else the hosts the run's host row names ("a; b"). */
+  /* nodes: the column (schema 3), else the hosts the run's host row names ("a; b"). */
 #define FU__SEL_HEAD                                                                           \
   "SELECT op, link, dtype, algo, proto, ranks, in_place, graph, bytes, t_min_us, t_median_us, " \
   "t_p95_us, count, busbw_gbps, n_wrong, h.gpu, h.host_name, coalesce("
@@ -619,7 +619,7 @@ int fu_db_samples_select(fu_db *db, const char *op, const char *link, int ranks,
   "FROM samples s LEFT JOIN runs r ON r.id = s.run_id LEFT JOIN hosts h ON h.id = r.host_id "    \
   "WHERE (?1 IS NULL OR op = ?1) AND (?2 IS NULL OR link = ?2) AND (?3 IS NULL OR ranks = ?3) "  \
   "AND (?4 IS NULL OR run_id = ?4) ORDER BY op, link, ranks, bytes, in_place, s.id"
-  FU_CHECK(fu__prepare(db, db->version >= 2 ? FU__SEL_HEAD "s.nodes" FU__SEL_TAIL : FU__SEL_HEAD "NULL" FU__SEL_TAIL,
+  FU_CHECK(fu__prepare(db, db->version >= 3 ? FU__SEL_HEAD "s.nodes" FU__SEL_TAIL : FU__SEL_HEAD "NULL" FU__SEL_TAIL,
                        &st));
 #undef FU__SEL_HEAD
 #undef FU__SEL_TAIL
