@@ -13,19 +13,32 @@
 #include "fu_common.h"
 #include "fu_db.h"
 #include "fu_options.h"
+#include "fu_report.h"
 
 static const char fu__report_head[] =
-    "usage: fusim report [options] samples|fits|predictions|errors|runs\n"
+    "usage: fusim report [options] samples|fits|predictions|errors|runs|accuracy|profiles|\n"
+    "                              fit-error|provenance\n"
     "       fusim report [options] sql \"SELECT ...\"\n"
+    "       fusim report [options] rerun [ID...]\n"
     "\n"
     "  samples       stored samples (filter with --op, --link, --ranks, --run)\n"
     "  fits          v_fit_quality: every fitted segment, alpha/beta with 95% CIs, max_rel_err\n"
     "  predictions   stored predictions\n"
     "  errors        v_prediction_error: predicted vs measured, rel_err as a fraction\n"
     "  runs          imports, calibrations, fits, ... with their provenance\n"
+    "  accuracy      v_plan_accuracy: predictions against measurements per plan\n"
+    "  profiles      v_latest_profile: the latest profile stored for each machine (GPU)\n"
+    "  fit-error     v_fit_error_by_size: each fit against the samples, size by size\n"
+    "  provenance    v_prediction_provenance: what produced each prediction\n"
     "  sql QUERY     any read-only query (tables: hosts, runs, samples, fits, fit_segments,\n"
-    "                workloads, plans, predictions, measurements; views v_fit_quality,\n"
-    "                v_prediction_error)\n"
+    "                workloads, profiles, plans, predictions, measurements; the views above)\n"
+    "  rerun [ID]    simulate stored predictions again from the database alone (their\n"
+    "                workload, profile, plan, resolved buckets and comm) and check that each\n"
+    "                reproduces: the same iteration time (relative difference <= 1e-9) and,\n"
+    "                re-resolving the plan, the same buckets; exit 65 if one does not\n"
+    "                (default: every prediction whose content was stored)\n"
+    "\n"
+    "Numbers in table and CSV output are the shortest decimals that read back exactly.\n"
     "\n";
 
 /* Queries of the named reports; ?1..?4 are the sample filters (NULL = any). */
@@ -49,16 +62,34 @@ static const struct {
     {"runs",
      "SELECT r.id, r.kind, r.created, r.tool, r.source_file, h.host_name, h.gpu, h.driver, h.cuda, "
      "h.nccl, (SELECT count(*) FROM samples s WHERE s.run_id = r.id) AS samples, r.cmdline, "
-     "r.notes FROM runs r LEFT JOIN hosts h ON h.id = r.host_id ORDER BY r.id"},
+     "r.fusim_version, r.fusim_commit, r.content_hash, r.notes "
+     "FROM runs r LEFT JOIN hosts h ON h.id = r.host_id ORDER BY r.id"},
+    {"accuracy", "SELECT * FROM v_plan_accuracy ORDER BY workload, plan, profile"},
+    {"profiles", "SELECT * FROM v_latest_profile ORDER BY gpu"},
+    {"fit-error", "SELECT * FROM v_fit_error_by_size ORDER BY fit_id, op, link, ranks, algo, bytes"},
+    {"provenance", "SELECT * FROM v_prediction_provenance ORDER BY prediction_id"},
 };
 
 #define FU__TABLE_COL_MAX 60 /* widest table column; longer values are cut with "..." */
+
+/* fu_report.h. The shortest decimal that reads back as exactly d (%.1g .. %.17g, the first):
+ * 3654600.123456789 stays whole where %.6g printed 3.6546e+06. At most 17 tries per number. */
+void fu_report_number(double d, char *buf, size_t cap) {
+  if (!isfinite(d)) {
+    snprintf(buf, cap, "%s", isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
+    return;
+  }
+  for (int p = 1; p <= 17; p++) {
+    snprintf(buf, cap, "%.*g", p, d);
+    if (strtod(buf, NULL) == d) return;
+  }
+}
 
 static void fu__cell_text(sqlite3_stmt *st, int i, char *buf, size_t cap) {
   switch (sqlite3_column_type(st, i)) {
     case SQLITE_NULL: buf[0] = '\0'; break;
     case SQLITE_INTEGER: snprintf(buf, cap, "%lld", (long long)sqlite3_column_int64(st, i)); break;
-    case SQLITE_FLOAT: snprintf(buf, cap, "%.6g", sqlite3_column_double(st, i)); break;
+    case SQLITE_FLOAT: fu_report_number(sqlite3_column_double(st, i), buf, cap); break;
     case SQLITE_BLOB: snprintf(buf, cap, "<blob %d bytes>", sqlite3_column_bytes(st, i)); break;
     default: snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, i)); break;
   }
@@ -196,12 +227,14 @@ int fu_cmd_report(int argc, char **argv) {
   if (pst != FU_OK || done) return fu_exit_code(pst);
   fu_format fmt = out.format;
   if (optind >= argc) {
-    fu_error("report: say what to report: samples, fits, predictions, errors, runs or sql QUERY");
+    fu_error("report: say what to report: samples, fits, predictions, errors, runs, accuracy, "
+             "profiles, fit-error, provenance, sql QUERY or rerun");
     return fu_exit_code(FU_EUSAGE);
   }
   const char *what = argv[optind];
   const char *sql = NULL;
   int is_sql = strcmp(what, "sql") == 0;
+  if (!strcmp(what, "rerun")) return fu_exit_code(fu_report_rerun(out.db, out.format, argc - optind - 1, argv + optind + 1));
   if (is_sql) {
     if (optind + 2 != argc) {
       fu_error("report sql: give the query as one argument, e.g. fusim report sql \"SELECT * FROM runs\"");
@@ -212,7 +245,8 @@ int fu_cmd_report(int argc, char **argv) {
     for (size_t i = 0; i < sizeof fu__reports / sizeof fu__reports[0]; i++)
       if (!strcmp(what, fu__reports[i].name)) sql = fu__reports[i].sql;
     if (!sql || optind + 1 != argc) {
-      fu_error("report: '%s' is not a report (samples, fits, predictions, errors, runs, sql QUERY)",
+      fu_error("report: '%s' is not a report (samples, fits, predictions, errors, runs, accuracy, "
+               "profiles, fit-error, provenance, sql QUERY, rerun)",
                sql ? argv[optind + 1] : what);
       return fu_exit_code(FU_EUSAGE);
     }

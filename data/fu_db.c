@@ -839,17 +839,6 @@ int fu_db_profile_store(fu_db *db, const char *json, const char *name, int64_t r
   return fu__tx_close(db, owned, s);
 }
 
-int fu_db_buckets_json(const size_t *first, const size_t *last, size_t n, char **out) {
-  *out = NULL;
-  json_t *arr = json_array();
-  for (size_t i = 0; arr && i < n; i++)
-    if (json_array_append_new(arr, json_pack("[II]", (json_int_t)first[i], (json_int_t)last[i])))
-      json_decref(arr), arr = NULL;
-  *out = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
-  json_decref(arr);
-  return *out ? FU_OK : FU_ENOMEM;
-}
-
 /* The buckets of a predict JSON object ("buckets": [{"first", "last", ...}]) as ranges. */
 static char *fu__buckets_from_result(const char *json) {
   json_t *j = json ? json_loads(json, 0, NULL) : NULL;

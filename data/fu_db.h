@@ -121,10 +121,6 @@ int fu_db_workload_store(fu_db *db, const char *json, const char *name, int64_t 
 int fu_db_profile_store(fu_db *db, const char *json, const char *name, int64_t run_id,
                         int64_t fit_id, int64_t *profile_id);
 
-/* Ranges [first, last] of the ready order, one a bucket, as JSON "[[0,147],[148,160]]" into a
- * malloc'd string (*out); `last` holds each bucket's last index, buckets are contiguous. */
-int fu_db_buckets_json(const size_t *first, const size_t *last, size_t n, char **out);
-
 typedef struct fu_prediction_row {
   char workload[128];        /* workload name (a label; the content is workload_json) */
   char plan[256];            /* plan as asked, canonical: "cap:25MiB,first:1MiB overlap=on pack=copy streams=1" */
@@ -141,7 +137,8 @@ typedef struct fu_prediction_row {
   char kind[16];             /* run kind when one is made: "predict" (default), "plan", "validate" */
   const char *workload_json; /* the workload as simulated (fusim-workload-1); NULL: not kept */
   const char *profile_json;  /* the profile as simulated (fusim-profile-1); NULL: not kept */
-  const char *buckets_json;  /* resolved buckets, fu_db_buckets_json; NULL: taken from json's "buckets" */
+  const char *buckets_json;  /* resolved buckets "[[first,last],...]" (sim/fu_content.h); NULL:
+                                taken from json's "buckets" */
   char framework[16];        /* "ideal", "ddp", "hooks"; "" when the command has no such notion */
   int ranks;                 /* GPUs taking part (nodes x GPUs per node); 0 unknown */
 } fu_prediction_row;

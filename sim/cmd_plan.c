@@ -76,10 +76,11 @@ static int fu__row_run(fu__row *row, const char *label, const char *spec, const 
   return FU_OK;
 }
 
-static int fu__store(const fu__opts *o, fu__row *rows, size_t n) {
+static int fu__store(const fu__opts *o, fu__row *rows, size_t n, const fu_workload *w,
+                     const fu_profile *prof) {
   const fu_result *r[32];
   for (size_t k = 0; k < n && k < 32; k++) r[k] = &rows[k].r;
-  return fu_cmd_store(&o->out, r, n < 32 ? n : 32, o->argc, o->argv);
+  return fu_cmd_store(&o->out, r, n < 32 ? n : 32, w, prof, o->argc, o->argv);
 }
 
 /* By iteration time; on a tie the optimal plan first, then fewer operations. */
@@ -230,7 +231,7 @@ static int fu__compare(const fu__opts *o, const fu_workload *w, const fu_plan *b
     for (size_t k = 0; k < NPLANS; k++) rows[k].speedup = ddp_us / rows[k].r.iter_us;
     qsort(rows, NPLANS, sizeof rows[0], fu__row_cmp);
     for (size_t k = 0; k < NPLANS; k++) rows[k].rank = (int)k + 1;
-    st = fu__store(o, rows, NPLANS);
+    st = fu__store(o, rows, NPLANS, w, prof);
   }
   if (st == FU_OK) fu__print_rows(o, rows, NPLANS, prof, &stats, opt_us);
   for (size_t k = 0; k < NPLANS; k++) fu_result_finish(&rows[k].r);
@@ -308,7 +309,7 @@ static int fu__sweep(const fu__opts *o, const fu_workload *w, const fu_plan *bas
   /* References: DDP's default and the optimum. */
   if (st == FU_OK) st = fu__row_run(&ref[0], "DDP default", "ddp", base, w, c, prof, NULL);
   if (st == FU_OK) st = fu__row_run(&ref[1], "optimal", "optimal", base, w, c, prof, NULL);
-  if (st == FU_OK) st = fu__store(o, rows, NCAPS);
+  if (st == FU_OK) st = fu__store(o, rows, NCAPS, w, prof);
   if (st == FU_OK) {
     double ddp = ref[0].r.iter_us, opt = ref[1].r.iter_us;
     char sz[32];

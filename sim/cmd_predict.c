@@ -68,7 +68,7 @@ int fu_cmd_predict(int argc, char **argv) {
   if (st == FU_OK) st = fu_predict_plan(&w, &p, &c, prof, tr, NULL, &r);
   if (st == FU_OK && tr) st = fu_trace_write(tr);
   const fu_result *rp = &r;
-  if (st == FU_OK) st = fu_cmd_store(&out, &rp, 1, argc, argv);
+  if (st == FU_OK) st = fu_cmd_store(&out, &rp, 1, &w, prof, argc, argv);
   if (st == FU_OK) {
     if (out.format == FU_FORMAT_JSON) st = fu_result_print_json(stdout, &r);
     else if (out.format == FU_FORMAT_CSV && buckets_csv) st = fu_result_print_buckets_csv(stdout, &r);

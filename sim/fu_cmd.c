@@ -45,21 +45,31 @@ int fu_cmd_inputs(const char *cmd, const fu_opt_inputs *in, int strict, fu_workl
   return FU_OK;
 }
 
-int fu_cmd_store(const fu_opt_output *o, const fu_result *const *r, size_t n, int argc,
-                 char **argv) {
+int fu_cmd_store(const fu_opt_output *o, const fu_result *const *r, size_t n,
+                 const fu_workload *w, const fu_profile *prof, int argc, char **argv) {
   if (o->no_store) return FU_OK;
   char *cmd = fu_join_argv(argc, argv);
   if (!cmd) return FU_ENOMEM;
   fu_db *db = NULL;
+  int64_t run_id = 0;
   int st = fu_db_open(fu_db_path_default(o->db), FU_DB_READWRITE, &db);
   if (st == FU_OK) st = fu_db_begin(db);
+  if (st == FU_OK) {
+    fu_provenance pv;
+    fu_provenance_local(&pv, "fusim", argc, argv);
+    st = fu_db_run_begin(db, argc > 0 && !strcmp(argv[0], "plan") ? "plan" : "predict", &pv,
+                         &run_id);
+  }
   for (size_t k = 0; k < n && st == FU_OK; k++) {
     fu_prediction_row row;
+    fu_content ct;
     char *json = NULL;
     int64_t id;
-    st = fu_result_db_row(r[k], cmd, &row, &json);
+    st = fu_content_init(&ct, w, prof, r[k]);
+    if (st == FU_OK) st = fu_result_db_row(r[k], cmd, &ct, run_id, &row, &json);
     if (st == FU_OK) st = fu_db_prediction_store(db, &row, &id);
     free(json);
+    fu_content_finish(&ct);
   }
   if (db && st == FU_OK) st = fu_db_commit(db);
   else if (db) fu_db_rollback(db);

@@ -28,7 +28,9 @@ int fu_cmd_inputs(const char *cmd, const fu_opt_inputs *in, int strict, fu_workl
 
 /* Stores n predictions in the database of o (fu_db_path_default) in one transaction, each row
  * built by fu_result_db_row with the command line argv. Nothing when o->no_store. */
-int fu_cmd_store(const fu_opt_output *o, const fu_result *const *r, size_t n, int argc,
-                 char **argv);
+/* Every row keeps what was simulated (w, prof and its buckets) and one run (kind "plan" when
+ * argv[0] is plan, else "predict") holds them all, with host, fusim version and commit. */
+int fu_cmd_store(const fu_opt_output *o, const fu_result *const *r, size_t n,
+                 const fu_workload *w, const fu_profile *prof, int argc, char **argv);
 
 #endif

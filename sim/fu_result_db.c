@@ -19,8 +19,8 @@ static int fu__copy(char *dst, size_t n, const char *src, const char *what) {
   return FU_OK;
 }
 
-int fu_result_db_row(const fu_result *r, const char *cmdline, fu_prediction_row *row,
-                     char **json_text) {
+int fu_result_db_row(const fu_result *r, const char *cmdline, const fu_content *ct,
+                     int64_t run_id, fu_prediction_row *row, char **json_text) {
   memset(row, 0, sizeof *row);
   *json_text = NULL;
   FU_CHECK(fu__copy(row->workload, sizeof row->workload, r->workload, "workload name"));
@@ -35,6 +35,17 @@ int fu_result_db_row(const fu_result *r, const char *cmdline, fu_prediction_row 
   row->exposed_comm_us = r->exposed_comm_us;
   row->n_ops = (int)r->n_ops;
   row->fusion_buffer_bytes = r->fusion_buffer_bytes;
+  row->run_id = run_id;
+  fu_comm c;
+  if (fu_comm_parse(r->comm, &c) == FU_OK) row->ranks = c.ranks;
+  const char *fw = strstr(r->plan, " framework="); /* fu_plan_string names all but ideal */
+  snprintf(row->framework, sizeof row->framework, "%.*s", fw ? (int)strcspn(fw + 11, " ") : 5,
+           fw ? fw + 11 : "ideal");
+  if (ct) {
+    row->workload_json = ct->workload_json;
+    row->profile_json = ct->profile_json;
+    row->buckets_json = ct->buckets_json;
+  }
   int n = snprintf(row->cmdline, sizeof row->cmdline, "fusim %s", cmdline ? cmdline : "");
   if (n < 0 || (size_t)n >= sizeof row->cmdline) memcpy(row->cmdline + sizeof row->cmdline - 4, "...", 4);
   json_t *j = fu_result_json(r);

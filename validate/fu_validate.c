@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fu_content.h"
 #include "fu_db.h"
 #include "fu_exec.h"
 #include "fu_output.h"
@@ -96,6 +97,7 @@ typedef struct fu__row {
   double sm_mhz_start, sm_mhz_end, power_w; /* NVML beside the plan's iterations */
   uint64_t fusion_buffer_bytes; /* the plan's fusion buffer */
   int verified;              /* the correctness check passed */
+  fu_content content;        /* scaled workload, profile and buckets as predicted (for the db) */
 } fu__row;
 
 /* Workload with every time multiplied by s (host costs are wall time and stay). */
@@ -520,7 +522,11 @@ static int fu__run_workload(const fu_validate_opts *o, fu__wl *x, const fu_plan 
     fu_result res;
     memset(&res, 0, sizeof res);
     st = fu_sim_predict_buckets(&ws, &plans[p], &comm, prof, eb[p], enb[p], NULL, &res);
-    if (st != FU_OK) break;
+    if (st == FU_OK) st = fu_content_init(&row->content, &ws, prof, &res);
+    if (st != FU_OK) {
+      fu_result_finish(&res);
+      break;
+    }
     row->nbuckets = enb[p];
     row->predicted_us = res.iter_us;
     row->pred_lo_us = res.iter_lo_us;
@@ -557,16 +563,25 @@ static int fu__run_workload(const fu_validate_opts *o, fu__wl *x, const fu_plan 
   return st;
 }
 
-static int fu__store(fu_db *db, const fu_validate_opts *o, const fu__row *rows,
-                     const fu_result *results, json_t *const *details, size_t n) {
+static int fu__store(fu_db *db, const fu_validate_opts *o, const fu_exec_info *info,
+                     const fu__row *rows, const fu_result *results, json_t *const *details,
+                     size_t n) {
   FU_CHECK(fu_db_begin(db));
-  int st = FU_OK;
+  fu_provenance pv; /* one run for the workload's plans, with the machine */
+  fu_provenance_local(&pv, "fusim validate", 0, NULL);
+  snprintf(pv.cmdline, sizeof pv.cmdline, "%s", o->cmdline ? o->cmdline : "");
+  snprintf(pv.gpu, sizeof pv.gpu, "%s", info->gpu);
+  snprintf(pv.driver, sizeof pv.driver, "%s", info->driver);
+  snprintf(pv.cuda, sizeof pv.cuda, "%s", info->cuda);
+  snprintf(pv.nccl, sizeof pv.nccl, "%s", info->nccl);
+  int64_t run_id = 0;
+  int st = fu_db_run_begin(db, "validate", &pv, &run_id);
   for (size_t i = 0; i < n && st == FU_OK; i++) {
     const fu__row *r = &rows[i];
     fu_prediction_row pr;
     char *js = NULL;
     int64_t pid = 0, mid = 0;
-    st = fu_result_db_row(&results[i], o->cmdline, &pr, &js);
+    st = fu_result_db_row(&results[i], o->cmdline, &r->content, run_id, &pr, &js);
     if (st == FU_OK) st = fu_db_prediction_store(db, &pr, &pid);
     free(js);
     if (st != FU_OK) break;
@@ -734,13 +749,14 @@ int fu_validate_run(const fu_validate_opts *o) {
     st = fu__run_workload(o, &wl[i], plans, nplans, prof, ndev, nvml, r, &results[i * nplans],
                           &details[i * nplans], comm_s, sizeof comm_s);
     if (st == FU_OK && db)
-      st = fu__store(db, o, r, &results[i * nplans], &details[i * nplans], nplans);
+      st = fu__store(db, o, &info, r, &results[i * nplans], &details[i * nplans], nplans);
   }
   if (st == FU_OK) st = fu__report(o, &info, comm_s, pname, rows, nwl * nplans);
   for (size_t i = 0; details && i < nwl * nplans; i++) json_decref(details[i]);
   for (size_t i = 0; results && i < nwl * nplans; i++) fu_result_finish(&results[i]);
   free(details);
   free(results);
+  for (size_t i = 0; rows && i < nwl * nplans; i++) fu_content_finish(&rows[i].content);
   free(rows);
   fu_exec_mon_close(nvml);
   fu_db_close(db);

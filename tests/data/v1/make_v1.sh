@@ -9,7 +9,7 @@ F=$1; DB=$2
 cd "$(dirname "$0")"
 rm -f "$DB" "$DB-wal" "$DB-shm"
 "$F" import --db "$DB" rtx2080tix2-pcie-allreduce.txt h200-pcie-copies.csv
-"$F" fit --db "$DB" --op allreduce --out /dev/null
+"$F" fit --db "$DB" --op allreduce > /dev/null  # (made with --out /dev/null; the fit it stores is the same)
 "$F" predict --db "$DB" --workload resnet50 --fusion cap:25MiB > /dev/null
 "$F" plan --db "$DB" --workload resnet50 > /dev/null
 # Two different workloads under one name (seq 4096 and seq 2048): v1 files them under one id.
