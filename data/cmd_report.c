@@ -3,6 +3,7 @@
  *
  * The database is opened read-only (SQLITE_OPEN_READONLY and PRAGMA query_only), so `report sql`
  * cannot change it whatever the query says; a writing statement is refused before it runs. */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -111,11 +112,21 @@ static json_t *fu__cell_json(sqlite3_stmt *st, int i) {
   }
 }
 
-/* Step through st and print every row. Table output holds all rows in memory to size the
- * columns: O(rows x columns). */
-static int fu__print_rows(sqlite3_stmt *st, fu_format fmt, const char *what) {
+/* One line for a row that could not be built or printed for want of memory. */
+static int fu__oom(const char *what, size_t nrows) {
+  fu_error("report %s: out of memory after %zu rows (a table holds every row to size its "
+           "columns: try --format csv or json, which print as they go)", what, nrows);
+  return FU_ENOMEM;
+}
+
+/* Step through st and print every row. CSV and JSON print row by row in O(columns) memory; the
+ * table holds all rows to size the columns: O(rows x columns). A query that fails while running
+ * (a missing ATTACH file, a disallowed function) is the query's fault for `report sql` (65) and
+ * the database's for the named reports (70); running out of memory says so (70). */
+static int fu__print_rows(sqlite3_stmt *st, fu_format fmt, const char *what, int is_sql) {
   int nc = sqlite3_column_count(st);
   int rc;
+  size_t nrows = 0;
   if (fmt == FU_FORMAT_CSV) {
     for (int i = 0; i < nc; i++) {
       if (i) putchar(',');
@@ -130,25 +141,36 @@ static int fu__print_rows(sqlite3_stmt *st, fu_format fmt, const char *what) {
         fu_csv_field(stdout, cell);
       }
       putchar('\n');
+      nrows++;
     }
   } else if (fmt == FU_FORMAT_JSON) {
-    json_t *arr = json_array();
+    /* an array printed one object at a time, as the indented dump of the whole array would */
+    fputs("[", stdout);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
       json_t *o = json_object();
-      for (int i = 0; i < nc; i++) json_object_set_new(o, sqlite3_column_name(st, i), fu__cell_json(st, i));
-      json_array_append_new(arr, o);
+      int bad = !o;
+      for (int i = 0; i < nc && !bad; i++)
+        bad = json_object_set_new(o, sqlite3_column_name(st, i), fu__cell_json(st, i)) != 0;
+      char *text = bad ? NULL : json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+      json_decref(o);
+      if (!text) {
+        fputs("\n", stdout);
+        return fu__oom(what, nrows);
+      }
+      fputs(nrows ? ",\n  " : "\n  ", stdout);
+      for (const char *c = text; *c; c++) { /* nested one level: indent each line by 2 */
+        putchar(*c);
+        if (*c == '\n') fputs("  ", stdout);
+      }
+      free(text);
+      nrows++;
     }
-    if (rc == SQLITE_DONE) {
-      char *s = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-      if (s) printf("%s\n", s);
-      free(s);
-    }
-    json_decref(arr);
+    if (rc == SQLITE_DONE) fputs(nrows ? "\n]\n" : "]\n", stdout);
   } else {
-    size_t nrows = 0, cap = 0;
+    size_t cap = 0;
     char **cells = NULL;
     int *width = calloc((size_t)nc + 1, sizeof *width);
-    if (!width) return FU_ENOMEM;
+    if (!width) return fu__oom(what, 0);
     for (int i = 0; i < nc; i++) {
       int w = (int)strlen(sqlite3_column_name(st, i));
       width[i] = w < FU__TABLE_COL_MAX ? w : FU__TABLE_COL_MAX;
@@ -172,6 +194,7 @@ static int fu__print_rows(sqlite3_stmt *st, fu_format fmt, const char *what) {
         for (char *p = cell; *p; p++)
           if (*p == '\n' || *p == '\t') *p = ' ';
         cells[nrows * (size_t)nc + (size_t)i] = strdup(cell);
+        if (!cells[nrows * (size_t)nc + (size_t)i]) oom = 1;
         int w = (int)strlen(cell);
         if (w > width[i]) width[i] = w;
       }
@@ -198,11 +221,16 @@ static int fu__print_rows(sqlite3_stmt *st, fu_format fmt, const char *what) {
     for (size_t k = 0; k < nrows * (size_t)nc; k++) free(cells[k]);
     free(cells);
     free(width);
-    if (oom) return FU_ENOMEM;
+    if (oom) return fu__oom(what, nrows);
   }
+  if (rc == SQLITE_NOMEM) return fu__oom(what, nrows);
   if (rc != SQLITE_DONE) {
     fu_error("report %s: %s", what, sqlite3_errmsg(sqlite3_db_handle(st)));
-    return FU_EDB;
+    return is_sql ? FU_EDATA : FU_EDB;
+  }
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fu_error("report %s: cannot write the output: %s", what, strerror(errno ? errno : EIO));
+    return FU_EIO;
   }
   return FU_OK;
 }
@@ -276,7 +304,7 @@ int fu_cmd_report(int argc, char **argv) {
     if (ranks) sqlite3_bind_int64(stmt, 3, ranks);
     if (run) sqlite3_bind_int64(stmt, 4, run);
   }
-  if (st == FU_OK) st = fu__print_rows(stmt, fmt, what);
+  if (st == FU_OK) st = fu__print_rows(stmt, fmt, what, is_sql);
   sqlite3_finalize(stmt);
   fu_db_close(db);
   return fu_exit_code(st);

@@ -231,43 +231,61 @@ int fu_read_file(const char *path, char **out, size_t *len) {
     fu_error("%s: cannot open: %s", path, strerror(errno));
     return FU_ENOINPUT;
   }
-  size_t cap = 65536, n = 0;
+  /* Refused as they arrive, before memory runs out: a NUL byte (/dev/zero, a binary), a line
+   * longer than FU_READ_LINE_MAX (an endless line on a pipe), more than FU_READ_MAX bytes. */
+  size_t cap = 65536, n = 0, line = 0; /* line: bytes since the last line break */
   char *buf = malloc(cap);
   if (!buf) {
     fclose(f);
+    fu_error("%s: out of memory reading the file", path);
     return FU_ENOMEM;
   }
+  int rst = FU_OK;
   for (;;) {
     if (n + 1 >= cap) {
-      char *nb = realloc(buf, cap * 2);
+      char *nb = cap <= FU_READ_MAX ? realloc(buf, cap * 2) : NULL;
       if (!nb) {
-        free(buf);
-        fclose(f);
-        return FU_ENOMEM;
+        if (cap <= FU_READ_MAX) fu_error("%s: out of memory reading %zu bytes of it", path, n);
+        else fu_error("%s: larger than %d MiB, more than any input fusim reads", path, FU_READ_MAX >> 20);
+        rst = cap <= FU_READ_MAX ? FU_ENOMEM : FU_EDATA;
+        break;
       }
       buf = nb;
       cap *= 2;
     }
     size_t got = fread(buf + n, 1, cap - n - 1, f);
+    if (memchr(buf + n, '\0', got)) {
+      fu_error("%s: binary data (NUL bytes), not a text file", path);
+      rst = FU_EDATA;
+      break;
+    }
+    for (const char *p = buf + n, *e = buf + n + got; p < e;) {
+      const char *nl = memchr(p, '\n', (size_t)(e - p));
+      line = nl ? 0 : line + (size_t)(e - p);
+      p = nl ? nl + 1 : e;
+    }
+    if (line > FU_READ_LINE_MAX) {
+      fu_error("%s: a line longer than %d MiB, not a text file fusim reads", path, FU_READ_LINE_MAX >> 20);
+      rst = FU_EDATA;
+      break;
+    }
     n += got;
     if (got == 0) break;
   }
   int err = ferror(f);
   fclose(f);
-  if (err) {
-    free(buf);
+  if (rst == FU_OK && err) {
     fu_error("%s: read error", path);
-    return FU_EIO;
+    rst = FU_EIO;
+  }
+  if (rst != FU_OK) {
+    free(buf);
+    return rst;
   }
   buf[n] = '\0';
   if (n == 0) {
     free(buf);
     fu_error("%s: file is empty", path);
-    return FU_EDATA;
-  }
-  if (memchr(buf, '\0', n)) {
-    free(buf);
-    fu_error("%s: binary data (NUL bytes), not a text file", path);
     return FU_EDATA;
   }
   *out = buf;

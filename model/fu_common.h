@@ -78,7 +78,11 @@ int fu_plot_path_check(const char *what, const char *path, int *svg);
 const char *fu_db_path_default(const char *from_option);
 
 /* Read a whole file into a NUL-terminated malloc'd buffer. FU_ENOINPUT if it cannot be opened
- * or is a directory; FU_EDATA if it is empty or holds NUL bytes (binary). Prints the reason. */
+ * or is a directory; FU_EDATA if it is empty, holds NUL bytes (binary), a line longer than
+ * FU_READ_LINE_MAX or more than FU_READ_MAX bytes, each refused as soon as it is read (an endless
+ * stream never fills memory); FU_ENOMEM when memory runs out. Prints the reason in one line. */
+#define FU_READ_MAX (1 << 30)          /* 1 GiB: no input fusim reads comes near */
+#define FU_READ_LINE_MAX (64 << 20)    /* 64 MiB: a workload written on one line fits many times */
 int fu_read_file(const char *path, char **out, size_t *len);
 
 /* The command line joined with spaces, for provenance (malloc'd). */

@@ -317,7 +317,24 @@ static int fu__cmp_name(const void *a, const void *b) {
 }
 
 /* Ready order, end of backward, unique names. O(n log n) for the sorts. */
+/* The gradients' total size is at most 2^53 bytes (8 PiB), so that no sum of sizes (a bucket, a
+ * plan's buffers, the total) can wrap around in 64 bits or lose precision as a double: 2048
+ * tensors of 2^53 bytes summed to "0 bytes". Checked where a workload is read and written. */
+static int fu__check_total(const char *what, const fu_workload *w) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < w->ngrads; i++) {
+    if (w->grads[i].bytes > (uint64_t)FU__MAX_WHOLE - total) {
+      fu_error("%s: grads: the sizes add up to more than 2^53 bytes (8 PiB) by grads[%zu] "
+               "(\"%s\")", what, i, w->grads[i].name ? w->grads[i].name : "");
+      return FU_EDATA;
+    }
+    total += w->grads[i].bytes;
+  }
+  return FU_OK;
+}
+
 static int fu__check_grads(const char *what, int strict, fu_workload *w) {
+  FU_CHECK(fu__check_total(what, w));
   size_t n = w->ngrads, first_bad = 0;
   for (size_t i = 0; i < n; i++) {
     fu_grad *g = &w->grads[i];
@@ -558,6 +575,7 @@ int fu_workload_save(const char *path, const fu_workload *w) {
     fu_error("%s: refusing to write a workload without gradients", path);
     return FU_EDATA;
   }
+  FU_CHECK(fu__check_total(strcmp(path, "-") ? path : "(stdout)", w));
   double tmax = w->fwd_us;
   const double more[] = {w->bwd_us, w->opt_us, w->hook_us, w->issue_us};
   for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)

@@ -48,6 +48,14 @@ full() { (trap '' XFSZ; ulimit -f 8; exec "$@"); }
 # (the bug fixed here) replaces the link, never the device itself
 ln -s /dev/full "$T/devfull"
 DB="$T/f.db"
+# snap [DB]: what the database holds, to compare before and after a refused command
+snap() {
+  python3 -c "
+import sqlite3, sys
+c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
+print(*[c.execute('SELECT count(*) FROM ' + t).fetchone()[0] for t in
+        ('runs', 'samples', 'fits', 'predictions', 'measurements')])" "${1:-$DB}" 2>&1
+}
 {
   echo "op,ranks,bytes,time_us,link"
   b=1024
@@ -105,5 +113,51 @@ if command -v gnuplot >/dev/null 2>&1; then
   [ "$(ls "$T/q" | wc -l)" -eq 5 ] && ok || bad "quoted plots: $(ls "$T/q")"
 fi
 
+# ---- 3. overflow: sizes that add up past 2^53 bytes are refused where the workload is read ----
+python3 -c "
+import json
+print(json.dumps({'format': 'fusim-workload-1', 'name': 'huge', 'fwd_us': 100, 'bwd_us': 200,
+  'grads': [{'name': 'g%d' % i, 'bytes': 2**53, 'ready_us': 100} for i in range(2048)]}))" >"$T/huge.json"
+for cmd in "workload --check" "predict --no-store --workload" "plan --no-store --workload"; do
+  expect 65 "$FUSIM" $cmd "$T/huge.json"
+  one_line "huge.json: grads: the sizes add up to more than 2^53 bytes (8 PiB) by grads\[1\]"
+done
+
+# ---- 4. out of memory says so; a JSON or CSV report streams in bounded memory ----
+# the smallest address-space limit (KiB) under which fusim starts at all (CUDA libraries, when
+# linked, map a lot), plus 256 MiB of headroom
+base=0
+for v in 65536 131072 262144 524288 786432 1048576 1572864 2097152 4194304; do
+  if (ulimit -v $v; exec "$FUSIM" --version) >/dev/null 2>&1; then base=$v; break; fi
+done
+if [ "$base" -gt 0 ]; then
+  lim=$((base + 262144))
+  rows="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 300000) SELECT"
+  cols="x AS a, x AS b, x AS c, x AS d, x AS e, x AS f, x AS g, x AS h, x AS i, x AS j"
+  expect 70 sh -c 'ulimit -v $1; exec "$2" report --db "$3" sql "$4 $5, $5, $5, $5, $5, $5 FROM c"' sh \
+    $lim "$FUSIM" "$DB" "$rows" "$cols"
+  one_line "report sql: out of memory after [0-9]* rows"
+  expect 0 sh -c 'ulimit -v $1; exec "$2" report --db "$3" --format json sql "$4 $5, $5 FROM c"' sh \
+    $lim "$FUSIM" "$DB" "$rows" "$cols"
+  [ "$(grep -c '"a":' "$T/out")" -eq 300000 ] && ok || bad "report --format json under a memory limit: $(grep -c '"a":' "$T/out") rows"
+else
+  bad "fusim does not start under a 4 GiB address-space limit"
+fi
+# inputs that cannot be what they claim are refused as they arrive, before memory runs out
+before=$(snap)
+expect 65 "$FUSIM" import --db "$DB" /dev/zero
+one_line "/dev/zero: binary data (NUL bytes), not a text file"
+expect 65 sh -c 'yes 0123456789012345678901234567890123456789 | tr -d "\n" | exec "$1" import --db "$2" /dev/stdin' \
+  sh "$FUSIM" "$DB"
+one_line "/dev/stdin: a line longer than 64 MiB, not a text file fusim reads"
+[ "$(snap)" = "$before" ] && ok || bad "refused imports changed the database: $before -> $(snap)"
+# a query that fails while it runs is the query's fault: 65, one line
+expect 65 "$FUSIM" report --db "$DB" sql "ATTACH '$T/no/such/dir/x.db' AS x"
+one_line "report sql: unable to open database"
+expect 65 "$FUSIM" report --db "$DB" sql "SELECT load_extension('$T/nothing')"
+one_line "report sql: not authorized"
+# output that cannot be written says so
+expect 70 sh -c 'exec "$1" report --db "$2" --format csv runs >"$3"' sh "$FUSIM" "$DB" "$T/devfull"
+one_line "report runs: cannot write the output: No space left on device"
 echo "reliab_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
