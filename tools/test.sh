@@ -3,6 +3,8 @@
 # A skipped test (exit 77) counts as a failure unless it is in the 'gpu' suite (it needs a GPU
 # that this machine lacks): every other test must run from a clone alone.
 # BUILD (default build) names the build folder; tools/build.sh configures it when missing.
+# JOBS (default 2) tests run at once; NO_GPU=1 leaves the 'gpu' suite out (a GPU machine with
+# little time).
 set -u
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -12,7 +14,10 @@ else
   ninja -C "$build" >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
 fi
 rm -f "$build/meson-logs/testlog.json"
-meson test -C "$build" --print-errorlogs --num-processes 2 --timeout-multiplier 3
+nogpu=""
+[ "${NO_GPU:-0}" = 1 ] && nogpu="--no-suite gpu"
+# shellcheck disable=SC2086 # $nogpu is empty or two words
+meson test -C "$build" --print-errorlogs --num-processes "${JOBS:-2}" --timeout-multiplier 3 $nogpu
 meson introspect --tests "$build" >"$build/meson-logs/tests.json" || { echo "0 passed, 1 failed"; exit 1; }
 python3 - "$build/meson-logs/tests.json" "$build/meson-logs/testlog.json" <<'PY'
 import json, sys
