@@ -43,7 +43,7 @@ static const char fu__foot[] =
 
 typedef struct fu__opts {
   fu_opt_output out;         /* --format, --db, --no-store */
-  const char *mem_cap;       /* --mem-cap or NULL */
+  int mem_cap;               /* --mem-cap was given */
   const char *plot;          /* --plot or NULL */
   const char *save_buckets;  /* --save-buckets or NULL */
   int argc;                  /* the command line, for the database */
@@ -122,7 +122,7 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
                            const fu_search_stats *stats, double opt_sim_us) {
   char sz[32];
   if (o->out.format == FU_FORMAT_JSON) {
-    fu__print_json(rows, n, fu__add_rank, o->mem_cap);
+    fu__print_json(rows, n, fu__add_rank, o->mem_cap ? o : NULL);
     return;
   }
   if (o->out.format == FU_FORMAT_CSV) {
@@ -424,14 +424,15 @@ int fu_cmd_plan(int argc, char **argv) {
   fu_opt_plan po = {0};
   fu__opts o = {.argc = argc, .argv = argv};
   fu_opt_output_init(&o.out);
-  int strict = 0, sweep = 0, table = 0, format_given = 0;
+  int strict = 0, sweep = 0, table = 0, format_given = 0, mem_cap_given = 0;
+  uint64_t mem_cap = 0;
   const fu_option rows[] = {
       FU_OPT_HEADER("inputs"), FU_OPTS_INPUTS(&in), FU_OPTS_TARGET(&tg),
       {FU_OPT_FLAG(0, "strict", &strict, "ready times out of order in the workload are an error")},
       FU_OPT_HEADER("plan (every plan compared gets these)"), FU_OPTS_PLAN(&po),
-      {FU_OPT_STR(0, "mem-cap", &o.mem_cap, "SIZE",
-                  "the optimal plan's largest fusion buffer (B, KiB, MiB, GiB); other plans\n"
-                  "above it are starred (over_mem_cap in csv and json)"), .bad = "25"},
+      {FU_OPT_CUSTOM(0, "mem-cap", &mem_cap, fu_plan_size_arg, "SIZE",
+                     "the optimal plan's largest fusion buffer (B, KiB, MiB, GiB); other plans\n"
+                     "above it are starred (over_mem_cap in csv and json)"), .bad = "25", .seen = &mem_cap_given},
       {FU_OPT_STR(0, "save-buckets", &o.save_buckets, "FILE",
                   "write the optimal plan's buckets to FILE as a bucket file (a JSON list of\n"
                   "lists of tensor names) that --fusion buckets:FILE reads back")},
@@ -463,13 +464,14 @@ int fu_cmd_plan(int argc, char **argv) {
   }
   if (o.plot && (st = fu_plot_path_check("plan: --plot", o.plot, NULL)) != FU_OK) return fu_exit_code(st);
   if (sweep && !format_given) o.out.format = FU_FORMAT_CSV;
+  o.mem_cap = mem_cap_given;
   fu_plan base;
   fu_comm c;
   fu_workload w;
   fu_workload_init(&w);
   fu_profile *prof = NULL;
   st = fu_cmd_get_plan(&po, &base);
-  if (st == FU_OK && o.mem_cap) st = fu_plan_parse_size("--mem-cap", o.mem_cap, &base.mem_cap_bytes);
+  if (mem_cap_given) base.mem_cap_bytes = mem_cap;
   if (st == FU_OK) st = fu_cmd_get_comm(&tg, &c);
   if (st == FU_OK) st = fu_cmd_inputs("plan", &in, strict, table ? NULL : &w, &prof);
   if (st == FU_OK && table) st = fu__fusion_table(&o, &c, prof, &base);

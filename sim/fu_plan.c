@@ -96,21 +96,24 @@ static int fu__size(const char *what, const char *full, const char *text, const 
   return FU_OK;
 }
 
-int fu_plan_parse_size(const char *what, const char *s, uint64_t *out) {
+int fu_plan_size_arg(void *value, const char *s, char *why, size_t len) {
+  uint64_t *out = value;
+  double v;
   if (!s) s = "";
-  if (fu__has_hex(s)) {
-    fu_error("%s '%s': hexadecimal is not accepted; give a size such as 16MiB or 4096B", what, s);
-    return FU_EUSAGE;
-  }
-  if (fu_parse_size(s, out) != FU_OK || *out == 0) {
-    fu_error("%s '%s': expected a size above 0 (a number with B, KiB, MiB or GiB)", what, s);
-    return FU_EUSAGE;
-  }
-  if (!fu__ends_in_letter(s)) {
-    fu_error("%s '%s': no unit; say %sMiB or %sB", what, s, s, s);
-    return FU_EUSAGE;
-  }
-  return FU_OK;
+  if (fu__has_hex(s)) snprintf(why, len, "hexadecimal is not accepted; give a size such as 16MiB");
+  else if (!fu__ends_in_letter(s) && fu_parse_double(s, &v) == FU_OK && v > 0)
+    snprintf(why, len, "no unit; say %sMiB or %sB", s, s);
+  else if (fu_parse_size(s, out) != FU_OK || *out == 0)
+    snprintf(why, len, "expected a size above 0 (a number with B, KiB, MiB or GiB)");
+  else return FU_OK;
+  return FU_EUSAGE;
+}
+
+int fu_plan_parse_size(const char *what, const char *s, uint64_t *out) {
+  char why[128];
+  if (fu_plan_size_arg(out, s, why, sizeof why) == FU_OK) return FU_OK;
+  fu_error("%s '%s': %s", what, s ? s : "", why);
+  return FU_EUSAGE;
 }
 
 /* Horovod's cycle: "3.5" (ms, as HOROVOD_CYCLE_TIME), "3.5ms", "250us", "1s"; finite, from
