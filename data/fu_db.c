@@ -226,6 +226,28 @@ static int fu__tx_close(fu_db *db, int owned, int st) {
 static int fu__migrate(fu_db *db) {
   int64_t uv = 0;
   FU_CHECK(fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv));
+  if (uv < 0) { /* fusim never writes one: migrating would re-create tables that are there */
+    fu_error("%s: schema version %lld is not one fusim writes: a damaged file or not a fusim "
+             "database", db->path, (long long)uv);
+    return FU_EDATA;
+  }
+  /* A reader that finds version 0 may be racing the process creating the file (its schema
+   * transaction not yet committed): wait for it as for a lock, then say what the file is. */
+  for (int waited = 0; db->readonly && uv == 0 && waited < db->busy_ms && waited < 2000; waited += 50) {
+    usleep(50000);
+    FU_CHECK(fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv));
+  }
+  if (db->readonly && uv == 0) {
+    int64_t ntab = 0;
+    FU_CHECK(fu__query_int(db, "SELECT count(*) FROM sqlite_schema", "read the schema", &ntab));
+    if (ntab > 0) {
+      fu_error("%s: an SQLite database, but not a fusim one (it has tables and no schema version)",
+               db->path);
+      return FU_EDB;
+    }
+    fu_error("%s: an empty database: nothing has been stored in it yet", db->path);
+    return FU_ENOINPUT;
+  }
   db->version = (int)uv;
   if (uv == FU__SCHEMA_VERSION) return FU_OK;
   if (uv > FU__SCHEMA_VERSION) {
@@ -236,10 +258,6 @@ static int fu__migrate(fu_db *db) {
   /* Read-only: an older file is read as it is (the reads below cope with its columns). */
   if (db->readonly && uv >= 1) return FU_OK;
   if (db->readonly) {
-    if (uv == 0) {
-      fu_error("%s: not a fusim database (schema version 0); nothing has been stored in it", db->path);
-      return FU_EDB;
-    }
     /* An older fusim database: migrated in place when we may write the file (a reader of a
      * shared database upgrades it once); else read as it is (samples and fits have not
      * changed; what a newer schema adds is missing). */
@@ -386,6 +404,11 @@ int fu_db_open(const char *path, int flags, fu_db **out) {
   int exists = stat(path, &sb) == 0;
   if (exists && S_ISDIR(sb.st_mode)) {
     fu_error("%s: is a directory, not a database file", path);
+    fu_db_close(db);
+    return FU_EUSAGE;
+  }
+  if (exists && !S_ISREG(sb.st_mode)) { /* SQLite would block reading a FIFO */
+    fu_error("%s: not a regular file (a FIFO, device or socket), not a database file", path);
     fu_db_close(db);
     return FU_EUSAGE;
   }

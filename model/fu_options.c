@@ -24,6 +24,15 @@ int fu_opt_parse_format(void *value, const char *arg, char *why, size_t why_len)
   return FU_EUSAGE;
 }
 
+int fu_opt_parse_db(void *value, const char *arg, char *why, size_t why_len) {
+  if (!*arg) { /* was taken as "not given": ./fusim.db written without a word */
+    snprintf(why, why_len, "an empty file name (leave --db out for $FUSIM_DB, else ./fusim.db)");
+    return FU_EUSAGE;
+  }
+  *(const char **)value = arg;
+  return FU_OK;
+}
+
 void fu_opt_output_init(fu_opt_output *o) {
   o->format = FU_FORMAT_TABLE;
   o->db = NULL;

@@ -136,6 +136,7 @@ void fu_opt_usage_error(const fu_opt_cmd *cmd, const char *fmt, ...) __attribute
 
 /* Custom parsers shared by the groups and commands. */
 int fu_opt_parse_format(void *value, const char *arg, char *why, size_t why_len); /* fu_format * */
+int fu_opt_parse_db(void *value, const char *arg, char *why, size_t why_len); /* const char **: not "" */
 
 /* ---- shared groups ---- */
 
@@ -150,7 +151,9 @@ void fu_opt_output_init(fu_opt_output *o);
 #define FU_OPT_ROW_FORMAT(p)                                                                 \
   {FU_OPT_CUSTOM(0, "format", (p), fu_opt_parse_format, "table|csv|json",                      \
                  "output as a table (default), CSV or JSON"), .bad = "yaml"}
-#define FU_OPT_ROW_DB(p) {FU_OPT_STR(0, "db", (p), "FILE", "results database (default $FUSIM_DB, else ./fusim.db)")}
+#define FU_OPT_ROW_DB(p)                                                                     \
+  {FU_OPT_CUSTOM(0, "db", (p), fu_opt_parse_db, "FILE",                                         \
+                 "results database (default $FUSIM_DB, else ./fusim.db)"), .bad = ""}
 #define FU_OPT_ROW_NO_STORE(p) \
   {FU_OPT_FLAG(0, "no-store", (p), "do not write the results to the database"), .aliases = "no-db"}
 #define FU_OPTS_OUTPUT(o) FU_OPT_ROW_FORMAT(&(o)->format), FU_OPT_ROW_DB(&(o)->db), FU_OPT_ROW_NO_STORE(&(o)->no_store)

@@ -6,6 +6,7 @@
 # (70 for the machine's own failures: a full disk) and leaves the database as it was.
 set -u
 FUSIM=$1
+case $FUSIM in /*) ;; *) FUSIM=$(pwd)/$FUSIM ;; esac
 T=$(mktemp -d /tmp/fusim_reliab.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export TMPDIR="$T" # gnuplot's scripts and logs
@@ -159,5 +160,43 @@ one_line "report sql: not authorized"
 # output that cannot be written says so
 expect 70 sh -c 'exec "$1" report --db "$2" --format csv runs >"$3"' sh "$FUSIM" "$DB" "$T/devfull"
 one_line "report runs: cannot write the output: No space left on device"
+# ---- 10. database edge cases ----
+# --db "" was taken as "not given" and wrote ./fusim.db
+mkdir "$T/cwd"
+for cmd in "import $T/samples.csv" "fit" "report runs" "predict --workload resnet50" "plan --workload resnet50"; do
+  expect 64 sh -c 'cd "$1" && shift && exec "$@"' sh "$T/cwd" "$FUSIM" $cmd --db ""
+  one_line "\-\-db '': an empty file name"
+done
+only_files "$T/cwd"
+# a FIFO: SQLite blocked reading it for ever
+mkfifo "$T/fifo"
+expect 64 "$FUSIM" report --db "$T/fifo" runs
+one_line "fifo: not a regular file (a FIFO, device or socket), not a database file"
+# a negative schema version: "table hosts already exists"
+cp "$DB" "$T/neg.db"
+python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version = -5'); c.commit()" "$T/neg.db"
+before=$(snap "$T/neg.db")
+for cmd in "report runs" "import $T/samples.csv"; do
+  expect 65 "$FUSIM" $cmd --db "$T/neg.db"
+  one_line "neg.db: schema version -5 is not one fusim writes"
+done
+[ "$(snap "$T/neg.db")" = "$before" ] && ok || bad "a refused import changed neg.db"
+# an empty file (what a reader sees while another process creates the database)
+: >"$T/empty.db"
+expect 66 env FUSIM_DB_BUSY_MS=200 "$FUSIM" report --db "$T/empty.db" runs
+one_line "empty.db: an empty database: nothing has been stored in it yet"
+# readers racing the process that creates the database: they wait for its schema (exit 0), or
+# find no file yet (66); never "schema version 0" (70)
+codes=""
+for i in 1 2 3 4 5 6 7 8; do
+  rm -f "$T/race.db" "$T/race.db-wal" "$T/race.db-shm"
+  "$FUSIM" import --db "$T/race.db" "$T/samples.csv" >/dev/null 2>&1 &
+  sleep 0.0$i
+  "$FUSIM" report --db "$T/race.db" runs >/dev/null 2>"$T/err"
+  c=$?
+  wait
+  codes="$codes $c"
+  case $c in 0) ok ;; 66) one_line "race.db: no such database" ;; *) bad "a reader racing the creation exited $c: $(cat "$T/err")" ;; esac
+done
 echo "reliab_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
