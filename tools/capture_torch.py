@@ -19,12 +19,14 @@ How each number is measured (CUDA events; every iteration starts from an idle GP
   issue_us                host cost of one communication operation issued from Python: the host
                           wall time of issuing an async device-to-host copy (tensor.copy_(...,
                           non_blocking=True) into pinned memory), per copy, over 256 copies.
-  launch-bound            backward's pure GPU time (the host enqueues all of backward behind a
-                          sleep kernel, so no kernel waits for its launch) against bwd_us: when
-                          launches stretch backward by more than 10%, it is bound by launches and
-                          host costs stretch it further. Only then is the "host" block written
-                          (the simulator reads a host block as launch-bound); the costs are
-                          always in meta. --host always|never overrides.
+  launch-bound            backward's pure GPU time against bwd_us (kept in meta).
+  host block              always written (--host never leaves it out): tools/torch_host.py
+                          measures per gradient when its hook fired on the CPU and when it was
+                          ready on the GPU with the GPU never waiting for the host, the CPU and
+                          GPU-only times of forward, backward() and the optimizer, the step's
+                          run-to-run spread, and the frameworks' host costs (DDP's Reducer, the
+                          Python hook pattern) from model-independent microbenchmarks. Older
+                          workloads' {"hook_us", "issue_us"} blocks still load (read as ideal).
 
 Models: resnet50 (torchvision, weights=None: random init, no download), bert_large
 (transformers BertForMaskedLM from a BertConfig, random init), or any factory
@@ -102,9 +104,11 @@ def build(name, batch, device, seq):
     _die("unknown model '%s' (resnet50, bert_large or package.module:function)" % name, 64)
 
 
-def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host="auto",
-            name="model", notes="", meta=None):
-    """Measures one model and returns the workload as a dict (fusim-workload-1)."""
+def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host="always",
+            name="model", notes="", meta=None, framework=None, set_to_none=True):
+    """Measures one model and returns the workload as a dict (fusim-workload-1).
+    framework: torch_host.framework_costs() (measured once per machine; None: measured here
+    when host is not "never"); set_to_none: how the step clears gradients."""
     import torch
 
     dev = torch.device("cuda")
@@ -124,7 +128,7 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
 
     def step(events=None, cpu=None):
         """One training step; returns (fwd_us, bwd_us, opt_us) from CUDA events."""
-        model.zero_grad(set_to_none=True)
+        model.zero_grad(set_to_none=set_to_none)
         torch.cuda.synchronize()
         e0, e1, e2, e3 = ev(), ev(), ev(), ev()
         e0.record()
@@ -222,7 +226,7 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     cycles = int(max(cpu_bwd_us, bwd_us) * 3 * 2000)   # ~3x the time at up to 2 GHz
     pure, short = [], 0
     for _ in range(7):
-        model.zero_grad(set_to_none=True)
+        model.zero_grad(set_to_none=set_to_none)
         loss = fwd()
         torch.cuda.synchronize()
         a, b, c = ev(), ev(), ev()
@@ -239,7 +243,16 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         pure.append(b.elapsed_time(c) * 1e3)
     pure_bwd_us = statistics.median(pure)
     launch_bound = pure_bwd_us < 0.9 * bwd_us
-    write_host = launch_bound if host == "auto" else host == "always"
+    write_host = host != "never"
+    if write_host:   # the host side, always (issue 10): timeline + framework costs
+        import torch_host
+        try:
+            tl = torch_host.host_timeline(model, params, fwd, opt, iters=iters, warmup=2,
+                                          set_to_none=set_to_none)
+        except RuntimeError as e:   # a hook that never fired: one line, nothing written
+            _die(str(e))
+        if framework is None:
+            framework = torch_host.framework_costs()
 
     grads = []
     for n, p in params:
@@ -254,7 +267,7 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         "opt_us": round(opt_us, 1),
     }
     if write_host:
-        out["host"] = {"hook_us": round(hook_us, 2), "issue_us": round(issue_us, 2)}
+        out["host"] = torch_host.host_block(tl, framework, [g["name"] for g in grads])
     out["estimated"] = False
     out["notes"] = notes
     m = dict(meta or {})
@@ -280,6 +293,13 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         "issue_us": round(issue_us, 3),
         "host_block": write_host,
     })
+    if write_host:
+        m["host_capture"] = {"capture_hook_us": round(tl["capture_hook_us"], 3),
+                             "capture_fwd_hook_us": round(tl["capture_fwd_hook_us"], 3),
+                             "sleep_too_short": tl["sleep_too_short"],
+                             "step_us": round(tl["step_us"], 1)}
+        if "raw" in framework:
+            m["framework_raw"] = framework["raw"]
     out["meta"] = m
     out["grads"] = grads
     return out
@@ -294,8 +314,9 @@ def main(argv=None):
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--amp", choices=["bf16", "fp16", "none"], default="bf16")
-    ap.add_argument("--host", choices=["auto", "always", "never"], default="auto",
-                    help="write the host block: when launch-bound (auto), always or never")
+    ap.add_argument("--host", choices=["auto", "always", "never"], default="always",
+                    help="write the host block (timeline and framework costs): always (default; "
+                         "auto is kept as a synonym) or never")
     ap.add_argument("--name", help="workload name (default: MODEL_bBATCH_captured)")
     ap.add_argument("--out", required=True, help="output file ('-' for stdout)")
     a = ap.parse_args(argv)

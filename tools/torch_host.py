@@ -1,0 +1,514 @@
+"""torch_host.py: the host side of a PyTorch training step, measured on the machine, for the
+workload's "host" block (DESIGN.md; read by sim/fu_workload.c, used by sim/fu_predict.c).
+
+Two parts:
+  host_timeline()    for one model: when each gradient's hook fired on the CPU (counted from
+                     the backward() call, the capturing hook's own cost removed) and when the
+                     gradient was ready on the GPU with the GPU never waiting for the host (all of
+                     the step enqueued behind a sleep kernel); the CPU time of forward, backward()
+                     and the optimizer step, their GPU-only times, and the run-to-run spread of
+                     the step (for the simulator's interval).
+  framework_costs()  model-independent microbenchmarks of the frameworks' host costs, on a
+                     synthetic chain of small parameters (so the numbers never come from the
+                     model being predicted): PyTorch DDP's C++ Reducer (per parameter hook, with
+                     and without the copy into the bucket, per bucket communication call for
+                     DDP's default all-reduce and for a Python comm hook, the fixed finalize, the
+                     per-iteration forward work and per buffer broadcast) and the Python hook
+                     pattern (per hook with its copy into a fusion buffer, per bucket event
+                     record + stream switch + copy issue), plus device copy bandwidth.
+
+Every figure is the median of interleaved repetitions; costs are differences of backward() CPU
+times between variants that differ only in the counted thing. Needs torch with CUDA; DDP parts
+need torch.distributed with NCCL (a world of one rank is set up here when none is).
+"""
+import os
+import statistics
+import time
+
+SCHEMA = 2  # host block version written by this module
+
+
+def _med(xs):
+    return statistics.median(xs) if xs else 0.0
+
+
+def _q(xs, q):
+    s = sorted(xs)
+    if not s:
+        return 0.0
+    k = min(len(s) - 1, max(0, int(round(q * (len(s) - 1)))))
+    return s[k]
+
+
+def host_timeline(model, params, run_fwd, opt, *, iters=20, warmup=3, set_to_none=True):
+    """Measures the host timeline of one model. params: [(name, param)] that require grads.
+    run_fwd(): the loss. Three passes, interleaved every iteration:
+      plain    no hooks: the step's time (CUDA events), CPU time of forward, backward(), opt;
+      stamped  hooks that only read the clock (a post-accumulate-grad hook per parameter and a
+               forward hook per module that holds parameters), GPU not held: when the host got
+               there; the stamps' own cost (stamped minus plain CPU time, per stamp) is removed;
+      held     the whole step enqueued behind a sleep kernel, the same hooks recording CUDA
+               events: GPU-only times (no kernel waits for its launch).
+    Returns a dict (per-name cpu_us / gpu_us, forward points, the step's figures) or raises
+    RuntimeError naming a parameter whose hook never fired."""
+    import torch
+
+    ev = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
+    names = [n for n, _ in params]
+    P = len(params)
+    mods = [(n, m) for n, m in model.named_modules()
+            if any(True for _ in m.parameters(recurse=False))]
+
+    def zero():
+        if opt is not None:
+            opt.zero_grad(set_to_none=set_to_none)
+        else:
+            model.zero_grad(set_to_none=set_to_none)
+
+    mode = {"held": False}
+    gstamp, fstamp, gev, fev = {}, {}, {}, {}
+
+    def ghook(name):
+        def hook(t):
+            if mode["held"]:
+                e = torch.cuda.Event(enable_timing=True)
+                e.record()
+                gev[name] = e
+            else:
+                gstamp[name] = time.perf_counter()
+        return hook
+
+    def fhook(name):
+        def hook(m, i, o):
+            if mode["held"]:
+                e = torch.cuda.Event(enable_timing=True)
+                e.record()
+                fev[name] = e
+            else:
+                fstamp.setdefault(name, time.perf_counter())
+        return hook
+
+    def step(hooked, held):
+        zero()
+        gstamp.clear(); fstamp.clear(); gev.clear(); fev.clear()
+        mode["held"] = held
+        torch.cuda.synchronize()
+        a, b, c, d, e = ev(), ev(), ev(), ev(), ev()
+        a.record()
+        if held:
+            torch.cuda._sleep(cycles[0])
+        b.record()
+        t0 = time.perf_counter()
+        loss = run_fwd()
+        c.record()
+        t1 = time.perf_counter()
+        loss.backward()
+        t2 = time.perf_counter()
+        d.record()
+        if opt is not None:
+            opt.step()
+        e.record()
+        t3 = time.perf_counter()
+        torch.cuda.synchronize()
+        if hooked:
+            missing = [n for n in names if n not in (gev if held else gstamp)]
+            if missing:
+                raise RuntimeError("no gradient hook fired for %d parameters (e.g. %s): are they "
+                                   "used in forward?" % (len(missing), missing[0]))
+        return {"t": (t0, t1, t2, t3), "ev": (a, b, c, d, e), "g": dict(gstamp), "f": dict(fstamp),
+                "cpu": ((t1 - t0) * 1e6, (t2 - t1) * 1e6, (t3 - t2) * 1e6)}
+
+    cycles = [1]
+    plain, stamped, held = [], [], []
+    cpu_g = {n: [] for n in names}
+    gpu_g = {n: [] for n in names}
+    cpu_f = {n: [] for n, _ in mods}
+    gpu_f = {n: [] for n, _ in mods}
+    short = 0
+    handles = []
+    try:
+        for it in range(warmup + iters):
+            for h in handles:
+                h.remove()
+            handles = []
+            r = step(False, False)
+            a, _, _, _, e = r["ev"]
+            plain_us = a.elapsed_time(e) * 1e3
+            cpu_est = sum(r["cpu"])
+            cycles[0] = int(max(cpu_est * 3 + 2000, 5000) * 2000)  # ~3x the host time at <= 2 GHz
+            handles = [p.register_post_accumulate_grad_hook(ghook(n)) for n, p in params]
+            handles += [m.register_forward_hook(fhook(n)) for n, m in mods]
+            s = step(True, False)
+            t0, t1 = s["t"][0], s["t"][1]
+            h = step(True, True)
+            a, b, c, d, e = h["ev"]
+            if a.elapsed_time(b) * 1e3 < (h["t"][3] - h["t"][0]) * 1e6:
+                short += 1
+            if it < warmup:
+                continue
+            plain.append((plain_us,) + r["cpu"])
+            stamped.append(s["cpu"])
+            held.append((b.elapsed_time(c) * 1e3, c.elapsed_time(d) * 1e3, d.elapsed_time(e) * 1e3))
+            for n in names:   # s["g"]: the stamped pass's stamps, copied before the held pass
+                cpu_g[n].append((s["g"][n] - t1) * 1e6)
+                gpu_g[n].append(c.elapsed_time(gev[n]) * 1e3)
+            for n, _ in mods:
+                if n in s["f"]:
+                    cpu_f[n].append((s["f"][n] - t0) * 1e6)
+                if n in fev:
+                    gpu_f[n].append(b.elapsed_time(fev[n]) * 1e3)
+    finally:
+        for h in handles:
+            h.remove()
+    P_f = max(1, len(mods))
+    fwd_plain = _med([p[1] for p in plain])
+    cpu_bwd = _med([p[2] for p in plain])
+    # The stamps' own cost, spread evenly: stamped minus plain CPU time, per stamp.
+    g_cost = max(0.0, (_med([x[1] for x in stamped]) - cpu_bwd) / P)
+    f_cost = max(0.0, (_med([x[0] for x in stamped]) - fwd_plain) / P_f)
+
+    def unstamp(d, cost):
+        med = {n: _med(v) for n, v in d.items() if v}
+        order = sorted(med, key=lambda n: med[n])
+        return {n: max(0.0, med[n] - (k + 1) * cost) for k, n in enumerate(order)}, med
+
+    cpu_us, cpu_raw = unstamp(cpu_g, g_cost)
+    fcpu, _ = unstamp(cpu_f, f_cost)
+    gpu_us = {n: _med(gpu_g[n]) for n in names}
+    fwd_points = sorted(({"name": n, "cpu_us": fcpu[n], "gpu_us": _med(gpu_f[n])}
+                         for n, _ in mods if n in fcpu and gpu_f[n]), key=lambda x: x["cpu_us"])
+    steps = [p[0] for p in plain]
+    mstep = _med(steps)
+    cpus = [p[2] for p in plain]
+    return {
+        "cpu_us": cpu_us,
+        "cpu_raw_us": cpu_raw,
+        "gpu_us": gpu_us,
+        "fwd_points": fwd_points,
+        "fwd_cpu_us": fwd_plain,
+        "bwd_cpu_us": cpu_bwd,
+        "opt_cpu_us": _med([p[3] for p in plain]) if opt is not None else 0.0,
+        "fwd_gpu_us": _med([x[0] for x in held]),
+        "bwd_gpu_us": _med([x[1] for x in held]),
+        "opt_gpu_us": _med([x[2] for x in held]) if opt is not None else 0.0,
+        "step_us": mstep,
+        "step_rel_lo": (_q(steps, 0.05) - mstep) / mstep if mstep > 0 else 0.0,
+        "step_rel_hi": (_q(steps, 0.95) - mstep) / mstep if mstep > 0 else 0.0,
+        "bwd_cpu_rel_lo": (_q(cpus, 0.05) - cpu_bwd) / cpu_bwd if cpu_bwd else 0.0,
+        "bwd_cpu_rel_hi": (_q(cpus, 0.95) - cpu_bwd) / cpu_bwd if cpu_bwd else 0.0,
+        "capture_hook_us": g_cost,
+        "capture_fwd_hook_us": f_cost,
+        "buffers": sum(1 for _ in model.buffers()),
+        "sleep_too_short": short,
+    }
+
+
+# ---- framework microbenchmarks (model-independent) ---------------------------------------------
+
+def ensure_process_group():
+    """A one-rank NCCL process group on cuda:0 (world size 1), unless one exists."""
+    import torch
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        return
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", "29531")
+    dist.init_process_group("nccl", rank=0, world_size=1, device_id=torch.device("cuda", 0))
+
+
+class OffloadState:
+    """State of the offload comm hook: a side stream and a pinned host buffer per bucket."""
+
+    def __init__(self):
+        import torch
+        self.stream = torch.cuda.Stream()
+        self.host = {}
+        self.record = None   # when a list: the hook appends (index, [param data_ptr]) per bucket
+
+
+def offload_hook(state, bucket):
+    """DDP comm hook: copies the bucket to pinned host memory on a side stream (gradient
+    offload over PCIe, as ZeRO-Offload does); the gradients themselves are left as they are."""
+    import torch
+
+    buf = bucket.buffer()
+    if state.record is not None:
+        state.record.append((bucket.index(), [p.data_ptr() for p in bucket.parameters()]))
+    h = state.host.get(bucket.index())
+    if h is None or h.numel() != buf.numel():
+        h = torch.empty(buf.numel(), dtype=buf.dtype, pin_memory=True)
+        state.host[bucket.index()] = h
+    s = state.stream
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        h.copy_(buf, non_blocking=True)
+        fut = torch.futures.Future(devices=[buf.device])
+        fut.set_result(buf)
+    return fut
+
+
+def record_allreduce_hook(state, bucket):
+    """DDP comm hook doing what the default does (all-reduce of the bucket, divided by the world
+    size) while noting the bucket's parameters: used once, after the timed runs, to read DDP's
+    actual buckets."""
+    import torch.distributed as dist
+
+    state.append((bucket.index(), [p.data_ptr() for p in bucket.parameters()]))
+    buf = bucket.buffer()
+    buf.div_(dist.get_world_size())
+    return dist.all_reduce(buf, async_op=True).get_future().then(lambda f: f.value()[0])
+
+
+class HookFuser:
+    """The course text's pattern: Python post-accumulate-grad hooks copy each gradient into a
+    fusion buffer (one copy per tensor, on the compute stream); when a bucket is full its
+    transfer (offload to pinned host memory) is issued on a side stream after an event; with
+    overlap off every transfer is issued after backward(). Buckets follow the order the hooks
+    fired in the first step (close a bucket when it reaches cap bytes; cap 0: one per tensor)."""
+
+    def __init__(self, params, cap_bytes, overlap=True):
+        import torch
+        self.params = params              # [(name, param)]
+        self.cap = cap_bytes
+        self.overlap = overlap
+        self.stream = torch.cuda.Stream()
+        self.order = []                   # first step: firing order (indices)
+        self.ready = False
+        self.handles = [p.register_post_accumulate_grad_hook(self._make(i))
+                        for i, (_, p) in enumerate(params)]
+
+    def _make(self, i):
+        def hook(p):
+            if not self.ready:
+                self.order.append(i)
+                return
+            b = self.bucket_of[i]
+            o, n = self.off[i], self.numel[i]
+            self.bufs[b][o:o + n].view(p.grad.shape).copy_(p.grad)
+            self.count[b] += 1
+            if self.overlap and self.count[b] == self.size[b]:
+                self._issue(b)
+        return hook
+
+    def _build(self):
+        import torch
+        self.bucket_of, self.off, self.numel = {}, {}, {}
+        sizes, cur, cur_bytes = [], [], 0
+        for i in self.order:
+            cur.append(i)
+            cur_bytes += self.params[i][1].numel() * self.params[i][1].element_size()
+            if cur_bytes >= self.cap:
+                sizes.append(cur)
+                cur, cur_bytes = [], 0
+        if cur:
+            sizes.append(cur)
+        self.buckets = sizes
+        self.bufs, self.host, self.size = [], [], []
+        for b, members in enumerate(sizes):
+            o = 0
+            for i in members:
+                self.bucket_of[i] = b
+                self.off[i] = o
+                self.numel[i] = self.params[i][1].numel()
+                o += self.numel[i]
+            dt = self.params[members[0]][1].dtype
+            self.bufs.append(torch.empty(o, dtype=dt, device="cuda"))
+            self.host.append(torch.empty(o, dtype=dt, pin_memory=True))
+            self.size.append(len(members))
+        self.count = [0] * len(sizes)
+        self.ready = True
+
+    def _issue(self, b):
+        import torch
+        e = torch.cuda.Event()
+        e.record()
+        self.stream.wait_event(e)
+        with torch.cuda.stream(self.stream):
+            self.host[b].copy_(self.bufs[b], non_blocking=True)
+
+    def after_backward(self):
+        """Call after backward(): issues what is left (overlap off), then the compute stream
+        waits for the transfers, as an optimizer step needs."""
+        import torch
+        if not self.ready:
+            if len(self.order) != len(self.params):
+                raise RuntimeError("hook pattern: %d of %d hooks fired"
+                                   % (len(self.order), len(self.params)))
+            self._build()
+            return
+        if not self.overlap:
+            for b in range(len(self.buckets)):
+                self._issue(b)
+        torch.cuda.current_stream().wait_stream(self.stream)
+        self.count = [0] * len(self.buckets)
+
+    def bucket_names(self):
+        return [[self.params[i][0] for i in m] for m in self.buckets]
+
+
+def _bank(n, numel, nbuf):
+    import torch
+
+    class Bank(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ps = torch.nn.ParameterList(
+                [torch.nn.Parameter(torch.full((numel,), 1.0 + 1e-3 * k)) for k in range(n)])
+            for k in range(nbuf):
+                self.register_buffer("buf%d" % k, torch.zeros(numel))
+
+        def forward(self, x):
+            y = x
+            for p in self.ps:
+                y = y * p
+            return y.sum()
+
+    return Bank().cuda()
+
+
+def framework_costs(*, iters=30, numel=1024, sizes=(32, 128), nbuf=32):
+    """Model-independent host costs of DDP and of the hook pattern (see the module docstring).
+    Returns {"ddp": {...}, "hooks": {...}, "copy_gbps": x, "raw": {...}}."""
+    import torch
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    ensure_process_group()
+    x = torch.ones(numel, device="cuda")
+
+    def variant(kind, n, cap_mb, view=False, buffers=0):
+        m = _bank(n, numel, buffers)
+        fuser = None
+        if kind in ("ddp", "ddp_off"):
+            m = DDP(m, device_ids=[0], bucket_cap_mb=cap_mb, gradient_as_bucket_view=view,
+                    broadcast_buffers=True)
+            if kind == "ddp_off":
+                m.register_comm_hook(OffloadState(), offload_hook)
+        elif kind == "hooks":
+            fuser = HookFuser(list(m.named_parameters()), int(cap_mb * 2**20))
+        elif kind == "noop":
+            for p in m.parameters():
+                p.register_post_accumulate_grad_hook(lambda t: None)
+        return m, fuser
+
+    def one(m, fuser):
+        m.zero_grad(set_to_none=False)
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        loss = m(x)
+        t1 = time.perf_counter()
+        loss.backward()
+        if fuser is not None:
+            fuser.after_backward()
+        t2 = time.perf_counter()
+        torch.cuda.synchronize()
+        return (t1 - t0) * 1e6, (t2 - t1) * 1e6
+
+    tiny, huge = 1e-9, 1e4   # MiB: one bucket per tensor / one bucket for all
+    specs = {}
+    for n in sizes:
+        specs.update({
+            ("plain", n): ("plain", n, 0, False, 0),
+            ("plain_buf", n): ("plain", n, 0, False, nbuf),
+            ("ddp_1", n): ("ddp", n, huge, False, 0),
+            ("ddp_pt", n): ("ddp", n, tiny, False, 0),
+            ("ddpv_1", n): ("ddp", n, huge, True, 0),
+            ("ddpv_pt", n): ("ddp", n, tiny, True, 0),
+            ("ddp_buf", n): ("ddp", n, huge, True, nbuf),
+            ("off_1", n): ("ddp_off", n, huge, False, 0),
+            ("off_pt", n): ("ddp_off", n, tiny, False, 0),
+            ("hk_1", n): ("hooks", n, huge, False, 0),
+            ("hk_pt", n): ("hooks", n, tiny, False, 0),
+            ("noop", n): ("noop", n, 0, False, 0),
+        })
+    models = {k: variant(*v[:1], v[1], v[2], v[3], v[4]) for k, v in specs.items()}
+    fw = {k: [] for k in specs}
+    bw = {k: [] for k in specs}
+    for r in range(iters + 3):
+        for k, (m, fz) in models.items():
+            f, b = one(m, fz)
+            if r >= 3:
+                fw[k].append(f)
+                bw[k].append(b)
+    B = {k: _med(v) for k, v in bw.items()}
+    F = {k: _med(v) for k, v in fw.items()}
+    lo, hi = sizes[0], sizes[-1]
+    dn = hi - lo
+
+    def per_param(key):   # slope over the two sizes, one bucket: cost per parameter
+        return ((B[(key, hi)] - B[("plain", hi)]) - (B[(key, lo)] - B[("plain", lo)])) / dn
+
+    def per_bucket(k1, kpt):   # per-tensor buckets minus one bucket, per extra bucket
+        return _med([(B[(kpt, n)] - B[(k1, n)]) / (n - 1) for n in sizes])
+
+    def fixed(key, a, b):   # what is left at the large size: per-iteration (finalize) work
+        return B[(key, hi)] - B[("plain", hi)] - hi * a - b
+
+    ddp_b = per_bucket("ddp_1", "ddp_pt")
+    ddpv_b = per_bucket("ddpv_1", "ddpv_pt")
+    off_b = per_bucket("off_1", "off_pt")
+    ddp_a = per_param("ddp_1")
+    ddpv_a = per_param("ddpv_1")
+    hk_b = per_bucket("hk_1", "hk_pt")
+    hk_a = per_param("hk_1")
+    noop_a = per_param("noop")
+    ddp = {
+        "param_us": round(max(0.0, ddpv_a), 3),                 # hook, gradient in a bucket view
+        "copy_us": round(max(0.0, ddp_a - ddpv_a), 3),           # + copy in and back (copy mode)
+        "bucket_us": round(max(0.0, 0.5 * (ddp_b + ddpv_b)), 3),  # default NCCL all-reduce call
+        "hook_bucket_us": round(max(0.0, off_b), 3),             # Python comm hook (offload) call
+        "finalize_us": round(max(0.0, fixed("ddpv_1", ddpv_a, ddpv_b)), 3),
+        "forward_us": round(max(0.0, F[("ddp_1", hi)] - F[("plain", hi)]), 3),
+        "buffer_us": round(max(0.0, (F[("ddp_buf", hi)] - F[("ddpv_1", hi)]
+                                     - (F[("plain_buf", hi)] - F[("plain", hi)])) / nbuf), 3),
+    }
+    hooks = {
+        "hook_us": round(max(0.0, hk_a), 3),        # Python hook + copy into the fusion buffer
+        "bucket_us": round(max(0.0, hk_b), 3),      # event record, stream switch, copy issue
+        "noop_hook_us": round(max(0.0, noop_a), 3),
+    }
+    # Device copy bandwidth (read + write of a large tensor), for copies on the compute stream.
+    a = torch.empty(64 * 2**20, device="cuda")
+    b = torch.empty_like(a)
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ts = []
+    for _ in range(5):
+        e0.record()
+        b.copy_(a)
+        e1.record()
+        torch.cuda.synchronize()
+        ts.append(e0.elapsed_time(e1) * 1e3)
+    copy_gbps = a.numel() * a.element_size() / _med(ts) / 1e3
+    del models
+    return {"ddp": ddp, "hooks": hooks, "copy_gbps": round(copy_gbps, 1),
+            "raw": {"bwd_cpu_us": {"%s/%d" % k: round(v, 1) for k, v in B.items()},
+                    "fwd_cpu_us": {"%s/%d" % k: round(v, 1) for k, v in F.items()},
+                    "sizes": list(sizes), "numel": numel, "iters": iters}}
+
+
+def host_block(tl, fw, order_names):
+    """The workload's host block (version 2) from host_timeline() and framework_costs();
+    order_names: the grads' order in the workload."""
+    blk = {
+        "version": SCHEMA,
+        "fwd_cpu_us": round(tl["fwd_cpu_us"], 1),
+        "bwd_cpu_us": round(tl["bwd_cpu_us"], 1),
+        "opt_cpu_us": round(tl["opt_cpu_us"], 1),
+        "fwd_gpu_us": round(tl["fwd_gpu_us"], 1),
+        "bwd_gpu_us": round(tl["bwd_gpu_us"], 1),
+        "opt_gpu_us": round(tl["opt_gpu_us"], 1),
+        "buffers": tl["buffers"],
+        "fwd_points": [[round(f["cpu_us"], 1), round(min(f["gpu_us"], tl["fwd_gpu_us"]), 1)]
+                       for f in tl["fwd_points"]],
+        "grad_cpu_us": [round(tl["cpu_us"][n], 1) for n in order_names],
+        "grad_gpu_us": [round(min(tl["gpu_us"][n], tl["bwd_gpu_us"]), 1) for n in order_names],
+        "jitter": {"step_rel_lo": round(tl["step_rel_lo"], 4),
+                   "step_rel_hi": round(tl["step_rel_hi"], 4),
+                   "host_rel_lo": round(tl["bwd_cpu_rel_lo"], 4),
+                   "host_rel_hi": round(tl["bwd_cpu_rel_hi"], 4)},
+    }
+    if fw is not None:
+        blk["copy_gbps"] = fw["copy_gbps"]
+        blk["ddp"] = fw["ddp"]
+        blk["hooks"] = fw["hooks"]
+    return blk

@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""validate_torch.py: runs real PyTorch under fusion plans on a GPU, for fusim's validation
+against real frameworks (issue 10). The GPU half; tools/store_torch_validation.py is the CPU half
+that predicts every row with fusim and stores predictions and measurements in the results
+database (v_prediction_error shows them).
+
+For every model it
+  1. captures the workload (tools/capture_torch.py, host block included; the frameworks' host
+     costs come from model-independent microbenchmarks, tools/torch_host.py, measured once);
+  2. builds one copy of the model per plan (same initial weights) and runs them interleaved,
+     iteration by iteration, with a compute-only iteration (no framework at all) in every round:
+       ddp  real DistributedDataParallel (world size 1, NCCL), DDP's own Reducer: per-tensor,
+            1, 4, 25 (default, first bucket 1 MiB) and 100 MiB caps, gradient_as_bucket_view,
+            DDP's default NCCL all-reduce or an offload comm hook (pinned host copy over PCIe on
+            a side stream);
+       hooks the course text's pattern: post-accumulate-grad hooks copying each gradient into a
+            fusion buffer, one offload per bucket on a side stream, overlap on or off;
+  3. records each plan's actual buckets (DDP's, read through a recording comm hook after the
+     timed rounds) and every iteration time (CUDA events from an idle GPU to the end of the
+     optimizer step).
+Everything goes to OUTDIR: wl_<model>.json (workloads), runs.json (rows, buckets, machine,
+versions, command line).
+
+    python3 tools/validate_torch.py --out /tmp/tv [--models resnet18:32,resnet50:64,vit_b_16:32,gpt2_medium:4]
+"""
+import argparse
+import copy
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import capture_torch  # noqa: E402
+import torch_host  # noqa: E402
+
+MiB = 2**20
+
+
+def build_model(name, batch, seq):
+    """(model, inputs, loss_fn, description); random init, no downloads."""
+    import torch
+    import torchvision
+
+    if name in ("resnet18", "resnet50", "vit_b_16"):
+        model = getattr(torchvision.models, name)(weights=None).cuda()
+        x = torch.randn(batch, 3, 224, 224, device="cuda")
+        y = torch.randint(0, 1000, (batch,), device="cuda")
+        crit = torch.nn.CrossEntropyLoss()
+        return model, (x, y), (lambda m, inp: crit(m(inp[0]), inp[1])), \
+            "torchvision %s (weights=None), 224x224, NCHW" % name
+    if name in ("gpt2", "gpt2_medium", "bert_large"):
+        if name.startswith("gpt2"):
+            from transformers import GPT2Config, GPT2LMHeadModel
+            big = name == "gpt2_medium"
+            cfg = GPT2Config(n_embd=1024 if big else 768, n_layer=24 if big else 12,
+                             n_head=16 if big else 12, n_positions=1024)
+            cls = GPT2LMHeadModel
+        else:
+            from transformers import BertConfig, BertForMaskedLM
+            cfg = BertConfig(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
+                             intermediate_size=4096)
+            cls = BertForMaskedLM
+        try:
+            cfg._attn_implementation = "sdpa"
+        except Exception:
+            pass
+        model = cls(cfg).cuda()
+        ids = torch.randint(0, cfg.vocab_size, (batch, seq), device="cuda")
+        return model, (ids, ids.clone()), \
+            (lambda m, inp: m(input_ids=inp[0], labels=inp[1]).loss), \
+            "transformers %s from config (random init), seq %d" % (cls.__name__, seq)
+    raise SystemExit("validate_torch: unknown model '%s'" % name)
+
+
+def make_opt(model):
+    import torch
+    return torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+
+
+# One row per plan: label, fusim flags, how to run it.
+PLANS = [
+    # label          framework comm        fusion          pack    overlap kind  cap_mb  view
+    ("ddp none",     "ddp", "allreduce:1", "none",          "copy", "on", "ddp", 1e-9, False),
+    ("ddp 1MiB",     "ddp", "allreduce:1", "cap:1MiB",      "copy", "on", "ddp", 1, False),
+    ("ddp 4MiB",     "ddp", "allreduce:1", "cap:4MiB",      "copy", "on", "ddp", 4, False),
+    ("ddp default",  "ddp", "allreduce:1", "cap:25MiB,first:1MiB", "copy", "on", "ddp", None, False),
+    ("ddp 100MiB",   "ddp", "allreduce:1", "cap:100MiB",    "copy", "on", "ddp", 100, False),
+    ("ddp default view", "ddp", "allreduce:1", "cap:25MiB,first:1MiB", "view", "on", "ddp", None, True),
+    ("ddp offload default", "ddp", "offload", "cap:25MiB,first:1MiB", "copy", "on", "ddp_off", None, False),
+    ("ddp offload 4MiB", "ddp", "offload", "cap:4MiB", "copy", "on", "ddp_off", 4, False),
+    ("hooks none",   "hooks", "offload", "none",          "copy", "on", "hooks", 0, False),
+    ("hooks 4MiB",   "hooks", "offload", "cap:4MiB",      "copy", "on", "hooks", 4, False),
+    ("hooks 25MiB",  "hooks", "offload", "cap:25MiB",     "copy", "on", "hooks", 25, False),
+    ("hooks 25MiB overlap off", "hooks", "offload", "cap:25MiB", "copy", "off", "hooks", 25, False),
+]
+
+
+class Runner:
+    """One plan on its own copy of the model."""
+
+    def __init__(self, base, plan, inputs, loss_fn):
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        self.label = plan[0] if plan else "compute-only"
+        self.plan = plan
+        self.inputs = inputs
+        self.loss_fn = loss_fn
+        m = copy.deepcopy(base)
+        self.core = m
+        self.fuser = None
+        self.off = None
+        self.names = {p.data_ptr(): n for n, p in m.named_parameters() if p.requires_grad}
+        if plan and plan[6] in ("ddp", "ddp_off"):
+            kw = {} if plan[7] is None else {"bucket_cap_mb": plan[7]}
+            m = DDP(m, device_ids=[0], gradient_as_bucket_view=plan[8], **kw)
+            if plan[6] == "ddp_off":
+                self.off = torch_host.OffloadState()
+                m.register_comm_hook(self.off, torch_host.offload_hook)
+        elif plan and plan[6] == "hooks":
+            params = [(n, p) for n, p in m.named_parameters() if p.requires_grad]
+            self.fuser = torch_host.HookFuser(params, int(plan[7] * MiB), overlap=plan[5] == "on")
+        self.model = m
+        self.opt = make_opt(self.core)
+        self.times = []
+
+    def step(self, ev0, ev1):
+        import torch
+        self.opt.zero_grad(set_to_none=False)
+        torch.cuda.synchronize()
+        ev0.record()
+        loss = self.loss_fn(self.model, self.inputs)
+        loss.backward()
+        if self.fuser is not None:
+            self.fuser.after_backward()
+        self.opt.step()
+        ev1.record()
+        torch.cuda.synchronize()
+        return ev0.elapsed_time(ev1) * 1e3
+
+    def buckets(self, ev0, ev1):
+        """The buckets this plan really used, as lists of parameter names, in DDP's order."""
+        if self.plan is None:
+            return None
+        if self.fuser is not None:
+            return self.fuser.bucket_names()
+        rec = []
+        if self.off is not None:
+            self.off.record = rec
+        else:
+            self.model.register_comm_hook(rec, torch_host.record_allreduce_hook)
+        self.step(ev0, ev1)
+        rec.sort(key=lambda t: t[0])
+        return [[self.names[d] for d in ptrs] for _, ptrs in rec]
+
+
+def q(xs, f):
+    s = sorted(xs)
+    return s[min(len(s) - 1, max(0, int(round(f * (len(s) - 1)))))]
+
+
+def machine_info():
+    import torch
+    info = {"host": platform.node(), "python": platform.python_version(),
+            "torch": torch.__version__, "cuda": torch.version.cuda,
+            "cudnn": torch.backends.cudnn.version(), "gpu": torch.cuda.get_device_name(0)}
+    try:
+        info["nccl"] = ".".join(str(v) for v in torch.cuda.nccl.version())
+    except Exception:
+        pass
+    for mod in ("torchvision", "transformers"):
+        try:
+            info[mod] = __import__(mod).__version__
+        except Exception:
+            pass
+    try:
+        info["driver"] = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=20).stdout.strip()
+    except Exception:
+        pass
+    return info
+
+
+def clocks():
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,power.draw,temperature.gpu",
+                              "--format=csv,noheader,nounits"], capture_output=True, text=True,
+                             timeout=20).stdout.strip()
+        return [float(v) for v in out.split(",")]
+    except Exception:
+        return None
+
+
+def run_model(name, batch, seq, a, fw, log):
+    import torch
+    torch.manual_seed(0)
+    base, inputs, loss_fn, desc = build_model(name, batch, seq)
+    if not any(p.requires_grad for p in base.parameters()):
+        raise SystemExit("validate_torch: %s has no trainable parameters" % name)
+    wname = "%s_b%d%s_torchval" % (name, batch, "_s%d" % seq if name.startswith(("gpt2", "bert")) else "")
+    t0 = time.time()
+    cap_model = copy.deepcopy(base)
+    wl = capture_torch.capture(cap_model, inputs, loss_fn, make_opt(cap_model), iters=a.capture_iters,
+                               warmup=3, amp="none", host="always", name=wname,
+                               notes="CAPTURED by tools/validate_torch.py on %s: %s, batch %d, fp32 "
+                                     "(TF32 matmul), SGD momentum, zero_grad(set_to_none=False)"
+                                     % (torch.cuda.get_device_name(0), desc, batch),
+                               meta={"model": name, "batch": batch, "seq": seq},
+                               framework=fw, set_to_none=False)
+    del cap_model
+    torch.cuda.empty_cache()
+    log("%s: captured in %.1f s (fwd %.0f bwd %.0f opt %.0f us, %d tensors)"
+        % (wname, time.time() - t0, wl["fwd_us"], wl["bwd_us"], wl["opt_us"], len(wl["grads"])))
+    plans = [p for p in PLANS if not a.plans or p[0] in a.plans]
+    runners = [Runner(base, None, inputs, loss_fn)] + [Runner(base, p, inputs, loss_fn) for p in plans]
+    ev0, ev1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ck = [clocks()]
+    t0 = time.time()
+    for r in range(a.warmup + a.iters):
+        n = len(runners)
+        for k in range(n):   # rotate the order every round so no plan always follows another
+            run = runners[(k + r) % n]
+            t = run.step(ev0, ev1)
+            if r >= a.warmup:
+                run.times.append(t)
+    ck.append(clocks())
+    log("%s: %d rounds x %d runners in %.1f s" % (wname, a.warmup + a.iters, len(runners),
+                                                  time.time() - t0))
+    co = runners[0].times
+    rows = []
+    for run in runners[1:]:
+        p = run.plan
+        med = statistics.median(run.times)
+        rows.append({
+            "plan_label": p[0], "framework": p[1], "comm": p[2], "fusion": p[3], "pack": p[4],
+            "overlap": p[5], "runner": p[6], "bucket_cap_mb": p[7], "gradient_as_bucket_view": p[8],
+            "measured_us": med, "p5_us": q(run.times, 0.05), "p95_us": q(run.times, 0.95),
+            "times_us": [round(t, 1) for t in run.times],
+            "compute_only_us": statistics.median(co),
+            "buckets": None,
+        })
+        try:
+            rows[-1]["buckets"] = run.buckets(ev0, ev1)
+        except Exception as e:   # keep the timing; the store step then uses fusim's own rule
+            log("  %s: buckets not recorded (%s: %s)" % (p[0], type(e).__name__, e))
+        log("  %-26s %9.0f us  (+%6.0f over compute-only, %s buckets)"
+            % (p[0], med, med - statistics.median(co),
+               len(rows[-1]["buckets"]) if rows[-1]["buckets"] else "?"))
+    res = {"workload": wname, "model": name, "batch": batch, "seq": seq, "description": desc,
+           "compute_only_us": statistics.median(co), "compute_only_times_us": [round(t, 1) for t in co],
+           "compute_only_p5_us": q(co, 0.05), "compute_only_p95_us": q(co, 0.95),
+           "clocks_sm_mhz_power_w_temp_c": ck, "rows": rows}
+    del runners, base
+    torch.cuda.empty_cache()
+    return wl, res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--models", default="resnet18:32,resnet50:64,vit_b_16:32,gpt2_medium:4")
+    ap.add_argument("--seq", type=int, default=512)
+    ap.add_argument("--iters", type=int, default=25)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--capture-iters", type=int, default=15)
+    ap.add_argument("--plans", help="comma-separated plan labels (default: all %d)" % len(PLANS))
+    a = ap.parse_args()
+    a.plans = a.plans.split(",") if a.plans else None
+    import torch
+    if not torch.cuda.is_available():
+        print("validate_torch: no CUDA GPU visible", file=sys.stderr)
+        return 69
+    os.makedirs(a.out, exist_ok=True)
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
+    logf = open(os.path.join(a.out, "log.txt"), "a")
+
+    def log(msg):
+        print(msg, flush=True)
+        logf.write(msg + "\n")
+        logf.flush()
+
+    info = machine_info()
+    log("machine: %s" % json.dumps(info))
+    torch_host.ensure_process_group()
+    t0 = time.time()
+    fw = torch_host.framework_costs()
+    log("framework costs (%.1f s): ddp %s hooks %s copy %.0f GB/s"
+        % (time.time() - t0, json.dumps(fw["ddp"]), json.dumps(fw["hooks"]), fw["copy_gbps"]))
+    results = {"format": "fusim-torch-validation-1", "machine": info,
+               "command": " ".join([sys.executable] + sys.argv),
+               "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+               "framework_costs": fw, "models": []}
+    for spec in a.models.split(","):
+        name, _, b = spec.partition(":")
+        try:
+            wl, res = run_model(name, int(b or 32), a.seq, a, fw, log)
+        except torch.cuda.OutOfMemoryError as e:
+            log("%s: out of GPU memory, skipped (%s)" % (spec, str(e).splitlines()[0]))
+            torch.cuda.empty_cache()
+            continue
+        with open(os.path.join(a.out, "wl_%s.json" % res["workload"]), "w") as f:
+            json.dump(wl, f, indent=1)
+        results["models"].append(res)
+        with open(os.path.join(a.out, "runs.json"), "w") as f:   # after every model: partial runs survive
+            json.dump(results, f, indent=1)
+    results["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    with open(os.path.join(a.out, "runs.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
