@@ -14,7 +14,11 @@
 /* What a task is, for the trace and the results: tag = index * 16 + kind. */
 enum {
   FU__K_FWD = 1, FU__K_BWD, FU__K_SEG, FU__K_TAIL, FU__K_HOOK, FU__K_ISSUE, FU__K_PACK,
-  FU__K_COMM, FU__K_UNPACK, FU__K_OPT, FU__K_HANDOFF
+  FU__K_COMM, FU__K_UNPACK, FU__K_OPT, FU__K_HANDOFF,
+  FU__K_FWCOPY,              /* framework copy of gradient idx (idx = ngrads: buckets copied back) */
+  FU__K_FWHOST,              /* framework host work: idx 0 DDP's forward, 1 DDP's finalize */
+  FU__K_WAIT,                /* the compute stream waits for every bucket */
+  FU__K_GATE                 /* a segment cannot end before the host enqueued it */
 };
 #define FU__TAG(kind, idx) ((int32_t)((idx) * 16 + (kind)))
 
@@ -81,8 +85,11 @@ static void fu__op_times(const fu__bk *b, int which, double *latency, double *wo
   *work = w;
 }
 
+static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                          const fu_bucket *bks, size_t nb, int which);
+
 static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const fu_comm *c,
-                     const fu_profile *prof, const fu_bucket *bks, size_t nb) {
+                     const fu_profile *prof, const fu_bucket *bks, size_t nb, int which) {
   int offload = c->kind == FU_COMM_OFFLOAD;
   int nstreams = p->comm_streams >= 1 ? p->comm_streams : 1;
   int horovod = p->kind == FU_FUSION_HOROVOD;
@@ -135,6 +142,14 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
   if (nb && bks[nb - 1].last != w->ngrads - 1) {
     fu_error("plan: the buckets cover %zu of %zu gradients", bks[nb - 1].last + 1, w->ngrads);
     return FU_EINTERNAL;
+  }
+
+  if (w->host.version == FU_HOST_VERSION) return fu__graph_host(s, w, p, c, bks, nb, which);
+  if (p->framework != FU_FRAMEWORK_IDEAL) {
+    fu_error("%s: no measured host costs for framework %s (a host block of version %d, as "
+             "tools/capture_torch.py writes)", w->source[0] ? w->source : w->name,
+             p->framework == FU_FRAMEWORK_DDP ? "ddp" : "hooks", FU_HOST_VERSION);
+    return FU_EDATA;
   }
 
   /* Micro-batches before the last: no communication. */
@@ -252,6 +267,219 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
   return FU_OK;
 }
 
+/* ---- the host timeline (workloads with a version-2 host block) -----------------------------
+ * Two timelines. The host thread enqueues the step along the captured CPU timeline (forward
+ * points, then backward's gradients in the order their hooks fired, then the optimizer) and pays
+ * the framework's costs where they fall; the compute stream runs the GPU-only time of each
+ * segment, and a segment cannot start before the host has enqueued it (its host segment ended).
+ * With segments as fine as the gradients, this lags the host by at most one segment's GPU time.
+ * Framework costs (fu_host.h), charged in order:
+ *   ddp   before forward: forward_us + buffers x buffer_us; per gradient: param_us (+ copy_us / 2
+ *         and a device copy of its bytes on the compute stream in copy mode); per bucket, after
+ *         the hook that fills it: bucket_us (default all-reduce) or hook_bucket_us (Python comm
+ *         hook: offload); after backward's enqueue: finalize_us (+ copy_us / 2 per gradient),
+ *         the compute stream waits for every bucket, then (copy mode) copies the buckets back;
+ *   hooks per gradient: hook_us (noop_hook_us with --pack view) and a device copy into the fusion
+ *         buffer; per bucket: bucket_us when it fills (overlap on) or after backward (off); the
+ *         compute stream waits for every bucket before the optimizer;
+ *   ideal no framework cost: each bucket is issued at the cost model's issue cost (pack and
+ *         unpack as the cost model prices them), when its last gradient is ready.
+ * The three runs (which = 0 nominal, 1 low, 2 high) scale GPU work by the step's measured
+ * spread and host work by backward()'s, and take each operation at its CI bound: what varies
+ * from run to run on the machine, so the interval can hold a measured time. */
+typedef struct fu__hg {
+  fu__sim *s;                /* the simulation being built */
+  double fh;                 /* host time factor of this run */
+  double fg;                 /* GPU time factor of this run */
+  uint32_t prev;             /* the host task before the last one (FU_TASK_NONE: none) */
+  uint32_t last;             /* the last host task added */
+} fu__hg;
+
+static int fu__hg_host(fu__hg *g, double us, int kind, size_t idx, uint32_t *id) {
+  FU_CHECK(fu__task(g->s, g->s->lane_host, FU_TASK_PLAIN, us * g->fh, FU__TAG(kind, idx), id));
+  g->prev = g->last;
+  g->last = *id;
+  return FU_OK;
+}
+
+/* A single kernel (a copy) that host task `host` launched at its end. */
+static int fu__hg_gpu(fu__hg *g, double us, int kind, size_t idx, uint32_t host, uint32_t *id) {
+  FU_CHECK(fu__task(g->s, g->s->lane_compute, FU_TASK_COMPUTE, us * g->fg, FU__TAG(kind, idx), id));
+  if (host != FU_TASK_NONE) FU_CHECK(fu_engine_dep(&g->s->e, host, *id));
+  return FU_OK;
+}
+
+/* The GPU side of the segment the last host task enqueued: its kernels go out while that task
+ * runs, so they may start when it starts (the host task before it ended), but the segment ends
+ * no earlier than its enqueue did (a zero-length gate on the stream after it). *id: the gate. */
+static int fu__hg_seg(fu__hg *g, double us, int kind, size_t idx, uint32_t *id) {
+  uint32_t k;
+  FU_CHECK(fu__task(g->s, g->s->lane_compute, FU_TASK_COMPUTE, us * g->fg, FU__TAG(kind, idx), &k));
+  if (g->prev != FU_TASK_NONE) FU_CHECK(fu_engine_dep(&g->s->e, g->prev, k));
+  FU_CHECK(fu__task(g->s, g->s->lane_compute, FU_TASK_PLAIN, 0, FU__TAG(FU__K_GATE, idx), id));
+  return fu_engine_dep(&g->s->e, g->last, *id);
+}
+
+/* The device side of bucket k: [pack ->] operation [-> unpack], after `issue` and `ready`. */
+static int fu__hg_bucket(fu__hg *g, const fu_comm *c, size_t k, int packs,
+                         uint32_t issue, uint32_t ready, uint32_t *stream_last, int which) {
+  fu__sim *s = g->s;
+  fu_engine *e = &s->e;
+  fu__bk *b = &s->bk[k];
+  int offload = c->kind == FU_COMM_OFFLOAD;
+  uint32_t lane = s->lane_comm[b->stream], op_lane = offload ? s->lane_d2h : lane;
+  uint32_t before = FU_TASK_NONE;
+  b->t_pack = b->t_handoff = b->t_unpack = FU_TASK_NONE;
+  if (packs && b->cost.pack_us > 0) {
+    FU_CHECK(fu__task(s, lane, FU_TASK_PLAIN, b->cost.pack_us * g->fg, FU__TAG(FU__K_PACK, k),
+                      &b->t_pack));
+    before = b->t_pack;
+  }
+  if (packs && b->cost.handoff_us > 0) {
+    FU_CHECK(fu__task(s, op_lane, FU_TASK_PLAIN, b->cost.handoff_us, FU__TAG(FU__K_HANDOFF, k),
+                      &b->t_handoff));
+    if (before != FU_TASK_NONE) FU_CHECK(fu_engine_dep(e, before, b->t_handoff));
+    before = b->t_handoff;
+  }
+  fu_task_spec sp;
+  fu_task_spec_init(&sp, op_lane);
+  sp.cls = offload ? FU_TASK_COPY : FU_TASK_NCCL;
+  sp.link = s->link_comm;
+  fu__op_times(b, which, &sp.latency_us, &sp.work_us);
+  sp.tag = FU__TAG(FU__K_COMM, k);
+  FU_CHECK(fu_engine_task_add(e, &sp, &b->t_comm));
+  if (before != FU_TASK_NONE) FU_CHECK(fu_engine_dep(e, before, b->t_comm));
+  if (packs && b->cost.unpack_us > 0) {
+    FU_CHECK(fu__task(s, lane, FU_TASK_PLAIN, b->cost.unpack_us * g->fg,
+                      FU__TAG(FU__K_UNPACK, k), &b->t_unpack));
+    if (offload) FU_CHECK(fu_engine_dep(e, b->t_comm, b->t_unpack));
+  }
+  b->t_issue = issue;
+  b->t_first = b->t_pack != FU_TASK_NONE ? b->t_pack
+               : b->t_handoff != FU_TASK_NONE ? b->t_handoff : b->t_comm;
+  b->t_last = b->t_unpack != FU_TASK_NONE ? b->t_unpack : b->t_comm;
+  FU_CHECK(fu_engine_dep(e, issue, b->t_first));
+  FU_CHECK(fu_engine_dep(e, ready, b->t_first));
+  uint32_t sl = stream_last[b->stream];
+  if (sl != FU_TASK_NONE && e->tasks[sl].lane != e->tasks[b->t_first].lane)
+    FU_CHECK(fu_engine_dep(e, sl, b->t_first));
+  stream_last[b->stream] = b->t_last;
+  return FU_OK;
+}
+
+static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                          const fu_bucket *bks, size_t nb, int which) {
+  const fu_host *h = &w->host;
+  fu_engine *e = &s->e;
+  fu_framework fw = p->framework;
+  if ((fw == FU_FRAMEWORK_DDP && !h->has_ddp) || (fw == FU_FRAMEWORK_HOOKS && !h->has_hooks)) {
+    fu_error("%s: the host block holds no measured costs for framework %s",
+             w->source[0] ? w->source : w->name, fw == FU_FRAMEWORK_DDP ? "ddp" : "hooks");
+    return FU_EDATA;
+  }
+  fu__hg g = {s, 1.0, 1.0, FU_TASK_NONE, FU_TASK_NONE};
+  if (which == 1) g.fh += h->host_rel_lo, g.fg += h->step_rel_lo;
+  if (which == 2) g.fh += h->host_rel_hi, g.fg += h->step_rel_hi;
+  int copy = !p->pack_view && fw != FU_FRAMEWORK_IDEAL;    /* framework copies gradients */
+  double gbps = h->copy_gbps > 0 ? h->copy_gbps : 0;
+  if (copy && gbps <= 0) {
+    fu_error("%s: host.copy_gbps: missing (framework %s copies every gradient)",
+             w->source[0] ? w->source : w->name, fw == FU_FRAMEWORK_DDP ? "ddp" : "hooks");
+    return FU_EDATA;
+  }
+  uint32_t hid, gid = FU_TASK_NONE;
+  int K = w->accum_steps > 0 ? w->accum_steps : 1;
+  for (int m = 0; m < K - 1; m++) { /* micro-batches before the last: no communication */
+    FU_CHECK(fu__hg_host(&g, h->fwd_cpu_us + h->bwd_cpu_us, FU__K_FWD,
+                         (size_t)m, &hid));
+    FU_CHECK(fu__hg_seg(&g, h->fwd_gpu_us + h->bwd_gpu_us, FU__K_BWD, (size_t)m, &gid));
+  }
+  if (fw == FU_FRAMEWORK_DDP) /* DDP's forward: pre-forward, buffer broadcast, prepare */
+    FU_CHECK(fu__hg_host(&g, h->ddp.forward_us + h->buffers * h->ddp.buffer_us, FU__K_FWHOST,
+                         0, &hid));
+  /* Forward, point by point (times kept non-decreasing). */
+  double pc = 0, pg = 0;
+  for (size_t k = 0; k <= h->nfwd; k++) {
+    double cc = k < h->nfwd ? h->fwd_cpu[k] : h->fwd_cpu_us;
+    double cg = k < h->nfwd ? h->fwd_gpu[k] : h->fwd_gpu_us;
+    if (cc < pc) cc = pc;
+    if (cg < pg) cg = pg;
+    FU_CHECK(fu__hg_host(&g, cc - pc, FU__K_FWD, K - 1, &hid));
+    FU_CHECK(fu__hg_seg(&g, cg - pg, FU__K_FWD, K - 1, &gid));
+    pc = cc;
+    pg = cg;
+  }
+  /* Backward, gradient by gradient; buckets are issued as they fill (overlap on). */
+  uint32_t *stream_last = malloc((size_t)(p->comm_streams >= 1 ? p->comm_streams : 1) *
+                                 sizeof *stream_last);
+  if (!stream_last) return FU_ENOMEM;
+  for (int k = 0; k < (p->comm_streams >= 1 ? p->comm_streams : 1); k++)
+    stream_last[k] = FU_TASK_NONE;
+  int st = FU_OK;
+  size_t next = 0;
+  uint64_t all_bytes = 0;
+  pc = pg = 0;
+  for (size_t i = 0; i < w->ngrads && st == FU_OK; i++) {
+    const fu_grad *gr = &w->grads[i];
+    double cc = gr->cpu_us > pc ? gr->cpu_us : pc, cg = gr->gpu_us > pg ? gr->gpu_us : pg;
+    if ((st = fu__hg_host(&g, cc - pc, FU__K_SEG, i, &hid)) != FU_OK) break;
+    if ((st = fu__hg_seg(&g, cg - pg, FU__K_SEG, i, &s->t_seg[i])) != FU_OK) break;
+    if (i == 0) s->t_bwd0 = s->t_seg[0];
+    pc = cc;
+    pg = cg;
+    all_bytes += gr->bytes;
+    uint32_t ready = s->t_seg[i];
+    double hook = fw == FU_FRAMEWORK_DDP
+                      ? h->ddp.param_us + (copy ? h->ddp.copy_us / 2 : 0)
+                      : fw == FU_FRAMEWORK_HOOKS ? (copy ? h->hooks.hook_us : h->hooks.noop_hook_us)
+                                                 : 0;
+    if (hook > 0 && (st = fu__hg_host(&g, hook, FU__K_HOOK, i, &hid)) != FU_OK) break;
+    if (copy && (st = fu__hg_gpu(&g, (double)gr->bytes / gbps / 1e3, FU__K_FWCOPY, i, hid,
+                                 &ready)) != FU_OK)
+      break;
+    while (p->overlap && next < nb && bks[next].last == i && st == FU_OK) {
+      double issue = fw == FU_FRAMEWORK_DDP
+                         ? (c->kind == FU_COMM_OFFLOAD ? h->ddp.hook_bucket_us : h->ddp.bucket_us)
+                     : fw == FU_FRAMEWORK_HOOKS ? h->hooks.bucket_us
+                                                : s->bk[next].cost.issue_us;
+      if ((st = fu__hg_host(&g, issue, FU__K_ISSUE, next, &hid)) != FU_OK) break;
+      st = fu__hg_bucket(&g, c, next, fw == FU_FRAMEWORK_IDEAL, hid, ready, stream_last, which);
+      next++;
+    }
+  }
+  /* The rest of backward; then the buckets left (overlap off), issued after backward(). */
+  uint32_t bwd_end = FU_TASK_NONE;
+  if (st == FU_OK) st = fu__hg_host(&g, h->bwd_cpu_us > pc ? h->bwd_cpu_us - pc : 0, FU__K_TAIL,
+                                    0, &hid);
+  if (st == FU_OK)
+    st = fu__hg_seg(&g, h->bwd_gpu_us > pg ? h->bwd_gpu_us - pg : 0, FU__K_TAIL, 0, &bwd_end);
+  for (; st == FU_OK && next < nb; next++) {
+    double issue = fw == FU_FRAMEWORK_DDP
+                       ? (c->kind == FU_COMM_OFFLOAD ? h->ddp.hook_bucket_us : h->ddp.bucket_us)
+                   : fw == FU_FRAMEWORK_HOOKS ? h->hooks.bucket_us
+                                              : s->bk[next].cost.issue_us;
+    if ((st = fu__hg_host(&g, issue, FU__K_ISSUE, next, &hid)) != FU_OK) break;
+    st = fu__hg_bucket(&g, c, next, fw == FU_FRAMEWORK_IDEAL, hid, bwd_end, stream_last, which);
+  }
+  free(stream_last);
+  FU_CHECK(st);
+  /* Finalize: the compute stream waits for every bucket (DDP's finalize, the hook pattern's
+   * wait_stream, or the optimizer's dependency), then DDP copies the buckets back. */
+  if (fw == FU_FRAMEWORK_DDP)
+    FU_CHECK(fu__hg_host(&g, h->ddp.finalize_us + (copy ? w->ngrads * h->ddp.copy_us / 2 : 0),
+                         FU__K_FWHOST, 1, &hid));
+  uint32_t wait;
+  FU_CHECK(fu__hg_gpu(&g, 0, FU__K_WAIT, 0, hid, &wait));
+  for (size_t k = 0; k < nb; k++) FU_CHECK(fu_engine_dep(e, s->bk[k].t_last, wait));
+  if (fw == FU_FRAMEWORK_DDP && copy)
+    FU_CHECK(fu__hg_gpu(&g, (double)all_bytes / gbps / 1e3, FU__K_FWCOPY, w->ngrads, hid, &wait));
+  /* The optimizer step. */
+  FU_CHECK(fu__hg_host(&g, h->opt_cpu_us, FU__K_OPT, 0, &hid));
+  FU_CHECK(fu__hg_seg(&g, h->opt_gpu_us, FU__K_OPT, 0, &gid));
+  (void)gid;
+  return FU_OK;
+}
+
 /* Sets every operation to its nominal / lo / hi time. */
 static void fu__set_times(fu__sim *s, size_t nb, int which) {
   for (size_t k = 0; k < nb; k++) {
@@ -288,6 +516,16 @@ static int fu__export_trace(const fu__sim *s, const fu_workload *w, const fu_com
       snprintf(name, sizeof name, "issue b%zu", idx);
       cat = "host";
       break;
+    case FU__K_FWHOST:
+      snprintf(name, sizeof name, "%s", idx == 0 ? "DDP forward" : "DDP finalize");
+      cat = "host";
+      break;
+    case FU__K_FWCOPY:
+      if (idx < w->ngrads) snprintf(name, sizeof name, "copy %s", w->grads[idx].name);
+      else snprintf(name, sizeof name, "copy buckets back");
+      break;
+    case FU__K_WAIT: snprintf(name, sizeof name, "wait for communication"); break;
+    case FU__K_GATE: snprintf(name, sizeof name, "enqueued"); break;
     case FU__K_PACK: case FU__K_COMM: case FU__K_UNPACK: case FU__K_HANDOFF: {
       const fu__bk *b = &s->bk[idx];
       fu_format_size(b->bytes, sz, sizeof sz);
@@ -350,14 +588,29 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   memset(out, 0, sizeof *out);
   fu__sim s;
   memset(&s, 0, sizeof s);
-  int st = fu__build(&s, w, p, c, prof, bks, nb);
-  double lo = 0, hi = 0;
-  if (st == FU_OK) { /* interval first, so that the nominal timeline stays in the engine */
+  int v2 = w->host.version == FU_HOST_VERSION;
+  double lo = 0, hi = 0, alone = 0;
+  int st = FU_OK;
+  if (v2) { /* the host timeline scales host and GPU work per run: a graph per run */
+    for (int which = 1; which <= 3 && st == FU_OK; which++) {
+      fu_plan q = *p;
+      if (which == 3) q.framework = FU_FRAMEWORK_IDEAL; /* compute alone: no buckets, no framework */
+      st = fu__build(&s, w, &q, c, prof, bks, which == 3 ? 0 : nb, which == 3 ? 0 : which);
+      if (st == FU_OK) st = fu_engine_run(&s.e);
+      if (st == FU_OK) *(which == 1 ? &lo : which == 2 ? &hi : &alone) = s.e.makespan_us;
+      fu__sim_finish(&s);
+      memset(&s, 0, sizeof s);
+    }
+    if (st == FU_OK) st = fu__build(&s, w, p, c, prof, bks, nb, 0);
+  } else {
+    st = fu__build(&s, w, p, c, prof, bks, nb, 0);
+  }
+  if (st == FU_OK && !v2) { /* interval first, so that the nominal timeline stays in the engine */
     fu__set_times(&s, nb, 1);
     st = fu_engine_run(&s.e);
     lo = s.e.makespan_us;
   }
-  if (st == FU_OK) {
+  if (st == FU_OK && !v2) {
     fu__set_times(&s, nb, 2);
     st = fu_engine_run(&s.e);
     hi = s.e.makespan_us;
@@ -381,7 +634,9 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   out->iter_us = e->makespan_us;
   out->iter_lo_us = lo < out->iter_us ? lo : out->iter_us;
   out->iter_hi_us = hi > out->iter_us ? hi : out->iter_us;
-  out->compute_us = K * (w->fwd_us + w->bwd_us) + w->opt_us;
+  /* With a host timeline, compute is the step simulated without communication or framework
+   * (the host may bound it); otherwise the workload's own times. */
+  out->compute_us = v2 ? alone : K * (w->fwd_us + w->bwd_us) + w->opt_us;
   double pack = 0, wire = 0;
   /* Bus bandwidth of each operation as nccl-tests defines it (algbw for offload copies). */
   double factor = c->kind == FU_COMM_OFFLOAD ? 1.0 : fu_busbw_factor(fu_comm_op(c), c->ranks);
@@ -434,7 +689,7 @@ int fu_sim_iter_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c
   fu__sim s;
   memset(&s, 0, sizeof s);
   *iter_us = NAN;
-  int st = fu__build(&s, w, p, c, prof, bks, nb);
+  int st = fu__build(&s, w, p, c, prof, bks, nb, 0);
   if (st == FU_OK) st = fu_engine_run(&s.e);
   if (st == FU_OK) *iter_us = s.e.makespan_us;
   else if (st == FU_EINTERNAL) fu_error("simulation of %s failed: %s", w->name, fu_strerror(st));

@@ -21,7 +21,9 @@
  *     last layer's backward, so it delays every ready time;
  *   - "accum_steps" is an integer >= 1 (fwd_us and bwd_us are per micro-batch; ready_us counts
  *     from the start of the LAST micro-batch's backward, the only one that communicates);
- *     "host": {"hook_us", "issue_us"} numbers >= 0;
+ *     "host": {"hook_us", "issue_us"} numbers >= 0 (version 1, read as before), or a version-2
+ *     block (fu_host.h: the host timeline and the frameworks' costs, per-gradient arrays in
+ *     the order of "grads" as written);
  *     "estimated" a boolean, "notes" a string, "meta" anything (for tools);
  *   - other top-level keys: a warning, or an error with `strict` (catches typos like "opt_usec").
  * Duplicate keys in one object are rejected by the JSON reader (JSON_REJECT_DUPLICATES). */
@@ -54,6 +56,7 @@ void fu_workload_finish(fu_workload *w) {
   for (size_t i = 0; i < w->ngrads; i++) free(w->grads[i].name);
   free(w->grads);
   free(w->notes);
+  fu_host_finish(&w->host);
   fu_workload_init(w);
 }
 
@@ -381,6 +384,20 @@ static int fu__check_grads(const char *what, int strict, fu_workload *w) {
   return FU_OK;
 }
 
+/* The version-2 host block: per-gradient times go into the grads (so that sorting keeps them). */
+static int fu__parse_host2(const json_t *host, const char *what, fu_workload *w) {
+  double *c = calloc(w->ngrads ? w->ngrads : 1, sizeof *c);
+  double *g = calloc(w->ngrads ? w->ngrads : 1, sizeof *g);
+  int st = c && g ? fu_host_parse(host, what, w->ngrads, &w->host, c, g) : FU_ENOMEM;
+  for (size_t i = 0; st == FU_OK && i < w->ngrads; i++) {
+    w->grads[i].cpu_us = c[i];
+    w->grads[i].gpu_us = g[i];
+  }
+  free(c);
+  free(g);
+  return st;
+}
+
 static const char *const fu__known_keys[] = {
     "format", "name", "fwd_us", "bwd_us", "opt_us", "host", "accum_steps",
     "estimated", "notes", "meta", "grads", "layers"};
@@ -446,8 +463,11 @@ static int fu__from_json(const json_t *root, const char *what, int strict, fu_wo
       fu_error("%s: host: not an object", what);
       return FU_EDATA;
     }
-    FU_CHECK(fu__opt_num(host, "hook_us", what, "host.", &w->hook_us));
-    FU_CHECK(fu__opt_num(host, "issue_us", what, "host.", &w->issue_us));
+    if (!json_object_get(host, "version")) { /* version 1; version 2 is read after grads */
+      FU_CHECK(fu__opt_num(host, "hook_us", what, "host.", &w->hook_us));
+      FU_CHECK(fu__opt_num(host, "issue_us", what, "host.", &w->issue_us));
+      if (json_object_get(host, "hook_us") || json_object_get(host, "issue_us")) w->host.version = 1;
+    }
   }
   const json_t *acc = json_object_get(root, "accum_steps");
   if (acc) {
@@ -492,6 +512,7 @@ static int fu__from_json(const json_t *root, const char *what, int strict, fu_wo
     FU_CHECK(fu__opt_num(root, "bwd_us", what, "", &b));
     FU_CHECK(fu__parse_layers(layers, what, f, b, w));
   }
+  if (host && json_object_get(host, "version")) FU_CHECK(fu__parse_host2(host, what, w));
   return fu__check_grads(what, strict, w);
 }
 
@@ -544,7 +565,17 @@ int fu_workload_to_json(const fu_workload *w, json_t **out) {
   if (st == FU_OK) st = fu__set(root, "opt_us", json_real(w->opt_us));
   if (st == FU_OK && w->accum_steps > 1)
     st = fu__set(root, "accum_steps", json_integer(w->accum_steps));
-  if (st == FU_OK && (w->hook_us > 0 || w->issue_us > 0)) {
+  if (st == FU_OK && w->host.version == FU_HOST_VERSION) {
+    double *c = calloc(w->ngrads ? w->ngrads : 1, sizeof *c);
+    double *g = calloc(w->ngrads ? w->ngrads : 1, sizeof *g);
+    for (size_t i = 0; c && g && i < w->ngrads; i++) {
+      c[i] = w->grads[i].cpu_us;
+      g[i] = w->grads[i].gpu_us;
+    }
+    st = c && g ? fu__set(root, "host", fu_host_to_json(&w->host, w->ngrads, c, g)) : FU_ENOMEM;
+    free(c);
+    free(g);
+  } else if (st == FU_OK && (w->hook_us > 0 || w->issue_us > 0)) {
     json_t *h = json_object();
     st = fu__set(root, "host", h);
     if (st == FU_OK) st = fu__set(h, "hook_us", json_real(w->hook_us));

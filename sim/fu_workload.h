@@ -7,10 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fu_host.h"
+
 typedef struct fu_grad {
   char *name;                /* tensor name (malloc'd) */
   uint64_t bytes;            /* gradient size */
   double ready_us;           /* ready time counted from the start of backward */
+  double cpu_us;             /* host block v2: when its hook fired on the CPU, from backward() */
+  double gpu_us;             /* host block v2: ready on the GPU with no launch waits, from backward */
 } fu_grad;
 
 typedef struct fu_workload {
@@ -19,8 +23,9 @@ typedef struct fu_workload {
   double fwd_us;             /* forward time of one micro-batch */
   double bwd_us;             /* backward time of one micro-batch */
   double opt_us;             /* optimizer step after communication */
-  double hook_us;            /* host cost per gradient-ready callback (0 if unknown) */
-  double issue_us;           /* host cost per communication op the framework issues (0 if unknown) */
+  double hook_us;            /* host block v1: cost per gradient-ready callback (0 if unknown) */
+  double issue_us;           /* host block v1: cost per communication op issued (0 if unknown) */
+  fu_host host;              /* host block v2 (host.version 2), else version 0 or 1 */
   int accum_steps;           /* micro-batches per iteration (>= 1); communication on the last */
   size_t ngrads;             /* gradients */
   fu_grad *grads;            /* in ready order (malloc'd) */

@@ -296,6 +296,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     if write_host:
         m["host_capture"] = {"capture_hook_us": round(tl["capture_hook_us"], 3),
                              "capture_fwd_hook_us": round(tl["capture_fwd_hook_us"], 3),
+                             "grad_cpu_raw_us": [round(tl["cpu_raw_us"][g["name"]], 1)
+                                                 for g in grads],
                              "sleep_too_short": tl["sleep_too_short"],
                              "step_us": round(tl["step_us"], 1)}
         if "raw" in framework:

@@ -125,19 +125,25 @@ class Runner:
         self.model = m
         self.opt = make_opt(self.core)
         self.times = []
+        self.cpu = []              # per timed step: CPU time of forward, backward(), the rest
 
     def step(self, ev0, ev1):
         import torch
         self.opt.zero_grad(set_to_none=False)
         torch.cuda.synchronize()
         ev0.record()
+        t0 = time.perf_counter()
         loss = self.loss_fn(self.model, self.inputs)
+        t1 = time.perf_counter()
         loss.backward()
+        t2 = time.perf_counter()
         if self.fuser is not None:
             self.fuser.after_backward()
         self.opt.step()
+        t3 = time.perf_counter()
         ev1.record()
         torch.cuda.synchronize()
+        self.last_cpu = ((t1 - t0) * 1e6, (t2 - t1) * 1e6, (t3 - t2) * 1e6)
         return ev0.elapsed_time(ev1) * 1e3
 
     def buckets(self, ev0, ev1):
@@ -226,6 +232,7 @@ def run_model(name, batch, seq, a, fw, log):
             t = run.step(ev0, ev1)
             if r >= a.warmup:
                 run.times.append(t)
+                run.cpu.append(run.last_cpu)
     ck.append(clocks())
     log("%s: %d rounds x %d runners in %.1f s" % (wname, a.warmup + a.iters, len(runners),
                                                   time.time() - t0))
@@ -240,6 +247,7 @@ def run_model(name, batch, seq, a, fw, log):
             "measured_us": med, "p5_us": q(run.times, 0.05), "p95_us": q(run.times, 0.95),
             "times_us": [round(t, 1) for t in run.times],
             "compute_only_us": statistics.median(co),
+            "cpu_fwd_bwd_rest_us": [round(statistics.median(c[k] for c in run.cpu), 1) for k in range(3)],
             "buckets": None,
         })
         try:
@@ -252,6 +260,8 @@ def run_model(name, batch, seq, a, fw, log):
     res = {"workload": wname, "model": name, "batch": batch, "seq": seq, "description": desc,
            "compute_only_us": statistics.median(co), "compute_only_times_us": [round(t, 1) for t in co],
            "compute_only_p5_us": q(co, 0.05), "compute_only_p95_us": q(co, 0.95),
+           "compute_only_cpu_fwd_bwd_rest_us": [round(statistics.median(c[k] for c in runners[0].cpu), 1)
+                                                for k in range(3)],
            "clocks_sm_mhz_power_w_temp_c": ck, "rows": rows}
     del runners, base
     torch.cuda.empty_cache()
@@ -263,7 +273,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--models", default="resnet18:32,resnet50:64,vit_b_16:32,gpt2_medium:4")
     ap.add_argument("--seq", type=int, default=512)
-    ap.add_argument("--iters", type=int, default=25)
+    ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--capture-iters", type=int, default=15)
     ap.add_argument("--plans", help="comma-separated plan labels (default: all %d)" % len(PLANS))

@@ -1,0 +1,199 @@
+/* fu_host.c: reading and writing the workload's host block, version 2 (see fu_host.h). */
+#include "fu_host.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fu_common.h"
+
+#define FU__HOST_MAX_US 1e12 /* as fu_workload's times */
+
+void fu_host_init(fu_host *h) { memset(h, 0, sizeof *h); }
+
+void fu_host_finish(fu_host *h) {
+  if (!h) return;
+  free(h->fwd_cpu);
+  free(h->fwd_gpu);
+  fu_host_init(h);
+}
+
+/* A number in [lo, hi] under key; `need` makes a missing key an error, else *out stays. */
+static int fu__hnum(const json_t *obj, const char *key, const char *what, const char *prefix,
+                    int need, double lo, double hi, double *out) {
+  const json_t *v = json_object_get(obj, key);
+  if (!v) {
+    if (!need) return FU_OK;
+    fu_error("%s: host.%s%s: missing", what, prefix, key);
+    return FU_EDATA;
+  }
+  double d = json_is_number(v) ? json_number_value(v) : NAN;
+  if (!isfinite(d) || d < lo || d > hi) {
+    fu_error("%s: host.%s%s: not a number from %g to %g", what, prefix, key, lo, hi);
+    return FU_EDATA;
+  }
+  *out = d;
+  return FU_OK;
+}
+
+/* An array of n times (>= 0) under key into out. */
+static int fu__harr(const json_t *obj, const char *key, const char *what, size_t n, double *out) {
+  const json_t *a = json_object_get(obj, key);
+  if (!json_is_array(a) || json_array_size(a) != n) {
+    fu_error("%s: host.%s: not an array of %zu times (one per gradient)", what, key, n);
+    return FU_EDATA;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const json_t *v = json_array_get(a, i);
+    double d = json_is_number(v) ? json_number_value(v) : NAN;
+    if (!isfinite(d) || d < 0 || d > FU__HOST_MAX_US) {
+      fu_error("%s: host.%s[%zu]: not a time from 0 to %g us", what, key, i, FU__HOST_MAX_US);
+      return FU_EDATA;
+    }
+    out[i] = d;
+  }
+  return FU_OK;
+}
+
+static int fu__obj(const json_t *host, const char *key, const char *what, const json_t **out) {
+  *out = json_object_get(host, key);
+  if (*out && !json_is_object(*out)) {
+    fu_error("%s: host.%s: not an object", what, key);
+    return FU_EDATA;
+  }
+  return FU_OK;
+}
+
+int fu_host_parse(const json_t *obj, const char *what, size_t ngrads, fu_host *h,
+                  double *grad_cpu, double *grad_gpu) {
+  fu_host_init(h);
+  const json_t *ver = json_object_get(obj, "version");
+  if (!json_is_integer(ver) || json_integer_value(ver) != FU_HOST_VERSION) {
+    fu_error("%s: host.version: not %d (this fusim reads host blocks of version %d, or the older "
+             "{\"hook_us\", \"issue_us\"})", what, FU_HOST_VERSION, FU_HOST_VERSION);
+    return FU_EDATA;
+  }
+  h->version = FU_HOST_VERSION;
+  const double T = FU__HOST_MAX_US;
+  FU_CHECK(fu__hnum(obj, "fwd_cpu_us", what, "", 1, 0, T, &h->fwd_cpu_us));
+  FU_CHECK(fu__hnum(obj, "bwd_cpu_us", what, "", 1, 0, T, &h->bwd_cpu_us));
+  FU_CHECK(fu__hnum(obj, "opt_cpu_us", what, "", 1, 0, T, &h->opt_cpu_us));
+  FU_CHECK(fu__hnum(obj, "fwd_gpu_us", what, "", 1, 0, T, &h->fwd_gpu_us));
+  FU_CHECK(fu__hnum(obj, "bwd_gpu_us", what, "", 1, 0, T, &h->bwd_gpu_us));
+  FU_CHECK(fu__hnum(obj, "opt_gpu_us", what, "", 1, 0, T, &h->opt_gpu_us));
+  FU_CHECK(fu__harr(obj, "grad_cpu_us", what, ngrads, grad_cpu));
+  FU_CHECK(fu__harr(obj, "grad_gpu_us", what, ngrads, grad_gpu));
+  double buffers = 0;
+  FU_CHECK(fu__hnum(obj, "buffers", what, "", 0, 0, 1e9, &buffers));
+  if (buffers != floor(buffers)) {
+    fu_error("%s: host.buffers: not a whole number", what);
+    return FU_EDATA;
+  }
+  h->buffers = (int)buffers;
+  FU_CHECK(fu__hnum(obj, "copy_gbps", what, "", 0, 0, 1e6, &h->copy_gbps));
+  const json_t *fp = json_object_get(obj, "fwd_points");
+  if (fp) {
+    if (!json_is_array(fp)) {
+      fu_error("%s: host.fwd_points: not an array of [cpu_us, gpu_us] pairs", what);
+      return FU_EDATA;
+    }
+    size_t n = json_array_size(fp);
+    h->fwd_cpu = calloc(n ? n : 1, sizeof *h->fwd_cpu);
+    h->fwd_gpu = calloc(n ? n : 1, sizeof *h->fwd_gpu);
+    if (!h->fwd_cpu || !h->fwd_gpu) return FU_ENOMEM;
+    h->nfwd = n;
+    for (size_t i = 0; i < n; i++) {
+      const json_t *pt = json_array_get(fp, i);
+      double c = NAN, g = NAN;
+      if (json_is_array(pt) && json_array_size(pt) == 2) {
+        c = json_is_number(json_array_get(pt, 0)) ? json_number_value(json_array_get(pt, 0)) : NAN;
+        g = json_is_number(json_array_get(pt, 1)) ? json_number_value(json_array_get(pt, 1)) : NAN;
+      }
+      if (!isfinite(c) || !isfinite(g) || c < 0 || g < 0 || c > T || g > T) {
+        fu_error("%s: host.fwd_points[%zu]: not a pair of times [cpu_us, gpu_us]", what, i);
+        return FU_EDATA;
+      }
+      h->fwd_cpu[i] = c;
+      h->fwd_gpu[i] = g;
+    }
+  }
+  const json_t *j, *d, *k;
+  FU_CHECK(fu__obj(obj, "jitter", what, &j));
+  if (j) {
+    FU_CHECK(fu__hnum(j, "step_rel_lo", what, "jitter.", 0, -1, 0, &h->step_rel_lo));
+    FU_CHECK(fu__hnum(j, "step_rel_hi", what, "jitter.", 0, 0, 10, &h->step_rel_hi));
+    FU_CHECK(fu__hnum(j, "host_rel_lo", what, "jitter.", 0, -1, 0, &h->host_rel_lo));
+    FU_CHECK(fu__hnum(j, "host_rel_hi", what, "jitter.", 0, 0, 10, &h->host_rel_hi));
+  }
+  FU_CHECK(fu__obj(obj, "ddp", what, &d));
+  if (d) {
+    h->has_ddp = 1;
+    FU_CHECK(fu__hnum(d, "param_us", what, "ddp.", 1, 0, T, &h->ddp.param_us));
+    FU_CHECK(fu__hnum(d, "copy_us", what, "ddp.", 1, 0, T, &h->ddp.copy_us));
+    FU_CHECK(fu__hnum(d, "bucket_us", what, "ddp.", 1, 0, T, &h->ddp.bucket_us));
+    FU_CHECK(fu__hnum(d, "hook_bucket_us", what, "ddp.", 1, 0, T, &h->ddp.hook_bucket_us));
+    FU_CHECK(fu__hnum(d, "finalize_us", what, "ddp.", 1, 0, T, &h->ddp.finalize_us));
+    FU_CHECK(fu__hnum(d, "forward_us", what, "ddp.", 1, 0, T, &h->ddp.forward_us));
+    FU_CHECK(fu__hnum(d, "buffer_us", what, "ddp.", 1, 0, T, &h->ddp.buffer_us));
+  }
+  FU_CHECK(fu__obj(obj, "hooks", what, &k));
+  if (k) {
+    h->has_hooks = 1;
+    FU_CHECK(fu__hnum(k, "hook_us", what, "hooks.", 1, 0, T, &h->hooks.hook_us));
+    FU_CHECK(fu__hnum(k, "bucket_us", what, "hooks.", 1, 0, T, &h->hooks.bucket_us));
+    FU_CHECK(fu__hnum(k, "noop_hook_us", what, "hooks.", 0, 0, T, &h->hooks.noop_hook_us));
+  }
+  return FU_OK;
+}
+
+static int fu__put(json_t *o, const char *key, json_t *v) {
+  return v && json_object_set_new(o, key, v) == 0 ? FU_OK : FU_ENOMEM;
+}
+
+json_t *fu_host_to_json(const fu_host *h, size_t ngrads, const double *grad_cpu,
+                        const double *grad_gpu) {
+  json_t *o = json_object(), *gc = json_array(), *gg = json_array(), *fp = json_array();
+  int st = o && gc && gg && fp ? FU_OK : FU_ENOMEM;
+  if (st == FU_OK) st = fu__put(o, "version", json_integer(FU_HOST_VERSION));
+  if (st == FU_OK) st = fu__put(o, "fwd_cpu_us", json_real(h->fwd_cpu_us));
+  if (st == FU_OK) st = fu__put(o, "bwd_cpu_us", json_real(h->bwd_cpu_us));
+  if (st == FU_OK) st = fu__put(o, "opt_cpu_us", json_real(h->opt_cpu_us));
+  if (st == FU_OK) st = fu__put(o, "fwd_gpu_us", json_real(h->fwd_gpu_us));
+  if (st == FU_OK) st = fu__put(o, "bwd_gpu_us", json_real(h->bwd_gpu_us));
+  if (st == FU_OK) st = fu__put(o, "opt_gpu_us", json_real(h->opt_gpu_us));
+  if (st == FU_OK) st = fu__put(o, "buffers", json_integer(h->buffers));
+  if (st == FU_OK && h->copy_gbps > 0) st = fu__put(o, "copy_gbps", json_real(h->copy_gbps));
+  for (size_t i = 0; st == FU_OK && i < h->nfwd; i++)
+    if (json_array_append_new(fp, json_pack("[f, f]", h->fwd_cpu[i], h->fwd_gpu[i])) != 0)
+      st = FU_ENOMEM;
+  for (size_t i = 0; st == FU_OK && i < ngrads; i++)
+    if (json_array_append_new(gc, json_real(grad_cpu[i])) != 0 ||
+        json_array_append_new(gg, json_real(grad_gpu[i])) != 0)
+      st = FU_ENOMEM;
+  if (st == FU_OK) st = fu__put(o, "fwd_points", json_incref(fp));
+  if (st == FU_OK) st = fu__put(o, "grad_cpu_us", json_incref(gc));
+  if (st == FU_OK) st = fu__put(o, "grad_gpu_us", json_incref(gg));
+  if (st == FU_OK)
+    st = fu__put(o, "jitter",
+                 json_pack("{s:f, s:f, s:f, s:f}", "step_rel_lo", h->step_rel_lo, "step_rel_hi",
+                           h->step_rel_hi, "host_rel_lo", h->host_rel_lo, "host_rel_hi",
+                           h->host_rel_hi));
+  if (st == FU_OK && h->has_ddp)
+    st = fu__put(o, "ddp",
+                 json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "param_us", h->ddp.param_us,
+                           "copy_us", h->ddp.copy_us, "bucket_us", h->ddp.bucket_us,
+                           "hook_bucket_us", h->ddp.hook_bucket_us, "finalize_us",
+                           h->ddp.finalize_us, "forward_us", h->ddp.forward_us, "buffer_us",
+                           h->ddp.buffer_us));
+  if (st == FU_OK && h->has_hooks)
+    st = fu__put(o, "hooks", json_pack("{s:f, s:f, s:f}", "hook_us", h->hooks.hook_us, "bucket_us",
+                                       h->hooks.bucket_us, "noop_hook_us", h->hooks.noop_hook_us));
+  json_decref(fp);
+  json_decref(gc);
+  json_decref(gg);
+  if (st != FU_OK) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}

@@ -1,0 +1,67 @@
+/* fu_host.h: the host side of a training step (the workload's "host" block, version 2, written
+ * by tools/capture_torch.py): the CPU timeline along which the host enqueues forward, backward
+ * and the optimizer, the GPU-only times of the same points, the run-to-run spread, and the
+ * frameworks' host costs measured by model-independent microbenchmarks (tools/torch_host.py).
+ * The simulator (fu_predict.c) runs the host thread along this timeline and charges the costs of
+ * the framework that --framework names. An older block {"hook_us", "issue_us"} is version 1:
+ * fu_workload keeps reading it as before (launch-bound pacing), as the ideal framework. */
+#ifndef FU_HOST_H
+#define FU_HOST_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#define FU_HOST_VERSION 2    /* the version this code reads and writes */
+
+typedef struct fu_host_ddp {
+  double param_us;           /* per parameter: autograd hook, gradient already in a bucket view */
+  double copy_us;            /* per parameter, copy mode only: launching the copy into the bucket
+                                and the copy back at finalize (charged half and half) */
+  double bucket_us;          /* per bucket: the call of DDP's default NCCL all-reduce */
+  double hook_bucket_us;     /* per bucket: the call of a Python comm hook (offload) */
+  double finalize_us;        /* per iteration: fixed work at the end of backward */
+  double forward_us;         /* per iteration: DDP's forward (pre-forward, prepare backward) */
+  double buffer_us;          /* per module buffer: its broadcast before forward */
+} fu_host_ddp;
+
+typedef struct fu_host_hooks {
+  double hook_us;            /* per gradient: Python post-accumulate-grad hook + copy launch */
+  double bucket_us;          /* per bucket: event record, stream switch, operation issue */
+  double noop_hook_us;       /* per gradient: a hook that does nothing (pack view) */
+} fu_host_hooks;
+
+typedef struct fu_host {
+  int version;               /* 0 none, 1 {hook_us, issue_us}, 2 this timeline */
+  double fwd_cpu_us;         /* CPU time of forward (host enqueue, no framework) */
+  double bwd_cpu_us;         /* CPU time of the backward() call */
+  double opt_cpu_us;         /* CPU time of the optimizer step */
+  double fwd_gpu_us;         /* GPU-only time of forward (no kernel waits for its launch) */
+  double bwd_gpu_us;         /* GPU-only time of backward */
+  double opt_gpu_us;         /* GPU-only time of the optimizer step */
+  size_t nfwd;               /* forward points */
+  double *fwd_cpu;           /* per forward point: host time from the start of forward (malloc'd) */
+  double *fwd_gpu;           /* per forward point: GPU-only time from the start of forward */
+  int buffers;               /* module buffers (DDP broadcasts each before forward) */
+  double copy_gbps;          /* device copy bandwidth (bytes copied per second / 1e9) */
+  double step_rel_lo;        /* p5 of the step's time over its median, minus 1 (<= 0) */
+  double step_rel_hi;        /* p95 over the median, minus 1 (>= 0) */
+  double host_rel_lo;        /* the same for backward()'s CPU time */
+  double host_rel_hi;        /* (>= 0) */
+  int has_ddp;               /* ddp costs were measured */
+  fu_host_ddp ddp;           /* DDP's Reducer */
+  int has_hooks;             /* hook pattern costs were measured */
+  fu_host_hooks hooks;       /* the Python hook pattern */
+} fu_host;
+
+void fu_host_init(fu_host *h);
+void fu_host_finish(fu_host *h);  /* frees the forward points; accepts a zeroed host */
+/* Reads a version-2 block. grad_cpu / grad_gpu (ngrads each, the workload's grads order) get
+ * the per-gradient times. Errors name the file and the field; FU_EDATA. */
+int fu_host_parse(const json_t *obj, const char *what, size_t ngrads, fu_host *h,
+                  double *grad_cpu, double *grad_gpu);
+/* The block as JSON (version 2), with the per-gradient times given; NULL when out of memory. */
+json_t *fu_host_to_json(const fu_host *h, size_t ngrads, const double *grad_cpu,
+                        const double *grad_gpu);
+
+#endif
