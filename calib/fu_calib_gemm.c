@@ -1,6 +1,8 @@
-/* fu_calib_gemm.c: cuBLAS GEMM throughput over transformer-layer shapes (bf16, tf32, fp32) and
- * the slowdown of a GEMM while an NCCL all-reduce or a copy runs beside it on another stream
- * (the vertical-fusion interference factor). Inputs are random, never zeros. */
+/* fu_calib_gemm.c: cuBLAS GEMM throughput over transformer-layer shapes (bf16, tf32, fp32), a
+ * shape sweep (the grid the compute model prices every GEMM from: M, N, K over powers of two, in
+ * the three layouts a linear layer runs: forward, input gradient, weight gradient), and the
+ * slowdown of a GEMM while an NCCL all-reduce or a copy runs beside it on another stream (the
+ * vertical-fusion interference factor). Inputs are random, never zeros. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 
 #include "fu_calib_gpu.h"
 #include "fu_calib_int.h"
+#include "fu_compute.h"
 
 #ifndef FU_HAVE_CUBLAS
 
@@ -62,7 +65,15 @@ typedef struct fu__gemm {
   int m, n, k;               /* shape */
   int type;                  /* 0 bf16, 1 tf32, 2 fp32 */
   void *a, *b, *c;           /* operands */
+  int layout;                /* -1: plain column-major NN (the fixed shapes); else FU__L_* */
 } fu__gemm;
+
+/* The three products of a linear layer, in row-major (PyTorch) terms, with M x N the output and
+ * K the inner dimension: fwd Y[M,N] = X[M,K] W[N,K]^T (M tokens); dgrad dX[M,N] = dY[M,K] W[K,N];
+ * wgrad dW[M,N] = dY[K,M]^T X[K,N] (K tokens). In cuBLAS's column-major terms each computes
+ * C^T (N x M): fwd (T, N), dgrad (N, N), wgrad (N, T), as PyTorch's addmm/mm call it. */
+enum { FU__L_FWD, FU__L_DGRAD, FU__L_WGRAD, FU__L_COUNT };
+static const char *const fu__lnames[FU__L_COUNT] = {"fwd", "dgrad", "wgrad"};
 
 static int fu__gemm_op(void *arg, cudaStream_t s) {
   fu__gemm *g = arg;
@@ -70,9 +81,18 @@ static int fu__gemm_op(void *arg, cudaStream_t s) {
   if (cublasSetStream(g->h, s) != CUBLAS_STATUS_SUCCESS) return (int)cudaErrorUnknown;
   cudaDataType_t t = g->type == 0 ? CUDA_R_16BF : CUDA_R_32F;
   cublasComputeType_t ct = g->type == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  cublasStatus_t r = cublasGemmEx(g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->m, g->n, g->k, &one, g->a, t,
-                                  g->m, g->b, t, g->k, &zero, g->c, t, g->m, ct,
-                                  CUBLAS_GEMM_DEFAULT);
+  cublasStatus_t r;
+  if (g->layout < 0) {
+    r = cublasGemmEx(g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->m, g->n, g->k, &one, g->a, t, g->m, g->b,
+                     t, g->k, &zero, g->c, t, g->m, ct, CUBLAS_GEMM_DEFAULT);
+  } else {
+    cublasOperation_t ta = CUBLAS_OP_N, tb = CUBLAS_OP_N;
+    int lda = g->n, ldb = g->k;
+    if (g->layout == FU__L_FWD) ta = CUBLAS_OP_T, lda = g->k;
+    if (g->layout == FU__L_WGRAD) tb = CUBLAS_OP_T, ldb = g->m;
+    r = cublasGemmEx(g->h, ta, tb, g->n, g->m, g->k, &one, g->a, t, lda, g->b, t, ldb, &zero,
+                     g->c, t, g->n, ct, CUBLAS_GEMM_DEFAULT);
+  }
   return r == CUBLAS_STATUS_SUCCESS ? 0 : (int)cudaErrorUnknown;
 }
 
@@ -82,7 +102,8 @@ typedef struct fu__gbufs {
   size_t elems;              /* elements each holds */
 } fu__gbufs;
 
-static int fu__gbufs_init(fu_calib_ctx *c, fu__gbufs *g, int quick_only) {
+/* grid: room for the shape sweep's largest operands too. */
+static int fu__gbufs_init(fu_calib_ctx *c, fu__gbufs *g, int quick_only, int grid) {
   memset(g, 0, sizeof *g);
   for (int i = 0; i < FU__NSHAPES; i++) {
     if (quick_only && !fu__shapes[i].quick) continue;
@@ -91,6 +112,8 @@ static int fu__gbufs_init(fu_calib_ctx *c, fu__gbufs *g, int quick_only) {
     if (m * n > e) e = m * n;
     if (e > g->elems) g->elems = e;
   }
+  size_t gmax = (size_t)FU_GEMM_GRID_MAX * FU_GEMM_GRID_MAX;
+  if (grid && gmax > g->elems) g->elems = gmax;
   if (cublasCreate(&g->h) != CUBLAS_STATUS_SUCCESS) {
     fu_error("calib: cublasCreate failed");
     return FU_EINTERNAL;
@@ -130,22 +153,85 @@ static void fu__gemm_sample(fu_sample *s, const fu__gemm *g, const char *proto) 
   s->bytes = 2ULL * (uint64_t)g->m * (uint64_t)g->n * (uint64_t)g->k;  /* FLOP */
 }
 
+/* The shape sweep: every (M, N, K) of an axis per type, in each layout. bf16 and tf32 (what
+ * autocast and fp32 training with TF32 run) over 128 .. 16384 by 2; strict fp32 by 4 from 256.
+ * --quick: bf16 only, 256 .. 16384 by 4. The compute model (model/fu_compute.c) interpolates
+ * in this grid; a size outside it is priced at the grid's edge (see there). */
+static int fu__grid_axis(const fu_calib_ctx *c, int type, int out[FU_GEMM_GRID_AXIS]) {
+  int n = 0, lo = 128, step = 2;
+  if (c->o->quick) {
+    if (type != 0) return 0;
+    lo = 256, step = 4;
+  } else if (type == 2) {
+    lo = 256, step = 4;
+  }
+  for (int v = lo; v <= FU_GEMM_GRID_MAX && n < FU_GEMM_GRID_AXIS; v *= step) out[n++] = v;
+  return n;
+}
+
 long fu_calib_gemm_steps(const fu_calib_ctx *c) {
   long n = 0;
   for (int i = 0; i < FU__NSHAPES; i++)
     if (!c->o->quick || fu__shapes[i].quick)
       for (int t = 0; t < 3; t++) n += (fu__shapes[i].types >> t) & 1;
+  int ax[FU_GEMM_GRID_AXIS];
+  for (int t = 0; t < 3; t++) {
+    long a = fu__grid_axis(c, t, ax);
+    n += FU__L_COUNT * a * a * a;
+  }
   return n;
+}
+
+/* One sweep point, timed with the runs queued behind a spin (device time: the host's launch
+ * cost is priced separately, by the framework's calibration). */
+static int fu__grid_point(fu_calib_ctx *c, fu__gemm *op) {
+  fu_sample s;
+  fu_sample_init(&s);
+  snprintf(s.op, sizeof s.op, "gemm");
+  snprintf(s.link, sizeof s.link, "hbm");
+  snprintf(s.dtype, sizeof s.dtype, "%s", fu__tnames[op->type]);
+  fu_gemm_label(s.algo, sizeof s.algo, op->m, op->n, op->k);
+  snprintf(s.proto, sizeof s.proto, "%s", fu__lnames[op->layout]);
+  s.bytes = 2ULL * (uint64_t)op->m * (uint64_t)op->n * (uint64_t)op->k;  /* FLOP */
+  int st = fu_calib_tx_begin(c);
+  if (st == FU_OK) st = fu_calib_time(c, fu__gemm_op, op, c->s, FU_T_QUEUED, &s);
+  if (st == FU_OK) {
+    s.busbw_gbps = (double)s.bytes / (s.t_median_us * 1e3);  /* GFLOP/s */
+    st = fu_calib_emit(c, &s);
+  }
+  if (st == FU_OK) st = fu_calib_tx_end(c);
+  else if (c->db) fu_db_rollback(c->db);
+  char what[64];
+  snprintf(what, sizeof what, "gemm %s %s %s", fu__tnames[op->type], s.proto, s.algo);
+  fu_calib_step(c, what);
+  return st;
+}
+
+static int fu__gemm_grid(fu_calib_ctx *c, fu__gbufs *g, int *filled) {
+  int st = FU_OK;
+  for (int t = 0; st == FU_OK && t < 3; t++) {
+    int ax[FU_GEMM_GRID_AXIS], na = fu__grid_axis(c, t, ax);
+    if (na == 0) continue;
+    st = fu__gemm_fill(c, g, t, filled);
+    for (int l = 0; st == FU_OK && l < FU__L_COUNT; l++)
+      for (int i = 0; st == FU_OK && i < na; i++)
+        for (int j = 0; st == FU_OK && j < na; j++)
+          for (int q = 0; st == FU_OK && q < na; q++) {
+            fu__gemm op = {g->h, ax[i], ax[j], ax[q], t, g->a, g->b, g->c, l};
+            st = fu__grid_point(c, &op);
+          }
+  }
+  return st;
 }
 
 int fu_calib_gemm(fu_calib_ctx *c) {
   fu__gbufs g;
   fu_calib_phase(c, "GEMM: %ld shape/type points (cuBLAS, random inputs)", fu_calib_gemm_steps(c));
-  int st = fu__gbufs_init(c, &g, c->o->quick), filled = 0;
+  int st = fu__gbufs_init(c, &g, c->o->quick, 1), filled = 0;
   for (int t = 0; st == FU_OK && t < 3; t++)
     for (int i = 0; st == FU_OK && i < FU__NSHAPES; i++) {
       if ((c->o->quick && !fu__shapes[i].quick) || !((fu__shapes[i].types >> t) & 1)) continue;
-      fu__gemm op = {g.h, fu__shapes[i].m, fu__shapes[i].n, fu__shapes[i].k, t, g.a, g.b, g.c};
+      fu__gemm op = {g.h, fu__shapes[i].m, fu__shapes[i].n, fu__shapes[i].k, t, g.a, g.b, g.c, -1};
       fu_sample s;
       fu__gemm_sample(&s, &op, "");
       st = fu__gemm_fill(c, &g, t, &filled);
@@ -161,6 +247,10 @@ int fu_calib_gemm(fu_calib_ctx *c) {
       snprintf(what, sizeof what, "gemm %s %s", fu__tnames[t], s.algo);
       fu_calib_step(c, what);
     }
+  if (st == FU_OK) {
+    fu_calib_phase(c, "GEMM shape sweep: fwd, dgrad, wgrad layouts (device time, queued)");
+    st = fu__gemm_grid(c, &g, &filled);
+  }
   fu__gbufs_free(&g);
   return st;
 }
@@ -283,7 +373,7 @@ long fu_calib_overlap_steps(const fu_calib_ctx *c) {
 /* GEMM alone, then with the background running for the whole of its timed runs. */
 static int fu__overlap_one(fu_calib_ctx *c, fu__gbufs *g, fu__bg *b, const int shape[3],
                            cudaEvent_t first_done, cudaEvent_t bg_done, double *pool) {
-  fu__gemm op = {g->h, shape[0], shape[1], shape[2], 0, g->a, g->b, g->c};
+  fu__gemm op = {g->h, shape[0], shape[1], shape[2], 0, g->a, g->b, g->c, -1};
   fu_sample alone, with;
   fu__gemm_sample(&alone, &op, "alone");
   fu__gemm_sample(&with, &op, fu__bg_names[b->kind]);
@@ -360,7 +450,7 @@ static int fu__overlap_one(fu_calib_ctx *c, fu__gbufs *g, fu__bg *b, const int s
 int fu_calib_overlap(fu_calib_ctx *c) {
   fu__gbufs g;
   fu_calib_phase(c, "GEMM beside all-reduce and copies (interference factor)");
-  int st = fu__gbufs_init(c, &g, 1), filled = 0;
+  int st = fu__gbufs_init(c, &g, 1, 0), filled = 0;
   if (st == FU_OK) st = fu__gemm_fill(c, &g, 0, &filled);
   double *pool = malloc(sizeof *pool * (size_t)(2 * c->o->iters + 2));  /* alone, twice */
   if (!pool && st == FU_OK) st = FU_ENOMEM;

@@ -5,7 +5,8 @@
  *   { "format": "fusim-profile-1", "name": .., "gpu": .., "source": .., "notes": ..,
  *     "launch_us": .., "issue_us": .., "duplex_factor": .., "comm_slowdown": ..,
  *     "copy_slowdown": .., "gpu_tflops_bf16": .., "gpu_tflops_fp32": .., "hbm_gbps": ..,
- *     "pack_handoff_us": ..,
+ *     "pack_handoff_us": .., "gpu_mem_bytes": ..,
+ *     "compute": { GEMM, attention, operation and optimizer tables: model/fu_compute.h },
  *     "curves": [ { "op": "allreduce", "link": "nvlink", "ranks": 8, "algo": "nvls",
  *                   "source": "..", "peak_busbw_gbps": ..,
  *                   "segments": [ { "lo_bytes", "hi_bytes", "alpha_us", "beta_us_per_byte",
@@ -129,6 +130,16 @@ json_t *fu_profile_to_json(const fu_profile *p) {
       (p->cluster.intra_gbps > 0 && json_object_set_new(j, "cluster", fu__cluster_json(&p->cluster)) != 0)) {
     json_decref(j);
     return NULL;
+  }
+  /* the compute tables, only where the profile has them (a profile without stays as it was) */
+  const fu_compute *c = &p->compute;
+  if (j && p->gpu_mem_bytes > 0) json_object_set_new(j, "gpu_mem_bytes", json_real(p->gpu_mem_bytes));
+  if (j && (c->ngemm || c->nattn || c->nops || c->noptim || c->source[0])) {
+    json_t *cj = fu_compute_to_json(c);
+    if (!cj || json_object_set_new(j, "compute", cj) != 0) {
+      json_decref(j);
+      return NULL;
+    }
   }
   return j;
 }
@@ -367,8 +378,11 @@ int fu_profile_parse(const char *json_text, const char *what, fu_profile *out) {
       (st = fu__get_num(&x, root, "hbm_gbps", 1, 0, 0, 1e9, 0, &out->hbm_gbps)) ||
       (st = fu__get_num(&x, root, "pack_handoff_us", 1, 0, 0, 1e6, 0, &out->pack_handoff_us)) ||
       (st = fu__get_str(&x, root, "machine", 1, out->machine, sizeof out->machine)) ||
-      (st = fu__parse_sources(&x, root, out)) || (st = fu__parse_cluster(&x, root, &out->cluster)))
+      (st = fu__parse_sources(&x, root, out)) || (st = fu__parse_cluster(&x, root, &out->cluster)) ||
+      (st = fu__get_num(&x, root, "gpu_mem_bytes", 1, 0, 0, 1e15, 0, &out->gpu_mem_bytes)))
     goto done;
+  json_t *comp = json_object_get(root, "compute");
+  if (comp && (st = fu_compute_parse(comp, x.what, &out->compute)) != FU_OK) goto done;
   json_t *curves = json_object_get(root, "curves");
   if (!json_is_array(curves)) {
     st = fu__bad(&x, "curves", "missing or not an array");

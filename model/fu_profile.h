@@ -5,6 +5,7 @@
 #define FU_PROFILE_H
 
 #include "fu_coll.h"
+#include "fu_compute.h"
 #include "fu_model.h"
 
 #define FU_MAX_SEGMENTS 8
@@ -57,6 +58,8 @@ typedef struct fu_profile {
   char machine[128];         /* the machine: GPU model and host shape ("NVIDIA B200, 2 nodes x 8") */
   char scalar_source[FU_PROFILE_NSCALARS][96]; /* where each scalar came from (fu_profile_scalar_name order) */
   fu_cluster cluster;        /* per-link parameters of the collective cost model (fu_coll.h) */
+  double gpu_mem_bytes;      /* device memory of one GPU, bytes (0 = unknown) */
+  fu_compute compute;        /* per-operation compute tables (GEMM, attention, ops, optimizer) */
 } fu_profile;
 
 /* The profile's scalars by index, for sources and --base merging: "launch_us", ...; NULL past

@@ -113,6 +113,9 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
 
     dev = torch.device("cuda")
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(amp)
+    # "tf32": fp32 training with TF32 matrix products (cuBLAS and cuDNN), no autocast
+    torch.backends.cuda.matmul.allow_tf32 = amp == "tf32"
+    torch.backends.cudnn.allow_tf32 = amp in ("tf32", "bf16", "fp16", "none")
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     if not params:
         _die("the model has no parameters that require gradients")
@@ -151,10 +154,15 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     for _ in range(warmup):
         step()
 
-    # 1. No hooks: the times the workload states, and the CPU time of backward().
+    # 1. No hooks: the times the workload states, and the CPU time of backward(); the device
+    #    memory in use between steps (parameters, optimizer state) and the peak over the steps.
     plain, cpu_plain = [], []
+    torch.cuda.synchronize()
+    mem_between = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
     for _ in range(iters):
         plain.append(step(cpu=cpu_plain))
+    mem_peak = torch.cuda.max_memory_allocated()
     fwd_us = statistics.median(t[0] for t in plain)
     bwd_us = statistics.median(t[1] for t in plain)
     opt_us = statistics.median(t[2] for t in plain) if opt is not None else 0.0
@@ -292,6 +300,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         "hook_us": round(hook_us, 3),
         "issue_us": round(issue_us, 3),
         "host_block": write_host,
+        "memory_allocated_between_steps": mem_between,
+        "max_memory_allocated": mem_peak,
     })
     if write_host:
         m["host_capture"] = {"capture_hook_us": round(tl["capture_hook_us"], 3),
@@ -315,7 +325,8 @@ def main(argv=None):
     ap.add_argument("--seq", type=int, default=512, help="sequence length (bert_large)")
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--amp", choices=["bf16", "fp16", "none"], default="bf16")
+    ap.add_argument("--amp", choices=["bf16", "fp16", "tf32", "none"], default="bf16",
+                    help="bf16/fp16 autocast, tf32 (fp32 with TF32 matrix products) or none (strict fp32)")
     ap.add_argument("--host", choices=["auto", "always", "never"], default="always",
                     help="write the host block (timeline and framework costs): always (default; "
                          "auto is kept as a synonym) or never")

@@ -1,0 +1,42 @@
+#!/bin/bash
+# device_compute.sh: the compute model's calibration and checks on the lent GPU machine, in one
+# call: build fusim, tools/capture_set.py (the comparison set of real models),
+# tools/calib_torch.py (attention, memory-bound ops, host costs, optimizers) and
+# `fusim calib --suite gemm` (fixed shapes + the cuBLAS shape sweep), one after the other (host
+# timings must not share the CPU with a build). Each result lands in $OUT as soon as it exists:
+# log.txt, captures.tgz, compute.json, gemm.db.
+# Run from the repository root:  . .device/prelude.sh && bash calib/device_compute.sh
+set -u
+OUT=${OUT:-/tmp/fusim-out}
+W=/tmp/compute-work
+mkdir -p "$OUT" $W/captures
+exec > >(tee "$OUT/log.txt") 2>&1
+T0=$(date +%s)
+t() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
+date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+python3 -c 'import torch, transformers, torchvision; print("torch", torch.__version__, "cuda", torch.version.cuda, "transformers", transformers.__version__, "torchvision", torchvision.__version__)'
+nvcc --version | tail -1; uname -r; nproc; lscpu | grep -i 'model name'
+if [ ! -e /usr/lib/x86_64-linux-gnu/libnccl.so ] && [ ! -e /usr/local/cuda/lib64/libnccl.so ]; then
+  nd=$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null)
+  if [ -n "$nd" ] && [ -e "$nd/lib/libnccl.so.2" ]; then
+    mkdir -p /tmp/nccl/lib && ln -sf "$nd/lib/libnccl.so.2" /tmp/nccl/lib/libnccl.so
+    ln -sfn "$nd/include" /tmp/nccl/include
+    export NCCL_HOME=/tmp/nccl LD_LIBRARY_PATH="$nd/lib:${LD_LIBRARY_PATH:-}"
+  fi
+fi
+B=build-gpu
+{ meson setup $B -Dbuildtype=release && ninja -C $B fusim; } > $W/build.log 2>&1 || tail -30 $W/build.log
+t "build: $(ls $B/fusim 2>&1)"
+PYTHONUNBUFFERED=1 python3 tools/capture_set.py --dir $W/captures
+t "captures done"
+(cd $W && tar czf "$OUT/captures.tgz" captures)
+PYTHONUNBUFFERED=1 python3 tools/calib_torch.py --out $W/compute.json
+t "calib_torch exit $?"
+cp $W/compute.json "$OUT/" 2>/dev/null
+if [ -x $B/fusim ]; then
+  $B/fusim calib --suite gemm -w 2 -n 10 --budget 0.05 --db $W/gemm.db --progress off
+  t "calib gemm exit $?"
+  cp $W/gemm.db "$OUT/" 2>/dev/null
+fi
+ls -la "$OUT"
+t "done"

@@ -1,0 +1,460 @@
+/* fu_compute.c: the compute tables of a profile (see fu_compute.h). */
+#include "fu_compute.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fu_common.h"
+
+void fu_compute_init(fu_compute *c) { memset(c, 0, sizeof *c); }
+
+static void fu__dim_label(char *buf, size_t len, int v) {
+  if (v % 1024 == 0) snprintf(buf, len, "%dk", v / 1024);
+  else snprintf(buf, len, "%d", v);
+}
+
+void fu_gemm_label(char *buf, size_t len, int m, int n, int k) {
+  char a[16], b[16], d[16];
+  fu__dim_label(a, sizeof a, m);
+  fu__dim_label(b, sizeof b, n);
+  fu__dim_label(d, sizeof d, k);
+  snprintf(buf, len, "%sx%sx%s", a, b, d);
+}
+
+/* One dimension: digits, optionally "k" (x 1024); *end past it. */
+static int fu__dim_parse(const char *s, const char **end, int *out) {
+  if (*s < '0' || *s > '9') return FU_EDATA;
+  errno = 0;
+  char *e;
+  long v = strtol(s, &e, 10);
+  if (errno || v <= 0) return FU_EDATA;
+  if (*e == 'k') {
+    if (v > (1L << 20)) return FU_EDATA;
+    v *= 1024, e++;
+  }
+  if (v > (1L << 30)) return FU_EDATA;
+  *out = (int)v;
+  *end = e;
+  return FU_OK;
+}
+
+int fu_gemm_label_parse(const char *s, int *m, int *n, int *k) {
+  const char *e;
+  if (fu__dim_parse(s, &e, m) != FU_OK || *e != 'x') return FU_EDATA;
+  if (fu__dim_parse(e + 1, &e, n) != FU_OK || *e != 'x') return FU_EDATA;
+  if (fu__dim_parse(e + 1, &e, k) != FU_OK || *e != '\0') return FU_EDATA;
+  return FU_OK;
+}
+
+/* ---- GEMM tables ---- */
+
+static int fu__axis_index(int *axis, int *n, int v) {
+  for (int i = 0; i < *n; i++)
+    if (axis[i] == v) return i;
+  if (*n >= FU_GEMM_GRID_AXIS) return -1;
+  int i = *n;
+  while (i > 0 && axis[i - 1] > v) i--;
+  return i; /* insertion point; caller inserts */
+}
+
+/* Inserts value v at position p of one axis, moving the time array's planes. O(grid). */
+static void fu__axis_insert(fu_gemm_table *t, int which, int p, int v) {
+  enum { A = FU_GEMM_GRID_AXIS };
+  float old[A * A * A];
+  memcpy(old, t->us, sizeof old);
+  int *ax = which == 0 ? t->m : which == 1 ? t->n : t->k;
+  int *cnt = which == 0 ? &t->nm : which == 1 ? &t->nn : &t->nk;
+  int onm = t->nm, onn = t->nn, onk = t->nk;
+  memmove(ax + p + 1, ax + p, sizeof *ax * (size_t)(*cnt - p));
+  ax[p] = v;
+  (*cnt)++;
+  memset(t->us, 0, sizeof t->us);
+  for (int i = 0; i < onm; i++)
+    for (int j = 0; j < onn; j++)
+      for (int q = 0; q < onk; q++) {
+        int ni = i + (which == 0 && i >= p), nj = j + (which == 1 && j >= p),
+            nq = q + (which == 2 && q >= p);
+        t->us[(ni * t->nn + nj) * t->nk + nq] = old[(i * onn + j) * onk + q];
+      }
+}
+
+static fu_gemm_table *fu__gemm_find(fu_compute *c, const char *dtype, const char *layout) {
+  for (int i = 0; i < c->ngemm; i++)
+    if (!strcmp(c->gemm[i].dtype, dtype) && !strcmp(c->gemm[i].layout, layout)) return &c->gemm[i];
+  return NULL;
+}
+
+int fu_compute_put_gemm(fu_compute *c, const char *dtype, const char *layout, int m, int n, int k,
+                        double us) {
+  fu_gemm_table *t = fu__gemm_find(c, dtype, layout);
+  if (!t) {
+    if (c->ngemm >= FU_GEMM_TABLES || strlen(dtype) >= sizeof t->dtype ||
+        strlen(layout) >= sizeof t->layout)
+      return FU_EDATA;
+    t = &c->gemm[c->ngemm++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->dtype, sizeof t->dtype, "%s", dtype);
+    snprintf(t->layout, sizeof t->layout, "%s", layout);
+  }
+  int vals[3] = {m, n, k}, idx[3];
+  for (int w = 0; w < 3; w++) {
+    int *ax = w == 0 ? t->m : w == 1 ? t->n : t->k;
+    int *cnt = w == 0 ? &t->nm : w == 1 ? &t->nn : &t->nk;
+    int p = fu__axis_index(ax, cnt, vals[w]);
+    if (p < 0) return FU_EDATA;
+    if (p >= *cnt || ax[p] != vals[w]) fu__axis_insert(t, w, p, vals[w]);
+    idx[w] = p;
+  }
+  t->us[(idx[0] * t->nn + idx[1]) * t->nk + idx[2]] = (float)us;
+  return FU_OK;
+}
+
+/* Position of v on an axis: index i and fraction f in log space between axis[i] and axis[i+1];
+ * clamped to the ends. */
+static void fu__axis_pos(const int *ax, int n, double v, int *i, double *f) {
+  if (n == 1 || v <= ax[0]) {
+    *i = 0, *f = 0;
+    return;
+  }
+  if (v >= ax[n - 1]) {
+    *i = n - 2, *f = 1;
+    return;
+  }
+  int j = 0;
+  while (j + 2 < n && v >= ax[j + 1]) j++;
+  *i = j;
+  *f = (log(v) - log(ax[j])) / (log(ax[j + 1]) - log(ax[j]));
+}
+
+int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layout, double m,
+                       double n, double k, double *us) {
+  const fu_gemm_table *t = fu__gemm_find((fu_compute *)c, dtype, layout);
+  if (!t || t->nm < 1 || t->nn < 1 || t->nk < 1) return FU_EDATA;
+  int i[3];
+  double f[3];
+  fu__axis_pos(t->m, t->nm, m, &i[0], &f[0]);
+  fu__axis_pos(t->n, t->nn, n, &i[1], &f[1]);
+  fu__axis_pos(t->k, t->nk, k, &i[2], &f[2]);
+  /* log efficiency (FLOP per us) at the corners, weighted; missing corners are skipped */
+  double acc = 0, wsum = 0;
+  for (int corner = 0; corner < 8; corner++) {
+    int d[3] = {corner & 1, (corner >> 1) & 1, (corner >> 2) & 1};
+    int ii = i[0] + d[0], jj = i[1] + d[1], qq = i[2] + d[2];
+    if (ii >= t->nm || jj >= t->nn || qq >= t->nk) continue;
+    double w = (d[0] ? f[0] : 1 - f[0]) * (d[1] ? f[1] : 1 - f[1]) * (d[2] ? f[2] : 1 - f[2]);
+    if (w <= 0) continue;
+    double tu = t->us[(ii * t->nn + jj) * t->nk + qq];
+    if (!(tu > 0)) continue;
+    double flops = 2.0 * t->m[ii] * t->n[jj] * t->k[qq];
+    acc += w * log(flops / tu);
+    wsum += w;
+  }
+  if (!(wsum > 0)) return FU_EDATA;
+  double eff = exp(acc / wsum);
+  /* below the grid a product costs what the smallest measured one does */
+  double mm = m < t->m[0] ? t->m[0] : m, nn = n < t->n[0] ? t->n[0] : n, kk = k < t->k[0] ? t->k[0] : k;
+  *us = 2.0 * mm * nn * kk / eff;
+  return FU_OK;
+}
+
+/* ---- attention ---- */
+
+int fu_compute_attn_us(const fu_compute *c, const char *dtype, int head_dim, int causal,
+                       double dropout, double seq, double bh, double *fwd_us, double *bwd_us) {
+  /* the nearest variant: same dtype; then head size, causal, dropout (in that order) */
+  int best = -1;
+  double best_d = INFINITY;
+  for (int i = 0; i < c->nattn; i++) {
+    const fu_attn_point *a = &c->attn[i];
+    if (strcmp(a->dtype, dtype) != 0) continue;
+    double d = 100.0 * fabs(log((double)a->head_dim / head_dim)) + 10.0 * (a->causal != causal) +
+               fabs(a->dropout - dropout) * 10.0;
+    if (d < best_d) best_d = d, best = i;
+  }
+  if (best < 0) return FU_EDATA;
+  const fu_attn_point *v = &c->attn[best];
+  /* the points of that variant, by sequence length: per problem (bh = 1) time, log-log */
+  const fu_attn_point *lo = NULL, *hi = NULL;
+  for (int i = 0; i < c->nattn; i++) {
+    const fu_attn_point *a = &c->attn[i];
+    if (strcmp(a->dtype, v->dtype) || a->head_dim != v->head_dim || a->causal != v->causal ||
+        a->dropout != v->dropout)
+      continue;
+    if (a->seq <= seq && (!lo || a->seq > lo->seq)) lo = a;
+    if (a->seq >= seq && (!hi || a->seq < hi->seq)) hi = a;
+  }
+  double scale_hd = (double)head_dim / v->head_dim; /* FLOPs grow with the head size */
+  double pf, pb;
+  if (lo && hi && lo != hi) {
+    double f = (log(seq) - log(lo->seq)) / (log(hi->seq) - log(lo->seq));
+    pf = exp((1 - f) * log(lo->fwd_us / lo->bh) + f * log(hi->fwd_us / hi->bh));
+    pb = exp((1 - f) * log(lo->bwd_us / lo->bh) + f * log(hi->bwd_us / hi->bh));
+  } else if (lo && !hi) { /* above the table: quadratic in seq */
+    double r = seq / lo->seq;
+    pf = lo->fwd_us / lo->bh * r * r, pb = lo->bwd_us / lo->bh * r * r;
+  } else { /* below the table (or exactly on a point): the point's time per problem, scaled */
+    const fu_attn_point *p = hi ? hi : lo;
+    double r = seq / p->seq;
+    if (r > 1) r = r * r;
+    pf = p->fwd_us / p->bh * r, pb = p->bwd_us / p->bh * r;
+  }
+  *fwd_us = pf * bh * scale_hd;
+  *bwd_us = pb * bh * scale_hd;
+  return FU_OK;
+}
+
+/* ---- memory-bound operations ---- */
+
+const fu_op_table *fu_compute_op(const fu_compute *c, const char *op, const char *dtype) {
+  const fu_op_table *other = NULL;
+  for (int i = 0; i < c->nops; i++) {
+    if (strcmp(c->ops[i].op, op) != 0) continue;
+    if (!strcmp(c->ops[i].dtype, dtype)) return &c->ops[i];
+    other = &c->ops[i];
+  }
+  return other;
+}
+
+double fu_op_us(const fu_op_table *t, double numel, int bwd) {
+  if (!t || t->nsizes < 1) return 0;
+  const double *y = bwd ? t->bwd_us : t->fwd_us;
+  int n = t->nsizes;
+  if (numel <= t->numel[0]) return y[0];
+  if (numel >= t->numel[n - 1]) return y[n - 1] * numel / t->numel[n - 1];
+  int i = 0;
+  while (i + 2 < n && numel >= t->numel[i + 1]) i++;
+  double f = (log(numel) - log(t->numel[i])) / (log(t->numel[i + 1]) - log(t->numel[i]));
+  return exp((1 - f) * log(y[i]) + f * log(y[i + 1]));
+}
+
+int fu_compute_optim_us(const fu_compute *c, const char *name, double ntensors, double numel,
+                        double *us) {
+  for (int i = 0; i < c->noptim; i++)
+    if (!strcmp(c->optim[i].name, name)) {
+      const fu_optim_fit *o = &c->optim[i];
+      *us = o->base_us + o->per_tensor_us * ntensors + o->per_elem_us * numel;
+      return FU_OK;
+    }
+  return FU_EDATA;
+}
+
+/* ---- JSON ---- */
+
+static json_t *fu__farr(const double *v, int n) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < n; i++) json_array_append_new(a, json_real(v[i]));
+  return a;
+}
+
+static json_t *fu__iarr(const int *v, int n) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < n; i++) json_array_append_new(a, json_integer(v[i]));
+  return a;
+}
+
+json_t *fu_compute_to_json(const fu_compute *c) {
+  json_t *o = json_object(), *g = json_array(), *at = json_array(), *ops = json_array(),
+         *opt = json_array();
+  if (!o || !g || !at || !ops || !opt) goto oom;
+  json_object_set_new(o, "source", json_string(c->source));
+  for (int i = 0; i < c->ngemm; i++) {
+    const fu_gemm_table *t = &c->gemm[i];
+    json_t *us = json_array();
+    for (int k = 0; us && k < t->nm * t->nn * t->nk; k++)
+      json_array_append_new(us, t->us[k] > 0 ? json_real(t->us[k]) : json_null());
+    json_t *e = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "dtype", t->dtype, "layout", t->layout,
+                          "m", fu__iarr(t->m, t->nm), "n", fu__iarr(t->n, t->nn), "k",
+                          fu__iarr(t->k, t->nk), "us", us);
+    if (!e || json_array_append_new(g, e)) goto oom;
+  }
+  for (int i = 0; i < c->nattn; i++) {
+    const fu_attn_point *a = &c->attn[i];
+    json_t *e = json_pack("{s:s, s:i, s:i, s:f, s:i, s:i, s:f, s:f}", "dtype", a->dtype, "head_dim",
+                          a->head_dim, "causal", a->causal, "dropout", a->dropout, "seq", a->seq,
+                          "bh", a->bh, "fwd_us", a->fwd_us, "bwd_us", a->bwd_us);
+    if (!e || json_array_append_new(at, e)) goto oom;
+  }
+  for (int i = 0; i < c->nops; i++) {
+    const fu_op_table *t = &c->ops[i];
+    json_t *e = json_pack("{s:s, s:s, s:o, s:o, s:o, s:f, s:f}", "op", t->op, "dtype", t->dtype,
+                          "numel", fu__farr(t->numel, t->nsizes), "fwd_us",
+                          fu__farr(t->fwd_us, t->nsizes), "bwd_us", fu__farr(t->bwd_us, t->nsizes),
+                          "host_fwd_us", t->host_fwd_us, "host_bwd_us", t->host_bwd_us);
+    if (!e || json_array_append_new(ops, e)) goto oom;
+  }
+  for (int i = 0; i < c->noptim; i++) {
+    const fu_optim_fit *f = &c->optim[i];
+    json_t *e = json_pack("{s:s, s:f, s:f, s:f}", "name", f->name, "base_us", f->base_us,
+                          "per_tensor_us", f->per_tensor_us, "per_elem_us", f->per_elem_us);
+    if (!e || json_array_append_new(opt, e)) goto oom;
+  }
+  json_object_set_new(o, "gemm", g);
+  json_object_set_new(o, "attention", at);
+  json_object_set_new(o, "ops", ops);
+  json_object_set_new(o, "optimizer", opt);
+  return o;
+oom:
+  json_decref(o);
+  json_decref(g);
+  json_decref(at);
+  json_decref(ops);
+  json_decref(opt);
+  return NULL;
+}
+
+static int fu__bad(const char *what, const char *where, const char *msg) {
+  fu_error("%s: compute.%s: %s", what, where, msg);
+  return FU_EDATA;
+}
+
+/* A finite number of o[key] in [lo, hi]. */
+static int fu__num(json_t *o, const char *key, double lo, double hi, double *out) {
+  json_t *v = json_object_get(o, key);
+  if (!json_is_number(v)) return FU_EDATA;
+  double d = json_number_value(v);
+  if (!isfinite(d) || d < lo || d > hi) return FU_EDATA;
+  *out = d;
+  return FU_OK;
+}
+
+static int fu__str(json_t *o, const char *key, char *buf, size_t len) {
+  json_t *v = json_object_get(o, key);
+  if (!json_is_string(v) || strlen(json_string_value(v)) >= len || !json_string_value(v)[0])
+    return FU_EDATA;
+  snprintf(buf, len, "%s", json_string_value(v));
+  return FU_OK;
+}
+
+/* An array of n <= max numbers in [lo, hi], ascending when asc; *n its length. */
+static int fu__numarr(json_t *o, const char *key, int max, double lo, double hi, int asc, double *v,
+                      int *n) {
+  json_t *a = json_object_get(o, key);
+  if (!json_is_array(a) || json_array_size(a) > (size_t)max) return FU_EDATA;
+  *n = (int)json_array_size(a);
+  for (int i = 0; i < *n; i++) {
+    json_t *e = json_array_get(a, (size_t)i);
+    if (!json_is_number(e)) return FU_EDATA;
+    v[i] = json_number_value(e);
+    if (!isfinite(v[i]) || v[i] < lo || v[i] > hi) return FU_EDATA;
+    if (asc && i > 0 && !(v[i] > v[i - 1])) return FU_EDATA;
+  }
+  return FU_OK;
+}
+
+static int fu__parse_gemm(json_t *e, const char *what, char *where, fu_gemm_table *t) {
+  memset(t, 0, sizeof *t);
+  double ax[3][FU_GEMM_GRID_AXIS];
+  int n[3];
+  static const char *const keys[3] = {"m", "n", "k"};
+  if (fu__str(e, "dtype", t->dtype, sizeof t->dtype) || fu__str(e, "layout", t->layout, sizeof t->layout))
+    return fu__bad(what, where, "dtype and layout must be short strings");
+  for (int w = 0; w < 3; w++)
+    if (fu__numarr(e, keys[w], FU_GEMM_GRID_AXIS, 1, 1 << 30, 1, ax[w], &n[w]) || n[w] < 1)
+      return fu__bad(what, where, "m, n, k must be ascending lists of 1 to 12 sizes");
+  t->nm = n[0], t->nn = n[1], t->nk = n[2];
+  for (int i = 0; i < n[0]; i++) t->m[i] = (int)ax[0][i];
+  for (int i = 0; i < n[1]; i++) t->n[i] = (int)ax[1][i];
+  for (int i = 0; i < n[2]; i++) t->k[i] = (int)ax[2][i];
+  json_t *us = json_object_get(e, "us");
+  size_t want = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
+  if (!json_is_array(us) || json_array_size(us) != want)
+    return fu__bad(what, where, "us must hold one time (or null) per grid point");
+  for (size_t i = 0; i < want; i++) {
+    json_t *v = json_array_get(us, i);
+    if (json_is_null(v)) continue;
+    double d = json_is_number(v) ? json_number_value(v) : -1;
+    if (!isfinite(d) || d <= 0 || d > 1e9) return fu__bad(what, where, "a time is not a number above 0");
+    t->us[i] = (float)d;
+  }
+  return FU_OK;
+}
+
+static int fu__parse_attn(json_t *e, const char *what, const char *where, fu_attn_point *a) {
+  double hd, causal, seq, bh;
+  memset(a, 0, sizeof *a);
+  if (fu__str(e, "dtype", a->dtype, sizeof a->dtype) || fu__num(e, "head_dim", 1, 65536, &hd) ||
+      fu__num(e, "causal", 0, 1, &causal) || fu__num(e, "dropout", 0, 1, &a->dropout) ||
+      fu__num(e, "seq", 1, 1e9, &seq) || fu__num(e, "bh", 1, 1e9, &bh) ||
+      fu__num(e, "fwd_us", 1e-6, 1e12, &a->fwd_us) || fu__num(e, "bwd_us", 1e-6, 1e12, &a->bwd_us))
+    return fu__bad(what, where, "needs dtype, head_dim, causal (0/1), dropout, seq, bh, fwd_us, bwd_us > 0");
+  a->head_dim = (int)hd, a->causal = (int)causal, a->seq = (int)seq, a->bh = (int)bh;
+  return FU_OK;
+}
+
+static int fu__parse_op(json_t *e, const char *what, const char *where, fu_op_table *t) {
+  memset(t, 0, sizeof *t);
+  int n1, n2, n3;
+  if (fu__str(e, "op", t->op, sizeof t->op) || fu__str(e, "dtype", t->dtype, sizeof t->dtype))
+    return fu__bad(what, where, "op and dtype must be short strings");
+  if (fu__numarr(e, "numel", FU_OPS_SIZES, 1, 1e15, 1, t->numel, &n1) ||
+      fu__numarr(e, "fwd_us", FU_OPS_SIZES, 1e-6, 1e12, 0, t->fwd_us, &n2) ||
+      fu__numarr(e, "bwd_us", FU_OPS_SIZES, 1e-6, 1e12, 0, t->bwd_us, &n3) || n1 != n2 || n1 != n3)
+    return fu__bad(what, where, "numel (ascending), fwd_us, bwd_us must be lists of one length (<= 12) of numbers above 0");
+  t->nsizes = n1;
+  if (fu__num(e, "host_fwd_us", 0, 1e6, &t->host_fwd_us) || fu__num(e, "host_bwd_us", 0, 1e6, &t->host_bwd_us))
+    return fu__bad(what, where, "host_fwd_us and host_bwd_us must be numbers >= 0");
+  return FU_OK;
+}
+
+int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
+  char where[64];
+  if (!json_is_object(o)) return fu__bad(what, "(object)", "not a JSON object");
+  json_t *v = json_object_get(o, "source");
+  if (v) {
+    if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof c->source)
+      return fu__bad(what, "source", "not a string of at most 255 bytes");
+    snprintf(c->source, sizeof c->source, "%s", json_string_value(v));
+  }
+  json_t *a;
+  if ((a = json_object_get(o, "gemm"))) {
+    if (!json_is_array(a) || json_array_size(a) > FU_GEMM_TABLES)
+      return fu__bad(what, "gemm", "not an array of at most 9 tables");
+    c->ngemm = 0;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+      snprintf(where, sizeof where, "gemm[%zu]", i);
+      FU_CHECK(fu__parse_gemm(json_array_get(a, i), what, where, &c->gemm[c->ngemm]));
+      c->ngemm++;
+    }
+  }
+  if ((a = json_object_get(o, "attention"))) {
+    if (!json_is_array(a) || json_array_size(a) > FU_ATTN_MAX)
+      return fu__bad(what, "attention", "not an array of at most 256 points");
+    c->nattn = 0;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+      snprintf(where, sizeof where, "attention[%zu]", i);
+      FU_CHECK(fu__parse_attn(json_array_get(a, i), what, where, &c->attn[c->nattn]));
+      c->nattn++;
+    }
+  }
+  if ((a = json_object_get(o, "ops"))) {
+    if (!json_is_array(a) || json_array_size(a) > FU_OPS_MAX)
+      return fu__bad(what, "ops", "not an array of at most 48 tables");
+    c->nops = 0;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+      snprintf(where, sizeof where, "ops[%zu]", i);
+      FU_CHECK(fu__parse_op(json_array_get(a, i), what, where, &c->ops[c->nops]));
+      c->nops++;
+    }
+  }
+  if ((a = json_object_get(o, "optimizer"))) {
+    if (!json_is_array(a) || json_array_size(a) > FU_OPTIM_MAX)
+      return fu__bad(what, "optimizer", "not an array of at most 8 fits");
+    c->noptim = 0;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+      fu_optim_fit *f = &c->optim[c->noptim];
+      json_t *e = json_array_get(a, i);
+      snprintf(where, sizeof where, "optimizer[%zu]", i);
+      memset(f, 0, sizeof *f);
+      if (fu__str(e, "name", f->name, sizeof f->name) || fu__num(e, "base_us", 0, 1e9, &f->base_us) ||
+          fu__num(e, "per_tensor_us", 0, 1e6, &f->per_tensor_us) ||
+          fu__num(e, "per_elem_us", 0, 1e3, &f->per_elem_us))
+        return fu__bad(what, where, "needs name, base_us, per_tensor_us, per_elem_us (numbers >= 0)");
+      c->noptim++;
+    }
+  }
+  return FU_OK;
+}

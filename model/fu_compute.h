@@ -1,0 +1,129 @@
+/* fu_compute.h: the compute side of a profile: per-operation times measured on the machine.
+ *
+ *   gemm       cuBLAS device time by (dtype, layout, M, N, K) over a grid (fusim calib's shape
+ *              sweep); layouts are the three products of a linear layer (fwd, dgrad, wgrad).
+ *   attention  the framework's fused attention (PyTorch SDPA: flash / memory-efficient) forward
+ *              and backward by dtype, head size, causal mask, dropout and sequence length, for
+ *              `bh` (batch x heads) problems (tools/calib_torch.py).
+ *   ops        memory-bound operations (norms, activations, dropout, adds, embedding, loss,
+ *              casts, ...) as PyTorch runs them: device time by element count, forward and
+ *              backward, and the host's cost to issue one (tools/calib_torch.py).
+ *   optimizer  one optimizer step (PyTorch's default multi-tensor Adam, AdamW, SGD with momentum):
+ *              base + per tensor + per element, fitted to measured steps (tools/calib_torch.py).
+ *
+ * JSON (the profile's "compute" object; every part optional):
+ *   { "source": "..",
+ *     "gemm": [ {"dtype": "bf16", "layout": "fwd", "m": [..], "n": [..], "k": [..],
+ *                "us": [ m-major: us[(i * nn + j) * nk + q] ]}, .. ],
+ *     "attention": [ {"dtype", "head_dim", "causal", "dropout", "seq", "bh", "fwd_us", "bwd_us"}, ..],
+ *     "ops": [ {"op", "dtype", "numel": [..], "fwd_us": [..], "bwd_us": [..], "host_fwd_us",
+ *               "host_bwd_us", "kernels_fwd", "kernels_bwd"}, .. ],
+ *     "optimizer": [ {"name", "base_us", "per_tensor_us", "per_elem_us", "host_per_tensor_us"}, .. ] } */
+#ifndef FU_COMPUTE_H
+#define FU_COMPUTE_H
+
+#include <stddef.h>
+
+#define FU_GEMM_GRID_AXIS 12      /* most values along one grid axis */
+#define FU_GEMM_GRID_MAX 16384    /* largest M, N or K the sweep measures */
+#define FU_GEMM_TABLES 9          /* 3 dtypes x 3 layouts */
+#define FU_ATTN_MAX 256           /* attention points */
+#define FU_OPS_MAX 48             /* memory-bound operation tables */
+#define FU_OPS_SIZES 12           /* sizes per operation table */
+#define FU_OPTIM_MAX 8            /* optimizer fits */
+
+typedef struct fu_gemm_table {
+  char dtype[8];             /* "bf16", "tf32", "fp32" */
+  char layout[8];            /* "fwd", "dgrad", "wgrad" */
+  int nm, nn, nk;            /* values along each axis */
+  int m[FU_GEMM_GRID_AXIS];  /* ascending M values */
+  int n[FU_GEMM_GRID_AXIS];  /* ascending N values */
+  int k[FU_GEMM_GRID_AXIS];  /* ascending K values */
+  float us[FU_GEMM_GRID_AXIS * FU_GEMM_GRID_AXIS * FU_GEMM_GRID_AXIS]; /* device time; 0 = missing */
+} fu_gemm_table;
+
+typedef struct fu_attn_point {
+  char dtype[8];             /* "bf16", "fp32" (inputs of SDPA) */
+  int head_dim;              /* head size */
+  int causal;                /* 1 with a causal mask */
+  double dropout;            /* attention dropout probability */
+  int seq;                   /* sequence length (queries = keys) */
+  int bh;                    /* batch x heads of the measurement */
+  double fwd_us;             /* forward device time */
+  double bwd_us;             /* backward device time */
+} fu_attn_point;
+
+typedef struct fu_op_table {
+  char op[24];               /* operation name, e.g. "layernorm", "gelu", "dropout" */
+  char dtype[8];             /* input dtype: "bf16" or "fp32" */
+  int nsizes;                /* measured sizes (0: host costs only) */
+  double numel[FU_OPS_SIZES];   /* ascending element counts of the input */
+  double fwd_us[FU_OPS_SIZES];  /* forward device time */
+  double bwd_us[FU_OPS_SIZES];  /* backward device time */
+  double host_fwd_us;        /* host time to issue the forward (eager PyTorch, back to back) */
+  double host_bwd_us;        /* host time of its backward node in the autograd engine */
+} fu_op_table;
+
+typedef struct fu_optim_fit {
+  char name[16];             /* "adamw", "adam", "sgd" (momentum) */
+  double base_us;            /* fixed cost of one step */
+  double per_tensor_us;      /* per parameter tensor */
+  double per_elem_us;        /* per parameter element (fp32 parameters) */
+} fu_optim_fit;
+
+typedef struct fu_compute {
+  char source[256];          /* where the tables came from */
+  int ngemm;                 /* GEMM tables in use */
+  fu_gemm_table gemm[FU_GEMM_TABLES];
+  int nattn;                 /* attention points in use */
+  fu_attn_point attn[FU_ATTN_MAX];
+  int nops;                  /* operation tables in use */
+  fu_op_table ops[FU_OPS_MAX];
+  int noptim;                /* optimizer fits in use */
+  fu_optim_fit optim[FU_OPTIM_MAX];
+} fu_compute;
+
+void fu_compute_init(fu_compute *c);
+
+/* "MxNxK" with multiples of 1024 written as "16k" (fits a 16-byte sample label); parse accepts
+ * both spellings. */
+void fu_gemm_label(char *buf, size_t len, int m, int n, int k);
+int fu_gemm_label_parse(const char *s, int *m, int *n, int *k);
+
+/* Adds one measured grid point (fusim fit, from calib's sweep samples). FU_EDATA when the
+ * tables are full. */
+int fu_compute_put_gemm(fu_compute *c, const char *dtype, const char *layout, int m, int n, int k,
+                        double us);
+
+/* Device time of a GEMM: the efficiency (FLOP/s) interpolated log-linearly in log M, log N,
+ * log K between grid points; a dimension below the grid is priced as the grid's smallest (a
+ * small product costs what the smallest measured one does), one above it at the edge's
+ * efficiency (time grows with the FLOPs). FU_EDATA (no message) when no table of that dtype and
+ * layout exists. */
+int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layout, double m,
+                       double n, double k, double *us);
+
+/* Attention forward and backward for bh problems of seq x head_dim: the nearest measured
+ * (dtype, head_dim, causal, dropout), log-linear in seq between points, and linear in bh.
+ * FU_EDATA when nothing of that dtype is measured. */
+int fu_compute_attn_us(const fu_compute *c, const char *dtype, int head_dim, int causal,
+                       double dropout, double seq, double bh, double *fwd_us, double *bwd_us);
+
+/* The table of an operation (dtype falls back to the other one when missing); NULL if none. */
+const fu_op_table *fu_compute_op(const fu_compute *c, const char *op, const char *dtype);
+
+/* Device time of op t at numel elements: log-log interpolation, the smallest size's time below
+ * the table, proportional to numel above it. bwd: 0 forward, 1 backward. */
+double fu_op_us(const fu_op_table *t, double numel, int bwd);
+
+/* One optimizer step over ntensors tensors of numel elements in all; FU_EDATA when unknown. */
+int fu_compute_optim_us(const fu_compute *c, const char *name, double ntensors, double numel,
+                        double *us);
+
+/* JSON (Jansson) of the tables; parse fills c from the "compute" object (what names the file for
+ * messages). Parse replaces only the parts present in o. */
+struct json_t;
+struct json_t *fu_compute_to_json(const fu_compute *c);
+int fu_compute_parse(struct json_t *o, const char *what, fu_compute *c);
+
+#endif

@@ -1,0 +1,105 @@
+/* fu_builder.h: workloads from a model's hyper-parameters (what `fusim workload --transformer`
+ * and `--cnn` write), priced operation by operation from the profile's compute tables
+ * (model/fu_compute.h), with the device memory the training step needs.
+ *
+ * The model is a list of the operations eager PyTorch runs in forward, each with its parameters
+ * (names as Hugging Face / torchvision give them), its device time forward and backward (GEMMs
+ * from the cuBLAS table in the three layouts of a linear layer, attention from the SDPA table,
+ * memory-bound operations from their tables by element count), the host's time to issue it
+ * (forward in Python, backward in the autograd engine) and the bytes it keeps for backward. A
+ * timeline runs them as the framework does: the host issues operations one after another, the
+ * GPU runs each when the host has issued it and the one before has finished, so a step whose
+ * kernels are shorter than their issue cost is host-bound. Backward runs the operations in
+ * reverse; a gradient is ready when its operation's backward (and, under autocast, the cast of
+ * the gradient back to fp32) ends. The optimizer step comes from the profile's fit.
+ *
+ * Without compute tables in the profile (or with --tflops/--efficiency given) the first
+ * version's roofline is used: t = max(flops / (tflops x efficiency), bytes / HBM, kernels x
+ * kernel_us), backward 2x forward. */
+#ifndef FU_BUILDER_H
+#define FU_BUILDER_H
+
+#include <stdint.h>
+
+#include "fu_profile.h"
+#include "fu_workload.h"
+
+typedef enum fu_arch {
+  FU_ARCH_LLAMA,             /* HF LlamaForCausalLM: pre-RMSNorm, SwiGLU, rotary, untied head */
+  FU_ARCH_BERT,              /* HF BertForMaskedLM: post-LayerNorm, GELU, biases, MLM head, tied */
+  FU_ARCH_GPT2,              /* HF GPT2LMHeadModel: pre-LayerNorm, fused c_attn, gelu_new, tied */
+  FU_ARCH_CUSTOM             /* the first version's switches (--gated-ffn, --bias, ...) */
+} fu_arch;
+
+typedef enum fu_precision {
+  FU_PREC_AUTOCAST,          /* fp32 parameters, gradients and states; bf16 autocast compute */
+  FU_PREC_BF16,              /* bf16 parameters and gradients; fp32 master weights in the optimizer */
+  FU_PREC_TF32,              /* fp32 everything, matrix products in TF32 */
+  FU_PREC_FP32               /* fp32 everything, strict fp32 matrix products */
+} fu_precision;
+
+typedef struct fu_tf_spec {
+  long layers, hidden, heads, kv_heads, ffn, vocab, seq, batch; /* hyper-parameters */
+  fu_arch arch;              /* layer structure and parameter names */
+  fu_precision prec;         /* precision of parameters and compute */
+  int grad_bytes;            /* bytes per gradient element (0: from prec) */
+  int gated, bias, layernorm, tied; /* FU_ARCH_CUSTOM's switches */
+  double dropout;            /* dropout probability (< 0: the architecture's default) */
+  char optimizer[16];        /* "adamw", "adam", "sgd" */
+  long accum;                /* accum_steps */
+  double tflops;             /* > 0: the roofline with this throughput (the first version) */
+  double efficiency;         /* roofline: fraction of tflops reached */
+  double hbm_gbps;           /* roofline: memory bandwidth (0 = profile's) */
+  double kernel_us;          /* roofline: per-kernel floor (< 0 = profile's) */
+  char name[128];            /* workload name ("" = made up from the shape) */
+} fu_tf_spec;
+
+/* Device memory of one GPU for the step, bytes. */
+typedef struct fu_mem {
+  double params;             /* parameters */
+  double grads;              /* gradients */
+  double optimizer;          /* optimizer states (+ fp32 master weights in bf16) */
+  double casts;              /* autocast's low-precision weight copies (forward + backward) */
+  double activations;        /* tensors kept for backward at the micro-batch */
+  double transient;          /* the largest temporary at the peak (logits and their gradient,
+                                the optimizer's temporaries) */
+  double peak;               /* the step's peak: what torch.cuda.max_memory_allocated reports */
+  double gpu_bytes;          /* the GPU's memory from the profile (0 = unknown) */
+} fu_mem;
+
+/* Sets the defaults (arch custom, precision bf16, adamw, dropout default, accum 1, roofline
+ * off). */
+void fu_tf_spec_init(fu_tf_spec *s);
+
+/* Checks hyper-parameters: one line naming the flag and exit status FU_EUSAGE when impossible
+ * (zero layers, heads not dividing hidden, kv heads not dividing heads, ...). */
+int fu_tf_spec_check(const fu_tf_spec *s);
+
+/* Builds the workload (estimated; notes say how it was priced and with which profile) and its
+ * memory. prof may be NULL for the roofline when tflops > 0. */
+int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char *prof_name,
+                         fu_workload *w, fu_mem *mem);
+
+/* A CNN by name ("resnet50" as torchvision builds it), at batch x image x image, channels-last;
+ * SGD with momentum unless optimizer says otherwise. */
+typedef struct fu_cnn_spec {
+  char model[32];            /* "resnet50" */
+  long batch;                /* micro-batch */
+  long image;                /* input height = width */
+  fu_precision prec;         /* autocast or tf32/fp32 */
+  char optimizer[16];        /* "sgd" (momentum) by default */
+  long accum;                /* accum_steps */
+  char name[128];            /* workload name ("" = made up) */
+} fu_cnn_spec;
+
+void fu_cnn_spec_init(fu_cnn_spec *s);
+int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_name,
+                 fu_workload *w, fu_mem *mem);
+
+/* Memory of a plan: the workload's memory (its "memory" block; w->mem_peak) plus fusion buffers
+ * of fusion_bytes, against gpu_bytes. *fits 1 when it fits; *over_bytes how much it needs above
+ * the GPU (<= 0 when it fits). Unknown (no memory in the workload or no GPU size): *fits = -1. */
+void fu_mem_check(double need_bytes, double fusion_bytes, double gpu_bytes, int *fits,
+                  double *over_bytes);
+
+#endif

@@ -1,0 +1,514 @@
+#!/usr/bin/env python3
+"""calib_torch.py: calibrate the compute model's framework-side tables on a GPU with PyTorch,
+the way eager PyTorch runs a training step. Writes one JSON object ("format":
+"fusim-compute-1") whose "compute" part `fusim fit --compute FILE` merges into a profile
+(GEMM tables come from `fusim calib`'s cuBLAS shape sweep instead).
+
+What is measured (device times: the calls are queued behind torch.cuda._sleep so that the CUDA
+events time the GPU alone; host times: wall time of back-to-back calls on tiny tensors, where
+the GPU waits on the host):
+  attention  F.scaled_dot_product_attention (what HF models call: flash in bf16, memory-efficient
+             in fp32) forward and backward, for dtype x head size x causal x dropout x sequence
+             length, at bh = batch x heads = 2^19 / seq (>= 16).
+  ops        memory-bound operations by element count of their input (2^16 .. 2^26), forward and
+             backward, in bf16 and fp32 inputs, plus the host cost of one forward call and of its
+             backward node: layernorm, rmsnorm (the HF Llama composite), gelu, gelu_tanh,
+             gelu_new (the HF composite formula), silu_mul, dropout, add, bias_grad, cast,
+             embedding, cross_entropy (fp32 over a [rows, 32768] input), rotary (HF composite),
+             batchnorm2d, relu, maxpool, and host-only entries linear, sdpa, view, module, conv.
+  optimizer  step time of torch.optim AdamW, Adam (PyTorch's default: foreach on CUDA) and SGD
+             (momentum 0.9) over several (tensors, elements) sets; least squares
+             t = base + per_tensor * tensors + per_elem * elements.
+  framework  host time of HF BertForMaskedLM, GPT2LMHeadModel and LlamaForCausalLM layers (tiny
+             configs: 1 and 3 layers; per layer = difference / 2), forward and backward, with
+             bf16 autocast and in fp32: ops "hf_bert_layer", "hf_bert_rest", ... (host only).
+Usage: python3 tools/calib_torch.py --out compute.json [--quick]
+"""
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+
+
+def _die(msg, status=65):
+    print("calib_torch: " + msg, file=sys.stderr)
+    sys.exit(status)
+
+
+class Timer:
+    """Device time of a callable: runs queued behind a sleep kernel, events around each."""
+
+    def __init__(self, torch):
+        self.t = torch
+
+    def device_us(self, fn, reps=10, warmup=2):
+        torch = self.t
+        for _ in range(warmup):
+            fn()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        fn()
+        one = (time.perf_counter() - t0) * 1e6  # the host's enqueueing of one run
+        torch.cuda.synchronize()
+        # the sleep must outlast the host's enqueueing of all runs (~2000 cycles per us)
+        cycles = int(min(2e9, 2000 * (one * reps * 2 + 1000)))
+        evs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+               for _ in range(reps)]
+        torch.cuda._sleep(cycles)
+        for a, b in evs:
+            a.record()
+            fn()
+            b.record()
+        torch.cuda.synchronize()
+        return statistics.median(a.elapsed_time(b) * 1e3 for a, b in evs)
+
+    def host_us(self, fn, calls=200, warmup=20):
+        torch = self.t
+        for _ in range(warmup):
+            fn()
+        torch.cuda.synchronize()
+        best = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            best.append((time.perf_counter() - t0) * 1e6 / calls)
+            torch.cuda.synchronize()
+        return statistics.median(best)
+
+
+def op_defs(torch, F):
+    """name -> (make(numel, dtype) -> (inputs, fn, params)); fn(*inputs) is the forward."""
+    H = 1024
+
+    def rows(numel, h=H):
+        return max(1, numel // h)
+
+    def mk_ln(numel, dt):
+        x = torch.randn(rows(numel), H, device="cuda", dtype=dt, requires_grad=True)
+        w = torch.ones(H, device="cuda", dtype=dt, requires_grad=True)
+        b = torch.zeros(H, device="cuda", dtype=dt, requires_grad=True)
+        return [x], (lambda x: F.layer_norm(x, (H,), w, b)), [w, b]
+
+    def mk_rms(numel, dt):
+        x = torch.randn(rows(numel), H, device="cuda", dtype=dt, requires_grad=True)
+        w = torch.ones(H, device="cuda", requires_grad=True)
+
+        def rms(x):  # transformers' LlamaRMSNorm.forward
+            dtype = x.dtype
+            h = x.to(torch.float32)
+            var = h.pow(2).mean(-1, keepdim=True)
+            h = h * torch.rsqrt(var + 1e-6)
+            return w * h.to(dtype)
+        return [x], rms, [w]
+
+    def mk_unary(f):
+        def mk(numel, dt):
+            x = torch.randn(numel, device="cuda", dtype=dt, requires_grad=True)
+            return [x], f, []
+        return mk
+
+    def gelu_new(x):  # transformers' NewGELUActivation
+        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+    def mk_silu_mul(numel, dt):
+        g = torch.randn(numel, device="cuda", dtype=dt, requires_grad=True)
+        u = torch.randn(numel, device="cuda", dtype=dt, requires_grad=True)
+        return [g, u], (lambda g, u: F.silu(g) * u), []
+
+    def mk_add(numel, dt):
+        a = torch.randn(numel, device="cuda", dtype=dt, requires_grad=True)
+        b = torch.randn(numel, device="cuda", dtype=dt, requires_grad=True)
+        return [a, b], (lambda a, b: a + b), []
+
+    def mk_bias_grad(numel, dt):
+        x = torch.randn(rows(numel), H, device="cuda", dtype=dt, requires_grad=True)
+        return [x], (lambda x: x.sum(0)), []
+
+    def mk_cast(numel, dt):
+        x = torch.randn(numel, device="cuda", dtype=torch.float32, requires_grad=True)
+        return [x], (lambda x: x.to(torch.bfloat16)), []
+
+    def mk_emb(numel, dt):
+        w = torch.randn(1024, H, device="cuda", dtype=dt, requires_grad=True)
+        ids = torch.randint(0, 1024, (rows(numel),), device="cuda")
+        return [w], (lambda w: F.embedding(ids, w)), []
+
+    def mk_ce(numel, dt):
+        V = 32768
+        x = torch.randn(rows(numel, V), V, device="cuda", dtype=dt, requires_grad=True)
+        y = torch.randint(0, V, (rows(numel, V),), device="cuda")
+        return [x], (lambda x: F.cross_entropy(x.float(), y)), []
+
+    def rotate_half(x):
+        x1 = x[..., : x.shape[-1] // 2]
+        x2 = x[..., x.shape[-1] // 2:]
+        return torch.cat((-x2, x1), dim=-1)
+
+    def mk_rot(numel, dt):
+        hd = 128
+        s = max(1, numel // (hd * 16))
+        q = torch.randn(1, 16, s, hd, device="cuda", dtype=dt, requires_grad=True)
+        cos = torch.randn(1, 1, s, hd, device="cuda", dtype=dt)
+        sin = torch.randn(1, 1, s, hd, device="cuda", dtype=dt)
+        return [q], (lambda q: (q * cos) + (rotate_half(q) * sin)), []
+
+    def mk_bn(numel, dt):
+        C = 256
+        hw = max(1, int(math.sqrt(max(1, numel // (C * 16)))))
+        x = torch.randn(16, C, hw, hw, device="cuda", dtype=dt).to(memory_format=torch.channels_last)
+        x.requires_grad_(True)
+        bn = torch.nn.BatchNorm2d(C).cuda()
+        return [x], (lambda x: bn(x)), list(bn.parameters())
+
+    def mk_relu(numel, dt):
+        x = torch.randn(numel, device="cuda", dtype=dt, requires_grad=True)
+        return [x], (lambda x: F.relu(x)), []
+
+    def mk_pool(numel, dt):
+        C = 64
+        hw = max(2, int(math.sqrt(max(1, numel // (C * 16)))))
+        x = torch.randn(16, C, hw, hw, device="cuda", dtype=dt).to(memory_format=torch.channels_last)
+        x.requires_grad_(True)
+        return [x], (lambda x: F.max_pool2d(x, 3, 2, 1)), []
+
+    return {
+        "layernorm": mk_ln, "rmsnorm": mk_rms,
+        "gelu": mk_unary(F.gelu), "gelu_tanh": mk_unary(lambda x: F.gelu(x, approximate="tanh")),
+        "gelu_new": mk_unary(gelu_new), "silu_mul": mk_silu_mul,
+        "dropout": mk_unary(lambda x: F.dropout(x, 0.1, True)), "add": mk_add,
+        "bias_grad": mk_bias_grad, "cast": mk_cast, "embedding": mk_emb,
+        "cross_entropy": mk_ce, "rotary": mk_rot, "batchnorm2d": mk_bn, "relu": mk_relu,
+        "maxpool": mk_pool,
+    }
+
+
+def measure_ops(torch, F, tm, sizes, log):
+    out = []
+    defs = op_defs(torch, F)
+    for name, mk in defs.items():
+        for dname, dt in (("bf16", torch.bfloat16), ("fp32", torch.float32)):
+            ent = {"op": name, "dtype": dname, "numel": [], "fwd_us": [], "bwd_us": []}
+            try:
+                for n in sizes:
+                    inputs, fn, params = mk(n, dt)
+                    real_n = n if name == "embedding" else inputs[0].numel()
+                    f_us = tm.device_us(lambda: fn(*inputs))
+                    y = fn(*inputs)
+                    g = torch.randn_like(y)
+                    wrt = [t for t in inputs + params if t.requires_grad]
+                    b_us = tm.device_us(lambda: torch.autograd.grad(y, wrt, g, retain_graph=True))
+                    ent["numel"].append(real_n)
+                    ent["fwd_us"].append(round(f_us, 3))
+                    ent["bwd_us"].append(round(b_us, 3))
+                    del y, g, inputs, params
+                # host: tiny input, forward calls back to back; backward of a chain of 32
+                inputs, fn, params = mk(4096, dt)
+                ent["host_fwd_us"] = round(tm.host_us(lambda: fn(*inputs)), 3)
+                ent["host_bwd_us"] = round(chain_bwd_host(torch, fn, inputs), 3)
+            except Exception as e:  # an op this torch cannot run in this dtype: left out
+                log("op %s %s: skipped (%s)" % (name, dname, str(e).split("\n")[0][:120]))
+                continue
+            out.append(ent)
+            log("op %-14s %s fwd %s bwd %s host %.1f/%.1f us" % (
+                name, dname, ent["fwd_us"], ent["bwd_us"], ent["host_fwd_us"], ent["host_bwd_us"]))
+    return out
+
+
+def chain_bwd_host(torch, fn, inputs, depth=32, reps=5):
+    """Host time per backward node: backward() of `depth` applications of fn (a chain where the
+    shapes allow, else independent calls summed), wall time / depth."""
+    ts = []
+    for _ in range(reps + 1):
+        outs = []
+        for _ in range(depth):
+            outs.append(fn(*inputs).sum())
+        loss = torch.stack(outs).sum()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        loss.backward()
+        ts.append((time.perf_counter() - t0) * 1e6)
+        torch.cuda.synchronize()
+        for t in inputs:
+            t.grad = None
+    base = []
+    for _ in range(reps + 1):  # the sum/stack nodes alone
+        x = inputs[0].detach().requires_grad_(True)
+        loss = torch.stack([x.sum() for _ in range(depth)]).sum()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        loss.backward()
+        base.append((time.perf_counter() - t0) * 1e6)
+        torch.cuda.synchronize()
+    return max(0.0, (statistics.median(ts[1:]) - statistics.median(base[1:])) / depth)
+
+
+def measure_host_only(torch, F, tm, log):
+    """Host costs of calls whose device time the GEMM and attention tables price."""
+    out = []
+    ac = lambda: torch.autocast("cuda", dtype=torch.bfloat16)  # noqa: E731
+    lin = torch.nn.Linear(64, 64).cuda()
+    x = torch.randn(8, 64, device="cuda", requires_grad=True)
+    conv = torch.nn.Conv2d(16, 16, 3, padding=1).cuda().to(memory_format=torch.channels_last)
+    xi = torch.randn(1, 16, 8, 8, device="cuda").to(memory_format=torch.channels_last).requires_grad_(True)
+    mod = torch.nn.Identity()
+    for mode in ("bf16", "fp32"):
+        q = torch.randn(1, 2, 16, 64, device="cuda", requires_grad=True,
+                        dtype=torch.bfloat16 if mode == "bf16" else torch.float32)
+
+        def wrap(f):
+            if mode == "bf16":
+                def g(*a):
+                    with ac():
+                        return f(*a)
+                return g
+            return f
+        cases = {
+            "linear": (wrap(lambda x: lin(x)), [x]),
+            "sdpa": (lambda q: F.scaled_dot_product_attention(q, q, q, dropout_p=0.0), [q]),
+            "view": (lambda x: x.view(2, 4, 64).transpose(0, 1), [x]),
+            "module": (lambda x: mod(x), [x]),
+            "conv": (wrap(lambda xi: conv(xi)), [xi]),
+        }
+        for name, (fn, inp) in cases.items():
+            try:
+                hf = tm.host_us(lambda: fn(*inp))
+                hb = chain_bwd_host(torch, fn, inp) if name not in ("module",) else 0.0
+            except Exception as e:
+                log("host %s %s: skipped (%s)" % (name, mode, str(e).split("\n")[0][:120]))
+                continue
+            out.append({"op": name, "dtype": mode, "numel": [], "fwd_us": [], "bwd_us": [],
+                        "host_fwd_us": round(hf, 3), "host_bwd_us": round(hb, 3)})
+            log("host %-8s %s fwd %.1f bwd %.1f us" % (name, mode, hf, hb))
+    return out
+
+
+def measure_hf_layers(torch, log):
+    """Host time per HF transformer layer and for the rest of the model (tiny configs)."""
+    out = []
+    try:
+        import transformers as tf
+    except ImportError as e:
+        log("hf layers: skipped (%s)" % e)
+        return out
+
+    def bert(L):
+        c = tf.BertConfig(vocab_size=128, hidden_size=64, num_hidden_layers=L, num_attention_heads=2,
+                          intermediate_size=256, max_position_embeddings=64)
+        return tf.BertForMaskedLM(c), "labels"
+
+    def gpt2(L):
+        c = tf.GPT2Config(vocab_size=128, n_embd=64, n_layer=L, n_head=2, n_positions=64)
+        return tf.GPT2LMHeadModel(c), "labels"
+
+    def llama(L):
+        c = tf.LlamaConfig(vocab_size=128, hidden_size=64, intermediate_size=172, num_hidden_layers=L,
+                           num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=64)
+        return tf.LlamaForCausalLM(c), "labels"
+
+    for arch, mk in (("bert", bert), ("gpt2", gpt2), ("llama", llama)):
+        for mode in ("bf16", "fp32"):
+            res = {}
+            try:
+                for L in (1, 3):
+                    m, _ = mk(L)
+                    try:
+                        m.config._attn_implementation = "sdpa"
+                    except Exception:
+                        pass
+                    m = m.cuda().train()
+                    ids = torch.randint(0, 128, (1, 16), device="cuda")
+                    fw, bw = [], []
+                    for i in range(25):
+                        m.zero_grad(set_to_none=True)
+                        torch.cuda.synchronize()
+                        t0 = time.perf_counter()
+                        if mode == "bf16":
+                            with torch.autocast("cuda", dtype=torch.bfloat16):
+                                loss = m(input_ids=ids, labels=ids).loss
+                        else:
+                            loss = m(input_ids=ids, labels=ids).loss
+                        t1 = time.perf_counter()
+                        loss.backward()
+                        t2 = time.perf_counter()
+                        torch.cuda.synchronize()
+                        if i >= 5:
+                            fw.append((t1 - t0) * 1e6)
+                            bw.append((t2 - t1) * 1e6)
+                    res[L] = (statistics.median(fw), statistics.median(bw))
+                    del m
+            except Exception as e:
+                log("hf %s %s: skipped (%s)" % (arch, mode, str(e).split("\n")[0][:160]))
+                continue
+            lf = (res[3][0] - res[1][0]) / 2
+            lb = (res[3][1] - res[1][1]) / 2
+            out.append({"op": "hf_%s_layer" % arch, "dtype": mode, "numel": [], "fwd_us": [],
+                        "bwd_us": [], "host_fwd_us": round(lf, 2), "host_bwd_us": round(lb, 2)})
+            out.append({"op": "hf_%s_rest" % arch, "dtype": mode, "numel": [], "fwd_us": [],
+                        "bwd_us": [], "host_fwd_us": round(res[1][0] - lf, 2),
+                        "host_bwd_us": round(res[1][1] - lb, 2)})
+            log("hf %-5s %s per layer fwd %.0f bwd %.0f us; rest fwd %.0f bwd %.0f us" % (
+                arch, mode, lf, lb, res[1][0] - lf, res[1][1] - lb))
+    # torchvision ResNet-50 at 32x32, batch 1: the host cost of the whole model
+    try:
+        import torchvision
+        m = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last)
+        x = torch.randn(1, 3, 32, 32, device="cuda").to(memory_format=torch.channels_last)
+        for mode in ("bf16", "fp32"):
+            fw, bw = [], []
+            for i in range(25):
+                m.zero_grad(set_to_none=True)
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                if mode == "bf16":
+                    with torch.autocast("cuda", dtype=torch.bfloat16):
+                        loss = m(x).float().sum()
+                else:
+                    loss = m(x).sum()
+                t1 = time.perf_counter()
+                loss.backward()
+                t2 = time.perf_counter()
+                torch.cuda.synchronize()
+                if i >= 5:
+                    fw.append((t1 - t0) * 1e6)
+                    bw.append((t2 - t1) * 1e6)
+            out.append({"op": "tv_resnet50", "dtype": mode, "numel": [], "fwd_us": [], "bwd_us": [],
+                        "host_fwd_us": round(statistics.median(fw), 2),
+                        "host_bwd_us": round(statistics.median(bw), 2)})
+            log("tv resnet50 %s host fwd %.0f bwd %.0f us" % (mode, statistics.median(fw), statistics.median(bw)))
+    except Exception as e:
+        log("tv resnet50: skipped (%s)" % str(e).split("\n")[0][:160])
+    return out
+
+
+def measure_attention(torch, F, tm, quick, log):
+    out = []
+    for dname, dt in (("bf16", torch.bfloat16), ("fp32", torch.float32)):
+        seqs = [128, 512, 2048] if quick else [128, 256, 512, 1024, 2048] + ([4096] if dname == "bf16" else [])
+        for hd in (64, 128):
+            for causal in (0, 1):
+                for p in (0.0, 0.1):
+                    n0 = len(out)
+                    for s in seqs:
+                        bh = max(16, (1 << 19) // s)
+                        try:
+                            q, k, v = (torch.randn(1, bh, s, hd, device="cuda", dtype=dt, requires_grad=True)
+                                       for _ in range(3))
+                            fn = lambda: F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=bool(causal))  # noqa: E731
+                            f_us = tm.device_us(fn, reps=5)
+                            y = fn()
+                            g = torch.randn_like(y)
+                            b_us = tm.device_us(lambda: torch.autograd.grad(y, (q, k, v), g, retain_graph=True), reps=5)
+                        except Exception as e:
+                            log("sdpa %s hd %d: skipped (%s)" % (dname, hd, str(e).split("\n")[0][:120]))
+                            continue
+                        out.append({"dtype": dname, "head_dim": hd, "causal": causal, "dropout": p,
+                                    "seq": s, "bh": bh, "fwd_us": round(f_us, 2), "bwd_us": round(b_us, 2)})
+                        del q, k, v, y, g
+                    log("sdpa %s hd %d causal %d p %.1f: %s" % (dname, hd, causal, p,
+                        [(e["seq"], e["fwd_us"], e["bwd_us"]) for e in out[n0:]]))
+    return out
+
+
+def measure_optimizers(torch, log):
+    import numpy as np
+    sets = [(8, 1 << 22), (32, 1 << 22), (128, 1 << 20), (512, 1 << 16), (64, 1 << 24),
+            (16, 1 << 25), (256, 1 << 12), (1024, 1 << 10), (400, 1 << 20)]
+    out = []
+    for name in ("adamw", "adam", "sgd"):
+        rows, ys, temp = [], [], []
+        for n, each in sets:
+            ps = [torch.nn.Parameter(torch.randn(each, device="cuda")) for _ in range(n)]
+            for p in ps:
+                p.grad = torch.randn_like(p)
+            if name == "adamw":
+                opt = torch.optim.AdamW(ps, lr=1e-4)
+            elif name == "adam":
+                opt = torch.optim.Adam(ps, lr=1e-4)
+            else:
+                opt = torch.optim.SGD(ps, lr=0.01, momentum=0.9)
+            ts = []
+            for i in range(8):
+                torch.cuda.synchronize()
+                if i == 2:  # optimizer state exists now: the peak above it is the step's temporaries
+                    before = torch.cuda.memory_allocated()
+                    torch.cuda.reset_peak_memory_stats()
+                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                a.record()
+                opt.step()
+                b.record()
+                torch.cuda.synchronize()
+                if i >= 2:
+                    ts.append(a.elapsed_time(b) * 1e3)
+            rows.append([1.0, n, n * each])
+            ys.append(statistics.median(ts))
+            temp.append((torch.cuda.max_memory_allocated() - before) / (n * each))
+            del ps, opt
+            torch.cuda.empty_cache()
+        A, y = np.array(rows), np.array(ys)
+        # relative least squares (times span decades)
+        w = 1.0 / y
+        coef, *_ = np.linalg.lstsq(A * w[:, None], y * w, rcond=None)
+        base, per_t, per_e = (max(0.0, float(c)) for c in coef)
+        pred = A @ np.array([base, per_t, per_e])
+        err = float(np.max(np.abs(pred - y) / y))
+        out.append({"name": name, "base_us": round(base, 3), "per_tensor_us": round(per_t, 4),
+                    "per_elem_us": float("%.6g" % per_e), "max_rel_err": round(err, 4),
+                    "temp_bytes_per_elem": round(max(temp[1:]), 3),
+                    "points": [[r[1], r[2], round(t, 2)] for r, t in zip(rows, ys)]})
+        log("optimizer %s: base %.1f us, %.2f us/tensor, %.3g us/elem (%.0f GB/s at 4 B), max err %.0f%%" % (
+            name, base, per_t, per_e, 4e-3 / per_e if per_e > 0 else 0, 100 * err))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--quick", action="store_true", help="fewer sizes and sequence lengths")
+    ap.add_argument("--parts", default="ops,host,attention,optimizer,hf",
+                    help="comma list of ops,host,attention,optimizer,hf")
+    a = ap.parse_args(argv)
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError as e:
+        _die("PyTorch is needed (%s)" % e, 69)
+    if not torch.cuda.is_available():
+        _die("no CUDA GPU visible", 69)
+    parts = set(a.parts.split(","))
+    t_start = time.time()
+
+    def log(msg):
+        print("[%6.1f s] %s" % (time.time() - t_start, msg), file=sys.stderr, flush=True)
+
+    torch.manual_seed(0)
+    tm = Timer(torch)
+    sizes = [1 << 16, 1 << 20, 1 << 24] if a.quick else [1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24, 1 << 26]
+    comp = {"ops": [], "attention": [], "optimizer": []}
+    if "ops" in parts:
+        comp["ops"] += measure_ops(torch, F, tm, sizes, log)
+    if "host" in parts:
+        comp["ops"] += measure_host_only(torch, F, tm, log)
+    if "hf" in parts:
+        comp["ops"] += measure_hf_layers(torch, log)
+    if "attention" in parts:
+        comp["attention"] = measure_attention(torch, F, tm, a.quick, log)
+    if "optimizer" in parts:
+        comp["optimizer"] = measure_optimizers(torch, log)
+    prop = torch.cuda.get_device_properties(0)
+    src = "tools/calib_torch.py on %s (torch %s, CUDA %s)" % (prop.name, torch.__version__, torch.version.cuda)
+    comp["source"] = src
+    out = {"format": "fusim-compute-1", "gpu": prop.name, "gpu_mem_bytes": prop.total_memory,
+           "torch": torch.__version__, "cuda": torch.version.cuda, "command": " ".join(sys.argv),
+           "compute": comp}
+    with open(a.out, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    log("wrote %s" % a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""capture_set.py: capture the compute model's comparison set on a GPU with
+tools/capture_torch.py's capture(): real HF transformers of several widths and depths (built
+from configs, random init, no downloads) in bf16 autocast and fp32/TF32, and torchvision
+ResNet-50. Each becomes DIR/NAME.json (fusim-workload-1, with "meta" holding the model's
+hyper-parameters and max_memory_allocated). The set is listed in SET below; tools/compare_compute.py
+prices each with `fusim workload --transformer/--cnn` and prints estimate against capture.
+
+Usage (on the GPU machine): python3 tools/capture_set.py --dir OUTDIR [--only NAME,..] [--iters N]
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import capture_torch  # noqa: E402
+
+# name: (arch, hyper-parameters, micro-batch, seq, amp)
+SET = {
+    "bert_base_b16_s512_bf16": ("bert", dict(layers=12, hidden=768, heads=12, ffn=3072, vocab=30522), 16, 512, "bf16"),
+    "bert_large_b8_s512_tf32": ("bert", dict(layers=24, hidden=1024, heads=16, ffn=4096, vocab=30522), 8, 512, "tf32"),
+    "gpt2_medium_b8_s512_tf32": ("gpt2", dict(layers=24, hidden=1024, heads=16, ffn=4096, vocab=50257), 8, 512, "tf32"),
+    "gpt2_small_b16_s1024_bf16": ("gpt2", dict(layers=12, hidden=768, heads=12, ffn=3072, vocab=50257), 16, 1024, "bf16"),
+    "llama_h2048_l16_b4_s1024_bf16": ("llama", dict(layers=16, hidden=2048, heads=16, ffn=5632, vocab=32000), 4, 1024, "bf16"),
+    "llama_h4096_l4_b2_s2048_bf16": ("llama", dict(layers=4, hidden=4096, heads=32, ffn=11008, vocab=32000), 2, 2048, "bf16"),
+    "resnet50_b128_bf16": ("resnet50", {}, 128, 0, "bf16"),
+}
+
+
+def build(arch, hp, batch, seq):
+    import torch
+    dev = torch.device("cuda")
+    if arch == "resnet50":
+        return capture_torch.build_resnet50(batch, dev)
+    import transformers as tf
+    if arch == "bert":
+        cfg = tf.BertConfig(vocab_size=hp["vocab"], hidden_size=hp["hidden"], num_hidden_layers=hp["layers"],
+                            num_attention_heads=hp["heads"], intermediate_size=hp["ffn"],
+                            max_position_embeddings=max(512, seq), type_vocab_size=2)
+        cls = tf.BertForMaskedLM
+    elif arch == "gpt2":
+        cfg = tf.GPT2Config(vocab_size=hp["vocab"], n_embd=hp["hidden"], n_layer=hp["layers"],
+                            n_head=hp["heads"], n_inner=hp["ffn"], n_positions=max(1024, seq))
+        cls = tf.GPT2LMHeadModel
+    elif arch == "llama":
+        cfg = tf.LlamaConfig(vocab_size=hp["vocab"], hidden_size=hp["hidden"], intermediate_size=hp["ffn"],
+                             num_hidden_layers=hp["layers"], num_attention_heads=hp["heads"],
+                             num_key_value_heads=hp["heads"], max_position_embeddings=max(2048, seq))
+        cls = tf.LlamaForCausalLM
+    else:
+        raise ValueError(arch)
+    try:
+        cfg._attn_implementation = "sdpa"
+    except Exception:
+        pass
+    model = cls(cfg).to(dev)
+    ids = torch.randint(0, hp["vocab"], (batch, seq), device=dev)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    return model, (ids, ids.clone()), (lambda m, inp: m(input_ids=inp[0], labels=inp[1]).loss), opt
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--iters", type=int, default=12)
+    ap.add_argument("--warmup", type=int, default=3)
+    a = ap.parse_args(argv)
+    import torch
+    os.makedirs(a.dir, exist_ok=True)
+    names = [n for n in SET if not a.only or n in a.only.split(",")]
+    for name in names:
+        arch, hp, batch, seq, amp = SET[name]
+        t0 = time.time()
+        model = inputs = opt = w = None
+        try:
+            torch.manual_seed(0)
+            torch.backends.cudnn.benchmark = True
+            model, inputs, loss_fn, opt = build(arch, hp, batch, seq)
+            meta = dict(hp, arch=arch, batch=batch, seq=seq, model=name)
+            notes = ("CAPTURED with tools/capture_set.py (capture_torch.capture) on %s: %s %s, micro-batch %d, "
+                     "seq %d, %s, %s; random init." % (torch.cuda.get_device_name(0), arch, json.dumps(hp), batch,
+                                                       seq, "autocast bf16" if amp == "bf16" else "fp32 with TF32",
+                                                       "SGD momentum" if arch == "resnet50" else "AdamW"))
+            w = capture_torch.capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=amp,
+                                      host="never", name=name, notes=notes, meta=meta)
+            with open(os.path.join(a.dir, name + ".json"), "w") as f:
+                json.dump(w, f, indent=1)
+                f.write("\n")
+            m = w["meta"]
+            print("%-32s fwd %8.0f bwd %8.0f opt %7.0f us  peak %.2f GiB  (%.0f s)" % (
+                name, w["fwd_us"], w["bwd_us"], w["opt_us"], m["max_memory_allocated"] / 2**30,
+                time.time() - t0), flush=True)
+        except (Exception, SystemExit) as e:  # one model failing leaves the others
+            print("%s: FAILED: %s" % (name, repr(e)[:300]), flush=True)
+        finally:
+            model = inputs = opt = w = None
+            torch.cuda.empty_cache()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
