@@ -1,29 +1,6 @@
-/* cmd_workload.c: fusim workload: make a workload from a transformer's hyper-parameters
- * (--transformer), summarise one (--info), validate one (--check) or list the bundled ones.
- *
- * The transformer model (the same rule tools/gen_workloads.py uses for the bundled files):
- *   tokens T = micro-batch * seq; a = bytes per activation element (dtype); Hkv = H*K/A.
- *   Forward operations, in order, with their parameters (HF Llama names):
- *     embed           bytes 2*T*H*a                           model.embed_tokens.weight [V*H]
- *     per layer i:
- *       input norm    bytes 4*T*H*a (residual add + norm)     input_layernorm.weight [H] (+bias)
- *       q, k, v, o    flops 2*T*din*dout, bytes (T*din + T*dout + din*dout)*a   *_proj.weight (+bias)
- *       attention     flops 4*B*S^2*H (QK^T and PV, no causal saving), bytes T*(2H + 2Hkv)*a
- *       post norm     as input norm                           post_attention_layernorm
- *       ffn           gated: gate, up (H->F), act bytes 3*T*F*a, down (F->H);
- *                     plain: up, act bytes 2*T*F*a, down
- *     final norm      as above                                model.norm.weight
- *     lm head         flops 2*T*H*V, bytes (T*H + T*V + H*V)*a  lm_head.weight [V*H] (unless tied)
- *     loss            bytes 3*T*V*4 (fp32 softmax cross-entropy), 2 kernels
- *   Forward FLOPs are therefore 2 * (matrix parameters) * T plus 4*B*S^2*H per layer.
- *   Time of an operation: max(flops / (TFLOPS * efficiency), bytes / HBM, kernels * kernel_us);
- *   backward is 2x forward (FLOPs, bytes and kernels), runs the operations in reverse, and a
- *   gradient is ready when its operation's backward ends (within an operation: weight, then
- *   bias, the order tools/capture_torch.py measured). Optimizer (AdamW, one fused pass at HBM
- *   speed): per param, read the gradient (g bytes) + read and write fp32 master, m and v (24 B)
- *   + write a low precision copy (a bytes) when the dtype is not fp32.
- * With --tflops 989.4 --efficiency 0.5 --hbm-gbps 3840 --kernel-us 5 and Llama-2-7B's
- * hyper-parameters it reproduces data/workloads/llama2_7b.json. */
+/* cmd_workload.c: fusim workload: make a workload from a model's hyper-parameters
+ * (--transformer, --cnn; the model lives in fu_builder.c), summarise one (--info), validate one
+ * (--check) or list the bundled ones. */
 #include <dirent.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -32,69 +9,69 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fu_builder.h"
 #include "fu_common.h"
 #include "fu_paths.h"
 #include "fu_profile.h"
 #include "fu_workload.h"
 
-#define FU__DEFAULT_HBM_GBPS 3840.0 /* 80% of the H200's 4.8 TB/s datasheet bandwidth */
-#define FU__DEFAULT_KERNEL_US 5.0   /* eager PyTorch host cost per op, as tools/gen_workloads.py */
 
 static void fu__usage(FILE *out) {
   fprintf(out,
 "usage: fusim workload --transformer --layers L --hidden H --heads A [--kv-heads K] --ffn F\n"
-"                      --vocab V --seq S --micro-batch B [--dtype bf16|fp16|fp32]\n"
-"                      [--grad-dtype bf16|fp16|fp32] [--tflops T] [--profile P.json]\n"
-"                      [--efficiency E] [--hbm-gbps G] [--kernel-us U] [--gated-ffn] [--bias]\n"
-"                      [--layernorm] [--tied-embeddings] [--accum-steps K] [--name N]\n"
-"                      [--out FILE] [--format table|csv|json]\n"
+"                      --vocab V --seq S --micro-batch B [--arch llama|bert|gpt2|custom]\n"
+"                      [--precision autocast-bf16|bf16|tf32|fp32] [--dtype bf16|fp16|fp32]\n"
+"                      [--grad-dtype bf16|fp16|fp32] [--optimizer adamw|adam|sgd] [--dropout P]\n"
+"                      [--profile P.json] [--gated-ffn] [--bias] [--layernorm] [--tied-embeddings]\n"
+"                      [--tflops T [--efficiency E] [--hbm-gbps G] [--kernel-us U]]\n"
+"                      [--accum-steps K] [--name N] [--ops CSV] [--out FILE] [--format table|csv|json]\n"
+"       fusim workload --cnn resnet50 --micro-batch B [--image PX] [--precision P]\n"
+"                      [--optimizer sgd|adamw|adam] [--profile P.json] [--name N] [--out FILE]\n"
 "       fusim workload --info FILE|NAME [--tensors] [--strict] [--format table|csv|json]\n"
 "       fusim workload --check FILE|NAME [--strict] [--out FILE]\n"
 "       fusim workload --list [--format table|csv|json]\n"
 "\n"
 "--transformer  turn a transformer's hyper-parameters into a workload (format fusim-workload-1)\n"
-"               written to --out (default: stdout; with --out a summary is printed instead).\n"
-"               Parameters per layer: q,k,v,o projections (k,v: hidden*kv-heads/heads wide),\n"
-"               ffn (--gated-ffn: gate, up, down as SwiGLU; else up, down), two norms; plus the\n"
-"               embedding, a final norm and the lm head. Default style is Llama's: no biases,\n"
-"               RMSNorm (weight only), untied lm head; --bias, --layernorm (norms get a bias),\n"
-"               --tied-embeddings change that. Names follow HF Llama (model.layers.N...).\n"
-"               Forward FLOPs: 2*matrix params*tokens + 4*micro-batch*seq^2*hidden per layer;\n"
-"               backward 2x forward. Per operation time = max(flops/(T*E), bytes/HBM,\n"
-"               kernels*U). T: --tflops, else the profile's measured gpu_tflops_bf16 (bf16,\n"
-"               fp16) or gpu_tflops_fp32 (fp32); the profile is --profile or the embedded\n"
-"               default. E: --efficiency (default 1: T is already an achieved rate; pass\n"
-"               --tflops 989.4 --efficiency 0.5 for half the H200 datasheet peak). HBM:\n"
-"               --hbm-gbps, else the profile's hbm_gbps, else %.0f GB/s. U: --kernel-us,\n"
-"               else the profile's launch_us, else %.0f us. --dtype sets activations and,\n"
-"               unless --grad-dtype, gradients (default bf16). The result is marked estimated.\n"
-"--info         summary: tensors, bytes, fwd/bwd/opt, estimated or measured (--tensors: the\n"
-"               gradient list). NAME is a bundled workload (fusim workload --list).\n"
+"               written to --out (default: stdout; with --out a summary and the memory breakdown\n"
+"               are printed instead). --arch picks the layer structure and parameter names as\n"
+"               Hugging Face builds them: llama (LlamaForCausalLM: RMSNorm, SwiGLU, rotary, no\n"
+"               biases, untied head), bert (BertForMaskedLM: post-LayerNorm, GELU, biases, MLM\n"
+"               head tied to the embedding), gpt2 (GPT2LMHeadModel: fused c_attn, gelu_new, tied\n"
+"               head); custom (default) is the first version's Llama names with the switches\n"
+"               --gated-ffn, --bias, --layernorm, --tied-embeddings.\n"
+"               Each operation PyTorch runs is priced from the profile's compute tables (fusim\n"
+"               calib --suite gemm's cuBLAS shape sweep for the GEMMs of forward, input and weight\n"
+"               gradients; tools/calib_torch.py for SDPA attention, the memory-bound operations by\n"
+"               element count, the host's cost to issue each, and the optimizer step); a host\n"
+"               timeline and a GPU timeline run them, so a step whose kernels are shorter than\n"
+"               their issue cost is host-bound. --precision: autocast-bf16 (fp32 parameters, bf16\n"
+"               autocast: PyTorch AMP), bf16 (bf16 parameters and gradients, fp32 master weights),\n"
+"               tf32 (fp32 with TF32 matrix products), fp32 (strict). --dtype bf16|fp16 means bf16,\n"
+"               fp32 means tf32 (the first version's spelling). --dropout: default 0.1 for bert\n"
+"               and gpt2, 0 otherwise. The memory breakdown (parameters, gradients, optimizer\n"
+"               states, autocast weight copies, activations at the micro-batch, the peak) is in\n"
+"               the file's \"memory\" block and compared with the profile's GPU memory.\n"
+"               --tflops selects the first version's roofline instead: per operation\n"
+"               max(flops/(T*E), bytes/HBM, kernels*U), backward 2x forward (HBM: --hbm-gbps,\n"
+"               else the profile's; U: --kernel-us, else the profile's launch_us); --efficiency,\n"
+"               --hbm-gbps or --kernel-us alone take T from the profile's gpu_tflops. Bad\n"
+"               hyper-parameters (zero layers, heads not dividing hidden) give one line, exit 64,\n"
+"               and write nothing.\n"
+"--ops CSV      also write the priced operations (forward order: device and host times\n"
+"               forward and backward, bytes kept for backward) as CSV.\n"
+"--cnn          torchvision's resnet50 at --micro-batch and --image (default 224), channels-last,\n"
+"               convolutions priced as their implicit GEMMs; SGD with momentum by default.\n"
+"--info         summary: tensors, bytes, fwd/bwd/opt, memory, estimated or measured (--tensors:\n"
+"               the gradient list). NAME is a bundled workload (fusim workload --list).\n"
 "--check        validate; exit 0 if good, else one line naming the file and field, exit 65\n"
 "               (66 when missing). --strict: ready times out of order and unknown fields are\n"
 "               errors (otherwise sorted / ignored with a warning). A ready time after bwd_us\n"
 "               is always an error (0.05 us of rounding is forgiven). With --out, writes the\n"
 "               checked workload in normal form (\"grads\" in ready order; layers expanded).\n"
-"Bundled workloads live in $FUSIM_DATA/workloads, else fusim's own data folder (share/fusim).\n",
-          FU__DEFAULT_HBM_GBPS, FU__DEFAULT_KERNEL_US);
+"Bundled workloads live in $FUSIM_DATA/workloads, else fusim's own data folder (share/fusim).\n");
 }
 
 /* ---- options -------------------------------------------------------------------------------- */
-
-typedef struct fu__tf_opts {
-  long layers, hidden, heads, kv_heads, ffn, vocab, seq, batch; /* hyper-parameters */
-  int act_bytes;             /* bytes per activation element */
-  int grad_bytes;            /* bytes per gradient element */
-  int fp32;                  /* 1: use the fp32 throughput */
-  double tflops;             /* --tflops (0 = from the profile) */
-  double efficiency;         /* fraction of tflops the operations reach */
-  double hbm_gbps;           /* --hbm-gbps (0 = from the profile) */
-  double kernel_us;          /* --kernel-us (< 0 = from the profile) */
-  int gated, bias, layernorm, tied; /* architecture switches */
-  long accum;                /* accum_steps */
-  const char *profile;       /* --profile path or NULL */
-  const char *name;          /* --name or NULL */
-} fu__tf_opts;
 
 static int fu__opt_long(const char *opt, const char *s, long lo, long hi, long *out) {
   if (fu_parse_long(s, lo, hi, out) != FU_OK) {
@@ -112,221 +89,13 @@ static int fu__opt_double(const char *opt, const char *s, double lo, double hi, 
   return FU_OK;
 }
 
-static int fu__opt_dtype(const char *opt, const char *s, int *bytes, int *fp32) {
-  if (strcmp(s, "bf16") == 0 || strcmp(s, "fp16") == 0) *bytes = 2, *fp32 = 0;
-  else if (strcmp(s, "fp32") == 0) *bytes = 4, *fp32 = 1;
+static int fu__opt_dtype(const char *opt, const char *s, int *bytes, fu_precision *prec) {
+  if (strcmp(s, "bf16") == 0 || strcmp(s, "fp16") == 0) *bytes = 2, *prec = FU_PREC_BF16;
+  else if (strcmp(s, "fp32") == 0) *bytes = 4, *prec = FU_PREC_TF32;
   else {
     fu_error("workload: --%s: expected bf16, fp16 or fp32, got '%s'", opt, s);
     return FU_EUSAGE;
   }
-  return FU_OK;
-}
-
-/* ---- the transformer model ------------------------------------------------------------------ */
-
-typedef struct fu__op {
-  double flops;              /* forward FLOPs */
-  double bytes;              /* forward HBM bytes */
-  int kernels;               /* forward kernels */
-  int nparams;               /* parameters it owns (0..2) */
-  char pname[2][128];        /* parameter names, module order (weight, bias) */
-  uint64_t numel[2];         /* their element counts */
-} fu__op;
-
-typedef struct fu__oplist {
-  fu__op *ops;               /* forward order (malloc'd) */
-  size_t n, cap;             /* used, allocated */
-} fu__oplist;
-
-static fu__op *fu__push(fu__oplist *l, double flops, double bytes, int kernels) {
-  if (l->n == l->cap) {
-    size_t nc = l->cap ? 2 * l->cap : 64;
-    fu__op *p = realloc(l->ops, nc * sizeof *p);
-    if (!p) return NULL;
-    l->ops = p;
-    l->cap = nc;
-  }
-  fu__op *o = &l->ops[l->n++];
-  memset(o, 0, sizeof *o);
-  o->flops = flops;
-  o->bytes = bytes;
-  o->kernels = kernels;
-  return o;
-}
-
-static void fu__param(fu__op *o, const char *name, const char *suffix, uint64_t numel) {
-  snprintf(o->pname[o->nparams], sizeof o->pname[0], "%s%s", name, suffix);
-  o->numel[o->nparams++] = numel;
-}
-
-/* Builds the forward operations. O(layers). */
-static int fu__tf_ops(const fu__tf_opts *t, fu__oplist *l) {
-  double T = (double)t->batch * t->seq, a = t->act_bytes, H = t->hidden, F = t->ffn;
-  double V = t->vocab, Hkv = (double)t->hidden * t->kv_heads / t->heads;
-  char nm[100];
-  fu__op *o;
-#define FU__PUSH(fl, by, k) \
-  if (!(o = fu__push(l, (fl), (by), (k)))) return FU_ENOMEM
-#define FU__NORM(name)                                       \
-  do {                                                       \
-    FU__PUSH(0, 4 * T * H * a, 1);                           \
-    fu__param(o, name, ".weight", (uint64_t)H);              \
-    if (t->layernorm) fu__param(o, name, ".bias", (uint64_t)H); \
-  } while (0)
-#define FU__LIN(name, din, dout)                                              \
-  do {                                                                        \
-    FU__PUSH(2 * T * (din) * (dout), (T * (din) + T * (dout) + (din) * (dout)) * a, 1); \
-    fu__param(o, name, ".weight", (uint64_t)(din) * (uint64_t)(dout));        \
-    if (t->bias) fu__param(o, name, ".bias", (uint64_t)(dout));               \
-  } while (0)
-
-  FU__PUSH(0, 2 * T * H * a, 1);
-  fu__param(o, "model.embed_tokens", ".weight", (uint64_t)(V * H));
-  for (long i = 0; i < t->layers; i++) {
-    char p[64];
-    snprintf(p, sizeof p, "model.layers.%ld.", i);
-#define FU__NAME(s) (snprintf(nm, sizeof nm, "%s%s", p, s), nm)
-    FU__NORM(FU__NAME("input_layernorm"));
-    FU__LIN(FU__NAME("self_attn.q_proj"), H, H);
-    FU__LIN(FU__NAME("self_attn.k_proj"), H, Hkv);
-    FU__LIN(FU__NAME("self_attn.v_proj"), H, Hkv);
-    FU__PUSH(4 * (double)t->batch * t->seq * t->seq * H, T * (2 * H + 2 * Hkv) * a, 1);
-    FU__LIN(FU__NAME("self_attn.o_proj"), H, H);
-    FU__NORM(FU__NAME("post_attention_layernorm"));
-    if (t->gated) {
-      FU__LIN(FU__NAME("mlp.gate_proj"), H, F);
-      FU__LIN(FU__NAME("mlp.up_proj"), H, F);
-      FU__PUSH(0, 3 * T * F * a, 1);
-    } else {
-      FU__LIN(FU__NAME("mlp.up_proj"), H, F);
-      FU__PUSH(0, 2 * T * F * a, 1);
-    }
-    FU__LIN(FU__NAME("mlp.down_proj"), F, H);
-#undef FU__NAME
-  }
-  FU__NORM("model.norm");
-  FU__PUSH(2 * T * H * V, (T * H + T * V + H * V) * a, 1);
-  if (!t->tied) fu__param(o, "lm_head", ".weight", (uint64_t)(V * H)); /* tied: the embedding's */
-  FU__PUSH(0, 3 * T * V * 4, 2);
-#undef FU__PUSH
-#undef FU__NORM
-#undef FU__LIN
-  return FU_OK;
-}
-
-static double fu__op_us(const fu__op *o, double mult, double flops_per_us, double bytes_per_us,
-                        double kernel_us) {
-  double tm = o->flops * mult / flops_per_us, tb = o->bytes * mult / bytes_per_us;
-  double tk = o->kernels * mult * kernel_us;
-  double t = tm > tb ? tm : tb;
-  return t > tk ? t : tk;
-}
-
-/* The achieved rates: throughput from --tflops or the profile, HBM and kernel floor likewise. */
-static int fu__tf_rates(fu__tf_opts *t, char *src, size_t srclen) {
-  fu_profile *prof = malloc(sizeof *prof);
-  if (!prof) return FU_ENOMEM;
-  int have_prof = 0;
-  if (t->profile) {
-    int st = fu_profile_load(t->profile, prof);
-    if (st != FU_OK) {
-      free(prof);
-      return st;
-    }
-    have_prof = 1;
-  } else if (fu_profile_load_default(prof) == FU_OK) {
-    have_prof = 1;
-  }
-  const char *pname = t->profile ? t->profile : "the embedded default profile";
-  char tsrc[160];
-  if (t->tflops > 0) {
-    snprintf(tsrc, sizeof tsrc, "--tflops %g", t->tflops);
-  } else {
-    double v = have_prof ? (t->fp32 ? prof->gpu_tflops_fp32 : prof->gpu_tflops_bf16) : 0;
-    if (!(v > 0)) {
-      fu_error("workload: %s gives no %s throughput; pass --tflops", pname,
-               t->fp32 ? "gpu_tflops_fp32" : "gpu_tflops_bf16");
-      free(prof);
-      return FU_EUSAGE;
-    }
-    t->tflops = v;
-    snprintf(tsrc, sizeof tsrc, "%s from %s (%g TFLOP/s)",
-             t->fp32 ? "gpu_tflops_fp32" : "gpu_tflops_bf16", pname, v);
-  }
-  if (!(t->hbm_gbps > 0))
-    t->hbm_gbps = have_prof && prof->hbm_gbps > 0 ? prof->hbm_gbps : FU__DEFAULT_HBM_GBPS;
-  if (t->kernel_us < 0)
-    t->kernel_us = have_prof && prof->launch_us > 0 ? prof->launch_us : FU__DEFAULT_KERNEL_US;
-  snprintf(src, srclen, "%s", tsrc);
-  free(prof);
-  return FU_OK;
-}
-
-static int fu__tf_build(fu__tf_opts *t, fu_workload *w, char *notes, size_t nlen) {
-  char src[200];
-  FU_CHECK(fu__tf_rates(t, src, sizeof src));
-  fu__oplist l = {0};
-  int st = fu__tf_ops(t, &l);
-  if (st != FU_OK) {
-    free(l.ops);
-    return st;
-  }
-  double fps = t->tflops * t->efficiency * 1e6; /* FLOPs per microsecond */
-  double bps = t->hbm_gbps * 1e3;                /* bytes per microsecond */
-  size_t ngrads = 0;
-  double fwd = 0, fwd_flops = 0;
-  uint64_t nparam = 0;
-  for (size_t i = 0; i < l.n; i++) {
-    ngrads += (size_t)l.ops[i].nparams;
-    fwd += fu__op_us(&l.ops[i], 1, fps, bps, t->kernel_us);
-    fwd_flops += l.ops[i].flops;
-    for (int k = 0; k < l.ops[i].nparams; k++) nparam += l.ops[i].numel[k];
-  }
-  fu_workload_init(w);
-  w->grads = calloc(ngrads, sizeof *w->grads);
-  if (!w->grads) {
-    free(l.ops);
-    return FU_ENOMEM;
-  }
-  double tb = 0;
-  for (size_t i = l.n; i-- > 0;) {
-    const fu__op *o = &l.ops[i];
-    tb += fu__op_us(o, 2, fps, bps, t->kernel_us);
-    for (int k = 0; k < o->nparams; k++) {
-      fu_grad *g = &w->grads[w->ngrads];
-      if (!(g->name = strdup(o->pname[k]))) {
-        free(l.ops);
-        fu_workload_finish(w);
-        return FU_ENOMEM;
-      }
-      w->ngrads++;
-      g->bytes = o->numel[k] * (uint64_t)t->grad_bytes;
-      g->ready_us = tb;
-    }
-  }
-  free(l.ops);
-  w->fwd_us = fwd;
-  w->bwd_us = tb;
-  double opt_bytes = t->grad_bytes + 24.0 + (t->act_bytes < 4 ? t->act_bytes : 0);
-  w->opt_us = (double)nparam * opt_bytes / bps;
-  w->accum_steps = (int)t->accum;
-  w->estimated = 1;
-  if (t->name) snprintf(w->name, sizeof w->name, "%s", t->name);
-  else
-    snprintf(w->name, sizeof w->name, "transformer_l%ld_h%ld_s%ld_b%ld", t->layers, t->hidden,
-             t->seq, t->batch);
-  snprintf(notes, nlen,
-           "ESTIMATE from fusim workload --transformer: %ld layers, hidden %ld, %ld heads (%ld kv), "
-           "ffn %ld%s, vocab %ld, seq %ld, micro-batch %ld, %d-byte activations, %d-byte gradients, "
-           "%s%s%s; %llu params, %.4g forward TFLOP. Per operation t = max(flops/(%g TFLOP/s x %g), "
-           "bytes/%g GB/s, kernels x %g us); throughput %s; backward 2x forward (FLOPs, bytes, "
-           "kernels), in reverse; a gradient is ready when its operation's backward ends; "
-           "attention 4*B*S^2*H per layer; opt_us: fused AdamW at HBM speed (%g B/param).",
-           t->layers, t->hidden, t->heads, t->kv_heads, t->ffn, t->gated ? " gated" : "",
-           t->vocab, t->seq, t->batch, t->act_bytes, t->grad_bytes,
-           t->bias ? "biases" : "no biases", t->layernorm ? ", LayerNorm" : ", RMSNorm",
-           t->tied ? ", tied embeddings" : ", untied lm head", (unsigned long long)nparam,
-           fwd_flops / 1e12, t->tflops, t->efficiency, t->hbm_gbps, t->kernel_us, src, opt_bytes);
   return FU_OK;
 }
 
@@ -487,8 +256,61 @@ static int fu__list(fu_format fmt) {
 enum {
   O_TRANSFORMER = 256, O_LAYERS, O_HIDDEN, O_HEADS, O_KV, O_FFN, O_VOCAB, O_SEQ, O_BATCH, O_DTYPE,
   O_GDTYPE, O_TFLOPS, O_PROFILE, O_EFF, O_HBM, O_KERNEL, O_GATED, O_BIAS, O_LN, O_TIED, O_ACCUM,
-  O_NAME, O_OUT, O_FORMAT, O_INFO, O_CHECK, O_STRICT, O_LIST, O_TENSORS, O_HELP
+  O_NAME, O_OUT, O_FORMAT, O_INFO, O_CHECK, O_STRICT, O_LIST, O_TENSORS, O_HELP, O_ARCH, O_PREC,
+  O_OPTIM, O_DROPOUT, O_CNN, O_IMAGE, O_OPS
 };
+
+static int fu__opt_prec(const char *s, fu_precision *p) {
+  if (!strcmp(s, "autocast-bf16") || !strcmp(s, "amp-bf16")) *p = FU_PREC_AUTOCAST;
+  else if (!strcmp(s, "bf16")) *p = FU_PREC_BF16;
+  else if (!strcmp(s, "tf32")) *p = FU_PREC_TF32;
+  else if (!strcmp(s, "fp32")) *p = FU_PREC_FP32;
+  else {
+    fu_error("workload: --precision: expected autocast-bf16, bf16, tf32 or fp32, got '%s'", s);
+    return FU_EUSAGE;
+  }
+  return FU_OK;
+}
+
+static int fu__opt_arch(const char *s, fu_arch *a) {
+  if (!strcmp(s, "llama")) *a = FU_ARCH_LLAMA;
+  else if (!strcmp(s, "bert")) *a = FU_ARCH_BERT;
+  else if (!strcmp(s, "gpt2")) *a = FU_ARCH_GPT2;
+  else if (!strcmp(s, "custom")) *a = FU_ARCH_CUSTOM;
+  else {
+    fu_error("workload: --arch: expected llama, bert, gpt2 or custom, got '%s'", s);
+    return FU_EUSAGE;
+  }
+  return FU_OK;
+}
+
+static int fu__opt_name(const char *opt, const char *s, char *buf, size_t len) {
+  if (!*s || strlen(s) >= len) {
+    fu_error("workload: --%s: expected 1 to %zu characters", opt, len - 1);
+    return FU_EUSAGE;
+  }
+  snprintf(buf, len, "%s", s);
+  return FU_OK;
+}
+
+/* The memory breakdown against the GPU's memory (table format only). */
+static void fu__print_mem(const fu_mem *m, double gpu) {
+  char b[32];
+  printf("%-18s", "memory");
+  const double v[] = {m->params, m->grads, m->optimizer, m->casts, m->activations, m->transient};
+  const char *const k[] = {"params", "grads", "optimizer", "casts", "activations", "transient"};
+  for (int i = 0; i < 6; i++)
+    printf("%s %s %s", i ? "," : "", k[i], fu_format_size((uint64_t)v[i], b, sizeof b));
+  printf("\n%-18s %s", "memory peak", fu_format_size((uint64_t)m->peak, b, sizeof b));
+  if (gpu > 0) {
+    char g[32];
+    fu_format_size((uint64_t)gpu, g, sizeof g);
+    if (m->peak <= gpu) printf(" of %s: fits (%.0f%%)\n", g, 100.0 * m->peak / gpu);
+    else printf(" of %s: DOES NOT FIT, %s over\n", g, fu_format_size((uint64_t)(m->peak - gpu), b, sizeof b));
+  } else {
+    printf(" (the profile gives no GPU memory)\n");
+  }
+}
 
 int fu_cmd_workload(int argc, char **argv) {
   static const struct option opts[] = {
@@ -507,14 +329,20 @@ int fu_cmd_workload(int argc, char **argv) {
       {"info", required_argument, 0, O_INFO},         {"check", required_argument, 0, O_CHECK},
       {"strict", no_argument, 0, O_STRICT},           {"list", no_argument, 0, O_LIST},
       {"tensors", no_argument, 0, O_TENSORS},         {"help", no_argument, 0, O_HELP},
+      {"arch", required_argument, 0, O_ARCH},         {"precision", required_argument, 0, O_PREC},
+      {"optimizer", required_argument, 0, O_OPTIM},   {"dropout", required_argument, 0, O_DROPOUT},
+      {"cnn", required_argument, 0, O_CNN},           {"image", required_argument, 0, O_IMAGE},
+      {"ops", required_argument, 0, O_OPS},
       {0, 0, 0, 0}};
-  fu__tf_opts t = {0};
-  t.efficiency = 1.0;
-  t.kernel_us = -1;
-  t.accum = 1;
-  t.act_bytes = 2;
-  int gd_set = 0, gd_bytes = 2, gd_fp32 = 0, transformer = 0, strict = 0, list = 0, tensors = 0;
-  const char *info = NULL, *check = NULL, *out = NULL;
+  fu_tf_spec t;
+  fu_tf_spec_init(&t);
+  fu_cnn_spec cn;
+  fu_cnn_spec_init(&cn);
+  int gd_set = 0, gd_bytes = 2, transformer = 0, strict = 0, list = 0, tensors = 0, roof = 0;
+  int prec_set = 0, optim_set = 0, dt_bytes = 2;
+  fu_precision dt_prec = FU_PREC_BF16, gd_prec;
+  const char *info = NULL, *check = NULL, *out = NULL, *profile = NULL, *cnn = NULL;
+  long image = 224;
   fu_format fmt = FU_FORMAT_TABLE;
   int c, st = FU_OK;
   optind = 1;
@@ -530,25 +358,19 @@ int fu_cmd_workload(int argc, char **argv) {
     case O_VOCAB: st = fu__opt_long("vocab", optarg, 1, 4194304, &t.vocab); break;
     case O_SEQ: st = fu__opt_long("seq", optarg, 1, 16777216, &t.seq); break;
     case O_BATCH: st = fu__opt_long("micro-batch", optarg, 1, 1048576, &t.batch); break;
-    case O_DTYPE: st = fu__opt_dtype("dtype", optarg, &t.act_bytes, &t.fp32); break;
-    case O_GDTYPE: st = fu__opt_dtype("grad-dtype", optarg, &gd_bytes, &gd_fp32); gd_set = 1; break;
+    case O_DTYPE: st = fu__opt_dtype("dtype", optarg, &dt_bytes, &dt_prec); break;
+    case O_GDTYPE: st = fu__opt_dtype("grad-dtype", optarg, &gd_bytes, &gd_prec); gd_set = 1; break;
     case O_TFLOPS: st = fu__opt_double("tflops", optarg, 1e-6, 1e9, &t.tflops); break;
-    case O_PROFILE: t.profile = optarg; break;
-    case O_EFF: st = fu__opt_double("efficiency", optarg, 1e-6, 1, &t.efficiency); break;
-    case O_HBM: st = fu__opt_double("hbm-gbps", optarg, 1e-6, 1e9, &t.hbm_gbps); break;
-    case O_KERNEL: st = fu__opt_double("kernel-us", optarg, 0, 1e6, &t.kernel_us); break;
+    case O_PROFILE: profile = optarg; break;
+    case O_EFF: st = fu__opt_double("efficiency", optarg, 1e-6, 1, &t.efficiency); roof = 1; break;
+    case O_HBM: st = fu__opt_double("hbm-gbps", optarg, 1e-6, 1e9, &t.hbm_gbps); roof = 1; break;
+    case O_KERNEL: st = fu__opt_double("kernel-us", optarg, 0, 1e6, &t.kernel_us); roof = 1; break;
     case O_GATED: t.gated = 1; break;
     case O_BIAS: t.bias = 1; break;
     case O_LN: t.layernorm = 1; break;
     case O_TIED: t.tied = 1; break;
     case O_ACCUM: st = fu__opt_long("accum-steps", optarg, 1, 1048576, &t.accum); break;
-    case O_NAME:
-      if (strlen(optarg) == 0 || strlen(optarg) >= 128) {
-        fu_error("workload: --name: expected 1 to 127 characters");
-        st = FU_EUSAGE;
-      }
-      t.name = optarg;
-      break;
+    case O_NAME: st = fu__opt_name("name", optarg, t.name, sizeof t.name); break;
     case O_OUT: out = optarg; break;
     case O_FORMAT:
       if (fu_parse_format(optarg, &fmt) != FU_OK) {
@@ -561,6 +383,13 @@ int fu_cmd_workload(int argc, char **argv) {
     case O_STRICT: strict = 1; break;
     case O_LIST: list = 1; break;
     case O_TENSORS: tensors = 1; break;
+    case O_ARCH: st = fu__opt_arch(optarg, &t.arch); break;
+    case O_PREC: st = fu__opt_prec(optarg, &t.prec); prec_set = 1; break;
+    case O_OPTIM: st = fu__opt_name("optimizer", optarg, t.optimizer, sizeof t.optimizer); optim_set = 1; break;
+    case O_DROPOUT: st = fu__opt_double("dropout", optarg, 0, 0.99, &t.dropout); break;
+    case O_CNN: cnn = optarg; break;
+    case O_IMAGE: st = fu__opt_long("image", optarg, 32, 65536, &image); break;
+    case O_OPS: t.ops_csv = optarg; break;
     case 'h':
     case O_HELP: fu__usage(stdout); return 0;
     default:
@@ -574,14 +403,14 @@ int fu_cmd_workload(int argc, char **argv) {
   }
   if (st != FU_OK) return fu_exit_code(st);
   /* A bare argument is --info. */
-  if (optind < argc && !info && !check && !transformer && !list && optind + 1 == argc) info = argv[optind++];
+  if (optind < argc && !info && !check && !transformer && !list && !cnn && optind + 1 == argc) info = argv[optind++];
   if (optind < argc) {
     fu_error("workload: unexpected argument '%s'; see fusim workload --help", argv[optind]);
     return fu_exit_code(FU_EUSAGE);
   }
-  int modes = transformer + (info != NULL) + (check != NULL) + list;
+  int modes = transformer + (info != NULL) + (check != NULL) + list + (cnn != NULL);
   if (modes != 1) {
-    fu_error("workload: give exactly one of --transformer, --info, --check, --list (see --help)");
+    fu_error("workload: give exactly one of --transformer, --cnn, --info, --check, --list (see --help)");
     return fu_exit_code(FU_EUSAGE);
   }
   if (list) return fu_exit_code(fu__list(fmt));
@@ -604,41 +433,47 @@ int fu_cmd_workload(int argc, char **argv) {
     fu_workload_finish(&w);
     return fu_exit_code(st);
   }
-  /* --transformer */
-  static const struct {
-    const char *opt;
-    size_t off;
-  } need[] = {{"layers", offsetof(fu__tf_opts, layers)}, {"hidden", offsetof(fu__tf_opts, hidden)},
-              {"heads", offsetof(fu__tf_opts, heads)},   {"ffn", offsetof(fu__tf_opts, ffn)},
-              {"vocab", offsetof(fu__tf_opts, vocab)},   {"seq", offsetof(fu__tf_opts, seq)},
-              {"micro-batch", offsetof(fu__tf_opts, batch)}};
-  for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
-    if (*(const long *)((const char *)&t + need[i].off) == 0) {
-      fu_error("workload: --transformer needs --%s", need[i].opt);
-      return fu_exit_code(FU_EUSAGE);
-    }
+  /* --transformer / --cnn: the profile prices them */
+  fu_profile *prof = malloc(sizeof *prof);
+  if (!prof) return fu_exit_code(FU_ENOMEM);
+  const char *pname = profile ? profile : "h200-default (embedded)";
+  st = profile ? fu_profile_load(profile, prof) : fu_profile_load_default(prof);
+  if (st != FU_OK) {
+    free(prof);
+    return fu_exit_code(st);
   }
-  if (t.kv_heads == 0) t.kv_heads = t.heads;
-  if (t.hidden % t.heads != 0) {
-    fu_error("workload: --hidden %ld is not a multiple of --heads %ld", t.hidden, t.heads);
-    return fu_exit_code(FU_EUSAGE);
-  }
-  if (t.kv_heads > t.heads || t.heads % t.kv_heads != 0) {
-    fu_error("workload: --kv-heads %ld does not divide --heads %ld", t.kv_heads, t.heads);
-    return fu_exit_code(FU_EUSAGE);
-  }
-  t.grad_bytes = gd_set ? gd_bytes : t.act_bytes;
-  (void)gd_fp32;
   fu_workload w;
   fu_workload_init(&w);
-  char notes[1536];
-  st = fu__tf_build(&t, &w, notes, sizeof notes);
-  if (st == FU_OK && !(w.notes = strdup(notes))) st = FU_ENOMEM;
+  if (cnn) {
+    snprintf(cn.model, sizeof cn.model, "%.31s", cnn);
+    if (t.batch) cn.batch = t.batch;
+    cn.image = image;
+    if (prec_set) cn.prec = t.prec;
+    if (optim_set) snprintf(cn.optimizer, sizeof cn.optimizer, "%s", t.optimizer);
+    cn.accum = t.accum;
+    snprintf(cn.name, sizeof cn.name, "%s", t.name);
+    cn.ops_csv = t.ops_csv;
+    st = fu_build_cnn(&cn, prof, pname, &w);
+  } else {
+    if (!prec_set) t.prec = dt_prec;
+    t.grad_bytes = gd_set ? gd_bytes : (t.prec == FU_PREC_BF16 ? dt_bytes : 4);
+    if (roof && !(t.tflops > 0)) { /* --efficiency etc. alone: the profile's throughput */
+      t.tflops = t.prec == FU_PREC_BF16 || t.prec == FU_PREC_AUTOCAST ? prof->gpu_tflops_bf16 : prof->gpu_tflops_fp32;
+      if (!(t.tflops > 0)) {
+        fu_error("workload: %s gives no GEMM throughput for the roofline; pass --tflops", pname);
+        st = FU_EUSAGE;
+      }
+    }
+    if (st == FU_OK) st = fu_tf_spec_check(&t);
+    if (st == FU_OK) st = fu_build_transformer(&t, prof, pname, &w);
+  }
   if (st == FU_OK) st = fu_workload_save(out ? out : "-", &w);
   if (st == FU_OK && out) {
     snprintf(w.source, sizeof w.source, "%s", out);
     st = fu__info(&w, fmt, 0);
+    if (st == FU_OK && fmt == FU_FORMAT_TABLE && w.mem.peak > 0) fu__print_mem(&w.mem, prof->gpu_mem_bytes);
   }
   fu_workload_finish(&w);
+  free(prof);
   return fu_exit_code(st);
 }

@@ -52,20 +52,9 @@ typedef struct fu_tf_spec {
   double hbm_gbps;           /* roofline: memory bandwidth (0 = profile's) */
   double kernel_us;          /* roofline: per-kernel floor (< 0 = profile's) */
   char name[128];            /* workload name ("" = made up from the shape) */
+  const char *ops_csv;       /* write the priced operations here as CSV (NULL: no) */
 } fu_tf_spec;
 
-/* Device memory of one GPU for the step, bytes. */
-typedef struct fu_mem {
-  double params;             /* parameters */
-  double grads;              /* gradients */
-  double optimizer;          /* optimizer states (+ fp32 master weights in bf16) */
-  double casts;              /* autocast's low-precision weight copies (forward + backward) */
-  double activations;        /* tensors kept for backward at the micro-batch */
-  double transient;          /* the largest temporary at the peak (logits and their gradient,
-                                the optimizer's temporaries) */
-  double peak;               /* the step's peak: what torch.cuda.max_memory_allocated reports */
-  double gpu_bytes;          /* the GPU's memory from the profile (0 = unknown) */
-} fu_mem;
 
 /* Sets the defaults (arch custom, precision bf16, adamw, dropout default, accum 1, roofline
  * off). */
@@ -76,9 +65,9 @@ void fu_tf_spec_init(fu_tf_spec *s);
 int fu_tf_spec_check(const fu_tf_spec *s);
 
 /* Builds the workload (estimated; notes say how it was priced and with which profile) and its
- * memory. prof may be NULL for the roofline when tflops > 0. */
+ * memory (w->mem). prof may be NULL for the roofline when tflops > 0. */
 int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char *prof_name,
-                         fu_workload *w, fu_mem *mem);
+                         fu_workload *w);
 
 /* A CNN by name ("resnet50" as torchvision builds it), at batch x image x image, channels-last;
  * SGD with momentum unless optimizer says otherwise. */
@@ -90,13 +79,14 @@ typedef struct fu_cnn_spec {
   char optimizer[16];        /* "sgd" (momentum) by default */
   long accum;                /* accum_steps */
   char name[128];            /* workload name ("" = made up) */
+  const char *ops_csv;       /* write the priced operations here as CSV (NULL: no) */
 } fu_cnn_spec;
 
 void fu_cnn_spec_init(fu_cnn_spec *s);
 int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_name,
-                 fu_workload *w, fu_mem *mem);
+                 fu_workload *w);
 
-/* Memory of a plan: the workload's memory (its "memory" block; w->mem_peak) plus fusion buffers
+/* Memory of a plan: the workload's memory (its "memory" block: w->mem.peak) plus fusion buffers
  * of fusion_bytes, against gpu_bytes. *fits 1 when it fits; *over_bytes how much it needs above
  * the GPU (<= 0 when it fits). Unknown (no memory in the workload or no GPU size): *fits = -1. */
 void fu_mem_check(double need_bytes, double fusion_bytes, double gpu_bytes, int *fits,

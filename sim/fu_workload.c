@@ -400,7 +400,7 @@ static int fu__parse_host2(const json_t *host, const char *what, fu_workload *w)
 
 static const char *const fu__known_keys[] = {
     "format", "name", "fwd_us", "bwd_us", "opt_us", "host", "accum_steps",
-    "estimated", "notes", "meta", "grads", "layers"};
+    "estimated", "notes", "meta", "grads", "layers", "memory"};
 
 /* Default name: the file's base name without ".json". */
 static void fu__default_name(const char *what, char *out, size_t len) {
@@ -457,6 +457,27 @@ static int fu__from_json(const json_t *root, const char *what, int strict, fu_wo
   snprintf(w->source, sizeof w->source, "%s", what);
 
   FU_CHECK(fu__opt_num(root, "opt_us", what, "", &w->opt_us));
+  const json_t *memo = json_object_get(root, "memory");
+  if (memo) {
+    if (!json_is_object(memo)) {
+      fu_error("%s: memory: not an object", what);
+      return FU_EDATA;
+    }
+    static const char *const mkeys[] = {"params_bytes", "grads_bytes", "optimizer_bytes", "casts_bytes",
+                                        "activations_bytes", "transient_bytes", "peak_bytes"};
+    double *mv[] = {&w->mem.params, &w->mem.grads, &w->mem.optimizer, &w->mem.casts,
+                    &w->mem.activations, &w->mem.transient, &w->mem.peak};
+    for (size_t i = 0; i < sizeof mkeys / sizeof mkeys[0]; i++) {
+      const json_t *v = json_object_get(memo, mkeys[i]);
+      if (!v) continue;
+      double d = json_is_number(v) ? json_number_value(v) : NAN;
+      if (!isfinite(d) || d < 0 || d > 1e18) {
+        fu_error("%s: memory.%s: not a byte count from 0 to 1e18", what, mkeys[i]);
+        return FU_EDATA;
+      }
+      *mv[i] = d;
+    }
+  }
   const json_t *host = json_object_get(root, "host");
   if (host) {
     if (!json_is_object(host)) {
@@ -580,6 +601,16 @@ int fu_workload_to_json(const fu_workload *w, json_t **out) {
     st = fu__set(root, "host", h);
     if (st == FU_OK) st = fu__set(h, "hook_us", json_real(w->hook_us));
     if (st == FU_OK) st = fu__set(h, "issue_us", json_real(w->issue_us));
+  }
+  if (st == FU_OK && w->mem.peak > 0) {
+    json_t *m = json_object();
+    st = fu__set(root, "memory", m);
+    static const char *const mkeys[] = {"params_bytes", "grads_bytes", "optimizer_bytes", "casts_bytes",
+                                        "activations_bytes", "transient_bytes", "peak_bytes"};
+    const double mv[] = {w->mem.params, w->mem.grads, w->mem.optimizer, w->mem.casts,
+                         w->mem.activations, w->mem.transient, w->mem.peak};
+    for (size_t i = 0; st == FU_OK && i < sizeof mkeys / sizeof mkeys[0]; i++)
+      if (mv[i] > 0) st = fu__set(m, mkeys[i], json_real(round(mv[i])));
   }
   json_t *arr = json_array();
   if (st == FU_OK) st = fu__set(root, "grads", arr);

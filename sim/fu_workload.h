@@ -17,6 +17,19 @@ typedef struct fu_grad {
   double gpu_us;             /* host block v2: ready on the GPU with no launch waits, from backward */
 } fu_grad;
 
+/* Device memory of one GPU for the training step, bytes: the "memory" block (every key
+ * optional; 0 = unknown). fusim workload --transformer/--cnn writes the breakdown; a capture
+ * writes the peak torch.cuda.max_memory_allocated reported. */
+typedef struct fu_mem {
+  double params;             /* parameters */
+  double grads;              /* gradients */
+  double optimizer;          /* optimizer states (+ fp32 master weights) */
+  double casts;              /* autocast's low-precision weight copies */
+  double activations;        /* tensors kept for backward at the micro-batch */
+  double transient;          /* the largest temporary at the peak */
+  double peak;               /* the step's peak (what max_memory_allocated reports) */
+} fu_mem;
+
 typedef struct fu_workload {
   char name[128];            /* workload name */
   char source[512];          /* file it came from, or "" */
@@ -31,6 +44,7 @@ typedef struct fu_workload {
   fu_grad *grads;            /* in ready order (malloc'd) */
   int estimated;             /* 1 when times are roofline estimates, not measurements */
   char *notes;               /* free text kept with the workload ("notes" key; malloc'd, may be NULL) */
+  fu_mem mem;                /* device memory of the step ("memory" block; zeros when absent) */
 } fu_workload;
 
 void fu_workload_init(fu_workload *w);

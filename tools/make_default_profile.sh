@@ -106,5 +106,16 @@ if [ "$n_pack" -gt 0 ]; then
       --source "measured: fusim calib, $calname.sql: fusim's batched pack kernel, k tensors of m bytes (k = 4..1024)"
 fi
 
+# The compute tables (model/fu_compute.h): the cuBLAS GEMM shape sweep of fusim calib --suite gemm
+# (data/calibration/h200-compute-DATE-gemm.sql) and tools/calib_torch.py's attention, memory-bound
+# operation, host and optimizer tables (data/compute/h200-calib-torch.json); calib/device_compute.sh
+# measured both on one H200.
+gemm_sql=$(ls data/calibration/h200-compute-*-gemm.sql 2>/dev/null | sort | tail -1)
+if [ -n "$gemm_sql" ] && [ -f data/compute/h200-calib-torch.json ]; then
+  gdb=$tmp/gemm.db
+  sqlite3 "$gdb" <"$gemm_sql"
+  "$fusim" fit --db "$gdb" --gemm-table --compute data/compute/h200-calib-torch.json --merge-into "$prof" >/dev/null
+fi
+
 cp "$prof" "$out"
 echo "wrote $out; rebuild to embed it" >&2

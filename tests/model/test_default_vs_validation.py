@@ -32,7 +32,7 @@ def main():
         for r in rows:
             if "optimal" in r["plan"] or r["workload"] not in WL:
                 continue
-            w = json.load(open(os.path.join(ROOT, "data", "workloads", WL[r["workload"]] + ".json")))
+            w = json.load(open(os.path.join(ROOT, "data", "validation", "workloads", WL[r["workload"]] + ".json")))
             s = float(r["compute_only_us"]) / float(r["workload_compute_us"])
             for k in ("fwd_us", "bwd_us", "opt_us"):
                 w[k] *= s

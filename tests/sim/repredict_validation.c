@@ -1,6 +1,6 @@
 /* repredict_validation.c: re-predicts the rows of a `fusim validate --format csv` result file
  * (the CSVs in data/validation/) with the simulator as it is now, offline: each row's bundled workload
- * (matched by name in data/workloads/), scaled as the run scaled it (every compute time x
+ * (matched by name in data/validation/workloads/: the files the run used), scaled as the run scaled it (every compute time x
  * compute_only_us / workload_compute_us; host costs kept), bucketed by its plan string and
  * simulated on the given profile (default: the embedded one). Prints per row the prediction
  * stored in the file, the new one and the measurement, and the median and largest |error| of
@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
   size_t nw = 0;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/data/workloads/%s.json", root ? root : ".", names[i]);
+    snprintf(path, sizeof path, "%s/data/validation/workloads/%s.json", root ? root : ".", names[i]);
     if (fu_workload_load(path, 0, &ws[nw]) == FU_OK) nw++;
   }
   printf("profile %s (pack_handoff_us %.3f)\n", prof->name, prof->pack_handoff_us);

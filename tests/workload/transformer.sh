@@ -1,7 +1,6 @@
 #!/bin/sh
 # fusim workload --transformer: parameter and tensor counts against published figures, and the
-# C model against tools/gen_workloads.py's bundled llama2_7b.json (the same documented roofline,
-# two implementations).
+# roofline (--tflops) by hand; the per-operation model's bundled llama2_7b.json tensor list.
 # usage: transformer.sh FUSIM
 fusim=$1
 fail=0
@@ -42,16 +41,11 @@ eq "llama2-70b bytes" "$(csv_field "$dir/l70.json" total_bytes)" $((68976648192 
 eq "gpt2-style tensors" "$(csv_field "$dir/g2.json" tensors)" 195
 eq "gpt2-style bytes" "$(csv_field "$dir/g2.json" total_bytes)" $(((124439808 - 786432) * 4))
 
-# The C model reproduces the Python generator's llama2_7b.json: same names and bytes in the
-# same ready order, times equal to the generator's 0.001 us rounding.
+# The bundled llama2_7b.json (tools/gen_workloads.py: the per-operation builder, --arch llama)
+# holds the same tensors, bytes and ready order as the roofline's Llama names.
 "$fusim" workload --info "$dir/l7.json" --tensors --format csv | cut -d, -f1-3 >"$dir/a.csv"
 "$fusim" workload --info llama2_7b --tensors --format csv | cut -d, -f1-3 >"$dir/b.csv"
 cmp -s "$dir/a.csv" "$dir/b.csv" || { echo "FAIL: tensors differ from data/workloads/llama2_7b.json" >&2; fail=1; }
-for col in fwd_us bwd_us opt_us first_ready_us; do
-  a=$(csv_field "$dir/l7.json" $col); b=$(csv_field llama2_7b $col)
-  awk -v a="$a" -v b="$b" 'BEGIN{d=a-b; if(d<0)d=-d; exit !(d<=0.002)}' ||
-    { echo "FAIL: $col: $a (C) vs $b (generator)" >&2; fail=1; }
-done
 # The forward time follows the formula by hand for one layer count: with E=1 and no floors
 # the time halves when the throughput doubles (pure compute-bound check on a large model).
 f1=$("$fusim" workload --transformer $L7 --tflops 100 --hbm-gbps 1e9 --kernel-us 0 --out "$dir/x1.json" --format csv | awk -F, 'NR==2{print $6}')

@@ -1,0 +1,882 @@
+/* fu_builder.c: transformer and CNN workloads from hyper-parameters, priced per operation from
+ * the profile's compute tables (see fu_builder.h for the model). */
+#include "fu_builder.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fu_common.h"
+
+#define FU__DEFAULT_HBM_GBPS 3840.0 /* roofline: 80% of the H200's 4.8 TB/s datasheet bandwidth */
+#define FU__DEFAULT_KERNEL_US 5.0   /* roofline: eager PyTorch host cost per op */
+
+/* ---- operations --------------------------------------------------------------------------- */
+
+typedef struct fu__op {
+  char what[24];             /* the operation's kind, for --ops listings */
+  double fwd_us, bwd_us;     /* device time */
+  double hfwd_us, hbwd_us;   /* host time to issue (Python forward, autograd backward) */
+  double saved;              /* bytes kept for backward */
+  int layer;                 /* transformer layer it belongs to, -1 outside the layers */
+  int nparams;               /* parameters it owns (0..2) */
+  char pname[2][128];        /* their names, in the order their gradients become ready */
+  uint64_t numel[2];         /* their element counts */
+  double tail_us[2];         /* backward time after the op's own (gradient casts) per param */
+  /* roofline only */
+  double flops, bytes;       /* forward FLOPs and HBM bytes */
+  int kernels;               /* forward kernels */
+} fu__op;
+
+typedef struct fu__ctx {
+  const fu_compute *c;       /* tables */
+  fu_precision prec;         /* precision */
+  const char *gdt;           /* GEMM table dtype: bf16, tf32, fp32 */
+  const char *adt;           /* activation dtype name (bf16 / fp32) */
+  const char *rdt;           /* residual stream dtype name */
+  double ab, rb;             /* bytes per activation / residual element */
+  int autocast;              /* 1 under autocast: fp32 inputs and weights cast to bf16 */
+  double T;                  /* tokens (or rows) of the micro-batch */
+  int layer;                 /* current layer, -1 outside */
+  fu__op *ops;               /* forward order (malloc'd) */
+  size_t n, cap;             /* used, allocated */
+  double casts;              /* autocast weight copies, bytes */
+  int missing;               /* an operation had no table (priced 0; reported) */
+  char missing_what[64];     /* its name */
+  int roofline;              /* 1: price by the roofline instead */
+} fu__ctx;
+
+static fu__op *fu__push(fu__ctx *x) {
+  if (x->n == x->cap) {
+    size_t nc = x->cap ? 2 * x->cap : 256;
+    fu__op *p = realloc(x->ops, nc * sizeof *p);
+    if (!p) return NULL;
+    x->ops = p;
+    x->cap = nc;
+  }
+  fu__op *o = &x->ops[x->n++];
+  memset(o, 0, sizeof *o);
+  o->layer = x->layer;
+  return o;
+}
+
+static void fu__param(fu__op *o, const char *name, const char *suffix, uint64_t numel) {
+  snprintf(o->pname[o->nparams], sizeof o->pname[0], "%.110s%.16s", name, suffix);
+  o->numel[o->nparams++] = numel;
+}
+
+static void fu__miss(fu__ctx *x, const char *what) {
+  if (!x->missing) snprintf(x->missing_what, sizeof x->missing_what, "%s", what);
+  x->missing = 1;
+}
+
+/* A memory-bound operation from its table (dtype: its input's). */
+static fu__op *fu__memop(fu__ctx *x, const char *table, const char *dtype, double numel,
+                         double saved) {
+  fu__op *o = fu__push(x);
+  if (!o) return NULL;
+  const fu_op_table *t = fu_compute_op(x->c, table, dtype);
+  snprintf(o->what, sizeof o->what, "%s", table);
+  if (!t) fu__miss(x, table);
+  o->fwd_us = fu_op_us(t, numel, 0);
+  o->bwd_us = fu_op_us(t, numel, 1);
+  o->hfwd_us = t ? t->host_fwd_us : 0;
+  o->hbwd_us = t ? t->host_bwd_us : 0;
+  o->saved = saved;
+  o->bytes = numel * 4 * (strcmp(dtype, "fp32") ? 2 : 4); /* roofline: read + write, ~2 tensors */
+  o->kernels = 1;
+  return o;
+}
+
+/* A copy of bytes (a reshape of a transposed tensor): priced as the cast table's traffic
+ * (a cast reads 4 and writes 2 bytes per element). */
+static double fu__copy_us(const fu__ctx *x, double bytes) {
+  return fu_op_us(fu_compute_op(x->c, "cast", "fp32"), bytes / 6.0, 0);
+}
+
+/* The three products of a layer whose forward is M x N x K (M rows, N outputs, K inputs):
+ * forward, the input gradient (M x K over N) and the weight gradient (N x K over M). */
+static void fu__gemm3(fu__ctx *x, double M, double N, double K, double *f, double *dg, double *wg) {
+  if (fu_compute_gemm_us(x->c, x->gdt, "fwd", M, N, K, f) != FU_OK ||
+      fu_compute_gemm_us(x->c, x->gdt, "dgrad", M, K, N, dg) != FU_OK ||
+      fu_compute_gemm_us(x->c, x->gdt, "wgrad", N, K, M, wg) != FU_OK) {
+    fu__miss(x, "gemm");
+    *f = *dg = *wg = 0;
+  }
+}
+
+/* A linear layer y = x W^T (+ b), x: T x din. in_fp32: its input is fp32 (autocast casts it to
+ * bf16, a copy kept for backward); saved_in: its input is not kept by another operation. */
+static fu__op *fu__linear(fu__ctx *x, const char *name, double din, double dout, int bias,
+                          int in_fp32, int saved_in, int has_weight) {
+  fu__op *o = fu__push(x);
+  if (!o) return NULL;
+  double T = x->T, f, dg, wg;
+  snprintf(o->what, sizeof o->what, "linear");
+  fu__gemm3(x, T, dout, din, &f, &dg, &wg);
+  o->fwd_us = f;
+  o->bwd_us = dg + wg;
+  const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
+  const fu_op_table *lin = fu_compute_op(x->c, "linear", x->autocast ? "bf16" : "fp32");
+  o->hfwd_us = lin ? lin->host_fwd_us : 0;
+  o->hbwd_us = lin ? lin->host_bwd_us : 0;
+  if (bias) o->bwd_us += fu_op_us(fu_compute_op(x->c, "bias_grad", x->adt), T * dout, 0);
+  double in_bytes = x->ab * T * din;
+  if (x->autocast && in_fp32) {
+    o->fwd_us += fu_op_us(cast, T * din, 0); /* fp32 input to bf16 */
+    o->bwd_us += fu_op_us(cast, T * din, 1); /* its gradient back to fp32 */
+    o->saved += 2 * T * din;                 /* the cast copy is what backward keeps */
+  } else if (saved_in) {
+    o->saved += in_bytes;
+  }
+  if (has_weight && x->autocast) {
+    o->fwd_us += fu_op_us(cast, din * dout, 0); /* the weight cast, kept until backward */
+    o->tail_us[0] = fu_op_us(cast, din * dout, 1);
+    x->casts += 2 * din * dout;
+  }
+  o->flops = 2 * T * din * dout;
+  o->bytes = (T * din + T * dout + din * dout) * x->ab;
+  o->kernels = 1;
+  if (has_weight) fu__param(o, name, ".weight", (uint64_t)(din * dout));
+  if (bias) fu__param(o, name, ".bias", (uint64_t)dout);
+  return o;
+}
+
+/* ---- the transformer ------------------------------------------------------------------------ */
+
+void fu_tf_spec_init(fu_tf_spec *s) {
+  memset(s, 0, sizeof *s);
+  s->arch = FU_ARCH_CUSTOM;
+  s->prec = FU_PREC_BF16;
+  s->dropout = -1;
+  snprintf(s->optimizer, sizeof s->optimizer, "adamw");
+  s->accum = 1;
+  s->efficiency = 1.0;
+  s->kernel_us = -1;
+}
+
+int fu_tf_spec_check(const fu_tf_spec *s) {
+  static const char *const need[] = {"layers", "hidden", "heads", "ffn", "vocab", "seq", "micro-batch"};
+  const long v[] = {s->layers, s->hidden, s->heads, s->ffn, s->vocab, s->seq, s->batch};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    if (v[i] < 1) {
+      fu_error("workload: --transformer needs --%s of at least 1", need[i]);
+      return FU_EUSAGE;
+    }
+  long kv = s->kv_heads ? s->kv_heads : s->heads;
+  if (s->hidden % s->heads != 0) {
+    fu_error("workload: --hidden %ld is not a multiple of --heads %ld", s->hidden, s->heads);
+    return FU_EUSAGE;
+  }
+  if (kv > s->heads || s->heads % kv != 0) {
+    fu_error("workload: --kv-heads %ld does not divide --heads %ld", kv, s->heads);
+    return FU_EUSAGE;
+  }
+  if (!(s->dropout < 1)) {
+    fu_error("workload: --dropout %g: expected a probability below 1", s->dropout);
+    return FU_EUSAGE;
+  }
+  if (strcmp(s->optimizer, "adamw") && strcmp(s->optimizer, "adam") && strcmp(s->optimizer, "sgd")) {
+    fu_error("workload: --optimizer '%s': expected adamw, adam or sgd", s->optimizer);
+    return FU_EUSAGE;
+  }
+  return FU_OK;
+}
+
+static void fu__ctx_prec(fu__ctx *x, fu_precision p) {
+  x->prec = p;
+  x->autocast = p == FU_PREC_AUTOCAST;
+  x->gdt = p == FU_PREC_TF32 ? "tf32" : p == FU_PREC_FP32 ? "fp32" : "bf16";
+  x->adt = (p == FU_PREC_AUTOCAST || p == FU_PREC_BF16) ? "bf16" : "fp32";
+  x->rdt = p == FU_PREC_BF16 ? "bf16" : "fp32";
+  x->ab = strcmp(x->adt, "bf16") ? 4 : 2;
+  x->rb = strcmp(x->rdt, "bf16") ? 4 : 2;
+}
+
+/* A norm (layernorm or the HF RMSNorm composite) over the residual stream. */
+static fu__op *fu__norm(fu__ctx *x, const char *name, int layernorm, int bias, double H,
+                        const char *dtype) {
+  double T = x->T, eb = strcmp(dtype, "bf16") ? 4 : 2;
+  /* LayerNorm keeps its input (and per-row statistics); the RMSNorm composite keeps its fp32
+   * input and the normalized fp32 tensor */
+  double saved = layernorm ? eb * T * H + 8 * T : 8 * T * H + 4 * T;
+  fu__op *o = fu__memop(x, layernorm ? "layernorm" : "rmsnorm", dtype, T * H, saved);
+  if (!o) return NULL;
+  fu__param(o, name, ".weight", (uint64_t)H);
+  if (bias) fu__param(o, name, ".bias", (uint64_t)H);
+  return o;
+}
+
+/* SDPA over the micro-batch; q, k, v and the output kept (outputs of operations before it). */
+static fu__op *fu__attn(fu__ctx *x, const fu_tf_spec *s, double Hkv, int causal, double p) {
+  fu__op *o = fu__push(x);
+  if (!o) return NULL;
+  double f, b, H = (double)s->hidden, hd = H / s->heads;
+  snprintf(o->what, sizeof o->what, "attention");
+  if (fu_compute_attn_us(x->c, x->adt, (int)hd, causal, p, (double)s->seq,
+                         (double)s->batch * s->heads, &f, &b) != FU_OK) {
+    fu__miss(x, "attention");
+    f = b = 0;
+  }
+  o->fwd_us = f, o->bwd_us = b;
+  const fu_op_table *h = fu_compute_op(x->c, "sdpa", x->autocast ? "bf16" : "fp32");
+  o->hfwd_us = h ? h->host_fwd_us : 0;
+  o->hbwd_us = h ? h->host_bwd_us : 0;
+  o->saved = x->ab * x->T * (2 * H + 2 * Hkv) + 4.0 * s->batch * s->heads * s->seq;
+  o->flops = 4.0 * s->batch * s->seq * s->seq * H;
+  o->bytes = x->T * (2 * H + 2 * Hkv) * x->ab;
+  o->kernels = 1;
+  return o;
+}
+
+#define FU__TRY(e) \
+  do {             \
+    if (!(e)) return FU_ENOMEM; \
+  } while (0)
+
+static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
+  double T = x->T, H = (double)s->hidden, F = (double)s->ffn, V = (double)s->vocab;
+  double Hkv = H * (s->kv_heads ? s->kv_heads : s->heads) / s->heads;
+  const char *A = x->adt, *R = x->rdt;
+  int fp32_in = x->autocast; /* GEMM inputs taken from the fp32 residual stream */
+  char p[64], nm[110];
+  fu__op *o;
+#define NM(suffix) (snprintf(nm, sizeof nm, "%s%s", p, suffix), nm)
+  x->layer = -1;
+  if (s->arch == FU_ARCH_BERT) {
+    const char *e = "bert.embeddings.";
+    snprintf(p, sizeof p, "%s", e);
+    FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
+    fu__param(o, NM("word_embeddings"), ".weight", (uint64_t)(V * H));
+    FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
+    fu__param(o, NM("token_type_embeddings"), ".weight", (uint64_t)(2 * H));
+    FU__TRY(fu__memop(x, "add", R, T * H, 0));
+    FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
+    fu__param(o, NM("position_embeddings"), ".weight", (uint64_t)(512 > s->seq ? 512 : s->seq) * (uint64_t)H);
+    FU__TRY(fu__memop(x, "add", R, T * H, 0));
+    FU__TRY(fu__norm(x, "bert.embeddings.LayerNorm", 1, 1, H, R));
+    FU__TRY(fu__memop(x, "dropout", R, T * H, T * H));
+    for (long i = 0; i < s->layers; i++) {
+      x->layer = (int)i;
+      snprintf(p, sizeof p, "bert.encoder.layer.%ld.", i);
+      FU__TRY(fu__linear(x, NM("attention.self.query"), H, H, 1, fp32_in, 1, 1));
+      FU__TRY(fu__linear(x, NM("attention.self.key"), H, Hkv, 1, fp32_in, 0, 1));
+      FU__TRY(fu__linear(x, NM("attention.self.value"), H, Hkv, 1, fp32_in, 0, 1));
+      FU__TRY(fu__attn(x, s, Hkv, 0, dropout));
+      FU__TRY(o = fu__linear(x, NM("attention.output.dense"), H, H, 1, 0, 1, 1));
+      o->fwd_us += fu__copy_us(x, 2 * x->ab * T * H); /* heads merged: a contiguous copy */
+      FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
+      FU__TRY(fu__memop(x, "add", R, T * H, 0));
+      FU__TRY(fu__norm(x, NM("attention.output.LayerNorm"), 1, 1, H, R));
+      FU__TRY(fu__linear(x, NM("intermediate.dense"), H, F, 1, fp32_in, 1, 1));
+      FU__TRY(fu__memop(x, "gelu", A, T * F, x->ab * T * F));
+      FU__TRY(fu__linear(x, NM("output.dense"), F, H, 1, 0, 1, 1));
+      FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
+      FU__TRY(fu__memop(x, "add", R, T * H, 0));
+      FU__TRY(fu__norm(x, NM("output.LayerNorm"), 1, 1, H, R));
+    }
+    x->layer = -1;
+    FU__TRY(fu__linear(x, "cls.predictions.transform.dense", H, H, 1, fp32_in, 1, 1));
+    FU__TRY(fu__memop(x, "gelu", A, T * H, x->ab * T * H));
+    FU__TRY(fu__norm(x, "cls.predictions.transform.LayerNorm", 1, 1, H, A));
+    /* the decoder's weight is word_embeddings' (tied); its bias is cls.predictions.bias */
+    FU__TRY(o = fu__linear(x, "cls.predictions.decoder", H, V, 0, fp32_in, 1, 0));
+    fu__param(o, "cls.predictions.bias", "", (uint64_t)V);
+    o->bwd_us += fu_op_us(fu_compute_op(x->c, "bias_grad", A), T * V, 0);
+  } else if (s->arch == FU_ARCH_GPT2) {
+    FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
+    fu__param(o, "transformer.wte", ".weight", (uint64_t)(V * H));
+    FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
+    fu__param(o, "transformer.wpe", ".weight", (uint64_t)(1024 > s->seq ? 1024 : s->seq) * (uint64_t)H);
+    FU__TRY(fu__memop(x, "add", R, T * H, 0));
+    FU__TRY(fu__memop(x, "dropout", R, T * H, T * H));
+    for (long i = 0; i < s->layers; i++) {
+      x->layer = (int)i;
+      snprintf(p, sizeof p, "transformer.h.%ld.", i);
+      FU__TRY(fu__norm(x, NM("ln_1"), 1, 1, H, R));
+      FU__TRY(fu__linear(x, NM("attn.c_attn"), H, H + 2 * Hkv, 1, fp32_in, 1, 1));
+      FU__TRY(fu__attn(x, s, Hkv, 1, dropout));
+      FU__TRY(o = fu__linear(x, NM("attn.c_proj"), H, H, 1, 0, 1, 1));
+      o->fwd_us += fu__copy_us(x, 2 * x->ab * T * H);
+      FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
+      FU__TRY(fu__memop(x, "add", R, T * H, 0));
+      FU__TRY(fu__norm(x, NM("ln_2"), 1, 1, H, R));
+      FU__TRY(fu__linear(x, NM("mlp.c_fc"), H, F, 1, fp32_in, 1, 1));
+      /* the HF gelu_new composite keeps its input, x^3's input, tanh's output and 0.5x */
+      FU__TRY(fu__memop(x, "gelu_new", A, T * F, 4 * x->ab * T * F));
+      FU__TRY(fu__linear(x, NM("mlp.c_proj"), F, H, 1, 0, 1, 1));
+      FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
+      FU__TRY(fu__memop(x, "add", R, T * H, 0));
+    }
+    x->layer = -1;
+    FU__TRY(fu__norm(x, "transformer.ln_f", 1, 1, H, R));
+    FU__TRY(fu__linear(x, "lm_head", H, V, 0, fp32_in, 1, 0)); /* tied to wte */
+  } else {
+    int llama = s->arch == FU_ARCH_LLAMA;
+    int ln = llama ? 0 : s->layernorm, bias = llama ? 0 : s->bias, gated = llama ? 1 : s->gated;
+    int tied = llama ? 0 : s->tied;
+    FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
+    fu__param(o, "model.embed_tokens", ".weight", (uint64_t)(V * H));
+    for (long i = 0; i < s->layers; i++) {
+      x->layer = (int)i;
+      snprintf(p, sizeof p, "model.layers.%ld.", i);
+      FU__TRY(fu__norm(x, NM("input_layernorm"), ln, ln, H, R));
+      FU__TRY(fu__linear(x, NM("self_attn.q_proj"), H, H, bias, fp32_in, 1, 1));
+      FU__TRY(fu__linear(x, NM("self_attn.k_proj"), H, Hkv, bias, fp32_in, 0, 1));
+      FU__TRY(fu__linear(x, NM("self_attn.v_proj"), H, Hkv, bias, fp32_in, 0, 1));
+      FU__TRY(fu__memop(x, "rotary", A, T * (H + Hkv), 0));
+      FU__TRY(fu__attn(x, s, Hkv, 1, dropout));
+      FU__TRY(o = fu__linear(x, NM("self_attn.o_proj"), H, H, bias, 0, 1, 1));
+      o->fwd_us += fu__copy_us(x, 2 * x->ab * T * H);
+      if (dropout > 0) FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
+      FU__TRY(fu__memop(x, "add", R, T * H, 0));
+      FU__TRY(fu__norm(x, NM("post_attention_layernorm"), ln, ln, H, R));
+      if (gated) {
+        FU__TRY(fu__linear(x, NM("mlp.gate_proj"), H, F, bias, fp32_in, 1, 1));
+        FU__TRY(fu__linear(x, NM("mlp.up_proj"), H, F, bias, fp32_in, 0, 1));
+        /* SiLU keeps the gate, the product keeps SiLU's output and up's */
+        FU__TRY(fu__memop(x, "silu_mul", A, T * F, 3 * x->ab * T * F));
+      } else {
+        FU__TRY(fu__linear(x, NM("mlp.up_proj"), H, F, bias, fp32_in, 1, 1));
+        FU__TRY(fu__memop(x, "gelu", A, T * F, x->ab * T * F));
+      }
+      FU__TRY(fu__linear(x, NM("mlp.down_proj"), F, H, bias, 0, 1, 1));
+      if (dropout > 0) FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
+      FU__TRY(fu__memop(x, "add", R, T * H, 0));
+    }
+    x->layer = -1;
+    FU__TRY(fu__norm(x, "model.norm", ln, ln, H, R));
+    FU__TRY(o = fu__linear(x, "lm_head", H, V, 0, fp32_in, 1, !tied));
+  }
+  /* the loss: fp32 log-softmax over the logits, which backward keeps */
+  FU__TRY(fu__memop(x, "cross_entropy", A, T * V, 4 * T * V));
+#undef NM
+  return FU_OK;
+}
+
+/* Host costs: where the profile measured the framework's own host time per layer of this
+ * architecture (hf_<arch>_layer, hf_<arch>_rest), the operations' host costs are scaled so that
+ * each layer, and the rest, add up to it: the per-operation costs give the shape, the
+ * framework's measurement the total (module calls, views, autocast bookkeeping). */
+static void fu__scale_host(fu__ctx *x, const char *arch) {
+  char key[48];
+  const char *mode = x->autocast ? "bf16" : "fp32";
+  for (int part = 0; part < 2; part++) {
+    snprintf(key, sizeof key, "hf_%s_%s", arch, part ? "rest" : "layer");
+    const fu_op_table *t = fu_compute_op(x->c, key, mode);
+    if (!t) continue;
+    /* sums per layer (part 0: every layer alike, take layer 0) or outside the layers */
+    double sf = 0, sb = 0;
+    for (size_t i = 0; i < x->n; i++) {
+      int in = part ? x->ops[i].layer < 0 : x->ops[i].layer == 0;
+      if (in) sf += x->ops[i].hfwd_us, sb += x->ops[i].hbwd_us;
+    }
+    double kf = sf > 0 ? t->host_fwd_us / sf : 1, kb = sb > 0 ? t->host_bwd_us / sb : 1;
+    if (kf < 0) kf = 0;
+    if (kb < 0) kb = 0;
+    for (size_t i = 0; i < x->n; i++) {
+      int in = part ? x->ops[i].layer < 0 : x->ops[i].layer >= 0;
+      if (in) x->ops[i].hfwd_us *= kf, x->ops[i].hbwd_us *= kb;
+    }
+  }
+}
+
+/* Runs the host and GPU timelines over the operations; fills w's times and gradients. */
+static int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, double *bwd_out,
+                        double *lead_out) {
+  size_t ng = 0;
+  for (size_t i = 0; i < x->n; i++) ng += (size_t)x->ops[i].nparams;
+  w->grads = calloc(ng ? ng : 1, sizeof *w->grads);
+  if (!w->grads) return FU_ENOMEM;
+  double host = 0, gpu = 0;
+  for (size_t i = 0; i < x->n; i++) {
+    host += x->ops[i].hfwd_us;
+    gpu = (host > gpu ? host : gpu) + x->ops[i].fwd_us;
+  }
+  double fwd = host > gpu ? host : gpu; /* backward starts when both are done */
+  host = gpu = fwd;
+  /* gradients by ready time; an operation's params in order, each after its own tail */
+  for (size_t i = x->n; i-- > 0;) {
+    const fu__op *o = &x->ops[i];
+    host += o->hbwd_us;
+    gpu = (host > gpu ? host : gpu) + o->bwd_us;
+    for (int k = 0; k < o->nparams; k++) {
+      fu_grad *g = &w->grads[w->ngrads];
+      if (!(g->name = strdup(o->pname[k]))) return FU_ENOMEM;
+      w->ngrads++;
+      gpu += o->tail_us[k];
+      g->ready_us = gpu - fwd;
+    }
+  }
+  *fwd_out = fwd;
+  *bwd_out = gpu - fwd;
+  *lead_out = gpu > host ? gpu - host : 0; /* how far the host is ahead when backward ends */
+  return FU_OK;
+}
+
+/* --ops: one CSV row per operation (forward order) with its times and saved bytes. */
+static void fu__dump_ops(const fu__ctx *x, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fu_warn("workload: --ops %s: cannot write (%s)", path, strerror(errno));
+    return;
+  }
+  fprintf(f, "index,layer,op,param,fwd_us,bwd_us,host_fwd_us,host_bwd_us,saved_bytes\n");
+  for (size_t i = 0; i < x->n; i++) {
+    const fu__op *o = &x->ops[i];
+    fprintf(f, "%zu,%d,%s,%s,%.3f,%.3f,%.3f,%.3f,%.0f\n", i, o->layer, o->what,
+            o->nparams ? o->pname[0] : "", o->fwd_us, o->bwd_us + o->tail_us[0] + o->tail_us[1],
+            o->hfwd_us, o->hbwd_us, o->saved);
+  }
+  fclose(f);
+}
+
+/* The roofline of the first version (--tflops): t = max(flops/rate, bytes/HBM, kernels x U). */
+static int fu__roofline(const fu__ctx *x, const fu_tf_spec *s, double hbm_gbps, double kernel_us,
+                        fu_workload *w, double *fwd_out, double *bwd_out) {
+  size_t ng = 0;
+  for (size_t i = 0; i < x->n; i++) ng += (size_t)x->ops[i].nparams;
+  w->grads = calloc(ng ? ng : 1, sizeof *w->grads);
+  if (!w->grads) return FU_ENOMEM;
+  double fps = s->tflops * s->efficiency * 1e6, bps = hbm_gbps * 1e3, fwd = 0, tb = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    double mult = pass ? 2 : 1;
+    for (size_t j = 0; j < x->n; j++) {
+      size_t i = pass ? x->n - 1 - j : j;
+      const fu__op *o = &x->ops[i];
+      double tm = o->flops * mult / fps, tbw = o->bytes * mult / bps, tk = o->kernels * mult * kernel_us;
+      double t = tm > tbw ? tm : tbw;
+      t = t > tk ? t : tk;
+      if (!pass) {
+        fwd += t;
+        continue;
+      }
+      tb += t;
+      for (int k = 0; k < o->nparams; k++) {
+        fu_grad *g = &w->grads[w->ngrads];
+        if (!(g->name = strdup(o->pname[k]))) return FU_ENOMEM;
+        w->ngrads++;
+        g->ready_us = tb;
+      }
+    }
+  }
+  *fwd_out = fwd;
+  *bwd_out = tb;
+  return FU_OK;
+}
+
+/* The roofline's forward operations: the first version's byte and kernel counts. */
+static int fu__roofline_ops(fu__ctx *x, const fu_tf_spec *s) {
+  double T = x->T, a = x->ab, H = (double)s->hidden, F = (double)s->ffn, V = (double)s->vocab;
+  double Hkv = H * (s->kv_heads ? s->kv_heads : s->heads) / s->heads;
+  char p[64], nm[110];
+  fu__op *o;
+#define PUSH(fl, by, k) \
+  do { FU__TRY(o = fu__push(x)); o->flops = (fl), o->bytes = (by), o->kernels = (k); } while (0)
+#define NORM(name)                                            \
+  do {                                                        \
+    PUSH(0, 4 * T * H * a, 1);                                \
+    fu__param(o, name, ".weight", (uint64_t)H);               \
+    if (s->layernorm) fu__param(o, name, ".bias", (uint64_t)H); \
+  } while (0)
+#define LIN(name, din, dout)                                                          \
+  do {                                                                                \
+    PUSH(2 * T * (din) * (dout), (T * (din) + T * (dout) + (din) * (dout)) * a, 1);   \
+    fu__param(o, name, ".weight", (uint64_t)(din) * (uint64_t)(dout));                \
+    if (s->bias) fu__param(o, name, ".bias", (uint64_t)(dout));                       \
+  } while (0)
+#define NM(sfx) (snprintf(nm, sizeof nm, "%s%s", p, sfx), nm)
+  PUSH(0, 2 * T * H * a, 1);
+  fu__param(o, "model.embed_tokens", ".weight", (uint64_t)(V * H));
+  for (long i = 0; i < s->layers; i++) {
+    snprintf(p, sizeof p, "model.layers.%ld.", i);
+    NORM(NM("input_layernorm"));
+    LIN(NM("self_attn.q_proj"), H, H);
+    LIN(NM("self_attn.k_proj"), H, Hkv);
+    LIN(NM("self_attn.v_proj"), H, Hkv);
+    PUSH(4 * (double)s->batch * s->seq * s->seq * H, T * (2 * H + 2 * Hkv) * a, 1);
+    LIN(NM("self_attn.o_proj"), H, H);
+    NORM(NM("post_attention_layernorm"));
+    if (s->gated) {
+      LIN(NM("mlp.gate_proj"), H, F);
+      LIN(NM("mlp.up_proj"), H, F);
+      PUSH(0, 3 * T * F * a, 1);
+    } else {
+      LIN(NM("mlp.up_proj"), H, F);
+      PUSH(0, 2 * T * F * a, 1);
+    }
+    LIN(NM("mlp.down_proj"), F, H);
+  }
+  NORM("model.norm");
+  PUSH(2 * T * H * V, (T * H + T * V + H * V) * a, 1);
+  if (!s->tied) fu__param(o, "lm_head", ".weight", (uint64_t)(V * H));
+  PUSH(0, 3 * T * V * 4, 2);
+#undef PUSH
+#undef NORM
+#undef LIN
+#undef NM
+  return FU_OK;
+}
+
+static const char *fu__prec_name(fu_precision p) {
+  switch (p) {
+  case FU_PREC_AUTOCAST: return "autocast-bf16";
+  case FU_PREC_BF16: return "bf16";
+  case FU_PREC_TF32: return "tf32";
+  default: return "fp32";
+  }
+}
+
+static const char *fu__arch_name(fu_arch a) {
+  switch (a) {
+  case FU_ARCH_LLAMA: return "llama";
+  case FU_ARCH_BERT: return "bert";
+  case FU_ARCH_GPT2: return "gpt2";
+  default: return "custom";
+  }
+}
+
+/* Optimizer step and its memory: states per parameter and the step's temporaries. */
+static double fu__opt_states(const char *opt, fu_precision p) {
+  double st = !strcmp(opt, "sgd") ? 4 : 8;  /* momentum; Adam's m and v (fp32) */
+  return st + (p == FU_PREC_BF16 ? 4 : 0);  /* fp32 master weights */
+}
+
+static double fu__opt_temp(const char *opt) {
+  /* PyTorch's multi-tensor Adam allocates sqrt(v) for every parameter (4 B each), SGD nothing
+   * (tools/calib_torch.py measures it: temp_bytes_per_elem) */
+  return !strcmp(opt, "sgd") ? 0 : 4;
+}
+
+/* The optimizer step after backward: the fit's per-element part (and base) is device time, its
+ * per-tensor part the host's cost of issuing the multi-tensor kernels (it dominates only for
+ * many small tensors); the host starts issuing while the GPU still finishes backward, so only
+ * the host time beyond that lead is exposed. */
+static int fu__optim(const fu_compute *c, const char *name, double ntensors, double numel,
+                     double lead, double *us) {
+  double dev, host;
+  FU_CHECK(fu_compute_optim_us(c, name, 0, numel, &dev));
+  FU_CHECK(fu_compute_optim_us(c, name, ntensors, 0, &host));
+  for (int i = 0; i < c->noptim; i++)
+    if (!strcmp(c->optim[i].name, name)) host -= c->optim[i].base_us;
+  *us = dev + (host > lead ? host - lead : 0);
+  return FU_OK;
+}
+
+static int fu__has_tables(const fu_profile *p) {
+  return p && p->compute.ngemm > 0 && p->compute.nops > 0;
+}
+
+/* Peak memory: parameters, gradients, states and casts are there throughout; forward's
+ * activations all at once at the loss, with the logits' transient; the optimizer's
+ * temporaries at the step. */
+static void fu__mem_finish(fu_mem *m, double loss_transient, double opt_temp) {
+  double fixed = m->params + m->optimizer;
+  double at_loss = fixed + m->casts + m->activations + loss_transient;
+  double at_step = fixed + m->grads + opt_temp;
+  m->transient = at_loss >= at_step ? loss_transient : opt_temp;
+  m->peak = at_loss >= at_step ? at_loss : at_step;
+}
+
+int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char *prof_name,
+                         fu_workload *w) {
+  FU_CHECK(fu_tf_spec_check(s));
+  fu__ctx x;
+  memset(&x, 0, sizeof x);
+  fu__ctx_prec(&x, s->prec);
+  x.T = (double)s->batch * s->seq;
+  x.roofline = s->tflops > 0;
+  if (!x.roofline && !fu__has_tables(prof)) {
+    fu_error("workload: profile %s has no compute tables (fusim calib --suite gemm, "
+             "tools/calib_torch.py, fusim fit --compute); pass --tflops for the roofline",
+             prof_name);
+    return FU_EUSAGE;
+  }
+  if (prof) x.c = &prof->compute;
+  double dropout = s->dropout >= 0 ? s->dropout : (s->arch == FU_ARCH_BERT || s->arch == FU_ARCH_GPT2) ? 0.1 : 0;
+  int st = x.roofline ? fu__roofline_ops(&x, s) : fu__tf_ops(&x, s, dropout);
+  if (st != FU_OK) {
+    free(x.ops);
+    return st;
+  }
+  if (!x.roofline && x.missing) {
+    fu_error("workload: profile %s has no table for %s (%s); recalibrate with tools/calib_torch.py",
+             prof_name, x.missing_what, x.adt);
+    free(x.ops);
+    return FU_EDATA;
+  }
+  if (!x.roofline && s->arch != FU_ARCH_CUSTOM) fu__scale_host(&x, fu__arch_name(s->arch));
+  fu_workload_init(w);
+  double fwd, bwd, hbm = 0, ku = 0, lead = 0;
+  if (x.roofline) {
+    hbm = s->hbm_gbps > 0 ? s->hbm_gbps : prof && prof->hbm_gbps > 0 ? prof->hbm_gbps : FU__DEFAULT_HBM_GBPS;
+    ku = s->kernel_us >= 0 ? s->kernel_us : prof && prof->launch_us > 0 ? prof->launch_us : FU__DEFAULT_KERNEL_US;
+    st = fu__roofline(&x, s, hbm, ku, w, &fwd, &bwd);
+  } else {
+    st = fu__timeline(&x, w, &fwd, &bwd, &lead);
+    if (s->ops_csv) fu__dump_ops(&x, s->ops_csv);
+  }
+  uint64_t nparam = 0;
+  double pbytes = (s->prec == FU_PREC_BF16) ? 2 : 4;
+  int gb = s->grad_bytes > 0 ? s->grad_bytes : (int)pbytes;
+  double act = 0;
+  for (size_t i = 0; i < x.n; i++) {
+    act += x.ops[i].saved;
+    for (int k = 0; k < x.ops[i].nparams; k++) nparam += x.ops[i].numel[k];
+  }
+  size_t ntensors = w->ngrads;
+  { /* gradient bytes, in the timeline's order (operations reversed, params in order) */
+    size_t gi = 0;
+    for (size_t i = x.n; i-- > 0;)
+      for (int k = 0; k < x.ops[i].nparams && gi < w->ngrads; k++)
+        w->grads[gi++].bytes = x.ops[i].numel[k] * (uint64_t)gb;
+  }
+  free(x.ops);
+  if (st != FU_OK) {
+    fu_workload_finish(w);
+    return st;
+  }
+  w->fwd_us = fwd;
+  w->bwd_us = bwd;
+  double opt_bytes = 0;
+  if (x.roofline) {
+    opt_bytes = gb + 24.0 + (s->prec == FU_PREC_BF16 ? 2 : 0);
+    w->opt_us = (double)nparam * opt_bytes / (hbm * 1e3);
+  } else if (fu__optim(x.c, s->optimizer, (double)ntensors, (double)nparam, lead, &w->opt_us) != FU_OK) {
+    fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
+    fu_workload_finish(w);
+    return FU_EDATA;
+  }
+  w->accum_steps = (int)s->accum;
+  w->estimated = 1;
+  if (s->name[0]) snprintf(w->name, sizeof w->name, "%s", s->name);
+  else
+    snprintf(w->name, sizeof w->name, "transformer_l%ld_h%ld_s%ld_b%ld", s->layers, s->hidden,
+             s->seq, s->batch);
+  fu_mem *mem = &w->mem;
+  memset(mem, 0, sizeof *mem);
+  mem->params = (double)nparam * pbytes;
+  mem->grads = (double)nparam * gb;
+  mem->optimizer = (double)nparam * fu__opt_states(s->optimizer, s->prec);
+  mem->casts = x.casts;
+  mem->activations = act;
+  /* at the loss: the logits (activation dtype), their fp32 copy and log-softmax output, then
+   * the gradients of both; 12 bytes per logit at the most */
+  fu__mem_finish(mem, 12.0 * x.T * s->vocab, (double)nparam * fu__opt_temp(s->optimizer));
+  char notes[1800];
+  if (x.roofline)
+    snprintf(notes, sizeof notes,
+             "ESTIMATE from fusim workload --transformer (roofline): %ld layers, hidden %ld, %ld heads "
+             "(%ld kv), ffn %ld%s, vocab %ld, seq %ld, micro-batch %ld, %s; %llu params. Per "
+             "operation t = max(flops/(%g TFLOP/s x %g), bytes/(%g GB/s), kernels x %g us); backward "
+             "2x forward; opt_us: fused AdamW at HBM speed (%g B/param).",
+             s->layers, s->hidden, s->heads, s->kv_heads ? s->kv_heads : s->heads, s->ffn,
+             s->gated ? " gated" : "", s->vocab, s->seq, s->batch, fu__prec_name(s->prec),
+             (unsigned long long)nparam, s->tflops, s->efficiency, hbm, ku, opt_bytes);
+  else
+    snprintf(notes, sizeof notes,
+             "ESTIMATE from fusim workload --transformer: %s architecture, %ld layers, hidden %ld, "
+             "%ld heads (%ld kv), ffn %ld, vocab %ld, seq %ld, micro-batch %ld, %s, dropout %g, %s; "
+             "%llu params in %zu tensors. Priced per operation from profile %s (compute tables: %s): "
+             "GEMMs from the cuBLAS shape sweep (fwd, dgrad, wgrad), attention from SDPA, "
+             "memory-bound operations by element count, host issue costs per operation (scaled to "
+             "the framework's measured per-layer host time where the profile has it), host and GPU "
+             "timelines; optimizer from the profile's fit. Memory (GiB): params %.3f, grads %.3f, "
+             "optimizer %.3f, autocast casts %.3f, activations %.3f, peak %.3f.",
+             fu__arch_name(s->arch), s->layers, s->hidden, s->heads,
+             s->kv_heads ? s->kv_heads : s->heads, s->ffn, s->vocab, s->seq, s->batch,
+             fu__prec_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,
+             prof_name, prof->compute.source[0] ? prof->compute.source : "unnamed",
+             mem->params / 1073741824.0, mem->grads / 1073741824.0,
+             mem->optimizer / 1073741824.0, mem->casts / 1073741824.0,
+             mem->activations / 1073741824.0, mem->peak / 1073741824.0);
+  if (!(w->notes = strdup(notes))) {
+    fu_workload_finish(w);
+    return FU_ENOMEM;
+  }
+  return FU_OK;
+}
+
+/* ---- CNN: torchvision ResNet-50 --------------------------------------------------------- */
+
+void fu_cnn_spec_init(fu_cnn_spec *s) {
+  memset(s, 0, sizeof *s);
+  snprintf(s->model, sizeof s->model, "resnet50");
+  s->batch = 64;
+  s->image = 224;
+  s->prec = FU_PREC_AUTOCAST;
+  snprintf(s->optimizer, sizeof s->optimizer, "sgd");
+  s->accum = 1;
+}
+
+/* A convolution as its implicit GEMM (cuDNN's formulation): forward M = N*Ho*Wo, N = Cout,
+ * K = Cin*k*k; the data gradient and the weight gradient in their layouts. */
+static fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, double cout,
+                        double k, double stride, double hin, int saved_in, double *hout) {
+  double ho = floor((hin + 2 * floor(k / 2) - k) / stride) + 1;
+  *hout = ho;
+  fu__op *o = fu__push(x);
+  if (!o) return NULL;
+  double M = batch * ho * ho, N = cout, K = cin * k * k, f, dg, wg;
+  snprintf(o->what, sizeof o->what, "conv");
+  fu__gemm3(x, M, N, K, &f, &dg, &wg);
+  o->fwd_us = f;
+  o->bwd_us = (cin == 3 ? 0 : dg) + wg; /* the image needs no gradient */
+  const fu_op_table *h = fu_compute_op(x->c, "conv", x->autocast ? "bf16" : "fp32");
+  o->hfwd_us = h ? h->host_fwd_us : 0;
+  o->hbwd_us = h ? h->host_bwd_us : 0;
+  const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
+  if (x->autocast) {
+    o->fwd_us += fu_op_us(cast, cout * K, 0);
+    o->tail_us[0] = fu_op_us(cast, cout * K, 1);
+    x->casts += 2 * cout * K;
+  }
+  if (saved_in) o->saved = x->ab * batch * cin * hin * hin; /* its input */
+  fu__param(o, name, ".weight", (uint64_t)(cout * K));
+  return o;
+}
+
+static int fu__resnet50_ops(fu__ctx *x, double B, double img) {
+  const char *A = x->adt;
+  double h, h2, cin = 64;
+  char p[64], nm[128];
+  fu__op *o;
+#define NM(sfx) (snprintf(nm, sizeof nm, "%s%s", p, sfx), nm)
+#define BN(name, c, hh, relu)                                                                  \
+  do {                                                                                         \
+    FU__TRY(o = fu__memop(x, "batchnorm2d", A, B * (c) * (hh) * (hh), x->ab * B * (c) * (hh) * (hh))); \
+    fu__param(o, name, ".weight", (uint64_t)(c));                                              \
+    fu__param(o, name, ".bias", (uint64_t)(c));                                                \
+    if (relu) FU__TRY(fu__memop(x, "relu", A, B * (c) * (hh) * (hh), 0));                      \
+  } while (0)
+  x->layer = -1;
+  FU__TRY(fu__conv(x, "conv1", B, 3, 64, 7, 2, img, 1, &h));
+  BN("bn1", 64, h, 1);
+  double hp = floor((h + 2 - 3) / 2) + 1; /* max pooling keeps its input and int64 indices */
+  FU__TRY(fu__memop(x, "maxpool", A, B * 64 * h * h, x->ab * B * 64 * h * h + 8 * B * 64 * hp * hp));
+  h = hp;
+  static const double cfg[4][3] = {{3, 64, 1}, {4, 128, 2}, {6, 256, 2}, {3, 512, 2}};
+  for (int li = 0; li < 4; li++)
+    for (int b = 0; b < cfg[li][0]; b++) {
+      double width = cfg[li][1], s = b == 0 ? cfg[li][2] : 1, hin = h, t;
+      snprintf(p, sizeof p, "layer%d.%d.", li + 1, b);
+      FU__TRY(fu__conv(x, NM("conv1"), B, cin, width, 1, 1, hin, 1, &t));
+      BN(NM("bn1"), width, hin, 1);
+      FU__TRY(fu__conv(x, NM("conv2"), B, width, width, 3, s, hin, 1, &h2));
+      BN(NM("bn2"), width, h2, 1);
+      FU__TRY(fu__conv(x, NM("conv3"), B, width, width * 4, 1, 1, h2, 1, &t));
+      BN(NM("bn3"), width * 4, h2, 0);
+      if (b == 0) {
+        FU__TRY(fu__conv(x, NM("downsample.0"), B, cin, width * 4, 1, s, hin, 0, &t));
+        BN(NM("downsample.1"), width * 4, h2, 0);
+      }
+      FU__TRY(fu__memop(x, "add", A, B * width * 4 * h2 * h2, 0));
+      /* its output is the next block's input, which the next convolution keeps */
+      FU__TRY(fu__memop(x, "relu", A, B * width * 4 * h2 * h2, 0));
+      h = h2;
+      cin = width * 4;
+    }
+  FU__TRY(fu__memop(x, "bias_grad", A, B * cin * h * h, 0)); /* the average pool: a reduction */
+  double Tsave = x->T;
+  x->T = B;
+  FU__TRY(fu__linear(x, "fc", cin, 1000, 1, 0, 1, 1));
+  FU__TRY(fu__memop(x, "cross_entropy", A, B * 1000, 4 * B * 1000));
+  x->T = Tsave;
+#undef NM
+#undef BN
+  return FU_OK;
+}
+
+int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_name,
+                 fu_workload *w) {
+  if (strcmp(s->model, "resnet50") != 0) {
+    fu_error("workload: --cnn '%s': the CNN builder knows resnet50", s->model);
+    return FU_EUSAGE;
+  }
+  if (s->batch < 1 || s->image < 32) {
+    fu_error("workload: --cnn needs --micro-batch >= 1 and --image >= 32");
+    return FU_EUSAGE;
+  }
+  if (!fu__has_tables(prof)) {
+    fu_error("workload: profile %s has no compute tables", prof_name);
+    return FU_EUSAGE;
+  }
+  fu__ctx x;
+  memset(&x, 0, sizeof x);
+  fu__ctx_prec(&x, s->prec);
+  x.c = &prof->compute;
+  x.T = (double)s->batch;
+  int st = fu__resnet50_ops(&x, (double)s->batch, (double)s->image);
+  if (st == FU_OK && x.missing) {
+    fu_error("workload: profile %s has no table for %s", prof_name, x.missing_what);
+    st = FU_EDATA;
+  }
+  if (st != FU_OK) {
+    free(x.ops);
+    return st;
+  }
+  fu_workload_init(w);
+  double fwd, bwd, act = 0, lead = 0;
+  st = fu__timeline(&x, w, &fwd, &bwd, &lead);
+  if (st == FU_OK && s->ops_csv) fu__dump_ops(&x, s->ops_csv);
+  uint64_t nparam = 0;
+  size_t gi = 0;
+  for (size_t i = x.n; i-- > 0;)
+    for (int k = 0; k < x.ops[i].nparams; k++) {
+      nparam += x.ops[i].numel[k];
+      if (gi < w->ngrads) w->grads[gi++].bytes = x.ops[i].numel[k] * 4;
+    }
+  for (size_t i = 0; i < x.n; i++) act += x.ops[i].saved;
+  free(x.ops);
+  if (st == FU_OK &&
+      fu__optim(&prof->compute, s->optimizer, (double)w->ngrads, (double)nparam, lead, &w->opt_us) != FU_OK) {
+    fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
+    st = FU_EDATA;
+  }
+  if (st != FU_OK) {
+    fu_workload_finish(w);
+    return st;
+  }
+  w->fwd_us = fwd;
+  w->bwd_us = bwd;
+  w->accum_steps = (int)s->accum;
+  w->estimated = 1;
+  if (s->name[0]) snprintf(w->name, sizeof w->name, "%s", s->name);
+  else snprintf(w->name, sizeof w->name, "%s_b%ld", s->model, s->batch);
+  fu_mem *mem = &w->mem;
+  memset(mem, 0, sizeof *mem);
+  mem->params = (double)nparam * 4;
+  mem->grads = (double)nparam * 4;
+  mem->optimizer = (double)nparam * fu__opt_states(s->optimizer, s->prec);
+  mem->casts = x.casts;
+  mem->activations = act;
+  fu__mem_finish(mem, 0, (double)nparam * fu__opt_temp(s->optimizer));
+  char notes[1200];
+  snprintf(notes, sizeof notes,
+           "ESTIMATE from fusim workload --cnn %s: torchvision %s, batch %ld, %ldx%ld images, "
+           "channels-last, %s, %s; %llu params in %zu tensors. Convolutions priced as their implicit "
+           "GEMMs from the cuBLAS shape sweep, batch norm, ReLU, pooling and adds from the memory-bound "
+           "tables, host issue costs per operation, host and GPU timelines (profile %s). Memory (GiB): "
+           "params %.3f, optimizer %.3f, activations %.3f, peak %.3f.",
+           s->model, s->model, s->batch, s->image, s->image, fu__prec_name(s->prec), s->optimizer,
+           (unsigned long long)nparam, w->ngrads, prof_name, mem->params / 1073741824.0,
+           mem->optimizer / 1073741824.0, mem->activations / 1073741824.0, mem->peak / 1073741824.0);
+  if (!(w->notes = strdup(notes))) {
+    fu_workload_finish(w);
+    return FU_ENOMEM;
+  }
+  return FU_OK;
+}
+
+void fu_mem_check(double need_bytes, double fusion_bytes, double gpu_bytes, int *fits,
+                  double *over_bytes) {
+  if (!(need_bytes > 0) || !(gpu_bytes > 0)) {
+    *fits = -1;
+    *over_bytes = 0;
+    return;
+  }
+  *over_bytes = need_bytes + fusion_bytes - gpu_bytes;
+  *fits = *over_bytes <= 0;
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""compare_compute.py: the compute model against real runs. For every capture in
+data/compute/captures (tools/capture_set.py on the H200; meta holds the model's hyper-parameters),
+price the same model with `fusim workload --transformer/--cnn --profile P` and print, per model,
+forward, backward, fwd+bwd, optimizer and peak memory (estimate / capture - 1) and the worst
+gradient ready-time difference as a fraction of the captured backward; then the medians and maxima
+against the targets (fwd+bwd 10% median and 20% max, optimizer 20%, ready 10% of backward,
+memory 10%). Exit 1 when a target is missed, 0 otherwise.
+
+Usage: python3 tools/compare_compute.py [--fusim build/fusim] [--profile data/profiles/h200-default.json]
+                                        [--captures DIR] [--csv FILE]
+"""
+import argparse
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def args_for(meta):
+    """fusim workload arguments for a capture's meta (tools/capture_set.py writes it)."""
+    prec = "autocast-bf16" if meta.get("amp", "bf16") == "bf16" else ("tf32" if meta["amp"] == "tf32" else "fp32")
+    if meta["arch"] == "resnet50":
+        return ["--cnn", "resnet50", "--micro-batch", str(meta["batch"]), "--precision", prec]
+    return ["--transformer", "--arch", meta["arch"], "--layers", str(meta["layers"]),
+            "--hidden", str(meta["hidden"]), "--heads", str(meta["heads"]), "--ffn", str(meta["ffn"]),
+            "--vocab", str(meta["vocab"]), "--seq", str(meta["seq"]), "--micro-batch", str(meta["batch"]),
+            "--precision", prec, "--optimizer", "adamw"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--fusim", default=os.path.join(ROOT, "build", "fusim"))
+    ap.add_argument("--profile", default=os.path.join(ROOT, "data", "profiles", "h200-default.json"))
+    ap.add_argument("--captures", default=os.path.join(ROOT, "data", "compute", "captures"))
+    ap.add_argument("--csv", help="also write the rows as CSV")
+    a = ap.parse_args()
+    files = sorted(glob.glob(os.path.join(a.captures, "*.json")))
+    if not files:
+        print("compare_compute: no captures in %s" % a.captures, file=sys.stderr)
+        return 66
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for f in files:
+            cap = json.load(open(f))
+            meta = cap["meta"]
+            out = os.path.join(tmp, "est.json")
+            cmd = [a.fusim, "workload"] + args_for(meta) + ["--profile", a.profile, "--out", out]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                print("%s: fusim failed: %s" % (cap["name"], r.stderr.strip()), file=sys.stderr)
+                return 70
+            est = json.load(open(out))
+            ready_c = {g["name"]: g["ready_us"] for g in cap["grads"]}
+            ready_e = {g["name"]: g["ready_us"] for g in est["grads"]}
+            common = [n for n in ready_c if n in ready_e]
+            worst = max(abs(ready_e[n] - ready_c[n]) for n in common) / cap["bwd_us"] if common else float("nan")
+            mem_c = meta.get("max_memory_allocated", 0)
+            mem_e = est.get("memory", {}).get("peak_bytes", 0)
+            row = {
+                "model": cap["name"], "tensors": len(cap["grads"]), "matched": len(common),
+                "fwd_cap": cap["fwd_us"], "fwd_est": est["fwd_us"], "bwd_cap": cap["bwd_us"],
+                "bwd_est": est["bwd_us"], "opt_cap": cap["opt_us"], "opt_est": est["opt_us"],
+                "mem_cap": mem_c, "mem_est": mem_e, "ready_worst": worst,
+            }
+            row["fb_err"] = (row["fwd_est"] + row["bwd_est"]) / (row["fwd_cap"] + row["bwd_cap"]) - 1
+            row["fwd_err"] = row["fwd_est"] / row["fwd_cap"] - 1
+            row["bwd_err"] = row["bwd_est"] / row["bwd_cap"] - 1
+            row["opt_err"] = row["opt_est"] / row["opt_cap"] - 1 if row["opt_cap"] > 0 else float("nan")
+            row["mem_err"] = mem_e / mem_c - 1 if mem_c > 0 else float("nan")
+            rows.append(row)
+    print("%-32s %9s %9s %6s %9s %9s %6s %7s %9s %9s %6s %7s %7s %6s" % (
+        "model", "fwd_cap", "fwd_est", "err", "bwd_cap", "bwd_est", "err", "fb_err", "opt_cap", "opt_est",
+        "err", "ready", "mem_GiB", "err"))
+    for r in rows:
+        print("%-32s %9.0f %9.0f %+5.0f%% %9.0f %9.0f %+5.0f%% %+6.1f%% %9.0f %9.0f %+5.0f%% %6.1f%% %7.2f %+5.0f%%" % (
+            r["model"], r["fwd_cap"], r["fwd_est"], 100 * r["fwd_err"], r["bwd_cap"], r["bwd_est"],
+            100 * r["bwd_err"], 100 * r["fb_err"], r["opt_cap"], r["opt_est"], 100 * r["opt_err"],
+            100 * r["ready_worst"], r["mem_cap"] / 2**30, 100 * r["mem_err"]))
+    fb = [abs(r["fb_err"]) for r in rows]
+    opt = [abs(r["opt_err"]) for r in rows if r["opt_err"] == r["opt_err"]]
+    ready = [r["ready_worst"] for r in rows]
+    mem = [abs(r["mem_err"]) for r in rows if r["mem_err"] == r["mem_err"]]
+    checks = [
+        ("fwd+bwd median |err| <= 10%", statistics.median(fb), 0.10),
+        ("fwd+bwd max |err| <= 20%", max(fb), 0.20),
+        ("optimizer max |err| <= 20%", max(opt), 0.20),
+        ("ready time max |diff| / bwd <= 10%", max(ready), 0.10),
+        ("memory max |err| <= 10%", max(mem), 0.10),
+    ]
+    ok = True
+    print()
+    for what, v, lim in checks:
+        good = v <= lim
+        ok &= good
+        print("%-40s %6.1f%%  %s" % (what, 100 * v, "ok" if good else "MISSED"))
+    if a.csv:
+        import csv
+        with open(a.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            w.writerows(rows)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
