@@ -1,0 +1,100 @@
+#!/bin/sh
+# The option tables of the commands converted to model/fu_options (one table per command drives
+# the parser, --help and the hidden --list-options), checked through the binary:
+#  - every option and spelling --list-options names is in --help (help and parser cannot drift);
+#  - a value option at the end of argv: exit 64, ONE line "option '--x' needs a value";
+#  - --opt=BAD for the example bad value: exit 64, ONE line naming the option and the value;
+#  - a flag given a value (--flag=1): exit 64, ONE line "takes no value";
+#  - an unknown option: exit 64, ONE line;
+#  - each deprecated spelling prints exactly one line "fusim CMD: --old is deprecated; use --new"
+#    and then behaves as the new spelling;
+#  - --opt=value works as --opt value; data type spellings agree (fit --dtype fp32 = float).
+# usage: cli_options.sh FUSIM     (FUSIM_SOURCE_ROOT: the source tree, for tests/data)
+fusim=$1
+root=${FUSIM_SOURCE_ROOT:-$(dirname "$0")/../..}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*" >&2; fail=1; }
+
+# run CMD ARGS...: sets rc, and err (stderr) and out (stdout) files
+run() { "$fusim" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+lines() { wc -l <"$tmp/err" | tr -d ' '; }
+expect_usage() { # expect_usage WHAT PATTERN CMD ARGS...: exit 64 and exactly one line holding PATTERN
+  what=$1 pat=$2; shift 2
+  run "$@"
+  [ "$rc" = 64 ] || bad "$what: exit $rc, expected 64: $(cat "$tmp/err")"
+  [ "$(lines)" = 1 ] || bad "$what: $(lines) lines on stderr, expected 1: $(cat "$tmp/err")"
+  grep -qF -- "$pat" "$tmp/err" || bad "$what: stderr lacks '$pat': $(cat "$tmp/err")"
+}
+
+for cmd in calib import fit report; do
+  run "$cmd" --list-options
+  [ "$rc" = 0 ] || { bad "$cmd --list-options: exit $rc"; continue; }
+  cp "$tmp/out" "$tmp/list"
+  [ -s "$tmp/list" ] || bad "$cmd --list-options printed nothing"
+  "$fusim" "$cmd" --help >"$tmp/help" 2>/dev/null || bad "$cmd --help: exit $?"
+  expect_usage "$cmd unknown option" "unknown option '--no-such-option'" "$cmd" --no-such-option
+  expect_usage "$cmd unknown short option" "unknown option '-Z'" "$cmd" -Z
+  # one line per spelling: SPELLING <tab> KIND <tab> BAD (alias: the spelling it stands for)
+  tab=$(printf '\t')
+  while IFS=$tab read -r sp kind badv; do
+    case "$sp" in --help|-h) continue ;; esac
+    if [ "$kind" = alias ]; then
+      grep -qE -- "(^|[ ,])$sp([ ,]|\$)" "$tmp/help" && bad "$cmd --help advertises the deprecated $sp"
+      run "$cmd" "$sp"
+      first=$(head -n 1 "$tmp/err")
+      [ "$first" = "fusim $cmd: $sp is deprecated; use $badv" ] || bad "$cmd $sp: first line '$first'"
+      [ "$(grep -c 'is deprecated' "$tmp/err")" = 1 ] || bad "$cmd $sp: not one deprecation line"
+      continue
+    fi
+    case "$sp" in
+      --*) grep -qE -- "(^|[ ,])$sp([ ,]|\$)" "$tmp/help" || bad "$cmd --help lacks $sp" ;;
+      *) grep -qE -- "^ +$sp, --" "$tmp/help" || bad "$cmd --help lacks $sp" ;;
+    esac
+    if [ "$kind" = flag ]; then
+      case "$sp" in --*) expect_usage "$cmd $sp=1" "takes no value" "$cmd" "$sp=1" ;; esac
+      continue
+    fi
+    expect_usage "$cmd $sp (no value)" "needs a value" "$cmd" "$sp"
+    [ "$badv" = - ] && continue
+    case "$sp" in
+      --*) expect_usage "$cmd $sp=$badv" "'$badv'" "$cmd" "$sp=$badv" ;;
+      *) expect_usage "$cmd $sp $badv" "$sp '$badv'" "$cmd" "$sp" "$badv" ;;
+    esac
+  done <"$tmp/list"
+done
+
+# deprecated spellings behave as the new ones
+run calib --ngpus 0
+[ "$rc" = 64 ] && [ "$(lines)" = 2 ] && grep -q "^fusim calib: --ngpus is deprecated; use --gpus$" "$tmp/err" &&
+  grep -q "\-\-gpus '0': expected a whole number from 1 to 1024" "$tmp/err" || bad "calib --ngpus 0: $rc $(cat "$tmp/err")"
+
+# data: one nccl-tests log (dtype float) in a database
+db=$tmp/d.db
+run import --db="$db" "$root/tests/data/reference/h200-1gpu-allreduce-nccl-tests.txt"
+[ "$rc" = 0 ] || bad "import --db=FILE: exit $rc: $(cat "$tmp/err")"
+run report --db "$db" --format csv sql "SELECT DISTINCT dtype FROM samples"
+[ "$(tail -n 1 "$tmp/out")" = float ] || bad "import stores dtype float: $(cat "$tmp/out")"
+# --opt=value is --opt value
+"$fusim" report --db "$db" --format csv samples >"$tmp/a" 2>/dev/null
+"$fusim" report --db="$db" --format=csv samples >"$tmp/b" 2>/dev/null
+[ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b" || bad "report --opt=value differs from --opt value"
+# fit --no-db: a warning line, and nothing stored (the fits table stays empty)
+run fit --db "$db" --no-db --format json
+[ "$rc" = 0 ] || bad "fit --no-db: exit $rc: $(cat "$tmp/err")"
+grep -q "^fusim fit: --no-db is deprecated; use --no-store$" "$tmp/err" || bad "fit --no-db: no warning line"
+run report --db "$db" --format csv sql "SELECT count(*) FROM fits"
+[ "$(tail -n 1 "$tmp/out")" = 0 ] || bad "fit --no-db stored a fit: $(cat "$tmp/out")"
+# data type spellings: fp32, float32 and FLOAT fit what float fits; half matches nothing (66)
+"$fusim" fit --db "$db" --no-store --format csv --dtype float >"$tmp/float" 2>/dev/null || bad "fit --dtype float"
+[ -s "$tmp/float" ] || bad "fit --dtype float printed nothing"
+for d in fp32 float32 FLOAT; do
+  "$fusim" fit --db "$db" --no-store --format csv --dtype "$d" >"$tmp/dt" 2>/dev/null
+  cmp -s "$tmp/float" "$tmp/dt" || bad "fit --dtype $d differs from --dtype float"
+done
+run fit --db "$db" --no-store --dtype half
+[ "$rc" = 66 ] && grep -q "dtype half" "$tmp/err" || bad "fit --dtype half: exit $rc: $(cat "$tmp/err")"
+run fit --db "$db" --no-store --dtype fp16
+[ "$rc" = 66 ] && grep -q "dtype half" "$tmp/err" || bad "fit --dtype fp16 is half: exit $rc: $(cat "$tmp/err")"
+exit $fail
