@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fu_cmd.h"
+#include "fu_builder.h"
 #include "fu_common.h"
 #include "fu_options.h"
 #include "fu_output.h"
@@ -59,6 +60,9 @@ typedef struct fu__row {
   int rank;                  /* 1 = fastest */
   int over_cap;              /* --mem-cap given and this plan's largest fusion buffer is above it
                                 (the cap binds only the optimal plan) */
+  int fits;                  /* 1 fits the GPU's memory, 0 does not, -1 unknown (fu_mem_check) */
+  double mem_need;           /* the workload's peak + the plan's fusion buffer, bytes */
+  double mem_over;           /* mem_need - the GPU's memory (> 0 when it does not fit) */
 } fu__row;
 
 /* Sets row's fusion from spec over base (the optimal plan keeps base's memory cap) and
@@ -73,6 +77,9 @@ static int fu__row_run(fu__row *row, const char *label, const char *spec, const 
   if (row->plan.kind == FU_FUSION_OPTIMAL) row->plan.mem_cap_bytes = base->mem_cap_bytes;
   FU_CHECK(fu_predict_plan(w, &row->plan, c, prof, NULL, stats, &row->r));
   row->over_cap = base->mem_cap_bytes && row->r.fusion_buffer_bytes > base->mem_cap_bytes;
+  fu_mem_check(w->mem.peak, (double)row->r.fusion_buffer_bytes, prof->gpu_mem_bytes, &row->fits,
+               &row->mem_over);
+  row->mem_need = w->mem.peak > 0 ? w->mem.peak + (double)row->r.fusion_buffer_bytes : 0;
   return FU_OK;
 }
 
@@ -83,9 +90,12 @@ static int fu__store(const fu__opts *o, fu__row *rows, size_t n, const fu_worklo
   return fu_cmd_store(&o->out, r, n < 32 ? n : 32, w, prof, o->argc, o->argv);
 }
 
-/* By iteration time; on a tie the optimal plan first, then fewer operations. */
+/* Plans that fit the GPU's memory (or where that is unknown) first, then by iteration time;
+ * on a tie the optimal plan first, then fewer operations. */
 static int fu__row_cmp(const void *a, const void *b) {
   const fu__row *x = a, *y = b;
+  int xf = x->fits != 0, yf = y->fits != 0;
+  if (xf != yf) return yf - xf;
   if (x->r.iter_us != y->r.iter_us) return x->r.iter_us < y->r.iter_us ? -1 : 1;
   int xo = x->plan.kind == FU_FUSION_OPTIMAL, yo = y->plan.kind == FU_FUSION_OPTIMAL;
   if (xo != yo) return yo - xo;
@@ -116,6 +126,9 @@ static void fu__add_rank(const fu__row *row, json_t *j, const void *mem_cap) {
   json_object_set_new(j, "rank", json_integer(row->rank));
   json_object_set_new(j, "speedup_vs_ddp", json_real(row->speedup));
   if (mem_cap) json_object_set_new(j, "over_mem_cap", json_boolean(row->over_cap));
+  json_object_set_new(j, "fits", row->fits < 0 ? json_null() : json_boolean(row->fits));
+  json_object_set_new(j, "mem_need_bytes", row->mem_need > 0 ? json_real(row->mem_need) : json_null());
+  json_object_set_new(j, "mem_over_bytes", row->fits < 0 ? json_null() : json_real(row->mem_over));
 }
 
 static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_profile *prof,
@@ -126,13 +139,15 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
     return;
   }
   if (o->out.format == FU_FORMAT_CSV) {
-    printf("rank,label," FU_RESULT_CSV_HEADER ",speedup_vs_ddp%s\n", o->mem_cap ? ",over_mem_cap" : "");
+    printf("rank,label," FU_RESULT_CSV_HEADER ",mem_need_bytes,fits,speedup_vs_ddp%s\n",
+           o->mem_cap ? ",over_mem_cap" : "");
     for (size_t k = 0; k < n; k++) {
       printf("%d,", rows[k].rank);
       fu_csv_field(stdout, rows[k].label);
       putchar(',');
       fu_result_csv_fields(stdout, &rows[k].r);
-      printf(",%.6f", rows[k].speedup);
+      printf(",%.0f,%s,%.6f", rows[k].mem_need, rows[k].fits < 0 ? "" : rows[k].fits ? "1" : "0",
+             rows[k].speedup);
       if (o->mem_cap) printf(",%d", rows[k].over_cap);
       putchar('\n');
     }
@@ -145,18 +160,37 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
   printf("%4s  %-16s %-24s %11s %23s %11s %6s %10s %7s %7s\n", "rank", "plan", "fusion",
          "iter_us", "95% interval", "exposed_us", "ops", "buffer", "busutil", "vs DDP");
   int n_over = 0;
+  char gpubuf[32];
   for (size_t k = 0; k < n; k++) {
     const fu_result *r = &rows[k].r;
     char iv[48], fusion[64], buf[40];
     snprintf(iv, sizeof iv, "[%.1f, %.1f]", r->iter_lo_us, r->iter_hi_us);
-    snprintf(buf, sizeof buf, "%s%s", fu_format_size(r->fusion_buffer_bytes, sz, sizeof sz),
-             rows[k].over_cap ? "*" : "");
+    snprintf(buf, sizeof buf, "%s%s%s", fu_format_size(r->fusion_buffer_bytes, sz, sizeof sz),
+             rows[k].over_cap ? "*" : "", rows[k].fits == 0 ? "!" : "");
     snprintf(fusion, sizeof fusion, "%.*s", (int)strcspn(r->plan, " "), r->plan);
     printf("%4d  %-16s %-24s %11.1f %23s %11.1f %6zu %10s %6.1f%% %6.3fx\n", rows[k].rank,
            rows[k].label, fusion, r->iter_us, iv, r->exposed_comm_us, r->n_ops, buf,
            100 * r->bus_util, rows[k].speedup);
     n_over += rows[k].over_cap;
   }
+  /* memory: every plan that does not fit is ranked below those that do */
+  for (size_t k = 0; k < n; k++) {
+    if (rows[k].fits != 0) continue;
+    char need[32], gpu[32], over[32];
+    printf("%s rank %d %s (!) does not fit: needs %s (the step's peak + a %s fusion buffer) of %s, "
+           "%s over\n", k == 0 || rows[k - 1].fits != 0 ? "\nmemory:" : "       ", rows[k].rank,
+           rows[k].label, fu_format_size((uint64_t)rows[k].mem_need, need, sizeof need),
+           fu_format_size(rows[k].r.fusion_buffer_bytes, sz, sizeof sz),
+           fu_format_size((uint64_t)prof->gpu_mem_bytes, gpu, sizeof gpu),
+           fu_format_size((uint64_t)rows[k].mem_over, over, sizeof over));
+  }
+  if (rows[0].fits == 0)
+    printf("memory: no plan fits in one GPU's memory (the step alone needs %s)\n",
+           fu_format_size((uint64_t)(rows[0].mem_need - (double)rows[0].r.fusion_buffer_bytes), sz, sizeof sz));
+  else if (rows[0].fits > 0)
+    printf("\nmemory: %s peak per GPU without fusion buffers, %s available\n",
+           fu_format_size((uint64_t)(rows[0].mem_need - (double)rows[0].r.fusion_buffer_bytes), sz, sizeof sz),
+           fu_format_size((uint64_t)prof->gpu_mem_bytes, gpubuf, sizeof gpubuf));
   for (size_t k = 0; k < n && n_over; k++)
     if (rows[k].plan.kind == FU_FUSION_OPTIMAL)
       printf("\n* largest fusion buffer above --mem-cap %s, which binds only the optimal plan: "

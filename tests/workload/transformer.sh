@@ -96,4 +96,62 @@ assert len(rows) == 2 and rows[1][0] == 'l7' and rows[1][1] == sys.argv[2] and r
 eq "times too large" $? 65
 eq "times too large: one line" "$(wc -l <"$dir/err")" 1
 eq "times too large: no file" "$(ls "$dir" | grep -c huge)" 0
+# --- the per-operation model (issue 13) ---
+root=${FUSIM_SOURCE_ROOT:-$(dirname "$0")/../..}
+# impossible hyper-parameters: one line, exit 64, nothing written
+for bad in "--layers 0" "--heads 7" "--kv-heads 5" "--precision fp8" "--arch gpt3" "--dropout 1.5" "--optimizer lamb"; do
+  rm -f "$dir/bad.json"
+  "$fusim" workload --transformer --arch bert --layers 2 --hidden 64 --heads 4 --ffn 256 --vocab 100 \
+    --seq 16 --micro-batch 2 $bad --out "$dir/bad.json" >/dev/null 2>"$dir/err"
+  eq "bad $bad: exit" $? 64
+  eq "bad $bad: one line" "$(wc -l <"$dir/err")" 1
+  eq "bad $bad: no file" "$(ls "$dir" | grep -c bad.json)" 0
+done
+"$fusim" workload --cnn vgg16 --micro-batch 8 --out "$dir/bad.json" >/dev/null 2>&1; eq "unknown cnn" $? 64
+# every real model of the comparison set: the builder's tensors are the captured model's, names and
+# bytes (the capture listed what PyTorch allocated on the H200), and its summary prints memory
+python3 - "$fusim" "$root" "$dir" <<'PY' || { echo "FAIL: builder tensors differ from the captured models" >&2; fail=1; }
+import glob, json, os, subprocess, sys
+fusim, root, tmp = sys.argv[1:4]
+sys.path.insert(0, os.path.join(root, "tools"))
+import compare_compute as cc
+files = sorted(glob.glob(os.path.join(root, "data", "compute", "captures", "*.json")))
+assert len(files) >= 6, files
+for f in files:
+    cap = json.load(open(f))
+    out = os.path.join(tmp, "m.json")
+    r = subprocess.run([fusim, "workload"] + cc.args_for(cap["meta"]) + ["--out", out], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "memory peak" in r.stdout, r.stdout
+    est = json.load(open(out))
+    a = {g["name"]: g["bytes"] for g in cap["grads"]}
+    b = {g["name"]: g["bytes"] for g in est["grads"]}
+    assert a == b, (cap["name"], sorted(set(a) ^ set(b))[:5])
+    m = est["memory"]
+    assert m["params_bytes"] == sum(a.values()), cap["name"]  # fp32 parameters = fp32 gradients
+PY
+# the default profile's compute tables are reproducible from the committed calibration:
+# fit --gemm-table (the GEMM sweep's SQL dump) + --compute (tools/calib_torch.py's JSON)
+python3 - "$fusim" "$root" "$dir" <<'PY' || { echo "FAIL: fit --gemm-table --compute does not reproduce the default profile's tables" >&2; fail=1; }
+import glob, json, os, sqlite3, subprocess, sys
+fusim, root, tmp = sys.argv[1:4]
+sql = sorted(glob.glob(os.path.join(root, "data", "calibration", "h200-compute-*-gemm.sql")))[-1]
+db = os.path.join(tmp, "gemm.db")
+con = sqlite3.connect(db)
+con.executescript(open(sql).read())
+con.close()
+base = os.path.join(tmp, "base.json")
+json.dump({"format": "fusim-profile-1", "name": "t", "curves": []}, open(base, "w"))
+r = subprocess.run([fusim, "fit", "--db", db, "--gemm-table", "--compute",
+                    os.path.join(root, "data", "compute", "h200-calib-torch.json"), "--merge-into", base],
+                   capture_output=True, text=True)
+assert r.returncode == 0, r.stderr
+got = json.load(open(base))
+want = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
+for k in ("gemm", "attention", "ops", "optimizer"):
+    assert got["compute"][k] == want["compute"][k], k
+assert got["gpu_mem_bytes"] == want["gpu_mem_bytes"]
+PY
+"$fusim" fit --gemm-table --db "$dir/none.db" --out "$dir/p.json" >/dev/null 2>&1; [ $? -ne 0 ] || { echo "FAIL: fit --gemm-table without a database" >&2; fail=1; }
+"$fusim" fit --compute "$dir/m.json" --out "$dir/p.json" >/dev/null 2>&1; eq "fit --compute of a workload file" $? 65
 exit $fail

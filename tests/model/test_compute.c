@@ -1,0 +1,173 @@
+/* test_compute: the profile's compute tables (model/fu_compute.c) against values worked out by
+ * hand: GEMM grid interpolation (efficiency log-linear between points, floors and edges), the
+ * sweep label, memory-bound operation and attention interpolation, the optimizer fit, and the
+ * JSON round trip through a profile. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fu_common.h"
+#include "fu_compute.h"
+#include "fu_profile.h"
+#include "fu_test.h"
+
+static void test_label(void) {
+  char b[16];
+  int m, n, k;
+  fu_gemm_label(b, sizeof b, 16384, 128, 4096);
+  EXPECT_STR_EQ(b, "16kx128x4k");
+  EXPECT_INT_EQ(fu_gemm_label_parse(b, &m, &n, &k), FU_OK);
+  EXPECT_INT_EQ(m, 16384);
+  EXPECT_INT_EQ(n, 128);
+  EXPECT_INT_EQ(k, 4096);
+  EXPECT_INT_EQ(fu_gemm_label_parse("8192x3072x1024", &m, &n, &k), FU_OK);
+  EXPECT_INT_EQ(n, 3072);
+  EXPECT_INT_EQ(fu_gemm_label_parse("12x3", &m, &n, &k), FU_EDATA);
+  EXPECT_INT_EQ(fu_gemm_label_parse("0x1x1", &m, &n, &k), FU_EDATA);
+  EXPECT_INT_EQ(fu_gemm_label_parse("1x1x1k5", &m, &n, &k), FU_EDATA);
+  EXPECT_INT_EQ(fu_gemm_label_parse("-1x1x1", &m, &n, &k), FU_EDATA);
+}
+
+/* A 2 x 2 x 2 grid {256, 1024}^3 whose points run at efficiency e(m,n,k) FLOP/us. */
+static fu_compute *grid(void) {
+  fu_compute *c = malloc(sizeof *c);
+  fu_compute_init(c);
+  static const int v[2] = {256, 1024};
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2; j++)
+      for (int q = 0; q < 2; q++) {
+        /* efficiency 1e8 FLOP/us at the small corner, x4 per axis step up in m */
+        double eff = 1e8 * (i ? 4 : 1) * (j ? 2 : 1);
+        double flops = 2.0 * v[i] * v[j] * v[q];
+        EXPECT_INT_EQ(fu_compute_put_gemm(c, "bf16", "fwd", v[i], v[j], v[q], flops / eff), FU_OK);
+      }
+  return c;
+}
+
+static void test_gemm(void) {
+  fu_compute *c = grid();
+  double us;
+  EXPECT_INT_EQ(c->ngemm, 1);
+  EXPECT_INT_EQ(c->gemm[0].nm, 2);
+  /* on a grid point: the measured time */
+  EXPECT_INT_EQ(fu_compute_gemm_us(c, "bf16", "fwd", 1024, 256, 1024, &us), FU_OK);
+  EXPECT_REL(us, 2.0 * 1024 * 256 * 1024 / 4e8, 1e-6);
+  /* m = 512 is half way in log space: efficiency sqrt(1e8 * 4e8) = 2e8 (n = k = 256) */
+  EXPECT_INT_EQ(fu_compute_gemm_us(c, "bf16", "fwd", 512, 256, 256, &us), FU_OK);
+  EXPECT_REL(us, 2.0 * 512 * 256 * 256 / 2e8, 1e-6);
+  /* above the grid: the edge's efficiency, time grows with the FLOPs (m = 4096: 4e8) */
+  EXPECT_INT_EQ(fu_compute_gemm_us(c, "bf16", "fwd", 4096, 256, 256, &us), FU_OK);
+  EXPECT_REL(us, 2.0 * 4096 * 256 * 256 / 4e8, 1e-6);
+  /* below the grid: the smallest product's time (m = 16 costs what m = 256 does) */
+  double t256;
+  EXPECT_INT_EQ(fu_compute_gemm_us(c, "bf16", "fwd", 256, 256, 256, &t256), FU_OK);
+  EXPECT_INT_EQ(fu_compute_gemm_us(c, "bf16", "fwd", 16, 256, 256, &us), FU_OK);
+  EXPECT_REL(us, t256, 1e-9);
+  /* points put out of order land sorted */
+  EXPECT_INT_EQ(fu_compute_put_gemm(c, "bf16", "fwd", 512, 256, 256, 1.0), FU_OK);
+  EXPECT_INT_EQ(c->gemm[0].m[1], 512);
+  EXPECT_INT_EQ(fu_compute_gemm_us(c, "bf16", "fwd", 512, 256, 256, &us), FU_OK);
+  EXPECT_REL(us, 1.0, 1e-6);
+  /* no table of that dtype or layout */
+  EXPECT_INT_EQ(fu_compute_gemm_us(c, "tf32", "fwd", 512, 256, 256, &us), FU_EDATA);
+  EXPECT_INT_EQ(fu_compute_gemm_us(c, "bf16", "wgrad", 512, 256, 256, &us), FU_EDATA);
+  free(c);
+}
+
+static void test_ops_attn_optim(void) {
+  fu_compute *c = malloc(sizeof *c);
+  fu_compute_init(c);
+  fu_op_table *t = &c->ops[c->nops++];
+  snprintf(t->op, sizeof t->op, "gelu");
+  snprintf(t->dtype, sizeof t->dtype, "bf16");
+  t->nsizes = 2;
+  t->numel[0] = 1e4, t->numel[1] = 1e6;
+  t->fwd_us[0] = 2, t->fwd_us[1] = 200;
+  t->bwd_us[0] = 4, t->bwd_us[1] = 400;
+  const fu_op_table *g = fu_compute_op(c, "gelu", "fp32"); /* the other dtype stands in */
+  EXPECT(g == t);
+  EXPECT(fu_compute_op(c, "layernorm", "bf16") == NULL);
+  EXPECT_REL(fu_op_us(g, 1e5, 0), 20, 1e-9);   /* log-log between 2 us and 200 us */
+  EXPECT_REL(fu_op_us(g, 1e3, 1), 4, 1e-9);    /* below: the smallest size's time */
+  EXPECT_REL(fu_op_us(g, 4e6, 0), 800, 1e-9);  /* above: proportional */
+  EXPECT_REL(fu_op_us(NULL, 4e6, 0), 0, 1e-9);
+
+  fu_attn_point *a = &c->attn[c->nattn++];
+  *a = (fu_attn_point){"bf16", 64, 1, 0.0, 512, 1024, 100, 300};
+  a = &c->attn[c->nattn++];
+  *a = (fu_attn_point){"bf16", 64, 1, 0.0, 2048, 256, 400, 1000};
+  double f, b;
+  /* seq 1024 between: per problem 100/1024 and 400/256 -> geometric mean; bh 512 */
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 1, 0.0, 1024, 512, &f, &b), FU_OK);
+  EXPECT_REL(f, sqrt((100.0 / 1024) * (400.0 / 256)) * 512, 1e-9);
+  EXPECT_REL(b, sqrt((300.0 / 1024) * (1000.0 / 256)) * 512, 1e-9);
+  /* above the table: quadratic in seq; head size 128 doubles it */
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 128, 1, 0.0, 4096, 256, &f, &b), FU_OK);
+  EXPECT_REL(f, 400.0 / 256 * 4 * 256 * 2, 1e-9);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "fp32", 64, 1, 0.0, 512, 1, &f, &b), FU_EDATA);
+
+  fu_optim_fit *o = &c->optim[c->noptim++];
+  *o = (fu_optim_fit){"adamw", 100, 10, 1e-5};
+  double us;
+  EXPECT_INT_EQ(fu_compute_optim_us(c, "adamw", 200, 1e8, &us), FU_OK);
+  EXPECT_REL(us, 100 + 2000 + 1000, 1e-9);
+  EXPECT_INT_EQ(fu_compute_optim_us(c, "sgd", 200, 1e8, &us), FU_EDATA);
+  free(c);
+}
+
+/* The tables survive a profile's JSON round trip, and bad tables are refused in one line. */
+static void test_json(void) {
+  fu_profile *p = malloc(sizeof *p), *q = malloc(sizeof *q);
+  fu_profile_init(p);
+  snprintf(p->name, sizeof p->name, "t");
+  fu_compute *c = grid();
+  p->compute = *c;
+  free(c);
+  p->gpu_mem_bytes = 150e9;
+  snprintf(p->compute.source, sizeof p->compute.source, "hand");
+  json_t *j = fu_profile_to_json(p);
+  EXPECT(j != NULL);
+  char *text = json_dumps(j, 0);
+  json_decref(j);
+  EXPECT_INT_EQ(fu_profile_parse(text, "roundtrip", q), FU_OK);
+  free(text);
+  double a, b;
+  EXPECT_INT_EQ(fu_compute_gemm_us(&p->compute, "bf16", "fwd", 700, 300, 900, &a), FU_OK);
+  EXPECT_INT_EQ(fu_compute_gemm_us(&q->compute, "bf16", "fwd", 700, 300, 900, &b), FU_OK);
+  EXPECT_REL(a, b, 1e-6); /* float storage */
+  EXPECT_REL(q->gpu_mem_bytes, 150e9, 1e-12);
+  EXPECT_STR_EQ(q->compute.source, "hand");
+  /* a grid whose time list is short, an op table with descending sizes */
+  EXPECT_INT_EQ(fu_profile_parse("{\"format\": \"fusim-profile-1\", \"curves\": [], \"compute\": {\"gemm\": "
+                                 "[{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"m\": [1], \"n\": [1, 2], "
+                                 "\"k\": [1], \"us\": [1]}]}}", "bad", q), FU_EDATA);
+  EXPECT_INT_EQ(fu_profile_parse("{\"format\": \"fusim-profile-1\", \"curves\": [], \"compute\": {\"ops\": "
+                                 "[{\"op\": \"gelu\", \"dtype\": \"bf16\", \"numel\": [10, 5], \"fwd_us\": [1, 1], "
+                                 "\"bwd_us\": [1, 1], \"host_fwd_us\": 0, \"host_bwd_us\": 0}]}}", "bad", q), FU_EDATA);
+  free(p);
+  free(q);
+}
+
+/* The embedded default carries the H200's tables: every dtype and layout of the sweep. */
+static void test_default(void) {
+  fu_profile *p = malloc(sizeof *p);
+  EXPECT_INT_EQ(fu_profile_load_default(p), FU_OK);
+  EXPECT_INT_EQ(p->compute.ngemm, 9);
+  EXPECT(p->compute.nattn > 0 && p->compute.nops > 0 && p->compute.noptim == 3);
+  EXPECT(p->gpu_mem_bytes > 100e9);
+  double us;
+  /* a grid point of the sweep: 8192^3 bf16 is 1.1 TFLOP; the H200 ran it at 500..1000 TFLOP/s */
+  EXPECT_INT_EQ(fu_compute_gemm_us(&p->compute, "bf16", "fwd", 8192, 8192, 8192, &us), FU_OK);
+  EXPECT(us > 2.0 * 8192 * 8192 * 8192 / 1e9 && us < 2.0 * 8192 * 8192 * 8192 / 5e8);
+  free(p);
+}
+
+int main(void) {
+  test_label();
+  test_gemm();
+  test_ops_attn_optim();
+  test_json();
+  test_default();
+  return fu_test_report("test_compute");
+}
