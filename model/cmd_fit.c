@@ -145,6 +145,7 @@ static int fu__fit_rows(const fu_fitgroup *g, size_t ng, const char *method, con
       w->beta_hi = x->beta_ci[1];
       w->max_rel_err = x->max_rel_err;
       w->n_samples = x->n_samples;
+      fu_segment_flags_str(x, w->flags, sizeof w->flags);
       snprintf(w->method, sizeof w->method, "%s", method);
       if (profile) snprintf(w->profile, sizeof w->profile, "%s", profile);
     }
@@ -183,7 +184,8 @@ static int fu__load_samples(fu_db *db, const char *op, const char *link, long ra
   for (size_t i = 0; i < *n; i++) {
     const fu_sample *x = &(*smp)[i];
     (*out)[i] = (fu_fitgroup_sample){x->op, x->link, x->algo, x->proto, x->dtype, x->ranks, x->in_place, x->graph,
-                                      x->bytes, isfinite(x->t_median_us) ? x->t_median_us : x->t_min_us};
+                                      x->bytes, isfinite(x->t_median_us) ? x->t_median_us : x->t_min_us,
+                                      x->nodes, x->gpu, x->host};
   }
   return FU_OK;
 }
@@ -285,12 +287,12 @@ int fu_cmd_fit(int argc, char **argv) {
   fu_fit_options_init(&fo);
   fu_fitgroup_select sel = {.graph = -1, .place = -1};
   const char *op = NULL, *link = NULL, *prof_out = NULL, *merge = NULL, *name = NULL, *gpu = NULL;
-  const char *notes = NULL, *psource = NULL, *plot = NULL, *compute_f = NULL;
+  const char *notes = NULL, *psource = NULL, *plot = NULL, *compute_f = NULL, *base_path = NULL;
   int gemm_table = 0;
   long ranks = 0, run = 0, graph = -1, max_seg = 0, min_pts = 0;
   int place = 0, crit = 0, robust = 0;
   static const char *const places[] = {"auto", "out", "in", NULL};
-  static const char *const crits[] = {"tolerance", "bic", NULL};
+  static const char *const crits[] = {"tolerance", "bic", "aic", NULL};
   const fu_option rows[] = {
       FU_OPT_HEADER("selection"),
       FU_OPT_ROW_DB(&out.db),
@@ -320,11 +322,13 @@ int fu_cmd_fit(int argc, char **argv) {
       FU_OPT_HEADER("fit"),
       {FU_OPT_DOUBLE(0, "tolerance", &fo.tolerance, 0, 10, "REL",
                      "worst relative error to reach with the fewest segments (0.05)"), .open_lo = 1},
-      {FU_OPT_ENUM(0, "criterion", &crit, crits, "tolerance (default) or bic (for noisy data)")},
+      {FU_OPT_ENUM(0, "criterion", &crit, crits,
+                   "tolerance (default), or bic / aic: the split that minimises\n"
+                   "N ln(SSE/N) plus a penalty per parameter (ln N for bic, 2 for aic)")},
       {FU_OPT_INT(0, "max-segments", &max_seg, 1, FU_MAX_SEGMENTS, "K", "at most K segments per curve (default: the most)")},
       {FU_OPT_INT(0, "min-points", &min_pts, 2, 1000000, "N",
-                  "samples per segment, >= 2 (default: 3, or 2 where 3 cannot\n"
-                  "reach the tolerance; a 2-point segment has no CI)")},
+                  "samples per segment, >= 2 (default 3: a short sweep gets fewer,\n"
+                  "longer segments; a 2-point segment is exact and has no CI)")},
       {FU_OPT_FLAG(0, "robust", &robust, "refit each segment with Tukey bisquare weights (outliers)")},
       {FU_OPT_FLAG(0, "nonneg-alpha", &fo.nonneg_alpha, "refit a segment through the origin when its alpha is < 0")},
       FU_OPT_HEADER("output"),
@@ -335,7 +339,14 @@ int fu_cmd_fit(int argc, char **argv) {
                   "curves are added or replace those with the same key); written to\n"
                   "--out, or back to BASE without --out")},
       {FU_OPT_STR(0, "name", &name, "NAME", "profile name (default: BASE's, else \"fitted\")")},
-      {FU_OPT_STR(0, "gpu", &gpu, "NAME", "GPU model recorded in the profile")},
+      {FU_OPT_STR(0, "base", &base_path, "FILE",
+                  "profile that fills what the samples do not cover (copies, pack,\n"
+                  "launch, compute, network parameters), each part's source saying so\n"
+                  "(default: the embedded profile; \"none\": nothing)")},
+      {FU_OPT_STR(0, "gpu", &gpu, "NAME",
+                  "only samples whose GPU model contains NAME (A100, H200, ...);\n"
+                  "samples of two GPU models are refused without it")},
+      {FU_OPT_STR(0, "host", &sel.host, "NAME", "only samples whose host name contains NAME")},
       {FU_OPT_STR(0, "source", &sel.source, "TEXT", "provenance label of the fitted curves")},
       {FU_OPT_CUSTOM(0, "label-algo", &sel.algo_label, fu__opt_label_algo, "A",
                      "algo of curves whose samples name none (ring, tree, nvls)"), .bad = "warp"},
@@ -371,7 +382,13 @@ int fu_cmd_fit(int argc, char **argv) {
   sel.scalar_ops = op != NULL;
   sel.graph = (int)graph;
   sel.place = place - 1; /* auto -1, out 0, in 1 */
-  fo.criterion = crit ? FU_FIT_BIC : FU_FIT_TOLERANCE;
+  fo.criterion = crit == 2 ? FU_FIT_AIC : crit ? FU_FIT_BIC : FU_FIT_TOLERANCE;
+  sel.gpu = gpu;
+  if (merge && base_path) {
+    fu_error("fit: --merge-into and --base exclude each other (--merge-into keeps all of BASE; --base "
+             "takes from it only what the samples do not cover)");
+    return fu_exit_code(FU_EUSAGE);
+  }
   if (robust) fo.method = FU_FIT_BISQUARE;
   if (max_seg) fo.max_segments = (int)max_seg;
   if (min_pts) fo.min_points = (int)min_pts;
@@ -391,9 +408,16 @@ int fu_cmd_fit(int argc, char **argv) {
   /* The base profile first: a bad one must fail before anything is stored. */
   fu_profile *prof = malloc(sizeof *prof);
   if (!prof) return fu_exit_code(FU_ENOMEM);
+  fu_profile *base = NULL;
   if (merge) st = fu_profile_load(merge, prof);
   else fu_profile_init(prof);
+  if (st == FU_OK && !merge && prof_out && !(base_path && strcmp(base_path, "none") == 0)) {
+    base = malloc(sizeof *base);
+    if (!base) st = FU_ENOMEM;
+    else st = base_path ? fu_profile_load(base_path, base) : fu_profile_load_default(base);
+  }
   if (st != FU_OK) {
+    free(base);
     free(prof);
     return fu_exit_code(st);
   }
@@ -433,17 +457,26 @@ int fu_cmd_fit(int argc, char **argv) {
   if (written) {
     if (name) snprintf(prof->name, sizeof prof->name, "%s", name);
     else if (!prof->name[0]) snprintf(prof->name, sizeof prof->name, "fitted");
-    if (gpu) snprintf(prof->gpu, sizeof prof->gpu, "%s", gpu);
     if (psource) snprintf(prof->source, sizeof prof->source, "%s", psource);
     else if (!prof->source[0]) snprintf(prof->source, sizeof prof->source, "fusim fit of %s", dbpath);
     if (notes) {
       size_t l = strlen(prof->notes);
       snprintf(prof->notes + l, sizeof prof->notes - l, "%s%s", l ? " " : "", notes);
     }
-    for (size_t k = 0; k < FU__NSCALARS; k++)
-      if (scalar_set[k]) *(double *)((char *)prof + fu__scalars[k].offset) = scalar_val[k];
-    for (size_t k = 0; k < ng && st == FU_OK; k++) st = fu_profile_put_curve(prof, &groups[k].curve);
+    char what[600];
+    snprintf(what, sizeof what, "fusim fit of %s", dbpath);
+    /* --merge-into: BASE is already in prof, all of it kept; else take from the base only
+     * what the samples do not cover */
+    st = fu_fitgroup_profile(groups, ng, merge ? NULL : base, what, prof);
     if (st != FU_OK) goto done;
+    if (gpu && !prof->gpu[0]) snprintf(prof->gpu, sizeof prof->gpu, "%s", gpu);
+    for (size_t k = 0; k < FU__NSCALARS; k++)
+      if (scalar_set[k]) {
+        *(double *)((char *)prof + fu__scalars[k].offset) = scalar_val[k];
+        for (int i = 0; i < FU_PROFILE_NSCALARS; i++)
+          if (fu_profile_scalar(prof, i) == (double *)((char *)prof + fu__scalars[k].offset))
+            snprintf(prof->scalar_source[i], sizeof prof->scalar_source[i], "--%s", fu__scalars[k].flag);
+      }
   }
 
   /* The plot first (it only makes the image), then store, write the profile and commit: a
@@ -474,6 +507,7 @@ done:
   free(fs);
   free(smp);
   fu_db_close(db);
+  free(base);
   free(prof);
   return fu_exit_code(st);
 }

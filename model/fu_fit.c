@@ -24,7 +24,9 @@ void fu_fit_options_init(fu_fit_options *o) {
 
 const char *fu_fit_method_name(fu_fit_method m) { return m == FU_FIT_BISQUARE ? "bisquare" : "wls"; }
 
-const char *fu_fit_criterion_name(fu_fit_criterion c) { return c == FU_FIT_BIC ? "bic" : "tolerance"; }
+const char *fu_fit_criterion_name(fu_fit_criterion c) {
+  return c == FU_FIT_BIC ? "bic" : c == FU_FIT_AIC ? "aic" : "tolerance";
+}
 
 void fu_fit_result_finish(fu_fit_result *r) {
   if (!r) return;
@@ -285,8 +287,10 @@ static int fu__dp_solve(const fu__dp *dp, int K, int minimax, double cap, double
 static int fu__fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_options *o, const char *what,
                              fu_fit_result *out);
 
-/* min_points 0 (auto): 3 samples per segment, and 2 only when 3 cannot reach the tolerance
- * and 2 gets closer (short sweeps, e.g. four sizes with a protocol switch in the middle). */
+/* min_points 0 (auto): 3 samples per segment, so that every segment has a residual degree of
+ * freedom and a CI (a 2-point segment is an exact line: 0% error and nothing learnt); a short
+ * sweep that cannot reach the tolerance that way gets fewer, longer segments instead. Only a
+ * fit of fewer than 3 samples has a 2-point segment. */
 int fu_fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_options *o, const char *what,
                      fu_fit_result *out) {
   fu_fit_options def;
@@ -295,20 +299,9 @@ int fu_fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_options *o,
     o = &def;
   }
   if (o->min_points != 0) return fu__fit_piecewise(pts, n, o, what, out);
-  fu_fit_options three = *o, two = *o;
-  three.min_points = 3;
-  two.min_points = 2;
-  if (n < 3) return fu__fit_piecewise(pts, n, &two, what, out);
-  int st = fu__fit_piecewise(pts, n, &three, what, out);
-  if (st != FU_OK || out->met_tolerance) return st;
-  fu_fit_result alt = {0};
-  if (fu__fit_piecewise(pts, n, &two, what, &alt) == FU_OK && alt.max_rel_err < out->max_rel_err) {
-    fu_fit_result_finish(out);
-    *out = alt;
-  } else if (alt.points) {
-    fu_fit_result_finish(&alt);
-  }
-  return FU_OK;
+  fu_fit_options three = *o;
+  three.min_points = n < 3 ? 2 : 3;
+  return fu__fit_piecewise(pts, n, &three, what, out);
 }
 
 static int fu__fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_options *o, const char *what,
@@ -397,7 +390,8 @@ static int fu__fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_opt
     double best = INFINITY;
     for (int k = 1; k <= K; k++) {
       if (!isfinite(val_sum[k])) continue;
-      double b = (double)n * log(fmax(val_sum[k], 1e-300) / (double)n) + (3.0 * k - 1) * log((double)n);
+      double pen = o->criterion == FU_FIT_AIC ? 2.0 : log((double)n);
+      double b = (double)n * log(fmax(val_sum[k], 1e-300) / (double)n) + (3.0 * k - 1) * pen;
       if (b < best - 1e-9) {
         best = b;
         kbest = k;

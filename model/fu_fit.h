@@ -16,6 +16,8 @@
  *     relative error is kept and met_tolerance is 0.
  *   bic: minimise N ln(SSE/N) + (3k - 1) ln N over k (two parameters per segment plus k-1
  *     breakpoints), for noisy data where the tolerance would chase the noise.
+ *   aic: the same with a penalty of 2 per parameter instead of ln N: above 7 samples (ln N > 2)
+ *     it keeps more segments than bic on the same data.
  * Segment i covers [lo, hi): lo of segment 0 is the smallest size, hi of the last is +inf; an
  * inner boundary lies between the last size of segment i and the first of segment i+1: where
  * the two lines cross when they do there (so the curve is continuous), else at the end of that
@@ -41,14 +43,14 @@ typedef struct fu_fit_point {
 } fu_fit_point;
 
 typedef enum fu_fit_method { FU_FIT_WLS, FU_FIT_BISQUARE } fu_fit_method;
-typedef enum fu_fit_criterion { FU_FIT_TOLERANCE, FU_FIT_BIC } fu_fit_criterion;
+typedef enum fu_fit_criterion { FU_FIT_TOLERANCE, FU_FIT_BIC, FU_FIT_AIC } fu_fit_criterion;
 
 typedef struct fu_fit_options {
   fu_fit_method method;      /* line fit per segment: weighted least squares or bisquare */
   fu_fit_criterion criterion;/* how the number of segments is chosen */
   int max_segments;          /* at most this many segments (1 .. FU_MAX_SEGMENTS) */
   int min_points;            /* samples per segment, >= 2 (2 gives an exact line, no CI); 0 auto:
-                                3, or 2 where 3 cannot reach the tolerance and 2 comes closer */
+                                3 (2 only for a fit of fewer than 3 samples) */
   double tolerance;          /* target worst relative error (tolerance criterion), e.g. 0.05 */
   int nonneg_alpha;          /* refit a segment through the origin when its alpha is < 0 */
 } fu_fit_options;

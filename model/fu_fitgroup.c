@@ -52,7 +52,7 @@ typedef struct fu__sel {
 static int fu__same_key(const fu_fitgroup_sample *a, const fu__sel *va, const fu_fitgroup_sample *b,
                         const fu__sel *vb) {
   return strcmp(a->op, b->op) == 0 && strcmp(a->link, b->link) == 0 && a->ranks == b->ranks &&
-         strcmp(va->variant, vb->variant) == 0;
+         a->nodes == b->nodes && strcmp(va->variant, vb->variant) == 0;
 }
 
 /* A string field of a sample (field: its offsetof); data types by their canonical name. */
@@ -100,6 +100,14 @@ double fu_fitgroup_busbw(const char *op, int ranks, double bytes, double t_us) {
   return bytes / t_us / 1e3 * f;
 }
 
+/* 1 when hay contains needle, ignoring case. O(|hay| |needle|). */
+static int fu__contains(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; hay++)
+    if (strncasecmp(hay, needle, n) == 0) return 1;
+  return n == 0;
+}
+
 /* Which samples pass the selection: their indexes and variants into sel; returns the count. */
 static size_t fu__select(const fu_fitgroup_sample *smp, size_t ns, const fu_fitgroup_select *f, fu__sel *sel) {
   size_t nsel = 0;
@@ -114,6 +122,8 @@ static size_t fu__select(const fu_fitgroup_sample *smp, size_t ns, const fu_fitg
     if (f->proto && strcasecmp(f->proto, x->proto) != 0) continue;
     if (f->dtype && x->dtype[0] && strcasecmp(fu_dtype_canon(f->dtype), fu_dtype_canon(x->dtype)) != 0) continue;
     if (f->graph >= 0 && x->graph != f->graph) continue;
+    if (f->gpu && !fu__contains(x->gpu, f->gpu)) continue;
+    if (f->host && !fu__contains(x->host, f->host)) continue;
     e->i = i;
     nsel++;
   }
@@ -174,6 +184,11 @@ static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const 
   FU_CHECK(fu__copy(cv->op, sizeof cv->op, s0->op, what, "op"));
   FU_CHECK(fu__copy(cv->link, sizeof cv->link, s0->link, what, "link"));
   cv->ranks = s0->ranks;
+  cv->nodes = s0->nodes > 0 ? s0->nodes : 1;
+  for (size_t k = 0; k < nm && !cv->gpu[0]; k++)
+    snprintf(cv->gpu, sizeof cv->gpu, "%s", smp[sel[mem[k]].i].gpu);
+  for (size_t k = 0; k < np; k++)
+    if (pts[k].bytes > cv->max_bytes) cv->max_bytes = pts[k].bytes;
   /* the curve's label: variant[/proto][+cg] */
   char label[64];
   snprintf(label, sizeof label, "%s%s%s%s",
@@ -200,6 +215,7 @@ static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const 
   *fitted = 1;
   cv->nseg = g->fit.nseg;
   memcpy(cv->seg, g->fit.seg, sizeof cv->seg);
+  fu_fitgroup_flag(cv);
   if (!g->fit.met_tolerance && fo->method == FU_FIT_BISQUARE)
     fu_warn("%s: after the bisquare refit the worst relative error is %.1f%% at %.0f bytes (above the "
             "tolerance %.1f%%; an outlier the robust fit discounts?)",
@@ -227,6 +243,21 @@ int fu_fitgroup_fit(const fu_fitgroup_sample *smp, size_t ns, const fu_fitgroup_
   if (nsel == 0) {
     free(sel);
     return FU_ENOINPUT;
+  }
+  /* One machine: samples of two GPU models never share a curve or a profile. */
+  const char *g1 = NULL, *g2 = NULL;
+  for (size_t i = 0; i < nsel && !g2; i++) {
+    const char *g = smp[sel[i].i].gpu;
+    if (!g[0]) continue;
+    if (!g1) g1 = g;
+    else if (strcmp(g, g1) != 0) g2 = g;
+  }
+  if (g2) {
+    fu_error("%s: the selected samples come from more than one GPU model ('%s', '%s'%s); a profile "
+             "describes one machine: choose one with --gpu (e.g. --gpu '%s'), or --run",
+             f->what, g1, g2, f->gpu ? ", all matching --gpu" : "", g1);
+    free(sel);
+    return FU_EUSAGE;
   }
   /* Groups by (op, link, ranks, variant); samples come ordered by op, link, ranks, bytes, the
    * variants interleaved, so keys are collected first (O(n * groups)). */
@@ -265,6 +296,111 @@ int fu_fitgroup_fit(const fu_fitgroup_sample *smp, size_t ns, const fu_fitgroup_
   return FU_OK;
 }
 
+void fu_fitgroup_flag(fu_curve *c) {
+  fu_op o;
+  fu_link l;
+  int known = fu_op_parse(c->op, &o) == FU_OK && fu_link_parse(c->link, &l) == FU_OK;
+  double f = known ? fu_busbw_factor(o, c->ranks) : 1.0;
+  if (!(f > 0)) f = 1.0;
+  double lim = known ? fu_link_limit_gbps(l, c->gpu) : 0;
+  if (known && o == FU_OP_ALLREDUCE && c->ranks > 2 && (l == FU_LINK_NVLINK || l == FU_LINK_NET)) lim *= 2;
+  for (int i = 0; i < c->nseg; i++) {
+    fu_segment *s = &c->seg[i];
+    s->flags = 0;
+    if ((s->alpha_ci[0] < 0 && s->alpha_ci[1] > 0) || (s->beta_ci[0] < 0 && s->beta_ci[1] > 0))
+      s->flags |= FU_SEG_CI_SPANS_ZERO;
+    if (lim > 0 && s->beta_us_per_byte > 0 && f / s->beta_us_per_byte / 1e3 > lim) s->flags |= FU_SEG_OVER_LIMIT;
+  }
+}
+
+const char *fu_segment_flags_str(const fu_segment *s, char *buf, size_t len) {
+  snprintf(buf, len, "%s%s%s", s->flags & FU_SEG_CI_SPANS_ZERO ? "ci_spans_zero" : "",
+           (s->flags & FU_SEG_CI_SPANS_ZERO) && (s->flags & FU_SEG_OVER_LIMIT) ? "," : "",
+           s->flags & FU_SEG_OVER_LIMIT ? "over_link_limit" : "");
+  return buf;
+}
+
+int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o) {
+  const fu_curve *c = &g->curve;
+  fu_op op;
+  if (fu_op_parse(c->op, &op) != FU_OK || fu_coll_nvls_slot(op) < 0 || c->algo[0] || c->ranks < 2 ||
+      g->fit.n < 2 || strcmp(c->link, "hbm") == 0)
+    return 0;
+  const fu_fit_point *p = g->fit.points;
+  size_t n = g->fit.n;
+  double f = fu_busbw_factor(op, c->ranks), nmax = p[n - 1].bytes, bw = 0;
+  /* bandwidth: the best of the sizes within 16x of the largest (the top few of a sweep) */
+  for (size_t i = 0; i < n; i++)
+    if (p[i].bytes >= nmax / 16 && f * p[i].bytes / p[i].t_us / 1e3 > bw) bw = f * p[i].bytes / p[i].t_us / 1e3;
+  /* latency: the smallest size's time less what its bytes take at that bandwidth */
+  double t0 = p[0].t_us, lat = t0 - f * p[0].bytes / (bw * 1e3);
+  if (lat < 0.5 * t0) lat = 0.5 * t0;
+  *o = (fu_coll_obs){op, c->ranks, c->nodes > 0 ? c->nodes : 1, lat, bw};
+  return 1;
+}
+
+/* dst = "a: b" (or "a" when b is empty), cut to fit. */
+static void fu__label2(char *dst, size_t cap, const char *a, const char *b) {
+  int n = snprintf(dst, cap, "%s%s%s", a, b[0] ? ": " : "", b);
+  if (n < 0 || (size_t)n >= cap) dst[cap - 1] = '\0'; /* cut: a source label, not data */
+}
+
+int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base, const char *what,
+                        fu_profile *prof) {
+  char bname[80];
+  snprintf(bname, sizeof bname, "base %s", base && base->name[0] ? base->name : "profile");
+  for (size_t k = 0; k < ng; k++) FU_CHECK(fu_profile_put_curve(prof, &g[k].curve));
+  if (base) {
+    for (int i = 0; i < base->ncurves; i++) {
+      const fu_curve *b = &base->curves[i];
+      fu_op op;
+      int covered = fu_op_parse(b->op, &op) == FU_OK && fu_op_is_collective(op);
+      for (size_t k = 0; k < ng && !covered; k++)
+        covered = !strcmp(g[k].curve.op, b->op) && !strcmp(g[k].curve.link, b->link);
+      if (covered) continue;
+      fu_curve c = *b;
+      fu__label2(c.source, sizeof c.source, bname, b->source);
+      FU_CHECK(fu_profile_put_curve(prof, &c));
+    }
+    for (int i = 0; i < FU_PROFILE_NSCALARS; i++) {
+      *fu_profile_scalar(prof, i) = *fu_profile_scalar((fu_profile *)base, i);
+      fu__label2(prof->scalar_source[i], sizeof prof->scalar_source[i], bname, base->scalar_source[i]);
+    }
+    prof->cluster = base->cluster;
+    if (base->cluster.intra_source[0] || base->cluster.intra_gbps > 0)
+      fu__label2(prof->cluster.intra_source, sizeof prof->cluster.intra_source, bname, base->cluster.intra_source);
+    if (base->cluster.net_source[0] || base->cluster.nic_gbps > 0)
+      fu__label2(prof->cluster.net_source, sizeof prof->cluster.net_source, bname, base->cluster.net_source);
+  }
+  /* the cost model's link parameters */
+  fu_coll_obs *obs = malloc((ng ? ng : 1) * sizeof *obs);
+  if (!obs) return FU_ENOMEM;
+  size_t no = 0;
+  const char *intra = NULL;
+  for (size_t k = 0; k < ng; k++)
+    if (fu_fitgroup_obs(&g[k], &obs[no])) {
+      if (obs[no].nodes == 1) intra = g[k].curve.link;
+      no++;
+    }
+  int fi, fn;
+  fu_cluster_fit(&prof->cluster, obs, no, what, &fi, &fn);
+  free(obs);
+  if (fi && intra) snprintf(prof->cluster.intra_link, sizeof prof->cluster.intra_link, "%s", intra);
+  /* the machine */
+  int nodes = 1, gpn = prof->cluster.gpus_per_node;
+  for (size_t k = 0; k < ng; k++) {
+    const fu_curve *c = &g[k].curve;
+    if (c->gpu[0] && !prof->gpu[0]) snprintf(prof->gpu, sizeof prof->gpu, "%s", c->gpu);
+    if (c->nodes > nodes) nodes = c->nodes;
+    if (c->ranks / (c->nodes > 0 ? c->nodes : 1) > gpn) gpn = c->ranks / (c->nodes > 0 ? c->nodes : 1);
+  }
+  char up[32] = "";
+  if (nodes > 1) snprintf(up, sizeof up, ", up to %d nodes", nodes);
+  snprintf(prof->machine, sizeof prof->machine, "%.64s%s%d GPU%s per node%s", prof->gpu[0] ? prof->gpu : "GPU unknown",
+           ", ", gpn, gpn == 1 ? "" : "s", up);
+  return FU_OK;
+}
+
 void fu_fitgroup_free(fu_fitgroup *g, size_t ng) {
   for (size_t k = 0; g && k < ng; k++) fu_fit_result_finish(&g[k].fit);
   free(g);
@@ -275,8 +411,12 @@ void fu_fitgroup_free(fu_fitgroup *g, size_t ng) {
 void fu_fitgroup_print_table(FILE *out, const fu_fitgroup *g, const fu_fit_options *o) {
   const fu_curve *c = &g->curve;
   char a[32], b[32];
-  fprintf(out, "%s %s %d rank%s%s%s%s%s, %s%s, samples: %zu, %d segment%s, max rel err %.2f%% (%s, %s %.3g)%s\n",
-         c->op, c->link, c->ranks, c->ranks == 1 ? "" : "s", c->algo[0] ? ", algo " : "", c->algo,
+  char shape[96] = "";
+  if (c->nodes > 1 || c->gpu[0])
+    snprintf(shape, sizeof shape, " (%s%s%d node%s)", c->gpu, c->gpu[0] ? ", " : "", c->nodes > 0 ? c->nodes : 1,
+             c->nodes > 1 ? "s" : "");
+  fprintf(out, "%s %s %d rank%s%s%s%s%s%s, %s%s, samples: %zu, %d segment%s, max rel err %.2f%% (%s, %s %.3g)%s\n",
+         c->op, c->link, c->ranks, c->ranks == 1 ? "" : "s", shape, c->algo[0] ? ", algo " : "", c->algo,
          g->dtype[0] ? ", " : "", g->dtype, g->in_place ? "in-place" : "out-of-place",
          g->graph ? ", CUDA graph" : "", g->fit.n, c->nseg, c->nseg == 1 ? "" : "s",
          100 * g->fit.max_rel_err, fu_fit_method_name(o->method), fu_fit_criterion_name(o->criterion),
@@ -295,9 +435,11 @@ void fu_fitgroup_print_table(FILE *out, const fu_fitgroup *g, const fu_fit_optio
     else if (isnan(x->beta_ci[0])) snprintf(ci_b, sizeof ci_b, "%.4g [unknown]", fu__gbps(x->beta_us_per_byte));
     else snprintf(ci_b, sizeof ci_b, "%.4g [%.4g, %.4g]", fu__gbps(x->beta_us_per_byte),
                   fu__gbps(x->beta_ci[1]), fu__gbps(x->beta_ci[0]));
-    fprintf(out, "  %-3d %-23s %-30s %-34s %7.2f%% %4d%s%s\n", s, range, ci_a, ci_b, 100 * x->max_rel_err,
+    char fl[48];
+    fu_segment_flags_str(x, fl, sizeof fl);
+    fprintf(out, "  %-3d %-23s %-30s %-34s %7.2f%% %4d%s%s%s%s\n", s, range, ci_a, ci_b, 100 * x->max_rel_err,
            x->n_samples, g->fit.alpha_negative[s] ? "  alpha<0" : "",
-           g->fit.alpha_clamped[s] ? " (refitted with alpha=0)" : "");
+           g->fit.alpha_clamped[s] ? " (refitted with alpha=0)" : "", fl[0] ? "  FLAGGED: " : "", fl);
   }
   fprintf(out, "  %14s %12s %12s %8s %3s\n", "bytes", "measured_us", "fitted_us", "rel_err", "seg");
   for (size_t i = 0; i < g->fit.n; i++) {
@@ -352,6 +494,8 @@ json_t *fu_fitgroup_json(const fu_fitgroup *g, const fu_fit_options *o) {
     json_t *js = json_array_get(segs, (size_t)s);
     json_object_set_new(js, "alpha_negative", json_boolean(g->fit.alpha_negative[s]));
     json_object_set_new(js, "alpha_clamped", json_boolean(g->fit.alpha_clamped[s]));
+    json_object_set_new(js, "ci_spans_zero", json_boolean(g->curve.seg[s].flags & FU_SEG_CI_SPANS_ZERO));
+    json_object_set_new(js, "over_link_limit", json_boolean(g->curve.seg[s].flags & FU_SEG_OVER_LIMIT));
   }
   json_t *pts = json_array();
   for (size_t i = 0; i < g->fit.n; i++) {

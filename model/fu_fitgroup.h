@@ -34,6 +34,9 @@ typedef struct fu_fitgroup_sample {
   int graph;                 /* 1 CUDA-graph replay */
   uint64_t bytes;            /* message size */
   double t_us;               /* time of one operation (median, else minimum) */
+  int nodes;                 /* nodes the ranks ran on (>= 1) */
+  const char *gpu;           /* GPU model ("" unknown) */
+  const char *host;          /* host name(s) ("" unknown) */
 } fu_fitgroup_sample;
 
 /* Which samples, and how the curves are labelled. */
@@ -47,6 +50,8 @@ typedef struct fu_fitgroup_select {
   const char *algo_label;    /* algo of curves whose samples name none, or NULL */
   const char *source;        /* source label of the curves, or NULL: "fusim fit of WHAT (...)" */
   const char *what;          /* names the samples in messages (the database path) */
+  const char *gpu;           /* only samples whose GPU model contains this (any case), or NULL */
+  const char *host;          /* only samples whose host name contains this (any case), or NULL */
 } fu_fitgroup_select;
 
 /* One fitted group. */
@@ -60,13 +65,42 @@ typedef struct fu_fitgroup {
   fu_fit_result fit;         /* the fit (owns its arrays) */
 } fu_fitgroup;
 
-/* Groups the samples and fits each group. *out (free with fu_fitgroup_free) gets *ng groups;
+/* Groups are (op, link, ranks, nodes, variant) of one GPU model: fu_fitgroup_fit refuses
+ * (FU_EUSAGE, one line listing the models and the --gpu that picks one) a selection whose
+ * samples name more than one GPU model, since a curve and a profile describe one machine.
+ * Samples naming none pass with any model.
+ *
+ * Groups the samples and fits each group. *out (free with fu_fitgroup_free) gets *ng groups;
  * *n_selected counts the samples the selection kept. FU_ENOINPUT with nothing printed when the
  * selection keeps none, or after one line when no group has two sizes; warnings for groups that
  * miss the tolerance or have no bandwidth term. O(samples x groups). */
 int fu_fitgroup_fit(const fu_fitgroup_sample *s, size_t n, const fu_fitgroup_select *sel,
                     const fu_fit_options *fo, fu_fitgroup **out, size_t *ng, size_t *n_selected);
 void fu_fitgroup_free(fu_fitgroup *g, size_t ng);
+
+/* Flags of a fitted segment (fu_segment.flags): FU_SEG_CI_SPANS_ZERO when the 95% CI of alpha or
+ * beta includes 0 (the data do not pin that parameter down), FU_SEG_OVER_LIMIT when its bus
+ * bandwidth is above the link's physical limit for the GPU (fu_link_limit_gbps). */
+void fu_fitgroup_flag(fu_curve *c);
+/* "ci_spans_zero,over_link_limit" style text of a segment's flags into buf. */
+const char *fu_segment_flags_str(const fu_segment *s, char *buf, size_t len);
+
+/* The profile a fit writes, from the fitted groups and a base profile (may be NULL):
+ *   curves   every fitted curve; from the base only curves of an (op, link) the fit has none
+ *            of and that are not collectives (copies, pack, d2d: what nccl-tests logs never
+ *            cover), their source prefixed "base NAME: ". The base's collectives describe its
+ *            own machine and are left out.
+ *   scalars  the base's, each source "base NAME" (callers then override from flags).
+ *   cluster  the cost model's link parameters (fu_coll.h) fitted from the groups' collectives
+ *            (NCCL's own algorithm only) where they cover them, the base's where not.
+ *   machine  "GPU, G GPUs per node[, up to N nodes]" from the groups; gpu the GPU model.
+ * prof must be initialised (fu_profile_init); `what` labels the fitted parameters. */
+int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base, const char *what,
+                        fu_profile *prof);
+
+/* The cost model's view of one fitted collective curve: latency at its smallest sizes, bus
+ * bandwidth at its largest. 0 (nothing written) for a curve that is not a plain collective. */
+int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o);
 
 /* Bus bandwidth (GB/s, nccl-tests' definition) of one operation of `bytes` in t_us. */
 double fu_fitgroup_busbw(const char *op, int ranks, double bytes, double t_us);

@@ -185,3 +185,27 @@ int fu_algo_parse(const char *s, fu_algo *out) {
 const char *fu_algo_name(fu_algo a) {
   return a == FU_ALGO_TREE ? "tree" : a == FU_ALGO_NVLS ? "nvls" : "ring";
 }
+
+double fu_link_limit_gbps(fu_link l, const char *gpu) {
+  static const struct {
+    const char *name;        /* substring of the GPU model */
+    double nvlink, pcie;     /* GB/s, one direction */
+  } gpus[] = {{"GB200", 900, 64}, {"B200", 900, 64}, {"B100", 900, 64}, {"H200", 450, 64},
+              {"H100", 450, 64},  {"A100", 300, 32}, {"A800", 200, 32}, {"V100", 150, 16},
+              {"5090", 0, 64},    {"4090", 0, 32},   {"3090", 56, 32},  {"2080", 50, 16}};
+  double nv = 900, pc = 64;
+  for (size_t i = 0; gpu && i < sizeof gpus / sizeof gpus[0]; i++)
+    if (strstr(gpu, gpus[i].name)) {
+      nv = gpus[i].nvlink > 0 ? gpus[i].nvlink : gpus[i].pcie; /* no NVLink: "nvlink" is a mislabel */
+      pc = gpus[i].pcie;
+      break;
+    }
+  switch (l) {
+    case FU_LINK_NVLINK: return nv;
+    case FU_LINK_PCIE: case FU_LINK_PCIE_H2D: case FU_LINK_PCIE_D2H: return pc;
+    case FU_LINK_PCIE_BIDIR: return 2 * pc;
+    case FU_LINK_HBM: return 10000; /* HBM3e is 8 TB/s; a device copy reads and writes */
+    case FU_LINK_NET: return nv;     /* between nodes no faster than inside one */
+    default: return 0;
+  }
+}

@@ -75,6 +75,13 @@ double fu_busbw_factor(fu_op o, int p);
  * call's fixed cost. */
 double fu_coll_steps(fu_op o, fu_algo a, int p);
 
+/* Physical limit of one GPU's bus bandwidth over a link class, GB/s one direction, for the
+ * GPU model named (substring match: A100 NVLink3 300, H100/H200 NVLink4 450, B200 NVLink5 900;
+ * PCIe by generation: Gen3 16, Gen4 32, Gen5 64), else the largest of the class. An NVLS
+ * all-reduce over more than 2 ranks may reach twice the link (the switch reduces), so callers
+ * double it there. 0 when the class has no meaningful bound (launch). */
+double fu_link_limit_gbps(fu_link l, const char *gpu);
+
 typedef struct fu_hockney {
   double alpha_us;           /* fixed cost per operation, microseconds */
   double beta_us_per_byte;   /* inverse bandwidth, microseconds per byte */

@@ -21,7 +21,13 @@ typedef struct fu_segment {
   double beta_ci[2];         /* 95% confidence interval of beta (lo, hi) */
   double max_rel_err;        /* worst |fit - measured| / measured over the segment's samples */
   int n_samples;             /* samples the segment was fitted on */
+  int flags;                 /* FU_SEG_* bits: what the segment should not be trusted for */
 } fu_segment;
+
+enum {
+  FU_SEG_CI_SPANS_ZERO = 1,  /* the 95% CI of alpha or beta includes 0 */
+  FU_SEG_OVER_LIMIT = 2      /* bandwidth above the link's physical limit (fu_link_limit_gbps) */
+};
 
 typedef struct fu_curve {
   char op[24];               /* fu_op name, e.g. "allreduce", "h2d" */

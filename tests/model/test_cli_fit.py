@@ -103,7 +103,8 @@ def main():
         # profile out, merge, reload; scalars from flags
         prof = os.path.join(tmp, "p.json")
         rows0 = fit_rows(db)
-        rc, out, err = run("fit", "--db", db, "--op", "h2d", "--out", prof, "--name", "t1", "--launch-us", "3.5")
+        rc, out, err = run("fit", "--db", db, "--op", "h2d", "--out", prof, "--name", "t1", "--launch-us", "3.5",
+                           "--base", "none")
         check(rc == 0 and "written" in out, f"fit --out: {err}")
         check(fit_rows(db) > rows0, "fit stored rows")
         rc, out, err = run("fit", "--db", db, "--op", "d2h", "--merge-into", prof, "--issue-us", "2.125")
@@ -209,7 +210,11 @@ def main():
             check(rc == 0, f"import {name}: {err.strip()}")
             if rc != 0:
                 continue
-            check_within(name, fit_json(pdb, "--tolerance", "0.10")["fits"], 0.10)
+            # a100x8-nvlink-sendrecv has 4 sizes and a step between the first two: within 10% it
+            # took two exact 2-point segments, the first claiming 633 GB/s (A100 NVLink carries
+            # 300). Segments keep 3 points now, so one line misses two sizes by 11% and 15%.
+            tol = 0.16 if name == "a100x8-nvlink-sendrecv.txt" else 0.10
+            check_within(name, fit_json(pdb, "--tolerance", "0.10")["fits"], tol)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"test_cli_fit: {passed} checks passed, {failed} failed", file=sys.stderr)

@@ -65,8 +65,8 @@ static void make_profile(fu_profile *p) {
   c.ranks = 8;
   c.nseg = 2;
   /* [1 KiB, 1 MiB): 14 us + 1e-5 us/B; [1 MiB, inf): 20 us + 1.75e-6 us/B (CI unknown) */
-  c.seg[0] = (fu_segment){1024, 1048576, 14.0, 1e-5, {13.0, 15.0}, {0.9e-5, 1.1e-5}, 0.03, 10};
-  c.seg[1] = (fu_segment){1048576, INFINITY, 20.0, 1.75e-6, {NAN, NAN}, {NAN, NAN}, 0.05, 2};
+  c.seg[0] = (fu_segment){1024, 1048576, 14.0, 1e-5, {13.0, 15.0}, {0.9e-5, 1.1e-5}, 0.03, 10, 0};
+  c.seg[1] = (fu_segment){1048576, INFINITY, 20.0, 1.75e-6, {NAN, NAN}, {NAN, NAN}, 0.05, 2, 0};
   c.peak_busbw_gbps = 450;
   EXPECT_INT_EQ(fu_profile_put_curve(p, &c), FU_OK);
   snprintf(c.op, sizeof c.op, "h2d");
@@ -74,7 +74,7 @@ static void make_profile(fu_profile *p) {
   c.algo[0] = '\0';
   c.ranks = 1;
   c.nseg = 1;
-  c.seg[0] = (fu_segment){4, INFINITY, 4.4, 1.0 / 55200.0, {4.3, 4.5}, {1.0 / 55300.0, 1.0 / 55100.0}, 0.05, 15};
+  c.seg[0] = (fu_segment){4, INFINITY, 4.4, 1.0 / 55200.0, {4.3, 4.5}, {1.0 / 55300.0, 1.0 / 55100.0}, 0.05, 15, 0};
   EXPECT_INT_EQ(fu_profile_put_curve(p, &c), FU_OK);
   /* putting the same key again replaces */
   c.seg[0].alpha_us = 4.45;
