@@ -22,6 +22,7 @@ int fu_cmd_predict(int argc, char **argv);   /* sim/cmd_predict.c */
 int fu_cmd_plan(int argc, char **argv);      /* sim/cmd_plan.c */
 int fu_cmd_validate(int argc, char **argv);  /* validate/cmd_validate.c */
 int fu_cmd_report(int argc, char **argv);    /* data/cmd_report.c */
+int fu_cmd_cost(int argc, char **argv);      /* sim/cmd_cost.c */
 
 /* The GPU half answers this argument by exiting 0 at once: the light fusim's check that the
  * dynamic loader found every library it needs. */
@@ -39,6 +40,7 @@ static const struct {
     {"workload", fu_cmd_workload, 0, "make a workload (e.g. from transformer hyper-parameters)"},
     {"predict", fu_cmd_predict, 0, "simulate one iteration of a workload under a fusion plan"},
     {"plan", fu_cmd_plan, 0, "compare fusion plans and find the best one"},
+    {"cost", fu_cmd_cost, 0, "price one collective at given sizes, measured or predicted"},
     {"validate", fu_cmd_validate, 1, "run plans on the GPU and compare with predictions"},
     {"report", fu_cmd_report, 0, "query stored samples, fits, predictions and measurements"},
 };

@@ -1365,8 +1365,8 @@ static int fu__parse_csv(fu__ctx *c, const char *text, size_t len) {
     /* nodes (optional): the ranks spread over this many hosts, at least one rank on each */
     if (col[FU__CSV_NODES] >= 0 && *tok[col[FU__CSV_NODES]]) {
       long nodes;
-      if (fu_parse_long(tok[col[FU__CSV_NODES]], 1, ranks, &nodes) != FU_OK) {
-        st = fu__bad_row(c, L.no, "nodes '%.30s' is not a node count (1 .. ranks, %ld)",
+      if (fu_parse_long(tok[col[FU__CSV_NODES]], 1, ranks, &nodes) != FU_OK || ranks % nodes != 0) {
+        st = fu__bad_row(c, L.no, "nodes '%.30s' is not a node count that divides the ranks (%ld)",
                          tok[col[FU__CSV_NODES]], ranks);
         continue;
       }

@@ -345,7 +345,8 @@ int fu_cmd_fit(int argc, char **argv) {
                   "(default: the embedded profile; \"none\": nothing)")},
       {FU_OPT_STR(0, "gpu", &gpu, "NAME",
                   "only samples whose GPU model contains NAME (A100, H200, ...);\n"
-                  "samples of two GPU models are refused without it")},
+                  "samples naming none are taken as NAME (it sets the link limits\n"
+                  "segments are checked against); two GPU models are refused without it")},
       {FU_OPT_STR(0, "host", &sel.host, "NAME", "only samples whose host name contains NAME")},
       {FU_OPT_STR(0, "source", &sel.source, "TEXT", "provenance label of the fitted curves")},
       {FU_OPT_CUSTOM(0, "label-algo", &sel.algo_label, fu__opt_label_algo, "A",

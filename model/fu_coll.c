@@ -70,6 +70,7 @@ int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_l
   /* ring */
   double steps = ar ? 2.0 * (p - 1) : (double)(p - 1);
   double inter = N > 1 ? steps * N / p : 0;
+  if (g == 1) bintra = INFINITY; /* one GPU per node: every hop is on the network */
   double ring_bw = bintra < bnic ? bintra : bnic;
   fu__line(&lines[(*nlines)++], "ring", c->base_us + (steps - inter) * c->intra_step_us + inter * lnet,
            f / ring_bw);
@@ -219,7 +220,11 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
       c->gpus_per_node = obs[i].ranks / obs[i].nodes;
     if (obs[i].nodes == 1 && obs[i].ranks > c->gpus_per_node) c->gpus_per_node = obs[i].ranks;
   }
-  if (multi && c->intra_gbps > 0) {
+  if (multi) {
+    /* One GPU per node crosses no intra-node link; where the intra-node rate is unknown the
+     * fit stands it at "unbounded" so that only the network shapes the multi-node runs. */
+    double intra = c->intra_gbps;
+    if (!(c->intra_gbps > 0)) c->intra_gbps = 1e9;
     /* Bandwidth first (large sizes do not depend on latency), then latency. */
     if (!(c->nic_gbps > 0)) c->nic_gbps = 1;
     fu__grid(c, &c->nic_gbps, 0.1, 5000, obs, n, 1);
@@ -228,6 +233,7 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
     double v = fu__grid(c, &c->net_step_us, 0.001, 1000, obs, n, 0);
     if (!(v < with0)) c->net_step_us = 0;
     if (source) snprintf(c->net_source, sizeof c->net_source, "%s", source);
+    c->intra_gbps = intra;
     *fitted_net = 1;
   }
   return FU_OK;

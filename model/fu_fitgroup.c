@@ -122,7 +122,7 @@ static size_t fu__select(const fu_fitgroup_sample *smp, size_t ns, const fu_fitg
     if (f->proto && strcasecmp(f->proto, x->proto) != 0) continue;
     if (f->dtype && x->dtype[0] && strcasecmp(fu_dtype_canon(f->dtype), fu_dtype_canon(x->dtype)) != 0) continue;
     if (f->graph >= 0 && x->graph != f->graph) continue;
-    if (f->gpu && !fu__contains(x->gpu, f->gpu)) continue;
+    if (f->gpu && x->gpu[0] && !fu__contains(x->gpu, f->gpu)) continue; /* none named: taken as --gpu's */
     if (f->host && !fu__contains(x->host, f->host)) continue;
     e->i = i;
     nsel++;
@@ -187,6 +187,7 @@ static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const 
   cv->nodes = s0->nodes > 0 ? s0->nodes : 1;
   for (size_t k = 0; k < nm && !cv->gpu[0]; k++)
     snprintf(cv->gpu, sizeof cv->gpu, "%s", smp[sel[mem[k]].i].gpu);
+  if (!cv->gpu[0] && f->gpu) snprintf(cv->gpu, sizeof cv->gpu, "%s", f->gpu); /* the log named none */
   for (size_t k = 0; k < np; k++)
     if (pts[k].bytes > cv->max_bytes) cv->max_bytes = pts[k].bytes;
   /* the curve's label: variant[/proto][+cg] */

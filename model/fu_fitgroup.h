@@ -50,7 +50,8 @@ typedef struct fu_fitgroup_select {
   const char *algo_label;    /* algo of curves whose samples name none, or NULL */
   const char *source;        /* source label of the curves, or NULL: "fusim fit of WHAT (...)" */
   const char *what;          /* names the samples in messages (the database path) */
-  const char *gpu;           /* only samples whose GPU model contains this (any case), or NULL */
+  const char *gpu;           /* only samples whose GPU model contains this (any case), or NULL;
+                                samples naming no GPU pass and are taken as this one */
   const char *host;          /* only samples whose host name contains this (any case), or NULL */
 } fu_fitgroup_select;
 

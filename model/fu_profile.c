@@ -127,7 +127,7 @@ json_t *fu_profile_to_json(const fu_profile *p) {
     if (p->scalar_source[i][0]) json_object_set_new(src, fu__scalar_tab[i].name, json_string(p->scalar_source[i]));
   if (!j || !src || json_object_set_new(j, "machine", json_string(p->machine)) != 0 ||
       json_object_set_new(j, "sources", src) != 0 ||
-      (p->cluster.intra_gbps > 0 && json_object_set_new(j, "cluster", fu__cluster_json(&p->cluster)) != 0)) {
+      ((p->cluster.intra_gbps > 0 || p->cluster.nic_gbps > 0) && json_object_set_new(j, "cluster", fu__cluster_json(&p->cluster)) != 0)) {
     json_decref(j);
     return NULL;
   }
@@ -318,7 +318,8 @@ static int fu__parse_cluster(fu__ctx *x, json_t *root, fu_cluster *c) {
   double npn, gpn;
   FU_CHECK(fu__get_num(x, o, "base_us", 1, 0, 0, 1e6, 0, &c->base_us));
   FU_CHECK(fu__get_num(x, o, "intra_step_us", 1, 0, 0, 1e6, 0, &c->intra_step_us));
-  FU_CHECK(fu__get_num(x, o, "intra_gbps", 0, 0, 1e-3, 1e6, 0, &c->intra_gbps));
+  FU_CHECK(fu__get_num(x, o, "intra_gbps", 1, 1, 0, 1e6, 0, &c->intra_gbps));
+  if (!isfinite(c->intra_gbps)) c->intra_gbps = 0;
   FU_CHECK(fu__get_str(x, o, "intra_link", 1, c->intra_link, sizeof c->intra_link));
   FU_CHECK(fu__get_num(x, o, "net_step_us", 1, 1, 0, 1e6, 0, &c->net_step_us));
   FU_CHECK(fu__get_num(x, o, "nic_gbps", 1, 1, 0, 1e6, 0, &c->nic_gbps));

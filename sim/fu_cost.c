@@ -109,12 +109,6 @@ int fu_cost_model_init(fu_cost_model *m, const fu_profile *prof, const fu_comm *
   if (!prof || !c) return FU_EINTERNAL;
   m->prof = prof;
   m->offload = c->kind == FU_COMM_OFFLOAD;
-  if (c->nodes > 1) { /* until the cross-node model exists: never a silent rescale */
-    char cs[64];
-    fu_error("--comm %s: no model for more than one node yet; give RANKS on one node",
-             fu_comm_string(c, cs, sizeof cs));
-    return FU_EUSAGE;
-  }
   const char *op = fu_op_name(fu_comm_op(c));
   const char *link = m->offload ? "pcie_d2h" : fu_link_name(c->link);
   int ranks = m->offload ? 1 : c->ranks;
@@ -122,9 +116,10 @@ int fu_cost_model_init(fu_cost_model *m, const fu_profile *prof, const fu_comm *
   double launch = prof->launch_us > 0 ? prof->launch_us : 0;
   /* Measured at these ranks and nodes, else the cost model (fu_coll.h), else rescaled. */
   fu_cost_basis basis;
-  FU_CHECK(fu_cost_comm_curve(prof, op, link, ranks, 1, &m->comm, &basis));
+  FU_CHECK(fu_cost_comm_curve(prof, op, link, ranks, m->offload || c->nodes < 1 ? 1 : c->nodes, &m->comm, &basis));
   FU_CHECK(fu__open_ended(prof, &m->comm));
   m->comm_rescaled = basis != FU_BASIS_MEASURED;
+  m->comm_basis = basis;
   const fu_curve *cv = &m->comm;
   m->comm_host_us = m->offload ? host : 0;
   m->busbw_factor = 1.0;
@@ -136,7 +131,9 @@ int fu_cost_model_init(fu_cost_model *m, const fu_profile *prof, const fu_comm *
   double pr = ranks > 1 ? (double)ranks : 1.0;
   m->pack_div = c->kind == FU_COMM_ALLGATHER ? pr : 1.0;
   m->unpack_div = m->offload ? 0.0 : c->kind == FU_COMM_REDUCESCATTER ? pr : 1.0;
-  m->packs = p && !p->pack_view;
+  /* fusion none puts one tensor in each bucket: nothing is ever packed, so a profile without a
+   * pack curve (one fitted from collective logs alone) still prices it */
+  m->packs = p && !p->pack_view && p->kind != FU_FUSION_NONE;
   if (!m->packs) return FU_OK;
   if ((m->pack = fu_profile_find(prof, "pack", "hbm", 1, NULL)) && m->pack->nseg >= 1) {
     FU_CHECK(fu__open_ended(prof, m->pack));

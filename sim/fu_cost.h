@@ -36,7 +36,8 @@ typedef enum fu_pack_source {
 typedef struct fu_cost_model {
   const fu_profile *prof;    /* profile (not owned) */
   fu_curve comm;             /* the operation's curve, carried to the target's rank count */
-  int comm_rescaled;         /* 1: comm was fitted at another rank count and rescaled */
+  int comm_rescaled;         /* 1: comm was not measured at this rank and node count */
+  int comm_basis;            /* fu_cost_basis of comm: measured, interpolated or predicted */
   double comm_host_us;       /* host issue inside a comm curve's time (offload copies), else 0 */
   int offload;               /* 1: the operation is a D2H copy to pinned host memory */
   int packs;                 /* 1: pack=copy (buckets of more than one tensor are packed) */

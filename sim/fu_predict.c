@@ -580,6 +580,14 @@ static void fu__label(fu_result *r, const fu_workload *w, const fu_plan *p, cons
   fu_plan_string(p, r->plan, sizeof r->plan);
   fu_comm_string(c, r->comm, sizeof r->comm);
   snprintf(r->profile, sizeof r->profile, "%s", prof->name);
+  /* how the collective was priced: measured at this rank and node count, or the cost model */
+  fu_curve cv;
+  fu_cost_basis basis = FU_BASIS_MEASURED;
+  if (c->kind != FU_COMM_OFFLOAD &&
+      fu_cost_comm_curve(prof, fu_op_name(fu_comm_op(c)), fu_link_name(c->link), c->ranks,
+                         c->nodes > 0 ? c->nodes : 1, &cv, &basis) != FU_OK)
+    basis = FU_BASIS_PREDICTED;
+  snprintf(r->comm_basis, sizeof r->comm_basis, "%s", fu_cost_basis_name(basis));
 }
 
 int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,

@@ -74,6 +74,8 @@ typedef struct fu_result {
   char plan[512];            /* canonical plan string (fu_plan_string) */
   char comm[64];             /* communication target (fu_comm_string) */
   char profile[64];          /* profile name */
+  char comm_basis[16];       /* how the collective was priced: "measured" (the profile's curve at
+                                these ranks and nodes), "interpolated" or "predicted" (the cost model) */
 } fu_result;
 
 void fu_result_finish(fu_result *r);  /* frees buckets; accepts a zeroed result */

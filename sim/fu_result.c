@@ -8,7 +8,8 @@ int fu_result_print_table(FILE *out, const fu_result *r) {
   fprintf(out, "workload       %s (%zu tensors, %s%s)\n", r->workload, r->ngrads,
           fu_format_size(r->grad_bytes, sz, sizeof sz), r->estimated ? "; times are estimates" : "");
   fprintf(out, "plan           %s\n", r->plan);
-  fprintf(out, "comm           %s  (profile %s)\n", r->comm, r->profile);
+  fprintf(out, "comm           %s  (profile %s; %s at this rank and node count)\n", r->comm, r->profile,
+          r->comm_basis[0] ? r->comm_basis : "measured");
   fprintf(out, "iteration      %.1f us   [%.1f, %.1f] from the fits' 95%% CIs\n", r->iter_us,
           r->iter_lo_us, r->iter_hi_us);
   fprintf(out, "compute        %.1f us\n", r->compute_us);
@@ -85,8 +86,9 @@ json_t *fu_result_json(const fu_result *r) {
     }
   }
   return json_pack(
-      "{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:b, s:o}",
-      "workload", r->workload, "plan", r->plan, "comm", r->comm, "profile", r->profile, "iter_us",
+      "{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:b, s:o}",
+      "workload", r->workload, "plan", r->plan, "comm", r->comm, "profile", r->profile, "comm_basis",
+      r->comm_basis[0] ? r->comm_basis : "measured", "iter_us",
       r->iter_us, "iter_lo_us", r->iter_lo_us, "iter_hi_us", r->iter_hi_us, "compute_us",
       r->compute_us, "comm_us", r->comm_us, "exposed_comm_us", r->exposed_comm_us, "overlap_frac",
       r->overlap_frac, "bus_util", r->bus_util, "pack_us", r->pack_us, "n_ops",

@@ -164,8 +164,8 @@ grep -q 'horovod:1MiB,2ms' "$tmp/hv.csv"; check "horovod cycle without unit is m
 p --comm allreduce:1:nvlink --no-store --format csv >"$tmp/r1.csv"; check "--comm allreduce:1:nvlink runs" $?
 grep -q ',allreduce:1:nvlink,' "$tmp/r1.csv"; check "ranks 1 in the output" $?
 "$fusim" predict --workload "$wl" --profile "$prof" --comm allreduce:2x8 --no-store >/dev/null 2>"$tmp/err"
-[ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "allreduce:2x8:nvlink" "$tmp/err"
-check "--comm 2x8 parses and is refused in one line until the cross-node model" $?
+[ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "16 ranks on 2 nodes and no network parameters" "$tmp/err"
+check "--comm 2x8 on a profile without network parameters is refused in one line" $?
 
 
 [ "$fails" -eq 0 ] && echo "cli_predict: all passed" && exit 0

@@ -1,0 +1,147 @@
+/* cmd_cost.c: fusim cost: the price of one collective at each of a list of sizes, on a target
+ * that may have been measured (the profile's curve at that rank and node count) or not (the
+ * collective cost model of fu_coll.h with the profile's fitted link parameters). Every row says
+ * which: measured, interpolated (between rank counts the profile measured) or predicted, and
+ * whether the size lies beyond the largest one measured (extrapolated at that size's
+ * bandwidth). O(sizes) after one curve lookup. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fu_cmd.h"
+#include "fu_common.h"
+#include "fu_cost.h"
+#include "fu_options.h"
+
+static const char fu__head[] =
+    "usage: fusim cost --comm SPEC --bytes SIZE[,SIZE...] [--profile P] [--format table|csv|json]\n"
+    "\n"
+    "Prices one collective at each size: its time with an interval, bus bandwidth (nccl-tests'\n"
+    "definition), the algorithm, and whether the profile measured it at that rank and node count\n"
+    "(measured), or the cost model priced it from the profile's fitted link latency and bandwidth,\n"
+    "between rank counts it measured (interpolated) or outside them (predicted). Sizes beyond the\n"
+    "largest measured are priced at that size's bandwidth and marked extrapolated.\n";
+
+static const char fu__foot[] =
+    "\n"
+    "--comm: OP:RANKS[:LINK], OP allreduce|reducescatter|allgather, RANKS N (one node) or\n"
+    "NODESxGPUS (2x8: two nodes of 8 GPUs), LINK nvlink (default)|pcie|net.\n"
+    "--bytes: sizes with a unit (B, KiB, MiB, GiB), comma separated: 64MiB,1GiB.\n";
+
+/* The comma-separated sizes of --bytes into *out (malloc'd). One line naming --bytes on error. */
+static int fu__sizes(const char *arg, double **out, size_t *n) {
+  *out = NULL;
+  *n = 0;
+  size_t cap = 1;
+  for (const char *p = arg; *p; p++) cap += *p == ',';
+  double *v = malloc(cap * sizeof *v);
+  char *copy = malloc(strlen(arg) + 1);
+  if (!v || !copy) {
+    free(v);
+    free(copy);
+    return FU_ENOMEM;
+  }
+  strcpy(copy, arg);
+  int st = FU_OK;
+  char *save = NULL;
+  for (char *t = strtok_r(copy, ",", &save); t && st == FU_OK; t = strtok_r(NULL, ",", &save)) {
+    uint64_t b;
+    st = fu_plan_parse_size("cost: --bytes", t, &b); /* a unit is required: '25' is an error */
+    if (st == FU_OK) v[(*n)++] = (double)b;
+  }
+  free(copy);
+  if (st == FU_OK && *n == 0) {
+    fu_error("cost: --bytes '%s': no size given", arg);
+    st = FU_EUSAGE;
+  }
+  if (st != FU_OK) {
+    free(v);
+    *n = 0;
+    return st;
+  }
+  *out = v;
+  return FU_OK;
+}
+
+int fu_cmd_cost(int argc, char **argv) {
+  fu_opt_inputs in = {0};
+  fu_opt_target tg = {0};
+  fu_opt_output out;
+  fu_opt_output_init(&out);
+  const char *bytes = NULL;
+  const fu_option rows[] = {
+      FU_OPT_ROW_PROFILE(&in.profile),
+      FU_OPTS_TARGET(&tg),
+      {FU_OPT_STR(0, "bytes", &bytes, "SIZE[,SIZE...]", "message sizes with a unit (64MiB,1GiB)")},
+      FU_OPT_ROW_FORMAT(&out.format),
+      FU_OPT_END,
+  };
+  const fu_opt_cmd cmd = {"cost", fu__head, fu__foot, rows, 0};
+  int first, done, st = fu_opt_parse(&cmd, argc, argv, &first, &done);
+  if (st != FU_OK || done) return fu_exit_code(st);
+  if (!tg.comm || !bytes) {
+    fu_opt_usage_error(&cmd, !tg.comm ? "--comm SPEC is required" : "--bytes SIZE[,SIZE...] is required");
+    return fu_exit_code(FU_EUSAGE);
+  }
+  fu_comm c;
+  if ((st = fu_comm_parse(tg.comm, &c)) != FU_OK) return fu_exit_code(st);
+  if (c.kind == FU_COMM_OFFLOAD) {
+    fu_error("cost: --comm offload is a copy, not a collective; give allreduce, reducescatter or allgather");
+    return fu_exit_code(FU_EUSAGE);
+  }
+  double *sizes = NULL;
+  size_t ns = 0;
+  if ((st = fu__sizes(bytes, &sizes, &ns)) != FU_OK) return fu_exit_code(st);
+  fu_profile *prof = NULL;
+  if ((st = fu_cmd_inputs("cost", &in, 0, NULL, &prof)) != FU_OK) {
+    free(sizes);
+    free(prof);
+    return fu_exit_code(st);
+  }
+  const char *op = fu_op_name(fu_comm_op(&c));
+  const char *link = fu_link_name(c.link);
+  int nodes = c.nodes > 0 ? c.nodes : 1;
+  fu_comm_price *pr = calloc(ns, sizeof *pr);
+  if (!pr) st = FU_ENOMEM;
+  for (size_t i = 0; st == FU_OK && i < ns; i++) st = fu_cost_comm(prof, op, link, c.ranks, nodes, sizes[i], &pr[i]);
+  if (st == FU_OK && out.format == FU_FORMAT_JSON) {
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < ns; i++) {
+      json_t *o = json_pack("{s:s, s:i, s:i, s:s, s:f, s:f, s:f, s:f, s:f, s:s, s:b, s:s, s:b, s:s}", "op", op,
+                            "ranks", c.ranks, "nodes", nodes, "link", nodes > 1 ? "net" : link, "bytes", sizes[i],
+                            "time_us", pr[i].t_us, "lo_us", pr[i].lo_us, "hi_us", pr[i].hi_us, "busbw_gbps",
+                            pr[i].busbw_gbps, "algo", pr[i].algo, "measured", pr[i].basis == FU_BASIS_MEASURED,
+                            "basis", fu_cost_basis_name(pr[i].basis), "extrapolated", pr[i].extrapolated,
+                            "profile", prof->name);
+      if (!o || json_array_append_new(arr, o) != 0) st = FU_ENOMEM;
+    }
+    char *text = arr && st == FU_OK ? json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
+    if (text) printf("%s\n", text);
+    else st = FU_ENOMEM;
+    free(text);
+    json_decref(arr);
+  } else if (st == FU_OK && out.format == FU_FORMAT_CSV) {
+    printf("op,ranks,nodes,bytes,time_us,lo_us,hi_us,busbw_gbps,algo,measured,basis,extrapolated\n");
+    for (size_t i = 0; i < ns; i++)
+      printf("%s,%d,%d,%.0f,%.6g,%.6g,%.6g,%.6g,%s,%d,%s,%d\n", op, c.ranks, nodes, sizes[i], pr[i].t_us,
+             pr[i].lo_us, pr[i].hi_us, pr[i].busbw_gbps, pr[i].algo, pr[i].basis == FU_BASIS_MEASURED,
+             fu_cost_basis_name(pr[i].basis), pr[i].extrapolated);
+  } else if (st == FU_OK) {
+    char cs[64], sz[32];
+    printf("%s on %d node%s (%d ranks), profile %s%s%s\n", fu_comm_string(&c, cs, sizeof cs), nodes,
+           nodes == 1 ? "" : "s", c.ranks, prof->name, prof->machine[0] ? ", " : "", prof->machine);
+    printf("  %12s %12s %23s %10s %-10s %s\n", "bytes", "time_us", "95% interval us", "busbw GB/s", "algo", "basis");
+    for (size_t i = 0; i < ns; i++) {
+      char iv[48];
+      snprintf(iv, sizeof iv, "[%.4g, %.4g]", pr[i].lo_us, pr[i].hi_us);
+      printf("  %12s %12.4g %23s %10.4g %-10s %s%s\n", fu_format_size((uint64_t)sizes[i], sz, sizeof sz), pr[i].t_us,
+             iv, pr[i].busbw_gbps, pr[i].algo, fu_cost_basis_name(pr[i].basis),
+             pr[i].extrapolated ? ", extrapolated past the largest size measured" : "");
+    }
+  }
+  free(pr);
+  free(sizes);
+  free(prof);
+  return fu_exit_code(st);
+}

@@ -1,0 +1,125 @@
+#!/bin/sh
+# cli_cluster.sh FUSIM: issue 12's cases through the CLI (each failed before): hardware kept apart,
+# profiles that work, fits that know their data, and collectives at rank and node counts never
+# measured (fusim cost, --comm NODESxGPUS, the CSV nodes column). Fixtures: the public logs under
+# $FUSIM_SHARED/data/public-nccl-tests (tests/data) and tests/model/data.
+fusim=$1
+pub=${FUSIM_SHARED:?}/data/public-nccl-tests
+here=$(dirname "$0")/data
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() { # name, status (0 ok)
+  if [ "$2" -eq 0 ]; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi
+}
+sql() { # DB QUERY: the first column of the first row
+  python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$1" "$2"
+}
+js() { # FILE EXPR: print a Python expression over the JSON in FILE (j)
+  python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# --- hardware apart: A100 and RTX 5090 samples under one key are refused, --gpu picks one
+"$fusim" import --db "$tmp/mix.db" "$pub/a100x8-nvlink-allreduce.txt" >/dev/null &&
+  "$fusim" import --db "$tmp/mix.db" --link nvlink "$pub/rtx5090x8-pcie-allreduce.txt" >/dev/null
+check "import A100 and RTX 5090 logs under one key" $?
+"$fusim" fit --db "$tmp/mix.db" --no-store >/dev/null 2>"$tmp/err"
+[ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "more than one GPU model" "$tmp/err" &&
+  grep -q -- "--gpu" "$tmp/err"
+check "two GPU models in one fit refused in one line naming --gpu" $?
+"$fusim" fit --db "$tmp/mix.db" --no-store --gpu a100 --out "$tmp/a100.json" >/dev/null 2>&1
+[ $? -eq 0 ] && [ "$(js "$tmp/a100.json" "j['gpu']")" = "NVIDIA A100-SXM4-40GB" ] &&
+  [ "$(js "$tmp/a100.json" "len([c for c in j['curves'] if c['op'] == 'allreduce'])")" = 1 ] &&
+  js "$tmp/a100.json" "j['machine']" | grep -q "A100"
+check "fit --gpu a100 filters: one all-reduce curve, profile names the A100 machine" $?
+
+# --- profiles that work: fit --out from a log alone predicts with --fusion none and copies
+"$fusim" fit --db "$tmp/mix.db" --no-store --gpu 5090 --out "$tmp/p.json" >/dev/null 2>&1
+check "fit --out (default base: the embedded profile)" $?
+[ "$(js "$tmp/p.json" "j['launch_us'] > 0 and j['sources']['launch_us'].startswith('base ')")" = True ] &&
+  [ "$(js "$tmp/p.json" "all(c['source'].startswith('base ') for c in j['curves'] if c['op'] in ('pack', 'd2d', 'h2d'))")" = True ] &&
+  [ "$(js "$tmp/p.json" "[c['source'].startswith('fusim fit') for c in j['curves'] if c['op'] == 'allreduce']")" = "[True]" ]
+check "profile: launch cost and copy curves from the base, each saying so; the fitted curve its own" $?
+for fusion in none cap:25MiB; do
+  "$fusim" predict --workload resnet50 --profile "$tmp/p.json" --comm allreduce:8:nvlink \
+    --fusion "$fusion" --no-store >/dev/null 2>"$tmp/err"
+  check "predict --fusion $fusion on the fitted profile" $?
+done
+"$fusim" fit --db "$tmp/mix.db" --no-store --gpu 5090 --base none --out "$tmp/bare.json" >/dev/null 2>&1 &&
+  "$fusim" predict --workload resnet50 --profile "$tmp/bare.json" --comm allreduce:8:nvlink --fusion none \
+    --no-store >/dev/null 2>"$tmp/err"
+check "predict --fusion none needs no pack curve (--base none)" $?
+
+# --- fits that know their data
+"$fusim" import --db "$tmp/sr.db" "$pub/a100x8-nvlink-sendrecv.txt" >/dev/null &&
+  "$fusim" fit --db "$tmp/sr.db" --format json >"$tmp/sr.json" 2>/dev/null
+check "fit the 4-size A100 send/recv" $?
+[ "$(js "$tmp/sr.json" "min(s['n_samples'] for f in j['fits'] for s in f['segments'])")" -ge 3 ] &&
+  [ "$(js "$tmp/sr.json" "all(s['alpha_ci'][0] is not None for f in j['fits'] for s in f['segments'])")" = True ]
+check "every segment has at least 3 points and a CI" $?
+# the log names no GPU (the poster trimmed its header): --gpu says which
+"$fusim" fit --db "$tmp/sr.db" --min-points 2 --gpu A100 --format json >"$tmp/sr2.json" 2>/dev/null
+[ "$(js "$tmp/sr2.json" "any(s['over_link_limit'] for f in j['fits'] for s in f['segments'])")" = True ] &&
+  [ "$(sql "$tmp/sr.db" "SELECT max(over_link_limit) FROM v_fit_quality")" = 1 ]
+check "2-point segments claiming 633 GB/s on A100 NVLink flagged over_link_limit (JSON, v_fit_quality)" $?
+"$fusim" import --db "$tmp/ag.db" "$pub/rtx2080tix2-pcie-allgather.txt" >/dev/null &&
+  "$fusim" fit --db "$tmp/ag.db" --out "$tmp/ag.json" >"$tmp/ag.txt" 2>/dev/null
+check "fit the RTX 2080 Ti all-gather" $?
+grep -q "FLAGGED: ci_spans_zero" "$tmp/ag.txt" &&
+  [ "$(sql "$tmp/ag.db" "SELECT count(*) FROM v_fit_quality WHERE ci_spans_zero = 1 AND flags LIKE '%ci_spans_zero%'")" -ge 1 ]
+check "a segment whose CI spans zero is flagged in the table and v_fit_quality" $?
+"$fusim" cost --profile "$tmp/ag.json" --comm allgather:2:pcie --bytes 1GiB,4GiB --format json >"$tmp/c.json"
+[ "$(js "$tmp/c.json" "[r['extrapolated'] for r in j]")" = "[False, True]" ] &&
+  [ "$(js "$tmp/c.json" "abs(j[1]['time_us'] / j[0]['time_us'] - 4) < 1e-6")" = True ]
+check "beyond the largest size measured: priced at its bandwidth (4x the time at 4x), marked extrapolated" $?
+"$fusim" import --db "$tmp/k.db" "$here/aic-bic.csv" >/dev/null
+for c in aic bic; do
+  "$fusim" fit --db "$tmp/k.db" --no-store --criterion $c --format json >"$tmp/$c.json" 2>/dev/null
+done
+[ "$(js "$tmp/aic.json" "len(j['fits'][0]['segments'])")" = 2 ] && [ "$(js "$tmp/bic.json" "len(j['fits'][0]['segments'])")" = 1 ]
+check "aic keeps the 2.4% kink (2 segments), bic's larger penalty does not (1)" $?
+
+# --- collectives where nothing was measured
+d=$pub/multi-node
+"$fusim" import --db "$tmp/h.db" --link nvlink "$d/mghpcc-dgxh100-2gpu-1node-allreduce.txt" >/dev/null &&
+  for n in 2 4 8; do "$fusim" import --db "$tmp/h.db" "$d/mghpcc-dgxh100-${n}gpu-2node-allreduce.txt" >/dev/null || exit 1; done &&
+  "$fusim" fit --db "$tmp/h.db" --no-store --out "$tmp/h.json" >/dev/null 2>&1
+check "fit the DGX H100 pair at 2 ranks on 1 node, 1+1, 2+2, 4+4" $?
+# 1+1 crosses one 400 Gb/s NDR rail: nccl-tests shows 48.7-49.1 GB/s at 1-8 GiB
+[ "$(js "$tmp/h.json" "45 < j['cluster']['nic_gbps'] < 53")" = True ]
+check "the NIC bandwidth fitted from the multi-node runs is one NDR rail's (45-53 GB/s)" $?
+"$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 64MiB,16GiB --format json >"$tmp/c.json"
+[ $? -eq 0 ] && [ "$(js "$tmp/c.json" "set(['op','ranks','nodes','bytes','time_us','lo_us','hi_us','busbw_gbps','algo','measured']) <= set(j[0])")" = True ] &&
+  [ "$(js "$tmp/c.json" "[(r['ranks'], r['nodes'], r['measured'], r['basis']) for r in j]")" = "[(16, 2, False, 'predicted'), (16, 2, False, 'predicted')]" ]
+check "cost --comm allreduce:2x8: 16 ranks on 2 nodes, predicted, with the contract's fields" $?
+"$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x4 --bytes 1GiB --format json >"$tmp/c.json" &&
+  [ "$(js "$tmp/c.json" "(j[0]['measured'], j[0]['basis'])")" = "(True, 'measured')" ]
+check "cost --comm allreduce:2x4 is the measured 4+4 curve" $?
+"$fusim" cost --profile "$tmp/h.json" --comm allgather:2x4 --bytes 1GiB --format json >"$tmp/c.json" &&
+  [ "$(js "$tmp/c.json" "(j[0]['measured'], j[0]['basis'], j[0]['time_us'] > 0)")" = "(False, 'predicted', True)" ]
+check "all-gather predicted from all-reduce fits where never measured" $?
+"$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:2x8 --fusion none \
+  --no-store --format json >"$tmp/pr.json" 2>/dev/null && [ "$(js "$tmp/pr.json" "j['comm_basis']")" = predicted ]
+check "predict --comm allreduce:2x8 runs and says predicted" $?
+"$fusim" predict --workload resnet50 --comm allreduce:64:nvlink --no-store --format json >"$tmp/pr.json" 2>/dev/null &&
+  [ "$(js "$tmp/pr.json" "j['comm_basis']")" = predicted ]
+check "predict --comm allreduce:64 on the 8-rank default profile says predicted" $?
+"$fusim" cost --comm allreduce:8 --bytes 25 >/dev/null 2>"$tmp/err"
+[ $? -eq 64 ] && grep -q "say 25MiB or 25B" "$tmp/err"
+check "cost --bytes 25 (no unit) refused" $?
+"$fusim" import --db "$tmp/n.db" "$here/nodes.csv" >/dev/null &&
+  "$fusim" fit --db "$tmp/n.db" --no-store --out "$tmp/n.json" >/dev/null 2>&1 &&
+  [ "$(js "$tmp/n.json" "[(c['ranks'], c['nodes'], c['link']) for c in j['curves'] if c['op'] == 'allreduce']")" = "[(8, 2, 'net')]" ] &&
+  "$fusim" cost --profile "$tmp/n.json" --comm allreduce:2x4 --bytes 1GiB --format json >"$tmp/c.json" &&
+  [ "$(js "$tmp/c.json" "j[0]['measured']")" = True ]
+check "CSV nodes column: an 8-rank curve on 2 nodes over the network, measured at 2x4" $?
+"$fusim" import --db "$tmp/bad.db" /dev/stdin >/dev/null 2>"$tmp/err" <<'EOF'
+op,ranks,nodes,bytes,time_us
+allreduce,8,3,1048576,100
+EOF
+[ $? -eq 65 ] && grep -q "nodes" "$tmp/err"
+check "CSV nodes that do not fit the ranks refused" $?
+
+[ "$fails" -eq 0 ] && echo "cli_cluster: all passed" && exit 0
+echo "cli_cluster: $fails failed"
+exit 1
