@@ -367,6 +367,8 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
       *fu_profile_scalar(prof, i) = *fu_profile_scalar((fu_profile *)base, i);
       fu__label2(prof->scalar_source[i], sizeof prof->scalar_source[i], bname, base->scalar_source[i]);
     }
+    prof->compute = base->compute; /* compute tables: logs of collectives never cover them */
+    if (base->compute.source[0]) fu__label2(prof->compute.source, sizeof prof->compute.source, bname, base->compute.source);
     prof->cluster = base->cluster;
     if (base->cluster.intra_source[0] || base->cluster.intra_gbps > 0)
       fu__label2(prof->cluster.intra_source, sizeof prof->cluster.intra_source, bname, base->cluster.intra_source);

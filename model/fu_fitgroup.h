@@ -91,7 +91,8 @@ const char *fu_segment_flags_str(const fu_segment *s, char *buf, size_t len);
  *            of and that are not collectives (copies, pack, d2d: what nccl-tests logs never
  *            cover), their source prefixed "base NAME: ". The base's collectives describe its
  *            own machine and are left out.
- *   scalars  the base's, each source "base NAME" (callers then override from flags).
+ *   scalars  the base's, each source "base NAME" (callers then override from flags); the base's
+ *            compute tables likewise.
  *   cluster  the cost model's link parameters (fu_coll.h) fitted from the groups' collectives
  *            (NCCL's own algorithm only) where they cover them, the base's where not.
  *   machine  "GPU, G GPUs per node[, up to N nodes]" from the groups; gpu the GPU model.
