@@ -351,7 +351,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     FU__TRY(o = fu__linear(x, "lm_head", H, V, 0, fp32_in, 1, !tied));
   }
   /* the loss: fp32 log-softmax over the logits, which backward keeps */
-  FU__TRY(fu__memop(x, "cross_entropy", A, T * V, 4 * T * V));
+  FU__TRY(fu__memop(x, "cross_entropy", A, T * V, 0)); /* its kept output: in the loss transient */
 #undef NM
   return FU_OK;
 }

@@ -23,8 +23,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
+KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_captured.json)
+    "bert_large": dict(arch="bert", layers=24, hidden=1024, heads=16, ffn=4096, vocab=30522),
+    "resnet50": dict(arch="resnet50"),
+}
+
+
 def args_for(meta):
     """fusim workload arguments for a capture's meta (tools/capture_set.py writes it)."""
+    if "arch" not in meta and meta.get("model") in KNOWN:
+        meta = dict(KNOWN[meta["model"]], **meta)
     prec = "autocast-bf16" if meta.get("amp", "bf16") == "bf16" else ("tf32" if meta["amp"] == "tf32" else "fp32")
     if meta["arch"] == "resnet50":
         return ["--cnn", "resnet50", "--micro-batch", str(meta["batch"]), "--precision", prec]
@@ -40,11 +48,35 @@ def main():
     ap.add_argument("--profile", default=os.path.join(ROOT, "data", "profiles", "h200-default.json"))
     ap.add_argument("--captures", default=os.path.join(ROOT, "data", "compute", "captures"))
     ap.add_argument("--csv", help="also write the rows as CSV")
+    ap.add_argument("--others", default=os.path.join(ROOT, "data", "workloads"),
+                    help="also print (outside the targets) the *_captured.json here: other leases, other machine state")
     a = ap.parse_args()
     files = sorted(glob.glob(os.path.join(a.captures, "*.json")))
     if not files:
         print("compare_compute: no captures in %s" % a.captures, file=sys.stderr)
         return 66
+    rows, st = compare(a, files)
+    if st:
+        return st
+    others = sorted(glob.glob(os.path.join(a.others, "*_captured.json"))) if a.others else []
+    orows, st = compare(a, others) if others else ([], 0)
+    if st:
+        return st
+    show(rows)
+    if orows:
+        print("\nnot in the targets (captured on another lease, before this calibration):")
+        show(orows)
+    ok = targets(rows)
+    if a.csv:
+        import csv
+        with open(a.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            w.writerows(rows)
+    return 0 if ok else 1
+
+
+def compare(a, files):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for f in files:
@@ -55,13 +87,13 @@ def main():
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
                 print("%s: fusim failed: %s" % (cap["name"], r.stderr.strip()), file=sys.stderr)
-                return 70
+                return rows, 70
             est = json.load(open(out))
             ready_c = {g["name"]: g["ready_us"] for g in cap["grads"]}
             ready_e = {g["name"]: g["ready_us"] for g in est["grads"]}
             common = [n for n in ready_c if n in ready_e]
             worst = max(abs(ready_e[n] - ready_c[n]) for n in common) / cap["bwd_us"] if common else float("nan")
-            mem_c = meta.get("max_memory_allocated", 0)
+            mem_c = meta.get("max_memory_allocated", 0) or 0
             mem_e = est.get("memory", {}).get("peak_bytes", 0)
             row = {
                 "model": cap["name"], "tensors": len(cap["grads"]), "matched": len(common),
@@ -75,6 +107,10 @@ def main():
             row["opt_err"] = row["opt_est"] / row["opt_cap"] - 1 if row["opt_cap"] > 0 else float("nan")
             row["mem_err"] = mem_e / mem_c - 1 if mem_c > 0 else float("nan")
             rows.append(row)
+    return rows, 0
+
+
+def show(rows):
     print("%-32s %9s %9s %6s %9s %9s %6s %7s %9s %9s %6s %7s %7s %6s" % (
         "model", "fwd_cap", "fwd_est", "err", "bwd_cap", "bwd_est", "err", "fb_err", "opt_cap", "opt_est",
         "err", "ready", "mem_GiB", "err"))
@@ -83,6 +119,9 @@ def main():
             r["model"], r["fwd_cap"], r["fwd_est"], 100 * r["fwd_err"], r["bwd_cap"], r["bwd_est"],
             100 * r["bwd_err"], 100 * r["fb_err"], r["opt_cap"], r["opt_est"], 100 * r["opt_err"],
             100 * r["ready_worst"], r["mem_cap"] / 2**30, 100 * r["mem_err"]))
+
+
+def targets(rows):
     fb = [abs(r["fb_err"]) for r in rows]
     opt = [abs(r["opt_err"]) for r in rows if r["opt_err"] == r["opt_err"]]
     ready = [r["ready_worst"] for r in rows]
@@ -100,13 +139,7 @@ def main():
         good = v <= lim
         ok &= good
         print("%-40s %6.1f%%  %s" % (what, 100 * v, "ok" if good else "MISSED"))
-    if a.csv:
-        import csv
-        with open(a.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-            w.writeheader()
-            w.writerows(rows)
-    return 0 if ok else 1
+    return ok
 
 
 if __name__ == "__main__":
