@@ -2,7 +2,6 @@
  * (--transformer, --cnn; the model lives in fu_builder.c), summarise one (--info), validate one
  * (--check) or list the bundled ones. */
 #include <dirent.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,13 +10,14 @@
 
 #include "fu_builder.h"
 #include "fu_common.h"
+#include "fu_dtype.h"
+#include "fu_options.h"
 #include "fu_paths.h"
 #include "fu_profile.h"
 #include "fu_workload.h"
 
 
-static void fu__usage(FILE *out) {
-  fprintf(out,
+static const char fu__workload_head[] =
 "usage: fusim workload --transformer --layers L --hidden H --heads A [--kv-heads K] --ffn F\n"
 "                      --vocab V --seq S --micro-batch B [--arch llama|bert|gpt2|custom]\n"
 "                      [--precision autocast-bf16|bf16|tf32|fp32] [--dtype bf16|fp16|fp32]\n"
@@ -68,34 +68,25 @@ static void fu__usage(FILE *out) {
 "               errors (otherwise sorted / ignored with a warning). A ready time after bwd_us\n"
 "               is always an error (0.05 us of rounding is forgiven). With --out, writes the\n"
 "               checked workload in normal form (\"grads\" in ready order; layers expanded).\n"
-"Bundled workloads live in $FUSIM_DATA/workloads, else fusim's own data folder (share/fusim).\n");
-}
+"Bundled workloads live in $FUSIM_DATA/workloads, else fusim's own data folder (share/fusim).\n"
+"\n";
 
 /* ---- options -------------------------------------------------------------------------------- */
 
-static int fu__opt_long(const char *opt, const char *s, long lo, long hi, long *out) {
-  if (fu_parse_long(s, lo, hi, out) != FU_OK) {
-    fu_error("workload: --%s: expected an integer from %ld to %ld, got '%s'", opt, lo, hi, s);
-    return FU_EUSAGE;
-  }
-  return FU_OK;
-}
+/* --dtype / --grad-dtype: any spelling of a 2-byte float (bf16, half: bf16 compute) or of
+ * float (tf32 compute: the first version's fp32); one value for both fields. */
+typedef struct fu__dtype_opt {
+  int bytes;                 /* bytes per element */
+  fu_precision prec;         /* the precision it means */
+} fu__dtype_opt;
 
-static int fu__opt_double(const char *opt, const char *s, double lo, double hi, double *out) {
-  if (fu_parse_double(s, out) != FU_OK || *out < lo || *out > hi) {
-    fu_error("workload: --%s: expected a number from %g to %g, got '%s'", opt, lo, hi, s);
-    return FU_EUSAGE;
-  }
-  return FU_OK;
-}
-
-static int fu__opt_dtype(const char *opt, const char *s, int *bytes, fu_precision *prec) {
-  if (strcmp(s, "bf16") == 0 || strcmp(s, "fp16") == 0) *bytes = 2, *prec = FU_PREC_BF16;
-  else if (strcmp(s, "fp32") == 0) *bytes = 4, *prec = FU_PREC_TF32;
-  else {
-    fu_error("workload: --%s: expected bf16, fp16 or fp32, got '%s'", opt, s);
-    return FU_EUSAGE;
-  }
+static int fu__opt_dtype(void *value, const char *arg, char *why, size_t len) {
+  fu__dtype_opt *d = value;
+  fu_dtype dt;
+  int ok = fu_dtype_parse(arg, &dt) == FU_OK;
+  if (ok && (dt == FU_DT_BF16 || dt == FU_DT_HALF)) d->bytes = 2, d->prec = FU_PREC_BF16;
+  else if (ok && dt == FU_DT_FLOAT) d->bytes = 4, d->prec = FU_PREC_TF32;
+  else return snprintf(why, len, "expected bf16, fp16 or fp32 (also bfloat16, half, float16, float, float32)"), FU_EUSAGE;
   return FU_OK;
 }
 
@@ -253,44 +244,29 @@ static int fu__list(fu_format fmt) {
 
 /* ---- the command ---------------------------------------------------------------------------- */
 
-enum {
-  O_TRANSFORMER = 256, O_LAYERS, O_HIDDEN, O_HEADS, O_KV, O_FFN, O_VOCAB, O_SEQ, O_BATCH, O_DTYPE,
-  O_GDTYPE, O_TFLOPS, O_PROFILE, O_EFF, O_HBM, O_KERNEL, O_GATED, O_BIAS, O_LN, O_TIED, O_ACCUM,
-  O_NAME, O_OUT, O_FORMAT, O_INFO, O_CHECK, O_STRICT, O_LIST, O_TENSORS, O_HELP, O_ARCH, O_PREC,
-  O_OPTIM, O_DROPOUT, O_CNN, O_IMAGE, O_OPS
-};
-
-static int fu__opt_prec(const char *s, fu_precision *p) {
+static int fu__opt_prec(void *value, const char *s, char *why, size_t len) {
+  fu_precision *p = value;
   if (!strcmp(s, "autocast-bf16") || !strcmp(s, "amp-bf16")) *p = FU_PREC_AUTOCAST;
   else if (!strcmp(s, "bf16")) *p = FU_PREC_BF16;
   else if (!strcmp(s, "tf32")) *p = FU_PREC_TF32;
   else if (!strcmp(s, "fp32")) *p = FU_PREC_FP32;
-  else {
-    fu_error("workload: --precision: expected autocast-bf16, bf16, tf32 or fp32, got '%s'", s);
-    return FU_EUSAGE;
-  }
+  else return snprintf(why, len, "expected autocast-bf16, bf16, tf32 or fp32"), FU_EUSAGE;
   return FU_OK;
 }
 
-static int fu__opt_arch(const char *s, fu_arch *a) {
-  if (!strcmp(s, "llama")) *a = FU_ARCH_LLAMA;
-  else if (!strcmp(s, "bert")) *a = FU_ARCH_BERT;
-  else if (!strcmp(s, "gpt2")) *a = FU_ARCH_GPT2;
-  else if (!strcmp(s, "custom")) *a = FU_ARCH_CUSTOM;
-  else {
-    fu_error("workload: --arch: expected llama, bert, gpt2 or custom, got '%s'", s);
-    return FU_EUSAGE;
-  }
+/* --name, --optimizer: 1 to 127 (15) characters into a char[128] ([16]). */
+static int fu__opt_text(char *buf, size_t cap, const char *s, char *why, size_t len) {
+  if (!*s || strlen(s) >= cap) return snprintf(why, len, "expected 1 to %zu characters", cap - 1), FU_EUSAGE;
+  snprintf(buf, cap, "%s", s);
   return FU_OK;
 }
 
-static int fu__opt_name(const char *opt, const char *s, char *buf, size_t len) {
-  if (!*s || strlen(s) >= len) {
-    fu_error("workload: --%s: expected 1 to %zu characters", opt, len - 1);
-    return FU_EUSAGE;
-  }
-  snprintf(buf, len, "%s", s);
-  return FU_OK;
+static int fu__opt_name(void *v, const char *s, char *why, size_t len) {
+  return fu__opt_text(v, sizeof ((fu_tf_spec *)0)->name, s, why, len);
+}
+
+static int fu__opt_optimizer(void *v, const char *s, char *why, size_t len) {
+  return fu__opt_text(v, sizeof ((fu_tf_spec *)0)->optimizer, s, why, len);
 }
 
 /* The memory breakdown against the GPU's memory (table format only). */
@@ -313,95 +289,72 @@ static void fu__print_mem(const fu_mem *m, double gpu) {
 }
 
 int fu_cmd_workload(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"transformer", no_argument, 0, O_TRANSFORMER}, {"layers", required_argument, 0, O_LAYERS},
-      {"hidden", required_argument, 0, O_HIDDEN},     {"heads", required_argument, 0, O_HEADS},
-      {"kv-heads", required_argument, 0, O_KV},       {"ffn", required_argument, 0, O_FFN},
-      {"vocab", required_argument, 0, O_VOCAB},       {"seq", required_argument, 0, O_SEQ},
-      {"micro-batch", required_argument, 0, O_BATCH}, {"dtype", required_argument, 0, O_DTYPE},
-      {"grad-dtype", required_argument, 0, O_GDTYPE}, {"tflops", required_argument, 0, O_TFLOPS},
-      {"profile", required_argument, 0, O_PROFILE},   {"efficiency", required_argument, 0, O_EFF},
-      {"hbm-gbps", required_argument, 0, O_HBM},      {"kernel-us", required_argument, 0, O_KERNEL},
-      {"gated-ffn", no_argument, 0, O_GATED},         {"bias", no_argument, 0, O_BIAS},
-      {"layernorm", no_argument, 0, O_LN},            {"tied-embeddings", no_argument, 0, O_TIED},
-      {"accum-steps", required_argument, 0, O_ACCUM}, {"name", required_argument, 0, O_NAME},
-      {"out", required_argument, 0, O_OUT},           {"format", required_argument, 0, O_FORMAT},
-      {"info", required_argument, 0, O_INFO},         {"check", required_argument, 0, O_CHECK},
-      {"strict", no_argument, 0, O_STRICT},           {"list", no_argument, 0, O_LIST},
-      {"tensors", no_argument, 0, O_TENSORS},         {"help", no_argument, 0, O_HELP},
-      {"arch", required_argument, 0, O_ARCH},         {"precision", required_argument, 0, O_PREC},
-      {"optimizer", required_argument, 0, O_OPTIM},   {"dropout", required_argument, 0, O_DROPOUT},
-      {"cnn", required_argument, 0, O_CNN},           {"image", required_argument, 0, O_IMAGE},
-      {"ops", required_argument, 0, O_OPS},
-      {0, 0, 0, 0}};
+  static const char *const archs[] = {"llama", "bert", "gpt2", "custom", NULL}; /* fu_arch order */
   fu_tf_spec t;
   fu_tf_spec_init(&t);
   fu_cnn_spec cn;
   fu_cnn_spec_init(&cn);
-  int gd_set = 0, gd_bytes = 2, transformer = 0, strict = 0, list = 0, tensors = 0, roof = 0;
-  int prec_set = 0, optim_set = 0, dt_bytes = 2;
-  fu_precision dt_prec = FU_PREC_BF16, gd_prec;
+  fu_opt_output o;
+  fu_opt_output_init(&o);
+  fu__dtype_opt dt = {2, FU_PREC_BF16}, gd = {2, FU_PREC_BF16};
+  int gd_set = 0, transformer = 0, strict = 0, list = 0, tensors = 0, roof = 0, prec_set = 0, optim_set = 0;
+  int arch = (int)t.arch;
   const char *info = NULL, *check = NULL, *out = NULL, *profile = NULL, *cnn = NULL;
   long image = 224;
-  fu_format fmt = FU_FORMAT_TABLE;
-  int c, st = FU_OK;
-  optind = 1;
-  opterr = 0;
-  while (st == FU_OK && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch (c) {
-    case O_TRANSFORMER: transformer = 1; break;
-    case O_LAYERS: st = fu__opt_long("layers", optarg, 1, 10000, &t.layers); break;
-    case O_HIDDEN: st = fu__opt_long("hidden", optarg, 1, 262144, &t.hidden); break;
-    case O_HEADS: st = fu__opt_long("heads", optarg, 1, 65536, &t.heads); break;
-    case O_KV: st = fu__opt_long("kv-heads", optarg, 1, 65536, &t.kv_heads); break;
-    case O_FFN: st = fu__opt_long("ffn", optarg, 1, 1048576, &t.ffn); break;
-    case O_VOCAB: st = fu__opt_long("vocab", optarg, 1, 4194304, &t.vocab); break;
-    case O_SEQ: st = fu__opt_long("seq", optarg, 1, 16777216, &t.seq); break;
-    case O_BATCH: st = fu__opt_long("micro-batch", optarg, 1, 1048576, &t.batch); break;
-    case O_DTYPE: st = fu__opt_dtype("dtype", optarg, &dt_bytes, &dt_prec); break;
-    case O_GDTYPE: st = fu__opt_dtype("grad-dtype", optarg, &gd_bytes, &gd_prec); gd_set = 1; break;
-    case O_TFLOPS: st = fu__opt_double("tflops", optarg, 1e-6, 1e9, &t.tflops); break;
-    case O_PROFILE: profile = optarg; break;
-    case O_EFF: st = fu__opt_double("efficiency", optarg, 1e-6, 1, &t.efficiency); roof = 1; break;
-    case O_HBM: st = fu__opt_double("hbm-gbps", optarg, 1e-6, 1e9, &t.hbm_gbps); roof = 1; break;
-    case O_KERNEL: st = fu__opt_double("kernel-us", optarg, 0, 1e6, &t.kernel_us); roof = 1; break;
-    case O_GATED: t.gated = 1; break;
-    case O_BIAS: t.bias = 1; break;
-    case O_LN: t.layernorm = 1; break;
-    case O_TIED: t.tied = 1; break;
-    case O_ACCUM: st = fu__opt_long("accum-steps", optarg, 1, 1048576, &t.accum); break;
-    case O_NAME: st = fu__opt_name("name", optarg, t.name, sizeof t.name); break;
-    case O_OUT: out = optarg; break;
-    case O_FORMAT:
-      if (fu_parse_format(optarg, &fmt) != FU_OK) {
-        fu_error("workload: --format: expected table, csv or json, got '%s'", optarg);
-        st = FU_EUSAGE;
-      }
-      break;
-    case O_INFO: info = optarg; break;
-    case O_CHECK: check = optarg; break;
-    case O_STRICT: strict = 1; break;
-    case O_LIST: list = 1; break;
-    case O_TENSORS: tensors = 1; break;
-    case O_ARCH: st = fu__opt_arch(optarg, &t.arch); break;
-    case O_PREC: st = fu__opt_prec(optarg, &t.prec); prec_set = 1; break;
-    case O_OPTIM: st = fu__opt_name("optimizer", optarg, t.optimizer, sizeof t.optimizer); optim_set = 1; break;
-    case O_DROPOUT: st = fu__opt_double("dropout", optarg, 0, 0.99, &t.dropout); break;
-    case O_CNN: cnn = optarg; break;
-    case O_IMAGE: st = fu__opt_long("image", optarg, 32, 65536, &image); break;
-    case O_OPS: t.ops_csv = optarg; break;
-    case 'h':
-    case O_HELP: fu__usage(stdout); return 0;
-    default:
-      if (optopt >= O_TRANSFORMER || optopt == 0)
-        fu_error("workload: option '%s' is unknown or lacks its value; see fusim workload --help",
-                 argv[optind - 1]);
-      else
-        fu_error("workload: option '-%c' is unknown; see fusim workload --help", optopt);
-      st = FU_EUSAGE;
-    }
-  }
-  if (st != FU_OK) return fu_exit_code(st);
+  const fu_option rows[] = {
+      FU_OPT_HEADER("what to do (one of)"),
+      {FU_OPT_FLAG(0, "transformer", &transformer, "a transformer from its hyper-parameters")},
+      {FU_OPT_STR(0, "cnn", &cnn, "MODEL", "a CNN (resnet50) at --micro-batch and --image")},
+      {FU_OPT_STR(0, "info", &info, "FILE|NAME", "summarise a workload (also: a bare FILE|NAME)")},
+      {FU_OPT_STR(0, "check", &check, "FILE|NAME", "validate a workload")},
+      {FU_OPT_FLAG(0, "list", &list, "list the bundled workloads")},
+      FU_OPT_HEADER("model"),
+      {FU_OPT_INT(0, "layers", &t.layers, 1, 10000, "L", "transformer layers")},
+      {FU_OPT_INT(0, "hidden", &t.hidden, 1, 262144, "H", "hidden size")},
+      {FU_OPT_INT(0, "heads", &t.heads, 1, 65536, "A", "attention heads")},
+      {FU_OPT_INT(0, "kv-heads", &t.kv_heads, 1, 65536, "K", "key/value heads (default: --heads)")},
+      {FU_OPT_INT(0, "ffn", &t.ffn, 1, 1048576, "F", "feed-forward size")},
+      {FU_OPT_INT(0, "vocab", &t.vocab, 1, 4194304, "V", "vocabulary size")},
+      {FU_OPT_INT(0, "seq", &t.seq, 1, 16777216, "S", "sequence length")},
+      {FU_OPT_INT(0, "micro-batch", &t.batch, 1, 1048576, "B", "micro-batch")},
+      {FU_OPT_INT(0, "image", &image, 32, 65536, "PX", "--cnn input height = width (default 224)")},
+      {FU_OPT_ENUM(0, "arch", &arch, archs, "layer structure and parameter names (default custom)")},
+      {FU_OPT_FLAG(0, "gated-ffn", &t.gated, "custom: gate, up, down as SwiGLU")},
+      {FU_OPT_FLAG(0, "bias", &t.bias, "custom: biases")},
+      {FU_OPT_FLAG(0, "layernorm", &t.layernorm, "custom: LayerNorm (norms get a bias)")},
+      {FU_OPT_FLAG(0, "tied-embeddings", &t.tied, "custom: lm head tied to the embedding")},
+      {FU_OPT_DOUBLE(0, "dropout", &t.dropout, 0, 0.99, "P", "dropout probability")},
+      FU_OPT_HEADER("training"),
+      {FU_OPT_CUSTOM(0, "precision", &t.prec, fu__opt_prec, "P", "autocast-bf16, bf16, tf32 or fp32"),
+       .bad = "fp8", .seen = &prec_set},
+      {FU_OPT_CUSTOM(0, "dtype", &dt, fu__opt_dtype, "D", "bf16|fp16 (bf16 precision) or fp32 (tf32); the\nfirst version's spelling"),
+       .bad = "fp8"},
+      {FU_OPT_CUSTOM(0, "grad-dtype", &gd, fu__opt_dtype, "D", "gradients' type (default: from the precision)"),
+       .bad = "fp8", .seen = &gd_set},
+      {FU_OPT_CUSTOM(0, "optimizer", t.optimizer, fu__opt_optimizer, "NAME", "adamw, adam or sgd"),
+       .bad = "", .seen = &optim_set},
+      {FU_OPT_INT(0, "accum-steps", &t.accum, 1, 1048576, "K", "gradient accumulation steps")},
+      FU_OPT_HEADER("pricing"),
+      FU_OPT_ROW_PROFILE(&profile),
+      {FU_OPT_DOUBLE(0, "tflops", &t.tflops, 1e-6, 1e9, "T", "the first version's roofline at T TFLOP/s")},
+      {FU_OPT_DOUBLE(0, "efficiency", &t.efficiency, 1e-6, 1, "E", "roofline: fraction of T reached"), .seen = &roof},
+      {FU_OPT_DOUBLE(0, "hbm-gbps", &t.hbm_gbps, 1e-6, 1e9, "G", "roofline: memory bandwidth"), .seen = &roof},
+      {FU_OPT_DOUBLE(0, "kernel-us", &t.kernel_us, 0, 1e6, "U", "roofline: per-kernel floor"), .seen = &roof},
+      FU_OPT_HEADER("output"),
+      {FU_OPT_CUSTOM(0, "name", t.name, fu__opt_name, "N", "workload name"), .bad = ""},
+      {FU_OPT_STR(0, "out", &out, "FILE", "write the workload here (default: stdout)")},
+      {FU_OPT_STR(0, "ops", &t.ops_csv, "CSV", "also write the priced operations as CSV")},
+      FU_OPT_ROW_FORMAT(&o.format),
+      {FU_OPT_FLAG(0, "tensors", &tensors, "--info: the gradient list too")},
+      {FU_OPT_FLAG(0, "strict", &strict, "ready times out of order and unknown fields are errors")},
+      FU_OPT_END,
+  };
+  const fu_opt_cmd cmd = {"workload", fu__workload_head, NULL, rows, -1};
+  int optind, done;
+  int st = fu_opt_parse(&cmd, argc, argv, &optind, &done);
+  if (st != FU_OK || done) return fu_exit_code(st);
+  fu_format fmt = o.format;
+  t.arch = (fu_arch)arch;
   /* A bare argument is --info. */
   if (optind < argc && !info && !check && !transformer && !list && !cnn && optind + 1 == argc) info = argv[optind++];
   if (optind < argc) {
@@ -455,8 +408,8 @@ int fu_cmd_workload(int argc, char **argv) {
     cn.ops_csv = t.ops_csv;
     st = fu_build_cnn(&cn, prof, pname, &w);
   } else {
-    if (!prec_set) t.prec = dt_prec;
-    t.grad_bytes = gd_set ? gd_bytes : (t.prec == FU_PREC_BF16 ? dt_bytes : 4);
+    if (!prec_set) t.prec = dt.prec;
+    t.grad_bytes = gd_set ? gd.bytes : (t.prec == FU_PREC_BF16 ? dt.bytes : 4);
     if (roof && !(t.tflops > 0)) { /* --efficiency etc. alone: the profile's throughput */
       t.tflops = t.prec == FU_PREC_BF16 || t.prec == FU_PREC_AUTOCAST ? prof->gpu_tflops_bf16 : prof->gpu_tflops_fp32;
       if (!(t.tflops > 0)) {

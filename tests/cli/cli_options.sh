@@ -28,7 +28,7 @@ expect_usage() { # expect_usage WHAT PATTERN CMD ARGS...: exit 64 and exactly on
   grep -qF -- "$pat" "$tmp/err" || bad "$what: stderr lacks '$pat': $(cat "$tmp/err")"
 }
 
-for cmd in calib import fit report; do
+for cmd in calib import fit report workload; do
   run "$cmd" --list-options
   [ "$rc" = 0 ] || { bad "$cmd --list-options: exit $rc"; continue; }
   cp "$tmp/out" "$tmp/list"
@@ -97,4 +97,15 @@ run fit --db "$db" --no-store --dtype half
 [ "$rc" = 66 ] && grep -q "dtype half" "$tmp/err" || bad "fit --dtype half: exit $rc: $(cat "$tmp/err")"
 run fit --db "$db" --no-store --dtype fp16
 [ "$rc" = 66 ] && grep -q "dtype half" "$tmp/err" || bad "fit --dtype fp16 is half: exit $rc: $(cat "$tmp/err")"
+# workload --dtype: every spelling of a type gives the same workload (float/float32 = fp32,
+# bfloat16 = bf16, half/float16 = fp16), and a type the model has no pricing for is refused
+T="--transformer --layers 2 --hidden 64 --heads 4 --ffn 128 --vocab 100 --seq 8 --micro-batch 1 --tflops 10"
+for pair in fp32:float fp32:float32 fp32:FP32 bf16:bfloat16 fp16:half fp16:float16; do
+  a=${pair%%:*} b=${pair#*:}
+  "$fusim" workload $T --dtype "$a" >"$tmp/wa" 2>/dev/null || bad "workload --dtype $a"
+  "$fusim" workload $T --dtype="$b" >"$tmp/wb" 2>/dev/null || bad "workload --dtype=$b"
+  [ -s "$tmp/wa" ] && cmp -s "$tmp/wa" "$tmp/wb" || bad "workload --dtype $b differs from --dtype $a"
+done
+cmp -s "$tmp/wa" "$tmp/wb" && ! "$fusim" workload $T --dtype fp32 | cmp -s - "$tmp/wa" || bad "workload --dtype fp32 = fp16?"
+expect_usage "workload --dtype double" "--dtype 'double'" workload $T --dtype double
 exit $fail
