@@ -95,6 +95,9 @@ check "cost --comm allreduce:2x8: 16 ranks on 2 nodes, predicted, with the contr
 "$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x4 --bytes 1GiB --format json >"$tmp/c.json" &&
   [ "$(js "$tmp/c.json" "(j[0]['measured'], j[0]['basis'])")" = "(True, 'measured')" ]
 check "cost --comm allreduce:2x4 is the measured 4+4 curve" $?
+"$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x3 --bytes 1GiB --format json >"$tmp/c.json" &&
+  [ "$(js "$tmp/c.json" "(j[0]['measured'], j[0]['basis'])")" = "(False, 'interpolated')" ]
+check "cost at 6 ranks, between the measured 4 and 8, says interpolated" $?
 "$fusim" cost --profile "$tmp/h.json" --comm allgather:2x4 --bytes 1GiB --format json >"$tmp/c.json" &&
   [ "$(js "$tmp/c.json" "(j[0]['measured'], j[0]['basis'], j[0]['time_us'] > 0)")" = "(False, 'predicted', True)" ]
 check "all-gather predicted from all-reduce fits where never measured" $?

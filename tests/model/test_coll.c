@@ -1,0 +1,84 @@
+/* test_coll.c: the collective cost model (model/fu_coll.h) against values worked by hand, and its
+ * fit recovering the link parameters of observations the model itself generated. */
+#include <math.h>
+
+#include "fu_coll.h"
+#include "fu_common.h"
+#include "fu_test.h"
+
+static fu_cluster hand(void) {
+  fu_cluster c;
+  fu_cluster_init(&c);
+  c.base_us = 2;
+  c.intra_step_us = 1;
+  c.intra_gbps = 400;
+  c.nic_gbps = 50;
+  c.net_step_us = 5;
+  return c;
+}
+
+int main(void) {
+  fu_cluster c = hand();
+  /* all-reduce, 16 ranks on 2 nodes of 8, one NIC per GPU (8 x 50 = 400 GB/s a node):
+   * ring: 30 steps, 30 * 2 / 16 = 3.75 on the network: 2 + 26.25 * 1 + 3.75 * 5 = 47 us; busbw
+   *   min(400, 400) = 400 GB/s, so 1.875 / 4e5 us per byte.
+   * tree: 2 + 2 (7 * 1 + 1 * 5) = 26 us; max(2 n / 400 GB/s, n / 400 GB/s) = 5e-6 us per byte. */
+  fu_coll_line l[4];
+  int n;
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 2);
+  EXPECT_STR_EQ(l[0].algo, "ring");
+  EXPECT_NEAR(l[0].alpha_us, 47, 1e-9);
+  EXPECT_REL(l[0].beta_us_per_byte, 1.875 / 4e5, 1e-12);
+  EXPECT_STR_EQ(l[1].algo, "tree");
+  EXPECT_NEAR(l[1].alpha_us, 26, 1e-9);
+  EXPECT_REL(l[1].beta_us_per_byte, 5e-6, 1e-12);
+  double t;
+  const char *a;
+  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1024, &t, &a), FU_OK);
+  EXPECT_STR_EQ(a, "tree"); /* 26.005 us against the ring's 47.005 */
+  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, &t, &a), FU_OK);
+  EXPECT_STR_EQ(a, "ring"); /* 47 + 5033.2 against 26 + 5368.7 */
+  EXPECT_NEAR(t, 47 + 1.875 * 1073741824.0 / 4e5, 1e-6);
+  /* all-gather on one node of 8: ring only, 7 steps: 2 + 7 = 9 us, 0.875 / 4e5 us per byte */
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLGATHER, 8, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 1);
+  EXPECT_NEAR(l[0].alpha_us, 9, 1e-9);
+  /* NVLS on one node with the switch's algorithm bandwidth 300 GB/s: 2 + 2 = 4 us, 1 / 3e5 */
+  c.nvls_algbw_gbps[0] = 300;
+  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 8, 1, 1073741824.0, &t, &a), FU_OK);
+  EXPECT_STR_EQ(a, "nvls");
+  EXPECT_NEAR(t, 4 + 1073741824.0 / 3e5, 1e-6);
+  /* one GPU per node: every hop is on the network, busbw the NIC's */
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 2, l, &n), FU_OK);
+  EXPECT_REL(l[0].beta_us_per_byte, 1.0 / 5e4, 1e-12);
+  /* refused: no network parameters for two nodes; ranks that do not split over the nodes */
+  fu_cluster none = hand();
+  none.nic_gbps = 0;
+  EXPECT_INT_EQ(fu_coll_lines(&none, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_EDATA);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 3, l, &n), FU_EDATA);
+
+  /* The fit recovers what generated the observations: one node at 2 ranks, and 1+1, 2+2, 4+4. */
+  fu_cluster truth = hand();
+  truth.base_us = truth.intra_step_us = 2.5; /* one step count inside a node: base = one step */
+  fu_coll_obs obs[4] = {{FU_OP_ALLREDUCE, 2, 1, 0, 0}, {FU_OP_ALLREDUCE, 2, 2, 0, 0},
+                        {FU_OP_ALLREDUCE, 4, 2, 0, 0}, {FU_OP_ALLREDUCE, 8, 2, 0, 0}};
+  for (int i = 0; i < 4; i++) {
+    EXPECT_INT_EQ(fu_coll_lines(&truth, obs[i].op, obs[i].ranks, obs[i].nodes, l, &n), FU_OK);
+    double al = INFINITY, be = INFINITY;
+    for (int k = 0; k < n; k++) al = fmin(al, l[k].alpha_us), be = fmin(be, l[k].beta_us_per_byte);
+    obs[i].lat_us = al;
+    obs[i].busbw_gbps = fu_busbw_factor(obs[i].op, obs[i].ranks) / be / 1e3;
+  }
+  fu_cluster fit;
+  fu_cluster_init(&fit);
+  int fi, fn;
+  EXPECT_INT_EQ(fu_cluster_fit(&fit, obs, 4, "synthetic", &fi, &fn), FU_OK);
+  EXPECT_INT_EQ(fi, 1);
+  EXPECT_INT_EQ(fn, 1);
+  EXPECT_REL(fit.intra_gbps, 400, 1e-9);
+  EXPECT_REL(fit.nic_gbps, 50, 0.005);  /* the grid's step is 0.2% */
+  EXPECT_REL(fit.net_step_us, 5, 0.01);
+  EXPECT_REL(fit.base_us + 2 * fit.intra_step_us, 7.5, 1e-9);
+  return fu_test_report("test_coll");
+}
