@@ -43,12 +43,15 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "data", "workloads"))
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
+    fusim = os.path.abspath(a.fusim) if os.sep in a.fusim else a.fusim  # the runs' cwd is ROOT
     status = 0
     with tempfile.TemporaryDirectory() as tmp:
         for fname, (args, ntensors, nparams, bpp) in WORKLOADS.items():
             new = os.path.join(tmp, fname + ".json")
-            r = subprocess.run([a.fusim, "workload"] + args + ["--profile", PROFILE, "--out", new],
-                               capture_output=True, text=True)
+            # run from the source root with the profile's relative path: the notes name it, and
+            # the files must not depend on where the checkout lies
+            r = subprocess.run([fusim, "workload"] + args + ["--profile", os.path.relpath(PROFILE, ROOT),
+                                "--out", new], capture_output=True, text=True, cwd=ROOT)
             if r.returncode != 0:
                 print("%s: fusim workload failed: %s" % (fname, r.stderr.strip()), file=sys.stderr)
                 return 1
