@@ -53,7 +53,8 @@ static const char fu__fit_head[] =
     "Fit t = alpha + beta * bytes piecewise over message size to the samples in the results\n"
     "database, one curve per (op, link, ranks, algo), with 95% confidence intervals (weighted\n"
     "least squares, weights 1/t^2, i.e. relative error). Breakpoints come from the data: the\n"
-    "fewest segments that keep every sample within --tolerance (or --criterion bic). Prints\n"
+    "split that minimises BIC (--criterion; tolerance: the fewest segments that keep every\n"
+    "sample within --tolerance), at least 3 samples a segment. Prints\n"
     "the segments and a per-size relative error table, stores the fit in the database and\n"
     "writes a profile with --out.\n\n";
 
@@ -292,7 +293,7 @@ int fu_cmd_fit(int argc, char **argv) {
   long ranks = 0, run = 0, graph = -1, max_seg = 0, min_pts = 0;
   int place = 0, crit = 0, robust = 0;
   static const char *const places[] = {"auto", "out", "in", NULL};
-  static const char *const crits[] = {"tolerance", "bic", "aic", NULL};
+  static const char *const crits[] = {"bic", "tolerance", "aic", NULL};
   const fu_option rows[] = {
       FU_OPT_HEADER("selection"),
       FU_OPT_ROW_DB(&out.db),
@@ -323,8 +324,9 @@ int fu_cmd_fit(int argc, char **argv) {
       {FU_OPT_DOUBLE(0, "tolerance", &fo.tolerance, 0, 10, "REL",
                      "worst relative error to reach with the fewest segments (0.05)"), .open_lo = 1},
       {FU_OPT_ENUM(0, "criterion", &crit, crits,
-                   "tolerance (default), or bic / aic: the split that minimises\n"
-                   "N ln(SSE/N) plus a penalty per parameter (ln N for bic, 2 for aic)")},
+                   "bic (default) or aic: the split that minimises N ln(SSE/N) plus a\n"
+                   "penalty per parameter (ln N for bic, 2 for aic); tolerance: the\n"
+                   "fewest segments within --tolerance")},
       {FU_OPT_INT(0, "max-segments", &max_seg, 1, FU_MAX_SEGMENTS, "K", "at most K segments per curve (default: the most)")},
       {FU_OPT_INT(0, "min-points", &min_pts, 2, 1000000, "N",
                   "samples per segment, >= 2 (default 3: a short sweep gets fewer,\n"
@@ -383,7 +385,7 @@ int fu_cmd_fit(int argc, char **argv) {
   sel.scalar_ops = op != NULL;
   sel.graph = (int)graph;
   sel.place = place - 1; /* auto -1, out 0, in 1 */
-  fo.criterion = crit == 2 ? FU_FIT_AIC : crit ? FU_FIT_BIC : FU_FIT_TOLERANCE;
+  fo.criterion = crit == 2 ? FU_FIT_AIC : crit == 1 ? FU_FIT_TOLERANCE : FU_FIT_BIC;
   sel.gpu = gpu;
   if (merge && base_path) {
     fu_error("fit: --merge-into and --base exclude each other (--merge-into keeps all of BASE; --base "
