@@ -70,8 +70,16 @@ static int fu__only_blanks(const char *p) {
   return *p == '\0';
 }
 
+/* True when s, after blanks and a sign, is a hexadecimal number ("0x10"): strtod reads those
+ * (and "0x1p4"), but no number fusim reads is written in hex, so "0x10" us is a typo. */
+static int fu__is_hex(const char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  if (*s == '-' || *s == '+') s++;
+  return s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
 int fu_parse_double(const char *s, double *out) {
-  if (!s) return FU_EDATA;
+  if (!s || fu__is_hex(s)) return FU_EDATA;
   char *end;
   errno = 0;
   double v = strtod(s, &end);
@@ -104,7 +112,7 @@ int fu_parse_long(const char *s, long lo, long hi, long *out) {
 }
 
 int fu_parse_size(const char *s, uint64_t *out) {
-  if (!s) return FU_EDATA;
+  if (!s || fu__is_hex(s)) return FU_EDATA;
   while (isspace((unsigned char)*s)) s++;
   if (!isdigit((unsigned char)*s) && *s != '.') return FU_EDATA;
   char *end;

@@ -47,7 +47,7 @@ void fu__debug(const char *file, int line, const char *fmt, ...) __attribute__((
   } while (0)
 
 /* Checked parsers: the whole string must be consumed (leading/trailing blanks allowed), no
- * overflow, no NaN or infinity. They print nothing and return FU_EDATA on failure. */
+ * overflow, no NaN or infinity, no hexadecimal ("0x10"). They print nothing and return FU_EDATA on failure. */
 int fu_parse_double(const char *s, double *out);
 int fu_parse_u64(const char *s, uint64_t *out);
 int fu_parse_long(const char *s, long lo, long hi, long *out);

@@ -402,6 +402,24 @@ int fu_validate_from_csv(const fu_validate_opts *o, const char *path) {
         st = FU_EDATA;
       }
     }
+    /* What each column can hold: "nan" only where a run may not know the value (spread, the
+     * compute-only runs, clock and power); n_ops -5 printed as 18446744073709551611. */
+    for (int c = 2; c < NC && st == FU_OK; c++) {
+      int nan_ok = c == 5 || c >= 7, whole = c == 2 || c == 11;
+      double lo = c == 2 ? 1 : c == 6 ? -1e300 : 0, hi = c == 2 ? 1e9 : c == 11 ? 1 : 1e300;
+      int positive = c == 3 || c == 4; /* times that cannot be 0 */
+      if (isnan(v[c]) ? !nan_ok
+                      : v[c] < lo || v[c] > hi || (whole && v[c] != floor(v[c])) ||
+                            (positive && !(v[c] > 0))) {
+        fu_error("%s:%zu: %s: %s is not %s", path, lineno, cols[c], f[ix[c]],
+                 c == 2 ? "a whole number of operations from 1 up"
+                 : c == 11 ? "0 or 1"
+                 : positive ? "a time above 0 us"
+                 : c == 6 ? "a number (the relative error)"
+                          : "a number >= 0 (or nan: not measured)");
+        st = FU_EDATA;
+      }
+    }
     if (st != FU_OK) break;
     if (ix[0] >= nf || ix[1] >= nf) {
       fu_error("%s:%zu: too few fields", path, lineno);

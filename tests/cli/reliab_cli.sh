@@ -160,6 +160,57 @@ one_line "report sql: not authorized"
 # output that cannot be written says so
 expect 70 sh -c 'exec "$1" report --db "$2" --format csv runs >"$3"' sh "$FUSIM" "$DB" "$T/devfull"
 one_line "report runs: cannot write the output: No space left on device"
+# ---- 1. Horovod cycles below the clock's resolution or past infinity: refused, never a hang ----
+for c in 1e-20 1e-15 1e307s 1e308s; do
+  expect 64 timeout 20 "$FUSIM" predict --workload resnet50 --no-store --fusion "horovod:64MiB,$c"
+  one_line "\-\-fusion 'horovod:64MiB,$c': cycle time"
+  printf '{"fusion": "horovod:64MiB,%s"}\n' "$c" >"$T/hv.json"
+  for cmd in "predict --workload resnet50 --no-store" "plan --workload resnet50 --no-store" \
+    "validate --workload resnet50 --no-store"; do
+    expect 65 timeout 20 "$FUSIM" $cmd --plan "$T/hv.json"
+    one_line "hv.json: fusion 'horovod:64MiB,$c': cycle time"
+  done
+done
+
+# ---- 7. impossible profiles: a segment whose time is not positive, naming curve and segment ----
+python3 - "$T/negprof.json" <<'EOF'
+import json, os, sys
+p = json.load(open(os.path.join(os.environ["FUSIM_SOURCE_ROOT"], "data/profiles/h200-default.json")))
+for c in p["curves"]:
+    if c["link"] == "nvlink":
+        for s in c["segments"]:
+            s["alpha_us"] = -1e6
+json.dump(p, open(sys.argv[1], "w"))
+EOF
+expect 65 "$FUSIM" predict --workload resnet50 --no-store --profile "$T/negprof.json"
+one_line "negprof.json: curves\[[0-9]*\].segments\[0\].alpha_us: alpha_us -1e+06 .* (curve allreduce nvlink x[0-9]*): a time must be positive"
+expect 65 "$FUSIM" plan --workload resnet50 --no-store --profile "$T/negprof.json"
+one_line "a time must be positive"
+
+# ---- 8. validate --from-csv: every column what it claims ----
+V="$FUSIM_SOURCE_ROOT/data/validation/h200_offload_matrix_run3.csv"
+expect 0 "$FUSIM" validate --from-csv "$V"
+for case in "n_ops -5 whole" "measured_us nan time" "measured_us 0 time" "measured_us -100 time" \
+  "predicted_us NaN number" "verified 2 0"; do
+  set -- $case
+  python3 - "$V" "$T/v.csv" "$1" "$2" <<'EOF'
+import sys
+lines = [l for l in open(sys.argv[1]) if not l.startswith("#")]
+hdr, row = lines[0].rstrip("\n").split(","), lines[1].rstrip("\n").split(",")
+row[hdr.index(sys.argv[3])] = sys.argv[4]
+open(sys.argv[2], "w").write(lines[0] + ",".join(row) + "\n")
+EOF
+  expect 65 "$FUSIM" validate --from-csv "$T/v.csv"
+  one_line "v.csv:2: $1: .*$3"
+done
+
+# ---- 10. hex is not a number: a CSV time of 0x10 ----
+printf 'op,ranks,bytes,time_us,link\nallreduce,8,1024,0x10,nvlink\n' >"$T/hex.csv"
+before=$(snap)
+expect 65 "$FUSIM" import --db "$DB" "$T/hex.csv"
+one_line "hex.csv:2: time '0x10' is not a positive number"
+[ "$(snap)" = "$before" ] && ok || bad "a refused import changed the database"
+
 # ---- 10. database edge cases ----
 # --db "" was taken as "not given" and wrote ./fusim.db
 mkdir "$T/cwd"

@@ -10,7 +10,9 @@
  * gradient in exactly one bucket) and aborts when a promise is broken. A failure must have
  * printed its reason (fu_error), which the harness cannot see; it checks the status instead.
  * Inputs holding a NUL byte are skipped: fu_read_file refuses them before any reader runs.
- * Time limit per input: libFuzzer's -timeout (tests/fuzz/run_sim.sh), and alarm() in replay.c. */
+ * Time limit per input: libFuzzer's -timeout (30 s in tests/fuzz/run_sim.sh: wall time, on a
+ * shared machine a 10 s limit fired on an input that runs in 0.1 s), and 10 s of alarm() in
+ * replay.c. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,7 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fu_plan_init(&p);
 #if FUZZ_READER == 1
   fu_workload_init(&w);
-  if (fu_profile_load_default(&prof) != FU_OK) abort();
+  static int have_prof; /* the default profile, parsed once */
+  if (!have_prof && fu_profile_load_default(&prof) != FU_OK) abort();
+  have_prof = 1;
   if (fu_workload_parse(text, "fuzz.json", (int)(size & 1), &w) == FU_OK) {
     static const char *plans[] = {"none", "single", "cap:1MiB,first:64KiB", "horovod:1MiB,1ms",
                                   "horovod:64MiB,1us", "mgwfbp", "optimal"};
