@@ -294,18 +294,18 @@ static int fu__parse_curve(fu__ctx *x, json_t *jc, fu_curve *c) {
       return fu__bad(x, "hi_bytes", "the last segment must be open-ended (null)");
     /* A fit may have a negative alpha or beta (a segment that starts late, or a flat one), but
      * the time it gives must be positive over the whole segment: at both ends, the line being
-     * straight; past the last segment's start it must not fall. (NVLink alphas of -1e6 priced
-     * every operation at 0 us.) */
+     * straight. (NVLink alphas of -1e6 priced every operation at 0 us.) An open-ended last
+     * segment whose time falls with size is refused where it is priced (fu_cost.c: "no
+     * bandwidth term"). */
     double t_lo = s->alpha_us + s->beta_us_per_byte * s->lo_bytes;
     double t_hi = isfinite(s->hi_bytes) ? s->alpha_us + s->beta_us_per_byte * s->hi_bytes : t_lo;
-    if (!(t_lo > 0) || !(t_hi > 0) || (!isfinite(s->hi_bytes) && s->beta_us_per_byte < 0)) {
+    if (!(t_lo > 0) || !(t_hi > 0)) {
       char msg[256];
       snprintf(msg, sizeof msg,
                "alpha_us %g and beta_us_per_byte %g give %g us at %.17g bytes (curve %s %s x%d): "
-               "a time must be positive%s",
+               "a time must be positive",
                s->alpha_us, s->beta_us_per_byte, t_lo > 0 ? t_hi : t_lo,
-               t_lo > 0 ? s->hi_bytes : s->lo_bytes, c->op, c->link, c->ranks,
-               t_lo > 0 && t_hi > 0 ? " and not fall with size past the last segment's start" : "");
+               t_lo > 0 ? s->hi_bytes : s->lo_bytes, c->op, c->link, c->ranks);
       return fu__bad(x, "alpha_us", msg);
     }
   }
