@@ -191,84 +191,33 @@ static int fu__load_samples(fu_db *db, const char *op, const char *link, long ra
   return FU_OK;
 }
 
-/* A sample's time: the median, else the fastest run. */
-static double fu__stime(const fu_sample *s) { return isfinite(s->t_median_us) ? s->t_median_us : s->t_min_us; }
-
-/* fit --gemm-table / --compute: the compute tables of a profile (model/fu_compute.h): the GEMM
- * grid from calib's shape-sweep samples (op gemm, proto fwd|dgrad|wgrad, algo MxNxK; the latest
- * run's time where several), and the framework-side tables from tools/calib_torch.py's JSON. */
+/* fit --gemm-table / --compute: the compute tables of a profile (model/fu_compute.h) from calib's
+ * GEMM shape sweep in the database and/or tools/calib_torch.py's JSON; written to out, else back
+ * to merge. */
 static int fu__compute_tables(const char *db_opt, long run, const char *compute_f, int gemm_table,
                               const char *merge, const char *out, const char *name) {
   fu_profile *prof = malloc(sizeof *prof);
   if (!prof) return FU_ENOMEM;
   int st = merge ? fu_profile_load(merge, prof) : (fu_profile_init(prof), FU_OK);
-  int npts = 0;
   char src[256] = "";
   if (st == FU_OK && gemm_table) {
     const char *dbpath = fu_db_path_default(db_opt);
     fu_db *db = NULL;
     fu_sample *smp = NULL;
+    fu_fitgroup_sample *fs = NULL;
     size_t ns = 0;
+    int npts = 0;
     st = fu_db_open(dbpath, FU_DB_READONLY, &db);
-    if (st == FU_OK) st = fu_db_samples_select(db, "gemm", NULL, 0, run, &smp, &ns);
-    for (size_t i = 0; st == FU_OK && i < ns; i++) {
-      const fu_sample *x = &smp[i];
-      int m, n, k;
-      if (strcmp(x->proto, "fwd") && strcmp(x->proto, "dgrad") && strcmp(x->proto, "wgrad")) continue;
-      if (fu_gemm_label_parse(x->algo, &m, &n, &k) != FU_OK || !(fu__stime(x) > 0)) continue;
-      if (fu_compute_put_gemm(&prof->compute, x->dtype, x->proto, m, n, k, fu__stime(x)) != FU_OK) {
-        fu_error("%s: GEMM sweep: too many dtypes, layouts or sizes for the profile's tables", dbpath);
-        st = FU_EDATA;
-      }
-      npts++;
-    }
-    if (st == FU_OK && npts == 0) {
-      fu_error("%s: no GEMM shape-sweep samples (run fusim calib --suite gemm)", dbpath);
-      st = FU_ENOINPUT;
-    }
+    if (st == FU_OK) st = fu__load_samples(db, "gemm", NULL, 0, run, &smp, &fs, &ns);
+    if (st == FU_OK) st = fu_fitgroup_gemm_table(fs, ns, dbpath, &prof->compute, &npts);
     snprintf(src, sizeof src, "GEMM: fusim calib --suite gemm sweep in %.100s (%d points)", dbpath, npts);
+    free(fs);
     free(smp);
     fu_db_close(db);
   }
-  if (st == FU_OK && compute_f) {
-    char *text = NULL;
-    st = fu_read_file(compute_f, &text, NULL);
-    json_error_t err;
-    json_t *root = st == FU_OK ? json_loads(text, 0, &err) : NULL;
-    free(text);
-    if (st == FU_OK && !root) {
-      fu_error("%s:%d:%d: not valid JSON: %s", compute_f, err.line, err.column, err.text);
-      st = FU_EDATA;
-    }
-    json_t *fmt = root ? json_object_get(root, "format") : NULL;
-    if (st == FU_OK && (!json_is_string(fmt) || strcmp(json_string_value(fmt), "fusim-compute-1"))) {
-      fu_error("%s: format: missing or not \"fusim-compute-1\" (tools/calib_torch.py writes it)", compute_f);
-      st = FU_EDATA;
-    }
-    if (st == FU_OK) {
-      json_t *c = json_object_get(root, "compute");
-      fu_compute tmp = prof->compute;
-      char torch_src[160];
-      const char *ts = json_string_value(json_object_get(c, "source"));
-      snprintf(torch_src, sizeof torch_src, "%s", ts ? ts : compute_f);
-      json_object_del(c, "source"); /* the profile's source says both parts */
-      st = fu_compute_parse(c, compute_f, &tmp);
-      if (st == FU_OK) prof->compute = tmp;
-      json_t *mem = json_object_get(root, "gpu_mem_bytes");
-      if (st == FU_OK && json_is_number(mem) && json_number_value(mem) > 0)
-        prof->gpu_mem_bytes = json_number_value(mem);
-      size_t l = strlen(src);
-      snprintf(src + l, sizeof src - l, "%s%.150s", l ? "; " : "", torch_src);
-    }
-    json_decref(root);
-  }
+  if (st == FU_OK && compute_f) st = fu_compute_load_torch(compute_f, &prof->compute, &prof->gpu_mem_bytes, src, sizeof src);
   if (st == FU_OK) {
-    if (gemm_table && compute_f) snprintf(prof->compute.source, sizeof prof->compute.source, "%s", src);
-    else if (src[0]) {
-      char both[512];
-      snprintf(both, sizeof both, "%s%s%s", prof->compute.source, prof->compute.source[0] ? "; " : "", src);
-      snprintf(prof->compute.source, sizeof prof->compute.source, "%.255s", both);
-    }
+    fu_compute_set_source(&prof->compute, src, gemm_table && compute_f);
     if (name) snprintf(prof->name, sizeof prof->name, "%s", name);
     else if (!prof->name[0]) snprintf(prof->name, sizeof prof->name, "fitted");
     st = fu_profile_save(out ? out : merge, prof);

@@ -458,3 +458,46 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
   }
   return FU_OK;
 }
+
+int fu_compute_load_torch(const char *path, fu_compute *c, double *gpu_mem_bytes, char *src, size_t src_len) {
+  char *text = NULL;
+  int st = fu_read_file(path, &text, NULL);
+  json_error_t err;
+  json_t *root = st == FU_OK ? json_loads(text, 0, &err) : NULL;
+  free(text);
+  if (st == FU_OK && !root) {
+    fu_error("%s:%d:%d: not valid JSON: %s", path, err.line, err.column, err.text);
+    st = FU_EDATA;
+  }
+  json_t *fmt = root ? json_object_get(root, "format") : NULL;
+  if (st == FU_OK && (!json_is_string(fmt) || strcmp(json_string_value(fmt), "fusim-compute-1"))) {
+    fu_error("%s: format: missing or not \"fusim-compute-1\" (tools/calib_torch.py writes it)", path);
+    st = FU_EDATA;
+  }
+  if (st == FU_OK) {
+    json_t *o = json_object_get(root, "compute");
+    fu_compute tmp = *c;
+    char torch_src[160];
+    const char *ts = json_string_value(json_object_get(o, "source"));
+    snprintf(torch_src, sizeof torch_src, "%s", ts ? ts : path);
+    json_object_del(o, "source"); /* the profile's source says both parts */
+    st = fu_compute_parse(o, path, &tmp);
+    if (st == FU_OK) *c = tmp;
+    json_t *mem = json_object_get(root, "gpu_mem_bytes");
+    if (st == FU_OK && json_is_number(mem) && json_number_value(mem) > 0) *gpu_mem_bytes = json_number_value(mem);
+    size_t l = strlen(src);
+    if (st == FU_OK && l < src_len) snprintf(src + l, src_len - l, "%s%.150s", l ? "; " : "", torch_src);
+  }
+  json_decref(root);
+  return st;
+}
+
+void fu_compute_set_source(fu_compute *c, const char *src, int replace_all) {
+  if (replace_all) {
+    snprintf(c->source, sizeof c->source, "%s", src);
+  } else if (src[0]) {
+    char both[512];
+    snprintf(both, sizeof both, "%s%s%s", c->source, c->source[0] ? "; " : "", src);
+    snprintf(c->source, sizeof c->source, "%.255s", both);
+  }
+}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fu_common.h"
+#include "fu_compute.h"
 #include "fu_dtype.h"
 #include "fu_model.h"
 #include "fu_output.h"
@@ -401,6 +402,26 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
   if (nodes > 1) snprintf(up, sizeof up, ", up to %d nodes", nodes);
   snprintf(prof->machine, sizeof prof->machine, "%.64s%s%d GPU%s per node%s", prof->gpu[0] ? prof->gpu : "GPU unknown",
            ", ", gpn, gpn == 1 ? "" : "s", up);
+  return FU_OK;
+}
+
+int fu_fitgroup_gemm_table(const fu_fitgroup_sample *s, size_t n, const char *what, fu_compute *c, int *npts) {
+  *npts = 0;
+  for (size_t i = 0; i < n; i++) {
+    const fu_fitgroup_sample *x = &s[i];
+    int m, nn, k;
+    if (strcmp(x->proto, "fwd") && strcmp(x->proto, "dgrad") && strcmp(x->proto, "wgrad")) continue;
+    if (fu_gemm_label_parse(x->algo, &m, &nn, &k) != FU_OK || !(x->t_us > 0)) continue;
+    if (fu_compute_put_gemm(c, x->dtype, x->proto, m, nn, k, x->t_us) != FU_OK) {
+      fu_error("%s: GEMM sweep: too many dtypes, layouts or sizes for the profile's tables", what);
+      return FU_EDATA;
+    }
+    (*npts)++;
+  }
+  if (*npts == 0) {
+    fu_error("%s: no GEMM shape-sweep samples (run fusim calib --suite gemm)", what);
+    return FU_ENOINPUT;
+  }
   return FU_OK;
 }
 

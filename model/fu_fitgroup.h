@@ -104,6 +104,12 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
  * bandwidth at its largest. 0 (nothing written) for a curve that is not a plain collective. */
 int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o);
 
+/* The GEMM grid of calib's shape sweep (op gemm, proto fwd|dgrad|wgrad, algo MxNxK; a later
+ * sample of one shape replaces an earlier one) into c's tables; *npts counts the points put.
+ * FU_ENOINPUT when there are none, FU_EDATA when the tables are full, one line naming what. */
+int fu_fitgroup_gemm_table(const fu_fitgroup_sample *s, size_t n, const char *what, struct fu_compute *c,
+                           int *npts);
+
 /* Bus bandwidth (GB/s, nccl-tests' definition) of one operation of `bytes` in t_us. */
 double fu_fitgroup_busbw(const char *op, int ranks, double bytes, double t_us);
 
