@@ -37,6 +37,41 @@ static void fu__line(fu_coll_line *l, const char *algo, double alpha, double bet
   l->beta_us_per_byte = beta;
 }
 
+/* The lines of one protocol: its latencies (base, per intra-node step, per network step) and
+ * its share `bw` of the links' bandwidth; `tag` is appended to the algorithm names. */
+static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, double f, double base, double lintra,
+                            double lnet, double bw, const char *tag, fu_coll_line *lines, int *nlines) {
+  int g = p / N, ar = op == FU_OP_ALLREDUCE, slot = fu_coll_nvls_slot(op);
+  int k = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
+  double bnic = N > 1 ? k * c->nic_gbps * 1e3 * bw : INFINITY; /* bytes per us, per node */
+  double bintra = c->intra_gbps * 1e3 * bw;
+  if (g == 1) bintra = INFINITY; /* one GPU per node: every hop is on the network */
+  if (!(lnet > 0)) lnet = 0;
+  char name[20];
+  /* ring */
+  double steps = ar ? 2.0 * (p - 1) : (double)(p - 1);
+  double inter = N > 1 ? steps * N / p : 0;
+  double ring_bw = bintra < bnic ? bintra : bnic;
+  snprintf(name, sizeof name, "ring%s", tag);
+  fu__line(&lines[(*nlines)++], name, base + (steps - inter) * lintra + inter * lnet, f / ring_bw);
+  double nvls = c->nvls_algbw_gbps[slot] * 1e3 * bw;
+  double tree_lat = base + 2.0 * ((g - 1) * lintra + fu__clog2(N) * lnet);
+  if (ar && N > 1) {
+    double t_intra = 2.0 / bintra, t_net = 1.0 / bnic;
+    snprintf(name, sizeof name, "tree%s", tag);
+    fu__line(&lines[(*nlines)++], name, tree_lat, t_intra > t_net ? t_intra : t_net);
+    if (nvls > 0) {
+      t_intra = 1.0 / nvls;
+      snprintf(name, sizeof name, "nvls_tree%s", tag);
+      fu__line(&lines[(*nlines)++], name, tree_lat, t_intra > t_net ? t_intra : t_net);
+    }
+  }
+  if (N == 1 && g > 2 && nvls > 0) {
+    snprintf(name, sizeof name, "nvls%s", tag);
+    fu__line(&lines[(*nlines)++], name, base + 2.0 * lintra, 1.0 / nvls);
+  }
+}
+
 int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,
                   int *nlines) {
   *nlines = 0;
@@ -55,43 +90,24 @@ int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_l
              "give --base a profile that has them)", c && c->intra_gbps > 0 ? "network" : "link");
     return FU_EDATA;
   }
-  int p = ranks, N = nodes, g = p / N;
-  int ar = op == FU_OP_ALLREDUCE;
+  int p = ranks, N = nodes;
   double f = fu_busbw_factor(op, p);
   if (p == 1) { /* nothing crosses a link: NCCL's local copy at the intra rate */
     fu__line(&lines[(*nlines)++], "ring", c->base_us, 1.0 / (c->intra_gbps * 1e3));
     return FU_OK;
   }
-  int k = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
-  double bnic = N > 1 ? k * c->nic_gbps * 1e3 : INFINITY; /* bytes per us, per node */
-  double bintra = c->intra_gbps * 1e3;
-  double lnet = c->net_step_us > 0 ? c->net_step_us : 0;
-
-  /* ring */
-  double steps = ar ? 2.0 * (p - 1) : (double)(p - 1);
-  double inter = N > 1 ? steps * N / p : 0;
-  if (g == 1) bintra = INFINITY; /* one GPU per node: every hop is on the network */
-  double ring_bw = bintra < bnic ? bintra : bnic;
-  fu__line(&lines[(*nlines)++], "ring", c->base_us + (steps - inter) * c->intra_step_us + inter * lnet,
-           f / ring_bw);
-  double nvls = c->nvls_algbw_gbps[slot] * 1e3;
-  double tree_lat = c->base_us + 2.0 * ((g - 1) * c->intra_step_us + fu__clog2(N) * lnet);
-  if (ar && N > 1) {
-    double t_intra = 2.0 / bintra, t_net = 1.0 / bnic;
-    fu__line(&lines[(*nlines)++], "tree", tree_lat, t_intra > t_net ? t_intra : t_net);
-    if (nvls > 0) {
-      t_intra = 1.0 / nvls;
-      fu__line(&lines[(*nlines)++], "nvls_tree", tree_lat, t_intra > t_net ? t_intra : t_net);
-    }
-  }
-  if (N == 1 && g > 2 && nvls > 0)
-    fu__line(&lines[(*nlines)++], "nvls", c->base_us + 2.0 * c->intra_step_us, 1.0 / nvls);
+  int two = c->simple_base_us > 0;
+  fu__proto_lines(c, op, p, N, f, c->base_us, c->intra_step_us, c->net_step_us, two ? FU_COLL_LL_FRAC : 1.0,
+                  two ? "/LL" : "", lines, nlines);
+  if (two)
+    fu__proto_lines(c, op, p, N, f, c->simple_base_us, c->simple_intra_step_us, c->simple_net_step_us, 1.0,
+                    "/Simple", lines, nlines);
   return FU_OK;
 }
 
 int fu_coll_time(const fu_cluster *c, fu_op op, int ranks, int nodes, double bytes, double *t_us,
-                 const char **algo) {
-  fu_coll_line l[4];
+                 char *algo, size_t len) {
+  fu_coll_line l[FU_COLL_MAX_LINES];
   int n;
   FU_CHECK(fu_coll_lines(c, op, ranks, nodes, l, &n));
   int best = 0;
@@ -104,34 +120,39 @@ int fu_coll_time(const fu_cluster *c, fu_op op, int ranks, int nodes, double byt
     }
   }
   *t_us = tb;
-  if (algo) *algo = l[best].algo[0] == 'r' ? "ring" : l[best].algo[0] == 't' ? "tree"
-                    : strcmp(l[best].algo, "nvls") == 0 ? "nvls" : "nvls_tree";
+  if (algo && len) snprintf(algo, len, "%s", l[best].algo);
   return FU_OK;
 }
 
-/* The model's small-size latency and large-size bus bandwidth at an observation's point. */
-static int fu__ends(const fu_cluster *c, const fu_coll_obs *o, double *lat, double *busbw) {
-  fu_coll_line l[4];
+/* The model's small-size latency, large-size bus bandwidth and Simple latency (the smallest
+ * latency of the full-bandwidth lines) at an observation's point. */
+static int fu__ends(const fu_cluster *c, const fu_coll_obs *o, double *lat, double *busbw, double *lat_s) {
+  fu_coll_line l[FU_COLL_MAX_LINES];
   int n;
   if (fu_coll_lines(c, o->op, o->ranks, o->nodes, l, &n) != FU_OK) return FU_EDATA;
-  double a = INFINITY, b = INFINITY;
+  double a = INFINITY, b = INFINITY, as = INFINITY;
   for (int i = 0; i < n; i++) {
     if (l[i].alpha_us < a) a = l[i].alpha_us;
     if (l[i].beta_us_per_byte < b) b = l[i].beta_us_per_byte;
   }
+  for (int i = 0; i < n; i++)
+    if (l[i].beta_us_per_byte <= b * (1 + 1e-12) && l[i].alpha_us < as) as = l[i].alpha_us;
   *lat = a;
+  *lat_s = as;
   *busbw = fu_busbw_factor(o->op, o->ranks) / b / 1e3;
   return FU_OK;
 }
 
-/* Squared log error over the multi-node observations of one end (0 latency, 1 bandwidth). */
+/* Squared log error over the multi-node observations of one end (0 latency, 1 bandwidth, 2 the
+ * Simple latency). */
 static double fu__net_cost(const fu_cluster *c, const fu_coll_obs *obs, size_t n, int which) {
   double s = 0;
   for (size_t i = 0; i < n; i++) {
     if (obs[i].nodes < 2) continue;
-    double lat, bw;
-    if (fu__ends(c, &obs[i], &lat, &bw) != FU_OK) return INFINITY;
-    double m = which ? bw : lat, o = which ? obs[i].busbw_gbps : obs[i].lat_us;
+    double lat, bw, lat_s;
+    if (fu__ends(c, &obs[i], &lat, &bw, &lat_s) != FU_OK) return INFINITY;
+    double m = which == 2 ? lat_s : which ? bw : lat;
+    double o = which == 2 ? obs[i].lat_simple_us : which ? obs[i].busbw_gbps : obs[i].lat_us;
     if (!(m > 0) || !(o > 0)) continue;
     double r = log(m / o);
     s += r * r;
@@ -154,6 +175,33 @@ static double fu__grid(fu_cluster *c, double *x, double lo, double hi, const fu_
   }
   *x = bx;
   return best;
+}
+
+/* Least squares of lat = base + s * step over the one-node observations (simple: their Simple
+ * latency), step >= 0; one step count only: base = one step. 0 when no observation has it. */
+static int fu__intra_lat(const fu_cluster *c, const fu_coll_obs *obs, size_t n, int simple, double *base,
+                         double *step) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int m = 0;
+  for (size_t i = 0; i < n; i++) {
+    const fu_coll_obs *o = &obs[i];
+    double y = simple ? o->lat_simple_us : o->lat_us;
+    if (o->nodes != 1 || o->ranks < 2 || !(y > 0)) continue;
+    int slot = fu_coll_nvls_slot(o->op);
+    double s = slot >= 0 && c->nvls_algbw_gbps[slot] > 0 && o->ranks > 2 ? 2.0
+               : o->op == FU_OP_ALLREDUCE ? 2.0 * (o->ranks - 1) : (double)(o->ranks - 1);
+    sx += s, sy += y, sxx += s * s, sxy += s * y;
+    m++;
+  }
+  if (m == 0) return 0;
+  double den = m * sxx - sx * sx, l;
+  if (m > 1 && fabs(den) > 1e-9) l = (m * sxy - sx * sy) / den;
+  else l = sy / m / (sx / m + 1); /* one step count: base = one step */
+  if (l < 0) l = 0;
+  *step = l;
+  *base = (sy - l * sx) / m;
+  if (*base < 0) *base = 0;
+  return 1;
 }
 
 int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *source,
@@ -185,30 +233,16 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
         if (a > c->nvls_algbw_gbps[0]) c->nvls_algbw_gbps[0] = a;
       }
     }
-    /* Latency: lat = base + s * l_intra over one-node observations, s the steps of the
-     * algorithm that wins at small sizes (NVLS: 2, else the ring's); least squares, l >= 0. */
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    int m = 0;
-    for (size_t i = 0; i < n; i++) {
-      const fu_coll_obs *o = &obs[i];
-      if (o->nodes != 1 || o->ranks < 2 || !(o->lat_us > 0)) continue;
-      int slot = fu_coll_nvls_slot(o->op);
-      double s = slot >= 0 && c->nvls_algbw_gbps[slot] > 0 && o->ranks > 2 ? 2.0
-                 : o->op == FU_OP_ALLREDUCE ? 2.0 * (o->ranks - 1) : (double)(o->ranks - 1);
-      sx += s, sy += o->lat_us, sxx += s * s, sxy += s * o->lat_us;
-      m++;
-    }
-    if (m > 0) {
-      double den = m * sxx - sx * sx, l = 0;
-      if (m > 1 && fabs(den) > 1e-9) l = (m * sxy - sx * sy) / den;
-      if (m == 1 || fabs(den) <= 1e-9) l = sy / m / (sx / m + 1); /* one step count: base = one step */
-      if (l < 0) l = 0;
-      c->intra_step_us = l;
-      c->base_us = (sy - l * sx) / m;
-      if (c->base_us < 0) c->base_us = 0;
-    } else {
-      c->intra_step_us = keep.intra_step_us;
+    /* Latencies: lat = base + s * l_intra over one-node observations, s the steps of the
+     * algorithm that wins at small sizes (NVLS: 2, else the ring's); least squares, l >= 0; for
+     * LL from the small sizes, for Simple from the large sizes' intercept. */
+    if (!fu__intra_lat(c, obs, n, 0, &c->base_us, &c->intra_step_us)) {
       c->base_us = keep.base_us;
+      c->intra_step_us = keep.intra_step_us;
+    }
+    if (!fu__intra_lat(c, obs, n, 1, &c->simple_base_us, &c->simple_intra_step_us)) {
+      c->simple_base_us = keep.simple_base_us;
+      c->simple_intra_step_us = keep.simple_intra_step_us;
     }
     if (source) snprintf(c->intra_source, sizeof c->intra_source, "%s", source);
     *fitted_intra = 1;
@@ -232,6 +266,14 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
     double with0 = fu__net_cost(c, obs, n, 0);
     double v = fu__grid(c, &c->net_step_us, 0.001, 1000, obs, n, 0);
     if (!(v < with0)) c->net_step_us = 0;
+    int have_simple = 0;
+    for (size_t i = 0; i < n; i++) have_simple |= obs[i].nodes > 1 && obs[i].lat_simple_us > 0;
+    if (have_simple && c->simple_base_us > 0) {
+      c->simple_net_step_us = 0;
+      with0 = fu__net_cost(c, obs, n, 2);
+      v = fu__grid(c, &c->simple_net_step_us, 0.001, 5000, obs, n, 2);
+      if (!(v < with0)) c->simple_net_step_us = 0;
+    }
     if (source) snprintf(c->net_source, sizeof c->net_source, "%s", source);
     c->intra_gbps = intra;
     *fitted_net = 1;

@@ -21,9 +21,12 @@
  *              the algorithm bandwidth A_nvls (n / t) is the constant; latency = base + 2 l_intra.
  *   nvls_tree  (all-reduce, N > 1, NVLS known) NVLS inside the node, the tree between nodes:
  *              t = tree latency + max(n / A_nvls, n / (k B_nic)).
- * Protocols (LL, LL128, Simple) are not separate lines: the fitted latency is that of small
- * messages and the bandwidth that of large ones, which is what NCCL's own choice yields at the
- * two ends; between them the envelope's corner stands in for the protocol switch. */
+ * Protocols: each algorithm is priced twice where the profile knows both latencies, as NCCL's
+ * tuning does: LL (the latency of small messages, fitted from the smallest sizes, at half the
+ * bandwidth: an LL line carries 4 data bytes in every 8) and Simple (the latency of large
+ * messages, fitted from the intercept of the largest sizes, at the full bandwidth). Without
+ * Simple latencies there is one line per algorithm: the small-size latency and the large-size
+ * bandwidth. */
 #ifndef FU_COLL_H
 #define FU_COLL_H
 
@@ -47,7 +50,15 @@ typedef struct fu_cluster {
   int gpus_per_node;         /* GPUs in one node of the measured machine (0 unknown) */
   char intra_source[160];    /* where the intra-node parameters came from */
   char net_source[160];      /* where the network parameters came from */
+  double simple_base_us;     /* Simple protocol: fixed cost of one call, us (0: no Simple line) */
+  double simple_intra_step_us; /* Simple protocol: latency of one intra-node step, us */
+  double simple_net_step_us; /* Simple protocol: latency of one network step, us */
 } fu_cluster;
+
+/* Most lines fu_coll_lines gives: 4 algorithms x 2 protocols. */
+#define FU_COLL_MAX_LINES 8
+/* Bandwidth of the LL protocol relative to Simple (4 data bytes in each 8-byte line). */
+#define FU_COLL_LL_FRAC 0.5
 
 /* All zero: nothing known. */
 void fu_cluster_init(fu_cluster *c);
@@ -56,20 +67,21 @@ int fu_cluster_usable(const fu_cluster *c, int nodes);
 
 /* One algorithm's line at (op, ranks, nodes). */
 typedef struct fu_coll_line {
-  char algo[12];             /* "ring", "tree", "nvls", "nvls_tree" */
+  char algo[20];             /* "ring", "tree", "nvls", "nvls_tree", with "/LL" or "/Simple" when
+                                the profile prices both protocols */
   double alpha_us;           /* latency */
   double beta_us_per_byte;   /* time per byte of message */
 } fu_coll_line;
 
-/* The algorithms that apply to op at (ranks, nodes), at most 4 lines. FU_EDATA (message
+/* The algorithms that apply to op at (ranks, nodes), at most FU_COLL_MAX_LINES lines. FU_EDATA (message
  * printed) when the model lacks a parameter they need or op is not a collective it covers
  * (allreduce, allgather, reducescatter). ranks must be a multiple of nodes. */
 int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,
                   int *nlines);
 
-/* Time of the fastest algorithm at `bytes`; *algo (may be NULL) names it. */
+/* Time of the fastest algorithm at `bytes`; algo (may be NULL) gets its name (20 bytes). */
 int fu_coll_time(const fu_cluster *c, fu_op op, int ranks, int nodes, double bytes, double *t_us,
-                 const char **algo);
+                 char *algo, size_t len);
 
 /* An observation for fitting: one measured curve reduced to its two ends. */
 typedef struct fu_coll_obs {
@@ -78,6 +90,7 @@ typedef struct fu_coll_obs {
   int nodes;                 /* nodes they ran on */
   double lat_us;             /* time at the smallest sizes less its bandwidth term, us */
   double busbw_gbps;         /* bus bandwidth at the largest sizes, GB/s */
+  double lat_simple_us;      /* intercept of a line through the largest sizes, us (0 unknown) */
 } fu_coll_obs;
 
 /* Fits the parameters the observations determine and keeps the others of *c (its base): the

@@ -216,7 +216,7 @@ static const fu_curve *fu__exact(const fu_profile *prof, const char *op, const c
 
 /* The lower envelope of the model's lines as curve segments over [1 byte, inf). O(L^2). */
 static int fu__envelope(const fu_cluster *cl, fu_op o, int ranks, int nodes, fu_curve *out) {
-  fu_coll_line l[4];
+  fu_coll_line l[FU_COLL_MAX_LINES];
   int n;
   FU_CHECK(fu_coll_lines(cl, o, ranks, nodes, l, &n));
   int cur = 0;
@@ -337,10 +337,8 @@ int fu_cost_comm(const fu_profile *prof, const char *op, const char *link, int r
   double f = fu_busbw_factor(o, ranks);
   out->busbw_gbps = out->t_us > 0 ? (f > 0 ? f : 1.0) * bytes / out->t_us / 1e3 : 0;
   if (strcmp(cv.algo, "model") == 0) {
-    const char *a = "ring";
     double t;
-    FU_CHECK(fu_coll_time(&prof->cluster, o, ranks, nodes, bytes, &t, &a));
-    snprintf(out->algo, sizeof out->algo, "%s", a);
+    FU_CHECK(fu_coll_time(&prof->cluster, o, ranks, nodes, bytes, &t, out->algo, sizeof out->algo));
   } else {
     snprintf(out->algo, sizeof out->algo, "%s", cv.algo[0] ? cv.algo : "nccl");
   }

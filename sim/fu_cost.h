@@ -95,7 +95,8 @@ typedef struct fu_comm_price {
   double t_us;               /* time of one operation */
   double lo_us, hi_us;       /* its interval (fit CIs; FU_COST_MODEL_BAND for the model) */
   double busbw_gbps;         /* bus bandwidth: nccl-tests' factor * bytes / time */
-  char algo[16];             /* measured curve's algo ("" NCCL's choice) or the model's algorithm */
+  char algo[20];             /* measured curve's algo ("nccl": NCCL's choice) or the model's
+                                algorithm and protocol ("ring/Simple") */
   fu_cost_basis basis;       /* measured / interpolated / predicted */
   int extrapolated;          /* 1: beyond the largest size measured (at that size's bandwidth) */
 } fu_comm_price;

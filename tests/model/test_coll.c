@@ -23,7 +23,7 @@ int main(void) {
    * ring: 30 steps, 30 * 2 / 16 = 3.75 on the network: 2 + 26.25 * 1 + 3.75 * 5 = 47 us; busbw
    *   min(400, 400) = 400 GB/s, so 1.875 / 4e5 us per byte.
    * tree: 2 + 2 (7 * 1 + 1 * 5) = 26 us; max(2 n / 400 GB/s, n / 400 GB/s) = 5e-6 us per byte. */
-  fu_coll_line l[4];
+  fu_coll_line l[FU_COLL_MAX_LINES];
   int n;
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 2);
@@ -34,10 +34,10 @@ int main(void) {
   EXPECT_NEAR(l[1].alpha_us, 26, 1e-9);
   EXPECT_REL(l[1].beta_us_per_byte, 5e-6, 1e-12);
   double t;
-  const char *a;
-  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1024, &t, &a), FU_OK);
+  char a[20];
+  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1024, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "tree"); /* 26.005 us against the ring's 47.005 */
-  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, &t, &a), FU_OK);
+  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "ring"); /* 47 + 5033.2 against 26 + 5368.7 */
   EXPECT_NEAR(t, 47 + 1.875 * 1073741824.0 / 4e5, 1e-6);
   /* all-gather on one node of 8: ring only, 7 steps: 2 + 7 = 9 us, 0.875 / 4e5 us per byte */
@@ -46,7 +46,7 @@ int main(void) {
   EXPECT_NEAR(l[0].alpha_us, 9, 1e-9);
   /* NVLS on one node with the switch's algorithm bandwidth 300 GB/s: 2 + 2 = 4 us, 1 / 3e5 */
   c.nvls_algbw_gbps[0] = 300;
-  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 8, 1, 1073741824.0, &t, &a), FU_OK);
+  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 8, 1, 1073741824.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "nvls");
   EXPECT_NEAR(t, 4 + 1073741824.0 / 3e5, 1e-6);
   /* one GPU per node: every hop is on the network, busbw the NIC's */
@@ -61,8 +61,8 @@ int main(void) {
   /* The fit recovers what generated the observations: one node at 2 ranks, and 1+1, 2+2, 4+4. */
   fu_cluster truth = hand();
   truth.base_us = truth.intra_step_us = 2.5; /* one step count inside a node: base = one step */
-  fu_coll_obs obs[4] = {{FU_OP_ALLREDUCE, 2, 1, 0, 0}, {FU_OP_ALLREDUCE, 2, 2, 0, 0},
-                        {FU_OP_ALLREDUCE, 4, 2, 0, 0}, {FU_OP_ALLREDUCE, 8, 2, 0, 0}};
+  fu_coll_obs obs[4] = {{FU_OP_ALLREDUCE, 2, 1, 0, 0, 0}, {FU_OP_ALLREDUCE, 2, 2, 0, 0, 0},
+                        {FU_OP_ALLREDUCE, 4, 2, 0, 0, 0}, {FU_OP_ALLREDUCE, 8, 2, 0, 0, 0}};
   for (int i = 0; i < 4; i++) {
     EXPECT_INT_EQ(fu_coll_lines(&truth, obs[i].op, obs[i].ranks, obs[i].nodes, l, &n), FU_OK);
     double al = INFINITY, be = INFINITY;
@@ -80,5 +80,26 @@ int main(void) {
   EXPECT_REL(fit.nic_gbps, 50, 0.005);  /* the grid's step is 0.2% */
   EXPECT_REL(fit.net_step_us, 5, 0.01);
   EXPECT_REL(fit.base_us + 2 * fit.intra_step_us, 7.5, 1e-9);
+  EXPECT(fit.simple_base_us == 0); /* no Simple latencies observed: one line per algorithm */
+
+  /* Two protocols: LL at the small-size latency and half the bandwidth, Simple at its own
+   * latency and the full bandwidth. One node of 2 ranks, all-reduce (2 steps): LL 2 + 2 * 1 = 4 us
+   * at 1 / (0.5 * 4e5); Simple 20 + 2 * 5 = 30 us at 1 / 4e5; they cross at 26 / 2.5e-6 =
+   * 10.4 MB, so 1 MiB goes LL (4 + 5.24 us) and 64 MiB Simple (30 + 167.8 us). */
+  c = hand();
+  c.simple_base_us = 20;
+  c.simple_intra_step_us = 5;
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 2);
+  EXPECT_STR_EQ(l[0].algo, "ring/LL");
+  EXPECT_REL(l[0].beta_us_per_byte, 1.0 / 2e5, 1e-12);
+  EXPECT_STR_EQ(l[1].algo, "ring/Simple");
+  EXPECT_NEAR(l[1].alpha_us, 30, 1e-9);
+  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 2, 1, 1048576.0, &t, a, sizeof a), FU_OK);
+  EXPECT_STR_EQ(a, "ring/LL");
+  EXPECT_NEAR(t, 4 + 1048576.0 / 2e5, 1e-9);
+  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 2, 1, 67108864.0, &t, a, sizeof a), FU_OK);
+  EXPECT_STR_EQ(a, "ring/Simple");
+  EXPECT_NEAR(t, 30 + 67108864.0 / 4e5, 1e-9);
   return fu_test_report("test_coll");
 }
