@@ -1,9 +1,6 @@
 /* cmd_workload.c: fusim workload: make a workload from a model's hyper-parameters
  * (--transformer, --cnn; the model lives in fu_builder.c), summarise one (--info), validate one
  * (--check) or list the bundled ones. */
-#include <dirent.h>
-#include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +9,8 @@
 #include "fu_common.h"
 #include "fu_dtype.h"
 #include "fu_options.h"
-#include "fu_paths.h"
 #include "fu_profile.h"
+#include "fu_wlinfo.h"
 #include "fu_workload.h"
 
 
@@ -92,84 +89,6 @@ static int fu__opt_dtype(void *value, const char *arg, char *why, size_t len) {
 
 /* ---- summaries ------------------------------------------------------------------------------ */
 
-static int fu__info(const fu_workload *w, fu_format fmt, int tensors) {
-  uint64_t total = fu_workload_total_bytes(w), mn = UINT64_MAX, mx = 0;
-  for (size_t i = 0; i < w->ngrads; i++) {
-    if (w->grads[i].bytes < mn) mn = w->grads[i].bytes;
-    if (w->grads[i].bytes > mx) mx = w->grads[i].bytes;
-  }
-  double first = w->ngrads ? w->grads[0].ready_us : 0;
-  double last = w->ngrads ? w->grads[w->ngrads - 1].ready_us : 0;
-  const char *kind = w->estimated ? "estimated" : "measured";
-  if (fmt == FU_FORMAT_JSON) {
-    json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:f, s:f, s:f, s:i, s:f, s:f, s:I, s:I, s:f, s:f}",
-                          "name", w->name, "source", w->source, "kind", kind,
-                          "tensors", (json_int_t)w->ngrads, "total_bytes", (json_int_t)total,
-                          "fwd_us", w->fwd_us, "bwd_us", w->bwd_us, "opt_us", w->opt_us,
-                          "accum_steps", w->accum_steps, "hook_us", w->hook_us,
-                          "issue_us", w->issue_us, "min_tensor_bytes", (json_int_t)mn,
-                          "max_tensor_bytes", (json_int_t)mx, "first_ready_us", first,
-                          "last_ready_us", last);
-    if (!o) return FU_ENOMEM;
-    if (tensors) {
-      json_t *arr = json_array();
-      for (size_t i = 0; arr && i < w->ngrads; i++)
-        json_array_append_new(arr, json_pack("{s:s, s:I, s:f}", "name", w->grads[i].name, "bytes",
-                                             (json_int_t)w->grads[i].bytes, "ready_us",
-                                             w->grads[i].ready_us));
-      if (!arr) {
-        json_decref(o);
-        return FU_ENOMEM;
-      }
-      json_object_set_new(o, "grads", arr);
-    }
-    int st = json_dumpf(o, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-    json_decref(o);
-    fputc('\n', stdout);
-    return st == 0 ? FU_OK : FU_EIO;
-  }
-  if (fmt == FU_FORMAT_CSV) {
-    if (tensors) {
-      printf("index,name,bytes,ready_us\n");
-      for (size_t i = 0; i < w->ngrads; i++) {
-        printf("%zu,", i);
-        fu_csv_field(stdout, w->grads[i].name);
-        printf(",%llu,%.6f\n", (unsigned long long)w->grads[i].bytes, w->grads[i].ready_us);
-      }
-      return FU_OK;
-    }
-    printf("name,source,kind,tensors,total_bytes,fwd_us,bwd_us,opt_us,accum_steps,hook_us,issue_us,"
-           "min_tensor_bytes,max_tensor_bytes,first_ready_us,last_ready_us\n");
-    fu_csv_field(stdout, w->name);
-    putchar(',');
-    fu_csv_field(stdout, w->source);
-    printf(",%s,%zu,%llu,%.6f,%.6f,%.6f,%d,%.6g,%.6g,%llu,%llu,%.6f,%.6f\n", kind, w->ngrads, (unsigned long long)total, w->fwd_us, w->bwd_us, w->opt_us,
-           w->accum_steps, w->hook_us, w->issue_us, (unsigned long long)mn,
-           (unsigned long long)mx, first, last);
-    return FU_OK;
-  }
-  char b1[32], b2[32], b3[32];
-  printf("%-18s %s\n", "workload", w->name);
-  printf("%-18s %s\n", "source", w->source[0] ? w->source : "-");
-  printf("%-18s %s\n", "times", w->estimated ? "estimated (roofline, see the file's notes)" : "measured");
-  printf("%-18s %zu\n", "tensors", w->ngrads);
-  printf("%-18s %llu (%s)\n", "total bytes", (unsigned long long)total, fu_format_size(total, b1, sizeof b1));
-  printf("%-18s %s .. %s\n", "tensor sizes", fu_format_size(mn, b2, sizeof b2), fu_format_size(mx, b3, sizeof b3));
-  printf("%-18s %.1f\n", "fwd_us", w->fwd_us);
-  printf("%-18s %.1f\n", "bwd_us", w->bwd_us);
-  printf("%-18s %.1f\n", "opt_us", w->opt_us);
-  printf("%-18s %d\n", "accum_steps", w->accum_steps);
-  printf("%-18s %.3g / %.3g\n", "host hook/issue us", w->hook_us, w->issue_us);
-  printf("%-18s %.1f .. %.1f\n", "ready_us", first, last);
-  if (tensors) {
-    printf("\n%6s  %-60s %14s %12s\n", "index", "name", "bytes", "ready_us");
-    for (size_t i = 0; i < w->ngrads; i++)
-      printf("%6zu  %-60s %14llu %12.1f\n", i, w->grads[i].name,
-             (unsigned long long)w->grads[i].bytes, w->grads[i].ready_us);
-  }
-  return FU_OK;
-}
-
 static int fu__load_arg(const char *arg, int strict, fu_workload *w) {
   char *path = fu_workload_resolve(arg);
   if (!path) {
@@ -180,66 +99,6 @@ static int fu__load_arg(const char *arg, int strict, fu_workload *w) {
   int st = fu_workload_load(path, strict, w);
   free(path);
   return st;
-}
-
-/* Bundled workloads: *.json in the first data folder of fu_paths_data_dirs ($FUSIM_DATA, else
- * fusim's own: share/fusim in an install, data/ beside a build folder). */
-static int fu__list(fu_format fmt) {
-  char dirs[FU_DATA_NDIRS][FU_PATH_MAX];
-  fu_paths_data_dirs(dirs);
-  const char *dir = NULL;
-  for (int d = 0; d < FU_DATA_NDIRS && !dir; d++)
-    if (*dirs[d]) dir = dirs[d];
-  if (!dir) {
-    fu_error("workload: no data folder found beside this fusim; set FUSIM_DATA");
-    return FU_ENOINPUT;
-  }
-  char path[1024];
-  snprintf(path, sizeof path, "%s/workloads", dir);
-  struct dirent **ents;
-  int n = scandir(path, &ents, NULL, alphasort);
-  if (n < 0) {
-    fu_error("%s: cannot list the bundled workloads", path);
-    return FU_ENOINPUT;
-  }
-  json_t *arr = fmt == FU_FORMAT_JSON ? json_array() : NULL;
-  if (fmt == FU_FORMAT_CSV) printf("name,file,tensors,total_bytes,kind\n");
-  else if (fmt == FU_FORMAT_TABLE) printf("%-20s %8s %16s  %-9s %s\n", "name", "tensors", "bytes", "times", "workload");
-  for (int i = 0; i < n; i++) {
-    const char *f = ents[i]->d_name;
-    size_t len = strlen(f);
-    if (len > 5 && strcmp(f + len - 5, ".json") == 0) {
-      char full[2048], base[256];
-      snprintf(full, sizeof full, "%s/%s", path, f);
-      snprintf(base, sizeof base, "%.*s", (int)(len - 5), f);
-      fu_workload w;
-      if (fu_workload_load(full, 0, &w) == FU_OK) {
-        unsigned long long tb = (unsigned long long)fu_workload_total_bytes(&w);
-        const char *kind = w.estimated ? "estimated" : "measured";
-        if (arr)
-          json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I, s:s}", "name", base, "file", full,
-                                               "tensors", (json_int_t)w.ngrads, "total_bytes",
-                                               (json_int_t)tb, "kind", kind));
-        else if (fmt == FU_FORMAT_CSV) {
-          fu_csv_field(stdout, base);
-          putchar(',');
-          fu_csv_field(stdout, full);
-          printf(",%zu,%llu,%s\n", w.ngrads, tb, kind);
-        } else {
-          printf("%-20s %8zu %16llu  %-9s %s\n", base, w.ngrads, tb, kind, w.name);
-        }
-      }
-      fu_workload_finish(&w);
-    }
-    free(ents[i]);
-  }
-  free(ents);
-  if (arr) {
-    json_dumpf(arr, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-    fputc('\n', stdout);
-    json_decref(arr);
-  }
-  return FU_OK;
 }
 
 /* ---- the command ---------------------------------------------------------------------------- */
@@ -267,25 +126,6 @@ static int fu__opt_name(void *v, const char *s, char *why, size_t len) {
 
 static int fu__opt_optimizer(void *v, const char *s, char *why, size_t len) {
   return fu__opt_text(v, sizeof ((fu_tf_spec *)0)->optimizer, s, why, len);
-}
-
-/* The memory breakdown against the GPU's memory (table format only). */
-static void fu__print_mem(const fu_mem *m, double gpu) {
-  char b[32];
-  printf("%-18s", "memory");
-  const double v[] = {m->params, m->grads, m->optimizer, m->casts, m->activations, m->transient};
-  const char *const k[] = {"params", "grads", "optimizer", "casts", "activations", "transient"};
-  for (int i = 0; i < 6; i++)
-    printf("%s %s %s", i ? "," : "", k[i], fu_format_size((uint64_t)v[i], b, sizeof b));
-  printf("\n%-18s %s", "memory peak", fu_format_size((uint64_t)m->peak, b, sizeof b));
-  if (gpu > 0) {
-    char g[32];
-    fu_format_size((uint64_t)gpu, g, sizeof g);
-    if (m->peak <= gpu) printf(" of %s: fits (%.0f%%)\n", g, 100.0 * m->peak / gpu);
-    else printf(" of %s: DOES NOT FIT, %s over\n", g, fu_format_size((uint64_t)(m->peak - gpu), b, sizeof b));
-  } else {
-    printf(" (the profile gives no GPU memory)\n");
-  }
 }
 
 int fu_cmd_workload(int argc, char **argv) {
@@ -366,7 +206,7 @@ int fu_cmd_workload(int argc, char **argv) {
     fu_error("workload: give exactly one of --transformer, --cnn, --info, --check, --list (see --help)");
     return fu_exit_code(FU_EUSAGE);
   }
-  if (list) return fu_exit_code(fu__list(fmt));
+  if (list) return fu_exit_code(fu_wlinfo_list(fmt));
   if (check || info) {
     fu_workload w;
     st = fu__load_arg(check ? check : info, strict, &w);
@@ -380,7 +220,7 @@ int fu_cmd_workload(int argc, char **argv) {
                  w.ngrads, (unsigned long long)tb, fu_format_size(tb, b, sizeof b), w.fwd_us,
                  w.bwd_us, w.estimated ? "estimated" : "measured");
       } else {
-        st = fu__info(&w, fmt, tensors);
+        st = fu_wlinfo_print(&w, fmt, tensors);
       }
     }
     fu_workload_finish(&w);
@@ -423,8 +263,8 @@ int fu_cmd_workload(int argc, char **argv) {
   if (st == FU_OK) st = fu_workload_save(out ? out : "-", &w);
   if (st == FU_OK && out) {
     snprintf(w.source, sizeof w.source, "%s", out);
-    st = fu__info(&w, fmt, 0);
-    if (st == FU_OK && fmt == FU_FORMAT_TABLE && w.mem.peak > 0) fu__print_mem(&w.mem, prof->gpu_mem_bytes);
+    st = fu_wlinfo_print(&w, fmt, 0);
+    if (st == FU_OK && fmt == FU_FORMAT_TABLE && w.mem.peak > 0) fu_wlinfo_print_mem(&w.mem, prof->gpu_mem_bytes);
   }
   fu_workload_finish(&w);
   free(prof);
