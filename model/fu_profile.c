@@ -371,7 +371,7 @@ int fu_profile_parse(const char *json_text, const char *what, fu_profile *out) {
   fu__ctx x = {what ? what : "profile", ""};
   json_error_t err;
   fu_profile_init(out);
-  json_t *root = json_loads(json_text, 0, &err);
+  json_t *root = json_loads(json_text, JSON_REJECT_DUPLICATES, &err);
   if (!root) {
     fu_error("%s:%d:%d: not valid JSON: %s", x.what, err.line, err.column, err.text);
     return FU_EDATA;

@@ -211,6 +211,18 @@ expect 65 "$FUSIM" import --db "$DB" "$T/hex.csv"
 one_line "hex.csv:2: time '0x10' is not a positive number"
 [ "$(snap)" = "$before" ] && ok || bad "a refused import changed the database"
 
+# ---- 10. duplicate keys: a profile refuses them, as workloads and plan files do ----
+python3 - "$T/dupprof.json" <<'EOF'
+import os, sys
+t = open(os.path.join(os.environ["FUSIM_SOURCE_ROOT"], "data/profiles/h200-default.json")).read()
+open(sys.argv[1], "w").write(t.replace('"name":', '"name": "twice", "name":', 1))
+EOF
+expect 65 "$FUSIM" predict --workload resnet50 --no-store --profile "$T/dupprof.json"
+one_line "dupprof.json:.*duplicate object key"
+printf '{"fusion": "single", "fusion": "none"}\n' >"$T/dupplan.json"
+expect 65 "$FUSIM" predict --workload resnet50 --no-store --plan "$T/dupplan.json"
+one_line "dupplan.json"
+
 # ---- 10. database edge cases ----
 # --db "" was taken as "not given" and wrote ./fusim.db
 mkdir "$T/cwd"

@@ -77,11 +77,20 @@ static void fu__predict(const fu_workload *w, const fu_plan *p, const char *comm
 }
 
 #if FUZZ_READER != 1
-static int fu__load_fixed(fu_workload *w, fu_profile *prof) {
-  fu_workload_init(w);
-  if (fu_workload_parse(fu__fixed_workload, "fixed", 1, w) != FU_OK) abort();
-  if (fu_profile_load_default(prof) != FU_OK) abort();
-  return 0;
+/* The fixed workload and the default profile, parsed once (a parse per input spent most of the
+ * time in the allocator, and under load tripped libFuzzer's wall-clock timeout). */
+static void fu__load_fixed(const fu_workload **w, const fu_profile **prof) {
+  static fu_workload fw;
+  static fu_profile fp;
+  static int done;
+  if (!done) {
+    fu_workload_init(&fw);
+    if (fu_workload_parse(fu__fixed_workload, "fixed", 1, &fw) != FU_OK) abort();
+    if (fu_profile_load_default(&fp) != FU_OK) abort();
+    done = 1;
+  }
+  *w = &fw;
+  *prof = &fp;
 }
 #endif
 
@@ -91,56 +100,60 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!text) return 0;
   memcpy(text, data, size);
   text[size] = '\0';
-  static fu_profile prof; /* 300 KB: not on the stack */
-  fu_workload w;
   fu_plan p;
   fu_plan_init(&p);
 #if FUZZ_READER == 1
-  fu_workload_init(&w);
-  static int have_prof; /* the default profile, parsed once */
+  static fu_profile prof; /* the default profile, parsed once (300 KB: not on the stack) */
+  static int have_prof;
   if (!have_prof && fu_profile_load_default(&prof) != FU_OK) abort();
   have_prof = 1;
+  fu_workload w;
+  fu_workload_init(&w);
   if (fu_workload_parse(text, "fuzz.json", (int)(size & 1), &w) == FU_OK) {
     static const char *plans[] = {"none", "single", "cap:1MiB,first:64KiB", "horovod:1MiB,1ms",
                                   "horovod:64MiB,1us", "mgwfbp", "optimal"};
     for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
       /* the searches simulate many candidates: keep them to workloads that finish in time */
       if (i >= 5 && w.ngrads > 64) break;
+      fu_plan_finish(&p);
       fu_plan_init(&p);
       if (fu_plan_parse_fusion(plans[i], &p) != FU_OK) abort();
       p.overlap = (int)(i & 1) ^ 1;
-      fu__predict(&w, &p, i & 1 ? "allreduce:8:nvlink" : "allgather:4:pcie", &prof);
+      fu__predict(&w, &p, i & 1 ? "allreduce:8:nvlink" : "allreduce:4:nvlink", &prof);
     }
     fu__predict(&w, &p, "offload", &prof);
   }
-#elif FUZZ_READER == 2
-  fu__load_fixed(&w, &prof);
-  fu_profile_init(&prof);
+  fu_workload_finish(&w);
+#else
+  const fu_workload *fw;
+  const fu_profile *dprof;
+  fu__load_fixed(&fw, &dprof);
+#if FUZZ_READER == 2
+  static fu_profile prof; /* 300 KB: not on the stack */
   if (fu_profile_parse(text, "fuzz.json", &prof) == FU_OK) {
     if (fu_plan_parse_fusion("cap:1MiB", &p) != FU_OK) abort();
-    fu__predict(&w, &p, "allreduce:8:nvlink", &prof);
-    fu__predict(&w, &p, "allreduce:2:pcie", &prof);
-    fu__predict(&w, &p, "reducescatter:4:pcie", &prof);
-    fu__predict(&w, &p, "offload", &prof);
+    fu__predict(fw, &p, "allreduce:8:nvlink", &prof);
+    fu__predict(fw, &p, "allreduce:2:nvlink", &prof);
+    fu__predict(fw, &p, "allreduce:2x8", &prof);
+    fu__predict(fw, &p, "offload", &prof);
     if (fu_plan_parse_fusion("optimal", &p) != FU_OK) abort();
-    fu__predict(&w, &p, "allreduce:8:nvlink", &prof);
+    fu__predict(fw, &p, "allreduce:8:nvlink", &prof);
   }
 #elif FUZZ_READER == 3
-  fu__load_fixed(&w, &prof);
   int st;
-  if (text[strspn(text, " \t\r\n")] == '{' || text[strspn(text, " \t\r\n")] == '[') {
+  const char *t = text + strspn(text, " \t\r\n");
+  if (*t == '{' || *t == '[') {
     st = fu_plan_parse_json(text, "fuzz-plan.json", NULL, &p);
   } else {
     text[strcspn(text, "\n")] = '\0';
-    st = fu_plan_parse_fusion(text, &p);
+    /* a bucket file named by the input is not the plan reader's to fuzz (reader 4 is) */
+    st = strstr(text, "buckets") ? FU_EUSAGE : fu_plan_parse_fusion(text, &p);
   }
-  /* a bucket file named by the input is not the plan reader's to fuzz (reader 4 is) */
   if (st == FU_OK && p.kind != FU_FUSION_BUCKETS) {
-    fu__predict(&w, &p, "allreduce:8:nvlink", &prof);
-    fu__predict(&w, &p, "offload", &prof);
+    fu__predict(fw, &p, "allreduce:8:nvlink", dprof);
+    fu__predict(fw, &p, "offload", dprof);
   }
 #elif FUZZ_READER == 4
-  fu__load_fixed(&w, &prof);
   char path[] = "/tmp/fuzz-buckets-XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0) abort();
@@ -148,18 +161,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   close(fd);
   char spec[64];
   snprintf(spec, sizeof spec, "buckets:%s", path);
-  if (fu_plan_parse_fusion(spec, &p) == FU_OK) { /* the file is read with the plan */
-    fu__predict(&w, &p, "allreduce:8:nvlink", &prof);
+  if (fu_plan_parse_fusion(spec, &p) == FU_OK) { /* the file is read here */
+    fu__predict(fw, &p, "allreduce:8:nvlink", dprof);
     p.overlap = 0;
     p.comm_streams = 2;
-    fu__predict(&w, &p, "allreduce:4:pcie", &prof);
+    fu__predict(fw, &p, "allreduce:4:nvlink", dprof);
   }
   unlink(path);
 #else
 #error "FUZZ_READER is 1 (workload), 2 (profile), 3 (plan) or 4 (buckets)"
 #endif
+#endif
   fu_plan_finish(&p);
-  fu_workload_finish(&w);
   free(text);
   return 0;
 }

@@ -33,7 +33,7 @@ for r in $READERS; do
   mkdir -p "$OUT/$r/corpus"
   cp "$HERE/seeds-$r"/* "$HERE/regressions-$r"/* "$OUT/$r/corpus/"
   echo "fuzzing $r for $SECS s; corpus $(ls "$OUT/$r/corpus" | wc -l) files; log $OUT/$r.log"
-  (cd "$OUT/$r" && "$bin" -max_total_time="$SECS" -max_len=65536 -timeout=30 -rss_limit_mb=2048 \
+  (cd "$OUT/$r" && ASAN_OPTIONS=quarantine_size_mb=16 "$bin" -max_total_time="$SECS" -max_len=65536 -timeout=30 -rss_limit_mb=2048 \
     -dict="$HERE/sim.dict" -close_fd_mask=2 -print_final_stats=1 corpus >"$OUT/$r.log" 2>&1) ||
     echo "fuzz_sim_$r stopped on a finding: see $OUT/$r.log and $OUT/$r/" >&2
   grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|^Done|ERROR|SUMMARY' "$OUT/$r.log" || true
