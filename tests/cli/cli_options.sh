@@ -1,6 +1,6 @@
 #!/bin/sh
-# The option tables of the commands converted to model/fu_options (one table per command drives
-# the parser, --help and the hidden --list-options), checked through the binary:
+# The option tables of every command (model/fu_options: one table per command drives the
+# parser, --help and the hidden --list-options), checked through the binary:
 #  - every option and spelling --list-options names is in --help (help and parser cannot drift);
 #  - a value option at the end of argv: exit 64, ONE line "option '--x' needs a value";
 #  - --opt=BAD for the example bad value: exit 64, ONE line naming the option and the value;
@@ -28,7 +28,7 @@ expect_usage() { # expect_usage WHAT PATTERN CMD ARGS...: exit 64 and exactly on
   grep -qF -- "$pat" "$tmp/err" || bad "$what: stderr lacks '$pat': $(cat "$tmp/err")"
 }
 
-for cmd in calib import fit report workload; do
+for cmd in calib import fit report workload predict plan validate cost; do
   run "$cmd" --list-options
   [ "$rc" = 0 ] || { bad "$cmd --list-options: exit $rc"; continue; }
   cp "$tmp/out" "$tmp/list"
