@@ -89,6 +89,10 @@ static const fu_option *fu__find_long(const fu_opt_cmd *cmd, const char *s, size
   }
   const fu_option *hit = NULL;
   int nhit = 0;
+  if (n == 0) { /* "--=x" */
+    fu_opt_usage_error(cmd, "unknown option '--'");
+    return NULL;
+  }
   for (const fu_option *o = cmd->opts; o->kind; o++)
     if (fu__is_option(o) && fu__match(o, s, n, 1)) hit = o, nhit++;
   if (nhit == 1) {

@@ -134,6 +134,7 @@ int main(void) {
     const char *msg;         /* the whole stderr */
   } bad[] = {
       {"--frob", "fusim test: unknown option '--frob'; see 'fusim test --help'\n"},
+      {"--=x", "fusim test: unknown option '--'; see 'fusim test --help'\n"},
       {"-z", "fusim test: unknown option '-z'; see 'fusim test --help'\n"},
       {"--db", "fusim test: option '--db' needs a value; see 'fusim test --help'\n"},
       {"-b", "fusim test: option '-b' needs a value; see 'fusim test --help'\n"},
