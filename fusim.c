@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fu_common.h"
+#include "fu_db.h"
 #include "fu_paths.h"
 
 int fu_cmd_calib(int argc, char **argv);     /* calib/cmd_calib.c */
@@ -120,7 +121,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-    printf("fusim %s\n", fu_version());
+    printf("fusim %s (commit %s)\n", fu_version(), fu_db_build_commit());
     return 0;
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {

@@ -80,10 +80,20 @@ void fu_report_number(double d, char *buf, size_t cap) {
     snprintf(buf, cap, "%s", isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
     return;
   }
-  for (int p = 1; p <= 17; p++) {
+  int p = 1;
+  for (; p < 17; p++) {
     snprintf(buf, cap, "%.*g", p, d);
+    if (strtod(buf, NULL) == d) break;
+  }
+  /* %g writes 11650 with 4 digits as 1.165e+04: between 1e-4 and 1e17 write the same digits
+   * without an exponent (11650, 0.00125) */
+  double a = fabs(d);
+  if (a >= 1e-4 && a < 1e17) {
+    int decimals = p - 1 - (int)floor(log10(a));
+    snprintf(buf, cap, "%.*f", decimals > 0 ? decimals : 0, d);
     if (strtod(buf, NULL) == d) return;
   }
+  snprintf(buf, cap, "%.*g", p, d);
 }
 
 static void fu__cell_text(sqlite3_stmt *st, int i, char *buf, size_t cap) {
@@ -137,6 +147,10 @@ static int fu__print_rows(sqlite3_stmt *st, fu_format fmt, const char *what, int
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
       for (int i = 0; i < nc; i++) {
         if (i) putchar(',');
+        if (sqlite3_column_type(st, i) == SQLITE_TEXT) { /* whole: a workload's JSON is long */
+          fu_csv_field(stdout, (const char *)sqlite3_column_text(st, i));
+          continue;
+        }
         fu__cell_text(st, i, cell, sizeof cell);
         fu_csv_field(stdout, cell);
       }

@@ -255,22 +255,20 @@ static int fu__migrate(fu_db *db) {
              db->path, (long long)uv, FU__SCHEMA_VERSION);
     return FU_EDB;
   }
-  /* Read-only: an older file is read as it is (the reads below cope with its columns). */
-  if (db->readonly && uv >= 1) return FU_OK;
-  if (db->readonly) {
-    /* An older fusim database: migrated in place when we may write the file (a reader of a
-     * shared database upgrades it once); else read as it is (samples and fits have not
-     * changed; what a newer schema adds is missing). */
-    if (access(db->path, W_OK) == 0) {
-      fu_db *rw = NULL;
-      int st = fu_db_open(db->path, FU_DB_READWRITE, &rw);
-      fu_db_close(rw);
-      return st;
-    }
-    FU_DEBUG("%s: schema version %lld, older than %d; read as it is (the file is not writable)",
-             db->path, (long long)uv, FU__SCHEMA_VERSION);
-    return FU_OK;
+  /* Read-only: an older file is read as it is (the reads below cope with its columns), unless we
+   * may write it: then it is migrated in place first, by a connection of its own, so a reader
+   * of a shared database upgrades it once and sees the views of the current schema. */
+  if (db->readonly && uv >= 1 && access(db->path, W_OK) != 0) return FU_OK;
+  if (db->readonly && uv >= 1) {
+    fu_db *rw = NULL;
+    int st = fu_db_open(db->path, FU_DB_READWRITE, &rw);
+    fu_db_close(rw);
+    if (st == FU_OK)
+      st = fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv);
+    db->version = (int)uv;
+    return st;
   }
+
   /* Off before the transaction (a no-op inside one); back on below whatever happens. */
   FU_CHECK(fu__exec(db, "PRAGMA foreign_keys = OFF", "turn off foreign keys to migrate"));
   int st0 = fu_db_begin(db);
@@ -848,7 +846,13 @@ int fu_db_profile_store(fu_db *db, const char *json, const char *name, int64_t r
                         int64_t fit_id, int64_t *profile_id) {
   int owned;
   FU_CHECK(fu__tx_open(db, &owned));
-  int s = fu__content_id(db, "profiles", json, name, run_id, profile_id);
+  int s = FU_OK;
+  if (run_id <= 0 && fit_id > 0) { /* a fit's profile belongs to the fit's run */
+    char sql[64];
+    snprintf(sql, sizeof sql, "SELECT run_id FROM fits WHERE id = %lld", (long long)fit_id);
+    s = fu__query_int(db, sql, "find the fit's run", &run_id);
+  }
+  if (s == FU_OK) s = fu__content_id(db, "profiles", json, name, run_id, profile_id);
   if (s == FU_OK && fit_id > 0) {
     sqlite3_stmt *st = NULL;
     s = fu__prepare(db, "UPDATE fits SET profile_id = ?1 WHERE id = ?2", &st);

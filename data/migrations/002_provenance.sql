@@ -158,8 +158,8 @@ SELECT s.fit_id, f.created, s.op, s.link, s.ranks, s.algo, s.segment, s.lo_bytes
 FROM fit_segments s JOIN fits f ON f.id = s.fit_id;
 
 -- The prediction each measurement is compared with: validate's own; for an imported one, for
--- each profile, the latest prediction of the same workload and plan (and GPUs and framework
--- when the measurement says them).
+-- each profile and comm target, the latest prediction of the same workload and plan (and GPUs
+-- and framework when the measurement says them).
 CREATE VIEW v_measurement_prediction AS
 SELECT m.id AS measurement_id, m.prediction_id
 FROM measurements m WHERE m.prediction_id IS NOT NULL
@@ -170,7 +170,7 @@ JOIN predictions p ON p.workload_id = m.workload_id AND p.plan_id = m.plan_id
   AND (m.gpus IS NULL OR p.ranks IS NULL OR p.ranks = m.gpus)
   AND (m.framework IS NULL OR coalesce(p.framework, 'ideal') = m.framework)
 WHERE m.prediction_id IS NULL
-GROUP BY m.id, p.profile_id;
+GROUP BY m.id, p.profile_id, p.comm;
 
 -- One row per measured plan (and profile): prediction against measurement; rel_err is a
 -- fraction, (predicted - measured) / measured, so positive means the model was pessimistic.

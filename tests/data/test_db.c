@@ -8,6 +8,7 @@
 
 #include "fu_common.h"
 #include "fu_db.h"
+#include "fu_hash.h"
 #include "fu_test.h"
 
 static int64_t query_int(fu_db *db, const char *sql) {
@@ -28,7 +29,38 @@ static double query_real(fu_db *db, const char *sql) {
   return v;
 }
 
+/* SHA-256 against FIPS 180-2's test vectors (appendix B) and the empty string. */
+static void test_hash(void) {
+  char hex[FU_HASH_HEX];
+  fu_hash_bytes("abc", 3, hex);
+  EXPECT_STR_EQ(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  fu_hash_bytes("", 0, hex);
+  EXPECT_STR_EQ(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  const char *m2 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"; /* two blocks */
+  fu_hash_bytes(m2, strlen(m2), hex);
+  EXPECT_STR_EQ(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  fu_sha256 s; /* a million 'a', fed in uneven pieces */
+  char a[1001];
+  memset(a, 'a', sizeof a);
+  fu_sha256_init(&s);
+  for (int i = 0; i < 1000; i++) fu_sha256_update(&s, a, i % 2 ? 999 : 1001);
+  fu_sha256_final(&s, hex);
+  EXPECT_STR_EQ(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  /* canonical JSON: layout and key order do not change the hash, a value does */
+  char h1[FU_HASH_HEX], h2[FU_HASH_HEX], h3[FU_HASH_HEX];
+  char *c1 = NULL, *c2 = NULL, *c3 = NULL;
+  EXPECT_INT_EQ(fu_hash_json("{\"b\": 1, \"a\": [1.5, 2]}", "t", &c1, h1), FU_OK);
+  EXPECT_INT_EQ(fu_hash_json("{ \"a\":[1.5,2],\n \"b\":1 }", "t", &c2, h2), FU_OK);
+  EXPECT_INT_EQ(fu_hash_json("{\"a\": [1.5, 3], \"b\": 1}", "t", &c3, h3), FU_OK);
+  EXPECT_STR_EQ(c1, "{\"a\":[1.5,2],\"b\":1}");
+  EXPECT_STR_EQ(h1, h2);
+  EXPECT(strcmp(h1, h3) != 0);
+  free(c1), free(c2), free(c3);
+  EXPECT_INT_EQ(fu_hash_json("{not json", "t", &c1, h1), FU_EDATA);
+}
+
 int main(void) {
+  test_hash();
   char dir[] = "/tmp/fusim-test-db-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   char path[256];

@@ -1,0 +1,187 @@
+#!/bin/sh
+# cli_db.sh FUSIM CASE: the results database's provenance, content identity, imports that keep
+# going, measured times, re-runs and migration (issue 11). Fixtures are in tests/data; expected
+# numbers are counted by hand from them (see each case). Exit 0 pass, 1 fail.
+set -u
+FUSIM=$1
+CASE=$2
+D=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d /tmp/fusim-db-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+DB=$T/r.db
+fail() { echo "FAIL [$CASE]: $*" >&2; exit 1; }
+q() { "$FUSIM" report --db "$DB" --format csv sql "$1" | tail -n +2; }
+py() { python3 -c "$@"; }
+
+case $CASE in
+tree)
+  # tree/: a100 log 11 sizes x 2 columns = 22 samples, one-host DGX H100 log 31 x 2 = 62 (its
+  # "## hardware" line names NVLink4/NVSwitch), copies CSV 45 rows; README.md and
+  # other/h200-pcie-copies.txt are not results: one line each, exit 65
+  "$FUSIM" import --db "$DB" "$D/tree" >"$T/out" 2>"$T/err"
+  rc=$?
+  [ "$rc" = 65 ] || fail "exit $rc, want 65: $(cat "$T/err")"
+  [ "$(grep -c "tree/README.md:" "$T/err")" = 1 ] || fail "README not named once: $(cat "$T/err")"
+  [ "$(grep -c "tree/other/h200-pcie-copies.txt:" "$T/err")" = 1 ] || fail "other file not named"
+  grep -q "5 files: 3 imported (129 samples, 0 measured times, 0 bad rows skipped), 0 already imported, 2 failed" "$T/err" ||
+    fail "summary: $(cat "$T/err")"
+  [ "$(grep -c . "$T/err")" = 3 ] || fail "want 3 stderr lines: $(cat "$T/err")"
+  [ "$(q "SELECT count(*) FROM samples")" = 129 ] || fail "samples $(q "SELECT count(*) FROM samples")"
+  [ "$(q "SELECT DISTINCT s.link FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.source_file LIKE '%1node%'")" = nvlink ] ||
+    fail "one-host log link"
+  [ "$(q "SELECT count(*) FROM runs WHERE length(content_hash) = 64 AND fusim_version IS NOT NULL AND fusim_commit IS NOT NULL")" = 3 ] ||
+    fail "runs lack hash/version/commit"
+  # a second run adds nothing: every file already imported (3 notes), the 2 others named again
+  "$FUSIM" import --db "$DB" "$D/tree" >"$T/out" 2>"$T/err"
+  [ $? = 65 ] || fail "second run exit"
+  [ "$(grep -c "already imported (run" "$T/err")" = 3 ] || fail "second run notes: $(cat "$T/err")"
+  [ "$(q "SELECT count(*) FROM samples")" = 129 ] || fail "second run added samples"
+  # --again imports a file once more
+  "$FUSIM" import --db "$DB" --again "$D/tree/csv/h200-pcie-copies.csv" >/dev/null 2>&1 || fail "--again"
+  [ "$(q "SELECT count(*) FROM samples")" = $((129 + 45)) ] || fail "--again did not add 45"
+  echo "ok [$CASE]"
+  ;;
+provenance)
+  # every prediction row reaches its workload JSON, profile JSON, buckets, version and commit,
+  # one query each, for predict and plan
+  "$FUSIM" predict --db "$DB" --workload resnet50 --fusion horovod:64MiB,5ms >/dev/null || fail predict
+  "$FUSIM" plan --db "$DB" --workload bert_large >/dev/null || fail plan
+  ver=$("$FUSIM" --version) # fusim 0.1.0 (commit X)
+  n=$(q "SELECT count(*) FROM predictions")
+  [ "$n" = 7 ] || fail "$n predictions, want 1 + 6"
+  for id in $(q "SELECT id FROM predictions"); do
+    wl=$(q "SELECT w.json FROM predictions p JOIN workloads w ON w.id = p.workload_id WHERE p.id = $id")
+    pf=$(q "SELECT pr.json FROM predictions p JOIN profiles pr ON pr.id = p.profile_id WHERE p.id = $id")
+    bk=$(q "SELECT buckets FROM predictions WHERE id = $id")
+    vs=$(q "SELECT r.fusim_version FROM predictions p JOIN runs r ON r.id = p.run_id WHERE p.id = $id")
+    cm=$(q "SELECT r.fusim_commit FROM predictions p JOIN runs r ON r.id = p.run_id WHERE p.id = $id")
+    # the buckets cover the workload's gradients in order; the profile is the bundled one
+    printf '%s\n%s\n%s\n' "$wl" "$pf" "$bk" >"$T/row"
+    py "
+import csv, json, sys
+rows = list(csv.reader(open('$T/row')))
+w, p, b = (json.loads(r[0]) for r in rows)
+n = len(w['grads'])
+assert w['format'] == 'fusim-workload-1', w.get('format')
+assert p['name'] == 'h200-default', p['name']
+assert b[0][0] == 0 and b[-1][1] == n - 1, (b[0], b[-1], n)
+assert all(b[k][0] == b[k - 1][1] + 1 for k in range(1, len(b))), b
+" || fail "prediction $id: workload/profile/buckets"
+    [ "fusim $vs (commit $cm)" = "$ver" ] || fail "prediction $id: version '$vs' commit '$cm' vs '$ver'"
+  done
+  [ "$(q "SELECT count(DISTINCT run_id) FROM predictions")" = 2 ] || fail "one run per command"
+  [ "$(q "SELECT group_concat(kind) FROM (SELECT kind FROM runs ORDER BY id)")" = '"predict,plan"' ] || fail "run kinds"
+  [ "$(q "SELECT count(*) FROM runs WHERE host_id IS NULL")" = 0 ] || fail "runs without host"
+  echo "ok [$CASE]"
+  ;;
+content)
+  # a name is a label: two different workloads named tiny_llama (seq 4096 and 2048) are two
+  # rows; the same content predicted twice is one
+  for seq in 4096 2048; do
+    "$FUSIM" workload --transformer --layers 2 --hidden 1024 --heads 8 --ffn 4096 --vocab 32000 \
+      --seq $seq --micro-batch 1 --name tiny_llama --out "$T/tiny_$seq.json" >/dev/null || fail "workload $seq"
+  done
+  for f in 4096 2048 4096; do
+    "$FUSIM" predict --db "$DB" --workload "$T/tiny_$f.json" --fusion optimal >/dev/null || fail "predict $f"
+  done
+  [ "$(q "SELECT count(*) FROM workloads WHERE name = 'tiny_llama'")" = 2 ] || fail "want 2 workloads named tiny_llama"
+  [ "$(q "SELECT count(DISTINCT hash) FROM workloads")" = 2 ] || fail "hashes"
+  [ "$(q "SELECT count(DISTINCT workload_id) FROM predictions")" = 2 ] || fail "predictions' workloads"
+  [ "$(q "SELECT count(*) FROM profiles")" = 1 ] || fail "one profile content"
+  # different iteration times under one name (the issue's 3.65 s / 2.30 s case)
+  [ "$(q "SELECT count(DISTINCT iter_us) FROM predictions")" = 2 ] || fail "iteration times"
+  echo "ok [$CASE]"
+  ;;
+measured)
+  # measured/resnet50-times.csv: 2 rows; they join predictions of resnet50 under the same plan
+  # (canonical form) and 8 GPUs, one row per profile
+  "$FUSIM" predict --db "$DB" --workload resnet50 --fusion cap:25MiB,first:1MiB >/dev/null || fail predict
+  "$FUSIM" predict --db "$DB" --workload resnet50 --fusion single >/dev/null || fail predict
+  "$FUSIM" predict --db "$DB" --workload resnet50 --fusion single --comm allreduce:4:nvlink >/dev/null || fail predict4
+  "$FUSIM" import --db "$DB" "$D/measured/resnet50-times.csv" >"$T/out" 2>"$T/err" || fail "import: $(cat "$T/err")"
+  grep -q "measured-times" "$T/out" || fail "summary table: $(cat "$T/out")"
+  [ "$(q "SELECT count(*) FROM measurements")" = 2 ] || fail "measurements"
+  [ "$(q "SELECT count(*) FROM v_prediction_error")" = 2 ] || fail "error rows: $(q "SELECT * FROM v_prediction_error")"
+  # rel_err = (predicted - measured) / measured, from the stored prediction
+  for plan_meas in "cap:25MiB,first:1MiB overlap=on pack=copy streams=1|11400" "single overlap=on pack=copy streams=1|11700"; do
+    plan=${plan_meas%|*} meas=${plan_meas#*|}
+    pred=$(q "SELECT p.iter_us FROM predictions p JOIN plans pl ON pl.id = p.plan_id WHERE pl.plan = '$plan' AND p.ranks = 8")
+    got=$(q "SELECT rel_err FROM v_prediction_error WHERE plan = '$plan'")
+    py "
+p, m, g = $pred, $meas, $got
+assert abs((p - m) / m - g) <= 1e-15, (p, m, g)
+" || fail "$plan: rel_err $got, predicted $pred, measured $meas"
+  done
+  [ "$(q "SELECT source FROM v_prediction_error LIMIT 1")" = import ] || fail source
+  # the same workload and plan by hash prefix; framework ddp matches no ideal prediction
+  h=$(q "SELECT substr(hash, 1, 12) FROM workloads WHERE name = 'resnet50_b64'")
+  printf 'workload,plan,measured_us,framework\n%s,single,11650,\n%s,single,11650,ddp\n' "$h" "$h" >"$T/m2.csv"
+  "$FUSIM" import --db "$DB" "$T/m2.csv" >/dev/null 2>&1 || fail "import by hash"
+  [ "$(q "SELECT count(*) FROM v_prediction_error WHERE measured_us = 11650")" = 2 ] ||
+    fail "by hash: want 2 rows (8 and 4 GPUs, gpus not given), $(q "SELECT * FROM v_prediction_error WHERE measured_us = 11650")"
+  # a bad row fails its file in one line, nothing of it stored
+  printf 'workload,plan,measured_us\nresnet50,single,11000\nno_such_model,single,1\n' >"$T/bad.csv"
+  "$FUSIM" import --db "$DB" "$T/bad.csv" >/dev/null 2>"$T/err"
+  [ $? = 65 ] || fail "bad workload exit"
+  grep -q "bad.csv:3: workload 'no_such_model'" "$T/err" || fail "message: $(cat "$T/err")"
+  [ "$(grep -c . "$T/err")" = 1 ] || fail "lines: $(cat "$T/err")"
+  [ "$(q "SELECT count(*) FROM measurements")" = 4 ] || fail "bad file stored rows"
+  printf 'workload,plan,measured_us\nresnet50,cap:25,11000\n' >"$T/bad2.csv"
+  "$FUSIM" import --db "$DB" "$T/bad2.csv" >/dev/null 2>"$T/err"
+  [ $? = 65 ] && grep -q "bad2.csv:2: plan" "$T/err" || fail "bad plan: $(cat "$T/err")"
+  "$FUSIM" report --db "$DB" accuracy >/dev/null 2>&1 || fail "report accuracy"
+  echo "ok [$CASE]"
+  ;;
+rerun)
+  "$FUSIM" predict --db "$DB" --workload bert_large --fusion optimal >/dev/null || fail predict
+  "$FUSIM" plan --db "$DB" --workload resnet50 >/dev/null || fail plan
+  "$FUSIM" report --db "$DB" --format csv rerun >"$T/out" 2>"$T/err" || fail "rerun: $(cat "$T/err")"
+  [ "$(grep -c ",same,reproduces$" "$T/out")" = 7 ] || fail "$(cat "$T/out")"
+  # a stored time changed by 1%: that prediction no longer reproduces (exit 65)
+  py "
+import sqlite3; c = sqlite3.connect('$DB'); c.execute('UPDATE predictions SET iter_us = iter_us * 1.01 WHERE id = 3'); c.commit()"
+  "$FUSIM" report --db "$DB" --format csv rerun 3 >"$T/out" 2>/dev/null
+  [ $? = 65 ] || fail "tampered row reproduced"
+  grep -q "^3,.*,differs$" "$T/out" || fail "$(cat "$T/out")"
+  echo "ok [$CASE]"
+  ;;
+precision)
+  # report prints the shortest decimal that reads back exactly: the same double as predict's JSON
+  "$FUSIM" predict --db "$DB" --workload llama2_7b --fusion single --format json >"$T/j" || fail predict
+  t=$(q "SELECT iter_us FROM predictions")
+  "$FUSIM" report --db "$DB" predictions >"$T/table" 2>/dev/null
+  tt=$(grep -o " $t " "$T/table" | tr -d ' ')
+  py "
+import json; j = json.load(open('$T/j'))
+assert float('$t') == j['iter_us'] and float('$tt') == j['iter_us'], ('$t', '$tt', j['iter_us'])
+assert float('%.6g' % j['iter_us']) != j['iter_us']  # what report printed before: not exact
+" || fail "csv '$t' table '$tt'"
+  echo "ok [$CASE]"
+  ;;
+migrate)
+  # v1/v1.db, made by schema 1's fusim (v1/make_v1.sh): 56 + 45 samples, 9 predictions (1 +
+  # 6 + 2), 2 workloads (tiny_llama's two contents under one name: schema 1 kept one row),
+  # 1 measurement of prediction 1 (11362.4397258079 us predicted, 11500.25 measured)
+  cp "$D/v1/v1.db" "$DB"
+  [ "$("$FUSIM" report --db "$DB" --format csv sql "PRAGMA user_version" | tail -1)" -ge 2 ] || fail "not migrated"
+  [ "$(q "SELECT count(*) FROM samples")" = 101 ] || fail samples
+  [ "$(q "SELECT count(*) FROM predictions")" = 9 ] || fail predictions
+  [ "$(q "SELECT count(*) FROM predictions WHERE run_id IS NULL OR buckets IS NULL OR ranks != 8")" = 0 ] || fail "predictions not filled"
+  [ "$(q "SELECT count(DISTINCT run_id) FROM predictions")" = 4 ] || fail "one run per schema 1 command (predict, plan, 2 predicts)"
+  [ "$(q "SELECT buckets FROM predictions WHERE id = 2")" = '"[[0,147],[148,160]]"' ] || fail "optimal's buckets"
+  [ "$(q "SELECT count(*) FROM pragma_foreign_key_check")" = 0 ] || fail "foreign keys"
+  [ "$(q "PRAGMA integrity_check")" = ok ] || fail integrity
+  got=$(q "SELECT rel_err FROM v_prediction_error")
+  py "assert abs((11362.4397258079 - 11500.25) / 11500.25 - $got) < 1e-12" || fail "rel_err $got"
+  # the schema of a migrated database is the schema of a new one
+  "$FUSIM" import --db "$T/new.db" "$D/v1/h200-pcie-copies.csv" >/dev/null 2>&1 || fail "new db"
+  s1=$(q "SELECT type, name, sql FROM sqlite_schema ORDER BY name" | md5sum)
+  s2=$("$FUSIM" report --db "$T/new.db" --format csv sql "SELECT type, name, sql FROM sqlite_schema ORDER BY name" | tail -n +2 | md5sum)
+  [ "$s1" = "$s2" ] || fail "migrated schema differs from a new database's"
+  # old rows re-run? no content was recorded: said so, not counted as reproducing
+  "$FUSIM" report --db "$DB" rerun >/dev/null 2>"$T/err"
+  grep -q "9 predictions: 0 reproduce, 0 differ or fail, 9 without stored content" "$T/err" || fail "$(cat "$T/err")"
+  echo "ok [$CASE]"
+  ;;
+*) fail "unknown case" ;;
+esac
