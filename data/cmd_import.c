@@ -285,10 +285,12 @@ static int fu__store_file(fu_db *db, fu__import_file *f, const char *cmdline, in
     char what[600];
     snprintf(what, sizeof what, "%s:%ld: plan", f->path, r->line);
     fu_plan pl;
+    fu_plan_init(&pl);
     st = fu__measured_workload(db, f->path, r, &m.workload_id);
     if (st == FU_OK) st = fu_plan_parse_string(r->plan, what, &pl);
+    if (st == FU_OK) fu_plan_string(&pl, m.plan, sizeof m.plan);
+    fu_plan_finish(&pl);
     if (st != FU_OK) break;
-    fu_plan_string(&pl, m.plan, sizeof m.plan);
     m.measured_us = r->measured_us;
     m.spread_us = r->spread_us;
     m.gpus = r->gpus;
