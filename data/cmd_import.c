@@ -287,7 +287,11 @@ static int fu__store_file(fu_db *db, fu__import_file *f, const char *cmdline, in
     fu_plan pl;
     fu_plan_init(&pl);
     st = fu__measured_workload(db, f->path, r, &m.workload_id);
-    if (st == FU_OK) st = fu_plan_parse_string(r->plan, what, &pl);
+    /* the framework column joins the plan (predictions keep it there: "... framework=ddp") */
+    char spec[sizeof r->plan + 40];
+    snprintf(spec, sizeof spec, "%s%s%s", r->plan, *r->framework && !strstr(r->plan, "framework=")
+             ? " framework=" : "", strstr(r->plan, "framework=") ? "" : r->framework);
+    if (st == FU_OK) st = fu_plan_parse_string(spec, what, &pl);
     if (st == FU_OK) fu_plan_string(&pl, m.plan, sizeof m.plan);
     fu_plan_finish(&pl);
     if (st != FU_OK) break;
