@@ -336,9 +336,17 @@ int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o) {
   /* bandwidth: the best of the sizes within 16x of the largest (the top few of a sweep) */
   for (size_t i = 0; i < n; i++)
     if (p[i].bytes >= nmax / 16 && f * p[i].bytes / p[i].t_us / 1e3 > bw) bw = f * p[i].bytes / p[i].t_us / 1e3;
-  /* latency: the smallest size's time less what its bytes take at that bandwidth */
-  double t0 = p[0].t_us, lat = t0 - f * p[0].bytes / (bw * 1e3);
-  if (lat < 0.5 * t0) lat = 0.5 * t0;
+  /* latency: the median over the three smallest samples (one noisy row, such as the 85.6 us
+   * at 8 B in the DGX H100 4+4 log, must not set it) of each time less what its bytes take at
+   * that bandwidth, and not below half the time */
+  double l3[3];
+  size_t k3 = n < 3 ? n : 3;
+  for (size_t i = 0; i < k3; i++) {
+    l3[i] = p[i].t_us - f * p[i].bytes / (bw * 1e3);
+    if (l3[i] < 0.5 * p[i].t_us) l3[i] = 0.5 * p[i].t_us;
+  }
+  double lat = k3 < 3 ? fmin(l3[0], l3[k3 - 1])
+                      : fmax(fmin(l3[0], l3[1]), fmin(fmax(l3[0], l3[1]), l3[2])); /* median of 3 */
   /* Simple latency: the intercept of a line through the sizes within 64x of the largest (the
    * protocol NCCL runs there), weights 1/t^2 as the fits; kept only above the small-size one */
   double x[64], y[64], w[64], a, b, c00, c01, c11, chi;
