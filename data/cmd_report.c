@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fu_check.h"
 #include "fu_common.h"
 #include "fu_db.h"
 #include "fu_options.h"
@@ -18,7 +19,7 @@
 
 static const char fu__report_head[] =
     "usage: fusim report [options] samples|fits|predictions|errors|runs|accuracy|profiles|\n"
-    "                              fit-error|provenance\n"
+    "                              fit-error|provenance|check\n"
     "       fusim report [options] sql \"SELECT ...\"\n"
     "       fusim report [options] rerun [ID...]\n"
     "\n"
@@ -27,6 +28,9 @@ static const char fu__report_head[] =
     "  predictions   stored predictions\n"
     "  errors        v_prediction_error: predicted vs measured, rel_err as a fraction\n"
     "  runs          imports, calibrations, fits, ... with their provenance\n"
+    "  check         is the database whole? PRAGMA integrity_check, foreign keys, and the\n"
+    "                schema's own rules (CHECK, NOT NULL, STRICT types, content hashes) over\n"
+    "                every row; problems on stdout, exit 65 when there are any\n"
     "  accuracy      v_plan_accuracy: predictions against measurements per plan\n"
     "  profiles      v_latest_profile: the latest profile stored for each machine (GPU)\n"
     "  fit-error     v_fit_error_by_size: each fit against the samples, size by size\n"
@@ -249,6 +253,21 @@ static int fu__print_rows(sqlite3_stmt *st, fu_format fmt, const char *what, int
   return FU_OK;
 }
 
+/* report check: the database whole and keeping its schema's rules (fu_check.h); problems one a
+ * line on stdout, then one line on stderr and exit 65. */
+static int fu__check(const char *path) {
+  size_t problems = 0, checks = 0;
+  int st = fu_db_check(path, stdout, &problems, &checks);
+  if (st != FU_OK) return fu_exit_code(st);
+  if (problems) {
+    fu_error("report check: %s: %zu problem%s (listed on stdout)", path, problems, problems == 1 ? "" : "s");
+    return fu_exit_code(FU_EDATA);
+  }
+  printf("%s: ok (integrity_check, foreign keys, schema version and %zu rules of the schema)\n", path,
+         checks);
+  return 0;
+}
+
 int fu_cmd_report(int argc, char **argv) {
   fu_opt_output out;
   fu_opt_output_init(&out);
@@ -277,6 +296,13 @@ int fu_cmd_report(int argc, char **argv) {
   const char *sql = NULL;
   int is_sql = strcmp(what, "sql") == 0;
   if (!strcmp(what, "rerun")) return fu_exit_code(fu_report_rerun(out.db, out.format, argc - optind - 1, argv + optind + 1));
+  if (!strcmp(what, "check")) {
+    if (optind + 1 != argc) {
+      fu_opt_usage_error(&cmd, "report check takes no argument after 'check'");
+      return fu_exit_code(FU_EUSAGE);
+    }
+    return fu__check(fu_db_path_default(out.db));
+  }
   if (is_sql) {
     if (optind + 2 != argc) {
       fu_error("report sql: give the query as one argument, e.g. fusim report sql \"SELECT * FROM runs\"");
@@ -288,7 +314,7 @@ int fu_cmd_report(int argc, char **argv) {
       if (!strcmp(what, fu__reports[i].name)) sql = fu__reports[i].sql;
     if (!sql || optind + 1 != argc) {
       fu_error("report: '%s' is not a report (samples, fits, predictions, errors, runs, accuracy, "
-               "profiles, fit-error, provenance, sql QUERY, rerun)",
+               "profiles, fit-error, provenance, sql QUERY, rerun, check)",
                sql ? argv[optind + 1] : what);
       return fu_exit_code(FU_EUSAGE);
     }

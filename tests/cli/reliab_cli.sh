@@ -261,5 +261,38 @@ for i in 1 2 3 4 5 6 7 8; do
   codes="$codes $c"
   case $c in 0) ok ;; 66) one_line "race.db: no such database" ;; *) bad "a reader racing the creation exited $c: $(cat "$T/err")" ;; esac
 done
+# ---- 10. report check: integrity_check plus the schema's own rules ----
+expect 0 "$FUSIM" predict --workload resnet50 --db "$DB"
+expect 0 "$FUSIM" report --db "$DB" check
+grep -q "f.db: ok (integrity_check, foreign keys, schema version and [0-9]* rules" "$T/out" && ok || bad "report check on a sound database: $(cat "$T/out")"
+cp "$DB" "$T/chk.db"
+python3 - "$T/chk.db" <<'EOF'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("PRAGMA ignore_check_constraints = 1")  # what another tool may do
+c.execute("UPDATE samples SET ranks = -3 WHERE id IN (SELECT id FROM samples LIMIT 2)")
+c.execute("UPDATE workloads SET json = json_set(json, '$.fwd_us', 1) WHERE id = (SELECT min(id) FROM workloads)")
+c.commit()
+EOF
+expect 65 "$FUSIM" report --db "$T/chk.db" check
+one_line "report check: .*chk.db: 2 problems"
+grep -q "^samples: CHECK (ranks >= 1): broken by 2 rows" "$T/out" && ok || bad "report check: no CHECK line: $(cat "$T/out")"
+grep -q "^workloads rowid [0-9]*: hash .* is not the SHA-256 of its JSON" "$T/out" && ok || bad "report check: no hash line: $(cat "$T/out")"
+# random bytes over 12 pages (the first, the header, left whole)
+cp "$DB" "$T/rnd.db"
+python3 - "$T/rnd.db" <<'EOF'
+import os, random, sys
+random.seed(14)
+n = os.path.getsize(sys.argv[1]) // 4096
+with open(sys.argv[1], "r+b") as f:
+    for pg in random.sample(range(2, n + 1), min(12, n - 1)):
+        f.seek((pg - 1) * 4096)
+        f.write(bytes(random.getrandbits(8) for _ in range(4096)))
+EOF
+expect 65 "$FUSIM" report --db "$T/rnd.db" check
+one_line "report check: .*rnd.db: [0-9]* problem"
+expect 66 "$FUSIM" report --db "$T/none.db" check
+one_line "none.db: no such database"
+
 echo "reliab_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
