@@ -46,6 +46,7 @@ typedef struct fu__ctx {
   int missing;               /* an operation had no table (priced 0; reported) */
   char missing_what[64];     /* its name */
   int roofline;              /* 1: price by the roofline instead */
+  double unaligned;          /* a bf16 GEMM dimension that is not a multiple of 8 (0: none) */
 } fu__ctx;
 
 static fu__op *fu__push(fu__ctx *x) {
@@ -115,6 +116,10 @@ static fu__op *fu__linear(fu__ctx *x, const char *name, double din, double dout,
   if (!o) return NULL;
   double T = x->T, f, dg, wg;
   snprintf(o->what, sizeof o->what, "linear");
+  /* cuBLAS needs 16-byte aligned rows for its fast bf16 kernels; the sweep measures only
+   * powers of two, so such a product is priced as if aligned (warned about once) */
+  if (!strcmp(x->gdt, "bf16") && (fmod(din, 8) != 0 || fmod(dout, 8) != 0))
+    x->unaligned = fmod(din, 8) != 0 ? din : dout;
   fu__gemm3(x, T, dout, din, &f, &dg, &wg);
   o->fwd_us = f;
   o->bwd_us = dg + wg;
@@ -304,9 +309,19 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       FU__TRY(fu__memop(x, "add", R, T * H, 0));
       FU__TRY(fu__norm(x, NM("ln_2"), 1, 1, H, R));
       FU__TRY(fu__linear(x, NM("mlp.c_fc"), H, F, 1, fp32_in, 1, 1));
-      /* the HF gelu_new composite keeps its input, x^3's input, tanh's output and 0.5x */
-      FU__TRY(fu__memop(x, "gelu_new", A, T * F, 4 * x->ab * T * F));
-      FU__TRY(fu__linear(x, NM("mlp.c_proj"), F, H, 1, 0, 1, 1));
+      /* the HF gelu_new composite 0.5x(1 + tanh(k(x + 0.044715 x^3))) keeps x^3's input, tanh's
+       * output, 0.5x and 1 + tanh. Under autocast pow runs in fp32 (autocast's fp32 list): its
+       * input is cast up and everything after it is fp32, so the composite costs what it does
+       * in fp32, its output is fp32 and c_proj casts it back down. */
+      if (x->autocast) {
+        FU__TRY(o = fu__memop(x, "gelu_new", "fp32", T * F, (4 + 4 + 2 + 4) * T * F));
+        const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
+        o->fwd_us += fu_op_us(cast, T * F, 0);
+        o->bwd_us += fu_op_us(cast, T * F, 1);
+      } else {
+        FU__TRY(fu__memop(x, "gelu_new", A, T * F, 4 * x->ab * T * F));
+      }
+      FU__TRY(fu__linear(x, NM("mlp.c_proj"), F, H, 1, x->autocast, 1, 1));
       FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
       FU__TRY(fu__memop(x, "add", R, T * H, 0));
     }
@@ -326,7 +341,16 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       FU__TRY(fu__linear(x, NM("self_attn.q_proj"), H, H, bias, fp32_in, 1, 1));
       FU__TRY(fu__linear(x, NM("self_attn.k_proj"), H, Hkv, bias, fp32_in, 0, 1));
       FU__TRY(fu__linear(x, NM("self_attn.v_proj"), H, Hkv, bias, fp32_in, 0, 1));
-      FU__TRY(fu__memop(x, "rotary", A, T * (H + Hkv), 0));
+      if (x->autocast) {
+        /* HF's cos and sin follow the fp32 residual stream's dtype: q * cos promotes to fp32,
+         * and autocast casts q and k back to bf16 for SDPA */
+        FU__TRY(o = fu__memop(x, "rotary", "fp32", T * (H + Hkv), 0));
+        const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
+        o->fwd_us += fu_op_us(cast, T * (H + Hkv), 0);
+        o->bwd_us += fu_op_us(cast, T * (H + Hkv), 1);
+      } else {
+        FU__TRY(fu__memop(x, "rotary", A, T * (H + Hkv), 0));
+      }
       FU__TRY(fu__attn(x, s, Hkv, 1, dropout));
       FU__TRY(o = fu__linear(x, NM("self_attn.o_proj"), H, H, bias, 0, 1, 1));
       o->fwd_us += fu__copy_us(x, 2 * x->ab * T * H);
@@ -608,6 +632,10 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     return FU_EDATA;
   }
   if (!x.roofline && s->arch != FU_ARCH_CUSTOM) fu__scale_host(&x, fu__arch_name(s->arch));
+  if (!x.roofline && x.unaligned > 0)
+    fu_warn("workload: a bf16 GEMM dimension (%.0f) is not a multiple of 8: cuBLAS runs slower, "
+            "unaligned kernels for it that the shape sweep does not measure, so its time is optimistic",
+            x.unaligned);
   fu_workload_init(w);
   double fwd, bwd, hbm = 0, ku = 0, lead = 0;
   if (x.roofline) {

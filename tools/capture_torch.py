@@ -277,6 +277,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     if write_host:
         out["host"] = torch_host.host_block(tl, framework, [g["name"] for g in grads])
     out["estimated"] = False
+    # the step's device memory peak (what fusim plan checks against the GPU's memory)
+    out["memory"] = {"peak_bytes": mem_peak}
     out["notes"] = notes
     m = dict(meta or {})
     m.update({
