@@ -5,10 +5,14 @@ with `fusim predict` under the same plan, framework and communication, with the 
 framework really used, and stores each prediction (by fusim itself, --db) with its measurement,
 so that v_prediction_error shows them. Prints the matrix and its summary; --csv writes it.
 
-Compute baseline: as `fusim validate` does, each model's workload is scaled (every host and GPU
-time) so that its simulated compute-only step equals the compute-only iteration measured in the
-same loop; framework costs (microbenchmarks) and communication are not scaled. The overhead of a
-plan is its time minus compute-only, measured and predicted.
+Compute baseline: as `fusim validate` does, each model's workload is scaled to the compute-only
+iteration measured in the same loop: host work (the CPU timeline and the frameworks' host costs)
+by the compute-only iteration's CPU time of forward + backward() against the capture's, GPU work
+so that the simulated compute-only step equals the measured one (--no-host-scale: both alike).
+Communication is not scaled. The overhead of a plan is its time minus compute-only, measured
+and predicted. Each measurement is stored beside the prediction fusim stored for it (its prediction_id, as
+`fusim validate` does: the measured-times CSV of `fusim import` cannot tell apart two rows that
+differ only in the communication, DDP's all-reduce against its offload hook).
 
     python3 tools/store_torch_validation.py data/validation/torch_h200_run2 --db fusim.db
     python3 tools/store_torch_validation.py RUNDIR --no-store --csv matrix.csv
@@ -36,24 +40,64 @@ def fusim_json(fusim, args):
     return json.loads(p.stdout)
 
 
-def scaled(wl, s):
-    """The workload with every host and GPU time multiplied by s (framework costs kept)."""
+def scaled(wl, hf, gf):
+    """The workload with host times (the CPU timeline and the frameworks' host costs) multiplied
+    by hf and GPU times by gf."""
     w = json.loads(json.dumps(wl))
     for k in ("fwd_us", "bwd_us", "opt_us"):
-        w[k] = w[k] * s
+        w[k] = w[k] * gf
     for g in w["grads"]:
-        g["ready_us"] = g["ready_us"] * s
+        g["ready_us"] = g["ready_us"] * gf
     h = w.get("host")
     if h and h.get("version") == 2:
-        for k in ("fwd_cpu_us", "bwd_cpu_us", "opt_cpu_us", "fwd_gpu_us", "bwd_gpu_us",
-                  "opt_gpu_us"):
-            h[k] = h[k] * s
-        h["grad_cpu_us"] = [t * s for t in h["grad_cpu_us"]]
-        h["grad_gpu_us"] = [t * s for t in h["grad_gpu_us"]]
-        h["fwd_points"] = [[c * s, g * s] for c, g in h.get("fwd_points", [])]
-    w["name"] = wl["name"] + "_x%.4f" % s
-    w["notes"] = (wl.get("notes") or "") + " Scaled by %.5f to the run's compute-only iteration." % s
+        for k in ("fwd_cpu_us", "bwd_cpu_us", "opt_cpu_us"):
+            h[k] = h[k] * hf
+        for k in ("fwd_gpu_us", "bwd_gpu_us", "opt_gpu_us"):
+            h[k] = h[k] * gf
+        h["grad_cpu_us"] = [t * hf for t in h["grad_cpu_us"]]
+        h["grad_gpu_us"] = [t * gf for t in h["grad_gpu_us"]]
+        h["fwd_points"] = [[c * hf, g * gf] for c, g in h.get("fwd_points", [])]
+        for fw in ("ddp", "hooks"):
+            if fw in h:
+                h[fw] = {k: v * hf for k, v in h[fw].items()}
+    w["name"] = wl["name"] + "_h%.4f_g%.4f" % (hf, gf)
+    w["notes"] = (wl.get("notes") or "") + (
+        " Scaled to the run's compute-only iteration: host work x %.5f (its CPU time of forward "
+        "and backward in the run against the capture's), GPU work x %.5f (so that the simulated "
+        "compute-only step equals the measured one)." % (hf, gf))
     return w
+
+
+def sim_compute(fusim, wl, hf, gf, tmp, prof):
+    path = os.path.join(tmp, "probe.json")
+    with open(path, "w") as f:
+        json.dump(scaled(wl, hf, gf), f)
+    return fusim_json(fusim, ["predict", "--workload", path, "--no-store", "--format", "json",
+                              "--fusion", "single", "--comm", "offload"] + prof)["compute_us"]
+
+
+def anchor(fusim, wl, m, tmp, prof, host_scale):
+    """Host factor from the compute-only iteration's CPU times in the run (1 without them or
+    without host_scale); GPU factor by bisection so the simulated compute-only step equals the
+    measured compute-only iteration."""
+    h = wl.get("host", {})
+    cpu = m.get("compute_only_cpu_fwd_bwd_rest_us")
+    hf = 1.0
+    if host_scale and cpu and h.get("version") == 2 and h["fwd_cpu_us"] + h["bwd_cpu_us"] > 0:
+        hf = (cpu[0] + cpu[1]) / (h["fwd_cpu_us"] + h["bwd_cpu_us"])
+    target = m["compute_only_us"]
+    lo, hi = 0.25, 4.0
+    if sim_compute(fusim, wl, hf, lo, tmp, prof) > target:   # host-bound beyond any GPU speed
+        return hf, lo
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        if sim_compute(fusim, wl, hf, mid, tmp, prof) < target:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-4:
+            break
+    return hf, (lo + hi) / 2
 
 
 def plan_args(row):
@@ -69,7 +113,13 @@ def main():
     ap.add_argument("--db", help="results database (default: $FUSIM_DB, else fusim.db)")
     ap.add_argument("--profile", help="profile for fusim predict (default: the bundled one)")
     ap.add_argument("--no-store", action="store_true")
+    ap.add_argument("--no-host-scale", action="store_true",
+                    help="scale host and GPU work alike (by the compute-only iteration alone)")
     ap.add_argument("--csv", help="write the matrix here")
+    ap.add_argument("--framework-costs", metavar="FILE:LABEL",
+                    help="take the frameworks' costs (host.ddp, host.hooks, copy_gbps) from the "
+                         "line of a tools/torch_fwcost_probe.py file with this label instead of "
+                         "the run's own microbenchmark")
     a = ap.parse_args()
     path = os.path.join(a.rundir, "runs.json")
     if not os.path.isfile(path):
@@ -83,27 +133,43 @@ def main():
     commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or None
     tmp = tempfile.mkdtemp(prefix="fusim-torchval-")
+    fwc = None
+    if a.framework_costs:
+        fpath, _, label = a.framework_costs.partition(":")
+        try:
+            with open(fpath) as f:
+                probes = [json.loads(line) for line in f if line.strip()]
+        except OSError as e:
+            die("%s: %s" % (fpath, e.strerror), 66)
+        fwc = next((p for p in probes if p.get("label") == label), None)
+        if fwc is None:
+            die("--framework-costs: %s has no line labelled '%s' (labels: %s)"
+                % (fpath, label, ", ".join(p.get("label", "?") for p in probes)), 64)
     rows = []
+    bdir = os.path.join(a.rundir, "buckets")   # the frameworks' buckets, kept with the run
     for m in run["models"]:
         wpath = os.path.join(a.rundir, "wl_%s.json" % m["workload"])
         with open(wpath) as f:
             wl = json.load(f)
+        if fwc is not None:
+            wl["host"].update({"ddp": fwc["ddp"], "hooks": fwc["hooks"],
+                               "copy_gbps": fwc["copy_gbps"]})
+            wl["name"] = wl["name"] + "_fw"
         order = [g["name"] for g in wl["grads"]]
-        # compute-only step as simulated (no communication, no framework): the JSON's compute_us
-        base = fusim_json(a.fusim, ["predict", "--workload", wpath, "--no-store", "--format", "json",
-                                    "--fusion", "single", "--comm", "offload"] + prof)
-        s = m["compute_only_us"] / base["compute_us"]
-        ws = scaled(wl, s)
+        hf, gf = anchor(a.fusim, wl, m, tmp, prof, not a.no_host_scale)
+        ws = scaled(wl, hf, gf)
         spath = os.path.join(tmp, "%s.json" % ws["name"])
         with open(spath, "w") as f:
             json.dump(ws, f)
         for r in m["rows"]:
             fusion = r["fusion"]
             if r.get("buckets"):
-                bfile = os.path.join(tmp, "%s_%s.buckets.json" % (m["workload"],
-                                                                  r["plan_label"].replace(" ", "_")))
-                with open(bfile, "w") as f:
-                    json.dump(r["buckets"], f)
+                bfile = os.path.join(bdir, "%s_%s.json" % (m["workload"],
+                                                           r["plan_label"].replace(" ", "_")))
+                if not os.path.exists(bfile):
+                    os.makedirs(bdir, exist_ok=True)
+                    with open(bfile, "w") as f:
+                        json.dump(r["buckets"], f)
                 # the framework's own buckets; fusim's rule when it gives the same ones
                 rule = fusim_json(a.fusim, ["predict", "--workload", spath, "--no-store", "--format",
                                             "json", "--fusion", fusion] + plan_args(r) + prof)
@@ -128,28 +194,36 @@ def main():
                 "overhead_ok": abs(ov_p - ov_m) <= max(0.15 * abs(ov_m), 300.0),
                 "inside": p["iter_lo_us"] <= meas <= p["iter_hi_us"],
                 "p5_us": r["p5_us"], "p95_us": r["p95_us"], "iterations": len(r["times_us"]),
-                "n_buckets": p["n_ops"], "scale": s,
+                "n_buckets": p["n_ops"], "host_scale": hf, "gpu_scale": gf,
             }
             rows.append(row)
-            if not a.no_store:
+            if not a.no_store:   # beside the prediction fusim just stored, as validate does
+                note = ("validate_torch %s: %s; %d iterations"
+                        % (os.path.basename(os.path.normpath(a.rundir)), r["plan_label"],
+                           len(r["times_us"])))
+                ck = m.get("clocks_sm_mhz_power_w_temp_c") or [None, None]
                 con = sqlite3.connect(db)
                 try:
                     with con:
-                        pid = con.execute("SELECT max(id) FROM predictions").fetchone()[0]
-                        ck = m.get("clocks_sm_mhz_power_w_temp_c") or [None, None]
+                        pid, wid, plid = con.execute(
+                            "SELECT id, workload_id, plan_id FROM predictions "
+                            "ORDER BY id DESC LIMIT 1").fetchone()
                         con.execute(
-                            "INSERT INTO measurements (prediction_id, measured_us, spread_us, "
-                            "iterations, compute_only_us, sm_clock_mhz_start, sm_clock_mhz_end, "
-                            "power_w, git_commit, json) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                            (pid, meas, r["p95_us"] - r["p5_us"], len(r["times_us"]), co,
-                             ck[0][0] if ck[0] else None, ck[-1][0] if ck[-1] else None,
-                             ck[-1][1] if ck[-1] else None, commit,
+                            "INSERT INTO measurements (prediction_id, run_id, workload_id, plan_id, "
+                            "gpus, framework, measured_us, spread_us, iterations, compute_only_us, "
+                            "sm_clock_mhz_start, sm_clock_mhz_end, power_w, git_commit, notes, json) "
+                            "SELECT ?, run_id, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
+                            "FROM predictions WHERE id = ?",
+                            (pid, wid, plid, r["framework"], meas, r["p95_us"] - r["p5_us"],
+                             len(r["times_us"]), co, ck[0][0] if ck[0] else None,
+                             ck[-1][0] if ck[-1] else None, ck[-1][1] if ck[-1] else None, commit,
+                             note,
                              json.dumps({"harness": "tools/validate_torch.py", "run": path,
-                                         "plan_label": r["plan_label"],
-                                         "machine": run["machine"], "command": run["command"],
-                                         "overhead_measured_us": ov_m,
+                                         "plan_label": r["plan_label"], "machine": run["machine"],
+                                         "command": run["command"], "overhead_measured_us": ov_m,
                                          "overhead_predicted_us": ov_p,
-                                         "times_us": r["times_us"]})))
+                                         "host_scale": hf, "gpu_scale": gf,
+                                         "times_us": r["times_us"]}), pid))
                 finally:
                     con.close()
     # the matrix and its summary

@@ -367,8 +367,10 @@ def _bank(n, numel, nbuf):
     return Bank().cuda()
 
 
-def framework_costs(*, iters=30, numel=1024, sizes=(32, 128), nbuf=32):
+def framework_costs(*, iters=30, numel=1024, sizes=(32, 128), nbuf=32, busy_us=0):
     """Model-independent host costs of DDP and of the hook pattern (see the module docstring).
+    numel: elements per parameter; busy_us > 0 keeps the GPU busy that long (a sleep kernel)
+    before each forward, so the host runs ahead of a busy device as in a real step.
     Returns {"ddp": {...}, "hooks": {...}, "copy_gbps": x, "raw": {...}}."""
     import torch
     from torch.nn.parallel import DistributedDataParallel as DDP
@@ -394,6 +396,8 @@ def framework_costs(*, iters=30, numel=1024, sizes=(32, 128), nbuf=32):
     def one(m, fuser):
         m.zero_grad(set_to_none=False)
         torch.cuda.synchronize()
+        if busy_us > 0:
+            torch.cuda._sleep(int(busy_us * 2000))
         t0 = time.perf_counter()
         loss = m(x)
         t1 = time.perf_counter()
@@ -483,7 +487,7 @@ def framework_costs(*, iters=30, numel=1024, sizes=(32, 128), nbuf=32):
     return {"ddp": ddp, "hooks": hooks, "copy_gbps": round(copy_gbps, 1),
             "raw": {"bwd_cpu_us": {"%s/%d" % k: round(v, 1) for k, v in B.items()},
                     "fwd_cpu_us": {"%s/%d" % k: round(v, 1) for k, v in F.items()},
-                    "sizes": list(sizes), "numel": numel, "iters": iters}}
+                    "sizes": list(sizes), "numel": numel, "iters": iters, "busy_us": busy_us}}
 
 
 def host_block(tl, fw, order_names):
