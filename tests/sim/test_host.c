@@ -1,0 +1,210 @@
+/* test_host.c: the host timeline (workload host block v2; fu_predict.c's two timelines and the
+ * frameworks' costs) on cases small enough to follow by hand, and reading and writing the block.
+ *
+ * Workload: 2 gradients of 1 and 2 MiB. Host: forward enqueued in 100 us, the hooks fire at 50
+ * and 300 us into backward(), backward() returns at 320 us, the optimizer takes 10 us. GPU-only:
+ * forward 400 us, gradients ready at 200 and 250 us, backward 260 us, optimizer 20 us. Copies
+ * at 10.48576 GB/s (1 MiB: 100 us). Offload over the test profile's D2H curve,
+ * t = 4 us + n / 55.2 GB/s (sim_util.h). Every expected time is derived step by step in the
+ * comments; the tolerance 1e-6 us is far below any modelled cost (sums of a few doubles). */
+#include <jansson.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "fu_common.h"
+#include "fu_host.h"
+#include "fu_predict.h"
+#include "fu_test.h"
+#include "sim_util.h"
+
+#define MiB 1048576.0
+static const uint64_t BYTES[2] = {1 << 20, 2 << 20};
+static const double READY[2] = {200, 250};
+
+static void host_workload(fu_workload *w, double cpu1, double bwd_cpu) {
+  su_workload(w, 2, BYTES, READY, 400, 260, 20);
+  fu_host *h = &w->host;
+  h->version = FU_HOST_VERSION;
+  h->fwd_cpu_us = 100, h->bwd_cpu_us = bwd_cpu, h->opt_cpu_us = 10;
+  h->fwd_gpu_us = 400, h->bwd_gpu_us = 260, h->opt_gpu_us = 20;
+  h->copy_gbps = 10.48576; /* 1 MiB in 100 us */
+  h->buffers = 3;
+  w->grads[0].cpu_us = 50, w->grads[1].cpu_us = cpu1;
+  w->grads[0].gpu_us = 200, w->grads[1].gpu_us = 250;
+  h->has_ddp = 1;
+  h->ddp = (fu_host_ddp){.param_us = 5, .copy_us = 4, .bucket_us = 30, .hook_bucket_us = 60,
+                         .finalize_us = 7, .forward_us = 11, .buffer_us = 2};
+  h->has_hooks = 1;
+  h->hooks = (fu_host_hooks){.hook_us = 9, .bucket_us = 13, .noop_hook_us = 1};
+}
+
+static double run(const fu_workload *w, const fu_plan *p, const fu_comm *c, const fu_profile *prof,
+                  const size_t *counts, size_t nb, fu_result *r) {
+  fu_bucket *b = su_buckets(w, counts, nb);
+  fu_result_finish(r); /* the previous case's buckets */
+  int st = fu_sim_predict_buckets(w, p, c, prof, b, nb, NULL, r);
+  free(b);
+  return st == FU_OK ? r->iter_us : -st;
+}
+
+static double d2h(double bytes) { return A_D2H + B_D2H * bytes; }
+
+int main(void) {
+  const double tol = 1e-6;
+  fu_profile prof;
+  su_profile(&prof, 1, 1);
+  fu_comm off;
+  su_comm_offload(&off);
+  fu_workload w;
+  fu_result r;
+  memset(&r, 0, sizeof r);
+  fu_plan p;
+  size_t one[1] = {2}, two[2] = {1, 1};
+
+  /* 1. Compute alone (the result's compute_us): host fwd [0,100] seg0 [100,150] seg1 [150,400]
+   *    tail [400,420] opt [420,430]. GPU: fwd [0,400]; seg0 may start when its enqueue starts
+   *    (100) -> [400,600]; seg1 [600,650]; tail [650,660]; opt [660,680]. The GPU is ahead of
+   *    nothing: 680 = 400 + 260 + 20. */
+  host_workload(&w, 300, 320);
+  su_plan(&p, 1, 0, 1);
+  p.framework = FU_FRAMEWORK_DDP;
+  run(&w, &p, &off, &prof, one, 1, &r);
+  EXPECT_NEAR(r.compute_us, 680, tol);
+
+  /* 2. DDP, copy mode, one bucket, offload through a Python comm hook. Host: DDP forward
+   *    11 + 3 x 2 = 17 [0,17]; fwd [17,117]; seg0 [117,167]; hook0 5 + 4/2 [167,174]; seg1
+   *    [174,424]; hook1 [424,431]; comm hook call 60 [431,491]; tail [491,511]; finalize
+   *    7 + 2 x 4/2 [511,522]; opt [522,532]. GPU: fwd [17,417]; seg0 [417,617]; copy0 (launched
+   *    at 174) [617,717]; seg1 [717,767]; copy1 (431) [767,967]; the bucket's offload starts
+   *    at max(967, 491) and lasts d2h(3 MiB); tail [967,977]; the stream waits for the offload,
+   *    copies 3 MiB back (300 us), then the optimizer (20). */
+  double t2 = 967 + d2h(3 * MiB) + 300 + 20;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), t2, tol);
+  EXPECT_NEAR(r.compute_us, 680, tol);
+  EXPECT_INT_EQ(r.n_ops, 1);
+  EXPECT_NEAR(r.buckets[0].start_us, 967, tol);
+
+  /* 3. The same with bucket views: no copies, hooks 5 us. Host: fwd [17,117] seg0 [117,167]
+   *    hook0 [167,172] seg1 [172,422] hook1 [422,427] comm hook [427,487] tail [487,507]
+   *    finalize 7 [507,514] opt [514,524]. GPU: fwd [17,417] seg0 [417,617] seg1 [617,667];
+   *    offload from max(667, 487); tail [667,677]; wait; opt 20. */
+  p.pack_view = 1;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 667 + d2h(3 * MiB) + 20, tol);
+
+  /* 4. Host-bound: the second hook fires at 900 us, backward() returns at 1000 us (DDP, views,
+   *    one bucket). Host: DDP forward [0,17] fwd [17,117] seg0 [117,167] hook0 [167,172] seg1
+   *    850 us [172,1022] hook1 [1022,1027] comm hook [1027,1087] tail 100 us [1087,1187]
+   *    finalize [1187,1194] opt [1194,1204]. GPU: seg1 [617,667] cannot end before its enqueue
+   *    did (1022); the offload starts when the comm hook has issued it, 1087, and ends at
+   *    1087 + d2h(3 MiB) = 1148; the tail [1087,1097] ends with its enqueue, 1187; the wait
+   *    follows the finalize (1194); the optimizer [1194,1214] ends after its enqueue (1204). */
+  su_workload_free(&w);
+  host_workload(&w, 900, 1000);
+  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 1214, tol);
+  EXPECT_NEAR(r.buckets[0].start_us, 1087, tol);
+
+  /* 5. The hook pattern, per-tensor buckets, overlap off (course text). Host: fwd [0,100] seg0
+   *    [100,150] hook0 9 [150,159] seg1 [159,409] hook1 [409,418] tail [418,438] then the two
+   *    issues 13 us each [438,451] [451,464], opt [464,474]. GPU: fwd [0,400] seg0 [400,600]
+   *    copy0 [600,700] seg1 [700,750] copy1 [750,950] tail [950,960]; offloads after backward on
+   *    the copy engine, one after the other from 960; wait; opt 20. */
+  su_workload_free(&w);
+  host_workload(&w, 300, 320);
+  su_plan(&p, 0, 0, 1);
+  p.framework = FU_FRAMEWORK_HOOKS;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r), 960 + d2h(MiB) + d2h(2 * MiB) + 20, tol);
+
+  /* 6. The same, overlap on: bucket 0 is issued after hook0 [159,172] (then seg1 [172,422],
+   *    hook1 [422,431], issue b1 [431,444]); its offload runs from max(700, 172) = 700 to
+   *    700 + d2h(1 MiB) < 950, bucket 1 from 950 (after copy1) to 950 + d2h(2 MiB); the tail
+   *    [950,960] runs beside it; the optimizer waits for the offload. */
+  p.overlap = 1;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r), 950 + d2h(2 * MiB) + 20, tol);
+  EXPECT_NEAR(r.buckets[0].start_us, 700, tol);
+
+  /* 7. The interval: the run's spread scales GPU and host work, operations at their CI bounds;
+   *    with no spread and exact CIs the interval is the point, with spread it holds it. */
+  w.host.step_rel_lo = -0.1, w.host.step_rel_hi = 0.2;
+  w.host.host_rel_lo = -0.05, w.host.host_rel_hi = 0.3;
+  run(&w, &p, &off, &prof, two, 2, &r);
+  EXPECT(r.iter_lo_us < r.iter_us && r.iter_us < r.iter_hi_us);
+  EXPECT(r.iter_hi_us >= 1.2 * (400 + 260 + 20)); /* the GPU work alone, 20% slower */
+
+  /* 8. Framework costs asked for but not measured: one line, FU_EDATA. */
+  w.host.has_hooks = 0;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r), -FU_EDATA, 0);
+  su_workload_free(&w);
+  su_workload(&w, 2, BYTES, READY, 400, 260, 20); /* no host block at all */
+  p.framework = FU_FRAMEWORK_DDP;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r), -FU_EDATA, 0);
+  p.framework = FU_FRAMEWORK_IDEAL; /* ideal on such a workload is the old model */
+  EXPECT(run(&w, &p, &off, &prof, two, 2, &r) > 0);
+  fu_result_finish(&r);
+  su_workload_free(&w);
+
+  /* 9. Reading and writing the block. */
+  const char *text =
+      "{\"format\": \"fusim-workload-1\", \"name\": \"h\", \"fwd_us\": 400, \"bwd_us\": 260,"
+      " \"opt_us\": 20, \"grads\": [{\"name\": \"b\", \"bytes\": 8, \"ready_us\": 250},"
+      " {\"name\": \"a\", \"bytes\": 4, \"ready_us\": 200}],"
+      " \"host\": {\"version\": 2, \"fwd_cpu_us\": 100, \"bwd_cpu_us\": 320, \"opt_cpu_us\": 10,"
+      " \"fwd_gpu_us\": 400, \"bwd_gpu_us\": 260, \"opt_gpu_us\": 20, \"buffers\": 3,"
+      " \"copy_gbps\": 1900, \"fwd_points\": [[10, 50], [60, 300]],"
+      " \"grad_cpu_us\": [300, 50], \"grad_gpu_us\": [250, 200],"
+      " \"jitter\": {\"step_rel_lo\": -0.02, \"step_rel_hi\": 0.05, \"host_rel_lo\": -0.1,"
+      " \"host_rel_hi\": 0.3},"
+      " \"ddp\": {\"param_us\": 5, \"copy_us\": 4, \"bucket_us\": 30, \"hook_bucket_us\": 60,"
+      " \"finalize_us\": 7, \"forward_us\": 11, \"buffer_us\": 2},"
+      " \"hooks\": {\"hook_us\": 9, \"bucket_us\": 13, \"noop_hook_us\": 1}}}";
+  fu_workload a, b;
+  EXPECT_INT_EQ(fu_workload_parse(text, "h.json", 0, &a), FU_OK); /* sorted: a first */
+  EXPECT_INT_EQ(a.host.version, 2);
+  EXPECT_STR_EQ(a.grads[0].name, "a");
+  EXPECT_NEAR(a.grads[0].cpu_us, 50, 0); /* the per-gradient times moved with their gradient */
+  EXPECT_NEAR(a.grads[0].gpu_us, 200, 0);
+  EXPECT_NEAR(a.grads[1].cpu_us, 300, 0);
+  EXPECT_INT_EQ((long long)a.host.nfwd, 2);
+  EXPECT_NEAR(a.host.fwd_gpu[1], 300, 0);
+  EXPECT_NEAR(a.host.ddp.hook_bucket_us, 60, 0);
+  EXPECT_NEAR(a.host.hooks.bucket_us, 13, 0);
+  EXPECT_NEAR(a.host.host_rel_hi, 0.3, 0);
+  EXPECT_INT_EQ(a.host.buffers, 3);
+  char path[] = "/tmp/fusim_test_host_XXXXXX";
+  int fd = mkstemp(path);
+  EXPECT(fd >= 0);
+  if (fd >= 0) close(fd);
+  EXPECT_INT_EQ(fu_workload_save(path, &a), FU_OK);
+  EXPECT_INT_EQ(fu_workload_load(path, 1, &b), FU_OK); /* strict: written in ready order */
+  EXPECT_NEAR(b.grads[1].cpu_us, 300, 0);
+  EXPECT_NEAR(b.host.fwd_cpu[0], 10, 0);
+  EXPECT_NEAR(b.host.ddp.finalize_us, 7, 0);
+  EXPECT_NEAR(b.host.copy_gbps, 1900, 0);
+  EXPECT_NEAR(b.host.step_rel_lo, -0.02, 0);
+  remove(path);
+  fu_workload_finish(&a);
+  fu_workload_finish(&b);
+  /* The older block still loads, as version 1 (read as before: the ideal framework). */
+  EXPECT_INT_EQ(fu_workload_parse("{\"format\": \"fusim-workload-1\", \"fwd_us\": 1, \"bwd_us\": 2,"
+                                  " \"grads\": [{\"name\": \"a\", \"bytes\": 4, \"ready_us\": 1}],"
+                                  " \"host\": {\"hook_us\": 3, \"issue_us\": 4}}", "old", 1, &a),
+                FU_OK);
+  EXPECT_INT_EQ(a.host.version, 1);
+  EXPECT_NEAR(a.hook_us, 3, 0);
+  fu_workload_finish(&a);
+  /* Bad blocks: one line naming the field, FU_EDATA. */
+  const char *bad[] = {"\"version\": 3", "\"version\": 2, \"fwd_cpu_us\": 1",
+                       "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1, 2], \"grad_gpu_us\": [1]",
+                       "\"version\": 2, \"fwd_cpu_us\": -1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1]"};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    char doc[1024];
+    snprintf(doc, sizeof doc,
+             "{\"format\": \"fusim-workload-1\", \"fwd_us\": 1, \"bwd_us\": 2, \"grads\": "
+             "[{\"name\": \"a\", \"bytes\": 4, \"ready_us\": 1}], \"host\": {%s}}", bad[k]);
+    EXPECT_INT_EQ(fu_workload_parse(doc, "bad", 0, &a), FU_EDATA);
+  }
+  return fu_test_report("sim_host");
+}
