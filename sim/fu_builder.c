@@ -108,6 +108,16 @@ static void fu__gemm3(fu__ctx *x, double M, double N, double K, double *f, doubl
   }
 }
 
+/* tools/calib_torch.py times the host cost of a linear layer and a convolution under autocast
+ * with an fp32 input, so it includes the input's cast; where the input is already bf16 that
+ * cast (its forward call and its backward node) is not there. */
+static void fu__no_input_cast(fu__ctx *x, fu__op *o, int in_fp32) {
+  const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
+  if (!x->autocast || in_fp32 || !cast) return;
+  o->hfwd_us = o->hfwd_us > cast->host_fwd_us ? o->hfwd_us - cast->host_fwd_us : 0;
+  o->hbwd_us = o->hbwd_us > cast->host_bwd_us ? o->hbwd_us - cast->host_bwd_us : 0;
+}
+
 /* A linear layer y = x W^T (+ b), x: T x din. in_fp32: its input is fp32 (autocast casts it to
  * bf16, a copy kept for backward); saved_in: its input is not kept by another operation. */
 static fu__op *fu__linear(fu__ctx *x, const char *name, double din, double dout, int bias,
@@ -128,6 +138,7 @@ static fu__op *fu__linear(fu__ctx *x, const char *name, double din, double dout,
   o->hfwd_us = lin ? lin->host_fwd_us : 0;
   o->hbwd_us = lin ? lin->host_bwd_us : 0;
   if (bias) o->bwd_us += fu_op_us(fu_compute_op(x->c, "bias_grad", x->adt), T * dout, 0);
+  fu__no_input_cast(x, o, in_fp32);
   double in_bytes = x->ab * T * din;
   if (x->autocast && in_fp32) {
     o->fwd_us += fu_op_us(cast, T * din, 0); /* fp32 input to bf16 */
@@ -755,6 +766,7 @@ static fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, 
   const fu_op_table *h = fu_compute_op(x->c, "conv", x->autocast ? "bf16" : "fp32");
   o->hfwd_us = h ? h->host_fwd_us : 0;
   o->hbwd_us = h ? h->host_bwd_us : 0;
+  fu__no_input_cast(x, o, cin == 3); /* only the image arrives in fp32 */
   const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
   if (x->autocast) {
     o->fwd_us += fu_op_us(cast, cout * K, 0);
