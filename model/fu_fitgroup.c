@@ -256,6 +256,11 @@ int fu_fitgroup_fit(const fu_fitgroup_sample *smp, size_t ns, const fu_fitgroup_
     if (!g1) g1 = g;
     else if (strcmp(g, g1) != 0) g2 = g;
   }
+  size_t unnamed = 0;
+  for (size_t i = 0; i < nsel; i++) unnamed += !smp[sel[i].i].gpu[0];
+  if (g1 && !g2 && unnamed && !f->gpu)
+    fu_warn("%s: %zu of the selected samples name no GPU; they are fitted as '%s' (the model the "
+            "others name); give --gpu or --run to choose otherwise", f->what, unnamed, g1);
   if (g2) {
     fu_error("%s: the selected samples come from more than one GPU model ('%s', '%s'%s); a profile "
              "describes one machine: choose one with --gpu (e.g. --gpu '%s'), or --run",

@@ -33,6 +33,13 @@ check "two GPU models in one fit refused in one line naming --gpu" $?
   js "$tmp/a100.json" "j['machine']" | grep -q "A100"
 check "fit --gpu a100 filters: one all-reduce curve, profile names the A100 machine" $?
 
+# a CSV naming no GPU beside an A100 log under the same key: fitted as the A100, and said so
+"$fusim" import --db "$tmp/mix2.db" "$pub/a100x8-nvlink-allreduce.txt" >/dev/null &&
+  "$fusim" import --db "$tmp/mix2.db" --link nvlink "${FUSIM_SHARED}/data/reference/azure-nd-h200-v5-allreduce-nvls-8gpu.csv" >/dev/null &&
+  "$fusim" fit --db "$tmp/mix2.db" --no-store >/dev/null 2>"$tmp/err"
+[ $? -eq 0 ] && grep -q "name no GPU; they are fitted as 'NVIDIA A100-SXM4-40GB'" "$tmp/err"
+check "samples naming no GPU beside an A100 log: a warning says they are taken as the A100" $?
+
 # --- profiles that work: fit --out from a log alone predicts with --fusion none and copies
 "$fusim" fit --db "$tmp/mix.db" --no-store --gpu 5090 --out "$tmp/p.json" >/dev/null 2>&1
 check "fit --out (default base: the embedded profile)" $?
