@@ -367,10 +367,13 @@ def _bank(n, numel, nbuf):
     return Bank().cuda()
 
 
-def framework_costs(*, iters=30, numel=1024, sizes=(32, 128), nbuf=32, busy_us=0):
+def framework_costs(*, iters=30, numel=262144, sizes=(32, 128), nbuf=32, busy_us=20000):
     """Model-independent host costs of DDP and of the hook pattern (see the module docstring).
     numel: elements per parameter; busy_us > 0 keeps the GPU busy that long (a sleep kernel)
-    before each forward, so the host runs ahead of a busy device as in a real step.
+    before each forward, so the host runs ahead of a busy device as in a real step. The defaults
+    (1 MiB parameters, a busy GPU) are the conditions of a real step: with 4 KiB parameters on
+    an idle GPU the costs came out 1.3-2x below what real models paid on the H200
+    (data/validation/README.md, torch_h200_fwcost_probe.jsonl).
     Returns {"ddp": {...}, "hooks": {...}, "copy_gbps": x, "raw": {...}}."""
     import torch
     from torch.nn.parallel import DistributedDataParallel as DDP
