@@ -28,6 +28,7 @@
 #include "fu_fitgroup.h"
 #include "fu_model.h"
 #include "fu_options.h"
+#include "fu_output.h"
 #include "fu_profile.h"
 
 /* Profile scalars settable by flag. */
@@ -57,23 +58,6 @@ static const char fu__fit_head[] =
     "sample within --tolerance), at least 3 samples a segment. Prints\n"
     "the segments and a per-size relative error table, stores the fit in the database and\n"
     "writes a profile with --out.\n\n";
-
-/* gnuplot on PATH? */
-static int fu__have_program(const char *name) {
-  const char *path = getenv("PATH");
-  if (!path) return 0;
-  char buf[4096];
-  for (const char *p = path; *p;) {
-    size_t n = strcspn(p, ":");
-    if (n > 0 && n + strlen(name) + 2 < sizeof buf) {
-      snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name);
-      if (access(buf, X_OK) == 0) return 1;
-    }
-    p += n;
-    if (*p == ':') p++;
-  }
-  return 0;
-}
 
 /* ---- option values ---- */
 
@@ -344,7 +328,7 @@ int fu_cmd_fit(int argc, char **argv) {
   if (robust) fo.method = FU_FIT_BISQUARE;
   if (max_seg) fo.max_segments = (int)max_seg;
   if (min_pts) fo.min_points = (int)min_pts;
-  if (plot && !fu__have_program("gnuplot")) {
+  if (plot && !fu_have_program("gnuplot")) {
     fu_error("fit: --plot needs gnuplot, which is not on PATH (apt-get install gnuplot-nox), or leave out --plot");
     return fu_exit_code(FU_EUSAGE);
   }

@@ -228,3 +228,19 @@ int fu_gnuplot_run(const char *what, const char *out, const char *script, const 
   unlink(gp);
   return FU_OK;
 }
+
+int fu_have_program(const char *name) {
+  const char *path = getenv("PATH");
+  if (!path) return 0;
+  char buf[4096];
+  for (const char *p = path; *p;) {
+    size_t n = strcspn(p, ":");
+    if (n > 0 && n + strlen(name) + 2 < sizeof buf) {
+      snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name);
+      if (access(buf, X_OK) == 0) return 1;
+    }
+    p += n;
+    if (*p == ':') p++;
+  }
+  return 0;
+}

@@ -43,4 +43,7 @@ int fu_json_save(const char *path, const struct json_t *j, size_t flags, const c
 int fu_gnuplot_run(const char *what, const char *out, const char *script, const char *const *args,
                    size_t nargs);
 
+/* 1 when an executable `name` is in a folder of $PATH (searched here, no shell). */
+int fu_have_program(const char *name);
+
 #endif

@@ -272,14 +272,10 @@ static int fu__compare(const fu__opts *o, const fu_workload *w, const fu_plan *b
   return st;
 }
 
-/* True when gnuplot can be run. */
-static int fu__have_gnuplot(void) {
-  return system("command -v gnuplot >/dev/null 2>&1") == 0;
-}
 
 static int fu__plot_sweep(const char *path, const fu__row *rows, size_t n, const fu_workload *w,
                           const char *comm, double opt_us, double ddp_us) {
-  if (!fu__have_gnuplot()) {
+  if (!fu_have_program("gnuplot")) {
     fu_warn("gnuplot is not installed: no plot written to %s (the CSV above has the data)", path);
     return FU_OK;
   }
