@@ -14,7 +14,9 @@
 #    checks, which is listed too. An output (--out, --trace) in a missing folder exits 70 in one
 #    line "cannot write", as a full disk does (the machine's failure, not the data's): listed.
 #    Anything else (another 70, a crash, two lines) fails.
-# Plus an unknown option per command. Prints the counts; exits 1 on a failure.
+# Plus an unknown option per command. An unknown option, a missing value and a value given to a
+# flag must point at 'fusim CMD --help' (report --bogus printed 17 lines of usage, import 25).
+# Prints the counts; exits 1 on a failure.
 set -u
 FUSIM=$1
 case $FUSIM in /*) ;; *) FUSIM=$(pwd)/$FUSIM ;; esac
@@ -73,6 +75,8 @@ case_() {
     elif [ "$rc" = 70 ]; then # an output the machine cannot create: the environment's, as a full disk
       unwritable=$((unwritable + 1))
       echo "output not writable (exit 70, one line): $what" >>"$T/unwritable"
+    elif [ "$helpful" = 1 ] && ! grep -q "see 'fusim $cmd --help'" "$T/err"; then
+      bad "$what: the line does not point at 'fusim $cmd --help': $(cat "$T/err")"
     else
       pass=$((pass + 1))
     fi
@@ -117,7 +121,7 @@ for cmd in $cmds; do
   b=$(base "$cmd")
   dbarg=""
   grep -q "^--db$tab" "$T/list" && dbarg="--db $DB"
-  anyok=0
+  anyok=0 helpful=1 # a usage error of the command line points at its --help
   # shellcheck disable=SC2086
   case_ "$cmd --no-such-option" "$FUSIM" "$cmd" $b $dbarg --no-such-option
   while IFS=$tab read -r sp kind badv; do
@@ -125,12 +129,13 @@ for cmd in $cmds; do
     [ "$kind" = alias ] && continue # a deprecated spelling: the option it names is tested
     d=$dbarg
     [ "$sp" = --db ] && d=""
-    anyok=0
+    anyok=0 helpful=1
     if [ "$kind" = flag ]; then
       case "$sp" in --*) case_ "$cmd $sp=1" "$FUSIM" "$cmd" $b $d "$sp=1" ;; esac
       continue
     fi
     case_ "$cmd $sp (no value)" "$FUSIM" "$cmd" $b $d "$sp"
+    helpful=0 # a refused value: the line names the option and the value
     if [ "$badv" != - ]; then
       case_ "$cmd $sp '$badv'" "$FUSIM" "$cmd" $b $d "$sp" "$badv"
     else
