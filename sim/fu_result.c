@@ -1,6 +1,9 @@
 /* fu_result.c: printers of a prediction (see fu_result.h). */
 #include "fu_result.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "fu_common.h"
 
 int fu_result_print_table(FILE *out, const fu_result *r) {
@@ -68,39 +71,157 @@ int fu_result_print_buckets_csv(FILE *out, const fu_result *r) {
   return ferror(out) ? FU_EIO : FU_OK;
 }
 
-json_t *fu_result_json(const fu_result *r) {
-  json_t *bk = json_array();
-  if (!bk) return NULL;
-  for (size_t k = 0; k < r->nbuckets; k++) {
-    const fu_bucket *b = &r->buckets[k];
-    json_t *jb = json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "index",
-                           (json_int_t)k, "first", (json_int_t)b->first, "last",
-                           (json_int_t)b->last, "tensors", (json_int_t)(b->last - b->first + 1),
-                           "bytes", (json_int_t)b->bytes, "ready_us", b->ready_us, "start_us",
-                           b->start_us, "end_us", b->end_us, "pack_us", b->pack_us, "comm_us",
-                           b->comm_us, "busbw_gbps", b->busbw_gbps, "last_tensor",
-                           b->last_tensor ? b->last_tensor : "");
-    if (!jb || json_array_append_new(bk, jb) != 0) {
-      json_decref(bk);
-      return NULL;
+/* A bucket's JSON object with its values held, so that one object can be refilled per bucket:
+ * the JSON printer streams buckets through one such object instead of building 200,000 (their
+ * allocations and frees cost more than dumping them). */
+enum { FU__BK_INDEX, FU__BK_FIRST, FU__BK_LAST, FU__BK_TENSORS, FU__BK_BYTES, FU__BK_READY,
+       FU__BK_START, FU__BK_END, FU__BK_PACK, FU__BK_COMM, FU__BK_BUSBW, FU__BK_LAST_TENSOR,
+       FU__BK_NKEYS };
+static const char *const fu__bk_keys[FU__BK_NKEYS] = {
+    "index", "first", "last", "tensors", "bytes", "ready_us", "start_us", "end_us", "pack_us",
+    "comm_us", "busbw_gbps", "last_tensor"};
+
+typedef struct fu__bk_json {
+  json_t *obj;                /* the object (owns the values) */
+  json_t *v[FU__BK_NKEYS];    /* its values in key order (borrowed from obj) */
+} fu__bk_json;
+
+static int fu__bk_json_create(fu__bk_json *t) {
+  if (!(t->obj = json_object())) return FU_ENOMEM;
+  for (int i = 0; i < FU__BK_NKEYS; i++) {
+    t->v[i] = i == FU__BK_LAST_TENSOR ? json_string("")
+              : i >= FU__BK_READY     ? json_real(0)
+                                      : json_integer(0);
+    if (json_object_set_new(t->obj, fu__bk_keys[i], t->v[i]) != 0) {
+      json_decref(t->obj);
+      return FU_ENOMEM;
     }
   }
+  return FU_OK;
+}
+
+static int fu__bk_json_set(fu__bk_json *t, size_t k, const fu_bucket *b) {
+  json_integer_set(t->v[FU__BK_INDEX], (json_int_t)k);
+  json_integer_set(t->v[FU__BK_FIRST], (json_int_t)b->first);
+  json_integer_set(t->v[FU__BK_LAST], (json_int_t)b->last);
+  json_integer_set(t->v[FU__BK_TENSORS], (json_int_t)(b->last - b->first + 1));
+  json_integer_set(t->v[FU__BK_BYTES], (json_int_t)b->bytes);
+  json_real_set(t->v[FU__BK_READY], b->ready_us);
+  json_real_set(t->v[FU__BK_START], b->start_us);
+  json_real_set(t->v[FU__BK_END], b->end_us);
+  json_real_set(t->v[FU__BK_PACK], b->pack_us);
+  json_real_set(t->v[FU__BK_COMM], b->comm_us);
+  json_real_set(t->v[FU__BK_BUSBW], b->busbw_gbps);
+  return json_string_set(t->v[FU__BK_LAST_TENSOR], b->last_tensor ? b->last_tensor : "") == 0
+             ? FU_OK
+             : FU_ENOMEM;
+}
+
+/* Everything but the buckets, in the order printed. */
+static json_t *fu__summary_json(const fu_result *r) {
   return json_pack(
-      "{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:b, s:o}",
+      "{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:b}",
       "workload", r->workload, "plan", r->plan, "comm", r->comm, "profile", r->profile, "comm_basis",
       r->comm_basis[0] ? r->comm_basis : "measured", "iter_us",
       r->iter_us, "iter_lo_us", r->iter_lo_us, "iter_hi_us", r->iter_hi_us, "compute_us",
       r->compute_us, "comm_us", r->comm_us, "exposed_comm_us", r->exposed_comm_us, "overlap_frac",
       r->overlap_frac, "bus_util", r->bus_util, "pack_us", r->pack_us, "n_ops",
       (json_int_t)r->n_ops, "fusion_buffer_bytes", (json_int_t)r->fusion_buffer_bytes,
-      "sim_events", (json_int_t)r->sim_events, "estimated", r->estimated, "buckets", bk);
+      "sim_events", (json_int_t)r->sim_events, "estimated", r->estimated);
 }
 
+#define FU__BUCKETS_KEY "buckets" /* the summary's last key, the bucket array */
+
+json_t *fu_result_json(const fu_result *r) {
+  json_t *j = fu__summary_json(r), *bk = json_array();
+  if (!j || !bk || json_object_set_new(j, FU__BUCKETS_KEY, bk) != 0) {
+    json_decref(j);
+    return NULL;
+  }
+  for (size_t k = 0; k < r->nbuckets; k++) {
+    fu__bk_json t;
+    if (fu__bk_json_create(&t) != FU_OK) {
+      json_decref(j);
+      return NULL;
+    }
+    if (fu__bk_json_set(&t, k, &r->buckets[k]) != FU_OK) {
+      json_decref(t.obj);
+      json_decref(j);
+      return NULL;
+    }
+    if (json_array_append_new(bk, t.obj) != 0) { /* took t.obj either way */
+      json_decref(j);
+      return NULL;
+    }
+  }
+  return j;
+}
+
+/* Jansson's text gathered into one buffer and written in large pieces: json_dumpf writes each
+ * token with its own fwrite, which cost about as much as formatting the numbers. */
+typedef struct fu__json_out {
+  FILE *f;         /* where the text goes */
+  int err;         /* a write failed */
+  size_t n;        /* bytes waiting in buf */
+  char buf[65536]; /* text not yet written */
+} fu__json_out;
+
+static void fu__json_flush(fu__json_out *o) {
+  if (o->n && fwrite(o->buf, 1, o->n, o->f) != o->n) o->err = 1;
+  o->n = 0;
+}
+
+static int fu__json_put(const char *s, size_t n, void *data) { /* json_dump_callback's callback */
+  fu__json_out *o = data;
+  if (o->n + n > sizeof o->buf) fu__json_flush(o);
+  if (n > sizeof o->buf) {
+    if (fwrite(s, 1, n, o->f) != n) o->err = 1;
+  } else {
+    memcpy(o->buf + o->n, s, n);
+    o->n += n;
+  }
+  return o->err ? -1 : 0;
+}
+
+static void fu__json_puts(fu__json_out *o, const char *s) { fu__json_put(s, strlen(s), o); }
+
+/* The object of fu_result_json, streamed: the summary indented by Jansson (JSON_EMBED leaves out
+ * its braces, so that the bucket array can follow), then one bucket per line, each the same
+ * object refilled and dumped by Jansson. Only the punctuation between Jansson's pieces is
+ * written here (tests/sim/test_result.c checks it against fu_result_json). */
 int fu_result_print_json(FILE *out, const fu_result *r) {
-  json_t *j = fu_result_json(r);
-  if (!j) return FU_ENOMEM;
-  int rc = json_dumpf(j, out, JSON_INDENT(2));
-  json_decref(j);
-  fputc('\n', out);
-  return rc != 0 || ferror(out) ? FU_EIO : FU_OK;
+  json_t *sum = fu__summary_json(r);
+  fu__bk_json t;
+  if (!sum) return FU_ENOMEM;
+  if (fu__bk_json_create(&t) != FU_OK) {
+    json_decref(sum);
+    return FU_ENOMEM;
+  }
+  fu__json_out *o = malloc(sizeof *o);
+  char *head = json_dumps(sum, JSON_INDENT(2) | JSON_EMBED); /* "\n  key: value,...\n" */
+  json_decref(sum);
+  int st = o && head ? FU_OK : FU_ENOMEM;
+  if (st == FU_OK) {
+    o->f = out;
+    o->err = 0;
+    o->n = 0;
+    size_t hn = strlen(head);
+    if (hn && head[hn - 1] == '\n') hn--; /* the line break before the closing brace */
+    fu__json_puts(o, "{");
+    fu__json_put(head, hn, o);
+    fu__json_puts(o, ",\n  \"" FU__BUCKETS_KEY "\": [");
+    for (size_t k = 0; k < r->nbuckets && st == FU_OK; k++) {
+      fu__json_puts(o, k ? ",\n    " : "\n    ");
+      st = fu__bk_json_set(&t, k, &r->buckets[k]);
+      if (st == FU_OK && json_dump_callback(t.obj, fu__json_put, o, 0) != 0)
+        st = o->err ? FU_EIO : FU_ENOMEM;
+    }
+    fu__json_puts(o, r->nbuckets ? "\n  ]\n}\n" : "]\n}\n");
+    fu__json_flush(o);
+    if (st == FU_OK && (o->err || ferror(out))) st = FU_EIO;
+  }
+  free(head);
+  free(o);
+  json_decref(t.obj);
+  return st;
 }
