@@ -192,13 +192,21 @@ static int fu__parse_grads(const json_t *arr, const char *what, fu_workload *w) 
       return FU_EDATA;
     }
     fu_grad *o = &w->grads[w->ngrads];
-    snprintf(field, sizeof field, "grads[%zu].name", i);
+    /* the field path for messages: one snprintf per gradient, not one per field (200,000
+     * gradients spent 0.03 s formatting paths that no message used) */
+    size_t at = (size_t)snprintf(field, sizeof field, "grads[%zu].", i);
+    memcpy(field + at, "name", sizeof "name");
     FU_CHECK(fu__name(json_object_get(g, "name"), what, field, &o->name));
     w->ngrads++;              /* owns o->name from here on, freed by finish */
-    snprintf(field, sizeof field, "grads[%zu].bytes", i);
+    memcpy(field + at, "bytes", sizeof "bytes");
     FU_CHECK(fu__bytes(json_object_get(g, "bytes"), what, field, &o->bytes));
-    snprintf(field, sizeof field, "grads[%zu].", i);
-    FU_CHECK(fu__req_num(g, "ready_us", what, field, &o->ready_us));
+    const json_t *ready = json_object_get(g, "ready_us");
+    memcpy(field + at, "ready_us", sizeof "ready_us");
+    if (!ready) {
+      fu_error("%s: %s: missing", what, field);
+      return FU_EDATA;
+    }
+    FU_CHECK(fu__time(ready, what, field, &o->ready_us));
   }
   return FU_OK;
 }
@@ -312,9 +320,15 @@ static int fu__cmp_ready(const void *a, const void *b) {
   return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* Names sorted with their positions to find repeats: 16-byte elements, not whole gradients. */
+typedef struct fu__name_idx {
+  const char *name;          /* the gradient's name */
+  size_t idx;                /* its position in ready order */
+} fu__name_idx;
+
 static int fu__cmp_name(const void *a, const void *b) {
-  const fu__ready_idx *x = a, *y = b;
-  int c = strcmp(x->g.name, y->g.name);
+  const fu__name_idx *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
   if (c) return c;
   return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
@@ -351,36 +365,36 @@ static int fu__check_grads(const char *what, int strict, fu_workload *w) {
     }
     if (i > 0 && !first_bad && g->ready_us < w->grads[i - 1].ready_us) first_bad = i;
   }
-  fu__ready_idx *tmp = malloc(n * sizeof *tmp);
-  if (!tmp) return FU_ENOMEM;
-  for (size_t i = 0; i < n; i++) tmp[i] = (fu__ready_idx){w->grads[i], i};
   if (first_bad) {
     if (strict) {
       fu_error("%s: grads[%zu].ready_us: %g is before grads[%zu].ready_us %g (out of order)", what,
                first_bad, w->grads[first_bad].ready_us, first_bad - 1,
                w->grads[first_bad - 1].ready_us);
-      free(tmp);
       return FU_EDATA;
     }
     fu_warn("%s: grads[%zu].ready_us: %g is before grads[%zu].ready_us %g; sorted by ready time",
             what, first_bad, w->grads[first_bad].ready_us, first_bad - 1,
             w->grads[first_bad - 1].ready_us);
+    fu__ready_idx *tmp = malloc(n * sizeof *tmp);
+    if (!tmp) return FU_ENOMEM;
+    for (size_t i = 0; i < n; i++) tmp[i] = (fu__ready_idx){w->grads[i], i};
     qsort(tmp, n, sizeof *tmp, fu__cmp_ready);
-    for (size_t i = 0; i < n; i++) {
-      w->grads[i] = tmp[i].g;
-      tmp[i].idx = i;
-    }
+    for (size_t i = 0; i < n; i++) w->grads[i] = tmp[i].g;
+    free(tmp);
   }
-  qsort(tmp, n, sizeof *tmp, fu__cmp_name);
+  fu__name_idx *names = malloc(n * sizeof *names);
+  if (!names) return FU_ENOMEM;
+  for (size_t i = 0; i < n; i++) names[i] = (fu__name_idx){w->grads[i].name, i};
+  qsort(names, n, sizeof *names, fu__cmp_name);
   for (size_t i = 1; i < n; i++) {
-    if (strcmp(tmp[i].g.name, tmp[i - 1].g.name) == 0) {
-      fu_error("%s: grads[%zu].name: \"%s\" repeats grads[%zu].name", what, tmp[i].idx,
-               tmp[i].g.name, tmp[i - 1].idx);
-      free(tmp);
+    if (strcmp(names[i].name, names[i - 1].name) == 0) {
+      fu_error("%s: grads[%zu].name: \"%s\" repeats grads[%zu].name", what, names[i].idx,
+               names[i].name, names[i - 1].idx);
+      free(names);
       return FU_EDATA;
     }
   }
-  free(tmp);
+  free(names);
   return FU_OK;
 }
 
