@@ -5,6 +5,9 @@
  * (FU_GPU_HALF), the GPU half itself, which runs every command in-process. */
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
@@ -109,6 +112,12 @@ static int fu__to_gpu_half(const char *cmd, char **argv) {
 #endif
 
 int main(int argc, char **argv) {
+#if defined(__GLIBC__) && defined(M_MXFAST)
+  /* No fastbins: a JSON tree (Jansson) of a large workload is millions of small blocks; freed
+   * into fastbins, glibc merges them all again at the next large allocation. Freed straight away
+   * they cost less in all (200,000-gradient predict: 0.07-0.1 s of CPU less). */
+  mallopt(M_MXFAST, 0);
+#endif
   if (argc < 2) {
     usage(stderr);
     return fu_exit_code(FU_EUSAGE);

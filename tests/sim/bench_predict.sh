@@ -2,8 +2,12 @@
 # bench_predict.sh FUSIM [NGRADS] [FUSION]: whole-process speed of `fusim predict --no-store
 # --format json` on a generated workload of NGRADS gradients (default 200,000, one every 0.5 us,
 # 4-28 KiB each; fusion default none: one operation, so one JSON bucket object, per gradient).
-# Prints the wall and CPU time of the whole process (load, simulate three times for the interval,
+# Prints the wall and CPU time and the peak resident memory of the whole process (load, simulate,
 # print) and events per second = the sim_events it reports / seconds (issue 9's target: 5 M/s).
+# sim_events counts the nominal run only: the engine also runs the graph at the two bounds of the
+# interval (three runs), so it processes about three times as many events as the figure counts.
+# With FUSIM_JSON_FLOOR (bench_json_floor, set by meson), also what Jansson alone costs for the
+# same input and output: the floor under any Jansson-based predict.
 set -u
 fusim=$1
 n=${2:-200000}
@@ -32,9 +36,16 @@ if rc != 0:
     sys.exit(1)
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu = ru.ru_utime + ru.ru_stime
+rss = ru.ru_maxrss / 1024.0  # kB on Linux
 with open(out) as f:
     ev = int(re.search(r'"sim_events": (\d+)', f.read(4096)).group(1))
 print("predict --fusion %s, %s gradients, --no-store --format json: %d events; wall %.3f s: "
-      "%.2f M events/s; CPU %.3f s: %.2f M events/s (target 5 M/s)"
-      % (fusion, n, ev, wall, ev / wall / 1e6, cpu, ev / cpu / 1e6))
+      "%.2f M events/s; CPU %.3f s: %.2f M events/s (target 5 M/s); peak RSS %.0f MB"
+      % (fusion, n, ev, wall, ev / wall / 1e6, cpu, ev / cpu / 1e6, rss))
+with open(out + ".events", "w") as f:
+    f.write("%d\n" % ev)
 PY
+[ $? = 0 ] || exit 1
+if [ -n "${FUSIM_JSON_FLOOR:-}" ]; then
+  "$FUSIM_JSON_FLOOR" "$tmp/w.json" "$tmp/out.json" "$(cat "$tmp/out.json.events")" || exit 1
+fi
