@@ -114,6 +114,17 @@ if command -v gnuplot >/dev/null 2>&1; then
   [ "$(ls "$T/q" | wc -l)" -eq 5 ] && ok || bad "quoted plots: $(ls "$T/q")"
 fi
 
+# validate --plot (from stored results, no GPU): the same gnuplot path as plan's
+if command -v gnuplot >/dev/null 2>&1; then
+  V="$FUSIM_SOURCE_ROOT/data/validation/h200_offload_matrix_run3.csv"
+  mkdir -p "$T/vq"
+  expect 0 "$FUSIM" validate --from-csv "$V" --plot "$T/vq/v''''x'.png"
+  [ -s "$T/vq/v''''x'.png" ] && ok || bad "validate --plot with quotes in the name: not written"
+  expect 70 full "$FUSIM" validate --from-csv "$V" --plot "$T/vq/full.png"
+  one_line "full.png: gnuplot wrote an incomplete PNG"
+  absent "$T/vq/full.png"
+fi
+
 # ---- 3. overflow: sizes that add up past 2^53 bytes are refused where the workload is read ----
 python3 -c "
 import json
