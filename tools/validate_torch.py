@@ -45,14 +45,14 @@ def build_model(name, batch, seq):
     import torch
     import torchvision
 
-    if name in ("resnet18", "resnet50", "vit_b_16"):
+    if name in ("resnet18", "resnet34", "resnet50", "vit_b_16"):
         model = getattr(torchvision.models, name)(weights=None).cuda()
         x = torch.randn(batch, 3, 224, 224, device="cuda")
         y = torch.randint(0, 1000, (batch,), device="cuda")
         crit = torch.nn.CrossEntropyLoss()
         return model, (x, y), (lambda m, inp: crit(m(inp[0]), inp[1])), \
             "torchvision %s (weights=None), 224x224, NCHW" % name
-    if name in ("gpt2", "gpt2_medium", "bert_large"):
+    if name in ("gpt2", "gpt2_medium", "bert_base", "bert_large"):
         if name.startswith("gpt2"):
             from transformers import GPT2Config, GPT2LMHeadModel
             big = name == "gpt2_medium"
@@ -61,8 +61,10 @@ def build_model(name, batch, seq):
             cls = GPT2LMHeadModel
         else:
             from transformers import BertConfig, BertForMaskedLM
-            cfg = BertConfig(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
-                             intermediate_size=4096)
+            big = name == "bert_large"
+            cfg = BertConfig(hidden_size=1024 if big else 768, num_hidden_layers=24 if big else 12,
+                             num_attention_heads=16 if big else 12,
+                             intermediate_size=4096 if big else 3072)
             cls = BertForMaskedLM
         try:
             cfg._attn_implementation = "sdpa"
@@ -210,7 +212,7 @@ def run_model(name, batch, seq, a, fw, log):
     t0 = time.time()
     cap_model = copy.deepcopy(base)
     wl = capture_torch.capture(cap_model, inputs, loss_fn, make_opt(cap_model), iters=a.capture_iters,
-                               warmup=3, amp="none", host="always", name=wname,
+                               warmup=3, amp="tf32", host="always", name=wname,
                                notes="CAPTURED by tools/validate_torch.py on %s: %s, batch %d, fp32 "
                                      "(TF32 matmul), SGD momentum, zero_grad(set_to_none=False)"
                                      % (torch.cuda.get_device_name(0), desc, batch),
