@@ -159,13 +159,18 @@ static const char *fu__size_str(uint64_t b, char *buf, size_t len) {
 /* Reads a bucket file (a JSON list of lists of tensor names) into *out (refs = 1). */
 static int fu__names_load(const char *path, fu_bucket_names **out) {
   *out = NULL;
+  /* through fu_read_file: a NUL byte, an endless line or a file too large is refused as it is
+   * read (json_load_file buffered an endless string from a pipe without bound) */
+  char *text = NULL;
+  if (access(path, R_OK) != 0) {
+    fu_error("%s: cannot read the bucket file: %s", path, strerror(errno));
+    return FU_ENOINPUT;
+  }
+  FU_CHECK(fu_read_file(path, &text, NULL));
   json_error_t err;
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+  json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+  free(text);
   if (!root) {
-    if (access(path, R_OK) != 0) {
-      fu_error("%s: cannot read the bucket file: %s", path, strerror(errno));
-      return FU_ENOINPUT;
-    }
     fu_error("%s:%d: not valid JSON: %s", path, err.line, err.text);
     return FU_EDATA;
   }

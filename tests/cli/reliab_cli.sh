@@ -163,6 +163,10 @@ expect 65 sh -c 'yes 0123456789012345678901234567890123456789 | tr -d "\n" | exe
   sh "$FUSIM" "$DB"
 one_line "/dev/stdin: a line longer than 64 MiB, not a text file fusim reads"
 [ "$(snap)" = "$before" ] && ok || bad "refused imports changed the database: $before -> $(snap)"
+# a bucket file that never ends (a pipe) is refused once a line passes 64 MiB, as other inputs
+expect 65 timeout 120 sh -c '{ printf "[[\""; yes 0123456789012345678901234567890123456789 | tr -d "\n"; } |
+  exec "$1" predict --workload resnet50 --no-store --fusion buckets:/dev/stdin' sh "$FUSIM"
+one_line "/dev/stdin: a line longer than 64 MiB"
 # a query that fails while it runs is the query's fault: 65, one line
 expect 65 "$FUSIM" report --db "$DB" sql "ATTACH '$T/no/such/dir/x.db' AS x"
 one_line "report sql: unable to open database"
