@@ -195,8 +195,13 @@ readonly)
     exit 77
   fi
   base
+  # the input from the world-readable temporary folder: the other user may not be able to reach
+  # the source tree (a clone under /root, mode 700)
+  in=$T/copies.csv
+  cp "$REF/h200-pcie-copies.csv" "$in"
+  chmod 644 "$in"
   chmod 444 "$DB"
-  expect_fail 70 "r.db: database is read-only" as_user "$FUSIM" import --db "$DB" "$REF/h200-pcie-copies.csv"
+  expect_fail 70 "r.db: database is read-only" as_user "$FUSIM" import --db "$DB" "$in"
   chmod 644 "$DB"
   unchanged
   # writable file in a folder we may not write (no room for the WAL files)
@@ -205,7 +210,7 @@ readonly)
   chmod 666 "$T/ro/r.db"
   chmod 555 "$T/ro"
   S1=$(sha256sum "$T/ro/r.db")
-  expect_fail 70 "r.db: " as_user "$FUSIM" import --db "$T/ro/r.db" "$REF/h200-pcie-copies.csv"
+  expect_fail 70 "r.db: " as_user "$FUSIM" import --db "$T/ro/r.db" "$in"
   [ "$(sha256sum "$T/ro/r.db")" = "$S1" ] || fail "database in the read-only folder changed"
   # ... but it can be read (report opens it as immutable there)
   [ "$(as_user "$FUSIM" report --db "$T/ro/r.db" --format csv sql "SELECT count(*) FROM samples" | tail -n +2)" = 22 ] ||
