@@ -74,12 +74,12 @@ static int fu__fail(const fu_db *db, int rc, const char *doing) {
   const char *path = db->path ? db->path : "(database)";
   const char *msg = db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc);
   switch (rc & 0xff) {
-    case SQLITE_NOTADB:
+    case SQLITE_NOTADB: /* bad data in the user's file, as DESIGN.md counts a corrupt database */
       fu_error("%s: not a fusim database (the file is not SQLite, or is encrypted)", path);
-      break;
+      return FU_EDATA;
     case SQLITE_CORRUPT:
       fu_error("%s: database file is corrupt (%s)", path, msg);
-      break;
+      return FU_EDATA;
     case SQLITE_READONLY:
       if (db->readonly) {
         fu_error("%s: opened read-only: cannot %s", path, doing);
@@ -243,7 +243,7 @@ static int fu__migrate(fu_db *db) {
     if (ntab > 0) {
       fu_error("%s: an SQLite database, but not a fusim one (it has tables and no schema version)",
                db->path);
-      return FU_EDB;
+      return FU_EDATA;
     }
     fu_error("%s: an empty database: nothing has been stored in it yet", db->path);
     return FU_ENOINPUT;
@@ -284,7 +284,7 @@ static int fu__migrate(fu_db *db) {
     if (st == FU_OK && ntab > 0) {
       fu_error("%s: an SQLite database, but not a fusim one (it has tables and no schema version)",
                db->path);
-      st = FU_EDB;
+      st = FU_EDATA;
     }
   }
   for (int i = 0; st == FU_OK && i < FU__SCHEMA_VERSION; i++) {

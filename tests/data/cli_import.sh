@@ -289,11 +289,11 @@ corrupt)
   base
   for i in 1 2 3 4 5 6 7 8; do echo "this is not a database file at all, just text" ; done >"$T/bad.db"
   S1=$(sha256sum "$T/bad.db")
-  expect_fail 70 "bad.db: not a fusim database" "$FUSIM" import --db "$T/bad.db" "$REF/h200-pcie-copies.csv"
+  expect_fail 65 "bad.db: not a fusim database" "$FUSIM" import --db "$T/bad.db" "$REF/h200-pcie-copies.csv"
   [ "$(sha256sum "$T/bad.db")" = "$S1" ] || fail "corrupt file changed"
   # an SQLite database of someone else
   python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table t(x)'); c.commit()" "$T/other.db"
-  expect_fail 70 "other.db: an SQLite database, but not a fusim one" "$FUSIM" import --db "$T/other.db" "$REF/h200-pcie-copies.csv"
+  expect_fail 65 "other.db: an SQLite database, but not a fusim one" "$FUSIM" import --db "$T/other.db" "$REF/h200-pcie-copies.csv"
   ;;
 report)
   base

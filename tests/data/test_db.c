@@ -215,7 +215,7 @@ int main(void) {
   FILE *fp = fopen(bad, "w");
   for (int i = 0; i < 200; i++) fputs("this is not an sqlite file\n", fp);
   fclose(fp);
-  EXPECT_INT_EQ(fu_db_open(bad, FU_DB_READWRITE, &db), FU_EDB);
+  EXPECT_INT_EQ(fu_db_open(bad, FU_DB_READWRITE, &db), FU_EDATA); /* bad data: exit 65 */
   EXPECT_INT_EQ(fu_db_open(dir, FU_DB_READWRITE, &db), FU_EUSAGE); /* a directory */
 
   char cmd[600];
