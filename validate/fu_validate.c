@@ -540,6 +540,10 @@ static int fu__run_workload(const fu_validate_opts *o, fu__wl *x, const fu_plan 
     fu_result res;
     memset(&res, 0, sizeof res);
     st = fu_sim_predict_buckets(&ws, &plans[p], &comm, prof, eb[p], enb[p], NULL, &res);
+    /* The buckets borrow their last tensor's name from ws, which is freed below, before the
+     * results are stored and printed: borrow it from w instead (the same names, in order). */
+    for (size_t k = 0; st == FU_OK && k < res.nbuckets; k++)
+      res.buckets[k].last_tensor = w->grads[res.buckets[k].last].name;
     if (st == FU_OK) st = fu_content_init(&row->content, &ws, prof, &res);
     if (st != FU_OK) {
       fu_result_finish(&res);
