@@ -1,7 +1,6 @@
 /* fu_exec_stub.c: the executor of the light fusim (linked without CUDA; fusim.c hands validate to
  * the GPU half, fusim-gpu, when it is installed). Every entry point says in one line that the GPU
  * half is missing and returns FU_ENODEV (exit 69), so `fusim validate` fails before any work. */
-#include <math.h>
 
 #include "fu_common.h"
 #include "fu_exec.h"
@@ -55,22 +54,4 @@ int fu_exec_comm(const fu_exec *e, fu_comm *c) {
 int fu_exec_bench_fusion(const int *k, const uint64_t *m, size_t n, int reps, fu_fusion_row *out) {
   (void)k, (void)m, (void)n, (void)reps, (void)out;
   return fu__nocuda();
-}
-
-int fu_exec_mon_open(fu_exec_mon **out) {
-  *out = NULL;
-  return FU_OK;
-}
-
-void fu_exec_mon_close(fu_exec_mon *m) { (void)m; }
-
-void fu_exec_mon_read(fu_exec_mon *m, int dev, double *sm_mhz, double *power_w) {
-  (void)m, (void)dev;
-  *sm_mhz = NAN;
-  *power_w = NAN;
-}
-
-void fu_exec_mon_driver(fu_exec_mon *m, char *buf, size_t len) {
-  (void)m;
-  if (len) buf[0] = 0;
 }

@@ -6,7 +6,6 @@
  * commit with one query each (the README's queries), and join its measurement in
  * v_prediction_error with rel_err = (predicted - measured) / measured. */
 #include <jansson.h>
-#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,24 +75,6 @@ int fu_exec_comm(const fu_exec *e, fu_comm *c) {
 int fu_exec_bench_fusion(const int *k, const uint64_t *m, size_t n, int reps, fu_fusion_row *out) {
   (void)k, (void)m, (void)n, (void)reps, (void)out;
   return FU_ENODEV;
-}
-
-int fu_exec_mon_open(fu_exec_mon **out) {
-  *out = NULL;
-  return FU_OK;
-}
-
-void fu_exec_mon_close(fu_exec_mon *m) { (void)m; }
-
-void fu_exec_mon_read(fu_exec_mon *m, int dev, double *sm_mhz, double *power_w) {
-  (void)m, (void)dev;
-  *sm_mhz = NAN;
-  *power_w = NAN;
-}
-
-void fu_exec_mon_driver(fu_exec_mon *m, char *buf, size_t len) {
-  (void)m;
-  if (len) buf[0] = 0;
 }
 
 /* ---- the test ---------------------------------------------------------------------------- */
