@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """torch_fwcost_probe.py: the frameworks' host-cost microbenchmark (tools/torch_host.py) under
-variations, to see what its figures depend on: repeated as is, with 1 MiB parameters instead of
-4 KiB, with the GPU kept busy (the host running ahead of the device, as in a real step), both.
+variations, to see what its figures depend on. --set buffers: the defaults, with 1 MiB buffers
+(the default before run 5) and the defaults again; --set params (the first probe): repeated as
+is, 4 KiB and 1 MiB parameters, an idle and a busy GPU.
 Writes one JSON object per line to --out."""
 import argparse
 import json
@@ -15,13 +16,19 @@ import torch_host  # noqa: E402
 ap = argparse.ArgumentParser()
 ap.add_argument("--out", required=True)
 ap.add_argument("--iters", type=int, default=20)
+ap.add_argument("--set", choices=("params", "buffers"), default="buffers")
 a = ap.parse_args()
 torch_host.ensure_process_group()
 with open(a.out, "w") as f:
-    for label, kw in [("base", {}), ("base again", {}), ("1MiB params", {"numel": 262144}),
-                      ("busy GPU", {"busy_us": 20000}),
-                      ("1MiB params, busy GPU", {"numel": 262144, "busy_us": 20000}),
-                      ("base, last", {})]:
+    small_idle = {"numel": 1024, "busy_us": 0}
+    sets = {
+        "params": [("base", small_idle), ("base again", small_idle),
+                   ("1MiB params", {"busy_us": 0}), ("busy GPU", {"numel": 1024}),
+                   ("1MiB params, busy GPU", {}), ("base, last", small_idle)],
+        "buffers": [("defaults", {}), ("1MiB buffers", {"buf_numel": 262144}),
+                    ("defaults again", {})],
+    }
+    for label, kw in sets[a.set]:
         t0 = time.time()
         r = torch_host.framework_costs(iters=a.iters, **kw)
         r.pop("raw", None)
