@@ -374,11 +374,11 @@ def framework_costs(*, iters=30, numel=262144, sizes=(32, 128), nbuf=128, buf_nu
     before each forward, so the host runs ahead of a busy device as in a real step. The defaults
     (1 MiB parameters, a busy GPU) are the conditions of a real step: with 4 KiB parameters on
     an idle GPU the costs came out 1.3-2x below what real models paid on the H200
-    (data/validation/README.md, torch_h200_fwcost_probe.jsonl). Buffers are 4 KiB each, the
-    size of a BatchNorm layer's running statistics, which are what real models broadcast: DDP
-    copies each buffer into one flat tensor and back, so 1 MiB buffers (as parameters are) put
-    2 MiB of copies per buffer on the host's clock and measured 21-51 us per buffer, against
-    the 19-22 us per buffer that ResNets' forwards paid (runs 2-4).
+    (data/validation/README.md, torch_h200_fwcost_probe.jsonl). Buffers are 4 KiB each (128 of
+    them; before run 5: 32 of 1 MiB), the size of a BatchNorm layer's running statistics, which
+    are what real models broadcast. On one lease both sizes gave 11-12 us per buffer
+    (torch_h200_run5/fwcost_probe_buffers.jsonl), so the size is not what moved the figure
+    (21-51 us in runs 2-4); real ResNet forwards paid 14-26 us per buffer.
     Returns {"ddp": {...}, "hooks": {...}, "copy_gbps": x, "raw": {...}}."""
     import torch
     from torch.nn.parallel import DistributedDataParallel as DDP
