@@ -93,17 +93,17 @@ static int fu__fail(const fu_db *db, int rc, const char *doing) {
       fu_error("%s: database is locked by another process; gave up after %d ms trying to %s "
                "(set FUSIM_DB_BUSY_MS to wait longer)", path, db->busy_ms, doing);
       FU_DEBUG("sqlite extended code %d: %s", rc, msg);
-      break;
-    case SQLITE_CANTOPEN:
+      return FU_EBUSY; /* try again later: EX_TEMPFAIL */
+    case SQLITE_CANTOPEN: /* the path the user gave cannot be used: a usage error */
       fu_error("%s: cannot open the database to %s (%s): missing folder, or no permission to "
                "create files in it", path, doing, msg);
-      break;
+      return FU_EUSAGE;
     case SQLITE_FULL:
       fu_error("%s: disk full while trying to %s", path, doing);
-      break;
+      return FU_EIO;
     case SQLITE_IOERR:
       fu_error("%s: i/o error while trying to %s: %s", path, doing, msg);
-      break;
+      return FU_EIO;
     case SQLITE_CONSTRAINT:
       fu_error("%s: cannot %s: value rejected by the schema (%s)", path, doing, msg);
       return FU_EDATA;

@@ -207,11 +207,11 @@ int fu_plot_path_check(const char *what, const char *path, int *svg) {
   struct stat sb;
   if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0) {
     fu_error("%s '%s': folder '%s' is missing or not writable", what, path, dir);
-    return FU_EIO;
+    return FU_EUSAGE;
   }
   if (access(path, F_OK) == 0 && access(path, W_OK) != 0) {
     fu_error("%s '%s': the file is not writable", what, path);
-    return FU_EIO;
+    return FU_EUSAGE;
   }
   if (svg) *svg = is_svg;
   return FU_OK;

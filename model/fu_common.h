@@ -20,7 +20,8 @@
   X(EINTERNAL, 70, "internal error")                       \
   X(ENOMEM, 70, "out of memory")                           \
   X(EDB, 70, "database error")                             \
-  X(EIO, 70, "i/o error")
+  X(EIO, 74, "i/o error")                                  \
+  X(EBUSY, 75, "database busy")
 
 typedef enum fu_status {
 #define FU__ENUM(name, code, msg) FU_##name,

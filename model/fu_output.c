@@ -16,6 +16,15 @@
 
 extern char **environ;
 
+/* The status for a file that cannot be created: a path the user can fix (missing folder, no
+ * permission, a read-only file system) is a usage error; anything else is an i/o error. */
+static int fu__create_status(int err) {
+  return err == ENOENT || err == ENOTDIR || err == EACCES || err == EPERM || err == EROFS ||
+                 err == EISDIR || err == ENAMETOOLONG || err == ELOOP
+             ? FU_EUSAGE
+             : FU_EIO;
+}
+
 int fu_outfile_open(fu_outfile *o, const char *path) {
   memset(o, 0, sizeof *o);
   o->path = path;
@@ -23,13 +32,14 @@ int fu_outfile_open(fu_outfile *o, const char *path) {
   if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
     if (S_ISDIR(sb.st_mode)) {
       fu_error("%s: cannot write: is a directory", path);
-      return FU_EIO;
+      return FU_EUSAGE;
     }
     /* a device, FIFO or socket: nothing to rename over, write it in place */
     o->f = fopen(path, "w");
     if (!o->f) {
-      fu_error("%s: cannot write: %s", path, strerror(errno));
-      return FU_EIO;
+      int err = errno;
+      fu_error("%s: cannot write: %s", path, strerror(err));
+      return fu__create_status(err);
     }
     return FU_OK;
   }
@@ -45,10 +55,11 @@ int fu_outfile_open(fu_outfile *o, const char *path) {
   sprintf(o->tmp + dl, ".%s.XXXXXX", path + dl);
   int fd = mkstemp(o->tmp);
   if (fd < 0) {
-    fu_error("%s: cannot write: %s", path, strerror(errno));
+    int err = errno;
+    fu_error("%s: cannot write: %s", path, strerror(err));
     free(o->tmp);
     o->tmp = NULL;
-    return FU_EIO;
+    return fu__create_status(err);
   }
   /* mkstemp makes the file 0600; give it the mode fopen would */
   mode_t mask = umask(0);

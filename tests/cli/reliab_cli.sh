@@ -3,7 +3,7 @@
 # planted symlink cannot redirect, full disks (every write and close checked, what failed
 # removed), gnuplot quoting, overflow, out-of-memory and endless inputs, impossible profiles,
 # unchecked CSV, database edge cases. Every refusal is one line on stderr with exit 64, 65 or 66
-# (70 for the machine's own failures: a full disk) and leaves the database as it was.
+# (74 for the machine's own i/o failures: a full disk; 75 for a database locked too long) and leaves the database as it was.
 set -u
 FUSIM=$1
 case $FUSIM in /*) ;; *) FUSIM=$(pwd)/$FUSIM ;; esac
@@ -84,21 +84,33 @@ expect 0 sh -c 'ln -s "$1" "$2.tmp.$$" && exec "$3" workload --check resnet50 --
 
 # ---- 5. full disk: every write and close checked; nothing half-written is left ----
 rm -rf "$T/full" && mkdir "$T/full"
-expect 70 full "$FUSIM" predict --workload resnet50 --no-store --trace "$T/full/t.json"
+# an output in a folder that is not there is a value the user can fix: exit 64, one line, nothing
+# written (it was 70, "internal")
+for args in "predict --workload resnet50 --no-store --trace $T/nodir/t.json" \
+            "plan --workload bert_large --no-store --save-buckets $T/nodir/b.json" \
+            "workload --check bert_large --out $T/nodir/w.json" \
+            "fit --db $DB --no-store --out $T/nodir/p.json" \
+            "predict --workload resnet50 --db $T/nodir/r.db"; do
+  # shellcheck disable=SC2086
+  expect 64 "$FUSIM" $args
+  one_line "nodir"
+done
+absent "$T/nodir" "the missing folder"
+expect 74 full "$FUSIM" predict --workload resnet50 --no-store --trace "$T/full/t.json"
 one_line "t.json: cannot write: File too large"
-expect 70 full "$FUSIM" plan --workload bert_large --no-store --save-buckets "$T/full/b.json"
+expect 74 full "$FUSIM" plan --workload bert_large --no-store --save-buckets "$T/full/b.json"
 one_line "b.json: cannot write: File too large"
-expect 70 full "$FUSIM" workload --check bert_large --out "$T/full/w.json"
+expect 74 full "$FUSIM" workload --check bert_large --out "$T/full/w.json"
 one_line "w.json: cannot write: File too large"
 only_files "$T/full"
 # a device that is full: written in place, the failure reported (fit cannot run under a file
 # size limit: SQLite refuses a database larger than the limit)
-expect 70 "$FUSIM" fit --db "$DB" --no-store --out "$T/devfull"
+expect 74 "$FUSIM" fit --db "$DB" --no-store --out "$T/devfull"
 grep -q "devfull: cannot write: No space left on device" "$T/err" && ok || bad "fit --out /dev/full: $(cat "$T/err")"
-expect 70 "$FUSIM" predict --workload resnet50 --no-store --trace "$T/devfull"
+expect 74 "$FUSIM" predict --workload resnet50 --no-store --trace "$T/devfull"
 one_line "devfull: cannot write: No space left on device"
 if command -v gnuplot >/dev/null 2>&1; then
-  expect 70 full "$FUSIM" plan --workload resnet50 --no-store --sweep --plot "$T/full/s.png"
+  expect 74 full "$FUSIM" plan --workload resnet50 --no-store --sweep --plot "$T/full/s.png"
   one_line "s.png: gnuplot wrote an incomplete PNG"
   only_files "$T/full"
 
@@ -120,7 +132,7 @@ if command -v gnuplot >/dev/null 2>&1; then
   mkdir -p "$T/vq"
   expect 0 "$FUSIM" validate --from-csv "$V" --plot "$T/vq/v''''x'.png"
   [ -s "$T/vq/v''''x'.png" ] && ok || bad "validate --plot with quotes in the name: not written"
-  expect 70 full "$FUSIM" validate --from-csv "$V" --plot "$T/vq/full.png"
+  expect 74 full "$FUSIM" validate --from-csv "$V" --plot "$T/vq/full.png"
   one_line "full.png: gnuplot wrote an incomplete PNG"
   absent "$T/vq/full.png"
 fi
@@ -173,7 +185,7 @@ one_line "report sql: unable to open database"
 expect 65 "$FUSIM" report --db "$DB" sql "SELECT load_extension('$T/nothing')"
 one_line "report sql: not authorized"
 # output that cannot be written says so
-expect 70 sh -c 'exec "$1" report --db "$2" --format csv runs >"$3"' sh "$FUSIM" "$DB" "$T/devfull"
+expect 74 sh -c 'exec "$1" report --db "$2" --format csv runs >"$3"' sh "$FUSIM" "$DB" "$T/devfull"
 one_line "report runs: cannot write the output: No space left on device"
 # ---- 1. Horovod cycles below the clock's resolution or past infinity: refused, never a hang ----
 for c in 1e-20 1e-15 1e307s 1e308s; do

@@ -233,7 +233,7 @@ PY
   i=0
   while [ ! -e "$T/held" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
   [ -e "$T/held" ] || fail "lock holder did not start"
-  FUSIM_DB_BUSY_MS=300 expect_fail 70 "r.db: database is locked by another process; gave up after 300 ms" \
+  FUSIM_DB_BUSY_MS=300 expect_fail 75 "r.db: database is locked by another process; gave up after 300 ms" \
     env FUSIM_DB_BUSY_MS=300 "$FUSIM" import --db "$DB" "$REF/h200-pcie-copies.csv"
   wait $HOLDER
   unchanged

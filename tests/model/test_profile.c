@@ -210,7 +210,7 @@ static void test_errors(void) {
   /* unwritable target */
   make_profile(&p);
   capture_begin();
-  EXPECT_INT_EQ(fu_profile_save("/nonexistent-dir/p.json", &p), FU_EIO);
+  EXPECT_INT_EQ(fu_profile_save("/nonexistent-dir/p.json", &p), FU_EUSAGE);
   capture_end(err, sizeof err);
   EXPECT(strstr(err, "/nonexistent-dir/p.json") != NULL);
 }
