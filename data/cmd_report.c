@@ -11,6 +11,7 @@
 #include "fu_check.h"
 #include "fu_common.h"
 #include "fu_db.h"
+#include "fu_model.h"
 #include "fu_options.h"
 #include "fu_report.h"
 
@@ -106,6 +107,20 @@ int fu_cmd_report(int argc, char **argv) {
   int optind, done;
   int pst = fu_opt_parse(&cmd, argc, argv, &optind, &done);
   if (pst != FU_OK || done) return fu_exit_code(pst);
+  /* Filters name an operation or a link class: an unknown name would match nothing and print an
+   * empty table as if there were no samples. Stored names are the canonical ones. */
+  fu_op op_v;
+  fu_link link_v;
+  if (op && fu_op_parse(op, &op_v) != FU_OK) {
+    fu_opt_usage_error(&cmd, "--op '%s': not an operation (allreduce, allgather, reducescatter, ...)", op);
+    return fu_exit_code(FU_EUSAGE);
+  }
+  if (link && fu_link_parse(link, &link_v) != FU_OK) {
+    fu_opt_usage_error(&cmd, "--link '%s': not a link class (nvlink, pcie, hbm, net, ...)", link);
+    return fu_exit_code(FU_EUSAGE);
+  }
+  if (op) op = fu_op_name(op_v);
+  if (link) link = fu_link_name(link_v);
   fu_format fmt = out.format;
   if (optind >= argc) {
     fu_error("report: say what to report: samples, fits, predictions, errors, runs, accuracy, "

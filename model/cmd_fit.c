@@ -325,6 +325,10 @@ int fu_cmd_fit(int argc, char **argv) {
              "takes from it only what the samples do not cover)");
     return fu_exit_code(FU_EUSAGE);
   }
+  if (base_path && !prof_out) { /* it would be read by nothing: say so rather than ignore it */
+    fu_error("fit: --base fills in the profile that --out writes; give --out FILE as well");
+    return fu_exit_code(FU_EUSAGE);
+  }
   if (robust) fo.method = FU_FIT_BISQUARE;
   if (max_seg) fo.max_segments = (int)max_seg;
   if (min_pts) fo.min_points = (int)min_pts;

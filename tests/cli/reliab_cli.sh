@@ -250,6 +250,20 @@ printf '{"fusion": "single", "fusion": "none"}\n' >"$T/dupplan.json"
 expect 65 "$FUSIM" predict --workload resnet50 --no-store --plan "$T/dupplan.json"
 one_line "dupplan.json"
 
+# ---- 10. report filters name an operation or a link: an unknown one was an empty table, exit 0 ----
+expect 64 "$FUSIM" report --db "$DB" samples --op bogus
+one_line "--op 'bogus': not an operation"
+expect 64 "$FUSIM" report --db "$DB" samples --link nvlnk
+one_line "--link 'nvlnk': not a link class"
+# any spelling the importer takes filters alike
+a=$("$FUSIM" report --db "$DB" --format csv samples --op allreduce | wc -l)
+b=$("$FUSIM" report --db "$DB" --format csv samples --op All_Reduce | wc -l)
+[ "$a" -gt 1 ] && [ "$a" = "$b" ] && ok || bad "report --op All_Reduce: $b lines, allreduce: $a"
+
+# fit --base without --out was read by nothing (a bad path passed, exit 0)
+expect 64 "$FUSIM" fit --db "$DB" --no-store --base "$T/no/such/p.json"
+one_line "--base fills in the profile that --out writes"
+
 # ---- 10. database edge cases ----
 # --db "" was taken as "not given" and wrote ./fusim.db
 mkdir "$T/cwd"
