@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """torch_fwcost_probe.py: the frameworks' host-cost microbenchmark (tools/torch_host.py) under
 variations, to see what its figures depend on. --set buffers: the defaults, with 1 MiB buffers
-(the default before run 5) and the defaults again; --set params (the first probe): repeated as
+(the default before run 5) and the defaults again; --set graph: the one-multiply chain and
+weight+bias layers, twice each; --set params (the first probe): repeated as
 is, 4 KiB and 1 MiB parameters, an idle and a busy GPU.
 Writes one JSON object per line to --out."""
 import argparse
@@ -16,7 +17,7 @@ import torch_host  # noqa: E402
 ap = argparse.ArgumentParser()
 ap.add_argument("--out", required=True)
 ap.add_argument("--iters", type=int, default=20)
-ap.add_argument("--set", choices=("params", "buffers"), default="buffers")
+ap.add_argument("--set", choices=("params", "buffers", "graph"), default="buffers")
 a = ap.parse_args()
 torch_host.ensure_process_group()
 with open(a.out, "w") as f:
@@ -27,6 +28,8 @@ with open(a.out, "w") as f:
                    ("1MiB params, busy GPU", {}), ("base, last", small_idle)],
         "buffers": [("defaults", {}), ("1MiB buffers", {"buf_numel": 262144}),
                     ("defaults again", {})],
+        "graph": [("chain", {}), ("layers", {"graph": "layers"}), ("chain again", {}),
+                  ("layers again", {"graph": "layers"})],
     }
     for label, kw in sets[a.set]:
         t0 = time.time()

@@ -347,19 +347,32 @@ class HookFuser:
         return [[self.params[i][0] for i in m] for m in self.buckets]
 
 
-def _bank(n, numel, nbuf, buf_numel=1024):
+def _bank(n, numel, nbuf, buf_numel=1024, graph="chain"):
+    """n parameters. graph "chain": numel elements each, one multiply per parameter (backward: one
+    node per gradient). "layers": pairs of a weight (numel) and a bias (1024, broadcast over
+    rows), y = gelu(y * w + b) per pair, so that as in a real layer some gradients are small,
+    one needs a reduction, and several autograd nodes run between two gradients' hooks."""
     import torch
 
     class Bank(torch.nn.Module):
         def __init__(self):
             super().__init__()
+            if graph == "layers":
+                shapes = [(numel,) if k % 2 == 0 else (1024,) for k in range(n)]
+            else:
+                shapes = [(numel,)] * n
             self.ps = torch.nn.ParameterList(
-                [torch.nn.Parameter(torch.full((numel,), 1.0 + 1e-3 * k)) for k in range(n)])
+                [torch.nn.Parameter(torch.full(sh, 1.0 + 1e-3 * k)) for k, sh in enumerate(shapes)])
             for k in range(nbuf):
                 self.register_buffer("buf%d" % k, torch.zeros(buf_numel))
 
         def forward(self, x):
             y = x
+            if graph == "layers":
+                y = y.view(-1, 1024)
+                for w, b in zip(self.ps[0::2], self.ps[1::2]):
+                    y = torch.nn.functional.gelu(y * w.view(-1, 1024) + b)
+                return y.sum()
             for p in self.ps:
                 y = y * p
             return y.sum()
@@ -368,7 +381,7 @@ def _bank(n, numel, nbuf, buf_numel=1024):
 
 
 def framework_costs(*, iters=30, numel=262144, sizes=(32, 128), nbuf=128, buf_numel=1024,
-                    busy_us=20000):
+                    busy_us=20000, graph="chain"):
     """Model-independent host costs of DDP and of the hook pattern (see the module docstring).
     numel: elements per parameter; busy_us > 0 keeps the GPU busy that long (a sleep kernel)
     before each forward, so the host runs ahead of a busy device as in a real step. The defaults
@@ -387,7 +400,7 @@ def framework_costs(*, iters=30, numel=262144, sizes=(32, 128), nbuf=128, buf_nu
     x = torch.ones(numel, device="cuda")
 
     def variant(kind, n, cap_mb, view=False, buffers=0):
-        m = _bank(n, numel, buffers, buf_numel)
+        m = _bank(n, numel, buffers, buf_numel, graph)
         fuser = None
         if kind in ("ddp", "ddp_off"):
             m = DDP(m, device_ids=[0], bucket_cap_mb=cap_mb, gradient_as_bucket_view=view,
