@@ -206,6 +206,9 @@ int fu_cmd_workload(int argc, char **argv) {
     fu_error("workload: give exactly one of --transformer, --cnn, --info, --check, --list (see --help)");
     return fu_exit_code(FU_EUSAGE);
   }
+  if (!transformer && !cnn && (profile || t.ops_csv)) /* kept working, but never silently */
+    fu_warn("workload: --profile and --ops price a generated workload (--transformer, --cnn); "
+            "ignored here");
   if (list) return fu_exit_code(fu_wlinfo_list(fmt));
   if (check || info) {
     fu_workload w;

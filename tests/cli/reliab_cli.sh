@@ -264,6 +264,10 @@ b=$("$FUSIM" report --db "$DB" --format csv samples --op All_Reduce | wc -l)
 expect 64 "$FUSIM" fit --db "$DB" --no-store --base "$T/no/such/p.json"
 one_line "--base fills in the profile that --out writes"
 
+# workload --profile/--ops under --check were ignored without a word: still run, with one warning
+expect 0 "$FUSIM" workload --check resnet50 --profile "$T/no/such/p.json"
+one_line "--profile and --ops price a generated workload"
+
 # ---- 10. database edge cases ----
 # --db "" was taken as "not given" and wrote ./fusim.db
 mkdir "$T/cwd"
