@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""torch_validation_bench.py: issue 10's figures against its targets, from the committed runs of
+real PyTorch on the H200 (data/validation/torch_h200_run*). Each run is predicted again by the
+fusim under test through tools/store_torch_validation.py --no-store (nothing is stored, no GPU),
+then scored: median and max |error| of the iteration, rows above 5%, the 95% interval's hits and
+median width, the overhead (plan minus compute-only) within 15% or 300 us, and per model how far
+the plan fusim ranks fastest is from the fastest measured.
+
+    python3 tests/bench/torch_validation_bench.py build/fusim [RUNDIR ...]
+    meson test -C build --benchmark torch-validation
+
+Without RUNDIRs it scores the newest committed run (the highest run number). Prints the figures;
+exits 0 whether or not the targets are met (a benchmark reports, it does not gate), non-zero only
+if a run cannot be predicted.
+"""
+import csv
+import glob
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+STORE = os.path.join(ROOT, "tools", "store_torch_validation.py")
+
+# issue 10's targets on the real-PyTorch matrix
+MEDIAN_MAX, ROW_MAX, FASTEST_MAX, INSIDE_MIN = 0.02, 0.05, 0.01, 0.90
+
+
+def newest_run():
+    """The committed run with the highest number (run4a counts as 4)."""
+    runs = glob.glob(os.path.join(ROOT, "data", "validation", "torch_h200_run*", "runs.json"))
+    if not runs:
+        sys.exit("torch_validation_bench: no data/validation/torch_h200_run*/runs.json")
+
+    def key(p):
+        m = re.search(r"run(\d+)([a-z]*)$", os.path.dirname(p))
+        return (int(m.group(1)), m.group(2)) if m else (-1, "")
+    return os.path.dirname(max(runs, key=key))
+
+
+def matrix(fusim, rundir, tmp):
+    """The rows of store_torch_validation's matrix for one run, numbers parsed."""
+    out = os.path.join(tmp, os.path.basename(rundir) + ".csv")
+    p = subprocess.run([sys.executable, STORE, rundir, "--fusim", fusim, "--no-store", "--csv", out],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("torch_validation_bench: %s: store_torch_validation failed (%d): %s"
+                 % (rundir, p.returncode, p.stderr.strip()))
+    with open(out) as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    for r in rows:
+        for k in ("measured_us", "predicted_us", "rel_err", "lo_us", "hi_us"):
+            r[k] = float(r[k])
+        r["inside"] = r["inside"] == "1"
+        r["overhead_ok"] = r["overhead_ok"] == "1"
+    return rows
+
+
+def verdict(ok):
+    return "met" if ok else "NOT met"
+
+
+def score(label, rows):
+    """One line of figures for a set of rows; returns the fastest-plan gap per model."""
+    errs = [abs(r["rel_err"]) for r in rows]
+    width = [(r["hi_us"] - r["lo_us"]) / r["predicted_us"] for r in rows]
+    inside = sum(r["inside"] for r in rows)
+    over = sum(r["overhead_ok"] for r in rows)
+    gaps = {}
+    for w in dict.fromkeys(r["workload"] for r in rows):
+        rs = [r for r in rows if r["workload"] == w]
+        best_p = min(rs, key=lambda r: r["predicted_us"])
+        best_m = min(rs, key=lambda r: r["measured_us"])
+        gaps[w] = best_p["measured_us"] / best_m["measured_us"] - 1
+    print("%-30s rows %3d  median %6.2f%%  max %6.2f%%  above 5%% %3d  interval holds %3d (%5.1f%%), "
+          "median width %6.2f%%  overhead ok %3d  fastest plan %+.2f%%"
+          % (label, len(rows), 100 * statistics.median(errs), 100 * max(errs),
+             sum(e > ROW_MAX for e in errs), inside, 100 * inside / len(rows),
+             100 * statistics.median(width), over, 100 * max(gaps.values())))
+    return errs, inside, over, gaps
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: torch_validation_bench.py FUSIM [RUNDIR ...]")
+    fusim = sys.argv[1]
+    rundirs = sys.argv[2:] or [newest_run()]
+    with tempfile.TemporaryDirectory() as tmp:
+        for rundir in rundirs:
+            rows = matrix(fusim, rundir, tmp)
+            if not rows:
+                sys.exit("torch_validation_bench: %s: no rows" % rundir)
+            print("\n%s (%d rows)" % (os.path.relpath(rundir, ROOT), len(rows)))
+            for w in dict.fromkeys(r["workload"] for r in rows):
+                score("  " + w, [r for r in rows if r["workload"] == w])
+            errs, inside, over, gaps = score("  all", rows)
+            n = len(rows)
+            print("  targets: median |error| <= 2%%: %s; no row above 5%%: %s (%d above); "
+                  "fastest plan within 1%% for every model: %s (%d of %d); overhead within 15%% "
+                  "or 300 us: %s (%d/%d); interval holds >= 90%%: %s (%d/%d)"
+                  % (verdict(statistics.median(errs) <= MEDIAN_MAX),
+                     verdict(max(errs) <= ROW_MAX), sum(e > ROW_MAX for e in errs),
+                     verdict(all(g <= FASTEST_MAX for g in gaps.values())),
+                     sum(g <= FASTEST_MAX for g in gaps.values()), len(gaps),
+                     verdict(over == n), over, n, verdict(inside >= INSIDE_MIN * n), inside, n))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
