@@ -1,7 +1,9 @@
 /* cmd_fit.c: fusim fit: piecewise alpha-beta fits of the samples in the results database, one
  * per (op, link, ranks, variant), stored in the database and written as a profile. The grouping,
  * fitting and printing are fu_fitgroup.h's (which explains variants and which samples a curve
- * uses); this file reads the options, the samples and the base profile, stores and writes.
+ * uses); reading samples, storing rows, printing and the compute tables are fu_fit_io.h's; this
+ * file reads the options and the base profile, and runs the steps in an order that leaves the
+ * database as it was when one fails.
  *
  * Which samples: out-of-place when a group has any, else in-place (nccl-tests measures both;
  * in-place at one rank does nothing at all, so out-of-place is the one that carries a cost);
@@ -14,7 +16,6 @@
  * flags of the same name. */
 #include <errno.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include "fu_db.h"
 #include "fu_dtype.h"
 #include "fu_fit.h"
+#include "fu_fit_io.h"
 #include "fu_fitgroup.h"
 #include "fu_model.h"
 #include "fu_options.h"
@@ -100,118 +102,6 @@ static int fu__opt_dtype(void *value, const char *arg, char *why, size_t len) {
   if (!arg[0] || !fu_algo_label_ok(arg)) return snprintf(why, len, "a data type name (float, fp32, bf16, ...)"), FU_EUSAGE;
   *(const char **)value = fu_dtype_canon(arg);
   return FU_OK;
-}
-
-/* The database rows of the fitted segments (*rows malloc'd, *nrows of them). */
-static int fu__fit_rows(const fu_fitgroup *g, size_t ng, const char *method, const char *profile,
-                        fu_fit_row **rows, size_t *nrows) {
-  size_t n = 0, r = 0;
-  for (size_t k = 0; k < ng; k++) n += (size_t)g[k].curve.nseg;
-  *rows = calloc(n ? n : 1, sizeof **rows);
-  *nrows = n;
-  if (!*rows) return FU_ENOMEM;
-  for (size_t k = 0; k < ng; k++)
-    for (int s = 0; s < g[k].curve.nseg; s++, r++) {
-      const fu_curve *cv = &g[k].curve;
-      const fu_segment *x = &cv->seg[s];
-      fu_fit_row *w = &(*rows)[r];
-      snprintf(w->op, sizeof w->op, "%s", cv->op);
-      snprintf(w->link, sizeof w->link, "%s", cv->link);
-      snprintf(w->algo, sizeof w->algo, "%s", cv->algo);
-      w->ranks = cv->ranks;
-      w->segment = s;
-      w->lo_bytes = x->lo_bytes;
-      w->hi_bytes = x->hi_bytes;
-      w->alpha_us = x->alpha_us;
-      w->alpha_lo = x->alpha_ci[0];
-      w->alpha_hi = x->alpha_ci[1];
-      w->beta_us_per_byte = x->beta_us_per_byte;
-      w->beta_lo = x->beta_ci[0];
-      w->beta_hi = x->beta_ci[1];
-      w->max_rel_err = x->max_rel_err;
-      w->n_samples = x->n_samples;
-      fu_segment_flags_str(x, w->flags, sizeof w->flags);
-      snprintf(w->method, sizeof w->method, "%s", method);
-      if (profile) snprintf(w->profile, sizeof w->profile, "%s", profile);
-    }
-  return FU_OK;
-}
-
-/* Prints the fitted groups in the chosen format. */
-static int fu__fit_print(fu_format fmt, const fu_fitgroup *g, size_t ng, const fu_fit_options *fo,
-                         const fu_profile *prof, const char *written, const char *plot) {
-  if (fmt == FU_FORMAT_TABLE) {
-    for (size_t k = 0; k < ng; k++) fu_fitgroup_print_table(stdout, &g[k], fo);
-    if (written) printf("profile %s written to %s (%d curves)\n", prof->name, written, prof->ncurves);
-    return FU_OK;
-  }
-  if (fmt == FU_FORMAT_CSV) {
-    for (size_t k = 0; k < ng; k++) fu_fitgroup_print_csv(stdout, &g[k], k == 0);
-    return FU_OK;
-  }
-  json_t *arr = json_array();
-  for (size_t k = 0; arr && k < ng; k++) json_array_append_new(arr, fu_fitgroup_json(&g[k], fo));
-  json_t *j = json_pack("{s:o, s:s?, s:s?}", "fits", arr, "profile", written, "plot", plot);
-  char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
-  if (text) printf("%s\n", text);
-  free(text);
-  json_decref(j);
-  return text ? FU_OK : FU_ENOMEM;
-}
-
-/* The samples of the database that match the filters, as the fit driver reads them (*out points
- * into *smp; both malloc'd). */
-static int fu__load_samples(fu_db *db, const char *op, const char *link, long ranks, long run, fu_sample **smp,
-                            fu_fitgroup_sample **out, size_t *n) {
-  FU_CHECK(fu_db_samples_select(db, op, link, (int)ranks, run, smp, n));
-  *out = malloc((*n ? *n : 1) * sizeof **out);
-  if (!*out) return FU_ENOMEM;
-  for (size_t i = 0; i < *n; i++) {
-    const fu_sample *x = &(*smp)[i];
-    (*out)[i] = (fu_fitgroup_sample){x->op, x->link, x->algo, x->proto, x->dtype, x->ranks, x->in_place, x->graph,
-                                      x->bytes, isfinite(x->t_median_us) ? x->t_median_us : x->t_min_us,
-                                      x->nodes, x->gpu, x->host};
-  }
-  return FU_OK;
-}
-
-/* fit --gemm-table / --compute: the compute tables of a profile (model/fu_compute.h) from calib's
- * GEMM shape sweep in the database and/or tools/calib_torch.py's JSON; written to out, else back
- * to merge. */
-static int fu__compute_tables(const char *db_opt, long run, const char *compute_f, int gemm_table,
-                              const char *merge, const char *out, const char *name) {
-  fu_profile *prof = malloc(sizeof *prof);
-  if (!prof) return FU_ENOMEM;
-  int st = merge ? fu_profile_load(merge, prof) : (fu_profile_init(prof), FU_OK);
-  char src[256] = "";
-  if (st == FU_OK && gemm_table) {
-    const char *dbpath = fu_db_path_default(db_opt);
-    fu_db *db = NULL;
-    fu_sample *smp = NULL;
-    fu_fitgroup_sample *fs = NULL;
-    size_t ns = 0;
-    int npts = 0;
-    st = fu_db_open(dbpath, FU_DB_READONLY, &db);
-    if (st == FU_OK) st = fu__load_samples(db, "gemm", NULL, 0, run, &smp, &fs, &ns);
-    if (st == FU_OK) st = fu_fitgroup_gemm_table(fs, ns, dbpath, &prof->compute, &npts);
-    snprintf(src, sizeof src, "GEMM: fusim calib --suite gemm sweep in %.100s (%d points)", dbpath, npts);
-    free(fs);
-    free(smp);
-    fu_db_close(db);
-  }
-  if (st == FU_OK && compute_f) st = fu_compute_load_torch(compute_f, &prof->compute, &prof->gpu_mem_bytes, src, sizeof src);
-  if (st == FU_OK) {
-    fu_compute_set_source(&prof->compute, src, gemm_table && compute_f);
-    if (name) snprintf(prof->name, sizeof prof->name, "%s", name);
-    else if (!prof->name[0]) snprintf(prof->name, sizeof prof->name, "fitted");
-    st = fu_profile_save(out ? out : merge, prof);
-  }
-  if (st == FU_OK)
-    printf("profile %s written to %s: %d GEMM tables, %d attention points, %d operation tables, %d optimizer fits\n",
-           prof->name, out ? out : merge, prof->compute.ngemm, prof->compute.nattn, prof->compute.nops,
-           prof->compute.noptim);
-  free(prof);
-  return st;
 }
 
 int fu_cmd_fit(int argc, char **argv) {
@@ -343,7 +233,7 @@ int fu_cmd_fit(int argc, char **argv) {
       fu_error("fit: --compute and --gemm-table write a profile: give --merge-into BASE and/or --out FILE");
       return fu_exit_code(FU_EUSAGE);
     }
-    return fu_exit_code(fu__compute_tables(out.db, run, compute_f, gemm_table, merge, prof_out, name));
+    return fu_exit_code(fu_fit_compute_tables(out.db, run, compute_f, gemm_table, merge, prof_out, name));
   }
   /* The base profile first: a bad one must fail before anything is stored. */
   fu_profile *prof = malloc(sizeof *prof);
@@ -380,7 +270,7 @@ int fu_cmd_fit(int argc, char **argv) {
   char *cmdline = NULL;
   int in_tx = 0;
   st = fu_db_open(dbpath, out.no_store ? FU_DB_READONLY : FU_DB_READWRITE, &db);
-  if (st == FU_OK) st = fu__load_samples(db, op, link, ranks, run, &smp, &fs, &ns);
+  if (st == FU_OK) st = fu_fit_samples_load(db, op, link, ranks, run, &smp, &fs, &ns);
   if (st == FU_OK) st = fu_fitgroup_fit(fs, ns, &sel, &fo, &groups, &ng, &nsel);
   if (st == FU_ENOINPUT && nsel == 0) {
     char rk[24];
@@ -426,7 +316,7 @@ int fu_cmd_fit(int argc, char **argv) {
     int64_t fit_id = 0;
     cmdline = fu_join_argv(argc, argv);
     if (!cmdline) st = FU_ENOMEM;
-    if (st == FU_OK) st = fu__fit_rows(groups, ng, fu_fit_method_name(fo.method), written ? prof->name : NULL,
+    if (st == FU_OK) st = fu_fit_rows_build(groups, ng, fu_fit_method_name(fo.method), written ? prof->name : NULL,
                                        &frows, &nrows);
     if (st == FU_OK && (st = fu_db_begin(db)) == FU_OK) in_tx = 1;
     if (st == FU_OK) st = fu_db_fit_store(db, cmdline, frows, nrows, &fit_id);
@@ -445,7 +335,7 @@ int fu_cmd_fit(int argc, char **argv) {
     in_tx = 0;
     if ((st = fu_db_commit(db)) != FU_OK) goto done;
   }
-  st = fu__fit_print(out.format, groups, ng, &fo, prof, written, plot);
+  st = fu_fit_print(out.format, groups, ng, &fo, prof, written, plot);
 
 done:
   if (in_tx) fu_db_rollback(db);
