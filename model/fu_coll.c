@@ -41,6 +41,7 @@ static void fu__line(fu_coll_line *l, const char *algo, double alpha, double bet
  * its share `bw` of the links' bandwidth; `tag` is appended to the algorithm names. */
 static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, double f, double base, double lintra,
                             double lnet, double bw, const char *tag, fu_coll_line *lines, int *nlines) {
+  int ll = strcmp(tag, "/LL") == 0; /* NCCL runs NVLS on Simple only */
   int g = p / N, ar = op == FU_OP_ALLREDUCE, slot = fu_coll_nvls_slot(op);
   int k = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
   double bnic = N > 1 ? k * c->nic_gbps * 1e3 * bw : INFINITY; /* bytes per us, per node */
@@ -54,7 +55,7 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, double 
   double ring_bw = bintra < bnic ? bintra : bnic;
   snprintf(name, sizeof name, "ring%s", tag);
   fu__line(&lines[(*nlines)++], name, base + (steps - inter) * lintra + inter * lnet, f / ring_bw);
-  double nvls = c->nvls_algbw_gbps[slot] * 1e3 * bw;
+  double nvls = ll ? 0 : c->nvls_algbw_gbps[slot] * 1e3 * bw;
   double tree_lat = base + 2.0 * ((g - 1) * lintra + fu__clog2(N) * lnet);
   if (ar && N > 1) {
     double t_intra = 2.0 / bintra, t_net = 1.0 / bnic;
@@ -97,8 +98,10 @@ int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_l
     return FU_OK;
   }
   int two = c->simple_base_us > 0;
-  fu__proto_lines(c, op, p, N, f, c->base_us, c->intra_step_us, c->net_step_us, two ? FU_COLL_LL_FRAC : 1.0,
-                  two ? "/LL" : "", lines, nlines);
+  double ll = op == FU_OP_ALLREDUCE || N > 1 ? FU_COLL_LL_FRAC_AR_NET : FU_COLL_LL_FRAC;
+  double ll_intra = N > 1 ? FU_COLL_LL_INTRA_NET * c->intra_step_us : c->intra_step_us;
+  fu__proto_lines(c, op, p, N, f, c->base_us, two ? ll_intra : c->intra_step_us, c->net_step_us,
+                  two ? ll : 1.0, two ? "/LL" : "", lines, nlines);
   if (two)
     fu__proto_lines(c, op, p, N, f, c->simple_base_us, c->simple_intra_step_us, c->simple_net_step_us, 1.0,
                     "/Simple", lines, nlines);

@@ -22,8 +22,10 @@
  *   nvls_tree  (all-reduce, N > 1, NVLS known) NVLS inside the node, the tree between nodes:
  *              t = tree latency + max(n / A_nvls, n / (k B_nic)).
  * Protocols: each algorithm is priced twice where the profile knows both latencies, as NCCL's
- * tuning does: LL (the latency of small messages, fitted from the smallest sizes, at half the
- * bandwidth: an LL line carries 4 data bytes in every 8) and Simple (the latency of large
+ * tuning does: LL (the latency of small messages, fitted from the smallest sizes, at 1/4 of the
+ * bandwidth for all-reduce or across nodes and 1/3 otherwise, its intra-node step 1.8 times
+ * dearer across nodes, all as tuning.cc charges; NVLS has no LL line: NCCL runs NVLS and
+ * NVLS-tree on Simple only) and Simple (the latency of large
  * messages, fitted from the intercept of the largest sizes, at the full bandwidth). Without
  * Simple latencies there is one line per algorithm: the small-size latency and the large-size
  * bandwidth. */
@@ -57,8 +59,13 @@ typedef struct fu_cluster {
 
 /* Most lines fu_coll_lines gives: 4 algorithms x 2 protocols. */
 #define FU_COLL_MAX_LINES 8
-/* Bandwidth of the LL protocol relative to Simple (4 data bytes in each 8-byte line). */
-#define FU_COLL_LL_FRAC 0.5
+/* Bandwidth of the LL protocol relative to Simple, as NCCL's tuning.cc charges it: 1/4 for
+ * all-reduce or across nodes, 1/3 otherwise (an LL line carries 4 data bytes in 8 and its
+ * flag polling costs more). */
+#define FU_COLL_LL_FRAC_AR_NET 0.25
+#define FU_COLL_LL_FRAC 0.333333333333
+/* NCCL's tuning.cc: an intra-node LL step costs 1.8 times as much when the job spans nodes. */
+#define FU_COLL_LL_INTRA_NET 1.8
 
 /* All zero: nothing known. */
 void fu_cluster_init(fu_cluster *c);

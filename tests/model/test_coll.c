@@ -1,6 +1,7 @@
 /* test_coll.c: the collective cost model (model/fu_coll.h) against values worked by hand, and its
  * fit recovering the link parameters of observations the model itself generated. */
 #include <math.h>
+#include <string.h>
 
 #include "fu_coll.h"
 #include "fu_common.h"
@@ -82,24 +83,43 @@ int main(void) {
   EXPECT_REL(fit.base_us + 2 * fit.intra_step_us, 7.5, 1e-9);
   EXPECT(fit.simple_base_us == 0); /* no Simple latencies observed: one line per algorithm */
 
-  /* Two protocols: LL at the small-size latency and half the bandwidth, Simple at its own
-   * latency and the full bandwidth. One node of 2 ranks, all-reduce (2 steps): LL 2 + 2 * 1 = 4 us
-   * at 1 / (0.5 * 4e5); Simple 20 + 2 * 5 = 30 us at 1 / 4e5; they cross at 26 / 2.5e-6 =
-   * 10.4 MB, so 1 MiB goes LL (4 + 5.24 us) and 64 MiB Simple (30 + 167.8 us). */
+  /* Two protocols: LL at the small-size latency and, as NCCL's tuning.cc charges an all-reduce,
+   * a quarter of the bandwidth; Simple at its own latency and the full bandwidth. One node of 2
+   * ranks, all-reduce (2 steps): LL 2 + 2 * 1 = 4 us at 1 / (0.25 * 4e5); Simple 20 + 2 * 5 =
+   * 30 us at 1 / 4e5; they cross at 26 / 7.5e-6 = 3.47 MB, so 1 MiB goes LL (4 + 10.49 us
+   * against 30 + 2.62) and 64 MiB Simple (30 + 167.8 us). */
   c = hand();
   c.simple_base_us = 20;
   c.simple_intra_step_us = 5;
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 1, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 2);
   EXPECT_STR_EQ(l[0].algo, "ring/LL");
-  EXPECT_REL(l[0].beta_us_per_byte, 1.0 / 2e5, 1e-12);
+  EXPECT_REL(l[0].beta_us_per_byte, 1.0 / 1e5, 1e-12);
   EXPECT_STR_EQ(l[1].algo, "ring/Simple");
   EXPECT_NEAR(l[1].alpha_us, 30, 1e-9);
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 2, 1, 1048576.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "ring/LL");
-  EXPECT_NEAR(t, 4 + 1048576.0 / 2e5, 1e-9);
+  EXPECT_NEAR(t, 4 + 1048576.0 / 1e5, 1e-9);
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 2, 1, 67108864.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "ring/Simple");
   EXPECT_NEAR(t, 30 + 67108864.0 / 4e5, 1e-9);
+  /* An all-gather on one node: LL at a third of the bandwidth, 0.875 * 3 / 4e5 us per byte. */
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLGATHER, 8, 1, l, &n), FU_OK);
+  EXPECT_STR_EQ(l[0].algo, "ring/LL");
+  EXPECT_REL(l[0].beta_us_per_byte, 0.875 * 3 / 4e5, 1e-9);
+  /* Across nodes an intra-node LL step costs 1.8 x: all-reduce 16 ranks on 2 nodes, ring/LL
+   * 2 + 26.25 * 1.8 + 3.75 * 5 = 68 us, tree/LL 2 + 2 (7 * 1.8 + 5) = 37.2 us. */
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_STR_EQ(l[0].algo, "ring/LL");
+  EXPECT_NEAR(l[0].alpha_us, 68, 1e-9);
+  EXPECT_STR_EQ(l[1].algo, "tree/LL");
+  EXPECT_NEAR(l[1].alpha_us, 37.2, 1e-9);
+  /* NVLS runs on Simple only: one node of 8 with the switch known gives ring/LL, ring/Simple
+   * and nvls/Simple, no nvls/LL. */
+  c.nvls_algbw_gbps[0] = 300;
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 8, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 3);
+  for (int k = 0; k < n; k++) EXPECT(strcmp(l[k].algo, "nvls/LL") != 0);
+  EXPECT_STR_EQ(l[2].algo, "nvls/Simple");
   return fu_test_report("test_coll");
 }
