@@ -130,6 +130,21 @@ EOF
 [ $? -eq 65 ] && grep -q "nodes" "$tmp/err"
 check "CSV nodes that do not fit the ranks refused" $?
 
+# --- NCCL's protocol rules (tuning.cc, nvls.cc): an LL all-reduce at a quarter of the Simple
+# bandwidth (it was priced at half) and NVLS on Simple only (an nvls/LL line used to exist)
+for o in allreduce allgather reducescatter; do
+  "$fusim" import --db "$tmp/b2.db" "$d/mit-b200-8gpu-1node-$o.txt" >/dev/null || exit 1
+done
+"$fusim" fit --db "$tmp/b2.db" --no-store --out "$tmp/b2.json" >/dev/null 2>&1 &&
+  "$fusim" cost --profile "$tmp/b2.json" --comm allreduce:4 --bytes 1KiB,1MiB,1GiB --format json >"$tmp/c.json" &&
+  [ "$(js "$tmp/c.json" "[r['algo'] for r in j]")" = "['ring/LL', 'ring/LL', 'nvls/Simple']" ]
+check "B200 all-reduce at 4 ranks: ring/LL at small sizes, NVLS on Simple only" $?
+# 1 MiB over ring/LL at 4 ranks: base + 6 steps + 1.5 * n / (0.25 * B_intra), by hand from the
+# fitted parameters
+cl=$(js "$tmp/b2.json" "j['cluster']['base_us'] + 6 * j['cluster']['intra_step_us'] + 1.5 * 1048576 / (0.25 * j['cluster']['intra_gbps'] * 1e3)")
+[ "$(js "$tmp/c.json" "abs(j[1]['time_us'] / $cl - 1) < 1e-3")" = True ]
+check "an LL all-reduce is priced at a quarter of the ring bandwidth" $?
+
 [ "$fails" -eq 0 ] && echo "cli_cluster: all passed" && exit 0
 echo "cli_cluster: $fails failed"
 exit 1
