@@ -82,15 +82,17 @@ static void fu__axis_insert(fu_gemm_table *t, int which, int p, int v) {
       }
 }
 
-static fu_gemm_table *fu__gemm_find(fu_compute *c, const char *dtype, const char *layout) {
+static fu_gemm_table *fu__gemm_find(fu_compute *c, const char *dtype, const char *layout, int unaligned) {
   for (int i = 0; i < c->ngemm; i++)
-    if (!strcmp(c->gemm[i].dtype, dtype) && !strcmp(c->gemm[i].layout, layout)) return &c->gemm[i];
+    if (!strcmp(c->gemm[i].dtype, dtype) && !strcmp(c->gemm[i].layout, layout) &&
+        c->gemm[i].unaligned == unaligned)
+      return &c->gemm[i];
   return NULL;
 }
 
 int fu_compute_put_gemm(fu_compute *c, const char *dtype, const char *layout, int m, int n, int k,
                         double us) {
-  fu_gemm_table *t = fu__gemm_find(c, dtype, layout);
+  fu_gemm_table *t = fu__gemm_find(c, dtype, layout, 0);
   if (!t) {
     if (c->ngemm >= FU_GEMM_TABLES || strlen(dtype) >= sizeof t->dtype ||
         strlen(layout) >= sizeof t->layout)
@@ -132,7 +134,10 @@ static void fu__axis_pos(const int *ax, int n, double v, int *i, double *f) {
 
 int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layout, double m,
                        double n, double k, double *us) {
-  const fu_gemm_table *t = fu__gemm_find((fu_compute *)c, dtype, layout);
+  /* a dimension off the multiple of 8 takes the unaligned table where one was measured */
+  int off = fmod(floor(m + 0.5), 8) != 0 || fmod(floor(n + 0.5), 8) != 0 || fmod(floor(k + 0.5), 8) != 0;
+  const fu_gemm_table *t = off ? fu__gemm_find((fu_compute *)c, dtype, layout, 1) : NULL;
+  if (!t) t = fu__gemm_find((fu_compute *)c, dtype, layout, 0);
   if (!t || t->nm < 1 || t->nn < 1 || t->nk < 1) return FU_EDATA;
   int i[3];
   double f[3];
@@ -257,9 +262,9 @@ static json_t *fu__iarr(const int *v, int n) {
 }
 
 json_t *fu_compute_to_json(const fu_compute *c) {
-  json_t *o = json_object(), *g = json_array(), *at = json_array(), *ops = json_array(),
-         *opt = json_array();
-  if (!o || !g || !at || !ops || !opt) goto oom;
+  json_t *o = json_object(), *g = json_array(), *gu = json_array(), *at = json_array(),
+         *ops = json_array(), *opt = json_array();
+  if (!o || !g || !gu || !at || !ops || !opt) goto oom;
   json_object_set_new(o, "source", json_string(c->source));
   for (int i = 0; i < c->ngemm; i++) {
     const fu_gemm_table *t = &c->gemm[i];
@@ -269,7 +274,7 @@ json_t *fu_compute_to_json(const fu_compute *c) {
     json_t *e = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "dtype", t->dtype, "layout", t->layout,
                           "m", fu__iarr(t->m, t->nm), "n", fu__iarr(t->n, t->nn), "k",
                           fu__iarr(t->k, t->nk), "us", us);
-    if (!e || json_array_append_new(g, e)) goto oom;
+    if (!e || json_array_append_new(t->unaligned ? gu : g, e)) goto oom;
   }
   for (int i = 0; i < c->nattn; i++) {
     const fu_attn_point *a = &c->attn[i];
@@ -293,6 +298,10 @@ json_t *fu_compute_to_json(const fu_compute *c) {
     if (!e || json_array_append_new(opt, e)) goto oom;
   }
   json_object_set_new(o, "gemm", g);
+  if (json_array_size(gu) > 0)
+    json_object_set_new(o, "gemm_unaligned", gu);
+  else
+    json_decref(gu);
   json_object_set_new(o, "attention", at);
   json_object_set_new(o, "ops", ops);
   json_object_set_new(o, "optimizer", opt);
@@ -410,14 +419,21 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
     snprintf(c->source, sizeof c->source, "%s", json_string_value(v));
   }
   json_t *a;
-  if ((a = json_object_get(o, "gemm"))) {
-    if (!json_is_array(a) || json_array_size(a) > FU_GEMM_TABLES)
-      return fu__bad(what, "gemm", "not an array of at most 9 tables");
-    c->ngemm = 0;
+  /* "gemm" replaces the aligned tables, "gemm_unaligned" the unaligned ones (the two come from
+   * different tools: fusim calib's sweep and tools/calib_torch.py) */
+  static const char *const gkeys[2] = {"gemm", "gemm_unaligned"};
+  for (int u = 0; u < 2; u++) {
+    if (!(a = json_object_get(o, gkeys[u]))) continue;
+    if (!json_is_array(a) || json_array_size(a) > FU_GEMM_TABLES / 2)
+      return fu__bad(what, gkeys[u], "not an array of at most 9 tables");
+    int keep = 0;
+    for (int i = 0; i < c->ngemm; i++)
+      if (c->gemm[i].unaligned != u) c->gemm[keep++] = c->gemm[i];
+    c->ngemm = keep;
     for (size_t i = 0; i < json_array_size(a); i++) {
-      snprintf(where, sizeof where, "gemm[%zu]", i);
+      snprintf(where, sizeof where, "%s[%zu]", gkeys[u], i);
       FU_CHECK(fu__parse_gemm(json_array_get(a, i), what, where, &c->gemm[c->ngemm]));
-      c->ngemm++;
+      c->gemm[c->ngemm++].unaligned = u;
     }
   }
   if ((a = json_object_get(o, "attention"))) {

@@ -15,6 +15,9 @@
  *   { "source": "..",
  *     "gemm": [ {"dtype": "bf16", "layout": "fwd", "m": [..], "n": [..], "k": [..],
  *                "us": [ m-major: us[(i * nn + j) * nk + q] ]}, .. ],
+ *     "gemm_unaligned": [ the same, measured with one dimension not a multiple of 8 (the
+ *                vocabulary's place in a linear layer: fwd n, dgrad k, wgrad m); replaces the
+ *                profile's unaligned tables, leaves the aligned ones ],
  *     "attention": [ {"dtype", "head_dim", "causal", "dropout", "seq", "bh", "fwd_us", "bwd_us"}, ..],
  *     "ops": [ {"op", "dtype", "numel": [..], "fwd_us": [..], "bwd_us": [..], "host_fwd_us",
  *               "host_bwd_us", "kernels_fwd", "kernels_bwd"}, .. ],
@@ -26,7 +29,7 @@
 
 #define FU_GEMM_GRID_AXIS 12      /* most values along one grid axis */
 #define FU_GEMM_GRID_MAX 16384    /* largest M, N or K the sweep measures */
-#define FU_GEMM_TABLES 9          /* 3 dtypes x 3 layouts */
+#define FU_GEMM_TABLES 18         /* 3 dtypes x 3 layouts, aligned and unaligned */
 #define FU_ATTN_MAX 256           /* attention points */
 #define FU_OPS_MAX 96             /* memory-bound operation tables and host-only entries */
 #define FU_OPS_SIZES 12           /* sizes per operation table */
@@ -35,6 +38,7 @@
 typedef struct fu_gemm_table {
   char dtype[8];             /* "bf16", "tf32", "fp32" */
   char layout[8];            /* "fwd", "dgrad", "wgrad" */
+  int unaligned;             /* 1: measured with the vocabulary-like dimension not a multiple of 8 */
   int nm, nn, nk;            /* values along each axis */
   int m[FU_GEMM_GRID_AXIS];  /* ascending M values */
   int n[FU_GEMM_GRID_AXIS];  /* ascending N values */
@@ -98,7 +102,9 @@ int fu_compute_put_gemm(fu_compute *c, const char *dtype, const char *layout, in
 /* Device time of a GEMM: the efficiency (FLOP/s) interpolated log-linearly in log M, log N,
  * log K between grid points; a dimension below the grid is priced as the grid's smallest (a
  * small product costs what the smallest measured one does), one above it at the edge's
- * efficiency (time grows with the FLOPs). FU_EDATA (no message) when no table of that dtype and
+ * efficiency (time grows with the FLOPs). When M, N or K is not a multiple of 8 and an
+ * unaligned table of that dtype and layout exists, it is used (cuBLAS runs slower kernels for
+ * such shapes, by up to 2-3x in bf16); otherwise the aligned table. FU_EDATA (no message) when no table of that dtype and
  * layout exists. */
 int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layout, double m,
                        double n, double k, double *us);

@@ -99,6 +99,13 @@ static double fu__copy_us(const fu__ctx *x, double bytes) {
 
 /* The three products of a layer whose forward is M x N x K (M rows, N outputs, K inputs):
  * forward, the input gradient (M x K over N) and the weight gradient (N x K over M). */
+/* 1 when the profile carries a GEMM table measured at unaligned sizes for this dtype */
+static int fu__has_unaligned(const fu__ctx *x) {
+  for (int i = 0; i < x->c->ngemm; i++)
+    if (x->c->gemm[i].unaligned && !strcmp(x->c->gemm[i].dtype, x->gdt)) return 1;
+  return 0;
+}
+
 static void fu__gemm3(fu__ctx *x, double M, double N, double K, double *f, double *dg, double *wg) {
   if (fu_compute_gemm_us(x->c, x->gdt, "fwd", M, N, K, f) != FU_OK ||
       fu_compute_gemm_us(x->c, x->gdt, "dgrad", M, K, N, dg) != FU_OK ||
@@ -126,9 +133,9 @@ static fu__op *fu__linear(fu__ctx *x, const char *name, double din, double dout,
   if (!o) return NULL;
   double T = x->T, f, dg, wg;
   snprintf(o->what, sizeof o->what, "linear");
-  /* cuBLAS needs 16-byte aligned rows for its fast bf16 kernels; the sweep measures only
-   * powers of two, so such a product is priced as if aligned (warned about once) */
-  if (!strcmp(x->gdt, "bf16") && (fmod(din, 8) != 0 || fmod(dout, 8) != 0))
+  /* cuBLAS needs 16-byte aligned rows for its fast bf16 kernels; fu_compute_gemm_us prices such
+   * a product from the profile's unaligned tables, and without them as if aligned (warned once) */
+  if (!strcmp(x->gdt, "bf16") && (fmod(din, 8) != 0 || fmod(dout, 8) != 0) && !fu__has_unaligned(x))
     x->unaligned = fmod(din, 8) != 0 ? din : dout;
   fu__gemm3(x, T, dout, din, &f, &dg, &wg);
   o->fwd_us = f;

@@ -22,6 +22,8 @@ the GPU waits on the host):
   framework  host time of HF BertForMaskedLM, GPT2LMHeadModel and LlamaForCausalLM layers (tiny
              configs: 1 and 3 layers; per layer = difference / 2), forward and backward, with
              bf16 autocast and in fp32: ops "hf_bert_layer", "hf_bert_rest", ... (host only).
+  gemm_unaligned  cuBLAS fwd/dgrad/wgrad of a linear layer with a vocabulary not a multiple of 8
+             (tokens x vocab x hidden), bf16 and TF32: the profile's "gemm_unaligned" tables.
 Usage: python3 tools/calib_torch.py --out compute.json [--quick]
 """
 import argparse
@@ -413,6 +415,38 @@ def measure_attention(torch, F, tm, quick, log):
     return out
 
 
+def measure_gemm_unaligned(torch, tm, quick, log):
+    """cuBLAS GEMMs of a linear layer whose output features are not a multiple of 8 (a
+    vocabulary: GPT-2 50257, BERT 30522), as autograd runs them: fwd y = x W^T, dgrad dx = dy W,
+    wgrad dW = dy^T x. Tables in fusim's (m, n, k) convention of each layout (fwd M x V x H,
+    dgrad M x H x V, wgrad V x H x M), the vocabulary axis at unaligned sizes."""
+    vocab = [4097, 16385, 50257] if quick else [1025, 4097, 16385, 30522, 50257]
+    tokens = [512, 4096, 16384]
+    hidden = [256, 1024, 4096]
+    out = []
+    for dname in ("bf16", "tf32"):
+        dt = torch.bfloat16 if dname == "bf16" else torch.float32
+        torch.backends.cuda.matmul.allow_tf32 = dname == "tf32"
+        us = {"fwd": {}, "dgrad": {}, "wgrad": {}}
+        for M in tokens:
+            for V in vocab:
+                for H in hidden:
+                    x = torch.randn(M, H, device="cuda", dtype=dt)
+                    w = torch.randn(V, H, device="cuda", dtype=dt)
+                    dy = torch.randn(M, V, device="cuda", dtype=dt)
+                    us["fwd"][(M, V, H)] = tm.device_us(lambda: torch.matmul(x, w.t()), reps=5)
+                    us["dgrad"][(M, H, V)] = tm.device_us(lambda: torch.matmul(dy, w), reps=5)
+                    us["wgrad"][(V, H, M)] = tm.device_us(lambda: torch.matmul(dy.t(), x), reps=5)
+                    del x, w, dy
+        for lay, pts in us.items():
+            ax = [sorted({p[i] for p in pts}) for i in range(3)]
+            out.append({"dtype": dname, "layout": lay, "m": ax[0], "n": ax[1], "k": ax[2],
+                        "us": [round(pts[(a, b, c)], 3) for a in ax[0] for b in ax[1] for c in ax[2]]})
+        log("gemm unaligned %s: fwd 16384x50257x1024 %.0f us" % (dname, us["fwd"][(16384, 50257, 1024)]))
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return out
+
+
 def measure_optimizers(torch, log):
     import numpy as np
     sets = [(8, 1 << 22), (32, 1 << 22), (128, 1 << 20), (512, 1 << 16), (64, 1 << 24),
@@ -468,8 +502,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true", help="fewer sizes and sequence lengths")
-    ap.add_argument("--parts", default="ops,host,attention,optimizer,hf",
-                    help="comma list of ops,host,attention,optimizer,hf")
+    ap.add_argument("--parts", default="ops,host,attention,optimizer,hf,gemm_unaligned",
+                    help="comma list of ops,host,attention,optimizer,hf,gemm_unaligned")
     a = ap.parse_args(argv)
     try:
         import torch
@@ -488,6 +522,8 @@ def main(argv=None):
     tm = Timer(torch)
     sizes = [1 << 16, 1 << 20, 1 << 24] if a.quick else [1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24, 1 << 26]
     comp = {"ops": [], "attention": [], "optimizer": []}
+    if "gemm_unaligned" in parts:
+        comp["gemm_unaligned"] = measure_gemm_unaligned(torch, tm, a.quick, log)
     if "ops" in parts:
         comp["ops"] += measure_ops(torch, F, tm, sizes, log)
     if "host" in parts:

@@ -149,6 +149,50 @@ static void test_json(void) {
   free(q);
 }
 
+/* An unaligned table (tools/calib_torch.py's "gemm_unaligned") prices a product with a dimension
+ * off the multiple of 8; aligned products keep the sweep's table; both survive the JSON. */
+static void test_unaligned(void) {
+  fu_profile *p = malloc(sizeof *p), *q = malloc(sizeof *q);
+  fu_profile_init(p);
+  fu_compute *c = grid();
+  p->compute = *c;
+  free(c);
+  /* one grid point (1024 x 50257 x 1024): a product above it in every axis runs at its efficiency */
+  const char *u = "{\"gemm_unaligned\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"m\": [1024], "
+                  "\"n\": [50257], \"k\": [1024], \"us\": [1054.0]}]}";
+  json_t *o = json_loads(u, 0, NULL);
+  EXPECT_INT_EQ(fu_compute_parse(o, "unaligned", &p->compute), FU_OK);
+  json_decref(o);
+  EXPECT_INT_EQ(p->compute.ngemm, 2);
+  double eff = 2.0 * 1024 * 50257 * 1024 / 1054.0, us;
+  EXPECT_INT_EQ(fu_compute_gemm_us(&p->compute, "bf16", "fwd", 2048, 60001, 2048, &us), FU_OK);
+  EXPECT_REL(us, 2.0 * 2048 * 60001 * 2048 / eff, 1e-6);
+  /* aligned: the grid's time at a grid point, as in test_gemm */
+  EXPECT_INT_EQ(fu_compute_gemm_us(&p->compute, "bf16", "fwd", 1024, 256, 1024, &us), FU_OK);
+  EXPECT_REL(us, 2.0 * 1024 * 256 * 1024 / 4e8, 1e-6);
+  /* no unaligned table for wgrad: the aligned one would be used; none exists either */
+  EXPECT_INT_EQ(fu_compute_gemm_us(&p->compute, "bf16", "wgrad", 50257, 256, 256, &us), FU_EDATA);
+  snprintf(p->name, sizeof p->name, "t");
+  json_t *j = fu_profile_to_json(p);
+  char *text = json_dumps(j, 0);
+  json_decref(j);
+  EXPECT_INT_EQ(fu_profile_parse(text, "roundtrip", q), FU_OK);
+  free(text);
+  EXPECT_INT_EQ(q->compute.ngemm, 2);
+  EXPECT_INT_EQ(fu_compute_gemm_us(&q->compute, "bf16", "fwd", 2048, 60001, 2048, &us), FU_OK);
+  EXPECT_REL(us, 2.0 * 2048 * 60001 * 2048 / eff, 1e-6);
+  /* a second "gemm" (the sweep again) replaces the aligned tables and keeps the unaligned one */
+  o = json_loads("{\"gemm\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"m\": [64], \"n\": [64], "
+                 "\"k\": [64], \"us\": [1.0]}]}", 0, NULL);
+  EXPECT_INT_EQ(fu_compute_parse(o, "again", &q->compute), FU_OK);
+  json_decref(o);
+  EXPECT_INT_EQ(q->compute.ngemm, 2);
+  EXPECT_INT_EQ(fu_compute_gemm_us(&q->compute, "bf16", "fwd", 2048, 60001, 2048, &us), FU_OK);
+  EXPECT_REL(us, 2.0 * 2048 * 60001 * 2048 / eff, 1e-6);
+  free(p);
+  free(q);
+}
+
 /* The embedded default carries the H200's tables: every dtype and layout of the sweep. */
 static void test_default(void) {
   fu_profile *p = malloc(sizeof *p);
@@ -168,6 +212,7 @@ int main(void) {
   test_gemm();
   test_ops_attn_optim();
   test_json();
+  test_unaligned();
   test_default();
   return fu_test_report("test_compute");
 }
