@@ -456,6 +456,18 @@ def framework_costs(*, iters=30, numel=262144, sizes=(32, 128), nbuf=128, buf_nu
                 fw[k].append(f)
                 bw[k].append(b)
     B = {k: _med(v) for k, v in bw.items()}
+    # The costs' own spread: each round's framework time (per-tensor variants minus plain, same
+    # round) over its median, pooled over the variants and sizes; p5 / p95 minus 1. It sets the
+    # framework costs' share of the 95% interval (jitter.fw_rel_lo / fw_rel_hi).
+    ratios = []
+    for kind in ("ddp_pt", "ddpv_pt", "off_pt", "hk_pt"):
+        for n in sizes:
+            d = [a - b for a, b in zip(bw[(kind, n)], bw[("plain", n)])]
+            md = _med(d)
+            if md > 0:
+                ratios += [x / md for x in d]
+    fw_rel_lo = min(0.0, _q(ratios, 0.05) - 1) if ratios else 0.0
+    fw_rel_hi = max(0.0, _q(ratios, 0.95) - 1) if ratios else 0.0
     F = {k: _med(v) for k, v in fw.items()}
     lo, hi = sizes[0], sizes[-1]
     dn = hi - lo
@@ -506,6 +518,7 @@ def framework_costs(*, iters=30, numel=262144, sizes=(32, 128), nbuf=128, buf_nu
     copy_gbps = a.numel() * a.element_size() / _med(ts) / 1e3
     del models
     return {"ddp": ddp, "hooks": hooks, "copy_gbps": round(copy_gbps, 1),
+            "fw_rel_lo": round(max(-1.0, fw_rel_lo), 4), "fw_rel_hi": round(min(10.0, fw_rel_hi), 4),
             "raw": {"bwd_cpu_us": {"%s/%d" % k: round(v, 1) for k, v in B.items()},
                     "fwd_cpu_us": {"%s/%d" % k: round(v, 1) for k, v in F.items()},
                     "sizes": list(sizes), "numel": numel, "iters": iters, "busy_us": busy_us}}
@@ -536,4 +549,7 @@ def host_block(tl, fw, order_names):
         blk["copy_gbps"] = fw["copy_gbps"]
         blk["ddp"] = fw["ddp"]
         blk["hooks"] = fw["hooks"]
+        if "fw_rel_lo" in fw:   # the microbenchmark's own spread (absent in older runs)
+            blk["jitter"]["fw_rel_lo"] = fw["fw_rel_lo"]
+            blk["jitter"]["fw_rel_hi"] = fw["fw_rel_hi"]
     return blk
