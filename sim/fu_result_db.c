@@ -51,7 +51,11 @@ int fu_result_db_row(const fu_result *r, const char *cmdline, const fu_content *
   json_t *j = fu_result_json(r);
   char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
   json_decref(j);
-  if (!text) return FU_ENOMEM;
+  if (!text) { /* Jansson refuses only when memory runs out or a value is not finite */
+    fu_error("the prediction's JSON for the database could not be built (out of memory or a "
+             "non-finite value)");
+    return FU_ENOMEM;
+  }
   row->json = *json_text = text;
   return FU_OK;
 }
