@@ -65,6 +65,13 @@ awk -v t="$f1" 'BEGIN{m=6738415616-131072000-65*4096; fl=2*m*4096+32*4*4096*4096
 "$fusim" workload --transformer $L7 --dtype fp8 --tflops 1 >/dev/null 2>&1; eq "bad dtype" $? 64
 "$fusim" workload --transformer $L7 --tflops nan >/dev/null 2>&1; eq "NaN tflops" $? 64
 "$fusim" workload --transformer $L7 --efficiency 1.5 --tflops 1 >/dev/null 2>&1; eq "efficiency > 1" $? 64
+# impossible hyper-parameters: one line on stderr, nothing written
+for bad in "--layers 0" "--layers 2 --heads 3"; do
+  "$fusim" workload --transformer $L7 $bad --out "$dir/bad.json" 2>"$dir/err" >/dev/null
+  eq "$bad: exit" $? 64
+  eq "$bad: one line" "$(wc -l <"$dir/err")" 1
+  [ ! -e "$dir/bad.json" ] || { echo "FAIL: $bad wrote $dir/bad.json" >&2; fail=1; }
+done
 # --info --tensors --format csv keeps ready_us to the microsecond's millionth (%.6g printed
 # 264288.386 as 264288) and quotes names
 "$fusim" workload --info llama2_7b --tensors --format csv >"$dir/t.csv"
