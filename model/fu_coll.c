@@ -62,6 +62,10 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, double 
     snprintf(name, sizeof name, "tree%s", tag);
     fu__line(&lines[(*nlines)++], name, tree_lat, t_intra > t_net ? t_intra : t_net);
     if (nvls > 0) {
+      /* NCCL's tuning.cc converts NVLS_TREE bus bandwidth to algorithm bandwidth with
+       * 0.70 N / (2 (N - 1)): the tree between nodes reaches 70% of its links at N = 2 and
+       * half that as N grows (each node sends and receives through an inner and a leaf role). */
+      t_net = 1.0 / (bnic * FU_COLL_NVLS_TREE_EFF * N / (2.0 * (N - 1)));
       t_intra = 1.0 / nvls;
       snprintf(name, sizeof name, "nvls_tree%s", tag);
       fu__line(&lines[(*nlines)++], name, tree_lat, t_intra > t_net ? t_intra : t_net);

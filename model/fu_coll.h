@@ -20,7 +20,8 @@
  *              the NVSwitch reduces or multicasts: every GPU moves about n bytes whatever g, so
  *              the algorithm bandwidth A_nvls (n / t) is the constant; latency = base + 2 l_intra.
  *   nvls_tree  (all-reduce, N > 1, NVLS known) NVLS inside the node, the tree between nodes:
- *              t = tree latency + max(n / A_nvls, n / (k B_nic)).
+ *              t = tree latency + max(n / A_nvls, n / (e k B_nic)), e = 0.70 N / (2 (N - 1))
+ *              as NCCL's tuning.cc converts NVLS_TREE bus bandwidth to algorithm bandwidth.
  * Protocols: each algorithm is priced twice where the profile knows both latencies, as NCCL's
  * tuning does: LL (the latency of small messages, fitted from the smallest sizes, at 1/4 of the
  * bandwidth for all-reduce or across nodes and 1/3 otherwise, its intra-node step 1.8 times
@@ -66,6 +67,8 @@ typedef struct fu_cluster {
 #define FU_COLL_LL_FRAC 0.333333333333
 /* NCCL's tuning.cc: an intra-node LL step costs 1.8 times as much when the job spans nodes. */
 #define FU_COLL_LL_INTRA_NET 1.8
+/* NCCL's NVLS_TREE efficiency (tuning.cc: algbw = busbw * 0.70 nNodes / (2 (nNodes - 1))). */
+#define FU_COLL_NVLS_TREE_EFF 0.70
 
 /* All zero: nothing known. */
 void fu_cluster_init(fu_cluster *c);

@@ -50,6 +50,17 @@ int main(void) {
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 8, 1, 1073741824.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "nvls");
   EXPECT_NEAR(t, 4 + 1073741824.0 / 3e5, 1e-6);
+  /* NVLS tree on 2 nodes of 8: NCCL's NVLS_TREE efficiency 0.70 * 2 / (2 * 1) = 0.70 of the
+   * node's 400 GB/s is 280 GB/s, below the switch's 300: 1 / 2.8e5 us per byte. On 4 nodes
+   * 0.70 * 4 / 6 of 400 = 186.67 GB/s. Latency as the tree's: 26 us (2 nodes). */
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 3);
+  EXPECT_STR_EQ(l[2].algo, "nvls_tree");
+  EXPECT_NEAR(l[2].alpha_us, 26, 1e-9);
+  EXPECT_REL(l[2].beta_us_per_byte, 1.0 / 2.8e5, 1e-12);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 32, 4, l, &n), FU_OK);
+  EXPECT_STR_EQ(l[2].algo, "nvls_tree");
+  EXPECT_REL(l[2].beta_us_per_byte, 6.0 / (0.70 * 4 * 4e5), 1e-12);
   /* one GPU per node: every hop is on the network, busbw the NIC's */
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 2, l, &n), FU_OK);
   EXPECT_REL(l[0].beta_us_per_byte, 1.0 / 5e4, 1e-12);
