@@ -97,8 +97,6 @@ static double fu__copy_us(const fu__ctx *x, double bytes) {
   return fu_op_us(fu_compute_op(x->c, "cast", "fp32"), bytes / 6.0, 0);
 }
 
-/* The three products of a layer whose forward is M x N x K (M rows, N outputs, K inputs):
- * forward, the input gradient (M x K over N) and the weight gradient (N x K over M). */
 /* 1 when the profile carries a GEMM table measured at unaligned sizes for this dtype */
 static int fu__has_unaligned(const fu__ctx *x) {
   for (int i = 0; i < x->c->ngemm; i++)
@@ -106,6 +104,8 @@ static int fu__has_unaligned(const fu__ctx *x) {
   return 0;
 }
 
+/* The three products of a layer whose forward is M x N x K (M rows, N outputs, K inputs):
+ * forward, the input gradient (M x K over N) and the weight gradient (N x K over M). */
 static void fu__gemm3(fu__ctx *x, double M, double N, double K, double *f, double *dg, double *wg) {
   if (fu_compute_gemm_us(x->c, x->gdt, "fwd", M, N, K, f) != FU_OK ||
       fu_compute_gemm_us(x->c, x->gdt, "dgrad", M, K, N, dg) != FU_OK ||

@@ -347,9 +347,12 @@ class HookFuser:
         return [[self.params[i][0] for i in m] for m in self.buckets]
 
 
+_BIAS_NUMEL = 1024   # a "layers" bank's bias: one row of the activation, broadcast over rows
+
+
 def _bank(n, numel, nbuf, buf_numel=1024, graph="chain"):
     """n parameters. graph "chain": numel elements each, one multiply per parameter (backward: one
-    node per gradient). "layers": pairs of a weight (numel) and a bias (1024, broadcast over
+    node per gradient). "layers": pairs of a weight (numel) and a bias (_BIAS_NUMEL, broadcast over
     rows), y = gelu(y * w + b) per pair, so that as in a real layer some gradients are small,
     one needs a reduction, and several autograd nodes run between two gradients' hooks."""
     import torch
@@ -358,7 +361,7 @@ def _bank(n, numel, nbuf, buf_numel=1024, graph="chain"):
         def __init__(self):
             super().__init__()
             if graph == "layers":
-                shapes = [(numel,) if k % 2 == 0 else (1024,) for k in range(n)]
+                shapes = [(numel,) if k % 2 == 0 else (_BIAS_NUMEL,) for k in range(n)]
             else:
                 shapes = [(numel,)] * n
             self.ps = torch.nn.ParameterList(
@@ -369,9 +372,9 @@ def _bank(n, numel, nbuf, buf_numel=1024, graph="chain"):
         def forward(self, x):
             y = x
             if graph == "layers":
-                y = y.view(-1, 1024)
+                y = y.view(-1, _BIAS_NUMEL)
                 for w, b in zip(self.ps[0::2], self.ps[1::2]):
-                    y = torch.nn.functional.gelu(y * w.view(-1, 1024) + b)
+                    y = torch.nn.functional.gelu(y * w.view(-1, _BIAS_NUMEL) + b)
                 return y.sum()
             for p in self.ps:
                 y = y * p

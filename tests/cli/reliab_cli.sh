@@ -3,7 +3,8 @@
 # planted symlink cannot redirect, full disks (every write and close checked, what failed
 # removed), gnuplot quoting, overflow, out-of-memory and endless inputs, impossible profiles,
 # unchecked CSV, database edge cases. Every refusal is one line on stderr with exit 64, 65 or 66
-# (74 for the machine's own i/o failures: a full disk; 75 for a database locked too long) and leaves the database as it was.
+# (74 for the machine's own i/o failures: a full disk; 75 for a database locked too long) and
+# leaves the database as it was.
 set -u
 FUSIM=$1
 case $FUSIM in /*) ;; *) FUSIM=$(pwd)/$FUSIM ;; esac
