@@ -124,6 +124,11 @@ int fu_host_parse(const json_t *obj, const char *what, size_t ngrads, fu_host *h
     FU_CHECK(fu__hnum(j, "step_rel_hi", what, "jitter.", 0, 0, 10, &h->step_rel_hi));
     FU_CHECK(fu__hnum(j, "host_rel_lo", what, "jitter.", 0, -1, 0, &h->host_rel_lo));
     FU_CHECK(fu__hnum(j, "host_rel_hi", what, "jitter.", 0, 0, 10, &h->host_rel_hi));
+    /* older blocks lack the frameworks' own spread: their costs vary as backward()'s CPU time */
+    h->fw_rel_lo = h->host_rel_lo;
+    h->fw_rel_hi = h->host_rel_hi;
+    FU_CHECK(fu__hnum(j, "fw_rel_lo", what, "jitter.", 0, -1, 0, &h->fw_rel_lo));
+    FU_CHECK(fu__hnum(j, "fw_rel_hi", what, "jitter.", 0, 0, 10, &h->fw_rel_hi));
   }
   FU_CHECK(fu__obj(obj, "ddp", what, &d));
   if (d) {
@@ -175,9 +180,10 @@ json_t *fu_host_to_json(const fu_host *h, size_t ngrads, const double *grad_cpu,
   if (st == FU_OK) st = fu__put(o, "grad_gpu_us", json_incref(gg));
   if (st == FU_OK)
     st = fu__put(o, "jitter",
-                 json_pack("{s:f, s:f, s:f, s:f}", "step_rel_lo", h->step_rel_lo, "step_rel_hi",
-                           h->step_rel_hi, "host_rel_lo", h->host_rel_lo, "host_rel_hi",
-                           h->host_rel_hi));
+                 json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "step_rel_lo", h->step_rel_lo,
+                           "step_rel_hi", h->step_rel_hi, "host_rel_lo", h->host_rel_lo,
+                           "host_rel_hi", h->host_rel_hi, "fw_rel_lo", h->fw_rel_lo, "fw_rel_hi",
+                           h->fw_rel_hi));
   if (st == FU_OK && h->has_ddp)
     st = fu__put(o, "ddp",
                  json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "param_us", h->ddp.param_us,

@@ -48,6 +48,8 @@ typedef struct fu_host {
   double step_rel_hi;        /* p95 over the median, minus 1 (>= 0) */
   double host_rel_lo;        /* the same for backward()'s CPU time */
   double host_rel_hi;        /* (>= 0) */
+  double fw_rel_lo;          /* the same for the frameworks' host costs (their microbenchmark's */
+  double fw_rel_hi;          /* rounds); a block without them: host_rel's, as before */
   int has_ddp;               /* ddp costs were measured */
   fu_host_ddp ddp;           /* DDP's Reducer */
   int has_hooks;             /* hook pattern costs were measured */

@@ -285,21 +285,44 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  *   ideal no framework cost: each bucket is issued at the cost model's issue cost (pack and
  *         unpack as the cost model prices them), when its last gradient is ready.
  * The three runs (which = 0 nominal, 1 low, 2 high) scale GPU work by the step's measured
- * spread and host work by backward()'s, and take each operation at its CI bound: what varies
- * from run to run on the machine, so the interval can hold a measured time. */
+ * spread, the host's own work by backward()'s, the framework costs above by their
+ * microbenchmark's (jitter.fw_rel), and take each operation at its CI bound: what varies from
+ * run to run on the machine, so the interval can hold a measured time. */
 typedef struct fu__hg {
   fu__sim *s;                /* the simulation being built */
   double fh;                 /* host time factor of this run */
+  double ff;                 /* framework host cost factor of this run */
   double fg;                 /* GPU time factor of this run */
   uint32_t prev;             /* the host task before the last one (FU_TASK_NONE: none) */
   uint32_t last;             /* the last host task added */
 } fu__hg;
 
-static int fu__hg_host(fu__hg *g, double us, int kind, size_t idx, uint32_t *id) {
-  FU_CHECK(fu__task(g->s, g->s->lane_host, FU_TASK_PLAIN, us * g->fh, FU__TAG(kind, idx), id));
+/* A host task of us at this run's factor f (g->fh for the host's own work, g->ff for a
+ * framework cost). */
+static int fu__hg_hostf(fu__hg *g, double us, double f, int kind, size_t idx, uint32_t *id) {
+  FU_CHECK(fu__task(g->s, g->s->lane_host, FU_TASK_PLAIN, us * f, FU__TAG(kind, idx), id));
   g->prev = g->last;
   g->last = *id;
   return FU_OK;
+}
+
+static int fu__hg_host(fu__hg *g, double us, int kind, size_t idx, uint32_t *id) {
+  return fu__hg_hostf(g, us, g->fh, kind, idx, id);
+}
+
+static int fu__hg_fw(fu__hg *g, double us, int kind, size_t idx, uint32_t *id) {
+  return fu__hg_hostf(g, us, g->ff, kind, idx, id);
+}
+
+/* The host issue of bucket k: the framework's call, or the cost model's issue (ideal). */
+static int fu__hg_issue(fu__hg *g, const fu_host *h, fu_framework fw, const fu_comm *c, size_t k,
+                        uint32_t *id) {
+  if (fw == FU_FRAMEWORK_IDEAL)
+    return fu__hg_host(g, g->s->bk[k].cost.issue_us, FU__K_ISSUE, k, id);
+  double us = fw == FU_FRAMEWORK_HOOKS         ? h->hooks.bucket_us
+              : c->kind == FU_COMM_OFFLOAD ? h->ddp.hook_bucket_us /* Python comm hook */
+                                           : h->ddp.bucket_us;
+  return fu__hg_fw(g, us, FU__K_ISSUE, k, id);
 }
 
 /* A single kernel (a copy) that host task `host` launched at its end. */
@@ -377,9 +400,9 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
              w->source[0] ? w->source : w->name, fw == FU_FRAMEWORK_DDP ? "ddp" : "hooks");
     return FU_EDATA;
   }
-  fu__hg g = {s, 1.0, 1.0, FU_TASK_NONE, FU_TASK_NONE};
-  if (which == 1) g.fh += h->host_rel_lo, g.fg += h->step_rel_lo;
-  if (which == 2) g.fh += h->host_rel_hi, g.fg += h->step_rel_hi;
+  fu__hg g = {s, 1.0, 1.0, 1.0, FU_TASK_NONE, FU_TASK_NONE};
+  if (which == 1) g.fh += h->host_rel_lo, g.ff += h->fw_rel_lo, g.fg += h->step_rel_lo;
+  if (which == 2) g.fh += h->host_rel_hi, g.ff += h->fw_rel_hi, g.fg += h->step_rel_hi;
   int copy = !p->pack_view && fw != FU_FRAMEWORK_IDEAL;    /* framework copies gradients */
   double gbps = h->copy_gbps > 0 ? h->copy_gbps : 0;
   if (copy && gbps <= 0) {
@@ -395,8 +418,8 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
     FU_CHECK(fu__hg_seg(&g, h->fwd_gpu_us + h->bwd_gpu_us, FU__K_BWD, (size_t)m, &gid));
   }
   if (fw == FU_FRAMEWORK_DDP) /* DDP's forward: pre-forward, buffer broadcast, prepare */
-    FU_CHECK(fu__hg_host(&g, h->ddp.forward_us + h->buffers * h->ddp.buffer_us, FU__K_FWHOST,
-                         0, &hid));
+    FU_CHECK(fu__hg_fw(&g, h->ddp.forward_us + h->buffers * h->ddp.buffer_us, FU__K_FWHOST, 0,
+                       &hid));
   /* Forward, point by point (times kept non-decreasing). */
   double pc = 0, pg = 0;
   for (size_t k = 0; k <= h->nfwd; k++) {
@@ -433,16 +456,12 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
                       ? h->ddp.param_us + (copy ? h->ddp.copy_us / 2 : 0)
                       : fw == FU_FRAMEWORK_HOOKS ? (copy ? h->hooks.hook_us : h->hooks.noop_hook_us)
                                                  : 0;
-    if (hook > 0 && (st = fu__hg_host(&g, hook, FU__K_HOOK, i, &hid)) != FU_OK) break;
+    if (hook > 0 && (st = fu__hg_fw(&g, hook, FU__K_HOOK, i, &hid)) != FU_OK) break;
     if (copy && (st = fu__hg_gpu(&g, (double)gr->bytes / gbps / 1e3, FU__K_FWCOPY, i, hid,
                                  &ready)) != FU_OK)
       break;
     while (p->overlap && next < nb && bks[next].last == i && st == FU_OK) {
-      double issue = fw == FU_FRAMEWORK_DDP
-                         ? (c->kind == FU_COMM_OFFLOAD ? h->ddp.hook_bucket_us : h->ddp.bucket_us)
-                     : fw == FU_FRAMEWORK_HOOKS ? h->hooks.bucket_us
-                                                : s->bk[next].cost.issue_us;
-      if ((st = fu__hg_host(&g, issue, FU__K_ISSUE, next, &hid)) != FU_OK) break;
+      if ((st = fu__hg_issue(&g, h, fw, c, next, &hid)) != FU_OK) break;
       st = fu__hg_bucket(&g, c, next, fw == FU_FRAMEWORK_IDEAL, hid, ready, stream_last, which);
       next++;
     }
@@ -454,11 +473,7 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   if (st == FU_OK)
     st = fu__hg_seg(&g, h->bwd_gpu_us > pg ? h->bwd_gpu_us - pg : 0, FU__K_TAIL, 0, &bwd_end);
   for (; st == FU_OK && next < nb; next++) {
-    double issue = fw == FU_FRAMEWORK_DDP
-                       ? (c->kind == FU_COMM_OFFLOAD ? h->ddp.hook_bucket_us : h->ddp.bucket_us)
-                   : fw == FU_FRAMEWORK_HOOKS ? h->hooks.bucket_us
-                                              : s->bk[next].cost.issue_us;
-    if ((st = fu__hg_host(&g, issue, FU__K_ISSUE, next, &hid)) != FU_OK) break;
+    if ((st = fu__hg_issue(&g, h, fw, c, next, &hid)) != FU_OK) break;
     st = fu__hg_bucket(&g, c, next, fw == FU_FRAMEWORK_IDEAL, hid, bwd_end, stream_last, which);
   }
   free(stream_last);
@@ -466,8 +481,8 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   /* Finalize: the compute stream waits for every bucket (DDP's finalize, the hook pattern's
    * wait_stream, or the optimizer's dependency), then DDP copies the buckets back. */
   if (fw == FU_FRAMEWORK_DDP)
-    FU_CHECK(fu__hg_host(&g, h->ddp.finalize_us + (copy ? w->ngrads * h->ddp.copy_us / 2 : 0),
-                         FU__K_FWHOST, 1, &hid));
+    FU_CHECK(fu__hg_fw(&g, h->ddp.finalize_us + (copy ? w->ngrads * h->ddp.copy_us / 2 : 0),
+                       FU__K_FWHOST, 1, &hid));
   uint32_t wait;
   FU_CHECK(fu__hg_gpu(&g, 0, FU__K_WAIT, 0, hid, &wait));
   for (size_t k = 0; k < nb; k++) FU_CHECK(fu_engine_dep(e, s->bk[k].t_last, wait));

@@ -30,7 +30,10 @@
  *    bucket's pack kernel run while the engine copies another bucket, but the hand-off keeps
  *    the engine waiting and stays exposed.
  *  - interval: the same graph run again with every operation at its CI bound (comm_lo_us,
- *    comm_hi_us); the prediction is monotone in operation times, so these bound it.
+ *    comm_hi_us); the prediction is monotone in operation times, so these bound it. With a
+ *    host timeline (host block v2) the low and high runs also scale GPU work, the host's own
+ *    work and the frameworks' costs by the spreads measured on the machine (host.jitter:
+ *    step_rel, host_rel, fw_rel).
  *
  * Results: compute_us = accum_steps * (fwd + bwd) + opt; comm_us = sum of the operations'
  * simulated durations (pack, hand-off and unpack not included; a bucket's pack_us holds those);
@@ -54,7 +57,8 @@ typedef struct fu_trace fu_trace;      /* Chrome trace writer (sim/fu_trace.h) *
 /* One predicted iteration: everything predict, plan and validate print or store. */
 typedef struct fu_result {
   double iter_us;            /* predicted iteration time */
-  double iter_lo_us, iter_hi_us; /* interval propagated from the fits' 95% CIs */
+  double iter_lo_us, iter_hi_us; /* 95% interval: the fits' CIs, and the measured spreads of a
+                                    host timeline (see "interval" above) */
   double compute_us;         /* fwd + bwd (+ opt) as the workload gives them, x accum steps */
   double comm_us;            /* sum of communication operation times */
   double pack_us;            /* sum of the buckets' pack + hand-off + unpack times */

@@ -103,6 +103,37 @@ int main(void) {
   EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 1214, tol);
   EXPECT_NEAR(r.buckets[0].start_us, 1087, tol);
 
+  /* 4b. Its interval, each source of spread on its own work: GPU x (1 + step_rel), the host's
+   *     own work x (1 + host_rel), DDP's costs x (1 + fw_rel), the offload at its CI bound
+   *     (the test profile's +-10%: 0.9 / 1.1 d2h). step -10%/+20%, host -5%/+30%, framework
+   *     -50%/+100%.
+   *     High: host DDP forward 34 [0,34] fwd 130 [34,164] seg0 65 [164,229] hook0 10 [229,239]
+   *     seg1 1105 [239,1344] hook1 10 [1344,1354] comm hook 120 [1354,1474] tail 130
+   *     [1474,1604] finalize 14 [1604,1618] opt 13 [1618,1631]. GPU: fwd 480 [34,514] seg0 240
+   *     [514,754] seg1 60 [754,814], enqueued at 1344; the offload from 1474 to
+   *     1474 + 1.1 d2h(3 MiB) = 1541.1; tail 12 [1474,1486], enqueued at 1604; the wait follows
+   *     the finalize (1618); opt 24 [1618,1642]: 1642.
+   *     Low: host DDP forward 8.5 [0,8.5] fwd 95 [8.5,103.5] seg0 47.5 [103.5,151] hook0 2.5
+   *     [151,153.5] seg1 807.5 [153.5,961] hook1 2.5 [961,963.5] comm hook 30 [963.5,993.5] tail
+   *     95 [993.5,1088.5] finalize 3.5 [1088.5,1092] opt 9.5 [1092,1101.5]. GPU: fwd 360
+   *     [8.5,368.5] seg0 180 [368.5,548.5] seg1 45, enqueued at 961; the offload from 993.5 to
+   *     993.5 + 0.9 d2h(3 MiB) = 1048.4; tail 9 [993.5,1002.5], enqueued at 1088.5; the wait
+   *     at 1092; opt 18 [1092,1110]: 1110. */
+  w.host.step_rel_lo = -0.1, w.host.step_rel_hi = 0.2;
+  w.host.host_rel_lo = -0.05, w.host.host_rel_hi = 0.3;
+  w.host.fw_rel_lo = -0.5, w.host.fw_rel_hi = 1.0;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 1214, tol);
+  EXPECT_NEAR(r.iter_lo_us, 1110, tol);
+  EXPECT_NEAR(r.iter_hi_us, 1642, tol);
+  /*     A block without the frameworks' spread (older captures: fw_rel = host_rel, as the
+   *     reader sets it): DDP's 17 + 5 + 5 + 60 + 7 = 94 us of framework cost at 1.3 instead of
+   *     2.0 in the high run, where every one of them is on the critical host path: 1642 - 0.7
+   *     x 94 = 1576.2. Low: at 0.95 instead of 0.5, 0.45 x 94 = 42.3 later: 1152.3. */
+  w.host.fw_rel_lo = w.host.host_rel_lo, w.host.fw_rel_hi = w.host.host_rel_hi;
+  run(&w, &p, &off, &prof, one, 1, &r);
+  EXPECT_NEAR(r.iter_lo_us, 1152.3, tol);
+  EXPECT_NEAR(r.iter_hi_us, 1576.2, tol);
+
   /* 5. The hook pattern, per-tensor buckets, overlap off (course text). Host: fwd [0,100] seg0
    *    [100,150] hook0 9 [150,159] seg1 [159,409] hook1 [409,418] tail [418,438] then the two
    *    issues 13 us each [438,451] [451,464], opt [464,474]. GPU: fwd [0,400] seg0 [400,600]
@@ -168,6 +199,8 @@ int main(void) {
   EXPECT_NEAR(a.host.ddp.hook_bucket_us, 60, 0);
   EXPECT_NEAR(a.host.hooks.bucket_us, 13, 0);
   EXPECT_NEAR(a.host.host_rel_hi, 0.3, 0);
+  EXPECT_NEAR(a.host.fw_rel_lo, -0.1, 0); /* no fw_rel in the block: host_rel's */
+  EXPECT_NEAR(a.host.fw_rel_hi, 0.3, 0);
   EXPECT_INT_EQ(a.host.buffers, 3);
   char path[] = "/tmp/fusim_test_host_XXXXXX";
   int fd = mkstemp(path);
@@ -180,9 +213,24 @@ int main(void) {
   EXPECT_NEAR(b.host.ddp.finalize_us, 7, 0);
   EXPECT_NEAR(b.host.copy_gbps, 1900, 0);
   EXPECT_NEAR(b.host.step_rel_lo, -0.02, 0);
+  EXPECT_NEAR(b.host.fw_rel_hi, 0.3, 0); /* written out, so it reads back the same */
   remove(path);
   fu_workload_finish(&a);
   fu_workload_finish(&b);
+  /* The frameworks' own spread, where the block gives it. */
+  char withfw[2048];
+  const char *jit = "\"host_rel_hi\": 0.3},";
+  const char *at = strstr(text, jit);
+  EXPECT(at != NULL);
+  if (at) {
+    snprintf(withfw, sizeof withfw, "%.*s\"host_rel_hi\": 0.3, \"fw_rel_lo\": -0.277,"
+             " \"fw_rel_hi\": 0.747},%s", (int)(at - text), text, at + strlen(jit));
+    EXPECT_INT_EQ(fu_workload_parse(withfw, "h.json", 0, &a), FU_OK);
+    EXPECT_NEAR(a.host.fw_rel_lo, -0.277, 0);
+    EXPECT_NEAR(a.host.fw_rel_hi, 0.747, 0);
+    EXPECT_NEAR(a.host.host_rel_lo, -0.1, 0);
+    fu_workload_finish(&a);
+  }
   /* The older block still loads, as version 1 (read as before: the ideal framework). */
   EXPECT_INT_EQ(fu_workload_parse("{\"format\": \"fusim-workload-1\", \"fwd_us\": 1, \"bwd_us\": 2,"
                                   " \"grads\": [{\"name\": \"a\", \"bytes\": 4, \"ready_us\": 1}],"
@@ -198,7 +246,10 @@ int main(void) {
                        " \"grad_cpu_us\": [1, 2], \"grad_gpu_us\": [1]",
                        "\"version\": 2, \"fwd_cpu_us\": -1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
                        " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
-                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1]"};
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1]",
+                       "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1], \"jitter\": {\"fw_rel_lo\": 0.2}"};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     char doc[1024];
     snprintf(doc, sizeof doc,
