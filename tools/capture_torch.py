@@ -44,6 +44,8 @@ import statistics
 import sys
 import time
 
+import torch_checks
+
 
 def _die(msg, status=65):
     print("capture_torch: " + msg, file=sys.stderr)
@@ -117,8 +119,9 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     torch.backends.cuda.matmul.allow_tf32 = amp == "tf32"
     torch.backends.cudnn.allow_tf32 = amp in ("tf32", "bf16", "fp16", "none")
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
-    if not params:
-        _die("the model has no parameters that require gradients")
+    problem = torch_checks.grad_problem([n for n, _ in params])
+    if problem:
+        _die(problem)
     model.train()
 
     def fwd():
@@ -201,10 +204,9 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         _, b, _ = step(events=evs)
         if i < warmup:
             continue
-        missing = [n for n, _ in params if n not in cur]
-        if missing:
-            _die("no gradient hook fired for %d parameters (e.g. %s): are they used in forward?"
-                 % (len(missing), missing[0]))
+        problem = torch_checks.grad_problem([n for n, _ in params], cur)
+        if problem:
+            _die(problem)
         hooked_bwd.append(b)
         for n, _ in params:
             ready[n].append(evs["bwd_start"].elapsed_time(cur[n]) * 1e3)

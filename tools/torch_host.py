@@ -25,6 +25,8 @@ import os
 import statistics
 import time
 
+import torch_checks
+
 SCHEMA = 2  # host block version written by this module
 
 
@@ -111,10 +113,9 @@ def host_timeline(model, params, run_fwd, opt, *, iters=20, warmup=3, set_to_non
         t3 = time.perf_counter()
         torch.cuda.synchronize()
         if hooked:
-            missing = [n for n in names if n not in (gev if held else gstamp)]
-            if missing:
-                raise RuntimeError("no gradient hook fired for %d parameters (e.g. %s): are they "
-                                   "used in forward?" % (len(missing), missing[0]))
+            problem = torch_checks.grad_problem(names, gev if held else gstamp)
+            if problem:
+                raise RuntimeError(problem)
         return {"t": (t0, t1, t2, t3), "ev": (a, b, c, d, e), "g": dict(gstamp), "f": dict(fstamp),
                 "cpu": ((t1 - t0) * 1e6, (t2 - t1) * 1e6, (t3 - t2) * 1e6)}
 

@@ -19,7 +19,9 @@ For every model it
      timed rounds) and every iteration time (CUDA events from an idle GPU to the end of the
      optimizer step).
 Everything goes to OUTDIR: wl_<model>.json (workloads), runs.json (rows, buckets, machine,
-versions, command line).
+versions, command line). Before anything is written, every model is built and stepped once: a
+model with no trainable parameters, or a parameter whose gradient hook never fires, is one line
+on stderr and exit 65 (an unknown model or a bad MODEL:BATCH, 64; no PyTorch or no GPU, 69).
 
     python3 tools/validate_torch.py --out /tmp/tv [--models resnet18:32,resnet50:64,vit_b_16:32,gpt2_medium:4]
 """
@@ -35,9 +37,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import capture_torch  # noqa: E402
+import torch_checks  # noqa: E402
 import torch_host  # noqa: E402
 
 MiB = 2**20
+
+
+def die(msg, status=65):
+    print("validate_torch: " + msg, file=sys.stderr)
+    sys.exit(status)
 
 
 def build_model(name, batch, seq):
@@ -75,7 +83,8 @@ def build_model(name, batch, seq):
         return model, (ids, ids.clone()), \
             (lambda m, inp: m(input_ids=inp[0], labels=inp[1]).loss), \
             "transformers %s from config (random init), seq %d" % (cls.__name__, seq)
-    raise SystemExit("validate_torch: unknown model '%s'" % name)
+    die("unknown model '%s' (resnet18, resnet34, resnet50, vit_b_16, gpt2, gpt2_medium, "
+        "bert_base, bert_large)" % name, 64)
 
 
 def make_opt(model):
@@ -206,8 +215,6 @@ def run_model(name, batch, seq, a, fw, log):
     import torch
     torch.manual_seed(0)
     base, inputs, loss_fn, desc = build_model(name, batch, seq)
-    if not any(p.requires_grad for p in base.parameters()):
-        raise SystemExit("validate_torch: %s has no trainable parameters" % name)
     wname = "%s_b%d%s_torchval" % (name, batch, "_s%d" % seq if name.startswith(("gpt2", "bert")) else "")
     t0 = time.time()
     cap_model = copy.deepcopy(base)
@@ -270,7 +277,57 @@ def run_model(name, batch, seq, a, fw, log):
     return wl, res
 
 
-def main():
+def probe_model(name, batch, seq):
+    """(names of the trainable parameters, names whose post-accumulate-grad hook fired) in one
+    forward and backward of the model; fired is None when the step did not fit in memory (the
+    run then skips the model, as it does any model out of memory)."""
+    import torch
+    torch.manual_seed(0)
+    model, inputs, loss_fn, _ = build_model(name, batch, seq)
+    params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    fired = set()
+    hooks = [p.register_post_accumulate_grad_hook(lambda t, n=n: fired.add(n)) for n, p in params]
+    try:
+        loss = loss_fn(model, inputs)
+        if loss.requires_grad:   # else no gradient reaches any parameter: none fired
+            loss.backward()
+    except torch.cuda.OutOfMemoryError:
+        fired = None
+    for h in hooks:
+        h.remove()
+    names = [n for n, _ in params]
+    del model, inputs, params, hooks
+    torch.cuda.empty_cache()
+    return names, fired
+
+
+def preflight(specs, seq, probe):
+    """The first model's problem as one line (torch_checks.grad_problem), or None; probe(name,
+    batch, seq) -> (trainable names, fired names)."""
+    for name, batch in specs:
+        problem = torch_checks.grad_problem(*probe(name, batch, seq))
+        if problem:
+            return "%s (batch %d): %s" % (name, batch, problem)
+    return None
+
+
+def parse_models(text):
+    """[(name, batch)] from "name:batch,..." (batch 32 where left out); bad input exits 64."""
+    specs = []
+    for spec in text.split(","):
+        name, _, b = spec.partition(":")
+        try:
+            batch = int(b or 32)
+        except ValueError:
+            batch = 0
+        if not name or batch < 1:
+            die("--models: '%s' is not MODEL[:BATCH] with BATCH >= 1" % spec, 64)
+        specs.append((name, batch))
+    return specs
+
+
+def main(argv=None, probe=None):
+    """probe: what preflight steps each model with (default probe_model, on the GPU)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--models", default="resnet18:32,resnet50:64,vit_b_16:32,gpt2_medium:4")
@@ -279,12 +336,21 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--capture-iters", type=int, default=15)
     ap.add_argument("--plans", help="comma-separated plan labels (default: all %d)" % len(PLANS))
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     a.plans = a.plans.split(",") if a.plans else None
+    specs = parse_models(a.models)
+    if probe is None:
+        try:
+            import torch
+        except ImportError as e:
+            die("PyTorch is needed (%s); run it where torch and a CUDA GPU are" % e, 69)
+        if not torch.cuda.is_available():
+            die("no CUDA GPU visible", 69)
+        probe = probe_model
+    problem = preflight(specs, a.seq, probe)   # bad models: one line, before anything is written
+    if problem:
+        die(problem)
     import torch
-    if not torch.cuda.is_available():
-        print("validate_torch: no CUDA GPU visible", file=sys.stderr)
-        return 69
     os.makedirs(a.out, exist_ok=True)
     torch.backends.cudnn.benchmark = True
     torch.backends.cuda.matmul.allow_tf32 = True
@@ -307,12 +373,11 @@ def main():
                "command": " ".join([sys.executable] + sys.argv),
                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "framework_costs": fw, "models": []}
-    for spec in a.models.split(","):
-        name, _, b = spec.partition(":")
+    for name, batch in specs:
         try:
-            wl, res = run_model(name, int(b or 32), a.seq, a, fw, log)
+            wl, res = run_model(name, batch, a.seq, a, fw, log)
         except torch.cuda.OutOfMemoryError as e:
-            log("%s: out of GPU memory, skipped (%s)" % (spec, str(e).splitlines()[0]))
+            log("%s:%d: out of GPU memory, skipped (%s)" % (name, batch, str(e).splitlines()[0]))
             torch.cuda.empty_cache()
             continue
         with open(os.path.join(a.out, "wl_%s.json" % res["workload"]), "w") as f:

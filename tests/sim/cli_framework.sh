@@ -6,6 +6,14 @@
 #   ddp, one bucket, copy, offload:       967 + d2h(3 MiB) + 300 + 20    = 1347.987826
 #   compute alone (compute_us, any plan): 400 + 260 + 20                 = 680
 # and --framework ddp on a workload without a host block: one line, exit 65, nothing stored.
+# An older host block (version 1, data/host1.json: tiny.json with {"hook_us": 10, "issue_us": 5})
+# still loads and is read as ideal: the default framework gives what --framework ideal gives,
+# tiny.json's time plus its host costs on the path, 3 hooks x 10 + one issue 5 (launch-bound:
+# each segment waits for the hook before it; single bucket, offload):
+#   fwd [0,1000] seg0 [1000,2000] hook [2000,2010] seg1 [2010,3010] hook [3010,3020] seg2
+#   [3020,4020] hook [4020,4030] issue [4030,4035] pack 9.194304 comm d2h(8 MiB) 155.967536 opt 50
+#                                                                            = 4250.161840
+# (tiny.json alone: 4215.161840); --framework ddp or hooks on it: one line, exit 65.
 set -u
 fusim=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,5 +42,22 @@ rc=$?
 check "one line naming the missing costs" $?
 n=$(python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute('select count(*) from predictions').fetchone()[0])" "$tmp/x.db" 2>/dev/null || echo 0)
 [ "$n" = 0 ]; check "nothing stored" $?
+
+old=$here/data/host1.json
+q() { "$fusim" predict --workload "$old" --profile "$prof" --comm offload --fusion single --no-store --format json "$@"; }
+q > "$tmp/v1.json"
+check "host block v1 loads (exit $?)" $?
+near "$(field "$tmp/v1.json" iter_us)" 4250.161840 1e-5; check "host block v1 iter_us 4250.161840" $?
+q --framework ideal > "$tmp/v1ideal.json"
+[ "$(field "$tmp/v1.json" iter_us)" = "$(field "$tmp/v1ideal.json" iter_us)" ] &&
+  [ "$(field "$tmp/v1.json" plan)" = "$(field "$tmp/v1ideal.json" plan)" ]
+check "host block v1: the default framework is ideal" $?
+for fw in ddp hooks; do
+  q --framework $fw > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  [ "$rc" -eq 65 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] &&
+    grep -q "no measured host costs for framework $fw" "$tmp/err"
+  check "host block v1 with --framework $fw: exit 65, one line (got $rc)" $?
+done
 
 [ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
