@@ -16,6 +16,10 @@ int fu_cluster_usable(const fu_cluster *c, int nodes) {
   return nodes <= 1 || c->nic_gbps > 0;
 }
 
+int fu_cluster_has_simple(const fu_cluster *c) {
+  return c->simple_base_us > 0 || c->simple_intra_step_us > 0 || c->simple_net_step_us > 0;
+}
+
 int fu_coll_nvls_slot(fu_op op) {
   switch (op) {
     case FU_OP_ALLREDUCE: return 0;
@@ -31,50 +35,85 @@ static double fu__clog2(int n) {
   return k;
 }
 
-static void fu__line(fu_coll_line *l, const char *algo, double alpha, double beta) {
-  snprintf(l->algo, sizeof l->algo, "%s", algo);
+const char *fu_coll_proto_name(fu_coll_proto p) {
+  static const char *n[] = {"LL", "LL128", "Simple", ""};
+  return p >= FU_PROTO_LL && p <= FU_PROTO_ONE ? n[p] : "?";
+}
+
+const char *fu_coll_algo_name(fu_coll_algo a) {
+  static const char *n[] = {"ring", "tree", "nvls", "nvls_tree"};
+  return a >= FU_CALGO_RING && a <= FU_CALGO_NVLS_TREE ? n[a] : "?";
+}
+
+static void fu__line(fu_coll_line *l, fu_coll_algo algo, fu_coll_proto proto, double alpha, double beta) {
+  const char *pn = fu_coll_proto_name(proto);
+  snprintf(l->algo, sizeof l->algo, "%s%s%s", fu_coll_algo_name(algo), *pn ? "/" : "", pn);
+  l->algorithm = algo;
+  l->proto = proto;
   l->alpha_us = alpha;
   l->beta_us_per_byte = beta;
 }
 
-/* The lines of one protocol: its latencies (base, per intra-node step, per network step) and
- * its share `bw` of the links' bandwidth; `tag` is appended to the algorithm names. */
-static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, double f, double base, double lintra,
-                            double lnet, double bw, const char *tag, fu_coll_line *lines, int *nlines) {
-  int ll = strcmp(tag, "/LL") == 0; /* NCCL runs NVLS on Simple only */
+/* A protocol's costs at (op, nodes): latency of a call, of an intra-node and of a network step,
+ * and the share of the links' bandwidth a ring (ring_bw) and a tree (tree_bw) reach. As NCCL's
+ * tuning.cc charges them: LL carries 4 data bytes in 8 with flag polling, so a ring reaches 1/4
+ * of Simple for all-reduce or across nodes and 1/3 otherwise, a tree 1/3.8; its intra-node step
+ * costs 1.8 x across nodes. The latencies are the profile's fitted ones (LL: small sizes,
+ * Simple: the large sizes' intercept); FU_PROTO_ONE uses the small-size ones at full bandwidth. */
+typedef struct fu__proto_cost {
+  double base, lintra, lnet, ring_bw, tree_bw;
+  double max_busbw;          /* bytes per us; INFINITY: no cap */
+} fu__proto_cost;
+
+static fu__proto_cost fu__proto(const fu_cluster *c, fu_op op, int N, fu_coll_proto proto) {
+  fu__proto_cost k = {c->base_us, c->intra_step_us, c->net_step_us, 1, 1, INFINITY};
+  if (proto == FU_PROTO_SIMPLE) {
+    k.base = c->simple_base_us;
+    k.lintra = c->simple_intra_step_us;
+    k.lnet = c->simple_net_step_us;
+  } else if (proto == FU_PROTO_LL) {
+    k.ring_bw = op == FU_OP_ALLREDUCE || N > 1 ? FU_COLL_LL_FRAC_AR_NET : FU_COLL_LL_FRAC;
+    k.tree_bw = FU_COLL_LL_FRAC_TREE;
+    if (N > 1) k.lintra *= FU_COLL_LL_INTRA_NET;
+    k.max_busbw = 1e3 * (N == 1 ? FU_COLL_LL_MAX_1NODE : N == 2 ? FU_COLL_LL_MAX_2NODES : FU_COLL_LL_MAX_NODES);
+  }
+  if (!(k.lnet > 0)) k.lnet = 0;
+  return k;
+}
+
+/* The lines of one protocol. */
+static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, double f, fu_coll_proto proto,
+                            fu_coll_line *lines, int *nlines) {
+  fu__proto_cost k = fu__proto(c, op, N, proto);
   int g = p / N, ar = op == FU_OP_ALLREDUCE, slot = fu_coll_nvls_slot(op);
-  int k = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
-  double bnic = N > 1 ? k * c->nic_gbps * 1e3 * bw : INFINITY; /* bytes per us, per node */
-  double bintra = c->intra_gbps * 1e3 * bw;
+  int nics = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
+  double bnic = N > 1 ? nics * c->nic_gbps * 1e3 : INFINITY; /* bytes per us, per node */
+  double bintra = c->intra_gbps * 1e3;
   if (g == 1) bintra = INFINITY; /* one GPU per node: every hop is on the network */
-  if (!(lnet > 0)) lnet = 0;
-  char name[20];
   /* ring */
   double steps = ar ? 2.0 * (p - 1) : (double)(p - 1);
   double inter = N > 1 ? steps * N / p : 0;
-  double ring_bw = bintra < bnic ? bintra : bnic;
-  snprintf(name, sizeof name, "ring%s", tag);
-  fu__line(&lines[(*nlines)++], name, base + (steps - inter) * lintra + inter * lnet, f / ring_bw);
-  double nvls = ll ? 0 : c->nvls_algbw_gbps[slot] * 1e3 * bw;
-  double tree_lat = base + 2.0 * ((g - 1) * lintra + fu__clog2(N) * lnet);
+  double ring_bw = fmin(fmin(bintra, bnic) * k.ring_bw, k.max_busbw);
+  fu__line(&lines[(*nlines)++], FU_CALGO_RING, proto, k.base + (steps - inter) * k.lintra + inter * k.lnet,
+           f / ring_bw);
+  /* NCCL runs NVLS and NVLS-tree on Simple only */
+  double nvls = proto == FU_PROTO_LL ? 0 : c->nvls_algbw_gbps[slot] * 1e3;
+  double tree_lat = k.base + 2.0 * ((g - 1) * k.lintra + fu__clog2(N) * k.lnet);
   if (ar && N > 1) {
     double t_intra = 2.0 / bintra, t_net = 1.0 / bnic;
-    snprintf(name, sizeof name, "tree%s", tag);
-    fu__line(&lines[(*nlines)++], name, tree_lat, t_intra > t_net ? t_intra : t_net);
+    double tree_t = fmax(fmax(t_intra, t_net) / k.tree_bw, 2.0 / k.max_busbw);
+    fu__line(&lines[(*nlines)++], FU_CALGO_TREE, proto, tree_lat, tree_t);
     if (nvls > 0) {
       /* NCCL's tuning.cc converts NVLS_TREE bus bandwidth to algorithm bandwidth with
        * 0.70 N / (2 (N - 1)): the tree between nodes reaches 70% of its links at N = 2 and
        * half that as N grows (each node sends and receives through an inner and a leaf role). */
       t_net = 1.0 / (bnic * FU_COLL_NVLS_TREE_EFF * N / (2.0 * (N - 1)));
       t_intra = 1.0 / nvls;
-      snprintf(name, sizeof name, "nvls_tree%s", tag);
-      fu__line(&lines[(*nlines)++], name, tree_lat, t_intra > t_net ? t_intra : t_net);
+      fu__line(&lines[(*nlines)++], FU_CALGO_NVLS_TREE, proto, tree_lat, t_intra > t_net ? t_intra : t_net);
     }
   }
-  if (N == 1 && g > 2 && nvls > 0) {
-    snprintf(name, sizeof name, "nvls%s", tag);
-    fu__line(&lines[(*nlines)++], name, base + 2.0 * lintra, 1.0 / nvls);
-  }
+  if (N == 1 && g > 2 && nvls > 0)
+    fu__line(&lines[(*nlines)++], FU_CALGO_NVLS, proto, k.base + 2.0 * k.lintra, 1.0 / nvls);
 }
 
 int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,
@@ -98,18 +137,20 @@ int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_l
   int p = ranks, N = nodes;
   double f = fu_busbw_factor(op, p);
   if (p == 1) { /* nothing crosses a link: NCCL's local copy at the intra rate */
-    fu__line(&lines[(*nlines)++], "ring", c->base_us, 1.0 / (c->intra_gbps * 1e3));
+    fu__line(&lines[(*nlines)++], FU_CALGO_RING, FU_PROTO_ONE, c->base_us, 1.0 / (c->intra_gbps * 1e3));
     return FU_OK;
   }
-  int two = c->simple_base_us > 0;
-  double ll = op == FU_OP_ALLREDUCE || N > 1 ? FU_COLL_LL_FRAC_AR_NET : FU_COLL_LL_FRAC;
-  double ll_intra = N > 1 ? FU_COLL_LL_INTRA_NET * c->intra_step_us : c->intra_step_us;
-  fu__proto_lines(c, op, p, N, f, c->base_us, two ? ll_intra : c->intra_step_us, c->net_step_us,
-                  two ? ll : 1.0, two ? "/LL" : "", lines, nlines);
-  if (two)
-    fu__proto_lines(c, op, p, N, f, c->simple_base_us, c->simple_intra_step_us, c->simple_net_step_us, 1.0,
-                    "/Simple", lines, nlines);
+  if (fu_cluster_has_simple(c)) {
+    fu__proto_lines(c, op, p, N, f, FU_PROTO_LL, lines, nlines);
+    fu__proto_lines(c, op, p, N, f, FU_PROTO_SIMPLE, lines, nlines);
+  } else {
+    fu__proto_lines(c, op, p, N, f, FU_PROTO_ONE, lines, nlines);
+  }
   return FU_OK;
+}
+
+double fu_coll_line_time(const fu_coll_line *l, double bytes) {
+  return l->alpha_us + l->beta_us_per_byte * bytes;
 }
 
 int fu_coll_time(const fu_cluster *c, fu_op op, int ranks, int nodes, double bytes, double *t_us,
@@ -120,7 +161,7 @@ int fu_coll_time(const fu_cluster *c, fu_op op, int ranks, int nodes, double byt
   int best = 0;
   double tb = INFINITY;
   for (int i = 0; i < n; i++) {
-    double t = l[i].alpha_us + l[i].beta_us_per_byte * bytes;
+    double t = fu_coll_line_time(&l[i], bytes);
     if (t < tb) {
       tb = t;
       best = i;
@@ -160,8 +201,9 @@ static double fu__net_cost(const fu_cluster *c, const fu_coll_obs *obs, size_t n
     if (fu__ends(c, &obs[i], &lat, &bw, &lat_s) != FU_OK) return INFINITY;
     double m = which == 2 ? lat_s : which ? bw : lat;
     double o = which == 2 ? obs[i].lat_simple_us : which ? obs[i].busbw_gbps : obs[i].lat_us;
-    if (!(m > 0) || !(o > 0)) continue;
-    double r = log(m / o);
+    if (!(o > 0)) continue;
+    /* a model time of 0 (no latency yet) is a miss like any other, not a skipped point */
+    double r = log(fmax(m, 1e-3) / o);
     s += r * r;
   }
   return s;
@@ -275,7 +317,7 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
     if (!(v < with0)) c->net_step_us = 0;
     int have_simple = 0;
     for (size_t i = 0; i < n; i++) have_simple |= obs[i].nodes > 1 && obs[i].lat_simple_us > 0;
-    if (have_simple && c->simple_base_us > 0) {
+    if (have_simple) {
       c->simple_net_step_us = 0;
       with0 = fu__net_cost(c, obs, n, 2);
       v = fu__grid(c, &c->simple_net_step_us, 0.001, 5000, obs, n, 2);

@@ -65,6 +65,15 @@ typedef struct fu_cluster {
  * flag polling costs more). */
 #define FU_COLL_LL_FRAC_AR_NET 0.25
 #define FU_COLL_LL_FRAC 0.333333333333
+/* NCCL's tuning.cc caps LL's bus bandwidth at llMaxBw whatever the links (its flag polling
+ * limits it): 87.7 GB/s on one node (Ampere and later), across nodes 39.0 on 2 nodes and 20.4 on
+ * more (Intel hosts; tuning.cc's AMD row is lower still). A tree's bus bandwidth is twice its
+ * algorithm bandwidth there, a ring's its busbw factor times it. */
+#define FU_COLL_LL_MAX_1NODE 87.7
+#define FU_COLL_LL_MAX_2NODES 39.0
+#define FU_COLL_LL_MAX_NODES 20.4
+/* NCCL's tuning.cc: a tree on LL reaches 1/3.8 of its Simple bandwidth. */
+#define FU_COLL_LL_FRAC_TREE (1.0 / 3.8)
 /* NCCL's tuning.cc: an intra-node LL step costs 1.8 times as much when the job spans nodes. */
 #define FU_COLL_LL_INTRA_NET 1.8
 /* NCCL's NVLS_TREE efficiency (tuning.cc: algbw = busbw * 0.70 nNodes / (2 (nNodes - 1))). */
@@ -75,10 +84,26 @@ void fu_cluster_init(fu_cluster *c);
 /* 1 when the model can price ranks on one node (intra_gbps > 0); nodes > 1 also need nic_gbps. */
 int fu_cluster_usable(const fu_cluster *c, int nodes);
 
-/* One algorithm's line at (op, ranks, nodes). */
+/* 1 when the profile knows a Simple latency (then LL and Simple are priced apart). */
+int fu_cluster_has_simple(const fu_cluster *c);
+
+/* NCCL's protocols. FU_PROTO_ONE: the profile knows one latency per link (no Simple latencies),
+ * so each algorithm has one line at the small-size latency and the full bandwidth. */
+typedef enum fu_coll_proto { FU_PROTO_LL, FU_PROTO_LL128, FU_PROTO_SIMPLE, FU_PROTO_ONE } fu_coll_proto;
+
+/* The model's algorithms. */
+typedef enum fu_coll_algo { FU_CALGO_RING, FU_CALGO_TREE, FU_CALGO_NVLS, FU_CALGO_NVLS_TREE } fu_coll_algo;
+
+/* "LL", "LL128", "Simple" ("" for FU_PROTO_ONE); "ring", "tree", "nvls", "nvls_tree". */
+const char *fu_coll_proto_name(fu_coll_proto p);
+const char *fu_coll_algo_name(fu_coll_algo a);
+
+/* One algorithm's line at (op, ranks, nodes) under one protocol. */
 typedef struct fu_coll_line {
   char algo[20];             /* "ring", "tree", "nvls", "nvls_tree", with "/LL" or "/Simple" when
                                 the profile prices both protocols */
+  fu_coll_algo algorithm;    /* the algorithm and protocol that name says */
+  fu_coll_proto proto;
   double alpha_us;           /* latency */
   double beta_us_per_byte;   /* time per byte of message */
 } fu_coll_line;
@@ -88,6 +113,9 @@ typedef struct fu_coll_line {
  * (allreduce, allgather, reducescatter). ranks must be a multiple of nodes. */
 int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,
                   int *nlines);
+
+/* A line's time at `bytes`. */
+double fu_coll_line_time(const fu_coll_line *l, double bytes);
 
 /* Time of the fastest algorithm at `bytes`; algo (may be NULL) gets its name (20 bytes). */
 int fu_coll_time(const fu_cluster *c, fu_op op, int ranks, int nodes, double bytes, double *t_us,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fu_cmd.h"
+#include "fu_coll.h"
 #include "fu_common.h"
 #include "fu_cost.h"
 #include "fu_options.h"
@@ -64,6 +65,26 @@ static int fu__sizes(const char *arg, double **out, size_t *n) {
   return FU_OK;
 }
 
+/* "lines": every algorithm and protocol the cost model weighed at `bytes`, with its time, so
+ * that a reader sees by how much the chosen one won (nothing when the model did not price it). */
+static int fu__lines_json(const fu_profile *prof, const char *op, int ranks, int nodes, double bytes, json_t *o) {
+  fu_op fo;
+  fu_coll_line l[FU_COLL_MAX_LINES];
+  int n;
+  if (fu_op_parse(op, &fo) != FU_OK || fu_coll_nvls_slot(fo) < 0 || !fu_cluster_usable(&prof->cluster, nodes) ||
+      fu_coll_lines(&prof->cluster, fo, ranks, nodes, l, &n) != FU_OK)
+    return FU_OK;
+  json_t *arr = json_array();
+  for (int k = 0; arr && k < n; k++) {
+    json_t *e = json_pack("{s:s, s:f}", "algo", l[k].algo, "time_us", fu_coll_line_time(&l[k], bytes));
+    if (!e || json_array_append_new(arr, e) != 0) {
+      json_decref(arr);
+      return FU_ENOMEM;
+    }
+  }
+  return arr && json_object_set_new(o, "lines", arr) == 0 ? FU_OK : FU_ENOMEM;
+}
+
 int fu_cmd_cost(int argc, char **argv) {
   fu_opt_inputs in = {0};
   fu_opt_target tg = {0};
@@ -114,6 +135,7 @@ int fu_cmd_cost(int argc, char **argv) {
                             pr[i].busbw_gbps, "algo", pr[i].algo, "measured", pr[i].basis == FU_BASIS_MEASURED,
                             "basis", fu_cost_basis_name(pr[i].basis), "extrapolated", pr[i].extrapolated,
                             "profile", prof->name);
+      if (o && pr[i].basis != FU_BASIS_MEASURED) st = fu__lines_json(prof, op, c.ranks, nodes, sizes[i], o);
       if (!o || json_array_append_new(arr, o) != 0) st = FU_ENOMEM;
     }
     char *text = arr && st == FU_OK ? json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;

@@ -17,6 +17,7 @@ PASS/MISS; exits 0 (a benchmark reports its figures; the lead reads them).
 usage: cluster_bench.py FUSIM [DATA_DIR]   (DATA_DIR: tests/data/public-nccl-tests/multi-node)
 """
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -57,12 +58,19 @@ def compare(label, prof, comm, rows, bands):
     sizes = ",".join(f"{b}B" for b, _ in rows)
     pred = json.loads(run("cost", "--profile", prof, "--comm", comm, "--bytes", sizes, "--format", "json"))
     print(f"\n{label}: --comm {comm}")
-    print(f"  {'bytes':>12} {'measured_us':>12} {'predicted_us':>12} {'error':>8} {'algo':>9} basis")
+    names = [ln["algo"] for ln in pred[0].get("lines", [])]
+    print(f"  {'bytes':>12} {'measured_us':>12} {'predicted_us':>12} {'error':>8} {'algo':>14} "
+          f"{'nearest':>14} " + " ".join(f"{n:>14}" for n in names))
     errs = []
     for (b, t), p in zip(rows, pred):
         e = (p["time_us"] - t) / t
         errs.append((b, e))
-        print(f"  {b:12d} {t:12.4g} {p['time_us']:12.4g} {100 * e:+7.1f}% {p['algo']:>9} {p['basis']}")
+        lines = p.get("lines", [])
+        # the model's line closest to the measurement (in ratio): the algorithm NCCL's run is
+        # most like, as far as the model's lines tell
+        near = min(lines, key=lambda ln: abs(math.log(ln["time_us"] / t)))["algo"] if lines else "-"
+        print(f"  {b:12d} {t:12.4g} {p['time_us']:12.4g} {100 * e:+7.1f}% {p['algo']:>14} {near:>14} "
+              + " ".join(f"{ln['time_us']:14.4g}" for ln in lines))
     out = []
     for lo, med_t, max_t in bands:
         sel = [abs(e) for b, e in errs if b >= lo]

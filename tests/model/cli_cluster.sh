@@ -139,11 +139,21 @@ done
   "$fusim" cost --profile "$tmp/b2.json" --comm allreduce:4 --bytes 1KiB,1MiB,1GiB --format json >"$tmp/c.json" &&
   [ "$(js "$tmp/c.json" "[r['algo'] for r in j]")" = "['ring/LL', 'ring/LL', 'nvls/Simple']" ]
 check "B200 all-reduce at 4 ranks: ring/LL at small sizes, NVLS on Simple only" $?
-# 1 MiB over ring/LL at 4 ranks: base + 6 steps + 1.5 * n / (0.25 * B_intra), by hand from the
-# fitted parameters
-cl=$(js "$tmp/b2.json" "j['cluster']['base_us'] + 6 * j['cluster']['intra_step_us'] + 1.5 * 1048576 / (0.25 * j['cluster']['intra_gbps'] * 1e3)")
+# 1 MiB over ring/LL at 4 ranks: base + 6 steps + 1.5 * n / min(0.25 * B_intra, 87.7 GB/s), by
+# hand from the fitted parameters (NCCL's llMaxBw on one node binds: B_intra / 4 is 174 GB/s)
+cl=$(js "$tmp/b2.json" "j['cluster']['base_us'] + 6 * j['cluster']['intra_step_us'] + 1.5 * 1048576 / (min(0.25 * j['cluster']['intra_gbps'], 87.7) * 1e3)")
 [ "$(js "$tmp/c.json" "abs(j[1]['time_us'] / $cl - 1) < 1e-3")" = True ]
-check "an LL all-reduce is priced at a quarter of the ring bandwidth" $?
+check "an LL all-reduce is priced at a quarter of the ring bandwidth, at most NCCL's LL cap" $?
+# the JSON lists every line the model weighed; the row's time is the fastest of them
+[ "$(js "$tmp/c.json" "[r['algo'] == min(r['lines'], key=lambda l: l['time_us'])['algo'] and r['time_us'] == min(l['time_us'] for l in r['lines']) for r in j]")" = "[True, True, True]" ] &&
+  [ "$(js "$tmp/c.json" "[l['algo'] for l in j[0]['lines']]")" = "['ring/LL', 'ring/Simple', 'nvls/Simple']" ]
+check "cost JSON: each predicted row lists the lines weighed, its algo the fastest" $?
+# a network fitted from the 1+1 run alone: floor 14.3 us = 2 network steps, so about 7 us a step,
+# and a Simple step from the large sizes' intercept (both were left at 0)
+"$fusim" import --db "$tmp/r.db" "$d/mghpcc-dgxh100-2gpu-2node-allreduce.txt" >/dev/null &&
+  "$fusim" fit --db "$tmp/r.db" --no-store --out "$tmp/r.json" >/dev/null 2>&1 &&
+  [ "$(js "$tmp/r.json" "6 < j['cluster']['net_step_us'] < 8 and j['cluster']['simple_net_step_us'] > 50")" = True ]
+check "1+1 alone: network step latency fitted for LL (6-8 us) and Simple" $?
 
 [ "$fails" -eq 0 ] && echo "cli_cluster: all passed" && exit 0
 echo "cli_cluster: $fails failed"

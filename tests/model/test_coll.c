@@ -95,29 +95,36 @@ int main(void) {
   EXPECT(fit.simple_base_us == 0); /* no Simple latencies observed: one line per algorithm */
 
   /* Two protocols: LL at the small-size latency and, as NCCL's tuning.cc charges an all-reduce,
-   * a quarter of the bandwidth; Simple at its own latency and the full bandwidth. One node of 2
-   * ranks, all-reduce (2 steps): LL 2 + 2 * 1 = 4 us at 1 / (0.25 * 4e5); Simple 20 + 2 * 5 =
-   * 30 us at 1 / 4e5; they cross at 26 / 7.5e-6 = 3.47 MB, so 1 MiB goes LL (4 + 10.49 us
-   * against 30 + 2.62) and 64 MiB Simple (30 + 167.8 us). */
+   * a quarter of the bandwidth but at most llMaxBw (87.7 GB/s on one node); Simple at its own
+   * latency and the full bandwidth. One node of 2 ranks, all-reduce (2 steps): LL 2 + 2 * 1 =
+   * 4 us at 1 / min(0.25 * 4e5, 8.77e4) = 1 / 8.77e4; Simple 20 + 2 * 5 = 30 us at 1 / 4e5; they
+   * cross at 26 / (1.14025e-5 - 2.5e-6) = 2.92 MB, so 1 MiB goes LL (4 + 11.96 us against
+   * 30 + 2.62) and 64 MiB Simple (30 + 167.8 us). */
   c = hand();
   c.simple_base_us = 20;
   c.simple_intra_step_us = 5;
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 1, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 2);
   EXPECT_STR_EQ(l[0].algo, "ring/LL");
-  EXPECT_REL(l[0].beta_us_per_byte, 1.0 / 1e5, 1e-12);
+  EXPECT(l[0].algorithm == FU_CALGO_RING && l[0].proto == FU_PROTO_LL);
+  EXPECT_REL(l[0].beta_us_per_byte, 1.0 / 8.77e4, 1e-12);
   EXPECT_STR_EQ(l[1].algo, "ring/Simple");
   EXPECT_NEAR(l[1].alpha_us, 30, 1e-9);
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 2, 1, 1048576.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "ring/LL");
-  EXPECT_NEAR(t, 4 + 1048576.0 / 1e5, 1e-9);
+  EXPECT_NEAR(t, 4 + 1048576.0 / 8.77e4, 1e-9);
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 2, 1, 67108864.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "ring/Simple");
   EXPECT_NEAR(t, 30 + 67108864.0 / 4e5, 1e-9);
-  /* An all-gather on one node: LL at a third of the bandwidth, 0.875 * 3 / 4e5 us per byte. */
+  /* An all-gather on one node: LL at a third of the bandwidth, under the cap at 40 GB/s links
+   * (0.875 * 3 / 4e4 us per byte), at the cap at 400 GB/s (400 / 3 > 87.7: 0.875 / 8.77e4). */
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLGATHER, 8, 1, l, &n), FU_OK);
   EXPECT_STR_EQ(l[0].algo, "ring/LL");
-  EXPECT_REL(l[0].beta_us_per_byte, 0.875 * 3 / 4e5, 1e-9);
+  EXPECT_REL(l[0].beta_us_per_byte, 0.875 / 8.77e4, 1e-9);
+  c.intra_gbps = 40;
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLGATHER, 8, 1, l, &n), FU_OK);
+  EXPECT_REL(l[0].beta_us_per_byte, 0.875 * 3 / 4e4, 1e-9);
+  c.intra_gbps = 400;
   /* Across nodes an intra-node LL step costs 1.8 x: all-reduce 16 ranks on 2 nodes, ring/LL
    * 2 + 26.25 * 1.8 + 3.75 * 5 = 68 us, tree/LL 2 + 2 (7 * 1.8 + 5) = 37.2 us. */
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
@@ -125,6 +132,30 @@ int main(void) {
   EXPECT_NEAR(l[0].alpha_us, 68, 1e-9);
   EXPECT_STR_EQ(l[1].algo, "tree/LL");
   EXPECT_NEAR(l[1].alpha_us, 37.2, 1e-9);
+  /* Across 2 nodes LL's cap is 39 GB/s of bus bandwidth, across more 20.4. 16 ranks on 2 nodes
+   * at 400 GB/s a node: ring/LL min(0.25 * 400, 39) = 39 GB/s, 1.875 / 3.9e4 us per byte;
+   * tree/LL max(2 n / 400, n / 400) * 3.8 = 1.9e-5 us per byte, under the cap's 2 / 3.9e4 =
+   * 5.13e-5, so the cap: 2 / 3.9e4. 32 ranks on 4 nodes: ring/LL 1.9375 / 2.04e4. */
+  EXPECT_REL(l[0].beta_us_per_byte, 1.875 / 3.9e4, 1e-12);
+  EXPECT_REL(l[1].beta_us_per_byte, 2 / 3.9e4, 1e-12);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 32, 4, l, &n), FU_OK);
+  EXPECT_REL(l[0].beta_us_per_byte, 1.9375 / 2.04e4, 1e-12);
+  /* A tree on LL at 1/3.8 of its Simple bandwidth where the cap does not bind: 2 nodes of 4,
+   * links 100 GB/s inside and 4 x 10 GB/s out of a node: Simple max(2 / 1e5, 1 / 4e4) = 2.5e-5
+   * us per byte, LL 3.8 x that = 9.5e-5 (cap 2 / 3.9e4 = 5.13e-5 is faster); ring/LL
+   * min(0.25 * 40, 39) = 10 GB/s, 1.75 / 1e4. */
+  fu_cluster slow = c;
+  slow.intra_gbps = 100;
+  slow.nic_gbps = 10;
+  EXPECT_INT_EQ(fu_coll_lines(&slow, FU_OP_ALLREDUCE, 8, 2, l, &n), FU_OK);
+  EXPECT_STR_EQ(l[1].algo, "tree/LL");
+  EXPECT(l[1].algorithm == FU_CALGO_TREE && l[1].proto == FU_PROTO_LL);
+  EXPECT_REL(l[1].beta_us_per_byte, 3.8 * 2.5e-5, 1e-12);
+  EXPECT_REL(l[0].beta_us_per_byte, 1.75 / 1e4, 1e-12);
+  EXPECT_STR_EQ(l[3].algo, "tree/Simple");
+  EXPECT(l[3].proto == FU_PROTO_SIMPLE);
+  EXPECT_REL(l[3].beta_us_per_byte, 2.5e-5, 1e-12);
+  EXPECT_STR_EQ(fu_coll_proto_name(FU_PROTO_ONE), "");
   /* NVLS runs on Simple only: one node of 8 with the switch known gives ring/LL, ring/Simple
    * and nvls/Simple, no nvls/LL. */
   c.nvls_algbw_gbps[0] = 300;
@@ -132,5 +163,20 @@ int main(void) {
   EXPECT_INT_EQ(n, 3);
   for (int k = 0; k < n; k++) EXPECT(strcmp(l[k].algo, "nvls/LL") != 0);
   EXPECT_STR_EQ(l[2].algo, "nvls/Simple");
+
+  /* A network fitted from one 1+1 run alone (no one-node curve, so no call base): its floor
+   * 14 us is the 2 network steps of a 2-rank ring, 7 us each; its large sizes' intercept 320 us
+   * is 2 Simple network steps of 160 us; busbw 49 GB/s. The fit recovers all three (a model
+   * latency of 0 was skipped as if it matched, which left both steps at 0). */
+  fu_cluster rail;
+  fu_cluster_init(&rail);
+  fu_coll_obs one = {FU_OP_ALLREDUCE, 2, 2, 14, 49, 320};
+  EXPECT_INT_EQ(fu_cluster_fit(&rail, &one, 1, "1+1", &fi, &fn), FU_OK);
+  EXPECT_INT_EQ(fi, 0);
+  EXPECT_INT_EQ(fn, 1);
+  EXPECT_REL(rail.nic_gbps, 49, 0.005);
+  EXPECT_REL(rail.net_step_us, 7, 0.005);
+  EXPECT_REL(rail.simple_net_step_us, 160, 0.005);
+  EXPECT(fu_cluster_has_simple(&rail));
   return fu_test_report("test_coll");
 }
