@@ -9,8 +9,10 @@ Compute baseline: as `fusim validate` does, each model's workload is scaled to t
 iteration measured in the same loop: host work (the CPU timeline and the frameworks' host costs)
 by the compute-only iteration's CPU time of forward + backward() against the capture's, GPU work
 so that the simulated compute-only step equals the measured one (--no-host-scale: both alike).
-Communication is not scaled. The overhead of a plan is its time minus compute-only, measured
-and predicted. Each measurement is stored beside the prediction fusim stored for it (its prediction_id, as
+Communication is not scaled. The step's spread in the 95% interval (host.jitter.step_rel_lo/hi)
+is likewise the compute-only iteration's in the run: its p5 and p95 over its median, measured in
+the same rounds as the plans (--capture-spread keeps the capture's). The overhead of a plan is its
+time minus compute-only, measured and predicted. Each measurement is stored beside the prediction fusim stored for it (its prediction_id, as
 `fusim validate` does: the measured-times CSV of `fusim import` cannot tell apart two rows that
 differ only in the communication, DDP's all-reduce against its offload hook).
 
@@ -68,6 +70,18 @@ def scaled(wl, hf, gf):
     return w
 
 
+def same_run_spread(w, m):
+    """Sets the workload's step spread (host.jitter.step_rel_lo/hi) to the compute-only
+    iteration's in the run (p5 and p95 over the median, minus 1); unchanged without them."""
+    h, co = w.get("host"), m.get("compute_only_us")
+    p5, p95 = m.get("compute_only_p5_us"), m.get("compute_only_p95_us")
+    if not h or h.get("version") != 2 or not co or p5 is None or p95 is None:
+        return
+    j = h.setdefault("jitter", {})
+    j["step_rel_lo"] = min(0.0, max(-1.0, p5 / co - 1))
+    j["step_rel_hi"] = max(0.0, min(10.0, p95 / co - 1))
+
+
 def sim_compute(fusim, wl, hf, gf, tmp, prof):
     path = os.path.join(tmp, "probe.json")
     with open(path, "w") as f:
@@ -115,6 +129,9 @@ def main():
     ap.add_argument("--no-store", action="store_true")
     ap.add_argument("--no-host-scale", action="store_true",
                     help="scale host and GPU work alike (by the compute-only iteration alone)")
+    ap.add_argument("--capture-spread", action="store_true",
+                    help="keep the capture's step spread in the interval (default: the run's "
+                         "compute-only iteration's)")
     ap.add_argument("--csv", help="write the matrix here")
     ap.add_argument("--framework-costs", metavar="FILE:LABEL",
                     help="take the frameworks' costs (host.ddp, host.hooks, copy_gbps) from the "
@@ -158,6 +175,8 @@ def main():
         order = [g["name"] for g in wl["grads"]]
         hf, gf = anchor(a.fusim, wl, m, tmp, prof, not a.no_host_scale)
         ws = scaled(wl, hf, gf)
+        if not a.capture_spread:
+            same_run_spread(ws, m)
         spath = os.path.join(tmp, "%s.json" % ws["name"])
         with open(spath, "w") as f:
             json.dump(ws, f)

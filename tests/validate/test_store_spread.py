@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""test_store_spread.py: tools/store_torch_validation.same_run_spread, the step spread the 95%
+interval takes from the run's compute-only iteration (p5 and p95 over the median, minus 1), by
+hand: median 1000 us, p5 950, p95 1200 -> -0.05 / +0.20; the capture's host and framework
+spreads stay; p5 above the median (impossible for a p5, but a rounded file) clamps to 0; a
+workload without a version-2 host block, or a run without p5/p95, is left as it is."""
+import copy
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.environ.get("FUSIM_SOURCE_ROOT",
+                                               os.path.join(os.path.dirname(__file__), "..", "..")),
+                                "tools"))
+import store_torch_validation as st  # noqa: E402
+
+fails = 0
+
+
+def check(what, ok):
+    global fails
+    print("%s %s" % ("ok  " if ok else "FAIL", what))
+    fails += 0 if ok else 1
+
+
+JIT = {"step_rel_lo": -0.3, "step_rel_hi": 0.4, "host_rel_lo": -0.1, "host_rel_hi": 0.2,
+       "fw_rel_lo": -0.25, "fw_rel_hi": 0.75}
+W = {"name": "w", "host": {"version": 2, "jitter": dict(JIT)}}
+M = {"compute_only_us": 1000.0, "compute_only_p5_us": 950.0, "compute_only_p95_us": 1200.0}
+
+w = copy.deepcopy(W)
+st.same_run_spread(w, M)
+j = w["host"]["jitter"]
+check("step_rel_lo -0.05 (got %r)" % j["step_rel_lo"], abs(j["step_rel_lo"] + 0.05) < 1e-12)
+check("step_rel_hi +0.20 (got %r)" % j["step_rel_hi"], abs(j["step_rel_hi"] - 0.20) < 1e-12)
+check("host and framework spreads kept", all(j[k] == JIT[k] for k in
+                                             ("host_rel_lo", "host_rel_hi", "fw_rel_lo", "fw_rel_hi")))
+w = copy.deepcopy(W)
+st.same_run_spread(w, dict(M, compute_only_p5_us=1001.0))
+check("a p5 above the median clamps to 0", w["host"]["jitter"]["step_rel_lo"] == 0.0)
+for label, wl, m in (("no host block", {"name": "w"}, M),
+                     ("host block v1", {"name": "w", "host": {"hook_us": 3, "issue_us": 4}}, M),
+                     ("run without p5/p95", copy.deepcopy(W), {"compute_only_us": 1000.0})):
+    before = copy.deepcopy(wl)
+    st.same_run_spread(wl, m)
+    check(label + ": unchanged", wl == before)
+print("%d failed" % fails)
+sys.exit(1 if fails else 0)
