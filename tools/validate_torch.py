@@ -279,11 +279,16 @@ def run_model(name, batch, seq, a, fw, log):
 
 def probe_model(name, batch, seq):
     """(names of the trainable parameters, names whose post-accumulate-grad hook fired) in one
-    forward and backward of the model; fired is None when the step did not fit in memory (the
-    run then skips the model, as it does any model out of memory)."""
+    forward and backward of the model. Out of GPU memory (the run then skips the model, as it
+    does any model out of memory): None when the model did not fit, fired None when its step
+    did not."""
     import torch
     torch.manual_seed(0)
-    model, inputs, loss_fn, _ = build_model(name, batch, seq)
+    try:
+        model, inputs, loss_fn, _ = build_model(name, batch, seq)
+    except torch.cuda.OutOfMemoryError:
+        torch.cuda.empty_cache()
+        return None
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     fired = set()
     hooks = [p.register_post_accumulate_grad_hook(lambda t, n=n: fired.add(n)) for n, p in params]
@@ -303,9 +308,10 @@ def probe_model(name, batch, seq):
 
 def preflight(specs, seq, probe):
     """The first model's problem as one line (torch_checks.grad_problem), or None; probe(name,
-    batch, seq) -> (trainable names, fired names)."""
+    batch, seq) -> (trainable names, fired names), or None for a model that did not fit."""
     for name, batch in specs:
-        problem = torch_checks.grad_problem(*probe(name, batch, seq))
+        seen = probe(name, batch, seq)
+        problem = torch_checks.grad_problem(*seen) if seen is not None else None
         if problem:
             return "%s (batch %d): %s" % (name, batch, problem)
     return None

@@ -3,7 +3,8 @@
 a GPU. tools/torch_checks.grad_problem on the names alone (no trainable parameter; a hook that
 never fires; all fired), then tools/validate_torch.py's main() with a stand-in for the GPU step
 (its probe): a model with no trainable parameters, or one whose hook never fires, must give one
-line on stderr, exit 65 and write nothing; a bad --models spec 64."""
+line on stderr, exit 65 and write nothing, also after a model that did not fit in memory (passed
+over, as the run skips it); a bad --models spec 64."""
 import os
 import subprocess
 import sys
@@ -38,6 +39,7 @@ STUB = {
     "good": "(['w'], {'w'})",
     "frozen": "([], set())",             # requires_grad off everywhere
     "dangling": "(['w', 'unused.weight'], {'w'})",   # a parameter forward never uses
+    "huge": "None",                      # did not fit in GPU memory: the run skips it
 }
 
 
@@ -53,7 +55,8 @@ def run_main(models, probe_of):
     return p.returncode, p.stderr.splitlines(), out
 
 
-for models, name in (("good:8,frozen:4", "frozen"), ("dangling:2", "dangling")):
+for models, name in (("good:8,frozen:4", "frozen"), ("dangling:2", "dangling"),
+                     ("huge:64,frozen:1", "frozen")):
     rc, err, out = run_main(models, STUB)
     check("%s: exit 65 (got %d)" % (models, rc), rc == 65)
     check("%s: one line on stderr %r" % (models, err),
