@@ -91,6 +91,7 @@ int fu_host_parse(const json_t *obj, const char *what, size_t ngrads, fu_host *h
   }
   h->buffers = (int)buffers;
   FU_CHECK(fu__hnum(obj, "copy_gbps", what, "", 0, 0, 1e6, &h->copy_gbps));
+  FU_CHECK(fu__hnum(obj, "kernel_us", what, "", 0, 0, 1e6, &h->kernel_us));
   const json_t *fp = json_object_get(obj, "fwd_points");
   if (fp) {
     if (!json_is_array(fp)) {
@@ -168,6 +169,7 @@ json_t *fu_host_to_json(const fu_host *h, size_t ngrads, const double *grad_cpu,
   if (st == FU_OK) st = fu__put(o, "opt_gpu_us", json_real(h->opt_gpu_us));
   if (st == FU_OK) st = fu__put(o, "buffers", json_integer(h->buffers));
   if (st == FU_OK && h->copy_gbps > 0) st = fu__put(o, "copy_gbps", json_real(h->copy_gbps));
+  if (st == FU_OK && h->kernel_us > 0) st = fu__put(o, "kernel_us", json_real(h->kernel_us));
   for (size_t i = 0; st == FU_OK && i < h->nfwd; i++)
     if (json_array_append_new(fp, json_pack("[f, f]", h->fwd_cpu[i], h->fwd_gpu[i])) != 0)
       st = FU_ENOMEM;

@@ -44,6 +44,8 @@ typedef struct fu_host {
   double *fwd_gpu;           /* per forward point: GPU-only time from the start of forward */
   int buffers;               /* module buffers (DDP broadcasts each before forward) */
   double copy_gbps;          /* device copy bandwidth (bytes copied per second / 1e9) */
+  double kernel_us;          /* GPU time of one small kernel queued behind others (0: not measured;
+                                the frameworks' per-tensor kernels then cost their bytes alone) */
   double step_rel_lo;        /* p5 of the step's time over its median, minus 1 (<= 0) */
   double step_rel_hi;        /* p95 over the median, minus 1 (>= 0) */
   double host_rel_lo;        /* the same for backward()'s CPU time */

@@ -15,7 +15,8 @@
 enum {
   FU__K_FWD = 1, FU__K_BWD, FU__K_SEG, FU__K_TAIL, FU__K_HOOK, FU__K_ISSUE, FU__K_PACK,
   FU__K_COMM, FU__K_UNPACK, FU__K_OPT, FU__K_HANDOFF,
-  FU__K_FWCOPY,              /* framework copy of gradient idx (idx = ngrads: buckets copied back) */
+  FU__K_FWCOPY,              /* framework kernel on gradient idx (ngrads: buckets copied back,
+                                ngrads + 1: DDP's broadcast buffers copied back) */
   FU__K_FWHOST,              /* framework host work: idx 0 DDP's forward, 1 DDP's finalize */
   FU__K_WAIT,                /* the compute stream waits for every bucket */
   FU__K_GATE                 /* a segment cannot end before the host enqueued it */
@@ -274,16 +275,21 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  * segment, and a segment cannot start before the host has enqueued it (its host segment ended).
  * With segments as fine as the gradients, this lags the host by at most one segment's GPU time.
  * Framework costs (fu_host.h), charged in order:
- *   ddp   before forward: forward_us + buffers x buffer_us; per gradient: param_us (+ copy_us / 2
- *         and a device copy of its bytes on the compute stream in copy mode); per bucket, after
+ *   ddp   before forward: forward_us + buffers x buffer_us, then on the compute stream one
+ *         kernel per buffer (the broadcast copied back); per gradient: param_us (+ copy_us / 2 in
+ *         copy mode) and a kernel on the compute stream over its bytes (the copy into the bucket,
+ *         or with bucket views and the default all-reduce the in-place division by the world
+ *         size; none with views and a comm hook); per bucket, after
  *         the hook that fills it: bucket_us (default all-reduce) or hook_bucket_us (Python comm
  *         hook: offload); after backward's enqueue: finalize_us (+ copy_us / 2 per gradient),
- *         the compute stream waits for every bucket, then (copy mode) copies the buckets back;
+ *         the compute stream waits for every bucket, then (copy mode) copies each gradient back;
  *   hooks per gradient: hook_us (noop_hook_us with --pack view) and a device copy into the fusion
  *         buffer; per bucket: bucket_us when it fills (overlap on) or after backward (off); the
  *         compute stream waits for every bucket before the optimizer;
  *   ideal no framework cost: each bucket is issued at the cost model's issue cost (pack and
  *         unpack as the cost model prices them), when its last gradient is ready.
+ * A framework kernel takes its bytes at copy_gbps (read and write) plus kernel_us, the GPU time of
+ * one small kernel (measured by tools/torch_fwcal.py; 0 in older blocks).
  * The three runs (which = 0 nominal, 1 low, 2 high) scale GPU work by the step's measured
  * spread, the host's own work by backward()'s, the framework costs above by their
  * microbenchmark's (jitter.fw_rel), and take each operation at its CI bound: what varies from
@@ -404,7 +410,10 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   if (which == 1) g.fh += h->host_rel_lo, g.ff += h->fw_rel_lo, g.fg += h->step_rel_lo;
   if (which == 2) g.fh += h->host_rel_hi, g.ff += h->fw_rel_hi, g.fg += h->step_rel_hi;
   int copy = !p->pack_view && fw != FU_FRAMEWORK_IDEAL;    /* framework copies gradients */
-  double gbps = h->copy_gbps > 0 ? h->copy_gbps : 0;
+  double gbps = h->copy_gbps > 0 ? h->copy_gbps : 0, kus = h->kernel_us;
+  /* a kernel per gradient: a copy, or DDP's in-place division of a bucket view (Reducer's
+   * mark_variable_ready_dense: div_ by the world size unless a comm hook is registered) */
+  int pass = copy || (fw == FU_FRAMEWORK_DDP && c->kind != FU_COMM_OFFLOAD && gbps > 0);
   if (copy && gbps <= 0) {
     fu_error("%s: host.copy_gbps: missing (framework %s copies every gradient)",
              w->source[0] ? w->source : w->name, fw == FU_FRAMEWORK_DDP ? "ddp" : "hooks");
@@ -420,6 +429,8 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   if (fw == FU_FRAMEWORK_DDP) /* DDP's forward: pre-forward, buffer broadcast, prepare */
     FU_CHECK(fu__hg_fw(&g, h->ddp.forward_us + h->buffers * h->ddp.buffer_us, FU__K_FWHOST, 0,
                        &hid));
+  if (fw == FU_FRAMEWORK_DDP && h->buffers > 0 && kus > 0)
+    FU_CHECK(fu__hg_gpu(&g, h->buffers * kus, FU__K_FWCOPY, w->ngrads + 1, hid, &gid));
   /* Forward, point by point (times kept non-decreasing). */
   double pc = 0, pg = 0;
   for (size_t k = 0; k <= h->nfwd; k++) {
@@ -457,7 +468,7 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
                       : fw == FU_FRAMEWORK_HOOKS ? (copy ? h->hooks.hook_us : h->hooks.noop_hook_us)
                                                  : 0;
     if (hook > 0 && (st = fu__hg_fw(&g, hook, FU__K_HOOK, i, &hid)) != FU_OK) break;
-    if (copy && (st = fu__hg_gpu(&g, (double)gr->bytes / gbps / 1e3, FU__K_FWCOPY, i, hid,
+    if (pass && (st = fu__hg_gpu(&g, (double)gr->bytes / gbps / 1e3 + kus, FU__K_FWCOPY, i, hid,
                                  &ready)) != FU_OK)
       break;
     while (p->overlap && next < nb && bks[next].last == i && st == FU_OK) {
@@ -487,7 +498,8 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   FU_CHECK(fu__hg_gpu(&g, 0, FU__K_WAIT, 0, hid, &wait));
   for (size_t k = 0; k < nb; k++) FU_CHECK(fu_engine_dep(e, s->bk[k].t_last, wait));
   if (fw == FU_FRAMEWORK_DDP && copy)
-    FU_CHECK(fu__hg_gpu(&g, (double)all_bytes / gbps / 1e3, FU__K_FWCOPY, w->ngrads, hid, &wait));
+    FU_CHECK(fu__hg_gpu(&g, (double)all_bytes / gbps / 1e3 + (double)w->ngrads * kus,
+                        FU__K_FWCOPY, w->ngrads, hid, &wait));
   /* The optimizer step. */
   FU_CHECK(fu__hg_host(&g, h->opt_cpu_us, FU__K_OPT, 0, &hid));
   FU_CHECK(fu__hg_seg(&g, h->opt_gpu_us, FU__K_OPT, 0, &gid));
@@ -537,7 +549,8 @@ static int fu__export_trace(const fu__sim *s, const fu_workload *w, const fu_com
       break;
     case FU__K_FWCOPY:
       if (idx < w->ngrads) snprintf(name, sizeof name, "copy %s", w->grads[idx].name);
-      else snprintf(name, sizeof name, "copy buckets back");
+      else if (idx == w->ngrads) snprintf(name, sizeof name, "copy buckets back");
+      else snprintf(name, sizeof name, "copy buffers back (broadcast)");
       break;
     case FU__K_WAIT: snprintf(name, sizeof name, "wait for communication"); break;
     case FU__K_GATE: snprintf(name, sizeof name, "enqueued"); break;

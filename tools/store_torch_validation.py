@@ -171,6 +171,9 @@ def main():
         if fwc is not None:
             wl["host"].update({"ddp": fwc["ddp"], "hooks": fwc["hooks"],
                                "copy_gbps": fwc["copy_gbps"]})
+            wl["host"].pop("kernel_us", None)   # the line's own, if it has one
+            if "kernel_us" in fwc:
+                wl["host"]["kernel_us"] = fwc["kernel_us"]
             wl["name"] = wl["name"] + "_fw"
         order = [g["name"] for g in wl["grads"]]
         hf, gf = anchor(a.fusim, wl, m, tmp, prof, not a.no_host_scale)

@@ -508,7 +508,20 @@ def framework_costs(*, iters=30, numel=262144, sizes=(32, 128), nbuf=128, buf_nu
         "bucket_us": round(max(0.0, hk_b), 3),      # event record, stream switch, copy issue
         "noop_hook_us": round(max(0.0, noop_a), 3),
     }
-    # Device copy bandwidth (read + write of a large tensor), for copies on the compute stream.
+    gbps = copy_gbps()
+    del models
+    return {"ddp": ddp, "hooks": hooks, "copy_gbps": round(gbps, 1),
+            "fw_rel_lo": round(max(-1.0, fw_rel_lo), 4), "fw_rel_hi": round(min(10.0, fw_rel_hi), 4),
+            "raw": {"bwd_cpu_us": {"%s/%d" % k: round(v, 1) for k, v in B.items()},
+                    "fwd_cpu_us": {"%s/%d" % k: round(v, 1) for k, v in F.items()},
+                    "sizes": list(sizes), "numel": numel, "iters": iters, "busy_us": busy_us}}
+
+
+def copy_gbps():
+    """Device copy bandwidth, for copies on the compute stream: bytes of a 256 MiB tensor copied
+    (read + write) per second / 1e9, median of 5."""
+    import torch
+
     a = torch.empty(64 * 2**20, device="cuda")
     b = torch.empty_like(a)
     e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -519,13 +532,7 @@ def framework_costs(*, iters=30, numel=262144, sizes=(32, 128), nbuf=128, buf_nu
         e1.record()
         torch.cuda.synchronize()
         ts.append(e0.elapsed_time(e1) * 1e3)
-    copy_gbps = a.numel() * a.element_size() / _med(ts) / 1e3
-    del models
-    return {"ddp": ddp, "hooks": hooks, "copy_gbps": round(copy_gbps, 1),
-            "fw_rel_lo": round(max(-1.0, fw_rel_lo), 4), "fw_rel_hi": round(min(10.0, fw_rel_hi), 4),
-            "raw": {"bwd_cpu_us": {"%s/%d" % k: round(v, 1) for k, v in B.items()},
-                    "fwd_cpu_us": {"%s/%d" % k: round(v, 1) for k, v in F.items()},
-                    "sizes": list(sizes), "numel": numel, "iters": iters, "busy_us": busy_us}}
+    return a.numel() * a.element_size() / _med(ts) / 1e3
 
 
 def host_block(tl, fw, order_names):
@@ -551,6 +558,8 @@ def host_block(tl, fw, order_names):
     }
     if fw is not None:
         blk["copy_gbps"] = fw["copy_gbps"]
+        if "kernel_us" in fw:   # GPU time of one small kernel (tools/torch_fwcal.py)
+            blk["kernel_us"] = fw["kernel_us"]
         blk["ddp"] = fw["ddp"]
         blk["hooks"] = fw["hooks"]
         if "fw_rel_lo" in fw:   # the microbenchmark's own spread (absent in older runs)

@@ -38,6 +38,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import capture_torch  # noqa: E402
 import torch_checks  # noqa: E402
+import torch_fwcal  # noqa: E402
 import torch_host  # noqa: E402
 
 MiB = 2**20
@@ -342,6 +343,10 @@ def main(argv=None, probe=None):
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--capture-iters", type=int, default=15)
     ap.add_argument("--plans", help="comma-separated plan labels (default: all %d)" % len(PLANS))
+    ap.add_argument("--fw-cal", choices=("tower", "chain"), default="tower",
+                    help="whose framework costs go into the workloads: tools/torch_fwcal.py's tower "
+                         "(default) or torch_host's chain; both are measured and kept")
+    ap.add_argument("--fw-rounds", type=int, default=20, help="rounds of the tower calibration")
     a = ap.parse_args(argv)
     a.plans = a.plans.split(",") if a.plans else None
     specs = parse_models(a.models)
@@ -372,13 +377,29 @@ def main(argv=None, probe=None):
     log("machine: %s" % json.dumps(info))
     torch_host.ensure_process_group()
     t0 = time.time()
-    fw = torch_host.framework_costs()
-    log("framework costs (%.1f s): ddp %s hooks %s copy %.0f GB/s"
-        % (time.time() - t0, json.dumps(fw["ddp"]), json.dumps(fw["hooks"]), fw["copy_gbps"]))
+    chain = torch_host.framework_costs()
+    log("framework costs, chain (%.1f s): ddp %s hooks %s copy %.0f GB/s"
+        % (time.time() - t0, json.dumps(chain["ddp"]), json.dumps(chain["hooks"]), chain["copy_gbps"]))
+    tower = None
+    try:
+        tower = torch_fwcal.framework_costs(rounds=a.fw_rounds, log=log)
+    except Exception as e:   # keep the run: the chain's costs then go into the workloads
+        log("tower calibration failed (%s: %s); using the chain's costs" % (type(e).__name__, e))
+    fw = tower if tower is not None and a.fw_cal == "tower" else chain
+    with open(os.path.join(a.out, "fwcal.jsonl"), "w") as f:   # for store --framework-costs
+        for label, c in (("chain", chain), ("tower", tower)):
+            if c is not None:
+                f.write(json.dumps({"label": label, "ddp": c["ddp"], "hooks": c["hooks"],
+                                    "copy_gbps": c["copy_gbps"],
+                                    **({"kernel_us": c["kernel_us"]} if "kernel_us" in c else {})})
+                        + "\n")
     results = {"format": "fusim-torch-validation-1", "machine": info,
                "command": " ".join([sys.executable] + sys.argv),
                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-               "framework_costs": fw, "models": []}
+               "framework_costs": fw,   # the costs in the workloads; the other set beside it
+               "framework_costs_chain" if fw is tower else "framework_costs_tower":
+                   chain if fw is tower else tower,
+               "models": []}
     for name, batch in specs:
         try:
             wl, res = run_model(name, batch, a.seq, a, fw, log)

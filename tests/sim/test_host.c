@@ -91,6 +91,32 @@ int main(void) {
   p.pack_view = 1;
   EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 667 + d2h(3 * MiB) + 20, tol);
 
+  /* 3b. The frameworks' kernels at kernel_us = 3 (GPU time of one small kernel) on top of
+   *     their bytes. Copy mode, comm hook (case 2): after DDP's forward [0,17] the 3 buffers'
+   *     copies [17,26] on the compute stream, fwd [26,426], seg0 [426,626], copy0 103
+   *     [626,729], seg1 [729,779], copy1 203 [779,982]; the offload from max(982, 491); the
+   *     copy back of 2 gradients 300 + 2 x 3; opt 20. Case 2 + 9 + 3 + 3 + 6. */
+  w.host.kernel_us = 3;
+  p.pack_view = 0;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), t2 + 21, tol);
+  EXPECT_NEAR(r.buckets[0].start_us, 982, tol);
+  /*     Views with a comm hook: DDP launches nothing per gradient; only the buffers' copies
+   *     (9 us) before forward move case 3. */
+  p.pack_view = 1;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 676 + d2h(3 * MiB) + 20, tol);
+  /*     Views with DDP's default all-reduce (8 ranks, su_ar): each gradient divided in place,
+   *     a kernel over its bytes (100 + 3, 200 + 3) as in copy mode. Host: DDP forward [0,17]
+   *     fwd [17,117] seg0 [117,167] hook0 5 [167,172] seg1 [172,422] hook1 [422,427] all-reduce
+   *     call 30 [427,457] tail [457,477] finalize 7 [477,484] opt [484,494]. GPU: buffers
+   *     [17,26] fwd [26,426] seg0 [426,626] div0 [626,729] seg1 [729,779] div1 [779,982]; the
+   *     all-reduce from max(982, 457) for su_ar(3 MiB) > the tail's 10 us; no copy back; opt
+   *     20. */
+  fu_comm ar;
+  su_comm_ar8(&ar);
+  EXPECT_NEAR(run(&w, &p, &ar, &prof, one, 1, &r), 982 + su_ar(3 * MiB) + 20, tol);
+  EXPECT_NEAR(r.buckets[0].start_us, 982, tol);
+  w.host.kernel_us = 0;
+
   /* 4. Host-bound: the second hook fires at 900 us, backward() returns at 1000 us (DDP, views,
    *    one bucket). Host: DDP forward [0,17] fwd [17,117] seg0 [117,167] hook0 [167,172] seg1
    *    850 us [172,1022] hook1 [1022,1027] comm hook [1027,1087] tail 100 us [1087,1187]
@@ -180,7 +206,7 @@ int main(void) {
       " {\"name\": \"a\", \"bytes\": 4, \"ready_us\": 200}],"
       " \"host\": {\"version\": 2, \"fwd_cpu_us\": 100, \"bwd_cpu_us\": 320, \"opt_cpu_us\": 10,"
       " \"fwd_gpu_us\": 400, \"bwd_gpu_us\": 260, \"opt_gpu_us\": 20, \"buffers\": 3,"
-      " \"copy_gbps\": 1900, \"fwd_points\": [[10, 50], [60, 300]],"
+      " \"copy_gbps\": 1900, \"kernel_us\": 2.5, \"fwd_points\": [[10, 50], [60, 300]],"
       " \"grad_cpu_us\": [300, 50], \"grad_gpu_us\": [250, 200],"
       " \"jitter\": {\"step_rel_lo\": -0.02, \"step_rel_hi\": 0.05, \"host_rel_lo\": -0.1,"
       " \"host_rel_hi\": 0.3},"
@@ -212,6 +238,7 @@ int main(void) {
   EXPECT_NEAR(b.host.fwd_cpu[0], 10, 0);
   EXPECT_NEAR(b.host.ddp.finalize_us, 7, 0);
   EXPECT_NEAR(b.host.copy_gbps, 1900, 0);
+  EXPECT_NEAR(b.host.kernel_us, 2.5, 0);
   EXPECT_NEAR(b.host.step_rel_lo, -0.02, 0);
   EXPECT_NEAR(b.host.fw_rel_hi, 0.3, 0); /* written out, so it reads back the same */
   remove(path);
@@ -249,7 +276,10 @@ int main(void) {
                        " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1]",
                        "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
                        " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
-                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1], \"jitter\": {\"fw_rel_lo\": 0.2}"};
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1], \"jitter\": {\"fw_rel_lo\": 0.2}",
+                       "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1], \"kernel_us\": -2"};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     char doc[1024];
     snprintf(doc, sizeof doc,

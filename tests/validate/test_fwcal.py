@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""test_fwcal.py: tools/torch_fwcal.py's estimator on hand-made data (no torch, no GPU).
+
+Every iteration time is built from known costs (a host cost per parameter, per bucket, fixed and
+per buffer; GPU-side costs likewise) on top of a framework-free iteration that varies from round
+to round and depth to depth. estimate() must give those costs back to 1e-6 us, through noise that
+is the same for every variant of a round (the per-round differences cancel it), and the bootstrap
+must bracket them. Then the same data with one round made slow for every framework variant: the
+median-based estimate must stay within 1% of the truth, while the spread (fw_rel_hi) must widen.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import torch_fwcal  # noqa: E402
+
+TRUE = {"param": 17.0, "copy": 6.0, "bucket": 31.0, "hook_bucket": 75.0, "finalize": 140.0,
+        "forward": 90.0, "buffer": 12.0, "bcast": 60.0, "hook": 38.0, "hk_bucket": 45.0,
+        "noop": 4.0, "g_view": 2.5, "g_copy": 3.0, "g_buf": 1.8, "g_hook": 2.7}
+DEPTHS = (6, 16, 32, 48)
+
+
+def make(rounds=9, slow_round=None):
+    P = {L: 4 * L for L in DEPTHS}
+    nbuf = {L: 3 * L for L in DEPTHS}
+    B = {v: {L: (P[L] if v.endswith("_pt") else 1 if v in ("ddpv_1", "ddp_1", "off_1", "ddpv_nb",
+                                                            "hk_1") else 0)
+             for L in DEPTHS} for v in torch_fwcal.VARIANTS}
+    t = TRUE
+    data = {q: {v: {L: [] for L in DEPTHS} for v in torch_fwcal.VARIANTS}
+            for q in torch_fwcal.QUANTITIES}
+    for r in range(rounds):
+        for L in DEPTHS:
+            base_f = 100.0 * L + 37.0 * ((r * 7 + L) % 5)     # round-to-round drift, all variants
+            base_b = 250.0 * L + 53.0 * ((r * 3 + L) % 7)
+            base_g = 600.0 * L + 11.0 * ((r * 5 + L) % 3)
+            slow = 1.5 if r == slow_round else 1.0
+            for v, (kind, _, view, bcast) in torch_fwcal.VARIANTS.items():
+                f, b, g = base_f, base_b, base_g
+                n, nb = P[L], B[v][L]
+                if kind in ("ddp", "ddp_off"):
+                    f += t["forward"] + (t["bcast"] + t["buffer"] * nbuf[L] if bcast else 0)
+                    b += slow * (t["finalize"] + t["param"] * n + (0 if view else t["copy"] * n)
+                                 + (t["hook_bucket"] if kind == "ddp_off" else t["bucket"]) * (nb - 1))
+                    g += (t["g_view"] * n + (0 if view else t["g_copy"] * n)
+                          + (t["g_buf"] * nbuf[L] if bcast else 0))
+                elif kind == "hooks":
+                    b += slow * (t["hook"] * n + t["hk_bucket"] * (nb - 1))
+                    g += t["g_hook"] * n
+                elif kind == "noop":
+                    b += t["noop"] * n
+                for q, val in zip(torch_fwcal.QUANTITIES, (f, b, g, f + b + g)):
+                    data[q][v][L].append(val)
+    data["P"], data["nbuf"], data["B"] = P, nbuf, B
+    return data
+
+
+def check(name, got, want, tol):
+    ok = abs(got - want) <= tol
+    print("%-4s %-26s %10.4f  want %10.4f (+-%g)" % ("ok" if ok else "FAIL", name, got, want, tol))
+    return ok
+
+
+def main():
+    t = TRUE
+    want = {("ddp", "param_us"): t["param"], ("ddp", "copy_us"): t["copy"],
+            ("ddp", "bucket_us"): t["bucket"], ("ddp", "hook_bucket_us"): t["hook_bucket"],
+            ("ddp", "finalize_us"): t["finalize"], ("ddp", "forward_us"): t["forward"],
+            ("ddp", "buffer_us"): t["buffer"], ("hooks", "hook_us"): t["hook"],
+            ("hooks", "bucket_us"): t["hk_bucket"], ("hooks", "noop_hook_us"): t["noop"],
+            ("gpu", "ddp_view_param_us"): t["g_view"],
+            ("gpu", "ddp_copy_param_us"): t["g_view"] + t["g_copy"],
+            ("gpu", "buffer_us"): t["g_buf"], ("gpu", "hook_param_us"): t["g_hook"],
+            ("other", "broadcast_fixed_us"): t["bcast"]}
+    ok = True
+    data = make()
+    est = torch_fwcal.estimate(data)
+    for (grp, k), w in want.items():
+        ok &= check(k, est[grp][k], w, 1e-6)
+    lo, hi, ci = torch_fwcal.spread(data, boot=50)
+    ok &= check("fw_rel_lo (no noise)", lo, 0.0, 1e-9)
+    ok &= check("fw_rel_hi (no noise)", hi, 0.0, 1e-9)
+    for (grp, k), w in want.items():
+        if grp in ci:
+            ok &= check("ci %s" % k, min(max(w, ci[grp][k][0]), ci[grp][k][1]), w, 1e-6)
+    # the data as framework_costs() stores it (JSON: depths as string keys) gives the same
+    fw = {"raw": {"depths": list(DEPTHS), "P": {str(L): v for L, v in data["P"].items()},
+                  "nbuf": {str(L): v for L, v in data["nbuf"].items()},
+                  "buckets": {v: {str(L): n for L, n in d.items()} for v, d in data["B"].items()}},
+          "rounds": {q: {"%s/%d" % (v, L): data[q][v][L] for v in torch_fwcal.VARIANTS
+                         for L in DEPTHS} for q in torch_fwcal.QUANTITIES}}
+    again = torch_fwcal.estimate(torch_fwcal.data_from_run(fw))
+    ok &= check("from stored rounds: param_us", again["ddp"]["param_us"], t["param"], 1e-6)
+    # one slow round (1.5x every framework's host cost): the medians hold, the spread shows it
+    data = make(rounds=9, slow_round=4)
+    est = torch_fwcal.estimate(data)
+    ok &= check("one slow round: param_us", est["ddp"]["param_us"], t["param"], 0.01 * t["param"])
+    ok &= check("one slow round: hook_us", est["hooks"]["hook_us"], t["hook"], 0.01 * t["hook"])
+    _, hi, _ = torch_fwcal.spread(data, boot=50)
+    ok &= check("one slow round: fw_rel_hi > 0.3", min(hi, 0.3), 0.3, 1e-9)
+    print("test_fwcal: %s" % ("passed" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,333 @@
+"""torch_fwcal.py: the frameworks' costs (PyTorch DDP's Reducer, the Python hook pattern) measured
+the way a real training step pays them, for the workload's host block (issue 10).
+
+Why not torch_host.framework_costs(): it runs a chain of parameters whose backward is one multiply
+each, on a GPU held by one sleep kernel, and real steps paid 1.5-2.5x its per-parameter costs
+(data/validation/README.md, runs 4-7); it also sees no GPU-side cost. Here the model is a tower of
+L blocks [Linear(d, d) -> BatchNorm1d(d) -> GELU] on T x d activations, so that, as in a real
+model, backward launches GEMMs, normalisation, activation and accumulation kernels between two
+gradients' hooks, the GPU is busy with real work while the host runs ahead of it, parameters mix a
+4 MiB weight with 4 KiB vectors, and DDP broadcasts BatchNorm's running statistics. It is none of
+the validated models. The tower runs at several depths (P = 4L parameters, 3L buffers); every
+variant below runs one iteration per round at every depth, in an order rotated every round, and
+each iteration twice: as is (CPU times, the step's time) and held (the whole step enqueued behind
+a sleep kernel: the GPU-only time, no kernel waiting for its launch).
+
+Each cost is a least-squares line over the depths through the medians of per-round differences
+(a variant minus the framework-free iteration of the same depth and round, or minus its sibling):
+  ddp.param_us         slope on P of backward() CPU, DDP with bucket views, one bucket
+  ddp.finalize_us      that line's intercept (fixed work at the end of backward)
+  ddp.copy_us          slope on P of DDP copying into one bucket, minus param_us
+  ddp.bucket_us        slope on the extra buckets of (one per tensor - one bucket), views and
+                       copies averaged (DDP's default NCCL all-reduce)
+  ddp.hook_bucket_us   the same with the offload comm hook
+  ddp.forward_us       forward CPU of DDP without buffer broadcast, median over depths
+  ddp.buffer_us        slope on the buffer count of forward CPU (broadcast - no broadcast)
+  hooks.hook_us        slope on P of backward() + after_backward CPU, hook pattern, one bucket
+  hooks.bucket_us      slope on the extra buckets of (one per tensor - one bucket)
+  hooks.noop_hook_us   slope on P of no-op hooks
+  gpu.*                the same lines on the held GPU-only time: the frameworks' kernels on the
+                       compute stream (DDP's per-parameter scale or copy into the bucket, the copy
+                       back at finalize, the buffers' copies after broadcast, the hooks' copies)
+  kernel_us            GPU time of one small copy kernel queued behind others, timed directly
+Spread: fw_rel_lo / fw_rel_hi as torch_host.framework_costs() defines them (each round's
+framework time over its median, pooled, p5 and p95, minus 1), and per cost the p5 / p95 of a
+bootstrap over rounds (ci).
+
+estimate() is pure Python (tests/model/test_fwcal.py checks it on hand-made data); measure()
+needs torch with CUDA and NCCL (a world of one rank is set up here when none is).
+"""
+import copy
+import random
+import statistics
+import time
+
+import torch_host
+
+MiB = 2**20
+TINY, HUGE = 1e-9, 1e4         # bucket caps in MiB: one bucket per tensor / one for all
+DEPTHS = (6, 16, 32, 48)       # blocks; 4 parameters and 3 buffers each
+WIDTH = 1024                   # d: a 4 MiB weight per block
+TOKENS = 8192                  # T: backward's GPU time about twice its host time per block
+
+# name: (kind, bucket cap MiB, gradient_as_bucket_view, broadcast_buffers)
+VARIANTS = {
+    "none": ("plain", None, False, False),
+    "ddpv_1": ("ddp", HUGE, True, True),
+    "ddpv_pt": ("ddp", TINY, True, True),
+    "ddp_1": ("ddp", HUGE, False, True),
+    "ddp_pt": ("ddp", TINY, False, True),
+    "off_1": ("ddp_off", HUGE, False, True),
+    "off_pt": ("ddp_off", TINY, False, True),
+    "ddpv_nb": ("ddp", HUGE, True, False),
+    "hk_1": ("hooks", HUGE, False, False),
+    "hk_pt": ("hooks", 0.0, False, False),
+    "noop": ("noop", None, False, False),
+}
+QUANTITIES = ("fwd", "bwd", "gpu", "step")   # per iteration: CPU fwd, CPU bwd, held GPU, step
+
+
+def _q(xs, f):
+    s = sorted(xs)
+    return s[min(len(s) - 1, max(0, int(round(f * (len(s) - 1)))))] if s else 0.0
+
+
+def ols(xs, ys):
+    """Least-squares line through (xs, ys): (intercept, slope); a flat line when xs are equal."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx == 0:
+        return my, 0.0
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    return my - b * mx, b
+
+
+def estimate(data, rounds=None):
+    """The costs from measured data: data["P"][L], data["nbuf"][L] (per depth L), data["B"][v][L]
+    (buckets each variant really used), data[q][v][L] = [per-round values] for q in QUANTITIES.
+    rounds: indices of the rounds to use (default all; the bootstrap passes resamples)."""
+    depths = sorted(data["P"], key=int)
+    n = len(data["bwd"]["none"][depths[0]])
+    rs = list(range(n)) if rounds is None else rounds
+
+    def med_diff(q, a, b, L):
+        xa, xb = data[q][a][L], data[q][b][L]
+        return statistics.median(xa[r] - xb[r] for r in rs)
+
+    def line(q, a, b, x):   # x(L): the regressor
+        return ols([x(L) for L in depths], [med_diff(q, a, b, L) for L in depths])
+
+    P = lambda L: data["P"][L]                         # noqa: E731
+    nbuf = lambda L: data["nbuf"][L]                   # noqa: E731
+
+    def extra(v_pt, v_1):   # buckets of the per-tensor variant beyond the one-bucket variant's
+        return lambda L: data["B"][v_pt][L] - data["B"][v_1][L]
+
+    fin, param = line("bwd", "ddpv_1", "none", P)
+    _, param_copy = line("bwd", "ddp_1", "none", P)
+    _, bk_v = line("bwd", "ddpv_pt", "ddpv_1", extra("ddpv_pt", "ddpv_1"))
+    _, bk_c = line("bwd", "ddp_pt", "ddp_1", extra("ddp_pt", "ddp_1"))
+    _, bk_off = line("bwd", "off_pt", "off_1", extra("off_pt", "off_1"))
+    fwd_fixed = statistics.median(med_diff("fwd", "ddpv_nb", "none", L) for L in depths)
+    bcast, buf = line("fwd", "ddpv_1", "ddpv_nb", nbuf)
+    _, hook = line("bwd", "hk_1", "none", P)
+    _, hk_bk = line("bwd", "hk_pt", "hk_1", extra("hk_pt", "hk_1"))
+    _, noop = line("bwd", "noop", "none", P)
+    g_fin, g_view = line("gpu", "ddpv_nb", "none", P)      # no buffers: their copies apart
+    _, g_copy = line("gpu", "ddp_1", "ddpv_1", P)
+    _, g_hook = line("gpu", "hk_1", "none", P)
+    _, g_buf = line("gpu", "ddpv_1", "ddpv_nb", nbuf)
+    _, g_bk = line("gpu", "ddpv_pt", "ddpv_1", extra("ddpv_pt", "ddpv_1"))
+    pos = lambda v: round(max(0.0, v), 3)              # noqa: E731
+    return {
+        "ddp": {"param_us": pos(param), "copy_us": pos(param_copy - param),
+                "bucket_us": pos(0.5 * (bk_v + bk_c)), "hook_bucket_us": pos(bk_off),
+                "finalize_us": pos(fin), "forward_us": pos(fwd_fixed), "buffer_us": pos(buf)},
+        "hooks": {"hook_us": pos(hook), "bucket_us": pos(hk_bk), "noop_hook_us": pos(noop)},
+        "gpu": {"ddp_view_param_us": round(g_view, 3), "ddp_copy_param_us": round(g_view + g_copy, 3),
+                "ddp_fixed_us": round(g_fin, 3), "ddp_bucket_us": round(g_bk, 3),
+                "hook_param_us": round(g_hook, 3), "buffer_us": round(g_buf, 3)},
+        "other": {"broadcast_fixed_us": round(bcast, 3)},
+    }
+
+
+def data_from_run(fw):
+    """estimate()'s data from what framework_costs() returned (as stored in runs.json)."""
+    raw = fw["raw"]
+    depths = [int(L) for L in raw["depths"]]
+    key = lambda d, L: d[L] if L in d else d[str(L)]   # noqa: E731  (JSON keys are strings)
+    data = {q: {v: {L: fw["rounds"][q]["%s/%d" % (v, L)] for L in depths} for v in VARIANTS}
+            for q in QUANTITIES}
+    data["P"] = {L: key(raw["P"], L) for L in depths}
+    data["nbuf"] = {L: key(raw["nbuf"], L) for L in depths}
+    data["B"] = {v: {L: key(raw["buckets"][v], L) for L in depths} for v in VARIANTS}
+    return data
+
+
+def spread(data, boot=200, seed=1):
+    """fw_rel_lo / fw_rel_hi (torch_host's definition, over the depths) and per cost the p5 / p95
+    of a bootstrap over rounds."""
+    depths = list(data["P"])
+    ratios = []
+    for v in ("ddp_pt", "ddpv_pt", "off_pt", "hk_pt"):
+        for L in depths:
+            d = [a - b for a, b in zip(data["bwd"][v][L], data["bwd"]["none"][L])]
+            md = statistics.median(d)
+            if md > 0:
+                ratios += [x / md for x in d]
+    n = len(data["bwd"]["none"][depths[0]])
+    rng = random.Random(seed)
+    samples = [estimate(data, [rng.randrange(n) for _ in range(n)]) for _ in range(boot)]
+    ci = {grp: {k: [round(_q([s[grp][k] for s in samples], 0.05), 3),
+                    round(_q([s[grp][k] for s in samples], 0.95), 3)]
+                for k in samples[0][grp]} for grp in ("ddp", "hooks", "gpu")}
+    lo = min(0.0, _q(ratios, 0.05) - 1) if ratios else 0.0
+    hi = max(0.0, _q(ratios, 0.95) - 1) if ratios else 0.0
+    return round(max(-1.0, lo), 4), round(min(10.0, hi), 4), ci
+
+
+# ---- on the GPU ----------------------------------------------------------------------------------
+
+def _tower(L, width):
+    import torch
+
+    class Tower(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = torch.nn.ModuleList(
+                torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.BatchNorm1d(width),
+                                    torch.nn.GELU()) for _ in range(L))
+
+        def forward(self, x):
+            for b in self.blocks:
+                x = b(x)
+            return x.square().mean()
+
+    return Tower().cuda()
+
+
+class _Runner:
+    """One variant on its own copy of a tower, with its own SGD (momentum), as validate_torch's."""
+
+    def __init__(self, base, variant):
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        kind, cap, view, bcast = VARIANTS[variant]
+        m = copy.deepcopy(base)
+        self.core, self.fuser, self.off, self.kind = m, None, None, kind
+        if kind in ("ddp", "ddp_off"):
+            m = DDP(m, device_ids=[0], bucket_cap_mb=cap, gradient_as_bucket_view=view,
+                    broadcast_buffers=bcast)
+            if kind == "ddp_off":
+                self.off = torch_host.OffloadState()
+                m.register_comm_hook(self.off, torch_host.offload_hook)
+        elif kind == "hooks":
+            self.fuser = torch_host.HookFuser(list(m.named_parameters()), int(cap * MiB))
+        elif kind == "noop":
+            for p in m.parameters():
+                p.register_post_accumulate_grad_hook(lambda t: None)
+        self.model = m
+        self.opt = torch.optim.SGD(self.core.parameters(), lr=1e-4, momentum=0.9)
+        self.ev = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
+        self.host_us = 50000.0   # the last step's host time, for the held pass's sleep
+
+    def step(self, x, held):
+        """(fwd CPU, bwd CPU, GPU after the sleep, whole step, host enqueue time, sleep) in us."""
+        import torch
+        e0, e1, e2 = self.ev
+        self.opt.zero_grad(set_to_none=False)
+        torch.cuda.synchronize()
+        ts = time.perf_counter()
+        e0.record()
+        if held:   # about 3x the host's time at <= 2 GHz, as torch_host.host_timeline does
+            torch.cuda._sleep(int(max(3 * self.host_us + 2000, 5000) * 2000))
+        e1.record()
+        t0 = time.perf_counter()
+        loss = self.model(x)
+        t1 = time.perf_counter()
+        loss.backward()
+        if self.fuser is not None:
+            self.fuser.after_backward()
+        t2 = time.perf_counter()
+        self.opt.step()
+        e2.record()
+        t3 = time.perf_counter()
+        torch.cuda.synchronize()
+        if not held:
+            self.host_us = (t3 - ts) * 1e6
+        return ((t1 - t0) * 1e6, (t2 - t1) * 1e6, e1.elapsed_time(e2) * 1e3,
+                e0.elapsed_time(e2) * 1e3, (t3 - ts) * 1e6, e0.elapsed_time(e1) * 1e3)
+
+    def buckets(self, x):
+        """How many buckets this variant really used (DDP's, read through a recording hook)."""
+        if self.fuser is not None:
+            return len(self.fuser.buckets)
+        if self.kind not in ("ddp", "ddp_off"):
+            return 0
+        rec = []
+        if self.off is not None:
+            self.off.record = rec
+        else:
+            self.model.register_comm_hook(rec, torch_host.record_allreduce_hook)
+        self.step(x, False)
+        return len(rec)
+
+
+def kernel_us(n=400, reps=5):
+    """GPU time of one small (4 KiB) copy kernel queued behind others: n copies enqueued behind a
+    sleep kernel, their GPU time over n; median of reps."""
+    import torch
+    a = [torch.ones(1024, device="cuda") for _ in range(n)]
+    b = [torch.empty(1024, device="cuda") for _ in range(n)]
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ts = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        torch.cuda._sleep(int(20000 * 2000))   # 20 ms: longer than enqueuing n copies
+        e0.record()
+        for s, d in zip(a, b):
+            d.copy_(s)
+        e1.record()
+        torch.cuda.synchronize()
+        ts.append(e0.elapsed_time(e1) * 1e3 / n)
+    return statistics.median(ts)
+
+
+def framework_costs(*, rounds=20, warmup=3, depths=DEPTHS, width=WIDTH, tokens=TOKENS, log=None):
+    """Measures and estimates (see the module docstring). Returns what torch_host.host_block
+    takes ({"ddp", "hooks", "copy_gbps", "fw_rel_lo", "fw_rel_hi"}) plus "kernel_us", "gpu", "ci",
+    "raw" (medians per variant and depth) and "rounds" (every iteration's figures)."""
+    import torch
+    t_start = time.time()
+    torch_host.ensure_process_group()
+    x = torch.randn(tokens, width, device="cuda")
+    runners = {}
+    for L in depths:
+        torch.manual_seed(L)
+        base = _tower(L, width)
+        for v in VARIANTS:
+            runners[(v, L)] = _Runner(base, v)
+        del base
+    keys = list(runners)
+    data = {q: {v: {L: [] for L in depths} for v in VARIANTS} for q in QUANTITIES}
+    short = 0
+    for r in range(warmup + rounds):
+        k0 = r % len(keys)
+        for k in keys[k0:] + keys[:k0]:
+            run = runners[k]
+            f, b, _, st, _, _ = run.step(x, False)
+            _, _, g, _, host, slept = run.step(x, True)
+            if r < warmup:
+                continue
+            short += host > slept
+            v, L = k
+            for q, val in zip(QUANTITIES, (f, b, g, st)):
+                data[q][v][L].append(val)
+    data["P"] = {L: sum(1 for _ in runners[("none", L)].core.parameters()) for L in depths}
+    data["nbuf"] = {L: sum(1 for _ in runners[("none", L)].core.buffers()) for L in depths}
+    data["B"] = {v: {L: runners[(v, L)].buckets(x) for L in depths} for v in VARIANTS}
+    del runners
+    torch.cuda.empty_cache()
+    est = estimate(data)
+    lo, hi, ci = spread(data)
+    copy_gbps = torch_host.copy_gbps()
+    k_us = kernel_us()
+    bytes_per_param = (width * width + 3 * width) * 4 / 4
+    out = {"method": "tower", "ddp": est["ddp"], "hooks": est["hooks"], "gpu": est["gpu"],
+           "other": est["other"], "copy_gbps": round(copy_gbps, 1), "kernel_us": round(k_us, 3),
+           "fw_rel_lo": lo, "fw_rel_hi": hi, "ci": ci,
+           "raw": {"depths": list(depths), "width": width, "tokens": tokens, "rounds": rounds,
+                   "P": data["P"], "nbuf": data["nbuf"], "buckets": data["B"],
+                   "bytes_per_param": bytes_per_param, "held_short": short,
+                   "seconds": round(time.time() - t_start, 1),
+                   "median_us": {q: {"%s/%d" % (v, L): round(statistics.median(data[q][v][L]), 1)
+                                     for v in VARIANTS for L in depths} for q in QUANTITIES}},
+           "rounds": {q: {"%s/%d" % (v, L): [round(t, 1) for t in data[q][v][L]]
+                          for v in VARIANTS for L in depths} for q in QUANTITIES}}
+    if log:
+        log("tower costs (%.1f s, %d rounds, depths %s, %d held passes short): ddp %s hooks %s "
+            "gpu %s kernel %.2f us copy %.0f GB/s fw_rel %.3f/%.3f"
+            % (out["raw"]["seconds"], rounds, list(depths), short, est["ddp"], est["hooks"],
+               est["gpu"], k_us, copy_gbps, lo, hi))
+    return out
