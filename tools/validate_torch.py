@@ -258,6 +258,7 @@ def run_model(name, batch, seq, a, fw, log):
             "times_us": [round(t, 1) for t in run.times],
             "compute_only_us": statistics.median(co),
             "cpu_fwd_bwd_rest_us": [round(statistics.median(c[k] for c in run.cpu), 1) for k in range(3)],
+            "cpu_times_us": [[round(v, 1) for v in c] for c in run.cpu],   # every iteration's
             "buckets": None,
         })
         try:
@@ -272,6 +273,7 @@ def run_model(name, batch, seq, a, fw, log):
            "compute_only_p5_us": q(co, 0.05), "compute_only_p95_us": q(co, 0.95),
            "compute_only_cpu_fwd_bwd_rest_us": [round(statistics.median(c[k] for c in runners[0].cpu), 1)
                                                 for k in range(3)],
+           "compute_only_cpu_times_us": [[round(v, 1) for v in c] for c in runners[0].cpu],
            "clocks_sm_mhz_power_w_temp_c": ck, "rows": rows}
     del runners, base
     torch.cuda.empty_cache()
