@@ -22,9 +22,19 @@ the GPU waits on the host):
   framework  host time of HF BertForMaskedLM, GPT2LMHeadModel and LlamaForCausalLM layers (tiny
              configs: 1 and 3 layers; per layer = difference / 2), forward and backward, with
              bf16 autocast and in fp32: ops "hf_bert_layer", "hf_bert_rest", ... (host only).
+  ops_unaligned  cross_entropy over a vocabulary of 50257 (not a multiple of 8; also in ops):
+             op "cross_entropy_unaligned".
+  tv         host time of a whole torchvision ResNet-50 step (batch 2, 32x32): op "tv_resnet50".
   gemm_unaligned  cuBLAS fwd/dgrad/wgrad of a linear layer with a vocabulary not a multiple of 8
              (tokens x vocab x hidden), bf16 and TF32: the profile's "gemm_unaligned" tables.
-Usage: python3 tools/calib_torch.py --out compute.json [--quick]
+  gemm       (not by default) the aligned fwd/dgrad/wgrad tables as torch.matmul runs them, on
+             fusim calib's grid (bf16, TF32, fp32): the profile's "gemm" tables.
+  conv       (not by default) cuDNN convolutions (channels-last, benchmark mode) fwd, dgrad,
+             wgrad by class (1x1 and 3x3 at stride 1 and 2, the 7x7 stride-2 stem) over output
+             pixels x input x output channels, bf16 and TF32: the profile's "conv" tables.
+Only the parts measured are written, so `fusim fit --compute FILE --merge-into P` updates those
+tables of P and keeps the rest (op tables by name and dtype, GEMM and conv tables by key).
+Usage: python3 tools/calib_torch.py --out compute.json [--quick] [--parts a,b,..] [--budget S]
 """
 import argparse
 import json
@@ -138,11 +148,13 @@ def op_defs(torch, F):
         ids = torch.randint(0, 1024, (rows(numel),), device="cuda")
         return [w], (lambda w: F.embedding(ids, w)), []
 
-    def mk_ce(numel, dt):
-        V = 32768
-        x = torch.randn(rows(numel, V), V, device="cuda", dtype=dt, requires_grad=True)
-        y = torch.randint(0, V, (rows(numel, V),), device="cuda")
-        return [x], (lambda x: F.cross_entropy(x.float(), y)), []
+    def mk_ce_vocab(V):
+        def mk(numel, dt):
+            x = torch.randn(rows(numel, V), V, device="cuda", dtype=dt, requires_grad=True)
+            y = torch.randint(0, V, (rows(numel, V),), device="cuda")
+            return [x], (lambda x: F.cross_entropy(x.float(), y)), []
+        return mk
+    mk_ce = mk_ce_vocab(32768)
 
     def rotate_half(x):
         x1 = x[..., : x.shape[-1] // 2]
@@ -184,13 +196,18 @@ def op_defs(torch, F):
         "bias_grad": mk_bias_grad, "cast": mk_cast, "embedding": mk_emb,
         "cross_entropy": mk_ce, "rotary": mk_rot, "batchnorm2d": mk_bn, "relu": mk_relu,
         "maxpool": mk_pool,
+        # a vocabulary that is not a multiple of 8 (GPT-2's): rows misaligned for vector loads
+        "cross_entropy_unaligned": mk_ce_vocab(50257),
     }
 
 
-def measure_ops(torch, F, tm, sizes, log):
+def measure_ops(torch, F, tm, sizes, log, only=None):
+    """The memory-bound operation tables (only: a list of op_defs names, default all)."""
     out = []
     defs = op_defs(torch, F)
     for name, mk in defs.items():
+        if only is not None and name not in only:
+            continue
         for dname, dt in (("bf16", torch.bfloat16), ("fp32", torch.float32)):
             ent = {"op": name, "dtype": dname, "numel": [], "fwd_us": [], "bwd_us": []}
             try:
@@ -353,8 +370,14 @@ def measure_hf_layers(torch, log):
                         "host_bwd_us": round(res[1][1] - lb, 2)})
             log("hf %-5s %s per layer fwd %.0f bwd %.0f us; rest fwd %.0f bwd %.0f us" % (
                 arch, mode, lf, lb, res[1][0] - lf, res[1][1] - lb))
-    # torchvision ResNet-50 at 32x32, batch 2 (training-mode BatchNorm refuses a batch of 1 at
-    # the 1x1 feature map of the last stage): the host cost of the whole model
+    return out
+
+
+def measure_tv_host(torch, log):
+    """Host time of a whole torchvision ResNet-50 step (op "tv_resnet50", host only)."""
+    out = []
+    # at 32x32, batch 2 (training-mode BatchNorm refuses a batch of 1 at the 1x1 feature map of
+    # the last stage): the device work is tiny, so the wall times are the host's
     try:
         import torchvision
         m = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last)
@@ -415,7 +438,74 @@ def measure_attention(torch, F, tm, quick, log):
     return out
 
 
-def measure_gemm_unaligned(torch, tm, quick, log):
+def gemm_operands(torch, dt, layout, m, n, k):
+    """Operands and the call of one product in fusim's (m, n, k) convention of a linear layer's
+    layouts: fwd y[m,n] = x[m,k] W[n,k]^T; dgrad dx[m,n] = dy[m,k] W[k,n]; wgrad
+    dW[m,n] = dy[k,m]^T x[k,n] (the transposes as autograd passes them)."""
+    if layout == "fwd":
+        a = torch.randn(m, k, device="cuda", dtype=dt)
+        b = torch.randn(n, k, device="cuda", dtype=dt)
+        return lambda: torch.matmul(a, b.t())
+    if layout == "dgrad":
+        a = torch.randn(m, k, device="cuda", dtype=dt)
+        b = torch.randn(k, n, device="cuda", dtype=dt)
+        return lambda: torch.matmul(a, b)
+    a = torch.randn(k, m, device="cuda", dtype=dt)
+    b = torch.randn(k, n, device="cuda", dtype=dt)
+    return lambda: torch.matmul(a.t(), b)
+
+
+class Deadline:
+    """A part's time budget: sweeps stop adding points once it has passed (the missing points
+    are written as null, which fusim skips when it interpolates)."""
+
+    def __init__(self, seconds):
+        self.end = time.time() + seconds if seconds > 0 else float("inf")
+
+    def passed(self):
+        return time.time() > self.end
+
+
+def measure_gemm_grid(torch, tm, dname, layout, axes, dl, reps=5):
+    """One GEMM table (fusim's JSON form) over the grid axes = (ms, ns, ks); null where not
+    measured (deadline passed, or the product failed)."""
+    dt = torch.bfloat16 if dname == "bf16" else torch.float32
+    us = []
+    for m in axes[0]:
+        for n in axes[1]:
+            for k in axes[2]:
+                t = None
+                if not dl.passed():
+                    try:
+                        fn = gemm_operands(torch, dt, layout, m, n, k)
+                        t = round(tm.device_us(fn, reps=reps), 3)
+                        del fn
+                    except RuntimeError:
+                        t = None
+                us.append(t)
+    return {"dtype": dname, "layout": layout, "m": list(axes[0]), "n": list(axes[1]),
+            "k": list(axes[2]), "us": us}
+
+
+class Tf32:
+    """Sets torch's TF32 switches for one dtype ("tf32": on, else off) and restores them."""
+
+    def __init__(self, torch, dname):
+        self.t, self.on = torch, dname == "tf32"
+
+    def __enter__(self):
+        b = self.t.backends
+        self.saved = (b.cuda.matmul.allow_tf32, b.cudnn.allow_tf32)
+        b.cuda.matmul.allow_tf32 = self.on
+        b.cudnn.allow_tf32 = self.on
+        return self
+
+    def __exit__(self, *exc):
+        self.t.backends.cuda.matmul.allow_tf32, self.t.backends.cudnn.allow_tf32 = self.saved
+        return False
+
+
+def measure_gemm_unaligned(torch, tm, quick, log, dl):
     """cuBLAS GEMMs of a linear layer whose output features are not a multiple of 8 (a
     vocabulary: GPT-2 50257, BERT 30522), as autograd runs them: fwd y = x W^T, dgrad dx = dy W,
     wgrad dW = dy^T x. Tables in fusim's (m, n, k) convention of each layout (fwd M x V x H,
@@ -425,25 +515,105 @@ def measure_gemm_unaligned(torch, tm, quick, log):
     hidden = [256, 1024, 4096]
     out = []
     for dname in ("bf16", "tf32"):
+        with Tf32(torch, dname):
+            for lay, axes in (("fwd", (tokens, vocab, hidden)), ("dgrad", (tokens, hidden, vocab)),
+                              ("wgrad", (vocab, hidden, tokens))):
+                out.append(measure_gemm_grid(torch, tm, dname, lay, axes, dl))
+        fwd = out[-3]
+        i = (len(tokens) - 1) * len(vocab) * len(hidden) + (len(vocab) - 1) * len(hidden) + 1
+        log("gemm unaligned %s: fwd 16384x50257x1024 %s us" % (dname, fwd["us"][i]))
+    return out
+
+
+def measure_gemm_aligned(torch, tm, quick, log, dl):
+    """The aligned GEMM tables as PyTorch runs them (torch.matmul: cuBLASLt with PyTorch's
+    workspace and heuristics), on fusim calib's grid: bf16 and TF32 over 128..16384 by 2, fp32
+    256..16384 by 4. A profile merging them prices GEMMs from the framework's own calls."""
+    out = []
+    for dname in ("bf16", "tf32", "fp32"):
+        ax = [256, 1024, 4096, 16384] if dname == "fp32" or quick else [128 << i for i in range(8)]
+        with Tf32(torch, dname):
+            for lay in ("fwd", "dgrad", "wgrad"):
+                t = measure_gemm_grid(torch, tm, dname, lay, (ax, ax, ax), dl)
+                out.append(t)
+                got = [u for u in t["us"] if u]
+                log("gemm %s %s: %d of %d points" % (dname, lay, len(got), len(t["us"])))
+    return out
+
+
+# Convolution classes (kernel, stride) and their grid: output pixels M = batch x Ho x Wo (as
+# batch, Ho), input and output channels. Torchvision's ResNets (and most CNNs) are made of
+# these: 1x1 and 3x3 at stride 1 and 2, the 7x7 stride-2 stem on 3 channels.
+CONV_M = [(32, 7), (32, 14), (32, 28), (32, 56), (128, 56)]  # M = 1568 .. 401408
+CONV_CLASSES = [
+    (1, 1, CONV_M, [64, 128, 256, 512, 1024, 2048], [64, 128, 256, 512, 1024, 2048]),
+    (3, 1, CONV_M, [64, 128, 256, 512], [64, 128, 256, 512]),
+    (3, 2, CONV_M[:4], [64, 128, 256, 512], [64, 128, 256, 512]),
+    (1, 2, CONV_M[:4], [64, 256, 512, 1024], [128, 256, 512, 1024, 2048]),
+    (7, 2, [(2, 112), (8, 112), (32, 112), (128, 112)], [3], [32, 64]),
+]
+
+
+def conv_calls(torch, dt, batch, ho, cin, cout, k, s):
+    """fwd, dgrad, wgrad of one channels-last convolution (padding k // 2) as autograd runs
+    them (aten::convolution_backward with one output asked for); dgrad None for 3 channels
+    (an image needs no gradient)."""
+    hin = ho * s
+    cl = torch.channels_last
+    x = torch.randn(batch, cin, hin, hin, device="cuda", dtype=dt).to(memory_format=cl)
+    w = torch.randn(cout, cin, k, k, device="cuda", dtype=dt).to(memory_format=cl)
+    pad = [k // 2, k // 2]
+    y = torch.nn.functional.conv2d(x, w, None, s, pad)
+    gy = torch.randn_like(y)
+
+    def bwd(mask):
+        return lambda: torch.ops.aten.convolution_backward(gy, x, w, None, [s, s], pad, [1, 1], False,
+                                                            [0, 0], 1, mask)
+    f = lambda: torch.nn.functional.conv2d(x, w, None, s, pad)  # noqa: E731
+    return f, (bwd([True, False, False]) if cin != 3 else None), bwd([False, True, False])
+
+
+def measure_conv(torch, tm, dtypes, log, dl):
+    """Convolution tables by class (kernel, stride) and layout, in fusim's (m, n, k) of the
+    implicit GEMM: fwd (M, Cout, Cin k k), dgrad (M, Cin k k, Cout), wgrad (Cout, Cin k k, M),
+    M = batch x Ho x Wo. cuDNN with benchmark mode on (the algorithm search runs in the
+    warm-up), channels-last, as tools/capture_set.py runs torchvision models."""
+    out = []
+    bench = torch.backends.cudnn.benchmark
+    torch.backends.cudnn.benchmark = True
+    for dname in dtypes:
         dt = torch.bfloat16 if dname == "bf16" else torch.float32
-        torch.backends.cuda.matmul.allow_tf32 = dname == "tf32"
-        us = {"fwd": {}, "dgrad": {}, "wgrad": {}}
-        for M in tokens:
-            for V in vocab:
-                for H in hidden:
-                    x = torch.randn(M, H, device="cuda", dtype=dt)
-                    w = torch.randn(V, H, device="cuda", dtype=dt)
-                    dy = torch.randn(M, V, device="cuda", dtype=dt)
-                    us["fwd"][(M, V, H)] = tm.device_us(lambda: torch.matmul(x, w.t()), reps=5)
-                    us["dgrad"][(M, H, V)] = tm.device_us(lambda: torch.matmul(dy, w), reps=5)
-                    us["wgrad"][(V, H, M)] = tm.device_us(lambda: torch.matmul(dy.t(), x), reps=5)
-                    del x, w, dy
-        for lay, pts in us.items():
-            ax = [sorted({p[i] for p in pts}) for i in range(3)]
-            out.append({"dtype": dname, "layout": lay, "m": ax[0], "n": ax[1], "k": ax[2],
-                        "us": [round(pts[(a, b, c)], 3) for a in ax[0] for b in ax[1] for c in ax[2]]})
-        log("gemm unaligned %s: fwd 16384x50257x1024 %.0f us" % (dname, us["fwd"][(16384, 50257, 1024)]))
-    torch.backends.cuda.matmul.allow_tf32 = False
+        with Tf32(torch, dname):
+            for k, s, ms, cins, couts in CONV_CLASSES:
+                pts = {"fwd": {}, "dgrad": {}, "wgrad": {}}
+                for b, ho in ms:
+                    M = b * ho * ho
+                    for cin in cins:
+                        for cout in couts:
+                            if dl.passed():
+                                break
+                            K = cin * k * k
+                            try:
+                                f, dg, wg = conv_calls(torch, dt, b, ho, cin, cout, k, s)
+                                pts["fwd"][(M, cout, K)] = tm.device_us(f, reps=5)
+                                if dg:
+                                    pts["dgrad"][(M, K, cout)] = tm.device_us(dg, reps=5)
+                                pts["wgrad"][(cout, K, M)] = tm.device_us(wg, reps=5)
+                                del f, dg, wg
+                            except RuntimeError as e:
+                                log("conv %s k%d s%d %dx%d %d->%d: %s" % (dname, k, s, b, ho, cin, cout,
+                                                                         str(e).split("\n")[0][:100]))
+                torch.cuda.empty_cache()
+                for lay, p in pts.items():
+                    if not p:
+                        continue
+                    ax = [sorted({q[i] for q in p}) for i in range(3)]
+                    out.append({"dtype": dname, "layout": lay, "kernel": k, "stride": s,
+                                "m": ax[0], "n": ax[1], "k": ax[2],
+                                "us": [round(p[(a, b_, c)], 3) if (a, b_, c) in p else None
+                                       for a in ax[0] for b_ in ax[1] for c in ax[2]]})
+                log("conv %s k%d s%d: %d shapes" % (dname, k, s, len(pts["fwd"])))
+    torch.backends.cudnn.benchmark = bench
     return out
 
 
@@ -502,9 +672,16 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true", help="fewer sizes and sequence lengths")
-    ap.add_argument("--parts", default="ops,host,attention,optimizer,hf,gemm_unaligned",
-                    help="comma list of ops,host,attention,optimizer,hf,gemm_unaligned")
+    ap.add_argument("--parts", default="ops,host,attention,optimizer,hf,tv,gemm_unaligned",
+                    help="comma list of " + ",".join(PARTS))
+    ap.add_argument("--conv-dtypes", default="bf16,tf32", help="dtypes of the conv part")
+    ap.add_argument("--budget", type=float, default=0,
+                    help="seconds each sweep (gemm, gemm_unaligned, conv) may take; 0: no limit")
     a = ap.parse_args(argv)
+    parts = a.parts.split(",")
+    bad = [p for p in parts if p not in PARTS]
+    if bad:
+        _die("--parts: unknown part '%s' (expected %s)" % (bad[0], ",".join(PARTS)), 64)
     try:
         import torch
         import torch.nn.functional as F
@@ -512,7 +689,6 @@ def main(argv=None):
         _die("PyTorch is needed (%s)" % e, 69)
     if not torch.cuda.is_available():
         _die("no CUDA GPU visible", 69)
-    parts = set(a.parts.split(","))
     t_start = time.time()
 
     def log(msg):
@@ -521,31 +697,51 @@ def main(argv=None):
     torch.manual_seed(0)
     tm = Timer(torch)
     sizes = [1 << 16, 1 << 20, 1 << 24] if a.quick else [1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24, 1 << 26]
-    comp = {"ops": [], "attention": [], "optimizer": []}
-    if "gemm_unaligned" in parts:
-        comp["gemm_unaligned"] = measure_gemm_unaligned(torch, tm, a.quick, log)
-    if "ops" in parts:
-        comp["ops"] += measure_ops(torch, F, tm, sizes, log)
-    if "host" in parts:
-        comp["ops"] += measure_host_only(torch, F, tm, log)
-    if "hf" in parts:
-        comp["ops"] += measure_hf_layers(torch, log)
-    if "attention" in parts:
-        comp["attention"] = measure_attention(torch, F, tm, a.quick, log)
-    if "optimizer" in parts:
-        comp["optimizer"] = measure_optimizers(torch, log)
     prop = torch.cuda.get_device_properties(0)
-    src = "tools/calib_torch.py on %s (torch %s, CUDA %s)" % (prop.name, torch.__version__, torch.version.cuda)
-    comp["source"] = src
+    # only the parts measured appear: `fusim fit --compute` then updates those tables alone
+    comp = {"source": "tools/calib_torch.py --parts %s on %s (torch %s, CUDA %s)" % (
+        a.parts, prop.name, torch.__version__, torch.version.cuda)}
     out = {"format": "fusim-compute-1", "gpu": prop.name, "gpu_mem_bytes": prop.total_memory,
            "torch": torch.__version__, "cuda": torch.version.cuda, "command": " ".join(sys.argv),
            "compute": comp}
-    with open(a.out, "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
-    log("wrote %s" % a.out)
+    for part in parts:  # in the order given; the file is rewritten after each
+        dl = Deadline(a.budget)
+        try:
+            run_part(part, a, comp, torch, F, tm, sizes, log, dl)
+        except Exception as e:  # one part failing leaves the others
+            log("%s: failed (%s)" % (part, str(e).split("\n")[0][:200]))
+        with open(a.out, "w") as f:
+            json.dump(out, f, indent=1)
+            f.write("\n")
+        log("%s done; wrote %s" % (part, a.out))
     return 0
 
+
+def run_part(part, a, comp, torch, F, tm, sizes, log, dl):
+    """Measures one part into comp."""
+    if part == "gemm_unaligned":
+        comp["gemm_unaligned"] = measure_gemm_unaligned(torch, tm, a.quick, log, dl)
+    elif part == "gemm":
+        comp["gemm"] = measure_gemm_aligned(torch, tm, a.quick, log, dl)
+    elif part == "conv":
+        comp["conv"] = comp.get("conv", []) + measure_conv(torch, tm, a.conv_dtypes.split(","), log, dl)
+    elif part == "ops":
+        comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log))
+    elif part == "ops_unaligned":
+        comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, ["cross_entropy_unaligned"]))
+    elif part == "host":
+        comp.setdefault("ops", []).extend(measure_host_only(torch, F, tm, log))
+    elif part == "hf":
+        comp.setdefault("ops", []).extend(measure_hf_layers(torch, log))
+    elif part == "tv":
+        comp.setdefault("ops", []).extend(measure_tv_host(torch, log))
+    elif part == "attention":
+        comp["attention"] = measure_attention(torch, F, tm, a.quick, log)
+    elif part == "optimizer":
+        comp["optimizer"] = measure_optimizers(torch, log)
+
+
+PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv")
 
 if __name__ == "__main__":
     sys.exit(main())
