@@ -573,7 +573,7 @@ def conv_calls(torch, dt, batch, ho, cin, cout, k, s):
     return f, (bwd([True, False, False]) if cin != 3 else None), bwd([False, True, False])
 
 
-def measure_conv(torch, tm, dtypes, log, dl):
+def measure_conv(torch, tm, dtypes, log, dl, classes=None):
     """Convolution tables by class (kernel, stride) and layout, in fusim's (m, n, k) of the
     implicit GEMM: fwd (M, Cout, Cin k k), dgrad (M, Cin k k, Cout), wgrad (Cout, Cin k k, M),
     M = batch x Ho x Wo. cuDNN with benchmark mode on (the algorithm search runs in the
@@ -585,6 +585,8 @@ def measure_conv(torch, tm, dtypes, log, dl):
         dt = torch.bfloat16 if dname == "bf16" else torch.float32
         with Tf32(torch, dname):
             for k, s, ms, cins, couts in CONV_CLASSES:
+                if classes and "k%ds%d" % (k, s) not in classes:
+                    continue
                 pts = {"fwd": {}, "dgrad": {}, "wgrad": {}}
                 for b, ho in ms:
                     M = b * ho * ho
@@ -675,6 +677,7 @@ def main(argv=None):
     ap.add_argument("--parts", default="ops,host,attention,optimizer,hf,tv,gemm_unaligned",
                     help="comma list of " + ",".join(PARTS))
     ap.add_argument("--conv-dtypes", default="bf16,tf32", help="dtypes of the conv part")
+    ap.add_argument("--conv-classes", default="", help="conv classes to measure, e.g. k3s1,k1s2 (default all)")
     ap.add_argument("--budget", type=float, default=0,
                     help="seconds each sweep (gemm, gemm_unaligned, conv) may take; 0: no limit")
     a = ap.parse_args(argv)
@@ -724,7 +727,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl):
     elif part == "gemm":
         comp["gemm"] = measure_gemm_aligned(torch, tm, a.quick, log, dl)
     elif part == "conv":
-        comp["conv"] = comp.get("conv", []) + measure_conv(torch, tm, a.conv_dtypes.split(","), log, dl)
+        comp["conv"] = comp.get("conv", []) + measure_conv(torch, tm, a.conv_dtypes.split(","), log, dl,
+                                                           [c for c in a.conv_classes.split(",") if c])
     elif part == "ops":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log))
     elif part == "ops_unaligned":
