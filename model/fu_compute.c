@@ -132,13 +132,10 @@ static void fu__axis_pos(const int *ax, int n, double v, int *i, double *f) {
   *f = (log(v) - log(ax[j])) / (log(ax[j + 1]) - log(ax[j]));
 }
 
-int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layout, double m,
-                       double n, double k, double *us) {
-  /* a dimension off the multiple of 8 takes the unaligned table where one was measured */
-  int off = fmod(floor(m + 0.5), 8) != 0 || fmod(floor(n + 0.5), 8) != 0 || fmod(floor(k + 0.5), 8) != 0;
-  const fu_gemm_table *t = off ? fu__gemm_find((fu_compute *)c, dtype, layout, 1) : NULL;
-  if (!t) t = fu__gemm_find((fu_compute *)c, dtype, layout, 0);
-  if (!t || t->nm < 1 || t->nn < 1 || t->nk < 1) return FU_EDATA;
+/* Time of (m, n, k) from one table: the efficiency (FLOP per us) log-linear between the
+ * surrounding grid points (missing ones skipped), the smallest product's time below the grid. */
+static int fu__table_us(const fu_gemm_table *t, double m, double n, double k, double *us) {
+  if (t->nm < 1 || t->nn < 1 || t->nk < 1) return FU_EDATA;
   int i[3];
   double f[3];
   fu__axis_pos(t->m, t->nm, m, &i[0], &f[0]);
@@ -164,6 +161,26 @@ int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layou
   double mm = m < t->m[0] ? t->m[0] : m, nn = n < t->n[0] ? t->n[0] : n, kk = k < t->k[0] ? t->k[0] : k;
   *us = 2.0 * mm * nn * kk / eff;
   return FU_OK;
+}
+
+int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layout, double m,
+                       double n, double k, double *us) {
+  /* a dimension off the multiple of 8 takes the unaligned table where one was measured */
+  int off = fmod(floor(m + 0.5), 8) != 0 || fmod(floor(n + 0.5), 8) != 0 || fmod(floor(k + 0.5), 8) != 0;
+  const fu_gemm_table *t = off ? fu__gemm_find((fu_compute *)c, dtype, layout, 1) : NULL;
+  if (!t) t = fu__gemm_find((fu_compute *)c, dtype, layout, 0);
+  return t ? fu__table_us(t, m, n, k, us) : FU_EDATA;
+}
+
+int fu_compute_conv_us(const fu_compute *c, const char *dtype, const char *layout, int kernel,
+                       int stride, double m, double n, double k, double *us) {
+  for (int i = 0; i < c->nconv; i++) {
+    const fu_gemm_table *t = &c->conv[i];
+    if (t->kernel == kernel && t->stride == stride && !strcmp(t->dtype, dtype) &&
+        !strcmp(t->layout, layout))
+      return fu__table_us(t, m, n, k, us);
+  }
+  return FU_EDATA;
 }
 
 /* ---- attention ---- */
@@ -263,18 +280,22 @@ static json_t *fu__iarr(const int *v, int n) {
 
 json_t *fu_compute_to_json(const fu_compute *c) {
   json_t *o = json_object(), *g = json_array(), *gu = json_array(), *at = json_array(),
-         *ops = json_array(), *opt = json_array();
-  if (!o || !g || !gu || !at || !ops || !opt) goto oom;
+         *ops = json_array(), *opt = json_array(), *cv = json_array();
+  if (!o || !g || !gu || !at || !ops || !opt || !cv) goto oom;
   json_object_set_new(o, "source", json_string(c->source));
-  for (int i = 0; i < c->ngemm; i++) {
-    const fu_gemm_table *t = &c->gemm[i];
+  for (int i = 0; i < c->ngemm + c->nconv; i++) {
+    const fu_gemm_table *t = i < c->ngemm ? &c->gemm[i] : &c->conv[i - c->ngemm];
     json_t *us = json_array();
     for (int k = 0; us && k < t->nm * t->nn * t->nk; k++)
       json_array_append_new(us, t->us[k] > 0 ? json_real(t->us[k]) : json_null());
     json_t *e = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "dtype", t->dtype, "layout", t->layout,
                           "m", fu__iarr(t->m, t->nm), "n", fu__iarr(t->n, t->nn), "k",
                           fu__iarr(t->k, t->nk), "us", us);
-    if (!e || json_array_append_new(t->unaligned ? gu : g, e)) goto oom;
+    if (e && t->kernel > 0) {
+      json_object_set_new(e, "kernel", json_integer(t->kernel));
+      json_object_set_new(e, "stride", json_integer(t->stride));
+    }
+    if (!e || json_array_append_new(t->kernel > 0 ? cv : t->unaligned ? gu : g, e)) goto oom;
   }
   for (int i = 0; i < c->nattn; i++) {
     const fu_attn_point *a = &c->attn[i];
@@ -305,13 +326,19 @@ json_t *fu_compute_to_json(const fu_compute *c) {
   json_object_set_new(o, "attention", at);
   json_object_set_new(o, "ops", ops);
   json_object_set_new(o, "optimizer", opt);
+  if (json_array_size(cv) > 0)
+    json_object_set_new(o, "conv", cv);
+  else
+    json_decref(cv);
   return o;
 oom:
   json_decref(o);
   json_decref(g);
+  json_decref(gu);
   json_decref(at);
   json_decref(ops);
   json_decref(opt);
+  json_decref(cv);
   return NULL;
 }
 
@@ -409,6 +436,20 @@ static int fu__parse_op(json_t *e, const char *what, const char *where, fu_op_ta
   return FU_OK;
 }
 
+/* t in place of the table of the same key in arr[0..*n) (dtype, layout, alignment, kernel,
+ * stride), else appended; FU_EDATA when arr is full. */
+static int fu__put_table(fu_gemm_table *arr, int *n, int max, const fu_gemm_table *t) {
+  int i = 0;
+  while (i < *n && (strcmp(arr[i].dtype, t->dtype) || strcmp(arr[i].layout, t->layout) ||
+                    arr[i].unaligned != t->unaligned || arr[i].kernel != t->kernel ||
+                    arr[i].stride != t->stride))
+    i++;
+  if (i == max) return FU_EDATA;
+  arr[i] = *t;
+  if (i == *n) (*n)++;
+  return FU_OK;
+}
+
 int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
   char where[64];
   if (!json_is_object(o)) return fu__bad(what, "(object)", "not a JSON object");
@@ -419,21 +460,31 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
     snprintf(c->source, sizeof c->source, "%s", json_string_value(v));
   }
   json_t *a;
-  /* "gemm" replaces the aligned tables, "gemm_unaligned" the unaligned ones (the two come from
-   * different tools: fusim calib's sweep and tools/calib_torch.py) */
-  static const char *const gkeys[2] = {"gemm", "gemm_unaligned"};
-  for (int u = 0; u < 2; u++) {
+  /* "gemm" (fusim calib's sweep or calib_torch), "gemm_unaligned" and "conv" (calib_torch): each
+   * table replaces the one of its key, the others stay */
+  static const char *const gkeys[3] = {"gemm", "gemm_unaligned", "conv"};
+  for (int u = 0; u < 3; u++) {
     if (!(a = json_object_get(o, gkeys[u]))) continue;
-    if (!json_is_array(a) || json_array_size(a) > FU_GEMM_TABLES / 2)
-      return fu__bad(what, gkeys[u], "not an array of at most 9 tables");
-    int keep = 0;
-    for (int i = 0; i < c->ngemm; i++)
-      if (c->gemm[i].unaligned != u) c->gemm[keep++] = c->gemm[i];
-    c->ngemm = keep;
+    size_t max = u < 2 ? FU_GEMM_TABLES / 2 : FU_CONV_TABLES;
+    if (!json_is_array(a) || json_array_size(a) > max) {
+      snprintf(where, sizeof where, "not an array of at most %zu tables", max);
+      return fu__bad(what, gkeys[u], where);
+    }
     for (size_t i = 0; i < json_array_size(a); i++) {
+      fu_gemm_table t;
+      json_t *e = json_array_get(a, i);
       snprintf(where, sizeof where, "%s[%zu]", gkeys[u], i);
-      FU_CHECK(fu__parse_gemm(json_array_get(a, i), what, where, &c->gemm[c->ngemm]));
-      c->gemm[c->ngemm++].unaligned = u;
+      FU_CHECK(fu__parse_gemm(e, what, where, &t));
+      t.unaligned = u == 1;
+      double kernel, stride;
+      if (u == 2) {
+        if (fu__num(e, "kernel", 1, 64, &kernel) || fu__num(e, "stride", 1, 64, &stride))
+          return fu__bad(what, where, "kernel and stride must be numbers from 1 to 64");
+        t.kernel = (int)kernel, t.stride = (int)stride;
+      }
+      if (fu__put_table(u == 2 ? c->conv : c->gemm, u == 2 ? &c->nconv : &c->ngemm,
+                        u == 2 ? FU_CONV_TABLES : FU_GEMM_TABLES, &t) != FU_OK)
+        return fu__bad(what, where, "too many tables");
     }
   }
   if ((a = json_object_get(o, "attention"))) {
@@ -449,11 +500,15 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
   if ((a = json_object_get(o, "ops"))) {
     if (!json_is_array(a) || json_array_size(a) > FU_OPS_MAX)
       return fu__bad(what, "ops", "not an array of at most 96 tables");
-    c->nops = 0;
     for (size_t i = 0; i < json_array_size(a); i++) {
+      fu_op_table t;
       snprintf(where, sizeof where, "ops[%zu]", i);
-      FU_CHECK(fu__parse_op(json_array_get(a, i), what, where, &c->ops[c->nops]));
-      c->nops++;
+      FU_CHECK(fu__parse_op(json_array_get(a, i), what, where, &t));
+      int j = 0; /* the table of that op and dtype, else a new one */
+      while (j < c->nops && (strcmp(c->ops[j].op, t.op) || strcmp(c->ops[j].dtype, t.dtype))) j++;
+      if (j == FU_OPS_MAX) return fu__bad(what, where, "too many operation tables");
+      c->ops[j] = t;
+      if (j == c->nops) c->nops++;
     }
   }
   if ((a = json_object_get(o, "optimizer"))) {

@@ -10,6 +10,9 @@
  *              backward, and the host's cost to issue one (tools/calib_torch.py).
  *   optimizer  one optimizer step (PyTorch's default multi-tensor Adam, AdamW, SGD with momentum):
  *              base + per tensor + per element, fitted to measured steps (tools/calib_torch.py).
+ *   conv       cuDNN convolutions (channels-last, benchmark mode) by class (kernel size, stride)
+ *              and layout, over the implicit GEMM's (m, n, k): fwd (N Ho Wo, Cout, Cin k k),
+ *              dgrad (N Ho Wo, Cin k k, Cout), wgrad (Cout, Cin k k, N Ho Wo) (tools/calib_torch.py).
  *
  * JSON (the profile's "compute" object; every part optional):
  *   { "source": "..",
@@ -21,7 +24,11 @@
  *     "attention": [ {"dtype", "head_dim", "causal", "dropout", "seq", "bh", "fwd_us", "bwd_us"}, ..],
  *     "ops": [ {"op", "dtype", "numel": [..], "fwd_us": [..], "bwd_us": [..], "host_fwd_us",
  *               "host_bwd_us", "kernels_fwd", "kernels_bwd"}, .. ],
- *     "optimizer": [ {"name", "base_us", "per_tensor_us", "per_elem_us", "host_per_tensor_us"}, .. ] } */
+ *     "optimizer": [ {"name", "base_us", "per_tensor_us", "per_elem_us", "host_per_tensor_us"}, .. ],
+ *     "conv": [ {"dtype", "layout", "kernel", "stride", "m", "n", "k", "us"}, .. ] }
+ * Merging (fu_compute_parse into tables already there): a GEMM, conv or operation table replaces
+ * the one of the same key (dtype, layout[, kernel, stride]; op, dtype) and leaves the others, so a
+ * partial calibration updates what it measured; "attention" and "optimizer" replace all. */
 #ifndef FU_COMPUTE_H
 #define FU_COMPUTE_H
 
@@ -34,11 +41,13 @@
 #define FU_OPS_MAX 96             /* memory-bound operation tables and host-only entries */
 #define FU_OPS_SIZES 12           /* sizes per operation table */
 #define FU_OPTIM_MAX 8            /* optimizer fits */
+#define FU_CONV_TABLES 32         /* 2 dtypes x 5 classes x 3 layouts, and room */
 
 typedef struct fu_gemm_table {
   char dtype[8];             /* "bf16", "tf32", "fp32" */
   char layout[8];            /* "fwd", "dgrad", "wgrad" */
   int unaligned;             /* 1: measured with the vocabulary-like dimension not a multiple of 8 */
+  int kernel, stride;        /* convolution tables: kernel size and stride (0 in GEMM tables) */
   int nm, nn, nk;            /* values along each axis */
   int m[FU_GEMM_GRID_AXIS];  /* ascending M values */
   int n[FU_GEMM_GRID_AXIS];  /* ascending N values */
@@ -85,6 +94,8 @@ typedef struct fu_compute {
   fu_op_table ops[FU_OPS_MAX];
   int noptim;                /* optimizer fits in use */
   fu_optim_fit optim[FU_OPTIM_MAX];
+  int nconv;                 /* convolution tables in use */
+  fu_gemm_table conv[FU_CONV_TABLES];
 } fu_compute;
 
 void fu_compute_init(fu_compute *c);
@@ -108,6 +119,13 @@ int fu_compute_put_gemm(fu_compute *c, const char *dtype, const char *layout, in
  * layout exists. */
 int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layout, double m,
                        double n, double k, double *us);
+
+/* Device time of a convolution of kernel size x kernel at stride from the conv table of that
+ * dtype, layout, kernel and stride, (m, n, k) as in the header's "conv", interpolated as
+ * fu_compute_gemm_us does. FU_EDATA (no message) when no such table exists (the caller prices
+ * the implicit GEMM instead) or no measured point surrounds it. */
+int fu_compute_conv_us(const fu_compute *c, const char *dtype, const char *layout, int kernel,
+                       int stride, double m, double n, double k, double *us);
 
 /* Attention forward and backward for bh problems of seq x head_dim: the nearest measured
  * (dtype, head_dim, causal, dropout), log-linear in seq between points, and linear in bh.

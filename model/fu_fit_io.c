@@ -116,9 +116,10 @@ int fu_fit_compute_tables(const char *db_opt, long run, const char *compute_f, i
     st = fu_profile_save(out ? out : merge, prof);
   }
   if (st == FU_OK)
-    printf("profile %s written to %s: %d GEMM tables, %d attention points, %d operation tables, %d optimizer fits\n",
-           prof->name, out ? out : merge, prof->compute.ngemm, prof->compute.nattn, prof->compute.nops,
-           prof->compute.noptim);
+    printf("profile %s written to %s: %d GEMM tables, %d conv tables, %d attention points, %d operation "
+           "tables, %d optimizer fits\n",
+           prof->name, out ? out : merge, prof->compute.ngemm, prof->compute.nconv, prof->compute.nattn,
+           prof->compute.nops, prof->compute.noptim);
   free(prof);
   return st;
 }

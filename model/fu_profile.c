@@ -136,7 +136,7 @@ json_t *fu_profile_to_json(const fu_profile *p) {
   /* the compute tables, only where the profile has them (a profile without stays as it was) */
   const fu_compute *c = &p->compute;
   if (j && p->gpu_mem_bytes > 0) json_object_set_new(j, "gpu_mem_bytes", json_real(p->gpu_mem_bytes));
-  if (j && (c->ngemm || c->nattn || c->nops || c->noptim || c->source[0])) {
+  if (j && (c->ngemm || c->nconv || c->nattn || c->nops || c->noptim || c->source[0])) {
     json_t *cj = fu_compute_to_json(c);
     if (!cj || json_object_set_new(j, "compute", cj) != 0) {
       json_decref(j);

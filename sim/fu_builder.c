@@ -392,8 +392,11 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     FU__TRY(fu__norm(x, "model.norm", ln, ln, H, R));
     FU__TRY(o = fu__linear(x, "lm_head", H, V, 0, fp32_in, 1, !tied));
   }
-  /* the loss: fp32 log-softmax over the logits, which backward keeps */
-  FU__TRY(fu__memop(x, "cross_entropy", A, T * V, 0)); /* its kept output: in the loss transient */
+  /* the loss: fp32 log-softmax over the logits, which backward keeps; rows of a vocabulary off
+   * the multiple of 8 are misaligned for vector loads (a table of their own where measured) */
+  const char *ce = fmod(V, 8) != 0 && fu_compute_op(x->c, "cross_entropy_unaligned", A)
+                       ? "cross_entropy_unaligned" : "cross_entropy";
+  FU__TRY(fu__memop(x, ce, A, T * V, 0)); /* its kept output: in the loss transient */
 #undef NM
   return FU_OK;
 }
@@ -757,6 +760,20 @@ void fu_cnn_spec_init(fu_cnn_spec *s) {
   s->accum = 1;
 }
 
+/* One layout of a convolution (m, n, k of its implicit GEMM in that layout): the profile's conv
+ * table of its class (kernel, stride) where there is one (cuDNN as the framework runs it), else
+ * the aligned GEMM table of the implicit GEMM. */
+static double fu__conv_us(fu__ctx *x, const char *layout, int kernel, int stride, double m,
+                          double n, double k) {
+  double us;
+  if (fu_compute_conv_us(x->c, x->gdt, layout, kernel, stride, m, n, k, &us) == FU_OK) return us;
+  /* cuDNN pads channels to a multiple of 8 (the 3-channel image): the aligned GEMM's time */
+  m = ceil(m / 8) * 8, n = ceil(n / 8) * 8, k = ceil(k / 8) * 8;
+  if (fu_compute_gemm_us(x->c, x->gdt, layout, m, n, k, &us) == FU_OK) return us;
+  fu__miss(x, "gemm");
+  return 0;
+}
+
 /* A convolution as its implicit GEMM (cuDNN's formulation): forward M = N*Ho*Wo, N = Cout,
  * K = Cin*k*k; the data gradient and the weight gradient in their layouts. */
 static fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, double cout,
@@ -765,11 +782,12 @@ static fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, 
   *hout = ho;
   fu__op *o = fu__push(x);
   if (!o) return NULL;
-  double M = batch * ho * ho, N = cout, K = cin * k * k, f, dg, wg;
+  double M = batch * ho * ho, N = cout, K = cin * k * k;
   snprintf(o->what, sizeof o->what, "conv");
-  fu__gemm3(x, M, N, K, &f, &dg, &wg);
-  o->fwd_us = f;
-  o->bwd_us = (cin == 3 ? 0 : dg) + wg; /* the image needs no gradient */
+  int kk = (int)k, ss = (int)stride;
+  o->fwd_us = fu__conv_us(x, "fwd", kk, ss, M, N, K);
+  o->bwd_us = (cin == 3 ? 0 : fu__conv_us(x, "dgrad", kk, ss, M, K, N)) + /* the image needs no gradient */
+              fu__conv_us(x, "wgrad", kk, ss, N, K, M);
   const fu_op_table *h = fu_compute_op(x->c, "conv", x->autocast ? "bf16" : "fp32");
   o->hfwd_us = h ? h->host_fwd_us : 0;
   o->hbwd_us = h ? h->host_bwd_us : 0;

@@ -109,12 +109,18 @@ fi
 # The compute tables (model/fu_compute.h): the cuBLAS GEMM shape sweep of fusim calib --suite gemm
 # (data/calibration/h200-compute-DATE-gemm.sql) and tools/calib_torch.py's attention, memory-bound
 # operation, host and optimizer tables (data/compute/h200-calib-torch.json); calib/device_compute.sh
-# measured both on one H200.
+# measured both on one H200; then data/compute/h200-calib-torch-*.json (calib/device_compute_parts.sh).
 gemm_sql=$(ls data/calibration/h200-compute-*-gemm.sql 2>/dev/null | sort | tail -1)
 if [ -n "$gemm_sql" ] && [ -f data/compute/h200-calib-torch.json ]; then
   gdb=$tmp/gemm.db
   sqlite3 "$gdb" <"$gemm_sql"
   "$fusim" fit --db "$gdb" --gemm-table --compute data/compute/h200-calib-torch.json --merge-into "$prof" >/dev/null
+  # later partial calibrations (calib/device_compute_parts.sh: unaligned GEMMs and cross-entropy,
+  # convolutions, the aligned GEMMs as torch.matmul runs them), in name order: each replaces the
+  # tables it measured
+  for f in data/compute/h200-calib-torch-*.json; do
+    [ -f "$f" ] && "$fusim" fit --compute "$f" --merge-into "$prof" >/dev/null
+  done
 fi
 
 cp "$prof" "$out"

@@ -59,6 +59,7 @@ provenance)
     printf '%s\n%s\n%s\n' "$wl" "$pf" "$bk" >"$T/row"
     py "
 import csv, json, sys
+csv.field_size_limit(1 << 30)  # the profile's JSON (compute tables) is a few hundred KB
 rows = list(csv.reader(open('$T/row')))
 w, p, b = (json.loads(r[0]) for r in rows)
 n = len(w['grads'])

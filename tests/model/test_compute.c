@@ -1,7 +1,8 @@
 /* test_compute: the profile's compute tables (model/fu_compute.c) against values worked out by
  * hand: GEMM grid interpolation (efficiency log-linear between points, floors and edges), the
- * sweep label, memory-bound operation and attention interpolation, the optimizer fit, and the
- * JSON round trip through a profile. */
+ * sweep label, memory-bound operation and attention interpolation, the optimizer fit, the
+ * convolution tables by class, merging a partial calibration by key, and the JSON round trip
+ * through a profile. */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -116,22 +117,36 @@ static void test_ops_attn_optim(void) {
   free(c);
 }
 
-/* The tables survive a profile's JSON round trip, and bad tables are refused in one line. */
-static void test_json(void) {
-  fu_profile *p = malloc(sizeof *p), *q = malloc(sizeof *q);
-  fu_profile_init(p);
+/* The "compute" object in text merged into c (fu_compute_parse). */
+static int merge(const char *text, fu_compute *c) {
+  json_t *o = json_loads(text, 0, NULL);
+  EXPECT(o != NULL);
+  int st = fu_compute_parse(o, "test", c);
+  json_decref(o);
+  return st;
+}
+
+/* p written as a profile's JSON and read back into q (the name is set: profiles need one). */
+static void roundtrip(fu_profile *p, fu_profile *q) {
   snprintf(p->name, sizeof p->name, "t");
-  fu_compute *c = grid();
-  p->compute = *c;
-  free(c);
-  p->gpu_mem_bytes = 150e9;
-  snprintf(p->compute.source, sizeof p->compute.source, "hand");
   json_t *j = fu_profile_to_json(p);
   EXPECT(j != NULL);
   char *text = json_dumps(j, 0);
   json_decref(j);
   EXPECT_INT_EQ(fu_profile_parse(text, "roundtrip", q), FU_OK);
   free(text);
+}
+
+/* The tables survive a profile's JSON round trip, and bad tables are refused in one line. */
+static void test_json(void) {
+  fu_profile *p = malloc(sizeof *p), *q = malloc(sizeof *q);
+  fu_profile_init(p);
+  fu_compute *c = grid();
+  p->compute = *c;
+  free(c);
+  p->gpu_mem_bytes = 150e9;
+  snprintf(p->compute.source, sizeof p->compute.source, "hand");
+  roundtrip(p, q);
   double a, b;
   EXPECT_INT_EQ(fu_compute_gemm_us(&p->compute, "bf16", "fwd", 700, 300, 900, &a), FU_OK);
   EXPECT_INT_EQ(fu_compute_gemm_us(&q->compute, "bf16", "fwd", 700, 300, 900, &b), FU_OK);
@@ -160,9 +175,7 @@ static void test_unaligned(void) {
   /* one grid point (1024 x 50257 x 1024): a product above it in every axis runs at its efficiency */
   const char *u = "{\"gemm_unaligned\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"m\": [1024], "
                   "\"n\": [50257], \"k\": [1024], \"us\": [1054.0]}]}";
-  json_t *o = json_loads(u, 0, NULL);
-  EXPECT_INT_EQ(fu_compute_parse(o, "unaligned", &p->compute), FU_OK);
-  json_decref(o);
+  EXPECT_INT_EQ(merge(u, &p->compute), FU_OK);
   EXPECT_INT_EQ(p->compute.ngemm, 2);
   double eff = 2.0 * 1024 * 50257 * 1024 / 1054.0, us;
   EXPECT_INT_EQ(fu_compute_gemm_us(&p->compute, "bf16", "fwd", 2048, 60001, 2048, &us), FU_OK);
@@ -172,20 +185,13 @@ static void test_unaligned(void) {
   EXPECT_REL(us, 2.0 * 1024 * 256 * 1024 / 4e8, 1e-6);
   /* no unaligned table for wgrad: the aligned one would be used; none exists either */
   EXPECT_INT_EQ(fu_compute_gemm_us(&p->compute, "bf16", "wgrad", 50257, 256, 256, &us), FU_EDATA);
-  snprintf(p->name, sizeof p->name, "t");
-  json_t *j = fu_profile_to_json(p);
-  char *text = json_dumps(j, 0);
-  json_decref(j);
-  EXPECT_INT_EQ(fu_profile_parse(text, "roundtrip", q), FU_OK);
-  free(text);
+  roundtrip(p, q);
   EXPECT_INT_EQ(q->compute.ngemm, 2);
   EXPECT_INT_EQ(fu_compute_gemm_us(&q->compute, "bf16", "fwd", 2048, 60001, 2048, &us), FU_OK);
   EXPECT_REL(us, 2.0 * 2048 * 60001 * 2048 / eff, 1e-6);
   /* a second "gemm" (the sweep again) replaces the aligned tables and keeps the unaligned one */
-  o = json_loads("{\"gemm\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"m\": [64], \"n\": [64], "
-                 "\"k\": [64], \"us\": [1.0]}]}", 0, NULL);
-  EXPECT_INT_EQ(fu_compute_parse(o, "again", &q->compute), FU_OK);
-  json_decref(o);
+  EXPECT_INT_EQ(merge("{\"gemm\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"m\": [64], \"n\": [64], "
+                      "\"k\": [64], \"us\": [1.0]}]}", &q->compute), FU_OK);
   EXPECT_INT_EQ(q->compute.ngemm, 2);
   EXPECT_INT_EQ(fu_compute_gemm_us(&q->compute, "bf16", "fwd", 2048, 60001, 2048, &us), FU_OK);
   EXPECT_REL(us, 2.0 * 2048 * 60001 * 2048 / eff, 1e-6);
@@ -193,17 +199,96 @@ static void test_unaligned(void) {
   free(q);
 }
 
-/* The embedded default carries the H200's tables: every dtype and layout of the sweep. */
+/* Convolution tables: looked up by dtype, layout, kernel and stride, interpolated like GEMM
+ * tables (efficiency log-linear; a missing point skipped); other classes have none. */
+static void test_conv(void) {
+  fu_profile *p = malloc(sizeof *p), *q = malloc(sizeof *q);
+  fu_profile_init(p);
+  /* 3x3 stride 1, Cout 64, K = 64 * 9 = 576: M 1000 at 1e7 FLOP/us, M 4000 at 4e7 FLOP/us;
+   * times 2 * M * 64 * 576 / efficiency = 7.3728 and 7.3728 us; Cout 128 at M 4000 missing */
+  const char *cv = "{\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"kernel\": 3, \"stride\": 1, "
+                   "\"m\": [1000, 4000], \"n\": [64, 128], \"k\": [576], \"us\": [7.3728, 14.7456, 7.3728, null]}]}";
+  EXPECT_INT_EQ(merge(cv, &p->compute), FU_OK);
+  EXPECT_INT_EQ(p->compute.nconv, 1);
+  EXPECT_INT_EQ(p->compute.ngemm, 0);
+  double us;
+  /* M 2000: half way in log space, efficiency sqrt(1e7 * 4e7) = 2e7 */
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 2000, 64, 576, &us), FU_OK);
+  EXPECT_REL(us, 2.0 * 2000 * 64 * 576 / 2e7, 1e-6);
+  /* M 2000 and Cout 64 sqrt(2) (half way on both axes): four corners of weight 1/4, the one
+   * at M 4000, Cout 128 missing; the other three (1e7, 4e7, 1e7) share the weight */
+  double n = 64 * sqrt(2.0);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 2000, n, 576, &us), FU_OK);
+  EXPECT_REL(us, 2.0 * 2000 * n * 576 / (1e7 * cbrt(4.0)), 1e-6);
+  /* on the missing point nothing surrounds it: none (the builder prices the implicit GEMM) */
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 4000, 128, 576, &us), FU_EDATA);
+  /* another class, dtype or layout: none (the builder then prices the implicit GEMM) */
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 1, 1, 2000, 64, 64, &us), FU_EDATA);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 2, 2000, 64, 576, &us), FU_EDATA);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "tf32", "fwd", 3, 1, 2000, 64, 576, &us), FU_EDATA);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "wgrad", 3, 1, 64, 576, 2000, &us), FU_EDATA);
+  /* the JSON round trip keeps kernel and stride */
+  roundtrip(p, q);
+  EXPECT_INT_EQ(q->compute.nconv, 1);
+  EXPECT_INT_EQ(q->compute.conv[0].kernel, 3);
+  EXPECT_INT_EQ(q->compute.conv[0].stride, 1);
+  EXPECT_INT_EQ(fu_compute_conv_us(&q->compute, "bf16", "fwd", 3, 1, 2000, 64, 576, &us), FU_OK);
+  EXPECT_REL(us, 2.0 * 2000 * 64 * 576 / 2e7, 1e-6);
+  /* a conv table without its kernel is refused */
+  EXPECT_INT_EQ(merge("{\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"m\": [1], \"n\": [1], "
+                      "\"k\": [1], \"us\": [1]}]}", &q->compute), FU_EDATA);
+  free(p);
+  free(q);
+}
+
+/* A partial calibration merged into tables already there: each table replaces the one of its
+ * key (GEMM: dtype and layout; op: name and dtype) and leaves the others. */
+static void test_merge(void) {
+  fu_compute *c = malloc(sizeof *c);
+  fu_compute_init(c);
+  const char *first = "{\"gemm\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"m\": [64], \"n\": [64], "
+                      "\"k\": [64], \"us\": [1.0]}, {\"dtype\": \"tf32\", \"layout\": \"fwd\", \"m\": [64], "
+                      "\"n\": [64], \"k\": [64], \"us\": [2.0]}], \"ops\": [{\"op\": \"gelu\", \"dtype\": \"bf16\", "
+                      "\"numel\": [10], \"fwd_us\": [1], \"bwd_us\": [1], \"host_fwd_us\": 5, \"host_bwd_us\": 6}, "
+                      "{\"op\": \"relu\", \"dtype\": \"bf16\", \"numel\": [10], \"fwd_us\": [3], \"bwd_us\": [3], "
+                      "\"host_fwd_us\": 1, \"host_bwd_us\": 1}]}";
+  const char *second = "{\"gemm\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"m\": [64], \"n\": [64], "
+                       "\"k\": [64], \"us\": [4.0]}], \"ops\": [{\"op\": \"gelu\", \"dtype\": \"bf16\", "
+                       "\"numel\": [10], \"fwd_us\": [7], \"bwd_us\": [7], \"host_fwd_us\": 0, \"host_bwd_us\": 0}, "
+                       "{\"op\": \"tv_resnet50\", \"dtype\": \"bf16\", \"numel\": [], \"fwd_us\": [], "
+                       "\"bwd_us\": [], \"host_fwd_us\": 900, \"host_bwd_us\": 800}]}";
+  const char *docs[2] = {first, second};
+  for (int i = 0; i < 2; i++) EXPECT_INT_EQ(merge(docs[i], c), FU_OK);
+  double us;
+  EXPECT_INT_EQ(c->ngemm, 2);
+  EXPECT_INT_EQ(fu_compute_gemm_us(c, "bf16", "fwd", 64, 64, 64, &us), FU_OK);
+  EXPECT_REL(us, 4.0, 1e-6); /* replaced */
+  EXPECT_INT_EQ(fu_compute_gemm_us(c, "tf32", "fwd", 64, 64, 64, &us), FU_OK);
+  EXPECT_REL(us, 2.0, 1e-6); /* kept */
+  EXPECT_INT_EQ(c->nops, 3);
+  EXPECT_REL(fu_op_us(fu_compute_op(c, "gelu", "bf16"), 10, 0), 7, 1e-9);  /* replaced */
+  EXPECT_REL(fu_op_us(fu_compute_op(c, "relu", "bf16"), 10, 0), 3, 1e-9);  /* kept */
+  EXPECT_REL(fu_compute_op(c, "tv_resnet50", "bf16")->host_fwd_us, 900, 1e-9); /* added */
+  free(c);
+}
+
+/* The embedded default carries the H200's tables: every dtype and layout of the sweep, aligned
+ * and unaligned, and the convolution classes in bf16 and TF32. */
 static void test_default(void) {
   fu_profile *p = malloc(sizeof *p);
   EXPECT_INT_EQ(fu_profile_load_default(p), FU_OK);
-  EXPECT_INT_EQ(p->compute.ngemm, 9);
+  EXPECT_INT_EQ(p->compute.ngemm, 15); /* 9 aligned, bf16 and TF32 unaligned */
+  EXPECT_INT_EQ(p->compute.nconv, 28); /* 2 dtypes x (4 classes x 3 layouts + the stem's 2) */
   EXPECT(p->compute.nattn > 0 && p->compute.nops > 0 && p->compute.noptim == 3);
   EXPECT(p->gpu_mem_bytes > 100e9);
   double us;
   /* a grid point of the sweep: 8192^3 bf16 is 1.1 TFLOP; the H200 ran it at 500..1000 TFLOP/s */
   EXPECT_INT_EQ(fu_compute_gemm_us(&p->compute, "bf16", "fwd", 8192, 8192, 8192, &us), FU_OK);
   EXPECT(us > 2.0 * 8192 * 8192 * 8192 / 1e9 && us < 2.0 * 8192 * 8192 * 8192 / 5e8);
+  /* ResNet-50's layer3 3x3 (M = 128 x 14 x 14, 256 -> 256): a measured point, between 100 and
+   * 1000 TFLOP/s */
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 25088, 256, 2304, &us), FU_OK);
+  EXPECT(us > 2.0 * 25088 * 256 * 2304 / 1e9 && us < 2.0 * 25088 * 256 * 2304 / 1e8);
   free(p);
 }
 
@@ -213,6 +298,8 @@ int main(void) {
   test_ops_attn_optim();
   test_json();
   test_unaligned();
+  test_conv();
+  test_merge();
   test_default();
   return fu_test_report("test_compute");
 }

@@ -138,7 +138,7 @@ for f in files:
     assert m["params_bytes"] == sum(a.values()), cap["name"]  # fp32 parameters = fp32 gradients
 PY
 # the default profile's compute tables are reproducible from the committed calibration:
-# fit --gemm-table (the GEMM sweep's SQL dump) + --compute (tools/calib_torch.py's JSON)
+# fit --gemm-table (the GEMM sweep's SQL dump) + --compute (tools/calib_torch.py's JSONs)
 python3 - "$fusim" "$root" "$dir" <<'PY' || { echo "FAIL: fit --gemm-table --compute does not reproduce the default profile's tables" >&2; fail=1; }
 import glob, json, os, sqlite3, subprocess, sys
 fusim, root, tmp = sys.argv[1:4]
@@ -153,11 +153,40 @@ r = subprocess.run([fusim, "fit", "--db", db, "--gemm-table", "--compute",
                     os.path.join(root, "data", "compute", "h200-calib-torch.json"), "--merge-into", base],
                    capture_output=True, text=True)
 assert r.returncode == 0, r.stderr
+# then the later partial calibrations in name order (tools/make_default_profile.sh does the same)
+for f in sorted(glob.glob(os.path.join(root, "data", "compute", "h200-calib-torch-*.json"))):
+    r = subprocess.run([fusim, "fit", "--compute", f, "--merge-into", base], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
 got = json.load(open(base))
 want = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
-for k in ("gemm", "attention", "ops", "optimizer"):
-    assert got["compute"][k] == want["compute"][k], k
+for k in ("gemm", "gemm_unaligned", "conv", "attention", "ops", "optimizer"):
+    assert got["compute"].get(k) == want["compute"].get(k), k
 assert got["gpu_mem_bytes"] == want["gpu_mem_bytes"]
+PY
+# --cnn prices convolutions from the profile's conv tables (cuDNN by class): in TF32 (no autocast
+# casts added) ResNet-50's layer3.1.conv2 (3x3, 256 -> 256, 14 x 14 at batch 128: M = 25088,
+# K = 2304) and the stem's weight gradient (7x7/2, 3 -> 64, 112 x 112: Cout 64, K = 147,
+# M = 1605632) sit on measured grid points, so their times are the committed measurements
+python3 - "$fusim" "$root" "$dir" <<'PY' || { echo "FAIL: --cnn does not price convolutions from the conv tables" >&2; fail=1; }
+import csv, glob, json, os, subprocess, sys
+fusim, root, tmp = sys.argv[1:4]
+ops = os.path.join(tmp, "r.csv")
+r = subprocess.run([fusim, "workload", "--cnn", "resnet50", "--micro-batch", "128", "--precision", "tf32",
+                    "--out", os.path.join(tmp, "r.json"), "--ops", ops], capture_output=True, text=True)
+assert r.returncode == 0, r.stderr
+rows = {row["param"]: row for row in csv.DictReader(open(ops))}
+def point(kernel, stride, layout, m, n, k):
+    for f in sorted(glob.glob(os.path.join(root, "data", "compute", "h200-calib-torch-*.json"))):
+        for t in json.load(open(f))["compute"].get("conv", []):
+            if (t["dtype"], t["layout"], t["kernel"], t["stride"]) == ("tf32", layout, kernel, stride):
+                i, j, q = t["m"].index(m), t["n"].index(n), t["k"].index(k)
+                return t["us"][(i * len(t["n"]) + j) * len(t["k"]) + q]
+want_f = point(3, 1, "fwd", 25088, 256, 2304)
+got_f = float(rows["layer3.1.conv2.weight"]["fwd_us"])
+assert abs(got_f - want_f) <= 1e-3 + 1e-5 * want_f, (got_f, want_f)
+want_w = point(7, 2, "wgrad", 64, 147, 1605632)  # the image needs no data gradient
+got_w = float(rows["conv1.weight"]["bwd_us"])
+assert abs(got_w - want_w) <= 1e-3 + 1e-5 * want_w, (got_w, want_w)
 PY
 "$fusim" fit --gemm-table --db "$dir/none.db" --out "$dir/p.json" >/dev/null 2>&1; [ $? -ne 0 ] || { echo "FAIL: fit --gemm-table without a database" >&2; fail=1; }
 "$fusim" fit --compute "$dir/m.json" --out "$dir/p.json" >/dev/null 2>&1; eq "fit --compute of a workload file" $? 65
