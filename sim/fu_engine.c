@@ -110,6 +110,11 @@ int fu_engine_task_add(fu_engine *e, const fu_task_spec *s, uint32_t *id) {
   return FU_OK;
 }
 
+int fu_engine_reserve(fu_engine *e, size_t ntasks, size_t nedges) {
+  FU_CHECK(fu__grow((void **)&e->tasks, &e->tcap, ntasks, sizeof *e->tasks));
+  return fu__grow((void **)&e->edges, &e->ecap, nedges, sizeof *e->edges);
+}
+
 int fu_engine_dep(fu_engine *e, uint32_t before, uint32_t after) {
   if (before >= e->ntasks || after >= e->ntasks || before == after) return FU_EINTERNAL;
   FU_CHECK(fu__grow((void **)&e->edges, &e->ecap, e->nedges + 1, sizeof *e->edges));
@@ -318,9 +323,9 @@ int fu_engine_run(fu_engine *e) {
   fu_event ev;
   uint64_t events = 0;
   while (fu_heap_pop(&e->heap, &ev)) {
-    events++;
     fu_engine_task *t = &e->tasks[ev.arg];
-    if (ev.seq != t->pending) continue; /* superseded by a rate change */
+    if (ev.seq != t->pending) continue; /* superseded by a rate change: not an event */
+    events++;
     /* A task has one live event at a time; its state says which: the grid point it waited
      * for (waiting), the end of its latency (started), or its completion (working). */
     switch (t->state) {

@@ -129,7 +129,8 @@ typedef struct fu_engine {
   uint32_t *computing;       /* compute tasks running (run state, malloc'd) */
   size_t ncomputing;         /* ... how many */
   size_t ccap;               /* ... slots allocated */
-  uint64_t events;           /* events processed by the last run (superseded ones included) */
+  uint64_t events;           /* events of the last run: a task's latency or work ended, a grid
+                              * point reached (superseded completion times are not counted) */
   double makespan_us;        /* latest end time of the last run */
   int log_links;             /* 1: record link samples during runs */
   fu_link_sample *log;       /* link samples (malloc'd) */
@@ -150,6 +151,9 @@ void fu_engine_set_slowdown(fu_engine *e, double comm_slowdown, double copy_slow
 
 void fu_task_spec_init(fu_task_spec *s, uint32_t lane);   /* plain, no link, no alignment */
 int fu_engine_task_add(fu_engine *e, const fu_task_spec *s, uint32_t *id);
+/* Room for ntasks tasks and nedges edges in all, so that a large graph is not grown (and copied)
+ * step by step; a hint: adding more still works. */
+int fu_engine_reserve(fu_engine *e, size_t ntasks, size_t nedges);
 /* `after` starts only once `before` has ended. FU_EINTERNAL for unknown tasks or a self edge. */
 int fu_engine_dep(fu_engine *e, uint32_t before, uint32_t after);
 

@@ -156,6 +156,10 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
   /* Micro-batches before the last: no communication. */
   uint32_t id, host_last = FU_TASK_NONE;
   int K = w->accum_steps > 0 ? w->accum_steps : 1;
+  /* At most: per micro-batch 2 computes; per gradient a segment and a hook (each after one
+   * task); per bucket issue, pack, hand-off, operation and unpack with 8 edges; tail, optimizer. */
+  FU_CHECK(fu_engine_reserve(e, 2 * (size_t)K + 2 * w->ngrads + 5 * nb + 2,
+                             2 * w->ngrads + 8 * nb + (size_t)K + 4));
   for (int m = 0; m < K - 1; m++) {
     FU_CHECK(fu__compute(s, w->fwd_us, FU__TAG(FU__K_FWD, m), FU_TASK_NONE, &id));
     FU_CHECK(fu__compute(s, w->bwd_us, FU__TAG(FU__K_BWD, m), FU_TASK_NONE, &id));

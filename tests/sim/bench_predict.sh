@@ -4,6 +4,10 @@
 # 4-28 KiB each; fusion default none: one operation, so one JSON bucket object, per gradient).
 # Prints the wall and CPU time and the peak resident memory of the whole process (load, simulate,
 # print) and events per second = the sim_events it reports / seconds (issue 9's target: 5 M/s).
+# An event is what the engine pops from its heap and acts on: a task's latency or work ended, or a
+# grid point reached; a completion time superseded by a rate change is not one. With --fusion none
+# each gradient makes four (its compute segment, its issue, its operation's latency and its
+# transfer) and the forward, backward tail and optimizer one each: 4 NGRADS + 3, checked below.
 # sim_events counts the nominal run only: the engine also runs the graph at the two bounds of the
 # interval (three runs), so it processes about three times as many events as the figure counts.
 # With FUSIM_JSON_FLOOR (bench_json_floor, set by meson), also what Jansson alone costs for the
@@ -39,6 +43,8 @@ cpu = ru.ru_utime + ru.ru_stime
 rss = ru.ru_maxrss / 1024.0  # kB on Linux
 with open(out) as f:
     ev = int(re.search(r'"sim_events": (\d+)', f.read(4096)).group(1))
+if fusion == "none" and ev != 4 * int(n) + 3:
+    sys.exit("sim_events %d, expected 4 x %s + 3 = %d" % (ev, n, 4 * int(n) + 3))
 print("predict --fusion %s, %s gradients, --no-store --format json: %d events; wall %.3f s: "
       "%.2f M events/s; CPU %.3f s: %.2f M events/s (target 5 M/s); peak RSS %.0f MB"
       % (fusion, n, ev, wall, ev / wall / 1e6, cpu, ev / cpu / 1e6, rss))

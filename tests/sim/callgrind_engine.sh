@@ -1,5 +1,6 @@
 #!/bin/sh
-# callgrind_engine.sh [BENCH]: instructions per event of the engine, counted by callgrind over
+# callgrind_engine.sh [BENCH]: instructions per event of the engine (events as fu_engine.h counts
+# them, superseded completion times left out), counted by callgrind over
 # fu_engine_run only (graph building excluded), on the 2,000-gradient benchmark graph. Unlike
 # time this does not drift with machine load. BENCH defaults to build-engine's bench_engine.
 set -eu

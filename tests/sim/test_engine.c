@@ -38,6 +38,9 @@ int main(void) {
     EXPECT_NEAR(e.tasks[t1].end_us, 100.0, tol);
     EXPECT_NEAR(e.tasks[t0].end_us, 150.0, tol);
     EXPECT_NEAR(e.makespan_us, 150.0, tol);
+    /* Events: the two completions. t0's completion was first set for 100 (alone at rate 1),
+     * then for 200 (shared from t1's start); both are superseded, not counted. */
+    EXPECT_INT_EQ(e.events, 2);
     fu_engine_finish(&e);
   }
   { /* Duplex: H2D 100 and D2H 100 at once, each at rate f = 99.13 / 110.4: both end at 100/f;
