@@ -158,7 +158,7 @@ int fu_cmd_fit(int argc, char **argv) {
       {FU_OPT_FLAG(0, "nonneg-alpha", &fo.nonneg_alpha, "refit a segment through the origin when its alpha is < 0")},
       FU_OPT_HEADER("output"),
       FU_OPT_ROW_FORMAT(&out.format),
-      {FU_OPT_STR(0, "out", &prof_out, "FILE", "write the profile (JSON, format fusim-profile-1)")},
+      {FU_OPT_OUT(0, "out", &prof_out, "FILE", "write the profile (JSON, format fusim-profile-1)")},
       {FU_OPT_STR(0, "merge-into", &merge, "BASE",
                   "start from profile BASE (its curves and scalars are kept; fitted\n"
                   "curves are added or replace those with the same key); written to\n"
@@ -178,7 +178,7 @@ int fu_cmd_fit(int argc, char **argv) {
                      "algo of curves whose samples name none (ring, tree, nvls)"), .bad = "warp"},
       {FU_OPT_STR(0, "notes", &notes, "TEXT", "appended to the profile's notes (where the scalars came from)")},
       {FU_OPT_STR(0, "profile-source", &psource, "T", "provenance of the whole profile")},
-      {FU_OPT_STR(0, "plot", &plot, "FILE",
+      {FU_OPT_PLOT(0, "plot", &plot,
                   "draw measured points and fitted curves (time and bus bandwidth\n"
                   "against size, log axes) with gnuplot; .png or .svg")},
       FU_OPT_ROW_NO_STORE(&out.no_store),
@@ -226,7 +226,6 @@ int fu_cmd_fit(int argc, char **argv) {
     fu_error("fit: --plot needs gnuplot, which is not on PATH (apt-get install gnuplot-nox), or leave out --plot");
     return fu_exit_code(FU_EUSAGE);
   }
-  if (plot && (st = fu_plot_path_check("fit: --plot", plot, NULL)) != FU_OK) return fu_exit_code(st);
 
   if (compute_f || gemm_table) {
     if (!prof_out && !merge) {

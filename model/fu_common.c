@@ -186,35 +186,70 @@ void fu_gnuplot_quote(FILE *out, const char *s) {
   fputc('\'', out);
 }
 
-int fu_plot_path_check(const char *what, const char *path, int *svg) {
+int fu_out_path_why(const char *path, int writable, char *why, size_t why_len) {
+  struct stat st;
+  int exists = stat(path, &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    snprintf(why, why_len, "a folder, not a file");
+    return FU_EUSAGE;
+  }
+  if (exists && !S_ISREG(st.st_mode)) return FU_OK;
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  size_t n = slash ? (size_t)(slash - path) : 0;
+  if (n >= sizeof dir) {
+    snprintf(why, why_len, "a path longer than %zu characters", sizeof dir - 1);
+    return FU_EUSAGE;
+  }
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (n == 0) snprintf(dir, sizeof dir, "/");
+  else memcpy(dir, path, n), dir[n] = '\0';
+  if (stat(dir, &st) != 0) {
+    snprintf(why, why_len, "folder %s: %s", dir, strerror(errno));
+    return FU_EUSAGE;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    snprintf(why, why_len, "%s is not a folder", dir);
+    return FU_EUSAGE;
+  }
+  if (writable && access(dir, W_OK | X_OK) != 0) {
+    snprintf(why, why_len, "folder %s: %s", dir, strerror(errno));
+    return FU_EUSAGE;
+  }
+  return FU_OK;
+}
+
+int fu_plot_path_why(const char *path, int *svg, char *why, size_t why_len) {
   const char *ext = strrchr(path, '.');
   int is_svg = ext && strcasecmp(ext, ".svg") == 0;
   if (!ext || (!is_svg && strcasecmp(ext, ".png") != 0)) {
-    fu_error("%s %s: the file name must end in .png or .svg", what, path);
+    snprintf(why, why_len, "the file name must end in .png or .svg");
     return FU_EUSAGE;
   }
   for (const char *c = path; *c; c++) {
     if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-      fu_error("%s: the file name holds a control character", what);
+      snprintf(why, why_len, "the file name holds a control character");
       return FU_EUSAGE;
     }
   }
   /* gnuplot's own complaint about an output it cannot open runs to several lines: say it first */
-  const char *slash = strrchr(path, '/');
-  char dir[1024];
-  if (!slash) snprintf(dir, sizeof dir, ".");
-  else snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-  struct stat sb;
-  if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0) {
-    fu_error("%s '%s': folder '%s' is missing or not writable", what, path, dir);
-    return FU_EUSAGE;
-  }
+  FU_CHECK(fu_out_path_why(path, 1, why, why_len));
   if (access(path, F_OK) == 0 && access(path, W_OK) != 0) {
-    fu_error("%s '%s': the file is not writable", what, path);
+    snprintf(why, why_len, "the file is not writable");
     return FU_EUSAGE;
   }
   if (svg) *svg = is_svg;
   return FU_OK;
+}
+
+int fu_plot_path_check(const char *what, const char *path, int *svg) {
+  char why[4200];
+  int st = fu_plot_path_why(path, svg, why, sizeof why);
+  int ctrl = 0; /* a name with a line break is not printed: one line always */
+  for (const char *c = path; *c; c++) ctrl |= (unsigned char)*c < 0x20 || *c == 0x7f;
+  if (st != FU_OK && ctrl) fu_error("%s: %s", what, why);
+  else if (st != FU_OK) fu_error("%s '%s': %s", what, path, why);
+  return st;
 }
 
 const char *fu_db_path_default(const char *from_option) {

@@ -69,10 +69,15 @@ void fu_csv_field(FILE *out, const char *s);
  * break would end the string and start a gnuplot command) become '?'. For titles and labels
  * that come from input files. */
 void fu_gnuplot_quote(FILE *out, const char *s);
-/* A plot file name: it ends in .png or .svg (*svg, when not NULL, says which) and holds no
- * control character (FU_EUSAGE otherwise), and its folder (and the file, if there) can be
- * written (FU_EIO otherwise: gnuplot's own complaint runs to several lines). One line on stderr
- * naming WHAT and PATH on failure. */
+/* Can a file be made at path? It is not a folder and its folder exists; with `writable`, the
+ * folder takes new files (an output is written to a temporary file beside it), unless path
+ * exists and is not a regular file (/dev/stdout, a FIFO: written in place). FU_OK, or FU_EUSAGE
+ * with the reason in why ("folder /x: No such file or directory"). */
+int fu_out_path_why(const char *path, int writable, char *why, size_t why_len);
+/* A plot file name: it ends in .png or .svg (*svg, when not NULL, says which), holds no control
+ * character, and it can be written (fu_out_path_why, and an existing file writable). FU_OK, or
+ * FU_EUSAGE with the reason in why; fu_plot_path_check prints it in one line naming WHAT. */
+int fu_plot_path_why(const char *path, int *svg, char *why, size_t why_len);
 int fu_plot_path_check(const char *what, const char *path, int *svg);
 
 /* The database path a command uses: the --db value, else $FUSIM_DB, else "fusim.db". */

@@ -29,6 +29,24 @@ int fu_opt_parse_db(void *value, const char *arg, char *why, size_t why_len) {
     snprintf(why, why_len, "an empty file name (leave --db out for $FUSIM_DB, else ./fusim.db)");
     return FU_EUSAGE;
   }
+  /* Its folder need not be writable: report only reads a database. */
+  FU_CHECK(fu_out_path_why(arg, 0, why, why_len));
+  *(const char **)value = arg;
+  return FU_OK;
+}
+
+int fu_opt_parse_out(void *value, const char *arg, char *why, size_t why_len) {
+  if (!*arg) {
+    snprintf(why, why_len, "an empty file name");
+    return FU_EUSAGE;
+  }
+  if (strcmp(arg, "-") != 0) FU_CHECK(fu_out_path_why(arg, 1, why, why_len)); /* "-": stdout */
+  *(const char **)value = arg;
+  return FU_OK;
+}
+
+int fu_opt_parse_plot(void *value, const char *arg, char *why, size_t why_len) {
+  FU_CHECK(fu_plot_path_why(arg, NULL, why, why_len));
   *(const char **)value = arg;
   return FU_OK;
 }
@@ -177,7 +195,13 @@ static int fu__apply(const fu_opt_cmd *cmd, const fu_option *o, const char *spel
     default: break;
   }
   if (!ok) {
-    fu_opt_usage_error(cmd, "%s '%s': %s", spelled, arg, o->why ? o->why : why);
+    /* the value as given, but a control character (a line break) as '?': one line always */
+    char shown[512];
+    size_t k = 0;
+    for (const char *c = arg; *c && k + 1 < sizeof shown; c++)
+      shown[k++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
+    shown[k] = '\0';
+    fu_opt_usage_error(cmd, "%s '%s': %s", spelled, shown, o->why ? o->why : why);
     return FU_EUSAGE;
   }
   if (o->seen) (*o->seen)++;

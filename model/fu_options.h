@@ -137,6 +137,19 @@ void fu_opt_usage_error(const fu_opt_cmd *cmd, const char *fmt, ...) __attribute
 /* Custom parsers shared by the groups and commands. */
 int fu_opt_parse_format(void *value, const char *arg, char *why, size_t why_len); /* fu_format * */
 int fu_opt_parse_db(void *value, const char *arg, char *why, size_t why_len); /* const char **: not "" */
+/* An output file (const char **): not empty, not a folder, in a folder that exists and takes new
+ * files; "-" (stdout) passes. --db is checked alike, but its folder may be read-only. */
+int fu_opt_parse_out(void *value, const char *arg, char *why, size_t why_len);
+
+/* A row for an option that names a file the command writes: its path is checked as the options
+ * are read (fu_opt_parse_out), so a bad one stops the command before any work. */
+#define FU_OPT_OUT(s, l, v, mv, h) \
+  FU_OPT_CUSTOM(s, l, v, fu_opt_parse_out, mv, h), .bad = "/nonexistent-folder/x"
+/* A plot gnuplot draws (const char **): as FU_OPT_OUT, and it ends in .png or .svg
+ * (fu_plot_path_why). */
+int fu_opt_parse_plot(void *value, const char *arg, char *why, size_t why_len);
+#define FU_OPT_PLOT(s, l, v, h) \
+  FU_OPT_CUSTOM(s, l, v, fu_opt_parse_plot, "FILE", h), .bad = "/nonexistent-folder/x.png"
 
 /* ---- shared groups ---- */
 

@@ -41,7 +41,7 @@ int fu_cmd_predict(int argc, char **argv) {
       {FU_OPT_FLAG(0, "strict", &strict, "ready times out of order in the workload are an error")},
       FU_OPT_HEADER("plan"), FU_OPTS_PLAN(&po),
       FU_OPT_HEADER("output"), FU_OPTS_OUTPUT(&out),
-      {FU_OPT_STR(0, "trace", &trace, "FILE",
+      {FU_OPT_OUT(0, "trace", &trace, "FILE",
                   "write Chrome trace JSON (ui.perfetto.dev): a track per stream, copy engine\n"
                   "and the host thread, link counters, flows from gradients to their bucket")},
       {FU_OPT_FLAG(0, "buckets", &buckets_csv, "with --format csv: the bucket table, not the summary")},

@@ -80,7 +80,7 @@ int fu_cmd_validate(int argc, char **argv) {
       {FU_OPT_INT(0, "reps", &reps, 1, 100000, "N", "timed runs per fusion-table cell (20)")},
       {FU_OPT_STR(0, "from-csv", &from, "FILE", "print (and --plot) results a run stored with --format csv; no GPU")},
       FU_OPT_HEADER("output"), FU_OPTS_OUTPUT(&out),
-      {FU_OPT_STR(0, "plot", &o.plot, "FILE", "predicted vs measured through gnuplot (.png or .svg)")},
+      {FU_OPT_PLOT(0, "plot", &o.plot, "predicted vs measured through gnuplot (.png or .svg)")},
       FU_OPT_END,
   };
   const fu_opt_cmd cmd = {"validate", fu__head, fu__foot, rows, 0};
@@ -103,7 +103,6 @@ int fu_cmd_validate(int argc, char **argv) {
     fu_opt_usage_error(&cmd, "--plot draws the matrix (--workload or --from-csv), not --fusion-table");
     return fu_exit_code(FU_EUSAGE);
   }
-  if (o.plot && (st = fu_validate_plot_check(o.plot)) != FU_OK) return fu_exit_code(st);
   char *cmdline = fu_join_argv(argc, argv);
   o.cmdline = cmdline;
   if (from) st = fu_validate_from_csv(&o, from);

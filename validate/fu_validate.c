@@ -228,25 +228,6 @@ static void fu__print(const fu_validate_opts *o, const fu_exec_info *info, const
          n, 100 * med, 100 * mx);
 }
 
-int fu_validate_plot_check(const char *path) {
-  FU_CHECK(fu_plot_path_check("validate: --plot", path, NULL));  /* .png/.svg, no control char */
-  char dir[4096];
-  if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir) {
-    fu_error("validate: --plot: file name too long");
-    return FU_EUSAGE;
-  }
-  char *slash = strrchr(dir, '/');
-  if (!slash) snprintf(dir, sizeof dir, ".");
-  else if (slash == dir) dir[1] = '\0';
-  else *slash = '\0';
-  struct stat sb;
-  if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0) {
-    fu_error("validate: --plot '%s': folder '%s' is missing or not writable", path, dir);
-    return FU_EIO;
-  }
-  return FU_OK;
-}
-
 /* predicted vs measured through gnuplot, with the y = x line and +-8% bands. */
 static int fu__plot(const char *path, const fu__row *rows, size_t n) {
   char dat[] = "/tmp/fusim-validate-XXXXXX";

@@ -50,11 +50,6 @@ int fu_validate_load_plans(const char *path, fu_plan **out, size_t *n);
 /* Runs the matrix and prints it (stdout). Returns a status (fu_exit_code for the exit). */
 int fu_validate_run(const fu_validate_opts *o);
 
-/* Checks a --plot file name before any work: .png or .svg with no control character
- * (fu_plot_path_check), in a writable folder. One line on stderr and FU_EUSAGE / FU_EIO
- * otherwise. */
-int fu_validate_plot_check(const char *path);
-
 /* Reads results that `fusim validate --format csv` wrote and prints them (o->format) with the
  * summary, and the plot when o->plot is set. No GPU needed. */
 int fu_validate_from_csv(const fu_validate_opts *o, const char *path);

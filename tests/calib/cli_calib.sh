@@ -5,66 +5,42 @@
 set -u
 fusim=$1
 case_=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-db=$tmp/calib.db
-
-expect() {  # expect STATUS PATTERN -- args...
-  want=$1 pat=$2
-  shift 3
-  "$fusim" calib --db "$db" "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  if [ "$rc" -ne "$want" ]; then
-    echo "FAIL: fusim calib $*: exit $rc, expected $want"; cat "$tmp/err"; exit 1
-  fi
-  if [ -n "$pat" ] && ! grep -q -- "$pat" "$tmp/err"; then
-    echo "FAIL: fusim calib $*: stderr lacks '$pat'"; cat "$tmp/err"; exit 1
-  fi
-  lines=$(wc -l <"$tmp/err")
-  if [ "$want" -ne 0 ] && [ "$lines" -ne 1 ]; then
-    echo "FAIL: fusim calib $*: $lines lines on stderr, expected one"; cat "$tmp/err"; exit 1
-  fi
-  if [ "$want" -eq 64 ] && [ -e "$db" ]; then
-    echo "FAIL: fusim calib $*: database created on a usage error"; exit 1
-  fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/../lib.sh"
+db=$T/calib.db
+# usage PATTERN ARGS...: fusim calib --db DB ARGS: exit 64, one line holding PATTERN, no database
+usage() {
+  pat=$1
+  shift
+  refused 64 "$pat" "$fusim" calib --db "$db" "$@"
+  [ -e "$db" ] && bad "fusim calib $*: database created on a usage error"
 }
 
 case $case_ in
-  order)      expect 64 'sizes out of order' -- -b 1GiB -e 4 ;;
-  iters)      expect 64 'at least one timed iteration' -- -n 0 ;;
-  warmup)     expect 64 '\-w' -- -w -3 ;;
-  factor)     expect 64 'step factor' -- -f 0.5 ;;
-  size)       expect 64 'expected a size' -- -e 12parsecs ;;
-  dtype)      expect 64 "'complex' is not a valid item" -- -d float,complex ;;
-  suite)      expect 64 "'gpu' is not a valid item" -- --suite gpu ;;
-  unknown)    expect 64 'unknown option' -- --frobnicate ;;
-  missing)    expect 64 'needs a value' -- -b ;;
-  stray)      expect 64 'unexpected argument' -- extra ;;
-  format)     expect 64 'expected table, csv or json' -- --format yaml ;;
+  order)      usage 'sizes out of order' -b 1GiB -e 4 ;;
+  iters)      usage 'at least one timed iteration' -n 0 ;;
+  warmup)     usage '\-w' -w -3 ;;
+  factor)     usage 'step factor' -f 0.5 ;;
+  size)       usage 'expected a size' -e 12parsecs ;;
+  dtype)      usage "'complex' is not a valid item" -d float,complex ;;
+  suite)      usage "'gpu' is not a valid item" --suite gpu ;;
+  unknown)    usage 'unknown option' --frobnicate ;;
+  missing)    usage 'needs a value' -b ;;
+  stray)      usage 'unexpected argument' extra ;;
+  format)     usage 'expected table, csv or json' --format yaml ;;
   help)
-    "$fusim" calib --help >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: --help exit"; exit 1; }
-    grep -q 'usage: fusim calib' "$tmp/out" || { echo "FAIL: --help not on stdout"; exit 1; }
-    [ ! -s "$tmp/err" ] || { echo "FAIL: --help wrote to stderr"; exit 1; }
+    expect 0 "$fusim" calib --help
+    grep -q 'usage: fusim calib' "$T/out" || bad "--help not on stdout"
+    [ ! -s "$T/err" ] || bad "--help wrote to stderr"
     ;;
   unwritable)
-    # a database in a missing folder: refused before any GPU work (exit 70, or 69 when the
-    # binary was built without CUDA and says so first)
-    "$fusim" calib --quick --db /nonexistent-fusim-dir/x.db >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" -eq 69 ] && grep -q 'built without CUDA' "$tmp/err"; then exit 0; fi
-    [ "$rc" -eq 70 ] || { echo "FAIL: unwritable db: exit $rc"; cat "$tmp/err"; exit 1; }
-    grep -q 'not writable' "$tmp/err" || { echo "FAIL: unwritable db message"; cat "$tmp/err"; exit 1; }
-    ;;
+    # a database in a missing folder: refused as the options are read, before any GPU work
+    usage "folder /nonexistent-fusim-dir: No such file or directory" --quick --db /nonexistent-fusim-dir/x.db ;;
   dbdir)
-    # a folder given as the database: refused before any GPU work, one line
-    "$fusim" calib --quick --db "$tmp" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" -eq 69 ] && grep -q 'built without CUDA' "$tmp/err"; then exit 0; fi
-    [ "$rc" -eq 70 ] || { echo "FAIL: db folder: exit $rc"; cat "$tmp/err"; exit 1; }
-    grep -q 'not a regular file' "$tmp/err" || { echo "FAIL: db folder message"; cat "$tmp/err"; exit 1; }
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] || { echo "FAIL: db folder: more than one line"; cat "$tmp/err"; exit 1; }
-    ;;
-  gpus)       expect 64 "\-g '0'" -- -g 0 ;;
+    # a folder given as the database: refused as the options are read, one line
+    refused 64 "a folder, not a file" "$fusim" calib --quick --db "$T" ;;
+  gpus)       usage "\-g '0'" -g 0 ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac
-exit 0
+finish "cli_calib $case_"

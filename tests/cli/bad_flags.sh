@@ -22,9 +22,9 @@ case $FUSIM in /*) ;; *) FUSIM=$(pwd)/$FUSIM ;; esac
 T=$(mktemp -d /tmp/fusim_badflags.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export TMPDIR="$T"
+. "$(dirname "$0")/../lib.sh"
 cd "$T" || exit 1
-fail=0 pass=0 anystr=0 nogpu=0
-bad() { echo "FAIL: $*" >&2; fail=$((fail + 1)); }
+anystr=0 nogpu=0
 
 # The database: samples and a stored prediction; SNAP is what it holds (every row of every table).
 DB="$T/f.db"

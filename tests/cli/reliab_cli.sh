@@ -11,24 +11,7 @@ case $FUSIM in /*) ;; *) FUSIM=$(pwd)/$FUSIM ;; esac
 T=$(mktemp -d /tmp/fusim_reliab.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export TMPDIR="$T" # gnuplot's scripts and logs
-fail=0
-pass=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*" >&2; fail=$((fail + 1)); }
-
-# expect STATUS CMD... : runs CMD, checks the exit status, keeps stdout/stderr in $T/out, $T/err
-expect() {
-  want=$1
-  shift
-  "$@" >"$T/out" 2>"$T/err"
-  got=$?
-  if [ "$got" -eq "$want" ]; then ok; else bad "'$*' exited $got, expected $want: $(head -c 300 "$T/err")"; fi
-}
-# one_line TEXT: stderr is exactly one line holding TEXT
-one_line() {
-  n=$(wc -l <"$T/err")
-  if [ "$n" -eq 1 ] && grep -q -- "$1" "$T/err"; then ok; else bad "stderr not one line with '$1': $(cat "$T/err")"; fi
-}
+. "$(dirname "$0")/../lib.sh"
 # absent FILE...: none of the files exists
 absent() {
   for f in "$@"; do [ -e "$f" ] && bad "$f was left behind ($(wc -c <"$f") bytes)" || ok; done
@@ -340,5 +323,4 @@ one_line "report check: .*rnd.db: [0-9]* problem"
 expect 66 "$FUSIM" report --db "$T/none.db" check
 one_line "none.db: no such database"
 
-echo "reliab_cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish reliab_cli

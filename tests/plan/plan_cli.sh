@@ -6,24 +6,7 @@ set -u
 FUSIM=$1
 T=$(mktemp -d /tmp/fusim_plan_cli.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fail=0
-pass=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*" >&2; fail=$((fail + 1)); }
-
-# expect STATUS CMD... : runs CMD, checks the exit status, keeps stdout/stderr in $T/out, $T/err
-expect() {
-  want=$1
-  shift
-  "$@" >"$T/out" 2>"$T/err"
-  got=$?
-  if [ "$got" -eq "$want" ]; then ok; else bad "'$*' exited $got, expected $want: $(head -c 300 "$T/err")"; fi
-}
-# one_line: stderr is exactly one line naming $1
-one_line() {
-  n=$(wc -l <"$T/err")
-  if [ "$n" -eq 1 ] && grep -q -- "$1" "$T/err"; then ok; else bad "stderr not one line with '$1': $(cat "$T/err")"; fi
-}
+. "$(dirname "$0")/../lib.sh"
 
 DB="$T/f.db"
 expect 0 "$FUSIM" plan --help
@@ -120,7 +103,7 @@ fi
 expect 64 "$FUSIM" plan --workload resnet50 --sweep --plot "$T/sweep.jpg" --no-store --db "$DB"
 one_line "must end in .png or .svg"
 expect 64 "$FUSIM" plan --workload resnet50 --sweep --plot "$T/nodir/sweep.png" --no-store --db "$DB"
-one_line "missing or not writable"
+one_line "nodir: No such file or directory"
 [ ! -s "$T/out" ] && ok || bad "nothing on stdout when the plot cannot be written"
 
 # Fusion table: three sizes, fused beats separate.
@@ -161,5 +144,4 @@ grep -q "empty.json" "$T/err" && ok || bad "empty workload names the file: $(cat
 after=$(sqlite3 "$DB" "SELECT count(*) FROM predictions")
 [ "$before" = "$after" ] && ok || bad "database changed on errors ($before -> $after)"
 
-echo "plan_cli: $pass checks passed, $fail failed" >&2
-[ "$fail" -eq 0 ]
+finish plan_cli

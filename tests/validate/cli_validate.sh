@@ -6,46 +6,29 @@ set -u
 FUSIM=$1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-fail=0
-# expect STATUS PATTERN -- command...: exit status and ONE stderr line matching PATTERN
-expect() {
-  want=$1 pat=$2
-  shift 3
-  "$@" >"$T/out" 2>"$T/err"
-  rc=$?
-  if [ "$rc" -ne "$want" ]; then
-    echo "FAIL: '$*' exited $rc, expected $want; stderr: $(cat "$T/err")"
-    fail=1
-  elif ! grep -q -- "$pat" "$T/err"; then
-    echo "FAIL: '$*': stderr lacks '$pat': $(cat "$T/err")"
-    fail=1
-  elif [ "$(wc -l <"$T/err")" -ne 1 ]; then
-    echo "FAIL: '$*': $(wc -l <"$T/err") lines on stderr, expected one: $(cat "$T/err")"
-    fail=1
-  fi
-}
+. "$(dirname "$0")/../lib.sh"
 W=$FUSIM_SOURCE_ROOT/tests/validate/tiny.json
-expect 64 "workload is required" -- "$FUSIM" validate --no-store
-expect 64 "--iters" -- "$FUSIM" validate --workload "$W" --iters 0 --no-store
-expect 64 "--format" -- "$FUSIM" validate --workload "$W" --format xml --no-store
-expect 64 "unknown" -- "$FUSIM" validate --workload "$W" --bogus
-expect 66 "no such file" -- "$FUSIM" validate --workload "$T/none.json" --no-store
+refused 64 "workload is required" "$FUSIM" validate --no-store
+refused 64 "--iters" "$FUSIM" validate --workload "$W" --iters 0 --no-store
+refused 64 "--format" "$FUSIM" validate --workload "$W" --format xml --no-store
+refused 64 "unknown" "$FUSIM" validate --workload "$W" --bogus
+refused 66 "no such file" "$FUSIM" validate --workload "$T/none.json" --no-store
 echo '[{"fusion": "cap:1MiB", "overlapp": "on"}]' >"$T/p1.json"
-expect 65 "p1.json: plan \[0\]: overlapp: unknown key" -- "$FUSIM" validate --workload "$W" --plan "$T/p1.json" --no-store
+refused 65 "p1.json: plan \[0\]: overlapp: unknown key" "$FUSIM" validate --workload "$W" --plan "$T/p1.json" --no-store
 echo '[{"fusion": "cap:-3MiB"}]' >"$T/p2.json"
-expect 65 "p2.json" -- "$FUSIM" validate --workload "$W" --plan "$T/p2.json" --no-store
+refused 65 "p2.json" "$FUSIM" validate --workload "$W" --plan "$T/p2.json" --no-store
 # A plan naming a tensor the workload does not have.
 echo '[["head.bias", "head.weight"], ["l3.weight", "no.such.tensor"]]' >"$T/b.json"
 echo "[{\"fusion\": \"buckets:$T/b.json\"}]" >"$T/p3.json"
-expect 65 "no.such.tensor' is not a tensor" -- "$FUSIM" validate --workload "$W" --plan "$T/p3.json" --no-store
+refused 65 "no.such.tensor' is not a tensor" "$FUSIM" validate --workload "$W" --plan "$T/p3.json" --no-store
 echo "[{\"fusion\": \"buckets:$T/none.json\"}]" >"$T/p5.json"
-expect 66 "none.json" -- "$FUSIM" validate --workload "$W" --plan "$T/p5.json" --no-store
-expect 64 "names no workload" -- "$FUSIM" validate --workload ,, --no-store
-expect 64 "separate runs" -- "$FUSIM" validate --workload "$W" --fusion-table --no-store
-expect 64 "not --fusion-table" -- "$FUSIM" validate --fusion-table --plot "$T/t.png"
+refused 66 "none.json" "$FUSIM" validate --workload "$W" --plan "$T/p5.json" --no-store
+refused 64 "names no workload" "$FUSIM" validate --workload ,, --no-store
+refused 64 "separate runs" "$FUSIM" validate --workload "$W" --fusion-table --no-store
+refused 64 "not --fusion-table" "$FUSIM" validate --fusion-table --plot "$T/t.png"
 # --plot is checked before any work: .png or .svg in a writable folder.
-expect 64 "png or .svg" -- "$FUSIM" validate --workload "$W" --no-store --plot "$T/plot.pdf"
-expect 64 "missing or not writable" -- "$FUSIM" validate --workload "$W" --no-store --plot "$T/no/plot.png"
+refused 64 "png or .svg" "$FUSIM" validate --workload "$W" --no-store --plot "$T/plot.pdf"
+refused 64 "no: No such file or directory" "$FUSIM" validate --workload "$W" --no-store --plot "$T/no/plot.png"
 # A workload larger than any GPU's memory: 65 where there is a GPU, 69 where there is none.
 cat >"$T/huge.json" <<EOW
 {"format": "fusim-workload-1", "name": "huge", "fwd_us": 10, "bwd_us": 20,
@@ -55,46 +38,45 @@ echo '[{"fusion": "none"}]' >"$T/p4.json"
 "$FUSIM" validate --workload "$T/huge.json" --plan "$T/p4.json" --no-store >"$T/out" 2>"$T/err"
 rc=$?
 if [ "$rc" -eq 65 ]; then
-  grep -q "needs 1 TiB of GPU memory\|needs .* of GPU memory" "$T/err" || { echo "FAIL: huge: $(cat "$T/err")"; fail=1; }
+  grep -q "needs 1 TiB of GPU memory\|needs .* of GPU memory" "$T/err" || bad "huge: $(cat "$T/err")"
 elif [ "$rc" -eq 69 ]; then
-  [ "$(wc -l <"$T/err")" -eq 1 ] || { echo "FAIL: no GPU should be one line: $(cat "$T/err")"; fail=1; }
+  [ "$(wc -l <"$T/err")" -eq 1 ] || bad "no GPU should be one line: $(cat "$T/err")"
 else
-  echo "FAIL: huge workload exited $rc: $(cat "$T/err")"
-  fail=1
+  bad "huge workload exited $rc: $(cat "$T/err")"
 fi
 # Nothing may have been written to a database on the failures above.
-expect 64 "workload is required" -- "$FUSIM" validate --db "$T/v.db"
-[ ! -e "$T/v.db" ] || { echo "FAIL: a database was created by a failed run"; fail=1; }
-"$FUSIM" validate --help | grep -q "fusion-table" || { echo "FAIL: --help"; fail=1; }
+refused 64 "workload is required" "$FUSIM" validate --db "$T/v.db"
+[ ! -e "$T/v.db" ] || bad "a database was created by a failed run"
+"$FUSIM" validate --help | grep -q "fusion-table" || bad "--help"
 # Stored results: the summary recomputed from the rows equals the one the H200 run wrote
 # (its "# summary:" line: median and max |rel_err| as fractions).
 M=$FUSIM_SOURCE_ROOT/data/validation/h200_offload_matrix_run2.csv
 if [ -r "$M" ]; then
-  "$FUSIM" validate --from-csv "$M" >"$T/out" 2>"$T/err" || { echo "FAIL: --from-csv: $(cat "$T/err")"; fail=1; }
+  "$FUSIM" validate --from-csv "$M" >"$T/out" 2>"$T/err" || bad "--from-csv: $(cat "$T/err")"
   want=$(sed -n 's/^# summary: rows \([0-9]*\), median |rel_err| \([0-9.]*\), max |rel_err| \([0-9.]*\)$/\1 \2 \3/p' "$M" |
     awk '{ printf "%d rows, median |error| %.2f%%, max |error| %.2f%%", $1, 100 * $2, 100 * $3 }')
-  grep -q "summary: $want" "$T/out" || { echo "FAIL: --from-csv summary '$(tail -1 "$T/out")' != '$want'"; fail=1; }
+  grep -q "summary: $want" "$T/out" || bad "--from-csv summary '$(tail -1 "$T/out")' != '$want'"
 fi
 # Round trip: the CSV that --format csv writes reads back with the same rows and summary.
 M3=$FUSIM_SOURCE_ROOT/data/validation/h200_offload_matrix_run3.csv
 if [ -r "$M3" ]; then
   "$FUSIM" validate --from-csv "$M3" --format csv >"$T/rt.csv" 2>"$T/err" &&
     "$FUSIM" validate --from-csv "$M3" >"$T/a.txt" && "$FUSIM" validate --from-csv "$T/rt.csv" >"$T/b.txt" ||
-    { echo "FAIL: --from-csv round trip: $(cat "$T/err")"; fail=1; }
-  [ "$(sed 1d "$T/a.txt")" = "$(sed 1d "$T/b.txt")" ] || { echo "FAIL: --from-csv round trip differs"; fail=1; }
+    bad "--from-csv round trip: $(cat "$T/err")"
+  [ "$(sed 1d "$T/a.txt")" = "$(sed 1d "$T/b.txt")" ] || bad "--from-csv round trip differs"
 fi
 # Old spellings still work, with one warning line each: --no-db (--no-store), --plans (--plan).
 "$FUSIM" validate --no-db >"$T/out" 2>"$T/err"
 [ $? -eq 64 ] && [ "$(wc -l <"$T/err")" -eq 2 ] && grep -q "no-db is deprecated; use --no-store" "$T/err" &&
-  grep -q "workload is required" "$T/err" || { echo "FAIL: --no-db alias: $(cat "$T/err")"; fail=1; }
+  grep -q "workload is required" "$T/err" || bad "--no-db alias: $(cat "$T/err")"
 "$FUSIM" validate --workload "$W" --plans "$T/p1.json" --no-store >"$T/out" 2>"$T/err"
 [ $? -eq 65 ] && [ "$(wc -l <"$T/err")" -eq 2 ] && grep -q "plans is deprecated; use --plan" "$T/err" &&
-  grep -q "overlapp: unknown key" "$T/err" || { echo "FAIL: --plans alias: $(cat "$T/err")"; fail=1; }
+  grep -q "overlapp: unknown key" "$T/err" || bad "--plans alias: $(cat "$T/err")"
 # --comm: validate's own auto|allreduce|offload, and predict's spelling allreduce:N[:LINK].
-expect 64 "--comm 'allreduce:2x4'" -- "$FUSIM" validate --workload "$W" --comm allreduce:2x4 --no-store
-expect 64 "names 4 GPUs, --gpus 2" -- "$FUSIM" validate --workload "$W" --comm allreduce:4 --gpus 2 --no-store
-expect 64 "--comm 'bogus'" -- "$FUSIM" validate --workload "$W" --comm bogus --no-store
-expect 64 "offload runs on one GPU" -- "$FUSIM" validate --workload "$W" --gpus 2 --comm offload --no-store
+refused 64 "--comm 'allreduce:2x4'" "$FUSIM" validate --workload "$W" --comm allreduce:2x4 --no-store
+refused 64 "names 4 GPUs, --gpus 2" "$FUSIM" validate --workload "$W" --comm allreduce:4 --gpus 2 --no-store
+refused 64 "--comm 'bogus'" "$FUSIM" validate --workload "$W" --comm bogus --no-store
+refused 64 "offload runs on one GPU" "$FUSIM" validate --workload "$W" --gpus 2 --comm offload --no-store
 printf 'workload,plan\nx,"unterminated\n' >"$T/bad.csv"
-expect 65 "bad.csv" -- "$FUSIM" validate --from-csv "$T/bad.csv"
-exit $fail
+refused 65 "bad.csv" "$FUSIM" validate --from-csv "$T/bad.csv"
+finish cli_validate

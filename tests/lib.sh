@@ -1,0 +1,37 @@
+# tests/lib.sh: the checks the shell tests share. A test sets T (its temporary folder) and sources
+# this file:  . "$(dirname "$0")/../lib.sh"
+# Every check counts in pass or fail; the test ends with `finish NAME` (one summary line on
+# stderr, exit status 1 when a check failed). Commands run by expect leave their stdout and
+# stderr in $T/out and $T/err.
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*" >&2; fail=$((fail + 1)); }
+
+# expect STATUS CMD...: runs CMD and checks its exit status
+expect() {
+  want=$1
+  shift
+  "$@" >"$T/out" 2>"$T/err"
+  got=$?
+  if [ "$got" -eq "$want" ]; then ok; else bad "'$*' exited $got, expected $want: $(head -c 300 "$T/err")"; fi
+}
+
+# one_line TEXT: stderr is exactly one line, holding TEXT (a grep pattern; "" holds anything)
+one_line() {
+  n=$(wc -l <"$T/err")
+  if [ "$n" -eq 1 ] && grep -q -- "$1" "$T/err"; then ok; else bad "stderr not one line with '$1': $(cat "$T/err")"; fi
+}
+
+# refused STATUS TEXT CMD...: CMD exits STATUS with one line on stderr holding TEXT
+refused() {
+  want=$1 text=$2
+  shift 2
+  expect "$want" "$@"
+  [ "$got" -eq "$want" ] && one_line "$text"
+}
+
+finish() {
+  echo "$1: $pass checks passed, $fail failed" >&2
+  [ "$fail" -eq 0 ]
+}
