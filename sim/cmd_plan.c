@@ -215,30 +215,6 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
            fabs(stats->predicted_us - opt_sim_us));
 }
 
-/* Writes buckets as a bucket file: a JSON list of lists of tensor names, in ready order. */
-static int fu__save_buckets(const char *path, const fu_workload *w, const fu_bucket *b, size_t nb) {
-  json_t *root = json_array();
-  for (size_t k = 0; k < nb && root; k++) {
-    json_t *names = json_array();
-    for (size_t i = b[k].first; i <= b[k].last && names; i++)
-      if (json_array_append_new(names, json_string(w->grads[i].name)) != 0) {
-        json_decref(names);
-        names = NULL;
-      }
-    if (!names || json_array_append_new(root, names) != 0) {
-      json_decref(root);
-      root = NULL;
-    }
-  }
-  if (!root) return FU_ENOMEM;
-  int st = fu_json_save(path, root, JSON_INDENT(1), "the bucket file");
-  json_decref(root);
-  if (st != FU_OK) return st;
-  fprintf(stderr, "fusim: optimal buckets (%zu) written to %s; use --fusion buckets:%s\n", nb, path,
-          path);
-  return FU_OK;
-}
-
 /* The comparison: six plans, ranked. */
 static int fu__compare(const fu__opts *o, const fu_workload *w, const fu_plan *base,
                        const fu_comm *c, const fu_profile *prof) {
@@ -258,7 +234,7 @@ static int fu__compare(const fu__opts *o, const fu_workload *w, const fu_plan *b
     if (st == FU_OK && strcmp(plans[k][1], "ddp") == 0) ddp_us = rows[k].r.iter_us;
     if (st == FU_OK && opt) {
       opt_us = rows[k].r.iter_us;
-      if (o->save_buckets) st = fu__save_buckets(o->save_buckets, w, rows[k].r.buckets, rows[k].r.nbuckets);
+      if (o->save_buckets) st = fu_plan_save_buckets(o->save_buckets, w, rows[k].r.buckets, rows[k].r.nbuckets);
     }
   }
   if (st == FU_OK) {

@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "fu_common.h"
+#include "fu_output.h"
 #include "fu_plan.h"
 
 #define FU__FUSION_FORMS \
@@ -156,24 +157,31 @@ static const char *fu__size_str(uint64_t b, char *buf, size_t len) {
 
 /* ---- bucket files ---- */
 
+/* A JSON file read whole and parsed. Through fu_read_file: a NUL byte, an endless line or a
+ * file too large is refused as it is read (json_load_file buffered an endless string from a
+ * pipe without bound). One line naming the file and the line on bad JSON. */
+static int fu__json_file(const char *path, json_t **root) {
+  char *text = NULL;
+  FU_CHECK(fu_read_file(path, &text, NULL));
+  json_error_t err;
+  *root = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+  free(text);
+  if (!*root) {
+    fu_error("%s:%d: not valid JSON: %s", path, err.line, err.text);
+    return FU_EDATA;
+  }
+  return FU_OK;
+}
+
 /* Reads a bucket file (a JSON list of lists of tensor names) into *out (refs = 1). */
 static int fu__names_load(const char *path, fu_bucket_names **out) {
   *out = NULL;
-  /* through fu_read_file: a NUL byte, an endless line or a file too large is refused as it is
-   * read (json_load_file buffered an endless string from a pipe without bound) */
-  char *text = NULL;
   if (access(path, R_OK) != 0) {
     fu_error("%s: cannot read the bucket file: %s", path, strerror(errno));
     return FU_ENOINPUT;
   }
-  FU_CHECK(fu_read_file(path, &text, NULL));
-  json_error_t err;
-  json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &err);
-  free(text);
-  if (!root) {
-    fu_error("%s:%d: not valid JSON: %s", path, err.line, err.text);
-    return FU_EDATA;
-  }
+  json_t *root;
+  FU_CHECK(fu__json_file(path, &root));
   int st = FU_OK;
   fu_bucket_names *b = calloc(1, sizeof *b);
   size_t nb = json_is_array(root) ? json_array_size(root) : 0, total = 0;
@@ -225,6 +233,29 @@ done:
   if (st != FU_OK) fu__names_unref(b);
   else *out = b;
   return st;
+}
+
+int fu_plan_save_buckets(const char *path, const fu_workload *w, const fu_bucket *b, size_t nb) {
+  json_t *root = json_array();
+  for (size_t k = 0; k < nb && root; k++) {
+    json_t *names = json_array();
+    for (size_t i = b[k].first; i <= b[k].last && names; i++)
+      if (json_array_append_new(names, json_string(w->grads[i].name)) != 0) {
+        json_decref(names);
+        names = NULL;
+      }
+    if (!names || json_array_append_new(root, names) != 0) {
+      json_decref(root);
+      root = NULL;
+    }
+  }
+  if (!root) return FU_ENOMEM;
+  int st = fu_json_save(path, root, JSON_INDENT(1), "the bucket file");
+  json_decref(root);
+  if (st != FU_OK) return st;
+  fprintf(stderr, "fusim: optimal buckets (%zu) written to %s; use --fusion buckets:%s\n", nb, path,
+          path);
+  return FU_OK;
 }
 
 /* ---- --fusion ---- */
@@ -582,16 +613,9 @@ void fu_plan_list_free(fu_plan *plans, size_t n) {
 int fu_plan_load_list(const char *path, fu_plan **out, size_t *n) {
   *out = NULL;
   *n = 0;
-  char *text = NULL, dir[512];
-  size_t len;
-  FU_CHECK(fu_read_file(path, &text, &len));
-  json_error_t err;
-  json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &err);
-  free(text);
-  if (!root) {
-    fu_error("%s:%d: not valid JSON: %s", path, err.line, err.text);
-    return FU_EDATA;
-  }
+  char dir[512];
+  json_t *root;
+  FU_CHECK(fu__json_file(path, &root));
   size_t np = json_is_array(root) ? json_array_size(root) : 1;
   if (np == 0) {
     fu_error("%s: no plans (an empty array)", path);

@@ -159,6 +159,11 @@ typedef struct fu_bucket {
   const char *last_tensor;   /* name of its last gradient (borrowed from the workload) */
 } fu_bucket;
 
+/* Writes buckets as a bucket file (the form --fusion buckets:FILE reads): a JSON list of lists of
+ * tensor names, in ready order; written whole or not at all (fu_output.h). Says on stderr where
+ * they went. */
+int fu_plan_save_buckets(const char *path, const fu_workload *w, const fu_bucket *b, size_t nb);
+
 /* Buckets of the plans that need no search: none, single, cap, horovod and a bucket list
  * (whose names must be contiguous runs of the ready order covering every tensor once: one line
  * naming the file and the tensor otherwise, FU_EDATA). FU_EINTERNAL for optimal and mgwfbp
