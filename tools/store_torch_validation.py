@@ -216,6 +216,8 @@ def main():
                 "overhead_ok": abs(ov_p - ov_m) <= max(0.15 * abs(ov_m), 300.0),
                 "inside": p["iter_lo_us"] <= meas <= p["iter_hi_us"],
                 "p5_us": r["p5_us"], "p95_us": r["p95_us"], "iterations": len(r["times_us"]),
+                # single iterations inside: the check of the interval as one iteration's range
+                "iters_inside": sum(p["iter_lo_us"] <= t <= p["iter_hi_us"] for t in r["times_us"]),
                 "n_buckets": p["n_ops"], "host_scale": hf, "gpu_scale": gf,
             }
             rows.append(row)
@@ -251,7 +253,7 @@ def main():
     # the matrix and its summary
     hdr = ["workload", "plan", "framework", "comm", "n_buckets", "rule_buckets", "compute_only_us",
            "measured_us", "predicted_us", "rel_err", "lo_us", "hi_us", "inside",
-           "overhead_measured_us", "overhead_predicted_us", "overhead_ok", "p5_us", "p95_us"]
+           "overhead_measured_us", "overhead_predicted_us", "overhead_ok", "p5_us", "p95_us", "iterations", "iters_inside"]
     lines = [",".join(hdr)]
     for r in rows:
         lines.append(",".join(("%.6f" % r[k]) if isinstance(r[k], float) else
