@@ -12,7 +12,8 @@ Fits a profile on the smaller rank counts of a public sweep and prices the large
 
 Targets (issue 12): sizes >= 64 MiB median |error| <= 10%, max <= 30%; sizes >= 64 KiB (B200:
 >= 1 MiB) median <= 20%, max <= 50%. Prints every size and one line per case and band with
-PASS/MISS; exits 0 (a benchmark reports its figures; the lead reads them). An EXTRA case (not a
+PASS/MISS (per size also: the model line nearest the measurement, and "nccl", what NCCL's own
+tuning model would pick with the fitted link rates, nccl_choice.py); exits 0 (a benchmark reports its figures; the lead reads them). An EXTRA case (not a
 target) applies the same rule one step down the DGX sweep: fit 2 ranks on 1 node, 1+1, 2+2;
 predict 4+4.
 
@@ -25,6 +26,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+import nccl_choice
 
 FUSIM = sys.argv[1] if len(sys.argv) > 1 else "fusim"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -61,8 +64,11 @@ def compare(label, prof, comm, rows, bands):
     pred = json.loads(run("cost", "--profile", prof, "--comm", comm, "--bytes", sizes, "--format", "json"))
     print(f"\n{label}: --comm {comm}")
     names = [ln["algo"] for ln in pred[0].get("lines", [])]
+    op, shape = comm.split(":")[:2]
+    nodes, gpus = (int(x) for x in shape.split("x")) if "x" in shape else (1, int(shape))
+    cluster = json.load(open(prof))["cluster"]
     print(f"  {'bytes':>12} {'measured_us':>12} {'predicted_us':>12} {'error':>8} {'algo':>14} "
-          f"{'nearest':>14} " + " ".join(f"{n:>14}" for n in names))
+          f"{'nearest':>14} {'nccl':>14} " + " ".join(f"{n:>14}" for n in names))
     errs = []
     for (b, t), p in zip(rows, pred):
         e = (p["time_us"] - t) / t
@@ -71,7 +77,8 @@ def compare(label, prof, comm, rows, bands):
         # the model's line closest to the measurement (in ratio): the algorithm NCCL's run is
         # most like, as far as the model's lines tell
         near = min(lines, key=lambda ln: abs(math.log(ln["time_us"] / t)))["algo"] if lines else "-"
-        print(f"  {b:12d} {t:12.4g} {p['time_us']:12.4g} {100 * e:+7.1f}% {p['algo']:>14} {near:>14} "
+        nccl = nccl_choice.choice(cluster, op, nodes * gpus, nodes, b)
+        print(f"  {b:12d} {t:12.4g} {p['time_us']:12.4g} {100 * e:+7.1f}% {p['algo']:>14} {near:>14} {nccl:>14} "
               + " ".join(f"{ln['time_us']:14.4g}" for ln in lines))
     out = []
     for lo, med_t, max_t in bands:
