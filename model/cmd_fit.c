@@ -150,7 +150,7 @@ int fu_cmd_fit(int argc, char **argv) {
                    "bic (default) or aic: the split that minimises N ln(SSE/N) plus a\n"
                    "penalty per parameter (ln N for bic, 2 for aic); tolerance: the\n"
                    "fewest segments within --tolerance")},
-      {FU_OPT_INT(0, "max-segments", &max_seg, 1, FU_MAX_SEGMENTS, "K", "at most K segments per curve (default: the most)")},
+      {FU_OPT_INT(0, "max-segments", &max_seg, 1, FU_FIT_MAX_SEGMENTS, "K", "at most K segments per curve (default: the most)")},
       {FU_OPT_INT(0, "min-points", &min_pts, 2, 1000000, "N",
                   "samples per segment, >= 2 (default 3: a short sweep gets fewer,\n"
                   "longer segments; a 2-point segment is exact and has no CI)")},

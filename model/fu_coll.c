@@ -149,8 +149,21 @@ int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_l
   return FU_OK;
 }
 
+double fu_coll_tree_corr(fu_coll_algo a, fu_coll_proto p, double bytes) {
+  /* tuning.cc's treeCorrectionFactor rows LL, LL128, Simple */
+  static const double f[3][FU_COLL_TREE_CORR_N] = {
+      {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+      {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+  if (a != FU_CALGO_TREE) return 1;
+  double q = floor(bytes / 64); /* NCCL's log2i(nBytes >> 6), 0 below 128 B */
+  int k = q < 2 ? 0 : (int)floor(log2(q));
+  if (k >= FU_COLL_TREE_CORR_N) return 1;
+  return f[p == FU_PROTO_LL ? 0 : p == FU_PROTO_LL128 ? 1 : 2][k];
+}
+
 double fu_coll_line_time(const fu_coll_line *l, double bytes) {
-  return l->alpha_us + l->beta_us_per_byte * bytes;
+  return l->alpha_us + l->beta_us_per_byte * bytes / fu_coll_tree_corr(l->algorithm, l->proto, bytes);
 }
 
 int fu_coll_time(const fu_cluster *c, fu_op op, int ranks, int nodes, double bytes, double *t_us,

@@ -114,7 +114,15 @@ typedef struct fu_coll_line {
 int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,
                   int *nlines);
 
-/* A line's time at `bytes`. */
+/* NCCL's tuning.cc slows a tree at middle sizes by a factor on its bandwidth ("trees are not
+ * perfectly sticking to the model for medium sizes"), per protocol and power of two of
+ * bytes / 64 from 64 B to 256 MiB (1 above; FU_PROTO_ONE takes Simple's): the factor for algo a
+ * at `bytes` (1 for every algorithm but the tree). */
+double fu_coll_tree_corr(fu_coll_algo a, fu_coll_proto p, double bytes);
+/* The sizes where those factors change: 64 B x 2^k, k = 1 .. FU_COLL_TREE_CORR_N. */
+#define FU_COLL_TREE_CORR_N 23
+
+/* A line's time at `bytes`: alpha + beta bytes / fu_coll_tree_corr. */
 double fu_coll_line_time(const fu_coll_line *l, double bytes);
 
 /* Time of the fastest algorithm at `bytes`; algo (may be NULL) gets its name (20 bytes). */

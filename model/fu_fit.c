@@ -16,7 +16,7 @@ void fu_fit_options_init(fu_fit_options *o) {
   memset(o, 0, sizeof *o);
   o->method = FU_FIT_WLS;
   o->criterion = FU_FIT_TOLERANCE;
-  o->max_segments = FU_MAX_SEGMENTS;
+  o->max_segments = FU_FIT_MAX_SEGMENTS;
   o->min_points = 0;
   o->tolerance = 0.05;
   o->nonneg_alpha = 0;
@@ -323,7 +323,7 @@ static int fu__fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_opt
   fu__dp dp = {0};
   double *scratch = NULL;
   int *cutbuf = NULL;
-  int *cuts[FU_MAX_SEGMENTS + 1] = {0};
+  int *cuts[FU_FIT_MAX_SEGMENTS + 1] = {0};
   out->n = n;
   out->points = malloc((n ? n : 1) * sizeof *out->points);
   out->fitted_us = malloc((n ? n : 1) * sizeof *out->fitted_us);
@@ -346,7 +346,7 @@ static int fu__fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_opt
     goto done;
   }
   size_t G = dp.G;
-  int K = o->max_segments < FU_MAX_SEGMENTS ? o->max_segments : FU_MAX_SEGMENTS;
+  int K = o->max_segments < FU_FIT_MAX_SEGMENTS ? o->max_segments : FU_FIT_MAX_SEGMENTS;
   if ((size_t)K > G / 2) K = (int)(G / 2);
   if (K < 1) K = 1;
 
@@ -369,8 +369,8 @@ static int fu__fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_opt
     }
   gsl_set_error_handler(old);
 
-  double val_sum[FU_MAX_SEGMENTS + 1], val_mm[FU_MAX_SEGMENTS + 1];
-  int *cuts_mm[FU_MAX_SEGMENTS + 1];
+  double val_sum[FU_FIT_MAX_SEGMENTS + 1], val_mm[FU_FIT_MAX_SEGMENTS + 1];
+  int *cuts_mm[FU_FIT_MAX_SEGMENTS + 1];
   int *cutbuf_mm = malloc((size_t)(K + 1) * (K + 1) * sizeof *cutbuf_mm);
   if (!cutbuf_mm) goto done;
   for (int k = 0; k <= K; k++) cuts_mm[k] = cutbuf_mm + (size_t)k * (K + 1);
@@ -416,7 +416,7 @@ static int fu__fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_opt
     memcpy(cutbuf, cuts_mm[kbest], (size_t)(kbest + 1) * sizeof *cutbuf);
     cut = cutbuf;
   }
-  int cutv[FU_MAX_SEGMENTS + 1];
+  int cutv[FU_FIT_MAX_SEGMENTS + 1];
   memcpy(cutv, cut, (size_t)(kbest + 1) * sizeof *cutv);
   free(cutbuf_mm);
 

@@ -37,6 +37,9 @@
 
 #include "fu_profile.h"
 
+/* Most segments one fit makes (a stored curve may hold more: FU_MAX_SEGMENTS). */
+#define FU_FIT_MAX_SEGMENTS 8
+
 typedef struct fu_fit_point {
   double bytes;              /* message size, bytes (> 0) */
   double t_us;               /* measured time, microseconds (> 0) */
@@ -48,22 +51,22 @@ typedef enum fu_fit_criterion { FU_FIT_TOLERANCE, FU_FIT_BIC, FU_FIT_AIC } fu_fi
 typedef struct fu_fit_options {
   fu_fit_method method;      /* line fit per segment: weighted least squares or bisquare */
   fu_fit_criterion criterion;/* how the number of segments is chosen */
-  int max_segments;          /* at most this many segments (1 .. FU_MAX_SEGMENTS) */
+  int max_segments;          /* at most this many segments (1 .. FU_FIT_MAX_SEGMENTS) */
   int min_points;            /* samples per segment, >= 2 (2 gives an exact line, no CI); 0 auto:
                                 3 (2 only for a fit of fewer than 3 samples) */
   double tolerance;          /* target worst relative error (tolerance criterion), e.g. 0.05 */
   int nonneg_alpha;          /* refit a segment through the origin when its alpha is < 0 */
 } fu_fit_options;
 
-/* Defaults: WLS, tolerance 0.05, FU_MAX_SEGMENTS segments, min_points auto, free alpha. */
+/* Defaults: WLS, tolerance 0.05, FU_FIT_MAX_SEGMENTS segments, min_points auto, free alpha. */
 void fu_fit_options_init(fu_fit_options *o);
 
 typedef struct fu_fit_result {
   int nseg;                  /* segments found */
-  fu_segment seg[FU_MAX_SEGMENTS]; /* the segments, ascending (CIs NaN when unknown) */
-  int first[FU_MAX_SEGMENTS];      /* index into points[] of each segment's first sample */
-  int alpha_negative[FU_MAX_SEGMENTS]; /* 1 when the free fit gave alpha < 0 */
-  int alpha_clamped[FU_MAX_SEGMENTS];  /* 1 when the segment was refitted with alpha = 0 */
+  fu_segment seg[FU_FIT_MAX_SEGMENTS]; /* the segments, ascending (CIs NaN when unknown) */
+  int first[FU_FIT_MAX_SEGMENTS];      /* index into points[] of each segment's first sample */
+  int alpha_negative[FU_FIT_MAX_SEGMENTS]; /* 1 when the free fit gave alpha < 0 */
+  int alpha_clamped[FU_FIT_MAX_SEGMENTS];  /* 1 when the segment was refitted with alpha = 0 */
   size_t n;                  /* samples */
   fu_fit_point *points;      /* the samples sorted by size (owned) */
   double *fitted_us;         /* the fitted time at each sample (owned) */

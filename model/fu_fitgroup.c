@@ -218,7 +218,7 @@ static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const 
   FU_CHECK(fu_fit_piecewise(pts, np, fo, what, &g->fit));
   *fitted = 1;
   cv->nseg = g->fit.nseg;
-  memcpy(cv->seg, g->fit.seg, sizeof cv->seg);
+  memcpy(cv->seg, g->fit.seg, sizeof g->fit.seg);
   fu_fitgroup_flag(cv);
   if (!g->fit.met_tolerance && fo->method == FU_FIT_BISQUARE)
     fu_warn("%s: after the bisquare refit the worst relative error is %.1f%% at %.0f bytes (above the "

@@ -8,7 +8,10 @@
 #include "fu_compute.h"
 #include "fu_model.h"
 
-#define FU_MAX_SEGMENTS 8
+/* Segments a stored curve may hold: a fit makes at most FU_FIT_MAX_SEGMENTS (fu_fit.h); the cost
+ * model's envelope (fu_cost.c) needs more, its tree lines changing slope at each power of two
+ * where NCCL's tree correction changes. */
+#define FU_MAX_SEGMENTS 32
 #define FU_MAX_CURVES 64
 #define FU_PROFILE_NSCALARS 9
 

@@ -214,41 +214,68 @@ static const fu_curve *fu__exact(const fu_profile *prof, const char *op, const c
   return best;
 }
 
-/* The lower envelope of the model's lines as curve segments over [1 byte, inf). O(L^2). */
-static int fu__envelope(const fu_cluster *cl, fu_op o, int ranks, int nodes, fu_curve *out) {
-  fu_coll_line l[FU_COLL_MAX_LINES];
-  int n;
-  FU_CHECK(fu_coll_lines(cl, o, ranks, nodes, l, &n));
+/* Appends to out the lower envelope over [x0, x1) of n straight lines (alpha a, slope b),
+ * merging a first piece that continues out's last segment. O(n^2). */
+static void fu__envelope_range(const double *a, const double *b, int n, double x0, double x1, fu_curve *out) {
   int cur = 0;
   for (int i = 1; i < n; i++)
-    if (l[i].alpha_us + l[i].beta_us_per_byte < l[cur].alpha_us + l[cur].beta_us_per_byte) cur = i;
-  double x = 1;
-  out->nseg = 0;
-  while (out->nseg < FU_MAX_SEGMENTS) {
+    if (a[i] + b[i] * x0 < a[cur] + b[cur] * x0 || (a[i] + b[i] * x0 == a[cur] + b[cur] * x0 && b[i] < b[cur])) cur = i;
+  double x = x0;
+  while (x < x1 && out->nseg < FU_MAX_SEGMENTS) {
     int next = -1;
-    double xc = INFINITY;
+    double xc = x1;
     for (int j = 0; j < n; j++) {
-      if (!(l[j].beta_us_per_byte < l[cur].beta_us_per_byte)) continue;
-      double c = (l[j].alpha_us - l[cur].alpha_us) / (l[cur].beta_us_per_byte - l[j].beta_us_per_byte);
+      if (!(b[j] < b[cur])) continue;
+      double c = (a[j] - a[cur]) / (b[cur] - b[j]);
       if (c > x && c < xc) {
         xc = c;
         next = j;
       }
     }
-    fu_segment *s = &out->seg[out->nseg++];
-    memset(s, 0, sizeof *s);
-    s->lo_bytes = x;
-    s->hi_bytes = next < 0 ? INFINITY : xc;
-    s->alpha_us = l[cur].alpha_us;
-    s->beta_us_per_byte = l[cur].beta_us_per_byte;
-    s->alpha_ci[0] = s->alpha_us / (1 + FU_COST_MODEL_BAND);
-    s->alpha_ci[1] = s->alpha_us * (1 + FU_COST_MODEL_BAND);
-    s->beta_ci[0] = s->beta_us_per_byte / (1 + FU_COST_MODEL_BAND);
-    s->beta_ci[1] = s->beta_us_per_byte * (1 + FU_COST_MODEL_BAND);
-    s->max_rel_err = NAN;
+    fu_segment *last = out->nseg ? &out->seg[out->nseg - 1] : NULL;
+    if (last && last->alpha_us == a[cur] && last->beta_us_per_byte == b[cur]) {
+      last->hi_bytes = xc;
+    } else {
+      fu_segment *s = &out->seg[out->nseg++];
+      memset(s, 0, sizeof *s);
+      s->lo_bytes = x;
+      s->hi_bytes = xc;
+      s->alpha_us = a[cur];
+      s->beta_us_per_byte = b[cur];
+      s->alpha_ci[0] = s->alpha_us / (1 + FU_COST_MODEL_BAND);
+      s->alpha_ci[1] = s->alpha_us * (1 + FU_COST_MODEL_BAND);
+      s->beta_ci[0] = s->beta_us_per_byte / (1 + FU_COST_MODEL_BAND);
+      s->beta_ci[1] = s->beta_us_per_byte * (1 + FU_COST_MODEL_BAND);
+      s->max_rel_err = NAN;
+    }
     if (next < 0) break;
     cur = next;
     x = xc;
+  }
+}
+
+/* The lower envelope of the model's lines as curve segments over [1 byte, inf): piecewise, as a
+ * tree line's slope changes at each power of two where NCCL's tree correction does
+ * (fu_coll_tree_corr); inside each such range every line is straight. O(L^2) a range. */
+static int fu__envelope(const fu_cluster *cl, fu_op o, int ranks, int nodes, fu_curve *out) {
+  fu_coll_line l[FU_COLL_MAX_LINES];
+  int n;
+  FU_CHECK(fu_coll_lines(cl, o, ranks, nodes, l, &n));
+  double a[FU_COLL_MAX_LINES], b[FU_COLL_MAX_LINES];
+  out->nseg = 0;
+  double x0 = 1;
+  for (int k = 1; k <= FU_COLL_TREE_CORR_N + 1; k++) {
+    double x1 = k <= FU_COLL_TREE_CORR_N ? 64.0 * ldexp(1, k) : INFINITY;
+    for (int i = 0; i < n; i++) {
+      a[i] = l[i].alpha_us;
+      b[i] = l[i].beta_us_per_byte / fu_coll_tree_corr(l[i].algorithm, l[i].proto, x0);
+    }
+    fu__envelope_range(a, b, n, x0, x1, out);
+    x0 = x1;
+  }
+  if (out->nseg >= FU_MAX_SEGMENTS && out->seg[out->nseg - 1].hi_bytes < INFINITY) {
+    fu_error("cost model: the envelope of %d lines needs more than %d segments", n, FU_MAX_SEGMENTS);
+    return FU_EINTERNAL;
   }
   out->seg[out->nseg - 1].hi_bytes = INFINITY;
   return FU_OK;

@@ -148,6 +148,13 @@ check "an LL all-reduce is priced at a quarter of the ring bandwidth, at most NC
 [ "$(js "$tmp/c.json" "[r['algo'] == min(r['lines'], key=lambda l: l['time_us'])['algo'] and r['time_us'] == min(l['time_us'] for l in r['lines']) for r in j]")" = "[True, True, True]" ] &&
   [ "$(js "$tmp/c.json" "[l['algo'] for l in j[0]['lines']]")" = "['ring/LL', 'ring/Simple', 'nvls/Simple']" ]
 check "cost JSON: each predicted row lists the lines weighed, its algo the fastest" $?
+# the model's curve (segments of its lower envelope, each tree line bent at the powers of two where
+# NCCL's tree correction changes) prices every size as the fastest of the lines, 64 B to 16 GiB
+sizes=$(python3 -c "print(','.join(f'{1 << k}B' for k in range(6, 35)))")
+"$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes "$sizes" --format json >"$tmp/c.json" &&
+  [ "$(js "$tmp/c.json" "all(abs(r['time_us'] / min(l['time_us'] for l in r['lines']) - 1) < 1e-9 for r in j)")" = True ] &&
+  [ "$(js "$tmp/c.json" "len(set(r['algo'] for r in j)) >= 2")" = True ]
+check "cost at 2x8: the envelope curve is the fastest line at every power of two (tree corrected)" $?
 # a network fitted from the 1+1 run alone: floor 14.3 us = 2 network steps, so about 7 us a step,
 # and a Simple step from the large sizes' intercept (both were left at 0)
 "$fusim" import --db "$tmp/r.db" "$d/mghpcc-dgxh100-2gpu-2node-allreduce.txt" >/dev/null &&

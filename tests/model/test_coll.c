@@ -37,7 +37,26 @@ int main(void) {
   double t;
   char a[20];
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1024, &t, a, sizeof a), FU_OK);
-  EXPECT_STR_EQ(a, "tree"); /* 26.005 us against the ring's 47.005 */
+  EXPECT_STR_EQ(a, "tree"); /* 26.006 us against the ring's 47.005 */
+  /* NCCL's tree correction: 1024 B is 2^4 x 64 B, Simple's factor .9 (a profile with one
+   * latency takes Simple's row): 26 + 5e-6 * 1024 / .9 */
+  EXPECT_NEAR(t, 26 + 5e-6 * 1024 / 0.9, 1e-9);
+  EXPECT_NEAR(fu_coll_tree_corr(FU_CALGO_TREE, FU_PROTO_SIMPLE, 1048576.0), 0.5, 1e-12); /* 2^14: .5 */
+  EXPECT_NEAR(fu_coll_tree_corr(FU_CALGO_TREE, FU_PROTO_SIMPLE, 67108864.0), 0.8, 1e-12); /* 2^20 */
+  EXPECT_NEAR(fu_coll_tree_corr(FU_CALGO_TREE, FU_PROTO_LL, 65536.0), 0.6, 1e-12);        /* 2^10 */
+  EXPECT_NEAR(fu_coll_tree_corr(FU_CALGO_TREE, FU_PROTO_LL, 100), 1.0, 1e-12);    /* below 128 B: 2^0 */
+  EXPECT_NEAR(fu_coll_tree_corr(FU_CALGO_TREE, FU_PROTO_SIMPLE, 100), 0.9, 1e-12);
+  EXPECT_NEAR(fu_coll_tree_corr(FU_CALGO_TREE, FU_PROTO_SIMPLE, 536870912.0), 1.0, 1e-12); /* past 2^22 */
+  EXPECT_NEAR(fu_coll_tree_corr(FU_CALGO_RING, FU_PROTO_SIMPLE, 1048576.0), 1.0, 1e-12);
+  /* It moves the choice: at 16 MiB (2^18, factor .7) the tree costs 26 + 83.89 / .7 = 145.8 us,
+   * the ring 47 + 78.64 = 125.6: ring, where the uncorrected tree (109.9) would win; at 1 MiB
+   * (.5) the tree still wins, 26 + 10.49 / .5 = 46.97 against 51.92. */
+  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 16777216.0, &t, a, sizeof a), FU_OK);
+  EXPECT_STR_EQ(a, "ring");
+  EXPECT_NEAR(t, 47 + 1.875 * 16777216.0 / 4e5, 1e-9);
+  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1048576.0, &t, a, sizeof a), FU_OK);
+  EXPECT_STR_EQ(a, "tree");
+  EXPECT_NEAR(t, 26 + 5e-6 * 1048576.0 / 0.5, 1e-9);
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "ring"); /* 47 + 5033.2 against 26 + 5368.7 */
   EXPECT_NEAR(t, 47 + 1.875 * 1073741824.0 / 4e5, 1e-6);
