@@ -232,6 +232,20 @@ static fu__op *fu__norm(fu__ctx *x, const char *name, int layernorm, int bias, d
   return o;
 }
 
+/* Autograd sums the gradients of a tensor that feeds several operations (a residual stream into
+ * its norm and its add, a norm's output into q, k and v): consumers - 1 in-place adds of its
+ * size, in backward where the first consumer's backward ends; pushed just before that consumer
+ * and priced by the add table. */
+static fu__op *fu__fanout(fu__ctx *x, double numel, const char *dtype, int consumers) {
+  fu__op *o = fu__push(x);
+  if (!o) return NULL;
+  snprintf(o->what, sizeof o->what, "grad_sum");
+  const fu_op_table *t = fu_compute_op(x->c, "add", dtype);
+  if (!t) fu__miss(x, "add");
+  o->bwd_us = (consumers - 1) * fu_op_us(t, numel, 0);
+  return o;
+}
+
 /* SDPA over the micro-batch; q, k, v and the output kept (outputs of operations before it). */
 static fu__op *fu__attn(fu__ctx *x, const fu_tf_spec *s, double Hkv, int causal, double p) {
   fu__op *o = fu__push(x);
@@ -284,6 +298,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     for (long i = 0; i < s->layers; i++) {
       x->layer = (int)i;
       snprintf(p, sizeof p, "bert.encoder.layer.%ld.", i);
+      FU__TRY(fu__fanout(x, T * H, R, 4)); /* the layer's input: query, key, value, residual */
       FU__TRY(fu__linear(x, NM("attention.self.query"), H, H, 1, fp32_in, 1, 1));
       FU__TRY(fu__linear(x, NM("attention.self.key"), H, Hkv, 1, fp32_in, 0, 1));
       FU__TRY(fu__linear(x, NM("attention.self.value"), H, Hkv, 1, fp32_in, 0, 1));
@@ -293,6 +308,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
       FU__TRY(fu__memop(x, "add", R, T * H, 0));
       FU__TRY(fu__norm(x, NM("attention.output.LayerNorm"), 1, 1, H, R));
+      FU__TRY(fu__fanout(x, T * H, R, 2)); /* the norm's output: intermediate, residual */
       FU__TRY(fu__linear(x, NM("intermediate.dense"), H, F, 1, fp32_in, 1, 1));
       FU__TRY(fu__memop(x, "gelu", A, T * F, x->ab * T * F));
       FU__TRY(fu__linear(x, NM("output.dense"), F, H, 1, 0, 1, 1));
@@ -318,6 +334,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     for (long i = 0; i < s->layers; i++) {
       x->layer = (int)i;
       snprintf(p, sizeof p, "transformer.h.%ld.", i);
+      FU__TRY(fu__fanout(x, T * H, R, 2)); /* the residual stream: ln_1, the add */
       FU__TRY(fu__norm(x, NM("ln_1"), 1, 1, H, R));
       FU__TRY(fu__linear(x, NM("attn.c_attn"), H, H + 2 * Hkv, 1, fp32_in, 1, 1));
       FU__TRY(fu__attn(x, s, Hkv, 1, dropout));
@@ -325,6 +342,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       o->fwd_us += fu__copy_us(x, 2 * x->ab * T * H);
       FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
       FU__TRY(fu__memop(x, "add", R, T * H, 0));
+      FU__TRY(fu__fanout(x, T * H, R, 2)); /* the residual stream: ln_2, the add */
       FU__TRY(fu__norm(x, NM("ln_2"), 1, 1, H, R));
       FU__TRY(fu__linear(x, NM("mlp.c_fc"), H, F, 1, fp32_in, 1, 1));
       /* the HF gelu_new composite 0.5x(1 + tanh(k(x + 0.044715 x^3))) keeps x^3's input, tanh's
@@ -355,7 +373,11 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     for (long i = 0; i < s->layers; i++) {
       x->layer = (int)i;
       snprintf(p, sizeof p, "model.layers.%ld.", i);
+      FU__TRY(fu__fanout(x, T * H, R, 2)); /* the residual stream: the norm, the add */
       FU__TRY(fu__norm(x, NM("input_layernorm"), ln, ln, H, R));
+      /* the norm's output (the residual's dtype: HF's RMSNorm and LayerNorm under autocast
+       * return fp32) feeds q, k and v */
+      FU__TRY(fu__fanout(x, T * H, R, 3));
       FU__TRY(fu__linear(x, NM("self_attn.q_proj"), H, H, bias, fp32_in, 1, 1));
       FU__TRY(fu__linear(x, NM("self_attn.k_proj"), H, Hkv, bias, fp32_in, 0, 1));
       FU__TRY(fu__linear(x, NM("self_attn.v_proj"), H, Hkv, bias, fp32_in, 0, 1));
@@ -374,8 +396,10 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       o->fwd_us += fu__copy_us(x, 2 * x->ab * T * H);
       if (dropout > 0) FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
       FU__TRY(fu__memop(x, "add", R, T * H, 0));
+      FU__TRY(fu__fanout(x, T * H, R, 2));
       FU__TRY(fu__norm(x, NM("post_attention_layernorm"), ln, ln, H, R));
       if (gated) {
+        FU__TRY(fu__fanout(x, T * H, R, 2)); /* gate and up share their input */
         FU__TRY(fu__linear(x, NM("mlp.gate_proj"), H, F, bias, fp32_in, 1, 1));
         FU__TRY(fu__linear(x, NM("mlp.up_proj"), H, F, bias, fp32_in, 0, 1));
         /* SiLU keeps the gate, the product keeps SiLU's output and up's */
@@ -827,6 +851,8 @@ static int fu__resnet50_ops(fu__ctx *x, double B, double img) {
     for (int b = 0; b < cfg[li][0]; b++) {
       double width = cfg[li][1], s = b == 0 ? cfg[li][2] : 1, hin = h, t;
       snprintf(p, sizeof p, "layer%d.%d.", li + 1, b);
+      /* the block's input: conv1 and the shortcut (downsample or the add) */
+      FU__TRY(fu__fanout(x, B * cin * hin * hin, A, 2));
       FU__TRY(fu__conv(x, NM("conv1"), B, cin, width, 1, 1, hin, 1, &t));
       BN(NM("bn1"), width, hin, 1);
       FU__TRY(fu__conv(x, NM("conv2"), B, width, width, 3, s, hin, 1, &h2));
@@ -921,9 +947,10 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   char notes[1200];
   snprintf(notes, sizeof notes,
            "ESTIMATE from fusim workload --cnn %s: torchvision %s, batch %ld, %ldx%ld images, "
-           "channels-last, %s, %s; %llu params in %zu tensors. Convolutions priced as their implicit "
-           "GEMMs from the cuBLAS shape sweep, batch norm, ReLU, pooling and adds from the memory-bound "
-           "tables, host issue costs per operation, host and GPU timelines (profile %s). Memory (GiB): "
+           "channels-last, %s, %s; %llu params in %zu tensors. Convolutions priced from the cuDNN "
+           "tables by kernel and stride (else as implicit GEMMs), batch norm, ReLU, pooling, adds "
+           "and gradient sums from the memory-bound tables, host issue costs per operation, host "
+           "and GPU timelines (profile %s). Memory (GiB): "
            "params %.3f, optimizer %.3f, activations %.3f, peak %.3f.",
            s->model, s->model, s->batch, s->image, s->image, fu__prec_name(s->prec), s->optimizer,
            (unsigned long long)nparam, w->ngrads, prof_name, mem->params / 1073741824.0,

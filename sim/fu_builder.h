@@ -4,8 +4,10 @@
  *
  * The model is a list of the operations eager PyTorch runs in forward, each with its parameters
  * (names as Hugging Face / torchvision give them), its device time forward and backward (GEMMs
- * from the cuBLAS table in the three layouts of a linear layer, attention from the SDPA table,
- * memory-bound operations from their tables by element count), the host's time to issue it
+ * from the cuBLAS table in the three layouts of a linear layer, convolutions from the cuDNN
+ * tables by kernel and stride, attention from the SDPA table, memory-bound operations from their
+ * tables by element count, autograd's sums of the gradients of a tensor used by several
+ * operations as adds of its size), the host's time to issue it
  * (forward in Python, backward in the autograd engine) and the bytes it keeps for backward. A
  * timeline runs them as the framework does: the host issues operations one after another, the
  * GPU runs each when the host has issued it and the one before has finished, so a step whose

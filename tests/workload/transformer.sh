@@ -188,6 +188,29 @@ want_w = point(7, 2, "wgrad", 64, 147, 1605632)  # the image needs no data gradi
 got_w = float(rows["conv1.weight"]["bwd_us"])
 assert abs(got_w - want_w) <= 1e-3 + 1e-5 * want_w, (got_w, want_w)
 PY
+# autograd's gradient sums where a tensor feeds several operations, in adds of its size from the
+# profile's add table (fp32 under autocast: the residual stream and HF's norm outputs): per Llama
+# layer the residual twice (1 add each), q/k/v's shared input (2), gate/up's (1); per BERT layer
+# the input into q, k, v and the residual (3), the norm's output (1). T x H = 1024 x 1024 = 2^20,
+# a size the add table measured, so each add is that table entry.
+python3 - "$fusim" "$root" "$dir" <<'PY' || { echo "FAIL: gradient sums (grad_sum) per layer" >&2; fail=1; }
+import csv, json, os, subprocess, sys
+fusim, root, tmp = sys.argv[1:4]
+prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
+add = [t for t in prof["compute"]["ops"] if t["op"] == "add" and t["dtype"] == "fp32"][0]
+one = add["fwd_us"][add["numel"].index(1 << 20)]
+for arch, want in (("llama", [1, 2, 1, 1]), ("bert", [3, 1])):
+    ops = os.path.join(tmp, arch + ".csv")
+    r = subprocess.run([fusim, "workload", "--transformer", "--arch", arch, "--layers", "2", "--hidden", "1024",
+                        "--heads", "8", "--ffn", "2816", "--vocab", "32000", "--seq", "256", "--micro-batch", "4",
+                        "--precision", "autocast-bf16", "--out", os.path.join(tmp, arch + ".json"), "--ops", ops],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    got = [float(row["bwd_us"]) for row in csv.DictReader(open(ops)) if row["op"] == "grad_sum" and row["layer"] == "0"]
+    assert len(got) == len(want), (arch, got)
+    for g, n in zip(got, want):
+        assert abs(g - n * one) <= 1e-3 + 1e-6 * g, (arch, got, n * one)
+PY
 "$fusim" fit --gemm-table --db "$dir/none.db" --out "$dir/p.json" >/dev/null 2>&1; [ $? -ne 0 ] || { echo "FAIL: fit --gemm-table without a database" >&2; fail=1; }
 "$fusim" fit --compute "$dir/m.json" --out "$dir/p.json" >/dev/null 2>&1; eq "fit --compute of a workload file" $? 65
 exit $fail
