@@ -4,8 +4,9 @@
  *
  * p ranks on N nodes of g = p / N GPUs; f = nccl-tests' bus-bandwidth factor of the operation
  * (all-reduce 2(p-1)/p, all-gather and reduce-scatter (p-1)/p). Each algorithm is one Hockney
- * line t(n) = latency + n * f / busbw; NCCL picks the fastest at each size, so the cost is the
- * lower envelope of the lines (fu_coll_curve builds it as piecewise segments):
+ * line t(n) = latency + n * f / busbw (a tree's bent by NCCL's size-dependent correction,
+ * fu_coll_tree_corr); the model takes the fastest at each size, so the cost is the lower envelope
+ * of the lines (fu_cost.c builds it as piecewise segments):
  *
  *   ring       steps s = 2(p-1) (all-reduce) or p-1, of which s * N / p cross the network
  *              (each ring pass leaves every node once); latency = base + intra steps * l_intra
@@ -22,14 +23,15 @@
  *   nvls_tree  (all-reduce, N > 1, NVLS known) NVLS inside the node, the tree between nodes:
  *              t = tree latency + max(n / A_nvls, n / (e k B_nic)), e = 0.70 N / (2 (N - 1))
  *              as NCCL's tuning.cc converts NVLS_TREE bus bandwidth to algorithm bandwidth.
- * Protocols: each algorithm is priced twice where the profile knows both latencies, as NCCL's
- * tuning does: LL (the latency of small messages, fitted from the smallest sizes, at 1/4 of the
- * bandwidth for all-reduce or across nodes and 1/3 otherwise, its intra-node step 1.8 times
- * dearer across nodes, all as tuning.cc charges; NVLS has no LL line: NCCL runs NVLS and
- * NVLS-tree on Simple only) and Simple (the latency of large
- * messages, fitted from the intercept of the largest sizes, at the full bandwidth). Without
- * Simple latencies there is one line per algorithm: the small-size latency and the large-size
- * bandwidth. */
+ * Protocols (fu_coll_proto): each algorithm is priced twice where the profile knows both
+ * latencies, as NCCL's tuning does: LL (the latency of small messages, fitted from the smallest
+ * sizes; a ring at 1/4 of the bandwidth for all-reduce or across nodes and 1/3 otherwise, a tree
+ * at 1/3.8, both at most tuning.cc's llMaxBw; its intra-node step 1.8 times dearer across nodes;
+ * NVLS has no LL line: NCCL runs NVLS and NVLS-tree on Simple only) and Simple (the latency of
+ * large messages, fitted from the intercept of the largest sizes, at the full bandwidth). Without
+ * Simple latencies there is one line per algorithm (FU_PROTO_ONE): the small-size latency and the
+ * large-size bandwidth. LL128 is not priced (see README: a fitted LL128 line made predictions
+ * worse on the public sweeps). */
 #ifndef FU_COLL_H
 #define FU_COLL_H
 
