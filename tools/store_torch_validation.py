@@ -42,9 +42,9 @@ def fusim_json(fusim, args):
     return json.loads(p.stdout)
 
 
-def scaled(wl, hf, gf):
+def scaled(wl, hf, gf, ff=None):
     """The workload with host times (the CPU timeline and the frameworks' host costs) multiplied
-    by hf and GPU times by gf."""
+    by hf and GPU times by gf; ff, when given, multiplies the frameworks' host costs instead."""
     w = json.loads(json.dumps(wl))
     for k in ("fwd_us", "bwd_us", "opt_us"):
         w[k] = w[k] * gf
@@ -61,7 +61,7 @@ def scaled(wl, hf, gf):
         h["fwd_points"] = [[c * hf, g * gf] for c, g in h.get("fwd_points", [])]
         for fw in ("ddp", "hooks"):
             if fw in h:
-                h[fw] = {k: v * hf for k, v in h[fw].items()}
+                h[fw] = {k: v * (hf if ff is None else ff) for k, v in h[fw].items()}
     w["name"] = wl["name"] + "_h%.4f_g%.4f" % (hf, gf)
     w["notes"] = (wl.get("notes") or "") + (
         " Scaled to the run's compute-only iteration: host work x %.5f (its CPU time of forward "
@@ -112,6 +112,17 @@ def anchor(fusim, wl, m, tmp, prof, host_scale):
         if hi - lo < 1e-4:
             break
     return hf, (lo + hi) / 2
+
+
+def probe_factor(fw, m):
+    """The host's speed in the model's loop against the frameworks' calibration: the median of the
+    host-speed probe (torch_host.host_probe, us per launch) run in every round of the model's loop
+    over the calibration's, where both were measured (runs after run 8); None otherwise (the
+    frameworks' costs then follow the capture's factor)."""
+    pm, pc = m.get("host_probe_us"), (fw or {}).get("probe_us")
+    if not pm or not pc or pc <= 0:
+        return None
+    return statistics.median(pm) / pc
 
 
 def plan_args(row):
@@ -177,7 +188,8 @@ def main():
             wl["name"] = wl["name"] + "_fw"
         order = [g["name"] for g in wl["grads"]]
         hf, gf = anchor(a.fusim, wl, m, tmp, prof, not a.no_host_scale)
-        ws = scaled(wl, hf, gf)
+        ff = probe_factor(fwc if fwc is not None else run.get("framework_costs"), m)
+        ws = scaled(wl, hf, gf, ff if not a.no_host_scale else None)
         if not a.capture_spread:
             same_run_spread(ws, m)
         spath = os.path.join(tmp, "%s.json" % ws["name"])
@@ -218,7 +230,7 @@ def main():
                 "p5_us": r["p5_us"], "p95_us": r["p95_us"], "iterations": len(r["times_us"]),
                 # single iterations inside: the check of the interval as one iteration's range
                 "iters_inside": sum(p["iter_lo_us"] <= t <= p["iter_hi_us"] for t in r["times_us"]),
-                "n_buckets": p["n_ops"], "host_scale": hf, "gpu_scale": gf,
+                "n_buckets": p["n_ops"], "host_scale": hf, "gpu_scale": gf, "fw_scale": ff,
             }
             rows.append(row)
             if not a.no_store:   # beside the prediction fusim just stored, as validate does
@@ -246,7 +258,7 @@ def main():
                                          "plan_label": r["plan_label"], "machine": run["machine"],
                                          "command": run["command"], "overhead_measured_us": ov_m,
                                          "overhead_predicted_us": ov_p,
-                                         "host_scale": hf, "gpu_scale": gf,
+                                         "host_scale": hf, "gpu_scale": gf, "fw_scale": ff,
                                          "times_us": r["times_us"]}), pid))
                 finally:
                     con.close()

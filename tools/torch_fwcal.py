@@ -30,6 +30,7 @@ Each cost is a least-squares line over the depths through the medians of per-rou
                        compute stream (DDP's per-parameter scale or copy into the bucket, the copy
                        back at finalize, the buffers' copies after broadcast, the hooks' copies)
   kernel_us            GPU time of one small copy kernel queued behind others, timed directly
+  probe_us             the host's speed while measuring (torch_host.host_probe, once a round)
 Spread: fw_rel_lo / fw_rel_hi as torch_host.framework_costs() defines them (each round's
 framework time over its median, pooled, p5 and p95, minus 1), and per cost the p5 / p95 of a
 bootstrap over rounds (ci).
@@ -291,7 +292,7 @@ def framework_costs(*, rounds=20, warmup=3, depths=DEPTHS, width=WIDTH, tokens=T
         del base
     keys = list(runners)
     data = {q: {v: {L: [] for L in depths} for v in VARIANTS} for q in QUANTITIES}
-    short = 0
+    short, probes = 0, []
     for r in range(warmup + rounds):
         k0 = r % len(keys)
         for k in keys[k0:] + keys[:k0]:
@@ -304,6 +305,8 @@ def framework_costs(*, rounds=20, warmup=3, depths=DEPTHS, width=WIDTH, tokens=T
             v, L = k
             for q, val in zip(QUANTITIES, (f, b, g, st)):
                 data[q][v][L].append(val)
+        if r >= warmup:
+            probes.append(torch_host.host_probe())
     data["P"] = {L: sum(1 for _ in runners[("none", L)].core.parameters()) for L in depths}
     data["nbuf"] = {L: sum(1 for _ in runners[("none", L)].core.buffers()) for L in depths}
     data["B"] = {v: {L: runners[(v, L)].buckets(x) for L in depths} for v in VARIANTS}
@@ -317,10 +320,12 @@ def framework_costs(*, rounds=20, warmup=3, depths=DEPTHS, width=WIDTH, tokens=T
     out = {"method": "tower", "ddp": est["ddp"], "hooks": est["hooks"], "gpu": est["gpu"],
            "other": est["other"], "copy_gbps": round(copy_gbps, 1), "kernel_us": round(k_us, 3),
            "fw_rel_lo": lo, "fw_rel_hi": hi, "ci": ci,
+           "probe_us": round(statistics.median(probes), 4),   # the host's speed meanwhile
            "raw": {"depths": list(depths), "width": width, "tokens": tokens, "rounds": rounds,
                    "P": data["P"], "nbuf": data["nbuf"], "buckets": data["B"],
                    "bytes_per_param": bytes_per_param, "held_short": short,
                    "seconds": round(time.time() - t_start, 1),
+                   "probe_us": [round(t, 4) for t in probes],
                    "median_us": {q: {"%s/%d" % (v, L): round(statistics.median(data[q][v][L]), 1)
                                      for v in VARIANTS for L in depths} for q in QUANTITIES}},
            "rounds": {q: {"%s/%d" % (v, L): [round(t, 1) for t in data[q][v][L]]

@@ -535,6 +535,27 @@ def copy_gbps():
     return a.numel() * a.element_size() / _med(ts) / 1e3
 
 
+def host_probe(n=200):
+    """The host's speed now: CPU time per launch of n small (4 KiB) copies enqueued on a GPU held
+    by a sleep kernel (so no launch waits for the GPU), in us. Framework costs are mostly such
+    launches and their dispatch; run in every round of the calibration and of the validation
+    loops, the ratio of two medians carries costs measured in one to the other."""
+    import torch
+
+    if not hasattr(host_probe, "bufs"):
+        host_probe.bufs = ([torch.ones(1024, device="cuda") for _ in range(n)],
+                           [torch.empty(1024, device="cuda") for _ in range(n)])
+    a, b = host_probe.bufs
+    torch.cuda.synchronize()
+    torch.cuda._sleep(int(5000 * 2000))   # 5 ms: longer than n launches
+    t0 = time.perf_counter()
+    for s, d in zip(a, b):
+        d.copy_(s)
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) * 1e6 / len(a)
+
+
 def host_block(tl, fw, order_names):
     """The workload's host block (version 2) from host_timeline() and framework_costs();
     order_names: the grads' order in the workload."""

@@ -7,11 +7,18 @@ to round and depth to depth. estimate() must give those costs back to 1e-6 us, t
 is the same for every variant of a round (the per-round differences cancel it), and the bootstrap
 must bracket them. Then the same data with one round made slow for every framework variant: the
 median-based estimate must stay within 1% of the truth, while the spread (fw_rel_hi) must widen.
+
+Last, store_torch_validation carries the costs from the calibration to a model's loop by the
+host-speed probe measured in both (probe_factor, scaled's ff), by hand: loop probes 2.0 / 2.4 /
+2.2 us (median 2.2) over the calibration's 1.1 -> 2.0; with host factor 0.8 the captured
+timeline is scaled by 0.8 and the costs by 2.0; without a probe on either side (runs up to 8)
+there is no factor and the costs follow the timeline's 0.8, as before.
 """
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import store_torch_validation as st  # noqa: E402
 import torch_fwcal  # noqa: E402
 
 TRUE = {"param": 17.0, "copy": 6.0, "bucket": 31.0, "hook_bucket": 75.0, "finalize": 140.0,
@@ -61,6 +68,29 @@ def check(name, got, want, tol):
     return ok
 
 
+def check_probe():
+    ok = True
+    f = st.probe_factor({"probe_us": 1.1}, {"host_probe_us": [2.0, 2.4, 2.2]})
+    ok &= check("probe factor 2.2 / 1.1", f if f is not None else -1, 2.0, 1e-12)
+    ok &= check("no loop probe: none", st.probe_factor({"probe_us": 1.1}, {}) is None, True, 0)
+    ok &= check("no calibration probe: none",
+                st.probe_factor({"ddp": {}}, {"host_probe_us": [2.0]}) is None, True, 0)
+    w = {"name": "w", "fwd_us": 100.0, "bwd_us": 200.0, "opt_us": 10.0,
+         "grads": [{"name": "a", "bytes": 4, "ready_us": 50.0}],
+         "host": {"version": 2, "fwd_cpu_us": 10.0, "bwd_cpu_us": 20.0, "opt_cpu_us": 1.0,
+                  "fwd_gpu_us": 100.0, "bwd_gpu_us": 200.0, "opt_gpu_us": 10.0,
+                  "grad_cpu_us": [5.0], "grad_gpu_us": [50.0], "fwd_points": [[2.0, 20.0]],
+                  "ddp": {"param_us": 10.0}, "hooks": {"hook_us": 40.0}}}
+    h = st.scaled(w, 0.8, 1.5, 2.0)["host"]
+    ok &= check("timeline x 0.8: bwd_cpu_us", h["bwd_cpu_us"], 16.0, 1e-12)
+    ok &= check("GPU x 1.5: bwd_gpu_us", h["bwd_gpu_us"], 300.0, 1e-12)
+    ok &= check("costs x 2.0: ddp param_us", h["ddp"]["param_us"], 20.0, 1e-12)
+    ok &= check("costs x 2.0: hooks hook_us", h["hooks"]["hook_us"], 80.0, 1e-12)
+    h = st.scaled(w, 0.8, 1.5, None)["host"]
+    ok &= check("no factor: costs x 0.8", h["ddp"]["param_us"], 8.0, 1e-12)
+    return ok
+
+
 def main():
     t = TRUE
     want = {("ddp", "param_us"): t["param"], ("ddp", "copy_us"): t["copy"],
@@ -98,6 +128,7 @@ def main():
     ok &= check("one slow round: hook_us", est["hooks"]["hook_us"], t["hook"], 0.01 * t["hook"])
     _, hi, _ = torch_fwcal.spread(data, boot=50)
     ok &= check("one slow round: fw_rel_hi > 0.3", min(hi, 0.3), 0.3, 1e-9)
+    ok &= check_probe()
     print("test_fwcal: %s" % ("passed" if ok else "FAILED"))
     return 0 if ok else 1
 
