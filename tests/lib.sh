@@ -31,6 +31,15 @@ refused() {
   [ "$got" -eq "$want" ] && one_line "$text"
 }
 
+# check NAME STATUS: the status of a test just made (0: it held): "ok   NAME", or a failure
+check() { if [ "$2" -eq 0 ]; then echo "ok   $1"; ok; else bad "$1"; fi; }
+
+# near GOT WANT TOL: exit status 0 when |GOT - WANT| <= TOL
+near() { python3 -c "import sys; g, w, t = map(float, sys.argv[1:]); sys.exit(0 if abs(g - w) <= t else 1)" "$1" "$2" "$3"; }
+
+# field FILE KEY: a top-level value of the JSON object in FILE
+field() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+
 finish() {
   echo "$1: $pass checks passed, $fail failed" >&2
   [ "$fail" -eq 0 ]

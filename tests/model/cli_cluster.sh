@@ -8,10 +8,8 @@ pub=${FUSIM_SHARED:?}/data/public-nccl-tests
 here=$(dirname "$0")/data
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-check() { # name, status (0 ok)
-  if [ "$2" -eq 0 ]; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi
-}
+T=$tmp
+. "$(dirname "$0")/../lib.sh"
 sql() { # DB QUERY: the first column of the first row
   python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$1" "$2"
 }
@@ -162,6 +160,4 @@ check "cost at 2x8: the envelope curve is the fastest line at every power of two
   [ "$(js "$tmp/r.json" "6 < j['cluster']['net_step_us'] < 8 and j['cluster']['simple_net_step_us'] > 50")" = True ]
 check "1+1 alone: network step latency fitted for LL (6-8 us) and Simple" $?
 
-[ "$fails" -eq 0 ] && echo "cli_cluster: all passed" && exit 0
-echo "cli_cluster: $fails failed"
-exit 1
+finish cli_cluster

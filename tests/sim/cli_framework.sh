@@ -21,10 +21,8 @@ prof=$here/data/test-profile.json
 wl=$here/data/host2.json
 tmp=$(mktemp -d /tmp/fusim-cli-framework.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-fails=0
-check() { if [ "$2" -eq 0 ]; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi; }
-near() { python3 -c "import sys; g, w, t = map(float, sys.argv[1:]); sys.exit(0 if abs(g - w) <= t else 1)" "$1" "$2" "$3"; }
-field() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+T=$tmp
+. "$(dirname "$0")/../lib.sh"
 p() { "$fusim" predict --workload "$wl" --profile "$prof" --comm offload --fusion single --no-store --format json "$@"; }
 
 p --framework ddp --pack view > "$tmp/view.json"
@@ -60,4 +58,4 @@ for fw in ddp hooks; do
   check "host block v1 with --framework $fw: exit 65, one line (got $rc)" $?
 done
 
-[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
+finish cli_framework

@@ -16,16 +16,8 @@ prof=$here/data/test-profile.json
 wl=$here/data/tiny.json
 tmp=$(mktemp -d /tmp/fusim-cli-predict.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-fails=0
-check() { # name, condition result (0 ok)
-  if [ "$2" -eq 0 ]; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi
-}
-near() { # got want tol
-  python3 -c "import sys; g, w, t = map(float, sys.argv[1:]); sys.exit(0 if abs(g - w) <= t else 1)" "$1" "$2" "$3"
-}
-field() { # json-file key
-  python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"
-}
+T=$tmp
+. "$(dirname "$0")/../lib.sh"
 p() { "$fusim" predict --workload "$wl" --profile "$prof" "$@"; }
 
 "$fusim" predict --help >"$tmp/help" 2>&1; check "--help exits 0" $?
@@ -168,6 +160,4 @@ grep -q ',allreduce:1:nvlink,' "$tmp/r1.csv"; check "ranks 1 in the output" $?
 check "--comm 2x8 on a profile without network parameters is refused in one line" $?
 
 
-[ "$fails" -eq 0 ] && echo "cli_predict: all passed" && exit 0
-echo "cli_predict: $fails failed"
-exit 1
+finish cli_predict
