@@ -29,6 +29,30 @@ int fu_coll_nvls_slot(fu_op op) {
   }
 }
 
+double fu_coll_nvls_efficiency(const char *gpu) {
+  /* NCCL's nvlsEfficiency by compute capability: Hopper 0.85, Blackwell 0.74, earlier 0 */
+  static const struct {
+    const char *name;        /* substring of the GPU model */
+    double eff;
+  } arch[] = {{"GB200", 0.74}, {"GB300", 0.74}, {"B100", 0.74}, {"B200", 0.74}, {"B300", 0.74},
+              {"GH200", 0.85}, {"H100", 0.85}, {"H200", 0.85}, {"H800", 0.85}, {"H20", 0.85}};
+  if (!gpu || strstr(gpu, "PCIe") || strstr(gpu, " NVL")) return 0; /* no NVSwitch */
+  for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++)
+    if (strstr(gpu, arch[i].name)) return arch[i].eff;
+  return 0;
+}
+
+int fu_cluster_nvls_from_machine(fu_cluster *c, const char *gpu) {
+  double e = fu_coll_nvls_efficiency(gpu);
+  if (!(e > 0) || c->nvls_algbw_gbps[0] > 0 || strcmp(c->intra_link, "nvlink") != 0 ||
+      !(c->intra_gbps > 0.5 * fu_link_limit_gbps(FU_LINK_NVLINK, gpu)))
+    return 0;
+  c->nvls_algbw_gbps[0] = e * c->intra_gbps;
+  snprintf(c->nvls_source, sizeof c->nvls_source,
+           "machine: NCCL's NVLS efficiency %.2f for %.40s x the ring's %.1f GB/s", e, gpu, c->intra_gbps);
+  return 1;
+}
+
 static double fu__clog2(int n) {
   int k = 0;
   while ((1L << k) < n) k++;
@@ -103,7 +127,7 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, double 
     double t_intra = 2.0 / bintra, t_net = 1.0 / bnic;
     double tree_t = fmax(fmax(t_intra, t_net) / k.tree_bw, 2.0 / k.max_busbw);
     fu__line(&lines[(*nlines)++], FU_CALGO_TREE, proto, tree_lat, tree_t);
-    if (nvls > 0) {
+    if (nvls > 0 && g > 2) { /* NCCL: no NVLS with 2 GPUs or fewer in a node */
       /* NCCL's tuning.cc converts NVLS_TREE bus bandwidth to algorithm bandwidth with
        * 0.70 N / (2 (N - 1)): the tree between nodes reaches 70% of its links at N = 2 and
        * half that as N grows (each node sends and receives through an inner and a leaf role). */
@@ -267,7 +291,7 @@ static int fu__intra_lat(const fu_cluster *c, const fu_coll_obs *obs, size_t n, 
 }
 
 int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *source,
-                   int *fitted_intra, int *fitted_net) {
+                   const char *gpu, int *fitted_intra, int *fitted_net) {
   *fitted_intra = *fitted_net = 0;
   /* Intra-node ring bandwidth: the best one-node all-gather, reduce-scatter or 2-rank
    * all-reduce; failing those, the best one-node all-reduce. */
@@ -286,6 +310,7 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
     fu_cluster keep = *c;
     c->intra_gbps = ring;
     for (int s = 0; s < FU_COLL_NVLS_OPS; s++) c->nvls_algbw_gbps[s] = 0;
+    c->nvls_source[0] = '\0';
     /* An all-reduce over more than 2 ranks well above the ring rate is NVLS (the switch
      * reduces): its algorithm bandwidth is what carries to other rank counts. */
     for (size_t i = 0; i < n; i++) {
@@ -309,6 +334,8 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
     if (source) snprintf(c->intra_source, sizeof c->intra_source, "%s", source);
     *fitted_intra = 1;
   }
+  /* the intra-node link known: the algorithms the machine has, before fitting the network */
+  if (c->intra_gbps > 0) fu_cluster_nvls_from_machine(c, gpu);
   int multi = 0;
   for (size_t i = 0; i < n; i++) {
     if (obs[i].nodes > 1) multi++;

@@ -20,7 +20,12 @@
  *   nvls       (N = 1, g > 2, where the profile knows the switch's NVLS bandwidth for the op)
  *              the NVSwitch reduces or multicasts: every GPU moves about n bytes whatever g, so
  *              the algorithm bandwidth A_nvls (n / t) is the constant; latency = base + 2 l_intra.
- *   nvls_tree  (all-reduce, N > 1, NVLS known) NVLS inside the node, the tree between nodes:
+ *              NCCL turns NVLS off with 2 GPUs or fewer in a node (nvls.cc: gpuCount <= 2).
+ *              Where no one-node all-reduce over > 2 GPUs measured A_nvls, the machine decides
+ *              (fu_cluster_nvls_from_machine): a Hopper or Blackwell GPU whose pair of GPUs
+ *              reaches more than half its NVLink bandwidth (all its links to the peer: an
+ *              NVSwitch) has NVLS at NCCL's per-architecture nvlsEfficiency of the ring rate.
+ *   nvls_tree  (all-reduce, N > 1, g > 2, NVLS known) NVLS inside the node, the tree between nodes:
  *              t = tree latency + max(n / A_nvls, n / (e k B_nic)), e = 0.70 N / (2 (N - 1))
  *              as NCCL's tuning.cc converts NVLS_TREE bus bandwidth to algorithm bandwidth.
  * Protocols (fu_coll_proto): each algorithm is priced twice where the profile knows both
@@ -55,6 +60,7 @@ typedef struct fu_cluster {
   int gpus_per_node;         /* GPUs in one node of the measured machine (0 unknown) */
   char intra_source[160];    /* where the intra-node parameters came from */
   char net_source[160];      /* where the network parameters came from */
+  char nvls_source[160];     /* where the all-reduce A_nvls came from ("" measured with intra) */
   double simple_base_us;     /* Simple protocol: fixed cost of one call, us (0: no Simple line) */
   double simple_intra_step_us; /* Simple protocol: latency of one intra-node step, us */
   double simple_net_step_us; /* Simple protocol: latency of one network step, us */
@@ -146,10 +152,25 @@ typedef struct fu_coll_obs {
  * all-reduce; an all-reduce over more ranks well above it is NVLS and gives A_nvls), latency
  * from their small sizes (base + steps * l_intra by least squares), and from multi-node curves
  * the NIC bandwidth and network step latency that minimise the squared log error of the
- * model's best algorithm over them. `source` labels what was fitted. Returns FU_OK also when
+ * model's best algorithm over them. gpu (may be NULL) names the GPU model: with the intra-node
+ * fit done, fu_cluster_nvls_from_machine runs before the network fit, so that the network is
+ * fitted under the algorithms the machine has. `source` labels what was fitted. Returns FU_OK also when
  * nothing could be fitted (*fitted_intra / *fitted_net say what was). */
 int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *source,
-                   int *fitted_intra, int *fitted_net);
+                   const char *gpu, int *fitted_intra, int *fitted_net);
+
+/* NCCL's nvlsEfficiency (src/tuning/nvls.cc) for the GPU model named: 0.85 Hopper (H100, H200,
+ * H800, H20, GH200), 0.74 Blackwell (B100, B200, B300, GB200, GB300); 0 where the GPU has no
+ * NVLS: older or unknown models, and PCIe cards ("PCIe", NVLink-bridged "NVL"), which have no
+ * NVSwitch. */
+double fu_coll_nvls_efficiency(const char *gpu);
+
+/* NVLS from the machine, as NCCL enables it by hardware: where c has no all-reduce A_nvls, its
+ * intra-node link is NVLink and the GPU has an NVLS efficiency e (fu_coll_nvls_efficiency), and
+ * the fitted ring rate exceeds half the GPU's NVLink bandwidth (fu_link_limit_gbps: a pair of
+ * GPUs using all their links, as only an NVSwitch gives; boards that wire GPUs directly split
+ * the links among peers), sets A_nvls = e x intra_gbps and nvls_source. Returns 1 when it did. */
+int fu_cluster_nvls_from_machine(fu_cluster *c, const char *gpu);
 
 /* Name of the NVLS slot of op (-1 when op has none). */
 int fu_coll_nvls_slot(fu_op op);

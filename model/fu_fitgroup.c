@@ -402,6 +402,8 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
       fu__label2(prof->cluster.intra_source, sizeof prof->cluster.intra_source, bname, base->cluster.intra_source);
     if (base->cluster.net_source[0] || base->cluster.nic_gbps > 0)
       fu__label2(prof->cluster.net_source, sizeof prof->cluster.net_source, bname, base->cluster.net_source);
+    if (base->cluster.nvls_source[0])
+      fu__label2(prof->cluster.nvls_source, sizeof prof->cluster.nvls_source, bname, base->cluster.nvls_source);
   }
   /* the cost model's link parameters */
   fu_coll_obs *obs = malloc((ng ? ng : 1) * sizeof *obs);
@@ -413,15 +415,20 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
       if (obs[no].nodes == 1) intra = g[k].curve.link;
       no++;
     }
+  /* the GPU model and intra-node link decide which algorithms the fit weighs (NVLS) */
+  for (size_t k = 0; k < ng && !prof->gpu[0]; k++)
+    if (g[k].curve.gpu[0]) snprintf(prof->gpu, sizeof prof->gpu, "%s", g[k].curve.gpu);
+  char link0[sizeof prof->cluster.intra_link];
+  memcpy(link0, prof->cluster.intra_link, sizeof link0);
+  if (intra) snprintf(prof->cluster.intra_link, sizeof prof->cluster.intra_link, "%s", intra);
   int fi, fn;
-  fu_cluster_fit(&prof->cluster, obs, no, what, &fi, &fn);
+  fu_cluster_fit(&prof->cluster, obs, no, what, prof->gpu, &fi, &fn);
   free(obs);
-  if (fi && intra) snprintf(prof->cluster.intra_link, sizeof prof->cluster.intra_link, "%s", intra);
+  if (!fi) memcpy(prof->cluster.intra_link, link0, sizeof link0);
   /* the machine */
   int nodes = 1, gpn = prof->cluster.gpus_per_node;
   for (size_t k = 0; k < ng; k++) {
     const fu_curve *c = &g[k].curve;
-    if (c->gpu[0] && !prof->gpu[0]) snprintf(prof->gpu, sizeof prof->gpu, "%s", c->gpu);
     if (c->nodes > nodes) nodes = c->nodes;
     if (c->ranks / (c->nodes > 0 ? c->nodes : 1) > gpn) gpn = c->ranks / (c->nodes > 0 ? c->nodes : 1);
   }

@@ -96,14 +96,14 @@ double *fu_profile_scalar(fu_profile *p, int i) {
 }
 
 static json_t *fu__cluster_json(const fu_cluster *c) {
-  return json_pack("{s:o, s:o, s:o, s:s, s:[ooo], s:o, s:o, s:i, s:i, s:s, s:s, s:o, s:o, s:o}", "base_us",
+  return json_pack("{s:o, s:o, s:o, s:s, s:[ooo], s:o, s:o, s:i, s:i, s:s, s:s, s:s, s:o, s:o, s:o}", "base_us",
                    fu__num(c->base_us), "intra_step_us", fu__num(c->intra_step_us), "intra_gbps",
                    fu__num(c->intra_gbps), "intra_link", c->intra_link, "nvls_algbw_gbps",
                    fu__num(c->nvls_algbw_gbps[0]), fu__num(c->nvls_algbw_gbps[1]),
                    fu__num(c->nvls_algbw_gbps[2]), "net_step_us", fu__num(c->net_step_us), "nic_gbps",
                    fu__num(c->nic_gbps), "nics_per_node", c->nics_per_node, "gpus_per_node",
                    c->gpus_per_node, "intra_source", c->intra_source, "net_source", c->net_source,
-                   "simple_base_us", fu__num(c->simple_base_us), "simple_intra_step_us",
+                   "nvls_source", c->nvls_source, "simple_base_us", fu__num(c->simple_base_us), "simple_intra_step_us",
                    fu__num(c->simple_intra_step_us), "simple_net_step_us", fu__num(c->simple_net_step_us));
 }
 
@@ -345,6 +345,7 @@ static int fu__parse_cluster(fu__ctx *x, json_t *root, fu_cluster *c) {
   FU_CHECK(fu__get_num(x, o, "gpus_per_node", 1, 0, 0, 1024, 0, &gpn));
   FU_CHECK(fu__get_str(x, o, "intra_source", 1, c->intra_source, sizeof c->intra_source));
   FU_CHECK(fu__get_str(x, o, "net_source", 1, c->net_source, sizeof c->net_source));
+  FU_CHECK(fu__get_str(x, o, "nvls_source", 1, c->nvls_source, sizeof c->nvls_source));
   FU_CHECK(fu__get_num(x, o, "simple_base_us", 1, 0, 0, 1e6, 0, &c->simple_base_us));
   FU_CHECK(fu__get_num(x, o, "simple_intra_step_us", 1, 0, 0, 1e6, 0, &c->simple_intra_step_us));
   FU_CHECK(fu__get_num(x, o, "simple_net_step_us", 1, 0, 0, 1e6, 0, &c->simple_net_step_us));

@@ -1,6 +1,7 @@
 /* test_coll.c: the collective cost model (model/fu_coll.h) against values worked by hand, and its
  * fit recovering the link parameters of observations the model itself generated. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fu_coll.h"
@@ -104,7 +105,7 @@ int main(void) {
   fu_cluster fit;
   fu_cluster_init(&fit);
   int fi, fn;
-  EXPECT_INT_EQ(fu_cluster_fit(&fit, obs, 4, "synthetic", &fi, &fn), FU_OK);
+  EXPECT_INT_EQ(fu_cluster_fit(&fit, obs, 4, "synthetic", NULL, &fi, &fn), FU_OK);
   EXPECT_INT_EQ(fi, 1);
   EXPECT_INT_EQ(fn, 1);
   EXPECT_REL(fit.intra_gbps, 400, 1e-9);
@@ -183,6 +184,65 @@ int main(void) {
   for (int k = 0; k < n; k++) EXPECT(strcmp(l[k].algo, "nvls/LL") != 0);
   EXPECT_STR_EQ(l[2].algo, "nvls/Simple");
 
+  /* NVLS from the machine (NCCL's nvlsEfficiency by architecture: Hopper 0.85, Blackwell 0.74;
+   * none before Hopper, none on PCIe cards, which have no NVSwitch). */
+  EXPECT_NEAR(fu_coll_nvls_efficiency("NVIDIA H100 80GB HBM3"), 0.85, 1e-12);
+  EXPECT_NEAR(fu_coll_nvls_efficiency("NVIDIA H200"), 0.85, 1e-12);
+  EXPECT_NEAR(fu_coll_nvls_efficiency("NVIDIA B200"), 0.74, 1e-12);
+  EXPECT_NEAR(fu_coll_nvls_efficiency("NVIDIA A100-SXM4-80GB"), 0, 1e-12);
+  EXPECT_NEAR(fu_coll_nvls_efficiency("NVIDIA H100 PCIe"), 0, 1e-12);
+  EXPECT_NEAR(fu_coll_nvls_efficiency("NVIDIA H100 NVL"), 0, 1e-12);
+  EXPECT_NEAR(fu_coll_nvls_efficiency(NULL), 0, 1e-12);
+  /* An H100 pair over NVLink at 368 GB/s, above half the H100's 450 GB/s of NVLink (all its
+   * links reach the peer: an NVSwitch): A_nvls = 0.85 x 368 = 312.8 GB/s. */
+  fu_cluster h = hand();
+  h.intra_gbps = 368;
+  snprintf(h.intra_link, sizeof h.intra_link, "nvlink");
+  fu_cluster keep = h;
+  EXPECT_INT_EQ(fu_cluster_nvls_from_machine(&h, "NVIDIA H100 80GB HBM3"), 1);
+  EXPECT_NEAR(h.nvls_algbw_gbps[0], 312.8, 1e-9);
+  EXPECT(strstr(h.nvls_source, "0.85") != NULL);
+  /* 2 nodes of 8, one 50 GB/s NIC per GPU: nvls_tree at min(312.8, 0.70 x 8 x 50 = 280) GB/s
+   * beside ring and tree; 1 node of 8: nvls at 312.8 GB/s, 2 + 2 x 1 = 4 us; with 2 GPUs a node
+   * NCCL has no NVLS (nvls.cc: gpuCount <= 2), so 2 nodes of 2 and 1 node of 2 have none. */
+  EXPECT_INT_EQ(fu_coll_lines(&h, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 3);
+  EXPECT_STR_EQ(l[2].algo, "nvls_tree");
+  EXPECT_REL(l[2].beta_us_per_byte, 1.0 / 2.8e5, 1e-12);
+  EXPECT_INT_EQ(fu_coll_lines(&h, FU_OP_ALLREDUCE, 8, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 2);
+  EXPECT_STR_EQ(l[1].algo, "nvls");
+  EXPECT_NEAR(l[1].alpha_us, 4, 1e-9);
+  EXPECT_REL(l[1].beta_us_per_byte, 1.0 / 3.128e5, 1e-12);
+  EXPECT_INT_EQ(fu_coll_lines(&h, FU_OP_ALLREDUCE, 4, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 2); /* ring, tree */
+  EXPECT_INT_EQ(fu_coll_lines(&h, FU_OP_ALLREDUCE, 2, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 1); /* ring */
+  /* None where the machine does not have it: an A100; an H100 pair at 200 GB/s (under half its
+   * NVLink: GPUs wired directly, no switch); over PCIe; or A_nvls measured (kept as it is). */
+  h = keep;
+  EXPECT_INT_EQ(fu_cluster_nvls_from_machine(&h, "NVIDIA A100-SXM4-80GB"), 0);
+  h.intra_gbps = 200;
+  EXPECT_INT_EQ(fu_cluster_nvls_from_machine(&h, "NVIDIA H100 80GB HBM3"), 0);
+  h = keep;
+  snprintf(h.intra_link, sizeof h.intra_link, "pcie");
+  EXPECT_INT_EQ(fu_cluster_nvls_from_machine(&h, "NVIDIA H100 80GB HBM3"), 0);
+  h = keep;
+  h.nvls_algbw_gbps[0] = 270;
+  EXPECT_INT_EQ(fu_cluster_nvls_from_machine(&h, "NVIDIA H100 80GB HBM3"), 0);
+  EXPECT_NEAR(h.nvls_algbw_gbps[0], 270, 1e-12);
+  /* The fit derives it once the intra-node link is fitted, given the GPU: the observations above
+   * (2 ranks on one node at 400 GB/s, no NVLS measured) on an H100 with the link named NVLink:
+   * 0.85 x 400 = 340 GB/s; with no GPU named, none. */
+  fu_cluster_init(&fit);
+  snprintf(fit.intra_link, sizeof fit.intra_link, "nvlink");
+  EXPECT_INT_EQ(fu_cluster_fit(&fit, obs, 4, "synthetic", "NVIDIA H100 80GB HBM3", &fi, &fn), FU_OK);
+  EXPECT_NEAR(fit.nvls_algbw_gbps[0], 340, 1e-9);
+  fu_cluster_init(&fit);
+  snprintf(fit.intra_link, sizeof fit.intra_link, "nvlink");
+  EXPECT_INT_EQ(fu_cluster_fit(&fit, obs, 4, "synthetic", NULL, &fi, &fn), FU_OK);
+  EXPECT_NEAR(fit.nvls_algbw_gbps[0], 0, 1e-12);
+
   /* A network fitted from one 1+1 run alone (no one-node curve, so no call base): its floor
    * 14 us is the 2 network steps of a 2-rank ring, 7 us each; its large sizes' intercept 320 us
    * is 2 Simple network steps of 160 us; busbw 49 GB/s. The fit recovers all three (a model
@@ -190,7 +250,7 @@ int main(void) {
   fu_cluster rail;
   fu_cluster_init(&rail);
   fu_coll_obs one = {FU_OP_ALLREDUCE, 2, 2, 14, 49, 320};
-  EXPECT_INT_EQ(fu_cluster_fit(&rail, &one, 1, "1+1", &fi, &fn), FU_OK);
+  EXPECT_INT_EQ(fu_cluster_fit(&rail, &one, 1, "1+1", NULL, &fi, &fn), FU_OK);
   EXPECT_INT_EQ(fi, 0);
   EXPECT_INT_EQ(fn, 1);
   EXPECT_REL(rail.nic_gbps, 49, 0.005);
