@@ -53,7 +53,7 @@ def table(cluster, op, ranks, nodes):
         algos.append("tree")
     if nvls > 0 and n_nodes == 1 and g > 2:
         algos.append("nvls")
-    if nvls > 0 and ar and n_nodes > 1:
+    if nvls > 0 and ar and n_nodes > 1 and g > 2:  # nvls.cc: no NVLS with 2 GPUs a node
         algos.append("nvls_tree")
     out = {}
     for a in algos:
