@@ -334,8 +334,10 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
     if (source) snprintf(c->intra_source, sizeof c->intra_source, "%s", source);
     *fitted_intra = 1;
   }
-  /* the intra-node link known: the algorithms the machine has, before fitting the network */
-  if (c->intra_gbps > 0) fu_cluster_nvls_from_machine(c, gpu);
+  /* the intra-node link known: the algorithms the machine has, before fitting the network;
+   * not where a one-node all-reduce over > 2 ranks was measured without NVLS (NCCL did not
+   * run it there: NVLS turned off, or no multicast support) */
+  if (c->intra_gbps > 0 && !(ar_any > 0)) fu_cluster_nvls_from_machine(c, gpu);
   int multi = 0;
   for (size_t i = 0; i < n; i++) {
     if (obs[i].nodes > 1) multi++;

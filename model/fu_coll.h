@@ -153,8 +153,9 @@ typedef struct fu_coll_obs {
  * from their small sizes (base + steps * l_intra by least squares), and from multi-node curves
  * the NIC bandwidth and network step latency that minimise the squared log error of the
  * model's best algorithm over them. gpu (may be NULL) names the GPU model: with the intra-node
- * fit done, fu_cluster_nvls_from_machine runs before the network fit, so that the network is
- * fitted under the algorithms the machine has. `source` labels what was fitted. Returns FU_OK also when
+ * fit done and no one-node all-reduce over > 2 ranks observed (one without NVLS says the
+ * machine did not run it), fu_cluster_nvls_from_machine runs before the network fit, so that
+ * the network is fitted under the algorithms the machine has. `source` labels what was fitted. Returns FU_OK also when
  * nothing could be fitted (*fitted_intra / *fitted_net say what was). */
 int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *source,
                    const char *gpu, int *fitted_intra, int *fitted_net);

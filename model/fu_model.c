@@ -190,9 +190,11 @@ double fu_link_limit_gbps(fu_link l, const char *gpu) {
   static const struct {
     const char *name;        /* substring of the GPU model */
     double nvlink, pcie;     /* GB/s, one direction */
-  } gpus[] = {{"GB200", 900, 64}, {"B200", 900, 64}, {"B100", 900, 64}, {"H200", 450, 64},
-              {"H100", 450, 64},  {"A100", 300, 32}, {"A800", 200, 32}, {"V100", 150, 16},
-              {"5090", 0, 64},    {"4090", 0, 32},   {"3090", 56, 32},  {"2080", 50, 16}};
+  } gpus[] = {{"GB200", 900, 64}, {"B300", 900, 64},  {"B200", 900, 64}, {"B100", 900, 64},
+              {"GH200", 450, 450}, /* its host link is NVLink-C2C, 450 GB/s each way */
+              {"H200", 450, 64},  {"H100", 450, 64},  {"H800", 200, 64}, {"H20", 450, 64},
+              {"A100", 300, 32},  {"A800", 200, 32},  {"V100", 150, 16}, {"5090", 0, 64},
+              {"4090", 0, 32},    {"3090", 56, 32},   {"2080", 50, 16}};
   double nv = 900, pc = 64;
   for (size_t i = 0; gpu && i < sizeof gpus / sizeof gpus[0]; i++)
     if (strstr(gpu, gpus[i].name)) {

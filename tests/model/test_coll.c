@@ -242,6 +242,16 @@ int main(void) {
   snprintf(fit.intra_link, sizeof fit.intra_link, "nvlink");
   EXPECT_INT_EQ(fu_cluster_fit(&fit, obs, 4, "synthetic", NULL, &fi, &fn), FU_OK);
   EXPECT_NEAR(fit.nvls_algbw_gbps[0], 0, 1e-12);
+  /* A one-node all-reduce over 8 ranks measured at the ring's rate (busbw 400, not above it:
+   * NCCL ran no NVLS there) keeps the machine from adding it. */
+  fu_coll_obs obs8[5];
+  memcpy(obs8, obs, sizeof obs);
+  obs8[4] = (fu_coll_obs){FU_OP_ALLREDUCE, 8, 1, obs[0].lat_us, 400, 0};
+  fu_cluster_init(&fit);
+  snprintf(fit.intra_link, sizeof fit.intra_link, "nvlink");
+  EXPECT_INT_EQ(fu_cluster_fit(&fit, obs8, 5, "synthetic", "NVIDIA H100 80GB HBM3", &fi, &fn), FU_OK);
+  EXPECT_NEAR(fit.intra_gbps, 400, 1e-9);
+  EXPECT_NEAR(fit.nvls_algbw_gbps[0], 0, 1e-12);
 
   /* A network fitted from one 1+1 run alone (no one-node curve, so no call base): its floor
    * 14 us is the 2 network steps of a 2-rank ring, 7 us each; its large sizes' intercept 320 us
