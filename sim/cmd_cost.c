@@ -85,6 +85,11 @@ static int fu__lines_json(const fu_profile *prof, const char *op, int ranks, int
   return arr && json_object_set_new(o, "lines", arr) == 0 ? FU_OK : FU_ENOMEM;
 }
 
+/* 1 when a predicted price runs NVLS at a rate the machine gave, not a measurement. */
+static int fu__nvls_derived(const fu_profile *prof, const fu_comm_price *p) {
+  return p->basis != FU_BASIS_MEASURED && strncmp(p->algo, "nvls", 4) == 0 && prof->cluster.nvls_source[0];
+}
+
 int fu_cmd_cost(int argc, char **argv) {
   fu_opt_inputs in = {0};
   fu_opt_target tg = {0};
@@ -136,6 +141,8 @@ int fu_cmd_cost(int argc, char **argv) {
                             "basis", fu_cost_basis_name(pr[i].basis), "extrapolated", pr[i].extrapolated,
                             "profile", prof->name);
       if (o && pr[i].basis != FU_BASIS_MEASURED) st = fu__lines_json(prof, op, c.ranks, nodes, sizes[i], o);
+      if (o && fu__nvls_derived(prof, &pr[i]) && json_object_set_new(o, "nvls_source", json_string(prof->cluster.nvls_source)) != 0)
+        st = FU_ENOMEM;
       if (!o || json_array_append_new(arr, o) != 0) st = FU_ENOMEM;
     }
     char *text = arr && st == FU_OK ? json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
@@ -161,6 +168,11 @@ int fu_cmd_cost(int argc, char **argv) {
              iv, pr[i].busbw_gbps, pr[i].algo, fu_cost_basis_name(pr[i].basis),
              pr[i].extrapolated ? ", extrapolated past the largest size measured" : "");
     }
+    for (size_t i = 0; i < ns; i++)
+      if (fu__nvls_derived(prof, &pr[i])) {
+        printf("  NVLS rate not measured: %s\n", prof->cluster.nvls_source);
+        break;
+      }
   }
   free(pr);
   free(sizes);

@@ -102,9 +102,11 @@ check "DGX H100 fit: NVLS from the machine, 0.85 x the ring rate, source says so
 # ring or tree without NVLS priced it 28-30% slow); 4 nodes of 2 GPUs have no NVLS line
 "$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 4GiB,8GiB,16GiB --format json >"$tmp/c.json" &&
   [ "$(js "$tmp/c.json" "[r['algo'] for r in j] == ['nvls_tree/Simple'] * 3 and all(abs(r['time_us'] / m - 1) < 0.10 for r, m in zip(j, (17660, 34410, 68200)))")" = True ] &&
+  [ "$(js "$tmp/c.json" "all(r['nvls_source'].startswith('machine:') for r in j)")" = True ] &&
+  "$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 16GiB | grep -q "NVLS rate not measured: machine:" &&
   "$fusim" cost --profile "$tmp/h.json" --comm allreduce:4x2 --bytes 1GiB --format json >"$tmp/c.json" &&
   [ "$(js "$tmp/c.json" "len(j[0]['lines']) > 0 and not any('nvls' in l['algo'] for l in j[0]['lines'])")" = True ]
-check "8+8 all-reduce at 4-16 GiB within 10% over NVLS-tree; none at 4 nodes of 2 GPUs" $?
+check "8+8 all-reduce at 4-16 GiB within 10% over NVLS-tree, saying its NVLS rate is the machine's; none at 4 nodes of 2 GPUs" $?
 # independent data: B200 all-gather and reduce-scatter on one node (ring 696 GB/s) give A_nvls
 # 0.74 x 696 = 515 GB/s; the all-reduce log of the same node (not fitted) takes 35735 us at
 # 16 GiB (481 GB/s): priced within 10% (a ring would be 21% slow)
@@ -157,8 +159,9 @@ for o in allreduce allgather reducescatter; do
 done
 "$fusim" fit --db "$tmp/b2.db" --no-store --out "$tmp/b2.json" >/dev/null 2>&1 &&
   "$fusim" cost --profile "$tmp/b2.json" --comm allreduce:4 --bytes 1KiB,1MiB,1GiB --format json >"$tmp/c.json" &&
-  [ "$(js "$tmp/c.json" "[r['algo'] for r in j]")" = "['ring/LL', 'ring/LL', 'nvls/Simple']" ]
-check "B200 all-reduce at 4 ranks: ring/LL at small sizes, NVLS on Simple only" $?
+  [ "$(js "$tmp/c.json" "[r['algo'] for r in j]")" = "['ring/LL', 'ring/LL', 'nvls/Simple']" ] &&
+  [ "$(js "$tmp/c.json" "'nvls_source' in j[2]")" = False ]
+check "B200 all-reduce at 4 ranks: ring/LL at small sizes, NVLS on Simple only (measured: no nvls_source)" $?
 # 1 MiB over ring/LL at 4 ranks: base + 6 steps + 1.5 * n / min(0.25 * B_intra, 87.7 GB/s), by
 # hand from the fitted parameters (NCCL's llMaxBw on one node binds: B_intra / 4 is 174 GB/s)
 cl=$(js "$tmp/b2.json" "j['cluster']['base_us'] + 6 * j['cluster']['intra_step_us'] + 1.5 * 1048576 / (min(0.25 * j['cluster']['intra_gbps'], 87.7) * 1e3)")
