@@ -140,6 +140,9 @@ def main():
     ap.add_argument("--no-store", action="store_true")
     ap.add_argument("--no-host-scale", action="store_true",
                     help="scale host and GPU work alike (by the compute-only iteration alone)")
+    ap.add_argument("--no-probe-scale", action="store_true",
+                    help="carry the frameworks' costs by the capture's host factor even where the "
+                         "host-speed probe was measured (as for runs up to 8)")
     ap.add_argument("--capture-spread", action="store_true",
                     help="keep the capture's step spread in the interval (default: the run's "
                          "compute-only iteration's)")
@@ -188,7 +191,8 @@ def main():
             wl["name"] = wl["name"] + "_fw"
         order = [g["name"] for g in wl["grads"]]
         hf, gf = anchor(a.fusim, wl, m, tmp, prof, not a.no_host_scale)
-        ff = probe_factor(fwc if fwc is not None else run.get("framework_costs"), m)
+        ff = None if a.no_probe_scale else \
+            probe_factor(fwc if fwc is not None else run.get("framework_costs"), m)
         ws = scaled(wl, hf, gf, ff if not a.no_host_scale else None)
         if not a.capture_spread:
             same_run_spread(ws, m)

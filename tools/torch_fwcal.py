@@ -336,3 +336,185 @@ def framework_costs(*, rounds=20, warmup=3, depths=DEPTHS, width=WIDTH, tokens=T
             % (out["raw"]["seconds"], rounds, list(depths), short, est["ddp"], est["hooks"],
                est["gpu"], k_us, copy_gbps, lo, hi))
     return out
+
+
+# ---- the structure experiment (run 9) --------------------------------------------------------------
+# Real steps paid 1.3-1.7x the tower's DDP cost per parameter (run 8) while matching it per bucket.
+# Does that cost follow the autograd work around each parameter's hook, or the parameter's size?
+# Five synthetic block kinds (none of them a validated model), interleaved in one loop so that the
+# host's drift is the same for all, each at three depths; per kind the same lines as estimate().
+FAMILIES = {   # name: (depths, what a block is)
+    "lin": ((6, 24, 48), "Linear(1024) -> BatchNorm1d -> GELU on 8192 x 1024 (the tower's block)"),
+    "lin_ops": ((6, 24, 48), "the same + 5 elementwise autograd nodes (tanh, scale, add, sigmoid, "
+                             "mul) on 4096 x 1024 (about the same GPU time a block): the same "
+                             "parameters, more host work and graph between their hooks"),
+    "lin_small": ((6, 24, 48), "Linear(256) -> BatchNorm1d -> GELU on 65536 x 256 (twice the "
+                               "activations, to keep the GPU time): 16x smaller parameters"),
+    "conv": ((4, 16, 32), "basic residual block Conv3x3 -> BN -> ReLU -> Conv3x3 -> BN, + x, ReLU; "
+                          "32 x 128 x 28 x 28, no biases"),
+    "tfm": ((2, 8, 16), "torch.nn.TransformerEncoderLayer(512, 8 heads, 2048, dropout 0, "
+                        "batch first), 8 x 512 tokens"),
+}
+EXP_VARIANTS = ("none", "ddpv_1", "ddp_1", "ddp_pt", "hk_1", "hk_pt")
+EXP_QUANTITIES = ("fwd", "bwd", "step")
+
+
+def family_estimate(data, rounds=None):
+    """One block kind's costs from data["P"][L], data["B"][v][L] and data[q][v][L] (per-round
+    values, q in EXP_QUANTITIES), as estimate() defines them, plus the framework-free backward's
+    own CPU per parameter (bwd_cpu_per_param_us: the slope of "none" on P)."""
+    depths = sorted(data["P"], key=int)
+    n = len(data["bwd"]["none"][depths[0]])
+    rs = list(range(n)) if rounds is None else rounds
+    P = [data["P"][L] for L in depths]
+
+    def med(v, L, w=None):
+        xa = data["bwd"][v][L]
+        xb = data["bwd"][w][L] if w else [0.0] * len(xa)
+        return statistics.median(xa[r] - xb[r] for r in rs)
+
+    def extra(a, b):
+        return [data["B"][a][L] - data["B"][b][L] for L in depths]
+
+    _, own = ols(P, [med("none", L) for L in depths])
+    fin, param = ols(P, [med("ddpv_1", L, "none") for L in depths])
+    _, copy_ = ols(P, [med("ddp_1", L, "ddpv_1") for L in depths])
+    _, bk = ols(extra("ddp_pt", "ddp_1"), [med("ddp_pt", L, "ddp_1") for L in depths])
+    _, hook = ols(P, [med("hk_1", L, "none") for L in depths])
+    _, hk_bk = ols(extra("hk_pt", "hk_1"), [med("hk_pt", L, "hk_1") for L in depths])
+    r3 = lambda v: round(v, 3)                       # noqa: E731  (signed: nothing clipped here)
+    return {"param_us": r3(param), "finalize_us": r3(fin), "copy_us": r3(copy_), "bucket_us": r3(bk),
+            "hook_us": r3(hook), "hook_bucket_us": r3(hk_bk), "bwd_cpu_per_param_us": r3(own)}
+
+
+def family_ci(data, boot=200, seed=1):
+    """p5 / p95 of family_estimate() over a bootstrap of rounds."""
+    n = len(data["bwd"]["none"][next(iter(data["P"]))])
+    rng = random.Random(seed)
+    samples = [family_estimate(data, [rng.randrange(n) for _ in range(n)]) for _ in range(boot)]
+    return {k: [round(_q([s[k] for s in samples], 0.05), 3), round(_q([s[k] for s in samples], 0.95), 3)]
+            for k in samples[0]}
+
+
+def graph_stats(loss):
+    """The autograd graph behind loss: nodes other than AccumulateGrad ("nodes") and
+    AccumulateGrad nodes ("leaves", one per parameter that gets a gradient). Walks next_functions,
+    so anything shaped like torch's grad_fn works (the test uses stand-ins)."""
+    seen, stack, leaves = {}, [loss.grad_fn], 0   # id -> node: holds each wrapper, so ids stay unique
+    while stack:
+        f = stack.pop()
+        if f is None or id(f) in seen:
+            continue
+        seen[id(f)] = f
+        leaves += type(f).__name__ == "AccumulateGrad"
+        stack.extend(g for g, _ in f.next_functions)
+    return {"nodes": len(seen) - leaves, "leaves": leaves}
+
+
+def _family(name, L):
+    """(the model of L blocks of kind name, on the GPU, whose forward returns a scalar loss; its input)."""
+    import torch
+    nn = torch.nn
+
+    class Ops(nn.Module):      # five elementwise nodes, no parameters
+        def forward(self, x):
+            return (x + 0.5 * torch.tanh(x)) * torch.sigmoid(x)
+
+    class Basic(nn.Module):    # a ResNet basic block, identity shortcut
+        def __init__(self, c):
+            super().__init__()
+            self.c1, self.b1 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+            self.c2, self.b2 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+
+        def forward(self, x):
+            return torch.relu(x + self.b2(self.c2(torch.relu(self.b1(self.c1(x))))))
+
+    if name in ("lin", "lin_ops", "lin_small"):
+        d, t = {"lin": (WIDTH, TOKENS), "lin_ops": (WIDTH, TOKENS // 2), "lin_small": (256, 65536)}[name]
+        blocks = [nn.Sequential(nn.Linear(d, d), nn.BatchNorm1d(d), nn.GELU(),
+                                *([Ops()] if name == "lin_ops" else [])) for _ in range(L)]
+        x = torch.randn(t, d, device="cuda")
+    elif name == "conv":
+        blocks = [Basic(128) for _ in range(L)]
+        x = torch.randn(32, 128, 28, 28, device="cuda")
+    elif name == "tfm":
+        blocks = [nn.TransformerEncoderLayer(512, 8, 2048, dropout=0.0, batch_first=True)
+                  for _ in range(L)]
+        x = torch.randn(8, 512, 512, device="cuda")
+    else:
+        raise ValueError("unknown block kind %r" % name)
+
+    class Stack(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = nn.ModuleList(blocks)
+
+        def forward(self, x):
+            for b in self.blocks:
+                x = b(x)
+            return x.square().mean()
+
+    return Stack().cuda(), x
+
+
+def structure_experiment(*, rounds=20, warmup=3, families=tuple(FAMILIES), log=None):
+    """Every (block kind, variant, depth) one iteration per round, as is (no held pass), in an
+    order rotated every round, the host-speed probe once a round; then per kind the costs
+    (family_estimate), their bootstrap CI and the graph (graph_stats) at every depth."""
+    import torch
+    t_start = time.time()
+    torch_host.ensure_process_group()
+    runners, inputs = {}, {}
+    for fam in families:
+        for L in FAMILIES[fam][0]:
+            torch.manual_seed(L)
+            base, inputs[(fam, L)] = _family(fam, L)
+            for v in EXP_VARIANTS:
+                runners[(fam, v, L)] = _Runner(base, v)
+            del base
+    keys = list(runners)
+    data = {fam: {q: {v: {L: [] for L in FAMILIES[fam][0]} for v in EXP_VARIANTS}
+                  for q in EXP_QUANTITIES} for fam in families}
+    probes = []
+    for r in range(warmup + rounds):
+        k0 = (r * 7) % len(keys)
+        for k in keys[k0:] + keys[:k0]:
+            fam, v, L = k
+            f, b, _, st, _, _ = runners[k].step(inputs[(fam, L)], False)
+            if r >= warmup:
+                for q, val in zip(EXP_QUANTITIES, (f, b, st)):
+                    data[fam][q][v][L].append(val)
+        if r >= warmup:
+            probes.append(torch_host.host_probe())
+    out = {"method": "structure", "rounds": rounds, "variants": list(EXP_VARIANTS),
+           "probe_us": round(statistics.median(probes), 4), "probe_rounds_us": [round(t, 4) for t in probes],
+           "families": {}}
+    for fam in families:
+        d = data[fam]
+        depths = FAMILIES[fam][0]
+        d["P"] = {L: sum(1 for _ in runners[(fam, "none", L)].core.parameters()) for L in depths}
+        d["B"] = {v: {L: runners[(fam, v, L)].buckets(inputs[(fam, L)]) for L in depths}
+                  for v in EXP_VARIANTS}
+        graph = {}
+        for L in depths:
+            core = runners[(fam, "none", L)].core
+            graph[L] = graph_stats(core(inputs[(fam, L)]))
+            graph[L]["param_bytes"] = sum(p.numel() * p.element_size() for p in core.parameters())
+        est = family_estimate(d)
+        out["families"][fam] = {
+            "what": FAMILIES[fam][1], "depths": list(depths), "P": d["P"], "buckets": d["B"],
+            "graph": graph, "est": est, "ci": family_ci(d),
+            "median_us": {q: {"%s/%d" % (v, L): round(statistics.median(d[q][v][L]), 1)
+                              for v in EXP_VARIANTS for L in depths} for q in EXP_QUANTITIES},
+            "rounds": {q: {"%s/%d" % (v, L): [round(t, 1) for t in d[q][v][L]]
+                           for v in EXP_VARIANTS for L in depths} for q in EXP_QUANTITIES}}
+        if log:
+            g = graph[depths[-1]]
+            log("structure %-9s nodes/param %.2f bytes/param %.0f: %s"
+                % (fam, g["nodes"] / max(1, g["leaves"]), g["param_bytes"] / max(1, g["leaves"]), est))
+    del runners
+    torch.cuda.empty_cache()
+    out["seconds"] = round(time.time() - t_start, 1)
+    if log:
+        log("structure experiment: %.1f s, %d rounds, probe %.3f us" % (out["seconds"], rounds, out["probe_us"]))
+    return out

@@ -230,6 +230,13 @@ def run_model(name, batch, seq, a, fw, log):
     torch.cuda.empty_cache()
     log("%s: captured in %.1f s (fwd %.0f bwd %.0f opt %.0f us, %d tensors)"
         % (wname, time.time() - t0, wl["fwd_us"], wl["bwd_us"], wl["opt_us"], len(wl["grads"])))
+    try:   # the model's own autograd graph (torch_fwcal.graph_stats); a failure costs only that
+        gm = copy.deepcopy(base)
+        graph = torch_fwcal.graph_stats(loss_fn(gm, inputs))
+        del gm
+    except Exception as e:
+        graph = None
+        log("%s: graph not counted (%s: %s)" % (wname, type(e).__name__, e))
     plans = [p for p in PLANS if not a.plans or p[0] in a.plans]
     runners = [Runner(base, None, inputs, loss_fn)] + [Runner(base, p, inputs, loss_fn) for p in plans]
     ev0, ev1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -277,7 +284,7 @@ def run_model(name, batch, seq, a, fw, log):
            "compute_only_cpu_fwd_bwd_rest_us": [round(statistics.median(c[k] for c in runners[0].cpu), 1)
                                                 for k in range(3)],
            "compute_only_cpu_times_us": [[round(v, 1) for v in c] for c in runners[0].cpu],
-           "clocks_sm_mhz_power_w_temp_c": ck, "host_probe_us": probes, "rows": rows}
+           "clocks_sm_mhz_power_w_temp_c": ck, "host_probe_us": probes, "graph": graph, "rows": rows}
     del runners, base
     torch.cuda.empty_cache()
     return wl, res
@@ -352,6 +359,10 @@ def main(argv=None, probe=None):
                     help="whose framework costs go into the workloads: tools/torch_fwcal.py's tower "
                          "(default) or torch_host's chain; both are measured and kept")
     ap.add_argument("--fw-rounds", type=int, default=20, help="rounds of the tower calibration")
+    ap.add_argument("--no-chain", action="store_true",
+                    help="skip torch_host's chain microbenchmark (it then runs only if the tower fails)")
+    ap.add_argument("--structure-rounds", type=int, default=0,
+                    help="rounds of torch_fwcal.structure_experiment (synthetic block kinds; 0: none)")
     a = ap.parse_args(argv)
     a.plans = a.plans.split(",") if a.plans else None
     specs = parse_models(a.models)
@@ -381,15 +392,21 @@ def main(argv=None, probe=None):
     info = machine_info()
     log("machine: %s" % json.dumps(info))
     torch_host.ensure_process_group()
-    t0 = time.time()
-    chain = torch_host.framework_costs()
-    log("framework costs, chain (%.1f s): ddp %s hooks %s copy %.0f GB/s"
-        % (time.time() - t0, json.dumps(chain["ddp"]), json.dumps(chain["hooks"]), chain["copy_gbps"]))
+    def run_chain():
+        t0 = time.time()
+        c = torch_host.framework_costs()
+        log("framework costs, chain (%.1f s): ddp %s hooks %s copy %.0f GB/s"
+            % (time.time() - t0, json.dumps(c["ddp"]), json.dumps(c["hooks"]), c["copy_gbps"]))
+        return c
+
+    chain = None if a.no_chain else run_chain()
     tower = None
     try:
         tower = torch_fwcal.framework_costs(rounds=a.fw_rounds, log=log)
     except Exception as e:   # keep the run: the chain's costs then go into the workloads
         log("tower calibration failed (%s: %s); using the chain's costs" % (type(e).__name__, e))
+    if chain is None and (tower is None or a.fw_cal == "chain"):
+        chain = run_chain()
     fw = tower if tower is not None and a.fw_cal == "tower" else chain
     with open(os.path.join(a.out, "fwcal.jsonl"), "w") as f:   # for store --framework-costs
         for label, c in (("chain", chain), ("tower", tower)):
@@ -405,6 +422,15 @@ def main(argv=None, probe=None):
                "framework_costs_chain" if fw is tower else "framework_costs_tower":
                    chain if fw is tower else tower,
                "models": []}
+    if a.structure_rounds > 0:
+        try:
+            results["structure_experiment"] = torch_fwcal.structure_experiment(
+                rounds=a.structure_rounds, log=log)
+        except Exception as e:   # an experiment: the validation runs without it
+            log("structure experiment failed (%s: %s)" % (type(e).__name__, e))
+        torch.cuda.empty_cache()
+    with open(os.path.join(a.out, "runs.json"), "w") as f:   # before the models: survives a cut
+        json.dump(results, f, indent=1)
     for name, batch in specs:
         try:
             wl, res = run_model(name, batch, a.seq, a, fw, log)

@@ -6,7 +6,7 @@ then scored: median and max |error| of the iteration, rows above 5%, the 95% int
 median width and share of single timed iterations inside it, the overhead (plan minus compute-only) within 15% or 300 us, and per model how far
 the plan fusim ranks fastest is from the fastest measured.
 
-    python3 tests/bench/torch_validation_bench.py build/fusim [RUNDIR ...]
+    python3 tests/bench/torch_validation_bench.py build/fusim [RUNDIR ...] [-- STORE-OPTIONS]
     meson test -C build --benchmark torch-validation
 
 Without RUNDIRs it scores the newest committed run (the highest run number). Prints the figures;
@@ -41,10 +41,12 @@ def newest_run():
     return os.path.dirname(max(runs, key=key))
 
 
-def matrix(fusim, rundir, tmp):
-    """The rows of store_torch_validation's matrix for one run, numbers parsed."""
+def matrix(fusim, rundir, tmp, extra=()):
+    """The rows of store_torch_validation's matrix for one run, numbers parsed; extra: more
+    options for the store step (a sensitivity, e.g. --no-probe-scale)."""
     out = os.path.join(tmp, os.path.basename(rundir) + ".csv")
-    p = subprocess.run([sys.executable, STORE, rundir, "--fusim", fusim, "--no-store", "--csv", out],
+    p = subprocess.run([sys.executable, STORE, rundir, "--fusim", fusim, "--no-store", "--csv", out]
+                       + list(extra),
                        capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit("torch_validation_bench: %s: store_torch_validation failed (%d): %s"
@@ -92,12 +94,15 @@ def score(label, rows):
 
 def main():
     if len(sys.argv) < 2:
-        sys.exit("usage: torch_validation_bench.py FUSIM [RUNDIR ...]")
-    fusim = sys.argv[1]
-    rundirs = sys.argv[2:] or [newest_run()]
+        sys.exit("usage: torch_validation_bench.py FUSIM [RUNDIR ...] [-- STORE-OPTIONS]")
+    args = sys.argv[1:]
+    extra = args[args.index("--") + 1:] if "--" in args else []
+    args = args[:args.index("--")] if "--" in args else args
+    fusim = args[0]
+    rundirs = args[1:] or [newest_run()]
     with tempfile.TemporaryDirectory() as tmp:
         for rundir in rundirs:
-            rows = matrix(fusim, rundir, tmp)
+            rows = matrix(fusim, rundir, tmp, extra)
             if not rows:
                 sys.exit("torch_validation_bench: %s: no rows" % rundir)
             print("\n%s (%d rows)" % (os.path.relpath(rundir, ROOT), len(rows)))

@@ -91,6 +91,55 @@ def check_probe():
     return ok
 
 
+def check_structure():
+    """family_estimate on one block kind built by hand: 6 parameters a block, depths 2 / 5 / 9,
+    framework-free backward 45 us a parameter plus 300 us fixed plus per-round noise the same for
+    every variant; DDP views 21 us a parameter + 150 fixed, copies 7 more a parameter, 33 us per
+    extra bucket; hooks 40 a parameter, 50 per extra bucket. Then graph_stats on stand-in nodes:
+    a loss over two chains sharing a node, 4 nodes and 3 leaves (one reached twice)."""
+    ok = True
+    depths = (2, 5, 9)
+    P = {L: 6 * L for L in depths}
+    B = {v: {L: (P[L] if v.endswith("_pt") else 1 if v != "none" else 0) for L in depths}
+         for v in torch_fwcal.EXP_VARIANTS}
+    cost = {"none": lambda n, b: 0.0, "ddpv_1": lambda n, b: 150 + 21 * n,
+            "ddp_1": lambda n, b: 150 + 28 * n, "ddp_pt": lambda n, b: 150 + 28 * n + 33 * (b - 1),
+            "hk_1": lambda n, b: 40 * n, "hk_pt": lambda n, b: 40 * n + 50 * (b - 1)}
+    data = {q: {v: {L: [] for L in depths} for v in cost} for q in torch_fwcal.EXP_QUANTITIES}
+    for r in range(7):
+        for L in depths:
+            base = 300 + 45 * P[L] + 29.0 * ((r * 5 + L) % 4)
+            for v, c in cost.items():
+                b = base + c(P[L], B[v][L])
+                for q, val in zip(torch_fwcal.EXP_QUANTITIES, (100.0, b, 2 * b)):
+                    data[q][v][L].append(val)
+    data["P"], data["B"] = P, B
+    e = torch_fwcal.family_estimate(data)
+    for k, w in (("param_us", 21), ("finalize_us", 150), ("copy_us", 7), ("bucket_us", 33),
+                 ("hook_us", 40), ("hook_bucket_us", 50), ("bwd_cpu_per_param_us", 45)):
+        ok &= check("structure " + k, e[k], w, 1e-6)
+    ci = torch_fwcal.family_ci(data, boot=30)
+    ok &= check("structure ci param_us", min(max(21, ci["param_us"][0]), ci["param_us"][1]), 21, 1e-6)
+
+    class Node:
+        def __init__(self, *nxt):
+            self.next_functions = tuple((n, 0) for n in nxt)
+
+    class AccumulateGrad(Node):
+        pass
+
+    w1, w2, w3 = AccumulateGrad(), AccumulateGrad(), AccumulateGrad()
+    shared = Node(w2, None)             # None: an input that needs no gradient
+
+    class Loss:
+        grad_fn = Node(Node(w1, shared), Node(shared, w3))
+
+    g = torch_fwcal.graph_stats(Loss())
+    ok &= check("graph nodes", g["nodes"], 4, 0)
+    ok &= check("graph leaves", g["leaves"], 3, 0)
+    return ok
+
+
 def main():
     t = TRUE
     want = {("ddp", "param_us"): t["param"], ("ddp", "copy_us"): t["copy"],
@@ -129,6 +178,7 @@ def main():
     _, hi, _ = torch_fwcal.spread(data, boot=50)
     ok &= check("one slow round: fw_rel_hi > 0.3", min(hi, 0.3), 0.3, 1e-9)
     ok &= check_probe()
+    ok &= check_structure()
     print("test_fwcal: %s" % ("passed" if ok else "FAILED"))
     return 0 if ok else 1
 
