@@ -489,29 +489,33 @@ def structure_experiment(*, rounds=20, warmup=3, families=tuple(FAMILIES), log=N
     out = {"method": "structure", "rounds": rounds, "variants": list(EXP_VARIANTS),
            "probe_us": round(statistics.median(probes), 4), "probe_rounds_us": [round(t, 4) for t in probes],
            "families": {}}
-    for fam in families:
+    for fam in families:   # the raw rounds first: a failure below loses only what it computes
         d = data[fam]
         depths = FAMILIES[fam][0]
-        d["P"] = {L: sum(1 for _ in runners[(fam, "none", L)].core.parameters()) for L in depths}
-        d["B"] = {v: {L: runners[(fam, v, L)].buckets(inputs[(fam, L)]) for L in depths}
-                  for v in EXP_VARIANTS}
-        graph = {}
-        for L in depths:
-            core = runners[(fam, "none", L)].core
-            graph[L] = graph_stats(core(inputs[(fam, L)]))
-            graph[L]["param_bytes"] = sum(p.numel() * p.element_size() for p in core.parameters())
-        est = family_estimate(d)
-        out["families"][fam] = {
-            "what": FAMILIES[fam][1], "depths": list(depths), "P": d["P"], "buckets": d["B"],
-            "graph": graph, "est": est, "ci": family_ci(d),
-            "median_us": {q: {"%s/%d" % (v, L): round(statistics.median(d[q][v][L]), 1)
-                              for v in EXP_VARIANTS for L in depths} for q in EXP_QUANTITIES},
+        out["families"][fam] = f = {
+            "what": FAMILIES[fam][1], "depths": list(depths),
             "rounds": {q: {"%s/%d" % (v, L): [round(t, 1) for t in d[q][v][L]]
                            for v in EXP_VARIANTS for L in depths} for q in EXP_QUANTITIES}}
+        try:
+            d["P"] = {L: sum(1 for _ in runners[(fam, "none", L)].core.parameters()) for L in depths}
+            d["B"] = {v: {L: runners[(fam, v, L)].buckets(inputs[(fam, L)]) for L in depths}
+                      for v in EXP_VARIANTS}
+            f["P"], f["buckets"] = d["P"], d["B"]
+            f["graph"] = {}
+            for L in depths:
+                core = runners[(fam, "none", L)].core
+                g = f["graph"][L] = graph_stats(core(inputs[(fam, L)]))
+                g["param_bytes"] = sum(p.numel() * p.element_size() for p in core.parameters())
+            f["est"], f["ci"] = family_estimate(d), family_ci(d)
+            f["median_us"] = {q: {"%s/%d" % (v, L): round(statistics.median(d[q][v][L]), 1)
+                                  for v in EXP_VARIANTS for L in depths} for q in EXP_QUANTITIES}
+        except Exception as e:
+            f["error"] = "%s: %s" % (type(e).__name__, e)
         if log:
-            g = graph[depths[-1]]
+            g = f.get("graph", {}).get(depths[-1], {"nodes": 0, "leaves": 0, "param_bytes": 0})
             log("structure %-9s nodes/param %.2f bytes/param %.0f: %s"
-                % (fam, g["nodes"] / max(1, g["leaves"]), g["param_bytes"] / max(1, g["leaves"]), est))
+                % (fam, g["nodes"] / max(1, g["leaves"]), g["param_bytes"] / max(1, g["leaves"]),
+                   f.get("est", f.get("error"))))
     del runners
     torch.cuda.empty_cache()
     out["seconds"] = round(time.time() - t_start, 1)
