@@ -522,3 +522,96 @@ def structure_experiment(*, rounds=20, warmup=3, families=tuple(FAMILIES), log=N
     if log:
         log("structure experiment: %.1f s, %d rounds, probe %.3f us" % (out["seconds"], rounds, out["probe_us"]))
     return out
+
+
+# ---- reading the structure experiment --------------------------------------------------------------
+
+def per_param(fam):
+    """A kind's regressors from its stored figures: autograd nodes per parameter (the slope of nodes
+    on parameters over the depths: the loss's own nodes apart), bytes per parameter, and the
+    framework-free backward's CPU per parameter."""
+    depths = fam["depths"]
+    g = [fam["graph"][str(L)] if str(L) in fam["graph"] else fam["graph"][L] for L in depths]
+    _, npp = ols([x["leaves"] for x in g], [x["nodes"] for x in g])
+    return {"nodes_per_param": npp, "bytes_per_param": g[-1]["param_bytes"] / g[-1]["leaves"],
+            "bwd_cpu_per_param_us": fam["est"]["bwd_cpu_per_param_us"]}
+
+
+def fit_across(exp, cost, regressor):
+    """Least-squares line of one per-parameter cost over the block kinds against one regressor:
+    (intercept, slope, r2, [(kind, x, y)])."""
+    pts = [(k, per_param(f)[regressor], f["est"][cost]) for k, f in exp["families"].items()
+           if "est" in f]
+    xs, ys = [p[1] for p in pts], [p[2] for p in pts]
+    a, b = ols(xs, ys)
+    my = sum(ys) / len(ys)
+    sst = sum((y - my) ** 2 for y in ys)
+    sse = sum((y - a - b * x) ** 2 for x, y in zip(xs, ys))
+    return a, b, (1 - sse / sst) if sst > 0 else 0.0, pts
+
+
+def probe_tracking(exp):
+    """Does the host-speed probe follow the frameworks' cost from round to round? Per round, the
+    framework time of every kind's per-tensor variants at the deepest depth (DDP views... as
+    spread() pools them: ddp_pt and hk_pt minus none) over its median, averaged; against that
+    round's probe over the median probe: (slope, correlation). 1 and high: the probe carries the
+    costs' drift."""
+    probes = exp["probe_rounds_us"]
+    mp = statistics.median(probes)
+    per_round = [[] for _ in probes]
+    for f in exp["families"].values():
+        L = f["depths"][-1]
+        none = f["rounds"]["bwd"]["none/%d" % L]
+        for v in ("ddp_pt", "hk_pt"):
+            d = [a - b for a, b in zip(f["rounds"]["bwd"]["%s/%d" % (v, L)], none)]
+            md = statistics.median(d)
+            for r, x in enumerate(d):
+                per_round[r].append(x / md)
+    ys = [sum(x) / len(x) for x in per_round]
+    xs = [p / mp for p in probes]
+    _, b = ols(xs, ys)
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    return b, sxy / (sxx * syy) ** 0.5 if sxx > 0 and syy > 0 else 0.0
+
+
+def report(run):
+    """The structure experiment of a validation run (runs.json) as text lines."""
+    exp = run["structure_experiment"]
+    out = ["kind       nodes/P  bytes/P  bwd CPU/P | DDP param [p5, p95]    copy   bucket | "
+           "hook [p5, p95]      hook bucket | step / host CPU"]
+    for k, f in exp["families"].items():
+        if "est" not in f:
+            out.append("%-10s %s" % (k, f.get("error", "no estimate")))
+            continue
+        x, e, ci = per_param(f), f["est"], f["ci"]
+        L = f["depths"][-1]
+        m = f["median_us"]
+        ratio = m["step"]["none/%d" % L] / (m["fwd"]["none/%d" % L] + m["bwd"]["none/%d" % L])
+        out.append("%-10s %6.2f %8.0f %9.1f | %6.1f [%5.1f, %5.1f] %6.1f %7.1f | %5.1f [%5.1f, %5.1f] %9.1f | %5.2f"
+                   % (k, x["nodes_per_param"], x["bytes_per_param"], x["bwd_cpu_per_param_us"],
+                      e["param_us"], ci["param_us"][0], ci["param_us"][1], e["copy_us"], e["bucket_us"],
+                      e["hook_us"], ci["hook_us"][0], ci["hook_us"][1], e["hook_bucket_us"], ratio))
+    for cost in ("param_us", "hook_us", "copy_us", "bucket_us"):
+        for reg in ("nodes_per_param", "bwd_cpu_per_param_us", "bytes_per_param"):
+            a, b, r2, _ = fit_across(exp, cost, reg)
+            out.append("fit %-9s on %-21s: %8.3f + %9.5f x   r2 %.2f" % (cost, reg, a, b, r2))
+    b, c = probe_tracking(exp)
+    out.append("probe: median %.3f us (p5-p95 %.3f-%.3f); per-round framework cost vs probe: slope %.2f, r %.2f"
+               % (exp["probe_us"], _q(exp["probe_rounds_us"], 0.05), _q(exp["probe_rounds_us"], 0.95), b, c))
+    return out
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+    if len(sys.argv) != 2:
+        sys.exit("usage: torch_fwcal.py RUNDIR/runs.json  (prints the structure experiment)")
+    with open(sys.argv[1]) as fh:
+        r = json.load(fh)
+    if "structure_experiment" not in r:
+        sys.exit("torch_fwcal: %s: no structure experiment" % sys.argv[1])
+    print("\n".join(report(r)))
