@@ -275,10 +275,49 @@ def kernel_us(n=400, reps=5):
     return statistics.median(ts)
 
 
-def framework_costs(*, rounds=20, warmup=3, depths=DEPTHS, width=WIDTH, tokens=TOKENS, log=None):
+def run_rounds(runners, x, rounds, warmup, held, probe):
+    """The tower's loop: runners[(variant, depth)].step(x, held_pass) every round in an order
+    rotated every round, warm-up rounds dropped. held "interleaved": each as-is pass followed by
+    its held pass (runs <= 9); "separate": all as-is rounds first, as the validation's loops run,
+    then the held rounds (run 9's experiment paid more per parameter without held passes than the
+    interleaved tower: the test of this option). probe() once an as-is round. Returns (data[q][v][L]
+    lists for q in QUANTITIES, held passes whose host enqueue outlasted their sleep, probes)."""
+    data = {q: {v: {L: [] for (_, L) in runners} for (v, _) in runners} for q in QUANTITIES}
+    keys = list(runners)
+    short, probes = 0, []
+    phases = [(True, True)] if held == "interleaved" else [(True, False), (False, True)]
+    for as_is, hold in phases:
+        for r in range(warmup + rounds):
+            k0 = r % len(keys)
+            for k in keys[k0:] + keys[:k0]:
+                run = runners[k]
+                if as_is:
+                    f, b, _, st, _, _ = run.step(x, False)
+                if hold:
+                    _, _, g, _, host, slept = run.step(x, True)
+                if r < warmup:
+                    continue
+                v, L = k
+                if hold:
+                    short += host > slept
+                    data["gpu"][v][L].append(g)
+                if as_is:
+                    for q, val in (("fwd", f), ("bwd", b), ("step", st)):
+                        data[q][v][L].append(val)
+            if r >= warmup and as_is:
+                probes.append(probe())
+    return data, short, probes
+
+
+def framework_costs(*, rounds=20, warmup=3, depths=DEPTHS, width=WIDTH, tokens=TOKENS, log=None,
+                    held="interleaved"):
     """Measures and estimates (see the module docstring). Returns what torch_host.host_block
     takes ({"ddp", "hooks", "copy_gbps", "fw_rel_lo", "fw_rel_hi"}) plus "kernel_us", "gpu", "ci",
-    "raw" (medians per variant and depth) and "rounds" (every iteration's figures)."""
+    "raw" (medians per variant and depth) and "rounds" (every iteration's figures).
+    held: "interleaved" (each as-is iteration followed by its held one) or "separate" (the as-is
+    rounds, then the held rounds)."""
+    if held not in ("interleaved", "separate"):
+        raise ValueError("held must be 'interleaved' or 'separate', not %r" % held)
     import torch
     t_start = time.time()
     torch_host.ensure_process_group()
@@ -290,23 +329,7 @@ def framework_costs(*, rounds=20, warmup=3, depths=DEPTHS, width=WIDTH, tokens=T
         for v in VARIANTS:
             runners[(v, L)] = _Runner(base, v)
         del base
-    keys = list(runners)
-    data = {q: {v: {L: [] for L in depths} for v in VARIANTS} for q in QUANTITIES}
-    short, probes = 0, []
-    for r in range(warmup + rounds):
-        k0 = r % len(keys)
-        for k in keys[k0:] + keys[:k0]:
-            run = runners[k]
-            f, b, _, st, _, _ = run.step(x, False)
-            _, _, g, _, host, slept = run.step(x, True)
-            if r < warmup:
-                continue
-            short += host > slept
-            v, L = k
-            for q, val in zip(QUANTITIES, (f, b, g, st)):
-                data[q][v][L].append(val)
-        if r >= warmup:
-            probes.append(torch_host.host_probe())
+    data, short, probes = run_rounds(runners, x, rounds, warmup, held, torch_host.host_probe)
     data["P"] = {L: sum(1 for _ in runners[("none", L)].core.parameters()) for L in depths}
     data["nbuf"] = {L: sum(1 for _ in runners[("none", L)].core.buffers()) for L in depths}
     data["B"] = {v: {L: runners[(v, L)].buckets(x) for L in depths} for v in VARIANTS}
@@ -323,7 +346,7 @@ def framework_costs(*, rounds=20, warmup=3, depths=DEPTHS, width=WIDTH, tokens=T
            "probe_us": round(statistics.median(probes), 4),   # the host's speed meanwhile
            "raw": {"depths": list(depths), "width": width, "tokens": tokens, "rounds": rounds,
                    "P": data["P"], "nbuf": data["nbuf"], "buckets": data["B"],
-                   "bytes_per_param": bytes_per_param, "held_short": short,
+                   "bytes_per_param": bytes_per_param, "held_short": short, "held": held,
                    "seconds": round(time.time() - t_start, 1),
                    "probe_us": [round(t, 4) for t in probes],
                    "median_us": {q: {"%s/%d" % (v, L): round(statistics.median(data[q][v][L]), 1)

@@ -359,6 +359,9 @@ def main(argv=None, probe=None):
                     help="whose framework costs go into the workloads: tools/torch_fwcal.py's tower "
                          "(default) or torch_host's chain; both are measured and kept")
     ap.add_argument("--fw-rounds", type=int, default=20, help="rounds of the tower calibration")
+    ap.add_argument("--fw-held", choices=("interleaved", "separate"), default="interleaved",
+                    help="the tower's held (GPU-only) passes after each as-is pass, or in rounds of "
+                         "their own after the as-is rounds (torch_fwcal.framework_costs)")
     ap.add_argument("--no-chain", action="store_true",
                     help="skip torch_host's chain microbenchmark (it then runs only if the tower fails)")
     ap.add_argument("--structure-rounds", type=int, default=0,
@@ -402,7 +405,7 @@ def main(argv=None, probe=None):
     chain = None if a.no_chain else run_chain()
     tower = None
     try:
-        tower = torch_fwcal.framework_costs(rounds=a.fw_rounds, log=log)
+        tower = torch_fwcal.framework_costs(rounds=a.fw_rounds, log=log, held=a.fw_held)
     except Exception as e:   # keep the run: the chain's costs then go into the workloads
         log("tower calibration failed (%s: %s); using the chain's costs" % (type(e).__name__, e))
     if chain is None and (tower is None or a.fw_cal == "chain"):

@@ -140,6 +140,43 @@ def check_structure():
     return ok
 
 
+def check_rounds():
+    """run_rounds with stand-in runners whose step returns (fwd, bwd, gpu, step, host, sleep) from
+    a counter: interleaved, each as-is call is followed by the same runner's held call; separate,
+    every as-is call of every round comes before the first held call. Both keep the same number of
+    values per variant and depth (rounds), held figures only from held calls, one probe a round."""
+    ok = True
+    for held in ("interleaved", "separate"):
+        calls = []
+
+        class Fake:
+            def __init__(self, key):
+                self.key = key
+
+            def step(self, x, is_held):
+                calls.append((self.key, is_held))
+                n = len(calls)
+                return (1.0 * n, 2.0 * n, 3.0 * n if is_held else -1.0, 4.0 * n, 10.0,
+                        5.0 if self.key[1] == 6 else 50.0)
+
+        runners = {(v, L): Fake((v, L)) for v in ("none", "ddpv_1") for L in (6, 16)}
+        data, short, probes = torch_fwcal.run_rounds(runners, None, 3, 1, held, lambda: 7.0)
+        ok &= check(held + ": calls", len(calls), 2 * 4 * 4, 0)
+        if held == "interleaved":
+            pairs = all(calls[i][0] == calls[i + 1][0] and not calls[i][1] and calls[i + 1][1]
+                        for i in range(0, len(calls), 2))
+        else:
+            pairs = all(not c[1] for c in calls[:16]) and all(c[1] for c in calls[16:])
+        ok &= check(held + ": call order", pairs, True, 0)
+        ok &= check(held + ": values per cell", min(len(data[q][v][L]) for q in data
+                                                     for (v, L) in runners), 3, 0)
+        ok &= check(held + ": no as-is value in gpu", min(min(data["gpu"][v][L]) for (v, L) in runners)
+                    > 0, True, 0)
+        ok &= check(held + ": probes", len(probes), 3, 0)
+        ok &= check(held + ": held passes short (depth 6)", short, 2 * 3, 0)
+    return ok
+
+
 def main():
     t = TRUE
     want = {("ddp", "param_us"): t["param"], ("ddp", "copy_us"): t["copy"],
@@ -179,6 +216,7 @@ def main():
     ok &= check("one slow round: fw_rel_hi > 0.3", min(hi, 0.3), 0.3, 1e-9)
     ok &= check_probe()
     ok &= check_structure()
+    ok &= check_rounds()
     print("test_fwcal: %s" % ("passed" if ok else "FAILED"))
     return 0 if ok else 1
 
