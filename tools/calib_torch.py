@@ -169,6 +169,24 @@ def op_defs(torch, F):
         sin = torch.randn(1, 1, s, hd, device="cuda", dtype=dt)
         return [q], (lambda q: (q * cos) + (rotate_half(q) * sin)), []
 
+    def mk_kv_cat(strided):
+        # transformers 5's DynamicCache in a training forward: torch.cat onto an empty 1-D
+        # tensor, i.e. one copy of the (batch, heads, seq, 64) keys or values into a new tensor;
+        # GPT-2's keys and values (and Llama's values) are transposed views of a projection's
+        # output (strided), Llama's keys come out of the rotary step contiguous
+        def mk(numel, dt):
+            hd, h = 64, 16
+            s = max(1, numel // (hd * h))
+            if strided:
+                qkv = torch.randn(1, s, 3 * h * hd, device="cuda", dtype=dt, requires_grad=True)
+                src = lambda x: x[..., h * hd:2 * h * hd].view(1, s, h, hd).transpose(1, 2)  # noqa: E731
+            else:
+                qkv = torch.randn(1, h, s, hd, device="cuda", dtype=dt, requires_grad=True)
+                src = lambda x: x  # noqa: E731
+            empty = torch.tensor([], device="cuda", dtype=dt)
+            return [qkv], (lambda x: torch.cat([empty, src(x)], dim=-2)), []
+        return mk
+
     def mk_bn(numel, dt):
         C = 256
         hw = max(1, int(math.sqrt(max(1, numel // (C * 16)))))
@@ -198,6 +216,7 @@ def op_defs(torch, F):
         "maxpool": mk_pool,
         # a vocabulary that is not a multiple of 8 (GPT-2's): rows misaligned for vector loads
         "cross_entropy_unaligned": mk_ce_vocab(50257),
+        "kv_cat": mk_kv_cat(True), "kv_cat_contig": mk_kv_cat(False),
     }
 
 
@@ -213,7 +232,9 @@ def measure_ops(torch, F, tm, sizes, log, only=None):
             try:
                 for n in sizes:
                     inputs, fn, params = mk(n, dt)
-                    real_n = n if name == "embedding" else inputs[0].numel()
+                    # element count: the input's (the embedding's rows, the cache copy's output)
+                    real_n = (n if name == "embedding" else fn(*inputs).numel() if name.startswith("kv_cat")
+                              else inputs[0].numel())
                     f_us = tm.device_us(lambda: fn(*inputs))
                     y = fn(*inputs)
                     g = torch.randn_like(y)
@@ -371,6 +392,139 @@ def measure_hf_layers(torch, log):
             log("hf %-5s %s per layer fwd %.0f bwd %.0f us; rest fwd %.0f bwd %.0f us" % (
                 arch, mode, lf, lb, res[1][0] - lf, res[1][1] - lb))
     return out
+
+
+# hf_host: the reference sizes, one per architecture, where the framework's host cost per layer
+# is measured (realistic head sizes and sequence, batch 1): BERT and GPT-2 at head size 64,
+# Llama at 128
+HF_REAL = {"bert": dict(hidden=1024, heads=16, ffn=4096), "gpt2": dict(hidden=1024, heads=16, ffn=4096),
+           "llama": dict(hidden=1024, heads=8, ffn=2816)}
+HF_REAL_SEQ, HF_REAL_VOCAB = 512, 32000
+
+
+def hf_model(tf, arch, L, size):
+    """An HF model of L layers: "tiny" (hidden 64, 2 heads, vocab 128, the hf part's) or "real"
+    (HF_REAL)."""
+    if size == "tiny":
+        h, nh, f, V, P = 64, 2, 256 if arch != "llama" else 172, 128, 64
+    else:
+        r = HF_REAL[arch]
+        h, nh, f, V, P = r["hidden"], r["heads"], r["ffn"], HF_REAL_VOCAB, 1024
+    if arch == "bert":
+        c = tf.BertConfig(vocab_size=V, hidden_size=h, num_hidden_layers=L, num_attention_heads=nh,
+                          intermediate_size=f, max_position_embeddings=P)
+        m = tf.BertForMaskedLM(c)
+    elif arch == "gpt2":
+        c = tf.GPT2Config(vocab_size=V, n_embd=h, n_layer=L, n_head=nh, n_inner=f, n_positions=P)
+        m = tf.GPT2LMHeadModel(c)
+    else:
+        c = tf.LlamaConfig(vocab_size=V, hidden_size=h, intermediate_size=f, num_hidden_layers=L,
+                           num_attention_heads=nh, num_key_value_heads=nh, max_position_embeddings=P)
+        m = tf.LlamaForCausalLM(c)
+    try:
+        m.config._attn_implementation = "sdpa"
+    except Exception:
+        pass
+    return m, V
+
+
+def held_step_host(torch, m, ids, mode, sleep_cycles):
+    """Host time of one forward and one backward() call with the GPU held behind a sleep kernel
+    (nothing waits for the GPU, so the CPU time is the host's issue time at these sizes), and
+    whether a call outlasted the sleep (then the host waited: the time is not the host's)."""
+    m.zero_grad(set_to_none=True)
+    torch.cuda.synchronize()
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    torch.cuda._sleep(sleep_cycles)
+    b.record()
+    t0 = time.perf_counter()
+    if mode == "bf16":
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = m(input_ids=ids, labels=ids).loss
+    else:
+        loss = m(input_ids=ids, labels=ids).loss
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    sleep_f = a.elapsed_time(b) * 1e3
+    a.record()
+    torch.cuda._sleep(sleep_cycles)
+    b.record()
+    t2 = time.perf_counter()
+    loss.backward()
+    t3 = time.perf_counter()
+    torch.cuda.synchronize()
+    sleep_b = a.elapsed_time(b) * 1e3
+    f, bw = (t1 - t0) * 1e6, (t3 - t2) * 1e6
+    return f, bw, f > 0.9 * sleep_f or bw > 0.9 * sleep_b
+
+
+def measure_hf_host(torch, log, iters=12, warmup=3):
+    """hf_host part: the HF layers' host time at realistic sizes (HF_REAL, seq 512, batch 1) with
+    the GPU held, beside the tiny configurations of the hf part (held too, and unheld as the hf part
+    times them), and the host-speed probe (tools/torch_host.host_probe) around each: rows
+    hf_<arch>_layer / hf_<arch>_rest (realistic), hf_<arch>_layer_tiny / _rest_tiny (the hf
+    part's method), and the probe's median (returned beside the rows)."""
+    import torch_host
+    import transformers as tf
+    out, probes, diag = [], [], []
+    sleep_cycles = int(60000 * 2000)  # ~60 ms: longer than any forward or backward call here
+    for arch in ("bert", "gpt2", "llama"):
+        for mode in ("bf16", "fp32"):
+            probes.append(torch_host.host_probe())
+            res = {}
+            for size in ("real", "tiny"):
+                for L in (1, 3):
+                    torch.manual_seed(0)
+                    m, V = hf_model(tf, arch, L, size)
+                    m = m.cuda().train()
+                    seq = HF_REAL_SEQ if size == "real" else 16
+                    ids = torch.randint(0, V, (1, seq), device="cuda")
+                    held, plain, short = [], [], 0
+                    for i in range(warmup + iters):
+                        f, b, s_ = held_step_host(torch, m, ids, mode, sleep_cycles)
+                        if i >= warmup:
+                            held.append((f, b))
+                            short += s_
+                        if size == "tiny":  # unheld, as the hf part: wall time of the calls
+                            m.zero_grad(set_to_none=True)
+                            torch.cuda.synchronize()
+                            t0 = time.perf_counter()
+                            if mode == "bf16":
+                                with torch.autocast("cuda", dtype=torch.bfloat16):
+                                    loss = m(input_ids=ids, labels=ids).loss
+                            else:
+                                loss = m(input_ids=ids, labels=ids).loss
+                            t1 = time.perf_counter()
+                            loss.backward()
+                            t2 = time.perf_counter()
+                            torch.cuda.synchronize()
+                            if i >= warmup:
+                                plain.append(((t1 - t0) * 1e6, (t2 - t1) * 1e6))
+                    med = lambda v, k: statistics.median(x[k] for x in v)  # noqa: E731
+                    res[size, L, "held"] = (med(held, 0), med(held, 1), short)
+                    if plain:
+                        res[size, L, "plain"] = (med(plain, 0), med(plain, 1), 0)
+                    del m
+                    torch.cuda.empty_cache()
+            probes.append(torch_host.host_probe())
+            for size, how, suffix in (("real", "held", ""), ("tiny", "plain", "_tiny")):
+                one, three = res[size, 1, how], res[size, 3, how]
+                lf, lb = (three[0] - one[0]) / 2, (three[1] - one[1]) / 2
+                row = {"numel": [], "fwd_us": [], "bwd_us": [], "dtype": mode}
+                out.append(dict(row, op="hf_%s_layer%s" % (arch, suffix), host_fwd_us=round(lf, 2),
+                                host_bwd_us=round(lb, 2)))
+                out.append(dict(row, op="hf_%s_rest%s" % (arch, suffix), host_fwd_us=round(one[0] - lf, 2),
+                                host_bwd_us=round(one[1] - lb, 2)))
+                log("hf_host %-5s %s %-4s per layer fwd %.0f bwd %.0f us; rest fwd %.0f bwd %.0f us; "
+                    "calls past the sleep %d/%d" % (arch, mode, size, lf, lb, one[0] - lf, one[1] - lb,
+                                                     one[2], three[2]))
+            th1, th3 = res["tiny", 1, "held"], res["tiny", 3, "held"]
+            diag.append({"arch": arch, "dtype": mode, "raw": {"%s_L%d_%s" % k: [round(v, 1) for v in x]
+                                                               for k, x in res.items()}})
+            log("hf_host %-5s %s tiny held per layer fwd %.0f bwd %.0f us" % (
+                arch, mode, (th3[0] - th1[0]) / 2, (th3[1] - th1[1]) / 2))
+    return out, statistics.median(probes), probes, diag
 
 
 def measure_tv_host(torch, log):
@@ -737,6 +891,13 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl):
         comp.setdefault("ops", []).extend(measure_host_only(torch, F, tm, log))
     elif part == "hf":
         comp.setdefault("ops", []).extend(measure_hf_layers(torch, log))
+    elif part == "hf_host":
+        rows, probe, probes, diag = measure_hf_host(torch, log)
+        comp.setdefault("ops", []).extend(rows)
+        comp["host_probe_us"] = round(probe, 3)
+        comp.setdefault("diag", {})["hf_host"] = {"probes_us": [round(p, 3) for p in probes], "raw": diag}
+    elif part == "ops_kv":
+        comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, ["kv_cat", "kv_cat_contig"]))
     elif part == "tv":
         comp.setdefault("ops", []).extend(measure_tv_host(torch, log))
     elif part == "attention":
@@ -745,7 +906,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl):
         comp["optimizer"] = measure_optimizers(torch, log)
 
 
-PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv")
+PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
+         "hf_host", "ops_kv")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -132,13 +132,16 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
 
     ev = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
 
-    def step(events=None, cpu=None):
+    def step(events=None, cpu=None, cpu_fwd=None):
         """One training step; returns (fwd_us, bwd_us, opt_us) from CUDA events."""
         model.zero_grad(set_to_none=set_to_none)
         torch.cuda.synchronize()
         e0, e1, e2, e3 = ev(), ev(), ev(), ev()
         e0.record()
+        tf = time.perf_counter()
         loss = fwd()
+        if cpu_fwd is not None:
+            cpu_fwd.append((time.perf_counter() - tf) * 1e6)
         e1.record()
         if events is not None:
             events["bwd_start"] = e1
@@ -159,13 +162,18 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
 
     # 1. No hooks: the times the workload states, and the CPU time of backward(); the device
     #    memory in use between steps (parameters, optimizer state) and the peak over the steps.
-    plain, cpu_plain = [], []
+    #    The host-speed probe (torch_host.host_probe) before and after: host costs measured at
+    #    another time can be carried to this step's host speed.
+    import torch_host
+    plain, cpu_plain, cpu_fwd = [], [], []
+    probes = [torch_host.host_probe() for _ in range(3)]
     torch.cuda.synchronize()
     mem_between = torch.cuda.memory_allocated()
     torch.cuda.reset_peak_memory_stats()
     for _ in range(iters):
-        plain.append(step(cpu=cpu_plain))
+        plain.append(step(cpu=cpu_plain, cpu_fwd=cpu_fwd))
     mem_peak = torch.cuda.max_memory_allocated()
+    probes += [torch_host.host_probe() for _ in range(3)]
     fwd_us = statistics.median(t[0] for t in plain)
     bwd_us = statistics.median(t[1] for t in plain)
     opt_us = statistics.median(t[2] for t in plain) if opt is not None else 0.0
@@ -298,6 +306,9 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         "bwd_hooked_us": round(hooked_bwd_us, 1),
         "ready_scale": round(scale, 5),
         "cpu_backward_call_us": round(cpu_bwd_us, 1),
+        "cpu_forward_call_us": round(statistics.median(cpu_fwd), 1),
+        "host_probe_us": round(statistics.median(probes), 3),
+        "host_probes_us": [round(p, 3) for p in probes],
         "bwd_gpu_only_us": round(pure_bwd_us, 1),
         "bwd_gpu_only_sleep_too_short": short,
         "launch_bound": launch_bound,
