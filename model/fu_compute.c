@@ -330,6 +330,7 @@ json_t *fu_compute_to_json(const fu_compute *c) {
     json_object_set_new(o, "conv", cv);
   else
     json_decref(cv);
+  if (c->host_probe_us > 0) json_object_set_new(o, "host_probe_us", json_real(c->host_probe_us));
   return o;
 oom:
   json_decref(o);
@@ -511,6 +512,9 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
       if (j == c->nops) c->nops++;
     }
   }
+  if (json_object_get(o, "host_probe_us") &&
+      fu__num(o, "host_probe_us", 1e-3, 1e6, &c->host_probe_us) != FU_OK)
+    return fu__bad(what, "host_probe_us", "not a number from 0.001 to 1e6");
   if ((a = json_object_get(o, "optimizer"))) {
     if (!json_is_array(a) || json_array_size(a) > FU_OPTIM_MAX)
       return fu__bad(what, "optimizer", "not an array of at most 8 fits");

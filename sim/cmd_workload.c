@@ -22,8 +22,10 @@ static const char fu__workload_head[] =
 "                      [--profile P.json] [--gated-ffn] [--bias] [--layernorm] [--tied-embeddings]\n"
 "                      [--tflops T [--efficiency E] [--hbm-gbps G] [--kernel-us U]]\n"
 "                      [--accum-steps K] [--name N] [--ops CSV] [--out FILE] [--format table|csv|json]\n"
+"                      [--host-probe US]\n"
 "       fusim workload --cnn resnet50 --micro-batch B [--image PX] [--precision P]\n"
 "                      [--optimizer sgd|adamw|adam] [--profile P.json] [--name N] [--out FILE]\n"
+"                      [--host-probe US]\n"
 "       fusim workload --info FILE|NAME [--tensors] [--strict] [--format table|csv|json]\n"
 "       fusim workload --check FILE|NAME [--strict] [--out FILE]\n"
 "       fusim workload --list [--format table|csv|json]\n"
@@ -54,6 +56,11 @@ static const char fu__workload_head[] =
 "               --hbm-gbps or --kernel-us alone take T from the profile's gpu_tflops. Bad\n"
 "               hyper-parameters (zero layers, heads not dividing hidden) give one line, exit 64,\n"
 "               and write nothing.\n"
+"--host-probe   the host's speed where the step runs: tools/torch_host.host_probe's CPU time per\n"
+"               launch (us). The operations' host costs are scaled by US over the probe the\n"
+"               profile's host rows were measured at (its compute.host_probe_us; refused, exit 65,\n"
+"               when it has none): the same CPU work took 1.0-1.6x as long on one machine at\n"
+"               different times.\n"
 "--ops CSV      also write the priced operations (forward order: device and host times\n"
 "               forward and backward, bytes kept for backward) as CSV.\n"
 "--cnn          torchvision's resnet50 at --micro-batch and --image (default 224), channels-last,\n"
@@ -181,6 +188,7 @@ int fu_cmd_workload(int argc, char **argv) {
       {FU_OPT_DOUBLE(0, "efficiency", &t.efficiency, 1e-6, 1, "E", "roofline: fraction of T reached"), .seen = &roof},
       {FU_OPT_DOUBLE(0, "hbm-gbps", &t.hbm_gbps, 1e-6, 1e9, "G", "roofline: memory bandwidth"), .seen = &roof},
       {FU_OPT_DOUBLE(0, "kernel-us", &t.kernel_us, 0, 1e6, "U", "roofline: per-kernel floor"), .seen = &roof},
+      {FU_OPT_DOUBLE(0, "host-probe", &t.host_probe_us, 1e-3, 1e6, "US", "host costs scaled to this host-speed probe")},
       FU_OPT_HEADER("output"),
       {FU_OPT_CUSTOM(0, "name", t.name, fu__opt_name, "N", "workload name"), .bad = ""},
       {FU_OPT_OUT(0, "out", &out, "FILE", "write the workload here (default: stdout)")},
@@ -250,6 +258,7 @@ int fu_cmd_workload(int argc, char **argv) {
     cn.accum = t.accum;
     snprintf(cn.name, sizeof cn.name, "%s", t.name);
     cn.ops_csv = t.ops_csv;
+    cn.host_probe_us = t.host_probe_us;
     st = fu_build_cnn(&cn, prof, pname, &w);
   } else {
     if (!prec_set) t.prec = dt.prec;

@@ -246,6 +246,25 @@ static fu__op *fu__fanout(fu__ctx *x, double numel, const char *dtype, int consu
   return o;
 }
 
+/* transformers 5 builds a DynamicCache in a training forward too: each layer concatenates its
+ * keys and values onto an empty cache, a copy of each (numel elements) whose output attention
+ * uses. GPT-2's keys and values and Llama's values are transposed views (strided reads, the
+ * kv_cat table), Llama's keys leave the rotary step contiguous (kv_cat_contig); without those
+ * tables, a contiguous copy's traffic. Backward takes slices of the gradient (views, no kernel). */
+static fu__op *fu__kv_cache(fu__ctx *x, double numel, int k_strided, const char *kdt) {
+  fu__op *o = fu__push(x);
+  if (!o) return NULL;
+  snprintf(o->what, sizeof o->what, "kv_cache");
+  const fu_op_table *t[2] = {fu_compute_op(x->c, k_strided ? "kv_cat" : "kv_cat_contig", kdt),
+                             fu_compute_op(x->c, "kv_cat", x->adt)};
+  double eb[2] = {strcmp(kdt, "bf16") ? 4 : 2, x->ab};
+  for (int i = 0; i < 2; i++) {
+    o->fwd_us += t[i] ? fu_op_us(t[i], numel, 0) : fu__copy_us(x, 2 * eb[i] * numel);
+    o->hfwd_us += t[i] ? t[i]->host_fwd_us : 0;
+  }
+  return o;
+}
+
 /* SDPA over the micro-batch; q, k, v and the output kept (outputs of operations before it). */
 static fu__op *fu__attn(fu__ctx *x, const fu_tf_spec *s, double Hkv, int causal, double p) {
   fu__op *o = fu__push(x);
@@ -337,6 +356,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       FU__TRY(fu__fanout(x, T * H, R, 2)); /* the residual stream: ln_1, the add */
       FU__TRY(fu__norm(x, NM("ln_1"), 1, 1, H, R));
       FU__TRY(fu__linear(x, NM("attn.c_attn"), H, H + 2 * Hkv, 1, fp32_in, 1, 1));
+      FU__TRY(fu__kv_cache(x, T * Hkv, 1, A));
       FU__TRY(fu__attn(x, s, Hkv, 1, dropout));
       FU__TRY(o = fu__linear(x, NM("attn.c_proj"), H, H, 1, 0, 1, 1));
       o->fwd_us += fu__copy_us(x, 2 * x->ab * T * H);
@@ -391,6 +411,8 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       } else {
         FU__TRY(fu__memop(x, "rotary", A, T * (H + Hkv), 0));
       }
+      /* keys leave the rotary step in its dtype (fp32 under autocast, see above) */
+      if (llama) FU__TRY(fu__kv_cache(x, T * Hkv, 0, x->autocast ? "fp32" : A));
       FU__TRY(fu__attn(x, s, Hkv, 1, dropout));
       FU__TRY(o = fu__linear(x, NM("self_attn.o_proj"), H, H, bias, 0, 1, 1));
       o->fwd_us += fu__copy_us(x, 2 * x->ab * T * H);
@@ -452,6 +474,21 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
   }
 }
 
+/* The host's speed: host costs measured where the profile's probe read c->host_probe_us are
+ * carried to a host whose probe reads probe_us (0: left as they are); the probe is a fixed
+ * CPU-bound loop of small launches, and the host costs are launches and their dispatch. */
+static int fu__host_speed(fu__ctx *x, double probe_us, const char *prof_name) {
+  if (!(probe_us > 0)) return FU_OK;
+  if (!(x->c->host_probe_us > 0)) {
+    fu_error("workload: --host-probe: profile %s has no host_probe_us to scale from "
+             "(tools/calib_torch.py --parts hf_host records it)", prof_name);
+    return FU_EDATA;
+  }
+  double k = probe_us / x->c->host_probe_us;
+  for (size_t i = 0; i < x->n; i++) x->ops[i].hfwd_us *= k, x->ops[i].hbwd_us *= k;
+  return FU_OK;
+}
+
 /* Runs the host and GPU timelines over the operations; fills w's times and gradients. */
 static int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, double *bwd_out,
                         double *lead_out) {
@@ -464,8 +501,10 @@ static int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, doubl
     host += x->ops[i].hfwd_us;
     gpu = (host > gpu ? host : gpu) + x->ops[i].fwd_us;
   }
-  double fwd = host > gpu ? host : gpu; /* backward starts when both are done */
-  host = gpu = fwd;
+  /* forward ends on the GPU (gpu >= host after every operation); the host calls backward() as
+   * soon as it has issued the forward, without waiting for the GPU, so it issues backward's
+   * first operations while the GPU still runs the forward's last */
+  double fwd = gpu;
   /* gradients by ready time; an operation's params in order, each after its own tail */
   for (size_t i = x->n; i-- > 0;) {
     const fu__op *o = &x->ops[i];
@@ -677,6 +716,10 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     return FU_EDATA;
   }
   if (!x.roofline && s->arch != FU_ARCH_CUSTOM) fu__scale_host(&x, fu__arch_name(s->arch));
+  if (!x.roofline && (st = fu__host_speed(&x, s->host_probe_us, prof_name)) != FU_OK) {
+    free(x.ops);
+    return st;
+  }
   if (!x.roofline && x.unaligned > 0)
     fu_warn("workload: a bf16 GEMM dimension (%.0f) is not a multiple of 8: cuBLAS runs slower, "
             "unaligned kernels for it that the shape sweep does not measure, so its time is optimistic",
@@ -904,6 +947,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     fu_error("workload: profile %s has no table for %s", prof_name, x.missing_what);
     st = FU_EDATA;
   }
+  if (st == FU_OK) st = fu__host_speed(&x, s->host_probe_us, prof_name);
   if (st != FU_OK) {
     free(x.ops);
     return st;

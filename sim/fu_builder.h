@@ -55,6 +55,7 @@ typedef struct fu_tf_spec {
   double kernel_us;          /* roofline: per-kernel floor (< 0 = profile's) */
   char name[128];            /* workload name ("" = made up from the shape) */
   const char *ops_csv;       /* write the priced operations here as CSV (NULL: no) */
+  double host_probe_us;      /* > 0: host costs scaled from the profile's probe to this one */
 } fu_tf_spec;
 
 
@@ -82,6 +83,7 @@ typedef struct fu_cnn_spec {
   long accum;                /* accum_steps */
   char name[128];            /* workload name ("" = made up) */
   const char *ops_csv;       /* write the priced operations here as CSV (NULL: no) */
+  double host_probe_us;      /* > 0: host costs scaled from the profile's probe to this one */
 } fu_cnn_spec;
 
 void fu_cnn_spec_init(fu_cnn_spec *s);

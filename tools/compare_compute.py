@@ -78,12 +78,17 @@ def main():
 
 def compare(a, files):
     rows = []
+    # a capture that recorded the host-speed probe is priced at its host's speed where the
+    # profile's host rows carry theirs (fusim workload --host-probe)
+    prof_probe = json.load(open(a.profile)).get("compute", {}).get("host_probe_us", 0)
     with tempfile.TemporaryDirectory() as tmp:
         for f in files:
             cap = json.load(open(f))
             meta = cap["meta"]
             out = os.path.join(tmp, "est.json")
             cmd = [a.fusim, "workload"] + args_for(meta) + ["--profile", a.profile, "--out", out]
+            if prof_probe and meta.get("host_probe_us"):
+                cmd += ["--host-probe", str(meta["host_probe_us"])]
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
                 print("%s: fusim failed: %s" % (cap["name"], r.stderr.strip()), file=sys.stderr)

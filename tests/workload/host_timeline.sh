@@ -1,0 +1,99 @@
+#!/bin/sh
+# fusim workload --transformer's host side, by hand on the --ops listing: the host calls
+# backward() as soon as it has issued the forward (it does not wait for the GPU), --host-probe
+# scales every host cost by the probe's ratio to the profile's, and the DynamicCache copies of
+# GPT-2 and Llama are priced from the kv_cat tables. Profiles: the bundled one with hand-made
+# additions (host_probe_us, kv_cat tables).
+# usage: host_timeline.sh FUSIM
+fusim=$1
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+root=$(cd "$(dirname "$0")/../.." && pwd)
+python3 - "$fusim" "$root" "$dir" <<'PY'
+import csv, json, os, subprocess, sys
+fusim, root, tmp = sys.argv[1:4]
+fails = []
+def check(what, got, want, tol=1e-3):
+    if not abs(got - want) <= tol + 1e-6 * abs(want):
+        fails.append("%s: got %.4f, expected %.4f" % (what, got, want))
+
+prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
+prof["compute"]["host_probe_us"] = 5.0
+# hand-made cache copy tables: 10 us (strided, bf16), 7 us (contiguous, fp32) at 2^20 elements
+# (their backward, 1 us, is not used: cat's backward takes views)
+ops = [t for t in prof["compute"]["ops"] if not t["op"].startswith("kv_cat")]
+for op, dt, us in (("kv_cat", "bf16", 10.0), ("kv_cat", "fp32", 30.0),
+                   ("kv_cat_contig", "bf16", 3.0), ("kv_cat_contig", "fp32", 7.0)):
+    ops.append({"op": op, "dtype": dt, "numel": [1 << 20], "fwd_us": [us], "bwd_us": [1.0],
+                "host_fwd_us": 0.0, "host_bwd_us": 0.0})
+prof["compute"]["ops"] = ops
+pf = os.path.join(tmp, "p.json")
+json.dump(prof, open(pf, "w"))
+
+def run(arch, extra=()):
+    o = os.path.join(tmp, "ops.csv")
+    # T x H = 4 x 256 x 1024 = 2^20 elements: the tables' one point
+    r = subprocess.run([fusim, "workload", "--transformer", "--arch", arch, "--layers", "2", "--hidden", "1024",
+                        "--heads", "16", "--ffn", "4096", "--vocab", "32000", "--seq", "256", "--micro-batch", "4",
+                        "--precision", "autocast-bf16", "--profile", pf, "--out", os.path.join(tmp, "w.json"),
+                        "--ops", o] + list(extra), capture_output=True, text=True)
+    if r.returncode != 0:
+        fails.append("%s %s: exit %d: %s" % (arch, extra, r.returncode, r.stderr.strip()))
+        return None, None
+    return json.load(open(os.path.join(tmp, "w.json"))), list(csv.DictReader(open(o)))
+
+# 1. --host-probe 50 against the profile's 5: every host cost x10
+w1, r1 = run("bert")
+w2, r2 = run("bert", ["--host-probe", "50"])
+if r1 and r2:
+    for col in ("host_fwd_us", "host_bwd_us"):
+        check("bert %s sum x10" % col, sum(float(x[col]) for x in r2), 10 * sum(float(x[col]) for x in r1), 0.05)
+# 2. at 1000x the host issues every operation long after the GPU finished the one before, so
+#    forward = all forward host time + the last operation's device time; the host starts
+#    backward then, while the GPU still runs that last operation, and backward ends with the
+#    first operation's backward (the embedding, after its host cost):
+#    bwd = all backward host time - last forward op's device time + first op's backward
+w3, r3 = run("bert", ["--host-probe", "5000"])
+if r3:
+    hf = sum(float(x["host_fwd_us"]) for x in r3)
+    hb = sum(float(x["host_bwd_us"]) for x in r3)
+    check("host-bound forward", w3["fwd_us"], hf + float(r3[-1]["fwd_us"]), 0.05)
+    check("host-bound backward", w3["bwd_us"], hb - float(r3[-1]["fwd_us"]) + float(r3[0]["bwd_us"]), 0.05)
+# 3. the DynamicCache copies: one kv_cache row per layer, forward only; GPT-2 copies two strided
+#    bf16 tensors (2 x 10 us), Llama its keys contiguous in fp32 (the rotary step's output under
+#    autocast, 7 us) and its values strided in bf16 (10 us); BERT has none
+for arch, want in (("gpt2", 20.0), ("llama", 17.0), ("bert", None)):
+    _, rows = run(arch)
+    if rows is None:
+        continue
+    kv = [x for x in rows if x["op"] == "kv_cache"]
+    if want is None:
+        if kv:
+            fails.append("bert: kv_cache rows %d, expected none" % len(kv))
+        continue
+    if [x["layer"] for x in kv] != ["0", "1"]:
+        fails.append("%s: kv_cache rows in layers %s, expected 0 and 1" % (arch, [x["layer"] for x in kv]))
+    for x in kv:
+        check("%s kv_cache fwd" % arch, float(x["fwd_us"]), want)
+        check("%s kv_cache bwd" % arch, float(x["bwd_us"]), 0.0)
+for f in fails:
+    print("FAIL: " + f, file=sys.stderr)
+sys.exit(1 if fails else 0)
+PY
+st=$?
+# --host-probe with a profile that has no probe, and a bad probe in a profile: one line, exit 65
+python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1])); p["compute"].pop("host_probe_us", None); json.dump(p, open(sys.argv[2], "w"))
+p["compute"]["host_probe_us"] = -1; json.dump(p, open(sys.argv[3], "w"))' \
+  "$root/data/profiles/h200-default.json" "$dir/none.json" "$dir/bad.json"
+for p in none bad; do
+  "$fusim" workload --transformer --arch bert --layers 1 --hidden 64 --heads 2 --ffn 256 --vocab 128 --seq 16 \
+    --micro-batch 1 --profile "$dir/$p.json" --host-probe 5 --out "$dir/x.json" 2>"$dir/err" >/dev/null
+  rc=$?
+  if [ $rc -ne 65 ] || [ "$(wc -l <"$dir/err")" -ne 1 ] || [ -s "$dir/x.json" ]; then
+    echo "FAIL: --host-probe with profile '$p': exit $rc (want 65), $(wc -l <"$dir/err") lines: $(cat "$dir/err")" >&2
+    st=1
+  fi
+done
+exit $st
