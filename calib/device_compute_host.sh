@@ -19,7 +19,7 @@ export PYTHONUNBUFFERED=1
 date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
 python3 -c 'import torch, transformers, torchvision; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(), "transformers", transformers.__version__, "torchvision", torchvision.__version__)'
 uname -r; nproc; lscpu | grep -i 'model name'
-timeout 70 python3 tools/calib_torch.py --out "$OUT/calib-d.json" --parts hf_host,ops_kv
+timeout 75 python3 tools/calib_torch.py --out "$OUT/calib-d.json" --parts hf_host,ops_kv
 t "calib d exit $?"
 for m in bert_base_b16_s512_bf16 resnet50_b128_bf16 gpt2_small_b16_s1024_bf16; do
   left=$(( LIMIT - $(el) ))

@@ -428,7 +428,7 @@ def hf_model(tf, arch, L, size):
     return m, V
 
 
-def held_step_host(torch, m, ids, mode, sleep_cycles):
+def held_step_host(torch, m, fwd, sleep_cycles):
     """Host time of one forward and one backward() call with the GPU held behind a sleep kernel
     (nothing waits for the GPU, so the CPU time is the host's issue time at these sizes), and
     whether a call outlasted the sleep (then the host waited: the time is not the host's)."""
@@ -439,11 +439,7 @@ def held_step_host(torch, m, ids, mode, sleep_cycles):
     torch.cuda._sleep(sleep_cycles)
     b.record()
     t0 = time.perf_counter()
-    if mode == "bf16":
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = m(input_ids=ids, labels=ids).loss
-    else:
-        loss = m(input_ids=ids, labels=ids).loss
+    loss = fwd()
     t1 = time.perf_counter()
     torch.cuda.synchronize()
     sleep_f = a.elapsed_time(b) * 1e3
@@ -459,7 +455,7 @@ def held_step_host(torch, m, ids, mode, sleep_cycles):
     return f, bw, f > 0.9 * sleep_f or bw > 0.9 * sleep_b
 
 
-def measure_hf_host(torch, log, iters=12, warmup=3):
+def measure_hf_host(torch, log, iters=8, warmup=2):
     """hf_host part: the HF layers' host time at realistic sizes (HF_REAL, seq 512, batch 1) with
     the GPU held, beside the tiny configurations of the hf part (held too, and unheld as the hf part
     times them), and the host-speed probe (tools/torch_host.host_probe) around each: rows
@@ -468,7 +464,7 @@ def measure_hf_host(torch, log, iters=12, warmup=3):
     import torch_host
     import transformers as tf
     out, probes, diag = [], [], []
-    sleep_cycles = int(60000 * 2000)  # ~60 ms: longer than any forward or backward call here
+    sleep_cycles = int(40000 * 2000)  # ~40 ms: longer than any forward or backward call here
     for arch in ("bert", "gpt2", "llama"):
         for mode in ("bf16", "fp32"):
             probes.append(torch_host.host_probe())
@@ -481,8 +477,14 @@ def measure_hf_host(torch, log, iters=12, warmup=3):
                     seq = HF_REAL_SEQ if size == "real" else 16
                     ids = torch.randint(0, V, (1, seq), device="cuda")
                     held, plain, short = [], [], 0
+
+                    def fwd():
+                        if mode == "bf16":
+                            with torch.autocast("cuda", dtype=torch.bfloat16):
+                                return m(input_ids=ids, labels=ids).loss
+                        return m(input_ids=ids, labels=ids).loss
                     for i in range(warmup + iters):
-                        f, b, s_ = held_step_host(torch, m, ids, mode, sleep_cycles)
+                        f, b, s_ = held_step_host(torch, m, fwd, sleep_cycles)
                         if i >= warmup:
                             held.append((f, b))
                             short += s_
@@ -490,11 +492,7 @@ def measure_hf_host(torch, log, iters=12, warmup=3):
                             m.zero_grad(set_to_none=True)
                             torch.cuda.synchronize()
                             t0 = time.perf_counter()
-                            if mode == "bf16":
-                                with torch.autocast("cuda", dtype=torch.bfloat16):
-                                    loss = m(input_ids=ids, labels=ids).loss
-                            else:
-                                loss = m(input_ids=ids, labels=ids).loss
+                            loss = fwd()
                             t1 = time.perf_counter()
                             loss.backward()
                             t2 = time.perf_counter()
@@ -524,6 +522,34 @@ def measure_hf_host(torch, log, iters=12, warmup=3):
                                                                for k, x in res.items()}})
             log("hf_host %-5s %s tiny held per layer fwd %.0f bwd %.0f us" % (
                 arch, mode, (th3[0] - th1[0]) / 2, (th3[1] - th1[1]) / 2))
+    # torchvision ResNet-50 at a realistic size (batch 32, 224 x 224, channels-last), held: the
+    # whole model's host time (op "tv_resnet50_held"; the tv part's tv_resnet50 is unheld, tiny)
+    try:
+        import torchvision
+        m = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last).train()
+        x = torch.randn(32, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+        torch.backends.cudnn.benchmark = True
+        for mode in ("bf16", "fp32"):
+            def fwd():
+                if mode == "bf16":
+                    with torch.autocast("cuda", dtype=torch.bfloat16):
+                        return m(x).float().sum()
+                return m(x).sum()
+            held, short = [], 0
+            for i in range(warmup + iters):
+                f, b, s_ = held_step_host(torch, m, fwd, sleep_cycles)
+                if i >= warmup:
+                    held.append((f, b))
+                    short += s_
+            hf, hb = statistics.median(h[0] for h in held), statistics.median(h[1] for h in held)
+            out.append({"op": "tv_resnet50_held", "dtype": mode, "numel": [], "fwd_us": [], "bwd_us": [],
+                        "host_fwd_us": round(hf, 2), "host_bwd_us": round(hb, 2)})
+            log("hf_host tv resnet50 %s held host fwd %.0f bwd %.0f us; calls past the sleep %d" % (mode, hf, hb, short))
+        del m, x
+        torch.cuda.empty_cache()
+    except Exception as e:
+        log("hf_host tv resnet50: skipped (%s)" % str(e).split("\n")[0][:160])
+    probes.append(torch_host.host_probe())
     return out, statistics.median(probes), probes, diag
 
 
