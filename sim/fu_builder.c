@@ -474,6 +474,18 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
   }
 }
 
+/* Where the profile measured the whole model's host time as the framework runs it at a
+ * realistic size with the GPU held (tools/calib_torch.py's hf_host: tv_resnet50_held), the
+ * operations' host costs are scaled to add up to it, as fu__scale_host does per layer. */
+static void fu__scale_host_whole(fu__ctx *x, const char *key) {
+  const fu_op_table *t = fu_compute_op(x->c, key, x->autocast ? "bf16" : "fp32");
+  if (!t) return;
+  double sf = 0, sb = 0;
+  for (size_t i = 0; i < x->n; i++) sf += x->ops[i].hfwd_us, sb += x->ops[i].hbwd_us;
+  double kf = sf > 0 ? t->host_fwd_us / sf : 1, kb = sb > 0 ? t->host_bwd_us / sb : 1;
+  for (size_t i = 0; i < x->n; i++) x->ops[i].hfwd_us *= kf, x->ops[i].hbwd_us *= kb;
+}
+
 /* The host's speed: host costs measured where the profile's probe read c->host_probe_us are
  * carried to a host whose probe reads probe_us (0: left as they are); the probe is a fixed
  * CPU-bound loop of small launches, and the host costs are launches and their dispatch. */
@@ -947,6 +959,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     fu_error("workload: profile %s has no table for %s", prof_name, x.missing_what);
     st = FU_EDATA;
   }
+  if (st == FU_OK) fu__scale_host_whole(&x, "tv_resnet50_held");
   if (st == FU_OK) st = fu__host_speed(&x, s->host_probe_us, prof_name);
   if (st != FU_OK) {
     free(x.ops);

@@ -26,6 +26,10 @@ for op, dt, us in (("kv_cat", "bf16", 10.0), ("kv_cat", "fp32", 30.0),
                    ("kv_cat_contig", "bf16", 3.0), ("kv_cat_contig", "fp32", 7.0)):
     ops.append({"op": op, "dtype": dt, "numel": [1 << 20], "fwd_us": [us], "bwd_us": [1.0],
                 "host_fwd_us": 0.0, "host_bwd_us": 0.0})
+# ResNet-50's whole-model host time held at a realistic size: 10 ms forward, 20 ms backward
+ops = [t for t in ops if t["op"] != "tv_resnet50_held"]
+ops.append({"op": "tv_resnet50_held", "dtype": "bf16", "numel": [], "fwd_us": [], "bwd_us": [],
+            "host_fwd_us": 10000.0, "host_bwd_us": 20000.0})
 prof["compute"]["ops"] = ops
 pf = os.path.join(tmp, "p.json")
 json.dump(prof, open(pf, "w"))
@@ -76,6 +80,18 @@ for arch, want in (("gpt2", 20.0), ("llama", 17.0), ("bert", None)):
     for x in kv:
         check("%s kv_cache fwd" % arch, float(x["fwd_us"]), want)
         check("%s kv_cache bwd" % arch, float(x["bwd_us"]), 0.0)
+# 4. --cnn: the operations' host costs add up to the whole model's held measurement, x2 at
+#    --host-probe 10
+for extra, k in (([], 1), (["--host-probe", "10"], 2)):
+    o = os.path.join(tmp, "r.csv")
+    r = subprocess.run([fusim, "workload", "--cnn", "resnet50", "--micro-batch", "8", "--profile", pf,
+                        "--out", os.path.join(tmp, "r.json"), "--ops", o] + extra, capture_output=True, text=True)
+    if r.returncode != 0:
+        fails.append("cnn: exit %d: %s" % (r.returncode, r.stderr.strip()))
+        continue
+    rows = list(csv.DictReader(open(o)))
+    check("cnn host forward sum", sum(float(x["host_fwd_us"]) for x in rows), k * 10000.0, 0.5)
+    check("cnn host backward sum", sum(float(x["host_bwd_us"]) for x in rows), k * 20000.0, 0.5)
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
