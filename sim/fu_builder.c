@@ -478,8 +478,9 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
  * realistic size with the GPU held (tools/calib_torch.py's hf_host: tv_resnet50_held), the
  * operations' host costs are scaled to add up to it, as fu__scale_host does per layer. */
 static void fu__scale_host_whole(fu__ctx *x, const char *key) {
-  const fu_op_table *t = fu_compute_op(x->c, key, x->autocast ? "bf16" : "fp32");
-  if (!t) return;
+  const char *mode = x->autocast ? "bf16" : "fp32";
+  const fu_op_table *t = fu_compute_op(x->c, key, mode);
+  if (!t || strcmp(t->dtype, mode)) return; /* autocast's casts: the other mode's total does not carry */
   double sf = 0, sb = 0;
   for (size_t i = 0; i < x->n; i++) sf += x->ops[i].hfwd_us, sb += x->ops[i].hbwd_us;
   double kf = sf > 0 ? t->host_fwd_us / sf : 1, kb = sb > 0 ? t->host_bwd_us / sb : 1;

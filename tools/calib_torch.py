@@ -459,8 +459,11 @@ def measure_hf_host(torch, log, iters=8, warmup=2):
     """hf_host part: the HF layers' host time at realistic sizes (HF_REAL, seq 512, batch 1) with
     the GPU held, beside the tiny configurations of the hf part (held too, and unheld as the hf part
     times them), and the host-speed probe (tools/torch_host.host_probe) around each: rows
-    hf_<arch>_layer / hf_<arch>_rest (realistic), hf_<arch>_layer_tiny / _rest_tiny (the hf
-    part's method), and the probe's median (returned beside the rows)."""
+    hf_<arch>_layer_real / hf_<arch>_rest_real (realistic), hf_<arch>_layer_tiny / _rest_tiny (the hf
+    part's method), and the probe's median (returned beside the rows). The builder prices HF
+    layers from hf_<arch>_layer (the hf part's); the _real rows are kept for comparison: on the
+    H200 (2026-12-03) they were within the per-layer method's noise of the tiny ones for BERT
+    and GPT-2 (data/compute/README.md)."""
     import torch_host
     import transformers as tf
     out, probes, diag = [], [], []
@@ -506,7 +509,7 @@ def measure_hf_host(torch, log, iters=8, warmup=2):
                     del m
                     torch.cuda.empty_cache()
             probes.append(torch_host.host_probe())
-            for size, how, suffix in (("real", "held", ""), ("tiny", "plain", "_tiny")):
+            for size, how, suffix in (("real", "held", "_real"), ("tiny", "plain", "_tiny")):
                 one, three = res[size, 1, how], res[size, 3, how]
                 lf, lb = (three[0] - one[0]) / 2, (three[1] - one[1]) / 2
                 row = {"numel": [], "fwd_us": [], "bwd_us": [], "dtype": mode}
