@@ -455,12 +455,13 @@ def held_step_host(torch, m, fwd, sleep_cycles):
     return f, bw, f > 0.9 * sleep_f or bw > 0.9 * sleep_b
 
 
-def measure_hf_host(torch, log, iters=8, warmup=2):
+def measure_hf_host(torch, log, iters=8, warmup=2, flush=None):
     """hf_host part: the HF layers' host time at realistic sizes (HF_REAL, seq 512, batch 1) with
     the GPU held, beside the tiny configurations of the hf part (held too, and unheld as the hf part
     times them), and the host-speed probe (tools/torch_host.host_probe) around each: rows
     hf_<arch>_layer_real / hf_<arch>_rest_real (realistic), hf_<arch>_layer_tiny / _rest_tiny (the hf
-    part's method), and the probe's median (returned beside the rows). The builder prices HF
+    part's method), and the probe's median (returned beside the rows); flush(rows, probe, probes,
+    diag), when given, after each model, so that a run cut short keeps what it measured. The builder prices HF
     layers from hf_<arch>_layer (the hf part's); the _real rows are kept for comparison: on the
     H200 (2026-12-03) they were within the per-layer method's noise of the tiny ones for BERT
     and GPT-2 (data/compute/README.md)."""
@@ -523,8 +524,10 @@ def measure_hf_host(torch, log, iters=8, warmup=2):
             th1, th3 = res["tiny", 1, "held"], res["tiny", 3, "held"]
             diag.append({"arch": arch, "dtype": mode, "raw": {"%s_L%d_%s" % k: [round(v, 1) for v in x]
                                                                for k, x in res.items()}})
-            log("hf_host %-5s %s tiny held per layer fwd %.0f bwd %.0f us" % (
-                arch, mode, (th3[0] - th1[0]) / 2, (th3[1] - th1[1]) / 2))
+            log("hf_host %-5s %s tiny held per layer fwd %.0f bwd %.0f us; host probe %.3f %.3f us" % (
+                arch, mode, (th3[0] - th1[0]) / 2, (th3[1] - th1[1]) / 2, probes[-2], probes[-1]))
+            if flush:
+                flush(out, statistics.median(probes), probes, diag)
     # torchvision ResNet-50 at a realistic size (batch 32, 224 x 224, channels-last), held: the
     # whole model's host time (op "tv_resnet50_held"; the tv part's tv_resnet50 is unheld, tiny)
     try:
@@ -548,6 +551,8 @@ def measure_hf_host(torch, log, iters=8, warmup=2):
             out.append({"op": "tv_resnet50_held", "dtype": mode, "numel": [], "fwd_us": [], "bwd_us": [],
                         "host_fwd_us": round(hf, 2), "host_bwd_us": round(hb, 2)})
             log("hf_host tv resnet50 %s held host fwd %.0f bwd %.0f us; calls past the sleep %d" % (mode, hf, hb, short))
+            if flush:
+                flush(out, statistics.median(probes), probes, diag)
         del m, x
         torch.cuda.empty_cache()
     except Exception as e:
@@ -890,21 +895,24 @@ def main(argv=None):
     out = {"format": "fusim-compute-1", "gpu": prop.name, "gpu_mem_bytes": prop.total_memory,
            "torch": torch.__version__, "cuda": torch.version.cuda, "command": " ".join(sys.argv),
            "compute": comp}
-    for part in parts:  # in the order given; the file is rewritten after each
-        dl = Deadline(a.budget)
-        try:
-            run_part(part, a, comp, torch, F, tm, sizes, log, dl)
-        except Exception as e:  # one part failing leaves the others
-            log("%s: failed (%s)" % (part, str(e).split("\n")[0][:200]))
+    def write():
         with open(a.out, "w") as f:
             json.dump(out, f, indent=1)
             f.write("\n")
+
+    for part in parts:  # in the order given; the file is rewritten after each
+        dl = Deadline(a.budget)
+        try:
+            run_part(part, a, comp, torch, F, tm, sizes, log, dl, write)
+        except Exception as e:  # one part failing leaves the others
+            log("%s: failed (%s)" % (part, str(e).split("\n")[0][:200]))
+        write()
         log("%s done; wrote %s" % (part, a.out))
     return 0
 
 
-def run_part(part, a, comp, torch, F, tm, sizes, log, dl):
-    """Measures one part into comp."""
+def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
+    """Measures one part into comp (flush(): writes the file so far, for parts that call it)."""
     if part == "gemm_unaligned":
         comp["gemm_unaligned"] = measure_gemm_unaligned(torch, tm, a.quick, log, dl)
     elif part == "gemm":
@@ -921,10 +929,15 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl):
     elif part == "hf":
         comp.setdefault("ops", []).extend(measure_hf_layers(torch, log))
     elif part == "hf_host":
-        rows, probe, probes, diag = measure_hf_host(torch, log)
-        comp.setdefault("ops", []).extend(rows)
-        comp["host_probe_us"] = round(probe, 3)
-        comp.setdefault("diag", {})["hf_host"] = {"probes_us": [round(p, 3) for p in probes], "raw": diag}
+        before = list(comp.get("ops", []))
+
+        def put(rows, probe, probes, diag):
+            comp["ops"] = before + rows
+            comp["host_probe_us"] = round(probe, 3)
+            comp.setdefault("diag", {})["hf_host"] = {"probes_us": [round(p, 3) for p in probes], "raw": diag}
+            if flush:
+                flush()
+        put(*measure_hf_host(torch, log, flush=put))
     elif part == "ops_kv":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, ["kv_cat", "kv_cat_contig"]))
     elif part == "tv":
