@@ -474,58 +474,63 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None):
             probes.append(torch_host.host_probe())
             res = {}
             for size in ("real", "tiny"):
+                # both depths built, their steps alternated in every round: the host's speed
+                # drifts within a lease, and a layer is the same round's difference
+                models, fwds = {}, {}
+                seq = HF_REAL_SEQ if size == "real" else 16
                 for L in (1, 3):
                     torch.manual_seed(0)
                     m, V = hf_model(tf, arch, L, size)
-                    m = m.cuda().train()
-                    seq = HF_REAL_SEQ if size == "real" else 16
+                    models[L] = m.cuda().train()
                     ids = torch.randint(0, V, (1, seq), device="cuda")
-                    held, plain, short = [], [], 0
 
-                    def fwd():
+                    def fwd(m=models[L], ids=ids):
                         if mode == "bf16":
                             with torch.autocast("cuda", dtype=torch.bfloat16):
                                 return m(input_ids=ids, labels=ids).loss
                         return m(input_ids=ids, labels=ids).loss
-                    for i in range(warmup + iters):
-                        f, b, s_ = held_step_host(torch, m, fwd, sleep_cycles)
+                    fwds[L] = fwd
+                held, plain, short = {1: [], 3: []}, {1: [], 3: []}, {1: 0, 3: 0}
+                for i in range(warmup + iters):
+                    for L in (1, 3):
+                        f, b, s_ = held_step_host(torch, models[L], fwds[L], sleep_cycles)
                         if i >= warmup:
-                            held.append((f, b))
-                            short += s_
+                            held[L].append((f, b))
+                            short[L] += s_
                         if size == "tiny":  # unheld, as the hf part: wall time of the calls
-                            m.zero_grad(set_to_none=True)
+                            models[L].zero_grad(set_to_none=True)
                             torch.cuda.synchronize()
                             t0 = time.perf_counter()
-                            loss = fwd()
+                            loss = fwds[L]()
                             t1 = time.perf_counter()
                             loss.backward()
                             t2 = time.perf_counter()
                             torch.cuda.synchronize()
                             if i >= warmup:
-                                plain.append(((t1 - t0) * 1e6, (t2 - t1) * 1e6))
-                    med = lambda v, k: statistics.median(x[k] for x in v)  # noqa: E731
-                    res[size, L, "held"] = (med(held, 0), med(held, 1), short)
-                    if plain:
-                        res[size, L, "plain"] = (med(plain, 0), med(plain, 1), 0)
-                    del m
-                    torch.cuda.empty_cache()
+                                plain[L].append(((t1 - t0) * 1e6, (t2 - t1) * 1e6))
+                for how, v in (("held", held), ("plain", plain)):
+                    if v[1]:  # per layer: the median of the rounds' differences; rest: L1 less it
+                        lay = [statistics.median((c[k] - a[k]) / 2 for a, c in zip(v[1], v[3])) for k in (0, 1)]
+                        one = [statistics.median(a[k] for a in v[1]) for k in (0, 1)]
+                        res[size, how] = (lay, [one[0] - lay[0], one[1] - lay[1]], (short[1], short[3]))
+                del models, fwds
+                torch.cuda.empty_cache()
             probes.append(torch_host.host_probe())
             for size, how, suffix in (("real", "held", "_real"), ("tiny", "plain", "_tiny")):
-                one, three = res[size, 1, how], res[size, 3, how]
-                lf, lb = (three[0] - one[0]) / 2, (three[1] - one[1]) / 2
+                (lf, lb), (rf, rb), sh = res[size, how]
                 row = {"numel": [], "fwd_us": [], "bwd_us": [], "dtype": mode}
                 out.append(dict(row, op="hf_%s_layer%s" % (arch, suffix), host_fwd_us=round(lf, 2),
                                 host_bwd_us=round(lb, 2)))
-                out.append(dict(row, op="hf_%s_rest%s" % (arch, suffix), host_fwd_us=round(one[0] - lf, 2),
-                                host_bwd_us=round(one[1] - lb, 2)))
+                out.append(dict(row, op="hf_%s_rest%s" % (arch, suffix), host_fwd_us=round(rf, 2),
+                                host_bwd_us=round(rb, 2)))
                 log("hf_host %-5s %s %-4s per layer fwd %.0f bwd %.0f us; rest fwd %.0f bwd %.0f us; "
-                    "calls past the sleep %d/%d" % (arch, mode, size, lf, lb, one[0] - lf, one[1] - lb,
-                                                     one[2], three[2]))
-            th1, th3 = res["tiny", 1, "held"], res["tiny", 3, "held"]
-            diag.append({"arch": arch, "dtype": mode, "raw": {"%s_L%d_%s" % k: [round(v, 1) for v in x]
+                    "calls past the sleep %d/%d" % (arch, mode, size, lf, lb, rf, rb, sh[0], sh[1]))
+            (tf_, tb), _, _ = res["tiny", "held"]
+            diag.append({"arch": arch, "dtype": mode, "raw": {"%s_%s" % k: [[round(v, 1) for v in x[0]],
+                                                                            [round(v, 1) for v in x[1]]]
                                                                for k, x in res.items()}})
             log("hf_host %-5s %s tiny held per layer fwd %.0f bwd %.0f us; host probe %.3f %.3f us" % (
-                arch, mode, (th3[0] - th1[0]) / 2, (th3[1] - th1[1]) / 2, probes[-2], probes[-1]))
+                arch, mode, tf_, tb, probes[-2], probes[-1]))
             if flush:
                 flush(out, statistics.median(probes), probes, diag)
     # torchvision ResNet-50 at a realistic size (batch 32, 224 x 224, channels-last), held: the

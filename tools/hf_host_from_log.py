@@ -9,7 +9,7 @@ import json, re, sys
 log, out = sys.argv[1], sys.argv[2]
 ops = []
 for line in open(log):
-    m = re.search(r"hf_host (\w+)\s+(bf16|fp32) (real|tiny) per layer fwd (\d+) bwd (\d+) us; rest fwd (-?\d+) bwd (-?\d+) us", line)
+    m = re.search(r"hf_host (\w+)\s+(bf16|fp32) (real|tiny) per layer fwd (-?\d+) bwd (-?\d+) us; rest fwd (-?\d+) bwd (-?\d+) us", line)
     if m:
         arch, dt, size, lf, lb, rf, rb = m.groups()
         sfx = "_real" if size == "real" else "_tiny"

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""tools/calib_torch.py's hf_host part on stand-ins (no torch, no GPU): models whose forward
+and backward() calls advance a fake clock by known host costs (1000 + 500 L us forward,
+2000 + 700 L us backward for L layers, with a slow round where the host runs 3x slower), and
+the part must recover 500 / 700 us per layer and 1000 / 2000 us for the rest, per model and mode,
+write its rows as it goes (flush after each model), and rebuild the same rows from its log
+(tools/hf_host_from_log.py)."""
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import types
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import calib_torch as c  # noqa: E402
+
+clock = [0.0]
+calls = [0]
+
+
+def cost(us):
+    # every 7th call runs 3x slower: the same round's difference and the medians ignore it
+    calls[0] += 1
+    clock[0] += us * 1e-6 * (3 if calls[0] % 7 == 0 else 1)
+
+
+class Loss:
+    def __init__(self, L):
+        self.L = L
+
+    def backward(self):
+        cost(2000 + 700 * self.L)
+
+
+class Model:
+    def __init__(self, L):
+        self.L = L
+
+    def cuda(self):
+        return self
+
+    def train(self):
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        pass
+
+    def __call__(self, input_ids=None, labels=None):
+        cost(1000 + 500 * self.L)
+        return types.SimpleNamespace(loss=Loss(self.L))
+
+
+class Event:
+    def record(self):
+        pass
+
+    def elapsed_time(self, other):
+        return 40.0  # ms: the sleep, longer than every call
+
+
+torch = types.SimpleNamespace(
+    cuda=types.SimpleNamespace(synchronize=lambda: None, Event=lambda enable_timing=True: Event(),
+                               _sleep=lambda n: None, empty_cache=lambda: None),
+    manual_seed=lambda s: None, randint=lambda a, b, shape, device=None: None,
+    autocast=lambda *a, **k: contextlib.nullcontext(), bfloat16=None)
+c.time = types.SimpleNamespace(perf_counter=lambda: clock[0])
+c.hf_model = lambda tf, arch, L, size: (Model(L), 128)
+sys.modules["transformers"] = types.SimpleNamespace()
+sys.modules["torch_host"] = types.SimpleNamespace(host_probe=lambda: 5.0)
+sys.modules["torchvision"] = None  # the ResNet-50 pass is skipped (logged)
+
+lines, flushed = [], []
+rows, probe, probes, diag = c.measure_hf_host(torch, lines.append, flush=lambda r, *a: flushed.append(len(r)))
+fails = []
+if len(rows) != 24:
+    fails.append("rows: %d, expected 24 (3 models x 2 modes x layer/rest x real/tiny)" % len(rows))
+for r in rows:
+    want = (500.0, 700.0) if "_layer_" in r["op"] else (1000.0, 2000.0)
+    if (r["host_fwd_us"], r["host_bwd_us"]) != want:
+        fails.append("%s %s: %s, expected %s" % (r["op"], r["dtype"], (r["host_fwd_us"], r["host_bwd_us"]), want))
+if flushed != [4, 8, 12, 16, 20, 24]:
+    fails.append("flushed after each model: %s" % flushed)
+if probe != 5.0:
+    fails.append("probe %s" % probe)
+with tempfile.TemporaryDirectory() as tmp:
+    log = os.path.join(tmp, "log.txt")
+    open(log, "w").write("\n".join("[  1.0 s] " + x for x in lines) + "\n")
+    out = os.path.join(tmp, "d.json")
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "hf_host_from_log.py"), log, out], check=True,
+                   capture_output=True)
+    back = json.load(open(out))["compute"]["ops"]
+    if sorted((o["op"], o["dtype"], o["host_fwd_us"], o["host_bwd_us"]) for o in back) != \
+            sorted((o["op"], o["dtype"], o["host_fwd_us"], o["host_bwd_us"]) for o in rows):
+        fails.append("the log does not give back the rows")
+for f in fails:
+    print("FAIL: " + f, file=sys.stderr)
+sys.exit(1 if fails else 0)
