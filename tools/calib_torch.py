@@ -455,12 +455,14 @@ def held_step_host(torch, m, fwd, sleep_cycles):
     return f, bw, f > 0.9 * sleep_f or bw > 0.9 * sleep_b
 
 
-def measure_hf_host(torch, log, iters=8, warmup=2, flush=None):
+def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3)):
     """hf_host part: the HF layers' host time at realistic sizes (HF_REAL, seq 512, batch 1) with
     the GPU held, beside the tiny configurations of the hf part (held too, and unheld as the hf part
     times them), and the host-speed probe (tools/torch_host.host_probe) around each: rows
     hf_<arch>_layer_real / hf_<arch>_rest_real (realistic), hf_<arch>_layer_tiny / _rest_tiny (the hf
-    part's method), and the probe's median (returned beside the rows); flush(rows, probe, probes,
+    part's method), and the probe's median (returned beside the rows). Per layer: the slope of
+    each round's times over the depths (least squares; with 1 and 3 layers the difference / 2),
+    median over rounds; the rest: the rounds' intercepts' median. flush(rows, probe, probes,
     diag), when given, after each model, so that a run cut short keeps what it measured. The builder prices HF
     layers from hf_<arch>_layer (the hf part's); the _real rows are kept for comparison: on the
     H200 (2026-12-03) they were within the per-layer method's noise of the tiny ones for BERT
@@ -478,7 +480,7 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None):
                 # drifts within a lease, and a layer is the same round's difference
                 models, fwds = {}, {}
                 seq = HF_REAL_SEQ if size == "real" else 16
-                for L in (1, 3):
+                for L in depths:
                     torch.manual_seed(0)
                     m, V = hf_model(tf, arch, L, size)
                     models[L] = m.cuda().train()
@@ -490,9 +492,10 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None):
                                 return m(input_ids=ids, labels=ids).loss
                         return m(input_ids=ids, labels=ids).loss
                     fwds[L] = fwd
-                held, plain, short = {1: [], 3: []}, {1: [], 3: []}, {1: 0, 3: 0}
+                held, plain = {L: [] for L in depths}, {L: [] for L in depths}
+                short = {L: 0 for L in depths}
                 for i in range(warmup + iters):
-                    for L in (1, 3):
+                    for L in depths:
                         f, b, s_ = held_step_host(torch, models[L], fwds[L], sleep_cycles)
                         if i >= warmup:
                             held[L].append((f, b))
@@ -509,10 +512,12 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None):
                             if i >= warmup:
                                 plain[L].append(((t1 - t0) * 1e6, (t2 - t1) * 1e6))
                 for how, v in (("held", held), ("plain", plain)):
-                    if v[1]:  # per layer: the median of the rounds' differences; rest: L1 less it
-                        lay = [statistics.median((c[k] - a[k]) / 2 for a, c in zip(v[1], v[3])) for k in (0, 1)]
-                        one = [statistics.median(a[k] for a in v[1]) for k in (0, 1)]
-                        res[size, how] = (lay, [one[0] - lay[0], one[1] - lay[1]], (short[1], short[3]))
+                    if v[depths[0]]:  # each round's line over the depths, forward and backward
+                        fits = [[statistics.linear_regression(depths, [v[L][r][k] for L in depths])
+                                 for k in (0, 1)] for r in range(len(v[depths[0]]))]
+                        lay = [statistics.median(f[k].slope for f in fits) for k in (0, 1)]
+                        rest = [statistics.median(f[k].intercept for f in fits) for k in (0, 1)]
+                        res[size, how] = (lay, rest, tuple(short[L] for L in depths))
                 del models, fwds
                 torch.cuda.empty_cache()
             probes.append(torch_host.host_probe())
@@ -524,7 +529,8 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None):
                 out.append(dict(row, op="hf_%s_rest%s" % (arch, suffix), host_fwd_us=round(rf, 2),
                                 host_bwd_us=round(rb, 2)))
                 log("hf_host %-5s %s %-4s per layer fwd %.0f bwd %.0f us; rest fwd %.0f bwd %.0f us; "
-                    "calls past the sleep %d/%d" % (arch, mode, size, lf, lb, rf, rb, sh[0], sh[1]))
+                    "calls past the sleep %s (depths %s)" % (arch, mode, size, lf, lb, rf, rb,
+                                                             "/".join(map(str, sh)), ",".join(map(str, depths))))
             (tf_, tb), _, _ = res["tiny", "held"]
             diag.append({"arch": arch, "dtype": mode, "raw": {"%s_%s" % k: [[round(v, 1) for v in x[0]],
                                                                             [round(v, 1) for v in x[1]]]
@@ -871,10 +877,19 @@ def main(argv=None):
                     help="comma list of " + ",".join(PARTS))
     ap.add_argument("--conv-dtypes", default="bf16,tf32", help="dtypes of the conv part")
     ap.add_argument("--conv-classes", default="", help="conv classes to measure, e.g. k3s1,k1s2 (default all)")
+    ap.add_argument("--hf-depths", default="1,3",
+                    help="hf_host: layer counts of each model (at least 2; more test whether a layer's "
+                         "host cost grows with depth)")
     ap.add_argument("--budget", type=float, default=0,
                     help="seconds each sweep (gemm, gemm_unaligned, conv) may take; 0: no limit")
     a = ap.parse_args(argv)
     parts = a.parts.split(",")
+    try:
+        a.hf_depths = tuple(sorted(set(int(d) for d in a.hf_depths.split(","))))
+    except ValueError:
+        a.hf_depths = ()
+    if len(a.hf_depths) < 2 or a.hf_depths[0] < 1:
+        _die("--hf-depths: at least two layer counts >= 1, e.g. 1,3", 64)
     bad = [p for p in parts if p not in PARTS]
     if bad:
         _die("--parts: unknown part '%s' (expected %s)" % (bad[0], ",".join(PARTS)), 64)
@@ -942,7 +957,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
             comp.setdefault("diag", {})["hf_host"] = {"probes_us": [round(p, 3) for p in probes], "raw": diag}
             if flush:
                 flush()
-        put(*measure_hf_host(torch, log, flush=put))
+        put(*measure_hf_host(torch, log, flush=put, depths=a.hf_depths))
     elif part == "ops_kv":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, ["kv_cat", "kv_cat_contig"]))
     elif part == "tv":

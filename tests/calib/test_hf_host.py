@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """tools/calib_torch.py's hf_host part on stand-ins (no torch, no GPU): models whose forward
 and backward() calls advance a fake clock by known host costs (1000 + 500 L us forward,
-2000 + 700 L us backward for L layers, with a slow round where the host runs 3x slower), and
-the part must recover 500 / 700 us per layer and 1000 / 2000 us for the rest, per model and mode,
+2000 + 700 L us backward for L layers, with a call now and then 3x slower), at depths 1 and 3
+and at 1, 3 and 6, and the part must recover 500 / 700 us per layer and 1000 / 2000 us for the rest, per model and mode,
 write its rows as it goes (flush after each model), and rebuild the same rows from its log
 (tools/hf_host_from_log.py)."""
 import contextlib
@@ -19,12 +19,13 @@ import calib_torch as c  # noqa: E402
 
 clock = [0.0]
 calls = [0]
+SLOW = 7
 
 
 def cost(us):
-    # every 7th call runs 3x slower: the same round's difference and the medians ignore it
+    # every SLOW-th call runs 3x slower: the rounds' medians ignore it
     calls[0] += 1
-    clock[0] += us * 1e-6 * (3 if calls[0] % 7 == 0 else 1)
+    clock[0] += us * 1e-6 * (3 if calls[0] % SLOW == 0 else 1)
 
 
 class Loss:
@@ -72,9 +73,18 @@ sys.modules["transformers"] = types.SimpleNamespace()
 sys.modules["torch_host"] = types.SimpleNamespace(host_probe=lambda: 5.0)
 sys.modules["torchvision"] = None  # the ResNet-50 pass is skipped (logged)
 
+fails = []
+# three depths: the slope of each round's line gives the same per-layer cost (a slow call now
+# and then: every 23rd)
+SLOW = 23
+rows3, _, _, _ = c.measure_hf_host(torch, lambda m: None, depths=(1, 3, 6))
+for r in rows3:
+    want = (500.0, 700.0) if "_layer_" in r["op"] else (1000.0, 2000.0)
+    if (round(r["host_fwd_us"], 6), round(r["host_bwd_us"], 6)) != want:
+        fails.append("depths 1,3,6: %s %s: %s, expected %s" % (r["op"], r["dtype"], (r["host_fwd_us"], r["host_bwd_us"]), want))
+SLOW = 7
 lines, flushed = [], []
 rows, probe, probes, diag = c.measure_hf_host(torch, lines.append, flush=lambda r, *a: flushed.append(len(r)))
-fails = []
 if len(rows) != 24:
     fails.append("rows: %d, expected 24 (3 models x 2 modes x layer/rest x real/tiny)" % len(rows))
 for r in rows:
