@@ -356,6 +356,11 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       FU__TRY(fu__fanout(x, T * H, R, 2)); /* the residual stream: ln_1, the add */
       FU__TRY(fu__norm(x, NM("ln_1"), 1, 1, H, R));
       FU__TRY(fu__linear(x, NM("attn.c_attn"), H, H + 2 * Hkv, 1, fp32_in, 1, 1));
+      /* c_attn's output is split into q, k and v (views); backward concatenates their three
+       * gradients into one tensor: a contiguous copy of it */
+      FU__TRY(o = fu__push(x));
+      snprintf(o->what, sizeof o->what, "qkv_split");
+      o->bwd_us = fu__copy_us(x, 2 * x->ab * T * (H + 2 * Hkv));
       FU__TRY(fu__kv_cache(x, T * Hkv, 1, A));
       FU__TRY(fu__attn(x, s, Hkv, 1, dropout));
       FU__TRY(o = fu__linear(x, NM("attn.c_proj"), H, H, 1, 0, 1, 1));

@@ -92,6 +92,22 @@ for extra, k in (([], 1), (["--host-probe", "10"], 2)):
     rows = list(csv.DictReader(open(o)))
     check("cnn host forward sum", sum(float(x["host_fwd_us"]) for x in rows), k * 10000.0, 0.5)
     check("cnn host backward sum", sum(float(x["host_bwd_us"]) for x in rows), k * 20000.0, 0.5)
+# 5. GPT-2's q/k/v split: backward concatenates the three gradients, a contiguous copy of
+#    T x 3H bf16 elements (read and written: 2 x 2 x 1024 x 3072 bytes), priced as the cast
+#    table's traffic (6 bytes an element): 2^21 cast elements, log-log between the table's
+#    2^20 and 2^22 points, i.e. their geometric mean
+cast = [t for t in prof["compute"]["ops"] if t["op"] == "cast" and t["dtype"] == "fp32"][0]
+i = cast["numel"].index(1 << 20)
+assert cast["numel"][i + 1] == 1 << 22
+want = (cast["fwd_us"][i] * cast["fwd_us"][i + 1]) ** 0.5
+_, rows = run("gpt2")
+if rows:
+    sp = [x for x in rows if x["op"] == "qkv_split"]
+    if len(sp) != 2:
+        fails.append("gpt2: %d qkv_split rows, expected 2" % len(sp))
+    for x in sp:
+        check("gpt2 qkv_split bwd", float(x["bwd_us"]), want)
+        check("gpt2 qkv_split fwd", float(x["fwd_us"]), 0.0)
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
