@@ -460,8 +460,16 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
   char key[48];
   const char *mode = x->autocast ? "bf16" : "fp32";
   for (int part = 0; part < 2; part++) {
+    /* a profile with a host-speed probe: the rows its calibration measured beside the probe
+     * (hf_host's _tiny rows, the hf part's method), so that --host-probe scales what the probe
+     * describes */
+    const fu_op_table *t = NULL;
+    if (x->c->host_probe_us > 0) {
+      snprintf(key, sizeof key, "hf_%s_%s_tiny", arch, part ? "rest" : "layer");
+      t = fu_compute_op(x->c, key, mode);
+    }
     snprintf(key, sizeof key, "hf_%s_%s", arch, part ? "rest" : "layer");
-    const fu_op_table *t = fu_compute_op(x->c, key, mode);
+    if (!t) t = fu_compute_op(x->c, key, mode);
     if (!t) continue;
     /* sums per layer (part 0: every layer alike, take layer 0) or outside the layers */
     double sf = 0, sb = 0;

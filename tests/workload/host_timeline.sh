@@ -92,6 +92,28 @@ for extra, k in (([], 1), (["--host-probe", "10"], 2)):
     rows = list(csv.DictReader(open(o)))
     check("cnn host forward sum", sum(float(x["host_fwd_us"]) for x in rows), k * 10000.0, 0.5)
     check("cnn host backward sum", sum(float(x["host_bwd_us"]) for x in rows), k * 20000.0, 0.5)
+# 6. which per-layer host row: with a probe in the profile the hf_host run's (hf_bert_layer_tiny,
+#    measured beside it), without one the hf part's (hf_bert_layer); layer 0's host costs add
+#    up to the row
+def layer_row(op):
+    return [t for t in prof["compute"]["ops"] if t["op"] == op and t["dtype"] == "bf16"][0]
+def layer0(rows):
+    return [sum(float(x[c]) for x in rows if x["layer"] == "0") for c in ("host_fwd_us", "host_bwd_us")]
+if r1:
+    t = layer_row("hf_bert_layer_tiny")
+    got = layer0(r1)
+    check("layer 0 host fwd = hf_bert_layer_tiny", got[0], t["host_fwd_us"], 0.01)
+    check("layer 0 host bwd = hf_bert_layer_tiny", got[1], t["host_bwd_us"], 0.01)
+del prof["compute"]["host_probe_us"]
+json.dump(prof, open(pf, "w"))
+_, r0 = run("bert")
+if r0:
+    t = layer_row("hf_bert_layer")
+    got = layer0(r0)
+    check("layer 0 host fwd = hf_bert_layer", got[0], t["host_fwd_us"], 0.01)
+    check("layer 0 host bwd = hf_bert_layer", got[1], t["host_bwd_us"], 0.01)
+prof["compute"]["host_probe_us"] = 5.0
+json.dump(prof, open(pf, "w"))
 # 5. GPT-2's q/k/v split: backward concatenates the three gradients, a contiguous copy of
 #    T x 3H bf16 elements (read and written: 2 x 2 x 1024 x 3072 bytes), priced as the cast
 #    table's traffic (6 bytes an element): 2^21 cast elements, log-log between the table's
