@@ -57,6 +57,20 @@ int fu_paths_exe_dir(char *buf, size_t len) {
   return fu__copy(buf, len, exe[0] ? exe : "/");
 }
 
+/* A build folder's data: the first line of <exe dir>/fusim-data-dir (the source tree's data/,
+ * written by meson at configure time, not installed) into buf. FU_ENOINPUT without it. */
+static int fu__build_data(const char *exe, char *buf, size_t len) {
+  char p[FU_PATH_MAX + 32];
+  snprintf(p, sizeof p, "%s/fusim-data-dir", exe);
+  FILE *f = fopen(p, "r");
+  if (!f) return FU_ENOINPUT;
+  int ok = fgets(buf, (int)len, f) != NULL;
+  fclose(f);
+  if (!ok) return FU_ENOINPUT;
+  buf[strcspn(buf, "\n")] = 0;
+  return buf[0] ? FU_OK : FU_ENOINPUT;
+}
+
 void fu_paths_data_dirs(char dirs[FU_DATA_NDIRS][FU_PATH_MAX]) {
   for (int i = 0; i < FU_DATA_NDIRS; i++) dirs[i][0] = 0;
   const char *env = getenv("FUSIM_DATA");
@@ -68,9 +82,13 @@ void fu_paths_data_dirs(char dirs[FU_DATA_NDIRS][FU_PATH_MAX]) {
   }
   char exe[FU_PATH_MAX];
   if (fu_paths_exe_dir(exe, sizeof exe) != FU_OK) return;
+  char cand[FU_PATH_MAX + 64], wl[FU_PATH_MAX + 80];
+  if (fu__build_data(exe, cand, sizeof cand) == FU_OK) {
+    snprintf(wl, sizeof wl, "%s/workloads", cand);
+    if (fu__is_dir(wl) && fu__copy(dirs[FU_DATA_OWN], FU_PATH_MAX, cand) == FU_OK) return;
+  }
   static const char *const rel[] = {FU_DATA_FROM_BIN, FU_DATA_FROM_LIBEXEC, "../data"};
   for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-    char cand[FU_PATH_MAX + 64], wl[FU_PATH_MAX + 80];
     snprintf(cand, sizeof cand, "%s/%s", exe, rel[i]);
     snprintf(wl, sizeof wl, "%s/workloads", cand);
     if (fu__is_dir(wl) && fu__copy(dirs[FU_DATA_OWN], FU_PATH_MAX, cand) == FU_OK) return;

@@ -4,9 +4,11 @@
  *   bundled data (workloads/, profiles/), searched in this order:
  *     $FUSIM_DATA; $FUSIM_DATADIR (its older name: still read, with one warning line); then
  *     fusim's own folder, the first of these that holds workloads/:
+ *       the folder named in <exe dir>/fusim-data-dir   a build folder anywhere (meson writes
+ *                                       this file beside the executables and never installs it)
  *       <exe dir>/FU_DATA_FROM_BIN      an install: bin/fusim -> ../share/fusim
  *       <exe dir>/FU_DATA_FROM_LIBEXEC  the GPU half in an install: ../../share/fusim
- *       <exe dir>/../data               a build folder inside the source tree (build/fusim)
+ *       <exe dir>/../data               a copied build folder inside the source tree (build/fusim)
  *   the GPU half (fusim-gpu: calib and validate, linked with CUDA, NCCL, cuBLAS and MPI):
  *       <exe dir>/fusim-gpu             a build folder
  *       <exe dir>/FU_LIBEXEC_FROM_BIN/fusim-gpu   an install: ../libexec/fusim/fusim-gpu

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The light fusim and where it finds its parts (model/fu_paths.h), on copies of the binary laid
 # out as an install, a build folder and a lone file:
-#  - data: $FUSIM_DATA, <exe>/../share/fusim (install), <exe>/../data (build folder), none;
+#  - data: $FUSIM_DATA, the folder named in <exe>/fusim-data-dir (a build folder anywhere),
+#    <exe>/../share/fusim (install), <exe>/../data (build folder in the source tree), none;
 #  - the GPU half: missing -> calib and validate say so in one line, exit 69, after their own
 #    option checks; installed but unable to start (a stand-in that fails as the dynamic loader
 #    does) -> one line naming the loader's reason, 69; installed -> gets the same argv (execv).
@@ -85,4 +86,20 @@ mkdir -p "$T/tree/build"
 cp "$fusim" "$T/tree/build/fusim"
 ln -s "$src/data" "$T/tree/data"
 expect 0 "$T/tree/build/fusim" predict --workload resnet50 --no-store
+# this build itself, wherever its folder lies (meson setup /tmp/rel from the source tree)
+unset FUSIM_DATA FUSIM_DATADIR
+expect 0 "$fusim" predict --workload resnet50 --no-store
+# a build folder outside the source tree: fusim-data-dir beside the executable names data/
+mkdir -p "$T/elsewhere"
+cp "$fusim" "$T/elsewhere/fusim"
+expect 66 "$T/elsewhere/fusim" predict --workload resnet50 --no-store
+echo "$src/data" >"$T/elsewhere/fusim-data-dir"
+expect 0 "$T/elsewhere/fusim" predict --workload resnet50 --no-store
+expect 0 "$T/elsewhere/fusim" workload --list --format csv
+grep -q "^resnet50,$src/data/workloads/resnet50.json," "$T/out" ||
+  bad "build folder elsewhere: resnet50 not listed from the source tree's data/"
+# a data folder that is gone: one line, 66
+echo "$T/gone/data" >"$T/elsewhere/fusim-data-dir"
+expect 66 "$T/elsewhere/fusim" predict --workload resnet50 --no-store
+one_line ""
 finish light
