@@ -40,6 +40,10 @@ near() { python3 -c "import sys; g, w, t = map(float, sys.argv[1:]); sys.exit(0 
 # field FILE KEY: a top-level value of the JSON object in FILE
 field() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 
+# sql DB QUERY: the first value of QUERY's first row (Python's sqlite3: the sqlite3 command is not
+# on every machine the suite runs on)
+sql() { python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$1" "$2"; }
+
 finish() {
   echo "$1: $pass checks passed, $fail failed" >&2
   [ "$fail" -eq 0 ]

@@ -35,7 +35,7 @@ labels = sorted(o["plan"].split()[0] for o in a)
 assert labels == sorted(["none", "single", "cap:25MiB,first:1MiB", "horovod:128MiB,1ms",
                          "mgwfbp", "optimal"]), labels
 EOF
-n=$(sqlite3 "$DB" "SELECT count(*) FROM predictions" 2>/dev/null)
+n=$(sql "$DB" "SELECT count(*) FROM predictions" 2>/dev/null)
 [ "$n" = 6 ] && ok || bad "6 predictions stored, found '$n'"
 
 expect 0 "$FUSIM" plan --workload bert_large --comm offload --pack view --db "$DB" --format csv
@@ -44,7 +44,7 @@ head -1 "$T/out" | grep -q "^rank,label,workload,plan,comm,profile,iter_us" && o
 grep -q "pack=view" "$T/out" && ok || bad "csv rows carry the plan flags"
 expect 0 "$FUSIM" plan --workload llama2_7b --mem-cap 64MiB --no-store --db "$DB"
 grep -q "optimal:64MiB" "$T/out" && ok || bad "table shows optimal:64MiB"
-n=$(sqlite3 "$DB" "SELECT count(*) FROM predictions")
+n=$(sql "$DB" "SELECT count(*) FROM predictions")
 [ "$n" = 12 ] && ok || bad "--no-store stored nothing ($n)"
 # --mem-cap binds only the optimal plan: rows whose largest fusion buffer is above the cap are
 # marked (over_mem_cap, a '*' in the table), and the optimal plan is never slower than an
@@ -119,7 +119,7 @@ assert float(rows[0]["separate_bus_util"]) < float(rows[2]["separate_bus_util"])
 EOF
 
 # Bad input: one line, exit status, database unchanged.
-before=$(sqlite3 "$DB" "SELECT count(*) FROM predictions")
+before=$(sql "$DB" "SELECT count(*) FROM predictions")
 expect 64 "$FUSIM" plan --db "$DB"
 one_line "--workload"
 expect 64 "$FUSIM" plan --workload resnet50 --mem-cap 0 --db "$DB"
@@ -141,7 +141,7 @@ one_line "/nonexistent/w.json"
 printf '{"format": "fusim-workload-1", "name": "x", "fwd_us": 1, "bwd_us": 1, "grads": []}' >"$T/empty.json"
 expect 65 "$FUSIM" plan --workload "$T/empty.json" --db "$DB"
 grep -q "empty.json" "$T/err" && ok || bad "empty workload names the file: $(cat "$T/err")"
-after=$(sqlite3 "$DB" "SELECT count(*) FROM predictions")
+after=$(sql "$DB" "SELECT count(*) FROM predictions")
 [ "$before" = "$after" ] && ok || bad "database changed on errors ($before -> $after)"
 
 finish plan_cli

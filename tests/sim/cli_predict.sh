@@ -79,7 +79,7 @@ json.dump(d, open(sys.argv[2], 'w'))" "$prof" "$tmp/negbeta.json"
 "$fusim" predict --workload "$wl" --profile "$tmp/negbeta.json" --no-store >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 65 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no bandwidth term" "$tmp/err"
 check "profile whose last segment has beta <= 0 -> 65, one line" $?
-[ ! -e "$tmp/e.db" ] || [ "$(sqlite3 "$tmp/e.db" 'select count(*) from predictions' 2>/dev/null || echo 0)" = 0 ]
+[ ! -e "$tmp/e.db" ] || [ "$(sql "$tmp/e.db" 'select count(*) from predictions')" = 0 ]
 check "no prediction stored after errors" $?
 
 # Storing: two predictions -> two rows; --no-store -> none more.
