@@ -1,16 +1,20 @@
 #!/bin/bash
-# device_compute_host.sh: the host side of the compute model on the lent GPU machine, in one call
-# and without a build (PyTorch only): tools/calib_torch.py's hf_host part (HF layers' host time at
-# realistic sizes with the GPU held, beside the tiny configurations, with the host-speed probe)
-# and ops_kv (transformers 5's DynamicCache copies), then captures of the comparison set's
-# host-bound models with the probe in their meta, as time allows. Results in $OUT: log.txt,
-# calib-d.json, captures.tgz.
-# (2026-12-03: the calibration took 65 s to the fp32 ResNet pass, which its 75 s timeout cut;
-# hf_host now writes its file after each model.)
-# Run from the repository root:  bash calib/device_compute_host.sh [SECONDS]
+# device_compute_host.sh: the host side of the compute model and the comparison set, on ONE lease
+# (the host's speed moves between leases and within one; the host-speed probe in the calibration
+# and in every capture carries one to the other) and without a build (PyTorch only):
+#   1. tools/calib_torch.py --parts optimizer,hf_host --hf-sizes tiny: the optimizers' fits (their
+#      per-tensor part is the host's issue cost), HF layers' host time (the hf part's method: the
+#      rows the builder uses with a probe) and ResNet-50's (the GPU held), and the probe beside
+#      them -> calib-e.json
+#   2. tools/capture_set.py: all 7 captures of the comparison set, each with meta.host_probe_us
+#      (host-bound models first) -> captures.tgz
+#   3. with time left, hf_host again -> calib-f.json: whether the rows follow the probe within
+#      the lease
+# (2026-12-03: the calibration's own timeout cut it before its JSON; the part now flushes.)
+# Run from the repository root:  bash calib/device_compute_host.sh [SECONDS]   (results in $OUT)
 set -u
 OUT=${OUT:-/tmp/fusim-out}
-LIMIT=${1:-150}
+LIMIT=${1:-180}
 W=/tmp/compute-host
 mkdir -p "$OUT" $W/captures
 exec > >(tee "$OUT/log.txt") 2>&1
@@ -21,14 +25,19 @@ export PYTHONUNBUFFERED=1
 date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
 python3 -c 'import torch, transformers, torchvision; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(), "transformers", transformers.__version__, "torchvision", torchvision.__version__)'
 uname -r; nproc; lscpu | grep -i 'model name'
-timeout 100 python3 tools/calib_torch.py --out "$OUT/calib-d.json" --parts ops_kv,hf_host
-t "calib d exit $?"
-for m in bert_base_b16_s512_bf16 resnet50_b128_bf16 gpt2_small_b16_s1024_bf16; do
-  left=$(( LIMIT - $(el) ))
-  [ "$left" -gt 25 ] || break
-  timeout $(( left - 5 )) python3 tools/capture_set.py --dir $W/captures --only $m
-  t "capture $m exit $?"
-done
+timeout 90 python3 tools/calib_torch.py --out "$OUT/calib-e.json" --parts optimizer,hf_host --hf-sizes tiny
+t "calib e exit $?"
+# one process (torch loads once), host-bound models first; each capture is written when done;
+# the captures come before the second calibration
+left=$(( LIMIT - $(el) ))
+timeout $(( left - 5 )) python3 tools/capture_set.py --dir $W/captures --only \
+  bert_base_b16_s512_bf16,resnet50_b128_bf16,gpt2_small_b16_s1024_bf16,bert_large_b8_s512_tf32,gpt2_medium_b8_s512_tf32,llama_h2048_l16_b4_s1024_bf16,llama_h4096_l4_b2_s2048_bf16
+t "captures exit $?"
 (cd $W && tar czf "$OUT/captures.tgz" captures)
+left=$(( LIMIT - $(el) ))
+if [ "$left" -gt 70 ]; then
+  timeout $(( left - 5 )) python3 tools/calib_torch.py --out "$OUT/calib-f.json" --parts hf_host --hf-sizes tiny
+  t "calib f exit $?"
+fi
 ls -la "$OUT"
 t "done"

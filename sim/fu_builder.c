@@ -47,6 +47,7 @@ typedef struct fu__ctx {
   char missing_what[64];     /* its name */
   int roofline;              /* 1: price by the roofline instead */
   double unaligned;          /* a bf16 GEMM dimension that is not a multiple of 8 (0: none) */
+  double host_k;             /* --host-probe over the profile's probe (0: not given, as 1) */
 } fu__ctx;
 
 static fu__op *fu__push(fu__ctx *x) {
@@ -512,6 +513,7 @@ static int fu__host_speed(fu__ctx *x, double probe_us, const char *prof_name) {
   }
   double k = probe_us / x->c->host_probe_us;
   for (size_t i = 0; i < x->n; i++) x->ops[i].hfwd_us *= k, x->ops[i].hbwd_us *= k;
+  x->host_k = k; /* the optimizer's host part too (fu__optim) */
   return FU_OK;
 }
 
@@ -686,15 +688,17 @@ static double fu__opt_temp(const char *opt) {
 
 /* The optimizer step after backward: the fit's per-element part (and base) is device time, its
  * per-tensor part the host's cost of issuing the multi-tensor kernels (it dominates only for
- * many small tensors); the host starts issuing while the GPU still finishes backward, so only
- * the host time beyond that lead is exposed. */
+ * many small tensors), carried to the step's host speed like the operations' host costs
+ * (host_k: --host-probe over the profile's probe; 0 = as measured); the host starts issuing
+ * while the GPU still finishes backward, so only the host time beyond that lead is exposed. */
 static int fu__optim(const fu_compute *c, const char *name, double ntensors, double numel,
-                     double lead, double *us) {
+                     double lead, double host_k, double *us) {
   double dev, host;
   FU_CHECK(fu_compute_optim_us(c, name, 0, numel, &dev));
   FU_CHECK(fu_compute_optim_us(c, name, ntensors, 0, &host));
   for (int i = 0; i < c->noptim; i++)
     if (!strcmp(c->optim[i].name, name)) host -= c->optim[i].base_us;
+  if (host_k > 0) host *= host_k;
   *us = dev + (host > lead ? host - lead : 0);
   return FU_OK;
 }
@@ -786,7 +790,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   if (x.roofline) {
     opt_bytes = gb + 24.0 + (s->prec == FU_PREC_BF16 ? 2 : 0);
     w->opt_us = (double)nparam * opt_bytes / (hbm * 1e3);
-  } else if (fu__optim(x.c, s->optimizer, (double)ntensors, (double)nparam, lead, &w->opt_us) != FU_OK) {
+  } else if (fu__optim(x.c, s->optimizer, (double)ntensors, (double)nparam, lead, x.host_k, &w->opt_us) != FU_OK) {
     fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
     fu_workload_finish(w);
     return FU_EDATA;
@@ -993,7 +997,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   for (size_t i = 0; i < x.n; i++) act += x.ops[i].saved;
   free(x.ops);
   if (st == FU_OK &&
-      fu__optim(&prof->compute, s->optimizer, (double)w->ngrads, (double)nparam, lead, &w->opt_us) != FU_OK) {
+      fu__optim(&prof->compute, s->optimizer, (double)w->ngrads, (double)nparam, lead, x.host_k, &w->opt_us) != FU_OK) {
     fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
     st = FU_EDATA;
   }

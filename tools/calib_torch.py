@@ -455,7 +455,7 @@ def held_step_host(torch, m, fwd, sleep_cycles):
     return f, bw, f > 0.9 * sleep_f or bw > 0.9 * sleep_b
 
 
-def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3)):
+def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), sizes=("real", "tiny")):
     """hf_host part: the HF layers' host time at realistic sizes (HF_REAL, seq 512, batch 1) with
     the GPU held, beside the tiny configurations of the hf part (held too, and unheld as the hf part
     times them), and the host-speed probe (tools/torch_host.host_probe) around each: rows
@@ -466,7 +466,7 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3)):
     diag), when given, after each model, so that a run cut short keeps what it measured. The builder prices HF
     layers from hf_<arch>_layer (the hf part's); the _real rows are kept for comparison: on the
     H200 (2026-12-03) they were within the per-layer method's noise of the tiny ones for BERT
-    and GPT-2 (data/compute/README.md)."""
+    and GPT-2 (data/compute/README.md). sizes: which of "real" and "tiny" to measure."""
     import torch_host
     import transformers as tf
     out, probes, diag = [], [], []
@@ -475,7 +475,7 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3)):
         for mode in ("bf16", "fp32"):
             probes.append(torch_host.host_probe())
             res = {}
-            for size in ("real", "tiny"):
+            for size in sizes:
                 # both depths built, their steps alternated in every round: the host's speed
                 # drifts within a lease, and a layer is the same round's difference
                 models, fwds = {}, {}
@@ -522,6 +522,8 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3)):
                 torch.cuda.empty_cache()
             probes.append(torch_host.host_probe())
             for size, how, suffix in (("real", "held", "_real"), ("tiny", "plain", "_tiny")):
+                if (size, how) not in res:
+                    continue
                 (lf, lb), (rf, rb), sh = res[size, how]
                 row = {"numel": [], "fwd_us": [], "bwd_us": [], "dtype": mode}
                 out.append(dict(row, op="hf_%s_layer%s" % (arch, suffix), host_fwd_us=round(lf, 2),
@@ -531,7 +533,7 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3)):
                 log("hf_host %-5s %s %-4s per layer fwd %.0f bwd %.0f us; rest fwd %.0f bwd %.0f us; "
                     "calls past the sleep %s (depths %s)" % (arch, mode, size, lf, lb, rf, rb,
                                                              "/".join(map(str, sh)), ",".join(map(str, depths))))
-            (tf_, tb), _, _ = res["tiny", "held"]
+            (tf_, tb), _, _ = res.get(("tiny", "held"), res.get(("real", "held")))
             diag.append({"arch": arch, "dtype": mode, "raw": {"%s_%s" % k: [[round(v, 1) for v in x[0]],
                                                                             [round(v, 1) for v in x[1]]]
                                                                for k, x in res.items()}})
@@ -880,6 +882,8 @@ def main(argv=None):
     ap.add_argument("--hf-depths", default="1,3",
                     help="hf_host: layer counts of each model (at least 2; more test whether a layer's "
                          "host cost grows with depth)")
+    ap.add_argument("--hf-sizes", default="real,tiny",
+                    help="hf_host: the sizes measured: real (HF_REAL, the GPU held) and/or tiny (the hf part's)")
     ap.add_argument("--budget", type=float, default=0,
                     help="seconds each sweep (gemm, gemm_unaligned, conv) may take; 0: no limit")
     a = ap.parse_args(argv)
@@ -890,6 +894,10 @@ def main(argv=None):
         a.hf_depths = ()
     if len(a.hf_depths) < 2 or a.hf_depths[0] < 1:
         _die("--hf-depths: at least two layer counts >= 1, e.g. 1,3", 64)
+    given = [z for z in a.hf_sizes.split(",") if z]
+    if not given or any(z not in ("real", "tiny") for z in given):
+        _die("--hf-sizes: real and/or tiny, e.g. tiny", 64)
+    a.hf_sizes = tuple(z for z in ("real", "tiny") if z in given)
     bad = [p for p in parts if p not in PARTS]
     if bad:
         _die("--parts: unknown part '%s' (expected %s)" % (bad[0], ",".join(PARTS)), 64)
@@ -957,7 +965,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
             comp.setdefault("diag", {})["hf_host"] = {"probes_us": [round(p, 3) for p in probes], "raw": diag}
             if flush:
                 flush()
-        put(*measure_hf_host(torch, log, flush=put, depths=a.hf_depths))
+        put(*measure_hf_host(torch, log, flush=put, depths=a.hf_depths, sizes=a.hf_sizes))
     elif part == "ops_kv":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, ["kv_cat", "kv_cat_contig"]))
     elif part == "tv":

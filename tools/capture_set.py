@@ -55,7 +55,8 @@ def build(arch, hp, batch, seq):
         cfg._attn_implementation = "sdpa"
     except Exception:
         pass
-    model = cls(cfg).to(dev)
+    with dev:  # initialised on the GPU: the 1B-parameter Llamas' CPU init would take most of a call
+        model = cls(cfg)
     ids = torch.randint(0, hp["vocab"], (batch, seq), device=dev)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     return model, (ids, ids.clone()), (lambda m, inp: m(input_ids=inp[0], labels=inp[1]).loss), opt
@@ -68,9 +69,13 @@ def main(argv=None):
     ap.add_argument("--iters", type=int, default=12)
     ap.add_argument("--warmup", type=int, default=3)
     a = ap.parse_args(argv)
+    names = [n for n in a.only.split(",") if n] if a.only else list(SET)  # in the order given
+    bad = [n for n in names if n not in SET]
+    if bad:
+        print("capture_set: --only: unknown model '%s' (expected %s)" % (bad[0], ",".join(SET)), file=sys.stderr)
+        return 64
     import torch
     os.makedirs(a.dir, exist_ok=True)
-    names = [n for n in SET if not a.only or n in a.only.split(",")]
     for name in names:
         arch, hp, batch, seq, amp = SET[name]
         t0 = time.time()

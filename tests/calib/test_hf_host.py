@@ -82,6 +82,15 @@ for r in rows3:
     want = (500.0, 700.0) if "_layer_" in r["op"] else (1000.0, 2000.0)
     if (round(r["host_fwd_us"], 6), round(r["host_bwd_us"], 6)) != want:
         fails.append("depths 1,3,6: %s %s: %s, expected %s" % (r["op"], r["dtype"], (r["host_fwd_us"], r["host_bwd_us"]), want))
+# tiny only (--hf-sizes tiny): the _tiny rows alone, the same values
+rows_t, _, _, _ = c.measure_hf_host(torch, lambda m: None, sizes=("tiny",))
+if sorted(r["op"] for r in rows_t) != sorted("hf_%s_%s_tiny" % (a, p) for a in ("bert", "gpt2", "llama")
+                                             for p in ("layer", "rest") for _ in (0, 1)):
+    fails.append("tiny only: rows %s" % sorted(r["op"] for r in rows_t))
+for r in rows_t:
+    want = (500.0, 700.0) if "_layer_" in r["op"] else (1000.0, 2000.0)
+    if (round(r["host_fwd_us"], 6), round(r["host_bwd_us"], 6)) != want:
+        fails.append("tiny only: %s %s: %s" % (r["op"], r["dtype"], (r["host_fwd_us"], r["host_bwd_us"])))
 SLOW = 7
 lines, flushed = [], []
 rows, probe, probes, diag = c.measure_hf_host(torch, lines.append, flush=lambda r, *a: flushed.append(len(r)))

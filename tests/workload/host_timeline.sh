@@ -1,7 +1,8 @@
 #!/bin/sh
 # fusim workload --transformer's host side, by hand on the --ops listing: the host calls
 # backward() as soon as it has issued the forward (it does not wait for the GPU), --host-probe
-# scales every host cost by the probe's ratio to the profile's, and the DynamicCache copies of
+# scales every host cost (the optimizer's per-tensor part too) by the probe's ratio to the
+# profile's, and the DynamicCache copies of
 # GPT-2 and Llama are priced from the kv_cat tables. Profiles: the bundled one with hand-made
 # additions (host_probe_us, kv_cat tables).
 # usage: host_timeline.sh FUSIM
@@ -31,6 +32,10 @@ ops = [t for t in ops if t["op"] != "tv_resnet50_held"]
 ops.append({"op": "tv_resnet50_held", "dtype": "bf16", "numel": [], "fwd_us": [], "bwd_us": [],
             "host_fwd_us": 10000.0, "host_bwd_us": 20000.0})
 prof["compute"]["ops"] = ops
+# AdamW: 100 us base, 10 us per tensor (the host's), 1e-5 us per element (the device's)
+for f in prof["compute"]["optimizer"]:
+    if f["name"] == "adamw":
+        f.update(base_us=100.0, per_tensor_us=10.0, per_elem_us=1e-5)
 pf = os.path.join(tmp, "p.json")
 json.dump(prof, open(pf, "w"))
 
@@ -63,6 +68,12 @@ if r3:
     hb = sum(float(x["host_bwd_us"]) for x in r3)
     check("host-bound forward", w3["fwd_us"], hf + float(r3[-1]["fwd_us"]), 0.05)
     check("host-bound backward", w3["bwd_us"], hb - float(r3[-1]["fwd_us"]) + float(r3[0]["bwd_us"]), 0.05)
+    # the optimizer's host part follows the host's speed too (x1000), less the GPU's lead when
+    # backward ends (the first operation's backward, which the GPU runs after the host's last
+    # issue): 100 + 1e-5 x elements + 1000 x 10 us x tensors - lead
+    nt = len(w3["grads"])
+    ne = sum(g["bytes"] for g in w3["grads"]) / 4.0   # fp32 gradients under autocast
+    check("host-bound optimizer", w3["opt_us"], 100 + 1e-5 * ne + 1000 * 10.0 * nt - float(r3[0]["bwd_us"]), 0.05)
 # 3. the DynamicCache copies: one kv_cache row per layer, forward only; GPT-2 copies two strided
 #    bf16 tensors (2 x 10 us), Llama its keys contiguous in fp32 (the rotary step's output under
 #    autocast, 7 us) and its values strided in bf16 (10 us); BERT has none
