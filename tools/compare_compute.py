@@ -48,8 +48,10 @@ def main():
     ap.add_argument("--profile", default=os.path.join(ROOT, "data", "profiles", "h200-default.json"))
     ap.add_argument("--captures", default=os.path.join(ROOT, "data", "compute", "captures"))
     ap.add_argument("--csv", help="also write the rows as CSV")
-    ap.add_argument("--others", default=os.path.join(ROOT, "data", "workloads"),
-                    help="also print (outside the targets) the *_captured.json here: other leases, other machine state")
+    ap.add_argument("--others", default=os.path.join(ROOT, "data", "workloads") + "," +
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-02"),
+                    help="also print (outside the targets) the captures in these folders (comma list; "
+                         "*_captured.json in data/workloads): other leases, other machine state, no probe")
     a = ap.parse_args()
     files = sorted(glob.glob(os.path.join(a.captures, "*.json")))
     if not files:
@@ -58,13 +60,15 @@ def main():
     rows, st = compare(a, files)
     if st:
         return st
-    others = sorted(glob.glob(os.path.join(a.others, "*_captured.json"))) if a.others else []
+    others = []
+    for d in (a.others.split(",") if a.others else []):
+        others += sorted(glob.glob(os.path.join(d, "*_captured.json" if d.endswith("workloads") else "*.json")))
     orows, st = compare(a, others) if others else ([], 0)
     if st:
         return st
     show(rows)
     if orows:
-        print("\nnot in the targets (captured on another lease, before this calibration):")
+        print("\nnot in the targets (captured on other leases than the calibration, most without its probe):")
         show(orows)
     ok = targets(rows)
     if a.csv:
