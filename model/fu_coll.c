@@ -95,6 +95,7 @@ static fu__proto_cost fu__proto(const fu_cluster *c, fu_op op, int N, fu_coll_pr
     k.base = c->simple_base_us;
     k.lintra = c->simple_intra_step_us;
     k.lnet = c->simple_net_step_us;
+    if (N > 1 && c->simple_xintra_step_us > 0) k.lintra = c->simple_xintra_step_us;
   } else if (proto == FU_PROTO_LL) {
     k.ring_bw = op == FU_OP_ALLREDUCE || N > 1 ? FU_COLL_LL_FRAC_AR_NET : FU_COLL_LL_FRAC;
     k.tree_bw = FU_COLL_LL_FRAC_TREE;
@@ -263,6 +264,63 @@ static double fu__grid(fu_cluster *c, double *x, double lo, double hi, const fu_
   return best;
 }
 
+/* Simple network step with the net step alone refitted (kept at 0 when no step helps); returns
+ * the cost. */
+static double fu__fit_simple_net(fu_cluster *c, const fu_coll_obs *obs, size_t n) {
+  c->simple_net_step_us = 0;
+  double w0 = fu__net_cost(c, obs, n, 2);
+  double w = fu__grid(c, &c->simple_net_step_us, 0.001, 5000, obs, n, 2);
+  if (!(w < w0)) {
+    c->simple_net_step_us = 0;
+    w = w0;
+  }
+  return w;
+}
+
+/* The Simple latency of an intra-node step in a job that spans nodes. NCCL pipelines Simple in
+ * chunks, so a tree's chain inside a node adds a chunk's time per hop to the call (tuning.cc
+ * prices a tree/Simple NVLink hop at 28 us in 2.18, against 3.4 us for a ring step); a one-node
+ * ring does not show it. It is separable from the network step only where the multi-node curves
+ * cover two or more GPU-per-node counts (a node of one GPU has no intra-node hop): then the two
+ * steps are fitted together (squared log error of the Simple latencies, a grid over the intra
+ * step with the network step refitted at each point), and kept only where they fit better than
+ * the network step alone, and never below the one-node step. */
+static void fu__fit_xintra(fu_cluster *c, const fu_coll_obs *obs, size_t n) {
+  int g0 = 0, counts = 0;
+  for (size_t i = 0; i < n && counts < 2; i++) {
+    if (obs[i].nodes < 2 || !(obs[i].lat_simple_us > 0)) continue;
+    int g = obs[i].ranks / obs[i].nodes;
+    if (counts == 0 || g != g0) counts++;
+    g0 = g;
+  }
+  if (counts < 2) return;
+  /* a hop in a job that spans nodes costs at least the one-node step (NCCL's LL step costs 1.8x
+   * across nodes, never less) */
+  double lo = c->simple_intra_step_us > 0.01 ? c->simple_intra_step_us : 0.01;
+  if (!(lo < 5000)) return;
+  double alone = fu__net_cost(c, obs, n, 2), best = alone, bx = 0, bn = c->simple_net_step_us;
+  fu_cluster k = *c;
+  for (int i = 0; i <= 100; i++) {
+    k.simple_xintra_step_us = lo * pow(5000 / lo, i / 100.0);
+    double w = fu__fit_simple_net(&k, obs, n);
+    if (w < best - 1e-12) {
+      best = w;
+      bx = k.simple_xintra_step_us;
+      bn = k.simple_net_step_us;
+    }
+  }
+  if (!(bx > 0)) return;
+  /* refine between the coarse grid's neighbours (steps of 14%), then the network step again */
+  k.simple_xintra_step_us = bx;
+  k.simple_net_step_us = bn;
+  fu__grid(&k, &k.simple_xintra_step_us, fmax(lo, bx / 1.15), bx * 1.15, obs, n, 2);
+  best = fu__fit_simple_net(&k, obs, n);
+  if (best < alone * (1 - 1e-9)) {
+    c->simple_xintra_step_us = k.simple_xintra_step_us;
+    c->simple_net_step_us = k.simple_net_step_us;
+  }
+}
+
 /* Least squares of lat = base + s * step over the one-node observations (simple: their Simple
  * latency), step >= 0; one step count only: base = one step. 0 when no observation has it. */
 static int fu__intra_lat(const fu_cluster *c, const fu_coll_obs *obs, size_t n, int simple, double *base,
@@ -360,10 +418,12 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
     int have_simple = 0;
     for (size_t i = 0; i < n; i++) have_simple |= obs[i].nodes > 1 && obs[i].lat_simple_us > 0;
     if (have_simple) {
+      c->simple_xintra_step_us = 0;
       c->simple_net_step_us = 0;
       with0 = fu__net_cost(c, obs, n, 2);
       v = fu__grid(c, &c->simple_net_step_us, 0.001, 5000, obs, n, 2);
       if (!(v < with0)) c->simple_net_step_us = 0;
+      fu__fit_xintra(c, obs, n);
     }
     if (source) snprintf(c->net_source, sizeof c->net_source, "%s", source);
     c->intra_gbps = intra;

@@ -33,7 +33,9 @@
  * sizes; a ring at 1/4 of the bandwidth for all-reduce or across nodes and 1/3 otherwise, a tree
  * at 1/3.8, both at most tuning.cc's llMaxBw; its intra-node step 1.8 times dearer across nodes;
  * NVLS has no LL line: NCCL runs NVLS and NVLS-tree on Simple only) and Simple (the latency of
- * large messages, fitted from the intercept of the largest sizes, at the full bandwidth). Without
+ * large messages, fitted from the intercept of the largest sizes, at the full bandwidth; in a job
+ * that spans nodes an intra-node step costs simple_xintra_step_us where the multi-node curves
+ * gave it: NCCL pipelines Simple in chunks, and each hop of a tree's chain adds a chunk's time). Without
  * Simple latencies there is one line per algorithm (FU_PROTO_ONE): the small-size latency and the
  * large-size bandwidth. LL128 is not priced (see README: a fitted LL128 line made predictions
  * worse on the public sweeps). */
@@ -64,6 +66,10 @@ typedef struct fu_cluster {
   double simple_base_us;     /* Simple protocol: fixed cost of one call, us (0: no Simple line) */
   double simple_intra_step_us; /* Simple protocol: latency of one intra-node step, us */
   double simple_net_step_us; /* Simple protocol: latency of one network step, us */
+  double simple_xintra_step_us; /* Simple protocol: latency of one intra-node step in a job that
+                                   spans nodes (a hop of the tree's chain), fitted from multi-node
+                                   curves of at least two GPU-per-node counts; 0: the one-node
+                                   simple_intra_step_us */
 } fu_cluster;
 
 /* Most lines fu_coll_lines gives: 4 algorithms x 2 protocols. */

@@ -96,7 +96,7 @@ double *fu_profile_scalar(fu_profile *p, int i) {
 }
 
 static json_t *fu__cluster_json(const fu_cluster *c) {
-  return json_pack("{s:o, s:o, s:o, s:s, s:[ooo], s:o, s:o, s:i, s:i, s:s, s:s, s:s, s:o, s:o, s:o}", "base_us",
+  return json_pack("{s:o, s:o, s:o, s:s, s:[ooo], s:o, s:o, s:i, s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "base_us",
                    fu__num(c->base_us), "intra_step_us", fu__num(c->intra_step_us), "intra_gbps",
                    fu__num(c->intra_gbps), "intra_link", c->intra_link, "nvls_algbw_gbps",
                    fu__num(c->nvls_algbw_gbps[0]), fu__num(c->nvls_algbw_gbps[1]),
@@ -104,7 +104,8 @@ static json_t *fu__cluster_json(const fu_cluster *c) {
                    fu__num(c->nic_gbps), "nics_per_node", c->nics_per_node, "gpus_per_node",
                    c->gpus_per_node, "intra_source", c->intra_source, "net_source", c->net_source,
                    "nvls_source", c->nvls_source, "simple_base_us", fu__num(c->simple_base_us), "simple_intra_step_us",
-                   fu__num(c->simple_intra_step_us), "simple_net_step_us", fu__num(c->simple_net_step_us));
+                   fu__num(c->simple_intra_step_us), "simple_net_step_us", fu__num(c->simple_net_step_us),
+                   "simple_xintra_step_us", fu__num(c->simple_xintra_step_us));
 }
 
 json_t *fu_profile_to_json(const fu_profile *p) {
@@ -349,6 +350,7 @@ static int fu__parse_cluster(fu__ctx *x, json_t *root, fu_cluster *c) {
   FU_CHECK(fu__get_num(x, o, "simple_base_us", 1, 0, 0, 1e6, 0, &c->simple_base_us));
   FU_CHECK(fu__get_num(x, o, "simple_intra_step_us", 1, 0, 0, 1e6, 0, &c->simple_intra_step_us));
   FU_CHECK(fu__get_num(x, o, "simple_net_step_us", 1, 0, 0, 1e6, 0, &c->simple_net_step_us));
+  FU_CHECK(fu__get_num(x, o, "simple_xintra_step_us", 1, 0, 0, 1e6, 0, &c->simple_xintra_step_us));
   if (!isfinite(c->net_step_us)) c->net_step_us = 0;
   if (!isfinite(c->nic_gbps)) c->nic_gbps = 0;
   c->nics_per_node = (int)npn;

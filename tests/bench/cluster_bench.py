@@ -104,7 +104,9 @@ def main():
     run("fit", "--db", db, "--no-store", "--out", prof, "--name", "dgxh100-fit-2-to-8")
     cl = json.load(open(prof))["cluster"]
     print(f"DGX H100 fit: intra {cl['intra_gbps']:.1f} GB/s, step {cl['intra_step_us']:.2f} us, base "
-          f"{cl['base_us']:.2f} us; NIC {cl['nic_gbps']:.1f} GB/s, net step {cl['net_step_us']:.2f} us; "
+          f"{cl['base_us']:.2f} us; NIC {cl['nic_gbps']:.1f} GB/s, net step {cl['net_step_us']:.2f} us; Simple: step "
+          f"{cl['simple_intra_step_us']:.1f} us on one node, {cl.get('simple_xintra_step_us', 0):.1f} us across nodes, "
+          f"net step {cl['simple_net_step_us']:.1f} us; "
           f"NVLS all-reduce {cl['nvls_algbw_gbps'][0]:.1f} GB/s algbw ({cl.get('nvls_source') or 'measured'})")
     rows = measured(os.path.join(DATA, "mghpcc-dgxh100-16gpu-2node-allreduce.txt"))
     results += compare("DGX H100 8+8 allreduce", prof, "allreduce:2x8", rows,

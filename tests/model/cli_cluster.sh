@@ -107,6 +107,17 @@ check "DGX H100 fit: NVLS from the machine, 0.85 x the ring rate, source says so
   "$fusim" cost --profile "$tmp/h.json" --comm allreduce:4x2 --bytes 1GiB --format json >"$tmp/c.json" &&
   [ "$(js "$tmp/c.json" "len(j[0]['lines']) > 0 and not any('nvls' in l['algo'] for l in j[0]['lines'])")" = True ]
 check "8+8 all-reduce at 4-16 GiB within 10% over NVLS-tree, saying its NVLS rate is the machine's; none at 4 nodes of 2 GPUs" $?
+# the Simple latency of a hop inside a node when the job spans nodes, fitted from 1+1, 2+2, 4+4
+# (intercepts of their large sizes 325, 116, 723 us): above the one-node ring step, and the 8+8
+# price at 1 GiB is the NVLS-tree line worked from the profile (base + 2 (7 hops + 1 network
+# step), at min(A_nvls, 0.70 x 8 NICs)); 512 MiB and 1 GiB of the held-out 8+8 log (3346, 5962 us)
+# within 25% (the one-node step priced them 28% and 27% fast)
+"$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 512MiB,1GiB --format json >"$tmp/c.json" &&
+  [ "$(js "$tmp/h.json" "j['cluster']['simple_xintra_step_us'] > j['cluster']['simple_intra_step_us'] > 0")" = True ] &&
+  hand=$(js "$tmp/h.json" "(lambda c: c['simple_base_us'] + 2 * (7 * c['simple_xintra_step_us'] + c['simple_net_step_us']) + 2**30 / (min(c['nvls_algbw_gbps'][0], 0.70 * 8 * c['nic_gbps']) * 1e3))(j['cluster'])") &&
+  [ "$(js "$tmp/c.json" "j[1]['algo'] == 'nvls_tree/Simple' and abs(j[1]['time_us'] / $hand - 1) < 1e-6")" = True ] &&
+  [ "$(js "$tmp/c.json" "all(abs(r['time_us'] / m - 1) < 0.25 for r, m in zip(j, (3346, 5962)))")" = True ]
+check "DGX fit: a Simple hop across nodes from the 2-8 rank runs; 8+8 at 1 GiB worked by hand, 512 MiB-1 GiB within 25%" $?
 # independent data: B200 all-gather and reduce-scatter on one node (ring 696 GB/s) give A_nvls
 # 0.74 x 696 = 515 GB/s; the all-reduce log of the same node (not fitted) takes 35735 us at
 # 16 GiB (481 GB/s): priced within 10% (a ring would be 21% slow)

@@ -267,5 +267,39 @@ int main(void) {
   EXPECT_REL(rail.net_step_us, 7, 0.005);
   EXPECT_REL(rail.simple_net_step_us, 160, 0.005);
   EXPECT(fu_cluster_has_simple(&rail));
+
+  /* A Simple hop of a tree's chain in a job that spans nodes (simple_xintra_step_us), fitted
+   * where the multi-node curves cover two GPU-per-node counts. Worked by hand from a one-node
+   * Simple step of 10 us (2 ranks: intercept 30 = base 10 + 2 steps of 10), a chain hop of 30 us
+   * and a network step of 60 us: 1+1 = 10 + 2 x 60 = 130 us (no hop inside a node); 2+2 = the
+   * tree (its bandwidth is the best, 2 x 50 GB/s against the ring's 100 / 1.5) 10 + 2 (30 + 60)
+   * = 190 us; 4+4 = 10 + 2 (3 x 30 + 60) = 310 us. The one-node step alone cannot give them
+   * (2+2 and 4+4 differ by 4 hops: 120 us, not 40). */
+  fu_coll_obs sx[4] = {{FU_OP_ALLREDUCE, 2, 1, 3, 400, 30}, {FU_OP_ALLREDUCE, 2, 2, 14, 50, 130},
+                       {FU_OP_ALLREDUCE, 4, 2, 16, 150, 190}, {FU_OP_ALLREDUCE, 8, 2, 20, 350, 310}};
+  fu_cluster xf;
+  fu_cluster_init(&xf);
+  EXPECT_INT_EQ(fu_cluster_fit(&xf, sx, 4, "synthetic", NULL, &fi, &fn), FU_OK);
+  EXPECT_REL(xf.simple_intra_step_us, 10, 1e-9);
+  EXPECT_REL(xf.simple_xintra_step_us, 30, 0.01);
+  EXPECT_REL(xf.simple_net_step_us, 60, 0.01);
+  /* 8+8 priced with the hop: tree/Simple latency 10 + 2 (7 x 30 + 60) = 550 us */
+  EXPECT_INT_EQ(fu_coll_lines(&xf, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  int found = 0;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(l[i].algo, "tree/Simple")) {
+      found = 1;
+      EXPECT_REL(l[i].alpha_us, 550, 0.01);
+    }
+  EXPECT_INT_EQ(found, 1);
+  /* one GPU-per-node count among the multi-node curves (1+1 has no hop): nothing to separate */
+  fu_cluster_init(&xf);
+  EXPECT_INT_EQ(fu_cluster_fit(&xf, sx, 2, "synthetic", NULL, &fi, &fn), FU_OK);
+  EXPECT(xf.simple_xintra_step_us == 0);
+  /* a 2+2 faster than the 1+1 would need a hop cheaper than the one-node step: not taken */
+  sx[2].lat_simple_us = 100;
+  fu_cluster_init(&xf);
+  EXPECT_INT_EQ(fu_cluster_fit(&xf, sx, 3, "synthetic", NULL, &fi, &fn), FU_OK);
+  EXPECT(xf.simple_xintra_step_us == 0);
   return fu_test_report("test_coll");
 }
