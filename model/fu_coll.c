@@ -95,7 +95,9 @@ static fu__proto_cost fu__proto(const fu_cluster *c, fu_op op, int N, fu_coll_pr
     k.base = c->simple_base_us;
     k.lintra = c->simple_intra_step_us;
     k.lnet = c->simple_net_step_us;
-    if (N > 1 && c->simple_xintra_step_us > 0) k.lintra = c->simple_xintra_step_us;
+    /* a hop across nodes, never below the one-node step (a base profile's hop may come with
+     * another machine's one-node step) */
+    if (N > 1 && c->simple_xintra_step_us > k.lintra) k.lintra = c->simple_xintra_step_us;
   } else if (proto == FU_PROTO_LL) {
     k.ring_bw = op == FU_OP_ALLREDUCE || N > 1 ? FU_COLL_LL_FRAC_AR_NET : FU_COLL_LL_FRAC;
     k.tree_bw = FU_COLL_LL_FRAC_TREE;

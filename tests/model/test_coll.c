@@ -296,6 +296,19 @@ int main(void) {
   fu_cluster_init(&xf);
   EXPECT_INT_EQ(fu_cluster_fit(&xf, sx, 2, "synthetic", NULL, &fi, &fn), FU_OK);
   EXPECT(xf.simple_xintra_step_us == 0);
+  /* a hop below the one-node step (a base profile's hop beside another machine's one-node fit)
+   * is priced at the one-node step: 8+8 tree/Simple 10 + 2 (7 x 50 + 60) = 830 us */
+  fu_cluster_init(&xf);
+  EXPECT_INT_EQ(fu_cluster_fit(&xf, sx, 4, "synthetic", NULL, &fi, &fn), FU_OK);
+  xf.simple_intra_step_us = 50;
+  EXPECT_INT_EQ(fu_coll_lines(&xf, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  found = 0;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(l[i].algo, "tree/Simple")) {
+      found = 1;
+      EXPECT_REL(l[i].alpha_us, 830, 0.01);
+    }
+  EXPECT_INT_EQ(found, 1);
   /* a 2+2 faster than the 1+1 would need a hop cheaper than the one-node step: not taken */
   sx[2].lat_simple_us = 100;
   fu_cluster_init(&xf);
