@@ -55,6 +55,17 @@ def measured(path):
     return rows
 
 
+def wls_line(pts):
+    """(intercept us, slope us per byte) of t = a + b n through pts, weights 1/t^2."""
+    w = [1 / t ** 2 for _, t in pts]
+    sw, sx = sum(w), sum(wi * b for wi, (b, _) in zip(w, pts))
+    sy = sum(wi * t for wi, (_, t) in zip(w, pts))
+    sxx = sum(wi * b * b for wi, (b, _) in zip(w, pts))
+    sxy = sum(wi * b * t for wi, (b, t) in zip(w, pts))
+    slope = (sw * sxy - sx * sy) / (sw * sxx - sx * sx)
+    return (sy - slope * sx) / sw, slope
+
+
 def imp(db, name, *extra):
     run("import", "--db", db, *extra, os.path.join(DATA, name))
 
@@ -80,6 +91,15 @@ def compare(label, prof, comm, rows, bands):
         nccl = nccl_choice.choice(cluster, op, nodes * gpus, nodes, b)
         print(f"  {b:12d} {t:12.4g} {p['time_us']:12.4g} {100 * e:+7.1f}% {p['algo']:>14} {near:>14} {nccl:>14} "
               + " ".join(f"{ln['time_us']:14.4g}" for ln in lines))
+    # the large sizes as a line (weighted least squares, weights 1/t^2, over the sizes within 64x
+    # of the largest, as fit's Simple intercept): what the model's latency and bandwidth face
+    big = [(b, t, p["time_us"]) for (b, t), p in zip(rows, pred) if b >= rows[-1][0] / 64]
+    if len(big) >= 3:
+        a, slope = wls_line([(b, t) for b, t, _ in big])
+        pa, pslope = wls_line([(b, q) for b, _, q in big])
+        if slope > 0 and pslope > 0:
+            print(f"  large sizes (>= {big[0][0] // MiB} MiB) as a line: measured {a:.0f} us + n / "
+                  f"{1e-3 / slope:.1f} GB/s, predicted {pa:.0f} us + n / {1e-3 / pslope:.1f} GB/s")
     out = []
     for lo, med_t, max_t in bands:
         sel = [abs(e) for b, e in errs if b >= lo]
