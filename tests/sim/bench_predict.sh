@@ -18,14 +18,7 @@ n=${2:-200000}
 fusion=${3:-none}
 tmp=$(mktemp -d /tmp/fusim-bench-predict.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-python3 - "$tmp/w.json" "$n" <<'PY'
-import json, sys
-n = int(sys.argv[2])
-g = [{"name": "layer%d.weight" % i, "bytes": 4096 * (1 + i % 7), "ready_us": 0.5 * (i + 1)}
-     for i in range(n)]
-json.dump({"format": "fusim-workload-1", "name": "synthetic_%d" % n, "fwd_us": 50000.0,
-           "bwd_us": 0.5 * n + 10, "opt_us": 0.0, "grads": g}, open(sys.argv[1], "w"))
-PY
+python3 "$(dirname "$0")/synthetic_workload.py" "$tmp/w.json" "$n" || exit 1
 # Wall time, and CPU time (user + system) of the process: on a machine shared with other jobs
 # the wall time also counts time given to others.
 python3 - "$fusim" "$tmp/w.json" "$fusion" "$tmp/out.json" "$n" <<'PY'
