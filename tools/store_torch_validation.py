@@ -42,9 +42,32 @@ def fusim_json(fusim, args):
     return json.loads(p.stdout)
 
 
+# The step's host work runs on two threads whose speeds vary independently (runs 7-9: per round,
+# forward's CPU time correlates with the optimizer's, r 0.6-0.8, and not with backward()'s, r -0.5
+# to 0.3): Python's main thread (forward, DDP's pre-forward and buffer broadcast, the optimizer)
+# and the autograd engine's device thread, which launches backward's kernels and runs every
+# gradient hook (DDP's Reducer, its comm hook, the hook pattern's hooks and bucket issues) and
+# DDP's finalize while the main thread waits in backward().
+MAIN_THREAD_COSTS = {"ddp": ("forward_us", "buffer_us"), "hooks": ()}
+
+
+def _three(hf):
+    """(forward, backward, optimizer) host factors from one factor or a triple."""
+    return tuple(hf) if isinstance(hf, (tuple, list)) else (hf, hf, hf)
+
+
 def scaled(wl, hf, gf, ff=None):
     """The workload with host times (the CPU timeline and the frameworks' host costs) multiplied
-    by hf and GPU times by gf; ff, when given, multiplies the frameworks' host costs instead."""
+    by hf and GPU times by gf. hf: one factor, or (forward, backward(), optimizer) factors for the
+    three phases of the CPU timeline. ff, when given, multiplies the frameworks' host costs
+    instead: one factor, or (main thread, autograd thread) factors for the costs paid on each
+    (MAIN_THREAD_COSTS on the main thread, the rest on the autograd thread). Without ff the
+    costs follow the timeline: the main thread's at forward's factor, the rest at backward()'s."""
+    hfw, hbw, hop = _three(hf)
+    if ff is None:
+        fm, fa = hfw, hbw
+    else:
+        fm, fa = tuple(ff) if isinstance(ff, (tuple, list)) else (ff, ff)
     w = json.loads(json.dumps(wl))
     for k in ("fwd_us", "bwd_us", "opt_us"):
         w[k] = w[k] * gf
@@ -52,21 +75,23 @@ def scaled(wl, hf, gf, ff=None):
         g["ready_us"] = g["ready_us"] * gf
     h = w.get("host")
     if h and h.get("version") == 2:
-        for k in ("fwd_cpu_us", "bwd_cpu_us", "opt_cpu_us"):
-            h[k] = h[k] * hf
+        for k, f in (("fwd_cpu_us", hfw), ("bwd_cpu_us", hbw), ("opt_cpu_us", hop)):
+            h[k] = h[k] * f
         for k in ("fwd_gpu_us", "bwd_gpu_us", "opt_gpu_us"):
             h[k] = h[k] * gf
-        h["grad_cpu_us"] = [t * hf for t in h["grad_cpu_us"]]
+        h["grad_cpu_us"] = [t * hbw for t in h["grad_cpu_us"]]
         h["grad_gpu_us"] = [t * gf for t in h["grad_gpu_us"]]
-        h["fwd_points"] = [[c * hf, g * gf] for c, g in h.get("fwd_points", [])]
+        h["fwd_points"] = [[c * hfw, g * gf] for c, g in h.get("fwd_points", [])]
         for fw in ("ddp", "hooks"):
             if fw in h:
-                h[fw] = {k: v * (hf if ff is None else ff) for k, v in h[fw].items()}
-    w["name"] = wl["name"] + "_h%.4f_g%.4f" % (hf, gf)
+                h[fw] = {k: v * (fm if k in MAIN_THREAD_COSTS[fw] else fa)
+                         for k, v in h[fw].items()}
+    w["name"] = wl["name"] + "_h%.4f_%.4f_%.4f_g%.4f" % (hfw, hbw, hop, gf)
     w["notes"] = (wl.get("notes") or "") + (
-        " Scaled to the run's compute-only iteration: host work x %.5f (its CPU time of forward "
-        "and backward in the run against the capture's), GPU work x %.5f (so that the simulated "
-        "compute-only step equals the measured one)." % (hf, gf))
+        " Scaled to the run's compute-only iteration: host work x %.5f / %.5f / %.5f (forward, "
+        "backward(), optimizer: their CPU times in the run against the capture's), GPU work x "
+        "%.5f (so that the simulated compute-only step equals the measured one)."
+        % (hfw, hbw, hop, gf))
     return w
 
 
@@ -90,15 +115,19 @@ def sim_compute(fusim, wl, hf, gf, tmp, prof):
                               "--fusion", "single", "--comm", "offload"] + prof)["compute_us"]
 
 
-def anchor(fusim, wl, m, tmp, prof, host_scale):
-    """Host factor from the compute-only iteration's CPU times in the run (1 without them or
-    without host_scale); GPU factor by bisection so the simulated compute-only step equals the
-    measured compute-only iteration."""
+def anchor(fusim, wl, m, tmp, prof, host_scale, phases=True):
+    """Host factors from the compute-only iteration's CPU times in the run (1 without them or
+    without host_scale): with phases, one per phase (forward, backward(), optimizer: each thread's
+    own speed), else forward + backward() together for all three (runs up to 9 were predicted so).
+    GPU factor by bisection so the simulated compute-only step equals the measured compute-only
+    iteration."""
     h = wl.get("host", {})
     cpu = m.get("compute_only_cpu_fwd_bwd_rest_us")
     hf = 1.0
     if host_scale and cpu and h.get("version") == 2 and h["fwd_cpu_us"] + h["bwd_cpu_us"] > 0:
         hf = (cpu[0] + cpu[1]) / (h["fwd_cpu_us"] + h["bwd_cpu_us"])
+        if phases and min(h["fwd_cpu_us"], h["bwd_cpu_us"], h["opt_cpu_us"]) > 0:
+            hf = (cpu[0] / h["fwd_cpu_us"], cpu[1] / h["bwd_cpu_us"], cpu[2] / h["opt_cpu_us"])
     target = m["compute_only_us"]
     lo, hi = 0.25, 4.0
     if sim_compute(fusim, wl, hf, lo, tmp, prof) > target:   # host-bound beyond any GPU speed
@@ -114,15 +143,27 @@ def anchor(fusim, wl, m, tmp, prof, host_scale):
     return hf, (lo + hi) / 2
 
 
-def probe_factor(fw, m):
+def probe_factor(fw, m, loop_key="host_probe_us", cal_key="probe_us"):
     """The host's speed in the model's loop against the frameworks' calibration: the median of the
     host-speed probe (torch_host.host_probe, us per launch) run in every round of the model's loop
     over the calibration's, where both were measured (runs after run 8); None otherwise (the
-    frameworks' costs then follow the capture's factor)."""
-    pm, pc = m.get("host_probe_us"), (fw or {}).get("probe_us")
+    frameworks' costs then follow the capture's factor). loop_key / cal_key: another probe's
+    fields (fw_factors: the autograd thread's)."""
+    pm, pc = m.get(loop_key), (fw or {}).get(cal_key)
     if not pm or not pc or pc <= 0:
         return None
     return statistics.median(pm) / pc
+
+
+def fw_factors(fw, m):
+    """(main thread, autograd thread) factors for the frameworks' costs (scaled's ff): the main
+    thread's from host_probe, the autograd thread's from bwd_probe (runs after run 9); where only
+    host_probe was measured (run 9), it carries both; None without it."""
+    main = probe_factor(fw, m)
+    if main is None:
+        return None
+    auto = probe_factor(fw, m, "host_bwd_probe_us", "bwd_probe_us")
+    return (main, auto if auto is not None else main)
 
 
 def plan_args(row):
@@ -143,6 +184,10 @@ def main():
     ap.add_argument("--no-probe-scale", action="store_true",
                     help="carry the frameworks' costs by the capture's host factor even where the "
                          "host-speed probe was measured (as for runs up to 8)")
+    ap.add_argument("--one-host-factor", action="store_true",
+                    help="scale the whole CPU timeline by one factor (forward + backward() in the "
+                         "run against the capture's), as runs up to 9 were predicted, instead of "
+                         "one per phase")
     ap.add_argument("--capture-spread", action="store_true",
                     help="keep the capture's step spread in the interval (default: the run's "
                          "compute-only iteration's)")
@@ -190,9 +235,9 @@ def main():
                 wl["host"]["kernel_us"] = fwc["kernel_us"]
             wl["name"] = wl["name"] + "_fw"
         order = [g["name"] for g in wl["grads"]]
-        hf, gf = anchor(a.fusim, wl, m, tmp, prof, not a.no_host_scale)
+        hf, gf = anchor(a.fusim, wl, m, tmp, prof, not a.no_host_scale, not a.one_host_factor)
         ff = None if a.no_probe_scale else \
-            probe_factor(fwc if fwc is not None else run.get("framework_costs"), m)
+            fw_factors(fwc if fwc is not None else run.get("framework_costs"), m)
         ws = scaled(wl, hf, gf, ff if not a.no_host_scale else None)
         if not a.capture_spread:
             same_run_spread(ws, m)

@@ -31,6 +31,7 @@ Each cost is a least-squares line over the depths through the medians of per-rou
                        back at finalize, the buffers' copies after broadcast, the hooks' copies)
   kernel_us            GPU time of one small copy kernel queued behind others, timed directly
   probe_us             the host's speed while measuring (torch_host.host_probe, once a round)
+  bwd_probe_us         the same on the autograd engine's thread (torch_host.bwd_probe)
 Spread: fw_rel_lo / fw_rel_hi as torch_host.framework_costs() defines them (each round's
 framework time over its median, pooled, p5 and p95, minus 1), and per cost the p5 / p95 of a
 bootstrap over rounds (ci).
@@ -329,7 +330,12 @@ def framework_costs(*, rounds=20, warmup=3, depths=DEPTHS, width=WIDTH, tokens=T
         for v in VARIANTS:
             runners[(v, L)] = _Runner(base, v)
         del base
-    data, short, probes = run_rounds(runners, x, rounds, warmup, held, torch_host.host_probe)
+    bprobes = []   # the autograd thread's speed, beside the main thread's, once a round
+
+    def probe():
+        bprobes.append(torch_host.bwd_probe())
+        return torch_host.host_probe()
+    data, short, probes = run_rounds(runners, x, rounds, warmup, held, probe)
     data["P"] = {L: sum(1 for _ in runners[("none", L)].core.parameters()) for L in depths}
     data["nbuf"] = {L: sum(1 for _ in runners[("none", L)].core.buffers()) for L in depths}
     data["B"] = {v: {L: runners[(v, L)].buckets(x) for L in depths} for v in VARIANTS}
@@ -344,11 +350,13 @@ def framework_costs(*, rounds=20, warmup=3, depths=DEPTHS, width=WIDTH, tokens=T
            "other": est["other"], "copy_gbps": round(copy_gbps, 1), "kernel_us": round(k_us, 3),
            "fw_rel_lo": lo, "fw_rel_hi": hi, "ci": ci,
            "probe_us": round(statistics.median(probes), 4),   # the host's speed meanwhile
+           "bwd_probe_us": round(statistics.median(bprobes), 4),   # its autograd thread's
            "raw": {"depths": list(depths), "width": width, "tokens": tokens, "rounds": rounds,
                    "P": data["P"], "nbuf": data["nbuf"], "buckets": data["B"],
                    "bytes_per_param": bytes_per_param, "held_short": short, "held": held,
                    "seconds": round(time.time() - t_start, 1),
                    "probe_us": [round(t, 4) for t in probes],
+                   "bwd_probe_us": [round(t, 4) for t in bprobes],
                    "median_us": {q: {"%s/%d" % (v, L): round(statistics.median(data[q][v][L]), 1)
                                      for v in VARIANTS for L in depths} for q in QUANTITIES}},
            "rounds": {q: {"%s/%d" % (v, L): [round(t, 1) for t in data[q][v][L]]

@@ -556,6 +556,42 @@ def host_probe(n=200):
     return (t1 - t0) * 1e6 / len(a)
 
 
+def bwd_probe(n=200):
+    """host_probe() on the autograd engine's thread: the CPU time per launch of n small (4 KiB)
+    copies enqueued from inside a backward pass (a custom Function's backward, run by the engine's
+    device thread, where backward's own launches, DDP's Reducer and every gradient hook run), on a
+    GPU held by a sleep kernel, in us. That thread's speed varies apart from the main thread's
+    (forward's CPU time follows the optimizer's round by round, not backward()'s), so the costs paid
+    in backward are carried by this probe, those of forward by host_probe()."""
+    import torch
+
+    if not hasattr(bwd_probe, "fn"):
+        bufs = ([torch.ones(1024, device="cuda") for _ in range(n)],
+                [torch.empty(1024, device="cuda") for _ in range(n)])
+        took = []
+
+        class Launches(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.clone()
+
+            @staticmethod
+            def backward(ctx, g):
+                t0 = time.perf_counter()
+                for s, d in zip(*bufs):
+                    d.copy_(s)
+                took.append((time.perf_counter() - t0) * 1e6 / n)
+                return g
+
+        bwd_probe.fn, bwd_probe.took = Launches.apply, took
+    x = torch.ones(16, device="cuda", requires_grad=True)
+    torch.cuda.synchronize()
+    torch.cuda._sleep(int(5000 * 2000))   # 5 ms: longer than n launches
+    bwd_probe.fn(x).sum().backward()
+    torch.cuda.synchronize()
+    return bwd_probe.took.pop()
+
+
 def host_block(tl, fw, order_names):
     """The workload's host block (version 2) from host_timeline() and framework_costs();
     order_names: the grads' order in the workload."""

@@ -242,6 +242,7 @@ def run_model(name, batch, seq, a, fw, log):
     ev0, ev1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     ck = [clocks()]
     probes = []   # the host's speed, once a round (store_torch_validation.probe_factor)
+    bprobes = []  # the autograd thread's (torch_host.bwd_probe)
     t0 = time.time()
     for r in range(a.warmup + a.iters):
         n = len(runners)
@@ -253,6 +254,7 @@ def run_model(name, batch, seq, a, fw, log):
                 run.cpu.append(run.last_cpu)
         if r >= a.warmup:
             probes.append(round(torch_host.host_probe(), 4))
+            bprobes.append(round(torch_host.bwd_probe(), 4))
     ck.append(clocks())
     log("%s: %d rounds x %d runners in %.1f s" % (wname, a.warmup + a.iters, len(runners),
                                                   time.time() - t0))
@@ -284,7 +286,8 @@ def run_model(name, batch, seq, a, fw, log):
            "compute_only_cpu_fwd_bwd_rest_us": [round(statistics.median(c[k] for c in runners[0].cpu), 1)
                                                 for k in range(3)],
            "compute_only_cpu_times_us": [[round(v, 1) for v in c] for c in runners[0].cpu],
-           "clocks_sm_mhz_power_w_temp_c": ck, "host_probe_us": probes, "graph": graph, "rows": rows}
+           "clocks_sm_mhz_power_w_temp_c": ck, "host_probe_us": probes, "host_bwd_probe_us": bprobes,
+           "graph": graph, "rows": rows}
     del runners, base
     torch.cuda.empty_cache()
     return wl, res
@@ -416,7 +419,8 @@ def main(argv=None, probe=None):
             if c is not None:
                 f.write(json.dumps({"label": label, "ddp": c["ddp"], "hooks": c["hooks"],
                                     "copy_gbps": c["copy_gbps"],
-                                    **{k: c[k] for k in ("kernel_us", "probe_us") if k in c}})
+                                    **{k: c[k] for k in ("kernel_us", "probe_us", "bwd_probe_us")
+                                       if k in c}})
                         + "\n")
     results = {"format": "fusim-torch-validation-1", "machine": info,
                "command": " ".join([sys.executable] + sys.argv),

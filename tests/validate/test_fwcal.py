@@ -88,6 +88,32 @@ def check_probe():
     ok &= check("costs x 2.0: hooks hook_us", h["hooks"]["hook_us"], 80.0, 1e-12)
     h = st.scaled(w, 0.8, 1.5, None)["host"]
     ok &= check("no factor: costs x 0.8", h["ddp"]["param_us"], 8.0, 1e-12)
+    # Two threads: forward and the optimizer (main thread) at 1.25, backward() and its hooks'
+    # times (autograd thread) at 0.5, the optimizer at 2.0; DDP's forward cost on the main
+    # thread, its per-parameter cost and the hooks' on the autograd thread.
+    w["host"]["ddp"]["forward_us"] = 100.0
+    h = st.scaled(w, (1.25, 0.5, 2.0), 1.0, None)["host"]
+    ok &= check("phases: fwd_cpu_us x 1.25", h["fwd_cpu_us"], 12.5, 1e-12)
+    ok &= check("phases: forward point x 1.25", h["fwd_points"][0][0], 2.5, 1e-12)
+    ok &= check("phases: bwd_cpu_us x 0.5", h["bwd_cpu_us"], 10.0, 1e-12)
+    ok &= check("phases: a hook's time x 0.5", h["grad_cpu_us"][0], 2.5, 1e-12)
+    ok &= check("phases: opt_cpu_us x 2.0", h["opt_cpu_us"], 2.0, 1e-12)
+    ok &= check("no factor: DDP forward at forward's 1.25", h["ddp"]["forward_us"], 125.0, 1e-12)
+    ok &= check("no factor: DDP param at backward's 0.5", h["ddp"]["param_us"], 5.0, 1e-12)
+    ok &= check("no factor: hook at backward's 0.5", h["hooks"]["hook_us"], 20.0, 1e-12)
+    h = st.scaled(w, (1.25, 0.5, 2.0), 1.0, (3.0, 4.0))["host"]
+    ok &= check("ff (3, 4): DDP forward x 3", h["ddp"]["forward_us"], 300.0, 1e-12)
+    ok &= check("ff (3, 4): DDP param x 4", h["ddp"]["param_us"], 40.0, 1e-12)
+    ok &= check("ff (3, 4): hook x 4", h["hooks"]["hook_us"], 160.0, 1e-12)
+    # the factors: main thread 2.2 / 1.1, autograd thread median(3, 9, 6) / 2 = 3
+    fw = {"probe_us": 1.1, "bwd_probe_us": 2.0}
+    m = {"host_probe_us": [2.0, 2.4, 2.2], "host_bwd_probe_us": [3.0, 9.0, 6.0]}
+    f = st.fw_factors(fw, m)
+    ok &= check("fw_factors main", f[0], 2.0, 1e-12)
+    ok &= check("fw_factors autograd", f[1], 3.0, 1e-12)
+    f = st.fw_factors({"probe_us": 1.1}, {"host_probe_us": [2.2]})
+    ok &= check("no bwd probe (run 9): autograd at the main factor", f[1], 2.0, 1e-12)
+    ok &= check("no probe: none", st.fw_factors({}, {"host_bwd_probe_us": [1.0]}) is None, True, 0)
     return ok
 
 
