@@ -258,6 +258,16 @@ def run_model(name, batch, seq, a, fw, log):
     ck.append(clocks())
     log("%s: %d rounds x %d runners in %.1f s" % (wname, a.warmup + a.iters, len(runners),
                                                   time.time() - t0))
+    # A probe of the loop's own effect (not used for the rows): each runner a.blocked steps in a
+    # row, as a training loop of one plan runs, after the interleaved rounds; its first step
+    # dropped. Do the frameworks' costs differ when no other model ran in between?
+    blocked = {}
+    for run in runners if a.blocked > 1 else []:
+        ts, cs = [], []
+        for _ in range(a.blocked):
+            ts.append(round(run.step(ev0, ev1), 1))
+            cs.append([round(v, 1) for v in run.last_cpu])
+        blocked[run.label] = {"times_us": ts[1:], "cpu_times_us": cs[1:]}
     co = runners[0].times
     rows = []
     for run in runners[1:]:
@@ -287,6 +297,7 @@ def run_model(name, batch, seq, a, fw, log):
                                                 for k in range(3)],
            "compute_only_cpu_times_us": [[round(v, 1) for v in c] for c in runners[0].cpu],
            "clocks_sm_mhz_power_w_temp_c": ck, "host_probe_us": probes, "host_bwd_probe_us": bprobes,
+           "blocked": blocked or None,
            "graph": graph, "rows": rows}
     del runners, base
     torch.cuda.empty_cache()
@@ -365,6 +376,9 @@ def main(argv=None, probe=None):
     ap.add_argument("--fw-held", choices=("interleaved", "separate"), default="interleaved",
                     help="the tower's held (GPU-only) passes after each as-is pass, or in rounds of "
                          "their own after the as-is rounds (torch_fwcal.framework_costs)")
+    ap.add_argument("--blocked", type=int, default=0,
+                    help="after the interleaved rounds, every runner N steps in a row (the first "
+                         "dropped), kept in runs.json 'blocked' (a probe; 0: none)")
     ap.add_argument("--no-chain", action="store_true",
                     help="skip torch_host's chain microbenchmark (it then runs only if the tower fails)")
     ap.add_argument("--structure-rounds", type=int, default=0,
