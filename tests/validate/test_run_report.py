@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""test_run_report.py: tools/torch_run_report.py on a hand-made model (no torch, no GPU).
+
+Four parameters; compute-only backward() CPU per round 100 / 200 / 150 / 400 us; DDP copy-mode
+plans with 4, 2 and 1 buckets whose backward() CPU is the same round's compute-only plus
+4 x 30 us per parameter plus 50 us per bucket, and round 4 slowed by a further 1000 us for every
+plan (a same-round effect the paired medians must cancel). The line must give 30 us per parameter,
+50 us per bucket and zero residuals; a bucket-view plan and a hook-pattern plan are left out.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import torch_run_report as rr  # noqa: E402
+
+
+def check(name, got, want, tol):
+    ok = abs(got - want) <= tol
+    print("%s %-40s %10.4f  want %10.4f (+-%g)" % ("ok  " if ok else "FAIL", name, got, want, tol))
+    return ok
+
+
+def main():
+    co = [100.0, 200.0, 150.0, 400.0]
+    names = ["a", "b", "c", "d"]
+    buckets = {4: [["a"], ["b"], ["c"], ["d"]], 2: [["a", "b"], ["c", "d"]], 1: [names]}
+
+    def row(label, nb, view=False, runner="ddp", extra=0.0):
+        cpu = [[0.0, c + 4 * 30 + nb * 50 + extra + (1000 if k == 3 else 0), 0.0]
+               for k, c in enumerate(co)]
+        return {"plan_label": label, "runner": runner, "gradient_as_bucket_view": view,
+                "buckets": buckets[nb], "cpu_times_us": cpu}
+    m = {"compute_only_cpu_times_us": [[0.0, c, 0.0] for c in co],
+         "rows": [row("ddp none", 4), row("ddp 2", 2), row("ddp one", 1),
+                  row("ddp view", 1, view=True, extra=-500), row("hooks", 2, runner="hooks",
+                                                                 extra=900)]}
+    per_param, per_bucket, res = rr.ddp_line(m)
+    ok = check("per parameter", per_param, 30.0, 1e-9)
+    ok &= check("per bucket", per_bucket, 50.0, 1e-9)
+    ok &= check("plans in the line", len(res), 3, 0)
+    ok &= check("largest residual", max(abs(r[2]) for r in res), 0.0, 1e-9)
+    m["rows"] = m["rows"][:2]
+    ok &= check("two plans: no line", rr.ddp_line(m) is None, True, 0)
+    print("test_run_report: %s" % ("passed" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""torch_run_report.py: what a run of tools/validate_torch.py says about the host, beside its
+rows (issue 10; no torch needed):
+  threads  per model, round by round, the correlation of the compute-only iteration's forward CPU
+           with its optimizer's (both on Python's main thread) and with backward()'s (the autograd
+           engine's thread), and of each with the probe of its thread (torch_host.host_probe /
+           bwd_probe); the probes' medians in the loop against the tower's;
+  noise    per model, how far two estimates of a plan's overhead over compute-only differ: the
+           difference of the two medians (what the rows store) and the median of same-round
+           differences, in % of the plan's time (the measurement's own noise);
+  ddp      per model, DDP's copy-mode plans: backward()'s CPU over compute-only's (median of
+           same-round differences) against the number of buckets, a least-squares line (per
+           parameter = intercept / P, per bucket = slope) and each plan's residual;
+  blocked  with --blocked: every plan's overhead and forward / backward() CPU over compute-only's,
+           interleaved against N steps in a row.
+
+    python3 tools/torch_run_report.py data/validation/torch_h200_run10
+"""
+import json
+import os
+import statistics as st
+import sys
+
+
+def corr(a, b):
+    n = min(len(a), len(b))
+    try:
+        return st.correlation(a[:n], b[:n])
+    except (st.StatisticsError, ValueError):
+        return float("nan")
+
+
+def paired(a, b):
+    n = min(len(a), len(b))
+    return st.median([x - y for x, y in zip(a[:n], b[:n])])
+
+
+def ddp_line(m):
+    """DDP's copy-mode plans of one model: backward()'s CPU over compute-only's (median of
+    same-round differences) against the plan's bucket count, a least-squares line: (intercept
+    over the parameters, or None where no per-tensor plan gives their number; slope = us per
+    bucket; [(plan, buckets, residual us)]); None with fewer than 3 plans."""
+    coc = [x[1] for x in m["compute_only_cpu_times_us"]]
+    pts = [(len(r["buckets"]), paired([x[1] for x in r["cpu_times_us"]], coc), r["plan_label"])
+           for r in m["rows"] if r["runner"] == "ddp" and not r["gradient_as_bucket_view"]
+           and r.get("buckets")]
+    if len(pts) < 3:
+        return None
+    P = next((sum(len(b) for b in r["buckets"]) for r in m["rows"] if r.get("buckets")), None)
+    slope, icpt = st.linear_regression([p[0] for p in pts], [p[1] for p in pts])
+    return (icpt / P if P else None, slope,
+            [(lab, nb, y - icpt - slope * nb) for nb, y, lab in pts])
+
+
+def report(rundir):
+    with open(os.path.join(rundir, "runs.json")) as f:
+        run = json.load(f)
+    fw = run.get("framework_costs") or {}
+    out = ["threads (tower probes: main %s us, autograd %s us)"
+           % (fw.get("probe_us"), fw.get("bwd_probe_us"))]
+    for m in run["models"]:
+        c = m["compute_only_cpu_times_us"]
+        f, b, o = ([x[k] for x in c] for k in range(3))
+        pm, pb = m.get("host_probe_us") or [], m.get("host_bwd_probe_us") or []
+        out.append("  %-30s r(fwd,opt) %5.2f r(fwd,bwd) %5.2f r(fwd,main probe) %5.2f "
+                   "r(bwd,autograd probe) %5.2f  probes main %s autograd %s"
+                   % (m["workload"], corr(f, o), corr(f, b), corr(f, pm), corr(b, pb),
+                      "%.2f" % st.median(pm) if pm else "-", "%.2f" % st.median(pb) if pb else "-"))
+    out.append("noise: |difference of medians - median of same-round differences| / plan time")
+    for m in run["models"]:
+        co = m["compute_only_times_us"]
+        v = [abs(r["measured_us"] - m["compute_only_us"] - paired(r["times_us"], co))
+             / r["measured_us"] for r in m["rows"]]
+        out.append("  %-30s median %.2f%% max %.2f%%" % (m["workload"], 100 * st.median(v),
+                                                       100 * max(v)))
+    out.append("ddp (copy mode): backward() CPU over compute-only against buckets")
+    for m in run["models"]:
+        line = ddp_line(m)
+        if line is None:
+            continue
+        per_param, slope, res = line
+        out.append("  %-30s per parameter %s us, per bucket %.1f us; residuals %s"
+                   % (m["workload"], "%.1f" % per_param if per_param is not None else "?", slope,
+                      ", ".join("%s (%d) %+.0f" % r for r in res)))
+    if any(m.get("blocked") for m in run["models"]):
+        out.append("blocked: overhead / d fwd CPU / d bwd CPU, interleaved | in a row")
+        for m in run["models"]:
+            bl = m.get("blocked")
+            if not bl:
+                continue
+            co = bl["compute-only"]
+            bt = st.median(co["times_us"])
+            bf, bb = (st.median(x[k] for x in co["cpu_times_us"]) for k in (0, 1))
+            icf, icb = m["compute_only_cpu_fwd_bwd_rest_us"][:2]
+            out.append("  %s (compute-only %.0f | %.0f us)" % (m["workload"], m["compute_only_us"], bt))
+            for r in m["rows"]:
+                b2 = bl.get(r["plan_label"])
+                if not b2:
+                    continue
+                out.append("    %-26s %6.0f %6.0f %6.0f | %6.0f %6.0f %6.0f"
+                           % (r["plan_label"], r["measured_us"] - m["compute_only_us"],
+                              r["cpu_fwd_bwd_rest_us"][0] - icf, r["cpu_fwd_bwd_rest_us"][1] - icb,
+                              st.median(b2["times_us"]) - bt,
+                              st.median(x[0] for x in b2["cpu_times_us"]) - bf,
+                              st.median(x[1] for x in b2["cpu_times_us"]) - bb))
+    return "\n".join(out)
+
+
+def main():
+    if len(sys.argv) != 2 or not os.path.isfile(os.path.join(sys.argv[1], "runs.json")):
+        print("usage: torch_run_report.py RUNDIR (a run of tools/validate_torch.py)", file=sys.stderr)
+        return 64
+    print(report(sys.argv[1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
