@@ -11,6 +11,8 @@ rows (issue 10; no torch needed):
   ddp      per model, DDP's copy-mode plans: backward()'s CPU over compute-only's (median of
            same-round differences) against the number of buckets, a least-squares line (per
            parameter = intercept / P, per bucket = slope) and each plan's residual;
+  hooks    per model, the hook pattern: the line through per-tensor and 25 MiB buckets
+           (backward()'s CPU over compute-only's, paired by round) and the 4 MiB plan's residual;
   blocked  with --blocked: every plan's overhead and forward / backward() CPU over compute-only's,
            interleaved against N steps in a row.
 
@@ -52,6 +54,25 @@ def ddp_line(m):
             [(lab, nb, y - icpt - slope * nb) for nb, y, lab in pts])
 
 
+def hooks_line(m):
+    """The hook pattern's per-tensor and 25 MiB plans (overlap on): the line of backward()'s CPU
+    over compute-only's (paired by round) on the bucket count through the two, and the 4 MiB
+    plan's distance from it: (us per bucket, intercept over the parameters, 4 MiB buckets,
+    residual us); None without the three plans."""
+    coc = [x[1] for x in m["compute_only_cpu_times_us"]]
+    r = {x["plan_label"]: x for x in m["rows"] if x.get("buckets")}
+    if not all(k in r for k in ("hooks none", "hooks 4MiB", "hooks 25MiB")):
+        return None
+    pts = [(len(r[k]["buckets"]), paired([x[1] for x in r[k]["cpu_times_us"]], coc))
+           for k in ("hooks none", "hooks 4MiB", "hooks 25MiB")]
+    (n0, y0), (n4, y4), (n25, y25) = pts
+    if n0 == n25:
+        return None
+    slope = (y0 - y25) / (n0 - n25)
+    icpt = y25 - slope * n25
+    return slope, icpt / n0, n4, y4 - icpt - slope * n4
+
+
 def report(rundir):
     with open(os.path.join(rundir, "runs.json")) as f:
         run = json.load(f)
@@ -82,6 +103,12 @@ def report(rundir):
         out.append("  %-30s per parameter %s us, per bucket %.1f us; residuals %s"
                    % (m["workload"], "%.1f" % per_param if per_param is not None else "?", slope,
                       ", ".join("%s (%d) %+.0f" % r for r in res)))
+    out.append("hooks: backward() CPU over compute-only, line through per tensor and 25 MiB")
+    for m in run["models"]:
+        line = hooks_line(m)
+        if line is not None:
+            out.append("  %-30s per bucket %.1f us, per parameter %.1f us; 4 MiB (%d buckets) "
+                       "residual %+.0f us" % ((m["workload"],) + line))
     if any(m.get("blocked") for m in run["models"]):
         out.append("blocked: overhead / d fwd CPU / d bwd CPU, interleaved | in a row")
         for m in run["models"]:

@@ -6,6 +6,8 @@ plans with 4, 2 and 1 buckets whose backward() CPU is the same round's compute-o
 4 x 30 us per parameter plus 50 us per bucket, and round 4 slowed by a further 1000 us for every
 plan (a same-round effect the paired medians must cancel). The line must give 30 us per parameter,
 50 us per bucket and zero residuals; a bucket-view plan and a hook-pattern plan are left out.
+Then the hook pattern's line through its per-tensor and 25 MiB plans and the 4 MiB plan's
+residual, built the same way (70 us a bucket, 40 a parameter, 300 us above the line).
 """
 import os
 import sys
@@ -39,7 +41,17 @@ def main():
     ok &= check("per bucket", per_bucket, 50.0, 1e-9)
     ok &= check("plans in the line", len(res), 3, 0)
     ok &= check("largest residual", max(abs(r[2]) for r in res), 0.0, 1e-9)
+    # the hook pattern: 4 tensors, 70 us a bucket, 40 a parameter; the 4 MiB plan (2 buckets)
+    # 300 us above that line
+    m["rows"] = [row("hooks none", 4, runner="hooks", extra=4 * 10 + 4 * 20),
+                 row("hooks 4MiB", 2, runner="hooks", extra=4 * 10 + 2 * 20 + 300),
+                 row("hooks 25MiB", 1, runner="hooks", extra=4 * 10 + 1 * 20)]
+    slope, per_param, nb, resid = rr.hooks_line(m)
+    ok &= check("hooks per bucket", slope, 70.0, 1e-9)
+    ok &= check("hooks per parameter", per_param, 40.0, 1e-9)
+    ok &= check("hooks 4 MiB residual", resid, 300.0, 1e-9)
     m["rows"] = m["rows"][:2]
+    ok &= check("hooks without 25 MiB: no line", rr.hooks_line(m) is None, True, 0)
     ok &= check("two plans: no line", rr.ddp_line(m) is None, True, 0)
     print("test_run_report: %s" % ("passed" if ok else "FAILED"))
     return 0 if ok else 1
