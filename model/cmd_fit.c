@@ -164,7 +164,7 @@ int fu_cmd_fit(int argc, char **argv) {
                   "curves are added or replace those with the same key); written to\n"
                   "--out, or back to BASE without --out")},
       {FU_OPT_STR(0, "name", &name, "NAME", "profile name (default: BASE's, else \"fitted\")")},
-      {FU_OPT_STR(0, "base", &base_path, "FILE",
+      {FU_OPT_STR(0, "base", &base_path, "FILE|NAME",
                   "profile that fills what the samples do not cover (copies, pack,\n"
                   "launch, compute, network parameters), each part's source saying so\n"
                   "(default: the embedded profile; \"none\": nothing)")},
@@ -243,7 +243,7 @@ int fu_cmd_fit(int argc, char **argv) {
   if (st == FU_OK && !merge && prof_out && !(base_path && strcmp(base_path, "none") == 0)) {
     base = malloc(sizeof *base);
     if (!base) st = FU_ENOMEM;
-    else st = base_path ? fu_profile_load(base_path, base) : fu_profile_load_default(base);
+    else st = fu_profile_load_arg("--base", base_path, base);
   }
   if (st != FU_OK) {
     free(base);

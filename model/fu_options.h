@@ -174,13 +174,13 @@ void fu_opt_output_init(fu_opt_output *o);
 /* inputs: the workload and the profile a prediction reads. */
 typedef struct fu_opt_inputs {
   const char *workload;      /* -w, --workload FILE|NAME, or NULL */
-  const char *profile;       /* --profile FILE, or NULL: the bundled default profile */
+  const char *profile;       /* --profile FILE or bundled NAME, or NULL: the bundled default profile */
 } fu_opt_inputs;
 
 #define FU_OPT_ROW_WORKLOAD(p) \
   {FU_OPT_STR('w', "workload", (p), "FILE|NAME", "workload JSON, or a bundled one's name (fusim workload --list)")}
 #define FU_OPT_ROW_PROFILE(p) \
-  {FU_OPT_STR(0, "profile", (p), "FILE", "profile JSON from fusim fit --out (default: the bundled one)")}
+  {FU_OPT_STR(0, "profile", (p), "FILE|NAME", "profile JSON from fusim fit --out, or a bundled profile's name (default: the embedded one)")}
 #define FU_OPTS_INPUTS(o) FU_OPT_ROW_WORKLOAD(&(o)->workload), FU_OPT_ROW_PROFILE(&(o)->profile)
 
 /* target: the communication whose cost is simulated or measured. */

@@ -95,6 +95,33 @@ void fu_paths_data_dirs(char dirs[FU_DATA_NDIRS][FU_PATH_MAX]) {
   }
 }
 
+static int fu__is_file(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *fu_paths_resolve(const char *arg, const char *sub) {
+  if (!arg || !*arg) return NULL;
+  if (fu__is_file(arg)) return strdup(arg);
+  struct stat sb; /* there but not a file (a folder): loading it says so, after the bundled names */
+  int there = stat(arg, &sb) == 0;
+  if (strchr(arg, '/')) return there ? strdup(arg) : NULL; /* a path: no bundled lookup */
+  char dirs[FU_DATA_NDIRS][FU_PATH_MAX];
+  fu_paths_data_dirs(dirs);
+  size_t al = strlen(arg);
+  int has_ext = al > 5 && strcmp(arg + al - 5, ".json") == 0;
+  for (int d = 0; d < FU_DATA_NDIRS; d++) {
+    if (!*dirs[d]) continue;
+    size_t len = strlen(dirs[d]) + strlen(sub) + al + 16;
+    char *p = malloc(len);
+    if (!p) return NULL;
+    snprintf(p, len, "%s/%s/%s%s", dirs[d], sub, arg, has_ext ? "" : ".json");
+    if (fu__is_file(p)) return p;
+    free(p);
+  }
+  return there ? strdup(arg) : NULL;
+}
+
 int fu_paths_gpu_half(char *buf, size_t len) {
   char exe[FU_PATH_MAX];
   if (fu_paths_exe_dir(exe, sizeof exe) != FU_OK) {

@@ -31,6 +31,11 @@ int fu_paths_exe_dir(char *buf, size_t len);
  * $FUSIM_DATADIR is set. */
 void fu_paths_data_dirs(char dirs[FU_DATA_NDIRS][FU_PATH_MAX]);
 
+/* Resolves a file argument: a path as given, else the name of a bundled file in <data>/SUB of the
+ * data folders in order ("resnet50" or "resnet50.json" -> <data>/workloads/resnet50.json). A name
+ * with a '/' is a path only. Returns a malloc'd path, or NULL when neither is there. */
+char *fu_paths_resolve(const char *arg, const char *sub);
+
 /* The GPU half's path in buf: FU_OK when it is there and executable, else FU_ENOINPUT (buf holds
  * the install location it was looked for last). */
 int fu_paths_gpu_half(char *buf, size_t len);

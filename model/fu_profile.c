@@ -30,6 +30,7 @@
 
 #include "fu_common.h"
 #include "fu_output.h"
+#include "fu_paths.h"
 
 #define FU_PROFILE_FORMAT "fusim-profile-1"
 
@@ -448,6 +449,19 @@ int fu_profile_load(const char *path, fu_profile *out) {
 
 int fu_profile_load_default(fu_profile *out) {
   return fu_profile_parse(fu__default_profile_json, "embedded default profile", out);
+}
+
+int fu_profile_load_arg(const char *flag, const char *arg, fu_profile *out) {
+  if (!arg) return fu_profile_load_default(out);
+  char *path = fu_paths_resolve(arg, "profiles");
+  if (!path) {
+    fu_error("%s %s: no such file or bundled profile (the bundled ones are in data/profiles)", flag,
+             arg);
+    return FU_ENOINPUT;
+  }
+  int st = fu_profile_load(path, out);
+  free(path);
+  return st;
 }
 
 int fu_profile_put_curve(fu_profile *p, const fu_curve *c) {

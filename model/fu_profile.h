@@ -81,6 +81,9 @@ double *fu_profile_scalar(fu_profile *p, int i);
 void fu_profile_init(fu_profile *p);
 int fu_profile_load(const char *path, fu_profile *out);          /* prints file: what is wrong */
 int fu_profile_load_default(fu_profile *out);                     /* the embedded profile */
+/* An input profile: a path, or the name of a bundled profile in data/profiles ("h200-pcie").
+ * NULL arg: the embedded profile. `flag` names the option in the one-line error. */
+int fu_profile_load_arg(const char *flag, const char *arg, fu_profile *out);
 int fu_profile_parse(const char *json_text, const char *what, fu_profile *out);
 int fu_profile_save(const char *path, const fu_profile *p);
 /* Adds or replaces the curve with the same (op, link, ranks, algo). */

@@ -242,7 +242,7 @@ int fu_cmd_workload(int argc, char **argv) {
   fu_profile *prof = malloc(sizeof *prof);
   if (!prof) return fu_exit_code(FU_ENOMEM);
   const char *pname = profile ? profile : "h200-default (embedded)";
-  st = profile ? fu_profile_load(profile, prof) : fu_profile_load_default(prof);
+  st = fu_profile_load_arg("--profile", profile, prof);
   if (st != FU_OK) {
     free(prof);
     return fu_exit_code(st);

@@ -40,7 +40,7 @@ int fu_cmd_inputs(const char *cmd, const fu_opt_inputs *in, int strict, fu_workl
   }
   if (prof) {
     if (!(*prof = malloc(sizeof **prof))) return FU_ENOMEM;
-    FU_CHECK(in->profile ? fu_profile_load(in->profile, *prof) : fu_profile_load_default(*prof));
+    FU_CHECK(fu_profile_load_arg("--profile", in->profile, *prof));
   }
   return FU_OK;
 }

@@ -34,7 +34,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fu_common.h"
@@ -682,29 +681,4 @@ int fu_workload_save(const char *path, const fu_workload *w) {
 
 /* ---- resolving names ------------------------------------------------------------------------ */
 
-static int fu__is_file(const char *p) {
-  struct stat st;
-  return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-char *fu_workload_resolve(const char *arg) {
-  if (!arg || !*arg) return NULL;
-  if (fu__is_file(arg)) return strdup(arg);
-  struct stat sb; /* there but not a file (a folder): loading it says so, after the bundled names */
-  int there = stat(arg, &sb) == 0;
-  if (strchr(arg, '/')) return there ? strdup(arg) : NULL; /* a path: no bundled lookup */
-  char dirs[FU_DATA_NDIRS][FU_PATH_MAX]; /* $FUSIM_DATA, then fusim's own (fu_paths.h) */
-  fu_paths_data_dirs(dirs);
-  size_t al = strlen(arg);
-  int has_ext = al > 5 && strcmp(arg + al - 5, ".json") == 0;
-  for (int d = 0; d < FU_DATA_NDIRS; d++) {
-    if (!*dirs[d]) continue;
-    size_t len = strlen(dirs[d]) + al + 32;
-    char *p = malloc(len);
-    if (!p) return NULL;
-    snprintf(p, len, "%s/workloads/%s%s", dirs[d], arg, has_ext ? "" : ".json");
-    if (fu__is_file(p)) return p;
-    free(p);
-  }
-  return there ? strdup(arg) : NULL;
-}
+char *fu_workload_resolve(const char *arg) { return fu_paths_resolve(arg, "workloads"); }

@@ -640,7 +640,7 @@ int fu_validate_run(const fu_validate_opts *o) {
   memset(&info, 0, sizeof info);
   if (!prof) return FU_ENOMEM;
   /* Profile, plans and workloads: everything that can be wrong in the input. */
-  st = o->profile ? fu_profile_load(o->profile, prof) : fu_profile_load_default(prof);
+  st = fu_profile_load_arg("--profile", o->profile, prof);
   if (st == FU_OK)
     st = strcmp(o->plans, "default") == 0 ? fu_validate_default_plans(&plans, &nplans)
                                            : fu_validate_load_plans(o->plans, &plans, &nplans);

@@ -38,6 +38,18 @@ for cmd in "predict --workload resnet50 --no-store" "plan --workload bert_large 
   [ -s "$T/predict.txt" ] || cp "$T/build.txt" "$T/predict.txt"
 done
 
+# a bundled profile by its name: the installed share/fusim/profiles/h200-pcie.json, whose own file
+# gives the same offload prediction, which the embedded profile's differs from (and a name that is
+# not there: one line, 66)
+expect 0 "$inst" predict --workload resnet50 --comm offload --profile h200-pcie --no-store
+cp "$T/out" "$T/byname.txt"
+expect 0 "$inst" predict --workload resnet50 --comm offload --profile "$src/data/profiles/h200-pcie.json" --no-store
+if cmp -s "$T/out" "$T/byname.txt"; then ok; else bad "--profile h200-pcie prints other than its file"; fi
+expect 0 "$inst" predict --workload resnet50 --comm offload --no-store
+if cmp -s "$T/out" "$T/byname.txt"; then bad "--profile h200-pcie printed the embedded profile's prediction"; else ok; fi
+expect 66 "$inst" predict --workload resnet50 --profile no_such_profile --no-store
+one_line "no_such_profile"
+
 # without share/fusim it has nothing to read: one line, 66 (no path into the source tree)
 mv "$share" "$T/moved"
 expect 66 "$inst" predict --workload resnet50 --no-store
