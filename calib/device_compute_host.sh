@@ -17,14 +17,7 @@ OUT=${OUT:-/tmp/fusim-out}
 LIMIT=${1:-180}
 W=/tmp/compute-host
 mkdir -p "$OUT" $W/captures
-exec > >(tee "$OUT/log.txt") 2>&1
-T0=$(date +%s)
-el() { echo $(( $(date +%s) - T0 )); }
-t() { echo "[$(el) s] $*"; }
-export PYTHONUNBUFFERED=1
-date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
-python3 -c 'import torch, transformers, torchvision; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(), "transformers", transformers.__version__, "torchvision", torchvision.__version__)'
-uname -r; nproc; lscpu | grep -i 'model name'
+. calib/device_torch_env.sh
 timeout 90 python3 tools/calib_torch.py --out "$OUT/calib-e.json" --parts optimizer,hf_host --hf-sizes tiny
 t "calib e exit $?"
 # one process (torch loads once), host-bound models first; each capture is written when done;

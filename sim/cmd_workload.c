@@ -23,7 +23,7 @@ static const char fu__workload_head[] =
 "                      [--tflops T [--efficiency E] [--hbm-gbps G] [--kernel-us U]]\n"
 "                      [--accum-steps K] [--name N] [--ops CSV] [--out FILE] [--format table|csv|json]\n"
 "                      [--host-probe US]\n"
-"       fusim workload --cnn resnet50 --micro-batch B [--image PX] [--precision P]\n"
+"       fusim workload --cnn MODEL --micro-batch B [--image PX] [--precision P]\n"
 "                      [--optimizer sgd|adamw|adam] [--profile P.json] [--name N] [--out FILE]\n"
 "                      [--host-probe US]\n"
 "       fusim workload --info FILE|NAME [--tensors] [--strict] [--format table|csv|json]\n"
@@ -63,9 +63,10 @@ static const char fu__workload_head[] =
 "               different times.\n"
 "--ops CSV      also write the priced operations (forward order: device and host times\n"
 "               forward and backward, bytes kept for backward) as CSV.\n"
-"--cnn          torchvision's resnet50 at --micro-batch and --image (default 224), channels-last,\n"
-"               convolutions priced from the profile's cuDNN tables (else as their implicit\n"
-"               GEMMs); SGD with momentum by default.\n"
+"--cnn          torchvision's resnet50, resnet101 or resnet152 at --micro-batch and --image\n"
+"               (default 224), channels-last, convolutions priced from the profile's cuDNN tables\n"
+"               (else as their implicit GEMMs); SGD with momentum by default. The host total\n"
+"               measured on ResNet-50 (tv_resnet50_held) scales the deeper ones' operations alike.\n"
 "--info         summary: tensors, bytes, fwd/bwd/opt, memory, estimated or measured (--tensors:\n"
 "               the gradient list). NAME is a bundled workload (fusim workload --list).\n"
 "--check        validate; exit 0 if good, else one line naming the file and field, exit 65\n"
@@ -152,7 +153,7 @@ int fu_cmd_workload(int argc, char **argv) {
   const fu_option rows[] = {
       FU_OPT_HEADER("what to do (one of)"),
       {FU_OPT_FLAG(0, "transformer", &transformer, "a transformer from its hyper-parameters")},
-      {FU_OPT_STR(0, "cnn", &cnn, "MODEL", "a CNN (resnet50) at --micro-batch and --image")},
+      {FU_OPT_STR(0, "cnn", &cnn, "MODEL", "a CNN (resnet50, resnet101, resnet152) at --micro-batch and --image")},
       {FU_OPT_STR(0, "info", &info, "FILE|NAME", "summarise a workload (also: a bare FILE|NAME)")},
       {FU_OPT_STR(0, "check", &check, "FILE|NAME", "validate a workload")},
       {FU_OPT_FLAG(0, "list", &list, "list the bundled workloads")},

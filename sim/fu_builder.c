@@ -490,13 +490,15 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
 
 /* Where the profile measured the whole model's host time as the framework runs it at a
  * realistic size with the GPU held (tools/calib_torch.py's hf_host: tv_resnet50_held), the
- * operations' host costs are scaled to add up to it, as fu__scale_host does per layer. */
-static void fu__scale_host_whole(fu__ctx *x, const char *key) {
+ * operations' host costs are scaled so that the measured model's (ref: its operations, built
+ * alike) add up to it, as fu__scale_host does per layer; a model of the same operations with
+ * more blocks takes the same factor. */
+static void fu__scale_host_whole(fu__ctx *x, const fu__ctx *ref, const char *key) {
   const char *mode = x->autocast ? "bf16" : "fp32";
   const fu_op_table *t = fu_compute_op(x->c, key, mode);
   if (!t || strcmp(t->dtype, mode)) return; /* autocast's casts: the other mode's total does not carry */
   double sf = 0, sb = 0;
-  for (size_t i = 0; i < x->n; i++) sf += x->ops[i].hfwd_us, sb += x->ops[i].hbwd_us;
+  for (size_t i = 0; i < ref->n; i++) sf += ref->ops[i].hfwd_us, sb += ref->ops[i].hbwd_us;
   double kf = sf > 0 ? t->host_fwd_us / sf : 1, kb = sb > 0 ? t->host_bwd_us / sb : 1;
   for (size_t i = 0; i < x->n; i++) x->ops[i].hfwd_us *= kf, x->ops[i].hbwd_us *= kb;
 }
@@ -900,7 +902,13 @@ static fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, 
   return o;
 }
 
-static int fu__resnet50_ops(fu__ctx *x, double B, double img) {
+/* torchvision's bottleneck ResNets differ only in their stages' block counts */
+static const double *fu__resnet_blocks(const char *model) {
+  static const double r50[4] = {3, 4, 6, 3}, r101[4] = {3, 4, 23, 3}, r152[4] = {3, 8, 36, 3};
+  return !strcmp(model, "resnet50") ? r50 : !strcmp(model, "resnet101") ? r101 : !strcmp(model, "resnet152") ? r152 : NULL;
+}
+
+static int fu__resnet_ops(fu__ctx *x, const double *blocks, double B, double img) {
   const char *A = x->adt;
   double h, h2, cin = 64;
   char p[64], nm[128];
@@ -919,10 +927,10 @@ static int fu__resnet50_ops(fu__ctx *x, double B, double img) {
   double hp = floor((h + 2 - 3) / 2) + 1; /* max pooling keeps its input and int64 indices */
   FU__TRY(fu__memop(x, "maxpool", A, B * 64 * h * h, x->ab * B * 64 * h * h + 8 * B * 64 * hp * hp));
   h = hp;
-  static const double cfg[4][3] = {{3, 64, 1}, {4, 128, 2}, {6, 256, 2}, {3, 512, 2}};
+  static const double cfg[4][2] = {{64, 1}, {128, 2}, {256, 2}, {512, 2}}; /* width, stride */
   for (int li = 0; li < 4; li++)
-    for (int b = 0; b < cfg[li][0]; b++) {
-      double width = cfg[li][1], s = b == 0 ? cfg[li][2] : 1, hin = h, t;
+    for (int b = 0; b < blocks[li]; b++) {
+      double width = cfg[li][0], s = b == 0 ? cfg[li][1] : 1, hin = h, t;
       snprintf(p, sizeof p, "layer%d.%d.", li + 1, b);
       /* the block's input: conv1 and the shortcut (downsample or the add) */
       FU__TRY(fu__fanout(x, B * cin * hin * hin, A, 2));
@@ -955,8 +963,9 @@ static int fu__resnet50_ops(fu__ctx *x, double B, double img) {
 
 int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_name,
                  fu_workload *w) {
-  if (strcmp(s->model, "resnet50") != 0) {
-    fu_error("workload: --cnn '%s': the CNN builder knows resnet50", s->model);
+  const double *blocks = fu__resnet_blocks(s->model);
+  if (!blocks) {
+    fu_error("workload: --cnn '%s': the CNN builder knows resnet50, resnet101 and resnet152", s->model);
     return FU_EUSAGE;
   }
   if (s->batch < 1 || s->image < 32) {
@@ -972,12 +981,19 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   fu__ctx_prec(&x, s->prec);
   x.c = &prof->compute;
   x.T = (double)s->batch;
-  int st = fu__resnet50_ops(&x, (double)s->batch, (double)s->image);
+  int st = fu__resnet_ops(&x, blocks, (double)s->batch, (double)s->image);
   if (st == FU_OK && x.missing) {
     fu_error("workload: profile %s has no table for %s", prof_name, x.missing_what);
     st = FU_EDATA;
   }
-  if (st == FU_OK) fu__scale_host_whole(&x, "tv_resnet50_held");
+  if (st == FU_OK) { /* the host total was measured on ResNet-50 */
+    fu__ctx r50 = x;
+    r50.ops = NULL, r50.n = r50.cap = 0;
+    if (blocks == fu__resnet_blocks("resnet50")) fu__scale_host_whole(&x, &x, "tv_resnet50_held");
+    else if ((st = fu__resnet_ops(&r50, fu__resnet_blocks("resnet50"), (double)s->batch, (double)s->image)) == FU_OK)
+      fu__scale_host_whole(&x, &r50, "tv_resnet50_held");
+    free(r50.ops);
+  }
   if (st == FU_OK) st = fu__host_speed(&x, s->host_probe_us, prof_name);
   if (st != FU_OK) {
     free(x.ops);

@@ -72,10 +72,10 @@ int fu_tf_spec_check(const fu_tf_spec *s);
 int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char *prof_name,
                          fu_workload *w);
 
-/* A CNN by name ("resnet50" as torchvision builds it), at batch x image x image, channels-last;
- * SGD with momentum unless optimizer says otherwise. */
+/* A CNN by name (resnet50, resnet101, resnet152 as torchvision builds them), at batch x image x
+ * image, channels-last; SGD with momentum unless optimizer says otherwise. */
 typedef struct fu_cnn_spec {
-  char model[32];            /* "resnet50" */
+  char model[32];            /* "resnet50", "resnet101", "resnet152" */
   long batch;                /* micro-batch */
   long image;                /* input height = width */
   fu_precision prec;         /* autocast or tf32/fp32 */

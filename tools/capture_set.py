@@ -6,6 +6,8 @@ ResNet-50. Each becomes DIR/NAME.json (fusim-workload-1, with "meta" holding the
 hyper-parameters and max_memory_allocated). The set is listed in SET below; tools/compare_compute.py
 prices each with `fusim workload --transformer/--cnn` and prints estimate against capture.
 
+NEW lists shapes never in SET (a held-out-like check); --only takes names from either.
+
 Usage (on the GPU machine): python3 tools/capture_set.py --dir OUTDIR [--only NAME,..] [--iters N]
 """
 import argparse
@@ -28,12 +30,25 @@ SET = {
     "resnet50_b128_bf16": ("resnet50", {}, 128, 0, "bf16"),
 }
 
+# Shapes never in SET, for a held-out-like check (captured on another lease than the
+# calibration): widths off the GEMM tables' powers of two (1280, 3072, 1536), a short sequence at
+# a small width (host-bound), Llama in fp32/TF32, a deeper ResNet and ResNet-50 in fp32/TF32.
+NEW = {
+    "gpt2_h1280_l12_b4_s1024_tf32": ("gpt2", dict(layers=12, hidden=1280, heads=20, ffn=5120, vocab=50257), 4, 1024, "tf32"),
+    "llama_h3072_l8_b2_s2048_bf16": ("llama", dict(layers=8, hidden=3072, heads=24, ffn=8192, vocab=32000), 2, 2048, "bf16"),
+    "bert_h512_l8_b32_s128_bf16": ("bert", dict(layers=8, hidden=512, heads=8, ffn=2048, vocab=30522), 32, 128, "bf16"),
+    "llama_h1536_l8_b4_s1024_tf32": ("llama", dict(layers=8, hidden=1536, heads=12, ffn=4096, vocab=32000), 4, 1024, "tf32"),
+    "resnet101_b64_bf16": ("resnet101", {}, 64, 0, "bf16"),
+    "resnet50_b64_tf32": ("resnet50", {}, 64, 0, "tf32"),
+}
+ALL = dict(SET, **NEW)
+
 
 def build(arch, hp, batch, seq):
     import torch
     dev = torch.device("cuda")
-    if arch == "resnet50":
-        return capture_torch.build_resnet50(batch, dev)
+    if arch.startswith("resnet"):
+        return capture_torch.build_resnet50(batch, dev, depth=int(arch[6:]))
     import transformers as tf
     if arch == "bert":
         cfg = tf.BertConfig(vocab_size=hp["vocab"], hidden_size=hp["hidden"], num_hidden_layers=hp["layers"],
@@ -70,14 +85,14 @@ def main(argv=None):
     ap.add_argument("--warmup", type=int, default=3)
     a = ap.parse_args(argv)
     names = [n for n in a.only.split(",") if n] if a.only else list(SET)  # in the order given
-    bad = [n for n in names if n not in SET]
+    bad = [n for n in names if n not in ALL]
     if bad:
-        print("capture_set: --only: unknown model '%s' (expected %s)" % (bad[0], ",".join(SET)), file=sys.stderr)
+        print("capture_set: --only: unknown model '%s' (expected %s)" % (bad[0], ",".join(ALL)), file=sys.stderr)
         return 64
     import torch
     os.makedirs(a.dir, exist_ok=True)
     for name in names:
-        arch, hp, batch, seq, amp = SET[name]
+        arch, hp, batch, seq, amp = ALL[name]
         t0 = time.time()
         model = inputs = opt = w = None
         try:
@@ -88,7 +103,7 @@ def main(argv=None):
             notes = ("CAPTURED with tools/capture_set.py (capture_torch.capture) on %s: %s %s, micro-batch %d, "
                      "seq %d, %s, %s; random init." % (torch.cuda.get_device_name(0), arch, json.dumps(hp), batch,
                                                        seq, "autocast bf16" if amp == "bf16" else "fp32 with TF32",
-                                                       "SGD momentum" if arch == "resnet50" else "AdamW"))
+                                                       "SGD momentum" if arch.startswith("resnet") else "AdamW"))
             w = capture_torch.capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=amp,
                                       host="never", name=name, notes=notes, meta=meta)
             with open(os.path.join(a.dir, name + ".json"), "w") as f:

@@ -59,11 +59,12 @@ class _ArgParser(argparse.ArgumentParser):
         _die("%s (see --help)" % message, 64)
 
 
-def build_resnet50(batch, device, channels_last=True):
+def build_resnet50(batch, device, channels_last=True, depth=50):
+    """torchvision ResNet-50 (or -101 / -152: depth) with SGD momentum, channels-last."""
     import torch
     import torchvision
 
-    model = torchvision.models.resnet50(weights=None).to(device)
+    model = getattr(torchvision.models, "resnet%d" % depth)(weights=None).to(device)
     x = torch.randn(batch, 3, 224, 224, device=device)
     if channels_last:
         model = model.to(memory_format=torch.channels_last)

@@ -5,10 +5,12 @@ price the same model with `fusim workload --transformer/--cnn --profile P` and p
 forward, backward, fwd+bwd, optimizer and peak memory (estimate / capture - 1) and the worst
 gradient ready-time difference as a fraction of the captured backward; then the medians and maxima
 against the targets (fwd+bwd 10% median and 20% max, optimizer 20%, ready 10% of backward,
-memory 10%). Exit 1 when a target is missed, 0 otherwise.
+memory 10%). Exit 1 when a target is missed, 0 otherwise. Then, held to the same numbers but
+outside the exit status, the held-out-like set (--heldout: shapes never in the comparison set,
+captured on another lease than the calibration), and outside any targets the --others folders.
 
 Usage: python3 tools/compare_compute.py [--fusim build/fusim] [--profile data/profiles/h200-default.json]
-                                        [--captures DIR] [--csv FILE]
+                                        [--captures DIR] [--heldout DIRS] [--others DIRS] [--csv FILE]
 """
 import argparse
 import glob
@@ -34,8 +36,8 @@ def args_for(meta):
     if "arch" not in meta and meta.get("model") in KNOWN:
         meta = dict(KNOWN[meta["model"]], **meta)
     prec = "autocast-bf16" if meta.get("amp", "bf16") == "bf16" else ("tf32" if meta["amp"] == "tf32" else "fp32")
-    if meta["arch"] == "resnet50":
-        return ["--cnn", "resnet50", "--micro-batch", str(meta["batch"]), "--precision", prec]
+    if meta["arch"].startswith("resnet"):
+        return ["--cnn", meta["arch"], "--micro-batch", str(meta["batch"]), "--precision", prec]
     return ["--transformer", "--arch", meta["arch"], "--layers", str(meta["layers"]),
             "--hidden", str(meta["hidden"]), "--heads", str(meta["heads"]), "--ffn", str(meta["ffn"]),
             "--vocab", str(meta["vocab"]), "--seq", str(meta["seq"]), "--micro-batch", str(meta["batch"]),
@@ -48,8 +50,12 @@ def main():
     ap.add_argument("--profile", default=os.path.join(ROOT, "data", "profiles", "h200-default.json"))
     ap.add_argument("--captures", default=os.path.join(ROOT, "data", "compute", "captures"))
     ap.add_argument("--csv", help="also write the rows as CSV")
+    ap.add_argument("--heldout", default=os.path.join(ROOT, "data", "compute", "heldout-2026-12-04"),
+                    help="a held-out-like set (comma list of folders; '' for none): printed with the "
+                         "targets' figures, outside the exit status")
     ap.add_argument("--others", default=os.path.join(ROOT, "data", "workloads") + "," +
-                    os.path.join(ROOT, "data", "compute", "captures-2026-12-02"),
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-02") + "," +
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04"),
                     help="also print (outside the targets) the captures in these folders (comma list; "
                          "*_captured.json in data/workloads): other leases, other machine state, no probe")
     a = ap.parse_args()
@@ -66,10 +72,22 @@ def main():
     orows, st = compare(a, others) if others else ([], 0)
     if st:
         return st
+    held = []
+    for d in (a.heldout.split(",") if a.heldout else []):
+        held += sorted(glob.glob(os.path.join(d, "*.json")))
+    hrows, st = compare(a, held) if held else ([], 0)
+    if st:
+        return st
     show(rows)
     if orows:
         print("\nnot in the targets (captured on other leases than the calibration, most without its probe):")
         show(orows)
+    if hrows:
+        print("\nheld-out-like (shapes never in the comparison set, another lease than the calibration's; "
+              "not in the exit status):")
+        show(hrows)
+        targets(hrows)
+        print("\nthe comparison set (the exit status):", end="")
     ok = targets(rows)
     if a.csv:
         import csv

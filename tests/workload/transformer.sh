@@ -124,6 +124,8 @@ sys.path.insert(0, os.path.join(root, "tools"))
 import compare_compute as cc
 files = sorted(glob.glob(os.path.join(root, "data", "compute", "captures", "*.json")))
 assert len(files) >= 6, files
+# and the held-out-like shapes (ResNet-101 among them: 314 tensors, 44549160 parameters)
+files += sorted(glob.glob(os.path.join(root, "data", "compute", "heldout-*", "*.json")))
 for f in files:
     cap = json.load(open(f))
     out = os.path.join(tmp, "m.json")
@@ -187,6 +189,30 @@ assert abs(got_f - want_f) <= 1e-3 + 1e-5 * want_f, (got_f, want_f)
 want_w = point(7, 2, "wgrad", 64, 147, 1605632)  # the image needs no data gradient
 got_w = float(rows["conv1.weight"]["bwd_us"])
 assert abs(got_w - want_w) <= 1e-3 + 1e-5 * want_w, (got_w, want_w)
+PY
+# --cnn resnet101: ResNet-50's operations with more blocks; the host total measured on ResNet-50
+# (tv_resnet50_held) sets one factor for both, so ResNet-50's host costs add up to that total and
+# an operation both have costs the same host time in ResNet-101
+python3 - "$fusim" "$root" "$dir" <<'PY' || { echo "FAIL: --cnn resnet101 host costs" >&2; fail=1; }
+import csv, json, os, subprocess, sys
+fusim, root, tmp = sys.argv[1:4]
+prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
+held = [o for o in prof["compute"]["ops"] if (o["op"], o["dtype"]) == ("tv_resnet50_held", "bf16")][0]
+rows = {}
+for m in ("resnet50", "resnet101"):
+    ops = os.path.join(tmp, m + ".csv")
+    r = subprocess.run([fusim, "workload", "--cnn", m, "--micro-batch", "64", "--out", os.path.join(tmp, m + ".json"),
+                        "--ops", ops], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows[m] = list(csv.DictReader(open(ops)))
+for k in ("host_fwd_us", "host_bwd_us"):  # the listing has 3 decimals per operation
+    got = sum(float(r[k]) for r in rows["resnet50"])
+    assert abs(got - held[k]) <= 0.0005 * len(rows["resnet50"]) + 1e-6, (k, got, held[k])
+a = {r["param"]: r for r in rows["resnet50"] if r["param"]}
+b = {r["param"]: r for r in rows["resnet101"] if r["param"]}
+for name in ("conv1.weight", "layer1.0.conv1.weight", "layer3.5.conv2.weight", "fc.weight"):
+    assert a[name]["host_fwd_us"] == b[name]["host_fwd_us"], name
+assert len(b) > len(a) and "layer3.22.conv3.weight" in b and "layer3.6.conv1.weight" not in a
 PY
 # autograd's gradient sums where a tensor feeds several operations, in adds of its size from the
 # profile's add table (fp32 under autocast: the residual stream and HF's norm outputs): per Llama
