@@ -407,15 +407,18 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       FU__TRY(fu__linear(x, NM("self_attn.q_proj"), H, H, bias, fp32_in, 1, 1));
       FU__TRY(fu__linear(x, NM("self_attn.k_proj"), H, Hkv, bias, fp32_in, 0, 1));
       FU__TRY(fu__linear(x, NM("self_attn.v_proj"), H, Hkv, bias, fp32_in, 0, 1));
+      /* rotary_hf: measured as HF lays it out (q and k transposed views of their projections,
+       * fp32 cos and sin: the strided type-promoting path); else the contiguous rotary table */
+      const char *rot = fu_compute_op(x->c, "rotary_hf", A) ? "rotary_hf" : "rotary";
       if (x->autocast) {
         /* HF's cos and sin follow the fp32 residual stream's dtype: q * cos promotes to fp32,
          * and autocast casts q and k back to bf16 for SDPA */
-        FU__TRY(o = fu__memop(x, "rotary", "fp32", T * (H + Hkv), 0));
+        FU__TRY(o = fu__memop(x, rot, strcmp(rot, "rotary") ? A : "fp32", T * (H + Hkv), 0));
         const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
         o->fwd_us += fu_op_us(cast, T * (H + Hkv), 0);
         o->bwd_us += fu_op_us(cast, T * (H + Hkv), 1);
       } else {
-        FU__TRY(fu__memop(x, "rotary", A, T * (H + Hkv), 0));
+        FU__TRY(fu__memop(x, rot, A, T * (H + Hkv), 0));
       }
       /* keys leave the rotary step in its dtype (fp32 under autocast, see above) */
       if (llama) FU__TRY(fu__kv_cache(x, T * Hkv, 0, x->autocast ? "fp32" : A));

@@ -169,6 +169,22 @@ def op_defs(torch, F):
         sin = torch.randn(1, 1, s, hd, device="cuda", dtype=dt)
         return [q], (lambda q: (q * cos) + (rotate_half(q) * sin)), []
 
+    def mk_rot_hf(numel, dt):
+        # the rotary step as HF Llama runs it: q is a transposed view of its projection's output
+        # (strided; bf16 under autocast) and cos / sin follow the fp32 residual stream, so the
+        # products promote to fp32 through PyTorch's strided, type-converting elementwise path,
+        # unlike "rotary" (contiguous q, cos and sin of q's dtype)
+        hd, h = 128, 16
+        s = max(1, numel // (hd * h))
+        x = torch.randn(1, s, h * hd, device="cuda", dtype=dt, requires_grad=True)
+        cos = torch.randn(1, 1, s, hd, device="cuda")
+        sin = torch.randn(1, 1, s, hd, device="cuda")
+
+        def rot(x):
+            q = x.view(1, s, h, hd).transpose(1, 2)
+            return (q * cos) + (rotate_half(q) * sin)
+        return [x], rot, []
+
     def mk_kv_cat(strided):
         # transformers 5's DynamicCache in a training forward: torch.cat onto an empty 1-D
         # tensor, i.e. one copy of the (batch, heads, seq, 64) keys or values into a new tensor;
@@ -216,8 +232,12 @@ def op_defs(torch, F):
         "maxpool": mk_pool,
         # a vocabulary that is not a multiple of 8 (GPT-2's): rows misaligned for vector loads
         "cross_entropy_unaligned": mk_ce_vocab(50257),
-        "kv_cat": mk_kv_cat(True), "kv_cat_contig": mk_kv_cat(False),
+        "kv_cat": mk_kv_cat(True), "kv_cat_contig": mk_kv_cat(False), "rotary_hf": mk_rot_hf,
     }
+
+
+# the operations as the HF models lay their inputs out (transposed views): part ops_kv
+LAYOUT_OPS = ["kv_cat", "kv_cat_contig", "rotary_hf"]
 
 
 def measure_ops(torch, F, tm, sizes, log, only=None):
@@ -967,7 +987,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
                 flush()
         put(*measure_hf_host(torch, log, flush=put, depths=a.hf_depths, sizes=a.hf_sizes))
     elif part == "ops_kv":
-        comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, ["kv_cat", "kv_cat_contig"]))
+        comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, LAYOUT_OPS))
     elif part == "tv":
         comp.setdefault("ops", []).extend(measure_tv_host(torch, log))
     elif part == "attention":

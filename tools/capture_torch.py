@@ -163,8 +163,11 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
 
     # 1. No hooks: the times the workload states, and the CPU time of backward(); the device
     #    memory in use between steps (parameters, optimizer state) and the peak over the steps.
-    #    The host-speed probe (torch_host.host_probe) before and after: host costs measured at
-    #    another time can be carried to this step's host speed.
+    #    The host-speed probe (torch_host.host_probe) before, between the steps and after: host
+    #    costs measured at another time can be carried to this step's host speed. Between the
+    #    steps (after each step's events, before the next step's synchronize) because the host's
+    #    speed moves within a capture: on 2026-12-04 the probes after the steps read up to 1.76x
+    #    those before (data/compute/README.md).
     import torch_host
     plain, cpu_plain, cpu_fwd = [], [], []
     probes = [torch_host.host_probe() for _ in range(3)]
@@ -173,6 +176,7 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     torch.cuda.reset_peak_memory_stats()
     for _ in range(iters):
         plain.append(step(cpu=cpu_plain, cpu_fwd=cpu_fwd))
+        probes.append(torch_host.host_probe())
     mem_peak = torch.cuda.max_memory_allocated()
     probes += [torch_host.host_probe() for _ in range(3)]
     fwd_us = statistics.median(t[0] for t in plain)

@@ -214,6 +214,37 @@ for name in ("conv1.weight", "layer1.0.conv1.weight", "layer3.5.conv2.weight", "
     assert a[name]["host_fwd_us"] == b[name]["host_fwd_us"], name
 assert len(b) > len(a) and "layer3.22.conv3.weight" in b and "layer3.6.conv1.weight" not in a
 PY
+# rotary_hf (the rotary step measured as HF lays it out: tools/calib_torch.py --parts ops_kv), where
+# the profile has it, prices Llama's rotary step in place of the contiguous rotary table: a
+# profile given a rotary_hf table (here 3x and 5x the rotary fp32 table's times, so that neither
+# table can pass for the other) at T x (H + Hkv) = 1024 x 1024 = 2^20, a measured size: under
+# autocast the bf16 table plus the cast back to bf16 for SDPA, in TF32 the fp32 table alone
+python3 - "$fusim" "$root" "$dir" <<'PY' || { echo "FAIL: rotary_hf prices Llama's rotary step" >&2; fail=1; }
+import csv, json, os, subprocess, sys
+fusim, root, tmp = sys.argv[1:4]
+prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
+ops = prof["compute"]["ops"]
+tab = {(o["op"], o["dtype"]): o for o in ops}
+rot, cast = tab["rotary", "fp32"], tab["cast", "fp32"]
+i = rot["numel"].index(2 ** 20)
+for dt, k in (("bf16", 3), ("fp32", 5)):
+    ops.append(dict(rot, op="rotary_hf", dtype=dt, fwd_us=[k * v for v in rot["fwd_us"]],
+                    bwd_us=[k * v for v in rot["bwd_us"]]))
+pf = os.path.join(tmp, "rot.json")
+json.dump(prof, open(pf, "w"))
+for prec, k, extra_f, extra_b in (("autocast-bf16", 3, cast["fwd_us"][i], cast["bwd_us"][i]), ("tf32", 5, 0, 0)):
+    csvf = os.path.join(tmp, "rot.csv")
+    r = subprocess.run([fusim, "workload", "--transformer", "--arch", "llama", "--layers", "2", "--hidden", "512",
+                        "--heads", "4", "--ffn", "1024", "--vocab", "1024", "--seq", "1024", "--micro-batch", "1",
+                        "--precision", prec, "--profile", pf, "--ops", csvf, "--out", os.path.join(tmp, "rot.out")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = [x for x in csv.DictReader(open(csvf)) if x["op"] == "rotary_hf"]
+    assert len(rows) == 2, (prec, len(rows))  # one per layer
+    for x in rows:  # the listing has 3 decimals
+        assert abs(float(x["fwd_us"]) - (k * rot["fwd_us"][i] + extra_f)) <= 0.001, (prec, x["fwd_us"])
+        assert abs(float(x["bwd_us"]) - (k * rot["bwd_us"][i] + extra_b)) <= 0.001, (prec, x["bwd_us"])
+PY
 # autograd's gradient sums where a tensor feeds several operations, in adds of its size from the
 # profile's add table (fp32 under autocast: the residual stream and HF's norm outputs): per Llama
 # layer the residual twice (1 add each), q/k/v's shared input (2), gate/up's (1); per BERT layer
