@@ -69,7 +69,7 @@ int fu_wlinfo_print(const fu_workload *w, fu_format fmt, int tensors) {
   char b1[32], b2[32], b3[32];
   printf("%-18s %s\n", "workload", w->name);
   printf("%-18s %s\n", "source", w->source[0] ? w->source : "-");
-  printf("%-18s %s\n", "times", w->estimated ? "estimated (roofline, see the file's notes)" : "measured");
+  printf("%-18s %s\n", "times", w->estimated ? "estimated (how: the file's notes)" : "measured");
   printf("%-18s %zu\n", "tensors", w->ngrads);
   printf("%-18s %llu (%s)\n", "total bytes", (unsigned long long)total, fu_format_size(total, b1, sizeof b1));
   printf("%-18s %s .. %s\n", "tensor sizes", fu_format_size(mn, b2, sizeof b2), fu_format_size(mx, b3, sizeof b3));

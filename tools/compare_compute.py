@@ -4,7 +4,8 @@ data/compute/captures (tools/capture_set.py on the H200; meta holds the model's 
 price the same model with `fusim workload --transformer/--cnn --profile P` and print, per model,
 forward, backward, fwd+bwd, optimizer and peak memory (estimate / capture - 1) and the worst
 gradient ready-time difference as a fraction of the captured backward; then the medians and maxima
-against the targets (fwd+bwd 10% median and 20% max, optimizer 20%, ready 10% of backward,
+against the targets (host_k: the capture's host-speed probe over the calibration's, spread: its
+readings' max / min; fwd+bwd 10% median and 20% max, optimizer 20%, ready 10% of backward,
 memory 10%). Exit 1 when a target is missed, 0 otherwise. Then, held to the same numbers but
 outside the exit status, the held-out-like set (--heldout: shapes never in the comparison set,
 captured on another lease than the calibration), and outside any targets the --others folders.
@@ -133,19 +134,25 @@ def compare(a, files):
             row["bwd_err"] = row["bwd_est"] / row["bwd_cap"] - 1
             row["opt_err"] = row["opt_est"] / row["opt_cap"] - 1 if row["opt_cap"] > 0 else float("nan")
             row["mem_err"] = mem_e / mem_c - 1 if mem_c > 0 else float("nan")
+            # the host's speed during the capture against the calibration's (the probe's median,
+            # as --host-probe scales by it) and how far its readings spread (max / min): a wide
+            # spread says the host's speed moved within the capture
+            pr = meta.get("host_probes_us") or []
+            row["host_k"] = meta["host_probe_us"] / prof_probe if prof_probe and meta.get("host_probe_us") else float("nan")
+            row["probe_spread"] = max(pr) / min(pr) if pr and min(pr) > 0 else float("nan")
             rows.append(row)
     return rows, 0
 
 
 def show(rows):
-    print("%-32s %9s %9s %6s %9s %9s %6s %7s %9s %9s %6s %7s %7s %6s" % (
+    print("%-32s %9s %9s %6s %9s %9s %6s %7s %9s %9s %6s %7s %7s %6s %6s %6s" % (
         "model", "fwd_cap", "fwd_est", "err", "bwd_cap", "bwd_est", "err", "fb_err", "opt_cap", "opt_est",
-        "err", "ready", "mem_GiB", "err"))
+        "err", "ready", "mem_GiB", "err", "host_k", "spread"))
     for r in rows:
-        print("%-32s %9.0f %9.0f %+5.0f%% %9.0f %9.0f %+5.0f%% %+6.1f%% %9.0f %9.0f %+5.0f%% %6.1f%% %7.2f %+5.0f%%" % (
+        print("%-32s %9.0f %9.0f %+5.0f%% %9.0f %9.0f %+5.0f%% %+6.1f%% %9.0f %9.0f %+5.0f%% %6.1f%% %7.2f %+5.0f%% %6.2f %6.2f" % (
             r["model"], r["fwd_cap"], r["fwd_est"], 100 * r["fwd_err"], r["bwd_cap"], r["bwd_est"],
             100 * r["bwd_err"], 100 * r["fb_err"], r["opt_cap"], r["opt_est"], 100 * r["opt_err"],
-            100 * r["ready_worst"], r["mem_cap"] / 2**30, 100 * r["mem_err"]))
+            100 * r["ready_worst"], r["mem_cap"] / 2**30, 100 * r["mem_err"], r["host_k"], r["probe_spread"]))
 
 
 def targets(rows):
