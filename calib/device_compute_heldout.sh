@@ -7,12 +7,9 @@
 #      probe (do the rows follow the probe between leases?) -> calib-hf.json
 #   3. with the time left, the comparison set again (capture_set.SET, host-bound first) -> set/
 # Run from the repository root:  bash calib/device_compute_heldout.sh [SECONDS]   (results in $OUT)
-set -u
-OUT=${OUT:-/tmp/fusim-out}
-LIMIT=${1:-210}
-W=/tmp/compute-heldout
-mkdir -p "$OUT" $W/new $W/set
+LIMIT=${1:-210} W=/tmp/compute-heldout
 . calib/device_torch_env.sh
+mkdir -p $W/new $W/set
 pack() { (cd $W && tar czf "$OUT/captures.tgz" new set); }
 timeout $(( LIMIT - 120 )) python3 tools/capture_set.py --dir $W/new --only \
   bert_h512_l8_b32_s128_bf16,resnet101_b64_bf16,gpt2_h1280_l12_b4_s1024_tf32,llama_h3072_l8_b2_s2048_bf16,llama_h1536_l8_b4_s1024_tf32,resnet50_b64_tf32

@@ -12,12 +12,9 @@
 #      the lease
 # (2026-12-03: the calibration's own timeout cut it before its JSON; the part now flushes.)
 # Run from the repository root:  bash calib/device_compute_host.sh [SECONDS]   (results in $OUT)
-set -u
-OUT=${OUT:-/tmp/fusim-out}
-LIMIT=${1:-180}
-W=/tmp/compute-host
-mkdir -p "$OUT" $W/captures
+LIMIT=${1:-180} W=/tmp/compute-host
 . calib/device_torch_env.sh
+mkdir -p $W/captures
 timeout 90 python3 tools/calib_torch.py --out "$OUT/calib-e.json" --parts optimizer,hf_host --hf-sizes tiny
 t "calib e exit $?"
 # one process (torch loads once), host-bound models first; each capture is written when done;

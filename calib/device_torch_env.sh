@@ -1,5 +1,9 @@
-# device_torch_env.sh: sourced by the PyTorch-only device scripts after they set OUT: the log
-# (tee to $OUT/log.txt), the elapsed-time helpers el and t, and the machine and versions first.
+# device_torch_env.sh: sourced by the PyTorch-only device scripts: OUT (default /tmp/fusim-out),
+# the log (tee to $OUT/log.txt), the elapsed-time helpers el and t, and the machine and versions
+# first.
+set -u
+OUT=${OUT:-/tmp/fusim-out}
+mkdir -p "$OUT"
 exec > >(tee "$OUT/log.txt") 2>&1
 T0=$(date +%s)
 el() { echo $(( $(date +%s) - T0 )); }

@@ -472,21 +472,39 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
       snprintf(key, sizeof key, "hf_%s_%s_tiny", arch, part ? "rest" : "layer");
       t = fu_compute_op(x->c, key, mode);
     }
+    /* the rest's forward time before the first layer is called (hf_host's _pre_tiny row,
+     * beside the _tiny rows): it delays the layers' first kernels, where the part after the
+     * layers hides behind the GPU's backlog */
+    const fu_op_table *pre = NULL;
+    if (part && t) {
+      snprintf(key, sizeof key, "hf_%s_pre_tiny", arch);
+      pre = fu_compute_op(x->c, key, mode);
+      if (pre && strcmp(pre->dtype, mode)) pre = NULL; /* autocast's casts: not the other mode's */
+    }
     snprintf(key, sizeof key, "hf_%s_%s", arch, part ? "rest" : "layer");
     if (!t) t = fu_compute_op(x->c, key, mode);
     if (!t) continue;
-    /* sums per layer (part 0: every layer alike, take layer 0) or outside the layers */
-    double sf = 0, sb = 0;
+    size_t first = 0; /* the first operation of a layer */
+    while (first < x->n && x->ops[first].layer < 0) first++;
+    /* sums per layer (part 0: every layer alike, take layer 0) or outside the layers (before the
+     * first layer and after) */
+    double sf = 0, sb = 0, sf_pre = 0;
     for (size_t i = 0; i < x->n; i++) {
       int in = part ? x->ops[i].layer < 0 : x->ops[i].layer == 0;
       if (in) sf += x->ops[i].hfwd_us, sb += x->ops[i].hbwd_us;
+      if (in && part && i < first) sf_pre += x->ops[i].hfwd_us;
     }
-    double kf = sf > 0 ? t->host_fwd_us / sf : 1, kb = sb > 0 ? t->host_bwd_us / sb : 1;
+    double kf = sf > 0 ? t->host_fwd_us / sf : 1, kb = sb > 0 ? t->host_bwd_us / sb : 1, kf_pre = kf;
+    if (pre && sf_pre > 0 && sf > sf_pre) {
+      double p = pre->host_fwd_us < t->host_fwd_us ? pre->host_fwd_us : t->host_fwd_us;
+      kf_pre = p / sf_pre;
+      kf = (t->host_fwd_us - p) / (sf - sf_pre);
+    }
     if (kf < 0) kf = 0;
     if (kb < 0) kb = 0;
     for (size_t i = 0; i < x->n; i++) {
       int in = part ? x->ops[i].layer < 0 : x->ops[i].layer >= 0;
-      if (in) x->ops[i].hfwd_us *= kf, x->ops[i].hbwd_us *= kb;
+      if (in) x->ops[i].hfwd_us *= (part && i < first) ? kf_pre : kf, x->ops[i].hbwd_us *= kb;
     }
   }
 }

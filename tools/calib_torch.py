@@ -448,6 +448,12 @@ def hf_model(tf, arch, L, size):
     return m, V
 
 
+def first_layer(m, arch):
+    """The first transformer layer of an HF model built by hf_model."""
+    return {"bert": lambda: m.bert.encoder.layer[0], "gpt2": lambda: m.transformer.h[0],
+            "llama": lambda: m.model.layers[0]}[arch]()
+
+
 def held_step_host(torch, m, fwd, sleep_cycles):
     """Host time of one forward and one backward() call with the GPU held behind a sleep kernel
     (nothing waits for the GPU, so the CPU time is the host's issue time at these sizes), and
@@ -480,7 +486,9 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
     the GPU held, beside the tiny configurations of the hf part (held too, and unheld as the hf part
     times them), and the host-speed probe (tools/torch_host.host_probe) around each: rows
     hf_<arch>_layer_real / hf_<arch>_rest_real (realistic), hf_<arch>_layer_tiny / _rest_tiny (the hf
-    part's method), and the probe's median (returned beside the rows). Per layer: the slope of
+    part's method), hf_<arch>_pre_tiny (forward: the part of the rest before the first layer is
+    called, from a pre-hook on it; median over rounds and depths), and the probe's median
+    (returned beside the rows). Per layer: the slope of
     each round's times over the depths (least squares; with 1 and 3 layers the difference / 2),
     median over rounds; the rest: the rounds' intercepts' median. flush(rows, probe, probes,
     diag), when given, after each model, so that a run cut short keeps what it measured. The builder prices HF
@@ -494,7 +502,7 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
     for arch in ("bert", "gpt2", "llama"):
         for mode in ("bf16", "fp32"):
             probes.append(torch_host.host_probe())
-            res = {}
+            res, pres = {}, {}  # pres: the forward host time before the first layer, per size
             for size in sizes:
                 # both depths built, their steps alternated in every round: the host's speed
                 # drifts within a lease, and a layer is the same round's difference
@@ -514,6 +522,14 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
                     fwds[L] = fwd
                 held, plain = {L: [] for L in depths}, {L: [] for L in depths}
                 short = {L: 0 for L in depths}
+                # when the first layer is called: the host time before it (embeddings, positions,
+                # mask, rotary tables), the part of the rest that comes before any layer
+                first, pre = {}, []
+
+                def at_first(mod, args, first=first):
+                    first.setdefault("t", time.perf_counter())
+                for L in depths:
+                    first_layer(models[L], arch).register_forward_pre_hook(at_first)
                 for i in range(warmup + iters):
                     for L in depths:
                         f, b, s_ = held_step_host(torch, models[L], fwds[L], sleep_cycles)
@@ -523,9 +539,12 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
                         if size == "tiny":  # unheld, as the hf part: wall time of the calls
                             models[L].zero_grad(set_to_none=True)
                             torch.cuda.synchronize()
+                            first.clear()
                             t0 = time.perf_counter()
                             loss = fwds[L]()
                             t1 = time.perf_counter()
+                            if i >= warmup and "t" in first:
+                                pre.append((first["t"] - t0) * 1e6)
                             loss.backward()
                             t2 = time.perf_counter()
                             torch.cuda.synchronize()
@@ -538,6 +557,8 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
                         lay = [statistics.median(f[k].slope for f in fits) for k in (0, 1)]
                         rest = [statistics.median(f[k].intercept for f in fits) for k in (0, 1)]
                         res[size, how] = (lay, rest, tuple(short[L] for L in depths))
+                if pre:
+                    pres[size] = statistics.median(pre)
                 del models, fwds
                 torch.cuda.empty_cache()
             probes.append(torch_host.host_probe())
@@ -550,9 +571,14 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
                                 host_bwd_us=round(lb, 2)))
                 out.append(dict(row, op="hf_%s_rest%s" % (arch, suffix), host_fwd_us=round(rf, 2),
                                 host_bwd_us=round(rb, 2)))
+                if how == "plain" and size in pres:  # forward only: the rest's host time before layer 0
+                    out.append(dict(row, op="hf_%s_pre%s" % (arch, suffix),
+                                    host_fwd_us=round(pres[size], 2), host_bwd_us=0.0))
                 log("hf_host %-5s %s %-4s per layer fwd %.0f bwd %.0f us; rest fwd %.0f bwd %.0f us; "
                     "calls past the sleep %s (depths %s)" % (arch, mode, size, lf, lb, rf, rb,
                                                              "/".join(map(str, sh)), ",".join(map(str, depths))))
+            if "tiny" in pres:
+                log("hf_host %-5s %s tiny before the first layer fwd %.0f us" % (arch, mode, pres["tiny"]))
             (tf_, tb), _, _ = res.get(("tiny", "held"), res.get(("real", "held")))
             diag.append({"arch": arch, "dtype": mode, "raw": {"%s_%s" % k: [[round(v, 1) for v in x[0]],
                                                                             [round(v, 1) for v in x[1]]]

@@ -16,6 +16,11 @@ for line in open(log):
         row = {"dtype": dt, "numel": [], "fwd_us": [], "bwd_us": []}
         ops.append(dict(row, op="hf_%s_layer%s" % (arch, sfx), host_fwd_us=float(lf), host_bwd_us=float(lb)))
         ops.append(dict(row, op="hf_%s_rest%s" % (arch, sfx), host_fwd_us=float(rf), host_bwd_us=float(rb)))
+    m = re.search(r"hf_host (\w+)\s+(bf16|fp32) tiny before the first layer fwd (-?\d+) us", line)
+    if m:
+        arch, dt, pf = m.groups()
+        ops.append({"op": "hf_%s_pre_tiny" % arch, "dtype": dt, "numel": [], "fwd_us": [], "bwd_us": [],
+                    "host_fwd_us": float(pf), "host_bwd_us": 0.0})
     m = re.search(r"hf_host tv resnet50 (bf16|fp32) held host fwd (\d+) bwd (\d+) us", line)
     if m:
         dt, f, b = m.groups()

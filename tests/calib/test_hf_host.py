@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """tools/calib_torch.py's hf_host part on stand-ins (no torch, no GPU): models whose forward
 and backward() calls advance a fake clock by known host costs (1000 + 500 L us forward,
-2000 + 700 L us backward for L layers, with a call now and then 3x slower), at depths 1 and 3
-and at 1, 3 and 6, and the part must recover 500 / 700 us per layer and 1000 / 2000 us for the rest, per model and mode,
+2000 + 700 L us backward for L layers, 300 us of the forward before the first layer is called,
+with a call now and then 3x slower), at depths 1 and 3 and at 1, 3 and 6, and the part must
+recover 500 / 700 us per layer, 1000 / 2000 us for the rest and 300 us before the first layer
+(tiny only), per model and mode,
 write its rows as it goes (flush after each model), and rebuild the same rows from its log
 (tools/hf_host_from_log.py)."""
 import contextlib
@@ -36,9 +38,24 @@ class Loss:
         cost(2000 + 700 * self.L)
 
 
+class Layer:
+    def __init__(self):
+        self.hooks = []
+
+    def register_forward_pre_hook(self, fn):
+        self.hooks.append(fn)
+
+
 class Model:
+    """300 us of host work before the first layer is called, then the layers and the rest"""
+
     def __init__(self, L):
         self.L = L
+        first = Layer()
+        self.bert = types.SimpleNamespace(encoder=types.SimpleNamespace(layer=[first]))
+        self.transformer = types.SimpleNamespace(h=[first])
+        self.model = types.SimpleNamespace(layers=[first])
+        self.first = first
 
     def cuda(self):
         return self
@@ -50,7 +67,10 @@ class Model:
         pass
 
     def __call__(self, input_ids=None, labels=None):
-        cost(1000 + 500 * self.L)
+        cost(300)
+        for h in self.first.hooks:
+            h(self.first, (input_ids,))
+        cost(700 + 500 * self.L)
         return types.SimpleNamespace(loss=Loss(self.L))
 
 
@@ -78,29 +98,29 @@ fails = []
 # and then: every 23rd)
 SLOW = 23
 rows3, _, _, _ = c.measure_hf_host(torch, lambda m: None, depths=(1, 3, 6))
+WANT = {"layer": (500.0, 700.0), "rest": (1000.0, 2000.0), "pre": (300.0, 0.0)}
 for r in rows3:
-    want = (500.0, 700.0) if "_layer_" in r["op"] else (1000.0, 2000.0)
-    if (round(r["host_fwd_us"], 6), round(r["host_bwd_us"], 6)) != want:
-        fails.append("depths 1,3,6: %s %s: %s, expected %s" % (r["op"], r["dtype"], (r["host_fwd_us"], r["host_bwd_us"]), want))
+    w = WANT[r["op"].split("_")[2]]
+    if (round(r["host_fwd_us"], 6), round(r["host_bwd_us"], 6)) != w:
+        fails.append("depths 1,3,6: %s %s: %s, expected %s" % (r["op"], r["dtype"], (r["host_fwd_us"], r["host_bwd_us"]), w))
 # tiny only (--hf-sizes tiny): the _tiny rows alone, the same values
 rows_t, _, _, _ = c.measure_hf_host(torch, lambda m: None, sizes=("tiny",))
 if sorted(r["op"] for r in rows_t) != sorted("hf_%s_%s_tiny" % (a, p) for a in ("bert", "gpt2", "llama")
-                                             for p in ("layer", "rest") for _ in (0, 1)):
+                                             for p in ("layer", "rest", "pre") for _ in (0, 1)):
     fails.append("tiny only: rows %s" % sorted(r["op"] for r in rows_t))
 for r in rows_t:
-    want = (500.0, 700.0) if "_layer_" in r["op"] else (1000.0, 2000.0)
-    if (round(r["host_fwd_us"], 6), round(r["host_bwd_us"], 6)) != want:
+    if (round(r["host_fwd_us"], 6), round(r["host_bwd_us"], 6)) != WANT[r["op"].split("_")[2]]:
         fails.append("tiny only: %s %s: %s" % (r["op"], r["dtype"], (r["host_fwd_us"], r["host_bwd_us"])))
 SLOW = 7
 lines, flushed = [], []
 rows, probe, probes, diag = c.measure_hf_host(torch, lines.append, flush=lambda r, *a: flushed.append(len(r)))
-if len(rows) != 24:
-    fails.append("rows: %d, expected 24 (3 models x 2 modes x layer/rest x real/tiny)" % len(rows))
+if len(rows) != 30:
+    fails.append("rows: %d, expected 30 (3 models x 2 modes x (layer/rest x real/tiny + pre tiny))" % len(rows))
 for r in rows:
-    want = (500.0, 700.0) if "_layer_" in r["op"] else (1000.0, 2000.0)
-    if (r["host_fwd_us"], r["host_bwd_us"]) != want:
-        fails.append("%s %s: %s, expected %s" % (r["op"], r["dtype"], (r["host_fwd_us"], r["host_bwd_us"]), want))
-if flushed != [4, 8, 12, 16, 20, 24]:
+    w = WANT[r["op"].split("_")[2]]
+    if (r["host_fwd_us"], r["host_bwd_us"]) != w:
+        fails.append("%s %s: %s, expected %s" % (r["op"], r["dtype"], (r["host_fwd_us"], r["host_bwd_us"]), w))
+if flushed != [5, 10, 15, 20, 25, 30]:
     fails.append("flushed after each model: %s" % flushed)
 if probe != 5.0:
     fails.append("probe %s" % probe)

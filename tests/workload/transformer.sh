@@ -245,6 +245,39 @@ for prec, k, extra_f, extra_b in (("autocast-bf16", 3, cast["fwd_us"][i], cast["
         assert abs(float(x["fwd_us"]) - (k * rot["fwd_us"][i] + extra_f)) <= 0.001, (prec, x["fwd_us"])
         assert abs(float(x["bwd_us"]) - (k * rot["bwd_us"][i] + extra_b)) <= 0.001, (prec, x["bwd_us"])
 PY
+# hf_<arch>_pre_tiny (tools/calib_torch.py --parts hf_host: the rest's forward host time before the
+# first layer is called) splits the rest: the operations before the first layer add up to it, those
+# after the layers to rest - pre; backward's rest is not split. Without it the split follows the
+# operations' own costs (the sums below add up to rest either way). A profile given the row at 0.4
+# of the rest (Llama, bf16), read back from the --ops listing (3 decimals per operation).
+python3 - "$fusim" "$root" "$dir" <<'PY' || { echo "FAIL: hf_<arch>_pre_tiny splits the rest's host time" >&2; fail=1; }
+import csv, json, os, subprocess, sys
+fusim, root, tmp = sys.argv[1:4]
+prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
+ops = prof["compute"]["ops"]
+assert prof["compute"]["host_probe_us"] > 0  # the _tiny rows are the ones in use
+rest = [o for o in ops if (o["op"], o["dtype"]) == ("hf_llama_rest_tiny", "bf16")][0]
+pre = 0.4 * rest["host_fwd_us"]
+ops.append({"op": "hf_llama_pre_tiny", "dtype": "bf16", "numel": [], "fwd_us": [], "bwd_us": [],
+            "host_fwd_us": pre, "host_bwd_us": 0.0})
+pf, csvf = os.path.join(tmp, "pre.json"), os.path.join(tmp, "pre.csv")
+json.dump(prof, open(pf, "w"))
+r = subprocess.run([fusim, "workload", "--transformer", "--arch", "llama", "--layers", "2", "--hidden", "512",
+                    "--heads", "4", "--ffn", "1024", "--vocab", "1024", "--seq", "256", "--micro-batch", "1",
+                    "--precision", "autocast-bf16", "--profile", pf, "--ops", csvf, "--out", os.path.join(tmp, "pre.out")], capture_output=True, text=True)
+assert r.returncode == 0, r.stderr
+rows = list(csv.DictReader(open(csvf)))
+first = min(i for i, x in enumerate(rows) if x["layer"] != "-1")
+before = [x for x in rows[:first]]
+after = [x for x in rows[first:] if x["layer"] == "-1"]
+tol = lambda n: 0.0005 * n + 1e-6
+got_pre = sum(float(x["host_fwd_us"]) for x in before)
+got_post = sum(float(x["host_fwd_us"]) for x in after)
+assert abs(got_pre - pre) <= tol(len(before)), (got_pre, pre)
+assert abs(got_post - (rest["host_fwd_us"] - pre)) <= tol(len(after)), (got_post, rest["host_fwd_us"] - pre)
+got_b = sum(float(x["host_bwd_us"]) for x in before + after)
+assert abs(got_b - rest["host_bwd_us"]) <= tol(len(before + after)), (got_b, rest["host_bwd_us"])
+PY
 # autograd's gradient sums where a tensor feeds several operations, in adds of its size from the
 # profile's add table (fp32 under autocast: the residual stream and HF's norm outputs): per Llama
 # layer the residual twice (1 add each), q/k/v's shared input (2), gate/up's (1); per BERT layer
