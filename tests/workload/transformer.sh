@@ -278,6 +278,28 @@ assert abs(got_post - (rest["host_fwd_us"] - pre)) <= tol(len(after)), (got_post
 got_b = sum(float(x["host_bwd_us"]) for x in before + after)
 assert abs(got_b - rest["host_bwd_us"]) <= tol(len(before + after)), (got_b, rest["host_bwd_us"])
 PY
+# GPT-2's gelu_new under autocast runs in fp32: its input is cast up (bf16 -> fp32, the cast
+# table's backward column: x.to(bf16)'s gradient is that copy) and its gradient cast down (the
+# table's forward column); T x F = 1024 x 1024 = 2^20, a measured size, so the row is the
+# gelu_new fp32 entry plus those two
+python3 - "$fusim" "$root" "$dir" <<'PY' || { echo "FAIL: gelu_new's autocast casts" >&2; fail=1; }
+import csv, json, os, subprocess, sys
+fusim, root, tmp = sys.argv[1:4]
+prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
+tab = {(o["op"], o["dtype"]): o for o in prof["compute"]["ops"]}
+g, c = tab["gelu_new", "fp32"], tab["cast", "fp32"]
+i = g["numel"].index(2 ** 20)
+assert c["numel"][i] == 2 ** 20
+csvf = os.path.join(tmp, "gelu.csv")
+r = subprocess.run([fusim, "workload", "--transformer", "--arch", "gpt2", "--layers", "1", "--hidden", "256", "--heads", "4",
+                    "--ffn", "1024", "--vocab", "1024", "--seq", "1024", "--micro-batch", "1", "--precision", "autocast-bf16",
+                    "--ops", csvf, "--out", os.path.join(tmp, "gelu.json")], capture_output=True, text=True)
+assert r.returncode == 0, r.stderr
+rows = [x for x in csv.DictReader(open(csvf)) if x["op"] == "gelu_new"]
+assert len(rows) == 1, rows
+assert abs(float(rows[0]["fwd_us"]) - (g["fwd_us"][i] + c["bwd_us"][i])) <= 0.001, rows[0]
+assert abs(float(rows[0]["bwd_us"]) - (g["bwd_us"][i] + c["fwd_us"][i])) <= 0.001, rows[0]
+PY
 # autograd's gradient sums where a tensor feeds several operations, in adds of its size from the
 # profile's add table (fp32 under autocast: the residual stream and HF's norm outputs): per Llama
 # layer the residual twice (1 add each), q/k/v's shared input (2), gate/up's (1); per BERT layer
