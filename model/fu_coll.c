@@ -76,6 +76,7 @@ static void fu__line(fu_coll_line *l, fu_coll_algo algo, fu_coll_proto proto, do
   l->proto = proto;
   l->alpha_us = alpha;
   l->beta_us_per_byte = beta;
+  l->ladder_ops = 0;
 }
 
 /* A protocol's costs at (op, nodes): latency of a call, of an intra-node and of a network step,
@@ -137,6 +138,8 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, double 
       t_net = 1.0 / (bnic * FU_COLL_NVLS_TREE_EFF * N / (2.0 * (N - 1)));
       t_intra = 1.0 / nvls;
       fu__line(&lines[(*nlines)++], FU_CALGO_NVLS_TREE, proto, tree_lat, t_intra > t_net ? t_intra : t_net);
+      /* its chunk ladder: NCCL's NVLS channels x heads (one head per NIC of a node) */
+      lines[*nlines - 1].ladder_ops = (double)FU_COLL_NVLS_CHANNELS * nics;
     }
   }
   if (N == 1 && g > 2 && nvls > 0)
@@ -189,8 +192,25 @@ double fu_coll_tree_corr(fu_coll_algo a, fu_coll_proto p, double bytes) {
   return f[p == FU_PROTO_LL ? 0 : p == FU_PROTO_LL128 ? 1 : 2][k];
 }
 
+int fu_coll_chunk_breaks(const fu_coll_line *l, double *x) {
+  double u = l->ladder_ops, S = FU_COLL_STEP_BYTES;
+  if (!(u > 0) || l->algorithm != FU_CALGO_NVLS_TREE) return 0;
+  /* below these sizes the chunk is 32, 64, 128 and 256 KiB */
+  x[0] = u * S / 8, x[1] = 4 * u * S / 4, x[2] = 16 * u * S / 2, x[3] = 32 * u * S;
+  return 4;
+}
+
+double fu_coll_chunk_slow(const fu_coll_line *l, double bytes) {
+  double x[4];
+  int n = fu_coll_chunk_breaks(l, x);
+  double f = 1;
+  for (int i = n - 1; i >= 0 && bytes < x[i]; i--) f *= 2; /* each rung halves the chunk */
+  return f;
+}
+
 double fu_coll_line_time(const fu_coll_line *l, double bytes) {
-  return l->alpha_us + l->beta_us_per_byte * bytes / fu_coll_tree_corr(l->algorithm, l->proto, bytes);
+  return l->alpha_us + l->beta_us_per_byte * bytes * fu_coll_chunk_slow(l, bytes) /
+                           fu_coll_tree_corr(l->algorithm, l->proto, bytes);
 }
 
 int fu_coll_time(const fu_cluster *c, fu_op op, int ranks, int nodes, double bytes, double *t_us,

@@ -27,7 +27,9 @@
  *              NVSwitch) has NVLS at NCCL's per-architecture nvlsEfficiency of the ring rate.
  *   nvls_tree  (all-reduce, N > 1, g > 2, NVLS known) NVLS inside the node, the tree between nodes:
  *              t = tree latency + max(n / A_nvls, n / (e k B_nic)), e = 0.70 N / (2 (N - 1))
- *              as NCCL's tuning.cc converts NVLS_TREE bus bandwidth to algorithm bandwidth.
+ *              as NCCL's tuning.cc converts NVLS_TREE bus bandwidth to algorithm bandwidth;
+ *              its time per byte rises below the sizes where NCCL cuts its chunk
+ *              (fu_coll_chunk_slow).
  * Protocols (fu_coll_proto): each algorithm is priced twice where the profile knows both
  * latencies, as NCCL's tuning does: LL (the latency of small messages, fitted from the smallest
  * sizes; a ring at 1/4 of the bandwidth for all-reduce or across nodes and 1/3 otherwise, a tree
@@ -120,6 +122,8 @@ typedef struct fu_coll_line {
   fu_coll_proto proto;
   double alpha_us;           /* latency */
   double beta_us_per_byte;   /* time per byte of message */
+  double ladder_ops;         /* NVLS-tree's chunk ladder (fu_coll_chunk_slow): NCCL's NVLS
+                                channels x heads; 0 none */
 } fu_coll_line;
 
 /* The algorithms that apply to op at (ranks, nodes), at most FU_COLL_MAX_LINES lines. FU_EDATA (message
@@ -136,7 +140,23 @@ double fu_coll_tree_corr(fu_coll_algo a, fu_coll_proto p, double bytes);
 /* The sizes where those factors change: 64 B x 2^k, k = 1 .. FU_COLL_TREE_CORR_N. */
 #define FU_COLL_TREE_CORR_N 23
 
-/* A line's time at `bytes`: alpha + beta bytes / fu_coll_tree_corr. */
+/* NCCL's chunk ladder for NVLS-tree (enqueue.cc): its chunk is a full Simple step (4 MiB buffer
+ * / 8 steps = 512 KiB) only from 32 x ops x 512 KiB up (ops = NVLS channels x heads, one head
+ * per NIC of a node); below, 256 KiB, and 128 KiB below 16 ops 256 KiB, 64 KiB below 4 ops
+ * 128 KiB, 32 KiB below ops 64 KiB, so that every channel gets enough chunks to pipeline. A
+ * pipeline step then carries chunk bytes instead of a step's, and the line's time per byte is
+ * taken 512 KiB / chunk times its own: the factor for l at `bytes` (1 for lines without a ladder).
+ * On a DGX H100 pair (16 channels x 8 heads: 2 GiB) NCCL 2.18 ran the tree at 512 MiB and 1 GiB
+ * and NVLS-tree from 2 GiB. */
+double fu_coll_chunk_slow(const fu_coll_line *l, double bytes);
+/* The sizes where fu_coll_chunk_slow changes for l, ascending, into x (at most 4); returns their
+ * count. */
+int fu_coll_chunk_breaks(const fu_coll_line *l, double *x);
+/* NCCL's NVLS channel count (its NCCL_NVLS_NCHANNELS default) and full Simple step (bytes). */
+#define FU_COLL_NVLS_CHANNELS 16
+#define FU_COLL_STEP_BYTES 524288.0
+
+/* A line's time at `bytes`: alpha + beta bytes x fu_coll_chunk_slow / fu_coll_tree_corr. */
 double fu_coll_line_time(const fu_coll_line *l, double bytes);
 
 /* Time of the fastest algorithm at `bytes`; algo (may be NULL) gets its name (20 bytes). */

@@ -51,6 +51,7 @@
 #include "fu_cost.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fu_common.h"
@@ -254,21 +255,34 @@ static void fu__envelope_range(const double *a, const double *b, int n, double x
   }
 }
 
+static int fu__cmp_double(const void *x, const void *y) {
+  double u = *(const double *)x, v = *(const double *)y;
+  return u < v ? -1 : u > v;
+}
+
 /* The lower envelope of the model's lines as curve segments over [1 byte, inf): piecewise, as a
  * tree line's slope changes at each power of two where NCCL's tree correction does
- * (fu_coll_tree_corr); inside each such range every line is straight. O(L^2) a range. */
+ * (fu_coll_tree_corr) and at the sizes where its chunk ladder does (fu_coll_chunk_slow); inside
+ * each such range every line is straight. O(L^2) a range. */
 static int fu__envelope(const fu_cluster *cl, fu_op o, int ranks, int nodes, fu_curve *out) {
   fu_coll_line l[FU_COLL_MAX_LINES];
   int n;
   FU_CHECK(fu_coll_lines(cl, o, ranks, nodes, l, &n));
   double a[FU_COLL_MAX_LINES], b[FU_COLL_MAX_LINES];
+  double br[FU_COLL_TREE_CORR_N + 4 * FU_COLL_MAX_LINES + 1];
+  int nb = 0;
+  for (int k = 1; k <= FU_COLL_TREE_CORR_N; k++) br[nb++] = 64.0 * ldexp(1, k);
+  for (int i = 0; i < n; i++) nb += fu_coll_chunk_breaks(&l[i], br + nb);
+  qsort(br, nb, sizeof br[0], fu__cmp_double);
+  br[nb++] = INFINITY;
   out->nseg = 0;
   double x0 = 1;
-  for (int k = 1; k <= FU_COLL_TREE_CORR_N + 1; k++) {
-    double x1 = k <= FU_COLL_TREE_CORR_N ? 64.0 * ldexp(1, k) : INFINITY;
+  for (int k = 0; k < nb; k++) {
+    double x1 = br[k];
+    if (!(x1 > x0)) continue;
     for (int i = 0; i < n; i++) {
       a[i] = l[i].alpha_us;
-      b[i] = l[i].beta_us_per_byte / fu_coll_tree_corr(l[i].algorithm, l[i].proto, x0);
+      b[i] = l[i].beta_us_per_byte * fu_coll_chunk_slow(&l[i], x0) / fu_coll_tree_corr(l[i].algorithm, l[i].proto, x0);
     }
     fu__envelope_range(a, b, n, x0, x1, out);
     x0 = x1;
