@@ -1,10 +1,12 @@
 #!/bin/bash
 # device_compute_fwd.sh: what the GPT-2 / Llama forwards miss (data/compute/README.md, 2026-12-04:
 # GPU-bound forwards 5-14% fast), in one call, PyTorch only, no build:
-#   1. tools/calib_torch.py --parts ops_kv: the operations as HF lays their inputs out (kv_cat,
-#      kv_cat_contig, rotary_hf), which the contiguous tables misprice (in the committed kernel
-#      profiles GPT-2 small's 24 KV-cache copies take 1.9 ms against 0.3 ms priced as contiguous
-#      copies, Llama h4096's rotary steps 2.9 ms against 2.0, casts aside) -> calib-kv.json
+#   1. tools/calib_torch.py --parts ops_kv: the operations as HF lays their inputs out and as
+#      autocast runs them (kv_cat, kv_cat_contig, rotary_hf, gelu_new_ac, add_mixed), which the
+#      contiguous one-dtype tables misprice (in the committed kernel profiles GPT-2 small's 24
+#      KV-cache copies take 1.9 ms against 0.3 ms priced as contiguous copies, Llama h4096's
+#      rotary steps 2.9 ms against 2.0, casts aside, GPT-2 small's gelu_new about 13.3 against
+#      12.3 ms) -> calib-kv.json
 #   2. tools/calib_torch.py --parts hf_host --hf-sizes tiny: the host rows with hf_<arch>_pre_tiny
 #      (the rest's forward host time before the first layer, which delays the layers' first
 #      kernels) and the probe -> calib-hf.json

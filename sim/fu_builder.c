@@ -92,6 +92,16 @@ static fu__op *fu__memop(fu__ctx *x, const char *table, const char *dtype, doubl
   return o;
 }
 
+/* A layer's residual add: under autocast the fp32 residual stream plus a bf16 branch output,
+ * which PyTorch adds through its unvectorised type-converting path (add_mixed: the add as
+ * autocast runs it, tools/calib_torch.py ops_kv, where the profile has it), else the add table
+ * of the residual's dtype. */
+static fu__op *fu__resid_add(fu__ctx *x, const char *R, double numel) {
+  if (x->autocast && fu_compute_op(x->c, "add_mixed", "bf16"))
+    return fu__memop(x, "add_mixed", "bf16", numel, 0);
+  return fu__memop(x, "add", R, numel, 0);
+}
+
 /* A copy of bytes (a reshape of a transposed tensor): priced as the cast table's traffic
  * (a cast reads 4 and writes 2 bytes per element). */
 static double fu__copy_us(const fu__ctx *x, double bytes) {
@@ -326,14 +336,14 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       FU__TRY(o = fu__linear(x, NM("attention.output.dense"), H, H, 1, 0, 1, 1));
       o->fwd_us += fu__copy_us(x, 2 * x->ab * T * H); /* heads merged: a contiguous copy */
       FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
-      FU__TRY(fu__memop(x, "add", R, T * H, 0));
+      FU__TRY(fu__resid_add(x, R, T * H));
       FU__TRY(fu__norm(x, NM("attention.output.LayerNorm"), 1, 1, H, R));
       FU__TRY(fu__fanout(x, T * H, R, 2)); /* the norm's output: intermediate, residual */
       FU__TRY(fu__linear(x, NM("intermediate.dense"), H, F, 1, fp32_in, 1, 1));
       FU__TRY(fu__memop(x, "gelu", A, T * F, x->ab * T * F));
       FU__TRY(fu__linear(x, NM("output.dense"), F, H, 1, 0, 1, 1));
       FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
-      FU__TRY(fu__memop(x, "add", R, T * H, 0));
+      FU__TRY(fu__resid_add(x, R, T * H));
       FU__TRY(fu__norm(x, NM("output.LayerNorm"), 1, 1, H, R));
     }
     x->layer = -1;
@@ -367,7 +377,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       FU__TRY(o = fu__linear(x, NM("attn.c_proj"), H, H, 1, 0, 1, 1));
       o->fwd_us += fu__copy_us(x, 2 * x->ab * T * H);
       FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
-      FU__TRY(fu__memop(x, "add", R, T * H, 0));
+      FU__TRY(fu__resid_add(x, R, T * H));
       FU__TRY(fu__fanout(x, T * H, R, 2)); /* the residual stream: ln_2, the add */
       FU__TRY(fu__norm(x, NM("ln_2"), 1, 1, H, R));
       FU__TRY(fu__linear(x, NM("mlp.c_fc"), H, F, 1, fp32_in, 1, 1));
@@ -378,7 +388,10 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
        * which the cast table measured as its backward (x.to(bf16)'s gradient), and its
        * gradient is cast down, as the table's forward (PyTorch's bf16 -> fp32 copy is not the
        * vectorised fp32 -> bf16 one: 1.0-1.6 TB/s in GPT-2 small's profile, 4 for the latter) */
-      if (x->autocast) {
+      if (x->autocast && fu_compute_op(x->c, "gelu_new_ac", "bf16")) {
+        /* measured as autocast runs it, its casts included (tools/calib_torch.py ops_kv) */
+        FU__TRY(fu__memop(x, "gelu_new_ac", "bf16", T * F, (4 + 4 + 2 + 4) * T * F));
+      } else if (x->autocast) {
         FU__TRY(o = fu__memop(x, "gelu_new", "fp32", T * F, (4 + 4 + 2 + 4) * T * F));
         const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
         o->fwd_us += fu_op_us(cast, T * F, 1);
@@ -388,7 +401,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       }
       FU__TRY(fu__linear(x, NM("mlp.c_proj"), F, H, 1, x->autocast, 1, 1));
       FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
-      FU__TRY(fu__memop(x, "add", R, T * H, 0));
+      FU__TRY(fu__resid_add(x, R, T * H));
     }
     x->layer = -1;
     FU__TRY(fu__norm(x, "transformer.ln_f", 1, 1, H, R));
@@ -429,7 +442,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       FU__TRY(o = fu__linear(x, NM("self_attn.o_proj"), H, H, bias, 0, 1, 1));
       o->fwd_us += fu__copy_us(x, 2 * x->ab * T * H);
       if (dropout > 0) FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
-      FU__TRY(fu__memop(x, "add", R, T * H, 0));
+      FU__TRY(fu__resid_add(x, R, T * H));
       FU__TRY(fu__fanout(x, T * H, R, 2));
       FU__TRY(fu__norm(x, NM("post_attention_layernorm"), ln, ln, H, R));
       if (gated) {
@@ -444,7 +457,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       }
       FU__TRY(fu__linear(x, NM("mlp.down_proj"), F, H, bias, 0, 1, 1));
       if (dropout > 0) FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
-      FU__TRY(fu__memop(x, "add", R, T * H, 0));
+      FU__TRY(fu__resid_add(x, R, T * H));
     }
     x->layer = -1;
     FU__TRY(fu__norm(x, "model.norm", ln, ln, H, R));

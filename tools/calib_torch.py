@@ -185,6 +185,23 @@ def op_defs(torch, F):
             return (q * cos) + (rotate_half(q) * sin)
         return [x], rot, []
 
+    def mk_gelu_new_ac(numel, dt):
+        # GPT-2's gelu_new as autocast runs it: pow is on autocast's fp32 list, so its input is
+        # cast up (PyTorch's unvectorised bf16 -> fp32 copy) and the rest mixes bf16 and fp32
+        # operands (the unvectorised type-converting path), unlike "gelu_new" in one dtype
+        x = torch.randn(numel, device="cuda", dtype=dt, requires_grad=True)
+
+        def f(x):
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                return gelu_new(x)
+        return [x], f, []
+
+    def mk_add_mixed(numel, dt):
+        # a residual add under autocast: the fp32 stream plus a branch's output in dt
+        a = torch.randn(numel, device="cuda", requires_grad=True)
+        b = torch.randn(numel, device="cuda", dtype=dt, requires_grad=True)
+        return [a, b], (lambda a, b: a + b), []
+
     def mk_kv_cat(strided):
         # transformers 5's DynamicCache in a training forward: torch.cat onto an empty 1-D
         # tensor, i.e. one copy of the (batch, heads, seq, 64) keys or values into a new tensor;
@@ -233,11 +250,13 @@ def op_defs(torch, F):
         # a vocabulary that is not a multiple of 8 (GPT-2's): rows misaligned for vector loads
         "cross_entropy_unaligned": mk_ce_vocab(50257),
         "kv_cat": mk_kv_cat(True), "kv_cat_contig": mk_kv_cat(False), "rotary_hf": mk_rot_hf,
+        "gelu_new_ac": mk_gelu_new_ac, "add_mixed": mk_add_mixed,
     }
 
 
-# the operations as the HF models lay their inputs out (transposed views): part ops_kv
-LAYOUT_OPS = ["kv_cat", "kv_cat_contig", "rotary_hf"]
+# the operations as the HF models lay their inputs out (transposed views) and as autocast runs
+# them (mixed dtypes): part ops_kv
+LAYOUT_OPS = ["kv_cat", "kv_cat_contig", "rotary_hf", "gelu_new_ac", "add_mixed"]
 
 
 def measure_ops(torch, F, tm, sizes, log, only=None):

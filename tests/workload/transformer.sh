@@ -299,6 +299,46 @@ rows = [x for x in csv.DictReader(open(csvf)) if x["op"] == "gelu_new"]
 assert len(rows) == 1, rows
 assert abs(float(rows[0]["fwd_us"]) - (g["fwd_us"][i] + c["bwd_us"][i])) <= 0.001, rows[0]
 assert abs(float(rows[0]["bwd_us"]) - (g["bwd_us"][i] + c["fwd_us"][i])) <= 0.001, rows[0]
+# where the profile has gelu_new_ac (measured under autocast, its casts inside), that entry alone
+# (a table put in the profile at 7x gelu_new fp32's times, so that neither can pass for the other)
+prof["compute"]["ops"].append(dict(g, op="gelu_new_ac", dtype="bf16", fwd_us=[7 * v for v in g["fwd_us"]],
+                                   bwd_us=[7 * v for v in g["bwd_us"]]))
+pf = os.path.join(tmp, "gelu_ac.json")
+json.dump(prof, open(pf, "w"))
+r = subprocess.run([fusim, "workload", "--transformer", "--arch", "gpt2", "--layers", "1", "--hidden", "256", "--heads", "4",
+                    "--ffn", "1024", "--vocab", "1024", "--seq", "1024", "--micro-batch", "1", "--precision", "autocast-bf16",
+                    "--profile", pf, "--ops", csvf, "--out", os.path.join(tmp, "gelu.json")], capture_output=True, text=True)
+assert r.returncode == 0, r.stderr
+rows = [x for x in csv.DictReader(open(csvf)) if x["op"] == "gelu_new_ac"]
+assert len(rows) == 1, rows
+assert abs(float(rows[0]["fwd_us"]) - 7 * g["fwd_us"][i]) <= 0.001, rows[0]
+assert abs(float(rows[0]["bwd_us"]) - 7 * g["bwd_us"][i]) <= 0.001, rows[0]
+PY
+# add_mixed (a residual add as autocast runs it: fp32 stream + bf16 branch, tools/calib_torch.py
+# ops_kv), where the profile has it, prices the layers' two residual adds under autocast, and not
+# in TF32; a table put in the profile at 9x the fp32 add's times, T x H = 1024 x 1024 = 2^20
+python3 - "$fusim" "$root" "$dir" <<'PY' || { echo "FAIL: add_mixed prices the residual adds under autocast" >&2; fail=1; }
+import csv, json, os, subprocess, sys
+fusim, root, tmp = sys.argv[1:4]
+prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
+add = [o for o in prof["compute"]["ops"] if (o["op"], o["dtype"]) == ("add", "fp32")][0]
+i = add["numel"].index(2 ** 20)
+prof["compute"]["ops"].append(dict(add, op="add_mixed", dtype="bf16", fwd_us=[9 * v for v in add["fwd_us"]],
+                                   bwd_us=[9 * v for v in add["bwd_us"]]))
+pf, csvf = os.path.join(tmp, "addm.json"), os.path.join(tmp, "addm.csv")
+json.dump(prof, open(pf, "w"))
+for arch in ("llama", "gpt2", "bert"):
+    for prec, want in (("autocast-bf16", 2 * 2), ("tf32", 0)):
+        r = subprocess.run([fusim, "workload", "--transformer", "--arch", arch, "--layers", "2", "--hidden", "1024",
+                            "--heads", "8", "--ffn", "2048", "--vocab", "1024", "--seq", "1024", "--micro-batch", "1",
+                            "--precision", prec, "--profile", pf, "--ops", csvf, "--out", os.path.join(tmp, "addm.out")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        rows = [x for x in csv.DictReader(open(csvf)) if x["op"] == "add_mixed"]
+        assert len(rows) == want, (arch, prec, len(rows))
+        for x in rows:
+            assert x["layer"] != "-1", x
+            assert abs(float(x["fwd_us"]) - 9 * add["fwd_us"][i]) <= 0.001, (arch, x)
 PY
 # autograd's gradient sums where a tensor feeds several operations, in adds of its size from the
 # profile's add table (fp32 under autocast: the residual stream and HF's norm outputs): per Llama
