@@ -25,7 +25,10 @@ How each number is measured (CUDA events; every iteration starts from an idle GP
                           ready on the GPU with the GPU never waiting for the host, the CPU and
                           GPU-only times of forward, backward() and the optimizer, the step's
                           run-to-run spread, and the frameworks' host costs (DDP's Reducer, the
-                          Python hook pattern) from model-independent microbenchmarks. Older
+                          Python hook pattern) from model-independent microbenchmarks, with
+                          the per-parameter ones (ddp.param_us, ddp.copy_us, hooks.hook_us)
+                          measured on the model itself (tools/torch_modelcost.py; the
+                          model-independent ones kept in meta.framework_on_model). Older
                           workloads' {"hook_us", "issue_us"} blocks still load (read as ideal).
 
 Models: resnet50 (torchvision, weights=None: random init, no download), bert_large
@@ -108,10 +111,13 @@ def build(name, batch, device, seq):
 
 
 def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host="always",
-            name="model", notes="", meta=None, framework=None, set_to_none=True):
+            name="model", notes="", meta=None, framework=None, set_to_none=True,
+            model_cost_rounds=16, log=None):
     """Measures one model and returns the workload as a dict (fusim-workload-1).
     framework: torch_host.framework_costs() (measured once per machine; None: measured here
-    when host is not "never"); set_to_none: how the step clears gradients."""
+    when host is not "never"); set_to_none: how the step clears gradients; model_cost_rounds:
+    rounds of torch_modelcost.measure() (the frameworks' per-parameter costs on this model, in
+    place of the model-independent ones; 0: none); log(msg): progress lines."""
     import torch
 
     dev = torch.device("cuda")
@@ -276,6 +282,26 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
             _die(str(e))
         if framework is None:
             framework = torch_host.framework_costs()
+        fw_model = None
+        if model_cost_rounds > 0:
+            import torch_modelcost
+
+            def run_loss(m):
+                if dtype is not None:
+                    with torch.autocast("cuda", dtype=dtype):
+                        return loss_fn(m, inputs)
+                return loss_fn(m, inputs)
+            fixed = {"finalize_us": framework["ddp"]["finalize_us"],
+                     "hooks_bucket_us": framework["hooks"]["bucket_us"]}
+            try:
+                fw_model = torch_modelcost.measure(model, run_loss, opt, fixed,
+                                                   rounds=model_cost_rounds,
+                                                   set_to_none=set_to_none, log=log)
+            except Exception as e:   # an extra measurement: keep the model-independent costs
+                torch.cuda.empty_cache()
+                print("capture_torch: the frameworks' costs on the model not measured (%s: %s); "
+                      "the model-independent ones are kept" % (type(e).__name__, e),
+                      file=sys.stderr)
 
     grads = []
     for n, p in params:
@@ -291,6 +317,11 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     }
     if write_host:
         out["host"] = torch_host.host_block(tl, framework, [g["name"] for g in grads])
+        if fw_model is not None:   # the model's own per-parameter costs (torch_modelcost)
+            tower = {"ddp": dict(out["host"].get("ddp", {})),
+                     "hooks": dict(out["host"].get("hooks", {}))}
+            fw_model["replaced"] = torch_modelcost.apply(out["host"], fw_model)
+            fw_model["model_independent"] = tower
     out["estimated"] = False
     # the step's device memory peak (what fusim plan checks against the GPU's memory)
     out["memory"] = {"peak_bytes": mem_peak}
@@ -332,6 +363,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
                              "step_us": round(tl["step_us"], 1)}
         if "raw" in framework:
             m["framework_raw"] = framework["raw"]
+        if fw_model is not None:
+            m["framework_on_model"] = fw_model
     out["meta"] = m
     out["grads"] = grads
     return out
@@ -350,6 +383,9 @@ def main(argv=None):
     ap.add_argument("--host", choices=["auto", "always", "never"], default="always",
                     help="write the host block (timeline and framework costs): always (default; "
                          "auto is kept as a synonym) or never")
+    ap.add_argument("--model-cost-rounds", type=int, default=16,
+                    help="rounds measuring the frameworks' per-parameter costs on the model "
+                         "itself (tools/torch_modelcost.py; 0: keep the model-independent ones)")
     ap.add_argument("--name", help="workload name (default: MODEL_bBATCH_captured)")
     ap.add_argument("--out", required=True, help="output file ('-' for stdout)")
     a = ap.parse_args(argv)
@@ -379,7 +415,8 @@ def main(argv=None):
     if a.model == "bert_large":
         meta["seq"] = a.seq
     w = capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=a.amp,
-                host=a.host, name=name, notes=notes, meta=meta)
+                host=a.host, name=name, notes=notes, meta=meta,
+                model_cost_rounds=max(0, a.model_cost_rounds))
     text = json.dumps(w, indent=1) + "\n"
     if a.out == "-":
         sys.stdout.write(text)

@@ -16,6 +16,10 @@ time minus compute-only, measured and predicted. Each measurement is stored besi
 `fusim validate` does: the measured-times CSV of `fusim import` cannot tell apart two rows that
 differ only in the communication, DDP's all-reduce against its offload hook).
 
+Per-parameter framework costs measured on the model at capture (tools/torch_modelcost.py,
+meta.framework_on_model) are carried to the loop by the loop's framework-free backward() CPU
+time over the one measured beside them (--tower-costs: the model-independent ones instead).
+
     python3 tools/store_torch_validation.py data/validation/torch_h200_run2 --db fusim.db
     python3 tools/store_torch_validation.py RUNDIR --no-store --csv matrix.csv
 """
@@ -166,6 +170,37 @@ def fw_factors(fw, m):
     return (main, auto if auto is not None else main)
 
 
+def on_model(wl):
+    """The frameworks' costs measured on the model at capture (tools/torch_modelcost.py, the
+    workload's meta.framework_on_model), or None (workloads captured before it)."""
+    fm = (wl.get("meta") or {}).get("framework_on_model")
+    return fm if fm and fm.get("replaced") and fm.get("bwd_cpu_us", 0) > 0 else None
+
+
+def tower_costs(wl):
+    """Puts the model-independent costs back where the capture put the model's own."""
+    fm = on_model(wl)
+    for name in (fm or {}).get("replaced", []):
+        grp, key = name.split(".")
+        wl["host"][grp][key] = fm["model_independent"][grp][key]
+
+
+def model_cost_factor(ws, wl, m, host_scale=True):
+    """Carries the costs measured on the model to the loop: by the loop's framework-free
+    backward() CPU time over the framework-free backward() measured beside those costs (same
+    model, same thread; the other costs keep the probes' factors). Sets them in the scaled
+    workload ws; returns the factor, or None where the workload has none of them."""
+    fm = on_model(wl)
+    if fm is None:
+        return None
+    cpu = m.get("compute_only_cpu_fwd_bwd_rest_us")
+    f = cpu[1] / fm["bwd_cpu_us"] if host_scale and cpu and cpu[1] > 0 else 1.0
+    for name in fm["replaced"]:
+        grp, key = name.split(".")
+        ws["host"][grp][key] = wl["host"][grp][key] * f
+    return f
+
+
 def plan_args(row):
     a = ["--comm", "allreduce:1:nvlink" if row["comm"].startswith("allreduce") else "offload",
          "--framework", row["framework"], "--overlap", row["overlap"], "--pack", row["pack"]]
@@ -191,6 +226,9 @@ def main():
     ap.add_argument("--capture-spread", action="store_true",
                     help="keep the capture's step spread in the interval (default: the run's "
                          "compute-only iteration's)")
+    ap.add_argument("--tower-costs", action="store_true",
+                    help="use the model-independent per-parameter costs even where the capture "
+                         "measured them on the model (tools/torch_modelcost.py)")
     ap.add_argument("--csv", help="write the matrix here")
     ap.add_argument("--framework-costs", metavar="FILE:LABEL",
                     help="take the frameworks' costs (host.ddp, host.hooks, copy_gbps) from the "
@@ -234,11 +272,16 @@ def main():
             if "kernel_us" in fwc:
                 wl["host"]["kernel_us"] = fwc["kernel_us"]
             wl["name"] = wl["name"] + "_fw"
+        if a.tower_costs and fwc is None:
+            tower_costs(wl)
+        if a.tower_costs or fwc is not None:   # the costs given replace the model's too
+            wl.get("meta", {}).pop("framework_on_model", None)
         order = [g["name"] for g in wl["grads"]]
         hf, gf = anchor(a.fusim, wl, m, tmp, prof, not a.no_host_scale, not a.one_host_factor)
         ff = None if a.no_probe_scale else \
             fw_factors(fwc if fwc is not None else run.get("framework_costs"), m)
         ws = scaled(wl, hf, gf, ff if not a.no_host_scale else None)
+        mf = model_cost_factor(ws, wl, m, not a.no_host_scale)
         if not a.capture_spread:
             same_run_spread(ws, m)
         spath = os.path.join(tmp, "%s.json" % ws["name"])
@@ -280,6 +323,7 @@ def main():
                 # single iterations inside: the check of the interval as one iteration's range
                 "iters_inside": sum(p["iter_lo_us"] <= t <= p["iter_hi_us"] for t in r["times_us"]),
                 "n_buckets": p["n_ops"], "host_scale": hf, "gpu_scale": gf, "fw_scale": ff,
+                "fw_model_scale": mf,
             }
             rows.append(row)
             if not a.no_store:   # beside the prediction fusim just stored, as validate does
@@ -308,6 +352,7 @@ def main():
                                          "command": run["command"], "overhead_measured_us": ov_m,
                                          "overhead_predicted_us": ov_p,
                                          "host_scale": hf, "gpu_scale": gf, "fw_scale": ff,
+                                         "fw_model_scale": mf,
                                          "times_us": r["times_us"]}), pid))
                 finally:
                     con.close()

@@ -40,6 +40,7 @@ import capture_torch  # noqa: E402
 import torch_checks  # noqa: E402
 import torch_fwcal  # noqa: E402
 import torch_host  # noqa: E402
+import torch_trace  # noqa: E402
 
 MiB = 2**20
 
@@ -109,6 +110,11 @@ PLANS = [
     ("hooks 25MiB",  "hooks", "offload", "cap:25MiB",     "copy", "on", "hooks", 25, False),
     ("hooks 25MiB overlap off", "hooks", "offload", "cap:25MiB", "copy", "off", "hooks", 25, False),
 ]
+
+
+# The plans --trace profiles: the hook pattern's and DDP's mid-sized buckets (about 1 ms a step
+# above the line through their other plans in runs 8-10) beside their neighbours.
+TRACE_PLANS = ("compute-only", "hooks 4MiB", "hooks 25MiB", "ddp 1MiB", "ddp 4MiB", "ddp default")
 
 
 class Runner:
@@ -225,7 +231,8 @@ def run_model(name, batch, seq, a, fw, log):
                                      "(TF32 matmul), SGD momentum, zero_grad(set_to_none=False)"
                                      % (torch.cuda.get_device_name(0), desc, batch),
                                meta={"model": name, "batch": batch, "seq": seq},
-                               framework=fw, set_to_none=False)
+                               framework=fw, set_to_none=False,
+                               model_cost_rounds=a.model_cost_rounds, log=log)
     del cap_model
     torch.cuda.empty_cache()
     log("%s: captured in %.1f s (fwd %.0f bwd %.0f opt %.0f us, %d tensors)"
@@ -258,6 +265,11 @@ def run_model(name, batch, seq, a, fw, log):
     ck.append(clocks())
     log("%s: %d rounds x %d runners in %.1f s" % (wname, a.warmup + a.iters, len(runners),
                                                   time.time() - t0))
+    if name in a.trace:   # where the host time goes, plan by plan (torch_trace; an experiment)
+        try:
+            torch_trace.trace_plans(runners, TRACE_PLANS, ev0, ev1, a.out, wname, log=log)
+        except Exception as e:
+            log("%s: trace failed (%s: %s)" % (wname, type(e).__name__, e))
     # A probe of the loop's own effect (not used for the rows): each runner a.blocked steps in a
     # row, as a training loop of one plan runs, after the interleaved rounds; its first step
     # dropped. Do the frameworks' costs differ when no other model ran in between?
@@ -373,18 +385,29 @@ def main(argv=None, probe=None):
                     help="whose framework costs go into the workloads: tools/torch_fwcal.py's tower "
                          "(default) or torch_host's chain; both are measured and kept")
     ap.add_argument("--fw-rounds", type=int, default=20, help="rounds of the tower calibration")
-    ap.add_argument("--fw-held", choices=("interleaved", "separate"), default="interleaved",
+    ap.add_argument("--fw-held", choices=("interleaved", "separate", "both"), default="interleaved",
                     help="the tower's held (GPU-only) passes after each as-is pass, or in rounds of "
-                         "their own after the as-is rounds (torch_fwcal.framework_costs)")
+                         "their own after the as-is rounds (torch_fwcal.framework_costs); both: "
+                         "interleaved for the workloads, then separate as an experiment kept in "
+                         "runs.json (framework_costs_separate)")
     ap.add_argument("--blocked", type=int, default=0,
                     help="after the interleaved rounds, every runner N steps in a row (the first "
                          "dropped), kept in runs.json 'blocked' (a probe; 0: none)")
+    ap.add_argument("--model-cost-rounds", type=int, default=16,
+                    help="rounds measuring the frameworks' per-parameter costs on each captured "
+                         "model (tools/torch_modelcost.py; 0: the tower's go into the workloads)")
+    ap.add_argument("--trace", default="",
+                    help="comma-separated models whose plans %s are profiled after the rounds "
+                         "(torch_trace: OUT/<workload>_trace.txt and gzipped Chrome traces)"
+                         % ", ".join(TRACE_PLANS))
     ap.add_argument("--no-chain", action="store_true",
                     help="skip torch_host's chain microbenchmark (it then runs only if the tower fails)")
     ap.add_argument("--structure-rounds", type=int, default=0,
                     help="rounds of torch_fwcal.structure_experiment (synthetic block kinds; 0: none)")
     a = ap.parse_args(argv)
     a.plans = a.plans.split(",") if a.plans else None
+    a.trace = [t for t in a.trace.split(",") if t]
+    a.model_cost_rounds = max(0, a.model_cost_rounds)
     specs = parse_models(a.models)
     if probe is None:
         try:
@@ -422,9 +445,16 @@ def main(argv=None, probe=None):
     chain = None if a.no_chain else run_chain()
     tower = None
     try:
-        tower = torch_fwcal.framework_costs(rounds=a.fw_rounds, log=log, held=a.fw_held)
+        tower = torch_fwcal.framework_costs(rounds=a.fw_rounds, log=log,
+                                            held="interleaved" if a.fw_held == "both" else a.fw_held)
     except Exception as e:   # keep the run: the chain's costs then go into the workloads
         log("tower calibration failed (%s: %s); using the chain's costs" % (type(e).__name__, e))
+    separate = None
+    if a.fw_held == "both":   # the experiment: the same tower without interleaved held passes
+        try:
+            separate = torch_fwcal.framework_costs(rounds=a.fw_rounds, log=log, held="separate")
+        except Exception as e:
+            log("separate tower failed (%s: %s)" % (type(e).__name__, e))
     if chain is None and (tower is None or a.fw_cal == "chain"):
         chain = run_chain()
     fw = tower if tower is not None and a.fw_cal == "tower" else chain
@@ -442,6 +472,7 @@ def main(argv=None, probe=None):
                "framework_costs": fw,   # the costs in the workloads; the other set beside it
                "framework_costs_chain" if fw is tower else "framework_costs_tower":
                    chain if fw is tower else tower,
+               "framework_costs_separate": separate,
                "models": []}
     if a.structure_rounds > 0:
         try:
