@@ -617,8 +617,8 @@ def host_block(tl, fw, order_names):
         blk["copy_gbps"] = fw["copy_gbps"]
         if "kernel_us" in fw:   # GPU time of one small kernel (tools/torch_fwcal.py)
             blk["kernel_us"] = fw["kernel_us"]
-        blk["ddp"] = fw["ddp"]
-        blk["hooks"] = fw["hooks"]
+        blk["ddp"] = dict(fw["ddp"])       # copies: one calibration serves every model
+        blk["hooks"] = dict(fw["hooks"])
         if "fw_rel_lo" in fw:   # the microbenchmark's own spread (absent in older runs)
             blk["jitter"]["fw_rel_lo"] = fw["fw_rel_lo"]
             blk["jitter"]["fw_rel_hi"] = fw["fw_rel_hi"]

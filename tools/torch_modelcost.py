@@ -89,6 +89,9 @@ def apply(host, fw_model):
     rounds could not tell from zero keeps the tower's). Returns the keys replaced."""
     done = []
     ci = fw_model.get("ci", {})
+    for grp in ("ddp", "hooks"):   # the block may share these with the calibration's result
+        if grp in host:
+            host[grp] = dict(host[grp])
     for grp, key in (("ddp", "param_us"), ("ddp", "copy_us"), ("hooks", "hook_us")):
         lo = ci.get(key, [0, 0])[0]
         if grp in host and lo > 0 and fw_model[key] > 0:

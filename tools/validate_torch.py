@@ -6,7 +6,8 @@ database (v_prediction_error shows them).
 
 For every model it
   1. captures the workload (tools/capture_torch.py, host block included; the frameworks' host
-     costs come from model-independent microbenchmarks, tools/torch_host.py, measured once);
+     costs come from a model-independent calibration, tools/torch_fwcal.py, measured once, the
+     per-parameter ones from the model itself, tools/torch_modelcost.py);
   2. builds one copy of the model per plan (same initial weights) and runs them interleaved,
      iteration by iteration, with a compute-only iteration (no framework at all) in every round:
        ddp  real DistributedDataParallel (world size 1, NCCL), DDP's own Reducer: per-tensor,

@@ -61,6 +61,12 @@ check("apply replaces %s" % done, done == ["ddp.param_us", "ddp.copy_us"])
 check("hook of cost ~0 keeps the tower's 29", host["hooks"]["hook_us"] == 29.0)
 check("param_us now the model's", abs(host["ddp"]["param_us"] - PARAM) < 1e-3)
 
+# apply() leaves the calibration's dicts alone (one calibration serves every model of a run).
+shared = {"param_us": 11.0, "copy_us": 5.0}
+h2 = {"ddp": shared, "hooks": {"hook_us": 29.0}}
+mc.apply(h2, e3)
+check("calibration's dict untouched", shared == {"param_us": 11.0, "copy_us": 5.0})
+
 # store: the workload as capture writes it, and a loop 1.5x slower in framework-free backward().
 fm = dict(e3, replaced=done, model_independent={"ddp": {"param_us": 11.0, "copy_us": 5.0,
                                                         "bucket_us": 44.0},
