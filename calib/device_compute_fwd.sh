@@ -18,7 +18,7 @@
 LIMIT=${1:-240} W=/tmp/compute-fwd
 . calib/device_torch_env.sh
 mkdir -p $W/set $W/new
-timeout 60 python3 tools/calib_torch.py --out "$OUT/calib-kv.json" --parts ops_kv
+timeout 90 python3 tools/calib_torch.py --out "$OUT/calib-kv.json" --parts ops_kv
 t "calib ops_kv exit $?"
 timeout 70 python3 tools/calib_torch.py --out "$OUT/calib-hf.json" --parts hf_host --hf-sizes tiny
 t "calib hf_host exit $?"
