@@ -21,10 +21,10 @@ for line in open(log):
         arch, dt, pf = m.groups()
         ops.append({"op": "hf_%s_pre_tiny" % arch, "dtype": dt, "numel": [], "fwd_us": [], "bwd_us": [],
                     "host_fwd_us": float(pf), "host_bwd_us": 0.0})
-    m = re.search(r"hf_host tv resnet50 (bf16|fp32) held host fwd (\d+) bwd (\d+) us", line)
+    m = re.search(r"hf_host tv resnet50 (bf16|fp32) (held|plain) host fwd (\d+) bwd (\d+) us", line)
     if m:
-        dt, f, b = m.groups()
-        ops.append({"op": "tv_resnet50_held", "dtype": dt, "numel": [], "fwd_us": [], "bwd_us": [],
+        dt, how, f, b = m.groups()
+        ops.append({"op": "tv_resnet50_" + how, "dtype": dt, "numel": [], "fwd_us": [], "bwd_us": [],
                     "host_fwd_us": float(f), "host_bwd_us": float(b)})
 d = {"format": "fusim-compute-1", "gpu": "NVIDIA H200", "gpu_mem_bytes": 150109880320, "torch": "2.11.0+cu130",
      "cuda": "13.0", "command": "python3 tools/calib_torch.py --out calib-d.json --parts hf_host,ops_kv "
