@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """test_modelcost.py: tools/torch_modelcost.py's estimator and what store_torch_validation does
-with its costs, on hand-made data (no torch, no GPU); and torch_trace.summarize by hand.
+with its costs, on hand-made data (no torch, no GPU); torch_trace.summarize and torch_launchq's pure parts by hand.
 
 Every round's backward() CPU time is built from known costs on top of a framework-free time that
 drifts from round to round (the same for every variant of a round, so the per-round differences
@@ -91,5 +91,14 @@ check("per-thread self time: thread 2 = 1100 us a step", "2 1100 us" in text)
 check("the wait first among single events", text.split("longest single events")[1].split("\n")[1].strip()
       .startswith("1000.0"))
 check("runtime calls per step: 1 sync of 1000 us", "    1.0    1000.0    1000.0  cudaStreamSynchronize" in text)
+# torch_launchq: the first blocked launch (after the warm one) and launches assigned to phases.
+import torch_launchq as lq  # noqa: E402
+check("first blocked launch: index 4", lq.first_blocked([300, 5, 6, 4, 80, 5]) == 4)
+check("none blocked: None", lq.first_blocked([5, 5, 5]) is None)
+ph = lq.split_phases([("fusim_fwd", 0, 100, 100), ("fusim_bwd", 100, 300, 200),
+                      ("cudaLaunchKernel", 10, 12, 2), ("cudaLaunchKernel", 150, 220, 70),
+                      ("cudaMemcpyAsync", 250, 251, 1), ("aten::add", 20, 30, 10)])
+check("phases: 1 launch in forward, 2 in backward, none in opt",
+      ph == {"fwd": [2], "bwd": [70, 1], "opt": []})
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
