@@ -20,6 +20,9 @@ How each number is measured (CUDA events; every iteration starts from an idle GP
                           wall time of issuing an async device-to-host copy (tensor.copy_(...,
                           non_blocking=True) into pinned memory), per copy, over 256 copies.
   launch-bound            backward's pure GPU time against bwd_us (kept in meta).
+  launches                the step's launches in forward, backward() and the optimizer
+                          (tools/torch_launchq.py, meta.launches; not used by fusim yet: the
+                          host blocks once about 1021 launches are pending).
   host block              always written (--host never leaves it out): tools/torch_host.py
                           measures per gradient when its hook fired on the CPU and when it was
                           ready on the GPU with the GPU never waiting for the host, the CPU and
@@ -282,15 +285,23 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
             _die(str(e))
         if framework is None:
             framework = torch_host.framework_costs()
+        def run_loss(m):
+            if dtype is not None:
+                with torch.autocast("cuda", dtype=dtype):
+                    return loss_fn(m, inputs)
+            return loss_fn(m, inputs)
+        # The step's launches per phase (torch_launchq): the host blocks once 1021 are pending on
+        # the H200; kept in meta for a simulator that bounds the host's lead (not used yet).
+        launches = None
+        try:
+            import torch_launchq
+            launches = torch_launchq.phase_launches(model, run_loss, opt)
+        except Exception as e:   # a count for later use: the capture stands without it
+            print("capture_torch: launches not counted (%s: %s)" % (type(e).__name__, e),
+                  file=sys.stderr)
         fw_model = None
         if model_cost_rounds > 0:
             import torch_modelcost
-
-            def run_loss(m):
-                if dtype is not None:
-                    with torch.autocast("cuda", dtype=dtype):
-                        return loss_fn(m, inputs)
-                return loss_fn(m, inputs)
             fixed = {"finalize_us": framework["ddp"]["finalize_us"],
                      "hooks_bucket_us": framework["hooks"]["bucket_us"]}
             try:
@@ -365,6 +376,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
             m["framework_raw"] = framework["raw"]
         if fw_model is not None:
             m["framework_on_model"] = fw_model
+        if launches is not None:
+            m["launches"] = launches
     out["meta"] = m
     out["grads"] = grads
     return out

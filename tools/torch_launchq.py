@@ -85,7 +85,7 @@ def phase_launches(model, run_loss, opt, steps=3):
     from torch.profiler import ProfilerActivity, profile
     out = {"fwd": [], "bwd": [], "opt": [], "cpu_us": [], "bwd_blocked": [], "bwd_longest_us": []}
     for s in range(steps + 1):
-        opt.zero_grad(set_to_none=False)
+        (opt or model).zero_grad(set_to_none=False)
         torch.cuda.synchronize()
         with profile(activities=[ProfilerActivity.CPU]) as p:
             t0 = time.perf_counter()
@@ -96,7 +96,8 @@ def phase_launches(model, run_loss, opt, steps=3):
                 loss.backward()
             t2 = time.perf_counter()
             with record_function("fusim_opt"):
-                opt.step()
+                if opt is not None:
+                    opt.step()
             t3 = time.perf_counter()
         torch.cuda.synchronize()
         if s == 0:

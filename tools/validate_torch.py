@@ -444,6 +444,13 @@ def main(argv=None, probe=None):
         return c
 
     chain = None if a.no_chain else run_chain()
+    queue = None
+    try:   # how many launches may be pending before the host blocks (torch_launchq)
+        import torch_launchq
+        queue = [torch_launchq.queue_depth(kind=k) for k in ("copy", "kernel")]
+        log("launch queue: %s" % json.dumps(queue))
+    except Exception as e:
+        log("launch queue not measured (%s: %s)" % (type(e).__name__, e))
     tower = None
     try:
         tower = torch_fwcal.framework_costs(rounds=a.fw_rounds, log=log,
@@ -474,6 +481,7 @@ def main(argv=None, probe=None):
                "framework_costs_chain" if fw is tower else "framework_costs_tower":
                    chain if fw is tower else tower,
                "framework_costs_separate": separate,
+               "queue_depth": queue,
                "models": []}
     if a.structure_rounds > 0:
         try:
