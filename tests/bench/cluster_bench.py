@@ -16,6 +16,9 @@ PASS/MISS (per size also: the model line nearest the measurement, and "nccl", wh
 tuning model would pick with the fitted link rates, nccl_choice.py); exits 0 (a benchmark reports its figures; the lead reads them). An EXTRA case (not a
 target) applies the same rule one step down the DGX sweep: fit 2 ranks on 1 node, 1+1, 2+2;
 predict 4+4.
+Under each fit, "fit set" lines (diagnostic) give the model's own price against the multi-node logs
+it was fitted on (their measured curves dropped): median signed error and max |error| at 1-32 MiB
+and >= 64 MiB.
 
 usage: cluster_bench.py FUSIM [DATA_DIR]   (DATA_DIR: tests/data/public-nccl-tests/multi-node)
 """
@@ -122,6 +125,29 @@ def compare(label, prof, comm, rows, bands):
     return out
 
 
+def fit_set_check(prof, cases):
+    """Diagnostic, not a result: the model's own price (the profile's multi-node curves dropped,
+    so that fusim cost prices them with the fitted links) against the logs it was fitted on, as the
+    median signed error and the largest |error| over sizes 1-32 MiB and >= 64 MiB. Where the fit
+    set is over-priced at mid sizes and the held-out case under-priced, a change that fits the fit
+    set better moves the held-out case the wrong way."""
+    j = json.load(open(prof))
+    j["curves"] = [c for c in j["curves"] if c.get("nodes", 1) <= 1]
+    mprof = prof[:-5] + "-model.json"
+    json.dump(j, open(mprof, "w"))
+    for comm, name in cases:
+        rows = [(b, t) for b, t in measured(os.path.join(DATA, name)) if b >= MiB]
+        sizes = ",".join(f"{b}B" for b, _ in rows)
+        pred = json.loads(run("cost", "--profile", mprof, "--comm", comm, "--bytes", sizes, "--format", "json"))
+        errs = [(b, (p["time_us"] - t) / t) for (b, t), p in zip(rows, pred)]
+        out = []
+        for lo, hi, band in ((MiB, 32 * MiB, "1-32 MiB"), (64 * MiB, float("inf"), ">= 64 MiB")):
+            e = [x for b, x in errs if lo <= b <= hi]
+            if e:
+                out.append(f"{band}: median {100 * statistics.median(e):+.1f}%, max |error| {100 * max(map(abs, e)):.1f}%")
+        print(f"  fit set, model price of {comm} ({name}): " + "; ".join(out))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="fusim-cluster-bench-")
     results = []
@@ -137,6 +163,7 @@ def main():
           f"{cl['simple_intra_step_us']:.1f} us on one node, {cl.get('simple_xintra_step_us', 0):.1f} us across nodes, "
           f"net step {cl['simple_net_step_us']:.1f} us; "
           f"NVLS all-reduce {cl['nvls_algbw_gbps'][0]:.1f} GB/s algbw ({cl.get('nvls_source') or 'measured'})")
+    fit_set_check(prof, [(f"allreduce:2x{g}", f"mghpcc-dgxh100-{2 * g}gpu-2node-allreduce.txt") for g in (1, 2, 4)])
     rows = measured(os.path.join(DATA, "mghpcc-dgxh100-16gpu-2node-allreduce.txt"))
     results += compare("DGX H100 8+8 allreduce", prof, "allreduce:2x8", rows,
                        [(64 * MiB, 0.10, 0.30), (64 * 1024, 0.20, 0.50)])
@@ -165,6 +192,7 @@ def main():
     for n in (2, 4):
         imp(xdb, f"mghpcc-dgxh100-{n}gpu-2node-allreduce.txt")
     run("fit", "--db", xdb, "--no-store", "--out", xprof, "--name", "dgxh100-fit-2-to-4")
+    fit_set_check(xprof, [(f"allreduce:2x{g}", f"mghpcc-dgxh100-{2 * g}gpu-2node-allreduce.txt") for g in (1, 2)])
     extra = compare("EXTRA DGX H100 4+4 allreduce (fit 1-node 2, 1+1, 2+2)", xprof, "allreduce:2x4",
                     measured(os.path.join(DATA, "mghpcc-dgxh100-8gpu-2node-allreduce.txt")),
                     [(64 * MiB, 0.10, 0.30), (64 * 1024, 0.20, 0.50)])
