@@ -13,6 +13,11 @@ rows (issue 10; no torch needed):
            parameter = intercept / P, per bucket = slope) and each plan's residual;
   hooks    per model, the hook pattern: the line through per-tensor and 25 MiB buckets
            (backward()'s CPU over compute-only's, paired by round) and the 4 MiB plan's residual;
+  model    per model, the frameworks' per-parameter costs measured on the model at capture
+           (tools/torch_modelcost.py: DDP param + copy, the hook) beside the ddp and hooks lines
+           above (the loop's own) and the tower's, and the capture's launch-queue signs: how
+           often its held pass outran its sleep (meta.host_capture.sleep_too_short) and the
+           step's launches per phase where counted (meta.launches);
   blocked  with --blocked: every plan's overhead and forward / backward() CPU over compute-only's,
            interleaved against N steps in a row.
 
@@ -109,6 +114,27 @@ def report(rundir):
         if line is not None:
             out.append("  %-30s per bucket %.1f us, per parameter %.1f us; 4 MiB (%d buckets) "
                        "residual %+.0f us" % ((m["workload"],) + line))
+    out.append("model: per-parameter costs on the model | the loop's lines | the tower's; "
+               "capture's held pass short; launches fwd/bwd/opt")
+    tw = (fw.get("ddp") or {}), (fw.get("hooks") or {})
+    for m in run["models"]:
+        try:
+            with open(os.path.join(rundir, "wl_%s.json" % m["workload"])) as f:
+                meta = json.load(f).get("meta", {})
+        except (OSError, ValueError):
+            continue
+        fm, dl, hl = meta.get("framework_on_model"), ddp_line(m), hooks_line(m)
+        la = meta.get("launches")
+        out.append("  %-30s ddp copy %s | %s | %s; hook %s | %s | %s; short %s; launches %s"
+                   % (m["workload"],
+                      "%.1f" % (fm["param_us"] + fm["copy_us"]) if fm else "-",
+                      "%.1f" % dl[0] if dl and dl[0] is not None else "-",
+                      "%.1f" % (tw[0].get("param_us", 0) + tw[0].get("copy_us", 0)) if tw[0] else "-",
+                      "%.1f" % fm["hook_us"] if fm else "-",
+                      "%.1f" % hl[1] if hl else "-",
+                      "%.1f" % tw[1]["hook_us"] if "hook_us" in tw[1] else "-",
+                      (meta.get("host_capture") or {}).get("sleep_too_short", "-"),
+                      "%d/%d/%d" % (la["fwd"], la["bwd"], la["opt"]) if la else "-"))
     if any(m.get("blocked") for m in run["models"]):
         out.append("blocked: overhead / d fwd CPU / d bwd CPU, interleaved | in a row")
         for m in run["models"]:
