@@ -12,7 +12,7 @@ set -eu
 src=$1 date=$2
 fusim=${FUSIM:-build/fusim}
 prof=data/profiles/h200-default.json
-for part in kv hf; do
+for part in hf kv; do  # name order (make_default_profile.sh, tests/workload/transformer.sh)
   f=$src/calib-$part.json
   [ -f "$f" ] || { echo "merge_compute_fwd: $f: missing (the call's part did not finish)" >&2; exit 66; }
   cp "$f" "data/compute/h200-calib-torch-$date-$part.json"

@@ -500,7 +500,7 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
   }
   if ((a = json_object_get(o, "ops"))) {
     if (!json_is_array(a) || json_array_size(a) > FU_OPS_MAX)
-      return fu__bad(what, "ops", "not an array of at most 96 tables");
+      return fu__bad(what, "ops", "not an array of at most 128 tables");
     for (size_t i = 0; i < json_array_size(a); i++) {
       fu_op_table t;
       snprintf(where, sizeof where, "ops[%zu]", i);

@@ -12,6 +12,7 @@ captured on another lease than the calibration), and outside any targets the --o
 
 Usage: python3 tools/compare_compute.py [--fusim build/fusim] [--profile data/profiles/h200-default.json]
                                         [--captures DIR] [--heldout DIRS] [--others DIRS] [--csv FILE]
+                                        [--no-host-probe]
 """
 import argparse
 import glob
@@ -51,12 +52,16 @@ def main():
     ap.add_argument("--profile", default=os.path.join(ROOT, "data", "profiles", "h200-default.json"))
     ap.add_argument("--captures", default=os.path.join(ROOT, "data", "compute", "captures"))
     ap.add_argument("--csv", help="also write the rows as CSV")
+    ap.add_argument("--no-host-probe", action="store_true",
+                    help="price every capture at the profile's host speed (no --host-probe): a sensitivity")
     ap.add_argument("--heldout", default=os.path.join(ROOT, "data", "compute", "heldout-2026-12-04"),
                     help="a held-out-like set (comma list of folders; '' for none): printed with the "
                          "targets' figures, outside the exit status")
     ap.add_argument("--others", default=os.path.join(ROOT, "data", "workloads") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-02") + "," +
-                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04"),
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04") + "," +
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04b-fwd", "set") + "," +
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04b-fwd", "new"),
                     help="also print (outside the targets) the captures in these folders (comma list; "
                          "*_captured.json in data/workloads): other leases, other machine state, no probe")
     a = ap.parse_args()
@@ -110,7 +115,7 @@ def compare(a, files):
             meta = cap["meta"]
             out = os.path.join(tmp, "est.json")
             cmd = [a.fusim, "workload"] + args_for(meta) + ["--profile", a.profile, "--out", out]
-            if prof_probe and meta.get("host_probe_us"):
+            if prof_probe and meta.get("host_probe_us") and not a.no_host_probe:
                 cmd += ["--host-probe", str(meta["host_probe_us"])]
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
