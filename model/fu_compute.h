@@ -27,7 +27,10 @@
  *     "optimizer": [ {"name", "base_us", "per_tensor_us", "per_elem_us", "host_per_tensor_us"}, .. ],
  *     "conv": [ {"dtype", "layout", "kernel", "stride", "m", "n", "k", "us"}, .. ],
  *     "host_probe_us": tools/torch_host.host_probe's CPU time per launch when the host costs were
- *                measured (calib_torch's hf_host part), to carry them to another host speed }
+ *                measured (calib_torch's hf_host part: the median of its readings), to carry them
+ *                to another host speed,
+ *     "host_probe_min_us": the fastest of those readings; absent, the fastest of the file's own
+ *                record of them ("diag": {"hf_host": {"probes_us": [..]}}) }
  * Merging (fu_compute_parse into tables already there): a GEMM, conv or operation table replaces
  * the one of the same key (dtype, layout[, kernel, stride]; op, dtype) and leaves the others, so a
  * partial calibration updates what it measured; "attention" and "optimizer" replace all. */
@@ -99,6 +102,7 @@ typedef struct fu_compute {
   int nconv;                 /* convolution tables in use */
   fu_gemm_table conv[FU_CONV_TABLES];
   double host_probe_us;      /* the host-speed probe when the HF host rows were measured (0: none) */
+  double host_probe_min_us;  /* the fastest of its readings (0: not recorded) */
 } fu_compute;
 
 void fu_compute_init(fu_compute *c);

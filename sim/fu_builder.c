@@ -540,9 +540,14 @@ static void fu__scale_host_whole(fu__ctx *x, const fu__ctx *ref, const char *key
   for (size_t i = 0; i < x->n; i++) x->ops[i].hfwd_us *= kf, x->ops[i].hbwd_us *= kb;
 }
 
-/* The host's speed: host costs measured where the profile's probe read c->host_probe_us are
- * carried to a host whose probe reads probe_us (0: left as they are); the probe is a fixed
- * CPU-bound loop of small launches, and the host costs are launches and their dispatch. */
+/* The host's speed: host costs measured where the profile's probe read c->host_probe_min_us
+ * (the fastest of its readings; older profiles: their median, host_probe_us) are carried to a
+ * host whose probe's fastest reading is probe_us (0: left as they are); the probe is a fixed
+ * CPU-bound loop of small launches, and the host costs are launches and their dispatch. The
+ * fastest reading, because the probe is 1-2 ms of wall time: interference (other tenants,
+ * interrupts) only adds to it, and its readings within one capture spread 1.1-2.3x while a step's
+ * host cost integrates over tens of ms (data/compute/README.md, 2026-12-04b: across leases the
+ * fastest readings' ratio carries forward() CPU time better than the medians'). */
 static int fu__host_speed(fu__ctx *x, double probe_us, const char *prof_name) {
   if (!(probe_us > 0)) return FU_OK;
   if (!(x->c->host_probe_us > 0)) {
@@ -550,7 +555,7 @@ static int fu__host_speed(fu__ctx *x, double probe_us, const char *prof_name) {
              "(tools/calib_torch.py --parts hf_host records it)", prof_name);
     return FU_EDATA;
   }
-  double k = probe_us / x->c->host_probe_us;
+  double k = probe_us / (x->c->host_probe_min_us > 0 ? x->c->host_probe_min_us : x->c->host_probe_us);
   for (size_t i = 0; i < x->n; i++) x->ops[i].hfwd_us *= k, x->ops[i].hbwd_us *= k;
   x->host_k = k; /* the optimizer's host part too (fu__optim) */
   return FU_OK;

@@ -2,7 +2,8 @@
 # fusim workload --transformer's host side, by hand on the --ops listing: the host calls
 # backward() as soon as it has issued the forward (it does not wait for the GPU), --host-probe
 # scales every host cost (the optimizer's per-tensor part too) by the probe's ratio to the
-# profile's, and the DynamicCache copies of
+# profile's fastest reading (host_probe_min_us, not its median host_probe_us; fit --compute takes
+# it from the calibration's recorded readings), and the DynamicCache copies of
 # GPT-2 and Llama are priced from the kv_cat tables. Profiles: the bundled one with hand-made
 # additions (host_probe_us, kv_cat tables).
 # usage: host_timeline.sh FUSIM
@@ -19,7 +20,9 @@ def check(what, got, want, tol=1e-3):
         fails.append("%s: got %.4f, expected %.4f" % (what, got, want))
 
 prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
-prof["compute"]["host_probe_us"] = 5.0
+# the probe's median 7, its fastest reading 5: the scale is taken from the fastest
+prof["compute"]["host_probe_us"] = 7.0
+prof["compute"]["host_probe_min_us"] = 5.0
 # hand-made cache copy tables: 10 us (strided, bf16), 7 us (contiguous, fp32) at 2^20 elements
 # (their backward, 1 us, is not used: cat's backward takes views)
 ops = [t for t in prof["compute"]["ops"] if not t["op"].startswith("kv_cat")]
@@ -117,7 +120,7 @@ if r1:
     got = layer0(r1)
     check("layer 0 host fwd = hf_bert_layer_tiny", got[0], t["host_fwd_us"], 0.01)
     check("layer 0 host bwd = hf_bert_layer_tiny", got[1], t["host_bwd_us"], 0.01)
-del prof["compute"]["host_probe_us"]
+del prof["compute"]["host_probe_us"], prof["compute"]["host_probe_min_us"]
 json.dump(prof, open(pf, "w"))
 _, r0 = run("bert")
 if r0:
@@ -125,7 +128,7 @@ if r0:
     got = layer0(r0)
     check("layer 0 host fwd = hf_bert_layer", got[0], t["host_fwd_us"], 0.01)
     check("layer 0 host bwd = hf_bert_layer", got[1], t["host_bwd_us"], 0.01)
-prof["compute"]["host_probe_us"] = 5.0
+prof["compute"]["host_probe_us"], prof["compute"]["host_probe_min_us"] = 7.0, 5.0
 json.dump(prof, open(pf, "w"))
 # 5. GPT-2's q/k/v split: backward concatenates the three gradients, a contiguous copy of
 #    T x 3H bf16 elements (read and written: 2 x 2 x 1024 x 3072 bytes), priced as the cast
@@ -143,6 +146,24 @@ if rows:
     for x in sp:
         check("gpt2 qkv_split bwd", float(x["bwd_us"]), want)
         check("gpt2 qkv_split fwd", float(x["fwd_us"]), 0.0)
+# 7. fit --compute: a calibration's probe carries its fastest recorded reading into the profile
+#    (min of diag.hf_host.probes_us: 4.5), or the one it states; a newer probe without either
+#    leaves none (the median is used then)
+cal = os.path.join(tmp, "cal.json")
+merged = os.path.join(tmp, "merged.json")
+for comp, want in (({"host_probe_us": 6.0, "diag": {"hf_host": {"probes_us": [6.0, 4.5, 9.1]}}}, 4.5),
+                   ({"host_probe_us": 6.0, "host_probe_min_us": 5.5, "diag": {"hf_host": {"probes_us": [4.5]}}}, 5.5),
+                   ({"host_probe_us": 6.0}, None)):
+    json.dump(prof, open(merged, "w"))
+    json.dump({"format": "fusim-compute-1", "compute": comp}, open(cal, "w"))
+    r = subprocess.run([fusim, "fit", "--compute", cal, "--merge-into", merged], capture_output=True, text=True)
+    if r.returncode != 0:
+        fails.append("fit --compute %s: exit %d: %s" % (comp, r.returncode, r.stderr.strip()))
+        continue
+    got = json.load(open(merged))["compute"]
+    if got.get("host_probe_us") != 6.0 or got.get("host_probe_min_us") != want:
+        fails.append("fit --compute %s: host_probe_us %s, host_probe_min_us %s (expected 6.0, %s)"
+                     % (comp, got.get("host_probe_us"), got.get("host_probe_min_us"), want))
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
@@ -152,9 +173,10 @@ st=$?
 python3 -c '
 import json, sys
 p = json.load(open(sys.argv[1])); p["compute"].pop("host_probe_us", None); json.dump(p, open(sys.argv[2], "w"))
-p["compute"]["host_probe_us"] = -1; json.dump(p, open(sys.argv[3], "w"))' \
-  "$root/data/profiles/h200-default.json" "$dir/none.json" "$dir/bad.json"
-for p in none bad; do
+p["compute"]["host_probe_us"] = -1; json.dump(p, open(sys.argv[3], "w"))
+p["compute"]["host_probe_us"], p["compute"]["host_probe_min_us"] = 5, 6; json.dump(p, open(sys.argv[4], "w"))' \
+  "$root/data/profiles/h200-default.json" "$dir/none.json" "$dir/bad.json" "$dir/badmin.json"
+for p in none bad badmin; do
   "$fusim" workload --transformer --arch bert --layers 1 --hidden 64 --heads 2 --ffn 256 --vocab 128 --seq 16 \
     --micro-batch 1 --profile "$dir/$p.json" --host-probe 5 --out "$dir/x.json" 2>"$dir/err" >/dev/null
   rc=$?
