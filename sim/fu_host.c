@@ -36,6 +36,18 @@ static int fu__hnum(const json_t *obj, const char *key, const char *what, const 
   return FU_OK;
 }
 
+/* An optional whole number from 0 to 1e9 under key; a missing key leaves *out. */
+static int fu__hint(const json_t *obj, const char *key, const char *what, int *out) {
+  double d = *out;
+  FU_CHECK(fu__hnum(obj, key, what, "", 0, 0, 1e9, &d));
+  if (d != floor(d)) {
+    fu_error("%s: host.%s: not a whole number", what, key);
+    return FU_EDATA;
+  }
+  *out = (int)d;
+  return FU_OK;
+}
+
 /* An array of n times (>= 0) under key into out. */
 static int fu__harr(const json_t *obj, const char *key, const char *what, size_t n, double *out) {
   const json_t *a = json_object_get(obj, key);
@@ -83,15 +95,21 @@ int fu_host_parse(const json_t *obj, const char *what, size_t ngrads, fu_host *h
   FU_CHECK(fu__hnum(obj, "opt_gpu_us", what, "", 1, 0, T, &h->opt_gpu_us));
   FU_CHECK(fu__harr(obj, "grad_cpu_us", what, ngrads, grad_cpu));
   FU_CHECK(fu__harr(obj, "grad_gpu_us", what, ngrads, grad_gpu));
-  double buffers = 0;
-  FU_CHECK(fu__hnum(obj, "buffers", what, "", 0, 0, 1e9, &buffers));
-  if (buffers != floor(buffers)) {
-    fu_error("%s: host.buffers: not a whole number", what);
-    return FU_EDATA;
-  }
-  h->buffers = (int)buffers;
+  FU_CHECK(fu__hint(obj, "buffers", what, &h->buffers));
   FU_CHECK(fu__hnum(obj, "copy_gbps", what, "", 0, 0, 1e6, &h->copy_gbps));
   FU_CHECK(fu__hnum(obj, "kernel_us", what, "", 0, 0, 1e6, &h->kernel_us));
+  FU_CHECK(fu__hint(obj, "queue_depth", what, &h->queue_depth));
+  const json_t *l;
+  FU_CHECK(fu__obj(obj, "launches", what, &l));
+  if (l) {
+    FU_CHECK(fu__hnum(l, "fwd", what, "launches.", 1, 0, 1e12, &h->launches_fwd));
+    FU_CHECK(fu__hnum(l, "bwd", what, "launches.", 1, 0, 1e12, &h->launches_bwd));
+    FU_CHECK(fu__hnum(l, "opt", what, "launches.", 1, 0, 1e12, &h->launches_opt));
+  }
+  if (h->queue_depth > 0 && !l) {
+    fu_error("%s: host.queue_depth: given without host.launches {fwd, bwd, opt}", what);
+    return FU_EDATA;
+  }
   const json_t *fp = json_object_get(obj, "fwd_points");
   if (fp) {
     if (!json_is_array(fp)) {
@@ -170,6 +188,10 @@ json_t *fu_host_to_json(const fu_host *h, size_t ngrads, const double *grad_cpu,
   if (st == FU_OK) st = fu__put(o, "buffers", json_integer(h->buffers));
   if (st == FU_OK && h->copy_gbps > 0) st = fu__put(o, "copy_gbps", json_real(h->copy_gbps));
   if (st == FU_OK && h->kernel_us > 0) st = fu__put(o, "kernel_us", json_real(h->kernel_us));
+  if (st == FU_OK && h->queue_depth > 0) st = fu__put(o, "queue_depth", json_integer(h->queue_depth));
+  if (st == FU_OK && (h->launches_fwd > 0 || h->launches_bwd > 0 || h->launches_opt > 0))
+    st = fu__put(o, "launches", json_pack("{s:f, s:f, s:f}", "fwd", h->launches_fwd, "bwd",
+                                          h->launches_bwd, "opt", h->launches_opt));
   for (size_t i = 0; st == FU_OK && i < h->nfwd; i++)
     if (json_array_append_new(fp, json_pack("[f, f]", h->fwd_cpu[i], h->fwd_gpu[i])) != 0)
       st = FU_ENOMEM;

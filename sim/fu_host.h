@@ -4,7 +4,9 @@
  * frameworks' host costs measured by model-independent microbenchmarks (tools/torch_host.py).
  * The simulator (fu_predict.c) runs the host thread along this timeline and charges the costs of
  * the framework that --framework names. An older block {"hook_us", "issue_us"} is version 1:
- * fu_workload keeps reading it as before (launch-bound pacing), as the ideal framework. */
+ * fu_workload keeps reading it as before (launch-bound pacing), as the ideal framework.
+ * Optional in version 2: "launches" {"fwd", "bwd", "opt"} and "queue_depth" (the launch-queue
+ * bound, tools/torch_launchq.py); a block without them lets the host run ahead without bound. */
 #ifndef FU_HOST_H
 #define FU_HOST_H
 
@@ -52,6 +54,11 @@ typedef struct fu_host {
   double host_rel_hi;        /* (>= 0) */
   double fw_rel_lo;          /* the same for the frameworks' host costs (their microbenchmark's */
   double fw_rel_hi;          /* rounds); a block without them: host_rel's, as before */
+  double launches_fwd;       /* launches (kernels, copies, memsets) forward makes (0: not counted) */
+  double launches_bwd;       /* the same for backward() */
+  double launches_opt;       /* the same for the optimizer step */
+  int queue_depth;           /* launches that can be pending behind the one the GPU runs before
+                                the host blocks (0: no bound; 1021 measured on the H200) */
   int has_ddp;               /* ddp costs were measured */
   fu_host_ddp ddp;           /* DDP's Reducer */
   int has_hooks;             /* hook pattern costs were measured */

@@ -51,6 +51,10 @@ typedef struct fu__sim {
   fu__bk *bk;                /* per bucket (malloc'd) */
   uint32_t *t_seg;           /* per gradient: the compute segment that makes it ready */
   uint32_t t_bwd0;           /* first task of the communicating backward */
+  double *lq_end;            /* launch queue: per GPU task in launch order, the launches made up
+                                to and including it (malloc'd) */
+  uint32_t *lq_task;         /* that GPU task (malloc'd) */
+  size_t lq_n, lq_cap;       /* entries used, allocated */
   fu_cost_model cm;          /* the prepared costs (the plan search reads the same) */
 } fu__sim;
 
@@ -59,6 +63,8 @@ static void fu__sim_finish(fu__sim *s) {
   free(s->lane_comm);
   free(s->bk);
   free(s->t_seg);
+  free(s->lq_end);
+  free(s->lq_task);
 }
 
 static int fu__task(fu__sim *s, uint32_t lane, fu_task_class cls, double work, int32_t tag,
@@ -294,6 +300,13 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  *         unpack as the cost model prices them), when its last gradient is ready.
  * A framework kernel takes its bytes at copy_gbps (read and write) plus kernel_us, the GPU time of
  * one small kernel (measured by tools/torch_fwcal.py; 0 in older blocks).
+ * The launch queue (host.queue_depth D > 0, with host.launches per phase): the host blocks when
+ * D launches are pending behind the one the GPU runs (tools/torch_launchq.py: behind a running
+ * sleep kernel the 1022nd copy blocks), so a host task whose first launch is n cannot start
+ * before the GPU task holding launch n - D - 1 has finished. A phase's launches are spread over
+ * its host segments by their share of the phase's CPU time; every framework kernel, bucket
+ * operation, pack and unpack is one launch more. The GPU tasks are as coarse as the host's
+ * segments (a gradient's), so the wait is for that task's end, not the launch's own.
  * The three runs (which = 0 nominal, 1 low, 2 high) scale GPU work by the step's measured
  * spread, the host's own work by backward()'s, the framework costs above by their
  * microbenchmark's (jitter.fw_rel), and take each operation at its CI bound: what varies from
@@ -305,7 +318,45 @@ typedef struct fu__hg {
   double fg;                 /* GPU time factor of this run */
   uint32_t prev;             /* the host task before the last one (FU_TASK_NONE: none) */
   uint32_t last;             /* the last host task added */
+  int depth;                 /* launch queue depth (0: the host is not bounded) */
+  double nl;                 /* launches made so far */
 } fu__hg;
+
+/* Host task `host` makes n launches whose work is GPU task `gpu`: it cannot start before the
+ * task holding launch (its first - depth - 1) has finished; the launches join the queue.
+ * O(log tasks) for the look-up (launch counts only grow along the entries). */
+static int fu__hg_launch(fu__hg *g, uint32_t host, uint32_t gpu, double n) {
+  fu__sim *s = g->s;
+  if (g->depth <= 0 || n <= 0) return FU_OK;
+  double need = g->nl - g->depth; /* (nl + 1) - depth - 1 */
+  if (need > 0 && s->lq_n > 0) {
+    size_t lo = 0, hi = s->lq_n - 1;
+    while (lo < hi) { /* the first entry whose launches reach `need` */
+      size_t mid = (lo + hi) / 2;
+      if (s->lq_end[mid] >= need) hi = mid; else lo = mid + 1;
+    }
+    if (s->lq_task[lo] != host) FU_CHECK(fu_engine_dep(&s->e, s->lq_task[lo], host));
+  }
+  if (s->lq_n == s->lq_cap) {
+    size_t cap = s->lq_cap ? 2 * s->lq_cap : 256;
+    double *le = realloc(s->lq_end, cap * sizeof *le);
+    if (!le) return FU_ENOMEM;
+    s->lq_end = le;
+    uint32_t *lt = realloc(s->lq_task, cap * sizeof *lt);
+    if (!lt) return FU_ENOMEM;
+    s->lq_task = lt;
+    s->lq_cap = cap;
+  }
+  g->nl += n;
+  s->lq_end[s->lq_n] = g->nl;
+  s->lq_task[s->lq_n++] = gpu;
+  return FU_OK;
+}
+
+/* n of a phase's `total` launches for a host segment of `part` of the phase's `whole` CPU time. */
+static double fu__share(double total, double part, double whole) {
+  return whole > 0 ? total * part / whole : 0;
+}
 
 /* A host task of us at this run's factor f (g->fh for the host's own work, g->ff for a
  * framework cost). */
@@ -335,20 +386,23 @@ static int fu__hg_issue(fu__hg *g, const fu_host *h, fu_framework fw, const fu_c
   return fu__hg_fw(g, us, FU__K_ISSUE, k, id);
 }
 
-/* A single kernel (a copy) that host task `host` launched at its end. */
-static int fu__hg_gpu(fu__hg *g, double us, int kind, size_t idx, uint32_t host, uint32_t *id) {
+/* n kernels (copies; 0: a stream wait) as one task that host task `host` launched at its end. */
+static int fu__hg_gpu(fu__hg *g, double us, int kind, size_t idx, uint32_t host, double n,
+                      uint32_t *id) {
   FU_CHECK(fu__task(g->s, g->s->lane_compute, FU_TASK_COMPUTE, us * g->fg, FU__TAG(kind, idx), id));
   if (host != FU_TASK_NONE) FU_CHECK(fu_engine_dep(&g->s->e, host, *id));
-  return FU_OK;
+  return host != FU_TASK_NONE ? fu__hg_launch(g, host, *id, n) : FU_OK;
 }
 
-/* The GPU side of the segment the last host task enqueued: its kernels go out while that task
- * runs, so they may start when it starts (the host task before it ended), but the segment ends
- * no earlier than its enqueue did (a zero-length gate on the stream after it). *id: the gate. */
-static int fu__hg_seg(fu__hg *g, double us, int kind, size_t idx, uint32_t *id) {
+/* The GPU side of the segment the last host task enqueued (n launches): its kernels go out while
+ * that task runs, so they may start when it starts (the host task before it ended), but the
+ * segment ends no earlier than its enqueue did (a zero-length gate on the stream after it).
+ * *id: the gate. */
+static int fu__hg_seg(fu__hg *g, double us, double n, int kind, size_t idx, uint32_t *id) {
   uint32_t k;
   FU_CHECK(fu__task(g->s, g->s->lane_compute, FU_TASK_COMPUTE, us * g->fg, FU__TAG(kind, idx), &k));
   if (g->prev != FU_TASK_NONE) FU_CHECK(fu_engine_dep(&g->s->e, g->prev, k));
+  FU_CHECK(fu__hg_launch(g, g->last, k, n));
   FU_CHECK(fu__task(g->s, g->s->lane_compute, FU_TASK_PLAIN, 0, FU__TAG(FU__K_GATE, idx), id));
   return fu_engine_dep(&g->s->e, g->last, *id);
 }
@@ -393,6 +447,8 @@ static int fu__hg_bucket(fu__hg *g, const fu_comm *c, size_t k, int packs,
   b->t_last = b->t_unpack != FU_TASK_NONE ? b->t_unpack : b->t_comm;
   FU_CHECK(fu_engine_dep(e, issue, b->t_first));
   FU_CHECK(fu_engine_dep(e, ready, b->t_first));
+  FU_CHECK(fu__hg_launch(g, issue, b->t_comm, 1.0 + (b->t_pack != FU_TASK_NONE) +
+                                                   (b->t_unpack != FU_TASK_NONE)));
   uint32_t sl = stream_last[b->stream];
   if (sl != FU_TASK_NONE && e->tasks[sl].lane != e->tasks[b->t_first].lane)
     FU_CHECK(fu_engine_dep(e, sl, b->t_first));
@@ -410,7 +466,8 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
              w->source[0] ? w->source : w->name, fw == FU_FRAMEWORK_DDP ? "ddp" : "hooks");
     return FU_EDATA;
   }
-  fu__hg g = {s, 1.0, 1.0, 1.0, FU_TASK_NONE, FU_TASK_NONE};
+  fu__hg g = {s, 1.0, 1.0, 1.0, FU_TASK_NONE, FU_TASK_NONE, h->queue_depth, 0};
+  s->lq_n = 0;
   if (which == 1) g.fh += h->host_rel_lo, g.ff += h->fw_rel_lo, g.fg += h->step_rel_lo;
   if (which == 2) g.fh += h->host_rel_hi, g.ff += h->fw_rel_hi, g.fg += h->step_rel_hi;
   int copy = !p->pack_view && fw != FU_FRAMEWORK_IDEAL;    /* framework copies gradients */
@@ -428,13 +485,14 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   for (int m = 0; m < K - 1; m++) { /* micro-batches before the last: no communication */
     FU_CHECK(fu__hg_host(&g, h->fwd_cpu_us + h->bwd_cpu_us, FU__K_FWD,
                          (size_t)m, &hid));
-    FU_CHECK(fu__hg_seg(&g, h->fwd_gpu_us + h->bwd_gpu_us, FU__K_BWD, (size_t)m, &gid));
+    FU_CHECK(fu__hg_seg(&g, h->fwd_gpu_us + h->bwd_gpu_us, h->launches_fwd + h->launches_bwd,
+                        FU__K_BWD, (size_t)m, &gid));
   }
   if (fw == FU_FRAMEWORK_DDP) /* DDP's forward: pre-forward, buffer broadcast, prepare */
     FU_CHECK(fu__hg_fw(&g, h->ddp.forward_us + h->buffers * h->ddp.buffer_us, FU__K_FWHOST, 0,
                        &hid));
   if (fw == FU_FRAMEWORK_DDP && h->buffers > 0 && kus > 0)
-    FU_CHECK(fu__hg_gpu(&g, h->buffers * kus, FU__K_FWCOPY, w->ngrads + 1, hid, &gid));
+    FU_CHECK(fu__hg_gpu(&g, h->buffers * kus, FU__K_FWCOPY, w->ngrads + 1, hid, h->buffers, &gid));
   /* Forward, point by point (times kept non-decreasing). */
   double pc = 0, pg = 0;
   for (size_t k = 0; k <= h->nfwd; k++) {
@@ -443,7 +501,8 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
     if (cc < pc) cc = pc;
     if (cg < pg) cg = pg;
     FU_CHECK(fu__hg_host(&g, cc - pc, FU__K_FWD, K - 1, &hid));
-    FU_CHECK(fu__hg_seg(&g, cg - pg, FU__K_FWD, K - 1, &gid));
+    FU_CHECK(fu__hg_seg(&g, cg - pg, fu__share(h->launches_fwd, cc - pc, h->fwd_cpu_us), FU__K_FWD,
+                        K - 1, &gid));
     pc = cc;
     pg = cg;
   }
@@ -461,7 +520,9 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
     const fu_grad *gr = &w->grads[i];
     double cc = gr->cpu_us > pc ? gr->cpu_us : pc, cg = gr->gpu_us > pg ? gr->gpu_us : pg;
     if ((st = fu__hg_host(&g, cc - pc, FU__K_SEG, i, &hid)) != FU_OK) break;
-    if ((st = fu__hg_seg(&g, cg - pg, FU__K_SEG, i, &s->t_seg[i])) != FU_OK) break;
+    if ((st = fu__hg_seg(&g, cg - pg, fu__share(h->launches_bwd, cc - pc, h->bwd_cpu_us),
+                         FU__K_SEG, i, &s->t_seg[i])) != FU_OK)
+      break;
     if (i == 0) s->t_bwd0 = s->t_seg[0];
     pc = cc;
     pg = cg;
@@ -473,7 +534,7 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
                                                  : 0;
     if (hook > 0 && (st = fu__hg_fw(&g, hook, FU__K_HOOK, i, &hid)) != FU_OK) break;
     if (pass && (st = fu__hg_gpu(&g, (double)gr->bytes / gbps / 1e3 + kus, FU__K_FWCOPY, i, hid,
-                                 &ready)) != FU_OK)
+                                 1, &ready)) != FU_OK)
       break;
     while (p->overlap && next < nb && bks[next].last == i && st == FU_OK) {
       if ((st = fu__hg_issue(&g, h, fw, c, next, &hid)) != FU_OK) break;
@@ -486,7 +547,10 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   if (st == FU_OK) st = fu__hg_host(&g, h->bwd_cpu_us > pc ? h->bwd_cpu_us - pc : 0, FU__K_TAIL,
                                     0, &hid);
   if (st == FU_OK)
-    st = fu__hg_seg(&g, h->bwd_gpu_us > pg ? h->bwd_gpu_us - pg : 0, FU__K_TAIL, 0, &bwd_end);
+    st = fu__hg_seg(&g, h->bwd_gpu_us > pg ? h->bwd_gpu_us - pg : 0,
+                    fu__share(h->launches_bwd, h->bwd_cpu_us > pc ? h->bwd_cpu_us - pc : 0,
+                              h->bwd_cpu_us),
+                    FU__K_TAIL, 0, &bwd_end);
   for (; st == FU_OK && next < nb; next++) {
     if ((st = fu__hg_issue(&g, h, fw, c, next, &hid)) != FU_OK) break;
     st = fu__hg_bucket(&g, c, next, fw == FU_FRAMEWORK_IDEAL, hid, bwd_end, stream_last, which);
@@ -499,14 +563,14 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
     FU_CHECK(fu__hg_fw(&g, h->ddp.finalize_us + (copy ? w->ngrads * h->ddp.copy_us / 2 : 0),
                        FU__K_FWHOST, 1, &hid));
   uint32_t wait;
-  FU_CHECK(fu__hg_gpu(&g, 0, FU__K_WAIT, 0, hid, &wait));
+  FU_CHECK(fu__hg_gpu(&g, 0, FU__K_WAIT, 0, hid, 0, &wait));
   for (size_t k = 0; k < nb; k++) FU_CHECK(fu_engine_dep(e, s->bk[k].t_last, wait));
   if (fw == FU_FRAMEWORK_DDP && copy)
     FU_CHECK(fu__hg_gpu(&g, (double)all_bytes / gbps / 1e3 + (double)w->ngrads * kus,
-                        FU__K_FWCOPY, w->ngrads, hid, &wait));
+                        FU__K_FWCOPY, w->ngrads, hid, (double)w->ngrads, &wait));
   /* The optimizer step. */
   FU_CHECK(fu__hg_host(&g, h->opt_cpu_us, FU__K_OPT, 0, &hid));
-  FU_CHECK(fu__hg_seg(&g, h->opt_gpu_us, FU__K_OPT, 0, &gid));
+  FU_CHECK(fu__hg_seg(&g, h->opt_gpu_us, h->launches_opt, FU__K_OPT, 0, &gid));
   (void)gid;
   return FU_OK;
 }

@@ -21,8 +21,9 @@ How each number is measured (CUDA events; every iteration starts from an idle GP
                           non_blocking=True) into pinned memory), per copy, over 256 copies.
   launch-bound            backward's pure GPU time against bwd_us (kept in meta).
   launches                the step's launches in forward, backward() and the optimizer
-                          (tools/torch_launchq.py, meta.launches; not used by fusim yet: the
-                          host blocks once about 1021 launches are pending).
+                          (tools/torch_launchq.py, meta.launches; store_torch_validation puts
+                          them with the run's queue depth into host.launches / host.queue_depth:
+                          the host blocks once about 1021 launches are pending).
   host block              always written (--host never leaves it out): tools/torch_host.py
                           measures per gradient when its hook fired on the CPU and when it was
                           ready on the GPU with the GPU never waiting for the host, the CPU and
@@ -291,7 +292,7 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
                     return loss_fn(m, inputs)
             return loss_fn(m, inputs)
         # The step's launches per phase (torch_launchq): the host blocks once 1021 are pending on
-        # the H200; kept in meta for a simulator that bounds the host's lead (not used yet).
+        # the H200; kept in meta, store_torch_validation moves them into the host block.
         launches = None
         try:
             import torch_launchq

@@ -20,6 +20,12 @@ Per-parameter framework costs measured on the model at capture (tools/torch_mode
 meta.framework_on_model) are carried to the loop by the loop's framework-free backward() CPU
 time over the one measured beside them (--tower-costs: the model-independent ones instead).
 
+The launch-queue bound (the host blocks once host.queue_depth launches are pending; fu_predict.c)
+goes into the host block where the launches per phase are known: the capture's meta.launches,
+else --launchq's count for the same model and batch (data/validation/torch_h200_launchq), with the
+run's own queue measurement (runs.json queue_depth), else the file's. On runs 10-12 it changes no
+prediction (data/validation/README.md: the host never blocks where it matters).
+
     python3 tools/store_torch_validation.py data/validation/torch_h200_run2 --db fusim.db
     python3 tools/store_torch_validation.py RUNDIR --no-store --csv matrix.csv
 """
@@ -201,6 +207,32 @@ def model_cost_factor(ws, wl, m, host_scale=True):
     return f
 
 
+def copy_depth(queue):
+    """The launch-queue depth measured with device copies (torch_launchq.queue_depth: 3 of 3
+    repetitions agree on the H200; small kernels were stopped early by slow launches), or None."""
+    for q in queue or []:
+        if q.get("kind") == "copy" and q.get("depth"):
+            return int(q["depth"])
+    return None
+
+
+def launch_queue(wl, m, run, lq):
+    """Puts the launch-queue bound into the host block: host.launches per phase (the capture's
+    meta.launches, else the --launchq file's count for the same model and batch) and
+    host.queue_depth (the run's own measurement, else the file's). Returns (launches, depth) or
+    None where either is missing (the host then runs ahead without bound, as before)."""
+    n = (wl.get("meta") or {}).get("launches")
+    key = "%s:%s" % (m.get("model"), m.get("batch"))
+    if not n and lq:
+        n = lq.get("models", {}).get(key)
+    depth = copy_depth(run.get("queue_depth")) or (copy_depth(lq.get("queue")) if lq else None)
+    if not n or not depth or "host" not in wl:
+        return None
+    wl["host"]["launches"] = {k: float(n[k]) for k in ("fwd", "bwd", "opt")}
+    wl["host"]["queue_depth"] = depth
+    return (wl["host"]["launches"], depth)
+
+
 def plan_args(row):
     a = ["--comm", "allreduce:1:nvlink" if row["comm"].startswith("allreduce") else "offload",
          "--framework", row["framework"], "--overlap", row["overlap"], "--pack", row["pack"]]
@@ -229,6 +261,12 @@ def main():
     ap.add_argument("--tower-costs", action="store_true",
                     help="use the model-independent per-parameter costs even where the capture "
                          "measured them on the model (tools/torch_modelcost.py)")
+    ap.add_argument("--launchq", metavar="FILE",
+                    help="a tools/torch_launchq.py result (data/validation/torch_h200_launchq/"
+                         "launchq.json): launches per phase and the queue depth for runs whose "
+                         "captures and runs.json lack them")
+    ap.add_argument("--no-launch-queue", action="store_true",
+                    help="let the host run ahead without bound even where launches are known")
     ap.add_argument("--csv", help="write the matrix here")
     ap.add_argument("--framework-costs", metavar="FILE:LABEL",
                     help="take the frameworks' costs (host.ddp, host.hooks, copy_gbps) from the "
@@ -259,6 +297,13 @@ def main():
         if fwc is None:
             die("--framework-costs: %s has no line labelled '%s' (labels: %s)"
                 % (fpath, label, ", ".join(p.get("label", "?") for p in probes)), 64)
+    lq = None
+    if a.launchq:
+        try:
+            with open(a.launchq) as f:
+                lq = json.load(f)
+        except (OSError, ValueError) as e:
+            die("%s: %s" % (a.launchq, getattr(e, "strerror", None) or e), 66)
     rows = []
     bdir = os.path.join(a.rundir, "buckets")   # the frameworks' buckets, kept with the run
     for m in run["models"]:
@@ -276,6 +321,8 @@ def main():
             tower_costs(wl)
         if a.tower_costs or fwc is not None:   # the costs given replace the model's too
             wl.get("meta", {}).pop("framework_on_model", None)
+        if not a.no_launch_queue:
+            launch_queue(wl, m, run, lq)
         order = [g["name"] for g in wl["grads"]]
         hf, gf = anchor(a.fusim, wl, m, tmp, prof, not a.no_host_scale, not a.one_host_factor)
         ff = None if a.no_probe_scale else \

@@ -199,6 +199,45 @@ int main(void) {
   fu_result_finish(&r);
   su_workload_free(&w);
 
+  /* 8b. The launch queue: forward makes 4 launches, backward() 8 (seg0 50/320 of its CPU time:
+   *     1.25, seg1 250/320: 6.25, the tail 20/320: 0.5), the optimizer 2; at most 3 pending
+   *     behind the running one, so a host task whose first launch follows n made ones cannot
+   *     start before the GPU task holding launch n - 3 has ended.
+   *     Compute alone (case 1's timeline): fwd host [0,100] (n = 0) GPU [0,400]. seg0's host
+   *     (n = 4) waits for launch 1, in the forward task: [400,450]; its GPU [400,600], gate 600.
+   *     seg1's host (n = 5.25: launch 2.25, forward's) [450,700]; GPU [600,650], gate at its
+   *     enqueue's end 700. The tail's host (n = 11.5: launch 8.5, in seg1, ended 650) [700,720];
+   *     GPU [700,710], gate 720. The optimizer's host (n = 12: launch 9, seg1's) [720,730]; GPU
+   *     [720,740]. 740 against 680 unbounded: the host lost its lead over forward. */
+  su_workload_free(&w);
+  host_workload(&w, 300, 320);
+  w.host.launches_fwd = 4, w.host.launches_bwd = 8, w.host.launches_opt = 2;
+  w.host.queue_depth = 3;
+  su_plan(&p, 1, 0, 1);
+  p.framework = FU_FRAMEWORK_DDP;
+  /*     DDP, copy mode, one bucket, the comm hook (case 2), every copy and the offload one launch.
+   *     Host: DDP forward [0,17] (no launch: kernel_us = 0 makes no buffer copies); fwd [17,117]
+   *     (GPU [17,417]); seg0 (n = 4, launch 1 in forward) [417,467], GPU [417,617]; hook0 7
+   *     [467,474] launches copy0 (n = 5.25: launch 2.25, forward's) [617,717]; seg1 (n = 6.25:
+   *     launch 3.25, forward's) [474,724], GPU [717,767]; hook1 (n = 12.5: launch 9.5 in seg1,
+   *     ended 767) [767,774], copy1 [774,974]; the comm hook's call (n = 13.5: 10.5, seg1's) 60
+   *     [774,834], the offload from copy1's end 974 for d2h(3 MiB); tail (n = 14.5: 11.5, seg1's)
+   *     [834,854], GPU [974,984]; finalize 11 [854,865] launches the copy back of 2 gradients
+   *     (n = 15: launch 12, seg1's), after the offload: [974 + d2h, + 300]; the optimizer's host
+   *     (n = 17: launch 14, the offload's) [974 + d2h, + 10], GPU after the copy back, 20. Case 2
+   *     (967 + d2h + 320) + 7: hook1 waited for seg1. */
+  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 974 + d2h(3 * MiB) + 320, tol);
+  EXPECT_NEAR(r.compute_us, 740, tol);
+  /*     11 pending: only the optimizer's host (n = 17: launch 6, copy0's, ended 717) waits,
+   *     [717,727] instead of [522,532], still before its GPU work, which follows the copy back
+   *     at 967 + d2h + 300; the other tasks wait for forward (ended 417) at most, and start
+   *     later anyway: case 2's and case 1's times. */
+  w.host.queue_depth = 11;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), t2, tol);
+  EXPECT_NEAR(r.compute_us, 680, tol);
+  w.host.queue_depth = 0; /* no bound: as before */
+  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), t2, tol);
+
   /* 9. Reading and writing the block. */
   const char *text =
       "{\"format\": \"fusim-workload-1\", \"name\": \"h\", \"fwd_us\": 400, \"bwd_us\": 260,"
@@ -212,7 +251,8 @@ int main(void) {
       " \"host_rel_hi\": 0.3},"
       " \"ddp\": {\"param_us\": 5, \"copy_us\": 4, \"bucket_us\": 30, \"hook_bucket_us\": 60,"
       " \"finalize_us\": 7, \"forward_us\": 11, \"buffer_us\": 2},"
-      " \"hooks\": {\"hook_us\": 9, \"bucket_us\": 13, \"noop_hook_us\": 1}}}";
+      " \"hooks\": {\"hook_us\": 9, \"bucket_us\": 13, \"noop_hook_us\": 1},"
+      " \"launches\": {\"fwd\": 151, \"bwd\": 311, \"opt\": 3}, \"queue_depth\": 1021}}";
   fu_workload a, b;
   EXPECT_INT_EQ(fu_workload_parse(text, "h.json", 0, &a), FU_OK); /* sorted: a first */
   EXPECT_INT_EQ(a.host.version, 2);
@@ -228,6 +268,8 @@ int main(void) {
   EXPECT_NEAR(a.host.fw_rel_lo, -0.1, 0); /* no fw_rel in the block: host_rel's */
   EXPECT_NEAR(a.host.fw_rel_hi, 0.3, 0);
   EXPECT_INT_EQ(a.host.buffers, 3);
+  EXPECT_NEAR(a.host.launches_bwd, 311, 0);
+  EXPECT_INT_EQ(a.host.queue_depth, 1021);
   char path[] = "/tmp/fusim_test_host_XXXXXX";
   int fd = mkstemp(path);
   EXPECT(fd >= 0);
@@ -241,6 +283,9 @@ int main(void) {
   EXPECT_NEAR(b.host.kernel_us, 2.5, 0);
   EXPECT_NEAR(b.host.step_rel_lo, -0.02, 0);
   EXPECT_NEAR(b.host.fw_rel_hi, 0.3, 0); /* written out, so it reads back the same */
+  EXPECT_NEAR(b.host.launches_fwd, 151, 0);
+  EXPECT_NEAR(b.host.launches_opt, 3, 0);
+  EXPECT_INT_EQ(b.host.queue_depth, 1021);
   remove(path);
   fu_workload_finish(&a);
   fu_workload_finish(&b);
@@ -279,7 +324,20 @@ int main(void) {
                        " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1], \"jitter\": {\"fw_rel_lo\": 0.2}",
                        "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
                        " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
-                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1], \"kernel_us\": -2"};
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1], \"kernel_us\": -2",
+                       /* a queue depth without the launches it bounds, a fractional depth,
+                        * launches without the optimizer's */
+                       "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1], \"queue_depth\": 1021",
+                       "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1], \"queue_depth\": 10.5,"
+                       " \"launches\": {\"fwd\": 1, \"bwd\": 1, \"opt\": 1}",
+                       "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1], \"queue_depth\": 10,"
+                       " \"launches\": {\"fwd\": 1, \"bwd\": 1}"};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     char doc[1024];
     snprintf(doc, sizeof doc,

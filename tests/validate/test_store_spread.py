@@ -43,5 +43,31 @@ for label, wl, m in (("no host block", {"name": "w"}, M),
     before = copy.deepcopy(wl)
     st.same_run_spread(wl, m)
     check(label + ": unchanged", wl == before)
+LQ = {"queue": [{"kind": "kernel", "depth": 77, "reps": [1, 1021, 77]},
+                {"kind": "copy", "depth": 1021, "reps": [1021, 1021, 1021]}],
+      "models": {"resnet50:64": {"fwd": 342, "bwd": 576, "opt": 9, "cpu_us": [[1, 2, 3]]}}}
+W = {"name": "w", "host": {"version": 2}}
+M = {"model": "resnet50", "batch": 64}
+
+w = copy.deepcopy(W)
+got = st.launch_queue(w, M, {}, LQ)
+check("file's counts and copy depth (got %r)" % (got,),
+      w["host"].get("launches") == {"fwd": 342.0, "bwd": 576.0, "opt": 9.0}
+      and w["host"].get("queue_depth") == 1021)
+w = copy.deepcopy(W)
+w["meta"] = {"launches": {"fwd": 10, "bwd": 20, "opt": 3, "cpu_us": []}}
+run = {"queue_depth": [{"kind": "copy", "depth": 900, "reps": [900]},
+                       {"kind": "kernel", "depth": 5, "reps": [5]}]}
+st.launch_queue(w, M, run, LQ)
+check("capture's counts, run's copy depth",
+      w["host"]["launches"] == {"fwd": 10.0, "bwd": 20.0, "opt": 3.0}
+      and w["host"]["queue_depth"] == 900)
+for label, wl, m, rn, lq in (("another batch", copy.deepcopy(W), dict(M, batch=32), {}, LQ),
+                             ("no depth", copy.deepcopy(W), M, {}, dict(LQ, queue=[LQ["queue"][0]])),
+                             ("no file, no capture counts", copy.deepcopy(W), M, {}, None),
+                             ("no host block", {"name": "w"}, M, {}, LQ)):
+    before = copy.deepcopy(wl)
+    r = st.launch_queue(wl, m, rn, lq)
+    check(label + ": unchanged", r is None and wl == before)
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
