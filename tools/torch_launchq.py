@@ -19,6 +19,14 @@ first_blocked() is pure Python (tests/validate/test_modelcost.py feeds it); the 
 with CUDA.
 
     python3 tools/torch_launchq.py --out launchq.json [--models resnet18:32,resnet50:64]
+    python3 tools/torch_launchq.py --out syncprobe.json --sync-probe 6
+
+--sync-probe ROUNDS tests whether the launch queue is what makes the per-parameter costs measured
+on the model (tools/torch_modelcost.py) grow with the model: the same measurement three times,
+plain / with the GPU drained before backward() / plain again (ROUNDS rounds each). Draining
+removes forward's pending launches (hundreds where the host is ahead), so where DDP's copies
+push the queue to its bound, the copy cost drops with it; fusim's simulated timelines say the
+queue peaks at 630-860 of 1021 and it should not (data/validation/README.md).
 """
 import argparse
 import json
@@ -112,11 +120,42 @@ def phase_launches(model, run_loss, opt, steps=3):
     return {k: (statistics.median(v) if k in ("fwd", "bwd", "opt") else v) for k, v in out.items()}
 
 
+def sync_probe(a, validate_torch):
+    """torch_modelcost.measure plain, drained before backward(), plain again, per model; the
+    fixed parts are left at 0 (only the differences between the three are read)."""
+    import torch
+    import torch_modelcost
+    res = {"rounds": a.sync_probe, "models": {}}
+    for spec in validate_torch.parse_models(a.models):
+        name, batch = spec
+        torch.manual_seed(0)
+        model, inputs, loss_fn, _ = validate_torch.build_model(name, batch, a.seq)
+        opt = validate_torch.make_opt(model)
+        out = []
+        for sync in (False, True, False):
+            r = torch_modelcost.measure(model, lambda m: loss_fn(m, inputs), opt,
+                                        {"finalize_us": 0.0, "hooks_bucket_us": 0.0},
+                                        rounds=a.sync_probe, warmup=2, cold=False, sync_fwd=sync)
+            out.append({"sync_fwd": sync, "param_us": r["param_us"], "copy_us": r["copy_us"],
+                        "hook_us": r["hook_us"], "bwd_cpu_us": r["bwd_cpu_us"], "ci": r["ci"],
+                        "raw": r["raw"]})
+            print(name, "sync" if sync else "plain", json.dumps({k: out[-1][k] for k in (
+                "param_us", "copy_us", "hook_us", "bwd_cpu_us")}), flush=True)
+        res["models"]["%s:%d" % spec] = out
+        del model, opt, inputs
+        torch.cuda.empty_cache()
+    with open(a.out, "w") as f:
+        json.dump(res, f, indent=1)
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--models", default="resnet18:32,resnet50:64,vit_b_16:32,bert_base:8,gpt2_medium:4")
     ap.add_argument("--seq", type=int, default=512)
+    ap.add_argument("--sync-probe", type=int, default=0, metavar="ROUNDS",
+                    help="only the on-model costs plain / drained / plain (see above)")
     a = ap.parse_args(argv)
     try:
         import torch
@@ -128,6 +167,8 @@ def main(argv=None):
     torch.backends.cudnn.benchmark = True
     torch.backends.cuda.matmul.allow_tf32 = True
     torch.backends.cudnn.allow_tf32 = True
+    if a.sync_probe:
+        return sync_probe(a, validate_torch)
     res = {"queue": [queue_depth(kind="kernel"), queue_depth(kind="copy")], "models": {}}
     print("queue:", json.dumps(res["queue"]), flush=True)
     for spec in validate_torch.parse_models(a.models):

@@ -119,11 +119,12 @@ def _flush_caches():
 
 
 def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=True, cold=True,
-            log=None):
+            log=None, sync_fwd=False):
     """Runs the variants on copies of model (see the module docstring); run_loss(m) -> the loss
     of one forward of m; opt: the capture's optimizer (its class and defaults are copied; SGD
     when None); fixed: the tower's fixed parts. Returns with_ci()'s dict plus "P", "rounds" and
-    "raw" (every round's backward() CPU time per variant)."""
+    "raw" (every round's backward() CPU time per variant). sync_fwd: wait for forward's GPU work
+    before backward() (no launches pending when it starts; torch_launchq.py --sync-probe)."""
     import torch
     from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -152,6 +153,8 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
         o.zero_grad(set_to_none=set_to_none)
         torch.cuda.synchronize()
         loss = run_loss(m)
+        if sync_fwd:
+            torch.cuda.synchronize()
         t1 = time.perf_counter()
         loss.backward()
         if fuser is not None:
