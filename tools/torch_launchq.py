@@ -22,8 +22,9 @@ with CUDA.
     python3 tools/torch_launchq.py --out syncprobe.json --sync-probe 6
 
 --sync-probe ROUNDS tests whether the launch queue is what makes the per-parameter costs measured
-on the model (tools/torch_modelcost.py) grow with the model: the same measurement three times,
-plain / with the GPU drained before backward() / plain again (ROUNDS rounds each). Draining
+on the model (tools/torch_modelcost.py) grow with the model: the same measurement ARMS times
+(--sync-arms, default 3), plain and with the GPU drained before backward() alternately (ROUNDS
+rounds each; the lease's drift shows between arms of one kind). Draining
 removes forward's pending launches (hundreds where the host is ahead), so where DDP's copies
 push the queue to its bound, the copy cost drops with it; fusim's simulated timelines say the
 queue peaks at 630-860 of 1021 and it should not (data/validation/README.md).
@@ -121,8 +122,8 @@ def phase_launches(model, run_loss, opt, steps=3):
 
 
 def sync_probe(a, validate_torch):
-    """torch_modelcost.measure plain, drained before backward(), plain again, per model; the
-    fixed parts are left at 0 (only the differences between the three are read)."""
+    """torch_modelcost.measure plain and drained before backward() alternately, a.sync_arms
+    times per model; the fixed parts are left at 0 (only the differences between arms are read)."""
     import torch
     import torch_modelcost
     res = {"rounds": a.sync_probe, "models": {}}
@@ -132,7 +133,7 @@ def sync_probe(a, validate_torch):
         model, inputs, loss_fn, _ = validate_torch.build_model(name, batch, a.seq)
         opt = validate_torch.make_opt(model)
         out = []
-        for sync in (False, True, False):
+        for sync in [k % 2 == 1 for k in range(a.sync_arms)]:
             r = torch_modelcost.measure(model, lambda m: loss_fn(m, inputs), opt,
                                         {"finalize_us": 0.0, "hooks_bucket_us": 0.0},
                                         rounds=a.sync_probe, warmup=2, cold=False, sync_fwd=sync)
@@ -155,7 +156,9 @@ def main(argv=None):
     ap.add_argument("--models", default="resnet18:32,resnet50:64,vit_b_16:32,bert_base:8,gpt2_medium:4")
     ap.add_argument("--seq", type=int, default=512)
     ap.add_argument("--sync-probe", type=int, default=0, metavar="ROUNDS",
-                    help="only the on-model costs plain / drained / plain (see above)")
+                    help="only the on-model costs plain / drained alternately (see above)")
+    ap.add_argument("--sync-arms", type=int, default=3, metavar="N",
+                    help="--sync-probe: arms in all (plain first)")
     a = ap.parse_args(argv)
     try:
         import torch
