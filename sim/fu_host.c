@@ -2,6 +2,7 @@
 #include "fu_host.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,66 @@ static int fu__harr(const json_t *obj, const char *key, const char *what, size_t
     out[i] = d;
   }
   return FU_OK;
+}
+
+/* The frameworks' cost names, as in the block, and where each lives in its struct. */
+typedef struct fu__cost {
+  const char *key;
+  size_t off;
+} fu__cost;
+#define FU__DDP(k) {#k, offsetof(fu_host_ddp, k)}
+#define FU__HOOKS(k) {#k, offsetof(fu_host_hooks, k)}
+static const fu__cost FU__DDP_COSTS[] = {FU__DDP(param_us),    FU__DDP(copy_us),
+                                         FU__DDP(bucket_us),   FU__DDP(hook_bucket_us),
+                                         FU__DDP(finalize_us), FU__DDP(forward_us),
+                                         FU__DDP(buffer_us)};
+static const fu__cost FU__HOOKS_COSTS[] = {FU__HOOKS(hook_us), FU__HOOKS(bucket_us),
+                                           FU__HOOKS(noop_hook_us)};
+#define FU__NDDP (sizeof FU__DDP_COSTS / sizeof FU__DDP_COSTS[0])
+#define FU__NHOOKS (sizeof FU__HOOKS_COSTS / sizeof FU__HOOKS_COSTS[0])
+
+static double *fu__at(void *base, size_t off) { return (double *)((char *)base + off); }
+
+/* host.ci.<grp>: {cost: [lo, hi]} into lo / hi (which start as the costs' values); each pair
+ * must hold 0 <= lo <= hi. */
+static int fu__ci(const json_t *ci, const char *grp, const fu__cost *costs, size_t n,
+                  const char *what, void *lo, void *hi) {
+  const json_t *g = json_object_get(ci, grp);
+  if (!g) return FU_OK;
+  if (!json_is_object(g)) {
+    fu_error("%s: host.ci.%s: not an object", what, grp);
+    return FU_EDATA;
+  }
+  const char *key;
+  const json_t *v;
+  json_object_foreach((json_t *)g, key, v) {
+    size_t k = 0;
+    while (k < n && strcmp(costs[k].key, key) != 0) k++;
+    double a = NAN, b = NAN;
+    if (json_is_array(v) && json_array_size(v) == 2 && json_is_number(json_array_get(v, 0)) &&
+        json_is_number(json_array_get(v, 1)))
+      a = json_number_value(json_array_get(v, 0)), b = json_number_value(json_array_get(v, 1));
+    if (k == n || !isfinite(a) || !isfinite(b) || a < 0 || b < a || b > FU__HOST_MAX_US) {
+      fu_error("%s: host.ci.%s.%s: not a known cost with bounds [lo, hi], 0 <= lo <= hi", what,
+               grp, key);
+      return FU_EDATA;
+    }
+    *fu__at(lo, costs[k].off) = a;
+    *fu__at(hi, costs[k].off) = b;
+  }
+  return FU_OK;
+}
+
+static json_t *fu__ci_json(const fu__cost *costs, size_t n, const void *lo, const void *hi) {
+  json_t *o = json_object();
+  for (size_t k = 0; o && k < n; k++)
+    if (json_object_set_new(o, costs[k].key,
+                            json_pack("[f, f]", *fu__at((void *)lo, costs[k].off),
+                                      *fu__at((void *)hi, costs[k].off))) != 0) {
+      json_decref(o);
+      return NULL;
+    }
+  return o;
 }
 
 static int fu__obj(const json_t *host, const char *key, const char *what, const json_t **out) {
@@ -167,6 +228,15 @@ int fu_host_parse(const json_t *obj, const char *what, size_t ngrads, fu_host *h
     FU_CHECK(fu__hnum(k, "bucket_us", what, "hooks.", 1, 0, T, &h->hooks.bucket_us));
     FU_CHECK(fu__hnum(k, "noop_hook_us", what, "hooks.", 0, 0, T, &h->hooks.noop_hook_us));
   }
+  h->ddp_lo = h->ddp_hi = h->ddp;
+  h->hooks_lo = h->hooks_hi = h->hooks;
+  const json_t *ci;
+  FU_CHECK(fu__obj(obj, "ci", what, &ci));
+  if (ci) {
+    h->has_ci = 1;
+    FU_CHECK(fu__ci(ci, "ddp", FU__DDP_COSTS, FU__NDDP, what, &h->ddp_lo, &h->ddp_hi));
+    FU_CHECK(fu__ci(ci, "hooks", FU__HOOKS_COSTS, FU__NHOOKS, what, &h->hooks_lo, &h->hooks_hi));
+  }
   return FU_OK;
 }
 
@@ -218,6 +288,17 @@ json_t *fu_host_to_json(const fu_host *h, size_t ngrads, const double *grad_cpu,
   if (st == FU_OK && h->has_hooks)
     st = fu__put(o, "hooks", json_pack("{s:f, s:f, s:f}", "hook_us", h->hooks.hook_us, "bucket_us",
                                        h->hooks.bucket_us, "noop_hook_us", h->hooks.noop_hook_us));
+  if (st == FU_OK && h->has_ci) {
+    json_t *ci = json_object();
+    st = ci ? FU_OK : FU_ENOMEM;
+    if (st == FU_OK && h->has_ddp)
+      st = fu__put(ci, "ddp", fu__ci_json(FU__DDP_COSTS, FU__NDDP, &h->ddp_lo, &h->ddp_hi));
+    if (st == FU_OK && h->has_hooks)
+      st = fu__put(ci, "hooks",
+                   fu__ci_json(FU__HOOKS_COSTS, FU__NHOOKS, &h->hooks_lo, &h->hooks_hi));
+    if (st == FU_OK) st = fu__put(o, "ci", ci);
+    else json_decref(ci);
+  }
   json_decref(fp);
   json_decref(gc);
   json_decref(gg);

@@ -6,7 +6,11 @@
  * the framework that --framework names. An older block {"hook_us", "issue_us"} is version 1:
  * fu_workload keeps reading it as before (launch-bound pacing), as the ideal framework.
  * Optional in version 2: "launches" {"fwd", "bwd", "opt"} and "queue_depth" (the launch-queue
- * bound, tools/torch_launchq.py); a block without them lets the host run ahead without bound. */
+ * bound, tools/torch_launchq.py); a block without them lets the host run ahead without bound.
+ * Optional "ci": {"ddp": {COST: [lo, hi]}, "hooks": {COST: [lo, hi]}}: each framework cost's
+ * confidence bounds (the uncertainty of its measurement and of carrying it to the run's host
+ * speed); the interval's low run takes the low bounds, the high run the high ones. A cost the
+ * block gives no bounds for stays at its value in both. */
 #ifndef FU_HOST_H
 #define FU_HOST_H
 
@@ -63,6 +67,9 @@ typedef struct fu_host {
   fu_host_ddp ddp;           /* DDP's Reducer */
   int has_hooks;             /* hook pattern costs were measured */
   fu_host_hooks hooks;       /* the Python hook pattern */
+  int has_ci;                /* the block gives the costs' bounds ("ci") */
+  fu_host_ddp ddp_lo, ddp_hi;       /* DDP's costs at their low / high bounds (else = ddp) */
+  fu_host_hooks hooks_lo, hooks_hi; /* the hook pattern's (else = hooks) */
 } fu_host;
 
 void fu_host_init(fu_host *h);

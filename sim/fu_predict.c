@@ -309,8 +309,9 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  * segments (a gradient's), so the wait is for that task's end, not the launch's own.
  * The three runs (which = 0 nominal, 1 low, 2 high) scale GPU work by the step's measured
  * spread, the host's own work by backward()'s, the framework costs above by their
- * microbenchmark's (jitter.fw_rel), and take each operation at its CI bound: what varies from
- * run to run on the machine, so the interval can hold a measured time. */
+ * microbenchmark's (jitter.fw_rel) after taking each at its bound where the block gives them
+ * (host.ci), and take each operation at its CI bound: what varies from run to run on the
+ * machine, so the interval can hold a measured time. */
 typedef struct fu__hg {
   fu__sim *s;                /* the simulation being built */
   double fh;                 /* host time factor of this run */
@@ -459,6 +460,13 @@ static int fu__hg_bucket(fu__hg *g, const fu_comm *c, size_t k, int packs,
 static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, const fu_comm *c,
                           const fu_bucket *bks, size_t nb, int which) {
   const fu_host *h = &w->host;
+  fu_host at; /* the interval's runs: the frameworks' costs at their bounds (host.ci) */
+  if (which && h->has_ci) {
+    at = *h; /* a shallow copy: it only lives while this graph is built */
+    at.ddp = which == 1 ? h->ddp_lo : h->ddp_hi;
+    at.hooks = which == 1 ? h->hooks_lo : h->hooks_hi;
+    h = &at;
+  }
   fu_engine *e = &s->e;
   fu_framework fw = p->framework;
   if ((fw == FU_FRAMEWORK_DDP && !h->has_ddp) || (fw == FU_FRAMEWORK_HOOKS && !h->has_hooks)) {

@@ -9,9 +9,12 @@ Compute baseline: as `fusim validate` does, each model's workload is scaled to t
 iteration measured in the same loop: host work (the CPU timeline and the frameworks' host costs)
 by the compute-only iteration's CPU time of forward + backward() against the capture's, GPU work
 so that the simulated compute-only step equals the measured one (--no-host-scale: both alike).
-Communication is not scaled. The step's spread in the 95% interval (host.jitter.step_rel_lo/hi)
-is likewise the compute-only iteration's in the run: its p5 and p95 over its median, measured in
-the same rounds as the plans (--capture-spread keeps the capture's). The overhead of a plan is its
+Communication is not scaled. The 95% interval is that of a row's median (tools/torch_interval.py):
+the uncertainty of the run's compute-only medians (GPU step and host time, bootstrapped over its
+iterations) and each framework cost at its bounds (host.ci: the bootstrap over the rounds that
+measured it, times the bounds of the factor that carried it to the loop). --iteration-spread
+gives the older interval of one iteration instead: the compute-only iteration's p5 and p95 over
+its median (--capture-spread: the capture's) and the frameworks' per-round spread. The overhead of a plan is its
 time minus compute-only, measured and predicted. Each measurement is stored beside the prediction fusim stored for it (its prediction_id, as
 `fusim validate` does: the measured-times CSV of `fusim import` cannot tell apart two rows that
 differ only in the communication, DDP's all-reduce against its offload hook).
@@ -37,6 +40,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+import torch_interval as TI
 
 
 def die(msg, status=65):
@@ -115,6 +120,49 @@ def same_run_spread(w, m):
     j = h.setdefault("jitter", {})
     j["step_rel_lo"] = min(0.0, max(-1.0, p5 / co - 1))
     j["step_rel_hi"] = max(0.0, min(10.0, p95 / co - 1))
+
+
+def median_interval(ws, wl, m, fc, ff, hf, mf):
+    """Sets the scaled workload's interval for a row's median (tools/torch_interval.py): the
+    step's and the host's spread as the uncertainty of the run's compute-only medians, and each
+    framework cost's bounds (host.ci) from the rounds that measured it and the factor that carried
+    it to the loop. fc: the run's tower (None: costs from elsewhere, no bounds); ff: the probes'
+    (main, autograd) factors or None; hf: the timeline's factors; mf: the on-model costs' factor.
+    Returns False where the run lacks the per-iteration times (runs before 8): unchanged."""
+    h, co, cpu = ws.get("host"), m.get("compute_only_times_us"), m.get("compute_only_cpu_times_us")
+    if not h or h.get("version") != 2 or not co or not cpu:
+        return False
+    j = h.setdefault("jitter", {})
+    j["step_rel_lo"], j["step_rel_hi"] = TI.widen(*TI.median_rel(co))
+    j["host_rel_lo"], j["host_rel_hi"] = TI.widen(*TI.median_rel([sum(c) for c in cpu]))
+    j["fw_rel_lo"], j["fw_rel_hi"] = j["host_rel_lo"], j["host_rel_hi"]
+    est = TI.tower_bounds(fc) if fc else None
+    if est is None:
+        h.pop("ci", None)
+        return True
+    hfw, hbw, _ = _three(hf)
+    raw = fc.get("raw", {})
+    if ff is not None:   # the probes carried the tower's costs: their ratio's own bounds
+        thr = {"main": (ff[0], TI.ratio_rel(m.get("host_probe_us") or [], raw.get("probe_us") or [])),
+               "auto": (ff[1], TI.ratio_rel(m.get("host_bwd_probe_us") or m.get("host_probe_us") or [],
+                                            raw.get("bwd_probe_us") or raw.get("probe_us") or []))}
+    else:                # the capture's host factors carried them
+        thr = {"main": (hfw, (0.0, 0.0)), "auto": (hbw, (0.0, 0.0))}
+    factor, carry = {}, {}
+    for grp, ks in est.items():
+        for k in ks:
+            f, c = thr["main" if k in MAIN_THREAD_COSTS.get(grp, ()) else "auto"]
+            factor.setdefault(grp, {})[k], carry.setdefault(grp, {})[k] = f, c
+    fm = on_model(wl)
+    if fm is not None and mf is not None:   # the costs measured on the model, carried by mf
+        mb = TI.model_bounds(fm, "ddp.param_us" in fm["replaced"])
+        c = TI.ratio_rel([x[1] for x in cpu], fm["raw"]["none"])
+        for name in fm["replaced"]:
+            grp, key = name.split(".")
+            est[grp][key] = mb[grp][key]
+            factor[grp][key], carry[grp][key] = mf, c
+    h["ci"] = TI.cost_ci(h, est, factor, carry)
+    return True
 
 
 def sim_compute(fusim, wl, hf, gf, tmp, prof):
@@ -256,8 +304,12 @@ def main():
                          "run against the capture's), as runs up to 9 were predicted, instead of "
                          "one per phase")
     ap.add_argument("--capture-spread", action="store_true",
-                    help="keep the capture's step spread in the interval (default: the run's "
-                         "compute-only iteration's)")
+                    help="with --iteration-spread: keep the capture's step spread in the "
+                         "interval (else the run's compute-only iteration's)")
+    ap.add_argument("--iteration-spread", action="store_true",
+                    help="the interval of one iteration (the spreads of single iterations and "
+                         "of the frameworks' rounds, as before) instead of a row's median's "
+                         "(tools/torch_interval.py)")
     ap.add_argument("--tower-costs", action="store_true",
                     help="use the model-independent per-parameter costs even where the capture "
                          "measured them on the model (tools/torch_modelcost.py)")
@@ -329,8 +381,11 @@ def main():
             fw_factors(fwc if fwc is not None else run.get("framework_costs"), m)
         ws = scaled(wl, hf, gf, ff if not a.no_host_scale else None)
         mf = model_cost_factor(ws, wl, m, not a.no_host_scale)
-        if not a.capture_spread:
-            same_run_spread(ws, m)
+        if a.iteration_spread or not median_interval(
+                ws, wl, m, None if fwc is not None else run.get("framework_costs"),
+                ff if not a.no_host_scale else None, hf, mf):
+            if not a.capture_spread:
+                same_run_spread(ws, m)
         spath = os.path.join(tmp, "%s.json" % ws["name"])
         with open(spath, "w") as f:
             json.dump(ws, f)

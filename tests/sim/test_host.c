@@ -159,6 +159,22 @@ int main(void) {
   run(&w, &p, &off, &prof, one, 1, &r);
   EXPECT_NEAR(r.iter_lo_us, 1152.3, tol);
   EXPECT_NEAR(r.iter_hi_us, 1576.2, tol);
+  /*     With the costs' own bounds (host.ci: DDP's param_us 3..8, hook_bucket_us 40..100, the
+   *     others without bounds) and no spread of their own (fw_rel 0). High: DDP forward 17,
+   *     hooks 8 + 8, comm hook 100, finalize 7: 140 us against the 188 above, all on the
+   *     critical host path: 1642 - 48 = 1594 (the offload from 1433 ends at 1500.1, before the
+   *     finalize at 1570). Low: 17, 3 + 3, 40, 7 = 70 against 47: the comm hook ends at 1013,
+   *     the offload at 1013 + 0.9 d2h(3 MiB) = 1067.9; tail [1013,1108], finalize [1108,1115],
+   *     opt 18 [1115,1133]. The nominal run keeps the costs' values. */
+  w.host.fw_rel_lo = 0, w.host.fw_rel_hi = 0;
+  w.host.has_ci = 1;
+  w.host.ddp_lo = w.host.ddp_hi = w.host.ddp;
+  w.host.hooks_lo = w.host.hooks_hi = w.host.hooks;
+  w.host.ddp_lo.param_us = 3, w.host.ddp_hi.param_us = 8;
+  w.host.ddp_lo.hook_bucket_us = 40, w.host.ddp_hi.hook_bucket_us = 100;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 1214, tol);
+  EXPECT_NEAR(r.iter_lo_us, 1133, tol);
+  EXPECT_NEAR(r.iter_hi_us, 1594, tol);
 
   /* 5. The hook pattern, per-tensor buckets, overlap off (course text). Host: fwd [0,100] seg0
    *    [100,150] hook0 9 [150,159] seg1 [159,409] hook1 [409,418] tail [418,438] then the two
@@ -303,6 +319,35 @@ int main(void) {
     EXPECT_NEAR(a.host.host_rel_lo, -0.1, 0);
     fu_workload_finish(&a);
   }
+  /* The costs' bounds: those given, the others at the cost's value; written back out. */
+  const char *hk = "\"hooks\": {";
+  at = strstr(text, hk);
+  EXPECT(at != NULL);
+  if (at) {
+    snprintf(withfw, sizeof withfw, "%.*s\"ci\": {\"ddp\": {\"param_us\": [4, 6.5]},"
+             " \"hooks\": {\"bucket_us\": [0, 20]}}, %s", (int)(at - text), text, at);
+    EXPECT_INT_EQ(fu_workload_parse(withfw, "h.json", 0, &a), FU_OK);
+    EXPECT_INT_EQ(a.host.has_ci, 1);
+    EXPECT_NEAR(a.host.ddp_lo.param_us, 4, 0);
+    EXPECT_NEAR(a.host.ddp_hi.param_us, 6.5, 0);
+    EXPECT_NEAR(a.host.ddp.param_us, 5, 0);
+    EXPECT_NEAR(a.host.ddp_lo.bucket_us, 30, 0);
+    EXPECT_NEAR(a.host.hooks_hi.bucket_us, 20, 0);
+    EXPECT_NEAR(a.host.hooks_lo.hook_us, 9, 0);
+    char p2[] = "/tmp/fusim_test_host_XXXXXX";
+    int fd2 = mkstemp(p2);
+    EXPECT(fd2 >= 0);
+    if (fd2 >= 0) close(fd2);
+    EXPECT_INT_EQ(fu_workload_save(p2, &a), FU_OK);
+    EXPECT_INT_EQ(fu_workload_load(p2, 1, &b), FU_OK);
+    EXPECT_INT_EQ(b.host.has_ci, 1);
+    EXPECT_NEAR(b.host.ddp_hi.param_us, 6.5, 0);
+    EXPECT_NEAR(b.host.hooks_lo.bucket_us, 0, 0);
+    EXPECT_NEAR(b.host.ddp_lo.finalize_us, 7, 0);
+    remove(p2);
+    fu_workload_finish(&a);
+    fu_workload_finish(&b);
+  }
   /* The older block still loads, as version 1 (read as before: the ideal framework). */
   EXPECT_INT_EQ(fu_workload_parse("{\"format\": \"fusim-workload-1\", \"fwd_us\": 1, \"bwd_us\": 2,"
                                   " \"grads\": [{\"name\": \"a\", \"bytes\": 4, \"ready_us\": 1}],"
@@ -337,7 +382,20 @@ int main(void) {
                        "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
                        " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
                        " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1], \"queue_depth\": 10,"
-                       " \"launches\": {\"fwd\": 1, \"bwd\": 1}"};
+                       " \"launches\": {\"fwd\": 1, \"bwd\": 1}",
+                       /* bounds the wrong way round, an unknown cost, a lone number */
+                       "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1],"
+                       " \"ci\": {\"ddp\": {\"param_us\": [6, 4]}}",
+                       "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1],"
+                       " \"ci\": {\"hooks\": {\"param_us\": [1, 2]}}",
+                       "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1],"
+                       " \"ci\": {\"ddp\": {\"param_us\": 4}}"};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     char doc[1024];
     snprintf(doc, sizeof doc,

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""test_interval.py: tools/torch_interval.py (the 95% interval of a validation row's median) and
+store_torch_validation.median_interval, on hand-made data whose answers follow by hand:
+  - a median of equal values has no uncertainty (0, 0); one value or a median <= 0 gives (0, 0);
+  - bounds of a median of 0..100 (n 101): every resampled median lies within the sample, and the
+    bounds bracket 0 (lo <= 0 <= hi) and stay inside [0/50 - 1, 100/50 - 1] = [-1, +1];
+  - widen multiplies by sqrt(2) (two medians, each as uncertain as the one bootstrapped);
+  - the ratio of two constant samples has no uncertainty;
+  - cost_ci: a cost of 10 us measured as [4, 6] and carried by 2 with carry bounds -10% / +20%
+    -> [4 x 2 x 0.9, 6 x 2 x 1.2] = [7.2, 14.4]; measured [6, 8] (a bootstrap above the value)
+    -> the low bound clamps to the value: [10, 19.2]; a negative low bound counts as 0;
+  - _bounds: copy mode measured as a whole: with param samples 1..5 and param + copy fixed at 10,
+    copy's bounds are the whole's minus param's: [10 - p_lo, 10 - p_hi] floored at 0;
+  - model_bounds on rounds with known costs (P 10, fixed 0, every round's differences exactly
+    param 100, copy mode 300, hooks 250 us) -> param [10, 10], copy [20, 20], hook [25, 25];
+  - median_interval sets jitter from the run's iterations (equal iterations -> 0) and host.ci;
+    a run without per-iteration times is left for the older spread (returns False)."""
+import copy
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.environ.get("FUSIM_SOURCE_ROOT", os.path.join(HERE, "..", "..")),
+                                "tools"))
+import store_torch_validation as st  # noqa: E402
+import torch_interval as ti  # noqa: E402
+
+results = []   # (what, passed)
+
+
+def check(what, ok):
+    results.append((what, bool(ok)))
+    print(("ok   " if ok else "FAIL ") + what)
+
+
+def near(a, b, tol=1e-9):
+    return abs(a - b) <= tol
+
+
+check("equal values: (0, 0)", ti.median_rel([5.0] * 20) == (0.0, 0.0))
+check("one value: (0, 0)", ti.median_rel([5.0]) == (0.0, 0.0))
+check("median <= 0: (0, 0)", ti.median_rel([-1.0, -2.0, -3.0]) == (0.0, 0.0))
+lo, hi = ti.median_rel([float(x) for x in range(101)])
+check("0..100: lo %.3f <= 0 <= hi %.3f, within [-1, 1]" % (lo, hi), -1 <= lo <= 0 <= hi <= 1)
+check("0..100: a real spread (lo < 0 < hi)", lo < 0 < hi)
+w = ti.widen(-0.1, 0.2)
+check("widen x sqrt(2)", near(w[0], -0.1 * math.sqrt(2)) and near(w[1], 0.2 * math.sqrt(2)))
+check("ratio of constants: (0, 0)", ti.ratio_rel([2.0] * 10, [4.0] * 8) == (0.0, 0.0))
+check("ratio with one value: (0, 0)", ti.ratio_rel([2.0], [4.0] * 8) == (0.0, 0.0))
+
+host = {"ddp": {"param_us": 10.0, "copy_us": 10.0, "finalize_us": 3.0}}
+est = {"ddp": {"param_us": [4.0, 6.0], "copy_us": [6.0, 8.0], "finalize_us": [-5.0, 2.0]},
+       "hooks": {"hook_us": [1.0, 2.0]}}
+fac = {"ddp": {"param_us": 2.0, "copy_us": 2.0, "finalize_us": 1.0}, "hooks": {"hook_us": 1.0}}
+car = {"ddp": {"param_us": (-0.1, 0.2), "copy_us": (-0.1, 0.2), "finalize_us": (0.0, 0.0)},
+       "hooks": {"hook_us": (0.0, 0.0)}}
+ci = ti.cost_ci(host, est, fac, car)
+check("cost [4, 6] x 2, carry -10%%/+20%% -> [7.2, 14.4] (got %r)" % ci["ddp"]["param_us"],
+      near(ci["ddp"]["param_us"][0], 7.2) and near(ci["ddp"]["param_us"][1], 14.4))
+check("bounds above the value: low clamps to it -> [10, 19.2] (got %r)" % ci["ddp"]["copy_us"],
+      near(ci["ddp"]["copy_us"][0], 10.0) and near(ci["ddp"]["copy_us"][1], 19.2))
+check("negative low bound -> 0, high below the value -> the value (got %r)"
+      % ci["ddp"]["finalize_us"], ci["ddp"]["finalize_us"] == [0.0, 3.0])
+check("a group the block lacks gets no bounds", "hooks" not in ci)
+
+samples = [{"ddp": {"param_us": float(p), "copy_us": 10.0 - p}} for p in range(1, 6)] * 20
+b = ti._bounds(samples, {"ddp": ["param_us"]}, [("ddp", "copy_us", ("param_us", "copy_us"))])
+check("param bounds [1, 5] (got %r)" % b["ddp"]["param_us"], b["ddp"]["param_us"] == [1.0, 5.0])
+check("copy = whole - param: [9, 5] (got %r)" % b["ddp"]["copy_us"],
+      b["ddp"]["copy_us"] == [9.0, 5.0])
+
+none = [1000.0 + 7 * (r % 3) for r in range(12)]
+raw = {"none": none, "ddpv_1": [x + 100 for x in none], "ddpc_h": [x + 300 for x in none],
+       "hk_1": [x + 250 for x in none]}
+fm = {"raw": raw, "P": 10, "fixed": {"finalize_us": 0.0, "hooks_bucket_us": 0.0}}
+mb = ti.model_bounds(fm)
+check("model param [10, 10] (got %r)" % mb["ddp"]["param_us"], mb["ddp"]["param_us"] == [10.0, 10.0])
+check("model copy [20, 20] (got %r)" % mb["ddp"]["copy_us"], mb["ddp"]["copy_us"] == [20.0, 20.0])
+check("model hook [25, 25] (got %r)" % mb["hooks"]["hook_us"], mb["hooks"]["hook_us"] == [25.0, 25.0])
+mb = ti.model_bounds(fm, whole=False)
+check("copy alone [20, 20] (got %r)" % mb["ddp"]["copy_us"], mb["ddp"]["copy_us"] == [20.0, 20.0])
+
+ws = {"name": "w", "host": {"version": 2, "jitter": {"step_rel_lo": -0.3, "step_rel_hi": 0.4},
+                            "ddp": {"param_us": 10.0}}}
+m = {"compute_only_times_us": [1000.0] * 9, "compute_only_cpu_times_us": [[1, 2, 3]] * 9}
+w = copy.deepcopy(ws)
+ok = st.median_interval(w, {"name": "w"}, m, None, None, 1.0, None)
+j = w["host"]["jitter"]
+check("equal iterations: every spread 0 (got %r)" % j,
+      ok and all(j[k] == 0.0 for k in ("step_rel_lo", "step_rel_hi", "host_rel_lo", "host_rel_hi",
+                                       "fw_rel_lo", "fw_rel_hi")))
+check("no tower rounds: no bounds", "ci" not in w["host"])
+w = copy.deepcopy(ws)
+ok = st.median_interval(w, {"name": "w"}, {"compute_only_us": 1000.0}, None, None, 1.0, None)
+check("no per-iteration times: False, unchanged", not ok and w == ws)
+failed = sum(not ok for _, ok in results)
+print("%d checks, %d failed" % (len(results), failed))
+sys.exit(1 if failed else 0)

@@ -1,0 +1,141 @@
+"""torch_interval.py: the 95% interval of a real-PyTorch validation row (issue 10), from what
+varies on the machine. A row's measured time is the median of its timed iterations, and the
+prediction is anchored to the median of the compute-only iterations timed in the same rounds, so
+the interval is built for a median, not for one iteration:
+
+  step   GPU work (fusim's jitter.step_rel): the bootstrap's 2.5 / 97.5 percentiles of the
+         compute-only iterations' median over that median, times sqrt(2): the row's median and
+         the compute-only median it is anchored to are two medians of as many iterations taken
+         from the same rounds, each as uncertain as the other.
+  host   the host timeline (jitter.host_rel): the same for the compute-only iterations' host time
+         (forward + backward() + optimizer CPU); the frameworks' costs run on the same host
+         threads, so their own iteration-to-iteration variation is this one (jitter.fw_rel).
+  costs  each framework cost at its bounds (fusim's host.ci): the bootstrap over the rounds that
+         measured it (torch_modelcost's rounds on the model, or torch_fwcal's tower rounds),
+         2.5 / 97.5 percentiles, times the bounds of the factor that carried it to the loop's host
+         speed (the loop's framework-free backward() CPU over the one beside the costs, or the
+         host-speed probes in the loop over the tower's), itself bootstrapped over both sides.
+         fusim charges each per parameter, per bucket or per iteration, so a plan's share of the
+         costs' uncertainty grows with the parameters and buckets it pays for.
+
+What is not here, because nothing measures it yet: the GPU time of the frameworks' kernels
+(copies, DDP's division) beyond the step's own spread, and the NCCL / PCIe curves beyond the
+profile's fits (fusim takes those at their own CI bounds).
+
+The functions are pure Python (tests/validate/test_interval.py checks them on hand-made data).
+"""
+import math
+import random
+import statistics
+
+import torch_fwcal
+import torch_modelcost
+
+Q = 0.025          # two-sided 95%
+BOOT = 400         # bootstrap resamples
+SEED = 1
+
+
+def _q(xs, f):
+    s = sorted(xs)
+    return s[min(len(s) - 1, max(0, int(round(f * (len(s) - 1)))))] if s else 0.0
+
+
+def _draw(rng, n):
+    return [rng.randrange(n) for _ in range(n)]
+
+
+def median_rel(xs, boot=BOOT, seed=SEED):
+    """(lo, hi): the bootstrap's 2.5 / 97.5 percentiles of the median of xs over the median, minus
+    1 (lo <= 0 <= hi); (0, 0) for fewer than 2 values or a median <= 0."""
+    if len(xs) < 2:
+        return 0.0, 0.0
+    m = statistics.median(xs)
+    if m <= 0:
+        return 0.0, 0.0
+    rng = random.Random(seed)
+    meds = [statistics.median(xs[i] for i in _draw(rng, len(xs))) for _ in range(boot)]
+    return min(0.0, _q(meds, Q) / m - 1), max(0.0, _q(meds, 1 - Q) / m - 1)
+
+
+def ratio_rel(a, b, boot=BOOT, seed=SEED):
+    """(lo, hi) of median(a) / median(b) over its value, minus 1, each side resampled on its own
+    (two independent samples: the loop's and the calibration's); (0, 0) where either has fewer
+    than 2 values or a median <= 0."""
+    if len(a) < 2 or len(b) < 2 or statistics.median(a) <= 0 or statistics.median(b) <= 0:
+        return 0.0, 0.0
+    r0 = statistics.median(a) / statistics.median(b)
+    rng = random.Random(seed)
+    rs = [statistics.median(a[i] for i in _draw(rng, len(a)))
+          / statistics.median(b[i] for i in _draw(rng, len(b))) for _ in range(boot)]
+    return min(0.0, _q(rs, Q) / r0 - 1), max(0.0, _q(rs, 1 - Q) / r0 - 1)
+
+
+def widen(lo, hi):
+    """The bounds of a difference of two medians, each as uncertain as the one bootstrapped."""
+    return lo * math.sqrt(2), hi * math.sqrt(2)
+
+
+def _bounds(samples, keys, pairs):
+    """{grp: {key: [lo, hi]}} from bootstrap samples ({grp: {key: value}}); pairs: (grp, part,
+    whole) where the whole (e.g. DDP's copy mode, param_us + copy_us) is what the measurement
+    determines, so part's bounds are the whole's minus the other part's."""
+    out = {grp: {k: [_q([s[grp][k] for s in samples], Q), _q([s[grp][k] for s in samples], 1 - Q)]
+                 for k in ks} for grp, ks in keys.items()}
+    for grp, part, (a, b) in pairs:
+        whole = [s[grp][a] + s[grp][b] for s in samples]
+        lo, hi = _q(whole, Q), _q(whole, 1 - Q)
+        out[grp][part] = [max(0.0, lo - out[grp][a][0]), max(0.0, hi - out[grp][a][1])]
+    return out
+
+
+def tower_bounds(fc, boot=BOOT, seed=SEED):
+    """Per cost of the tower (torch_fwcal, as stored in runs.json framework_costs with its
+    rounds) [lo, hi]: the bootstrap over its rounds; None where the rounds are not stored."""
+    if not fc or "rounds" not in fc or "raw" not in fc:
+        return None
+    data = torch_fwcal.data_from_run(fc)
+    n = len(data["bwd"]["none"][next(iter(data["P"]))])
+    rng = random.Random(seed)
+    samples = [torch_fwcal.estimate(data, _draw(rng, n)) for _ in range(boot)]
+    keys = {"ddp": list(samples[0]["ddp"]), "hooks": list(samples[0]["hooks"])}
+    # DDP's copy mode is measured as a whole (ddp_1): copy_us = that slope - param_us
+    return _bounds(samples, keys, [("ddp", "copy_us", ("param_us", "copy_us"))])
+
+
+def model_bounds(fm, whole=True, boot=BOOT, seed=SEED):
+    """Per cost measured on the model (torch_modelcost, the workload's meta.framework_on_model
+    with its rounds) [lo, hi]: the bootstrap over its rounds, the tower's fixed parts as given.
+    whole: copy_us's bounds as the copy mode's whole minus param_us's (both measured on the
+    model); else copy_us's own (where param_us is the tower's)."""
+    raw, P, fixed = fm["raw"], fm["P"], fm["fixed"]
+    n = len(raw["none"])
+    rng = random.Random(seed)
+    samples = []
+    for _ in range(boot):
+        e = torch_modelcost.estimate(raw, P, fixed, _draw(rng, n))
+        samples.append({"ddp": {"param_us": e["param_us"], "copy_us": e["copy_us"]},
+                        "hooks": {"hook_us": e["hook_us"]}})
+    if not whole:
+        return _bounds(samples, {"ddp": ["param_us", "copy_us"], "hooks": ["hook_us"]}, [])
+    return _bounds(samples, {"ddp": ["param_us"], "hooks": ["hook_us"]},
+                   [("ddp", "copy_us", ("param_us", "copy_us"))])
+
+
+def cost_ci(host, est, factor, carry):
+    """The host block's ci ({grp: {key: [lo, hi]}}) for the costs in host (already carried to the
+    loop): est[grp][key] = [lo, hi] as measured, factor[grp][key] the factor that carried it,
+    carry[grp][key] = (lo, hi) that factor's relative bounds. Each bound brackets the cost's
+    value (a bootstrap's percentile can fall on either side of a median's own estimate)."""
+    ci = {}
+    for grp, ks in est.items():
+        if grp not in host:
+            continue
+        for k, (lo, hi) in ks.items():
+            if k not in host[grp]:
+                continue
+            f, (cl, ch) = factor[grp][k], carry[grp][k]
+            v = host[grp][k]
+            ci.setdefault(grp, {})[k] = [round(min(v, max(0.0, lo) * f * (1 + cl)), 4),
+                                         round(max(v, max(0.0, hi) * f * (1 + ch)), 4)]
+    return ci
