@@ -316,6 +316,12 @@ json_t *fu_compute_to_json(const fu_compute *c) {
     const fu_optim_fit *f = &c->optim[i];
     json_t *e = json_pack("{s:s, s:f, s:f, s:f}", "name", f->name, "base_us", f->base_us,
                           "per_tensor_us", f->per_tensor_us, "per_elem_us", f->per_elem_us);
+    if (e && f->has_host) {
+      json_object_set_new(e, "host_base_us", json_real(f->host_base_us));
+      json_object_set_new(e, "host_per_tensor_us", json_real(f->host_per_tensor_us));
+      json_object_set_new(e, "tail_frac", json_real(f->tail_frac));
+      if (f->host_probe_us > 0) json_object_set_new(e, "host_probe_us", json_real(f->host_probe_us));
+    }
     if (!e || json_array_append_new(opt, e)) goto oom;
   }
   json_object_set_new(o, "gemm", g);
@@ -545,6 +551,15 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
           fu__num(e, "per_tensor_us", 0, 1e6, &f->per_tensor_us) ||
           fu__num(e, "per_elem_us", 0, 1e3, &f->per_elem_us))
         return fu__bad(what, where, "needs name, base_us, per_tensor_us, per_elem_us (numbers >= 0)");
+      if (json_object_get(e, "host_per_tensor_us")) { /* the host's part measured apart */
+        f->has_host = 1;
+        if (fu__num(e, "host_per_tensor_us", 0, 1e6, &f->host_per_tensor_us) ||
+            (json_object_get(e, "host_base_us") && fu__num(e, "host_base_us", 0, 1e9, &f->host_base_us)) ||
+            (json_object_get(e, "tail_frac") && fu__num(e, "tail_frac", 0, 1, &f->tail_frac)) ||
+            (json_object_get(e, "host_probe_us") && fu__num(e, "host_probe_us", 1e-3, 1e6, &f->host_probe_us)))
+          return fu__bad(what, where, "host_per_tensor_us, host_base_us (numbers >= 0), tail_frac (0 to 1), "
+                                      "host_probe_us (0.001 to 1e6)");
+      }
       c->noptim++;
     }
   }

@@ -24,7 +24,8 @@
  *     "attention": [ {"dtype", "head_dim", "causal", "dropout", "seq", "bh", "fwd_us", "bwd_us"}, ..],
  *     "ops": [ {"op", "dtype", "numel": [..], "fwd_us": [..], "bwd_us": [..], "host_fwd_us",
  *               "host_bwd_us", "kernels_fwd", "kernels_bwd"}, .. ],
- *     "optimizer": [ {"name", "base_us", "per_tensor_us", "per_elem_us", "host_per_tensor_us"}, .. ],
+ *     "optimizer": [ {"name", "base_us", "per_tensor_us", "per_elem_us"[, "host_per_tensor_us",
+ *                "host_base_us", "tail_frac", "host_probe_us"]}, .. ] (fu_optim_fit),
  *     "conv": [ {"dtype", "layout", "kernel", "stride", "m", "n", "k", "us"}, .. ],
  *     "host_probe_us": tools/torch_host.host_probe's CPU time per launch when the host costs were
  *                measured (calib_torch's hf_host part: the median of its readings), to carry them
@@ -87,6 +88,14 @@ typedef struct fu_optim_fit {
   double base_us;            /* fixed cost of one step */
   double per_tensor_us;      /* per parameter tensor */
   double per_elem_us;        /* per parameter element (fp32 parameters) */
+  /* With has_host, the three above are device time alone (the step behind a sleep kernel) and
+   * the host's are apart: opt.step()'s CPU time inside a training step (after a forward and
+   * backward over the same parameters), host_base_us + host_per_tensor_us x tensors, measured at
+   * host-speed probe host_probe_us (0: unknown); tail_frac: the device time after the host's
+   * last issue (the last kernel) as a share of the device time. Without has_host (older
+   * calibrations, a tight loop of steps) per_tensor_us is the host's cost per tensor. */
+  int has_host;
+  double host_base_us, host_per_tensor_us, tail_frac, host_probe_us;
 } fu_optim_fit;
 
 typedef struct fu_compute {

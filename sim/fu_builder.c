@@ -730,20 +730,34 @@ static double fu__opt_temp(const char *opt) {
   return !strcmp(opt, "sgd") ? 0 : 4;
 }
 
-/* The optimizer step after backward: the fit's per-element part (and base) is device time, its
- * per-tensor part the host's cost of issuing the multi-tensor kernels (it dominates only for
- * many small tensors), carried to the step's host speed like the operations' host costs
- * (host_k: --host-probe over the profile's probe; 0 = as measured); the host starts issuing
- * while the GPU still finishes backward, so only the host time beyond that lead is exposed. */
+/* The optimizer step after backward, as the captures time it (from backward's end on the GPU).
+ * Where the profile's fit measured the host apart (has_host: opt.step()'s CPU time inside a
+ * training step), the host issues the step's kernels while the GPU may still finish backward
+ * (lead) and the GPU runs them as they come: the step ends at the later of its device time and
+ * the host's issue time beyond the lead plus the last kernel (tail_frac x device), not their
+ * sum. The host part is carried from the row's probe to the step's host speed (probe_us, else
+ * the profile's, at which its other host rows are). Older fits (no has_host): the per-element
+ * part and base are device time, the per-tensor part the host's, host_k carries it, and the
+ * host time beyond the lead adds to the device time. */
 static int fu__optim(const fu_compute *c, const char *name, double ntensors, double numel,
-                     double lead, double host_k, double *us) {
-  double dev, host;
-  FU_CHECK(fu_compute_optim_us(c, name, 0, numel, &dev));
-  FU_CHECK(fu_compute_optim_us(c, name, ntensors, 0, &host));
+                     double lead, double host_k, double probe_us, double *us) {
+  const fu_optim_fit *o = NULL;
   for (int i = 0; i < c->noptim; i++)
-    if (!strcmp(c->optim[i].name, name)) host -= c->optim[i].base_us;
-  if (host_k > 0) host *= host_k;
-  *us = dev + (host > lead ? host - lead : 0);
+    if (!strcmp(c->optim[i].name, name)) o = &c->optim[i];
+  if (!o) return FU_EDATA;
+  if (!o->has_host) {
+    double dev = o->base_us + o->per_elem_us * numel, host = o->per_tensor_us * ntensors;
+    if (host_k > 0) host *= host_k;
+    *us = dev + (host > lead ? host - lead : 0);
+    return FU_OK;
+  }
+  double dev = o->base_us + o->per_tensor_us * ntensors + o->per_elem_us * numel;
+  double host = o->host_base_us + o->host_per_tensor_us * ntensors;
+  double at = probe_us > 0 ? probe_us : c->host_probe_min_us > 0 ? c->host_probe_min_us : c->host_probe_us;
+  if (o->host_probe_us > 0 && at > 0) host *= at / o->host_probe_us;
+  else if (host_k > 0) host *= host_k;
+  double issued = host - lead + o->tail_frac * dev;
+  *us = issued > dev ? issued : dev;
   return FU_OK;
 }
 
@@ -834,7 +848,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   if (x.roofline) {
     opt_bytes = gb + 24.0 + (s->prec == FU_PREC_BF16 ? 2 : 0);
     w->opt_us = (double)nparam * opt_bytes / (hbm * 1e3);
-  } else if (fu__optim(x.c, s->optimizer, (double)ntensors, (double)nparam, lead, x.host_k, &w->opt_us) != FU_OK) {
+  } else if (fu__optim(x.c, s->optimizer, (double)ntensors, (double)nparam, lead, x.host_k, s->host_probe_us,
+                       &w->opt_us) != FU_OK) {
     fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
     fu_workload_finish(w);
     return FU_EDATA;
@@ -1055,7 +1070,8 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   for (size_t i = 0; i < x.n; i++) act += x.ops[i].saved;
   free(x.ops);
   if (st == FU_OK &&
-      fu__optim(&prof->compute, s->optimizer, (double)w->ngrads, (double)nparam, lead, x.host_k, &w->opt_us) != FU_OK) {
+      fu__optim(&prof->compute, s->optimizer, (double)w->ngrads, (double)nparam, lead, x.host_k,
+                s->host_probe_us, &w->opt_us) != FU_OK) {
     fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
     st = FU_EDATA;
   }

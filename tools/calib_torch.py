@@ -16,9 +16,12 @@ the GPU waits on the host):
              gelu_new (the HF composite formula), silu_mul, dropout, add, bias_grad, cast,
              embedding, cross_entropy (fp32 over a [rows, 32768] input), rotary (HF composite),
              batchnorm2d, relu, maxpool, and host-only entries linear, sdpa, view, module, conv.
-  optimizer  step time of torch.optim AdamW, Adam (PyTorch's default: foreach on CUDA) and SGD
-             (momentum 0.9) over several (tensors, elements) sets; least squares
-             t = base + per_tensor * tensors + per_elem * elements.
+  optimizer  torch.optim AdamW, Adam (PyTorch's default: foreach on CUDA) and SGD (momentum 0.9)
+             stepped inside training steps of model-like nets (Linear + LayerNorm blocks, 16..1000
+             tensors): device time behind a sleep kernel, least squares
+             t = base + per_tensor * tensors + per_elem * elements; opt.step()'s CPU time after a
+             forward and backward, host = host_base + host_per_tensor * tensors; the last
+             kernel's share (tail_frac); the host-speed probe beside them (host_probe_us).
   framework  host time of HF BertForMaskedLM, GPT2LMHeadModel and LlamaForCausalLM layers (tiny
              configs: 1 and 3 layers; per layer = difference / 2), forward and backward, with
              bf16 autocast and in fp32: ops "hf_bert_layer", "hf_bert_rest", ... (host only).
@@ -901,55 +904,161 @@ def measure_conv(torch, tm, dtypes, log, dl, classes=None):
     return out
 
 
+# (tensors in the step, elements) come from model-like nets: LAYERS blocks of Linear(W, W) +
+# LayerNorm(W) (4 tensors each, mixed sizes as in a transformer), WIDTH as below
+OPT_NETS = [(4, 256), (32, 256), (16, 1024), (8, 4096), (100, 128), (128, 64), (64, 2048),
+            (200, 512), (250, 32)]
+
+
+def fit_optim_host(pts):
+    """Host part of the optimizer step from points (dicts: n tensors, host_us = opt.step()'s CPU
+    time inside a training step, dev_us = its device time alone, gap_us = the GPU's time from
+    backward's end to the step's end, lag_us = how far the GPU was behind the host when
+    backward() returned): host = host_base + host_per_tensor x n by least squares, and the
+    device time after the host's last issue (the last kernel) as a fraction of the device time,
+    from the host-bound points (gap = host - lag + tail_frac x dev there); 0 when none."""
+    xs = [float(p["n"]) for p in pts]
+    ys = [float(p["host_us"]) for p in pts]
+    per_t, base = statistics.linear_regression(xs, ys)
+    if per_t < 0:
+        per_t, base = 0.0, statistics.fmean(ys)
+    fr = [(p["gap_us"] - (p["host_us"] - p["lag_us"])) / p["dev_us"] for p in pts
+          if p["dev_us"] > 0 and p["host_us"] - p["lag_us"] > 1.2 * p["dev_us"]]
+    tail = min(1.0, max(0.0, statistics.median(fr))) if fr else 0.0
+    return max(0.0, base), per_t, tail
+
+
 def measure_optimizers(torch, log):
+    """Each optimizer's step as it runs in a training step: after a forward and backward over
+    the same parameters, with set_to_none gradients (PyTorch's default), measured three ways in
+    every round: (a) as the captures time it (events from backward's end to the step's end, and
+    opt.step()'s CPU time), (b) behind a sleep kernel (the device time alone, and the CPU time
+    again), (c) a step right after (b)'s, back to back (the old calibration's context, kept as a
+    comparison: in real steps the host pays 2.4-6x its per-tensor cost, data/compute/README.md).
+    Writes the device fit (base + per tensor + per element, from (b)), the host fit (base + per
+    tensor, from (a)), the last kernel's share and the host-speed probe's readings beside it."""
+    import gc
     import numpy as np
-    sets = [(8, 1 << 22), (32, 1 << 22), (128, 1 << 20), (512, 1 << 16), (64, 1 << 24),
-            (16, 1 << 25), (256, 1 << 12), (1024, 1 << 10), (400, 1 << 20)]
-    out = []
-    for name in ("adamw", "adam", "sgd"):
-        rows, ys, temp = [], [], []
-        for n, each in sets:
-            ps = [torch.nn.Parameter(torch.randn(each, device="cuda")) for _ in range(n)]
-            for p in ps:
-                p.grad = torch.randn_like(p)
-            if name == "adamw":
-                opt = torch.optim.AdamW(ps, lr=1e-4)
-            elif name == "adam":
-                opt = torch.optim.Adam(ps, lr=1e-4)
-            else:
-                opt = torch.optim.SGD(ps, lr=0.01, momentum=0.9)
-            ts = []
-            for i in range(8):
+    import torch_host
+    F = torch.nn.functional
+    out, probes = [], []
+    ncoll = [0]
+
+    def on_gc(phase, info):
+        if phase == "start":
+            ncoll[0] += 1
+    gc.callbacks.append(on_gc)
+    ev = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
+    try:
+        for name in ("adamw", "adam", "sgd"):
+            pts, temp = [], []
+            for L, W in OPT_NETS:
+                probes.append(torch_host.host_probe())
+                torch.manual_seed(0)
+                blocks = torch.nn.ModuleList(torch.nn.ModuleList([torch.nn.Linear(W, W, device="cuda"),
+                                                                  torch.nn.LayerNorm(W, device="cuda")])
+                                             for _ in range(L))
+                ps = list(blocks.parameters())
+                x = torch.randn(8, W, device="cuda")
+                if name == "adamw":
+                    opt = torch.optim.AdamW(ps, lr=1e-4)
+                elif name == "adam":
+                    opt = torch.optim.Adam(ps, lr=1e-4)
+                else:
+                    opt = torch.optim.SGD(ps, lr=0.01, momentum=0.9)
+
+                def fwd_bwd():
+                    blocks.zero_grad(set_to_none=True)
+                    h = x
+                    for lin, ln in blocks:
+                        h = F.gelu(ln(lin(h)))
+                    h.square().mean().backward()
+                for _ in range(2):
+                    fwd_bwd()
+                    t0 = time.perf_counter()
+                    opt.step()
+                    warm = (time.perf_counter() - t0) * 1e6
                 torch.cuda.synchronize()
-                if i == 2:  # optimizer state exists now: the peak above it is the step's temporaries
-                    before = torch.cuda.memory_allocated()
-                    torch.cuda.reset_peak_memory_stats()
-                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                a.record()
-                opt.step()
-                b.record()
-                torch.cuda.synchronize()
-                if i >= 2:
-                    ts.append(a.elapsed_time(b) * 1e3)
-            rows.append([1.0, n, n * each])
-            ys.append(statistics.median(ts))
-            temp.append((torch.cuda.max_memory_allocated() - before) / (n * each))
-            del ps, opt
-            torch.cuda.empty_cache()
-        A, y = np.array(rows), np.array(ys)
-        # relative least squares (times span decades)
-        w = 1.0 / y
-        coef, *_ = np.linalg.lstsq(A * w[:, None], y * w, rcond=None)
-        base, per_t, per_e = (max(0.0, float(c)) for c in coef)
-        pred = A @ np.array([base, per_t, per_e])
-        err = float(np.max(np.abs(pred - y) / y))
-        out.append({"name": name, "base_us": round(base, 3), "per_tensor_us": round(per_t, 4),
-                    "per_elem_us": float("%.6g" % per_e), "max_rel_err": round(err, 4),
-                    "temp_bytes_per_elem": round(max(temp[1:]), 3),
-                    "points": [[r[1], r[2], round(t, 2)] for r, t in zip(rows, ys)]})
-        log("optimizer %s: base %.1f us, %.2f us/tensor, %.3g us/elem (%.0f GB/s at 4 B), max err %.0f%%" % (
-            name, base, per_t, per_e, 4e-3 / per_e if per_e > 0 else 0, 100 * err))
-    return out
+                before = torch.cuda.memory_allocated()
+                torch.cuda.reset_peak_memory_stats()
+                cycles = int(2000 * max(5000.0, 4 * warm))
+                a_host, a_gap, a_lag, b_dev, b_host, c_host, short, gcs = [], [], [], [], [], [], 0, 0
+                for _ in range(5):
+                    # (a) as a capture times it
+                    torch.cuda.synchronize()
+                    e0, e1, e2 = ev(), ev(), ev()
+                    e0.record()
+                    t0 = time.perf_counter()
+                    fwd_bwd()
+                    t1 = time.perf_counter()
+                    e1.record()
+                    g0 = ncoll[0]
+                    opt.step()
+                    t2 = time.perf_counter()
+                    e2.record()
+                    torch.cuda.synchronize()
+                    gcs += ncoll[0] - g0
+                    a_host.append((t2 - t1) * 1e6)
+                    a_gap.append(e1.elapsed_time(e2) * 1e3)
+                    a_lag.append(max(0.0, e0.elapsed_time(e1) * 1e3 - (t1 - t0) * 1e6))
+                    # (b) the device alone: the step queued behind a sleep kernel
+                    fwd_bwd()
+                    torch.cuda.synchronize()
+                    e0, e1, e2 = ev(), ev(), ev()
+                    e0.record()
+                    torch.cuda._sleep(cycles)
+                    e1.record()
+                    t0 = time.perf_counter()
+                    opt.step()
+                    t1 = time.perf_counter()
+                    e2.record()
+                    torch.cuda.synchronize()
+                    if e0.elapsed_time(e1) * 1e3 < (t1 - t0) * 1e6:
+                        short += 1
+                    b_dev.append(e1.elapsed_time(e2) * 1e3)
+                    b_host.append((t1 - t0) * 1e6)
+                    # (c) back to back after (b)'s step
+                    t0 = time.perf_counter()
+                    opt.step()
+                    c_host.append((time.perf_counter() - t0) * 1e6)
+                    torch.cuda.synchronize()
+                n, numel = len(ps), sum(p.numel() for p in ps)
+                temp.append((torch.cuda.max_memory_allocated() - before) / numel)
+                med = statistics.median
+                p = {"n": n, "numel": numel, "dev_us": med(b_dev), "host_us": med(a_host),
+                     "gap_us": med(a_gap), "lag_us": med(a_lag), "host_held_us": med(b_host),
+                     "host_loop_us": med(c_host), "sleep_short": short, "gc_collections": gcs}
+                pts.append({k: (round(v, 2) if isinstance(v, float) else v) for k, v in p.items()})
+                log("optimizer %s %d x %d: %d tensors, %.3g elements: dev %.0f us, host in a step %.0f "
+                    "(held %.0f, back to back %.0f), gap %.0f, lag %.0f, gc %d, sleep short %d" % (
+                        name, L, W, n, numel, p["dev_us"], p["host_us"], p["host_held_us"],
+                        p["host_loop_us"], p["gap_us"], p["lag_us"], gcs, short))
+                del blocks, ps, x, opt
+                torch.cuda.empty_cache()
+            # device: relative least squares (times span decades)
+            A = np.array([[1.0, q["n"], q["numel"]] for q in pts])
+            y = np.array([q["dev_us"] for q in pts])
+            w = 1.0 / y
+            coef, *_ = np.linalg.lstsq(A * w[:, None], y * w, rcond=None)
+            base, per_t, per_e = (max(0.0, float(c)) for c in coef)
+            err = float(np.max(np.abs(A @ np.array([base, per_t, per_e]) - y) / y))
+            hbase, hper, tail = fit_optim_host(pts)
+            loop_per, _ = statistics.linear_regression([float(q["n"]) for q in pts],
+                                                       [q["host_loop_us"] for q in pts])
+            out.append({"name": name, "base_us": round(base, 3), "per_tensor_us": round(per_t, 4),
+                        "per_elem_us": float("%.6g" % per_e), "max_rel_err": round(err, 4),
+                        "host_base_us": round(hbase, 2), "host_per_tensor_us": round(hper, 3),
+                        "tail_frac": round(tail, 3), "host_loop_per_tensor_us": round(loop_per, 3),
+                        "temp_bytes_per_elem": round(max(temp), 3), "points": pts})
+            log("optimizer %s: device %.1f us + %.3f us/tensor + %.3g us/elem (max err %.0f%%); host in a "
+                "step %.0f + %.2f us/tensor (back to back %.2f); last kernel %.2f of the device time" % (
+                    name, base, per_t, per_e, 100 * err, hbase, hper, loop_per, tail))
+        probes.append(torch_host.host_probe())
+    finally:
+        gc.callbacks.remove(on_gc)
+    for o in out:  # the host speed the host parts were measured at (the fastest reading)
+        o["host_probe_us"] = round(min(probes), 3)
+    return out, probes
 
 
 def main(argv=None):
@@ -1054,7 +1163,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
     elif part == "attention":
         comp["attention"] = measure_attention(torch, F, tm, a.quick, log)
     elif part == "optimizer":
-        comp["optimizer"] = measure_optimizers(torch, log)
+        comp["optimizer"], probes = measure_optimizers(torch, log)
+        comp.setdefault("diag", {})["optimizer"] = {"probes_us": [round(p, 3) for p in probes]}
 
 
 PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",

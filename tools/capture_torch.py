@@ -143,7 +143,7 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
 
     ev = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
 
-    def step(events=None, cpu=None, cpu_fwd=None):
+    def step(events=None, cpu=None, cpu_fwd=None, cpu_opt=None):
         """One training step; returns (fwd_us, bwd_us, opt_us) from CUDA events."""
         model.zero_grad(set_to_none=set_to_none)
         torch.cuda.synchronize()
@@ -162,8 +162,11 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         e2.record()
         if opt is not None:
             opt.step()
+        t2 = time.perf_counter()
         e3.record()
         torch.cuda.synchronize()
+        if cpu_opt is not None:
+            cpu_opt.append((t2 - t1) * 1e6)
         if cpu is not None:
             cpu.append((t1 - t0) * 1e6)
         return (e0.elapsed_time(e1) * 1e3, e1.elapsed_time(e2) * 1e3, e2.elapsed_time(e3) * 1e3)
@@ -179,13 +182,13 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     #    speed moves within a capture: on 2026-12-04 the probes after the steps read up to 1.76x
     #    those before (data/compute/README.md).
     import torch_host
-    plain, cpu_plain, cpu_fwd = [], [], []
+    plain, cpu_plain, cpu_fwd, cpu_opt = [], [], [], []
     probes = [torch_host.host_probe() for _ in range(3)]
     torch.cuda.synchronize()
     mem_between = torch.cuda.memory_allocated()
     torch.cuda.reset_peak_memory_stats()
     for _ in range(iters):
-        plain.append(step(cpu=cpu_plain, cpu_fwd=cpu_fwd))
+        plain.append(step(cpu=cpu_plain, cpu_fwd=cpu_fwd, cpu_opt=cpu_opt))
         probes.append(torch_host.host_probe())
     mem_peak = torch.cuda.max_memory_allocated()
     probes += [torch_host.host_probe() for _ in range(3)]
@@ -257,7 +260,7 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     #    launch all of it first (checked: the sleep must outlast the backward() call).
     cpu_bwd_us = statistics.median(cpu_plain)
     cycles = int(max(cpu_bwd_us, bwd_us) * 3 * 2000)   # ~3x the time at up to 2 GHz
-    pure, short = [], 0
+    pure, short, pure_opt = [], 0, []
     for _ in range(7):
         model.zero_grad(set_to_none=set_to_none)
         loss = fwd()
@@ -274,6 +277,15 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         if a.elapsed_time(b) * 1e3 < (t1 - t0) * 1e6:
             short += 1
         pure.append(b.elapsed_time(c) * 1e3)
+        if opt is not None:   # the optimizer step's device time alone, the same way
+            a, b, c = ev(), ev(), ev()
+            a.record()
+            torch.cuda._sleep(int(max(statistics.median(cpu_opt), opt_us) * 3 * 2000))
+            b.record()
+            opt.step()
+            c.record()
+            torch.cuda.synchronize()
+            pure_opt.append(b.elapsed_time(c) * 1e3)
     pure_bwd_us = statistics.median(pure)
     launch_bound = pure_bwd_us < 0.9 * bwd_us
     write_host = host != "never"
@@ -358,6 +370,9 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         "host_probe_us": round(statistics.median(probes), 3),
         "host_probes_us": [round(p, 3) for p in probes],
         "bwd_gpu_only_us": round(pure_bwd_us, 1),
+        # opt.step()'s CPU time in the plain pass, and its device time alone (behind a sleep)
+        "cpu_opt_call_us": round(statistics.median(cpu_opt), 1) if opt is not None else 0.0,
+        "opt_gpu_only_us": round(statistics.median(pure_opt), 1) if pure_opt else 0.0,
         "bwd_gpu_only_sleep_too_short": short,
         "launch_bound": launch_bound,
         "hook_us": round(hook_us, 3),

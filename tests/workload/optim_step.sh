@@ -1,0 +1,95 @@
+#!/bin/sh
+# fusim workload's optimizer step from a fit whose host part was measured apart (calib_torch's
+# optimizer part: device alone, opt.step()'s CPU time inside a training step, the last kernel's
+# share, the probe beside them): the step ends at max(device, host - lead + tail_frac x device),
+# the host part carried from the row's probe to the step's (or the profile's) host speed; by hand
+# on a hand-made AdamW row. Also fit --compute keeping the row's fields, and a bad field.
+# usage: optim_step.sh FUSIM
+fusim=$1
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+root=$(cd "$(dirname "$0")/../.." && pwd)
+python3 - "$fusim" "$root" "$dir" <<'PY'
+import csv, json, os, subprocess, sys
+fusim, root, tmp = sys.argv[1:4]
+fails = []
+def check(what, got, want, tol):
+    if not abs(got - want) <= tol:
+        fails.append("%s: got %.4f, expected %.4f (+- %g)" % (what, got, want, tol))
+
+prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
+prof["compute"]["host_probe_us"], prof["compute"]["host_probe_min_us"] = 7.0, 5.0
+ROW = dict(name="adamw", base_us=100.0, per_tensor_us=0.5, per_elem_us=1e-5, host_base_us=200.0,
+           host_per_tensor_us=20.0, tail_frac=0.25, host_probe_us=5.0)
+pf = os.path.join(tmp, "p.json")
+def use(**kw):
+    row = dict(ROW, **kw)
+    prof["compute"]["optimizer"] = [f for f in prof["compute"]["optimizer"] if f["name"] != "adamw"] + [row]
+    json.dump(prof, open(pf, "w"))
+
+def run(extra=()):
+    o = os.path.join(tmp, "ops.csv")
+    r = subprocess.run([fusim, "workload", "--transformer", "--arch", "bert", "--layers", "2", "--hidden", "1024",
+                        "--heads", "16", "--ffn", "4096", "--vocab", "32000", "--seq", "256", "--micro-batch", "4",
+                        "--precision", "autocast-bf16", "--profile", pf, "--out", os.path.join(tmp, "w.json"),
+                        "--ops", o] + list(extra), capture_output=True, text=True)
+    if r.returncode != 0:
+        fails.append("%s: exit %d: %s" % (extra, r.returncode, r.stderr.strip()))
+        return None, None, None, None
+    w = json.load(open(os.path.join(tmp, "w.json")))
+    # tensors and fp32 elements (the optimizer's parameters, fp32 under autocast)
+    return w, list(csv.DictReader(open(o))), len(w["grads"]), sum(g["bytes"] for g in w["grads"]) / 4.0
+
+# 1. host-bound: at --host-probe 5000 (1000x the row's 5) the host issues every operation long
+#    after the GPU finished the one before, so when backward() returns the GPU has only the first
+#    operation's backward left (lead, tests/workload/host_timeline.sh); the step is the host's
+#    1000 x (200 + 20 x tensors) less that lead plus the last kernel, a quarter of the device
+#    time 100 + 0.5 x tensors + 1e-5 x elements
+use()
+w, rows, nt, ne = run(["--host-probe", "5000"])
+if w:
+    dev = 100 + 0.5 * nt + 1e-5 * ne
+    lead = float(rows[0]["bwd_us"])
+    check("host-bound step", w["opt_us"], 1000 * (200 + 20 * nt) - lead + 0.25 * dev, 0.05)
+# 2. device-bound: 1 us per element puts the device time far above the host's, which it hides
+use(per_elem_us=1.0)
+w, rows, nt, ne = run()
+if w:
+    check("device-bound step", w["opt_us"], 100 + 0.5 * nt + ne, 0.05 + 1e-9 * ne)
+# 3. the host part follows the host speed from the row's probe: with 2000 us a tensor the host
+#    is far behind, and the same step's lead and device time cancel in the differences:
+#    a row measured at probe 2.5 priced at the profile's speed (its fastest reading, 5) is x2,
+#    a row at 5 priced for a step at --host-probe 10 is x2, so each is 200 + 2000 x tensors
+#    above the row at 5 priced at the profile's speed
+use(host_per_tensor_us=2000.0)
+base, _, nt, _ = run()
+use(host_per_tensor_us=2000.0, host_probe_us=2.5)
+slow_row, _, _, _ = run()
+use(host_per_tensor_us=2000.0)
+slow_step, _, _, _ = run(["--host-probe", "10"])
+if base and slow_row and slow_step:
+    check("row at probe 2.5, profile 5", slow_row["opt_us"] - base["opt_us"], 200 + 2000.0 * nt, 0.05)
+    check("row at probe 5, step at 10", slow_step["opt_us"] - base["opt_us"], 200 + 2000.0 * nt, 0.05)
+# 4. fit --compute keeps the row's fields
+use()
+cal, merged = os.path.join(tmp, "cal.json"), os.path.join(tmp, "merged.json")
+json.dump(prof, open(merged, "w"))
+json.dump({"format": "fusim-compute-1", "compute": {"optimizer": [ROW]}}, open(cal, "w"))
+r = subprocess.run([fusim, "fit", "--compute", cal, "--merge-into", merged], capture_output=True, text=True)
+if r.returncode != 0:
+    fails.append("fit --compute: exit %d: %s" % (r.returncode, r.stderr.strip()))
+else:
+    got = json.load(open(merged))["compute"]["optimizer"]
+    if len(got) != 1 or any(abs(got[0].get(k, -1) - v) > 1e-9 for k, v in ROW.items() if k != "name"):
+        fails.append("fit --compute: optimizer %s, expected [%s]" % (got, ROW))
+# 5. a share above 1: one line, non-zero exit, the profile untouched
+json.dump({"format": "fusim-compute-1", "compute": {"optimizer": [dict(ROW, tail_frac=2.0)]}}, open(cal, "w"))
+before = open(merged).read()
+r = subprocess.run([fusim, "fit", "--compute", cal, "--merge-into", merged], capture_output=True, text=True)
+if r.returncode == 0 or len(r.stderr.strip().splitlines()) != 1 or open(merged).read() != before:
+    fails.append("fit --compute, tail_frac 2: exit %d, stderr %r, profile %s" % (
+        r.returncode, r.stderr, "unchanged" if open(merged).read() == before else "changed"))
+for f in fails:
+    print("FAIL: " + f, file=sys.stderr)
+sys.exit(1 if fails else 0)
+PY
