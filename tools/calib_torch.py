@@ -914,14 +914,20 @@ def fit_optim_host(pts):
     """Host part of the optimizer step from points (dicts: n tensors, host_us = opt.step()'s CPU
     time inside a training step, dev_us = its device time alone, gap_us = the GPU's time from
     backward's end to the step's end, lag_us = how far the GPU was behind the host when
-    backward() returned): host = host_base + host_per_tensor x n by least squares, and the
-    device time after the host's last issue (the last kernel) as a fraction of the device time,
-    from the host-bound points (gap = host - lag + tail_frac x dev there); 0 when none."""
-    xs = [float(p["n"]) for p in pts]
-    ys = [float(p["host_us"]) for p in pts]
-    per_t, base = statistics.linear_regression(xs, ys)
+    backward() returned): host = host_base + host_per_tensor x n by relative least squares
+    (times span 0.5..25 ms: absolute residuals let the noise of the 1000-tensor points set the
+    base, 2x the 16-tensor points' whole time on 2026-12-04d), and the device time after the
+    host's last issue (the last kernel) as a fraction of the device time, from the host-bound
+    points (gap = host - lag + tail_frac x dev there); 0 when none."""
+    # minimise sum(((base + per_t n) / y - 1)^2): the 2 x 2 normal equations in u = 1/y, v = n/y
+    uu = uv = vv = su = sv = 0.0
+    for p in pts:
+        u, v = 1.0 / p["host_us"], p["n"] / p["host_us"]
+        uu, uv, vv, su, sv = uu + u * u, uv + u * v, vv + v * v, su + u, sv + v
+    det = uu * vv - uv * uv
+    base, per_t = (su * vv - sv * uv) / det, (sv * uu - su * uv) / det
     if per_t < 0:
-        per_t, base = 0.0, statistics.fmean(ys)
+        per_t, base = 0.0, statistics.fmean(p["host_us"] for p in pts)
     fr = [(p["gap_us"] - (p["host_us"] - p["lag_us"])) / p["dev_us"] for p in pts
           if p["dev_us"] > 0 and p["host_us"] - p["lag_us"] > 1.2 * p["dev_us"]]
     tail = min(1.0, max(0.0, statistics.median(fr))) if fr else 0.0
@@ -1043,8 +1049,7 @@ def measure_optimizers(torch, log):
             base, per_t, per_e = (max(0.0, float(c)) for c in coef)
             err = float(np.max(np.abs(A @ np.array([base, per_t, per_e]) - y) / y))
             hbase, hper, tail = fit_optim_host(pts)
-            loop_per, _ = statistics.linear_regression([float(q["n"]) for q in pts],
-                                                       [q["host_loop_us"] for q in pts])
+            _, loop_per, _ = fit_optim_host([dict(q, host_us=q["host_loop_us"]) for q in pts])
             out.append({"name": name, "base_us": round(base, 3), "per_tensor_us": round(per_t, 4),
                         "per_elem_us": float("%.6g" % per_e), "max_rel_err": round(err, 4),
                         "host_base_us": round(hbase, 2), "host_per_tensor_us": round(hper, 3),
@@ -1059,6 +1064,24 @@ def measure_optimizers(torch, log):
     for o in out:  # the host speed the host parts were measured at (the fastest reading)
         o["host_probe_us"] = round(min(probes), 3)
     return out, probes
+
+
+def refit_optimizer(path):
+    """Refits the host parts of path's optimizer rows (fit_optim_host) from their points, in place."""
+    try:
+        with open(path) as f:
+            d = json.load(f)
+        for o in d["compute"]["optimizer"]:
+            hbase, hper, tail = fit_optim_host(o["points"])
+            _, loop_per, _ = fit_optim_host([dict(q, host_us=q["host_loop_us"]) for q in o["points"]])
+            o.update(host_base_us=round(hbase, 2), host_per_tensor_us=round(hper, 3), tail_frac=round(tail, 3),
+                     host_loop_per_tensor_us=round(loop_per, 3))
+    except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError) as e:
+        _die("--refit-optimizer: %s: %s" % (path, e), 65)
+    with open(path, "w") as f:
+        json.dump(d, f, indent=1)
+        f.write("\n")
+    return 0
 
 
 def main(argv=None):
@@ -1076,7 +1099,11 @@ def main(argv=None):
                     help="hf_host: the sizes measured: real (HF_REAL, the GPU held) and/or tiny (the hf part's)")
     ap.add_argument("--budget", type=float, default=0,
                     help="seconds each sweep (gemm, gemm_unaligned, conv) may take; 0: no limit")
+    ap.add_argument("--refit-optimizer", action="store_true",
+                    help="no GPU: refit the host parts of --out's optimizer rows from their points")
     a = ap.parse_args(argv)
+    if a.refit_optimizer:
+        return refit_optimizer(a.out)
     parts = a.parts.split(",")
     try:
         a.hf_depths = tuple(sorted(set(int(d) for d in a.hf_depths.split(","))))
