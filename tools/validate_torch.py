@@ -31,6 +31,7 @@ import copy
 import json
 import os
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -252,10 +253,23 @@ def run_model(name, batch, seq, a, fw, log):
     probes = []   # the host's speed, once a round (store_torch_validation.probe_factor)
     bprobes = []  # the autograd thread's (torch_host.bwd_probe)
     t0 = time.time()
+    # A new order every round, drawn at random (seeded): no plan always follows the same one. A
+    # rotation (runs up to 12) kept every plan behind the same neighbour in every round, so
+    # whatever a plan leaves behind (host caches, the allocators, Python's garbage) was always
+    # paid by the same next plan. The orders are kept (round_orders) to test exactly that.
+    rng = random.Random(a.order_seed)
+    orders = []
     for r in range(a.warmup + a.iters):
         n = len(runners)
-        for k in range(n):   # rotate the order every round so no plan always follows another
-            run = runners[(k + r) % n]
+        order = list(range(n))
+        if a.order == "shuffle":
+            rng.shuffle(order)
+        else:
+            order = order[r % n:] + order[:r % n]
+        if r >= a.warmup:
+            orders.append(order)
+        for k in order:
+            run = runners[k]
             t = run.step(ev0, ev1)
             if r >= a.warmup:
                 run.times.append(t)
@@ -311,6 +325,8 @@ def run_model(name, batch, seq, a, fw, log):
            "compute_only_cpu_times_us": [[round(v, 1) for v in c] for c in runners[0].cpu],
            "clocks_sm_mhz_power_w_temp_c": ck, "host_probe_us": probes, "host_bwd_probe_us": bprobes,
            "blocked": blocked or None,
+           "round_orders": {"runners": [r.label for r in runners], "order": a.order,
+                            "timed": orders},
            "graph": graph, "rows": rows}
     del runners, base
     torch.cuda.empty_cache()
@@ -391,6 +407,10 @@ def main(argv=None, probe=None):
                          "their own after the as-is rounds (torch_fwcal.framework_costs); both: "
                          "interleaved for the workloads, then separate as an experiment kept in "
                          "runs.json (framework_costs_separate)")
+    ap.add_argument("--order", choices=("shuffle", "rotate"), default="shuffle",
+                    help="the runners' order in each round: a seeded random permutation, or "
+                         "rotated by one (runs up to 12: every plan behind the same neighbour)")
+    ap.add_argument("--order-seed", type=int, default=1)
     ap.add_argument("--blocked", type=int, default=0,
                     help="after the interleaved rounds, every runner N steps in a row (the first "
                          "dropped), kept in runs.json 'blocked' (a probe; 0: none)")
