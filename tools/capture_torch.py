@@ -346,6 +346,14 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
                      "hooks": dict(out["host"].get("hooks", {}))}
             fw_model["replaced"] = torch_modelcost.apply(out["host"], fw_model)
             fw_model["model_independent"] = tower
+        try:   # each framework cost's bounds, from the rounds that measured it (fusim host.ci)
+            import torch_interval
+            ci = torch_interval.capture_ci(out["host"], framework, fw_model)
+            if ci:
+                out["host"]["ci"] = ci
+        except (KeyError, ValueError, ZeroDivisionError) as e:   # bounds are extra
+            print("capture_torch: the costs' bounds not derived (%s: %s)" % (type(e).__name__, e),
+                  file=sys.stderr)
     out["estimated"] = False
     # the step's device memory peak (what fusim plan checks against the GPU's memory)
     out["memory"] = {"peak_bytes": mem_peak}

@@ -101,6 +101,9 @@ def scaled(wl, hf, gf, ff=None):
             if fw in h:
                 h[fw] = {k: v * (fm if k in MAIN_THREAD_COSTS[fw] else fa)
                          for k, v in h[fw].items()}
+            if fw in h.get("ci", {}):   # the costs' bounds (a capture's) move with them
+                h["ci"][fw] = {k: [b * (fm if k in MAIN_THREAD_COSTS[fw] else fa) for b in v]
+                               for k, v in h["ci"][fw].items()}
     w["name"] = wl["name"] + "_h%.4f_%.4f_%.4f_g%.4f" % (hfw, hbw, hop, gf)
     w["notes"] = (wl.get("notes") or "") + (
         " Scaled to the run's compute-only iteration: host work x %.5f / %.5f / %.5f (forward, "
@@ -252,6 +255,9 @@ def model_cost_factor(ws, wl, m, host_scale=True):
     for name in fm["replaced"]:
         grp, key = name.split(".")
         ws["host"][grp][key] = wl["host"][grp][key] * f
+        b = wl["host"].get("ci", {}).get(grp, {}).get(key)
+        if b:   # a capture's bounds for it, carried alike
+            ws["host"]["ci"][grp][key] = [x * f for x in b]
     return f
 
 
@@ -373,6 +379,7 @@ def main():
             tower_costs(wl)
         if a.tower_costs or fwc is not None:   # the costs given replace the model's too
             wl.get("meta", {}).pop("framework_on_model", None)
+            wl["host"].pop("ci", None)   # a capture's bounds were for the costs replaced
         if not a.no_launch_queue:
             launch_queue(wl, m, run, lq)
         order = [g["name"] for g in wl["grads"]]

@@ -22,6 +22,10 @@ What is not here, because nothing measures it yet: the GPU time of the framework
 (copies, DDP's division) beyond the step's own spread, and the NCCL / PCIe curves beyond the
 profile's fits (fusim takes those at their own CI bounds).
 
+A capture (tools/capture_torch.py) writes the costs' bounds as measured (capture_ci: nothing
+carried yet), so that `fusim predict` on the captured workload sees them too; a validation run
+replaces them with the carried ones.
+
 The functions are pure Python (tests/validate/test_interval.py checks them on hand-made data).
 """
 import math
@@ -139,3 +143,21 @@ def cost_ci(host, est, factor, carry):
             ci.setdefault(grp, {})[k] = [round(min(v, max(0.0, lo) * f * (1 + cl)), 4),
                                          round(max(v, max(0.0, hi) * f * (1 + ch)), 4)]
     return ci
+
+
+
+def capture_ci(host, fc, fm=None):
+    """The host block's ci for a capture: the tower's costs at their bounds (fc: what
+    torch_fwcal.framework_costs returned, with its rounds) and, for the costs measured on the
+    model (fm: torch_modelcost.measure's, with "replaced"), the model's bounds; nothing carried
+    (the capture's own host), each bracketing the cost in host. {} where fc holds no rounds."""
+    est = tower_bounds(fc)
+    if est is None:
+        return {}
+    if fm and fm.get("replaced"):
+        mb = model_bounds(fm, "ddp.param_us" in fm["replaced"])
+        for name in fm["replaced"]:
+            grp, key = name.split(".")
+            est[grp][key] = mb[grp][key]
+    one = {grp: {k: 1.0 for k in ks} for grp, ks in est.items()}
+    return cost_ci(host, est, one, {grp: {k: (0.0, 0.0) for k in ks} for grp, ks in est.items()})

@@ -14,7 +14,9 @@ store_torch_validation.median_interval, on hand-made data whose answers follow b
   - model_bounds on rounds with known costs (P 10, fixed 0, every round's differences exactly
     param 100, copy mode 300, hooks 250 us) -> param [10, 10], copy [20, 20], hook [25, 25];
   - median_interval sets jitter from the run's iterations (equal iterations -> 0) and host.ci;
-    a run without per-iteration times is left for the older spread (returns False)."""
+    a run without per-iteration times is left for the older spread (returns False);
+  - capture_ci without the tower's rounds gives no bounds; store's scaled() carries a capture's
+    bounds by the same factors as the costs (main thread x 3, autograd thread x 4)."""
 import copy
 import math
 import os
@@ -94,6 +96,18 @@ check("no tower rounds: no bounds", "ci" not in w["host"])
 w = copy.deepcopy(ws)
 ok = st.median_interval(w, {"name": "w"}, {"compute_only_us": 1000.0}, None, None, 1.0, None)
 check("no per-iteration times: False, unchanged", not ok and w == ws)
+# capture_ci without tower rounds: no bounds; scaled() carries a capture's bounds like the costs
+# (DDP's forward_us on the main thread x 3, param_us on the autograd thread x 4).
+check("capture_ci without rounds: {}", ti.capture_ci({"ddp": {"param_us": 1.0}}, {"ddp": {}}) == {})
+wl = {"name": "w", "fwd_us": 1.0, "bwd_us": 1.0, "opt_us": 1.0, "grads": [],
+      "host": {"version": 2, "fwd_cpu_us": 1.0, "bwd_cpu_us": 1.0, "opt_cpu_us": 1.0,
+               "fwd_gpu_us": 1.0, "bwd_gpu_us": 1.0, "opt_gpu_us": 1.0, "grad_cpu_us": [],
+               "grad_gpu_us": [], "ddp": {"param_us": 5.0, "forward_us": 10.0},
+               "ci": {"ddp": {"param_us": [4.0, 6.0], "forward_us": [8.0, 12.0]}}}}
+ws = st.scaled(wl, 2.0, 1.0, (3.0, 4.0))
+check("scaled ci: forward [24, 36], param [16, 24] (got %r)" % ws["host"]["ci"]["ddp"],
+      ws["host"]["ci"]["ddp"] == {"param_us": [16.0, 24.0], "forward_us": [24.0, 36.0]})
+check("scaled costs: forward 30, param 20", ws["host"]["ddp"] == {"param_us": 20.0, "forward_us": 30.0})
 failed = sum(not ok for _, ok in results)
 print("%d checks, %d failed" % (len(results), failed))
 sys.exit(1 if failed else 0)
