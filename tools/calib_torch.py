@@ -910,6 +910,23 @@ OPT_NETS = [(4, 256), (32, 256), (16, 1024), (8, 4096), (100, 128), (128, 64), (
             (200, 512), (250, 32)]
 
 
+def opt_net(torch, L, W):
+    """The optimizer part's model-like net: L blocks of Linear(W, W) + LayerNorm(W) on the GPU.
+    Returns its parameters and fwd_bwd(): set_to_none gradients from a forward and backward."""
+    F = torch.nn.functional
+    blocks = torch.nn.ModuleList(torch.nn.ModuleList([torch.nn.Linear(W, W, device="cuda"),
+                                                      torch.nn.LayerNorm(W, device="cuda")]) for _ in range(L))
+    x = torch.randn(8, W, device="cuda")
+
+    def fwd_bwd():
+        blocks.zero_grad(set_to_none=True)
+        h = x
+        for lin, ln in blocks:
+            h = F.gelu(ln(lin(h)))
+        h.square().mean().backward()
+    return list(blocks.parameters()), fwd_bwd
+
+
 def fit_optim_host(pts):
     """Host part of the optimizer step from points (dicts: n tensors, host_us = opt.step()'s CPU
     time inside a training step, dev_us = its device time alone, gap_us = the GPU's time from
@@ -946,7 +963,6 @@ def measure_optimizers(torch, log):
     import gc
     import numpy as np
     import torch_host
-    F = torch.nn.functional
     out, probes = [], []
     ncoll = [0]
 
@@ -961,24 +977,13 @@ def measure_optimizers(torch, log):
             for L, W in OPT_NETS:
                 probes.append(torch_host.host_probe())
                 torch.manual_seed(0)
-                blocks = torch.nn.ModuleList(torch.nn.ModuleList([torch.nn.Linear(W, W, device="cuda"),
-                                                                  torch.nn.LayerNorm(W, device="cuda")])
-                                             for _ in range(L))
-                ps = list(blocks.parameters())
-                x = torch.randn(8, W, device="cuda")
+                ps, fwd_bwd = opt_net(torch, L, W)
                 if name == "adamw":
                     opt = torch.optim.AdamW(ps, lr=1e-4)
                 elif name == "adam":
                     opt = torch.optim.Adam(ps, lr=1e-4)
                 else:
                     opt = torch.optim.SGD(ps, lr=0.01, momentum=0.9)
-
-                def fwd_bwd():
-                    blocks.zero_grad(set_to_none=True)
-                    h = x
-                    for lin, ln in blocks:
-                        h = F.gelu(ln(lin(h)))
-                    h.square().mean().backward()
                 for _ in range(2):
                     fwd_bwd()
                     t0 = time.perf_counter()
@@ -1039,7 +1044,7 @@ def measure_optimizers(torch, log):
                     "(held %.0f, back to back %.0f), gap %.0f, lag %.0f, gc %d, sleep short %d" % (
                         name, L, W, n, numel, p["dev_us"], p["host_us"], p["host_held_us"],
                         p["host_loop_us"], p["gap_us"], p["lag_us"], gcs, short))
-                del blocks, ps, x, opt
+                del ps, fwd_bwd, opt
                 torch.cuda.empty_cache()
             # device: relative least squares (times span decades)
             A = np.array([[1.0, q["n"], q["numel"]] for q in pts])

@@ -64,7 +64,8 @@ def main():
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04b-fwd", "set") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04b-fwd", "new") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04d-opt", "set") + "," +
-                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04d-opt", "new"),
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04d-opt", "new") + "," +
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04e-optdiag", "new"),
                     help="also print (outside the targets) the captures in these folders (comma list; "
                          "*_captured.json in data/workloads): other leases, other machine state, no probe")
     a = ap.parse_args()

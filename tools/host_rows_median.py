@@ -17,6 +17,13 @@ import statistics
 import sys
 
 
+def write(path, doc):
+    """Writes a calibration file (also tools/optim_rows_median.py's)."""
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
 def fastest(comp, path):
     probes = comp.get("diag", {}).get("hf_host", {}).get("probes_us") or []
     if not comp.get("host_probe_us") or not probes or min(probes) <= 0:
@@ -60,9 +67,7 @@ def main(argv):
                        "ops": ops, "host_probe_us": ref_comp["host_probe_us"], "host_probe_min_us": ref,
                        "readings": {"%s/%s" % k: [[round(a, 2), round(b, 2)] for a, b in rows[k]]
                                     for k in order if len(rows[k]) >= 2}}}
-    with open(out, "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
+    write(out, doc)
     return 0
 
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""optim_rows_median.py: one reading of the optimizer rows from several calibrations (tools/
+calib_torch.py --parts optimizer, each with its probe readings beside it): each row's host part
+(host_base_us, host_per_tensor_us) carried to the last file's host speed by the ratio of the
+probes' fastest readings (diag.optimizer.probes_us), then the median of every field over the
+files (the device part and tail_frac as measured). The same method as host_rows_median.py for
+the HF host rows: one calibration reads the host in whatever phase it fell in (AdamW's host per
+tensor at one probe speed: 15.96, 14.62 and 14.57 us in three calibrations on 2026-12-04d/e).
+The output is a calibration file (fusim-compute-1) holding only the optimizer rows, with the last
+file's fastest reading as their host_probe_us; merge it after the others.
+
+Usage: python3 tools/optim_rows_median.py OUT CALIB.json CALIB.json [CALIB.json ...]
+"""
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import host_rows_median  # noqa: E402
+
+FIELDS = ("base_us", "per_tensor_us", "per_elem_us", "host_base_us", "host_per_tensor_us", "tail_frac")
+
+
+def load(path):
+    """(the probes' fastest reading, {name: row} of the rows with a host part) of one calibration"""
+    c = json.load(open(path))["compute"]
+    probes = c.get("diag", {}).get("optimizer", {}).get("probes_us") or []
+    if not probes or min(probes) <= 0:
+        raise ValueError("%s: no probe readings (diag.optimizer.probes_us)" % path)
+    return min(probes), {o["name"]: o for o in c["optimizer"] if "host_per_tensor_us" in o}
+
+
+def main(argv):
+    out, paths = (argv[1], argv[2:]) if len(argv) >= 4 else (None, [])
+    if not out:
+        print("usage: optim_rows_median.py OUT CALIB.json CALIB.json [...]", file=sys.stderr)
+        return 64
+    try:
+        files = [load(p) for p in paths]
+        ref = files[-1][0]
+        names = [n for n in files[-1][1] if all(n in rows for _, rows in files)]
+        if not names:
+            raise ValueError("no optimizer measured with its host part in every file")
+        opt, readings = [], {}
+        for n in names:
+            got = []
+            for probe, rows in files:
+                o, k = rows[n], ref / probe
+                got.append({f: o[f] * (k if f.startswith("host_") else 1.0) for f in FIELDS})
+            opt.append(dict({f: float("%.6g" % statistics.median(g[f] for g in got)) for f in FIELDS},
+                            name=n, host_probe_us=ref))
+            readings[n] = [[round(g["host_base_us"], 2), round(g["host_per_tensor_us"], 3)] for g in got]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print("optim_rows_median: %s" % e, file=sys.stderr)
+        return 65
+    doc = {"format": "fusim-compute-1", "command": "python3 tools/optim_rows_median.py " + " ".join(argv[1:]),
+           "compute": {"source": "median of %d calibrations' optimizer rows, host parts at the last one's host "
+                                 "speed" % len(paths), "optimizer": opt, "readings": readings}}
+    host_rows_median.write(out, doc)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
