@@ -78,7 +78,7 @@ typedef struct fu__cost {
 static const fu__cost FU__DDP_COSTS[] = {FU__DDP(param_us),    FU__DDP(copy_us),
                                          FU__DDP(bucket_us),   FU__DDP(hook_bucket_us),
                                          FU__DDP(finalize_us), FU__DDP(forward_us),
-                                         FU__DDP(buffer_us)};
+                                         FU__DDP(buffer_us),   FU__DDP(broadcast_us)};
 static const fu__cost FU__HOOKS_COSTS[] = {FU__HOOKS(hook_us), FU__HOOKS(bucket_us),
                                            FU__HOOKS(noop_hook_us)};
 #define FU__NDDP (sizeof FU__DDP_COSTS / sizeof FU__DDP_COSTS[0])
@@ -220,6 +220,7 @@ int fu_host_parse(const json_t *obj, const char *what, size_t ngrads, fu_host *h
     FU_CHECK(fu__hnum(d, "finalize_us", what, "ddp.", 1, 0, T, &h->ddp.finalize_us));
     FU_CHECK(fu__hnum(d, "forward_us", what, "ddp.", 1, 0, T, &h->ddp.forward_us));
     FU_CHECK(fu__hnum(d, "buffer_us", what, "ddp.", 1, 0, T, &h->ddp.buffer_us));
+    FU_CHECK(fu__hnum(d, "broadcast_us", what, "ddp.", 0, 0, T, &h->ddp.broadcast_us));
   }
   FU_CHECK(fu__obj(obj, "hooks", what, &k));
   if (k) {
@@ -285,6 +286,9 @@ json_t *fu_host_to_json(const fu_host *h, size_t ngrads, const double *grad_cpu,
                            "hook_bucket_us", h->ddp.hook_bucket_us, "finalize_us",
                            h->ddp.finalize_us, "forward_us", h->ddp.forward_us, "buffer_us",
                            h->ddp.buffer_us));
+  if (st == FU_OK && h->has_ddp && h->ddp.broadcast_us > 0)
+    st = json_object_set_new(json_object_get(o, "ddp"), "broadcast_us",
+                             json_real(h->ddp.broadcast_us)) == 0 ? FU_OK : FU_ENOMEM;
   if (st == FU_OK && h->has_hooks)
     st = fu__put(o, "hooks", json_pack("{s:f, s:f, s:f}", "hook_us", h->hooks.hook_us, "bucket_us",
                                        h->hooks.bucket_us, "noop_hook_us", h->hooks.noop_hook_us));

@@ -29,6 +29,8 @@ typedef struct fu_host_ddp {
   double finalize_us;        /* per iteration: fixed work at the end of backward */
   double forward_us;         /* per iteration: DDP's forward (pre-forward, prepare backward) */
   double buffer_us;          /* per module buffer: its broadcast before forward */
+  double broadcast_us;       /* per iteration where the module has buffers: the broadcast's fixed
+                                part (one coalesced call; optional, 0 in older blocks) */
 } fu_host_ddp;
 
 typedef struct fu_host_hooks {

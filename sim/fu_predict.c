@@ -285,7 +285,8 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  * segment, and a segment cannot start before the host has enqueued it (its host segment ended).
  * With segments as fine as the gradients, this lags the host by at most one segment's GPU time.
  * Framework costs (fu_host.h), charged in order:
- *   ddp   before forward: forward_us + buffers x buffer_us, then on the compute stream one
+ *   ddp   before forward: forward_us + (with buffers) broadcast_us + buffers x buffer_us (the
+ *         broadcast's fixed part and its share per buffer), then on the compute stream one
  *         kernel per buffer (the broadcast copied back); per gradient: param_us (+ copy_us / 2 in
  *         copy mode) and a kernel on the compute stream over its bytes (the copy into the bucket,
  *         or with bucket views and the default all-reduce the in-place division by the world
@@ -497,8 +498,10 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
                         FU__K_BWD, (size_t)m, &gid));
   }
   if (fw == FU_FRAMEWORK_DDP) /* DDP's forward: pre-forward, buffer broadcast, prepare */
-    FU_CHECK(fu__hg_fw(&g, h->ddp.forward_us + h->buffers * h->ddp.buffer_us, FU__K_FWHOST, 0,
-                       &hid));
+    FU_CHECK(fu__hg_fw(&g,
+                       h->ddp.forward_us +
+                           (h->buffers > 0 ? h->ddp.broadcast_us + h->buffers * h->ddp.buffer_us : 0),
+                       FU__K_FWHOST, 0, &hid));
   if (fw == FU_FRAMEWORK_DDP && h->buffers > 0 && kus > 0)
     FU_CHECK(fu__hg_gpu(&g, h->buffers * kus, FU__K_FWCOPY, w->ngrads + 1, hid, h->buffers, &gid));
   /* Forward, point by point (times kept non-decreasing). */

@@ -618,6 +618,9 @@ def host_block(tl, fw, order_names):
         if "kernel_us" in fw:   # GPU time of one small kernel (tools/torch_fwcal.py)
             blk["kernel_us"] = fw["kernel_us"]
         blk["ddp"] = dict(fw["ddp"])       # copies: one calibration serves every model
+        bcast = (fw.get("other") or {}).get("broadcast_fixed_us")
+        if bcast is not None:   # the buffer broadcast's fixed part (torch_fwcal's intercept)
+            blk["ddp"]["broadcast_us"] = round(max(0.0, bcast), 3)
         blk["hooks"] = dict(fw["hooks"])
         if "fw_rel_lo" in fw:   # the microbenchmark's own spread (absent in older runs)
             blk["jitter"]["fw_rel_lo"] = fw["fw_rel_lo"]

@@ -102,6 +102,8 @@ def tower_bounds(fc, boot=BOOT, seed=SEED):
     n = len(data["bwd"]["none"][next(iter(data["P"]))])
     rng = random.Random(seed)
     samples = [torch_fwcal.estimate(data, _draw(rng, n)) for _ in range(boot)]
+    for smp in samples:   # the broadcast's fixed part: the intercept of the buffers' line
+        smp["ddp"]["broadcast_us"] = smp["other"]["broadcast_fixed_us"]
     keys = {"ddp": list(samples[0]["ddp"]), "hooks": list(samples[0]["hooks"])}
     # DDP's copy mode is measured as a whole (ddp_1): copy_us = that slope - param_us
     return _bounds(samples, keys, [("ddp", "copy_us", ("param_us", "copy_us"))])

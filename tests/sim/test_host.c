@@ -128,6 +128,14 @@ int main(void) {
   host_workload(&w, 900, 1000);
   EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 1214, tol);
   EXPECT_NEAR(r.buckets[0].start_us, 1087, tol);
+  /* 4a. The broadcast's fixed part (20 us) where the module has buffers: DDP's forward 37 us, every
+   *     host task and everything after it 20 us later: 1234. Without buffers neither the fixed
+   *     part nor the 3 x 2 us per buffer: forward 11 us, 1214 - 6 = 1208. */
+  w.host.ddp.broadcast_us = 20;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 1234, tol);
+  w.host.buffers = 0;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 1208, tol);
+  w.host.buffers = 3, w.host.ddp.broadcast_us = 0;
 
   /* 4b. Its interval, each source of spread on its own work: GPU x (1 + step_rel), the host's
    *     own work x (1 + host_rel), DDP's costs x (1 + fw_rel), the offload at its CI bound
@@ -266,7 +274,7 @@ int main(void) {
       " \"jitter\": {\"step_rel_lo\": -0.02, \"step_rel_hi\": 0.05, \"host_rel_lo\": -0.1,"
       " \"host_rel_hi\": 0.3},"
       " \"ddp\": {\"param_us\": 5, \"copy_us\": 4, \"bucket_us\": 30, \"hook_bucket_us\": 60,"
-      " \"finalize_us\": 7, \"forward_us\": 11, \"buffer_us\": 2},"
+      " \"finalize_us\": 7, \"forward_us\": 11, \"buffer_us\": 2, \"broadcast_us\": 15},"
       " \"hooks\": {\"hook_us\": 9, \"bucket_us\": 13, \"noop_hook_us\": 1},"
       " \"launches\": {\"fwd\": 151, \"bwd\": 311, \"opt\": 3}, \"queue_depth\": 1021}}";
   fu_workload a, b;
@@ -295,6 +303,7 @@ int main(void) {
   EXPECT_NEAR(b.grads[1].cpu_us, 300, 0);
   EXPECT_NEAR(b.host.fwd_cpu[0], 10, 0);
   EXPECT_NEAR(b.host.ddp.finalize_us, 7, 0);
+  EXPECT_NEAR(b.host.ddp.broadcast_us, 15, 0); /* optional: read, and written back */
   EXPECT_NEAR(b.host.copy_gbps, 1900, 0);
   EXPECT_NEAR(b.host.kernel_us, 2.5, 0);
   EXPECT_NEAR(b.host.step_rel_lo, -0.02, 0);

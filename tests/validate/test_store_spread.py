@@ -3,7 +3,8 @@
 interval takes from the run's compute-only iteration (p5 and p95 over the median, minus 1), by
 hand: median 1000 us, p5 950, p95 1200 -> -0.05 / +0.20; the capture's host and framework
 spreads stay; p5 above the median (impossible for a p5, but a rounded file) clamps to 0; a
-workload without a version-2 host block, or a run without p5/p95, is left as it is."""
+workload without a version-2 host block, or a run without p5/p95, is left as it is; the launch
+queue's counts and depth; the buffer broadcast's fixed part taken from the run's tower."""
 import copy
 import os
 import sys
@@ -69,5 +70,20 @@ for label, wl, m, rn, lq in (("another batch", copy.deepcopy(W), dict(M, batch=3
     before = copy.deepcopy(wl)
     r = st.launch_queue(wl, m, rn, lq)
     check(label + ": unchanged", r is None and wl == before)
+# The buffer broadcast's fixed part, from the run's tower where the capture lacks it: set (a
+# negative intercept as 0), kept where the block has its own, not added without DDP's costs.
+FC = {"other": {"broadcast_fixed_us": 202.854}}
+w = {"host": {"version": 2, "ddp": {"forward_us": 65.0}}}
+check("broadcast fixed part set (got %r)" % st.broadcast_fixed(w, FC),
+      w["host"]["ddp"]["broadcast_us"] == 202.854)
+w = {"host": {"version": 2, "ddp": {"forward_us": 65.0}}}
+st.broadcast_fixed(w, {"other": {"broadcast_fixed_us": -12.0}})
+check("negative intercept -> 0", w["host"]["ddp"]["broadcast_us"] == 0.0)
+w = {"host": {"version": 2, "ddp": {"broadcast_us": 7.0}}}
+check("the block's own kept", st.broadcast_fixed(w, FC) is None and w["host"]["ddp"]["broadcast_us"] == 7.0)
+for label, wl, fc in (("no DDP costs", {"host": {"version": 2}}, FC),
+                      ("no tower", {"host": {"version": 2, "ddp": {}}}, None)):
+    before = copy.deepcopy(wl)
+    check(label + ": unchanged", st.broadcast_fixed(wl, fc) is None and wl == before)
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
