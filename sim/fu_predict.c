@@ -293,7 +293,8 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  *         size; none with views and a comm hook); per bucket, after
  *         the hook that fills it: bucket_us (default all-reduce) or hook_bucket_us (Python comm
  *         hook: offload); after backward's enqueue: finalize_us (+ copy_us / 2 per gradient),
- *         the compute stream waits for every bucket, then (copy mode) copies each gradient back;
+ *         the compute stream waits for every bucket; in copy mode bucket by bucket, each copied
+ *         back once its own work has ended (DDP's finalize_backward order);
  *   hooks per gradient: hook_us (noop_hook_us with --pack view) and a device copy into the fusion
  *         buffer; per bucket: bucket_us when it fills (overlap on) or after backward (off); the
  *         compute stream waits for every bucket before the optimizer;
@@ -569,16 +570,27 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   free(stream_last);
   FU_CHECK(st);
   /* Finalize: the compute stream waits for every bucket (DDP's finalize, the hook pattern's
-   * wait_stream, or the optimizer's dependency), then DDP copies the buckets back. */
+   * wait_stream, or the optimizer's dependency). DDP in copy mode goes bucket by bucket, in
+   * order (Reducer::finalize_backward: wait for the bucket's work, then copy it back), so a
+   * bucket whose communication ended early is copied back while later ones are in flight. */
   if (fw == FU_FRAMEWORK_DDP)
     FU_CHECK(fu__hg_fw(&g, h->ddp.finalize_us + (copy ? w->ngrads * h->ddp.copy_us / 2 : 0),
                        FU__K_FWHOST, 1, &hid));
   uint32_t wait;
-  FU_CHECK(fu__hg_gpu(&g, 0, FU__K_WAIT, 0, hid, 0, &wait));
-  for (size_t k = 0; k < nb; k++) FU_CHECK(fu_engine_dep(e, s->bk[k].t_last, wait));
-  if (fw == FU_FRAMEWORK_DDP && copy)
-    FU_CHECK(fu__hg_gpu(&g, (double)all_bytes / gbps / 1e3 + (double)w->ngrads * kus,
-                        FU__K_FWCOPY, w->ngrads, hid, (double)w->ngrads, &wait));
+  if (fw == FU_FRAMEWORK_DDP && copy && nb > 0) {
+    for (size_t k = 0; k < nb; k++) {
+      size_t nt = bks[k].last - bks[k].first + 1;
+      uint64_t bytes = 0;
+      for (size_t i = bks[k].first; i <= bks[k].last; i++) bytes += w->grads[i].bytes;
+      FU_CHECK(fu__hg_gpu(&g, 0, FU__K_WAIT, 0, hid, 0, &wait));
+      FU_CHECK(fu_engine_dep(e, s->bk[k].t_last, wait));
+      FU_CHECK(fu__hg_gpu(&g, (double)bytes / gbps / 1e3 + (double)nt * kus, FU__K_FWCOPY,
+                          w->ngrads, hid, (double)nt, &wait));
+    }
+  } else {
+    FU_CHECK(fu__hg_gpu(&g, 0, FU__K_WAIT, 0, hid, 0, &wait));
+    for (size_t k = 0; k < nb; k++) FU_CHECK(fu_engine_dep(e, s->bk[k].t_last, wait));
+  }
   /* The optimizer step. */
   FU_CHECK(fu__hg_host(&g, h->opt_cpu_us, FU__K_OPT, 0, &hid));
   FU_CHECK(fu__hg_seg(&g, h->opt_gpu_us, h->launches_opt, FU__K_OPT, 0, &gid));

@@ -83,6 +83,16 @@ int main(void) {
   EXPECT_NEAR(r.compute_us, 680, tol);
   EXPECT_INT_EQ(r.n_ops, 1);
   EXPECT_NEAR(r.buckets[0].start_us, 967, tol);
+  /* 2b. The same with a bucket per gradient: DDP's finalize waits and copies back bucket by
+   *     bucket. Host: fwd [17,117] seg0 [117,167] hook0 [167,174] comm hook b0 [174,234] seg1
+   *     [234,484] hook1 [484,491] comm hook b1 [491,551] tail [551,571] finalize [571,582] opt
+   *     [582,592]. GPU: fwd [17,417] seg0 [417,617] copy0 [617,717]; b0's offload from
+   *     max(717, 234) to 717 + d2h(1 MiB) = 740.0; seg1 [717,767] copy1 [767,967]; b1's offload
+   *     from max(967, 551) to 967 + d2h(2 MiB) = 1009.0; tail [967,977]. Finalize: b0 ended
+   *     (740), its copy back 100 [977,1077]; b1 ended (1009), its copy back 200 [1077,1277];
+   *     opt 20: 1297 (waiting for both before copying 300 back would give 1009 + 320). */
+  EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r), 1297, tol);
+  EXPECT_NEAR(r.buckets[1].start_us, 967, tol);
 
   /* 3. The same with bucket views: no copies, hooks 5 us. Host: fwd [17,117] seg0 [117,167]
    *    hook0 [167,172] seg1 [172,422] hook1 [422,427] comm hook [427,487] tail [487,507]
