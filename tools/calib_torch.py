@@ -524,6 +524,7 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
     for arch in ("bert", "gpt2", "llama"):
         for mode in ("bf16", "fp32"):
             probes.append(torch_host.host_probe())
+            bprobes = [torch_host.bwd_probe()]  # the autograd thread's, where backward's rows run
             res, pres = {}, {}  # pres: the forward host time before the first layer, per size
             for size in sizes:
                 # both depths built, their steps alternated in every round: the host's speed
@@ -584,6 +585,7 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
                 del models, fwds
                 torch.cuda.empty_cache()
             probes.append(torch_host.host_probe())
+            bprobes.append(torch_host.bwd_probe())
             for size, how, suffix in (("real", "held", "_real"), ("tiny", "plain", "_tiny")):
                 if (size, how) not in res:
                     continue
@@ -602,7 +604,8 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
             if "tiny" in pres:
                 log("hf_host %-5s %s tiny before the first layer fwd %.0f us" % (arch, mode, pres["tiny"]))
             (tf_, tb), _, _ = res.get(("tiny", "held"), res.get(("real", "held")))
-            diag.append({"arch": arch, "dtype": mode, "raw": {"%s_%s" % k: [[round(v, 1) for v in x[0]],
+            diag.append({"arch": arch, "dtype": mode, "bwd_probes_us": [round(p, 3) for p in bprobes],
+                         "cpu_model": torch_host.cpu_model(), "raw": {"%s_%s" % k: [[round(v, 1) for v in x[0]],
                                                                             [round(v, 1) for v in x[1]]]
                                                                for k, x in res.items()}})
             log("hf_host %-5s %s tiny held per layer fwd %.0f bwd %.0f us; host probe %.3f %.3f us" % (

@@ -184,14 +184,20 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     import torch_host
     plain, cpu_plain, cpu_fwd, cpu_opt = [], [], [], []
     probes = [torch_host.host_probe() for _ in range(3)]
+    # the autograd thread's speed too: backward's launches run there, and its host cost per
+    # layer moved 1.5x apart from forward's (and the main thread's probe) between leases
+    # (data/compute/README.md, 2026-12-04g)
+    bprobes = [torch_host.bwd_probe() for _ in range(3)]
     torch.cuda.synchronize()
     mem_between = torch.cuda.memory_allocated()
     torch.cuda.reset_peak_memory_stats()
     for _ in range(iters):
         plain.append(step(cpu=cpu_plain, cpu_fwd=cpu_fwd, cpu_opt=cpu_opt))
         probes.append(torch_host.host_probe())
+        bprobes.append(torch_host.bwd_probe())
     mem_peak = torch.cuda.max_memory_allocated()
     probes += [torch_host.host_probe() for _ in range(3)]
+    bprobes += [torch_host.bwd_probe() for _ in range(3)]
     fwd_us = statistics.median(t[0] for t in plain)
     bwd_us = statistics.median(t[1] for t in plain)
     opt_us = statistics.median(t[2] for t in plain) if opt is not None else 0.0
@@ -377,6 +383,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         "cpu_forward_call_us": round(statistics.median(cpu_fwd), 1),
         "host_probe_us": round(statistics.median(probes), 3),
         "host_probes_us": [round(p, 3) for p in probes],
+        "host_bwd_probes_us": [round(p, 3) for p in bprobes],
+        "cpu_model": torch_host.cpu_model(),
         "bwd_gpu_only_us": round(pure_bwd_us, 1),
         # opt.step()'s CPU time in the plain pass, and its device time alone (behind a sleep)
         "cpu_opt_call_us": round(statistics.median(cpu_opt), 1) if opt is not None else 0.0,

@@ -556,6 +556,19 @@ def host_probe(n=200):
     return (t1 - t0) * 1e6 / len(a)
 
 
+def cpu_model():
+    """The host CPU's model name (/proc/cpuinfo), '' where unknown: host costs measured on one
+    CPU model need not carry to another by a probe's ratio."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
 def bwd_probe(n=200):
     """host_probe() on the autograd engine's thread: the CPU time per launch of n small (4 KiB)
     copies enqueued from inside a backward pass (a custom Function's backward, run by the engine's

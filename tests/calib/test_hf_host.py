@@ -90,7 +90,8 @@ torch = types.SimpleNamespace(
 c.time = types.SimpleNamespace(perf_counter=lambda: clock[0])
 c.hf_model = lambda tf, arch, L, size: (Model(L), 128)
 sys.modules["transformers"] = types.SimpleNamespace()
-sys.modules["torch_host"] = types.SimpleNamespace(host_probe=lambda: 5.0)
+sys.modules["torch_host"] = types.SimpleNamespace(host_probe=lambda: 5.0, bwd_probe=lambda: 6.0,
+                                                 cpu_model=lambda: "Fake CPU")
 sys.modules["torchvision"] = None  # the ResNet-50 pass is skipped (logged)
 
 fails = []
@@ -124,6 +125,9 @@ if flushed != [5, 10, 15, 20, 25, 30]:
     fails.append("flushed after each model: %s" % flushed)
 if probe != 5.0:
     fails.append("probe %s" % probe)
+# the autograd thread's probe before and after each model, and the CPU, beside its raw rows
+if [(d["bwd_probes_us"], d["cpu_model"]) for d in diag] != [([6.0, 6.0], "Fake CPU")] * 6:
+    fails.append("diag's bwd probes: %s" % [(d.get("bwd_probes_us"), d.get("cpu_model")) for d in diag])
 with tempfile.TemporaryDirectory() as tmp:
     log = os.path.join(tmp, "log.txt")
     open(log, "w").write("\n".join("[  1.0 s] " + x for x in lines) + "\n")
