@@ -44,6 +44,24 @@ def build(torch, tf, h, nh, f, V, L):
     return m.train()
 
 
+def held_step(torch, m, fwd, sleep):
+    """forward() and backward() CPU time of one step of m, us, each call issued behind a sleep
+    kernel of `sleep` cycles (nothing waits for the GPU: the host's issue time alone)."""
+    m.zero_grad(set_to_none=True)
+    torch.cuda.synchronize()
+    torch.cuda._sleep(sleep)
+    t0 = time.perf_counter()
+    loss = fwd()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    torch.cuda._sleep(sleep)
+    t2 = time.perf_counter()
+    loss.backward()
+    t3 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) * 1e6, (t3 - t2) * 1e6
+
+
 def graph_nodes(loss):
     """The autograd graph's nodes by type, from loss.grad_fn (each node once)."""
     seen, todo, kinds = set(), [loss.grad_fn], collections.Counter()
@@ -75,20 +93,7 @@ def main(argv=None):
             return models[k](input_ids=ids[k], labels=ids[k]).loss
 
     def held(k):
-        m = models[k]
-        m.zero_grad(set_to_none=True)
-        torch.cuda.synchronize()
-        torch.cuda._sleep(sleep)
-        t0 = time.perf_counter()
-        loss = fwd(k)
-        t1 = time.perf_counter()
-        torch.cuda.synchronize()
-        torch.cuda._sleep(sleep)
-        t2 = time.perf_counter()
-        loss.backward()
-        t3 = time.perf_counter()
-        torch.cuda.synchronize()
-        return (t1 - t0) * 1e6, (t3 - t2) * 1e6
+        return held_step(torch, models[k], lambda: fwd(k), sleep)
 
     res = {"torch": torch.__version__, "transformers": tf.__version__, "rounds": a.rounds,
            "variants": {k: dict(zip(("hidden", "heads", "ffn", "vocab", "layers"), v)) for k, v in VARIANTS.items()}}
