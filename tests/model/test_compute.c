@@ -109,7 +109,7 @@ static void test_ops_attn_optim(void) {
   EXPECT_INT_EQ(fu_compute_attn_us(c, "fp32", 64, 1, 0.0, 512, 1, &f, &b), FU_EDATA);
 
   fu_optim_fit *o = &c->optim[c->noptim++];
-  *o = (fu_optim_fit){"adamw", 100, 10, 1e-5};
+  *o = (fu_optim_fit){.name = "adamw", .base_us = 100, .per_tensor_us = 10, .per_elem_us = 1e-5};
   double us;
   EXPECT_INT_EQ(fu_compute_optim_us(c, "adamw", 200, 1e8, &us), FU_OK);
   EXPECT_REL(us, 100 + 2000 + 1000, 1e-9);
