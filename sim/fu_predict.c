@@ -526,7 +526,6 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
     stream_last[k] = FU_TASK_NONE;
   int st = FU_OK;
   size_t next = 0;
-  uint64_t all_bytes = 0;
   pc = pg = 0;
   for (size_t i = 0; i < w->ngrads && st == FU_OK; i++) {
     const fu_grad *gr = &w->grads[i];
@@ -538,7 +537,6 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
     if (i == 0) s->t_bwd0 = s->t_seg[0];
     pc = cc;
     pg = cg;
-    all_bytes += gr->bytes;
     uint32_t ready = s->t_seg[i];
     double hook = fw == FU_FRAMEWORK_DDP
                       ? h->ddp.param_us + (copy ? h->ddp.copy_us / 2 : 0)
@@ -579,13 +577,11 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   uint32_t wait;
   if (fw == FU_FRAMEWORK_DDP && copy && nb > 0) {
     for (size_t k = 0; k < nb; k++) {
-      size_t nt = bks[k].last - bks[k].first + 1;
-      uint64_t bytes = 0;
-      for (size_t i = bks[k].first; i <= bks[k].last; i++) bytes += w->grads[i].bytes;
+      const fu__bk *b = &s->bk[k];
       FU_CHECK(fu__hg_gpu(&g, 0, FU__K_WAIT, 0, hid, 0, &wait));
-      FU_CHECK(fu_engine_dep(e, s->bk[k].t_last, wait));
-      FU_CHECK(fu__hg_gpu(&g, (double)bytes / gbps / 1e3 + (double)nt * kus, FU__K_FWCOPY,
-                          w->ngrads, hid, (double)nt, &wait));
+      FU_CHECK(fu_engine_dep(e, b->t_last, wait));
+      FU_CHECK(fu__hg_gpu(&g, (double)b->bytes / gbps / 1e3 + (double)b->ntensors * kus,
+                          FU__K_FWCOPY, w->ngrads, hid, (double)b->ntensors, &wait));
     }
   } else {
     FU_CHECK(fu__hg_gpu(&g, 0, FU__K_WAIT, 0, hid, 0, &wait));
