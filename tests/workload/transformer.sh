@@ -293,13 +293,16 @@ g, c = tab["gelu_new", "fp32"], tab["cast", "fp32"]
 i = g["numel"].index(2 ** 20)
 assert c["numel"][i] == 2 ** 20
 csvf = os.path.join(tmp, "gelu.csv")
+def gelu_rows(pf, op):
+    """A one-layer GPT-2 under autocast priced with profile pf: its --ops rows of op."""
+    r = subprocess.run([fusim, "workload", "--transformer", "--arch", "gpt2", "--layers", "1", "--hidden", "256", "--heads", "4",
+                        "--ffn", "1024", "--vocab", "1024", "--seq", "1024", "--micro-batch", "1", "--precision", "autocast-bf16",
+                        "--profile", pf, "--ops", csvf, "--out", os.path.join(tmp, "gelu.json")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return [x for x in csv.DictReader(open(csvf)) if x["op"] == op]
 pf = os.path.join(tmp, "gelu_noac.json")
 json.dump(prof, open(pf, "w"))
-r = subprocess.run([fusim, "workload", "--transformer", "--arch", "gpt2", "--layers", "1", "--hidden", "256", "--heads", "4",
-                    "--ffn", "1024", "--vocab", "1024", "--seq", "1024", "--micro-batch", "1", "--precision", "autocast-bf16",
-                    "--profile", pf, "--ops", csvf, "--out", os.path.join(tmp, "gelu.json")], capture_output=True, text=True)
-assert r.returncode == 0, r.stderr
-rows = [x for x in csv.DictReader(open(csvf)) if x["op"] == "gelu_new"]
+rows = gelu_rows(pf, "gelu_new")
 assert len(rows) == 1, rows
 assert abs(float(rows[0]["fwd_us"]) - (g["fwd_us"][i] + c["bwd_us"][i])) <= 0.001, rows[0]
 assert abs(float(rows[0]["bwd_us"]) - (g["bwd_us"][i] + c["fwd_us"][i])) <= 0.001, rows[0]
@@ -309,11 +312,7 @@ prof["compute"]["ops"].append(dict(g, op="gelu_new_ac", dtype="bf16", fwd_us=[7 
                                    bwd_us=[7 * v for v in g["bwd_us"]]))
 pf = os.path.join(tmp, "gelu_ac.json")
 json.dump(prof, open(pf, "w"))
-r = subprocess.run([fusim, "workload", "--transformer", "--arch", "gpt2", "--layers", "1", "--hidden", "256", "--heads", "4",
-                    "--ffn", "1024", "--vocab", "1024", "--seq", "1024", "--micro-batch", "1", "--precision", "autocast-bf16",
-                    "--profile", pf, "--ops", csvf, "--out", os.path.join(tmp, "gelu.json")], capture_output=True, text=True)
-assert r.returncode == 0, r.stderr
-rows = [x for x in csv.DictReader(open(csvf)) if x["op"] == "gelu_new_ac"]
+rows = gelu_rows(pf, "gelu_new_ac")
 assert len(rows) == 1, rows
 assert abs(float(rows[0]["fwd_us"]) - 7 * g["fwd_us"][i]) <= 0.001, rows[0]
 assert abs(float(rows[0]["bwd_us"]) - 7 * g["bwd_us"][i]) <= 0.001, rows[0]
