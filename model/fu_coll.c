@@ -203,9 +203,10 @@ int fu_coll_chunk_breaks(const fu_coll_line *l, double *x) {
 double fu_coll_chunk_slow(const fu_coll_line *l, double bytes) {
   double x[4];
   int n = fu_coll_chunk_breaks(l, x);
-  double f = 1;
-  for (int i = n - 1; i >= 0 && bytes < x[i]; i--) f *= 2; /* each rung halves the chunk */
-  return f;
+  double r = 1; /* full step / chunk */
+  for (int i = n - 1; i >= 0 && bytes < x[i]; i--) r *= 2; /* each rung halves the chunk */
+  /* the per-chunk share of the full-step time is paid r times as often per byte */
+  return 1 + FU_COLL_CHUNK_SHARE * (r - 1);
 }
 
 double fu_coll_line_time(const fu_coll_line *l, double bytes) {

@@ -143,15 +143,20 @@ double fu_coll_tree_corr(fu_coll_algo a, fu_coll_proto p, double bytes);
 /* NCCL's chunk ladder for NVLS-tree (enqueue.cc): its chunk is a full Simple step (4 MiB buffer
  * / 8 steps = 512 KiB) only from 32 x ops x 512 KiB up (ops = NVLS channels x heads, one head
  * per NIC of a node); below, 256 KiB, and 128 KiB below 16 ops 256 KiB, 64 KiB below 4 ops
- * 128 KiB, 32 KiB below ops 64 KiB, so that every channel gets enough chunks to pipeline. A
- * pipeline step then carries chunk bytes instead of a step's, and the line's time per byte is
- * taken 512 KiB / chunk times its own: the factor for l at `bytes` (1 for lines without a ladder).
- * On a DGX H100 pair (16 channels x 8 heads: 2 GiB) NCCL 2.18 ran the tree at 512 MiB and 1 GiB
- * and NVLS-tree from 2 GiB. */
+ * 128 KiB, 32 KiB below ops 64 KiB, so that every channel gets enough chunks to pipeline. Part
+ * of a chunk's time is a cost per chunk (its handshakes through the proxy and the network), the
+ * rest per byte: at r = 512 KiB / chunk the line's time per byte is taken
+ * 1 + FU_COLL_CHUNK_SHARE (r - 1) times its own: the factor for l at `bytes` (1 for lines without
+ * a ladder). */
 double fu_coll_chunk_slow(const fu_coll_line *l, double bytes);
 /* The sizes where fu_coll_chunk_slow changes for l, ascending, into x (at most 4); returns their
  * count. */
 int fu_coll_chunk_breaks(const fu_coll_line *l, double *x);
+/* The share of NVLS-tree's time per byte at its full 512 KiB chunk that is paid per chunk, from
+ * NVIDIA/nccl pull request 1112 (8 AWS P5 nodes of 8 H100, nccl-tests all-reduce of 4 GiB on
+ * NVLS-tree: 81146 us with NCCL 2.19.3's 64 KiB chunk, 30222 us with 512 KiB; so
+ * 1 + 7 s = 81146 / 30222, s = 0.24). Independent of the logs fusim is checked on. */
+#define FU_COLL_CHUNK_SHARE 0.24
 /* NCCL's NVLS channel count (its NCCL_NVLS_NCHANNELS default) and full Simple step (bytes). */
 #define FU_COLL_NVLS_CHANNELS 16
 #define FU_COLL_STEP_BYTES 524288.0

@@ -81,14 +81,15 @@ int main(void) {
   /* NCCL's NVLS-tree chunk ladder, 16 NVLS channels x 8 heads (one per NIC) = 128: the chunk is
    * the full 512 KiB step from 32 x 128 x 512 KiB = 2 GiB, 256 KiB from 16 x 128 x 256 KiB =
    * 512 MiB, 128 KiB from 4 x 128 x 128 KiB = 64 MiB, 64 KiB from 128 x 64 KiB = 8 MiB, 32 KiB
-   * below: time per byte x 1, 2, 4, 8, 16. The tree and ring have no ladder. */
+   * below: r = 1, 2, 4, 8, 16 chunks a step, time per byte x 1 + 0.24 (r - 1) = 1, 1.24, 1.72,
+   * 2.68, 4.6. The tree and ring have no ladder. */
   EXPECT_NEAR(fu_coll_chunk_slow(&l[2], 2147483648.0), 1, 1e-12);
-  EXPECT_NEAR(fu_coll_chunk_slow(&l[2], 2147483647.0), 2, 1e-12);
-  EXPECT_NEAR(fu_coll_chunk_slow(&l[2], 536870912.0), 2, 1e-12);
-  EXPECT_NEAR(fu_coll_chunk_slow(&l[2], 536870911.0), 4, 1e-12);
-  EXPECT_NEAR(fu_coll_chunk_slow(&l[2], 67108864.0), 4, 1e-12);
-  EXPECT_NEAR(fu_coll_chunk_slow(&l[2], 33554432.0), 8, 1e-12);
-  EXPECT_NEAR(fu_coll_chunk_slow(&l[2], 4194304.0), 16, 1e-12);
+  EXPECT_NEAR(fu_coll_chunk_slow(&l[2], 2147483647.0), 1.24, 1e-12);
+  EXPECT_NEAR(fu_coll_chunk_slow(&l[2], 536870912.0), 1.24, 1e-12);
+  EXPECT_NEAR(fu_coll_chunk_slow(&l[2], 536870911.0), 1.72, 1e-12);
+  EXPECT_NEAR(fu_coll_chunk_slow(&l[2], 67108864.0), 1.72, 1e-12);
+  EXPECT_NEAR(fu_coll_chunk_slow(&l[2], 33554432.0), 2.68, 1e-12);
+  EXPECT_NEAR(fu_coll_chunk_slow(&l[2], 4194304.0), 4.6, 1e-12);
   EXPECT_NEAR(fu_coll_chunk_slow(&l[1], 1024.0), 1, 1e-12);
   EXPECT_NEAR(fu_coll_chunk_slow(&l[0], 1024.0), 1, 1e-12);
   double xb[4];
@@ -96,12 +97,17 @@ int main(void) {
   EXPECT_NEAR(xb[0], 8388608.0, 1e-6);
   EXPECT_NEAR(xb[3], 2147483648.0, 1e-3);
   EXPECT_INT_EQ(fu_coll_chunk_breaks(&l[1], xb), 0);
-  /* 1 GiB on NVLS-tree: 26 + 2 x 2^30 / 2.8e5 = 7695.6 us (without the ladder 3860.8, the
-   * fastest); the ring's 47 + 1.875 x 2^30 / 4e5 = 5080.2 is faster */
-  EXPECT_NEAR(fu_coll_line_time(&l[2], 1073741824.0), 26 + 2 * 1073741824.0 / 2.8e5, 1e-6);
+  /* 1 GiB on NVLS-tree: 26 + 1.24 x 2^30 / 2.8e5 = 4781.1 us, faster than the ring's
+   * 47 + 1.875 x 2^30 / 4e5 = 5080.2; at 256 MiB NVLS-tree's 26 + 1.72 x 2^28 / 2.8e5 = 1675.0
+   * loses to the ring's 47 + 1.875 x 2^28 / 4e5 = 1305.3 */
+  EXPECT_NEAR(fu_coll_line_time(&l[2], 1073741824.0), 26 + 1.24 * 1073741824.0 / 2.8e5, 1e-6);
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, &t, a, sizeof a), FU_OK);
+  EXPECT_STR_EQ(a, "nvls_tree");
+  EXPECT_NEAR(t, 26 + 1.24 * 1073741824.0 / 2.8e5, 1e-6);
+  EXPECT_NEAR(fu_coll_line_time(&l[2], 268435456.0), 26 + 1.72 * 268435456.0 / 2.8e5, 1e-6);
+  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 268435456.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "ring");
-  EXPECT_NEAR(t, 47 + 1.875 * 1073741824.0 / 4e5, 1e-6);
+  EXPECT_NEAR(t, 47 + 1.875 * 268435456.0 / 4e5, 1e-6);
   /* 4 GiB: NVLS-tree 26 + 2^32 / 2.8e5 = 15365.6 us against the ring's 20180.5 */
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 4294967296.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "nvls_tree");
