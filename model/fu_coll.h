@@ -14,9 +14,14 @@
  *              rings leave it over k = min(g, nics) NICs, so busbw = min(B_intra, k * B_nic).
  *   tree       (all-reduce, N > 1) NCCL's double binary tree between nodes, a chain inside:
  *              latency = base + 2 ((g-1) l_intra + ceil(log2 N) l_net). Inside a node every GPU
- *              sends n up and n down the chain (time 2n / B_intra); between nodes each node
- *              sends about n each way over its k NICs (each node is inner in one tree and a leaf
- *              in the other), so t = latency + max(2n / B_intra, n / (k B_nic)).
+ *              sends n up and n down the chain (time 2n / B_intra). Between nodes each tree
+ *              carries half the data, up (reduce) then down (broadcast). On 2 nodes each node is
+ *              the root of one tree and the leaf of the other: it sends n / 2 up and n / 2 down,
+ *              n in all over its k NICs. On more, each node is inner in one tree (a parent and up
+ *              to 2 children: n / 2 up, 2 x n / 2 down) and a leaf in the other (n / 2 up): 2n
+ *              (NCCL's tuning.cc likewise takes a tree's algorithm bandwidth beyond 2 nodes as
+ *              half the network's, on 2 nodes from the intra-node rate alone). So t = latency + max(2n / B_intra, m n / (k B_nic)), m = 1 on 2 nodes, 2
+ *              on more.
  *   nvls       (N = 1, g > 2, where the profile knows the switch's NVLS bandwidth for the op)
  *              the NVSwitch reduces or multicasts: every GPU moves about n bytes whatever g, so
  *              the algorithm bandwidth A_nvls (n / t) is the constant; latency = base + 2 l_intra.
