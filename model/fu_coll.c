@@ -128,8 +128,8 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, double 
   double nvls = proto == FU_PROTO_LL ? 0 : c->nvls_algbw_gbps[slot] * 1e3;
   double tree_lat = k.base + 2.0 * ((g - 1) * k.lintra + fu__clog2(N) * k.lnet);
   if (ar && N > 1) {
-    /* a node sends n over its NICs on 2 nodes, 2n on more (fu_coll.h) */
-    double t_intra = 2.0 / bintra, t_net = (N > 2 ? 2.0 : 1.0) / bnic;
+    /* the busiest node sends n over its NICs on 2 nodes, 1.5n on 3, 2n on more (fu_coll.h) */
+    double t_intra = 2.0 / bintra, t_net = (N == 2 ? 1.0 : N == 3 ? 1.5 : 2.0) / bnic;
     double tree_t = fmax(fmax(t_intra, t_net) / k.tree_bw, 2.0 / k.max_busbw);
     fu__line(&lines[(*nlines)++], FU_CALGO_TREE, proto, tree_lat, tree_t);
     if (nvls > 0 && g > 2) { /* NCCL: no NVLS with 2 GPUs or fewer in a node */

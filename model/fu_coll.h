@@ -17,11 +17,13 @@
  *              sends n up and n down the chain (time 2n / B_intra). Between nodes each tree
  *              carries half the data, up (reduce) then down (broadcast). On 2 nodes each node is
  *              the root of one tree and the leaf of the other: it sends n / 2 up and n / 2 down,
- *              n in all over its k NICs. On more, each node is inner in one tree (a parent and up
- *              to 2 children: n / 2 up, 2 x n / 2 down) and a leaf in the other (n / 2 up): 2n
+ *              n in all over its k NICs. On more, the busiest node is inner in one tree (a parent
+ *              and 2 children: n / 2 up, 2 x n / 2 down) and a leaf in the other (n / 2 up): 2n
  *              (NCCL's tuning.cc likewise takes a tree's algorithm bandwidth beyond 2 nodes as
- *              half the network's, on 2 nodes from the intra-node rate alone). So t = latency + max(2n / B_intra, m n / (k B_nic)), m = 1 on 2 nodes, 2
- *              on more.
+ *              half the network's, on 2 nodes from the intra-node rate alone); on 3 nodes no
+ *              node has 2 children (NCCL's binary tree roots have one child): 1.5n. So
+ *              t = latency + max(2n / B_intra, m n / (k B_nic)), m = 1, 1.5, 2 on 2, 3, more
+ *              nodes.
  *   nvls       (N = 1, g > 2, where the profile knows the switch's NVLS bandwidth for the op)
  *              the NVSwitch reduces or multicasts: every GPU moves about n bytes whatever g, so
  *              the algorithm bandwidth A_nvls (n / t) is the constant; latency = base + 2 l_intra.

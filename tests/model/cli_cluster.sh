@@ -185,20 +185,20 @@ check "B200 all-reduce at 4 ranks: ring/LL at small sizes, NVLS on Simple only (
 # other), n on 2 nodes. B200 one-node fit on the DGX profile's network (8 NICs of ~49 GB/s): the
 # 16 GiB tree/Simple line at 4 nodes of 8 is latency + 2n / (8 B_nic), by hand; and no line beats
 # the bound every all-reduce meets, each node sending 2 (N - 1) / N x n over its 8 NICs (the
-# tree at n / (8 B_nic) broke it at 4 and 8 nodes)
+# tree at n / (8 B_nic) broke it at 3, 4 and 8 nodes)
 ok=1
 "$fusim" fit --db "$tmp/b2.db" --base "$tmp/h.json" --no-store --out "$tmp/b2n.json" >/dev/null 2>&1 &&
   "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:4x8 --bytes 16GiB --format json >"$tmp/c4.json" &&
   lat=$(js "$tmp/b2n.json" "(lambda c: c['simple_base_us'] + 2 * (7 * max(c['simple_intra_step_us'], c.get('simple_xintra_step_us', 0)) + 2 * c['simple_net_step_us']))(j['cluster'])") &&
   tree=$(js "$tmp/b2n.json" "(lambda c: $lat + 2**34 * max(2 / c['intra_gbps'], 2 / (8 * c['nic_gbps'])) / 1e3)(j['cluster'])") &&
   [ "$(js "$tmp/c4.json" "abs([l['time_us'] for l in j[0]['lines'] if l['algo'] == 'tree/Simple'][0] / $tree - 1) < 1e-6")" = True ] || ok=0
-for N in 2 4 8; do
+for N in 2 3 4 8; do
   "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:${N}x8 --bytes 16GiB --format json >"$tmp/c4.json" &&
     bound=$(js "$tmp/b2n.json" "2 * ($N - 1) / $N * 2**34 / (8 * j['cluster']['nic_gbps'] * 1e3)") &&
     [ "$(js "$tmp/c4.json" "all(l['time_us'] >= $bound * (1 - 1e-9) for l in j[0]['lines'])")" = True ] || ok=0
 done
 [ $ok = 1 ]
-check "tree beyond 2 nodes: 2n over the NICs, by hand at 4x8; no all-reduce line beats 2 (N-1)/N x n over 8 NICs at 2, 4, 8 nodes" $?
+check "tree beyond 2 nodes: 2n over the NICs, by hand at 4x8; no all-reduce line beats 2 (N-1)/N x n over 8 NICs at 2, 3, 4, 8 nodes" $?
 # 1 MiB over ring/LL at 4 ranks: base + 6 steps + 1.5 * n / min(0.25 * B_intra, 87.7 GB/s), by
 # hand from the fitted parameters (NCCL's llMaxBw on one node binds: B_intra / 4 is 174 GB/s)
 cl=$(js "$tmp/b2.json" "j['cluster']['base_us'] + 6 * j['cluster']['intra_step_us'] + 1.5 * 1048576 / (min(0.25 * j['cluster']['intra_gbps'], 87.7) * 1e3)")

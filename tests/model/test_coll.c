@@ -115,7 +115,7 @@ int main(void) {
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 32, 4, l, &n), FU_OK);
   EXPECT_STR_EQ(l[2].algo, "nvls_tree");
   EXPECT_REL(l[2].beta_us_per_byte, 6.0 / (0.70 * 4 * 4e5), 1e-12);
-  /* the tree between nodes: a node sends n over its 8 NICs (400 GB/s) on 2 nodes, 2n on more
+  /* the tree between nodes: a node sends n over its 8 NICs (400 GB/s) on 2 nodes, 2n from 4
    * (inner in one tree with 2 children, a leaf in the other). With an 800 GB/s switch the chain's
    * 2n / 800 GB/s = 2.5e-6 us per byte binds on 2 nodes, the NICs' 2n / 400 GB/s = 5e-6 on 4 */
   fu_cluster fast = hand();
@@ -127,6 +127,12 @@ int main(void) {
   EXPECT_STR_EQ(l[1].algo, "tree");
   EXPECT_REL(l[1].beta_us_per_byte, 5e-6, 1e-12);
   /* latency 2 + 2 (7 x 1 + 2 x 5) = 36 us: two network levels on 4 nodes */
+  EXPECT_NEAR(l[1].alpha_us, 36, 1e-9);
+  /* on 3 nodes NCCL's trees are chains (0 -> 2 -> 1 and its shift): the busiest node sends
+   * 1.5n, 1.5 / 4e5 = 3.75e-6 us per byte; two levels (the root's one child, then its child) */
+  EXPECT_INT_EQ(fu_coll_lines(&fast, FU_OP_ALLREDUCE, 24, 3, l, &n), FU_OK);
+  EXPECT_STR_EQ(l[1].algo, "tree");
+  EXPECT_REL(l[1].beta_us_per_byte, 3.75e-6, 1e-12);
   EXPECT_NEAR(l[1].alpha_us, 36, 1e-9);
   /* one GPU per node: every hop is on the network, busbw the NIC's */
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 2, l, &n), FU_OK);
