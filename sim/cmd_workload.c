@@ -22,10 +22,10 @@ static const char fu__workload_head[] =
 "                      [--profile P.json] [--gated-ffn] [--bias] [--layernorm] [--tied-embeddings]\n"
 "                      [--tflops T [--efficiency E] [--hbm-gbps G] [--kernel-us U]]\n"
 "                      [--accum-steps K] [--name N] [--ops CSV] [--out FILE] [--format table|csv|json]\n"
-"                      [--host-probe US]\n"
+"                      [--host-probe US | --host-ref-fwd US --host-ref-bwd US]\n"
 "       fusim workload --cnn MODEL --micro-batch B [--image PX] [--precision P]\n"
 "                      [--optimizer sgd|adamw|adam] [--profile P.json] [--name N] [--out FILE]\n"
-"                      [--host-probe US]\n"
+"                      [--host-probe US | --host-ref-fwd US --host-ref-bwd US]\n"
 "       fusim workload --info FILE|NAME [--tensors] [--strict] [--format table|csv|json]\n"
 "       fusim workload --check FILE|NAME [--strict] [--out FILE]\n"
 "       fusim workload --list [--format table|csv|json]\n"
@@ -62,6 +62,15 @@ static const char fu__workload_head[] =
 "               compute.host_probe_min_us, the fastest reading; else host_probe_us; refused, exit\n"
 "               65, when it has none): the same CPU work took 1.0-1.6x as long on one machine at\n"
 "               different times.\n"
+"--host-ref-fwd, --host-ref-bwd\n"
+"               the host's speed where the step runs, from a reference step of the same kind of\n"
+"               work timed there (python3 tools/host_ref.py --arch A --amp M prints FWD,BWD;\n"
+"               tools/capture_torch.py records it between a capture's steps, meta.host_ref): the\n"
+"               CPU time of forward() and backward() of hf_host's tiny model of --arch at 3\n"
+"               layers (--cnn: ResNet-50 at batch 32, the GPU held). Forward's host costs and the\n"
+"               optimizer's are scaled by FWD over the profile's time for that step (its\n"
+"               hf_<arch>_rest_tiny + 3 x hf_<arch>_layer_tiny; tv_resnet50_held), backward's by\n"
+"               BWD over the profile's: the two threads' speeds move apart. Not with --host-probe.\n"
 "--ops CSV      also write the priced operations (forward order: device and host times\n"
 "               forward and backward, bytes kept for backward) as CSV.\n"
 "--cnn          torchvision's resnet50, resnet101 or resnet152 at --micro-batch and --image\n"
@@ -191,6 +200,8 @@ int fu_cmd_workload(int argc, char **argv) {
       {FU_OPT_DOUBLE(0, "hbm-gbps", &t.hbm_gbps, 1e-6, 1e9, "G", "roofline: memory bandwidth"), .seen = &roof},
       {FU_OPT_DOUBLE(0, "kernel-us", &t.kernel_us, 0, 1e6, "U", "roofline: per-kernel floor"), .seen = &roof},
       {FU_OPT_DOUBLE(0, "host-probe", &t.host_probe_us, 1e-3, 1e6, "US", "host costs scaled to this host-speed probe")},
+      {FU_OPT_DOUBLE(0, "host-ref-fwd", &t.host_ref_us[0], 1e-3, 1e9, "US", "the reference step's forward CPU time here")},
+      {FU_OPT_DOUBLE(0, "host-ref-bwd", &t.host_ref_us[1], 1e-3, 1e9, "US", "the reference step's backward CPU time here")},
       FU_OPT_HEADER("output"),
       {FU_OPT_CUSTOM(0, "name", t.name, fu__opt_name, "N", "workload name"), .bad = ""},
       {FU_OPT_OUT(0, "out", &out, "FILE", "write the workload here (default: stdout)")},
@@ -261,6 +272,7 @@ int fu_cmd_workload(int argc, char **argv) {
     snprintf(cn.name, sizeof cn.name, "%s", t.name);
     cn.ops_csv = t.ops_csv;
     cn.host_probe_us = t.host_probe_us;
+    cn.host_ref_us[0] = t.host_ref_us[0], cn.host_ref_us[1] = t.host_ref_us[1];
     st = fu_build_cnn(&cn, prof, pname, &w);
   } else {
     if (!prec_set) t.prec = dt.prec;

@@ -48,6 +48,7 @@ typedef struct fu__ctx {
   int roofline;              /* 1: price by the roofline instead */
   double unaligned;          /* a bf16 GEMM dimension that is not a multiple of 8 (0: none) */
   double host_k;             /* --host-probe over the profile's probe (0: not given, as 1) */
+  double ref_kf;             /* --host-ref: forward's host speed over the profile's (0: not given) */
 } fu__ctx;
 
 static fu__op *fu__push(fu__ctx *x) {
@@ -561,6 +562,55 @@ static int fu__host_speed(fu__ctx *x, double probe_us, const char *prof_name) {
   return FU_OK;
 }
 
+/* The host's speed from a reference step (tools/host_ref.py) timed on the host being priced:
+ * the work the profile's host rows were measured on, so that the profile gives the same step's
+ * time at its own host speed: for a transformer, hf_host's tiny model of the architecture at
+ * FU__REF_LAYERS layers (the rows' rest + that many layers, forward and backward apart), for a
+ * CNN the held ResNet-50 step (tv_resnet50_held). Forward's host costs are carried by the
+ * forward ratio (the main thread), backward's by the backward ratio (the autograd engine's
+ * thread, whose speed moves apart from the main thread's: data/compute/README.md 2026-12-04g/h),
+ * the optimizer's host part by the forward ratio (opt.step() runs on the main thread). */
+#define FU__REF_LAYERS 3 /* tools/host_ref.py REF_LAYERS */
+static int fu__host_ref(fu__ctx *x, const double ref[2], const char *arch, const char *prof_name) {
+  if (!(ref[0] > 0) && !(ref[1] > 0)) return FU_OK;
+  if (!(ref[0] > 0 && ref[1] > 0)) {
+    fu_error("workload: --host-ref-fwd and --host-ref-bwd go together");
+    return FU_EUSAGE;
+  }
+  const char *mode = x->autocast ? "bf16" : "fp32";
+  double pf, pb;
+  char key[48];
+  if (arch) {
+    snprintf(key, sizeof key, "hf_%s_layer_tiny", arch);
+    const fu_op_table *l = fu_compute_op(x->c, key, mode);
+    snprintf(key, sizeof key, "hf_%s_rest_tiny", arch);
+    const fu_op_table *r = fu_compute_op(x->c, key, mode);
+    if (!l || !r || !(x->c->host_probe_us > 0) || strcmp(l->dtype, mode) || strcmp(r->dtype, mode)) {
+      fu_error("workload: --host-ref: profile %s has no hf_%s_layer_tiny / _rest_tiny rows in %s "
+               "(tools/calib_torch.py --parts hf_host)", prof_name, arch, mode);
+      return FU_EDATA;
+    }
+    pf = r->host_fwd_us + FU__REF_LAYERS * l->host_fwd_us;
+    pb = r->host_bwd_us + FU__REF_LAYERS * l->host_bwd_us;
+  } else {
+    const fu_op_table *t = fu_compute_op(x->c, "tv_resnet50_held", mode);
+    if (!t || strcmp(t->dtype, mode)) {
+      fu_error("workload: --host-ref: profile %s has no tv_resnet50_held row in %s "
+               "(tools/calib_torch.py --parts hf_host)", prof_name, mode);
+      return FU_EDATA;
+    }
+    pf = t->host_fwd_us, pb = t->host_bwd_us;
+  }
+  if (!(pf > 0 && pb > 0)) {
+    fu_error("workload: --host-ref: profile %s's reference rows are not positive", prof_name);
+    return FU_EDATA;
+  }
+  double kf = ref[0] / pf, kb = ref[1] / pb;
+  for (size_t i = 0; i < x->n; i++) x->ops[i].hfwd_us *= kf, x->ops[i].hbwd_us *= kb;
+  x->ref_kf = kf;
+  return FU_OK;
+}
+
 /* Runs the host and GPU timelines over the operations; fills w's times and gradients. */
 static int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, double *bwd_out,
                         double *lead_out) {
@@ -740,7 +790,7 @@ static double fu__opt_temp(const char *opt) {
  * part and base are device time, the per-tensor part the host's, host_k carries it, and the
  * host time beyond the lead adds to the device time. */
 static int fu__optim(const fu_compute *c, const char *name, double ntensors, double numel,
-                     double lead, double host_k, double probe_us, double *us) {
+                     double lead, double host_k, double probe_us, double ref_kf, double *us) {
   const fu_optim_fit *o = NULL;
   for (int i = 0; i < c->noptim; i++)
     if (!strcmp(c->optim[i].name, name)) o = &c->optim[i];
@@ -756,6 +806,7 @@ static int fu__optim(const fu_compute *c, const char *name, double ntensors, dou
   double at = probe_us > 0 ? probe_us : c->host_probe_min_us > 0 ? c->host_probe_min_us : c->host_probe_us;
   if (o->host_probe_us > 0 && at > 0) host *= at / o->host_probe_us;
   else if (host_k > 0) host *= host_k;
+  if (ref_kf > 0) host *= ref_kf; /* --host-ref: from the profile's host speed (at) to the step's */
   double issued = host - lead + o->tail_frac * dev;
   *us = issued > dev ? issued : dev;
   return FU_OK;
@@ -804,7 +855,18 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     return FU_EDATA;
   }
   if (!x.roofline && s->arch != FU_ARCH_CUSTOM) fu__scale_host(&x, fu__arch_name(s->arch));
-  if (!x.roofline && (st = fu__host_speed(&x, s->host_probe_us, prof_name)) != FU_OK) {
+  if (!x.roofline && s->host_ref_us[0] + s->host_ref_us[1] > 0) {
+    if (s->host_probe_us > 0 || s->arch == FU_ARCH_CUSTOM) {
+      fu_error(s->host_probe_us > 0 ? "workload: give one of --host-ref-fwd/--host-ref-bwd and --host-probe"
+                                    : "workload: --host-ref needs --arch bert, gpt2 or llama (the reference's model)");
+      st = FU_EUSAGE;
+    } else {
+      st = fu__host_ref(&x, s->host_ref_us, fu__arch_name(s->arch), prof_name);
+    }
+  } else if (!x.roofline) {
+    st = fu__host_speed(&x, s->host_probe_us, prof_name);
+  }
+  if (st != FU_OK) {
     free(x.ops);
     return st;
   }
@@ -849,7 +911,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     opt_bytes = gb + 24.0 + (s->prec == FU_PREC_BF16 ? 2 : 0);
     w->opt_us = (double)nparam * opt_bytes / (hbm * 1e3);
   } else if (fu__optim(x.c, s->optimizer, (double)ntensors, (double)nparam, lead, x.host_k, s->host_probe_us,
-                       &w->opt_us) != FU_OK) {
+                       x.ref_kf, &w->opt_us) != FU_OK) {
     fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
     fu_workload_finish(w);
     return FU_EDATA;
@@ -1051,7 +1113,16 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
       fu__scale_host_whole(&x, &r50, "tv_resnet50_held");
     free(r50.ops);
   }
-  if (st == FU_OK) st = fu__host_speed(&x, s->host_probe_us, prof_name);
+  if (st == FU_OK && s->host_ref_us[0] + s->host_ref_us[1] > 0) {
+    if (s->host_probe_us > 0) {
+      fu_error("workload: give one of --host-ref-fwd/--host-ref-bwd and --host-probe");
+      st = FU_EUSAGE;
+    } else {
+      st = fu__host_ref(&x, s->host_ref_us, NULL, prof_name);
+    }
+  } else if (st == FU_OK) {
+    st = fu__host_speed(&x, s->host_probe_us, prof_name);
+  }
   if (st != FU_OK) {
     free(x.ops);
     return st;
@@ -1071,7 +1142,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   free(x.ops);
   if (st == FU_OK &&
       fu__optim(&prof->compute, s->optimizer, (double)w->ngrads, (double)nparam, lead, x.host_k,
-                s->host_probe_us, &w->opt_us) != FU_OK) {
+                s->host_probe_us, x.ref_kf, &w->opt_us) != FU_OK) {
     fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
     st = FU_EDATA;
   }

@@ -503,6 +503,21 @@ def held_step_host(torch, m, fwd, sleep_cycles):
     return f, bw, f > 0.9 * sleep_f or bw > 0.9 * sleep_b
 
 
+def plain_step_host(torch, m, fwd):
+    """Wall time of one forward and one backward() call as a training step runs them (the GPU
+    idle at the start, not held), us; the gradients are freed after."""
+    m.zero_grad(set_to_none=True)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    loss = fwd()
+    t1 = time.perf_counter()
+    loss.backward()
+    t2 = time.perf_counter()
+    torch.cuda.synchronize()
+    m.zero_grad(set_to_none=True)
+    return (t1 - t0) * 1e6, (t2 - t1) * 1e6
+
+
 def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), sizes=("real", "tiny")):
     """hf_host part: the HF layers' host time at realistic sizes (HF_REAL, seq 512, batch 1) with
     the GPU held, beside the tiny configurations of the hf part (held too, and unheld as the hf part
@@ -633,17 +648,10 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
             held, plain, short = [], [], 0
             for i in range(warmup + iters):
                 f, b, s_ = held_step_host(torch, m, fwd, sleep_cycles)
-                m.zero_grad(set_to_none=True)
-                torch.cuda.synchronize()
-                t0 = time.perf_counter()
-                loss = fwd()
-                t1 = time.perf_counter()
-                loss.backward()
-                t2 = time.perf_counter()
-                torch.cuda.synchronize()
+                p = plain_step_host(torch, m, fwd)
                 if i >= warmup:
                     held.append((f, b))
-                    plain.append(((t1 - t0) * 1e6, (t2 - t1) * 1e6))
+                    plain.append(p)
                     short += s_
             for how, v in (("held", held), ("plain", plain)):
                 hf, hb = statistics.median(h[0] for h in v), statistics.median(h[1] for h in v)

@@ -18,6 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import capture_torch  # noqa: E402
+import host_ref  # noqa: E402
 
 # name: (arch, hyper-parameters, micro-batch, seq, amp)
 SET = {
@@ -83,6 +84,9 @@ def main(argv=None):
     ap.add_argument("--only", default="")
     ap.add_argument("--iters", type=int, default=12)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--no-host-ref", action="store_true",
+                    help="leave out the reference step between the timed steps (tools/host_ref.py, "
+                         "meta.host_ref)")
     a = ap.parse_args(argv)
     names = [n for n in a.only.split(",") if n] if a.only else list(SET)  # in the order given
     bad = [n for n in names if n not in ALL]
@@ -94,29 +98,32 @@ def main(argv=None):
     for name in names:
         arch, hp, batch, seq, amp = ALL[name]
         t0 = time.time()
-        model = inputs = opt = w = None
+        model = inputs = opt = w = ref = None
         try:
             torch.manual_seed(0)
             torch.backends.cudnn.benchmark = True
             model, inputs, loss_fn, opt = build(arch, hp, batch, seq)
+            # the host's speed for this kind of work, timed between the steps (fusim --host-ref)
+            ref = None if a.no_host_ref else host_ref.maker(arch, amp)
             meta = dict(hp, arch=arch, batch=batch, seq=seq, model=name)
             notes = ("CAPTURED with tools/capture_set.py (capture_torch.capture) on %s: %s %s, micro-batch %d, "
                      "seq %d, %s, %s; random init." % (torch.cuda.get_device_name(0), arch, json.dumps(hp), batch,
                                                        seq, "autocast bf16" if amp == "bf16" else "fp32 with TF32",
                                                        "SGD momentum" if arch.startswith("resnet") else "AdamW"))
             w = capture_torch.capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=amp,
-                                      host="never", name=name, notes=notes, meta=meta)
+                                      host="never", name=name, notes=notes, meta=meta, host_ref=ref)
             with open(os.path.join(a.dir, name + ".json"), "w") as f:
                 json.dump(w, f, indent=1)
                 f.write("\n")
             m = w["meta"]
-            print("%-32s fwd %8.0f bwd %8.0f opt %7.0f us  peak %.2f GiB  (%.0f s)" % (
+            hr = m.get("host_ref", {})
+            print("%-32s fwd %8.0f bwd %8.0f opt %7.0f us  peak %.2f GiB  host ref %s / %s us  (%.0f s)" % (
                 name, w["fwd_us"], w["bwd_us"], w["opt_us"], m["max_memory_allocated"] / 2**30,
-                time.time() - t0), flush=True)
+                hr.get("fwd_us"), hr.get("bwd_us"), time.time() - t0), flush=True)
         except (Exception, SystemExit) as e:  # one model failing leaves the others
             print("%s: FAILED: %s" % (name, repr(e)[:300]), flush=True)
         finally:
-            model = inputs = opt = w = None
+            model = inputs = opt = w = ref = None
             torch.cuda.empty_cache()
     return 0
 

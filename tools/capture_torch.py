@@ -116,12 +116,14 @@ def build(name, batch, device, seq):
 
 def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host="always",
             name="model", notes="", meta=None, framework=None, set_to_none=True,
-            model_cost_rounds=16, log=None):
+            model_cost_rounds=16, log=None, host_ref=None):
     """Measures one model and returns the workload as a dict (fusim-workload-1).
     framework: torch_host.framework_costs() (measured once per machine; None: measured here
     when host is not "never"); set_to_none: how the step clears gradients; model_cost_rounds:
     rounds of torch_modelcost.measure() (the frameworks' per-parameter costs on this model, in
-    place of the model-independent ones; 0: none); log(msg): progress lines."""
+    place of the model-independent ones; 0: none); log(msg): progress lines; host_ref: a reference
+    step (tools/host_ref.maker) timed 3 times before the timed steps, after each and 3 times after,
+    as the probes are (meta.host_ref: its medians, which `fusim workload --host-ref` takes)."""
     import torch
 
     dev = torch.device("cuda")
@@ -188,16 +190,23 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     # layer moved 1.5x apart from forward's (and the main thread's probe) between leases
     # (data/compute/README.md, 2026-12-04g)
     bprobes = [torch_host.bwd_probe() for _ in range(3)]
+    refs = [host_ref() for _ in range(3)] if host_ref else []
     torch.cuda.synchronize()
-    mem_between = torch.cuda.memory_allocated()
-    torch.cuda.reset_peak_memory_stats()
+    # the reference step's model stays on the device: not the captured model's memory
+    ref_bytes = getattr(host_ref, "resident_bytes", 0) if host_ref else 0
+    mem_between = torch.cuda.memory_allocated() - ref_bytes
+    mem_peak = 0
     for _ in range(iters):
+        torch.cuda.reset_peak_memory_stats()  # each step's peak, read before the reference runs
         plain.append(step(cpu=cpu_plain, cpu_fwd=cpu_fwd, cpu_opt=cpu_opt))
+        mem_peak = max(mem_peak, torch.cuda.max_memory_allocated() - ref_bytes)
         probes.append(torch_host.host_probe())
         bprobes.append(torch_host.bwd_probe())
-    mem_peak = torch.cuda.max_memory_allocated()
+        if host_ref:
+            refs.append(host_ref())
     probes += [torch_host.host_probe() for _ in range(3)]
     bprobes += [torch_host.bwd_probe() for _ in range(3)]
+    refs += [host_ref() for _ in range(3)] if host_ref else []
     fwd_us = statistics.median(t[0] for t in plain)
     bwd_us = statistics.median(t[1] for t in plain)
     opt_us = statistics.median(t[2] for t in plain) if opt is not None else 0.0
@@ -397,6 +406,11 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         "memory_allocated_between_steps": mem_between,
         "max_memory_allocated": mem_peak,
     })
+    if refs:  # 3 before the timed steps, one after each, 3 after
+        m["host_ref"] = {"fwd_us": round(statistics.median(r[0] for r in refs), 1),
+                         "bwd_us": round(statistics.median(r[1] for r in refs), 1),
+                         "steps_us": [[round(r[0], 1), round(r[1], 1)] for r in refs],
+                         "resident_bytes": ref_bytes}
     if write_host:
         m["host_capture"] = {"capture_hook_us": round(tl["capture_hook_us"], 3),
                              "capture_fwd_hook_us": round(tl["capture_fwd_hook_us"], 3),

@@ -7,13 +7,15 @@ gradient ready-time difference as a fraction of the captured backward; then the 
 against the targets (host_k: the capture's host-speed probe over the calibration's, their
 fastest readings where the profile records its fastest; spread: its readings' max / min;
 fwd+bwd 10% median and 20% max, optimizer 20%, ready 10% of backward, memory 10%). Exit 1 when
-a target is missed, 0 otherwise. Then, held to the same numbers but outside the exit status,
+a target is missed, 0 otherwise. A capture with a reference step (meta.host_ref, tools/host_ref.py
+timed between its steps) is priced at its host's speed by it (--host-ref-fwd/--host-ref-bwd;
+column "by": ref), else by its probe (probe) where it has one. Then, held to the same numbers but outside the exit status,
 the held-out-like set (--heldout: shapes never in the comparison set,
 captured on another lease than the calibration), and outside any targets the --others folders.
 
 Usage: python3 tools/compare_compute.py [--fusim build/fusim] [--profile data/profiles/h200-default.json]
                                         [--captures DIR] [--heldout DIRS] [--others DIRS] [--csv FILE]
-                                        [--no-host-probe]
+                                        [--no-host-probe] [--no-host-ref]
 """
 import argparse
 import glob
@@ -65,9 +67,14 @@ def main():
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04b-fwd", "new") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04d-opt", "set") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04d-opt", "new") + "," +
-                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04e-optdiag", "new"),
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04e-optdiag", "new") + "," +
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04i-hostref", "a") + "," +
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04i-hostref", "b") + "," +
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04j-hostref"),
                     help="also print (outside the targets) the captures in these folders (comma list; "
                          "*_captured.json in data/workloads): other leases, other machine state, no probe")
+    ap.add_argument("--no-host-ref", action="store_true",
+                    help="ignore the captures' reference steps (meta.host_ref): price by the probe as before")
     a = ap.parse_args()
     files = sorted(glob.glob(os.path.join(a.captures, "*.json")))
     if not files:
@@ -127,8 +134,14 @@ def compare(a, files):
             meta = cap["meta"]
             out = os.path.join(tmp, "est.json")
             cmd = [a.fusim, "workload"] + args_for(meta) + ["--profile", a.profile, "--out", out]
-            if prof_probe and probe_of(meta) and not a.no_host_probe:
+            ref = meta.get("host_ref") if not a.no_host_ref else None
+            by = "-"
+            if ref and ref.get("fwd_us") and ref.get("bwd_us"):
+                cmd += ["--host-ref-fwd", str(ref["fwd_us"]), "--host-ref-bwd", str(ref["bwd_us"])]
+                by = "ref"
+            elif prof_probe and probe_of(meta) and not a.no_host_probe:
                 cmd += ["--host-probe", str(probe_of(meta))]
+                by = "probe"
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
                 print("%s: fusim failed: %s" % (cap["name"], r.stderr.strip()), file=sys.stderr)
@@ -144,7 +157,7 @@ def compare(a, files):
                 "model": cap["name"], "tensors": len(cap["grads"]), "matched": len(common),
                 "fwd_cap": cap["fwd_us"], "fwd_est": est["fwd_us"], "bwd_cap": cap["bwd_us"],
                 "bwd_est": est["bwd_us"], "opt_cap": cap["opt_us"], "opt_est": est["opt_us"],
-                "mem_cap": mem_c, "mem_est": mem_e, "ready_worst": worst,
+                "mem_cap": mem_c, "mem_est": mem_e, "ready_worst": worst, "by": by,
             }
             row["fb_err"] = (row["fwd_est"] + row["bwd_est"]) / (row["fwd_cap"] + row["bwd_cap"]) - 1
             row["fwd_err"] = row["fwd_est"] / row["fwd_cap"] - 1
@@ -162,14 +175,15 @@ def compare(a, files):
 
 
 def show(rows):
-    print("%-32s %9s %9s %6s %9s %9s %6s %7s %9s %9s %6s %7s %7s %6s %6s %6s" % (
+    print("%-32s %9s %9s %6s %9s %9s %6s %7s %9s %9s %6s %7s %7s %6s %6s %6s %5s" % (
         "model", "fwd_cap", "fwd_est", "err", "bwd_cap", "bwd_est", "err", "fb_err", "opt_cap", "opt_est",
-        "err", "ready", "mem_GiB", "err", "host_k", "spread"))
+        "err", "ready", "mem_GiB", "err", "host_k", "spread", "by"))
     for r in rows:
-        print("%-32s %9.0f %9.0f %+5.0f%% %9.0f %9.0f %+5.0f%% %+6.1f%% %9.0f %9.0f %+5.0f%% %6.1f%% %7.2f %+5.0f%% %6.2f %6.2f" % (
+        print("%-32s %9.0f %9.0f %+5.0f%% %9.0f %9.0f %+5.0f%% %+6.1f%% %9.0f %9.0f %+5.0f%% %6.1f%% %7.2f %+5.0f%% %6.2f %6.2f %5s" % (
             r["model"], r["fwd_cap"], r["fwd_est"], 100 * r["fwd_err"], r["bwd_cap"], r["bwd_est"],
             100 * r["bwd_err"], 100 * r["fb_err"], r["opt_cap"], r["opt_est"], 100 * r["opt_err"],
-            100 * r["ready_worst"], r["mem_cap"] / 2**30, 100 * r["mem_err"], r["host_k"], r["probe_spread"]))
+            100 * r["ready_worst"], r["mem_cap"] / 2**30, 100 * r["mem_err"], r["host_k"], r["probe_spread"],
+            r["by"]))
 
 
 def targets(rows):

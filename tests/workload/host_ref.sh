@@ -1,0 +1,100 @@
+#!/bin/sh
+# fusim workload --host-ref-fwd/--host-ref-bwd, by hand on the --ops listing and hand-made rows:
+# forward's host costs are carried by the reference step's forward time over the profile's time
+# for the same step (rest + 3 layers of hf_<arch>_*_tiny; --cnn: tv_resnet50_held), backward's
+# by the backward ratio, the optimizer's host part by the forward one; the profile's own time
+# for the step changes nothing; bad combinations give one line and write nothing.
+# usage: host_ref.sh FUSIM
+fusim=$1
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+root=$(cd "$(dirname "$0")/../.." && pwd)
+python3 - "$fusim" "$root" "$dir" <<'PY'
+import csv, json, os, subprocess, sys
+fusim, root, tmp = sys.argv[1:4]
+fails = []
+def check(what, got, want, tol):
+    if not abs(got - want) <= tol:
+        fails.append("%s: got %.4f, expected %.4f (+- %g)" % (what, got, want, tol))
+
+prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
+prof["compute"]["host_probe_us"], prof["compute"]["host_probe_min_us"] = 7.0, 5.0
+row = lambda op, f, b: {"op": op, "dtype": "bf16", "numel": [], "fwd_us": [], "bwd_us": [],  # noqa: E731
+                        "host_fwd_us": f, "host_bwd_us": b}
+# the reference step at the profile's host speed: forward 300 + 3 x 100 = 600 us, backward
+# 400 + 3 x 200 = 1000 us; ResNet-50 held: 10 ms forward, 20 ms backward
+mine = {"hf_bert_layer_tiny", "hf_bert_rest_tiny", "hf_bert_pre_tiny", "tv_resnet50_held"}
+prof["compute"]["ops"] = [t for t in prof["compute"]["ops"] if not (t["op"] in mine and t["dtype"] == "bf16")] + [
+    row("hf_bert_layer_tiny", 100.0, 200.0), row("hf_bert_rest_tiny", 300.0, 400.0),
+    row("tv_resnet50_held", 10000.0, 20000.0)]
+# AdamW with a host part measured at the profile's probe (5 us): 200 + 20 us per tensor
+prof["compute"]["optimizer"] = [f for f in prof["compute"]["optimizer"] if f["name"] != "adamw"] + [
+    dict(name="adamw", base_us=100.0, per_tensor_us=0.5, per_elem_us=1e-5, host_base_us=200.0,
+         host_per_tensor_us=20.0, tail_frac=0.25, host_probe_us=5.0)]
+pf = os.path.join(tmp, "p.json")
+json.dump(prof, open(pf, "w"))
+TF = ["--transformer", "--arch", "bert", "--layers", "2", "--hidden", "1024", "--heads", "16", "--ffn", "4096",
+      "--vocab", "32000", "--seq", "256", "--micro-batch", "4", "--precision", "autocast-bf16"]
+
+def run(args, profile=pf):
+    o, w = os.path.join(tmp, "ops.csv"), os.path.join(tmp, "w.json")
+    r = subprocess.run([fusim, "workload"] + args + ["--profile", profile, "--out", w, "--ops", o],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fails.append("%s: exit %d: %s" % (args, r.returncode, r.stderr.strip()))
+        return None, None
+    return json.load(open(w)), list(csv.DictReader(open(o)))
+
+def sums(rows):
+    return [sum(float(x[c]) for x in rows) for c in ("host_fwd_us", "host_bwd_us")]
+
+# 1. the profile's own times for the reference: the same workload as without
+w0, r0 = run(TF)
+w1, r1 = run(TF + ["--host-ref-fwd", "600", "--host-ref-bwd", "1000"])
+if w0 and w1:
+    for k in ("fwd_us", "bwd_us", "opt_us"):
+        check("k = 1: %s" % k, w1[k], w0[k], 1e-6 * w0[k])
+# 2. a host 2x slower in forward, 3x in backward: each side's host costs scaled apart (the
+#    listing prints 3 decimals: up to 0.0005 a row, times the factor)
+w2, r2 = run(TF + ["--host-ref-fwd", "1200", "--host-ref-bwd", "3000"])
+if r0 and r2:
+    (f0, b0), (f2, b2) = sums(r0), sums(r2)
+    check("forward host sum x2", f2, 2 * f0, 3 * 0.0005 * len(r0))
+    check("backward host sum x3", b2, 3 * b0, 4 * 0.0005 * len(r0))
+# 3. host-bound (forward 1000x, backward 1000x): the optimizer's host part 1000 x (200 + 20 x
+#    tensors), carried from its row's probe (5) to the profile's (5) and by the forward ratio,
+#    less the GPU's lead when backward() returns (the first operation's backward,
+#    tests/workload/host_timeline.sh) plus the last kernel, a quarter of the device time
+w3, r3 = run(TF + ["--host-ref-fwd", "600000", "--host-ref-bwd", "1000000"])
+if w3:
+    nt, ne = len(w3["grads"]), sum(g["bytes"] for g in w3["grads"]) / 4.0
+    dev = 100 + 0.5 * nt + 1e-5 * ne
+    check("host-bound optimizer", w3["opt_us"], 1000 * (200 + 20 * nt) - float(r3[0]["bwd_us"]) + 0.25 * dev, 0.05)
+# 4. --cnn: the held ResNet-50 is the reference; its host costs add up to the row (10 / 20 ms)
+#    times the ratios, 20000 / 10000 = 2 forward, 10000 / 20000 = 0.5 backward
+for extra, kf, kb in (([], 1, 1), (["--host-ref-fwd", "20000", "--host-ref-bwd", "10000"], 2, 0.5)):
+    _, rows = run(["--cnn", "resnet50", "--micro-batch", "8"] + extra)
+    if rows:
+        f, b = sums(rows)
+        check("cnn forward host sum %s" % extra, f, kf * 10000.0, 0.5)
+        check("cnn backward host sum %s" % extra, b, kb * 20000.0, 0.5)
+# 5. bad combinations: one line, exit 64 (usage) or 65 (the profile lacks the reference's rows),
+#    nothing written
+nope = os.path.join(tmp, "none.json")
+json.dump(dict(prof, compute=dict(prof["compute"], ops=[t for t in prof["compute"]["ops"]
+                                                         if t["op"] != "hf_bert_rest_tiny"])), open(nope, "w"))
+custom = [a for a in TF if a not in ("--arch", "bert")]
+for args, profile, want in ((TF + ["--host-ref-fwd", "600"], pf, 64),
+                            (TF + ["--host-ref-fwd", "600", "--host-ref-bwd", "1000", "--host-probe", "5"], pf, 64),
+                            (custom + ["--host-ref-fwd", "600", "--host-ref-bwd", "1000"], pf, 64),
+                            (TF + ["--host-ref-fwd", "600", "--host-ref-bwd", "1000"], nope, 65)):
+    out = os.path.join(tmp, "bad.json")
+    r = subprocess.run([fusim, "workload"] + args + ["--profile", profile, "--out", out], capture_output=True, text=True)
+    lines = r.stderr.strip().splitlines()
+    if r.returncode != want or len(lines) != 1 or os.path.exists(out):
+        fails.append("%s: exit %d (want %d), %d stderr lines, output %s" % (
+            args[-4:], r.returncode, want, len(lines), "written" if os.path.exists(out) else "none"))
+for f in fails:
+    print("FAIL: " + f, file=sys.stderr)
+sys.exit(1 if fails else 0)
+PY

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""host_ref.py: the host's speed for a step's own kind of work, as a reference step that the
+profile's host rows also describe, so that `fusim workload --host-ref FWD,BWD` can carry the
+rows to the host where a step runs.
+
+Why not the launch probe (torch_host.host_probe / bwd_probe): over many leases and rounds its
+readings did not follow a step's forward() or backward() CPU time (data/compute/README.md,
+2026-12-04g/h: the two threads' speeds move apart, in phases shorter than the probe's spacing),
+while the calibration's own tiny HF steps, timed through a whole minute, did (that lease's rows
+priced bert_h512's held step +18% / +4%). So the reference is the work the rows were measured
+on, timed between the steps it is meant to describe:
+
+  transformers (bert, gpt2, llama)  calib_torch's tiny HF model (hidden 64, 2 heads, vocabulary
+      128) at REF_LAYERS layers, batch 1 x 16, in the step's mode (bf16 autocast, or fp32), timed
+      as hf_host times the rows the builder uses (hf_<arch>_layer_tiny, _rest_tiny: the wall time
+      of forward() and of backward(), unheld); the profile's value for it is rest + REF_LAYERS x
+      layer.
+  ResNets  torchvision ResNet-50 at batch 32, 224 x 224, channels-last, with the GPU held behind
+      a sleep kernel (calib_torch.held_step_host), as hf_host times tv_resnet50_held, the row
+      `--cnn` scales its operations' host costs to.
+
+maker(arch, amp) returns step() -> (forward us, backward us) or None for an architecture without
+a reference; step.resident_bytes is the device memory it keeps between calls (its model's
+parameters and buffers and its input: a capture takes them off the memory it reports; each call
+frees its gradients). Counted from the tensors, not from memory_allocated() around the first
+calls: those also allocate the cuBLAS workspaces of both threads, which the captured model needs
+anyway (2026-12-04L: bert_h512's peak read 70 MiB low that way). Used by tools/capture_torch.py (meta.host_ref) and runnable alone on a host that a
+what-if estimate is for:
+
+    python3 tools/host_ref.py --arch bert --amp bf16 [--steps 30]   # prints FWD,BWD (medians)
+"""
+import argparse
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+REF_LAYERS = 3  # sim/fu_builder.c fu__host_ref prices the same depth from the profile's rows
+HF_ARCHS = ("bert", "gpt2", "llama")
+
+
+def maker(arch, amp):
+    """A reference step for a capture of arch (bert, gpt2, llama, resnetNN) in amp (bf16, tf32,
+    fp32, none); None where there is none (fp16: the profile has no such rows)."""
+    import torch
+    import calib_torch
+
+    if amp not in ("bf16", "tf32", "fp32", "none"):
+        return None
+    bf16 = amp == "bf16"
+    if arch in HF_ARCHS:
+        import transformers as tf
+        torch.manual_seed(0)
+        m, V = calib_torch.hf_model(tf, arch, REF_LAYERS, "tiny")
+        m = m.cuda().train()
+        ids = inp = torch.randint(0, V, (1, 16), device="cuda")
+
+        def fwd():
+            if bf16:
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    return m(input_ids=ids, labels=ids).loss
+            return m(input_ids=ids, labels=ids).loss
+
+        def step():
+            return calib_torch.plain_step_host(torch, m, fwd)
+    elif arch.startswith("resnet"):
+        import torchvision
+        m = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last).train()
+        x = inp = torch.randn(32, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+
+        def fwd():
+            if bf16:
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    return m(x).float().sum()
+            return m(x).sum()
+        sleep_cycles = int(40000 * 2000)  # hf_host's: ~40 ms, longer than either call
+
+        def step():
+            f, b, _ = calib_torch.held_step_host(torch, m, fwd, sleep_cycles)
+            m.zero_grad(set_to_none=True)
+            return f, b
+    else:
+        return None
+    for _ in range(2):  # warm-up: first calls build kernels, cuDNN's choices, caches
+        step()
+    step.resident_bytes = sum(t.numel() * t.element_size()
+                              for t in list(m.parameters()) + list(m.buffers()) + [inp])
+    return step
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--arch", required=True, help="bert, gpt2, llama or resnet50/101/152")
+    ap.add_argument("--amp", default="bf16", help="bf16, tf32 or fp32")
+    ap.add_argument("--steps", type=int, default=30)
+    a = ap.parse_args(argv)
+    if a.steps < 1:
+        print("host_ref: --steps must be >= 1", file=sys.stderr)
+        return 64
+    step = maker(a.arch, a.amp)
+    if step is None:
+        print("host_ref: no reference step for --arch %s --amp %s" % (a.arch, a.amp), file=sys.stderr)
+        return 64
+    xs = [step() for _ in range(a.steps)]
+    print("%.1f,%.1f" % (statistics.median(x[0] for x in xs), statistics.median(x[1] for x in xs)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
