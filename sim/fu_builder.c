@@ -646,6 +646,38 @@ static int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, doubl
   return FU_OK;
 }
 
+/* Which phases the host bounds: where forward's (backward's) host issue costs add up to more
+ * than its GPU work, the phase's time is the host's, and follows the host's speed where the step
+ * runs, which moved 1.3-1.8x between leases and within one for the same work
+ * (data/compute/README.md, 2026-12-04i/j). Says so in buf (a sentence for the notes, "" when
+ * neither is) and on stderr, with how the host's speed was set (how). */
+static void fu__host_bound(const fu__ctx *x, const char *how, char *buf, size_t n) {
+  double hf = 0, df = 0, hb = 0, db = 0;
+  for (size_t i = 0; i < x->n; i++) {
+    const fu__op *o = &x->ops[i];
+    hf += o->hfwd_us, df += o->fwd_us, hb += o->hbwd_us, db += o->bwd_us + o->tail_us[0] + o->tail_us[1];
+  }
+  buf[0] = 0;
+  int f = hf > df, b = hb > db;
+  if (!f && !b) return;
+  const char *which = f && b ? "forward and backward" : f ? "forward" : "backward";
+  snprintf(buf, n,
+           " Host-bound: %s (host issue %.1f / %.1f ms against GPU work %.1f / %.1f ms, forward / "
+           "backward), so %s follow%s the host's speed, priced at %s.",
+           which, hf / 1e3, hb / 1e3, df / 1e3, db / 1e3, f && b ? "their times" : "its time",
+           f && b ? "" : "s", how);
+  fu_warn("workload: %s host-bound (host %.1f / %.1f ms against GPU %.1f / %.1f ms, forward / "
+          "backward): the time follows the host's speed where the step runs (priced at %s; "
+          "tools/host_ref.py measures it there, --host-ref-fwd/--host-ref-bwd)",
+          f && b ? "forward and backward are" : f ? "forward is" : "backward is", hf / 1e3, hb / 1e3,
+          df / 1e3, db / 1e3, how);
+}
+
+static const char *fu__host_how(const double ref[2], double probe_us) {
+  return ref[0] > 0 ? "the reference step's (--host-ref)"
+         : probe_us > 0 ? "the probe's (--host-probe)" : "the profile's own host rows";
+}
+
 /* --ops: one CSV row per operation (forward order) with its times and saved bytes. */
 static void fu__dump_ops(const fu__ctx *x, const char *path) {
   FILE *f = fopen(path, "w");
@@ -884,6 +916,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     st = fu__timeline(&x, w, &fwd, &bwd, &lead);
     if (s->ops_csv) fu__dump_ops(&x, s->ops_csv);
   }
+  char bound[400] = "";
+  if (!x.roofline && st == FU_OK) fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us), bound, sizeof bound);
   uint64_t nparam = 0;
   double pbytes = (s->prec == FU_PREC_BF16) ? 2 : 4;
   int gb = s->grad_bytes > 0 ? s->grad_bytes : (int)pbytes;
@@ -932,7 +966,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   /* at the loss: the logits (activation dtype), their fp32 copy and log-softmax output, then
    * the gradients of both; 12 bytes per logit at the most */
   fu__mem_finish(mem, 12.0 * x.T * s->vocab, (double)nparam * fu__opt_temp(s->optimizer));
-  char notes[1800];
+  char notes[4096];
   if (x.roofline)
     snprintf(notes, sizeof notes,
              "ESTIMATE from fusim workload --transformer (roofline): %ld layers, hidden %ld, %ld heads "
@@ -951,14 +985,14 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              "memory-bound operations by element count, host issue costs per operation (scaled to "
              "the framework's measured per-layer host time where the profile has it), host and GPU "
              "timelines; optimizer from the profile's fit. Memory (GiB): params %.3f, grads %.3f, "
-             "optimizer %.3f, autocast casts %.3f, activations %.3f, peak %.3f.",
+             "optimizer %.3f, autocast casts %.3f, activations %.3f, peak %.3f.%s",
              fu__arch_name(s->arch), s->layers, s->hidden, s->heads,
              s->kv_heads ? s->kv_heads : s->heads, s->ffn, s->vocab, s->seq, s->batch,
              fu__prec_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,
              prof_name, prof->compute.source[0] ? prof->compute.source : "unnamed",
              mem->params / 1073741824.0, mem->grads / 1073741824.0,
              mem->optimizer / 1073741824.0, mem->casts / 1073741824.0,
-             mem->activations / 1073741824.0, mem->peak / 1073741824.0);
+             mem->activations / 1073741824.0, mem->peak / 1073741824.0, bound);
   if (!(w->notes = strdup(notes))) {
     fu_workload_finish(w);
     return FU_ENOMEM;
@@ -1131,6 +1165,8 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   double fwd, bwd, act = 0, lead = 0;
   st = fu__timeline(&x, w, &fwd, &bwd, &lead);
   if (st == FU_OK && s->ops_csv) fu__dump_ops(&x, s->ops_csv);
+  char bound[400] = "";
+  if (st == FU_OK) fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us), bound, sizeof bound);
   uint64_t nparam = 0;
   size_t gi = 0;
   for (size_t i = x.n; i-- > 0;)
@@ -1164,17 +1200,18 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   mem->casts = x.casts;
   mem->activations = act;
   fu__mem_finish(mem, 0, (double)nparam * fu__opt_temp(s->optimizer));
-  char notes[1200];
+  char notes[1600];
   snprintf(notes, sizeof notes,
            "ESTIMATE from fusim workload --cnn %s: torchvision %s, batch %ld, %ldx%ld images, "
            "channels-last, %s, %s; %llu params in %zu tensors. Convolutions priced from the cuDNN "
            "tables by kernel and stride (else as implicit GEMMs), batch norm, ReLU, pooling, adds "
            "and gradient sums from the memory-bound tables, host issue costs per operation, host "
            "and GPU timelines (profile %s). Memory (GiB): "
-           "params %.3f, optimizer %.3f, activations %.3f, peak %.3f.",
+           "params %.3f, optimizer %.3f, activations %.3f, peak %.3f.%s",
            s->model, s->model, s->batch, s->image, s->image, fu__prec_name(s->prec), s->optimizer,
            (unsigned long long)nparam, w->ngrads, prof_name, mem->params / 1073741824.0,
-           mem->optimizer / 1073741824.0, mem->activations / 1073741824.0, mem->peak / 1073741824.0);
+           mem->optimizer / 1073741824.0, mem->activations / 1073741824.0, mem->peak / 1073741824.0,
+           bound);
   if (!(w->notes = strdup(notes))) {
     fu_workload_finish(w);
     return FU_ENOMEM;

@@ -9,7 +9,9 @@ fastest readings where the profile records its fastest; spread: its readings' ma
 fwd+bwd 10% median and 20% max, optimizer 20%, ready 10% of backward, memory 10%). Exit 1 when
 a target is missed, 0 otherwise. A capture with a reference step (meta.host_ref, tools/host_ref.py
 timed between its steps) is priced at its host's speed by it (--host-ref-fwd/--host-ref-bwd;
-column "by": ref), else by its probe (probe) where it has one. Then, held to the same numbers but outside the exit status,
+column "by": ref), else by its probe (probe) where it has one. Column "hb": the phases the
+estimate finds host-bound (F forward, B backward; fusim says so in the notes), whose times follow
+the host's speed. Then, held to the same numbers but outside the exit status,
 the held-out-like set (--heldout: shapes never in the comparison set,
 captured on another lease than the calibration), and outside any targets the --others folders.
 
@@ -158,6 +160,7 @@ def compare(a, files):
                 "fwd_cap": cap["fwd_us"], "fwd_est": est["fwd_us"], "bwd_cap": cap["bwd_us"],
                 "bwd_est": est["bwd_us"], "opt_cap": cap["opt_us"], "opt_est": est["opt_us"],
                 "mem_cap": mem_c, "mem_est": mem_e, "ready_worst": worst, "by": by,
+                "hb": host_bound(est.get("notes", "")),
             }
             row["fb_err"] = (row["fwd_est"] + row["bwd_est"]) / (row["fwd_cap"] + row["bwd_cap"]) - 1
             row["fwd_err"] = row["fwd_est"] / row["fwd_cap"] - 1
@@ -174,16 +177,24 @@ def compare(a, files):
     return rows, 0
 
 
+def host_bound(notes):
+    """The phases fusim's notes call host-bound: "F", "B", "FB" or "-"."""
+    for what, tag in (("forward and backward", "FB"), ("forward", "F"), ("backward", "B")):
+        if "Host-bound: %s (" % what in notes:
+            return tag
+    return "-"
+
+
 def show(rows):
-    print("%-32s %9s %9s %6s %9s %9s %6s %7s %9s %9s %6s %7s %7s %6s %6s %6s %5s" % (
+    print("%-32s %9s %9s %6s %9s %9s %6s %7s %9s %9s %6s %7s %7s %6s %6s %6s %5s %3s" % (
         "model", "fwd_cap", "fwd_est", "err", "bwd_cap", "bwd_est", "err", "fb_err", "opt_cap", "opt_est",
-        "err", "ready", "mem_GiB", "err", "host_k", "spread", "by"))
+        "err", "ready", "mem_GiB", "err", "host_k", "spread", "by", "hb"))
     for r in rows:
-        print("%-32s %9.0f %9.0f %+5.0f%% %9.0f %9.0f %+5.0f%% %+6.1f%% %9.0f %9.0f %+5.0f%% %6.1f%% %7.2f %+5.0f%% %6.2f %6.2f %5s" % (
+        print("%-32s %9.0f %9.0f %+5.0f%% %9.0f %9.0f %+5.0f%% %+6.1f%% %9.0f %9.0f %+5.0f%% %6.1f%% %7.2f %+5.0f%% %6.2f %6.2f %5s %3s" % (
             r["model"], r["fwd_cap"], r["fwd_est"], 100 * r["fwd_err"], r["bwd_cap"], r["bwd_est"],
             100 * r["bwd_err"], 100 * r["fb_err"], r["opt_cap"], r["opt_est"], 100 * r["opt_err"],
             100 * r["ready_worst"], r["mem_cap"] / 2**30, 100 * r["mem_err"], r["host_k"], r["probe_spread"],
-            r["by"]))
+            r["by"], r["hb"]))
 
 
 def targets(rows):

@@ -3,7 +3,8 @@
 # forward's host costs are carried by the reference step's forward time over the profile's time
 # for the same step (rest + 3 layers of hf_<arch>_*_tiny; --cnn: tv_resnet50_held), backward's
 # by the backward ratio, the optimizer's host part by the forward one; the profile's own time
-# for the step changes nothing; bad combinations give one line and write nothing.
+# for the step changes nothing; the notes name the host-bound phases; bad combinations give one
+# line and write nothing.
 # usage: host_ref.sh FUSIM
 fusim=$1
 dir=$(mktemp -d) || exit 1
@@ -70,6 +71,23 @@ if w3:
     nt, ne = len(w3["grads"]), sum(g["bytes"] for g in w3["grads"]) / 4.0
     dev = 100 + 0.5 * nt + 1e-5 * ne
     check("host-bound optimizer", w3["opt_us"], 1000 * (200 + 20 * nt) - float(r3[0]["bwd_us"]) + 0.25 * dev, 0.05)
+# 3b. the notes say which phases the host bounds, with the totals of the --ops listing (host
+#     issue against GPU work, ms, one decimal), and how the host's speed was set; a model whose
+#     GEMMs dwarf its launches (one layer at hidden 4096, 32k tokens) is bound by neither
+if w3:
+    hf, hb = sums(r3)
+    df, db = sum(float(x["fwd_us"]) for x in r3), sum(float(x["bwd_us"]) for x in r3)
+    want = "Host-bound: forward and backward (host issue %.1f / %.1f ms against GPU work %.1f / %.1f ms" % (
+        hf / 1e3, hb / 1e3, df / 1e3, db / 1e3)
+    if want not in w3["notes"] or "the reference step's (--host-ref)" not in w3["notes"]:
+        fails.append("host-bound notes: expected '%s ... the reference step's', got: %s" % (want, w3["notes"][-300:]))
+big = ["--transformer", "--arch", "llama", "--layers", "1", "--hidden", "4096", "--heads", "32", "--ffn", "16384",
+       "--vocab", "32000", "--seq", "4096", "--micro-batch", "8", "--precision", "autocast-bf16"]
+wb, rb = run(big)
+if rb:
+    (hf, hb), df = sums(rb), sum(float(x["fwd_us"]) for x in rb)
+    if not hf < df or "Host-bound" in wb["notes"]:
+        fails.append("GPU-bound model: host %.0f us against GPU %.0f us forward, notes: %s" % (hf, df, wb["notes"][-200:]))
 # 4. --cnn: the held ResNet-50 is the reference; its host costs add up to the row (10 / 20 ms)
 #    times the ratios, 20000 / 10000 = 2 forward, 10000 / 20000 = 0.5 backward
 for extra, kf, kb in (([], 1, 1), (["--host-ref-fwd", "20000", "--host-ref-bwd", "10000"], 2, 0.5)):
