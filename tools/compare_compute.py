@@ -11,7 +11,10 @@ a target is missed, 0 otherwise. A capture with a reference step (meta.host_ref,
 timed between its steps) is priced at its host's speed by it (--host-ref-fwd/--host-ref-bwd;
 column "by": ref), else by its probe (probe) where it has one. Column "hb": the phases the
 estimate finds host-bound (F forward, B backward; fusim says so in the notes), whose times follow
-the host's speed. Then, held to the same numbers but outside the exit status,
+the host's speed. Columns cpuF, cpuB: the capture's forward() / backward() CPU time over the
+estimate's host issue time for the same phase (the --ops listing's sums). Where the phase is
+host-bound (hb) the call's CPU time is the host's work, so a ratio near 1 says the host side is
+right and a miss there is the device's; elsewhere the call may also wait on a full launch queue. Then, held to the same numbers but outside the exit status,
 the held-out-like set (--heldout: shapes never in the comparison set,
 captured on another lease than the calibration), and outside any targets the --others folders.
 
@@ -20,6 +23,7 @@ Usage: python3 tools/compare_compute.py [--fusim build/fusim] [--profile data/pr
                                         [--no-host-probe] [--no-host-ref]
 """
 import argparse
+import csv
 import glob
 import json
 import os
@@ -109,7 +113,6 @@ def main():
         print("\nthe comparison set (the exit status):", end="")
     ok = targets(rows)
     if a.csv:
-        import csv
         with open(a.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
             w.writeheader()
@@ -134,8 +137,8 @@ def compare(a, files):
         for f in files:
             cap = json.load(open(f))
             meta = cap["meta"]
-            out = os.path.join(tmp, "est.json")
-            cmd = [a.fusim, "workload"] + args_for(meta) + ["--profile", a.profile, "--out", out]
+            out, ops = os.path.join(tmp, "est.json"), os.path.join(tmp, "ops.csv")
+            cmd = [a.fusim, "workload"] + args_for(meta) + ["--profile", a.profile, "--out", out, "--ops", ops]
             ref = meta.get("host_ref") if not a.no_host_ref else None
             by = "-"
             if ref and ref.get("fwd_us") and ref.get("bwd_us"):
@@ -149,6 +152,10 @@ def compare(a, files):
                 print("%s: fusim failed: %s" % (cap["name"], r.stderr.strip()), file=sys.stderr)
                 return rows, 70
             est = json.load(open(out))
+            with open(ops) as fo:
+                listing = list(csv.DictReader(fo))
+            host_f = sum(float(x["host_fwd_us"]) for x in listing)
+            host_b = sum(float(x["host_bwd_us"]) for x in listing)
             ready_c = {g["name"]: g["ready_us"] for g in cap["grads"]}
             ready_e = {g["name"]: g["ready_us"] for g in est["grads"]}
             common = [n for n in ready_c if n in ready_e]
@@ -161,6 +168,10 @@ def compare(a, files):
                 "bwd_est": est["bwd_us"], "opt_cap": cap["opt_us"], "opt_est": est["opt_us"],
                 "mem_cap": mem_c, "mem_est": mem_e, "ready_worst": worst, "by": by,
                 "hb": host_bound(est.get("notes", "")),
+                "cpu_f": meta["cpu_forward_call_us"] / host_f if meta.get("cpu_forward_call_us") and host_f > 0
+                else float("nan"),
+                "cpu_b": meta["cpu_backward_call_us"] / host_b if meta.get("cpu_backward_call_us") and host_b > 0
+                else float("nan"),
             }
             row["fb_err"] = (row["fwd_est"] + row["bwd_est"]) / (row["fwd_cap"] + row["bwd_cap"]) - 1
             row["fwd_err"] = row["fwd_est"] / row["fwd_cap"] - 1
@@ -186,15 +197,15 @@ def host_bound(notes):
 
 
 def show(rows):
-    print("%-32s %9s %9s %6s %9s %9s %6s %7s %9s %9s %6s %7s %7s %6s %6s %6s %5s %3s" % (
+    print("%-32s %9s %9s %6s %9s %9s %6s %7s %9s %9s %6s %7s %7s %6s %6s %6s %5s %3s %5s %5s" % (
         "model", "fwd_cap", "fwd_est", "err", "bwd_cap", "bwd_est", "err", "fb_err", "opt_cap", "opt_est",
-        "err", "ready", "mem_GiB", "err", "host_k", "spread", "by", "hb"))
+        "err", "ready", "mem_GiB", "err", "host_k", "spread", "by", "hb", "cpuF", "cpuB"))
     for r in rows:
-        print("%-32s %9.0f %9.0f %+5.0f%% %9.0f %9.0f %+5.0f%% %+6.1f%% %9.0f %9.0f %+5.0f%% %6.1f%% %7.2f %+5.0f%% %6.2f %6.2f %5s %3s" % (
+        print("%-32s %9.0f %9.0f %+5.0f%% %9.0f %9.0f %+5.0f%% %+6.1f%% %9.0f %9.0f %+5.0f%% %6.1f%% %7.2f %+5.0f%% %6.2f %6.2f %5s %3s %5.2f %5.2f" % (
             r["model"], r["fwd_cap"], r["fwd_est"], 100 * r["fwd_err"], r["bwd_cap"], r["bwd_est"],
             100 * r["bwd_err"], 100 * r["fb_err"], r["opt_cap"], r["opt_est"], 100 * r["opt_err"],
             100 * r["ready_worst"], r["mem_cap"] / 2**30, 100 * r["mem_err"], r["host_k"], r["probe_spread"],
-            r["by"], r["hb"]))
+            r["by"], r["hb"], r["cpu_f"], r["cpu_b"]))
 
 
 def targets(rows):
