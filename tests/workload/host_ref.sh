@@ -13,13 +13,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 python3 - "$fusim" "$root" "$dir" <<'PY'
 import csv, json, os, subprocess, sys
 fusim, root, tmp = sys.argv[1:4]
-fails = []
-def check(what, got, want, tol):
-    if not abs(got - want) <= tol:
-        fails.append("%s: got %.4f, expected %.4f (+- %g)" % (what, got, want, tol))
-
-prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
-prof["compute"]["host_probe_us"], prof["compute"]["host_probe_min_us"] = 7.0, 5.0
+sys.path.insert(0, os.path.join(root, "tests", "workload"))
+from wlcheck import check, fails, finish, profile  # noqa: E402
+prof = profile(root)
 row = lambda op, f, b: {"op": op, "dtype": "bf16", "numel": [], "fwd_us": [], "bwd_us": [],  # noqa: E731
                         "host_fwd_us": f, "host_bwd_us": b}
 # the reference step at the profile's host speed: forward 300 + 3 x 100 = 600 us, backward
@@ -112,7 +108,5 @@ for args, profile, want in ((TF + ["--host-ref-fwd", "600"], pf, 64),
     if r.returncode != want or len(lines) != 1 or os.path.exists(out):
         fails.append("%s: exit %d (want %d), %d stderr lines, output %s" % (
             args[-4:], r.returncode, want, len(lines), "written" if os.path.exists(out) else "none"))
-for f in fails:
-    print("FAIL: " + f, file=sys.stderr)
-sys.exit(1 if fails else 0)
+finish()
 PY

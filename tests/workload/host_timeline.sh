@@ -12,17 +12,14 @@ dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 root=$(cd "$(dirname "$0")/../.." && pwd)
 python3 - "$fusim" "$root" "$dir" <<'PY'
-import csv, json, os, subprocess, sys
+import csv, functools, json, os, subprocess, sys
 fusim, root, tmp = sys.argv[1:4]
-fails = []
-def check(what, got, want, tol=1e-3):
-    if not abs(got - want) <= tol + 1e-6 * abs(want):
-        fails.append("%s: got %.4f, expected %.4f" % (what, got, want))
-
-prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
+sys.path.insert(0, os.path.join(root, "tests", "workload"))
+import wlcheck  # noqa: E402
+from wlcheck import fails, finish  # noqa: E402
+check = functools.partial(wlcheck.check, rel=1e-6)
 # the probe's median 7, its fastest reading 5: the scale is taken from the fastest
-prof["compute"]["host_probe_us"] = 7.0
-prof["compute"]["host_probe_min_us"] = 5.0
+prof = wlcheck.profile(root, 7.0, 5.0)
 # hand-made cache copy tables: 10 us (strided, bf16), 7 us (contiguous, fp32) at 2^20 elements
 # (their backward, 1 us, is not used: cat's backward takes views)
 ops = [t for t in prof["compute"]["ops"] if not t["op"].startswith("kv_cat")]
@@ -166,9 +163,7 @@ for comp, want in (({"host_probe_us": 6.0, "diag": {"hf_host": {"probes_us": [6.
     if got.get("host_probe_us") != 6.0 or got.get("host_probe_min_us") != want:
         fails.append("fit --compute %s: host_probe_us %s, host_probe_min_us %s (expected 6.0, %s)"
                      % (comp, got.get("host_probe_us"), got.get("host_probe_min_us"), want))
-for f in fails:
-    print("FAIL: " + f, file=sys.stderr)
-sys.exit(1 if fails else 0)
+finish()
 PY
 st=$?
 # --host-probe with a profile that has no probe, and a bad probe in a profile: one line, exit 65

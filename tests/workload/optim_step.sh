@@ -12,13 +12,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 python3 - "$fusim" "$root" "$dir" <<'PY'
 import csv, json, os, subprocess, sys
 fusim, root, tmp = sys.argv[1:4]
-fails = []
-def check(what, got, want, tol):
-    if not abs(got - want) <= tol:
-        fails.append("%s: got %.4f, expected %.4f (+- %g)" % (what, got, want, tol))
-
-prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
-prof["compute"]["host_probe_us"], prof["compute"]["host_probe_min_us"] = 7.0, 5.0
+sys.path.insert(0, os.path.join(root, "tests", "workload"))
+from wlcheck import check, fails, finish, profile  # noqa: E402
+prof = profile(root)
 ROW = dict(name="adamw", base_us=100.0, per_tensor_us=0.5, per_elem_us=1e-5, host_base_us=200.0,
            host_per_tensor_us=20.0, tail_frac=0.25, host_probe_us=5.0)
 pf = os.path.join(tmp, "p.json")
@@ -89,7 +85,5 @@ r = subprocess.run([fusim, "fit", "--compute", cal, "--merge-into", merged], cap
 if r.returncode == 0 or len(r.stderr.strip().splitlines()) != 1 or open(merged).read() != before:
     fails.append("fit --compute, tail_frac 2: exit %d, stderr %r, profile %s" % (
         r.returncode, r.stderr, "unchanged" if open(merged).read() == before else "changed"))
-for f in fails:
-    print("FAIL: " + f, file=sys.stderr)
-sys.exit(1 if fails else 0)
+finish()
 PY
