@@ -229,6 +229,11 @@ int fu_host_parse(const json_t *obj, const char *what, size_t ngrads, fu_host *h
     FU_CHECK(fu__hnum(k, "bucket_us", what, "hooks.", 1, 0, T, &h->hooks.bucket_us));
     FU_CHECK(fu__hnum(k, "noop_hook_us", what, "hooks.", 0, 0, T, &h->hooks.noop_hook_us));
   }
+  const json_t *bd;
+  FU_CHECK(fu__obj(obj, "beside_d2h", what, &bd));
+  if (bd) {
+    FU_CHECK(fu__hnum(bd, "compute", what, "beside_d2h.", 0, 1, 10, &h->d2h_compute));
+  }
   h->ddp_lo = h->ddp_hi = h->ddp;
   h->hooks_lo = h->hooks_hi = h->hooks;
   const json_t *ci;
@@ -292,6 +297,8 @@ json_t *fu_host_to_json(const fu_host *h, size_t ngrads, const double *grad_cpu,
   if (st == FU_OK && h->has_hooks)
     st = fu__put(o, "hooks", json_pack("{s:f, s:f, s:f}", "hook_us", h->hooks.hook_us, "bucket_us",
                                        h->hooks.bucket_us, "noop_hook_us", h->hooks.noop_hook_us));
+  if (st == FU_OK && h->d2h_compute > 0)
+    st = fu__put(o, "beside_d2h", json_pack("{s:f}", "compute", h->d2h_compute));
   if (st == FU_OK && h->has_ci) {
     json_t *ci = json_object();
     st = ci ? FU_OK : FU_ENOMEM;

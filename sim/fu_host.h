@@ -10,7 +10,11 @@
  * Optional "ci": {"ddp": {COST: [lo, hi]}, "hooks": {COST: [lo, hi]}}: each framework cost's
  * confidence bounds (the uncertainty of its measurement and of carrying it to the run's host
  * speed); the interval's low run takes the low bounds, the high run the high ones. A cost the
- * block gives no bounds for stays at its value in both. */
+ * block gives no bounds for stays at its value in both.
+ * Optional "beside_d2h": {"compute": C} (C >= 1): how much longer the model's own backward
+ * kernels take while a transfer into host memory (an offload) runs beside them, measured at
+ * capture (tools/torch_beside.py); it replaces the profile's copy_slowdown for this workload.
+ */
 #ifndef FU_HOST_H
 #define FU_HOST_H
 
@@ -69,6 +73,7 @@ typedef struct fu_host {
   fu_host_ddp ddp;           /* DDP's Reducer */
   int has_hooks;             /* hook pattern costs were measured */
   fu_host_hooks hooks;       /* the Python hook pattern */
+  double d2h_compute;        /* compute time factor beside a D2H transfer (0: the profile's) */
   int has_ci;                /* the block gives the costs' bounds ("ci") */
   fu_host_ddp ddp_lo, ddp_hi;       /* DDP's costs at their low / high bounds (else = ddp) */
   fu_host_hooks hooks_lo, hooks_hi; /* the hook pattern's (else = hooks) */

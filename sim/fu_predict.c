@@ -103,7 +103,11 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
   int lb = w->hook_us > 0 || w->issue_us > 0; /* launch-bound: host keeps pace with device */
   fu_engine *e = &s->e;
   FU_CHECK(fu_engine_init(e));
-  fu_engine_set_slowdown(e, prof->comm_slowdown, prof->copy_slowdown);
+  /* compute beside a D2H: the model's own, where its host block measured it */
+  const fu_host *hb = &w->host;
+  int v2 = hb->version == FU_HOST_VERSION;
+  fu_engine_set_slowdown(e, prof->comm_slowdown,
+                         v2 && hb->d2h_compute > 0 ? hb->d2h_compute : prof->copy_slowdown);
   FU_CHECK(fu_engine_lane_add(e, "host thread", &s->lane_host));
   FU_CHECK(fu_engine_lane_add(e, "compute stream", &s->lane_compute));
   s->lane_comm = malloc((size_t)nstreams * sizeof *s->lane_comm);
@@ -302,6 +306,9 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  *         unpack as the cost model prices them), when its last gradient is ready.
  * A framework kernel takes its bytes at copy_gbps (read and write) plus kernel_us, the GPU time of
  * one small kernel (measured by tools/torch_fwcal.py; 0 in older blocks).
+ * Compute kernels beside a transfer into host memory (an offload in flight) take
+ * host.beside_d2h.compute times as long: the model's own, measured at capture (without it, the
+ * profile's copy_slowdown).
  * The launch queue (host.queue_depth D > 0, with host.launches per phase): the host blocks when
  * D launches are pending behind the one the GPU runs (tools/torch_launchq.py: behind a running
  * sleep kernel the 1022nd copy blocks), so a host task whose first launch is n cannot start

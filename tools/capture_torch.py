@@ -116,14 +116,17 @@ def build(name, batch, device, seq):
 
 def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host="always",
             name="model", notes="", meta=None, framework=None, set_to_none=True,
-            model_cost_rounds=16, log=None, host_ref=None):
+            model_cost_rounds=16, beside_rounds=0, log=None, host_ref=None):
     """Measures one model and returns the workload as a dict (fusim-workload-1).
     framework: torch_host.framework_costs() (measured once per machine; None: measured here
     when host is not "never"); set_to_none: how the step clears gradients; model_cost_rounds:
     rounds of torch_modelcost.measure() (the frameworks' per-parameter costs on this model, in
-    place of the model-independent ones; 0: none); log(msg): progress lines; host_ref: a reference
-    step (tools/host_ref.maker) timed 3 times before the timed steps, after each and 3 times after,
-    as the probes are (meta.host_ref: its medians, which `fusim workload --host-ref` takes)."""
+    place of the model-independent ones; 0: none); beside_rounds: rounds of
+    torch_beside.measure() (what an offload costs the model's step: compute beside it, the host
+    beside it and offloads issued inside backward; 0: not measured); log(msg): progress lines;
+    host_ref: a reference step (tools/host_ref.maker) timed 3 times before the timed steps, after
+    each and 3 times after, as the probes are (meta.host_ref: its medians, which
+    `fusim workload --host-ref` takes)."""
     import torch
 
     dev = torch.device("cuda")
@@ -341,6 +344,16 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
                 print("capture_torch: the frameworks' costs on the model not measured (%s: %s); "
                       "the model-independent ones are kept" % (type(e).__name__, e),
                       file=sys.stderr)
+        beside = None
+        if beside_rounds > 0:
+            import torch_beside
+            try:
+                beside = torch_beside.measure(model, run_loss, opt, rounds=beside_rounds,
+                                              set_to_none=set_to_none, log=log)
+            except Exception as e:   # an extra measurement: the block stands without it
+                torch.cuda.empty_cache()
+                print("capture_torch: the step beside a D2H not measured (%s: %s)"
+                      % (type(e).__name__, e), file=sys.stderr)
 
     grads = []
     for n, p in params:
@@ -361,6 +374,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
                      "hooks": dict(out["host"].get("hooks", {}))}
             fw_model["replaced"] = torch_modelcost.apply(out["host"], fw_model)
             fw_model["model_independent"] = tower
+        if beside is not None and torch_beside.block(beside):
+            out["host"]["beside_d2h"] = torch_beside.block(beside)
         try:   # each framework cost's bounds, from the rounds that measured it (fusim host.ci)
             import torch_interval
             ci = torch_interval.capture_ci(out["host"], framework, fw_model)
@@ -424,6 +439,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
             m["framework_on_model"] = fw_model
         if launches is not None:
             m["launches"] = launches
+        if beside is not None:
+            m["beside_d2h"] = beside
     out["meta"] = m
     out["grads"] = grads
     return out
@@ -445,6 +462,9 @@ def main(argv=None):
     ap.add_argument("--model-cost-rounds", type=int, default=16,
                     help="rounds measuring the frameworks' per-parameter costs on the model "
                          "itself (tools/torch_modelcost.py; 0: keep the model-independent ones)")
+    ap.add_argument("--beside-rounds", type=int, default=10,
+                    help="rounds measuring the step beside a transfer into host memory "
+                         "(tools/torch_beside.py: host.beside_d2h; 0: not measured)")
     ap.add_argument("--name", help="workload name (default: MODEL_bBATCH_captured)")
     ap.add_argument("--out", required=True, help="output file ('-' for stdout)")
     a = ap.parse_args(argv)
@@ -475,7 +495,8 @@ def main(argv=None):
         meta["seq"] = a.seq
     w = capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=a.amp,
                 host=a.host, name=name, notes=notes, meta=meta,
-                model_cost_rounds=max(0, a.model_cost_rounds))
+                model_cost_rounds=max(0, a.model_cost_rounds),
+                beside_rounds=max(0, a.beside_rounds))
     text = json.dumps(w, indent=1) + "\n"
     if a.out == "-":
         sys.stdout.write(text)

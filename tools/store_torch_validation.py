@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 
+import torch_beside
 import torch_interval as TI
 
 
@@ -164,6 +165,11 @@ def median_interval(ws, wl, m, fc, ff, hf, mf):
             grp, key = name.split(".")
             est[grp][key] = mb[grp][key]
             factor[grp][key], carry[grp][key] = mf, c
+        w0 = wl["host"].get("ddp", {}).get("forward_us", 0)
+        ffw = ws["host"]["ddp"]["forward_us"] / w0 if w0 > 0 else 1.0   # model_cost_factor's
+        for key in TI.forward_bounds(est, fm):   # DDP's forward, carried by forward's factor
+            factor["ddp"][key] = ffw
+            carry["ddp"][key] = TI.ratio_rel([x[0] for x in cpu], fm["raw_fwd"]["none"])
     h["ci"] = TI.cost_ci(h, est, factor, carry)
     return True
 
@@ -231,7 +237,8 @@ def on_model(wl):
     """The frameworks' costs measured on the model at capture (tools/torch_modelcost.py, the
     workload's meta.framework_on_model), or None (workloads captured before it)."""
     fm = (wl.get("meta") or {}).get("framework_on_model")
-    return fm if fm and fm.get("replaced") and fm.get("bwd_cpu_us", 0) > 0 else None
+    return fm if fm and (fm.get("replaced") or fm.get("forward_replaced")) and \
+        fm.get("bwd_cpu_us", 0) > 0 else None
 
 
 def tower_costs(wl):
@@ -240,6 +247,10 @@ def tower_costs(wl):
     for name in (fm or {}).get("replaced", []):
         grp, key = name.split(".")
         wl["host"][grp][key] = fm["model_independent"][grp][key]
+    if fm and fm.get("forward_replaced"):   # DDP's forward: the tower's three parts again
+        for key in ("forward_us", "buffer_us", "broadcast_us"):
+            if key in fm["model_independent"]["ddp"]:
+                wl["host"]["ddp"][key] = fm["model_independent"]["ddp"][key]
 
 
 def model_cost_factor(ws, wl, m, host_scale=True):
@@ -258,7 +269,26 @@ def model_cost_factor(ws, wl, m, host_scale=True):
         b = wl["host"].get("ci", {}).get(grp, {}).get(key)
         if b:   # a capture's bounds for it, carried alike
             ws["host"]["ci"][grp][key] = [x * f for x in b]
+    ff = forward_factor(wl, m, host_scale)
+    if ff is not None:   # DDP's forward measured on the model: by forward's own factor
+        ws["host"]["ddp"]["forward_us"] = wl["host"]["ddp"]["forward_us"] * ff
+        b = wl["host"].get("ci", {}).get("ddp", {}).get("forward_us")
+        if b:
+            ws["host"]["ci"]["ddp"]["forward_us"] = [x * ff for x in b]
     return f
+
+
+def forward_factor(wl, m, host_scale=True):
+    """Where the capture measured DDP's forward whole on the model (torch_modelcost's
+    ddp_forward, forward_replaced): the loop's framework-free forward CPU time over the one
+    measured beside it (the main thread's speed, as the capture's own factors carry forward);
+    None otherwise."""
+    fm = (wl.get("meta") or {}).get("framework_on_model") or {}
+    if not fm.get("forward_replaced"):
+        return None
+    cpu = m.get("compute_only_cpu_fwd_bwd_rest_us")
+    base = fm["ddp_forward"]["fwd_cpu_us"]
+    return cpu[0] / base if host_scale and cpu and cpu[0] > 0 and base > 0 else 1.0
 
 
 def broadcast_fixed(wl, fc):
@@ -272,6 +302,23 @@ def broadcast_fixed(wl, fc):
         return None
     d["broadcast_us"] = round(max(0.0, b), 3)
     return d["broadcast_us"]
+
+
+def beside_d2h(wl, drop=False):
+    """Sets host.beside_d2h from the capture's rounds (meta.beside_d2h.raw, tools/torch_beside.py)
+    by torch_beside's current rule, so that every run is predicted alike whichever rule its capture
+    wrote by (run 15's captures also wrote a host factor, which the rule no longer keeps); drop:
+    none at all (the profile's copy_slowdown, as before run 15). Workloads captured without the
+    rounds keep what they have (nothing, before run 15). Returns the block set, or None."""
+    h = wl.get("host")
+    raw = ((wl.get("meta") or {}).get("beside_d2h") or {}).get("raw")
+    if not h or (raw is None and not drop):
+        return h.get("beside_d2h") if h else None
+    b = None if drop else torch_beside.block(torch_beside.estimate(raw))
+    h.pop("beside_d2h", None)
+    if b:
+        h["beside_d2h"] = b
+    return b
 
 
 def copy_depth(queue):
@@ -341,6 +388,12 @@ def main():
     ap.add_argument("--no-broadcast-fixed", action="store_true",
                     help="leave out the buffer broadcast's fixed part where the capture's host "
                          "block lacks it (runs up to 13 were first predicted without it)")
+    ap.add_argument("--beside-d2h", metavar="COMPUTE", type=float,
+                    help="a sensitivity: put host.beside_d2h.compute (backward's kernels beside a "
+                         "transfer into host memory) into workloads captured without it")
+    ap.add_argument("--no-beside", action="store_true",
+                    help="leave out the capture's host.beside_d2h (the profile's copy_slowdown "
+                         "for compute beside a D2H, as before run 15)")
     ap.add_argument("--csv", help="write the matrix here")
     ap.add_argument("--framework-costs", metavar="FILE:LABEL",
                     help="take the frameworks' costs (host.ddp, host.hooks, copy_gbps) from the "
@@ -396,6 +449,11 @@ def main():
         if a.tower_costs or fwc is not None:   # the costs given replace the model's too
             wl.get("meta", {}).pop("framework_on_model", None)
             wl["host"].pop("ci", None)   # a capture's bounds were for the costs replaced
+        beside_d2h(wl, a.no_beside)
+        if a.beside_d2h and "beside_d2h" not in wl.get("host", {}):
+            if a.beside_d2h < 1:
+                die("--beside-d2h: %g is not a factor >= 1" % a.beside_d2h, 64)
+            wl["host"]["beside_d2h"] = {"compute": a.beside_d2h}
         if not a.no_launch_queue:
             launch_queue(wl, m, run, lq)
         if fwc is None and not a.no_broadcast_fixed:

@@ -128,6 +128,18 @@ def model_bounds(fm, whole=True, boot=BOOT, seed=SEED):
                    [("ddp", "copy_us", ("param_us", "copy_us"))])
 
 
+def forward_bounds(est, fm):
+    """Where DDP's forward was measured whole on the model (fm["forward_replaced"],
+    torch_modelcost), its bounds take the place of the tower's forward_us and the parts it took
+    the place of (per buffer, the broadcast's fixed part) are [0, 0]. Returns the names set."""
+    if not (fm and fm.get("forward_replaced") and "ddp" in est):
+        return []
+    est["ddp"]["forward_us"] = list(fm["ddp_forward"]["ci"])
+    est["ddp"]["buffer_us"] = [0.0, 0.0]
+    est["ddp"]["broadcast_us"] = [0.0, 0.0]
+    return ["forward_us", "buffer_us", "broadcast_us"]
+
+
 def cost_ci(host, est, factor, carry):
     """The host block's ci ({grp: {key: [lo, hi]}}) for the costs in host (already carried to the
     loop): est[grp][key] = [lo, hi] as measured, factor[grp][key] the factor that carried it,
@@ -161,5 +173,6 @@ def capture_ci(host, fc, fm=None):
         for name in fm["replaced"]:
             grp, key = name.split(".")
             est[grp][key] = mb[grp][key]
+    forward_bounds(est, fm)
     one = {grp: {k: 1.0 for k in ks} for grp, ks in est.items()}
     return cost_ci(host, est, one, {grp: {k: (0.0, 0.0) for k in ks} for grp, ks in est.items()})

@@ -28,6 +28,13 @@ The framework-free step's own median backward() CPU time (bwd_cpu_us) is kept wi
 later loop of the same model carries the costs to its host speed by its own framework-free
 backward() CPU time over this one (tools/store_torch_validation.py).
 
+DDP's forward work (pre-forward, the broadcast of the module's buffers, preparing backward) is
+measured here as well, whole: each step's forward CPU time, the DDP variants' over the
+framework-free one's (ddp_forward; carried to a loop by its framework-free forward CPU time).
+Where its bootstrap's low end is positive it replaces the tower's forward_us + broadcast_us +
+buffers x buffer_us: on run 15 those, extrapolated from a synthetic bank of 18-144 buffers,
+priced ResNet-101's (312 buffers) at 12.4 ms against 2.6-6.6 ms in the loop.
+
 An experiment rides along (cold=True, not used for the costs): every round each variant runs a
 second step right after the host's caches were flushed (a 256 MiB host tensor rewritten), as
 they are in a loop where other models ran between two steps of one plan (the validation's
@@ -83,6 +90,28 @@ def with_ci(bwd, P, fixed, boot=200, seed=1):
     return est
 
 
+def forward_cost(fwd, rounds=None):
+    """DDP's forward work on the model from fwd[v] = [forward CPU us per round]: the median over
+    rounds of the two DDP variants' mean forward CPU time minus the framework-free one's (both
+    DDP variants run the same forward: pre-forward, the buffers' broadcast, prepare for backward),
+    and that framework-free forward's median (fwd_cpu_us, to carry the cost to a loop)."""
+    n = len(fwd["none"])
+    rs = list(range(n)) if rounds is None else rounds
+    d = statistics.median((fwd["ddpv_1"][r] + fwd["ddpc_h"][r]) / 2 - fwd["none"][r] for r in rs)
+    return {"forward_us": round(d, 3),
+            "fwd_cpu_us": round(statistics.median(fwd["none"][r] for r in rs), 1)}
+
+
+def forward_with_ci(fwd, boot=200, seed=1):
+    """forward_cost() and the p5 / p95 of forward_us over rounds resampled (ci)."""
+    est = forward_cost(fwd)
+    n = len(fwd["none"])
+    rng = random.Random(seed)
+    s = [forward_cost(fwd, [rng.randrange(n) for _ in range(n)])["forward_us"] for _ in range(boot)]
+    est["ci"] = [round(_q(s, 0.05), 3), round(_q(s, 0.95), 3)]
+    return est
+
+
 def apply(host, fw_model):
     """The host block (torch_host.host_block's) with the per-parameter costs measured on the
     model in place of the tower's, where both bootstrap bounds are positive (a cost the model's
@@ -97,6 +126,12 @@ def apply(host, fw_model):
         if grp in host and lo > 0 and fw_model[key] > 0:
             host[grp][key] = fw_model[key]
             done.append("%s.%s" % (grp, key))
+    # DDP's forward measured whole on the model: it takes the place of the tower's three parts
+    # (fixed, per buffer, the broadcast's fixed part), which fw_model["forward_replaced"] says
+    df = fw_model.get("ddp_forward")
+    fw_model["forward_replaced"] = bool("ddp" in host and df and df["ci"][0] > 0)
+    if fw_model["forward_replaced"]:
+        host["ddp"].update(forward_us=df["forward_us"], buffer_us=0.0, broadcast_us=0.0)
     return done
 
 
@@ -152,7 +187,9 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
         m, core, fuser, o = runners[v]
         o.zero_grad(set_to_none=set_to_none)
         torch.cuda.synchronize()
+        t0 = time.perf_counter()
         loss = run_loss(m)
+        fwd_t = (time.perf_counter() - t0) * 1e6
         if sync_fwd:
             torch.cuda.synchronize()
         t1 = time.perf_counter()
@@ -162,26 +199,29 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
         t2 = time.perf_counter()
         o.step()
         torch.cuda.synchronize()
-        return (t2 - t1) * 1e6
+        return fwd_t, (t2 - t1) * 1e6
 
     bwd = {v: [] for v in VARIANTS}
+    fwd = {v: [] for v in VARIANTS}   # forward's CPU time: DDP's own forward work on the model
     bwd_cold = {v: [] for v in VARIANTS}
     for r in range(warmup + rounds):
         k0 = r % len(VARIANTS)
         for v in VARIANTS[k0:] + VARIANTS[:k0]:
-            t = step(v)
+            tf, t = step(v)
             if cold:
                 _flush_caches()
-                tc = step(v)
+                tc = step(v)[1]
             if r >= warmup:
                 bwd[v].append(round(t, 1))
+                fwd[v].append(round(tf, 1))
                 if cold:
                     bwd_cold[v].append(round(tc, 1))
     del runners
     torch.cuda.empty_cache()
     out = with_ci(bwd, P, fixed)
     out.update({"P": P, "rounds": rounds, "fixed": dict(fixed),
-                "seconds": round(time.time() - t_start, 1), "raw": bwd})
+                "seconds": round(time.time() - t_start, 1), "raw": bwd, "raw_fwd": fwd,
+                "ddp_forward": forward_with_ci(fwd)})
     if cold:
         out["cold"] = dict(with_ci(bwd_cold, P, fixed), raw=bwd_cold)
     if log:
@@ -189,6 +229,9 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
             "hooks hook %.1f %s; plain backward() CPU %.0f us"
             % (out["seconds"], rounds, P, out["param_us"], out["ci"]["param_us"], out["copy_us"],
                out["ci"]["copy_us"], out["hook_us"], out["ci"]["hook_us"], out["bwd_cpu_us"]))
+        df = out["ddp_forward"]
+        log("  DDP's forward on the model: %.0f us %s over a plain forward() of %.0f us"
+            % (df["forward_us"], df["ci"], df["fwd_cpu_us"]))
         if cold:
             c = out["cold"]
             log("  the same after a cache flush: ddp param %.1f us, copy %.1f; hooks hook %.1f; "

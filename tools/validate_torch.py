@@ -57,15 +57,21 @@ def build_model(name, batch, seq):
     import torch
     import torchvision
 
-    if name in ("resnet18", "resnet34", "resnet50", "vit_b_16"):
+    if name in TORCHVISION:
         model = getattr(torchvision.models, name)(weights=None).cuda()
         x = torch.randn(batch, 3, 224, 224, device="cuda")
         y = torch.randint(0, 1000, (batch,), device="cuda")
         crit = torch.nn.CrossEntropyLoss()
         return model, (x, y), (lambda m, inp: crit(m(inp[0]), inp[1])), \
             "torchvision %s (weights=None), 224x224, NCHW" % name
-    if name in ("gpt2", "gpt2_medium", "bert_base", "bert_large"):
-        if name.startswith("gpt2"):
+    if name in ("gpt2", "gpt2_medium", "bert_base", "bert_large", "llama_small"):
+        if name == "llama_small":   # a decoder of another kind: RMSNorm, SwiGLU, rotary, untied
+            from transformers import LlamaConfig, LlamaForCausalLM
+            cfg = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=12,
+                              num_attention_heads=16, num_key_value_heads=16, vocab_size=32000,
+                              max_position_embeddings=1024)
+            cls = LlamaForCausalLM
+        elif name.startswith("gpt2"):
             from transformers import GPT2Config, GPT2LMHeadModel
             big = name == "gpt2_medium"
             cfg = GPT2Config(n_embd=1024 if big else 768, n_layer=24 if big else 12,
@@ -87,8 +93,13 @@ def build_model(name, batch, seq):
         return model, (ids, ids.clone()), \
             (lambda m, inp: m(input_ids=inp[0], labels=inp[1]).loss), \
             "transformers %s from config (random init), seq %d" % (cls.__name__, seq)
-    die("unknown model '%s' (resnet18, resnet34, resnet50, vit_b_16, gpt2, gpt2_medium, "
-        "bert_base, bert_large)" % name, 64)
+    die("unknown model '%s' (%s, gpt2, gpt2_medium, bert_base, bert_large, llama_small)"
+        % (name, ", ".join(TORCHVISION)), 64)
+
+
+# torchvision classifiers the harness builds (random weights, 224x224 images)
+TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "vit_b_16", "vit_b_32",
+               "convnext_tiny", "efficientnet_b0")
 
 
 def make_opt(model):
@@ -224,7 +235,8 @@ def run_model(name, batch, seq, a, fw, log):
     import torch
     torch.manual_seed(0)
     base, inputs, loss_fn, desc = build_model(name, batch, seq)
-    wname = "%s_b%d%s_torchval" % (name, batch, "_s%d" % seq if name.startswith(("gpt2", "bert")) else "")
+    wname = "%s_b%d%s_torchval" % (name, batch, "_s%d" % seq if name.startswith(("gpt2", "bert", "llama"))
+                                   else "")
     t0 = time.time()
     cap_model = copy.deepcopy(base)
     wl = capture_torch.capture(cap_model, inputs, loss_fn, make_opt(cap_model), iters=a.capture_iters,
@@ -234,7 +246,8 @@ def run_model(name, batch, seq, a, fw, log):
                                      % (torch.cuda.get_device_name(0), desc, batch),
                                meta={"model": name, "batch": batch, "seq": seq},
                                framework=fw, set_to_none=False,
-                               model_cost_rounds=a.model_cost_rounds, log=log)
+                               model_cost_rounds=a.model_cost_rounds,
+                               beside_rounds=a.beside_rounds, log=log)
     del cap_model
     torch.cuda.empty_cache()
     log("%s: captured in %.1f s (fwd %.0f bwd %.0f opt %.0f us, %d tensors)"
@@ -417,6 +430,9 @@ def main(argv=None, probe=None):
     ap.add_argument("--model-cost-rounds", type=int, default=16,
                     help="rounds measuring the frameworks' per-parameter costs on each captured "
                          "model (tools/torch_modelcost.py; 0: the tower's go into the workloads)")
+    ap.add_argument("--beside-rounds", type=int, default=10,
+                    help="rounds measuring each model's step beside a transfer into host memory "
+                         "(tools/torch_beside.py: host.beside_d2h; 0: not measured)")
     ap.add_argument("--trace", default="",
                     help="comma-separated models whose plans %s are profiled after the rounds "
                          "(torch_trace: OUT/<workload>_trace.txt and gzipped Chrome traces)"
@@ -429,6 +445,7 @@ def main(argv=None, probe=None):
     a.plans = a.plans.split(",") if a.plans else None
     a.trace = [t for t in a.trace.split(",") if t]
     a.model_cost_rounds = max(0, a.model_cost_rounds)
+    a.beside_rounds = max(0, a.beside_rounds)
     specs = parse_models(a.models)
     if probe is None:
         try:

@@ -93,6 +93,17 @@ int main(void) {
    *     opt 20: 1297 (waiting for both before copying 300 back would give 1009 + 320). */
   EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r), 1297, tol);
   EXPECT_NEAR(r.buckets[1].start_us, 967, tol);
+  /* 2c. The same with the model's compute measured at 2x beside a D2H (host.beside_d2h.compute,
+   *     in place of the profile's copy_slowdown 1). D1 = d2h(1 MiB), D2 = d2h(2 MiB) (> 20).
+   *     seg1 (50) from 717 beside b0's offload [717, 717 + D1] at 1/2: ends 767 + D1/2; copy1
+   *     200 to 967 + D1/2; b1's offload from there for D2; the tail (10) beside it at 1/2 ends
+   *     987 + D1/2; b0's copy back (100) from there, at 1/2 until the offload ends
+   *     (967 + D1/2 + D2), then at 1: ends 1077 + (D1 + D2)/2; b1's copy back 200, opt 20:
+   *     1297 + (D1 + D2)/2. */
+  w.host.d2h_compute = 2;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r),
+              1297 + (d2h(1 * MiB) + d2h(2 * MiB)) / 2, tol);
+  w.host.d2h_compute = 0;
 
   /* 3. The same with bucket views: no copies, hooks 5 us. Host: fwd [17,117] seg0 [117,167]
    *    hook0 [167,172] seg1 [172,422] hook1 [422,427] comm hook [427,487] tail [487,507]
@@ -286,7 +297,8 @@ int main(void) {
       " \"ddp\": {\"param_us\": 5, \"copy_us\": 4, \"bucket_us\": 30, \"hook_bucket_us\": 60,"
       " \"finalize_us\": 7, \"forward_us\": 11, \"buffer_us\": 2, \"broadcast_us\": 15},"
       " \"hooks\": {\"hook_us\": 9, \"bucket_us\": 13, \"noop_hook_us\": 1},"
-      " \"launches\": {\"fwd\": 151, \"bwd\": 311, \"opt\": 3}, \"queue_depth\": 1021}}";
+      " \"launches\": {\"fwd\": 151, \"bwd\": 311, \"opt\": 3}, \"queue_depth\": 1021,"
+      " \"beside_d2h\": {\"compute\": 1.016}}}";
   fu_workload a, b;
   EXPECT_INT_EQ(fu_workload_parse(text, "h.json", 0, &a), FU_OK); /* sorted: a first */
   EXPECT_INT_EQ(a.host.version, 2);
@@ -321,6 +333,7 @@ int main(void) {
   EXPECT_NEAR(b.host.launches_fwd, 151, 0);
   EXPECT_NEAR(b.host.launches_opt, 3, 0);
   EXPECT_INT_EQ(b.host.queue_depth, 1021);
+  EXPECT_NEAR(b.host.d2h_compute, 1.016, 0); /* optional: read, and written back */
   remove(path);
   fu_workload_finish(&a);
   fu_workload_finish(&b);
@@ -414,7 +427,12 @@ int main(void) {
                        "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
                        " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
                        " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1],"
-                       " \"ci\": {\"ddp\": {\"param_us\": 4}}"};
+                       " \"ci\": {\"ddp\": {\"param_us\": 4}}",
+                       /* a slowdown below 1 */
+                       "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1],"
+                       " \"beside_d2h\": {\"compute\": 0.9}"};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     char doc[1024];
     snprintf(doc, sizeof doc,

@@ -9,7 +9,9 @@ cancel it): P = 50 parameters, DDP per parameter 30 us with views, +12 us with c
 back to 1e-3 us; one round slowed for the framework variants must move them by under 2%; a
 variant that costs nothing beyond its fixed part gives ~0 and apply() then keeps the tower's.
 store_torch_validation carries them to a loop whose framework-free backward() CPU is 1.5x the
-one measured beside them: the costs x1.5, the others untouched.
+one measured beside them: the costs x1.5, the others untouched. DDP's forward measured whole on
+the model (see the case below) replaces the tower's three parts and is carried by forward's own
+factor.
 """
 import os
 import sys
@@ -82,6 +84,54 @@ check("no host scale: factor 1", st.model_cost_factor(ws, wl, m, host_scale=Fals
 check("older workload: no factor", st.model_cost_factor(ws, {"host": host}, m) is None)
 st.tower_costs(wl)
 check("--tower-costs puts back 11 / 5", host["ddp"]["param_us"] == 11.0 and host["ddp"]["copy_us"] == 5.0)
+
+# DDP's forward on the model: forward CPU 5000 + 300 k us a round (drifting alike for every
+# variant), the DDP variants 1200 us more (one round of ddpc_h 3000 more: a stall); the median
+# over rounds of their mean minus the framework-free one's is 1200, the framework-free median
+# 5600; the bootstrap brackets it above 0, so apply() puts it in place of the tower's forward,
+# per-buffer and broadcast parts; store carries it by the loop's forward CPU time (1.25x).
+fwd = {v: [] for v in mc.VARIANTS}
+for r in range(15):
+    base = 5000.0 + 300.0 * ((r * 7) % 5)
+    fwd["none"].append(base)
+    fwd["ddpv_1"].append(base + 1200.0)
+    fwd["ddpc_h"].append(base + 1200.0 + (3000.0 if r == 3 else 0.0))
+    fwd["hk_1"].append(base)
+df = mc.forward_with_ci(fwd)
+check("DDP forward %.1f = 1200 (one stalled round)" % df["forward_us"], abs(df["forward_us"] - 1200) < 1e-9)
+check("framework-free forward median %.1f = 5600" % df["fwd_cpu_us"], df["fwd_cpu_us"] == 5600.0)
+check("bootstrap %s above 0, around 1200" % df["ci"], 0 < df["ci"][0] <= 1200 <= df["ci"][1] <= 2700)
+e4 = dict(e3, ddp_forward=df)
+h4 = {"ddp": {"param_us": 11.0, "copy_us": 5.0, "forward_us": 250.0, "buffer_us": 20.0,
+              "broadcast_us": 400.0}, "hooks": {"hook_us": 29.0}}
+tower4 = {"ddp": dict(h4["ddp"]), "hooks": dict(h4["hooks"])}
+done4 = mc.apply(h4, e4)
+check("apply: DDP's forward whole, the tower's per-buffer and broadcast parts 0",
+      e4["forward_replaced"] and h4["ddp"]["forward_us"] == 1200.0 and h4["ddp"]["buffer_us"] == 0
+      and h4["ddp"]["broadcast_us"] == 0)
+fm4 = dict(e4, replaced=done4, model_independent=tower4)
+wl4 = {"host": h4, "meta": {"framework_on_model": fm4}}
+ws4 = {"host": {"ddp": dict(h4["ddp"]), "hooks": dict(h4["hooks"])}}
+m4 = {"compute_only_cpu_fwd_bwd_rest_us": [1.25 * 5600.0, fm4["bwd_cpu_us"], 300.0]}
+st.model_cost_factor(ws4, wl4, m4)
+check("store carries it by forward's factor: %.1f = 1500" % ws4["host"]["ddp"]["forward_us"],
+      abs(ws4["host"]["ddp"]["forward_us"] - 1500.0) < 1e-9)
+import torch_interval as ti  # noqa: E402
+est4 = {"ddp": {"forward_us": [100.0, 400.0], "buffer_us": [10.0, 30.0]}, "hooks": {}}
+check("the interval: the model's forward bounds, [0, 0] for the parts it replaced",
+      ti.forward_bounds(est4, fm4) == ["forward_us", "buffer_us", "broadcast_us"]
+      and est4["ddp"] == {"forward_us": df["ci"], "buffer_us": [0.0, 0.0],
+                          "broadcast_us": [0.0, 0.0]})
+check("... nothing where the forward was not replaced", ti.forward_bounds(est4, e3) == [])
+e5 = dict(e3, ddp_forward=dict(df, ci=[-50.0, 900.0]))
+h5 = {"ddp": {"forward_us": 250.0, "buffer_us": 20.0}}
+mc.apply(h5, e5)
+check("a forward the rounds cannot tell from 0 keeps the tower's", not e5["forward_replaced"]
+      and h5["ddp"]["forward_us"] == 250.0 and h5["ddp"]["buffer_us"] == 20.0)
+st.tower_costs(wl4)
+check("--tower-costs puts back the tower's forward 250, buffer 20, broadcast 400",
+      h4["ddp"]["forward_us"] == 250.0 and h4["ddp"]["buffer_us"] == 20.0
+      and h4["ddp"]["broadcast_us"] == 400.0)
 
 # torch_trace.summarize: two steps, a 1000 us wait on the autograd thread once a step.
 rows = [("cudaLaunchKernel", "2", 5.0, 5.0)] * 40 + [("cudaStreamSynchronize", "2", 1000.0, 1000.0)] * 2 \

@@ -1,0 +1,253 @@
+"""torch_beside.py: what an offload (a device-to-host copy into pinned memory over PCIe) costs the
+model's own step beside it, measured at capture for the workload's host.beside_d2h (fusim:
+sim/fu_predict.c).
+
+Why: in every real-PyTorch run on the H200 (runs 8-15), the hook pattern's backward() CPU time
+over the overlap-off plan's is the buckets' issue cost (close to the tower's per-bucket cost)
+plus a part X that does not depend on the bucketing and grows with the bytes offloaded during
+backward: 1.8-4.4 us per MiB on run 11's quiet host, 1-36 on the slow leases
+(data/validation/issue_bytes.py). Issued after backward (overlap off) the same transfers cost
+little. Run 15 measured that a transfer issued before backward from the main thread does not slow
+backward() (x0.96-1.04), and tools/hook_issue_diag.py that the issue calls themselves stay short
+(event and wait 30-80 us, copy_ 10-25 us at any size), while the same hooks issuing 4 KiB of each
+bucket, or copying it into device memory, leave out the X (data/validation/hookdiag-2026-12-04).
+So the capture tests it the way the harness pays it: offloads issued from the gradient hooks
+inside backward, full against 4 KiB. The compute side is measured here too: the profile's
+copy_slowdown comes from bf16 GEMMs near the power limit, not from this model's kernels.
+
+How: rounds of six steps of the model (on copies for the hook pattern), in an order alternated
+every round:
+  host      backward() CPU time, no framework, the GPU free to follow the host;
+  host_d2h  the same with a chain of device-to-host copies on a side stream issued from the main
+            thread just before backward(), long enough to outlast it;
+  gpu       backward's GPU-only time: the step enqueued behind a sleep kernel (capture_torch's
+            way), from the sleep's end to backward's end;
+  gpu_d2h   the same with the copies starting when the sleep ends;
+  hk_full   the hook pattern (torch_host.HookFuser, 25 MiB buckets, overlap on): every bucket
+            offloaded from its last gradient's hook;
+  hk_tiny   the same hooks, the same issues, 4 KiB of each bucket.
+host = median over rounds of host_d2h / host, compute = median of gpu_d2h / gpu (paired within a
+round: the host's speed moves between rounds), issue_mib_us = median of hk_full - hk_tiny over
+the MiB offloaded, each with the p5 / p95 of a bootstrap of its median. Only compute goes into
+the host block (where its p5 is above 1): on runs 15 and 16 the host factor was 0.93-1.04 and the
+issue cost per MiB -2.7..0 with bounds across 0, so neither explains the loop's part X; they
+stay in the workload's meta (meta.beside_d2h) with the raw rounds as the record of that test.
+
+A check rides along: the CPU time of one non-blocking device-to-host copy_ call of 4 KiB and of
+32 MiB, the copy engine idle (issue_us_small / issue_us_large).
+
+estimate() is pure Python (tests/validate/test_beside.py checks it on hand-made rounds);
+measure() needs torch with CUDA.
+"""
+import math
+import random
+import statistics
+import time
+
+MiB = 2**20
+
+
+PAIRS = (("host", "host", "host_d2h"), ("compute", "gpu", "gpu_d2h"))
+
+
+def _ratios(raw, a, b):
+    return [y / x for x, y in zip(raw.get(a, []), raw.get(b, [])) if x > 0 and y > 0]
+
+
+def estimate(raw, boot=200, seed=1):
+    """{"host": H, "compute": C, "ci": {"host": [p5, p95], ...}} from raw = {"host": [us],
+    "host_d2h": [us], "gpu": [us], "gpu_d2h": [us]} (one value per round, paired by index):
+    medians of the per-round ratios, and the p5 / p95 of that median over rounds resampled
+    (a bootstrap); None for a pair with no valid round."""
+    rng = random.Random(seed)
+    out = {"ci": {}}
+    for key, a, b in PAIRS:
+        r = _ratios(raw, a, b)
+        out[key] = round(statistics.median(r), 4) if r else None
+        if r:
+            meds = sorted(statistics.median(rng.choice(r) for _ in r) for _ in range(boot))
+            out["ci"][key] = [round(meds[int(0.05 * (boot - 1))], 4),
+                              round(meds[int(round(0.95 * (boot - 1)))], 4)]
+    # the hook pattern's offloads issued inside backward: full buckets against 4 KiB of each
+    d = [y - x for x, y in zip(raw.get("hk_tiny", []), raw.get("hk_full", [])) if x > 0 and y > 0]
+    mib = raw.get("hk_mib") or 0
+    out["issue_mib_us"] = round(statistics.median(d) / mib, 4) if d and mib > 0 else None
+    if out["issue_mib_us"] is not None:
+        meds = sorted(statistics.median(rng.choice(d) for _ in d) / mib for _ in range(boot))
+        out["ci"]["issue_mib_us"] = [round(meds[int(0.05 * (boot - 1))], 4),
+                                     round(meds[int(round(0.95 * (boot - 1)))], 4)]
+    return out
+
+
+def block(est):
+    """The host block's beside_d2h from estimate()'s result: {"compute": C} where the bootstrap p5
+    of C is above 1 (the rounds tell it from no slowdown; fusim reads factors >= 1), else None.
+    The host factor and the per-MiB issue cost are measured and kept in meta, not written:
+    neither was told from none on runs 15-16 (data/validation/README.md)."""
+    c, ci = est.get("compute"), est.get("ci", {}).get("compute", [0])
+    return {"compute": c} if c is not None and ci[0] > 1.0 else None
+
+
+def measure(model, run_loss, opt, *, rounds=10, warmup=2, set_to_none=True, chunk_mib=128,
+            log=None):
+    """Runs the rounds on model (run_loss(m) -> the loss of one forward; opt: its optimizer or
+    None). Returns {"host", "compute"} (estimate()) with "raw", "chunk_us" (one chunk's transfer
+    alone), "chunks" (per host / gpu step), "issue_us_small", "issue_us_large", "seconds"."""
+    import torch
+
+    t_start = time.time()
+    ev = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
+    n = chunk_mib * MiB // 4
+    src = torch.ones(n, device="cuda")
+    dst = torch.empty(n, pin_memory=True)
+    side = torch.cuda.Stream()
+
+    def chunks(k, after=None):
+        with torch.cuda.stream(side):
+            if after is not None:
+                side.wait_event(after)
+            for _ in range(k):
+                dst.copy_(src, non_blocking=True)
+
+    # one chunk's transfer time alone
+    ts = []
+    for _ in range(4):
+        torch.cuda.synchronize()
+        a, b = ev(), ev()
+        with torch.cuda.stream(side):
+            a.record(side)
+            dst.copy_(src, non_blocking=True)
+            b.record(side)
+        torch.cuda.synchronize()
+        ts.append(a.elapsed_time(b) * 1e3)
+    chunk_us = statistics.median(ts[1:])
+
+    def host_step(k):
+        model.zero_grad(set_to_none=set_to_none)
+        torch.cuda.synchronize()
+        loss = run_loss(model)
+        if k:
+            chunks(k)
+        t0 = time.perf_counter()
+        loss.backward()
+        t1 = time.perf_counter()
+        if opt is not None:
+            opt.step()
+        torch.cuda.synchronize()
+        return (t1 - t0) * 1e6
+
+    def gpu_step(k, cycles):
+        model.zero_grad(set_to_none=set_to_none)
+        loss = run_loss(model)
+        torch.cuda.synchronize()
+        a, b, c = ev(), ev(), ev()
+        a.record()
+        torch.cuda._sleep(cycles)
+        b.record()
+        if k:
+            chunks(k, after=b)
+        loss.backward()
+        c.record()
+        torch.cuda.synchronize()
+        if opt is not None:
+            opt.step()
+            torch.cuda.synchronize()
+        return b.elapsed_time(c) * 1e3
+
+    # the hook pattern's offloads issued inside backward (as the harness runs it, 25 MiB buckets,
+    # overlap on), every bucket in full or 4 KiB of each, on copies of the model
+    import copy as _copy
+    import torch_host
+
+    class _Fuser(torch_host.HookFuser):
+        tiny = False
+
+        def _issue(self, b):
+            e = torch.cuda.Event()
+            e.record()
+            self.stream.wait_event(e)
+            with torch.cuda.stream(self.stream):
+                if self.tiny:
+                    self.host[b][:1024].copy_(self.bufs[b][:1024], non_blocking=True)
+                else:
+                    self.host[b].copy_(self.bufs[b], non_blocking=True)
+
+    hk = {}
+    for name in ("hk_full", "hk_tiny"):
+        mc = _copy.deepcopy(model)
+        f = _Fuser([(n_, p) for n_, p in mc.named_parameters() if p.requires_grad], 25 * MiB)
+        f.tiny = name == "hk_tiny"
+        try:
+            o = type(opt)(mc.parameters(), **opt.defaults) if opt is not None else None
+        except (TypeError, AttributeError):
+            o = None
+        hk[name] = (mc, f, o)
+
+    def hk_step(name):
+        mc, f, o = hk[name]
+        mc.zero_grad(set_to_none=set_to_none)
+        torch.cuda.synchronize()
+        loss = run_loss(mc)
+        t0 = time.perf_counter()
+        loss.backward()
+        t1 = time.perf_counter()
+        f.after_backward()
+        if o is not None:
+            o.step()
+        torch.cuda.synchronize()
+        return (t1 - t0) * 1e6
+
+    for _ in range(warmup):
+        host_step(0)
+        hk_step("hk_full")
+        hk_step("hk_tiny")
+    cpu0 = statistics.median(host_step(0) for _ in range(3))
+    cycles = int(cpu0 * 4 * 2000)   # a sleep outlasting backward()'s enqueue (~4x at 2 GHz)
+    gpu0 = statistics.median(gpu_step(0, cycles) for _ in range(3))
+    # copies enough to outlast backward by half again (the chunk's time alone; compute beside
+    # it barely slows PCIe)
+    k_host = max(1, math.ceil(1.5 * cpu0 / chunk_us))
+    k_gpu = max(1, math.ceil(1.5 * gpu0 / chunk_us))
+    raw = {"host": [], "host_d2h": [], "gpu": [], "gpu_d2h": [], "hk_full": [], "hk_tiny": [],
+           "hk_mib": round(sum(b.numel() * b.element_size() for b in hk["hk_full"][1].bufs) / MiB, 3),
+           "hk_buckets": len(hk["hk_full"][1].bufs)}
+    for r in range(rounds):
+        order = (("host", 0), ("host_d2h", k_host), ("gpu", 0), ("gpu_d2h", k_gpu),
+                 ("hk_full", 0), ("hk_tiny", 0))
+        if r % 2:
+            order = order[1::-1] + order[3:1:-1] + order[:3:-1]
+        for name, k in order:
+            t = host_step(k) if name.startswith("host") else \
+                hk_step(name) if name.startswith("hk") else gpu_step(k, cycles)
+            raw[name].append(round(t, 1))
+    del hk
+
+    # the copy_ call's own CPU time, small and large, the copy engine idle
+    def issue(nbytes, reps=20):
+        s = src[:nbytes // 4]
+        d = dst[:nbytes // 4]
+        per = []
+        for _ in range(reps):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            d.copy_(s, non_blocking=True)
+            per.append((time.perf_counter() - t0) * 1e6)
+        torch.cuda.synchronize()
+        return round(statistics.median(per), 2)
+
+    out = estimate(raw)
+    out.update({"raw": raw, "chunk_us": round(chunk_us, 1), "chunk_mib": chunk_mib,
+                "chunks": {"host": k_host, "gpu": k_gpu},
+                "issue_us_small": issue(4096), "issue_us_large": issue(32 * MiB),
+                "rounds": rounds, "seconds": round(time.time() - t_start, 1)})
+    del src, dst
+    torch.cuda.empty_cache()
+    if log:
+        log("  beside a D2H (%.1f s, %d rounds, %d MiB chunks of %.0f us x %d / %d): backward() "
+            "CPU x %s, GPU x %s; copy_ call 4 KiB %.1f us, 32 MiB %.1f us; offloads issued in "
+            "backward %s us per MiB %s (%d buckets, %.0f MiB)"
+            % (out["seconds"], rounds, chunk_mib, chunk_us, k_host, k_gpu, out["host"],
+               out["compute"], out["issue_us_small"], out["issue_us_large"],
+               out["issue_mib_us"], out["ci"].get("issue_mib_us"), raw["hk_buckets"],
+               raw["hk_mib"]))
+    return out
