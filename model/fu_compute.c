@@ -338,6 +338,12 @@ json_t *fu_compute_to_json(const fu_compute *c) {
     json_decref(cv);
   if (c->host_probe_us > 0) json_object_set_new(o, "host_probe_us", json_real(c->host_probe_us));
   if (c->host_probe_min_us > 0) json_object_set_new(o, "host_probe_min_us", json_real(c->host_probe_min_us));
+  if (c->host_speed_range[0] > 0) {
+    json_t *r = json_array();
+    if (!r) goto oom;
+    for (int i = 0; i < 4; i++) json_array_append_new(r, json_real(c->host_speed_range[i]));
+    json_object_set_new(o, "host_speed_range", r);
+  }
   return o;
 oom:
   json_decref(o);
@@ -537,6 +543,14 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
       for (int i = 1; i < n; i++)
         if (v[i] < c->host_probe_min_us) c->host_probe_min_us = v[i];
     }
+  }
+  if (json_object_get(o, "host_speed_range")) {
+    double v[4];
+    int n = 0;
+    if (fu__numarr(o, "host_speed_range", 4, 0.01, 100, 0, v, &n) != FU_OK || n != 4 || v[0] > v[1] ||
+        v[2] > v[3])
+      return fu__bad(what, "host_speed_range", "not 4 numbers from 0.01 to 100: forward lo <= hi, backward lo <= hi");
+    memcpy(c->host_speed_range, v, sizeof v);
   }
   if ((a = json_object_get(o, "optimizer"))) {
     if (!json_is_array(a) || json_array_size(a) > FU_OPTIM_MAX)

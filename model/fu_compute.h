@@ -31,7 +31,11 @@
  *                measured (calib_torch's hf_host part: the median of its readings), to carry them
  *                to another host speed,
  *     "host_probe_min_us": the fastest of those readings; absent, the fastest of the file's own
- *                record of them ("diag": {"hf_host": {"probes_us": [..]}}) }
+ *                record of them ("diag": {"hf_host": {"probes_us": [..]}}),
+ *     "host_speed_range": [forward lo, hi, backward lo, hi]: the lowest and highest ratio of a
+ *                reference step timed between a capture's steps (tools/host_ref.py) to the same
+ *                step by these host rows, over the captures that measured one
+ *                (tools/host_ref_range.py): how far a real step's host speed is seen to move }
  * Merging (fu_compute_parse into tables already there): a GEMM, conv or operation table replaces
  * the one of the same key (dtype, layout[, kernel, stride]; op, dtype) and leaves the others, so a
  * partial calibration updates what it measured; "attention" and "optimizer" replace all. */
@@ -112,6 +116,8 @@ typedef struct fu_compute {
   fu_gemm_table conv[FU_CONV_TABLES];
   double host_probe_us;      /* the host-speed probe when the HF host rows were measured (0: none) */
   double host_probe_min_us;  /* the fastest of its readings (0: not recorded) */
+  double host_speed_range[4]; /* forward lo, hi, backward lo, hi: the host's speed inside real
+                               * training steps over these host rows' (0s: not measured) */
 } fu_compute;
 
 void fu_compute_init(fu_compute *c);

@@ -651,7 +651,25 @@ static int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, doubl
  * runs, which moved 1.3-1.8x between leases and within one for the same work
  * (data/compute/README.md, 2026-12-04i/j). Says so in buf (a sentence for the notes, "" when
  * neither is) and on stderr, with how the host's speed was set (how). */
-static void fu__host_bound(const fu__ctx *x, const char *how, char *buf, size_t n) {
+static int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, double *bwd_out,
+                        double *lead_out);
+
+/* Forward and backward with the host's costs scaled by kf and kb (a scratch timeline). */
+static int fu__at_host_speed(const fu__ctx *x, double kf, double kb, double *fwd, double *bwd) {
+  fu__ctx y = *x;
+  if (!(y.ops = malloc(x->n * sizeof *y.ops))) return FU_ENOMEM;
+  memcpy(y.ops, x->ops, x->n * sizeof *y.ops);
+  for (size_t i = 0; i < y.n; i++) y.ops[i].hfwd_us *= kf, y.ops[i].hbwd_us *= kb;
+  fu_workload w;
+  fu_workload_init(&w);
+  double lead;
+  int st = fu__timeline(&y, &w, fwd, bwd, &lead);
+  fu_workload_finish(&w);
+  free(y.ops);
+  return st;
+}
+
+static void fu__host_bound(const fu__ctx *x, const char *how, int measured, char *buf, size_t n) {
   double hf = 0, df = 0, hb = 0, db = 0;
   for (size_t i = 0; i < x->n; i++) {
     const fu__op *o = &x->ops[i];
@@ -666,6 +684,18 @@ static void fu__host_bound(const fu__ctx *x, const char *how, char *buf, size_t 
            "backward), so %s follow%s the host's speed, priced at %s.",
            which, hf / 1e3, hb / 1e3, df / 1e3, db / 1e3, f && b ? "their times" : "its time",
            f && b ? "" : "s", how);
+  /* a what-if (the host's speed not measured where the step runs): the times at the slowest and
+   * fastest host speeds seen inside captures' steps over these rows (the profile's
+   * host_speed_range, tools/host_ref_range.py) */
+  const double *r = x->c->host_speed_range;
+  double f_lo, b_lo, f_hi, b_hi;
+  size_t used = strlen(buf);
+  if (!measured && r[0] > 0 && used < n && fu__at_host_speed(x, r[0], r[2], &f_lo, &b_lo) == FU_OK &&
+      fu__at_host_speed(x, r[1], r[3], &f_hi, &b_hi) == FU_OK)
+    snprintf(buf + used, n - used,
+             " At the host speeds measured inside captured steps (forward %.2f-%.2fx, backward "
+             "%.2f-%.2fx these rows' time): forward %.1f-%.1f ms, backward %.1f-%.1f ms.",
+             r[0], r[1], r[2], r[3], f_lo / 1e3, f_hi / 1e3, b_lo / 1e3, b_hi / 1e3);
   fu_warn("workload: %s host-bound (host %.1f / %.1f ms against GPU %.1f / %.1f ms, forward / "
           "backward): the time follows the host's speed where the step runs (priced at %s; "
           "tools/host_ref.py measures it there, --host-ref-fwd/--host-ref-bwd)",
@@ -916,8 +946,10 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     st = fu__timeline(&x, w, &fwd, &bwd, &lead);
     if (s->ops_csv) fu__dump_ops(&x, s->ops_csv);
   }
-  char bound[400] = "";
-  if (!x.roofline && st == FU_OK) fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us), bound, sizeof bound);
+  char bound[640] = "";
+  if (!x.roofline && st == FU_OK)
+    fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us), s->host_ref_us[0] > 0 || s->host_probe_us > 0,
+                   bound, sizeof bound);
   uint64_t nparam = 0;
   double pbytes = (s->prec == FU_PREC_BF16) ? 2 : 4;
   int gb = s->grad_bytes > 0 ? s->grad_bytes : (int)pbytes;
@@ -1165,8 +1197,10 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   double fwd, bwd, act = 0, lead = 0;
   st = fu__timeline(&x, w, &fwd, &bwd, &lead);
   if (st == FU_OK && s->ops_csv) fu__dump_ops(&x, s->ops_csv);
-  char bound[400] = "";
-  if (st == FU_OK) fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us), bound, sizeof bound);
+  char bound[640] = "";
+  if (st == FU_OK)
+    fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us), s->host_ref_us[0] > 0 || s->host_probe_us > 0,
+                   bound, sizeof bound);
   uint64_t nparam = 0;
   size_t gi = 0;
   for (size_t i = x.n; i-- > 0;)

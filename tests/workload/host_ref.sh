@@ -3,8 +3,9 @@
 # forward's host costs are carried by the reference step's forward time over the profile's time
 # for the same step (rest + 3 layers of hf_<arch>_*_tiny; --cnn: tv_resnet50_held), backward's
 # by the backward ratio, the optimizer's host part by the forward one; the profile's own time
-# for the step changes nothing; the notes name the host-bound phases; bad combinations give one
-# line and write nothing.
+# for the step changes nothing; the notes name the host-bound phases and, for a what-if, the
+# times at the ends of the profile's host_speed_range; bad combinations give one line and write
+# nothing.
 # usage: host_ref.sh FUSIM
 fusim=$1
 dir=$(mktemp -d) || exit 1
@@ -84,6 +85,35 @@ if rb:
     (hf, hb), df = sums(rb), sum(float(x["fwd_us"]) for x in rb)
     if not hf < df or "Host-bound" in wb["notes"]:
         fails.append("GPU-bound model: host %.0f us against GPU %.0f us forward, notes: %s" % (hf, df, wb["notes"][-200:]))
+# 3c. a what-if (no --host-ref, no --host-probe) states the times at the ends of the profile's
+#     host_speed_range: with [2, 2, 3, 3] both ends are case 2's host (forward x2, backward x3),
+#     so its forward and backward; a measured host speed (case 2 itself) states no range
+prof["compute"]["host_speed_range"] = [2.0, 2.0, 3.0, 3.0]
+pr = os.path.join(tmp, "range.json")
+json.dump(prof, open(pr, "w"))
+wr, _ = run(TF + ["--layers", "1", "--hidden", "256", "--heads", "4", "--ffn", "1024", "--seq", "64"], pr)
+w2s, _ = run(TF + ["--layers", "1", "--hidden", "256", "--heads", "4", "--ffn", "1024", "--seq", "64",
+                   "--host-ref-fwd", "1200", "--host-ref-bwd", "3000"], pr)
+if wr and w2s:
+    want = "forward %.1f-%.1f ms, backward %.1f-%.1f ms." % (
+        w2s["fwd_us"] / 1e3, w2s["fwd_us"] / 1e3, w2s["bwd_us"] / 1e3, w2s["bwd_us"] / 1e3)
+    if "Host-bound" not in wr["notes"] or want not in wr["notes"]:
+        fails.append("what-if range: expected '%s' in the notes: %s" % (want, wr["notes"][-320:]))
+    if "captured steps" in w2s["notes"]:
+        fails.append("a measured host speed states a range: %s" % w2s["notes"][-320:])
+# 3d. fit --compute carries host_speed_range into a profile; a range with lo > hi: one line, exit
+#     65, the profile untouched
+cal, merged = os.path.join(tmp, "cal.json"), os.path.join(tmp, "merged.json")
+for rng, ok in (([0.9, 1.8, 1.1, 1.7], True), ([1.8, 0.9, 1.1, 1.7], False)):
+    json.dump(prof, open(merged, "w"))
+    before = open(merged).read()
+    json.dump({"format": "fusim-compute-1", "compute": {"host_speed_range": rng}}, open(cal, "w"))
+    r = subprocess.run([fusim, "fit", "--compute", cal, "--merge-into", merged], capture_output=True, text=True)
+    got = json.load(open(merged))["compute"].get("host_speed_range")
+    if ok and (r.returncode != 0 or got != rng):
+        fails.append("fit --compute host_speed_range %s: exit %d, got %s" % (rng, r.returncode, got))
+    if not ok and (r.returncode != 65 or len(r.stderr.strip().splitlines()) != 1 or open(merged).read() != before):
+        fails.append("fit --compute host_speed_range %s: exit %d (want 65), stderr %r" % (rng, r.returncode, r.stderr))
 # 4. --cnn: the held ResNet-50 is the reference; its host costs add up to the row (10 / 20 ms)
 #    times the ratios, 20000 / 10000 = 2 forward, 10000 / 20000 = 0.5 backward
 for extra, kf, kb in (([], 1, 1), (["--host-ref-fwd", "20000", "--host-ref-bwd", "10000"], 2, 0.5)):
