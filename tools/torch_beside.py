@@ -2,18 +2,17 @@
 model's own step beside it, measured at capture for the workload's host.beside_d2h (fusim:
 sim/fu_predict.c).
 
-Why: in every real-PyTorch run on the H200 (runs 8-15), the hook pattern's backward() CPU time
+Why: in every real-PyTorch run on the H200 (runs 8-16), the hook pattern's backward() CPU time
 over the overlap-off plan's is the buckets' issue cost (close to the tower's per-bucket cost)
-plus a part X that does not depend on the bucketing and grows with the bytes offloaded during
-backward: 1.8-4.4 us per MiB on run 11's quiet host, 1-36 on the slow leases
-(data/validation/issue_bytes.py). Issued after backward (overlap off) the same transfers cost
-little. Run 15 measured that a transfer issued before backward from the main thread does not slow
-backward() (x0.96-1.04), and tools/hook_issue_diag.py that the issue calls themselves stay short
-(event and wait 30-80 us, copy_ 10-25 us at any size), while the same hooks issuing 4 KiB of each
-bucket, or copying it into device memory, leave out the X (data/validation/hookdiag-2026-12-04).
-So the capture tests it the way the harness pays it: offloads issued from the gradient hooks
-inside backward, full against 4 KiB. The compute side is measured here too: the profile's
-copy_slowdown comes from bf16 GEMMs near the power limit, not from this model's kernels.
+plus a part X that the bucketing does not change (0.04-12 ms; data/validation/issue_bytes.py).
+It is not the host beside the DMA (a transfer issued from the main thread before backward leaves
+backward() at x0.93-1.01), not the issue calls (event and wait 30-80 us, copy_ 10-25 us at any
+size) and not the bytes (4 KiB per bucket costs the same); issuing the same buckets inside
+backward instead of after adds 80-170 us per bucket beyond the calls
+(tools/hook_issue_diag.py, data/validation/hookdiag-2026-12-04). So the capture records that
+comparison on the model (hk_on against hk_off) for the next model step; the compute side is
+measured here too: the profile's copy_slowdown comes from bf16 GEMMs near the power limit, not
+from this model's kernels.
 
 How: rounds of six steps of the model (on copies for the hook pattern), in an order alternated
 every round:
@@ -23,15 +22,19 @@ every round:
   gpu       backward's GPU-only time: the step enqueued behind a sleep kernel (capture_torch's
             way), from the sleep's end to backward's end;
   gpu_d2h   the same with the copies starting when the sleep ends;
-  hk_full   the hook pattern (torch_host.HookFuser, 25 MiB buckets, overlap on): every bucket
-            offloaded from its last gradient's hook;
-  hk_tiny   the same hooks, the same issues, 4 KiB of each bucket.
+  hk_on     the hook pattern (torch_host.HookFuser, 25 MiB buckets, overlap on): every bucket
+            offloaded from its last gradient's hook, the first issue's offset into backward()
+            stamped;
+  hk_off    the same hooks and buckets, overlap off: every offload issued after backward().
+(Run 16's captures ran hk_full / hk_tiny instead: full buckets against 4 KiB of each, inside
+backward; that told nothing from none, and tools/hook_issue_diag.py then showed where the extra
+is: in issuing inside backward at all.)
 host = median over rounds of host_d2h / host, compute = median of gpu_d2h / gpu (paired within a
-round: the host's speed moves between rounds), issue_mib_us = median of hk_full - hk_tiny over
-the MiB offloaded, each with the p5 / p95 of a bootstrap of its median. Only compute goes into
-the host block (where its p5 is above 1): on runs 15 and 16 the host factor was 0.93-1.04 and the
-issue cost per MiB -2.7..0 with bounds across 0, so neither explains the loop's part X; they
-stay in the workload's meta (meta.beside_d2h) with the raw rounds as the record of that test.
+round: the host's speed moves between rounds), in_bwd_issue_us = median of hk_on - hk_off (the
+issue calls and whatever issuing inside backward adds to it), each with the p5 / p95 of a
+bootstrap of its median. Only compute goes into the host block (where its p5 is above 1); the
+host factor (0.93-1.01 on runs 15-16) and in_bwd_issue_us stay in the workload's meta
+(meta.beside_d2h, with the raw rounds): fusim does not model the in-backward issue yet.
 
 A check rides along: the CPU time of one non-blocking device-to-host copy_ call of 4 KiB and of
 32 MiB, the copy engine idle (issue_us_small / issue_us_large).
@@ -68,7 +71,15 @@ def estimate(raw, boot=200, seed=1):
             meds = sorted(statistics.median(rng.choice(r) for _ in r) for _ in range(boot))
             out["ci"][key] = [round(meds[int(0.05 * (boot - 1))], 4),
                               round(meds[int(round(0.95 * (boot - 1)))], 4)]
-    # the hook pattern's offloads issued inside backward: full buckets against 4 KiB of each
+    # the hook pattern's buckets issued inside backward against after it (backward() CPU time,
+    # the issue calls included): the whole extra, per round
+    d = [y - x for x, y in zip(raw.get("hk_off", []), raw.get("hk_on", [])) if x > 0 and y > 0]
+    out["in_bwd_issue_us"] = round(statistics.median(d), 1) if d else None
+    if d:
+        meds = sorted(statistics.median(rng.choice(d) for _ in d) for _ in range(boot))
+        out["ci"]["in_bwd_issue_us"] = [round(meds[int(0.05 * (boot - 1))], 1),
+                                        round(meds[int(round(0.95 * (boot - 1)))], 1)]
+    # run 16's captures: full buckets against 4 KiB of each, per MiB
     d = [y - x for x, y in zip(raw.get("hk_tiny", []), raw.get("hk_full", [])) if x > 0 and y > 0]
     mib = raw.get("hk_mib") or 0
     out["issue_mib_us"] = round(statistics.median(d) / mib, 4) if d and mib > 0 else None
@@ -154,43 +165,43 @@ def measure(model, run_loss, opt, *, rounds=10, warmup=2, set_to_none=True, chun
             torch.cuda.synchronize()
         return b.elapsed_time(c) * 1e3
 
-    # the hook pattern's offloads issued inside backward (as the harness runs it, 25 MiB buckets,
-    # overlap on), every bucket in full or 4 KiB of each, on copies of the model
+    # the hook pattern's offloads (as the harness runs it, 25 MiB buckets) issued inside backward
+    # (overlap on) or after it (overlap off), on copies of the model; the first issue inside
+    # backward is stamped (its offset into backward())
     import copy as _copy
     import torch_host
 
     class _Fuser(torch_host.HookFuser):
-        tiny = False
+        t_first = None
 
         def _issue(self, b):
-            e = torch.cuda.Event()
-            e.record()
-            self.stream.wait_event(e)
-            with torch.cuda.stream(self.stream):
-                if self.tiny:
-                    self.host[b][:1024].copy_(self.bufs[b][:1024], non_blocking=True)
-                else:
-                    self.host[b].copy_(self.bufs[b], non_blocking=True)
+            if self.t_first is None:
+                self.t_first = time.perf_counter()
+            super()._issue(b)
 
     hk = {}
-    for name in ("hk_full", "hk_tiny"):
+    for name in ("hk_on", "hk_off"):
         mc = _copy.deepcopy(model)
-        f = _Fuser([(n_, p) for n_, p in mc.named_parameters() if p.requires_grad], 25 * MiB)
-        f.tiny = name == "hk_tiny"
+        f = _Fuser([(n_, p) for n_, p in mc.named_parameters() if p.requires_grad], 25 * MiB,
+                   overlap=name == "hk_on")
         try:
             o = type(opt)(mc.parameters(), **opt.defaults) if opt is not None else None
         except (TypeError, AttributeError):
             o = None
         hk[name] = (mc, f, o)
+    first = []   # the first in-backward issue's offset over backward()'s time, per hk_on step
 
     def hk_step(name):
         mc, f, o = hk[name]
         mc.zero_grad(set_to_none=set_to_none)
         torch.cuda.synchronize()
         loss = run_loss(mc)
+        f.t_first = None
         t0 = time.perf_counter()
         loss.backward()
         t1 = time.perf_counter()
+        if name == "hk_on" and f.t_first is not None:
+            first.append((f.t_first - t0) / (t1 - t0))
         f.after_backward()
         if o is not None:
             o.step()
@@ -199,8 +210,8 @@ def measure(model, run_loss, opt, *, rounds=10, warmup=2, set_to_none=True, chun
 
     for _ in range(warmup):
         host_step(0)
-        hk_step("hk_full")
-        hk_step("hk_tiny")
+        hk_step("hk_on")
+        hk_step("hk_off")
     cpu0 = statistics.median(host_step(0) for _ in range(3))
     cycles = int(cpu0 * 4 * 2000)   # a sleep outlasting backward()'s enqueue (~4x at 2 GHz)
     gpu0 = statistics.median(gpu_step(0, cycles) for _ in range(3))
@@ -208,18 +219,20 @@ def measure(model, run_loss, opt, *, rounds=10, warmup=2, set_to_none=True, chun
     # it barely slows PCIe)
     k_host = max(1, math.ceil(1.5 * cpu0 / chunk_us))
     k_gpu = max(1, math.ceil(1.5 * gpu0 / chunk_us))
-    raw = {"host": [], "host_d2h": [], "gpu": [], "gpu_d2h": [], "hk_full": [], "hk_tiny": [],
-           "hk_mib": round(sum(b.numel() * b.element_size() for b in hk["hk_full"][1].bufs) / MiB, 3),
-           "hk_buckets": len(hk["hk_full"][1].bufs)}
+    first.clear()
+    raw = {"host": [], "host_d2h": [], "gpu": [], "gpu_d2h": [], "hk_on": [], "hk_off": [],
+           "hk_mib": round(sum(b.numel() * b.element_size() for b in hk["hk_on"][1].bufs) / MiB, 3),
+           "hk_buckets": len(hk["hk_on"][1].bufs)}
     for r in range(rounds):
         order = (("host", 0), ("host_d2h", k_host), ("gpu", 0), ("gpu_d2h", k_gpu),
-                 ("hk_full", 0), ("hk_tiny", 0))
+                 ("hk_on", 0), ("hk_off", 0))
         if r % 2:
             order = order[1::-1] + order[3:1:-1] + order[:3:-1]
         for name, k in order:
             t = host_step(k) if name.startswith("host") else \
                 hk_step(name) if name.startswith("hk") else gpu_step(k, cycles)
             raw[name].append(round(t, 1))
+    raw["hk_first_frac"] = round(statistics.median(first), 4) if first else None
     del hk
 
     # the copy_ call's own CPU time, small and large, the copy engine idle
@@ -244,10 +257,11 @@ def measure(model, run_loss, opt, *, rounds=10, warmup=2, set_to_none=True, chun
     torch.cuda.empty_cache()
     if log:
         log("  beside a D2H (%.1f s, %d rounds, %d MiB chunks of %.0f us x %d / %d): backward() "
-            "CPU x %s, GPU x %s; copy_ call 4 KiB %.1f us, 32 MiB %.1f us; offloads issued in "
-            "backward %s us per MiB %s (%d buckets, %.0f MiB)"
+            "CPU x %s, GPU x %s; copy_ call 4 KiB %.1f us, 32 MiB %.1f us; the hook pattern's %d "
+            "buckets (%.0f MiB) issued inside backward against after: backward() +%s us %s, "
+            "the first issue at %s of it"
             % (out["seconds"], rounds, chunk_mib, chunk_us, k_host, k_gpu, out["host"],
-               out["compute"], out["issue_us_small"], out["issue_us_large"],
-               out["issue_mib_us"], out["ci"].get("issue_mib_us"), raw["hk_buckets"],
-               raw["hk_mib"]))
+               out["compute"], out["issue_us_small"], out["issue_us_large"], raw["hk_buckets"],
+               raw["hk_mib"], out["in_bwd_issue_us"], out["ci"].get("in_bwd_issue_us"),
+               raw["hk_first_frac"]))
     return out
