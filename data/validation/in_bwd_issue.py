@@ -15,7 +15,15 @@ Per model of each run:
 - the two rows' shortfall, measured minus predicted (store.txt), and the part of it that is
   the in-backward plan's alone (25MiB's shortfall minus overlap off's).
 
+Then, per plan of the hook pattern (none, 4 MiB, 25 MiB; --per-plan): the same excess, the
+plan's backward() CPU time over overlap off's beyond its issue calls, against the backward host
+work left after its first in-backward issue (the first bucket to fill; its last gradient's CPU
+offset on the capture's timeline, as a fraction of backward, times the loop's framework-free
+backward() CPU time): s = excess / that work, the slowdown it would be if backward's own host
+work after the first issue were slowed by a factor.
+
     python3 data/validation/in_bwd_issue.py data/validation/torch_h200_run{15,16,17}
+    python3 data/validation/in_bwd_issue.py --per-plan data/validation/torch_h200_run{11,...,17}
 """
 import json
 import os
@@ -27,6 +35,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import store_torch_validation as S  # noqa: E402
 
 ON, OFF = "hooks 25MiB", "hooks 25MiB overlap off"
+PLANS = ("hooks none", "hooks 4MiB", ON)
 ROW = re.compile(r"^(\S+)\s+(.+?)\s+(\d+)\s+(\d+)\s+[+-][\d.]+%")
 
 
@@ -75,5 +84,35 @@ def main(dirs):
                      loop, charged, loop - charged, sh[0], sh[1], sh[0] - sh[1]))
 
 
+def per_plan(dirs):
+    print("%-30s %7s | %s" % ("workload", "bwd", " | ".join(
+        "%-5s %3s %4s %6s %6s" % (p.split()[1], "N", "f", "excess", "s") for p in PLANS)))
+    for rd in dirs:
+        run = json.load(open(os.path.join(rd, "runs.json")))
+        fc = run.get("framework_costs") or {}
+        print("== %s" % os.path.basename(os.path.normpath(rd)))
+        for m in run["models"]:
+            R = {r["plan_label"]: r for r in m["rows"]}
+            if any(p not in R for p in PLANS + (OFF,)):
+                continue
+            wl = json.load(open(os.path.join(rd, "wl_%s.json" % m["workload"])))
+            h = wl["host"]
+            at = {g["name"]: i for i, g in enumerate(wl["grads"])}
+            ff = S.fw_factors(fc, m)
+            per = fc["hooks"]["bucket_us"] * (ff[1] if ff else 1.0)
+            co = m["compute_only_cpu_fwd_bwd_rest_us"][1]
+            out = []
+            for p in PLANS:
+                bks = R[p]["buckets"]
+                f = h["grad_cpu_us"][min(max(at[t] for t in b) for b in bks)] / h["bwd_cpu_us"]
+                x = R[p]["cpu_fwd_bwd_rest_us"][1] - R[OFF]["cpu_fwd_bwd_rest_us"][1] - \
+                    len(bks) * per
+                out.append("%-5s %3d %4.2f %6.0f %6.3f" % ("", len(bks), f, x, x / (co * (1 - f))))
+            print("%-30s %7.0f | %s" % (m["workload"], co, " | ".join(out)))
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if sys.argv[1:2] == ["--per-plan"]:
+        per_plan(sys.argv[2:])
+    else:
+        main(sys.argv[1:])
