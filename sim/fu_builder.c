@@ -28,6 +28,7 @@ typedef struct fu__op {
   /* roofline only */
   double flops, bytes;       /* forward FLOPs and HBM bytes */
   int kernels;               /* forward kernels */
+  double nidx;               /* an embedding's index count (its backward's path: fu__emb_sort) */
 } fu__op;
 
 typedef struct fu__ctx {
@@ -318,11 +319,14 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     snprintf(p, sizeof p, "%s", e);
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
     fu__param(o, NM("word_embeddings"), ".weight", (uint64_t)(V * H));
+    o->nidx = T;
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
     fu__param(o, NM("token_type_embeddings"), ".weight", (uint64_t)(2 * H));
+    o->nidx = T; /* its (1, seq) ids expanded to the batch */
     FU__TRY(fu__memop(x, "add", R, T * H, 0));
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
     fu__param(o, NM("position_embeddings"), ".weight", (uint64_t)(512 > s->seq ? 512 : s->seq) * (uint64_t)H);
+    o->nidx = (double)s->seq; /* position ids (1, seq), broadcast over the batch */
     FU__TRY(fu__memop(x, "add", R, T * H, 0));
     FU__TRY(fu__norm(x, "bert.embeddings.LayerNorm", 1, 1, H, R));
     FU__TRY(fu__memop(x, "dropout", R, T * H, T * H));
@@ -358,8 +362,10 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
   } else if (s->arch == FU_ARCH_GPT2) {
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
     fu__param(o, "transformer.wte", ".weight", (uint64_t)(V * H));
+    o->nidx = T;
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
     fu__param(o, "transformer.wpe", ".weight", (uint64_t)(1024 > s->seq ? 1024 : s->seq) * (uint64_t)H);
+    o->nidx = (double)s->seq; /* position ids (1, seq), broadcast over the batch */
     FU__TRY(fu__memop(x, "add", R, T * H, 0));
     FU__TRY(fu__memop(x, "dropout", R, T * H, T * H));
     for (long i = 0; i < s->layers; i++) {
@@ -413,6 +419,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     int tied = llama ? 0 : s->tied;
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
     fu__param(o, "model.embed_tokens", ".weight", (uint64_t)(V * H));
+    o->nidx = T;
     for (long i = 0; i < s->layers; i++) {
       x->layer = (int)i;
       snprintf(p, sizeof p, "model.layers.%ld.", i);
@@ -523,6 +530,21 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
       int in = part ? x->ops[i].layer < 0 : x->ops[i].layer >= 0;
       if (in) x->ops[i].hfwd_us *= (part && i < first) ? kf_pre : kf, x->ops[i].hbwd_us *= kb;
     }
+  }
+}
+
+/* An embedding's backward above FU__EMB_SORT_IDX indices: PyTorch's embedding_dense_backward_cuda
+ * issues one kernel up to 3072 indices and a sort-based path above (radix sort, segment kernels:
+ * 21 launches and 10 memsets on the H200, tools/emb_bwd_host.py). The layer and rest rows come
+ * from hf_host's models at batch 1 x 16, on the short path, so the long path's extra host time
+ * (the profile's embedding_sort row, measured either side of the switch) is added to each
+ * embedding past it, after the rows set the totals and before the host's speed carries them. */
+#define FU__EMB_SORT_IDX 3072
+static void fu__emb_sort(fu__ctx *x) {
+  for (size_t i = 0; i < x->n; i++) {
+    if (strcmp(x->ops[i].what, "embedding") || !(x->ops[i].nidx > FU__EMB_SORT_IDX)) continue;
+    const fu_op_table *t = fu_compute_op(x->c, "embedding_sort", x->rdt);
+    if (t) x->ops[i].hbwd_us += t->host_bwd_us;
   }
 }
 
@@ -917,6 +939,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     return FU_EDATA;
   }
   if (!x.roofline && s->arch != FU_ARCH_CUSTOM) fu__scale_host(&x, fu__arch_name(s->arch));
+  if (!x.roofline) fu__emb_sort(&x);
   if (!x.roofline && s->host_ref_us[0] + s->host_ref_us[1] > 0) {
     if (s->host_probe_us > 0 || s->arch == FU_ARCH_CUSTOM) {
       fu_error(s->host_probe_us > 0 ? "workload: give one of --host-ref-fwd/--host-ref-bwd and --host-probe"
