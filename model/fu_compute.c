@@ -338,11 +338,11 @@ json_t *fu_compute_to_json(const fu_compute *c) {
     json_decref(cv);
   if (c->host_probe_us > 0) json_object_set_new(o, "host_probe_us", json_real(c->host_probe_us));
   if (c->host_probe_min_us > 0) json_object_set_new(o, "host_probe_min_us", json_real(c->host_probe_min_us));
-  if (c->host_speed_range[0] > 0) {
-    json_t *r = json_array();
-    if (!r) goto oom;
-    for (int i = 0; i < 4; i++) json_array_append_new(r, json_real(c->host_speed_range[i]));
-    json_object_set_new(o, "host_speed_range", r);
+  /* o owns the tables by now: on failure it alone is released (not through oom) */
+  if (c->host_speed_range[0] > 0 &&
+      json_object_set_new(o, "host_speed_range", fu__farr(c->host_speed_range, 4))) {
+    json_decref(o);
+    return NULL;
   }
   return o;
 oom:
