@@ -668,14 +668,6 @@ static int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, doubl
   return FU_OK;
 }
 
-/* Which phases the host bounds: where forward's (backward's) host issue costs add up to more
- * than its GPU work, the phase's time is the host's, and follows the host's speed where the step
- * runs, which moved 1.3-1.8x between leases and within one for the same work
- * (data/compute/README.md, 2026-12-04i/j). Says so in buf (a sentence for the notes, "" when
- * neither is) and on stderr, with how the host's speed was set (how). */
-static int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, double *bwd_out,
-                        double *lead_out);
-
 /* Forward and backward with the host's costs scaled by kf and kb (a scratch timeline). */
 static int fu__at_host_speed(const fu__ctx *x, double kf, double kb, double *fwd, double *bwd) {
   fu__ctx y = *x;
@@ -691,6 +683,12 @@ static int fu__at_host_speed(const fu__ctx *x, double kf, double kb, double *fwd
   return st;
 }
 
+/* Which phases the host bounds: where forward's (backward's) host issue costs add up to more
+ * than its GPU work, the phase's time is the host's, and follows the host's speed where the step
+ * runs, which moved 1.3-1.8x between leases and within one for the same work
+ * (data/compute/README.md, 2026-12-04i/j). Says so in buf (a sentence for the notes, "" when
+ * neither is) and on stderr, with how the host's speed was set (how); measured: that speed was
+ * measured where the step runs (else the profile's host_speed_range gives a what-if). */
 static void fu__host_bound(const fu__ctx *x, const char *how, int measured, char *buf, size_t n) {
   double hf = 0, df = 0, hb = 0, db = 0;
   for (size_t i = 0; i < x->n; i++) {
