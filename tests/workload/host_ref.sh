@@ -122,8 +122,8 @@ for extra, kf, kb in (([], 1, 1), (["--host-ref-fwd", "20000", "--host-ref-bwd",
         f, b = sums(rows)
         check("cnn forward host sum %s" % extra, f, kf * 10000.0, 0.5)
         check("cnn backward host sum %s" % extra, b, kb * 20000.0, 0.5)
-# 5. bad combinations: one line, exit 64 (usage) or 65 (the profile lacks the reference's rows),
-#    nothing written
+# 5. bad combinations: one line, exit 64 (usage: one without the other, with --host-probe, no
+#    --arch, the roofline) or 65 (the profile lacks the reference's rows), nothing written
 nope = os.path.join(tmp, "none.json")
 json.dump(dict(prof, compute=dict(prof["compute"], ops=[t for t in prof["compute"]["ops"]
                                                          if t["op"] != "hf_bert_rest_tiny"])), open(nope, "w"))
@@ -131,6 +131,7 @@ custom = [a for a in TF if a not in ("--arch", "bert")]
 for args, profile, want in ((TF + ["--host-ref-fwd", "600"], pf, 64),
                             (TF + ["--host-ref-fwd", "600", "--host-ref-bwd", "1000", "--host-probe", "5"], pf, 64),
                             (custom + ["--host-ref-fwd", "600", "--host-ref-bwd", "1000"], pf, 64),
+                            (TF + ["--tflops", "500", "--host-ref-fwd", "600", "--host-ref-bwd", "1000"], pf, 64),
                             (TF + ["--host-ref-fwd", "600", "--host-ref-bwd", "1000"], nope, 65)):
     out = os.path.join(tmp, "bad.json")
     r = subprocess.run([fusim, "workload"] + args + ["--profile", profile, "--out", out], capture_output=True, text=True)
