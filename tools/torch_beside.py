@@ -57,6 +57,12 @@ def _ratios(raw, a, b):
     return [y / x for x, y in zip(raw.get(a, []), raw.get(b, [])) if x > 0 and y > 0]
 
 
+def _boot_ci(xs, rng, boot, nd, scale=1.0):
+    """[p5, p95] (rounded to nd places) of the median of xs / scale over xs resampled boot times."""
+    meds = sorted(statistics.median(rng.choice(xs) for _ in xs) / scale for _ in range(boot))
+    return [round(meds[int(0.05 * (boot - 1))], nd), round(meds[int(round(0.95 * (boot - 1)))], nd)]
+
+
 def estimate(raw, boot=200, seed=1):
     """{"host": H, "compute": C, "ci": {"host": [p5, p95], ...}} from raw = {"host": [us],
     "host_d2h": [us], "gpu": [us], "gpu_d2h": [us]} (one value per round, paired by index):
@@ -68,25 +74,19 @@ def estimate(raw, boot=200, seed=1):
         r = _ratios(raw, a, b)
         out[key] = round(statistics.median(r), 4) if r else None
         if r:
-            meds = sorted(statistics.median(rng.choice(r) for _ in r) for _ in range(boot))
-            out["ci"][key] = [round(meds[int(0.05 * (boot - 1))], 4),
-                              round(meds[int(round(0.95 * (boot - 1)))], 4)]
+            out["ci"][key] = _boot_ci(r, rng, boot, 4)
     # the hook pattern's buckets issued inside backward against after it (backward() CPU time,
     # the issue calls included): the whole extra, per round
     d = [y - x for x, y in zip(raw.get("hk_off", []), raw.get("hk_on", [])) if x > 0 and y > 0]
     out["in_bwd_issue_us"] = round(statistics.median(d), 1) if d else None
     if d:
-        meds = sorted(statistics.median(rng.choice(d) for _ in d) for _ in range(boot))
-        out["ci"]["in_bwd_issue_us"] = [round(meds[int(0.05 * (boot - 1))], 1),
-                                        round(meds[int(round(0.95 * (boot - 1)))], 1)]
+        out["ci"]["in_bwd_issue_us"] = _boot_ci(d, rng, boot, 1)
     # run 16's captures: full buckets against 4 KiB of each, per MiB
     d = [y - x for x, y in zip(raw.get("hk_tiny", []), raw.get("hk_full", [])) if x > 0 and y > 0]
     mib = raw.get("hk_mib") or 0
     out["issue_mib_us"] = round(statistics.median(d) / mib, 4) if d and mib > 0 else None
     if out["issue_mib_us"] is not None:
-        meds = sorted(statistics.median(rng.choice(d) for _ in d) / mib for _ in range(boot))
-        out["ci"]["issue_mib_us"] = [round(meds[int(0.05 * (boot - 1))], 4),
-                                     round(meds[int(round(0.95 * (boot - 1)))], 4)]
+        out["ci"]["issue_mib_us"] = _boot_ci(d, rng, boot, 4, mib)
     return out
 
 
