@@ -18,7 +18,8 @@ import json
 import os
 import sys
 
-REF_LAYERS = 3  # tools/host_ref.py's
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from host_ref import REF_LAYERS  # noqa: E402  (host_ref imports torch only when a step is made)
 
 
 def profile_ref(ops, arch, mode):
@@ -47,18 +48,23 @@ def main(argv):
     readings = []
     for d in dirs:
         for f in sorted(glob.glob(os.path.join(d, "*.json"))):
-            meta = json.load(open(f)).get("meta", {})
-            ref = meta.get("host_ref")
-            if not ref or "arch" not in meta:
-                continue
-            mode = "bf16" if meta.get("amp", "bf16") == "bf16" else "fp32"
-            p = profile_ref(ops, meta["arch"], mode)
-            if not p:
-                print("host_ref_range: %s: the profile has no reference rows for %s %s" % (f, meta["arch"], mode),
-                      file=sys.stderr)
+            try:
+                meta = json.load(open(f)).get("meta", {})
+                ref = meta.get("host_ref")
+                if not ref or "arch" not in meta:
+                    continue
+                mode = "bf16" if meta.get("amp", "bf16") == "bf16" else "fp32"
+                p = profile_ref(ops, meta["arch"], mode)
+                if not p:
+                    print("host_ref_range: %s: the profile has no reference rows for %s %s" % (f, meta["arch"], mode),
+                          file=sys.stderr)
+                    return 65
+                readings.append({"capture": os.path.relpath(f), "fwd": round(ref["fwd_us"] / p[0], 4),
+                                 "bwd": round(ref["bwd_us"] / p[1], 4)})
+            except (OSError, ValueError, KeyError, TypeError, AttributeError, ZeroDivisionError) as e:
+                print("host_ref_range: %s: not a capture with a usable meta.host_ref (%s: %s)"
+                      % (f, type(e).__name__, e), file=sys.stderr)
                 return 65
-            readings.append({"capture": os.path.relpath(f), "fwd": round(ref["fwd_us"] / p[0], 4),
-                             "bwd": round(ref["bwd_us"] / p[1], 4)})
     if not readings:
         print("host_ref_range: no capture with meta.host_ref in %s" % ", ".join(dirs), file=sys.stderr)
         return 66

@@ -4,7 +4,7 @@
 whose held ResNet-50 (fp32) is 10 / 20 ms; captures with references 900 / 1100 (BERT: 1.5, 1.1),
 480 / 1500 (BERT: 0.8, 1.5) and 12 / 22 ms (ResNet-101 in TF32: 1.2, 1.1), one without a reference
 (skipped): the range is forward 0.8-1.5, backward 1.1-1.5. A capture whose rows the profile lacks
-(GPT-2) is one line and exit 65, nothing written."""
+(GPT-2), or a capture that is not JSON, is one line and exit 65, nothing written."""
 import json
 import os
 import subprocess
@@ -50,6 +50,14 @@ with tempfile.TemporaryDirectory() as tmp:
     r = subprocess.run([sys.executable, tool, out2, prof, caps], capture_output=True, text=True)
     if r.returncode != 65 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(out2):
         fails.append("no GPT-2 rows: exit %d (want 65), stderr %r, %s" % (
+            r.returncode, r.stderr, "written" if os.path.exists(out2) else "nothing written"))
+    # a capture that is not JSON: one line, exit 65, nothing written (the GPT-2 one removed)
+    os.remove(os.path.join(caps, "e.json"))
+    with open(os.path.join(caps, "f.json"), "w") as fh:
+        fh.write("{")
+    r = subprocess.run([sys.executable, tool, out2, prof, caps], capture_output=True, text=True)
+    if r.returncode != 65 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(out2):
+        fails.append("a broken capture: exit %d (want 65), stderr %r, %s" % (
             r.returncode, r.stderr, "written" if os.path.exists(out2) else "nothing written"))
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
