@@ -400,6 +400,8 @@ def main():
                          "line of a tools/torch_fwcost_probe.py file with this label instead of "
                          "the run's own microbenchmark")
     a = ap.parse_args()
+    if a.beside_d2h is not None and not 1 <= a.beside_d2h <= 10:   # fusim's range for it
+        die("--beside-d2h %g: expected a factor from 1 to 10" % a.beside_d2h, 64)
     path = os.path.join(a.rundir, "runs.json")
     if not os.path.isfile(path):
         die("%s: no such file (a run of tools/validate_torch.py)" % path, 66)
@@ -450,9 +452,7 @@ def main():
             wl.get("meta", {}).pop("framework_on_model", None)
             wl["host"].pop("ci", None)   # a capture's bounds were for the costs replaced
         beside_d2h(wl, a.no_beside)
-        if a.beside_d2h and "beside_d2h" not in wl.get("host", {}):
-            if a.beside_d2h < 1:
-                die("--beside-d2h: %g is not a factor >= 1" % a.beside_d2h, 64)
+        if a.beside_d2h is not None and "beside_d2h" not in wl.get("host", {}):
             wl["host"]["beside_d2h"] = {"compute": a.beside_d2h}
         if not a.no_launch_queue:
             launch_queue(wl, m, run, lq)
