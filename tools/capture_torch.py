@@ -126,7 +126,7 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     beside it and offloads issued inside backward; 0: not measured); log(msg): progress lines;
     host_ref: a reference step (tools/host_ref.maker) timed 3 times before the timed steps, after
     each and 3 times after, as the probes are (meta.host_ref: its medians, which
-    `fusim workload --host-ref` takes)."""
+    `fusim workload --host-ref-fwd/--host-ref-bwd` take)."""
     import torch
 
     dev = torch.device("cuda")

@@ -14,9 +14,10 @@ estimate finds host-bound (F forward, B backward; fusim says so in the notes), w
 the host's speed. Columns cpuF, cpuB: the capture's forward() / backward() CPU time over the
 estimate's host issue time for the same phase (the --ops listing's sums). Where the phase is
 host-bound (hb) the call's CPU time is the host's work, so a ratio near 1 says the host side is
-right and a miss there is the device's; elsewhere the call may also wait on a full launch queue. Then, held to the same numbers but outside the exit status,
-the held-out-like set (--heldout: shapes never in the comparison set,
-captured on another lease than the calibration), and outside any targets the --others folders.
+right and a miss there is the device's; elsewhere the call may also wait on a full launch queue.
+Then, held to the same numbers but outside the exit status, the held-out-like set (--heldout:
+shapes never in the comparison set, captured on another lease than the calibration), and outside
+any targets the --others folders.
 
 Usage: python3 tools/compare_compute.py [--fusim build/fusim] [--profile data/profiles/h200-default.json]
                                         [--captures DIR] [--heldout DIRS] [--others DIRS] [--csv FILE]

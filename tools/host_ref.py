@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """host_ref.py: the host's speed for a step's own kind of work, as a reference step that the
-profile's host rows also describe, so that `fusim workload --host-ref FWD,BWD` can carry the
-rows to the host where a step runs.
+profile's host rows also describe, so that `fusim workload --host-ref-fwd FWD --host-ref-bwd BWD`
+can carry the rows to the host where a step runs.
 
 Why not the launch probe (torch_host.host_probe / bwd_probe): over many leases and rounds its
 readings did not follow a step's forward() or backward() CPU time (data/compute/README.md,
@@ -24,8 +24,8 @@ a reference; step.resident_bytes is the device memory it keeps between calls (it
 parameters and buffers and its input: a capture takes them off the memory it reports; each call
 frees its gradients). Counted from the tensors, not from memory_allocated() around the first
 calls: those also allocate the cuBLAS workspaces of both threads, which the captured model needs
-anyway (2026-12-04L: bert_h512's peak read 70 MiB low that way). Used by tools/capture_torch.py (meta.host_ref) and runnable alone on a host that a
-what-if estimate is for:
+anyway (2026-12-04L: bert_h512's peak read 70 MiB low that way). Used by tools/capture_torch.py
+(meta.host_ref) and runnable alone on a host that a what-if estimate is for:
 
     python3 tools/host_ref.py --arch bert --amp bf16 [--steps 30]   # prints FWD,BWD (medians)
 """

@@ -1,5 +1,5 @@
 """wlcheck.py: what the hand-checked workload tests (host_timeline.sh, optim_step.sh,
-host_ref.sh) share: the list of failures, a check within a tolerance, the bundled profile with a
+host_ref.sh, emb_sort.py) share: the list of failures, a check within a tolerance, the bundled profile with a
 host-speed probe set (its median and fastest reading), and the exit (one FAIL line each)."""
 import json
 import os
