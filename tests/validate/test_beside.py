@@ -6,8 +6,9 @@ beside a D2H it takes 1.2x the same round's, except one round where the host sta
 transfer (2x); the GPU time 20000 us, 1.01x beside a D2H, one round at 0.99 (noise). The medians
 of the paired ratios must give 1.2 and 1.01 exactly (the odd rounds are one of seven); a compute
 factor below 1, or one whose bootstrap p5 is not above 1 (rounds spread around 1), is left out of
-the block; a round with a missing time (0) is skipped. Only the compute factor goes into the block. The hook pattern's offloads issued inside
-backward: 1200 us more backward() CPU time with full buckets of 400 MiB than with 4 KiB of each
+the block; a round with a missing time (0) is skipped. Only the compute factor goes into the
+block. The hook pattern's offloads issued inside backward (run 16's captures, hk_full / hk_tiny):
+1200 us more backward() CPU time with full buckets of 400 MiB than with 4 KiB of each
 (one round stalled 5 ms) give 3 us per MiB; differences spread around 0 are left out. Buckets
 issued inside backward against after it, 900 us more a round (one round 4 ms more): 900 us,
 kept in meta, not in the block.
