@@ -547,11 +547,10 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
  * embedding past it, after the rows set the totals and before the host's speed carries them. */
 #define FU__EMB_SORT_IDX 3072
 static void fu__emb_sort(fu__ctx *x) {
-  for (size_t i = 0; i < x->n; i++) {
-    if (strcmp(x->ops[i].what, "embedding") || !(x->ops[i].nidx > FU__EMB_SORT_IDX)) continue;
-    const fu_op_table *t = fu_compute_op(x->c, "embedding_sort", x->rdt);
-    if (t) x->ops[i].hbwd_us += t->host_bwd_us;
-  }
+  const fu_op_table *t = fu_compute_op(x->c, "embedding_sort", x->rdt);
+  if (!t) return; /* an older profile: no row, nothing added */
+  for (size_t i = 0; i < x->n; i++)
+    if (!strcmp(x->ops[i].what, "embedding") && x->ops[i].nidx > FU__EMB_SORT_IDX) x->ops[i].hbwd_us += t->host_bwd_us;
 }
 
 /* Where the profile measured the whole model's host time as the framework runs it at a
