@@ -221,7 +221,7 @@ int fu_tf_spec_check(const fu_tf_spec *s) {
   /* both carry the profile's host rows to another host; the roofline prices no host rows */
   if (s->tflops > 0 && (s->host_probe_us > 0 || s->host_ref_us[0] > 0 || s->host_ref_us[1] > 0)) {
     fu_error("workload: --host-probe and --host-ref-fwd/--host-ref-bwd scale the profile's host "
-             "rows; the roofline (--tflops) has none");
+             "rows; the roofline (--tflops, --efficiency, --hbm-gbps, --kernel-us) has none");
     return FU_EUSAGE;
   }
   return FU_OK;
