@@ -612,9 +612,16 @@ static int fu__host_ref(fu__ctx *x, const double ref[2], const char *arch, const
     const fu_op_table *l = fu_compute_op(x->c, key, mode);
     snprintf(key, sizeof key, "hf_%s_rest_tiny", arch);
     const fu_op_table *r = fu_compute_op(x->c, key, mode);
-    if (!l || !r || !(x->c->host_probe_us > 0) || strcmp(l->dtype, mode) || strcmp(r->dtype, mode)) {
+    if (!l || !r || strcmp(l->dtype, mode) || strcmp(r->dtype, mode)) {
       fu_error("workload: --host-ref: profile %s has no hf_%s_layer_tiny / _rest_tiny rows in %s "
                "(tools/calib_torch.py --parts hf_host)", prof_name, arch, mode);
+      return FU_EDATA;
+    }
+    /* without a probe fu__scale_host took the host costs from other rows than these */
+    if (!(x->c->host_probe_us > 0)) {
+      fu_error("workload: --host-ref: profile %s has no host_probe_us, so its host costs do not come "
+               "from the _tiny rows the reference is priced by (tools/calib_torch.py --parts hf_host)",
+               prof_name);
       return FU_EDATA;
     }
     pf = r->host_fwd_us + FU__REF_LAYERS * l->host_fwd_us;
