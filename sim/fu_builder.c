@@ -553,6 +553,11 @@ static void fu__emb_sort(fu__ctx *x) {
     if (!strcmp(x->ops[i].what, "embedding") && x->ops[i].nidx > FU__EMB_SORT_IDX) x->ops[i].hbwd_us += t->host_bwd_us;
 }
 
+/* Every operation's host costs times kf (forward) and kb (backward). */
+static void fu__scale_ops(fu__ctx *x, double kf, double kb) {
+  for (size_t i = 0; i < x->n; i++) x->ops[i].hfwd_us *= kf, x->ops[i].hbwd_us *= kb;
+}
+
 /* Where the profile measured the whole model's host time as the framework runs it at a
  * realistic size with the GPU held (tools/calib_torch.py's hf_host: tv_resnet50_held), the
  * operations' host costs are scaled so that the measured model's (ref: its operations, built
@@ -565,7 +570,7 @@ static void fu__scale_host_whole(fu__ctx *x, const fu__ctx *ref, const char *key
   double sf = 0, sb = 0;
   for (size_t i = 0; i < ref->n; i++) sf += ref->ops[i].hfwd_us, sb += ref->ops[i].hbwd_us;
   double kf = sf > 0 ? t->host_fwd_us / sf : 1, kb = sb > 0 ? t->host_bwd_us / sb : 1;
-  for (size_t i = 0; i < x->n; i++) x->ops[i].hfwd_us *= kf, x->ops[i].hbwd_us *= kb;
+  fu__scale_ops(x, kf, kb);
 }
 
 /* The host's speed: host costs measured where the profile's probe read c->host_probe_min_us
@@ -584,7 +589,7 @@ static int fu__host_speed(fu__ctx *x, double probe_us, const char *prof_name) {
     return FU_EDATA;
   }
   double k = probe_us / (x->c->host_probe_min_us > 0 ? x->c->host_probe_min_us : x->c->host_probe_us);
-  for (size_t i = 0; i < x->n; i++) x->ops[i].hfwd_us *= k, x->ops[i].hbwd_us *= k;
+  fu__scale_ops(x, k, k);
   x->host_k = k; /* the optimizer's host part too (fu__optim) */
   return FU_OK;
 }
@@ -640,9 +645,22 @@ static int fu__host_ref(fu__ctx *x, const double ref[2], const char *arch, const
     return FU_EDATA;
   }
   double kf = ref[0] / pf, kb = ref[1] / pb;
-  for (size_t i = 0; i < x->n; i++) x->ops[i].hfwd_us *= kf, x->ops[i].hbwd_us *= kb;
+  fu__scale_ops(x, kf, kb);
   x->ref_kf = kf;
   return FU_OK;
+}
+
+/* Carries the profile's host costs to the host the step runs on: by the reference step
+ * (--host-ref-fwd/--host-ref-bwd) or by the probe (--host-probe), not both. arch: the
+ * transformer's reference model (NULL: the CNN's, the held ResNet-50). */
+static int fu__host_carry(fu__ctx *x, double probe_us, const double ref[2], const char *arch,
+                          const char *prof_name) {
+  if (!(ref[0] + ref[1] > 0)) return fu__host_speed(x, probe_us, prof_name);
+  if (probe_us > 0) {
+    fu_error("workload: give one of --host-ref-fwd/--host-ref-bwd and --host-probe");
+    return FU_EUSAGE;
+  }
+  return fu__host_ref(x, ref, arch, prof_name);
 }
 
 /* Runs the host and GPU timelines over the operations; fills w's times and gradients. */
@@ -685,7 +703,7 @@ static int fu__at_host_speed(const fu__ctx *x, double kf, double kb, double *fwd
   fu__ctx y = *x;
   if (!(y.ops = malloc(x->n * sizeof *y.ops))) return FU_ENOMEM;
   memcpy(y.ops, x->ops, x->n * sizeof *y.ops);
-  for (size_t i = 0; i < y.n; i++) y.ops[i].hfwd_us *= kf, y.ops[i].hbwd_us *= kb;
+  fu__scale_ops(&y, kf, kb);
   fu_workload w;
   fu_workload_init(&w);
   double lead;
@@ -950,16 +968,12 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   }
   if (!x.roofline && s->arch != FU_ARCH_CUSTOM) fu__scale_host(&x, fu__arch_name(s->arch));
   if (!x.roofline) fu__emb_sort(&x);
-  if (!x.roofline && s->host_ref_us[0] + s->host_ref_us[1] > 0) {
-    if (s->host_probe_us > 0 || s->arch == FU_ARCH_CUSTOM) {
-      fu_error(s->host_probe_us > 0 ? "workload: give one of --host-ref-fwd/--host-ref-bwd and --host-probe"
-                                    : "workload: --host-ref needs --arch bert, gpt2 or llama (the reference's model)");
-      st = FU_EUSAGE;
-    } else {
-      st = fu__host_ref(&x, s->host_ref_us, fu__arch_name(s->arch), prof_name);
-    }
+  if (!x.roofline && s->arch == FU_ARCH_CUSTOM && s->host_ref_us[0] + s->host_ref_us[1] > 0 &&
+      !(s->host_probe_us > 0)) {
+    fu_error("workload: --host-ref needs --arch bert, gpt2 or llama (the reference's model)");
+    st = FU_EUSAGE;
   } else if (!x.roofline) {
-    st = fu__host_speed(&x, s->host_probe_us, prof_name);
+    st = fu__host_carry(&x, s->host_probe_us, s->host_ref_us, fu__arch_name(s->arch), prof_name);
   }
   if (st != FU_OK) {
     free(x.ops);
@@ -1212,16 +1226,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
       fu__scale_host_whole(&x, &r50, "tv_resnet50_held");
     free(r50.ops);
   }
-  if (st == FU_OK && s->host_ref_us[0] + s->host_ref_us[1] > 0) {
-    if (s->host_probe_us > 0) {
-      fu_error("workload: give one of --host-ref-fwd/--host-ref-bwd and --host-probe");
-      st = FU_EUSAGE;
-    } else {
-      st = fu__host_ref(&x, s->host_ref_us, NULL, prof_name);
-    }
-  } else if (st == FU_OK) {
-    st = fu__host_speed(&x, s->host_probe_us, prof_name);
-  }
+  if (st == FU_OK) st = fu__host_carry(&x, s->host_probe_us, s->host_ref_us, NULL, prof_name);
   if (st != FU_OK) {
     free(x.ops);
     return st;
