@@ -5,16 +5,14 @@ host the profile's embedding_sort row more, by hand on the --ops listing with a 
 embed_tokens; position embeddings take seq indices), only past 3072 tokens, carried by the
 reference step's backward ratio like every backward host cost, and nothing without the row.
 Usage: emb_sort.py FUSIM"""
-import csv
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wlcheck import check, fails, finish, profile  # noqa: E402
+from wlcheck import check, fails, finish, profile, workload  # noqa: E402
 
 fusim = sys.argv[1]
 tmp = tempfile.mkdtemp()
@@ -33,15 +31,10 @@ TOL = 0.002  # the listing's 3 decimals, two rows
 
 def emb(arch, batch, seq, extra=(), p=pf):
     """host_bwd_us of each embedding, by parameter name"""
-    o, w = os.path.join(tmp, "ops.csv"), os.path.join(tmp, "w.json")
-    r = subprocess.run([fusim, "workload", "--transformer", "--arch", arch, "--layers", "1", "--hidden", "256",
-                        "--heads", "4", "--ffn", "1024", "--vocab", "1000", "--seq", str(seq), "--micro-batch",
-                        str(batch), "--precision", "autocast-bf16", "--profile", p, "--out", w, "--ops", o]
-                       + list(extra), capture_output=True, text=True)
-    if r.returncode != 0:
-        fails.append("%s %dx%d: exit %d: %s" % (arch, batch, seq, r.returncode, r.stderr.strip()))
-        return {}
-    return {x["param"]: float(x["host_bwd_us"]) for x in csv.DictReader(open(o)) if x["op"] == "embedding"}
+    _, rows = workload(fusim, ["--transformer", "--arch", arch, "--layers", "1", "--hidden", "256", "--heads", "4",
+                               "--ffn", "1024", "--vocab", "1000", "--seq", str(seq), "--micro-batch", str(batch),
+                               "--precision", "autocast-bf16"] + list(extra), p, tmp)
+    return {x["param"]: float(x["host_bwd_us"]) for x in rows or [] if x["op"] == "embedding"}
 
 
 # GPT-2: 24 x 128 = 3072 tokens, the one-kernel path: wte as wpe; 25 x 128: wte + 500, wpe as before

@@ -12,10 +12,10 @@ dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 root=$(cd "$(dirname "$0")/../.." && pwd)
 python3 - "$fusim" "$root" "$dir" <<'PY'
-import csv, json, os, subprocess, sys
+import json, os, subprocess, sys
 fusim, root, tmp = sys.argv[1:4]
 sys.path.insert(0, os.path.join(root, "tests", "workload"))
-from wlcheck import check, fails, finish, profile  # noqa: E402
+from wlcheck import ADAMW, check, fails, finish, profile, tf_args, workload  # noqa: E402
 prof = profile(root)
 row = lambda op, f, b: {"op": op, "dtype": "bf16", "numel": [], "fwd_us": [], "bwd_us": [],  # noqa: E731
                         "host_fwd_us": f, "host_bwd_us": b}
@@ -26,22 +26,13 @@ prof["compute"]["ops"] = [t for t in prof["compute"]["ops"] if not (t["op"] in m
     row("hf_bert_layer_tiny", 100.0, 200.0), row("hf_bert_rest_tiny", 300.0, 400.0),
     row("tv_resnet50_held", 10000.0, 20000.0)]
 # AdamW with a host part measured at the profile's probe (5 us): 200 + 20 us per tensor
-prof["compute"]["optimizer"] = [f for f in prof["compute"]["optimizer"] if f["name"] != "adamw"] + [
-    dict(name="adamw", base_us=100.0, per_tensor_us=0.5, per_elem_us=1e-5, host_base_us=200.0,
-         host_per_tensor_us=20.0, tail_frac=0.25, host_probe_us=5.0)]
+prof["compute"]["optimizer"] = [f for f in prof["compute"]["optimizer"] if f["name"] != "adamw"] + [ADAMW]
 pf = os.path.join(tmp, "p.json")
 json.dump(prof, open(pf, "w"))
-TF = ["--transformer", "--arch", "bert", "--layers", "2", "--hidden", "1024", "--heads", "16", "--ffn", "4096",
-      "--vocab", "32000", "--seq", "256", "--micro-batch", "4", "--precision", "autocast-bf16"]
+TF = tf_args()
 
 def run(args, profile=pf):
-    o, w = os.path.join(tmp, "ops.csv"), os.path.join(tmp, "w.json")
-    r = subprocess.run([fusim, "workload"] + args + ["--profile", profile, "--out", w, "--ops", o],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        fails.append("%s: exit %d: %s" % (args, r.returncode, r.stderr.strip()))
-        return None, None
-    return json.load(open(w)), list(csv.DictReader(open(o)))
+    return workload(fusim, args, profile, tmp)
 
 def sums(rows):
     return [sum(float(x[c]) for x in rows) for c in ("host_fwd_us", "host_bwd_us")]

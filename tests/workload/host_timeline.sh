@@ -12,7 +12,7 @@ dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 root=$(cd "$(dirname "$0")/../.." && pwd)
 python3 - "$fusim" "$root" "$dir" <<'PY'
-import csv, functools, json, os, subprocess, sys
+import functools, json, os, subprocess, sys
 fusim, root, tmp = sys.argv[1:4]
 sys.path.insert(0, os.path.join(root, "tests", "workload"))
 import wlcheck  # noqa: E402
@@ -42,16 +42,7 @@ pf = os.path.join(tmp, "p.json")
 json.dump(prof, open(pf, "w"))
 
 def run(arch, extra=()):
-    o = os.path.join(tmp, "ops.csv")
-    # T x H = 4 x 256 x 1024 = 2^20 elements: the tables' one point
-    r = subprocess.run([fusim, "workload", "--transformer", "--arch", arch, "--layers", "2", "--hidden", "1024",
-                        "--heads", "16", "--ffn", "4096", "--vocab", "32000", "--seq", "256", "--micro-batch", "4",
-                        "--precision", "autocast-bf16", "--profile", pf, "--out", os.path.join(tmp, "w.json"),
-                        "--ops", o] + list(extra), capture_output=True, text=True)
-    if r.returncode != 0:
-        fails.append("%s %s: exit %d: %s" % (arch, extra, r.returncode, r.stderr.strip()))
-        return None, None
-    return json.load(open(os.path.join(tmp, "w.json"))), list(csv.DictReader(open(o)))
+    return wlcheck.workload(fusim, wlcheck.tf_args(arch) + list(extra), pf, tmp)
 
 # 1. --host-probe 50 against the profile's 5: every host cost x10
 w1, r1 = run("bert")
@@ -98,13 +89,9 @@ for arch, want in (("gpt2", 20.0), ("llama", 17.0), ("bert", None)):
 # 4. --cnn: the operations' host costs add up to the whole model's held measurement, x2 at
 #    --host-probe 10
 for extra, k in (([], 1), (["--host-probe", "10"], 2)):
-    o = os.path.join(tmp, "r.csv")
-    r = subprocess.run([fusim, "workload", "--cnn", "resnet50", "--micro-batch", "8", "--profile", pf,
-                        "--out", os.path.join(tmp, "r.json"), "--ops", o] + extra, capture_output=True, text=True)
-    if r.returncode != 0:
-        fails.append("cnn: exit %d: %s" % (r.returncode, r.stderr.strip()))
+    _, rows = wlcheck.workload(fusim, ["--cnn", "resnet50", "--micro-batch", "8"] + extra, pf, tmp)
+    if rows is None:
         continue
-    rows = list(csv.DictReader(open(o)))
     check("cnn host forward sum", sum(float(x["host_fwd_us"]) for x in rows), k * 10000.0, 0.5)
     check("cnn host backward sum", sum(float(x["host_bwd_us"]) for x in rows), k * 20000.0, 0.5)
 # 6. which per-layer host row: with a probe in the profile the hf_host run's (hf_bert_layer_tiny,

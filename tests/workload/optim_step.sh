@@ -10,31 +10,23 @@ dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 root=$(cd "$(dirname "$0")/../.." && pwd)
 python3 - "$fusim" "$root" "$dir" <<'PY'
-import csv, json, os, subprocess, sys
+import json, os, subprocess, sys
 fusim, root, tmp = sys.argv[1:4]
 sys.path.insert(0, os.path.join(root, "tests", "workload"))
-from wlcheck import check, fails, finish, profile  # noqa: E402
+from wlcheck import ADAMW, check, fails, finish, profile, tf_args, workload  # noqa: E402
 prof = profile(root)
-ROW = dict(name="adamw", base_us=100.0, per_tensor_us=0.5, per_elem_us=1e-5, host_base_us=200.0,
-           host_per_tensor_us=20.0, tail_frac=0.25, host_probe_us=5.0)
 pf = os.path.join(tmp, "p.json")
 def use(**kw):
-    row = dict(ROW, **kw)
+    row = dict(ADAMW, **kw)
     prof["compute"]["optimizer"] = [f for f in prof["compute"]["optimizer"] if f["name"] != "adamw"] + [row]
     json.dump(prof, open(pf, "w"))
 
 def run(extra=()):
-    o = os.path.join(tmp, "ops.csv")
-    r = subprocess.run([fusim, "workload", "--transformer", "--arch", "bert", "--layers", "2", "--hidden", "1024",
-                        "--heads", "16", "--ffn", "4096", "--vocab", "32000", "--seq", "256", "--micro-batch", "4",
-                        "--precision", "autocast-bf16", "--profile", pf, "--out", os.path.join(tmp, "w.json"),
-                        "--ops", o] + list(extra), capture_output=True, text=True)
-    if r.returncode != 0:
-        fails.append("%s: exit %d: %s" % (extra, r.returncode, r.stderr.strip()))
+    w, rows = workload(fusim, tf_args() + list(extra), pf, tmp)
+    if w is None:
         return None, None, None, None
-    w = json.load(open(os.path.join(tmp, "w.json")))
     # tensors and fp32 elements (the optimizer's parameters, fp32 under autocast)
-    return w, list(csv.DictReader(open(o))), len(w["grads"]), sum(g["bytes"] for g in w["grads"]) / 4.0
+    return w, rows, len(w["grads"]), sum(g["bytes"] for g in w["grads"]) / 4.0
 
 # 1. host-bound: at --host-probe 5000 (1000x the row's 5) the host issues every operation long
 #    after the GPU finished the one before, so when backward() returns the GPU has only the first
@@ -70,16 +62,16 @@ if base and slow_row and slow_step:
 use()
 cal, merged = os.path.join(tmp, "cal.json"), os.path.join(tmp, "merged.json")
 json.dump(prof, open(merged, "w"))
-json.dump({"format": "fusim-compute-1", "compute": {"optimizer": [ROW]}}, open(cal, "w"))
+json.dump({"format": "fusim-compute-1", "compute": {"optimizer": [ADAMW]}}, open(cal, "w"))
 r = subprocess.run([fusim, "fit", "--compute", cal, "--merge-into", merged], capture_output=True, text=True)
 if r.returncode != 0:
     fails.append("fit --compute: exit %d: %s" % (r.returncode, r.stderr.strip()))
 else:
     got = json.load(open(merged))["compute"]["optimizer"]
-    if len(got) != 1 or any(abs(got[0].get(k, -1) - v) > 1e-9 for k, v in ROW.items() if k != "name"):
-        fails.append("fit --compute: optimizer %s, expected [%s]" % (got, ROW))
+    if len(got) != 1 or any(abs(got[0].get(k, -1) - v) > 1e-9 for k, v in ADAMW.items() if k != "name"):
+        fails.append("fit --compute: optimizer %s, expected [%s]" % (got, ADAMW))
 # 5. a share above 1: one line, non-zero exit, the profile untouched
-json.dump({"format": "fusim-compute-1", "compute": {"optimizer": [dict(ROW, tail_frac=2.0)]}}, open(cal, "w"))
+json.dump({"format": "fusim-compute-1", "compute": {"optimizer": [dict(ADAMW, tail_frac=2.0)]}}, open(cal, "w"))
 before = open(merged).read()
 r = subprocess.run([fusim, "fit", "--compute", cal, "--merge-into", merged], capture_output=True, text=True)
 if r.returncode == 0 or len(r.stderr.strip().splitlines()) != 1 or open(merged).read() != before:

@@ -1,8 +1,11 @@
 """wlcheck.py: what the hand-checked workload tests (host_timeline.sh, optim_step.sh,
 host_ref.sh, emb_sort.py) share: the list of failures, a check within a tolerance, the bundled profile with a
-host-speed probe set (its median and fastest reading), and the exit (one FAIL line each)."""
+host-speed probe set (its median and fastest reading), the hand-made AdamW fit, one fusim workload
+run with its --ops listing, and the exit (one FAIL line each)."""
+import csv
 import json
 import os
+import subprocess
 import sys
 
 fails = []
@@ -19,6 +22,30 @@ def profile(root, probe_us=7.0, probe_min_us=5.0):
     prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
     prof["compute"]["host_probe_us"], prof["compute"]["host_probe_min_us"] = probe_us, probe_min_us
     return prof
+
+
+# AdamW with a host part measured at probe 5 us: device 100 + 0.5 us a tensor + 1e-5 us an element,
+# host 200 + 20 us a tensor, the last kernel a quarter of the device time
+ADAMW = dict(name="adamw", base_us=100.0, per_tensor_us=0.5, per_elem_us=1e-5, host_base_us=200.0,
+             host_per_tensor_us=20.0, tail_frac=0.25, host_probe_us=5.0)
+
+
+def tf_args(arch="bert"):
+    """A two-layer transformer whose T x H = 4 x 256 x 1024 = 2^20 elements (the hand-made tables' point)."""
+    return ["--transformer", "--arch", arch, "--layers", "2", "--hidden", "1024", "--heads", "16", "--ffn", "4096",
+            "--vocab", "32000", "--seq", "256", "--micro-batch", "4", "--precision", "autocast-bf16"]
+
+
+def workload(fusim, args, prof_path, tmp):
+    """fusim workload ARGS priced with the profile at prof_path: (the workload, its --ops rows), or
+    (None, None) and a failure line."""
+    o, w = os.path.join(tmp, "ops.csv"), os.path.join(tmp, "w.json")
+    r = subprocess.run([fusim, "workload"] + list(args) + ["--profile", prof_path, "--out", w, "--ops", o],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fails.append("%s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr.strip()))
+        return None, None
+    return json.load(open(w)), list(csv.DictReader(open(o)))
 
 
 def finish():
