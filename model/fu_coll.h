@@ -27,7 +27,11 @@
  *   nvls       (N = 1, g > 2, where the profile knows the switch's NVLS bandwidth for the op)
  *              the NVSwitch reduces or multicasts: every GPU moves about n bytes whatever g, so
  *              the algorithm bandwidth A_nvls (n / t) is the constant; latency = base + 2 l_intra.
- *              NCCL turns NVLS off with 2 GPUs or fewer in a node (nvls.cc: gpuCount <= 2).
+ *              NCCL turns NVLS off with 2 GPUs or fewer in a node (nvls.cc: gpuCount <= 2,
+ *              2.18 to 2.28.3; the current source keeps it on with 2, where NVLS, below the
+ *              ring's rate, and NVLS-tree, at 0.70 of the NICs, would not beat the ring and the
+ *              tree on an NVSwitch node). No other rule depends on GPUs a node: NVLS-tree's
+ *              heads are the GPUs with a local NIC (search.cc).
  *              Where no one-node all-reduce over > 2 GPUs measured A_nvls, the machine decides
  *              (fu_cluster_nvls_from_machine): a Hopper or Blackwell GPU whose pair of GPUs
  *              reaches more than half its NVLink bandwidth (all its links to the peer: an
