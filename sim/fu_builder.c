@@ -29,6 +29,8 @@ typedef struct fu__op {
   double flops, bytes;       /* forward FLOPs and HBM bytes */
   int kernels;               /* forward kernels */
   double nidx;               /* an embedding's index count (its backward's path: fu__emb_sort) */
+  double red_rows, red_cols; /* a column sum in backward (a bias's gradient, a weight broadcast
+                              * over rows): rows summed, outputs (its path: fu__reduce_split) */
 } fu__op;
 
 typedef struct fu__ctx {
@@ -177,6 +179,7 @@ static fu__op *fu__linear(fu__ctx *x, const char *name, double din, double dout,
   o->kernels = 1;
   if (has_weight) fu__param(o, name, ".weight", (uint64_t)(din * dout));
   if (bias) fu__param(o, name, ".bias", (uint64_t)dout);
+  if (bias) o->red_rows = T, o->red_cols = dout;
   return o;
 }
 
@@ -248,6 +251,9 @@ static fu__op *fu__norm(fu__ctx *x, const char *name, int layernorm, int bias, d
   if (!o) return NULL;
   fu__param(o, name, ".weight", (uint64_t)H);
   if (bias) fu__param(o, name, ".bias", (uint64_t)H);
+  /* HF's RMSNorm multiplies by its weight: the weight's gradient is a column sum (LayerNorm's
+   * backward kernel reduces its own) */
+  if (!layernorm) o->red_rows = T, o->red_cols = H;
   return o;
 }
 
@@ -364,6 +370,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     /* the decoder's weight is word_embeddings' (tied); its bias is cls.predictions.bias */
     FU__TRY(o = fu__linear(x, "cls.predictions.decoder", H, V, 0, fp32_in, 1, 0));
     fu__param(o, "cls.predictions.bias", "", (uint64_t)V);
+    o->red_rows = T, o->red_cols = V; /* the bias's gradient: a column sum */
     o->bwd_us += fu_op_us(fu_compute_op(x->c, "bias_grad", A), T * V, 0);
   } else if (s->arch == FU_ARCH_GPT2) {
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
@@ -551,6 +558,34 @@ static void fu__emb_sort(fu__ctx *x) {
   if (!t) return; /* an older profile: no row, nothing added */
   for (size_t i = 0; i < x->n; i++)
     if (!strcmp(x->ops[i].what, "embedding") && x->ops[i].nidx > FU__EMB_SORT_IDX) x->ops[i].hbwd_us += t->host_bwd_us;
+}
+
+/* The rows from which PyTorch's column sum over a row-major (rows x cols) tensor splits across
+ * thread blocks (ATen's Reduce.cuh, setReduceConfig): outputs vectorised by up to 4 (cols'
+ * divisibility), 512 / vec threads a block, block_width min(32, last_pow2(cols / vec)) and
+ * block_height the rest; the split when rows / block_height reaches 256 values per thread.
+ * Measured on the H200 (tools/bwd_calls.py, x.sum(0), bf16 and fp32): from 1024 rows at widths
+ * 384-3072, from 2048 at width 64, as this gives. Grids wider than the GPU's resident blocks
+ * (outputs in the hundreds of thousands) stay single-pass; not modelled. */
+static double fu__reduce_split_rows(double cols) {
+  int vec = fmod(cols, 4) == 0 ? 4 : fmod(cols, 2) == 0 ? 2 : 1;
+  double d0 = cols / vec, bw = 1;
+  while (bw * 2 <= d0 && bw < 32) bw *= 2;
+  return 256.0 * (512 / vec) / bw;
+}
+
+/* A column sum in backward past fu__reduce_split_rows: the split path issues a semaphore
+ * memset beside its kernel (tools/bwd_calls.py: per layer 6 in BERT, the bias gradients; 4 in
+ * GPT-2; 2 in Llama, its RMSNorm weights). The layer and rest rows come from batch 1 x 16, single-
+ * pass, so the profile's reduce_split row (the extra host time measured either side of the
+ * switch) is added where it applies, after the rows set the totals and before the host's speed
+ * carries them, as fu__emb_sort. */
+static void fu__reduce_split(fu__ctx *x) {
+  const fu_op_table *t = fu_compute_op(x->c, "reduce_split", x->rdt);
+  if (!t) return; /* an older profile: no row, nothing added */
+  for (size_t i = 0; i < x->n; i++)
+    if (x->ops[i].red_rows > 0 && x->ops[i].red_rows >= fu__reduce_split_rows(x->ops[i].red_cols))
+      x->ops[i].hbwd_us += t->host_bwd_us;
 }
 
 /* Every operation's host costs times kf (forward) and kb (backward). */
@@ -967,7 +1002,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     return FU_EDATA;
   }
   if (!x.roofline && s->arch != FU_ARCH_CUSTOM) fu__scale_host(&x, fu__arch_name(s->arch));
-  if (!x.roofline) fu__emb_sort(&x);
+  if (!x.roofline) fu__emb_sort(&x), fu__reduce_split(&x);
   if (!x.roofline && s->arch == FU_ARCH_CUSTOM && s->host_ref_us[0] + s->host_ref_us[1] > 0 &&
       !(s->host_probe_us > 0)) {
     fu_error("workload: --host-ref needs --arch bert, gpt2 or llama (the reference's model)");

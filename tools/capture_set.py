@@ -41,6 +41,14 @@ NEW = {
     "llama_h1536_l8_b4_s1024_tf32": ("llama", dict(layers=8, hidden=1536, heads=12, ffn=4096, vocab=32000), 4, 1024, "tf32"),
     "resnet101_b64_bf16": ("resnet101", {}, 64, 0, "bf16"),
     "resnet50_b64_tf32": ("resnet50", {}, 64, 0, "tf32"),
+    # captured first on 2026-12-04 (compute8), a fresh held-out-like set: a small BERT in
+    # fp32/TF32 (host-bound, 8192 tokens), a wide shallow BERT in bf16, GPT-2 at 8 layers in
+    # bf16, a Llama of head size 128 at width 2560 in fp32/TF32, and ResNet-152
+    "bert_h384_l6_b64_s128_tf32": ("bert", dict(layers=6, hidden=384, heads=6, ffn=1536, vocab=30522), 64, 128, "tf32"),
+    "bert_h1024_l6_b16_s256_bf16": ("bert", dict(layers=6, hidden=1024, heads=16, ffn=4096, vocab=30522), 16, 256, "bf16"),
+    "gpt2_h1024_l8_b8_s512_bf16": ("gpt2", dict(layers=8, hidden=1024, heads=16, ffn=4096, vocab=50257), 8, 512, "bf16"),
+    "llama_h2560_l6_b2_s1024_tf32": ("llama", dict(layers=6, hidden=2560, heads=20, ffn=6912, vocab=32000), 2, 1024, "tf32"),
+    "resnet152_b32_bf16": ("resnet152", {}, 32, 0, "bf16"),
 }
 ALL = dict(SET, **NEW)
 

@@ -77,7 +77,8 @@ def main():
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04e-optdiag", "new") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04i-hostref", "a") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04i-hostref", "b") + "," +
-                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04j-hostref"),
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04j-hostref") + "," +
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04m-fresh"),
                     help="also print (outside the targets) the captures in these folders (comma list; "
                          "*_captured.json in data/workloads): other leases, other machine state, no probe")
     ap.add_argument("--no-host-ref", action="store_true",
@@ -157,7 +158,7 @@ def compare(a, files):
                 listing = list(csv.DictReader(fo))
             host_f = sum(float(x["host_fwd_us"]) for x in listing)
             host_b = sum(float(x["host_bwd_us"]) for x in listing)
-            ready_c = {g["name"]: g["ready_us"] for g in cap["grads"]}
+            ready_c = ready_of(cap)
             ready_e = {g["name"]: g["ready_us"] for g in est["grads"]}
             common = [n for n in ready_c if n in ready_e]
             worst = max(abs(ready_e[n] - ready_c[n]) for n in common) / cap["bwd_us"] if common else float("nan")
@@ -187,6 +188,18 @@ def compare(a, files):
             row["probe_spread"] = max(pr) / min(pr) if pr and min(pr) > 0 else float("nan")
             rows.append(row)
     return rows, 0
+
+
+def ready_of(cap):
+    """Each gradient's captured ready time at the plain pass's backward length (bwd_us, which the
+    reference step's host speed describes). capture_torch scales the hooked pass's ready times by
+    bwd_us / bwd_hooked_us either way; captures made before 2026-12-04m scaled them only down
+    (ready_scale min(1, ...)), leaving the curve of a hooked pass that the host ran faster than
+    the plain one short of bwd_us: those are scaled here as capture_torch now does."""
+    m, b = cap.get("meta", {}), cap["bwd_us"]
+    h = m.get("bwd_hooked_us") or 0
+    k = b / h if 0 < h < b and m.get("ready_scale") == 1.0 else 1.0
+    return {g["name"]: min(g["ready_us"] * k, b) for g in cap["grads"]}
 
 
 def host_bound(notes):

@@ -33,17 +33,18 @@ DEPTHS = (1, 3)
 VOCAB = 128
 
 
-def build(torch, tf, arch, h, nh, f, L):
+def build(torch, tf, arch, h, nh, f, L, vocab=VOCAB, positions=512):
+    """An HF model of L layers on the GPU, in training mode (also tools/bwd_calls.py's)."""
     if arch == "bert":
-        c = tf.BertConfig(vocab_size=VOCAB, hidden_size=h, num_hidden_layers=L, num_attention_heads=nh,
-                          intermediate_size=f, max_position_embeddings=512)
+        c = tf.BertConfig(vocab_size=vocab, hidden_size=h, num_hidden_layers=L, num_attention_heads=nh,
+                          intermediate_size=f, max_position_embeddings=positions)
         cls = tf.BertForMaskedLM
     elif arch == "gpt2":
-        c = tf.GPT2Config(vocab_size=VOCAB, n_embd=h, n_layer=L, n_head=nh, n_inner=f, n_positions=512)
+        c = tf.GPT2Config(vocab_size=vocab, n_embd=h, n_layer=L, n_head=nh, n_inner=f, n_positions=positions)
         cls = tf.GPT2LMHeadModel
     else:
-        c = tf.LlamaConfig(vocab_size=VOCAB, hidden_size=h, intermediate_size=f, num_hidden_layers=L,
-                           num_attention_heads=nh, num_key_value_heads=nh, max_position_embeddings=512)
+        c = tf.LlamaConfig(vocab_size=vocab, hidden_size=h, intermediate_size=f, num_hidden_layers=L,
+                           num_attention_heads=nh, num_key_value_heads=nh, max_position_embeddings=positions)
         cls = tf.LlamaForCausalLM
     c._attn_implementation = "sdpa"
     torch.manual_seed(0)

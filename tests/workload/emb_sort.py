@@ -5,27 +5,16 @@ host the profile's embedding_sort row more, by hand on the --ops listing with a 
 embed_tokens; position embeddings take seq indices), only past 3072 tokens, carried by the
 reference step's backward ratio like every backward host cost, and nothing without the row.
 Usage: emb_sort.py FUSIM"""
-import json
 import os
 import shutil
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wlcheck import check, fails, finish, profile, workload  # noqa: E402
+from wlcheck import check, finish, row_profiles, start, workload  # noqa: E402
 
-fusim = sys.argv[1]
-tmp = tempfile.mkdtemp()
-prof = profile(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-ops = [t for t in prof["compute"]["ops"] if t["op"] != "embedding_sort"]
+fusim, tmp, prof = start()
 EXTRA = 500.0
-row = {"op": "embedding_sort", "dtype": "bf16", "numel": [], "fwd_us": [], "bwd_us": [],
-       "host_fwd_us": 0.0, "host_bwd_us": EXTRA}
-pf, pn = os.path.join(tmp, "p.json"), os.path.join(tmp, "n.json")
-prof["compute"]["ops"] = ops + [row]
-json.dump(prof, open(pf, "w"))
-prof["compute"]["ops"] = ops
-json.dump(prof, open(pn, "w"))
+pf, pn, ops = row_profiles(prof, tmp, "embedding_sort", EXTRA)
 TOL = 0.002  # the listing's 3 decimals, two rows
 
 

@@ -1,5 +1,5 @@
 """wlcheck.py: what the hand-checked workload tests (host_timeline.sh, optim_step.sh,
-host_ref.sh, emb_sort.py) share: the list of failures, a check within a tolerance, the bundled profile with a
+host_ref.sh, emb_sort.py, reduce_split.py) share: the list of failures, a check within a tolerance, the bundled profile with a
 host-speed probe set (its median and fastest reading), the hand-made AdamW fit, one fusim workload
 run with its --ops listing, and the exit (one FAIL line each)."""
 import csv
@@ -22,6 +22,27 @@ def profile(root, probe_us=7.0, probe_min_us=5.0):
     prof = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))
     prof["compute"]["host_probe_us"], prof["compute"]["host_probe_min_us"] = probe_us, probe_min_us
     return prof
+
+
+def start():
+    """A test's fusim (its first argument), a scratch folder and the bundled profile."""
+    import tempfile
+    return sys.argv[1], tempfile.mkdtemp(), profile(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def row_profiles(prof, tmp, op, host_bwd_us):
+    """Two profiles written from prof: with a hand-made backward host row op (bf16, host_bwd_us)
+    in place of the bundled one, and without it (an older profile). Returns their paths and the
+    profile's other operation rows."""
+    ops = [t for t in prof["compute"]["ops"] if t["op"] != op]
+    row = {"op": op, "dtype": "bf16", "numel": [], "fwd_us": [], "bwd_us": [], "host_fwd_us": 0.0,
+           "host_bwd_us": host_bwd_us}
+    paths = os.path.join(tmp, "p.json"), os.path.join(tmp, "n.json")
+    for path, rows in zip(paths, (ops + [row], ops)):
+        prof["compute"]["ops"] = rows
+        with open(path, "w") as f:
+            json.dump(prof, f)
+    return paths[0], paths[1], ops
 
 
 # AdamW with a host part measured at probe 5 us: device 100 + 0.5 us a tensor + 1e-5 us an element,
