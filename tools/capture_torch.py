@@ -118,14 +118,16 @@ def build(name, batch, device, seq):
 
 def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host="always",
             name="model", notes="", meta=None, framework=None, set_to_none=True,
-            model_cost_rounds=16, beside_rounds=0, log=None, host_ref=None):
+            model_cost_rounds=16, beside_rounds=0, log=None, host_ref=None,
+            first_issue_rounds=0):
     """Measures one model and returns the workload as a dict (fusim-workload-1).
     framework: torch_host.framework_costs() (measured once per machine; None: measured here
     when host is not "never"); set_to_none: how the step clears gradients; model_cost_rounds:
     rounds of torch_modelcost.measure() (the frameworks' per-parameter costs on this model, in
     place of the model-independent ones; 0: none); beside_rounds: rounds of
     torch_beside.measure() (what an offload costs the model's step: compute beside it, the host
-    beside it and offloads issued inside backward; 0: not measured); log(msg): progress lines;
+    beside it and offloads issued inside backward; 0: not measured); first_issue_rounds: its
+    rounds of the first in-backward issue (the slowdown after it; 0: none); log(msg): progress lines;
     host_ref: a reference step (tools/host_ref.maker) timed 3 times before the timed steps, after
     each and 3 times after, as the probes are (meta.host_ref: its medians, which
     `fusim workload --host-ref-fwd/--host-ref-bwd` take)."""
@@ -352,7 +354,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
             import torch_beside
             try:
                 beside = torch_beside.measure(model, run_loss, opt, rounds=beside_rounds,
-                                              set_to_none=set_to_none, log=log)
+                                              set_to_none=set_to_none,
+                                              first_rounds=first_issue_rounds, log=log)
             except Exception as e:   # an extra measurement: the block stands without it
                 torch.cuda.empty_cache()
                 print("capture_torch: the step beside a D2H not measured (%s: %s)"
@@ -468,6 +471,10 @@ def main(argv=None):
     ap.add_argument("--beside-rounds", type=int, default=10,
                     help="rounds measuring the step beside a transfer into host memory "
                          "(tools/torch_beside.py: host.beside_d2h; 0: not measured)")
+    ap.add_argument("--first-issue-rounds", type=int, default=24,
+                    help="with --beside-rounds: rounds measuring the slowdown of backward's host "
+                         "work after the first in-backward issue (host.beside_d2h.in_bwd_slow; "
+                         "0: not measured)")
     ap.add_argument("--name", help="workload name (default: MODEL_bBATCH_captured)")
     ap.add_argument("--out", required=True, help="output file ('-' for stdout)")
     a = ap.parse_args(argv)
@@ -499,7 +506,8 @@ def main(argv=None):
     w = capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=a.amp,
                 host=a.host, name=name, notes=notes, meta=meta,
                 model_cost_rounds=max(0, a.model_cost_rounds),
-                beside_rounds=max(0, a.beside_rounds))
+                beside_rounds=max(0, a.beside_rounds),
+                first_issue_rounds=max(0, a.first_issue_rounds))
     text = json.dumps(w, indent=1) + "\n"
     if a.out == "-":
         sys.stdout.write(text)

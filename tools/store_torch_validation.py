@@ -22,6 +22,8 @@ differ only in the communication, DDP's all-reduce against its offload hook).
 Per-parameter framework costs measured on the model at capture (tools/torch_modelcost.py,
 meta.framework_on_model) are carried to the loop by the loop's framework-free backward() CPU
 time over the one measured beside them (--tower-costs: the model-independent ones instead).
+Where the run measured them in its own loop (validate_torch's probes, runs from 18 on), those
+are used instead, at the loop's own speed (--capture-model-costs: the capture's).
 
 The launch-queue bound (the host blocks once host.queue_depth launches are pending; fu_predict.c)
 goes into the host block where the launches per phase are known: the capture's meta.launches,
@@ -160,7 +162,9 @@ def median_interval(ws, wl, m, fc, ff, hf, mf):
     fm = on_model(wl)
     if fm is not None and mf is not None:   # the costs measured on the model, carried by mf
         mb = TI.model_bounds(fm, "ddp.param_us" in fm["replaced"])
-        c = TI.ratio_rel([x[1] for x in cpu], fm["raw"]["none"])
+        # measured in the loop itself (loop_costs): nothing carried them, no carry's bounds
+        loop = fm.get("source") == "loop"
+        c = (0.0, 0.0) if loop else TI.ratio_rel([x[1] for x in cpu], fm["raw"]["none"])
         for name in fm["replaced"]:
             grp, key = name.split(".")
             est[grp][key] = mb[grp][key]
@@ -169,7 +173,8 @@ def median_interval(ws, wl, m, fc, ff, hf, mf):
         ffw = ws["host"]["ddp"]["forward_us"] / w0 if w0 > 0 else 1.0   # model_cost_factor's
         for key in TI.forward_bounds(est, fm):   # DDP's forward, carried by forward's factor
             factor["ddp"][key] = ffw
-            carry["ddp"][key] = TI.ratio_rel([x[0] for x in cpu], fm["raw_fwd"]["none"])
+            carry["ddp"][key] = (0.0, 0.0) if loop else \
+                TI.ratio_rel([x[0] for x in cpu], fm["raw_fwd"]["none"])
     h["ci"] = TI.cost_ci(h, est, factor, carry)
     return True
 
@@ -251,6 +256,36 @@ def tower_costs(wl):
         for key in ("forward_us", "buffer_us", "broadcast_us"):
             if key in fm["model_independent"]["ddp"]:
                 wl["host"]["ddp"][key] = fm["model_independent"]["ddp"][key]
+
+
+def loop_costs(wl, m, fc):
+    """Where the run measured the frameworks' per-parameter costs in the loop itself
+    (validate_torch's probes, runs from 18 on: torch_modelcost.from_loop), they take the place of
+    the capture's (meta.framework_on_model, kept as framework_on_model_capture): measured at the
+    loop's own host speed, round by round, they need no carrying. The host block's bounds are
+    derived again for them (fc: the run's tower). Returns the costs replaced, or None."""
+    import torch_modelcost
+    probes = m.get("loop_probes")
+    h = wl.get("host")
+    if not probes or not h or not fc:
+        return None
+    fm = torch_modelcost.from_loop(
+        dict(probes, **{"compute-only": {"cpu_times_us": m["compute_only_cpu_times_us"]}}),
+        wl["meta"]["tensors"], {"finalize_us": fc["ddp"]["finalize_us"],
+                                "hooks_bucket_us": fc["hooks"]["bucket_us"]})
+    if fm is None:
+        return None
+    tower_costs(wl)   # the capture's own out, the model-independent ones back
+    cap = wl["meta"].pop("framework_on_model", None)
+    fm["model_independent"] = cap["model_independent"] if cap else \
+        {"ddp": dict(h.get("ddp", {})), "hooks": dict(h.get("hooks", {}))}
+    fm["replaced"] = torch_modelcost.apply(h, fm)
+    wl["meta"]["framework_on_model"] = fm
+    wl["meta"]["framework_on_model_capture"] = cap
+    ci = TI.capture_ci(h, fc, fm)
+    if ci:
+        h["ci"] = ci
+    return fm["replaced"]
 
 
 def model_cost_factor(ws, wl, m, host_scale=True):
@@ -379,6 +414,9 @@ def main():
     ap.add_argument("--tower-costs", action="store_true",
                     help="use the model-independent per-parameter costs even where the capture "
                          "measured them on the model (tools/torch_modelcost.py)")
+    ap.add_argument("--capture-model-costs", action="store_true",
+                    help="use the per-parameter costs the capture measured on the model even where "
+                         "the run measured them in its loop (validate_torch's probes)")
     ap.add_argument("--launchq", metavar="FILE",
                     help="a tools/torch_launchq.py result (data/validation/torch_h200_launchq/"
                          "launchq.json): launches per phase and the queue depth for runs whose "
@@ -451,6 +489,8 @@ def main():
         if a.tower_costs or fwc is not None:   # the costs given replace the model's too
             wl.get("meta", {}).pop("framework_on_model", None)
             wl["host"].pop("ci", None)   # a capture's bounds were for the costs replaced
+        if not (a.capture_model_costs or a.tower_costs or fwc is not None):
+            loop_costs(wl, m, run.get("framework_costs"))
         beside_d2h(wl, a.no_beside)
         if a.beside_d2h is not None and "beside_d2h" not in wl.get("host", {}):
             wl["host"]["beside_d2h"] = {"compute": a.beside_d2h}

@@ -26,6 +26,18 @@ every round:
             offloaded from its last gradient's hook, the first issue's offset into backward()
             stamped;
   hk_off    the same hooks and buckets, overlap off: every offload issued after backward().
+and, in rounds of their own after those (first_rounds), a pair that measures the slowdown s of
+backward's host work after the first in-backward issue (runs 11-17's loops: s about 0.1 per plan,
+data/validation/in_bwd_issue_per_plan.txt; hk_on / hk_off cannot give it where the first 25 MiB
+bucket fills at the end of backward), on copies with torch_host.FirstIssueFuser:
+  fi_on     the model's first ready gradient alone in a bucket, offloaded from its hook (early
+            in backward, so most of backward follows it), every other bucket after backward();
+  fi_off    the same hooks, copies and buckets, all offloaded after backward().
+Per round, fi_on's backward() time after the issue call over fi_off's after the same point,
+minus 1: in_bwd_slow (the issue call itself apart), with the p5 / p95 of a bootstrap of its
+median. It goes into the host block where its p5 is above 0 (fusim: backward's host work after
+the first issue inside backward takes 1 + s times as long, for the hook pattern and DDP's
+offload comm hook, both issued from the autograd thread).
 (Run 16's captures ran hk_full / hk_tiny instead: full buckets against 4 KiB of each, inside
 backward; that told nothing from none, and tools/hook_issue_diag.py then showed where the extra
 is: in issuing inside backward at all.)
@@ -54,7 +66,7 @@ PAIRS = (("host", "host", "host_d2h"), ("compute", "gpu", "gpu_d2h"))
 
 
 def _ratios(raw, a, b):
-    return [y / x for x, y in zip(raw.get(a, []), raw.get(b, [])) if x > 0 and y > 0]
+    return [y / x for x, y in zip(raw.get(a, []), raw.get(b, [])) if x and y and x > 0 and y > 0]
 
 
 def _boot_ci(xs, rng, boot, nd, scale=1.0):
@@ -81,6 +93,13 @@ def estimate(raw, boot=200, seed=1):
     out["in_bwd_issue_us"] = round(statistics.median(d), 1) if d else None
     if d:
         out["ci"]["in_bwd_issue_us"] = _boot_ci(d, rng, boot, 1)
+    # the slowdown of backward's host work after the first in-backward issue (the model's first
+    # ready gradient offloaded from its hook, against the same step issuing it after backward):
+    # backward's time after the issue over the same stretch without it, per round, minus 1
+    r = _ratios(raw, "fi_off_rest", "fi_on_rest")
+    out["in_bwd_slow"] = round(statistics.median(r) - 1, 4) if r else None
+    if r:
+        out["ci"]["in_bwd_slow"] = [round(x - 1, 4) for x in _boot_ci(r, rng, boot, 6)]
     # run 16's captures: full buckets against 4 KiB of each, per MiB
     d = [y - x for x, y in zip(raw.get("hk_tiny", []), raw.get("hk_full", [])) if x > 0 and y > 0]
     mib = raw.get("hk_mib") or 0
@@ -91,19 +110,29 @@ def estimate(raw, boot=200, seed=1):
 
 
 def block(est):
-    """The host block's beside_d2h from estimate()'s result: {"compute": C} where the bootstrap p5
-    of C is above 1 (the rounds tell it from no slowdown; fusim reads factors >= 1), else None.
+    """The host block's beside_d2h from estimate()'s result: "compute": C where the bootstrap p5
+    of C is above 1 (the rounds tell it from no slowdown; fusim reads factors >= 1), and
+    "in_bwd_slow": S with "in_bwd_slow_ci": [p5, p95] where the p5 of S is above 0 (the slowdown
+    of backward's host work after the first in-backward issue); None when neither is.
     The host factor and the per-MiB issue cost are measured and kept in meta, not written:
     neither was told from none on runs 15-16 (data/validation/README.md)."""
+    out = {}
     c, ci = est.get("compute"), est.get("ci", {}).get("compute", [0])
-    return {"compute": c} if c is not None and ci[0] > 1.0 else None
+    if c is not None and ci[0] > 1.0:
+        out["compute"] = c
+    s, ci = est.get("in_bwd_slow"), est.get("ci", {}).get("in_bwd_slow", [0, 0])
+    if s is not None and ci[0] > 0:
+        out.update(in_bwd_slow=s, in_bwd_slow_ci=list(ci))
+    return out or None
 
 
 def measure(model, run_loss, opt, *, rounds=10, warmup=2, set_to_none=True, chunk_mib=128,
-            log=None):
+            first_rounds=0, log=None):
     """Runs the rounds on model (run_loss(m) -> the loss of one forward; opt: its optimizer or
     None). Returns {"host", "compute"} (estimate()) with "raw", "chunk_us" (one chunk's transfer
-    alone), "chunks" (per host / gpu step), "issue_us_small", "issue_us_large", "seconds"."""
+    alone), "chunks" (per host / gpu step), "issue_us_small", "issue_us_large", "seconds".
+    first_rounds: rounds of the first-issue pair (fi_on / fi_off, see the module docstring) after
+    the others (0: none)."""
     import torch
 
     t_start = time.time()
@@ -234,6 +263,8 @@ def measure(model, run_loss, opt, *, rounds=10, warmup=2, set_to_none=True, chun
             raw[name].append(round(t, 1))
     raw["hk_first_frac"] = round(statistics.median(first), 4) if first else None
     del hk
+    if first_rounds > 0:
+        _first_issue(model, run_loss, opt, raw, first_rounds, warmup, set_to_none)
 
     # the copy_ call's own CPU time, small and large, the copy engine idle
     def issue(nbytes, reps=20):
@@ -255,6 +286,11 @@ def measure(model, run_loss, opt, *, rounds=10, warmup=2, set_to_none=True, chun
                 "rounds": rounds, "seconds": round(time.time() - t_start, 1)})
     del src, dst
     torch.cuda.empty_cache()
+    if log and out.get("in_bwd_slow") is not None:
+        log("  the first in-backward issue (%d rounds, at %s of backward(), its call %s us): "
+            "backward's host work after it x (1 + %s) %s"
+            % (first_rounds, raw["fi_frac"], raw["fi_call_us"], out["in_bwd_slow"],
+               out["ci"]["in_bwd_slow"]))
     if log:
         log("  beside a D2H (%.1f s, %d rounds, %d MiB chunks of %.0f us x %d / %d): backward() "
             "CPU x %s, GPU x %s; copy_ call 4 KiB %.1f us, 32 MiB %.1f us; the hook pattern's %d "
@@ -265,3 +301,62 @@ def measure(model, run_loss, opt, *, rounds=10, warmup=2, set_to_none=True, chun
                raw["hk_mib"], out["in_bwd_issue_us"], out["ci"].get("in_bwd_issue_us"),
                raw["hk_first_frac"]))
     return out
+
+
+def _first_issue(model, run_loss, opt, raw, rounds, warmup, set_to_none):
+    """The first-issue pair (torch_host.FirstIssueFuser, on copies of model): per round one step
+    with the model's first ready gradient offloaded from its hook (fi_on) and one with it issued
+    after backward (fi_off), in an order alternated every round. Into raw: backward() CPU time
+    of each (fi_on, fi_off), backward's time after the issue (fi_on_rest) and after the same
+    point without it (fi_off_rest), and the medians of the issue call (fi_call_us) and of where
+    it falls in backward() (fi_frac)."""
+    import copy as _copy
+    import torch
+    import torch_host
+
+    arms = {}
+    for name in ("fi_on", "fi_off"):
+        mc = _copy.deepcopy(model)
+        f = torch_host.FirstIssueFuser([(n_, p) for n_, p in mc.named_parameters() if p.requires_grad],
+                                       inside=name == "fi_on")
+        try:
+            o = type(opt)(mc.parameters(), **opt.defaults) if opt is not None else None
+        except (TypeError, AttributeError):
+            o = None
+        arms[name] = (mc, f, o)
+
+    def step(name):
+        mc, f, o = arms[name]
+        mc.zero_grad(set_to_none=set_to_none)
+        torch.cuda.synchronize()
+        loss = run_loss(mc)
+        f.t_a = f.t_e = None
+        t0 = time.perf_counter()
+        loss.backward()
+        t1 = time.perf_counter()
+        f.after_backward()
+        if o is not None:
+            o.step()
+        torch.cuda.synchronize()
+        if f.t_e is None:   # the first step builds the buckets
+            return None
+        return (t1 - t0) * 1e6, (t1 - f.t_e) * 1e6, (f.t_e - f.t_a) * 1e6, (f.t_a - t0) / (t1 - t0)
+
+    for _ in range(warmup + 1):
+        step("fi_on")
+        step("fi_off")
+    for k in ("fi_on", "fi_off", "fi_on_rest", "fi_off_rest"):
+        raw[k] = []
+    call, frac = [], []
+    for r in range(rounds):
+        for name in (("fi_on", "fi_off") if r % 2 == 0 else ("fi_off", "fi_on")):
+            bwd, rest, c, fr = step(name)
+            raw[name].append(round(bwd, 1))
+            raw[name + "_rest"].append(round(rest, 1))
+            if name == "fi_on":
+                call.append(c)
+                frac.append(fr)
+    raw["fi_call_us"] = round(statistics.median(call), 1)
+    raw["fi_frac"] = round(statistics.median(frac), 4)
+    raw["fi_bytes"] = arms["fi_on"][1].bufs[0].numel() * arms["fi_on"][1].bufs[0].element_size()
+    del arms

@@ -266,12 +266,14 @@ class HookFuser:
     fusion buffer (one copy per tensor, on the compute stream); when a bucket is full its
     transfer (offload to pinned host memory) is issued on a side stream after an event; with
     overlap off every transfer is issued after backward(). Buckets follow the order the hooks
-    fired in the first step (close a bucket when it reaches cap bytes; cap 0: one per tensor)."""
+    fired in the first step (close a bucket when it reaches cap bytes; cap 0: one per tensor;
+    first_cap: the first bucket's cap, as DDP's first bucket has its own)."""
 
-    def __init__(self, params, cap_bytes, overlap=True):
+    def __init__(self, params, cap_bytes, overlap=True, first_cap=None):
         import torch
         self.params = params              # [(name, param)]
         self.cap = cap_bytes
+        self.first_cap = cap_bytes if first_cap is None else first_cap
         self.overlap = overlap
         self.stream = torch.cuda.Stream()
         self.order = []                   # first step: firing order (indices)
@@ -288,9 +290,13 @@ class HookFuser:
             o, n = self.off[i], self.numel[i]
             self.bufs[b][o:o + n].view(p.grad.shape).copy_(p.grad)
             self.count[b] += 1
-            if self.overlap and self.count[b] == self.size[b]:
-                self._issue(b)
+            self._copied(b)
         return hook
+
+    def _copied(self, b):
+        """A gradient of bucket b is in the fusion buffer: issue the bucket once it is full."""
+        if self.overlap and self.count[b] == self.size[b]:
+            self._issue(b)
 
     def _build(self):
         import torch
@@ -299,7 +305,7 @@ class HookFuser:
         for i in self.order:
             cur.append(i)
             cur_bytes += self.params[i][1].numel() * self.params[i][1].element_size()
-            if cur_bytes >= self.cap:
+            if cur_bytes >= (self.cap if sizes else self.first_cap):
                 sizes.append(cur)
                 cur, cur_bytes = [], 0
         if cur:
@@ -338,14 +344,42 @@ class HookFuser:
                                    % (len(self.order), len(self.params)))
             self._build()
             return
-        if not self.overlap:
-            for b in range(len(self.buckets)):
-                self._issue(b)
+        for b in self._left():
+            self._issue(b)
         torch.cuda.current_stream().wait_stream(self.stream)
         self.count = [0] * len(self.buckets)
 
+    def _left(self):
+        """The buckets issued after backward(): every one with overlap off."""
+        return [] if self.overlap else range(len(self.buckets))
+
     def bucket_names(self):
         return [[self.params[i][0] for i in m] for m in self.buckets]
+
+
+class FirstIssueFuser(HookFuser):
+    """The hook pattern with the model's first ready gradient alone in bucket 0 (a small
+    offload) and 25 MiB buckets after it; inside: bucket 0 is issued from its hook, early in
+    backward, every other bucket after backward(); not inside: all after backward (the
+    baseline: the same hooks, copies and buckets). Each step stamps, by time.perf_counter(),
+    t_a (bucket 0 copied, where the issue goes) and t_e (after the issue; t_a when not inside),
+    so that backward's work after the issue can be set against the same work without it
+    (tools/torch_beside.py: the slowdown after the first in-backward issue)."""
+
+    def __init__(self, params, inside):
+        self.inside = inside
+        self.t_a = self.t_e = None
+        super().__init__(params, 25 * 2**20, overlap=False, first_cap=1)
+
+    def _copied(self, b):
+        if b == 0:   # bucket 0 holds one gradient: it is full
+            self.t_a = time.perf_counter()
+            if self.inside:
+                self._issue(0)
+            self.t_e = time.perf_counter()
+
+    def _left(self):
+        return range(1 if self.inside else 0, len(self.buckets))
 
 
 _BIAS_NUMEL = 1024   # a "layers" bank's bias: one row of the activation, broadcast over rows

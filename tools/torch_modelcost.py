@@ -112,6 +112,27 @@ def forward_with_ci(fwd, boot=200, seed=1):
     return est
 
 
+# the validation loop's probes (tools/validate_torch.py PROBES) that are this module's variants
+LOOP_PROBES = {"none": "compute-only", "ddpv_1": "probe ddpv_1", "ddpc_h": "probe ddpc_h",
+               "hk_1": "probe hk_1"}
+
+
+def from_loop(probes, P, fixed):
+    """The costs as measure() gives them, from the variants run as probes among the validation
+    loop's iterations (so at the loop's own host speed, round by round): probes = {label:
+    {"cpu_times_us": [[forward, backward(), rest] per round]}} with the labels of LOOP_PROBES
+    (the loop's compute-only iteration is the framework-free step). None where one is missing."""
+    if any(not (probes.get(lab) or {}).get("cpu_times_us") for lab in LOOP_PROBES.values()):
+        return None
+    n = min(len(probes[lab]["cpu_times_us"]) for lab in LOOP_PROBES.values())
+    bwd = {v: [c[1] for c in probes[lab]["cpu_times_us"][:n]] for v, lab in LOOP_PROBES.items()}
+    fwd = {v: [c[0] for c in probes[lab]["cpu_times_us"][:n]] for v, lab in LOOP_PROBES.items()}
+    out = with_ci(bwd, P, fixed)
+    out.update({"P": P, "rounds": n, "fixed": dict(fixed), "raw": bwd, "raw_fwd": fwd,
+                "ddp_forward": forward_with_ci(fwd), "source": "loop"})
+    return out
+
+
 def apply(host, fw_model):
     """The host block (torch_host.host_block's) with the per-parameter costs measured on the
     model in place of the tower's, where both bootstrap bounds are positive (a cost the model's

@@ -99,7 +99,8 @@ def build_model(name, batch, seq):
 
 # torchvision classifiers the harness builds (random weights, 224x224 images)
 TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "vit_b_16", "vit_b_32",
-               "convnext_tiny", "efficientnet_b0")
+               "convnext_tiny", "efficientnet_b0", "swin_t", "mobilenet_v3_large",
+               "densenet121")
 
 
 def make_opt(model):
@@ -122,6 +123,21 @@ PLANS = [
     ("hooks 4MiB",   "hooks", "offload", "cap:4MiB",      "copy", "on", "hooks", 4, False),
     ("hooks 25MiB",  "hooks", "offload", "cap:25MiB",     "copy", "on", "hooks", 25, False),
     ("hooks 25MiB overlap off", "hooks", "offload", "cap:25MiB", "copy", "off", "hooks", 25, False),
+]
+
+
+# Probes run in the same rounds as the plans, never scored as rows (--no-loop-probes: none):
+# the frameworks' per-parameter costs at the loop's own host speed (torch_modelcost's variants:
+# ONE bucket, so per bucket the cost is paid once; store_torch_validation derives the costs from
+# them in place of the capture's, which a host whose speed moves between capture and loop carried
+# badly: ResNet-101 on run 17, 15.6 us [4.2, 22.4] per parameter), and the first in-backward
+# issue's pair (torch_host.FirstIssueFuser), a check in the loop of the capture's in_bwd_slow.
+PROBES = [
+    ("probe ddpv_1",    "ddp",   "allreduce:1", "single", "view", "on",  "ddp",        1e4, True),
+    ("probe ddpc_h",    "ddp",   "allreduce:1", "single", "copy", "on",  "ddp_noop",   1e4, False),
+    ("probe hk_1",      "hooks", "offload",     "single", "copy", "on",  "hooks",      1e4, False),
+    ("probe first on",  "hooks", "offload",     "single", "copy", "on",  "hooks_first", 0, False),
+    ("probe first off", "hooks", "offload",     "single", "copy", "off", "hooks_first", 0, False),
 ]
 
 
@@ -150,6 +166,13 @@ class Runner:
             if plan[6] == "ddp_off":
                 self.off = torch_host.OffloadState()
                 m.register_comm_hook(self.off, torch_host.offload_hook)
+        elif plan and plan[6] == "ddp_noop":   # DDP copying into its bucket, communicating nothing
+            import torch_modelcost
+            m = DDP(m, device_ids=[0], bucket_cap_mb=plan[7], gradient_as_bucket_view=plan[8])
+            m.register_comm_hook(None, torch_modelcost._noop_comm_hook)
+        elif plan and plan[6] == "hooks_first":
+            params = [(n, p) for n, p in m.named_parameters() if p.requires_grad]
+            self.fuser = torch_host.FirstIssueFuser(params, inside=plan[5] == "on")
         elif plan and plan[6] == "hooks":
             params = [(n, p) for n, p in m.named_parameters() if p.requires_grad]
             self.fuser = torch_host.HookFuser(params, int(plan[7] * MiB), overlap=plan[5] == "on")
@@ -157,6 +180,7 @@ class Runner:
         self.opt = make_opt(self.core)
         self.times = []
         self.cpu = []              # per timed step: CPU time of forward, backward(), the rest
+        self.rest = []             # FirstIssueFuser: per timed step, backward() after its issue
 
     def step(self, ev0, ev1):
         import torch
@@ -166,8 +190,12 @@ class Runner:
         t0 = time.perf_counter()
         loss = self.loss_fn(self.model, self.inputs)
         t1 = time.perf_counter()
+        first = isinstance(self.fuser, torch_host.FirstIssueFuser)
+        if first:
+            self.fuser.t_e = None
         loss.backward()
         t2 = time.perf_counter()
+        self.last_rest = (t2 - self.fuser.t_e) * 1e6 if first and self.fuser.t_e else None
         if self.fuser is not None:
             self.fuser.after_backward()
         self.opt.step()
@@ -247,7 +275,8 @@ def run_model(name, batch, seq, a, fw, log):
                                meta={"model": name, "batch": batch, "seq": seq},
                                framework=fw, set_to_none=False,
                                model_cost_rounds=a.model_cost_rounds,
-                               beside_rounds=a.beside_rounds, log=log)
+                               beside_rounds=a.beside_rounds,
+                               first_issue_rounds=a.first_issue_rounds, log=log)
     del cap_model
     torch.cuda.empty_cache()
     log("%s: captured in %.1f s (fwd %.0f bwd %.0f opt %.0f us, %d tensors)"
@@ -261,6 +290,8 @@ def run_model(name, batch, seq, a, fw, log):
         log("%s: graph not counted (%s: %s)" % (wname, type(e).__name__, e))
     plans = [p for p in PLANS if not a.plans or p[0] in a.plans]
     runners = [Runner(base, None, inputs, loss_fn)] + [Runner(base, p, inputs, loss_fn) for p in plans]
+    probes_at = len(runners)   # runners from here on are probes, not rows
+    runners += [Runner(base, p, inputs, loss_fn) for p in (PROBES if a.loop_probes else [])]
     ev0, ev1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     ck = [clocks()]
     probes = []   # the host's speed, once a round (store_torch_validation.probe_factor)
@@ -287,6 +318,7 @@ def run_model(name, batch, seq, a, fw, log):
             if r >= a.warmup:
                 run.times.append(t)
                 run.cpu.append(run.last_cpu)
+                run.rest.append(run.last_rest)
         if r >= a.warmup:
             probes.append(round(torch_host.host_probe(), 4))
             bprobes.append(round(torch_host.bwd_probe(), 4))
@@ -310,6 +342,29 @@ def run_model(name, batch, seq, a, fw, log):
         blocked[run.label] = {"times_us": ts[1:], "cpu_times_us": cs[1:]}
     co = runners[0].times
     rows = []
+    loop_probes = {run.label: {"times_us": [round(t, 1) for t in run.times],
+                               "cpu_times_us": [[round(v, 1) for v in c] for c in run.cpu],
+                               "rest_us": [None if x is None else round(x, 1) for x in run.rest]}
+                   for run in runners[probes_at:]}
+    if loop_probes:
+        try:   # a log line; store_torch_validation derives both again from the rounds
+            import torch_beside
+            import torch_modelcost
+            est = torch_modelcost.from_loop(
+                {"compute-only": {"cpu_times_us": [list(c) for c in runners[0].cpu]},
+                 **loop_probes}, sum(1 for p in base.parameters() if p.requires_grad),
+                {"finalize_us": fw["ddp"]["finalize_us"],
+                 "hooks_bucket_us": fw["hooks"]["bucket_us"]})
+            sl = torch_beside.estimate({"fi_on_rest": loop_probes["probe first on"]["rest_us"],
+                                        "fi_off_rest": loop_probes["probe first off"]["rest_us"]})
+            log("  probes in the loop: ddp param %.1f us %s, copy %.1f %s; hooks hook %.1f %s; "
+                "DDP's forward %.0f us %s; after the first in-backward issue x (1 + %s) %s"
+                % (est["param_us"], est["ci"]["param_us"], est["copy_us"], est["ci"]["copy_us"],
+                   est["hook_us"], est["ci"]["hook_us"], est["ddp_forward"]["forward_us"],
+                   est["ddp_forward"]["ci"], sl["in_bwd_slow"], sl["ci"].get("in_bwd_slow")))
+        except Exception as e:
+            log("  probes in the loop: not estimated (%s: %s)" % (type(e).__name__, e))
+    runners = runners[:probes_at]
     for run in runners[1:]:
         p = run.plan
         med = statistics.median(run.times)
@@ -340,7 +395,7 @@ def run_model(name, batch, seq, a, fw, log):
            "blocked": blocked or None,
            "round_orders": {"runners": [r.label for r in runners], "order": a.order,
                             "timed": orders},
-           "graph": graph, "rows": rows}
+           "graph": graph, "rows": rows, "loop_probes": loop_probes or None}
     del runners, base
     torch.cuda.empty_cache()
     return wl, res
@@ -433,6 +488,14 @@ def main(argv=None, probe=None):
     ap.add_argument("--beside-rounds", type=int, default=10,
                     help="rounds measuring each model's step beside a transfer into host memory "
                          "(tools/torch_beside.py: host.beside_d2h; 0: not measured)")
+    ap.add_argument("--first-issue-rounds", type=int, default=24,
+                    help="with --beside-rounds: rounds measuring the slowdown of backward's host "
+                         "work after the first in-backward issue (host.beside_d2h.in_bwd_slow; "
+                         "0: not measured)")
+    ap.add_argument("--no-loop-probes", dest="loop_probes", action="store_false",
+                    help="leave out the probes run in the loop's rounds (the frameworks' "
+                         "per-parameter costs at the loop's host speed, the first in-backward "
+                         "issue's pair; PROBES)")
     ap.add_argument("--trace", default="",
                     help="comma-separated models whose plans %s are profiled after the rounds "
                          "(torch_trace: OUT/<workload>_trace.txt and gzipped Chrome traces)"
@@ -446,6 +509,7 @@ def main(argv=None, probe=None):
     a.trace = [t for t in a.trace.split(",") if t]
     a.model_cost_rounds = max(0, a.model_cost_rounds)
     a.beside_rounds = max(0, a.beside_rounds)
+    a.first_issue_rounds = max(0, a.first_issue_rounds)
     specs = parse_models(a.models)
     if probe is None:
         try:

@@ -133,6 +133,38 @@ check("--tower-costs puts back the tower's forward 250, buffer 20, broadcast 400
       h4["ddp"]["forward_us"] == 250.0 and h4["ddp"]["buffer_us"] == 20.0
       and h4["ddp"]["broadcast_us"] == 400.0)
 
+# The same variants run as probes among the validation loop's iterations (validate_torch
+# PROBES, torch_modelcost.from_loop): the loop's compute-only iteration is the framework-free
+# step; every round [forward, backward(), rest]. They give the same costs and forward back, and
+# store_torch_validation.loop_costs puts them in place of the capture's (whose param_us was
+# 11 here), with nothing to carry: the factor is 1 (the same compute-only backward()).
+bw = make()
+probes = {lab: {"cpu_times_us": [[fwd[v][r], bw[v][r], 300.0] for r in range(15)]}
+          for v, lab in mc.LOOP_PROBES.items()}
+lo = mc.from_loop(probes, P, FIXED)
+check("from the loop: param %.3f, copy %.3f, hook %.3f, forward %.1f"
+      % (lo["param_us"], lo["copy_us"], lo["hook_us"], lo["ddp_forward"]["forward_us"]),
+      abs(lo["param_us"] - PARAM) < 1e-3 and abs(lo["copy_us"] - COPY) < 1e-3
+      and abs(lo["hook_us"] - HOOK) < 1e-3 and abs(lo["ddp_forward"]["forward_us"] - 1200) < 1e-9)
+check("... a probe missing: None",
+      mc.from_loop({k: v for k, v in probes.items() if k != "probe hk_1"}, P, FIXED) is None)
+h6 = {"ddp": {"param_us": 11.0, "copy_us": 5.0, "forward_us": 250.0, "buffer_us": 20.0,
+              "finalize_us": FIN},
+      "hooks": {"hook_us": 29.0, "bucket_us": HKB}}
+wl6 = {"host": h6, "meta": {"tensors": P, "framework_on_model": None}}
+m6 = {"compute_only_cpu_times_us": probes["compute-only"]["cpu_times_us"],
+      "compute_only_cpu_fwd_bwd_rest_us": [5600.0, 9800.0, 300.0],
+      "loop_probes": {k: v for k, v in probes.items() if k != "compute-only"}}
+done6 = st.loop_costs(wl6, m6, {"ddp": {"finalize_us": FIN}, "hooks": {"bucket_us": HKB}})
+check("loop_costs replaces %s with the loop's" % done6,
+      done6 == ["ddp.param_us", "ddp.copy_us", "hooks.hook_us"]
+      and abs(h6["ddp"]["param_us"] - PARAM) < 1e-3 and h6["ddp"]["forward_us"] == 1200.0)
+ws6 = {"host": {"ddp": dict(h6["ddp"]), "hooks": dict(h6["hooks"])}}
+check("... carried by a factor of 1", st.model_cost_factor(ws6, wl6, m6) == 1.0)
+st.tower_costs(wl6)
+check("... --tower-costs still puts the tower's back (11)", h6["ddp"]["param_us"] == 11.0)
+check("a run without probes: nothing", st.loop_costs({"host": {}}, {}, {"ddp": {}}) is None)
+
 # torch_trace.summarize: two steps, a 1000 us wait on the autograd thread once a step.
 rows = [("cudaLaunchKernel", "2", 5.0, 5.0)] * 40 + [("cudaStreamSynchronize", "2", 1000.0, 1000.0)] * 2 \
     + [("aten::copy_", "1", 20.0, 30.0)] * 10
