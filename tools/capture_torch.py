@@ -119,7 +119,7 @@ def build(name, batch, device, seq):
 def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host="always",
             name="model", notes="", meta=None, framework=None, set_to_none=True,
             model_cost_rounds=16, beside_rounds=0, log=None, host_ref=None,
-            first_issue_rounds=0):
+            first_issue_rounds=0, model_cost_buckets=False):
     """Measures one model and returns the workload as a dict (fusim-workload-1).
     framework: torch_host.framework_costs() (measured once per machine; None: measured here
     when host is not "never"); set_to_none: how the step clears gradients; model_cost_rounds:
@@ -127,7 +127,9 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     place of the model-independent ones; 0: none); beside_rounds: rounds of
     torch_beside.measure() (what an offload costs the model's step: compute beside it, the host
     beside it and offloads issued inside backward; 0: not measured); first_issue_rounds: its
-    rounds of the first in-backward issue (the slowdown after it; 0: none); log(msg): progress lines;
+    rounds of the first in-backward issue (the slowdown after it; 0: none); model_cost_buckets:
+    torch_modelcost's per-bucket variants too (DDP's and the hook pattern's bucket costs on the
+    model); log(msg): progress lines;
     host_ref: a reference step (tools/host_ref.maker) timed 3 times before the timed steps, after
     each and 3 times after, as the probes are (meta.host_ref: its medians, which
     `fusim workload --host-ref-fwd/--host-ref-bwd` take)."""
@@ -343,6 +345,7 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
             try:
                 fw_model = torch_modelcost.measure(model, run_loss, opt, fixed,
                                                    rounds=model_cost_rounds,
+                                                   buckets=model_cost_buckets,
                                                    set_to_none=set_to_none, log=log)
             except Exception as e:   # an extra measurement: keep the model-independent costs
                 torch.cuda.empty_cache()
@@ -473,7 +476,7 @@ def main(argv=None):
                          "(tools/torch_beside.py: host.beside_d2h; 0: not measured)")
     ap.add_argument("--first-issue-rounds", type=int, default=24,
                     help="with --beside-rounds: rounds measuring the slowdown of backward's host "
-                         "work after the first in-backward issue (host.beside_d2h.in_bwd_slow; "
+                         "work after the first in-backward issue (meta.beside_d2h.in_bwd_slow; "
                          "0: not measured)")
     ap.add_argument("--name", help="workload name (default: MODEL_bBATCH_captured)")
     ap.add_argument("--out", required=True, help="output file ('-' for stdout)")

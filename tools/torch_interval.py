@@ -120,12 +120,23 @@ def model_bounds(fm, whole=True, boot=BOOT, seed=SEED):
     samples = []
     for _ in range(boot):
         e = torch_modelcost.estimate(raw, P, fixed, _draw(rng, n))
-        samples.append({"ddp": {"param_us": e["param_us"], "copy_us": e["copy_us"]},
-                        "hooks": {"hook_us": e["hook_us"]}})
+        smp = {"ddp": {"param_us": e["param_us"], "copy_us": e["copy_us"]},
+               "hooks": {"hook_us": e["hook_us"]}}
+        for est, grp, key in torch_modelcost.BUCKET_COSTS:   # per bucket, where measured
+            if est in e:
+                smp[grp][key] = e[est]
+        samples.append(smp)
+    per_bucket = {grp: [key] for _, grp, key in torch_modelcost.BUCKET_COSTS
+                  if key in samples[0][grp]}
     if not whole:
-        return _bounds(samples, {"ddp": ["param_us", "copy_us"], "hooks": ["hook_us"]}, [])
-    return _bounds(samples, {"ddp": ["param_us"], "hooks": ["hook_us"]},
-                   [("ddp", "copy_us", ("param_us", "copy_us"))])
+        keys = {"ddp": ["param_us", "copy_us"], "hooks": ["hook_us"]}
+        for grp, ks in per_bucket.items():
+            keys[grp] += ks
+        return _bounds(samples, keys, [])
+    keys = {"ddp": ["param_us"], "hooks": ["hook_us"]}
+    for grp, ks in per_bucket.items():
+        keys[grp] += ks
+    return _bounds(samples, keys, [("ddp", "copy_us", ("param_us", "copy_us"))])
 
 
 def forward_bounds(est, fm):

@@ -24,6 +24,17 @@ which includes the one bucket's call; the hook pattern's bucket_us):
   ddp.param_us  = (d(ddpv_1) - finalize_us) / P
   ddp.copy_us   = (d(ddpc_h) - finalize_us) / P - ddp.param_us
   hooks.hook_us = (d(hk_1) - hooks.bucket_us) / P
+With buckets (captures from run 19 on), two variants more, each with a bucket per parameter,
+every bucket called from inside backward as it fills:
+  ddpv_n  DDP, bucket views, one bucket per parameter, DDP's default all-reduce
+  hk_n    the hook pattern, one bucket per parameter
+  ddp.bucket_us   = (d(ddpv_n) - d(ddpv_1)) / (P - 1)
+  hooks.bucket_us = (d(hk_n) - d(hk_1)) / (P - 1), and then hooks.hook_us takes it in place of
+                    the tower's as hk_1's fixed part.
+Run 18's loop paid 75-92 us per DDP bucket and 102-140 us per hook-pattern bucket (its per-tensor
+plans against the 100 / 25 MiB ones, backward() CPU time), where the tower's synthetic bank
+measured 51 and 62 in the same run: like the per-parameter costs, the per-bucket ones travel
+with the model.
 The framework-free step's own median backward() CPU time (bwd_cpu_us) is kept with them: a
 later loop of the same model carries the costs to its host speed by its own framework-free
 backward() CPU time over this one (tools/store_torch_validation.py).
@@ -53,6 +64,11 @@ import torch_host
 MiB = 2**20
 HUGE = 1e4        # MiB: one bucket for all gradients
 VARIANTS = ("none", "ddpv_1", "ddpc_h", "hk_1")
+# per-bucket variants (captures from run 19 on): a bucket per parameter, each issued from inside
+# backward as it fills
+BUCKET_VARIANTS = ("ddpv_n", "hk_n")
+# each per-bucket estimate and the host-block cost it replaces
+BUCKET_COSTS = (("ddp_bucket_us", "ddp", "bucket_us"), ("hooks_bucket_us", "hooks", "bucket_us"))
 
 
 def _q(xs, f):
@@ -71,11 +87,21 @@ def estimate(bwd, P, fixed, rounds=None):
     def d(v):
         return statistics.median(bwd[v][r] - bwd["none"][r] for r in rs)
 
+    out = {}
+    hooks_bucket = fixed["hooks_bucket_us"]
+    if all(bwd.get(v) for v in BUCKET_VARIANTS) and P > 1:
+        # P buckets against one, each a parameter: P - 1 bucket calls more, issued from inside
+        # backward as the model's own gradients become ready (the tower's synthetic bank paid
+        # 0.4-0.7x of this in run 18's loop). The hook pattern's then needs no fixed part.
+        out["ddp_bucket_us"] = round((d("ddpv_n") - d("ddpv_1")) / (P - 1), 3)
+        out["hooks_bucket_us"] = round((d("hk_n") - d("hk_1")) / (P - 1), 3)
+        hooks_bucket = out["hooks_bucket_us"]
     param = (d("ddpv_1") - fixed["finalize_us"]) / P
     copy_ = (d("ddpc_h") - fixed["finalize_us"]) / P - param
-    hook = (d("hk_1") - fixed["hooks_bucket_us"]) / P
-    return {"param_us": round(param, 3), "copy_us": round(copy_, 3), "hook_us": round(hook, 3),
-            "bwd_cpu_us": round(statistics.median(bwd["none"][r] for r in rs), 1)}
+    hook = (d("hk_1") - hooks_bucket) / P
+    out.update({"param_us": round(param, 3), "copy_us": round(copy_, 3), "hook_us": round(hook, 3),
+                "bwd_cpu_us": round(statistics.median(bwd["none"][r] for r in rs), 1)})
+    return out
 
 
 def with_ci(bwd, P, fixed, boot=200, seed=1):
@@ -86,7 +112,8 @@ def with_ci(bwd, P, fixed, boot=200, seed=1):
     samples = [estimate(bwd, P, fixed, [rng.randrange(n) for _ in range(n)]) for _ in range(boot)]
     est["ci"] = {k: [round(_q([s[k] for s in samples], 0.05), 3),
                      round(_q([s[k] for s in samples], 0.95), 3)]
-                 for k in ("param_us", "copy_us", "hook_us")}
+                 for k in ("param_us", "copy_us", "hook_us", "ddp_bucket_us", "hooks_bucket_us")
+                 if k in est}
     return est
 
 
@@ -142,10 +169,11 @@ def apply(host, fw_model):
     for grp in ("ddp", "hooks"):   # the block may share these with the calibration's result
         if grp in host:
             host[grp] = dict(host[grp])
-    for grp, key in (("ddp", "param_us"), ("ddp", "copy_us"), ("hooks", "hook_us")):
-        lo = ci.get(key, [0, 0])[0]
-        if grp in host and lo > 0 and fw_model[key] > 0:
-            host[grp][key] = fw_model[key]
+    for est, grp, key in ((("param_us", "ddp", "param_us"), ("copy_us", "ddp", "copy_us"),
+                           ("hook_us", "hooks", "hook_us")) + BUCKET_COSTS):
+        lo = ci.get(est, [0, 0])[0]
+        if grp in host and lo > 0 and fw_model.get(est, 0) > 0:
+            host[grp][key] = fw_model[est]
             done.append("%s.%s" % (grp, key))
     # DDP's forward measured whole on the model: it takes the place of the tower's three parts
     # (fixed, per buffer, the broadcast's fixed part), which fw_model["forward_replaced"] says
@@ -175,28 +203,32 @@ def _flush_caches():
 
 
 def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=True, cold=True,
-            log=None, sync_fwd=False):
+            log=None, sync_fwd=False, buckets=False):
     """Runs the variants on copies of model (see the module docstring); run_loss(m) -> the loss
     of one forward of m; opt: the capture's optimizer (its class and defaults are copied; SGD
     when None); fixed: the tower's fixed parts. Returns with_ci()'s dict plus "P", "rounds" and
     "raw" (every round's backward() CPU time per variant). sync_fwd: wait for forward's GPU work
-    before backward() (no launches pending when it starts; torch_launchq.py --sync-probe)."""
+    before backward() (no launches pending when it starts; torch_launchq.py --sync-probe).
+    buckets: the per-bucket variants too (BUCKET_VARIANTS: DDP's bucket call and the hook
+    pattern's bucket issue on the model, "ddp_bucket_us" / "hooks_bucket_us")."""
     import torch
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     torch_host.ensure_process_group()
     t_start = time.time()
     runners = {}
-    for v in VARIANTS:
+    variants = VARIANTS + (BUCKET_VARIANTS if buckets else ())
+    for v in variants:
         core = copy.deepcopy(model)
         m, fuser = core, None
-        if v in ("ddpv_1", "ddpc_h"):
-            m = DDP(core, device_ids=[0], bucket_cap_mb=HUGE, gradient_as_bucket_view=v == "ddpv_1")
+        if v in ("ddpv_1", "ddpc_h", "ddpv_n"):
+            m = DDP(core, device_ids=[0], bucket_cap_mb=1e-9 if v == "ddpv_n" else HUGE,
+                    gradient_as_bucket_view=v != "ddpc_h")
             if v == "ddpc_h":
                 m.register_comm_hook(None, _noop_comm_hook)
-        elif v == "hk_1":
+        elif v in ("hk_1", "hk_n"):
             params = [(n, p) for n, p in core.named_parameters() if p.requires_grad]
-            fuser = torch_host.HookFuser(params, int(HUGE * MiB))
+            fuser = torch_host.HookFuser(params, 0 if v == "hk_n" else int(HUGE * MiB))
         try:
             o = type(opt)(core.parameters(), **opt.defaults)
         except (TypeError, AttributeError):   # no optimizer, or one not built from its defaults
@@ -222,12 +254,12 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
         torch.cuda.synchronize()
         return fwd_t, (t2 - t1) * 1e6
 
-    bwd = {v: [] for v in VARIANTS}
-    fwd = {v: [] for v in VARIANTS}   # forward's CPU time: DDP's own forward work on the model
-    bwd_cold = {v: [] for v in VARIANTS}
+    bwd = {v: [] for v in variants}
+    fwd = {v: [] for v in variants}   # forward's CPU time: DDP's own forward work on the model
+    bwd_cold = {v: [] for v in variants}
     for r in range(warmup + rounds):
-        k0 = r % len(VARIANTS)
-        for v in VARIANTS[k0:] + VARIANTS[:k0]:
+        k0 = r % len(variants)
+        for v in variants[k0:] + variants[:k0]:
             tf, t = step(v)
             if cold:
                 _flush_caches()
@@ -250,6 +282,10 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
             "hooks hook %.1f %s; plain backward() CPU %.0f us"
             % (out["seconds"], rounds, P, out["param_us"], out["ci"]["param_us"], out["copy_us"],
                out["ci"]["copy_us"], out["hook_us"], out["ci"]["hook_us"], out["bwd_cpu_us"]))
+        if "ddp_bucket_us" in out:
+            log("  per bucket on the model: ddp %.1f us %s; hooks %.1f %s"
+                % (out["ddp_bucket_us"], out["ci"]["ddp_bucket_us"], out["hooks_bucket_us"],
+                   out["ci"]["hooks_bucket_us"]))
         df = out["ddp_forward"]
         log("  DDP's forward on the model: %.0f us %s over a plain forward() of %.0f us"
             % (df["forward_us"], df["ci"], df["fwd_cpu_us"]))

@@ -276,7 +276,8 @@ def run_model(name, batch, seq, a, fw, log):
                                framework=fw, set_to_none=False,
                                model_cost_rounds=a.model_cost_rounds,
                                beside_rounds=a.beside_rounds,
-                               first_issue_rounds=a.first_issue_rounds, log=log)
+                               first_issue_rounds=a.first_issue_rounds,
+                               model_cost_buckets=a.model_cost_rounds > 0, log=log)
     del cap_model
     torch.cuda.empty_cache()
     log("%s: captured in %.1f s (fwd %.0f bwd %.0f opt %.0f us, %d tensors)"
@@ -483,14 +484,15 @@ def main(argv=None, probe=None):
                     help="after the interleaved rounds, every runner N steps in a row (the first "
                          "dropped), kept in runs.json 'blocked' (a probe; 0: none)")
     ap.add_argument("--model-cost-rounds", type=int, default=16,
-                    help="rounds measuring the frameworks' per-parameter costs on each captured "
-                         "model (tools/torch_modelcost.py; 0: the tower's go into the workloads)")
+                    help="rounds measuring the frameworks' per-parameter and per-bucket costs on "
+                         "each captured model (tools/torch_modelcost.py; 0: the tower's go into "
+                         "the workloads)")
     ap.add_argument("--beside-rounds", type=int, default=10,
                     help="rounds measuring each model's step beside a transfer into host memory "
                          "(tools/torch_beside.py: host.beside_d2h; 0: not measured)")
     ap.add_argument("--first-issue-rounds", type=int, default=24,
                     help="with --beside-rounds: rounds measuring the slowdown of backward's host "
-                         "work after the first in-backward issue (host.beside_d2h.in_bwd_slow; "
+                         "work after the first in-backward issue (meta.beside_d2h.in_bwd_slow; "
                          "0: not measured)")
     ap.add_argument("--no-loop-probes", dest="loop_probes", action="store_false",
                     help="leave out the probes run in the loop's rounds (the frameworks' "

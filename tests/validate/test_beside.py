@@ -75,8 +75,8 @@ check("no hk_on / hk_off rounds: None", tb.estimate(raw)["in_bwd_issue_us"] is N
 # the slowdown after the first in-backward issue: backward's time after the issue 1.1x the same
 # stretch without it in its round (the stretch drifts 8000 + 300 k us), one round stalled (1.6x),
 # one round without a time (None: a step whose hook did not stamp): s = 0.1 from the paired
-# medians, its bounds above 0, so it goes into the block with them; rounds spread around no
-# slowdown are left out of the block
+# medians, its bounds above 0; it stays in meta (fusim prices none: run 18 measured none);
+# rounds spread around no slowdown give bounds across 0
 off = [8000.0 + 300.0 * ((r * 7) % 5) for r in range(24)]
 fi = dict(raw, fi_off_rest=off + [None],
           fi_on_rest=[o * (1.6 if r == 3 else 1.1) for r, o in enumerate(off)] + [9000.0])
@@ -85,13 +85,11 @@ check("in_bwd_slow 0.1 from the paired ratios (one stalled round, one missing): 
       % (e7["in_bwd_slow"], e7["ci"]["in_bwd_slow"]),
       abs(e7["in_bwd_slow"] - 0.1) < 1e-9 and 0 < e7["ci"]["in_bwd_slow"][0] <= 0.1
       <= e7["ci"]["in_bwd_slow"][1])
-b7 = tb.block(e7)
-check("... into the block with its bounds: %s" % b7,
-      b7["in_bwd_slow"] == e7["in_bwd_slow"] and b7["in_bwd_slow_ci"] == e7["ci"]["in_bwd_slow"])
+check("... kept out of the block (meta only)", "in_bwd_slow" not in (tb.block(e7) or {}))
 fz = dict(raw, fi_off_rest=off, fi_on_rest=[o * (1 + (0.03 if r % 2 else -0.03)) for r, o in enumerate(off)])
 e8 = tb.estimate(fz)
-check("a slowdown spread around 0 (p5 %s) is left out of the block" % e8["ci"]["in_bwd_slow"][0],
-      "in_bwd_slow" not in (tb.block(e8) or {}))
+check("a slowdown spread around 0 has bounds across 0: %s" % e8["ci"]["in_bwd_slow"],
+      e8["ci"]["in_bwd_slow"][0] < 0 < e8["ci"]["in_bwd_slow"][1])
 check("no first-issue rounds: None", tb.estimate(raw)["in_bwd_slow"] is None)
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)

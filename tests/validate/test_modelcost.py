@@ -133,6 +133,36 @@ check("--tower-costs puts back the tower's forward 250, buffer 20, broadcast 400
       h4["ddp"]["forward_us"] == 250.0 and h4["ddp"]["buffer_us"] == 20.0
       and h4["ddp"]["broadcast_us"] == 400.0)
 
+# The per-bucket variants (a bucket per parameter): DDP's bucket call 80 us, the hook pattern's
+# bucket 110 us (the tower's fixed part for hk_1 was 70): d(ddpv_n) = FIN + 30 P + 80 (P - 1),
+# d(hk_n) = (45 + 110) P. The estimates give them back, hook_us stays 45 (hk_1's fixed part is
+# now the model's own 110, hk_1 built with it), and apply() puts both in the host block; the
+# interval's bounds hold them.
+BK, HBK = 80.0, 110.0
+bb = make()
+for r in range(15):
+    base = bb["none"][r]
+    bb["hk_1"][r] = base + HBK + HOOK * P
+    bb.setdefault("ddpv_n", []).append(base + FIN + PARAM * P + BK * (P - 1))
+    bb.setdefault("hk_n", []).append(base + (HOOK + HBK) * P)
+eb = mc.with_ci(bb, P, FIXED)
+check("per bucket: ddp %.3f = 80, hooks %.3f = 110, hook_us %.3f = 45"
+      % (eb["ddp_bucket_us"], eb["hooks_bucket_us"], eb["hook_us"]),
+      abs(eb["ddp_bucket_us"] - BK) < 1e-3 and abs(eb["hooks_bucket_us"] - HBK) < 1e-3
+      and abs(eb["hook_us"] - HOOK) < 1e-3)
+hb = {"ddp": {"param_us": 11.0, "copy_us": 5.0, "bucket_us": 51.0},
+      "hooks": {"hook_us": 29.0, "bucket_us": 62.0}}
+doneb = mc.apply(hb, eb)
+check("apply puts the model's per-bucket costs in: %s" % doneb,
+      "ddp.bucket_us" in doneb and "hooks.bucket_us" in doneb and hb["ddp"]["bucket_us"] == BK
+      and hb["hooks"]["bucket_us"] == HBK)
+import torch_interval as ti  # noqa: E402
+mbb = ti.model_bounds(dict(eb, raw=bb, P=P, fixed=FIXED))
+check("their bounds %s %s hold them" % (mbb["ddp"]["bucket_us"], mbb["hooks"]["bucket_us"]),
+      mbb["ddp"]["bucket_us"][0] <= BK <= mbb["ddp"]["bucket_us"][1]
+      and mbb["hooks"]["bucket_us"][0] <= HBK <= mbb["hooks"]["bucket_us"][1])
+check("without the per-bucket variants: no per-bucket estimate", "ddp_bucket_us" not in e)
+
 # The same variants run as probes among the validation loop's iterations (validate_torch
 # PROBES, torch_modelcost.from_loop): the loop's compute-only iteration is the framework-free
 # step; every round [forward, backward(), rest]. They give the same costs and forward back, and
