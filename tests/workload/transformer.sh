@@ -126,6 +126,8 @@ files = sorted(glob.glob(os.path.join(root, "data", "compute", "captures", "*.js
 assert len(files) >= 6, files
 # and the held-out-like shapes (ResNet-101 among them: 314 tensors, 44549160 parameters)
 files += sorted(glob.glob(os.path.join(root, "data", "compute", "heldout-*", "*.json")))
+# and the 2026-12-04m shapes never captured before (ResNet-152, BERT h384 fp32, Llama h2560 ...)
+files += sorted(glob.glob(os.path.join(root, "data", "compute", "captures-2026-12-04m-fresh", "*.json")))
 for f in files:
     cap = json.load(open(f))
     out = os.path.join(tmp, "m.json")
