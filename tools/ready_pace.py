@@ -5,7 +5,11 @@ blocks' conv1 weights, the stage's first block left out: its downsample), per tr
 time per layer (consecutive layers' first parameter in ready order). Where backward is
 host-bound the pace is the host's per block, which the totals (compare_compute's cpuB) mix with
 the rest of the step. Priced as compare_compute.py prices the capture (its reference step, else
-its probe).  Usage: python3 tools/ready_pace.py CAPTURE.json [...] [--fusim F] [--profile P]"""
+its probe). --trace: instead, a torchvision ResNet-50's backward host pace per stage from a
+PyTorch profiler trace (the autograd thread's convolution_backward starts: 10, 19, 13, 10
+convolutions in layer4..layer1, 3 a block) and the host time before its first one (loss, fc).
+Usage: python3 tools/ready_pace.py CAPTURE.json [...] [--fusim F] [--profile P]
+       python3 tools/ready_pace.py --trace TRACE.json.gz"""
 import argparse
 import json
 import os
@@ -36,12 +40,49 @@ def blocks(names):
     return {"layers": list(seen.values())}
 
 
+def trace_pace(path):
+    """Lines of per-stage host us per block, per step of a ResNet-50 profiler trace."""
+    import gzip
+    d = json.load(gzip.open(path) if path.endswith(".gz") else open(path))
+    ev = [e for e in d["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    tids = {e["tid"] for e in ev if e["name"] == "aten::convolution_backward"}
+    out = []
+    for tid in sorted(tids):
+        te = sorted((e for e in ev if e["tid"] == tid), key=lambda e: e["ts"])
+        top = [e for e in te if e["name"].startswith("autograd::engine::evaluate_function")]
+        conv = [e for e in te if e["name"] == "aten::convolution_backward"]
+        for s in range(len(conv) // 53):
+            c = conv[53 * s:53 * (s + 1)]
+            start = max(e["ts"] for e in top if e["ts"] <= c[0]["ts"] and
+                        (s == 0 or e["ts"] > conv[53 * s - 1]["ts"]) and e["name"].endswith("NllLossBackward0"))
+            end = c[-1]["ts"] + c[-1]["dur"]
+            cells, lo = [], 0
+            for name, n in (("layer4", 10), ("layer3", 19), ("layer2", 13), ("layer1", 10)):
+                cells.append("%s %.0f" % (name, 3 * (c[lo + n]["ts"] - c[lo]["ts"]) / n))
+                lo += n
+            out.append("step %d: us per block %s; before the first convolution %.0f of %.0f us" % (
+                s, ", ".join(cells), c[0]["ts"] - start, end - start))
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("captures", nargs="+")
+    ap.add_argument("captures", nargs="*")
+    ap.add_argument("--trace", help="a ResNet-50 profiler trace (.json or .json.gz) instead of captures")
     ap.add_argument("--fusim", default=os.path.join(compare_compute.ROOT, "build", "fusim"))
     ap.add_argument("--profile", default=os.path.join(compare_compute.ROOT, "data", "profiles", "h200-default.json"))
     a = ap.parse_args(argv)
+    if a.trace:
+        try:
+            print("\n".join(trace_pace(a.trace)))
+        except (OSError, ValueError, KeyError) as e:
+            print("ready_pace: %s: not a profiler trace with a ResNet-50 backward (%s)" % (a.trace, e),
+                  file=sys.stderr)
+            return 65
+        return 0
+    if not a.captures:
+        print("ready_pace: give captures or --trace", file=sys.stderr)
+        return 64
     with tempfile.TemporaryDirectory() as tmp:
         for f in a.captures:
             try:

@@ -3,9 +3,12 @@
 backward length: a capture of the capped kind (ready_scale 1.0) whose hooked pass was shorter
 is scaled up by bwd / hooked and kept <= bwd; one already scaled either way (ready_scale not 1)
 and one whose hooked pass was longer are left as they are. tools/ready_pace.blocks groups
-ResNet blocks by stage and transformer layers by their first parameter. By hand, no GPU."""
+ResNet blocks by stage and transformer layers by their first parameter, and trace_pace reads a
+ResNet-50 trace's per-block host pace. By hand, no GPU."""
+import json
 import os
 import sys
+import tempfile
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(root, "tools"))
@@ -43,6 +46,18 @@ tf = ["cls.predictions.bias", "bert.encoder.layer.1.output.LayerNorm.weight", "b
       "bert.encoder.layer.0.output.LayerNorm.bias", "model.layers.0.mlp.down_proj.weight"]
 check("transformer layers", ready_pace.blocks(tf),
       {"layers": ["bert.encoder.layer.1.output.LayerNorm.weight", "bert.encoder.layer.0.output.LayerNorm.bias"]})
+# trace_pace: a synthetic trace of one step: the loss's backward at t = 0, 53 convolution
+# backwards 30 us apart from t = 100 (a block = 3 x 30 = 90 us in every stage), the last ending
+# at 100 + 52 x 30 + 10
+evs = [{"ph": "X", "cat": "cpu_op", "tid": 2, "name": "autograd::engine::evaluate_function: NllLossBackward0",
+        "ts": 0, "dur": 5}]
+evs += [{"ph": "X", "cat": "cpu_op", "tid": 2, "name": "aten::convolution_backward", "ts": 100 + 30 * i, "dur": 10}
+        for i in range(53)]
+with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as t:
+    json.dump({"traceEvents": evs}, t)
+check("trace pace", ready_pace.trace_pace(t.name),
+      ["step 0: us per block layer4 90, layer3 90, layer2 90, layer1 90; before the first convolution 100 of 1670 us"])
+os.unlink(t.name)
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
