@@ -365,6 +365,7 @@ def run_model(name, batch, seq, a, fw, log):
                    est["ddp_forward"]["ci"], sl["in_bwd_slow"], sl["ci"].get("in_bwd_slow")))
         except Exception as e:
             log("  probes in the loop: not estimated (%s: %s)" % (type(e).__name__, e))
+    labels = [r.label for r in runners]   # the rounds' orders index every runner, probes too
     runners = runners[:probes_at]
     for run in runners[1:]:
         p = run.plan
@@ -394,7 +395,7 @@ def run_model(name, batch, seq, a, fw, log):
            "compute_only_cpu_times_us": [[round(v, 1) for v in c] for c in runners[0].cpu],
            "clocks_sm_mhz_power_w_temp_c": ck, "host_probe_us": probes, "host_bwd_probe_us": bprobes,
            "blocked": blocked or None,
-           "round_orders": {"runners": [r.label for r in runners], "order": a.order,
+           "round_orders": {"runners": labels, "order": a.order,
                             "timed": orders},
            "graph": graph, "rows": rows, "loop_probes": loop_probes or None}
     del runners, base

@@ -11,11 +11,16 @@ HEAVY = {"ddp none", "hooks none"}
 allr = []
 for m in run['models']:
     ro = m['round_orders']; labels = ro['runners']
+    # run 18 listed the plans alone, though the orders also index the loop's probes after them
+    if ro['timed'] and len(labels) < len(ro['timed'][0]):
+        labels = labels + list(m.get('loop_probes') or {})
     times = {'compute-only': m['compute_only_times_us']}
     for r in m['rows']:
         times[r['plan_label']] = r['times_us']
     line = []
     for lab in labels[1:]:   # not compute-only itself (its ratio is 1)
+        if lab not in times:   # a probe, not a row
+            continue
         t = times[lab]
         heavy, other, first = [], [], []
         for i, order in enumerate(ro['timed']):
