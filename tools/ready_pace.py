@@ -75,7 +75,7 @@ def main(argv=None):
     if a.trace:
         try:
             print("\n".join(trace_pace(a.trace)))
-        except (OSError, ValueError, KeyError) as e:
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
             print("ready_pace: %s: not a profiler trace with a ResNet-50 backward (%s)" % (a.trace, e),
                   file=sys.stderr)
             return 65
@@ -88,21 +88,26 @@ def main(argv=None):
             try:
                 cap = json.load(open(f))
                 meta = cap["meta"]
-            except (OSError, ValueError, KeyError) as e:
-                print("ready_pace: %s: not a capture (%s)" % (f, e), file=sys.stderr)
+                wl_args = compare_compute.args_for(meta)
+                rc = compare_compute.ready_of(cap)
+                names = [g["name"] for g in sorted(cap["grads"], key=lambda g: g["ready_us"])]
+            except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+                print("ready_pace: %s: not a capture (%s: %s)" % (f, type(e).__name__, e), file=sys.stderr)
                 return 65
             out = os.path.join(tmp, "est.json")
-            cmd = [a.fusim, "workload"] + compare_compute.args_for(meta) + ["--profile", a.profile, "--out", out]
+            cmd = [a.fusim, "workload"] + wl_args + ["--profile", a.profile, "--out", out]
             ref = meta.get("host_ref")
             if ref and ref.get("fwd_us") and ref.get("bwd_us"):
                 cmd += ["--host-ref-fwd", str(ref["fwd_us"]), "--host-ref-bwd", str(ref["bwd_us"])]
-            r = subprocess.run(cmd, capture_output=True, text=True)
+            try:
+                r = subprocess.run(cmd, capture_output=True, text=True)
+            except OSError as e:
+                print("ready_pace: %s: cannot run fusim (%s)" % (a.fusim, e), file=sys.stderr)
+                return 66
             if r.returncode != 0:
                 print("ready_pace: %s: fusim failed: %s" % (f, r.stderr.strip()), file=sys.stderr)
                 return 70
             est = {g["name"]: g["ready_us"] for g in json.load(open(out))["grads"]}
-            rc = compare_compute.ready_of(cap)
-            names = [g["name"] for g in sorted(cap["grads"], key=lambda g: g["ready_us"])]
             cells = []
             for grp, ps in sorted(blocks(names).items(), reverse=True):
                 ps = [p for p in ps if p in est]
@@ -113,7 +118,9 @@ def main(argv=None):
                 c = (rc[ps[-1]] - rc[ps[0]]) / (len(ps) - 1)
                 e = (est[ps[-1]] - est[ps[0]]) / (len(ps) - 1)
                 cells.append("%s %d: captured %.0f, estimate %.0f us (%.2f)" % (grp, len(ps), c, e, c / e))
-            print("%s: %s" % (os.path.basename(f), "; ".join(cells)))
+            # the folder too: several sets hold a capture of the same name
+            print("%s: %s" % (os.path.join(os.path.basename(os.path.dirname(os.path.abspath(f))),
+                                           os.path.basename(f)), "; ".join(cells)))
     return 0
 
 
