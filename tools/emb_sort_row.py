@@ -80,9 +80,13 @@ def main(argv):
            "compute": {"source": "tools/emb_bwd_host.py: an embedding's backward host time past 3072 indices "
                                  "(%d files, %d rounds, probe fastest %.2f us): %s"
                                  % (len(argv) - 1, len(iso), min(probes or [0]), how), "ops": rows}}
-    with open(argv[-1], "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
+    try:
+        with open(argv[-1], "w") as f:
+            json.dump(out, f, indent=1)
+            f.write("\n")
+    except OSError as e:
+        print("emb_sort_row.py: %s: cannot write (%s)" % (argv[-1], e), file=sys.stderr)
+        return 74
     print("embedding_sort: %.1f us (%s)" % (row, how))
     return 0
 

@@ -54,9 +54,13 @@ def main(argv):
                                  "rounds (split %d sizes, single-pass %d), carried to the profile's host by the "
                                  "tiny BERT reference (%.0f us here, %.0f in the profile)"
                                  % (extra, rounds, len(split), len(single), ref, prof_ref), "ops": rows}}
-    with open(argv[2], "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
+    try:
+        with open(argv[2], "w") as f:
+            json.dump(out, f, indent=1)
+            f.write("\n")
+    except OSError as e:
+        print("reduce_split_row.py: %s: cannot write (%s)" % (argv[2], e), file=sys.stderr)
+        return 74
     print("reduce_split: %.2f us on the lease, x %.3f -> %.2f us at the profile's host speed" % (extra, 1 / ratio, row))
     return 0
 
