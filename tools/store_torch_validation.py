@@ -418,15 +418,17 @@ def main():
                          "of the frameworks' rounds, as before) instead of a row's median's "
                          "(tools/torch_interval.py)")
     ap.add_argument("--tower-costs", action="store_true",
-                    help="use the model-independent per-parameter costs even where the capture "
-                         "measured them on the model (tools/torch_modelcost.py)")
+                    help="use the model-independent framework costs (per parameter, per bucket, "
+                         "DDP's forward) even where the capture measured them on the model "
+                         "(tools/torch_modelcost.py)")
     ap.add_argument("--no-model-bucket-costs", action="store_true",
                     help="a sensitivity: the tower's per-bucket costs even where the capture "
                          "measured them on the model (the per-parameter ones stay the model's)")
     ap.add_argument("--loop-model-costs", action="store_true",
                     help="where the run measured the per-parameter costs in its loop "
                          "(validate_torch's probes), use those in place of the capture's (on run "
-                         "18: median 3.54%% against 3.02%%, their bounds half as wide)")
+                         "18: median 3.54%% against 3.02%%, their bounds half as wide); the "
+                         "per-bucket costs then stay the tower's (the probes run one bucket)")
     ap.add_argument("--launchq", metavar="FILE",
                     help="a tools/torch_launchq.py result (data/validation/torch_h200_launchq/"
                          "launchq.json): launches per phase and the queue depth for runs whose "
