@@ -81,15 +81,20 @@ def sub(a, b, k=1.0):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=10)
-    ap.add_argument("--only", default="", help="variants (comma list; default all)")
+    ap.add_argument("--rounds", type=int, default=10,
+                    help="interleaved rounds of held host times (default 10)")
+    ap.add_argument("--only", default="", help="variants (comma list; default all: %s)" % ", ".join(VARIANTS))
     a = ap.parse_args(argv)
+    names = [n for n in a.only.split(",") if n] or list(VARIANTS)
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown:
+        print("bwd_calls: no variant %s (known: %s)" % (", ".join(unknown), ", ".join(VARIANTS)), file=sys.stderr)
+        return 64
     import torch
     import transformers as tf
     import torch_host
     from calib_torch import held_step_host
     from hf_host_tokens import build
-    names = [n for n in a.only.split(",") if n] or list(VARIANTS)
     sleep = int(30000 * 2000)  # ~30 ms: longer than any call here
     res = {"torch": torch.__version__, "transformers": tf.__version__, "gpu": torch.cuda.get_device_name(),
            "cpu_model": torch_host.cpu_model(), "rounds": a.rounds, "variants": {}, "sum": {}}

@@ -40,7 +40,7 @@ def pace(prof, layers):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--rounds", type=int, default=6, help="profiled steps of each model, interleaved (default 6)")
     a = ap.parse_args(argv)
     import torch
     import transformers as tf
