@@ -471,6 +471,9 @@ def main(argv=None):
     ap.add_argument("--model-cost-rounds", type=int, default=16,
                     help="rounds measuring the frameworks' per-parameter costs on the model "
                          "itself (tools/torch_modelcost.py; 0: keep the model-independent ones)")
+    ap.add_argument("--model-cost-buckets", action="store_true",
+                    help="with --model-cost-rounds: the per-bucket costs on the model too (a bucket "
+                         "per parameter, DDP's and the hook pattern's; validate_torch always asks)")
     ap.add_argument("--beside-rounds", type=int, default=10,
                     help="rounds measuring the step beside a transfer into host memory "
                          "(tools/torch_beside.py: host.beside_d2h; 0: not measured)")
@@ -510,7 +513,8 @@ def main(argv=None):
                 host=a.host, name=name, notes=notes, meta=meta,
                 model_cost_rounds=max(0, a.model_cost_rounds),
                 beside_rounds=max(0, a.beside_rounds),
-                first_issue_rounds=max(0, a.first_issue_rounds))
+                first_issue_rounds=max(0, a.first_issue_rounds),
+                model_cost_buckets=a.model_cost_buckets)
     text = json.dumps(w, indent=1) + "\n"
     if a.out == "-":
         sys.stdout.write(text)
