@@ -563,10 +563,13 @@ static void fu__emb_sort(fu__ctx *x) {
 /* The rows from which PyTorch's column sum over a row-major (rows x cols) tensor splits across
  * thread blocks (ATen's Reduce.cuh, setReduceConfig): outputs vectorised by up to 4 (cols'
  * divisibility), 512 / vec threads a block, block_width min(32, last_pow2(cols / vec)) and
- * block_height the rest; the split when rows / block_height reaches 256 values per thread.
+ * block_height the rest; the split when rows / block_height reaches 256 values per thread
+ * (ATen rounds it up, so the block_height - 1 rows below this split too; not modelled).
  * Measured on the H200 (tools/bwd_calls.py, x.sum(0), bf16 and fp32): from 1024 rows at widths
- * 384-3072, from 2048 at width 64, as this gives. Grids wider than the GPU's resident blocks
- * (outputs in the hundreds of thousands) stay single-pass; not modelled. */
+ * 384-3072, from 2048 at width 64, as this gives. Grids of at least the GPU's resident blocks
+ * stay single-pass; not modelled: on the H200 (132 SMs) from about 16.9k outputs x vec^2 (17k at
+ * odd widths, 68k at 2 mod 4, 270k at multiples of 4), so a decoder bias over an odd
+ * vocabulary past 17k (RoBERTa's 50265) is charged a row it does not pay. */
 static double fu__reduce_split_rows(double cols) {
   int vec = fmod(cols, 4) == 0 ? 4 : fmod(cols, 2) == 0 ? 2 : 1;
   double d0 = cols / vec, bw = 1;
