@@ -162,6 +162,19 @@ check("their bounds %s %s hold them" % (mbb["ddp"]["bucket_us"], mbb["hooks"]["b
       mbb["ddp"]["bucket_us"][0] <= BK <= mbb["ddp"]["bucket_us"][1]
       and mbb["hooks"]["bucket_us"][0] <= HBK <= mbb["hooks"]["bucket_us"][1])
 check("without the per-bucket variants: no per-bucket estimate", "ddp_bucket_us" not in e)
+# --no-model-bucket-costs (tower_costs(buckets_only=True)): the tower's 51 and 62 per bucket
+# back, both names out of the replaced list (so the interval takes the tower's bounds for them),
+# the per-parameter costs still the model's
+tower_b = {"ddp": {"param_us": 11.0, "copy_us": 5.0, "bucket_us": 51.0},
+           "hooks": {"hook_us": 29.0, "bucket_us": 62.0}}
+fmb = dict(eb, replaced=list(doneb), model_independent=tower_b)
+wlb = {"host": hb, "meta": {"framework_on_model": fmb}}
+st.tower_costs(wlb, buckets_only=True)
+check("buckets only: per bucket 51 / 62 again, per parameter still %.3f / %.3f, replaced %s"
+      % (hb["ddp"]["param_us"], hb["hooks"]["hook_us"], fmb["replaced"]),
+      hb["ddp"]["bucket_us"] == 51.0 and hb["hooks"]["bucket_us"] == 62.0
+      and abs(hb["ddp"]["param_us"] - PARAM) < 1e-3 and abs(hb["hooks"]["hook_us"] - HOOK) < 1e-3
+      and not any(n.endswith(".bucket_us") for n in fmb["replaced"]) and "ddp.param_us" in fmb["replaced"])
 
 # The same variants run as probes among the validation loop's iterations (validate_torch
 # PROBES, torch_modelcost.from_loop): the loop's compute-only iteration is the framework-free
