@@ -75,11 +75,13 @@ def main(argv=None):
             try:
                 res["steps"][k].append([round(x, 1) for x in pace(prof, L)])
             except ValueError as e:  # one step's events not as expected: kept as the reason
+                res["steps"][k].append(None)   # None keeps the rounds aligned across models
                 res.setdefault("errors", []).append("%s round %d: %s" % (k, r, e))
                 print("layer_trace: %s round %d: %s" % (k, r, e), file=sys.stderr, flush=True)
-    med = {k: [round(statistics.median(s[i] for s in v), 1) for i in range(3)] for k, v in res["steps"].items() if v}
+    med = {k: [round(statistics.median(s[i] for s in v if s), 1) for i in range(3)]
+           for k, v in res["steps"].items() if any(v)}
     res["median_span_layer_rest_us"] = med
-    ratio = [x[1] / y[1] for x, y in zip(res["steps"]["h768_l12"], res["steps"]["tiny_l3"])]
+    ratio = [x[1] / y[1] for x, y in zip(res["steps"]["h768_l12"], res["steps"]["tiny_l3"]) if x and y]
     res["layer_ratio_l12_to_tiny"] = [round(x, 3) for x in ratio]
     print("medians (span, per layer, rest)", json.dumps(med), "per-layer ratio l12/tiny by round",
           res["layer_ratio_l12_to_tiny"], file=sys.stderr, flush=True)
