@@ -445,6 +445,9 @@ def main():
                     help="leave out the capture's host.beside_d2h (the profile's copy_slowdown "
                          "for compute beside a D2H, as before run 15)")
     ap.add_argument("--csv", help="write the matrix here")
+    ap.add_argument("--trace-dir", metavar="DIR",
+                    help="also write each row's simulated timeline (fusim predict --trace) to "
+                         "DIR/WORKLOAD__PLAN.json (tools/torch_decomp.py reads them)")
     ap.add_argument("--framework-costs", metavar="FILE:LABEL",
                     help="take the frameworks' costs (host.ddp, host.hooks, copy_gbps) from the "
                          "line of a tools/torch_fwcost_probe.py file with this label instead of "
@@ -545,6 +548,10 @@ def main():
             args = ["predict", "--workload", spath, "--format", "json", "--fusion", fusion] + \
                 plan_args(r) + prof
             args += ["--no-store"] if a.no_store else ["--db", db]
+            if a.trace_dir:
+                os.makedirs(a.trace_dir, exist_ok=True)
+                args += ["--trace", os.path.join(a.trace_dir, "%s__%s.json" % (
+                    m["workload"], r["plan_label"].replace(" ", "_")))]
             p = fusim_json(a.fusim, args)
             meas, co = r["measured_us"], r["compute_only_us"]
             ov_m, ov_p = meas - co, p["iter_us"] - p["compute_us"]

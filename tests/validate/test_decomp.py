@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""test_decomp.py: tools/torch_decomp.py, the split of a real-PyTorch row's error into parts, on
+hand-made data with answers derived by hand.
+
+host_charges: a trace whose host thread holds DDP's forward (100 us, before the first 'bwd'
+launch), a hook (10), a bucket issue (20) and DDP's finalize (5) after it, and the workload's own
+host work (category 'compute', never a charge); a 'host' event on another thread (1000) is not
+the host thread's. -> (100, 35, 0); with the hook pattern's overlap off the issue moves to the
+rest -> (100, 15, 20).
+
+split: plan iterations 110 / 130 / 120, compute-only 100 / 105 / 112: medians 120 and 105, so the
+stored overhead is 15; same-round differences 10 / 25 / 8, median 10: noise -5. Simulated
+compute-only 107: base +2. CPU [fwd, bwd, rest] per round, plan minus compute-only: fwd 0 / 1 / 1
+(median 1), bwd 5 / 6 / 12 (6), rest 0 / 0 / 1 (0); charged (3, 8, 0): fwd +2, bwd +2, rest 0.
+Predicted 125: error 125 - 120 = 5, so other = 5 - (-5 + 2 + 2 + 2 + 0) = 4; the parts add up to
+the error."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import torch_decomp as td  # noqa: E402
+
+
+def same(name, got, want, tol=1e-9):
+    """Prints and returns whether each number of got is within tol of want's."""
+    got, want = tuple(got), tuple(want)
+    ok = len(got) == len(want) and all(abs(g - w) <= tol for g, w in zip(got, want))
+    print("%s %s: got %r, want %r" % ("ok  " if ok else "FAIL", name, got, want))
+    return ok
+
+
+def meta(tid, name):
+    return {"ph": "M", "name": "thread_name", "pid": 1, "tid": tid, "args": {"name": name}}
+
+
+def ev(tid, name, cat, ts, dur):
+    return {"ph": "X", "pid": 1, "tid": tid, "name": name, "cat": cat, "ts": ts, "dur": dur}
+
+
+TRACE = [meta(2, "compute stream"), meta(3, "host thread"),
+         ev(3, "DDP forward", "host", 0, 100), ev(3, "forward", "compute", 100, 50),
+         ev(3, "bwd -> a", "compute", 150, 30), ev(3, "hook a", "host", 180, 10),
+         ev(3, "issue b0", "host", 190, 20), ev(3, "DDP finalize", "host", 210, 5),
+         ev(3, "optimizer", "compute", 215, 40), ev(2, "issue b0", "host", 160, 1000)]
+
+
+def main():
+    ok = same("charges before / in / after backward", td.host_charges(TRACE, False), (100, 35, 0))
+    ok &= same("overlap off: the issue after backward", td.host_charges(TRACE, True), (100, 15, 20))
+    ok &= same("no backward launch: every charge before backward",
+               td.host_charges([meta(3, "host thread"), ev(3, "DDP forward", "host", 0, 7)], False),
+               (7, 0, 0))
+    p = td.split([110, 130, 120], [100, 105, 112],
+                 [[10, 20, 5], [12, 22, 5], [11, 30, 6]], [[10, 15, 5], [11, 16, 5], [10, 18, 5]],
+                 125, 107, (3, 8, 0))
+    ok &= same("noise, base, fwd, bwd, rest, other", (p[k] for k in td.PARTS), (-5, 2, 2, 2, 0, 4))
+    ok &= same("the parts add up to the error", (sum(p.values()),), (5,))
+    print("test_decomp: %s" % ("passed" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
