@@ -259,6 +259,9 @@ def tower_costs(wl, buckets_only=False):
         wl["host"][grp][key] = fm["model_independent"][grp][key]
         if buckets_only:
             fm["replaced"].remove(name)
+        if name in per_bucket and "hook_bucket_us" in fm["model_independent"].get("ddp", {}):
+            # the comm hook's, derived from them at capture (torch_modelcost.comm_hook_bucket)
+            wl["host"]["ddp"]["hook_bucket_us"] = fm["model_independent"]["ddp"]["hook_bucket_us"]
     if fm and fm.get("forward_replaced") and not buckets_only:   # DDP's forward: the tower's three parts again
         for key in ("forward_us", "buffer_us", "broadcast_us"):
             if key in fm["model_independent"]["ddp"]:
@@ -526,6 +529,9 @@ def main():
                 ff if not a.no_host_scale else None, hf, mf):
             if not a.capture_spread:
                 same_run_spread(ws, m)
+        fm = on_model(wl)
+        if fm is not None:   # DDP's comm hook per bucket follows its parts measured on the model
+            torch_modelcost.comm_hook_bucket(ws["host"], fm["replaced"])
         spath = os.path.join(tmp, "%s.json" % ws["name"])
         with open(spath, "w") as f:
             json.dump(ws, f)

@@ -176,6 +176,31 @@ check("buckets only: per bucket 51 / 62 again, per parameter still %.3f / %.3f, 
       and abs(hb["ddp"]["param_us"] - PARAM) < 1e-3 and abs(hb["hooks"]["hook_us"] - HOOK) < 1e-3
       and not any(n.endswith(".bucket_us") for n in fmb["replaced"]) and "ddp.param_us" in fmb["replaced"])
 
+# DDP's offload comm hook per bucket follows the per-bucket costs measured on the model: DDP's
+# call 80 plus the hook pattern's issue 110 = 190 (the tower's 150 out); bounds [70, 95] + [100,
+# 130] = [170, 225]; nothing moves where no per-bucket cost is the model's; apply() derives it
+# at capture, and --no-model-bucket-costs puts the tower's 150 back with the other two.
+hc = {"ddp": {"bucket_us": 80.0, "hook_bucket_us": 150.0}, "hooks": {"bucket_us": 110.0},
+      "ci": {"ddp": {"bucket_us": [70.0, 95.0]}, "hooks": {"bucket_us": [100.0, 130.0]}}}
+got = mc.comm_hook_bucket(hc, ["ddp.param_us", "hooks.bucket_us"])
+check("comm hook per bucket %s = 80 + 110, bounds %s = [170, 225]"
+      % (got, hc["ci"]["ddp"].get("hook_bucket_us")),
+      got == 190.0 and hc["ddp"]["hook_bucket_us"] == 190.0
+      and hc["ci"]["ddp"]["hook_bucket_us"] == [170.0, 225.0])
+hc2 = {"ddp": {"bucket_us": 80.0, "hook_bucket_us": 150.0}, "hooks": {"bucket_us": 110.0}}
+check("... no per-bucket cost on the model: the tower's 150 stays",
+      mc.comm_hook_bucket(hc2, ["ddp.param_us"]) is None and hc2["ddp"]["hook_bucket_us"] == 150.0)
+hb2 = {"ddp": {"param_us": 11.0, "copy_us": 5.0, "bucket_us": 51.0, "hook_bucket_us": 150.0},
+       "hooks": {"hook_us": 29.0, "bucket_us": 62.0}}
+done2 = mc.apply(hb2, eb)
+check("apply at capture: %.3f = the model's 80 + 110" % hb2["ddp"]["hook_bucket_us"],
+      abs(hb2["ddp"]["hook_bucket_us"] - (BK + HBK)) < 1e-3 and "ddp.hook_bucket_us" not in done2)
+wlc = {"host": hb2, "meta": {"framework_on_model": dict(eb, replaced=list(done2), model_independent={
+    "ddp": {"param_us": 11.0, "copy_us": 5.0, "bucket_us": 51.0, "hook_bucket_us": 150.0},
+    "hooks": {"hook_us": 29.0, "bucket_us": 62.0}})}}
+st.tower_costs(wlc, buckets_only=True)
+check("--no-model-bucket-costs: the tower's comm hook 150 back", hb2["ddp"]["hook_bucket_us"] == 150.0)
+
 # The same variants run as probes among the validation loop's iterations (validate_torch
 # PROBES, torch_modelcost.from_loop): the loop's compute-only iteration is the framework-free
 # step; every round [forward, backward(), rest]. They give the same costs and forward back, and
