@@ -37,6 +37,7 @@ prediction (data/validation/README.md: the host never blocks where it matters).
 import argparse
 import json
 import os
+import re
 import sqlite3
 import statistics
 import subprocess
@@ -391,10 +392,27 @@ def launch_queue(wl, m, run, lq):
     return (wl["host"]["launches"], depth)
 
 
-def plan_args(row):
-    a = ["--comm", "allreduce:1:nvlink" if row["comm"].startswith("allreduce") else "offload",
-         "--framework", row["framework"], "--overlap", row["overlap"], "--pack", row["pack"]]
+def plan_args(row, link="nvlink"):
+    """fusim predict's plan flags for a row: DDP's all-reduce over the row's ranks ("allreduce:N";
+    runs before --world-size wrote "allreduce:1") on the link between the GPUs, else the offload."""
+    comm = row["comm"]
+    if comm.startswith("allreduce"):
+        ranks = comm.split(":")[1] if comm.count(":") >= 1 else "1"
+        comm = "allreduce:%s:%s" % (ranks, link)
+    a = ["--comm", comm, "--framework", row["framework"], "--overlap", row["overlap"],
+         "--pack", row["pack"]]
     return a
+
+
+def topology_link(topo):
+    """The link between the run's GPUs from `nvidia-smi topo -m` (runs.json machine.topology):
+    nvlink where a GPU pair shows NV<n>, pcie where it shows none, nvlink (the one-GPU runs'
+    spelling, where the all-reduce stays on the GPU) without a matrix."""
+    if not topo:
+        return "nvlink"
+    pairs = [c for line in topo.splitlines() if line.startswith("GPU")
+             for c in line.split()[1:] if c != "X"]
+    return "nvlink" if any(re.fullmatch(r"NV\d+", c) for c in pairs) else "pcie"
 
 
 def main():
@@ -404,6 +422,9 @@ def main():
     ap.add_argument("--db", help="results database (default: $FUSIM_DB, else fusim.db)")
     ap.add_argument("--profile", help="profile for fusim predict (default: the bundled one)")
     ap.add_argument("--no-store", action="store_true")
+    ap.add_argument("--link", choices=("nvlink", "pcie"),
+                    help="the link of DDP's all-reduce between the run's GPUs (default: from "
+                         "runs.json's nvidia-smi topo -m, nvlink without one)")
     ap.add_argument("--no-host-scale", action="store_true",
                     help="scale host and GPU work alike (by the compute-only iteration alone)")
     ap.add_argument("--no-probe-scale", action="store_true",
@@ -465,6 +486,8 @@ def main():
         run = json.load(f)
     if run.get("format") != "fusim-torch-validation-1" or not run.get("models"):
         die("%s: not a validation run with models" % path)
+    gpus = int(run.get("world_size", 1))
+    link = a.link or topology_link((run.get("machine") or {}).get("topology"))
     db = a.db or os.environ.get("FUSIM_DB") or "fusim.db"
     prof = ["--profile", a.profile] if a.profile else []
     commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
@@ -546,13 +569,13 @@ def main():
                         json.dump(r["buckets"], f)
                 # the framework's own buckets; fusim's rule when it gives the same ones
                 rule = fusim_json(a.fusim, ["predict", "--workload", spath, "--no-store", "--format",
-                                            "json", "--fusion", fusion] + plan_args(r) + prof)
+                                            "json", "--fusion", fusion] + plan_args(r, link) + prof)
                 mine = [[order[i] for i in range(b["first"], b["last"] + 1)] for b in rule["buckets"]]
                 same = sorted(sorted(b) for b in mine) == sorted(sorted(b) for b in r["buckets"])
                 if not same:
                     fusion = "buckets:" + bfile
             args = ["predict", "--workload", spath, "--format", "json", "--fusion", fusion] + \
-                plan_args(r) + prof
+                plan_args(r, link) + prof
             args += ["--no-store"] if a.no_store else ["--db", db]
             if a.trace_dir:
                 os.makedirs(a.trace_dir, exist_ok=True)
@@ -593,9 +616,9 @@ def main():
                             "INSERT INTO measurements (prediction_id, run_id, workload_id, plan_id, "
                             "gpus, framework, measured_us, spread_us, iterations, compute_only_us, "
                             "sm_clock_mhz_start, sm_clock_mhz_end, power_w, git_commit, notes, json) "
-                            "SELECT ?, run_id, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
+                            "SELECT ?, run_id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
                             "FROM predictions WHERE id = ?",
-                            (pid, wid, plid, r["framework"], meas, r["p95_us"] - r["p5_us"],
+                            (pid, wid, plid, gpus, r["framework"], meas, r["p95_us"] - r["p5_us"],
                              len(r["times_us"]), co, ck[0][0] if ck[0] else None,
                              ck[-1][0] if ck[-1] else None, ck[-1][1] if ck[-1] else None, commit,
                              note,
@@ -605,7 +628,10 @@ def main():
                                          "overhead_predicted_us": ov_p,
                                          "host_scale": hf, "gpu_scale": gf, "fw_scale": ff,
                                          "fw_model_scale": mf,
-                                         "times_us": r["times_us"]}), pid))
+                                         "times_us": r["times_us"],
+                                         # --world-size runs: every rank's medians, the skew
+                                         "rank_measured_us": r.get("rank_measured_us"),
+                                         "rank_skew_iter_us": r.get("rank_skew_iter_us")}), pid))
                 finally:
                     con.close()
     # the matrix and its summary

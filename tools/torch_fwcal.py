@@ -199,7 +199,7 @@ class _Runner:
         m = copy.deepcopy(base)
         self.core, self.fuser, self.off, self.kind = m, None, None, kind
         if kind in ("ddp", "ddp_off"):
-            m = DDP(m, device_ids=[0], bucket_cap_mb=cap, gradient_as_bucket_view=view,
+            m = DDP(m, device_ids=torch_host.device_ids(), bucket_cap_mb=cap, gradient_as_bucket_view=view,
                     broadcast_buffers=bcast)
             if kind == "ddp_off":
                 self.off = torch_host.OffloadState()

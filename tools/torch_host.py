@@ -207,15 +207,27 @@ def host_timeline(model, params, run_fwd, opt, *, iters=20, warmup=3, set_to_non
 # ---- framework microbenchmarks (model-independent) ---------------------------------------------
 
 def ensure_process_group():
-    """A one-rank NCCL process group on cuda:0 (world size 1), unless one exists."""
+    """An NCCL process group, unless one exists: this process's rank of RANK / WORLD_SIZE, on
+    the GPU LOCAL_RANK (tools/validate_torch.py --world-size sets them, one process a GPU);
+    without them one rank on cuda:0 (world size 1)."""
     import torch
     import torch.distributed as dist
 
     if dist.is_available() and dist.is_initialized():
         return
+    rank, world = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
+    local = int(os.environ.get("LOCAL_RANK", str(rank)))
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29531")
-    dist.init_process_group("nccl", rank=0, world_size=1, device_id=torch.device("cuda", 0))
+    torch.cuda.set_device(local)
+    dist.init_process_group("nccl", rank=rank, world_size=world,
+                            device_id=torch.device("cuda", local))
+
+
+def device_ids():
+    """DDP's device_ids: this process's GPU (cuda:0 in a world of one)."""
+    import torch
+    return [torch.cuda.current_device()]
 
 
 class OffloadState:
@@ -441,7 +453,7 @@ def framework_costs(*, iters=30, numel=262144, sizes=(32, 128), nbuf=128, buf_nu
         m = _bank(n, numel, buffers, buf_numel, graph)
         fuser = None
         if kind in ("ddp", "ddp_off"):
-            m = DDP(m, device_ids=[0], bucket_cap_mb=cap_mb, gradient_as_bucket_view=view,
+            m = DDP(m, device_ids=device_ids(), bucket_cap_mb=cap_mb, gradient_as_bucket_view=view,
                     broadcast_buffers=True)
             if kind == "ddp_off":
                 m.register_comm_hook(OffloadState(), offload_hook)

@@ -248,7 +248,7 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
         core = copy.deepcopy(model)
         m, fuser = core, None
         if v in ("ddpv_1", "ddpc_h", "ddpv_n"):
-            m = DDP(core, device_ids=[0], bucket_cap_mb=1e-9 if v == "ddpv_n" else HUGE,
+            m = DDP(core, device_ids=torch_host.device_ids(), bucket_cap_mb=1e-9 if v == "ddpv_n" else HUGE,
                     gradient_as_bucket_view=v != "ddpc_h")
             if v == "ddpc_h":
                 m.register_comm_hook(None, _noop_comm_hook)

@@ -10,7 +10,7 @@ For every model it
      per-parameter ones from the model itself, tools/torch_modelcost.py);
   2. builds one copy of the model per plan (same initial weights) and runs them interleaved,
      iteration by iteration, with a compute-only iteration (no framework at all) in every round:
-       ddp  real DistributedDataParallel (world size 1, NCCL), DDP's own Reducer: per-tensor,
+       ddp  real DistributedDataParallel (world size 1, or N: --world-size), DDP's own Reducer: per-tensor,
             1, 4, 25 (default, first bucket 1 MiB) and 100 MiB caps, gradient_as_bucket_view,
             DDP's default NCCL all-reduce or an offload comm hook (pinned host copy over PCIe on
             a side stream);
@@ -20,7 +20,14 @@ For every model it
      timed rounds) and every iteration time (CUDA events from an idle GPU to the end of the
      optimizer step).
 Everything goes to OUTDIR: wl_<model>.json (workloads), runs.json (rows, buckets, machine,
-versions, command line). Before anything is written, every model is built and stepped once: a
+versions, command line).
+
+--world-size N (issue 10, item 4): N processes, one a GPU, each a rank of one NCCL process group
+(torch_host.ensure_process_group), all running the same program (run_ranks), so DDP's all-reduce
+is over all N GPUs and every calibration that builds DDP (the tower, the costs on the model)
+measures at N ranks too; a barrier before every timed step; only DDP's all-reduce plans unless
+--plans says otherwise (select_plans). Rank 0 writes OUTDIR; rank r OUTDIR/rank<r>; every rank's
+times are then merged into OUTDIR/runs.json (merge_ranks: per row rank_times_us and the skew). Before anything is written, every model is built and stepped once: a
 model with no trainable parameters, or a parameter whose gradient hook never fires, is one line
 on stderr and exit 65 (an unknown model or a bad MODEL:BATCH, 64; no PyTorch or no GPU, 69).
 
@@ -126,6 +133,27 @@ PLANS = [
 ]
 
 
+# The world this process runs in (run_ranks sets them): ranks, and this rank's GPU.
+WORLD, RANK, GPU = 1, 0, 0
+
+
+def select_plans(labels, world):
+    """The plans to run: those labelled (all where None); in a world of several ranks only DDP's
+    default all-reduce (runner "ddp") unless labelled. Why: at N > 1 the matrix is DDP's NCCL
+    all-reduce over every GPU (issue 10, item 4); the offload hook and the hook pattern send
+    nothing between GPUs (each rank offloads its own gradients: the one-GPU rows again), and with
+    every rank's copies at once over the host's PCIe they would test a shared host link fusim does
+    not model, at twice the loop's time."""
+    if labels:
+        return [p for p in PLANS if p[0] in labels]
+    return [p for p in PLANS if world == 1 or p[6] == "ddp"]
+
+
+def row_comm(comm, world):
+    """A plan's --comm in a world of `world` ranks: DDP's all-reduce over all of them."""
+    return "allreduce:%d" % world if comm.startswith("allreduce") else comm
+
+
 # Probes run in the same rounds as the plans, never scored as rows (--no-loop-probes: none):
 # the frameworks' per-parameter costs at the loop's own host speed (torch_modelcost's variants:
 # ONE bucket, so per bucket the cost is paid once; store_torch_validation derives the costs from
@@ -162,13 +190,13 @@ class Runner:
         self.names = {p.data_ptr(): n for n, p in m.named_parameters() if p.requires_grad}
         if plan and plan[6] in ("ddp", "ddp_off"):
             kw = {} if plan[7] is None else {"bucket_cap_mb": plan[7]}
-            m = DDP(m, device_ids=[0], gradient_as_bucket_view=plan[8], **kw)
+            m = DDP(m, device_ids=torch_host.device_ids(), gradient_as_bucket_view=plan[8], **kw)
             if plan[6] == "ddp_off":
                 self.off = torch_host.OffloadState()
                 m.register_comm_hook(self.off, torch_host.offload_hook)
         elif plan and plan[6] == "ddp_noop":   # DDP copying into its bucket, communicating nothing
             import torch_modelcost
-            m = DDP(m, device_ids=[0], bucket_cap_mb=plan[7], gradient_as_bucket_view=plan[8])
+            m = DDP(m, device_ids=torch_host.device_ids(), bucket_cap_mb=plan[7], gradient_as_bucket_view=plan[8])
             m.register_comm_hook(None, torch_modelcost._noop_comm_hook)
         elif plan and plan[6] == "hooks_first":
             params = [(n, p) for n, p in m.named_parameters() if p.requires_grad]
@@ -186,6 +214,9 @@ class Runner:
         import torch
         self.opt.zero_grad(set_to_none=False)
         torch.cuda.synchronize()
+        if WORLD > 1:   # every rank starts the step together, as after a real step's all-reduce
+            import torch.distributed as dist
+            dist.barrier()
         ev0.record()
         t0 = time.perf_counter()
         loss = self.loss_fn(self.model, self.inputs)
@@ -242,16 +273,25 @@ def machine_info():
             pass
     try:
         info["driver"] = subprocess.run(
-            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            ["nvidia-smi", "-i", str(GPU), "--query-gpu=driver_version", "--format=csv,noheader"],
             capture_output=True, text=True, timeout=20).stdout.strip()
     except Exception:
         pass
+    info["world_size"] = WORLD
+    if WORLD > 1:   # how the GPUs are linked (NVLink or PCIe): the prediction's --comm link
+        info["gpus"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+        try:
+            info["topology"] = subprocess.run(["nvidia-smi", "topo", "-m"], capture_output=True,
+                                              text=True, timeout=20).stdout
+        except Exception:
+            pass
     return info
 
 
 def clocks():
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,power.draw,temperature.gpu",
+        out = subprocess.run(["nvidia-smi", "-i", str(GPU),
+                              "--query-gpu=clocks.sm,power.draw,temperature.gpu",
                               "--format=csv,noheader,nounits"], capture_output=True, text=True,
                              timeout=20).stdout.strip()
         return [float(v) for v in out.split(",")]
@@ -289,7 +329,7 @@ def run_model(name, batch, seq, a, fw, log):
     except Exception as e:
         graph = None
         log("%s: graph not counted (%s: %s)" % (wname, type(e).__name__, e))
-    plans = [p for p in PLANS if not a.plans or p[0] in a.plans]
+    plans = select_plans(a.plans, WORLD)
     runners = [Runner(base, None, inputs, loss_fn)] + [Runner(base, p, inputs, loss_fn) for p in plans]
     probes_at = len(runners)   # runners from here on are probes, not rows
     runners += [Runner(base, p, inputs, loss_fn) for p in (PROBES if a.loop_probes else [])]
@@ -371,7 +411,8 @@ def run_model(name, batch, seq, a, fw, log):
         p = run.plan
         med = statistics.median(run.times)
         rows.append({
-            "plan_label": p[0], "framework": p[1], "comm": p[2], "fusion": p[3], "pack": p[4],
+            "plan_label": p[0], "framework": p[1], "comm": row_comm(p[2], WORLD), "fusion": p[3],
+            "pack": p[4],
             "overlap": p[5], "runner": p[6], "bucket_cap_mb": p[7], "gradient_as_bucket_view": p[8],
             "measured_us": med, "p5_us": q(run.times, 0.05), "p95_us": q(run.times, 0.95),
             "times_us": [round(t, 1) for t in run.times],
@@ -507,8 +548,19 @@ def main(argv=None, probe=None):
                     help="skip torch_host's chain microbenchmark (it then runs only if the tower fails)")
     ap.add_argument("--structure-rounds", type=int, default=0,
                     help="rounds of torch_fwcal.structure_experiment (synthetic block kinds; 0: none)")
+    ap.add_argument("--world-size", type=int, default=1, metavar="N",
+                    help="ranks, one process a GPU (the first N visible): DDP's default NCCL "
+                         "all-reduce over all N; at N > 1 only DDP's all-reduce plans unless "
+                         "--plans names others (select_plans says why); rank 0's files in OUT, "
+                         "rank r's runs.json and log in OUT/rank<r>, every rank's times merged "
+                         "into OUT/runs.json (merge_ranks). Default 1")
     a = ap.parse_args(argv)
+    if a.world_size < 1:
+        die("--world-size %d: expected 1 or more ranks" % a.world_size, 64)
     a.plans = a.plans.split(",") if a.plans else None
+    unknown = [p for p in a.plans or [] if p not in [q[0] for q in PLANS]]
+    if unknown:
+        die("--plans: no plan labelled '%s' (%s)" % (unknown[0], ", ".join(q[0] for q in PLANS)), 64)
     a.trace = [t for t in a.trace.split(",") if t]
     a.model_cost_rounds = max(0, a.model_cost_rounds)
     a.beside_rounds = max(0, a.beside_rounds)
@@ -521,11 +573,108 @@ def main(argv=None, probe=None):
             die("PyTorch is needed (%s); run it where torch and a CUDA GPU are" % e, 69)
         if not torch.cuda.is_available():
             die("no CUDA GPU visible", 69)
+        if torch.cuda.device_count() < a.world_size:
+            die("--world-size %d: only %d GPU(s) visible" % (a.world_size, torch.cuda.device_count()),
+                69)
         probe = probe_model
     problem = preflight(specs, a.seq, probe)   # bad models: one line, before anything is written
     if problem:
         die(problem)
+    if a.world_size == 1:
+        return run(a)
+    return run_ranks(a)
+
+
+def _rank_main(rank, a, port):
+    """One rank of run_ranks (torch.multiprocessing.spawn's function): the world from the
+    environment (torch_host.ensure_process_group reads it), this rank's GPU, its own folder."""
     import torch
+    os.environ.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "RANK": str(rank),
+                       "LOCAL_RANK": str(rank), "WORLD_SIZE": str(a.world_size)})
+    torch.cuda.set_device(rank)
+    if rank > 0:
+        a.out = os.path.join(a.out, "rank%d" % rank)
+    run(a)
+
+
+def run_ranks(a):
+    """Every rank runs the same program (run): the same models, calibrations and plans in the same
+    seeded order, so DDP's collectives (its construction's broadcast, buffer broadcasts, the
+    buckets' all-reduce) match across ranks; each times its own steps. Then merge_ranks."""
+    import socket
+    import torch.multiprocessing as mp
+    with socket.socket() as s:   # a free port for the ranks' rendezvous
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    try:   # the children inherit this environment: NCCL_NVLS_ENABLE=0 and its kin stay set
+        mp.spawn(_rank_main, args=(a, port), nprocs=a.world_size, join=True)
+    except Exception as e:
+        die("a rank failed (%s: %s)" % (type(e).__name__, str(e).strip().splitlines()[-1]
+                                        if str(e).strip() else ""), 70)
+    merge_ranks(a.out, a.world_size)
+    return 0
+
+
+def _med_skew(series):
+    """(median over iterations of the largest minus the smallest rank's time, max over ranks of
+    their medians minus the min) for per-rank lists of times of the same iterations."""
+    n = min(len(t) for t in series)
+    per_iter = [max(t[i] for t in series) - min(t[i] for t in series) for i in range(n)]
+    meds = [statistics.median(t) for t in series]
+    return (round(statistics.median(per_iter), 1) if per_iter else None,
+            round(max(meds) - min(meds), 1))
+
+
+def merge_ranks(out, world):
+    """Puts every rank's times beside rank 0's in OUT/runs.json: per row and for the compute-only
+    iteration, rank_times_us (one list a rank), rank_measured_us (their medians), and the skew
+    (rank_skew_iter_us: the median over iterations of the slowest minus the fastest rank;
+    rank_skew_median_us: the ranks' medians' spread). The rows' figures stay rank 0's. A rank's
+    file missing or a model it lacks: one line on stderr, exit 65, OUT/runs.json unchanged."""
+    path = os.path.join(out, "runs.json")
+    with open(path) as f:
+        res = json.load(f)
+    ranks = []
+    for r in range(1, world):
+        rp = os.path.join(out, "rank%d" % r, "runs.json")
+        try:
+            with open(rp) as f:
+                ranks.append({m["workload"]: m for m in json.load(f)["models"]})
+        except (OSError, ValueError, KeyError) as e:
+            die("%s: %s" % (rp, getattr(e, "strerror", None) or e))
+    for m in res["models"]:
+        others = [rk.get(m["workload"]) for rk in ranks]
+        if any(o is None for o in others):
+            die("%s: a rank has no model %s" % (path, m["workload"]))
+        series = [m["compute_only_times_us"]] + [o["compute_only_times_us"] for o in others]
+        m["rank_times_us"] = series
+        m["rank_measured_us"] = [statistics.median(t) for t in series]
+        m["rank_skew_iter_us"], m["rank_skew_median_us"] = _med_skew(series)
+        for row in m["rows"]:
+            orows = [{r["plan_label"]: r for r in o["rows"]}.get(row["plan_label"]) for o in others]
+            if any(o is None for o in orows):
+                die("%s: a rank has no row %s / %s" % (path, m["workload"], row["plan_label"]))
+            series = [row["times_us"]] + [o["times_us"] for o in orows]
+            row["rank_times_us"] = series
+            row["rank_measured_us"] = [statistics.median(t) for t in series]
+            row["rank_skew_iter_us"], row["rank_skew_median_us"] = _med_skew(series)
+    res["world_size"] = world
+    res["ranks_merged"] = world
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(res, f, indent=1)
+    os.replace(tmp, path)
+    return res
+
+
+def run(a):
+    """The run of one rank (the whole run in a world of one): calibrations, then every model."""
+    global WORLD, RANK, GPU
+    import torch
+    WORLD, RANK = a.world_size, int(os.environ.get("RANK", "0"))
+    if WORLD > 1:
+        torch_host.ensure_process_group()
+    GPU = torch.cuda.current_device()
     os.makedirs(a.out, exist_ok=True)
     torch.backends.cudnn.benchmark = True
     torch.backends.cuda.matmul.allow_tf32 = True
@@ -533,7 +682,8 @@ def main(argv=None, probe=None):
     logf = open(os.path.join(a.out, "log.txt"), "a")
 
     def log(msg):
-        print(msg, flush=True)
+        if RANK == 0:   # the other ranks' logs stay in their folders
+            print(msg, flush=True)
         logf.write(msg + "\n")
         logf.flush()
 
@@ -579,6 +729,7 @@ def main(argv=None, probe=None):
                                        if k in c}})
                         + "\n")
     results = {"format": "fusim-torch-validation-1", "machine": info,
+               "world_size": WORLD, "rank": RANK,
                "command": " ".join([sys.executable] + sys.argv),
                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "framework_costs": fw,   # the costs in the workloads; the other set beside it
