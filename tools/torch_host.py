@@ -21,6 +21,7 @@ Every figure is the median of interleaved repetitions; costs are differences of 
 times between variants that differ only in the counted thing. Needs torch with CUDA; DDP parts
 need torch.distributed with NCCL (a world of one rank is set up here when none is).
 """
+import datetime
 import os
 import statistics
 import time
@@ -220,8 +221,10 @@ def ensure_process_group():
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29531")
     torch.cuda.set_device(local)
+    # several ranks: a rank that died leaves the others in a collective; give up after 5 minutes
+    kw = {"timeout": datetime.timedelta(seconds=300)} if world > 1 else {}
     dist.init_process_group("nccl", rank=rank, world_size=world,
-                            device_id=torch.device("cuda", local))
+                            device_id=torch.device("cuda", local), **kw)
 
 
 def device_ids():
