@@ -49,16 +49,17 @@ if [ ! -e /usr/lib/x86_64-linux-gnu/libnccl.so ] && [ ! -e /usr/local/cuda/lib64
   fi
 fi
 B=/tmp/torch8-build
-if [ ! -x $B/fusim ]; then
-  { meson setup $B -Dbuildtype=release && ninja -C $B fusim; } >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; }
+if [ ! -x $B/fusim-gpu ]; then   # fusim (fit) and its GPU half (calib, validate), run directly
+  { [ -d $B ] || meson setup $B -Dbuildtype=release; ninja -C $B fusim fusim-gpu; } >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; }
 fi
 F=$B/fusim
-t "fusim built: $(ls -l $F 2>&1 | cut -c1-60)"
+G=$B/fusim-gpu
+t "fusim built: $(ls -l $G 2>&1 | cut -c1-80)"
 
 # 3. the collectives and the GEMM beside an N-rank all-reduce, measured in this call
 DB="$OUT/calib.db"
-if [ -x $F ]; then
-  timeout 150 $F calib -g "$N" --suite coll,overlap --ops allreduce,allgather,reducescatter \
+if [ -x $G ]; then
+  timeout 150 $G calib -g "$N" --suite coll,overlap --ops allreduce,allgather,reducescatter \
     --db "$DB" --progress off --format csv >"$OUT/calib.csv" 2>"$OUT/calib.err"
   t "calib exit $? ($(wc -l <"$OUT/calib.csv") lines): $(tail -2 "$OUT/calib.err")"
   q() { python3 -c 'import sqlite3, sys; print("\n".join(str(r[0]) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]) if r[0] is not None))' "$DB" "$1" 2>/dev/null; }
@@ -76,7 +77,7 @@ if [ -x $F ]; then
     --format table >"$OUT/fit.txt" 2>&1
   t "fit exit $?: $(grep -c . "$OUT/fit.txt") lines"
   # 4. fusim's own executor over N GPUs (NCCL all-reduce) against the prediction
-  timeout 90 $F validate --workload resnet50 --comm "allreduce:$N:${link:-nvlink}" -g "$N" \
+  timeout 90 $G validate --workload resnet50 --comm "allreduce:$N:${link:-nvlink}" -g "$N" \
     --profile "$OUT/profile_x$N.json" --iters 10 --warmup 2 --db "$OUT/calib.db" \
     >"$OUT/validate_fusim.txt" 2>&1
   t "fusim validate exit $?"; tail -6 "$OUT/validate_fusim.txt"

@@ -565,7 +565,7 @@ def main(argv=None, probe=None):
     a.model_cost_rounds = max(0, a.model_cost_rounds)
     a.beside_rounds = max(0, a.beside_rounds)
     a.first_issue_rounds = max(0, a.first_issue_rounds)
-    specs = parse_models(a.models)
+    specs = a.specs = parse_models(a.models)
     if probe is None:
         try:
             import torch
@@ -747,7 +747,7 @@ def run(a):
         torch.cuda.empty_cache()
     with open(os.path.join(a.out, "runs.json"), "w") as f:   # before the models: survives a cut
         json.dump(results, f, indent=1)
-    for name, batch in specs:
+    for name, batch in a.specs:
         try:
             wl, res = run_model(name, batch, a.seq, a, fw, log)
         except torch.cuda.OutOfMemoryError as e:
