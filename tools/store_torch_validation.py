@@ -420,7 +420,8 @@ def main():
     ap.add_argument("rundir")
     ap.add_argument("--fusim", default=os.path.join(os.path.dirname(__file__), "..", "build", "fusim"))
     ap.add_argument("--db", help="results database (default: $FUSIM_DB, else fusim.db)")
-    ap.add_argument("--profile", help="profile for fusim predict (default: the bundled one)")
+    ap.add_argument("--profile", help="profile for fusim predict (default: RUNDIR/profile.json, "
+                    "the one a run measured in its own call, else the bundled one)")
     ap.add_argument("--no-store", action="store_true")
     ap.add_argument("--link", choices=("nvlink", "pcie"),
                     help="the link of DDP's all-reduce between the run's GPUs (default: from "
@@ -489,6 +490,9 @@ def main():
     gpus = int(run.get("world_size", 1))
     link = a.link or topology_link((run.get("machine") or {}).get("topology"))
     db = a.db or os.environ.get("FUSIM_DB") or "fusim.db"
+    if not a.profile and os.path.isfile(os.path.join(a.rundir, "profile.json")):
+        # the profile measured in the run's own call (--world-size runs: calib -g N, fit)
+        a.profile = os.path.join(a.rundir, "profile.json")
     prof = ["--profile", a.profile] if a.profile else []
     commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or None

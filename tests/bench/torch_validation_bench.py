@@ -9,7 +9,8 @@ the plan fusim ranks fastest is from the fastest measured.
     python3 tests/bench/torch_validation_bench.py build/fusim [RUNDIR ...] [-- STORE-OPTIONS]
     meson test -C build --benchmark torch-validation
 
-Without RUNDIRs it scores the newest committed run (the highest run number). Prints the figures;
+A run of several ranks (validate_torch --world-size) is predicted with the profile measured in
+its own call (RUNDIR/profile.json) and shows its ranks' skew. Without RUNDIRs it scores the newest committed run (the highest run number). Prints the figures;
 exits 0 whether or not the targets are met (a benchmark reports, it does not gate), non-zero only
 if a run cannot be predicted.
 """
@@ -63,6 +64,29 @@ def matrix(fusim, rundir, tmp, extra=()):
     return rows
 
 
+def ranks(rundir):
+    """A --world-size run's ranks (runs.json world_size, merged by validate_torch.merge_ranks):
+    per model, rank 0's compute-only median against the others' and the DDP rows' skew; the
+    rows' figures are rank 0's. Prints nothing for a run of one rank."""
+    import json
+    with open(os.path.join(rundir, "runs.json")) as f:
+        run = json.load(f)
+    if int(run.get("world_size", 1)) < 2:
+        return
+    print("  %d ranks (%s); rows scored on rank 0's times" % (run["world_size"], run.get(
+        "machine", {}).get("gpus")))
+    for m in run["models"]:
+        rows = [r for r in m["rows"] if r.get("rank_skew_iter_us") is not None]
+        if not rows:
+            continue
+        print("  %-30s compute-only per rank %s us (skew per iteration %.0f us); plans: skew per "
+              "iteration median %.0f us (max %.0f), ranks' medians apart by %.2f%% at most"
+              % (m["workload"], [round(x) for x in m["rank_measured_us"]], m["rank_skew_iter_us"],
+                 statistics.median(r["rank_skew_iter_us"] for r in rows),
+                 max(r["rank_skew_iter_us"] for r in rows),
+                 100 * max(r["rank_skew_median_us"] / r["measured_us"] for r in rows)))
+
+
 def verdict(ok):
     return "met" if ok else "NOT met"
 
@@ -109,6 +133,7 @@ def main():
             for w in dict.fromkeys(r["workload"] for r in rows):
                 score("  " + w, [r for r in rows if r["workload"] == w])
             errs, inside, over, gaps = score("  all", rows)
+            ranks(rundir)
             n = len(rows)
             print("  targets: median |error| <= 2%%: %s; no row above 5%%: %s (%d above); "
                   "fastest plan within 1%% for every model: %s (%d of %d); overhead within 15%% "
