@@ -170,7 +170,7 @@ def comm_hook_bucket(host, replaced):
     two (22 runs, median 0.97). The model's own per-bucket costs differ from the tower's by up to
     2x, so the tower's comm-hook cost no longer fits beside them; and in the loops of runs 11-21,
     DDP's offload plans at 4 MiB paid more backward() CPU per bucket over DDP's default all-reduce
-    with the same buckets than the tower's difference in 32 of 33 model-runs
+    with the same buckets than the tower's difference carried to the loop in 31 of 33 model-runs
     (data/validation/run21_analysis.md). The bounds (host.ci, where both parts
     have them) are the parts' summed. Returns the value set, or None (host unchanged)."""
     per_bucket = {"%s.%s" % (grp, key) for _, grp, key in BUCKET_COSTS}

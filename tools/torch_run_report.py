@@ -13,6 +13,9 @@ rows (issue 10; no torch needed):
            parameter = intercept / P, per bucket = slope) and each plan's residual;
   hooks    per model, the hook pattern: the line through per-tensor and 25 MiB buckets
            (backward()'s CPU over compute-only's, paired by round) and the 4 MiB plan's residual;
+  offload  per model, DDP's offload comm hook per bucket over DDP's default all-reduce with the
+           same buckets (the 4 MiB plans, backward() CPU paired by round) against the tower's
+           difference as the store carries it;
   model    per model, the frameworks' per-parameter costs measured on the model at capture
            (tools/torch_modelcost.py: DDP param + copy, the hook) beside the ddp and hooks lines
            above (the loop's own) and the tower's, and the capture's launch-queue signs: how
@@ -78,6 +81,26 @@ def hooks_line(m):
     return slope, icpt / n0, n4, y4 - icpt - slope * n4
 
 
+def offload_gap(m, fw, pair=("ddp offload 4MiB", "ddp 4MiB")):
+    """DDP's offload comm hook per bucket over DDP's default all-reduce in the loop: the offload
+    plan's backward() CPU minus the default plan's with the same buckets (median of same-round
+    differences) over the buckets, against what the store charges for that difference: the
+    tower's hook_bucket_us - bucket_us carried by the autograd thread's probe (loop median over
+    the tower's). (loop us per bucket, charged us per bucket, buckets); None without both plans,
+    with different buckets, or without the tower's costs and probes."""
+    r = {x["plan_label"]: x for x in m["rows"]}
+    a, b = r.get(pair[0]), r.get(pair[1])
+    d = (fw or {}).get("ddp") or {}
+    pl = m.get("host_bwd_probe_us") or m.get("host_probe_us")
+    pt = (fw or {}).get("bwd_probe_us") or (fw or {}).get("probe_us")
+    if not a or not b or not a.get("buckets") or sorted(map(sorted, a["buckets"])) != \
+            sorted(map(sorted, b["buckets"])) or "hook_bucket_us" not in d or not pl or not pt:
+        return None
+    nb = len(a["buckets"])
+    gap = paired([x[1] for x in a["cpu_times_us"]], [x[1] for x in b["cpu_times_us"]]) / nb
+    return gap, (d["hook_bucket_us"] - d["bucket_us"]) * st.median(pl) / pt, nb
+
+
 def report(rundir):
     with open(os.path.join(rundir, "runs.json")) as f:
         run = json.load(f)
@@ -114,6 +137,12 @@ def report(rundir):
         if line is not None:
             out.append("  %-30s per bucket %.1f us, per parameter %.1f us; 4 MiB (%d buckets) "
                        "residual %+.0f us" % ((m["workload"],) + line))
+    out.append("offload: DDP's offload comm hook per bucket over its default all-reduce (4 MiB, "
+               "same buckets, backward() CPU paired) | the tower's difference, carried")
+    for m in run["models"]:
+        g = offload_gap(m, fw)
+        if g is not None:
+            out.append("  %-30s %7.1f us | %6.1f us (%d buckets)" % ((m["workload"],) + g))
     out.append("model: per-parameter costs on the model | the loop's lines | the tower's; "
                "capture's held pass short; launches fwd/bwd/opt")
     tw = (fw.get("ddp") or {}), (fw.get("hooks") or {})

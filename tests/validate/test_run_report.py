@@ -50,7 +50,20 @@ def main():
     ok &= check("hooks per bucket", slope, 70.0, 1e-9)
     ok &= check("hooks per parameter", per_param, 40.0, 1e-9)
     ok &= check("hooks 4 MiB residual", resid, 300.0, 1e-9)
-    m["rows"] = m["rows"][:2]
+    # DDP's offload hook against its default all-reduce, the same 2 buckets: 100 us more a
+    # bucket in the loop (200 a round, round 4 +1000 for both); the tower's 150 - 60 carried by
+    # the autograd probe, loop median 12 over the tower's 10: 108
+    m["rows"] = [row("ddp 4MiB", 2), row("ddp offload 4MiB", 2, extra=200.0)]
+    m["host_bwd_probe_us"] = [11.0, 12.0, 13.0]
+    fw = {"ddp": {"hook_bucket_us": 150.0, "bucket_us": 60.0}, "bwd_probe_us": 10.0}
+    gap, charged, nb = rr.offload_gap(m, fw)
+    ok &= check("offload per bucket in the loop", gap, 100.0, 1e-9)
+    ok &= check("... the tower's difference carried", charged, 108.0, 1e-9)
+    ok &= check("... buckets", nb, 2, 0)
+    m["rows"][1]["buckets"] = buckets[4]
+    ok &= check("different buckets: none", rr.offload_gap(m, fw) is None, True, 0)
+    m["rows"] = [row("hooks none", 4, runner="hooks", extra=4 * 10 + 4 * 20),
+                 row("hooks 4MiB", 2, runner="hooks", extra=4 * 10 + 2 * 20 + 300)]
     ok &= check("hooks without 25 MiB: no line", rr.hooks_line(m) is None, True, 0)
     ok &= check("two plans: no line", rr.ddp_line(m) is None, True, 0)
     print("test_run_report: %s" % ("passed" if ok else "FAILED"))
