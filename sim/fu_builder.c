@@ -486,8 +486,18 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
   }
   /* the loss: fp32 log-softmax over the logits, which backward keeps; rows of a vocabulary off
    * the multiple of 8 are misaligned for vector loads (a table of their own where measured) */
-  const char *ce = fmod(V, 8) != 0 && fu_compute_op(x->c, "cross_entropy_unaligned", A)
+  int unal = fmod(V, 8) != 0;
+  const char *ce = unal && fu_compute_op(x->c, "cross_entropy_unaligned", A)
                        ? "cross_entropy_unaligned" : "cross_entropy";
+  /* HF's GPT-2 and Llama losses cast the logits to fp32 first (the tables above); BERT's MLM
+   * loss is CrossEntropyLoss on the bf16 logits, so under autocast log-softmax runs in bf16 and
+   * only its output is cast up, for nll_loss (autocast's fp32 list): data/compute/profiles'
+   * bert_base runs cunn_SoftMax<BFloat16, float, BFloat16> and one bf16 -> fp32 copy of the
+   * logits' size, where gpt2_small runs the fp32 softmax. The _ac tables measure that call. */
+  if (s->arch == FU_ARCH_BERT && x->autocast) {
+    const char *ac = unal ? "cross_entropy_ac_unal" : "cross_entropy_ac";
+    if (fu_compute_op(x->c, ac, A)) ce = ac;
+  }
   FU__TRY(fu__memop(x, ce, A, T * V, 0)); /* its kept output: in the loss transient */
 #undef NM
   return FU_OK;

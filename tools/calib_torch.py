@@ -27,6 +27,11 @@ the GPU waits on the host):
              bf16 autocast and in fp32: ops "hf_bert_layer", "hf_bert_rest", ... (host only).
   ops_unaligned  cross_entropy over a vocabulary of 50257 (not a multiple of 8; also in ops):
              op "cross_entropy_unaligned".
+  ops_loss   (not by default) cross_entropy as HF BERT's MLM loss runs under bf16 autocast
+             (CrossEntropyLoss on the bf16 logits, no cast first: log-softmax in bf16, its output
+             cast up for nll_loss) over a [rows, 32768] and a [rows, 30522] input: ops
+             "cross_entropy_ac", "cross_entropy_ac_unal" (their bf16 rows; the fp32 rows are
+             the fp32 loss again).
   tv         host time of a whole torchvision ResNet-50 step (batch 2, 32x32): op "tv_resnet50".
   gemm_unaligned  cuBLAS fwd/dgrad/wgrad of a linear layer with a vocabulary not a multiple of 8
              (tokens x vocab x hidden), bf16 and TF32: the profile's "gemm_unaligned" tables.
@@ -159,6 +164,19 @@ def op_defs(torch, F):
         return mk
     mk_ce = mk_ce_vocab(32768)
 
+    def mk_ce_ac_vocab(V):
+        # BERT's MLM loss under autocast: CrossEntropyLoss on the logits as they are (bf16),
+        # where HF's causal-LM losses cast them to fp32 first (mk_ce_vocab)
+        def mk(numel, dt):
+            x = torch.randn(rows(numel, V), V, device="cuda", dtype=dt, requires_grad=True)
+            y = torch.randint(0, V, (rows(numel, V),), device="cuda")
+
+            def f(x):
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    return F.cross_entropy(x, y)
+            return [x], f, []
+        return mk
+
     def rotate_half(x):
         x1 = x[..., : x.shape[-1] // 2]
         x2 = x[..., x.shape[-1] // 2:]
@@ -254,12 +272,16 @@ def op_defs(torch, F):
         "cross_entropy_unaligned": mk_ce_vocab(50257),
         "kv_cat": mk_kv_cat(True), "kv_cat_contig": mk_kv_cat(False), "rotary_hf": mk_rot_hf,
         "gelu_new_ac": mk_gelu_new_ac, "add_mixed": mk_add_mixed,
+        # BERT's vocabulary (30522, not a multiple of 8) for the unaligned one
+        "cross_entropy_ac": mk_ce_ac_vocab(32768), "cross_entropy_ac_unal": mk_ce_ac_vocab(30522),
     }
 
 
 # the operations as the HF models lay their inputs out (transposed views) and as autocast runs
 # them (mixed dtypes): part ops_kv
 LAYOUT_OPS = ["kv_cat", "kv_cat_contig", "rotary_hf", "gelu_new_ac", "add_mixed"]
+# the loss as HF BERT runs it under autocast: part ops_loss
+LOSS_AC_OPS = ["cross_entropy_ac", "cross_entropy_ac_unal"]
 
 
 def measure_ops(torch, F, tm, sizes, log, only=None):
@@ -1201,6 +1223,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         put(*measure_hf_host(torch, log, flush=put, depths=a.hf_depths, sizes=a.hf_sizes))
     elif part == "ops_kv":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, LAYOUT_OPS))
+    elif part == "ops_loss":
+        comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, LOSS_AC_OPS))
     elif part == "tv":
         comp.setdefault("ops", []).extend(measure_tv_host(torch, log))
     elif part == "attention":
@@ -1211,7 +1235,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
 
 
 PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
-         "hf_host", "ops_kv")
+         "hf_host", "ops_kv", "ops_loss")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -95,6 +95,9 @@ def main(argv=None):
     ap.add_argument("--no-host-ref", action="store_true",
                     help="leave out the reference step between the timed steps (tools/host_ref.py, "
                          "meta.host_ref)")
+    ap.add_argument("--ready-separate", action="store_true",
+                    help="also time the ready curve as before 2026-12-04n, in a hooked pass of its own "
+                         "(meta.ready_separate; for comparison)")
     a = ap.parse_args(argv)
     names = [n for n in a.only.split(",") if n] if a.only else list(SET)  # in the order given
     bad = [n for n in names if n not in ALL]
@@ -119,7 +122,8 @@ def main(argv=None):
                                                        seq, "autocast bf16" if amp == "bf16" else "fp32 with TF32",
                                                        "SGD momentum" if arch.startswith("resnet") else "AdamW"))
             w = capture_torch.capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=amp,
-                                      host="never", name=name, notes=notes, meta=meta, host_ref=ref)
+                                      host="never", name=name, notes=notes, meta=meta, host_ref=ref,
+                                      ready_separate=a.ready_separate)
             with open(os.path.join(a.dir, name + ".json"), "w") as f:
                 json.dump(w, f, indent=1)
                 f.write("\n")

@@ -6,14 +6,17 @@ size and ready time, plus the framework's host-side costs.
 How each number is measured (CUDA events; every iteration starts from an idle GPU):
   fwd_us, bwd_us, opt_us  a pass WITHOUT hooks: events before forward, between forward and
                           backward, after backward and after the optimizer step; medians.
-  grads[].ready_us        a pass with a post-accumulate-grad hook on every parameter
+  grads[].ready_us        a step with a post-accumulate-grad hook on every parameter
                           (Tensor.register_post_accumulate_grad_hook) that records a CUDA event
-                          on the current stream; ready = event - backward start, median per
-                          tensor. Hooks add host time, and the host's speed shifts between the
-                          passes (levels of up to 1.7x lasting seconds), so the ready times are
-                          scaled by bwd(no hooks) / bwd(hooked), either way (before 2026-12-04m
-                          only down: a hooked pass the host ran faster stayed short), and kept
-                          <= bwd_us; the raw hooked backward is kept in meta.
+                          on the current stream, after each step without hooks (since
+                          2026-12-04n; before, a pass of its own after them); ready = event -
+                          backward start, median per tensor. The hooks add host time, so the
+                          ready times are scaled by bwd(no hooks) / bwd(hooked), either way, and
+                          kept <= bwd_us; the raw hooked backward is kept in meta. Interleaved,
+                          the two share the host's speed, which moves in levels of up to 1.7x
+                          lasting seconds: a pass of its own ran 0.4-1.6x the plain steps' length
+                          and, scaled, compressed the GPU-paced start of a partly host-bound
+                          backward.
   hook_us                 host cost of one gradient-ready callback: host wall time
                           (time.perf_counter) of the backward() call with a hook that does
                           nothing on every parameter minus without hooks, divided by the number
@@ -116,10 +119,42 @@ def build(name, batch, device, seq):
     _die("unknown model '%s' (resnet50, bert_large or package.module:function)" % name, 64)
 
 
+class _ReadyHooks:
+    """Post-accumulate-grad hooks that record a CUDA event per parameter, on while in a `with`
+    block. The events are made once, so that a hook costs the host one record, not an event's
+    creation too (a hooked backward ran up to 40 us a gradient slower than a plain one where the
+    host bounds it, 2026-12-04 captures)."""
+
+    def __init__(self, torch, params):
+        self.params = params
+        self.events = {n: torch.cuda.Event(enable_timing=True) for n, _ in params}
+        self.fired = {}
+        self.handles = []
+
+    def _hook(self, name):
+        e = self.events[name]
+
+        def hook(t):
+            e.record()
+            self.fired[name] = e
+        return hook
+
+    def __enter__(self):
+        self.fired = {}
+        self.handles = [p.register_post_accumulate_grad_hook(self._hook(n)) for n, p in self.params]
+        return self
+
+    def __exit__(self, *exc):
+        for h in self.handles:
+            h.remove()
+        self.handles = []
+        return False
+
+
 def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host="always",
             name="model", notes="", meta=None, framework=None, set_to_none=True,
             model_cost_rounds=16, beside_rounds=0, log=None, host_ref=None,
-            first_issue_rounds=0, model_cost_buckets=False):
+            first_issue_rounds=0, model_cost_buckets=False, ready_separate=False):
     """Measures one model and returns the workload as a dict (fusim-workload-1).
     framework: torch_host.framework_costs() (measured once per machine; None: measured here
     when host is not "never"); set_to_none: how the step clears gradients; model_cost_rounds:
@@ -132,7 +167,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     model); log(msg): progress lines;
     host_ref: a reference step (tools/host_ref.maker) timed 3 times before the timed steps, after
     each and 3 times after, as the probes are (meta.host_ref: its medians, which
-    `fusim workload --host-ref-fwd/--host-ref-bwd` take)."""
+    `fusim workload --host-ref-fwd/--host-ref-bwd` take); ready_separate: also time the ready
+    curve as before 2026-12-04n, in a hooked pass of its own (meta.ready_separate)."""
     import torch
 
     dev = torch.device("cuda")
@@ -205,14 +241,37 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     ref_bytes = getattr(host_ref, "resident_bytes", 0) if host_ref else 0
     mem_between = torch.cuda.memory_allocated() - ref_bytes
     mem_peak = 0
-    for _ in range(iters):
-        torch.cuda.reset_peak_memory_stats()  # each step's peak, read before the reference runs
-        plain.append(step(cpu=cpu_plain, cpu_fwd=cpu_fwd, cpu_opt=cpu_opt))
-        mem_peak = max(mem_peak, torch.cuda.max_memory_allocated() - ref_bytes)
-        probes.append(torch_host.host_probe())
-        bprobes.append(torch_host.bwd_probe())
-        if host_ref:
-            refs.append(host_ref())
+    # The ready times come from a hooked step after each plain one (3. below): the host's speed
+    # moves in levels of up to 1.7x lasting seconds, so a hooked pass run on its own, after the
+    # plain steps, ran at another speed (bwd_hooked / bwd 0.4-1.6x on 2026-12-04) and scaling
+    # its curve to bwd_us also compressed the GPU-paced part of a partly host-bound backward
+    # (data/compute/README.md, 2026-12-04n).
+    ready = {n: [] for n, _ in params}
+    hooked_bwd, cpu_hooked = [], []
+    hooked = _ReadyHooks(torch, params)
+    for i in range(warmup + iters):
+        if i >= warmup:
+            torch.cuda.reset_peak_memory_stats()  # each step's peak, read before the reference runs
+            plain.append(step(cpu=cpu_plain, cpu_fwd=cpu_fwd, cpu_opt=cpu_opt))
+            mem_peak = max(mem_peak, torch.cuda.max_memory_allocated() - ref_bytes)
+            probes.append(torch_host.host_probe())
+            bprobes.append(torch_host.bwd_probe())
+            if host_ref:
+                refs.append(host_ref())
+        # 3. Ready times: a hook per parameter records an event where its gradient is
+        #    accumulated (events made once: the hook only records); the warm-up rounds warm the
+        #    hooked step alone
+        evs = {}
+        with hooked:
+            _, b, _ = step(events=evs, cpu=cpu_hooked if i >= warmup else None)
+        if i < warmup:
+            continue
+        problem = torch_checks.grad_problem([n for n, _ in params], hooked.fired)
+        if problem:
+            _die(problem)
+        hooked_bwd.append(b)
+        for n, _ in params:
+            ready[n].append(evs["bwd_start"].elapsed_time(hooked.events[n]) * 1e3)
     probes += [torch_host.host_probe() for _ in range(3)]
     bprobes += [torch_host.bwd_probe() for _ in range(3)]
     refs += [host_ref() for _ in range(3)] if host_ref else []
@@ -235,36 +294,36 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         step(cpu=cpu_none)
     hook_us = max(0.0, (statistics.median(cpu_noop) - statistics.median(cpu_none)) / len(params))
 
-    # 3. Ready times: a hook per parameter records an event where its gradient is accumulated.
-    ready = {n: [] for n, _ in params}
-    hooked_bwd = []
-    cur = {}
-
-    def make_hook(pname):
-        def hook(t):
-            e = torch.cuda.Event(enable_timing=True)
-            e.record()
-            cur[pname] = e
-        return hook
-
-    handles = [p.register_post_accumulate_grad_hook(make_hook(n)) for n, p in params]
-    for i in range(warmup + iters):
-        cur.clear()
-        evs = {}
-        _, b, _ = step(events=evs)
-        if i < warmup:
-            continue
-        problem = torch_checks.grad_problem([n for n, _ in params], cur)
-        if problem:
-            _die(problem)
-        hooked_bwd.append(b)
-        for n, _ in params:
-            ready[n].append(evs["bwd_start"].elapsed_time(cur[n]) * 1e3)
-    for h in handles:
-        h.remove()
     hooked_bwd_us = statistics.median(hooked_bwd)
-    # the ready curve at the plain pass's backward length, whichever pass the host ran faster
+    # the ready curve at the plain steps' backward length (hook costs only, the host's phase
+    # being shared), whichever ran faster
     scale = bwd_us / hooked_bwd_us if hooked_bwd_us > 0 else 1.0
+    separate = None
+    if ready_separate:   # the protocol before 2026-12-04n, for comparison: a hooked pass on its
+        sep, sep_bwd = {n: [] for n, _ in params}, []   # own, a new event made in each hook
+        cur = {}
+
+        def make_hook(pname):
+            def hook(t):
+                e = torch.cuda.Event(enable_timing=True)
+                e.record()
+                cur[pname] = e
+            return hook
+        handles = [p.register_post_accumulate_grad_hook(make_hook(n)) for n, p in params]
+        for i in range(warmup + iters):
+            cur.clear()
+            evs = {}
+            _, b, _ = step(events=evs)
+            if i >= warmup and not torch_checks.grad_problem([n for n, _ in params], cur):
+                sep_bwd.append(b)
+                for n, _ in params:
+                    sep[n].append(evs["bwd_start"].elapsed_time(cur[n]) * 1e3)
+        for h in handles:
+            h.remove()
+        if sep_bwd:
+            k = bwd_us / statistics.median(sep_bwd)
+            separate = {"bwd_hooked_us": round(statistics.median(sep_bwd), 1), "ready_scale": round(k, 5),
+                        "ready_us": {n: round(min(statistics.median(v) * k, bwd_us), 1) for n, v in sep.items()}}
 
     # 4. Host cost of issuing one async D2H copy from Python (as an offload hook would).
     src = [torch.empty(1024, device=dev) for _ in range(256)]
@@ -412,6 +471,11 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         "bwd_us_min_max": [round(min(t[1] for t in plain), 1), round(max(t[1] for t in plain), 1)],
         "bwd_hooked_us": round(hooked_bwd_us, 1),
         "ready_scale": round(scale, 5),
+        "ready_interleaved": True,
+        # the recording hooks' host cost a gradient: backward()'s CPU time with them minus
+        # without, the steps side by side (2026-12-04n: the hooked steps ran up to 1.5x the
+        # plain ones' length where the host bounds backward, which no scale of the curve undoes)
+        "ready_hook_us": round((statistics.median(cpu_hooked) - statistics.median(cpu_plain)) / len(params), 3),
         "cpu_backward_call_us": round(cpu_bwd_us, 1),
         "cpu_forward_call_us": round(statistics.median(cpu_fwd), 1),
         "host_probe_us": round(statistics.median(probes), 3),
@@ -430,6 +494,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         "memory_allocated_between_steps": mem_between,
         "max_memory_allocated": mem_peak,
     })
+    if separate:
+        m["ready_separate"] = separate
     if refs:  # 3 before the timed steps, one after each, 3 after
         m["host_ref"] = {"fwd_us": round(statistics.median(r[0] for r in refs), 1),
                          "bwd_us": round(statistics.median(r[1] for r in refs), 1),
