@@ -126,8 +126,10 @@ def model_bounds(fm, whole=True, boot=BOOT, seed=SEED):
             if est in e:
                 smp[grp][key] = e[est]
         samples.append(smp)
-    per_bucket = {grp: [key] for _, grp, key in torch_modelcost.BUCKET_COSTS
-                  if key in samples[0][grp]}
+    per_bucket = {}
+    for _, grp, key in torch_modelcost.BUCKET_COSTS:
+        if key in samples[0][grp]:
+            per_bucket.setdefault(grp, []).append(key)
     if not whole:
         keys = {"ddp": ["param_us", "copy_us"], "hooks": ["hook_us"]}
         for grp, ks in per_bucket.items():

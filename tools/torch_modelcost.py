@@ -31,6 +31,10 @@ every bucket called from inside backward as it fills:
   ddp.bucket_us   = (d(ddpv_n) - d(ddpv_1)) / (P - 1)
   hooks.bucket_us = (d(hk_n) - d(hk_1)) / (P - 1), and then hooks.hook_us takes it in place of
                     the tower's as hk_1's fixed part.
+and from session 23 on a third (where a capture lacks it, comm_hook_bucket derives the cost):
+  ddpo_n  DDP, bucket views, one bucket per parameter, the offload comm hook (torch_host's)
+  ddp.hook_bucket_us = ddp.bucket_us + (d(ddpo_n) - d(ddpv_n)) / P: the same buckets as ddpv_n,
+                    each the comm hook's call in place of the default all-reduce's.
 Run 18's loop paid 75-92 us per DDP bucket and 102-140 us per hook-pattern bucket (its per-tensor
 plans against the 100 / 25 MiB ones, backward() CPU time), where the tower's synthetic bank
 measured 51 and 62 in the same run: like the per-parameter costs, the per-bucket ones travel
@@ -65,10 +69,11 @@ MiB = 2**20
 HUGE = 1e4        # MiB: one bucket for all gradients
 VARIANTS = ("none", "ddpv_1", "ddpc_h", "hk_1")
 # per-bucket variants (captures from run 19 on): a bucket per parameter, each issued from inside
-# backward as it fills
-BUCKET_VARIANTS = ("ddpv_n", "hk_n")
+# backward as it fills; ddpo_n (DDP's offload comm hook) from session 23 on
+BUCKET_VARIANTS = ("ddpv_n", "hk_n", "ddpo_n")
 # each per-bucket estimate and the host-block cost it replaces
-BUCKET_COSTS = (("ddp_bucket_us", "ddp", "bucket_us"), ("hooks_bucket_us", "hooks", "bucket_us"))
+BUCKET_COSTS = (("ddp_bucket_us", "ddp", "bucket_us"), ("hooks_bucket_us", "hooks", "bucket_us"),
+                ("ddp_hook_bucket_us", "ddp", "hook_bucket_us"))
 
 
 def _q(xs, f):
@@ -89,13 +94,16 @@ def estimate(bwd, P, fixed, rounds=None):
 
     out = {}
     hooks_bucket = fixed["hooks_bucket_us"]
-    if all(bwd.get(v) for v in BUCKET_VARIANTS) and P > 1:
+    if bwd.get("ddpv_n") and bwd.get("hk_n") and P > 1:
         # P buckets against one, each a parameter: P - 1 bucket calls more, issued from inside
         # backward as the model's own gradients become ready (the tower's synthetic bank paid
         # 0.4-0.7x of this in run 18's loop). The hook pattern's then needs no fixed part.
         out["ddp_bucket_us"] = round((d("ddpv_n") - d("ddpv_1")) / (P - 1), 3)
         out["hooks_bucket_us"] = round((d("hk_n") - d("hk_1")) / (P - 1), 3)
         hooks_bucket = out["hooks_bucket_us"]
+        if bwd.get("ddpo_n"):   # the same buckets, the comm hook's call for the all-reduce's
+            out["ddp_hook_bucket_us"] = round(out["ddp_bucket_us"]
+                                              + (d("ddpo_n") - d("ddpv_n")) / P, 3)
     param = (d("ddpv_1") - fixed["finalize_us"]) / P
     copy_ = (d("ddpc_h") - fixed["finalize_us"]) / P - param
     hook = (d("hk_1") - hooks_bucket) / P
@@ -112,7 +120,7 @@ def with_ci(bwd, P, fixed, boot=200, seed=1):
     samples = [estimate(bwd, P, fixed, [rng.randrange(n) for _ in range(n)]) for _ in range(boot)]
     est["ci"] = {k: [round(_q([s[k] for s in samples], 0.05), 3),
                      round(_q([s[k] for s in samples], 0.95), 3)]
-                 for k in ("param_us", "copy_us", "hook_us", "ddp_bucket_us", "hooks_bucket_us")
+                 for k in ("param_us", "copy_us", "hook_us") + tuple(c[0] for c in BUCKET_COSTS)
                  if k in est}
     return est
 
@@ -162,7 +170,8 @@ def from_loop(probes, P, fixed):
 
 def comm_hook_bucket(host, replaced):
     """DDP's offload comm hook per bucket (ddp.hook_bucket_us) where a per-bucket cost was
-    measured on the model (replaced names one of BUCKET_COSTS): DDP's own per-bucket work
+    measured on the model (replaced names ddp.bucket_us or hooks.bucket_us) and the comm hook
+    itself was not (captures before the ddpo_n variant): DDP's own per-bucket work
     (ddp.bucket_us: the Reducer launching the bucket, its default all-reduce call included) plus
     the hook pattern's issue of a bucket (hooks.bucket_us: the event, the side stream's wait and
     the copy into pinned memory, which the offload hook issues as well). Why: the tower measures
@@ -173,9 +182,9 @@ def comm_hook_bucket(host, replaced):
     with the same buckets than the tower's difference carried to the loop in 31 of 33 model-runs
     (data/validation/run21_analysis.md). The bounds (host.ci, where both parts
     have them) are the parts' summed. Returns the value set, or None (host unchanged)."""
-    per_bucket = {"%s.%s" % (grp, key) for _, grp, key in BUCKET_COSTS}
     d, hk = host.get("ddp", {}), host.get("hooks", {})
-    if not per_bucket & set(replaced) or "bucket_us" not in d or "bucket_us" not in hk:
+    if "ddp.hook_bucket_us" in replaced or not {"ddp.bucket_us", "hooks.bucket_us"} & set(replaced) \
+            or "bucket_us" not in d or "bucket_us" not in hk:   # measured itself, or no part was
         return None
     d["hook_bucket_us"] = round(d["bucket_us"] + hk["bucket_us"], 3)
     ci = host.get("ci", {})
@@ -235,8 +244,9 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
     when None); fixed: the tower's fixed parts. Returns with_ci()'s dict plus "P", "rounds" and
     "raw" (every round's backward() CPU time per variant). sync_fwd: wait for forward's GPU work
     before backward() (no launches pending when it starts; torch_launchq.py --sync-probe).
-    buckets: the per-bucket variants too (BUCKET_VARIANTS: DDP's bucket call and the hook
-    pattern's bucket issue on the model, "ddp_bucket_us" / "hooks_bucket_us")."""
+    buckets: the per-bucket variants too (BUCKET_VARIANTS: DDP's bucket call, the hook
+    pattern's bucket issue and DDP's offload comm hook on the model, "ddp_bucket_us" /
+    "hooks_bucket_us" / "ddp_hook_bucket_us")."""
     import torch
     from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -247,11 +257,14 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
     for v in variants:
         core = copy.deepcopy(model)
         m, fuser = core, None
-        if v in ("ddpv_1", "ddpc_h", "ddpv_n"):
-            m = DDP(core, device_ids=torch_host.device_ids(), bucket_cap_mb=1e-9 if v == "ddpv_n" else HUGE,
+        if v in ("ddpv_1", "ddpc_h", "ddpv_n", "ddpo_n"):
+            m = DDP(core, device_ids=torch_host.device_ids(),
+                    bucket_cap_mb=1e-9 if v in ("ddpv_n", "ddpo_n") else HUGE,
                     gradient_as_bucket_view=v != "ddpc_h")
             if v == "ddpc_h":
                 m.register_comm_hook(None, _noop_comm_hook)
+            elif v == "ddpo_n":   # as validate_torch's "ddp offload" plans
+                m.register_comm_hook(torch_host.OffloadState(), torch_host.offload_hook)
         elif v in ("hk_1", "hk_n"):
             params = [(n, p) for n, p in core.named_parameters() if p.requires_grad]
             fuser = torch_host.HookFuser(params, 0 if v == "hk_n" else int(HUGE * MiB))
@@ -309,9 +322,11 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
             % (out["seconds"], rounds, P, out["param_us"], out["ci"]["param_us"], out["copy_us"],
                out["ci"]["copy_us"], out["hook_us"], out["ci"]["hook_us"], out["bwd_cpu_us"]))
         if "ddp_bucket_us" in out:
-            log("  per bucket on the model: ddp %.1f us %s; hooks %.1f %s"
+            log("  per bucket on the model: ddp %.1f us %s; hooks %.1f %s; ddp offload hook %s"
                 % (out["ddp_bucket_us"], out["ci"]["ddp_bucket_us"], out["hooks_bucket_us"],
-                   out["ci"]["hooks_bucket_us"]))
+                   out["ci"]["hooks_bucket_us"],
+                   "%.1f %s" % (out["ddp_hook_bucket_us"], out["ci"]["ddp_hook_bucket_us"])
+                   if "ddp_hook_bucket_us" in out else "-"))
         df = out["ddp_forward"]
         log("  DDP's forward on the model: %.0f us %s over a plain forward() of %.0f us"
             % (df["forward_us"], df["ci"], df["fwd_cpu_us"]))

@@ -201,6 +201,28 @@ wlc = {"host": hb2, "meta": {"framework_on_model": dict(eb, replaced=list(done2)
 st.tower_costs(wlc, buckets_only=True)
 check("--no-model-bucket-costs: the tower's comm hook 150 back", hb2["ddp"]["hook_bucket_us"] == 150.0)
 
+# The comm hook measured on the model (ddpo_n, captures from session 23 on): the same buckets
+# as ddpv_n, each 40 us dearer (the offload hook's call for the default all-reduce's), so
+# d(ddpo_n) - d(ddpv_n) = 40 P and ddp.hook_bucket_us = 80 + 40 = 120; apply() puts it in as
+# measured, the sum above no longer applies, and its bounds hold it beside DDP's bucket's.
+bo = {v: list(x) for v, x in bb.items()}
+bo["ddpo_n"] = [x + 40.0 * P for x in bb["ddpv_n"]]
+eo = mc.with_ci(bo, P, FIXED)
+check("comm hook on the model: %.3f = 120" % eo["ddp_hook_bucket_us"],
+      abs(eo["ddp_hook_bucket_us"] - 120.0) < 1e-3)
+ho = {"ddp": {"param_us": 11.0, "copy_us": 5.0, "bucket_us": 51.0, "hook_bucket_us": 150.0},
+      "hooks": {"hook_us": 29.0, "bucket_us": 62.0}}
+doneo = mc.apply(ho, eo)
+check("apply: measured, not summed (%.3f, %s)" % (ho["ddp"]["hook_bucket_us"], doneo),
+      "ddp.hook_bucket_us" in doneo and abs(ho["ddp"]["hook_bucket_us"] - 120.0) < 1e-3
+      and mc.comm_hook_bucket(ho, doneo) is None)
+mbo = ti.model_bounds(dict(eo, raw=bo, P=P, fixed=FIXED))
+check("bounds for both DDP per-bucket costs: %s %s"
+      % (mbo["ddp"].get("bucket_us"), mbo["ddp"].get("hook_bucket_us")),
+      mbo["ddp"]["bucket_us"][0] <= BK <= mbo["ddp"]["bucket_us"][1]
+      and mbo["ddp"]["hook_bucket_us"][0] <= 120.0 <= mbo["ddp"]["hook_bucket_us"][1])
+check("a capture without ddpo_n: no comm-hook estimate", "ddp_hook_bucket_us" not in eb)
+
 # The same variants run as probes among the validation loop's iterations (validate_torch
 # PROBES, torch_modelcost.from_loop): the loop's compute-only iteration is the framework-free
 # step; every round [forward, backward(), rest]. They give the same costs and forward back, and
