@@ -1,6 +1,6 @@
 #!/bin/bash
 # device_torch_x2.sh: issue 10 item 4 on a machine of N GPUs (nvidia-h200-x2: N = 2), in one
-# call, everything written to $OUT (at most 8 files):
+# call, everything in $OUT/log.txt and $OUT/res.tgz (the files below; $OUT takes at most 8):
 #   1. the machine: nvidia-smi, how the GPUs are linked (topo -m), power limits, versions;
 #   2. fusim built here (the fusim binary only);
 #   3. fusim calib -g N of the collectives (all-reduce, all-gather, reduce-scatter) and the GEMM
@@ -8,9 +8,11 @@
 #      all-reduce merged into the bundled H200 profile (profile_xN.json), with the measured
 #      comm_slowdown (fit_profile.sh's formula over this call's overlap rows);
 #   4. fusim's own executor over N GPUs against its prediction (validate_fusim.txt);
-#   5. tools/validate_torch.py --world-size N on MODELS (res.tgz), cut to fit BUDGET.
+#   5. tools/validate_torch.py --world-size W on MODELS for each W of WORLDS (default N), one
+#      after the other on the same machine (W = 1: GPU 0 alone, the DDP plans only), cut to fit
+#      BUDGET: torch_x<W>/ in res.tgz.
 # Run from the repository root (a copy of the tree) as
-#   . .device/prelude.sh && bash calib/device_torch_x2.sh BUDGET_S [MODELS] [ITERS]
+#   . .device/prelude.sh && bash calib/device_torch_x2.sh BUDGET_S [MODELS] [ITERS] [WORLDS]
 # NVLink multicast stays off: the prelude exports NCCL_NVLS_ENABLE=0,
 # TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NVSHMEM_DISABLE_NVLS=1, and nothing here unsets them (the
 # ranks of validate_torch inherit this environment); the script refuses to run without them.
@@ -18,6 +20,9 @@ set -u
 OUT=${OUT:-/tmp/fusim-out}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/log.txt") 2>&1
+RES=$OUT
+OUT=/tmp/x2out   # everything but the log, tarred into $RES/res.tgz at the end
+mkdir -p $OUT
 T0=$(date +%s)
 el() { echo $(( $(date +%s) - T0 )); }
 t() { echo "[$(el) s] $*"; }
@@ -25,6 +30,7 @@ export PYTHONUNBUFFERED=1
 BUDGET=${1:-560}
 MODELS=${2:-resnet18:32,resnet50:64,vit_b_16:32,llama_small:8}
 ITERS=${3:-20}
+WORLDS=${4:-}
 for v in NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1; do
   [ "$(printenv "${v%%=*}")" = "${v#*=}" ] || { echo "device_torch_x2: ${v%%=*} is not ${v#*=}: refusing to run"; exit 1; }
 done
@@ -76,24 +82,32 @@ if [ -x $G ]; then
     --name "h200-x$N" "${cs[@]}" --notes "allreduce x$N ($link) and comm_slowdown measured by fusim calib -g $N in this call (calib/device_torch_x2.sh)" \
     --format table >"$OUT/fit.txt" 2>&1
   t "fit exit $?: $(grep -c . "$OUT/fit.txt") lines"
-  # 4. fusim's own executor over N GPUs (NCCL all-reduce) against the prediction
-  timeout 90 $G validate --workload resnet50 --comm "allreduce:$N:${link:-nvlink}" -g "$N" \
+  # 4. fusim's own executor over N GPUs (NCCL all-reduce) against the prediction (NO_EXEC=1: not)
+  [ -n "${NO_EXEC:-}" ] || timeout 90 $G validate --workload resnet50 --comm "allreduce:$N:${link:-nvlink}" -g "$N" \
     --profile "$OUT/profile_x$N.json" --iters 10 --warmup 2 --db "$OUT/calib.db" \
     >"$OUT/validate_fusim.txt" 2>&1
   t "fusim validate exit $?"; tail -6 "$OUT/validate_fusim.txt"
 fi
 
-# 5. real PyTorch DDP over N GPUs
-left=$(( BUDGET - $(el) - 25 ))
-t "validate_torch --world-size $N on $MODELS, $left s left"
-R=/tmp/torch_x$N
-timeout -k 10 "$left" python3 tools/validate_torch.py --out $R --world-size "$N" --iters "$ITERS" \
-  --warmup 2 --capture-iters 5 --fw-rounds 4 --no-chain --model-cost-rounds 10 --beside-rounds 5 \
-  --first-issue-rounds 0 --no-loop-probes --models "$MODELS" >"$OUT/validate_torch.txt" 2>&1
-rc=$?
-t "validate_torch exit $rc"
-grep -E 'rounds x|over compute-only|failed|Error|error' "$OUT/validate_torch.txt" | head -60
-[ -f $R/runs.json ] && [ "$rc" -ne 0 ] && python3 -c "import sys; sys.path.insert(0, 'tools'); import validate_torch as v; v.merge_ranks('$R', $N)" \
-  && t "merged the ranks after the cut"
-tar czf "$OUT/res.tgz" -C /tmp "torch_x$N"
-t "done"
+# 5. real PyTorch DDP over W GPUs, for each W
+n_w=$(echo ${WORLDS:-$N} | wc -w)
+for W in ${WORLDS:-$N}; do
+  left=$(( (BUDGET - $(el) - 25) / n_w ))
+  n_w=$(( n_w - 1 ))
+  plans=""
+  [ "$W" -eq 1 ] && plans="ddp none,ddp 1MiB,ddp 4MiB,ddp default,ddp 100MiB,ddp default view"
+  t "validate_torch --world-size $W on $MODELS, $left s"
+  R=/tmp/torch_x$W
+  timeout -k 10 "$left" python3 tools/validate_torch.py --out $R --world-size "$W" --iters "$ITERS" \
+    --warmup 2 --capture-iters 5 --fw-rounds 4 --no-chain --model-cost-rounds 10 --beside-rounds 5 \
+    --first-issue-rounds 0 --no-loop-probes --models "$MODELS" ${plans:+--plans "$plans"} \
+    >"$OUT/validate_torch_x$W.txt" 2>&1
+  rc=$?
+  t "validate_torch --world-size $W exit $rc"
+  grep -E 'rounds x|over compute-only|failed|Error|error' "$OUT/validate_torch_x$W.txt" | head -40
+  [ -f $R/runs.json ] && [ "$rc" -ne 0 ] && [ "$W" -gt 1 ] && python3 -c "import sys; sys.path.insert(0, 'tools'); import validate_torch as v; v.merge_ranks('$R', $W)" \
+    && t "merged the ranks after the cut"
+  cp -r $R $OUT/
+done
+tar czf "$RES/res.tgz" -C /tmp x2out
+t "done: $(ls -l $RES/res.tgz)"
