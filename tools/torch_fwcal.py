@@ -220,6 +220,7 @@ class _Runner:
         e0, e1, e2 = self.ev
         self.opt.zero_grad(set_to_none=False)
         torch.cuda.synchronize()
+        torch_host.align_ranks()   # at N ranks, as validate_torch's rounds
         ts = time.perf_counter()
         e0.record()
         if held:   # about 3x the host's time at <= 2 GHz, as torch_host.host_timeline does

@@ -227,6 +227,16 @@ def ensure_process_group():
                             device_id=torch.device("cuda", local), **kw)
 
 
+def align_ranks():
+    """In a world of several ranks, a barrier: every rank starts the next step together, as in a
+    real loop after the last step's all-reduce (validate_torch's rounds, and the calibrations'
+    steps, so that what they measure at N ranks is measured as the rounds run). Nothing at one
+    rank or without a process group."""
+    import torch.distributed as dist
+    if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
+        dist.barrier()
+
+
 def device_ids():
     """DDP's device_ids: this process's GPU (cuda:0 in a world of one)."""
     import torch

@@ -279,6 +279,7 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
         m, core, fuser, o = runners[v]
         o.zero_grad(set_to_none=set_to_none)
         torch.cuda.synchronize()
+        torch_host.align_ranks()   # at N ranks, as validate_torch's rounds
         t0 = time.perf_counter()
         loss = run_loss(m)
         fwd_t = (time.perf_counter() - t0) * 1e6

@@ -214,9 +214,7 @@ class Runner:
         import torch
         self.opt.zero_grad(set_to_none=False)
         torch.cuda.synchronize()
-        if WORLD > 1:   # every rank starts the step together, as after a real step's all-reduce
-            import torch.distributed as dist
-            dist.barrier()
+        torch_host.align_ranks()   # at N ranks every rank starts the step together
         ev0.record()
         t0 = time.perf_counter()
         loss = self.loss_fn(self.model, self.inputs)

@@ -4,7 +4,8 @@ hand and without PyTorch: which plans run at N ranks (select_plans) and how thei
 (row_comm); merge_ranks putting every rank's times beside rank 0's (medians and the skew worked
 out by hand below), and refusing a rank's file that lacks a row (one line, 65, runs.json left as
 it was); store_torch_validation's flags for such a row (allreduce:N:LINK) and the link read from
-`nvidia-smi topo -m` (an NVLink pair, a PCIe pair, none)."""
+`nvidia-smi topo -m` (an NVLink pair, a PCIe pair, none); torch_host.align_ranks's barrier only
+at several ranks (a stand-in for torch.distributed)."""
 import json
 import os
 import subprocess
@@ -99,6 +100,35 @@ PCI = NV.replace("NV18", "NODE")
 check("topology: NV18 -> nvlink", st.topology_link(NV) == "nvlink")
 check("topology: NODE -> pcie", st.topology_link(PCI) == "pcie")
 check("topology: none -> nvlink (one GPU)", st.topology_link(None) == "nvlink")
+
+# --- torch_host.align_ranks: a barrier only in a process group of several ranks (a stand-in for
+# torch.distributed: no PyTorch here)
+import types  # noqa: E402
+import torch_host  # noqa: E402
+
+
+def barriers(initialized, world):
+    calls = []
+    dist = types.SimpleNamespace(is_available=lambda: True, is_initialized=lambda: initialized,
+                                 get_world_size=lambda: world, barrier=lambda: calls.append(1))
+    torch = types.ModuleType("torch")
+    torch.distributed = dist
+    saved = {k: sys.modules.get(k) for k in ("torch", "torch.distributed")}
+    sys.modules["torch"], sys.modules["torch.distributed"] = torch, dist
+    try:
+        torch_host.align_ranks()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+    return len(calls)
+
+
+check("align_ranks: 2 ranks -> one barrier", barriers(True, 2) == 1)
+check("align_ranks: 1 rank -> none", barriers(True, 1) == 0)
+check("align_ranks: no process group -> none", barriers(False, 4) == 0)
 
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
