@@ -22,10 +22,10 @@ static const char fu__workload_head[] =
 "                      [--profile P.json] [--gated-ffn] [--bias] [--layernorm] [--tied-embeddings]\n"
 "                      [--tflops T [--efficiency E] [--hbm-gbps G] [--kernel-us U]]\n"
 "                      [--accum-steps K] [--name N] [--ops CSV] [--out FILE] [--format table|csv|json]\n"
-"                      [--host-probe US | --host-ref-fwd US --host-ref-bwd US]\n"
+"                      [--host-probe US | --host-ref-fwd US --host-ref-bwd US] [--ready-hook-us US]\n"
 "       fusim workload --cnn MODEL --micro-batch B [--image PX] [--precision P]\n"
 "                      [--optimizer sgd|adamw|adam] [--profile P.json] [--name N] [--out FILE]\n"
-"                      [--host-probe US | --host-ref-fwd US --host-ref-bwd US]\n"
+"                      [--host-probe US | --host-ref-fwd US --host-ref-bwd US] [--ready-hook-us US]\n"
 "       fusim workload --info FILE|NAME [--tensors] [--strict] [--format table|csv|json]\n"
 "       fusim workload --check FILE|NAME [--strict] [--out FILE]\n"
 "       fusim workload --list [--format table|csv|json]\n"
@@ -72,6 +72,11 @@ static const char fu__workload_head[] =
 "               hf_<arch>_rest_tiny + 3 x hf_<arch>_layer_tiny; tv_resnet50_held), backward's by\n"
 "               BWD over the profile's: the two threads' speeds move apart. Not with --host-probe\n"
 "               or the roofline (it has no host rows).\n"
+"--ready-hook-us\n"
+"               a hook after every gradient (a post-accumulate-grad hook, on the autograd thread\n"
+"               before the next node) costs the host US (after the host's speed is set): backward\n"
+"               and the ready times are then a hooked step's, as a capture times its ready curve\n"
+"               (tools/capture_torch.py, meta.ready_hook_us). Not with the roofline.\n"
 "--ops CSV      also write the priced operations (forward order: device and host times\n"
 "               forward and backward, bytes kept for backward) as CSV.\n"
 "--cnn          torchvision's resnet50, resnet101 or resnet152 at --micro-batch and --image\n"
@@ -203,6 +208,7 @@ int fu_cmd_workload(int argc, char **argv) {
       {FU_OPT_DOUBLE(0, "host-probe", &t.host_probe_us, 1e-3, 1e6, "US", "host costs scaled to this host-speed probe")},
       {FU_OPT_DOUBLE(0, "host-ref-fwd", &t.host_ref_us[0], 1e-3, 1e9, "US", "the reference step's forward CPU time here")},
       {FU_OPT_DOUBLE(0, "host-ref-bwd", &t.host_ref_us[1], 1e-3, 1e9, "US", "the reference step's backward CPU time here")},
+      {FU_OPT_DOUBLE(0, "ready-hook-us", &t.ready_hook_us, 0, 1e6, "US", "a hook after every gradient costs the host US")},
       FU_OPT_HEADER("output"),
       {FU_OPT_CUSTOM(0, "name", t.name, fu__opt_name, "N", "workload name"), .bad = ""},
       {FU_OPT_OUT(0, "out", &out, "FILE", "write the workload here (default: stdout)")},
@@ -274,6 +280,7 @@ int fu_cmd_workload(int argc, char **argv) {
     cn.ops_csv = t.ops_csv;
     cn.host_probe_us = t.host_probe_us;
     cn.host_ref_us[0] = t.host_ref_us[0], cn.host_ref_us[1] = t.host_ref_us[1];
+    cn.ready_hook_us = t.ready_hook_us;
     st = fu_build_cnn(&cn, prof, pname, &w);
   } else {
     if (!prec_set) t.prec = dt.prec;

@@ -52,6 +52,7 @@ typedef struct fu__ctx {
   double unaligned;          /* a bf16 GEMM dimension that is not a multiple of 8 (0: none) */
   double host_k;             /* --host-probe over the profile's probe (0: not given, as 1) */
   double ref_kf;             /* --host-ref: forward's host speed over the profile's (0: not given) */
+  double hook_us;            /* --ready-hook-us: the host's cost of a hook after each gradient */
 } fu__ctx;
 
 static fu__op *fu__push(fu__ctx *x) {
@@ -222,9 +223,10 @@ int fu_tf_spec_check(const fu_tf_spec *s) {
     return FU_EUSAGE;
   }
   /* both carry the profile's host rows to another host; the roofline prices no host rows */
-  if (s->tflops > 0 && (s->host_probe_us > 0 || s->host_ref_us[0] > 0 || s->host_ref_us[1] > 0)) {
-    fu_error("workload: --host-probe and --host-ref-fwd/--host-ref-bwd scale the profile's host "
-             "rows; the roofline (--tflops, --efficiency, --hbm-gbps, --kernel-us) has none");
+  if (s->tflops > 0 && (s->host_probe_us > 0 || s->host_ref_us[0] > 0 || s->host_ref_us[1] > 0 ||
+                        s->ready_hook_us > 0)) {
+    fu_error("workload: --host-probe, --host-ref-fwd/--host-ref-bwd and --ready-hook-us price the "
+             "host; the roofline (--tflops, --efficiency, --hbm-gbps, --kernel-us) has no host timeline");
     return FU_EUSAGE;
   }
   return FU_OK;
@@ -737,13 +739,25 @@ static int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, doubl
       if (!(g->name = strdup(o->pname[k]))) return FU_ENOMEM;
       w->ngrads++;
       gpu += o->tail_us[k];
-      g->ready_us = gpu - fwd;
+      /* a post-accumulate-grad hook runs on the autograd thread before the next node: its host
+       * time delays what is issued after it (the GPU waits where the host bounds backward), the
+       * operation's next gradient too, whose hook's event the host records only then */
+      g->ready_us = (gpu > host ? gpu : host) - fwd;
+      host += x->hook_us;
     }
   }
   *fwd_out = fwd;
   *bwd_out = gpu - fwd;
   *lead_out = gpu > host ? gpu - host : 0; /* how far the host is ahead when backward ends */
   return FU_OK;
+}
+
+/* Says in the notes (buf, after what it holds) that the times are a hooked step's. */
+static void fu__hook_note(const fu__ctx *x, char *buf, size_t n) {
+  size_t len = strlen(buf);
+  if (x->hook_us > 0 && len < n)
+    snprintf(buf + len, n - len, " A hook after every gradient costs the host %g us (--ready-hook-us): "
+             "backward and the ready times are a hooked step's.", x->hook_us);
 }
 
 /* Forward and backward with the host's costs scaled by kf and kb (a scratch timeline). */
@@ -1023,6 +1037,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   } else if (!x.roofline) {
     st = fu__host_carry(&x, s->host_probe_us, s->host_ref_us, fu__arch_name(s->arch), prof_name);
   }
+  x.hook_us = s->ready_hook_us;
   if (st != FU_OK) {
     free(x.ops);
     return st;
@@ -1045,6 +1060,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   if (!x.roofline && st == FU_OK)
     fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us), s->host_ref_us[0] > 0 || s->host_probe_us > 0,
                    bound, sizeof bound);
+  fu__hook_note(&x, bound, sizeof bound);
   uint64_t nparam = 0;
   double pbytes = (s->prec == FU_PREC_BF16) ? 2 : 4;
   int gb = s->grad_bytes > 0 ? s->grad_bytes : (int)pbytes;
@@ -1275,6 +1291,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     free(r50.ops);
   }
   if (st == FU_OK) st = fu__host_carry(&x, s->host_probe_us, s->host_ref_us, NULL, prof_name);
+  x.hook_us = s->ready_hook_us;
   if (st != FU_OK) {
     free(x.ops);
     return st;
@@ -1287,6 +1304,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   if (st == FU_OK)
     fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us), s->host_ref_us[0] > 0 || s->host_probe_us > 0,
                    bound, sizeof bound);
+  fu__hook_note(&x, bound, sizeof bound);
   uint64_t nparam = 0;
   size_t gi = 0;
   for (size_t i = x.n; i-- > 0;)

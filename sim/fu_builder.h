@@ -58,6 +58,8 @@ typedef struct fu_tf_spec {
   double host_probe_us;      /* > 0: host costs scaled from the profile's probe to this one */
   double host_ref_us[2];     /* > 0: the reference step's forward, backward CPU time on the host
                               * priced for (tools/host_ref.py); host costs carried by them */
+  double ready_hook_us;      /* > 0: a hook on every gradient costs the host this much after it
+                              * (a capture's ready-time hooks): the times are a hooked step's */
 } fu_tf_spec;
 
 
@@ -87,6 +89,7 @@ typedef struct fu_cnn_spec {
   const char *ops_csv;       /* write the priced operations here as CSV (NULL: no) */
   double host_probe_us;      /* > 0: host costs scaled from the profile's probe to this one */
   double host_ref_us[2];     /* as fu_tf_spec's */
+  double ready_hook_us;      /* as fu_tf_spec's */
 } fu_cnn_spec;
 
 void fu_cnn_spec_init(fu_cnn_spec *s);

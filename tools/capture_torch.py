@@ -476,6 +476,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
         # without, the steps side by side (2026-12-04n: the hooked steps ran up to 1.5x the
         # plain ones' length where the host bounds backward, which no scale of the curve undoes)
         "ready_hook_us": round((statistics.median(cpu_hooked) - statistics.median(cpu_plain)) / len(params), 3),
+        # the hooked steps' own curve, unscaled: what `fusim workload --ready-hook-us` prices
+        "ready_hooked_us": {n: round(statistics.median(v), 1) for n, v in ready.items()},
         "cpu_backward_call_us": round(cpu_bwd_us, 1),
         "cpu_forward_call_us": round(statistics.median(cpu_fwd), 1),
         "host_probe_us": round(statistics.median(probes), 3),

@@ -15,6 +15,10 @@ the host's speed. Columns cpuF, cpuB: the capture's forward() / backward() CPU t
 estimate's host issue time for the same phase (the --ops listing's sums). Where the phase is
 host-bound (hb) the call's CPU time is the host's work, so a ratio near 1 says the host side is
 right and a miss there is the device's; elsewhere the call may also wait on a full launch queue.
+Column "rd": how the ready curve is compared. s: the capture's curve scaled to bwd_us
+(ready_of); h: a capture that timed its hooked steps beside the plain ones and the hooks' host
+cost (meta.ready_hooked_us, meta.ready_hook_us, since 2026-12-04n): its unscaled curve against
+the estimate of a hooked step (fusim workload --ready-hook-us), over the hooked backward.
 Then, held to the same numbers but outside the exit status, the held-out-like set (--heldout:
 shapes never in the comparison set, captured on another lease than the calibration), and outside
 any targets the --others folders.
@@ -79,7 +83,8 @@ def main():
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04i-hostref", "b") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04j-hostref") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04m-fresh") + "," +
-                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04n-ready"),
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04n-ready") + "," +
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04n-hook"),
                     help="also print (outside the targets) the captures in these folders (comma list; "
                          "*_captured.json in data/workloads): other leases, other machine state, no probe")
     ap.add_argument("--no-host-ref", action="store_true",
@@ -161,15 +166,24 @@ def compare(a, files):
             host_b = sum(float(x["host_bwd_us"]) for x in listing)
             ready_c = ready_of(cap)
             ready_e = {g["name"]: g["ready_us"] for g in est["grads"]}
+            rd, den = "scaled", cap["bwd_us"]
+            hk = hooked_curve(cap)
+            if hk:   # the estimate of a hooked step (the hooks' host cost after each gradient)
+                r = subprocess.run(cmd + ["--ready-hook-us", str(hk[1])], capture_output=True, text=True)
+                if r.returncode != 0:
+                    print("%s: fusim failed: %s" % (cap["name"], r.stderr.strip()), file=sys.stderr)
+                    return rows, 70
+                ready_c, den, rd = hk[0], hk[2], "hooked"
+                ready_e = {g["name"]: g["ready_us"] for g in json.load(open(out))["grads"]}
             common = [n for n in ready_c if n in ready_e]
-            worst = max(abs(ready_e[n] - ready_c[n]) for n in common) / cap["bwd_us"] if common else float("nan")
+            worst = max(abs(ready_e[n] - ready_c[n]) for n in common) / den if common else float("nan")
             mem_c = meta.get("max_memory_allocated", 0) or 0
             mem_e = est.get("memory", {}).get("peak_bytes", 0)
             row = {
                 "model": cap["name"], "tensors": len(cap["grads"]), "matched": len(common),
                 "fwd_cap": cap["fwd_us"], "fwd_est": est["fwd_us"], "bwd_cap": cap["bwd_us"],
                 "bwd_est": est["bwd_us"], "opt_cap": cap["opt_us"], "opt_est": est["opt_us"],
-                "mem_cap": mem_c, "mem_est": mem_e, "ready_worst": worst, "by": by,
+                "mem_cap": mem_c, "mem_est": mem_e, "ready_worst": worst, "rd": rd, "by": by,
                 "hb": host_bound(est.get("notes", "")),
                 "cpu_f": meta["cpu_forward_call_us"] / host_f if meta.get("cpu_forward_call_us") and host_f > 0
                 else float("nan"),
@@ -203,6 +217,15 @@ def ready_of(cap):
     return {g["name"]: min(g["ready_us"] * k, b) for g in cap["grads"]}
 
 
+def hooked_curve(cap):
+    """A capture that timed its hooked steps beside the plain ones (2026-12-04n): (their own curve,
+    unscaled; the hooks' host cost a gradient, at least 0; the hooked backward), else None."""
+    m = cap.get("meta", {})
+    if m.get("ready_hooked_us") and m.get("bwd_hooked_us") and m.get("ready_hook_us") is not None:
+        return m["ready_hooked_us"], max(0.0, m["ready_hook_us"]), m["bwd_hooked_us"]
+    return None
+
+
 def host_bound(notes):
     """The phases fusim's notes call host-bound: "F", "B", "FB" or "-"."""
     for what, tag in (("forward and backward", "FB"), ("forward", "F"), ("backward", "B")):
@@ -212,14 +235,14 @@ def host_bound(notes):
 
 
 def show(rows):
-    print("%-32s %9s %9s %6s %9s %9s %6s %7s %9s %9s %6s %7s %7s %6s %6s %6s %5s %3s %5s %5s" % (
+    print("%-32s %9s %9s %6s %9s %9s %6s %7s %9s %9s %6s %7s %2s %7s %6s %6s %6s %5s %3s %5s %5s" % (
         "model", "fwd_cap", "fwd_est", "err", "bwd_cap", "bwd_est", "err", "fb_err", "opt_cap", "opt_est",
-        "err", "ready", "mem_GiB", "err", "host_k", "spread", "by", "hb", "cpuF", "cpuB"))
+        "err", "ready", "rd", "mem_GiB", "err", "host_k", "spread", "by", "hb", "cpuF", "cpuB"))
     for r in rows:
-        print("%-32s %9.0f %9.0f %+5.0f%% %9.0f %9.0f %+5.0f%% %+6.1f%% %9.0f %9.0f %+5.0f%% %6.1f%% %7.2f %+5.0f%% %6.2f %6.2f %5s %3s %5.2f %5.2f" % (
+        print("%-32s %9.0f %9.0f %+5.0f%% %9.0f %9.0f %+5.0f%% %+6.1f%% %9.0f %9.0f %+5.0f%% %6.1f%% %2s %7.2f %+5.0f%% %6.2f %6.2f %5s %3s %5.2f %5.2f" % (
             r["model"], r["fwd_cap"], r["fwd_est"], 100 * r["fwd_err"], r["bwd_cap"], r["bwd_est"],
             100 * r["bwd_err"], 100 * r["fb_err"], r["opt_cap"], r["opt_est"], 100 * r["opt_err"],
-            100 * r["ready_worst"], r["mem_cap"] / 2**30, 100 * r["mem_err"], r["host_k"], r["probe_spread"],
+            100 * r["ready_worst"], r["rd"][0], r["mem_cap"] / 2**30, 100 * r["mem_err"], r["host_k"], r["probe_spread"],
             r["by"], r["hb"], r["cpu_f"], r["cpu_b"]))
 
 

@@ -7,6 +7,9 @@ the backward's own error (the last gradients), so per capture this prints:
   shape    the same with each curve over its own backward (the curve's form alone, %)
   scale    meta.ready_scale: the captured curve's scale from its hooked steps to bwd_us (far from 1:
            another step's curve, data/compute/README.md 2026-12-04n)
+  rd       h: a capture with its hooked steps' own curve and the hooks' host cost, compared (bwd,
+           ready, shape, oracle) as a hooked step (fusim --ready-hook-us) over the hooked
+           backward, as compare_compute does; s: the curve scaled to bwd_us
   oracle   bwd and ready again with the estimate's host costs carried so that its host sums equal
            the captured forward() and backward() CPU times (a diagnosis, not a method: the
            timeline's composition with the host costs right; captures with a reference step only)
@@ -37,11 +40,13 @@ def parts(cap_ready, est_ready, bwd_cap, bwd_est):
     return abs(est_ready[worst] - cap_ready[worst]) / bwd_cap, worst, shape
 
 
-def estimate(a, meta, tmp, ref):
+def estimate(a, meta, tmp, ref, hook_us=0.0):
     """fusim's estimate (and its --ops host sums) for a capture, its host carried by ref (fwd, bwd)
-    or by the capture's probe as compare_compute does."""
+    or by the capture's probe as compare_compute does; hook_us > 0: a hooked step's."""
     out, ops = os.path.join(tmp, "e.json"), os.path.join(tmp, "o.csv")
     cmd = [a.fusim, "workload"] + compare_compute.args_for(meta) + ["--profile", a.profile, "--out", out, "--ops", ops]
+    if hook_us > 0:
+        cmd += ["--ready-hook-us", str(hook_us)]
     if ref:
         cmd += ["--host-ref-fwd", str(ref[0]), "--host-ref-bwd", str(ref[1])]
     elif meta.get("host_probes_us"):
@@ -65,33 +70,36 @@ def main():
     if not files:
         print("ready_parts: no captures in %s" % " ".join(a.dirs), file=sys.stderr)
         return 66
-    print("%-34s %7s %6s %-30s %6s %6s %12s" % ("model", "bwd%", "ready", "worst gradient", "shape", "scale",
-                                                "oracle bwd/rd"))
+    print("%-34s %7s %6s %-30s %6s %6s %2s %12s" % ("model", "bwd%", "ready", "worst gradient", "shape", "scale",
+                                                    "rd", "oracle bwd/rd"))
     with tempfile.TemporaryDirectory() as tmp:
         for f in files:
             cap = json.load(open(f))
             meta = cap["meta"]
             ref = meta.get("host_ref") or {}
             ref = (ref["fwd_us"], ref["bwd_us"]) if ref.get("fwd_us") and ref.get("bwd_us") else None
+            # a capture with its hooked steps' own curve: against a hooked step's estimate, as
+            # compare_compute does (column rd: h), else the curve scaled to bwd_us (s)
+            hk = compare_compute.hooked_curve(cap)
+            rc, hook, bc = (hk[0], hk[1], hk[2]) if hk else (compare_compute.ready_of(cap), 0.0, cap["bwd_us"])
             try:
-                e, hf, hb = estimate(a, meta, tmp, ref)
+                e, hf, hb = estimate(a, meta, tmp, ref, hook)
             except RuntimeError as err:
                 print("ready_parts: %s: fusim failed: %s" % (f, err), file=sys.stderr)
                 return 70
-            rc = compare_compute.ready_of(cap)
             re = {g["name"]: g["ready_us"] for g in e["grads"]}
-            p = parts(rc, re, cap["bwd_us"], e["bwd_us"])
+            p = parts(rc, re, bc, e["bwd_us"])
             if p is None:
                 continue
             oracle = ""
             if ref and hf > 0 and hb > 0 and meta.get("cpu_forward_call_us") and meta.get("cpu_backward_call_us"):
                 kf, kb = meta["cpu_forward_call_us"] / hf, meta["cpu_backward_call_us"] / hb
-                e2, _, _ = estimate(a, meta, tmp, (ref[0] * kf, ref[1] * kb))
-                p2 = parts(rc, {g["name"]: g["ready_us"] for g in e2["grads"]}, cap["bwd_us"], e2["bwd_us"])
-                oracle = "%+5.1f/%4.1f" % (100 * (e2["bwd_us"] / cap["bwd_us"] - 1), 100 * p2[0])
-            print("%-34s %+6.1f%% %5.1f%% %-30s %5.1f%% %6.3f %12s" % (
-                cap["name"][:34], 100 * (e["bwd_us"] / cap["bwd_us"] - 1), 100 * p[0], p[1][-30:], 100 * p[2],
-                meta.get("ready_scale", float("nan")), oracle))
+                e2, _, _ = estimate(a, meta, tmp, (ref[0] * kf, ref[1] * kb), hook)
+                p2 = parts(rc, {g["name"]: g["ready_us"] for g in e2["grads"]}, bc, e2["bwd_us"])
+                oracle = "%+5.1f/%4.1f" % (100 * (e2["bwd_us"] / bc - 1), 100 * p2[0])
+            print("%-34s %+6.1f%% %5.1f%% %-30s %5.1f%% %6.3f %2s %12s" % (
+                cap["name"][:34], 100 * (e["bwd_us"] / bc - 1), 100 * p[0], p[1][-30:], 100 * p[2],
+                meta.get("ready_scale", float("nan")), "h" if hk else "s", oracle))
     return 0
 
 
