@@ -242,6 +242,43 @@ static void fu__ctx_prec(fu__ctx *x, fu_precision p) {
   x->rb = strcmp(x->rdt, "bf16") ? 4 : 2;
 }
 
+/* LayerNorm's device time at width H: its weight's and bias's gradients reduce over the rows,
+ * so at one element count a narrower layer (more rows) takes longer (bert_base's backward at 768
+ * wide: 64.5 us in its kernel profile against 52.3 from the 1024-wide table; BERT-large's at
+ * 1024: 33.9 against 35.9). Where the profile has the layernorm_wN tables (tools/calib_torch.py
+ * ops_ln; "layernorm" is 1024 wide), the time at T x H from the two widths either side of H,
+ * geometric in the width, the nearest beyond them; else the 1024-wide table's. */
+#define FU__LN_BASE_W 1024.0 /* tools/calib_torch.py op_defs' H */
+static void fu__ln_width(const fu__ctx *x, fu__op *o, const char *dtype, double T, double H) {
+  static const double ws[] = {512, 768, FU__LN_BASE_W, 2048, 4096};
+  const fu_op_table *t[5];
+  int n = 0, have[5];
+  for (int i = 0; i < 5; i++) {
+    char key[32];
+    if (ws[i] == FU__LN_BASE_W) snprintf(key, sizeof key, "layernorm");
+    else snprintf(key, sizeof key, "layernorm_w%.0f", ws[i]);
+    t[i] = fu_compute_op(x->c, key, dtype);
+    have[i] = t[i] && !strcmp(t[i]->dtype, dtype);
+    n += have[i];
+  }
+  if (n < 2 || !have[2]) return; /* the 1024-wide table alone (or none): as fu__memop priced it */
+  int lo = -1, hi = -1;
+  for (int i = 0; i < 5; i++) {
+    if (!have[i]) continue;
+    if (ws[i] <= H) lo = i;
+    if (ws[i] >= H && hi < 0) hi = i;
+  }
+  if (lo < 0) lo = hi;
+  if (hi < 0) hi = lo;
+  double f = hi == lo ? 0 : (log(H) - log(ws[lo])) / (log(ws[hi]) - log(ws[lo]));
+  for (int b = 0; b < 2; b++) {
+    double a = fu_op_us(t[lo], T * H, b), c = fu_op_us(t[hi], T * H, b);
+    double v = a > 0 && c > 0 ? exp((1 - f) * log(a) + f * log(c)) : a;
+    if (b) o->bwd_us = v;
+    else o->fwd_us = v;
+  }
+}
+
 /* A norm (layernorm or the HF RMSNorm composite) over the residual stream. */
 static fu__op *fu__norm(fu__ctx *x, const char *name, int layernorm, int bias, double H,
                         const char *dtype) {
@@ -251,6 +288,7 @@ static fu__op *fu__norm(fu__ctx *x, const char *name, int layernorm, int bias, d
   double saved = layernorm ? eb * T * H + 8 * T : 8 * T * H + 4 * T;
   fu__op *o = fu__memop(x, layernorm ? "layernorm" : "rmsnorm", dtype, T * H, saved);
   if (!o) return NULL;
+  if (layernorm) fu__ln_width(x, o, dtype, T, H);
   fu__param(o, name, ".weight", (uint64_t)H);
   if (bias) fu__param(o, name, ".bias", (uint64_t)H);
   /* HF's RMSNorm multiplies by its weight: the weight's gradient is a column sum (LayerNorm's

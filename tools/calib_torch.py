@@ -32,6 +32,8 @@ the GPU waits on the host):
              cast up for nll_loss) over a [rows, 32768] and a [rows, 30522] input: ops
              "cross_entropy_ac", "cross_entropy_ac_unal" (their bf16 rows; the fp32 rows are
              the fp32 loss again).
+  ops_ln     (not by default) layernorm at widths 512, 768, 2048 and 4096 (ops "layernorm_w512",
+             ...; "layernorm" is 1024 wide): its weight's gradient reduces over the rows.
   tv         host time of a whole torchvision ResNet-50 step (batch 2, 32x32): op "tv_resnet50".
   gemm_unaligned  cuBLAS fwd/dgrad/wgrad of a linear layer with a vocabulary not a multiple of 8
              (tokens x vocab x hidden), bf16 and TF32: the profile's "gemm_unaligned" tables.
@@ -106,11 +108,16 @@ def op_defs(torch, F):
     def rows(numel, h=H):
         return max(1, numel // h)
 
-    def mk_ln(numel, dt):
-        x = torch.randn(rows(numel), H, device="cuda", dtype=dt, requires_grad=True)
-        w = torch.ones(H, device="cuda", dtype=dt, requires_grad=True)
-        b = torch.zeros(H, device="cuda", dtype=dt, requires_grad=True)
-        return [x], (lambda x: F.layer_norm(x, (H,), w, b)), [w, b]
+    def mk_ln_w(h):
+        # its weight's and bias's gradients reduce over the rows: at one element count a
+        # narrower layer has more rows, so the time depends on the width too
+        def mk(numel, dt):
+            x = torch.randn(rows(numel, h), h, device="cuda", dtype=dt, requires_grad=True)
+            w = torch.ones(h, device="cuda", dtype=dt, requires_grad=True)
+            b = torch.zeros(h, device="cuda", dtype=dt, requires_grad=True)
+            return [x], (lambda x: F.layer_norm(x, (h,), w, b)), [w, b]
+        return mk
+    mk_ln = mk_ln_w(H)
 
     def mk_rms(numel, dt):
         x = torch.randn(rows(numel), H, device="cuda", dtype=dt, requires_grad=True)
@@ -274,6 +281,8 @@ def op_defs(torch, F):
         "gelu_new_ac": mk_gelu_new_ac, "add_mixed": mk_add_mixed,
         # BERT's vocabulary (30522, not a multiple of 8) for the unaligned one
         "cross_entropy_ac": mk_ce_ac_vocab(32768), "cross_entropy_ac_unal": mk_ce_ac_vocab(30522),
+        # layernorm at other widths than H (part ops_ln)
+        **{"layernorm_w%d" % w: mk_ln_w(w) for w in LN_WIDTHS},
     }
 
 
@@ -282,6 +291,8 @@ def op_defs(torch, F):
 LAYOUT_OPS = ["kv_cat", "kv_cat_contig", "rotary_hf", "gelu_new_ac", "add_mixed"]
 # the loss as HF BERT runs it under autocast: part ops_loss
 LOSS_AC_OPS = ["cross_entropy_ac", "cross_entropy_ac_unal"]
+# layernorm's widths besides op_defs' H = 1024 ("layernorm"): part ops_ln
+LN_WIDTHS = (512, 768, 2048, 4096)
 
 
 def measure_ops(torch, F, tm, sizes, log, only=None):
@@ -1225,6 +1236,9 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, LAYOUT_OPS))
     elif part == "ops_loss":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, LOSS_AC_OPS))
+    elif part == "ops_ln":
+        comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log,
+                                                      ["layernorm_w%d" % w for w in LN_WIDTHS]))
     elif part == "tv":
         comp.setdefault("ops", []).extend(measure_tv_host(torch, log))
     elif part == "attention":
@@ -1235,7 +1249,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
 
 
 PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
-         "hf_host", "ops_kv", "ops_loss")
+         "hf_host", "ops_kv", "ops_loss", "ops_ln")
 
 if __name__ == "__main__":
     sys.exit(main())
