@@ -12,7 +12,10 @@ How each number is measured (CUDA events; every iteration starts from an idle GP
                           2026-12-04n; before, a pass of its own after them); ready = event -
                           backward start, median per tensor. The hooks add host time, so the
                           ready times are scaled by bwd(no hooks) / bwd(hooked), either way, and
-                          kept <= bwd_us; the raw hooked backward is kept in meta. Interleaved,
+                          kept <= bwd_us; the raw hooked backward, the hooked steps' own curve
+                          (ready_hooked_us) and the hooks' host cost a gradient (ready_hook_us:
+                          backward()'s CPU time with them minus without) are kept in meta, for
+                          comparing the curve with a hooked step's estimate. Interleaved,
                           the two share the host's speed, which moves in levels of up to 1.7x
                           lasting seconds: a pass of its own ran 0.4-1.6x the plain steps' length
                           and, scaled, compressed the GPU-paced start of a partly host-bound
@@ -121,9 +124,8 @@ def build(name, batch, device, seq):
 
 class _ReadyHooks:
     """Post-accumulate-grad hooks that record a CUDA event per parameter, on while in a `with`
-    block. The events are made once, so that a hook costs the host one record, not an event's
-    creation too (a hooked backward ran up to 40 us a gradient slower than a plain one where the
-    host bounds it, 2026-12-04 captures)."""
+    block. The events are made once, outside the steps; each hook still costs the host 19-25 us
+    (meta.ready_hook_us on 2026-12-04n), which `fusim workload --ready-hook-us` prices."""
 
     def __init__(self, torch, params):
         self.params = params
