@@ -105,9 +105,10 @@ def build_model(name, batch, seq):
 
 
 # torchvision classifiers the harness builds (random weights, 224x224 images)
-TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "vit_b_16", "vit_b_32",
-               "convnext_tiny", "efficientnet_b0", "swin_t", "mobilenet_v3_large",
-               "densenet121")
+TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wide_resnet50_2",
+               "vit_b_16", "vit_b_32", "maxvit_t", "convnext_tiny", "efficientnet_b0",
+               "efficientnet_b1", "regnet_y_400mf", "regnet_y_1_6gf", "swin_t",
+               "mobilenet_v3_large", "densenet121")
 
 
 def make_opt(model):

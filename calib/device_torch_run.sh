@@ -1,0 +1,54 @@
+#!/bin/bash
+# device_torch_run.sh: one validate_torch run on a 1-GPU machine in one call, cut to fit BUDGET_S:
+#   1. a smoke test of torch_modelcost's per-bucket variants (ddpv_n, hk_n and ddpo_n, DDP's
+#      offload comm hook) on ResNet-18 batch 8, 2 rounds, into $OUT/smoke.txt (a failure there
+#      is logged and the run goes on: capture keeps the tower's costs where measure() fails);
+#   2. tools/validate_torch.py on MODELS with ITERS timed rounds and MC model-cost rounds, under
+#      `timeout` so that the tar at the end always runs (runs.json is rewritten after every model,
+#      so a cut keeps the models done).
+# Everything but the log goes into $OUT/res.tgz (the run tool brings back at most 8 files).
+# Run from the repository root (a copy of the tree) as
+#   bash calib/device_torch_run.sh BUDGET_S MODELS [ITERS] [MC] [FW]
+set -u
+OUT=${OUT:-/tmp/fusim-out}
+RES=$OUT
+. calib/device_torch_env.sh
+BUDGET=${1:-540}
+MODELS=${2:?MODELS}
+ITERS=${3:-30}
+MC=${4:-16}
+FW=${5:-6}
+W=/tmp/torchrun
+mkdir -p $W
+t "smoke: torch_modelcost per-bucket variants (ddpo_n) on resnet18:8"
+timeout 90 python3 - >$W/smoke.txt 2>&1 <<'EOF'
+import sys, time
+sys.path.insert(0, "tools")
+import torch, torchvision
+import torch_modelcost
+t0 = time.time()
+torch.manual_seed(0)
+m = torchvision.models.resnet18(weights=None).cuda()
+x = torch.randn(8, 3, 224, 224, device="cuda")
+y = torch.randint(0, 1000, (8,), device="cuda")
+crit = torch.nn.CrossEntropyLoss()
+opt = torch.optim.SGD(m.parameters(), lr=1e-3, momentum=0.9)
+out = torch_modelcost.measure(m, lambda mm: crit(mm(x), y), opt,
+                              {"finalize_us": 0.0, "hooks_bucket_us": 0.0},
+                              rounds=3, warmup=1, cold=False, buckets=True, log=print)
+print("ddpo_n raw", out["raw"].get("ddpo_n"))
+print("ddp_hook_bucket_us", out.get("ddp_hook_bucket_us"), out["ci"].get("ddp_hook_bucket_us"))
+print("smoke ok in %.1f s" % (time.time() - t0))
+EOF
+echo "smoke rc $?"; cat $W/smoke.txt | tail -12
+LEFT=$(( BUDGET - $(el) - 15 ))
+t "validate_torch $MODELS iters $ITERS model-cost-rounds $MC fw-rounds $FW, cut at $LEFT s"
+timeout $LEFT python3 tools/validate_torch.py --out $W/run --iters $ITERS --warmup 2 \
+  --capture-iters 5 --fw-rounds $FW --no-chain --model-cost-rounds $MC --beside-rounds 5 \
+  --first-issue-rounds 0 --no-loop-probes --models "$MODELS"
+echo "validate_torch rc $?"
+t "tar"
+cp $W/smoke.txt $W/run/ 2>/dev/null
+tar czf $RES/res.tgz -C $W run
+ls -la $RES
+t "done"
