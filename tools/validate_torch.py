@@ -10,8 +10,9 @@ For every model it
      per-parameter ones from the model itself, tools/torch_modelcost.py);
   2. builds one copy of the model per plan (same initial weights) and runs them interleaved,
      iteration by iteration, with a compute-only iteration (no framework at all) in every round:
-       ddp  real DistributedDataParallel (world size 1, or N: --world-size), DDP's own Reducer: per-tensor,
-            1, 4, 25 (default, first bucket 1 MiB) and 100 MiB caps, gradient_as_bucket_view,
+       ddp  real DistributedDataParallel (world size 1, or N: --world-size), DDP's own
+            Reducer: per-tensor, 1, 4, 25 (default, first bucket 1 MiB) and 100 MiB caps,
+            gradient_as_bucket_view,
             DDP's default NCCL all-reduce or an offload comm hook (pinned host copy over PCIe on
             a side stream);
        hooks the course text's pattern: post-accumulate-grad hooks copying each gradient into a
@@ -27,9 +28,12 @@ versions, command line).
 is over all N GPUs and every calibration that builds DDP (the tower, the costs on the model)
 measures at N ranks too; a barrier before every timed step; only DDP's all-reduce plans unless
 --plans says otherwise (select_plans). Rank 0 writes OUTDIR; rank r OUTDIR/rank<r>; every rank's
-times are then merged into OUTDIR/runs.json (merge_ranks: per row rank_times_us and the skew). Before anything is written, every model is built and stepped once: a
-model with no trainable parameters, or a parameter whose gradient hook never fires, is one line
-on stderr and exit 65 (an unknown model or a bad MODEL:BATCH, 64; no PyTorch or no GPU, 69).
+times are then merged into OUTDIR/runs.json (merge_ranks: per row rank_times_us and the skew).
+
+Before anything is written, every model is built and stepped once: a model with no trainable
+parameters, or a parameter whose gradient hook never fires, is one line on stderr and exit 65
+(an unknown model or a bad MODEL:BATCH, 64; no PyTorch or no GPU, or fewer GPUs than
+--world-size, 69).
 
     python3 tools/validate_torch.py --out /tmp/tv [--models resnet18:32,resnet50:64,vit_b_16:32,gpt2_medium:4]
 """
@@ -507,7 +511,9 @@ def main(argv=None, probe=None):
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--capture-iters", type=int, default=15)
-    ap.add_argument("--plans", help="comma-separated plan labels (default: all %d)" % len(PLANS))
+    ap.add_argument("--plans", help="comma-separated plan labels (default: all %d; at --world-size "
+                    "N > 1 DDP's %d all-reduce plans, select_plans)"
+                    % (len(PLANS), len(select_plans(None, 2))))
     ap.add_argument("--fw-cal", choices=("tower", "chain"), default="tower",
                     help="whose framework costs go into the workloads: tools/torch_fwcal.py's tower "
                          "(default) or torch_host's chain; both are measured and kept")

@@ -3,16 +3,18 @@
 real PyTorch on the H200 (data/validation/torch_h200_run*). Each run is predicted again by the
 fusim under test through tools/store_torch_validation.py --no-store (nothing is stored, no GPU),
 then scored: median and max |error| of the iteration, rows above 5%, the 95% interval's hits,
-median width and share of single timed iterations inside it, the overhead (plan minus compute-only) within 15% or 300 us, and per model how far
-the plan fusim ranks fastest is from the fastest measured.
+median width and share of single timed iterations inside it, the overhead (plan minus
+compute-only) within 15% or 300 us, and per model how far the plan fusim ranks fastest is from
+the fastest measured.
 
     python3 tests/bench/torch_validation_bench.py build/fusim [RUNDIR ...] [-- STORE-OPTIONS]
     meson test -C build --benchmark torch-validation
 
 A run of several ranks (validate_torch --world-size) is predicted with the profile measured in
-its own call (RUNDIR/profile.json) and shows its ranks' skew. Without RUNDIRs it scores the newest committed run (the highest run number). Prints the figures;
-exits 0 whether or not the targets are met (a benchmark reports, it does not gate), non-zero only
-if a run cannot be predicted.
+its own call (RUNDIR/profile.json) and shows its ranks' skew. Without RUNDIRs it scores the
+newest committed one-GPU run (the highest torch_h200_run number). Prints the figures; exits 0
+whether or not the targets are met (a benchmark reports, it does not gate), non-zero only if a
+run cannot be predicted.
 """
 import csv
 import glob
