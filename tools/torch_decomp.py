@@ -24,6 +24,9 @@ say which framework cost was mispriced.
 
     python3 tools/torch_decomp.py data/validation/torch_h200_run21 [RUNDIR ...]
     python3 tools/torch_decomp.py --summary data/validation/torch_h200_run{11,18,19,20,21}
+
+A RUNDIR that is not a validation run, or whose rounds lack their CPU times (runs before 8): one
+line on stderr, exit 65, before anything is predicted.
 """
 import argparse
 import csv
@@ -34,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 
-from torch_run_report import paired
+from torch_run_report import load_run, paired
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 STORE = os.path.join(ROOT, "tools", "store_torch_validation.py")
@@ -87,13 +90,13 @@ def decompose(rundir, fusim, tmp):
     out = tdir + ".csv"
     p = subprocess.run([sys.executable, STORE, rundir, "--fusim", fusim, "--no-store", "--csv", out,
                         "--trace-dir", tdir], capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit("torch_decomp: %s: store_torch_validation failed: %s" % (rundir, p.stderr.strip()))
+    if p.returncode != 0:   # its last line says why (one line, or a traceback's last)
+        sys.exit("torch_decomp: %s: store_torch_validation failed: %s"
+                 % (rundir, (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]))
     with open(out) as f:
         pred = {(r["workload"], r["plan"]): r for r in
                 csv.DictReader(line for line in f if not line.startswith("#"))}
-    with open(os.path.join(rundir, "runs.json")) as f:
-        run = json.load(f)
+    run = load_run(rundir)
     rows, above = [], {}
     for m in run["models"]:
         co, co_cpu = m["compute_only_times_us"], m["compute_only_cpu_times_us"]
@@ -120,12 +123,19 @@ def main():
     ap.add_argument("--summary", action="store_true",
                     help="per run and model only: the median |part| in %% of the iteration")
     a = ap.parse_args()
-    for d in a.rundirs:
-        if not os.path.isfile(os.path.join(d, "runs.json")):
-            print("torch_decomp: %s: no runs.json (a run of tools/validate_torch.py)" % d,
-                  file=sys.stderr)
-            return 66
-    tmp = tempfile.mkdtemp(prefix="torch-decomp-")
+    for d in a.rundirs:   # every run readable, with its rounds' CPU times, before any output
+        try:
+            load_run(d)
+        except ValueError as e:
+            print("torch_decomp: %s" % e, file=sys.stderr)
+            return 65
+    with tempfile.TemporaryDirectory(prefix="torch-decomp-") as tmp:
+        return show(a, tmp)
+
+
+def show(a, tmp):
+    """Prints every row of every run split into PARTS, and per model the median parts (only
+    those with --summary); tmp: where the traces and matrices go."""
     print("%% of the measured iteration; error = %s" % " + ".join(PARTS))
     for d in a.rundirs:
         rows, above = decompose(d, a.fusim, tmp)

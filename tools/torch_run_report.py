@@ -15,7 +15,8 @@ rows (issue 10; no torch needed):
            (backward()'s CPU over compute-only's, paired by round) and the 4 MiB plan's residual;
   offload  per model, DDP's offload comm hook per bucket over DDP's default all-reduce with the
            same buckets (the 4 MiB plans, backward() CPU paired by round) against the tower's
-           difference as the store carries it;
+           difference carried to the loop by the autograd probe (what the store charges where
+           no per-bucket cost was measured on the model; torch_modelcost.comm_hook_bucket);
   model    per model, the frameworks' per-parameter costs measured on the model at capture
            (tools/torch_modelcost.py: DDP param + copy, the hook) beside the ddp and hooks lines
            above (the loop's own) and the tower's, and the capture's launch-queue signs: how
@@ -25,6 +26,9 @@ rows (issue 10; no torch needed):
            interleaved against N steps in a row.
 
     python3 tools/torch_run_report.py data/validation/torch_h200_run10
+
+A RUNDIR without runs.json: usage, exit 64; one that is not a validation run, or whose rounds lack
+their CPU times (runs before 8): one line on stderr, exit 65.
 """
 import json
 import os
@@ -84,9 +88,10 @@ def hooks_line(m):
 def offload_gap(m, fw, pair=("ddp offload 4MiB", "ddp 4MiB")):
     """DDP's offload comm hook per bucket over DDP's default all-reduce in the loop: the offload
     plan's backward() CPU minus the default plan's with the same buckets (median of same-round
-    differences) over the buckets, against what the store charges for that difference: the
-    tower's hook_bucket_us - bucket_us carried by the autograd thread's probe (loop median over
-    the tower's). (loop us per bucket, charged us per bucket, buckets); None without both plans,
+    differences) over the buckets, against the tower's hook_bucket_us - bucket_us carried by the
+    autograd thread's probe (loop median over the tower's): what the store charges for that
+    difference where no per-bucket cost was measured on the model (where one was, it charges
+    the hook pattern's issue instead, torch_modelcost.comm_hook_bucket). (loop us per bucket, charged us per bucket, buckets); None without both plans,
     with different buckets, or without the tower's costs and probes."""
     r = {x["plan_label"]: x for x in m["rows"]}
     a, b = r.get(pair[0]), r.get(pair[1])
@@ -101,9 +106,28 @@ def offload_gap(m, fw, pair=("ddp offload 4MiB", "ddp 4MiB")):
     return gap, (d["hook_bucket_us"] - d["bucket_us"]) * st.median(pl) / pt, nb
 
 
-def report(rundir):
-    with open(os.path.join(rundir, "runs.json")) as f:
-        run = json.load(f)
+def load_run(rundir):
+    """RUNDIR/runs.json of a tools/validate_torch.py run whose rounds carry their CPU times (runs
+    from 8 on: compute_only_cpu_times_us and every row's cpu_times_us); ValueError with one line
+    saying why not."""
+    path = os.path.join(rundir, "runs.json")
+    try:
+        with open(path) as f:
+            run = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ValueError("%s: %s" % (path, getattr(e, "strerror", None) or e))
+    if not isinstance(run, dict) or run.get("format") != "fusim-torch-validation-1" \
+            or not run.get("models"):
+        raise ValueError("%s: not a run of tools/validate_torch.py with models" % path)
+    for m in run["models"]:
+        if "compute_only_cpu_times_us" not in m or any("cpu_times_us" not in r for r in m["rows"]):
+            raise ValueError("%s: %s: no per-round CPU times (runs before 8 did not record them)"
+                             % (path, m.get("workload")))
+    return run
+
+
+def report(rundir, run):
+    """The report's text for RUNDIR, whose runs.json load_run gave as run."""
     fw = run.get("framework_costs") or {}
     out = ["threads (tower probes: main %s us, autograd %s us)"
            % (fw.get("probe_us"), fw.get("bwd_probe_us"))]
@@ -192,7 +216,12 @@ def main():
     if len(sys.argv) != 2 or not os.path.isfile(os.path.join(sys.argv[1], "runs.json")):
         print("usage: torch_run_report.py RUNDIR (a run of tools/validate_torch.py)", file=sys.stderr)
         return 64
-    print(report(sys.argv[1]))
+    try:
+        run = load_run(sys.argv[1])
+    except ValueError as e:
+        print("torch_run_report: %s" % e, file=sys.stderr)
+        return 65
+    print(report(sys.argv[1], run))
     return 0
 
 

@@ -13,9 +13,15 @@ stored overhead is 15; same-round differences 10 / 25 / 8, median 10: noise -5. 
 compute-only 107: base +2. CPU [fwd, bwd, rest] per round, plan minus compute-only: fwd 0 / 1 / 1
 (median 1), bwd 5 / 6 / 12 (6), rest 0 / 0 / 1 (0); charged (3, 8, 0): fwd +2, bwd +2, rest 0.
 Predicted 125: error 125 - 120 = 5, so other = 5 - (-5 + 2 + 2 + 2 + 0) = 4; the parts add up to
-the error."""
+the error.
+
+Bad input: a run whose rounds lack their CPU times (runs before 8), after a good-looking one, is
+one line on stderr and exit 65 before anything is predicted or printed."""
+import json
 import os
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 import torch_decomp as td  # noqa: E402
@@ -55,6 +61,21 @@ def main():
                  125, 107, (3, 8, 0))
     ok &= same("noise, base, fwd, bwd, rest, other", (p[k] for k in td.PARTS), (-5, 2, 2, 2, 0, 4))
     ok &= same("the parts add up to the error", (sum(p.values()),), (5,))
+    with tempfile.TemporaryDirectory() as d:
+        good, old = os.path.join(d, "good"), os.path.join(d, "old")
+        model = {"workload": "w", "compute_only_times_us": [1], "compute_only_cpu_times_us": [[1, 2, 3]],
+                 "rows": [{"plan_label": "ddp none", "cpu_times_us": [[1, 2, 3]]}]}
+        before8 = {k: v for k, v in model.items() if k != "compute_only_cpu_times_us"}
+        for path, m in ((good, model), (old, before8)):
+            os.makedirs(path)
+            with open(os.path.join(path, "runs.json"), "w") as f:
+                json.dump({"format": "fusim-torch-validation-1", "models": [m]}, f)
+        p = subprocess.run([sys.executable, td.__file__, good, old, "--fusim", "/nonexistent"],
+                           capture_output=True, text=True)
+        err = p.stderr.splitlines()
+        ok &= same("a run without CPU times: exit 65, one line, nothing printed",
+                   (p.returncode, len(err), len(p.stdout)), (65, 1, 0), 0)
+        ok &= same("... the line names that run", ("/old/runs.json" in (err or [""])[0],), (True,), 0)
     print("test_decomp: %s" % ("passed" if ok else "FAILED"))
     return 0 if ok else 1
 

@@ -8,9 +8,15 @@ plan (a same-round effect the paired medians must cancel). The line must give 30
 50 us per bucket and zero residuals; a bucket-view plan and a hook-pattern plan are left out.
 Then the hook pattern's line through its per-tensor and 25 MiB plans and the 4 MiB plan's
 residual, built the same way (70 us a bucket, 40 a parameter, 300 us above the line).
+Bad input: a runs.json that is not a validation run, one whose rounds lack their CPU times (runs
+before 8), a folder without one, and unreadable JSON are each one line on stderr and exit 65,
+nothing on stdout.
 """
+import json
 import os
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 import torch_run_report as rr  # noqa: E402
@@ -66,8 +72,36 @@ def main():
                  row("hooks 4MiB", 2, runner="hooks", extra=4 * 10 + 2 * 20 + 300)]
     ok &= check("hooks without 25 MiB: no line", rr.hooks_line(m) is None, True, 0)
     ok &= check("two plans: no line", rr.ddp_line(m) is None, True, 0)
+    ok &= bad_input()
     print("test_run_report: %s" % ("passed" if ok else "FAILED"))
     return 0 if ok else 1
+
+
+def bad_input():
+    """Each bad runs.json: exit 65, one line naming it on stderr, no report."""
+    ok = True
+    model = {"workload": "w", "compute_only_cpu_times_us": [[1, 2, 3]],
+             "rows": [{"plan_label": "ddp none", "cpu_times_us": [[1, 2, 3]]}]}
+    cases = (("not a validation run", {"format": "other", "models": [model]}),
+             ("no CPU times", {"format": "fusim-torch-validation-1", "models": [
+                 dict(model, rows=[{"plan_label": "ddp none"}])]}),
+             ("no runs.json", None), ("unreadable JSON", "{"))
+    with tempfile.TemporaryDirectory() as d:
+        for what, content in cases:
+            path = os.path.join(d, "runs.json")
+            if os.path.exists(path):
+                os.remove(path)
+            if content is not None:
+                with open(path, "w") as f:
+                    f.write(content if isinstance(content, str) else json.dumps(content))
+            p = subprocess.run([sys.executable, rr.__file__, d], capture_output=True, text=True)
+            err = p.stderr.splitlines()
+            # a folder without runs.json is a usage error (64); the others are bad data (65)
+            want = 64 if content is None else 65
+            ok &= check("%s: exit %d" % (what, want), p.returncode, want, 0)
+            ok &= check("%s: one line on stderr" % what, len(err), 1, 0)
+            ok &= check("%s: no report" % what, len(p.stdout), 0, 0)
+    return ok
 
 
 if __name__ == "__main__":
