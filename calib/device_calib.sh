@@ -23,16 +23,8 @@ mode=${1:-full}
   meson --version; gcc --version | head -1
 } >"$OUT/env.txt" 2>&1
 
-# NCCL only as a pip wheel: give meson a folder with the unversioned names.
-if [ ! -e /usr/lib/x86_64-linux-gnu/libnccl.so ] && [ ! -e /usr/local/cuda/lib64/libnccl.so ]; then
-  nd=$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null)
-  if [ -n "$nd" ] && [ -e "$nd/lib/libnccl.so.2" ]; then
-    mkdir -p /tmp/nccl/lib && ln -sf "$nd/lib/libnccl.so.2" /tmp/nccl/lib/libnccl.so
-    ln -sfn "$nd/include" /tmp/nccl/include
-    export NCCL_HOME=/tmp/nccl LD_LIBRARY_PATH="$nd/lib:${LD_LIBRARY_PATH:-}"
-    echo "NCCL from the wheel at $nd" >>"$OUT/env.txt"
-  fi
-fi
+. calib/nccl_wheel.sh   # NCCL only as a pip wheel: a folder with the unversioned names for meson
+[ -n "$NCCL_WHEEL" ] && echo "NCCL from the wheel at $NCCL_WHEEL" >>"$OUT/env.txt"
 
 B=build-gpu
 t0=$(date +%s)

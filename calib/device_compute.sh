@@ -16,14 +16,7 @@ t() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
 date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
 python3 -c 'import torch, transformers, torchvision; print("torch", torch.__version__, "cuda", torch.version.cuda, "transformers", transformers.__version__, "torchvision", torchvision.__version__)'
 nvcc --version | tail -1; uname -r; nproc; lscpu | grep -i 'model name'
-if [ ! -e /usr/lib/x86_64-linux-gnu/libnccl.so ] && [ ! -e /usr/local/cuda/lib64/libnccl.so ]; then
-  nd=$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null)
-  if [ -n "$nd" ] && [ -e "$nd/lib/libnccl.so.2" ]; then
-    mkdir -p /tmp/nccl/lib && ln -sf "$nd/lib/libnccl.so.2" /tmp/nccl/lib/libnccl.so
-    ln -sfn "$nd/include" /tmp/nccl/include
-    export NCCL_HOME=/tmp/nccl LD_LIBRARY_PATH="$nd/lib:${LD_LIBRARY_PATH:-}"
-  fi
-fi
+. calib/nccl_wheel.sh   # NCCL only as a pip wheel: a folder with the unversioned names for meson
 B=build-gpu
 { meson setup $B -Dbuildtype=release && ninja -C $B fusim; } > $W/build.log 2>&1 || tail -30 $W/build.log
 t "build: $(ls $B/fusim 2>&1)"

@@ -45,15 +45,7 @@ t "GPUs: $N"
 grep -E -A4 '^\s+GPU0' "$OUT/env.txt" | head -6
 [ "$N" -ge 2 ] || { echo "fewer than 2 GPUs: nothing to do"; exit 1; }
 
-# NCCL only as a pip wheel: give meson a folder with the unversioned names (as device_calib.sh).
-if [ ! -e /usr/lib/x86_64-linux-gnu/libnccl.so ] && [ ! -e /usr/local/cuda/lib64/libnccl.so ]; then
-  nd=$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null)
-  if [ -n "$nd" ] && [ -e "$nd/lib/libnccl.so.2" ]; then
-    mkdir -p /tmp/nccl/lib && ln -sf "$nd/lib/libnccl.so.2" /tmp/nccl/lib/libnccl.so
-    ln -sfn "$nd/include" /tmp/nccl/include
-    export NCCL_HOME=/tmp/nccl LD_LIBRARY_PATH="$nd/lib:${LD_LIBRARY_PATH:-}"
-  fi
-fi
+. calib/nccl_wheel.sh   # NCCL only as a pip wheel: a folder with the unversioned names for meson
 B=/tmp/torch8-build
 if [ ! -x $B/fusim-gpu ]; then   # fusim (fit) and its GPU half (calib, validate), run directly
   { [ -d $B ] || meson setup $B -Dbuildtype=release; ninja -C $B fusim fusim-gpu; } >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; }
