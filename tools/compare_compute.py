@@ -136,11 +136,6 @@ def compare(a, files):
     # reading is 1-2 ms of wall time, and interference only adds to it)
     pc = json.load(open(a.profile)).get("compute", {})
     prof_probe = pc.get("host_probe_min_us") or pc.get("host_probe_us", 0)
-
-    def probe_of(meta):
-        if pc.get("host_probe_min_us") and meta.get("host_probes_us"):
-            return min(meta["host_probes_us"])
-        return meta.get("host_probe_us")
     with tempfile.TemporaryDirectory() as tmp:
         for f in files:
             cap = json.load(open(f))
@@ -152,8 +147,8 @@ def compare(a, files):
             if ref and ref.get("fwd_us") and ref.get("bwd_us"):
                 cmd += ["--host-ref-fwd", str(ref["fwd_us"]), "--host-ref-bwd", str(ref["bwd_us"])]
                 by = "ref"
-            elif prof_probe and probe_of(meta) and not a.no_host_probe:
-                cmd += ["--host-probe", str(probe_of(meta))]
+            elif prof_probe and probe_of(pc, meta) and not a.no_host_probe:
+                cmd += ["--host-probe", str(probe_of(pc, meta))]
                 by = "probe"
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
@@ -199,10 +194,20 @@ def compare(a, files):
             # scales by it) and how far its readings spread (max / min): a wide
             # spread says the host's speed moved within the capture
             pr = meta.get("host_probes_us") or []
-            row["host_k"] = probe_of(meta) / prof_probe if prof_probe and probe_of(meta) else float("nan")
+            row["host_k"] = probe_of(pc, meta) / prof_probe if prof_probe and probe_of(pc, meta) else float("nan")
             row["probe_spread"] = max(pr) / min(pr) if pr and min(pr) > 0 else float("nan")
             rows.append(row)
     return rows, 0
+
+
+def probe_of(pc, meta):
+    """The capture's host-speed probe reading that prices it (fusim workload --host-probe): the
+    fastest of its readings where the profile's compute block pc records its own fastest (one
+    reading is 1-2 ms of wall time, and interference only adds to it), else the median; None
+    without one."""
+    if pc.get("host_probe_min_us") and meta.get("host_probes_us"):
+        return min(meta["host_probes_us"])
+    return meta.get("host_probe_us")
 
 
 def ready_of(cap):

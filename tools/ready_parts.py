@@ -42,15 +42,16 @@ def parts(cap_ready, est_ready, bwd_cap, bwd_est):
 
 def estimate(a, meta, tmp, ref, hook_us=0.0):
     """fusim's estimate (and its --ops host sums) for a capture, its host carried by ref (fwd, bwd)
-    or by the capture's probe as compare_compute does; hook_us > 0: a hooked step's."""
+    or by the capture's probe as compare_compute does (a.pc: the profile's compute block); hook_us
+    > 0: a hooked step's."""
     out, ops = os.path.join(tmp, "e.json"), os.path.join(tmp, "o.csv")
     cmd = [a.fusim, "workload"] + compare_compute.args_for(meta) + ["--profile", a.profile, "--out", out, "--ops", ops]
     if hook_us > 0:
         cmd += ["--ready-hook-us", str(hook_us)]
     if ref:
         cmd += ["--host-ref-fwd", str(ref[0]), "--host-ref-bwd", str(ref[1])]
-    elif meta.get("host_probes_us"):
-        cmd += ["--host-probe", str(min(meta["host_probes_us"]))]
+    elif (a.pc.get("host_probe_min_us") or a.pc.get("host_probe_us")) and compare_compute.probe_of(a.pc, meta):
+        cmd += ["--host-probe", str(compare_compute.probe_of(a.pc, meta))]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(r.stderr.strip())
@@ -70,11 +71,24 @@ def main():
     if not files:
         print("ready_parts: no captures in %s" % " ".join(a.dirs), file=sys.stderr)
         return 66
+    caps = {}
+    for f in [a.profile] + files:   # every file readable before any output
+        try:
+            with open(f) as fo:
+                caps[f] = json.load(fo)
+            if not isinstance(caps[f], dict):
+                raise ValueError("not a JSON object")
+            if f != a.profile and not all(k in caps[f] for k in ("name", "meta", "grads", "bwd_us")):
+                raise ValueError("not a capture (tools/capture_torch.py: name, meta, grads, bwd_us)")
+        except (OSError, ValueError) as e:
+            print("ready_parts: %s: %s" % (f, getattr(e, "strerror", None) or e), file=sys.stderr)
+            return 65
+    a.pc = caps.pop(a.profile).get("compute", {})
     print("%-34s %7s %6s %-30s %6s %6s %2s %12s" % ("model", "bwd%", "ready", "worst gradient", "shape", "scale",
                                                     "rd", "oracle bwd/rd"))
     with tempfile.TemporaryDirectory() as tmp:
         for f in files:
-            cap = json.load(open(f))
+            cap = caps[f]
             meta = cap["meta"]
             ref = meta.get("host_ref") or {}
             ref = (ref["fwd_us"], ref["bwd_us"]) if ref.get("fwd_us") and ref.get("bwd_us") else None
