@@ -35,9 +35,11 @@ prediction (data/validation/README.md: the host never blocks where it matters).
     python3 tools/store_torch_validation.py RUNDIR --no-store --csv matrix.csv
 """
 import argparse
+import atexit
 import json
 import os
 import re
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -497,6 +499,7 @@ def main():
     commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or None
     tmp = tempfile.mkdtemp(prefix="fusim-torchval-")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)   # scaled workloads: scratch only
     fwc = None
     if a.framework_costs:
         fpath, _, label = a.framework_costs.partition(":")

@@ -5,7 +5,9 @@ never fires; all fired), then tools/validate_torch.py's main() with a stand-in f
 (its probe): a model with no trainable parameters, or one whose hook never fires, must give one
 line on stderr, exit 65 and write nothing, also after a model that did not fit in memory (passed
 over, as the run skips it); a bad --models spec 64."""
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -46,6 +48,7 @@ STUB = {
 def run_main(models, probe_of):
     """Runs validate_torch.main in a fresh interpreter; returns (rc, stderr lines, out dir)."""
     tmp = tempfile.mkdtemp(prefix="fusim-torch-checks-")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     out = os.path.join(tmp, "out")
     probe = "lambda name, batch, seq: {%s}[name]" % ", ".join(
         "%r: %s" % (k, v) for k, v in probe_of.items())

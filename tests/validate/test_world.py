@@ -6,8 +6,10 @@ out by hand below), and refusing a rank's file that lacks a row (one line, 65, r
 it was); store_torch_validation's flags for such a row (allreduce:N:LINK) and the link read from
 `nvidia-smi topo -m` (an NVLink pair, a PCIe pair, none); torch_host.align_ranks's barrier only
 at several ranks (a stand-in for torch.distributed)."""
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,6 +53,7 @@ R1 = {"format": "fusim-torch-validation-1", "world_size": 2, "rank": 1,
                   "rows": [{"plan_label": "ddp none", "times_us": [104, 103, 130],
                             "measured_us": 104}]}]}
 tmp = tempfile.mkdtemp(prefix="fusim-world-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)
 os.makedirs(os.path.join(tmp, "rank1"))
 for path, res in (("runs.json", R0), ("rank1/runs.json", R1)):
     with open(os.path.join(tmp, path), "w") as f:

@@ -26,8 +26,12 @@ def profile(root, probe_us=7.0, probe_min_us=5.0):
 
 def start():
     """A test's fusim (its first argument), a scratch folder and the bundled profile."""
+    import atexit
+    import shutil
     import tempfile
-    return sys.argv[1], tempfile.mkdtemp(), profile(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    tmp = tempfile.mkdtemp(prefix="fusim-wlcheck-")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    return sys.argv[1], tmp, profile(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 
 def row_profiles(prof, tmp, op, host_bwd_us):
