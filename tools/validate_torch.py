@@ -282,7 +282,8 @@ def machine_info():
         pass
     info["world_size"] = WORLD
     if WORLD > 1:   # how the GPUs are linked (NVLink or PCIe): the prediction's --comm link
-        info["gpus"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+        # the ranks' GPUs (rank r on cuda:r, _rank_main), not every one visible
+        info["gpus"] = [torch.cuda.get_device_name(i) for i in range(WORLD)]
         try:
             info["topology"] = subprocess.run(["nvidia-smi", "topo", "-m"], capture_output=True,
                                               text=True, timeout=20).stdout

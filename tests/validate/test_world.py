@@ -129,6 +129,31 @@ def barriers(initialized, world):
     return len(calls)
 
 
+# --- machine_info at 2 ranks on a machine of 4 GPUs (a stand-in for torch): the ranks' two
+def machine(world):
+    cuda = types.SimpleNamespace(get_device_name=lambda i: "GPU%d" % i, device_count=lambda: 4,
+                                 nccl=types.SimpleNamespace(version=lambda: (2, 28, 9)))
+    torch = types.ModuleType("torch")
+    torch.__version__, torch.cuda = "0", cuda
+    torch.version = types.SimpleNamespace(cuda="13.0")
+    torch.backends = types.SimpleNamespace(cudnn=types.SimpleNamespace(version=lambda: 1))
+    saved, sys.modules["torch"] = sys.modules.get("torch"), torch
+    vt.WORLD = world
+    try:
+        return vt.machine_info()
+    finally:
+        vt.WORLD = 1
+        if saved is None:
+            sys.modules.pop("torch", None)
+        else:
+            sys.modules["torch"] = saved
+
+
+info = machine(2)
+check("machine_info at 2 of 4 GPUs: the ranks' GPUs %s" % info.get("gpus"),
+      info.get("gpus") == ["GPU0", "GPU1"] and info.get("world_size") == 2)
+check("machine_info at 1 rank: no GPU list", "gpus" not in machine(1))
+
 check("align_ranks: 2 ranks -> one barrier", barriers(True, 2) == 1)
 check("align_ranks: 1 rank -> none", barriers(True, 1) == 0)
 check("align_ranks: no process group -> none", barriers(False, 4) == 0)
