@@ -124,7 +124,7 @@ def build(name, batch, device, seq):
 
 class _ReadyHooks:
     """Post-accumulate-grad hooks that record a CUDA event per parameter, on while in a `with`
-    block. The events are made once, outside the steps; each hook still costs the host 19-25 us
+    block. The events are made once, outside the steps; each hook still costs the host 19-33 us
     (meta.ready_hook_us on 2026-12-04n), which `fusim workload --ready-hook-us` prices."""
 
     def __init__(self, torch, params):
