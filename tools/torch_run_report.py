@@ -17,6 +17,13 @@ rows (issue 10; no torch needed):
            same buckets (the 4 MiB plans, backward() CPU paired by round) against the tower's
            difference carried to the loop by the autograd probe (what the store charges where
            no per-bucket cost was measured on the model; torch_modelcost.comm_hook_bucket);
+  spacing  per model, the same per-bucket difference against how far apart the buckets are
+           issued (backward()'s CPU time per bucket): on the model at one bucket per parameter
+           (torch_modelcost's ddpo_n against ddpv_n, captures from run 22 on), and in the loop at
+           4 MiB and at DDP's default 25 MiB (each pair with the same buckets); and the hook
+           pattern's issue from inside backward per bucket (its per-tensor, 4 and 25 MiB plans
+           over the 25 MiB overlap-off one); then the capture's spacing variants where it ran
+           them (meta.framework_on_model.issue_spacing, "model" points);
   model    per model, the frameworks' per-parameter costs measured on the model at capture
            (tools/torch_modelcost.py: DDP param + copy, the hook) beside the ddp and hooks lines
            above (the loop's own) and the tower's, and the capture's launch-queue signs: how
@@ -85,25 +92,75 @@ def hooks_line(m):
     return slope, icpt / n0, n4, y4 - icpt - slope * n4
 
 
+def pair_gap(m, pair):
+    """(backward() CPU of plan pair[0] minus pair[1], median of same-round differences, over the
+    buckets; buckets), or None without both plans or where their buckets differ."""
+    r = {x["plan_label"]: x for x in m["rows"]}
+    a, b = r.get(pair[0]), r.get(pair[1])
+    if not a or not b or not a.get("buckets") or sorted(map(sorted, a["buckets"])) != \
+            sorted(map(sorted, b.get("buckets") or [])):
+        return None
+    nb = len(a["buckets"])
+    return paired([x[1] for x in a["cpu_times_us"]], [x[1] for x in b["cpu_times_us"]]) / nb, nb
+
+
+def offload_spacing(m, fm):
+    """DDP's offload comm hook per bucket over its default all-reduce against the buckets'
+    spacing (us of backward() CPU per bucket): [(where, buckets, spacing us, us per bucket)] for
+    the capture's one bucket per parameter (fm = meta.framework_on_model with ddp_hook_bucket_us,
+    spacing from its plain backward() CPU) and the loop's 4 MiB and default plans (spacing from
+    the loop's compute-only backward() CPU)."""
+    out = []
+    if fm and "ddp_hook_bucket_us" in fm and fm.get("P"):
+        out.append(("model", fm["P"], fm["bwd_cpu_us"] / fm["P"],
+                    fm["ddp_hook_bucket_us"] - fm["ddp_bucket_us"]))
+    bwd = st.median(x[1] for x in m["compute_only_cpu_times_us"])
+    for lab, pair in (("4MiB", ("ddp offload 4MiB", "ddp 4MiB")),
+                      ("default", ("ddp offload default", "ddp default"))):
+        g = pair_gap(m, pair)
+        if g is not None:
+            out.append((lab, g[1], bwd / g[1], g[0]))
+    return out
+
+
+def hooks_spacing(m):
+    """The hook pattern's issue from inside backward per bucket against the buckets' spacing:
+    [(plan, buckets, us apart, us per bucket)] for its per-tensor, 4 MiB and 25 MiB plans, each
+    overlap-on plan's backward() CPU over the 25 MiB overlap-off plan's (the same hooks and
+    copies, every issue after backward(); median of same-round differences) over its buckets;
+    us apart: the loop's compute-only backward() CPU over the buckets. [] without the base."""
+    r = {x["plan_label"]: x for x in m["rows"]}
+    base = r.get("hooks 25MiB overlap off")
+    if not base:
+        return []
+    bwd = st.median(x[1] for x in m["compute_only_cpu_times_us"])
+    out = []
+    for lab in ("hooks none", "hooks 4MiB", "hooks 25MiB"):
+        a = r.get(lab)
+        if a and a.get("buckets"):
+            nb = len(a["buckets"])
+            out.append((lab[6:], nb, bwd / nb,
+                        paired([x[1] for x in a["cpu_times_us"]],
+                               [x[1] for x in base["cpu_times_us"]]) / nb))
+    return out
+
+
 def offload_gap(m, fw, pair=("ddp offload 4MiB", "ddp 4MiB")):
     """DDP's offload comm hook per bucket over DDP's default all-reduce in the loop: the offload
     plan's backward() CPU minus the default plan's with the same buckets (median of same-round
     differences) over the buckets, against the tower's hook_bucket_us - bucket_us carried by the
     autograd thread's probe (loop median over the tower's): what the store charges for that
     difference where no per-bucket cost was measured on the model (where one was, it charges
-    the hook pattern's issue instead, torch_modelcost.comm_hook_bucket). (loop us per bucket, charged us per bucket, buckets); None without both plans,
-    with different buckets, or without the tower's costs and probes."""
-    r = {x["plan_label"]: x for x in m["rows"]}
-    a, b = r.get(pair[0]), r.get(pair[1])
+    the hook pattern's issue instead, torch_modelcost.comm_hook_bucket). (loop us per bucket,
+    charged us per bucket, buckets); None without both plans, with different buckets, or without
+    the tower's costs and probes."""
     d = (fw or {}).get("ddp") or {}
     pl = m.get("host_bwd_probe_us") or m.get("host_probe_us")
     pt = (fw or {}).get("bwd_probe_us") or (fw or {}).get("probe_us")
-    if not a or not b or not a.get("buckets") or sorted(map(sorted, a["buckets"])) != \
-            sorted(map(sorted, b["buckets"])) or "hook_bucket_us" not in d or not pl or not pt:
+    g = pair_gap(m, pair)
+    if g is None or "hook_bucket_us" not in d or not pl or not pt:
         return None
-    nb = len(a["buckets"])
-    gap = paired([x[1] for x in a["cpu_times_us"]], [x[1] for x in b["cpu_times_us"]]) / nb
-    return gap, (d["hook_bucket_us"] - d["bucket_us"]) * st.median(pl) / pt, nb
+    return g[0], (d["hook_bucket_us"] - d["bucket_us"]) * st.median(pl) / pt, g[1]
 
 
 def load_run(rundir):
@@ -167,14 +224,32 @@ def report(rundir, run):
         g = offload_gap(m, fw)
         if g is not None:
             out.append("  %-30s %7.1f us | %6.1f us (%d buckets)" % ((m["workload"],) + g))
+    out.append("spacing: per bucket, the offload comm hook over the default all-reduce, and the "
+               "hook pattern's issue inside backward over after it, against the buckets' spacing "
+               "(backward() CPU per bucket): where, buckets, spacing us, us per bucket")
+    metas = {}
+    for m in run["models"]:
+        try:
+            with open(os.path.join(rundir, "wl_%s.json" % m["workload"])) as f:
+                metas[m["workload"]] = json.load(f).get("meta", {})
+        except (OSError, ValueError):
+            metas[m["workload"]] = {}
+        fm = metas[m["workload"]].get("framework_on_model") or {}
+        isp = fm.get("issue_spacing") or {}
+        for what, sp, key, skip in (("offload", offload_spacing(m, fm), "ddp_offload", 1),
+                                    ("hooks", hooks_spacing(m), "hooks", 0)):
+            # the capture's spacing variants (from session 24 on) beside the loop's; offload's
+            # first (a bucket per parameter) is offload_spacing's own "model" point already
+            sp = sp + [("model", p_[0], p_[1], p_[2]) for p_ in isp.get(key, [])[skip:]]
+            if sp:
+                out.append("  %-30s %-7s %s" % (m["workload"], what, " | ".join(
+                    "%s %d: %.0f us apart, %.1f us" % x for x in sp)))
     out.append("model: per-parameter costs on the model | the loop's lines | the tower's; "
                "capture's held pass short; launches fwd/bwd/opt")
     tw = (fw.get("ddp") or {}), (fw.get("hooks") or {})
     for m in run["models"]:
-        try:
-            with open(os.path.join(rundir, "wl_%s.json" % m["workload"])) as f:
-                meta = json.load(f).get("meta", {})
-        except (OSError, ValueError):
+        meta = metas[m["workload"]]
+        if not meta:
             continue
         fm, dl, hl = meta.get("framework_on_model"), ddp_line(m), hooks_line(m)
         la = meta.get("launches")

@@ -66,8 +66,40 @@ def main():
     ok &= check("offload per bucket in the loop", gap, 100.0, 1e-9)
     ok &= check("... the tower's difference carried", charged, 108.0, 1e-9)
     ok &= check("... buckets", nb, 2, 0)
+    # the same against the buckets' spacing: compute-only backward() CPU median 175 us, so the
+    # 4 MiB pair's 2 buckets are 87.5 us apart (100 us each, as above); a default pair of one
+    # bucket 300 us dearer is 175 apart; on the model 90 - 60 = 30 us a bucket at 160 / 4 = 40
+    m["rows"] += [row("ddp default", 1), row("ddp offload default", 1, extra=300.0)]
+    fm = {"P": 4, "bwd_cpu_us": 160.0, "ddp_hook_bucket_us": 90.0, "ddp_bucket_us": 60.0}
+    sp = rr.offload_spacing(m, fm)
+    ok &= check("spacing: three points", len(sp), 3, 0)
+    for (where, nb, apart, per), want in zip(sp, [("model", 4, 40.0, 30.0), ("4MiB", 2, 87.5, 100.0),
+                                                  ("default", 1, 175.0, 300.0)]):
+        ok &= check("spacing %s: buckets" % want[0], nb, want[1], 0)
+        ok &= check("spacing %s: us apart" % want[0], apart, want[2], 1e-9)
+        ok &= check("spacing %s: us per bucket" % want[0], per, want[3], 1e-9)
+    ok &= check("spacing without ddpo_n: loop only", len(rr.offload_spacing(m, {"P": 4})), 2, 0)
+    m["rows"] = m["rows"][:2]
     m["rows"][1]["buckets"] = buckets[4]
     ok &= check("different buckets: none", rr.offload_gap(m, fw) is None, True, 0)
+    ok &= check("different buckets: no spacing", rr.offload_spacing(m, None) == [], True, 0)
+    # the hook pattern's issue inside backward against its spacing: over the 25 MiB overlap-off
+    # plan (1 bucket, issued after backward), 4 buckets 30 us each (175 / 4 = 43.75 us apart),
+    # 2 buckets 60 us each (87.5 apart), 1 bucket 90 us (175 apart); row() adds 50 us a bucket
+    # to every plan, which extra takes back to those: extra = buckets x (cost - 50) + 50
+    m["rows"] = [row("hooks none", 4, runner="hooks", extra=4 * (30 - 50) + 50),
+                 row("hooks 4MiB", 2, runner="hooks", extra=2 * (60 - 50) + 50),
+                 row("hooks 25MiB", 1, runner="hooks", extra=90),
+                 row("hooks 25MiB overlap off", 1, runner="hooks")]
+    hs = rr.hooks_spacing(m)
+    ok &= check("hooks spacing: three plans", len(hs), 3, 0)
+    for (lab, nb, apart, per), want in zip(hs, [("none", 4, 43.75, 30.0), ("4MiB", 2, 87.5, 60.0),
+                                                ("25MiB", 1, 175.0, 90.0)]):
+        ok &= check("hooks spacing %s: buckets" % lab, nb, want[1], 0)
+        ok &= check("hooks spacing %s: us apart" % lab, apart, want[2], 1e-9)
+        ok &= check("hooks spacing %s: us per bucket" % lab, per, want[3], 1e-9)
+    ok &= check("hooks spacing without overlap off: none", len(rr.hooks_spacing(
+        {"rows": m["rows"][:3], "compute_only_cpu_times_us": m["compute_only_cpu_times_us"]})), 0, 0)
     m["rows"] = [row("hooks none", 4, runner="hooks", extra=4 * 10 + 4 * 20),
                  row("hooks 4MiB", 2, runner="hooks", extra=4 * 10 + 2 * 20 + 300)]
     ok &= check("hooks without 25 MiB: no line", rr.hooks_line(m) is None, True, 0)
