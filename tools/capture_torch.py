@@ -156,7 +156,8 @@ class _ReadyHooks:
 def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host="always",
             name="model", notes="", meta=None, framework=None, set_to_none=True,
             model_cost_rounds=16, beside_rounds=0, log=None, host_ref=None,
-            first_issue_rounds=0, model_cost_buckets=False, ready_separate=False):
+            first_issue_rounds=0, model_cost_buckets=False, ready_separate=False,
+            model_cost_spacing=False):
     """Measures one model and returns the workload as a dict (fusim-workload-1).
     framework: torch_host.framework_costs() (measured once per machine; None: measured here
     when host is not "never"); set_to_none: how the step clears gradients; model_cost_rounds:
@@ -166,7 +167,9 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     beside it and offloads issued inside backward; 0: not measured); first_issue_rounds: its
     rounds of the first in-backward issue (the slowdown after it; 0: none); model_cost_buckets:
     torch_modelcost's per-bucket variants too (DDP's and the hook pattern's bucket costs on the
-    model); log(msg): progress lines;
+    model); model_cost_spacing: with model_cost_buckets, torch_modelcost's spacing variants
+    (the in-backward issue's cost against the host work between issues, kept in
+    meta.framework_on_model.issue_spacing); log(msg): progress lines;
     host_ref: a reference step (tools/host_ref.maker) timed 3 times before the timed steps, after
     each and 3 times after, as the probes are (meta.host_ref: its medians, which
     `fusim workload --host-ref-fwd/--host-ref-bwd` take); ready_separate: also time the ready
@@ -407,6 +410,7 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
                 fw_model = torch_modelcost.measure(model, run_loss, opt, fixed,
                                                    rounds=model_cost_rounds,
                                                    buckets=model_cost_buckets,
+                                                   spacing_variants=model_cost_spacing,
                                                    set_to_none=set_to_none, log=log)
             except Exception as e:   # an extra measurement: keep the model-independent costs
                 torch.cuda.empty_cache()
@@ -544,6 +548,9 @@ def main(argv=None):
     ap.add_argument("--model-cost-buckets", action="store_true",
                     help="with --model-cost-rounds: the per-bucket costs on the model too (a bucket "
                          "per parameter, DDP's and the hook pattern's; validate_torch always asks)")
+    ap.add_argument("--model-cost-spacing", action="store_true",
+                    help="with --model-cost-buckets: the in-backward issue's cost against the "
+                         "host work between issues too (torch_modelcost's spacing variants)")
     ap.add_argument("--beside-rounds", type=int, default=10,
                     help="rounds measuring the step beside a transfer into host memory "
                          "(tools/torch_beside.py: host.beside_d2h; 0: not measured)")
@@ -584,7 +591,8 @@ def main(argv=None):
                 model_cost_rounds=max(0, a.model_cost_rounds),
                 beside_rounds=max(0, a.beside_rounds),
                 first_issue_rounds=max(0, a.first_issue_rounds),
-                model_cost_buckets=a.model_cost_buckets)
+                model_cost_buckets=a.model_cost_buckets,
+                model_cost_spacing=a.model_cost_spacing)
     text = json.dumps(w, indent=1) + "\n"
     if a.out == "-":
         sys.stdout.write(text)

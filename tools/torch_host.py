@@ -292,14 +292,18 @@ class HookFuser:
     transfer (offload to pinned host memory) is issued on a side stream after an event; with
     overlap off every transfer is issued after backward(). Buckets follow the order the hooks
     fired in the first step (close a bucket when it reaches cap bytes; cap 0: one per tensor;
-    first_cap: the first bucket's cap, as DDP's first bucket has its own)."""
+    first_cap: the first bucket's cap, as DDP's first bucket has its own; every: close a bucket
+    every that many gradients instead, whatever their bytes; issue=False: the hooks and copies
+    alone, no bucket ever issued: torch_modelcost's spacing variants)."""
 
-    def __init__(self, params, cap_bytes, overlap=True, first_cap=None):
+    def __init__(self, params, cap_bytes, overlap=True, first_cap=None, every=None, issue=True):
         import torch
         self.params = params              # [(name, param)]
         self.cap = cap_bytes
         self.first_cap = cap_bytes if first_cap is None else first_cap
         self.overlap = overlap
+        self.every = every                # close a bucket every `every` gradients (not by bytes)
+        self.issue = issue                # False: the copies into the buffers, no bucket issued
         self.stream = torch.cuda.Stream()
         self.order = []                   # first step: firing order (indices)
         self.ready = False
@@ -320,7 +324,7 @@ class HookFuser:
 
     def _copied(self, b):
         """A gradient of bucket b is in the fusion buffer: issue the bucket once it is full."""
-        if self.overlap and self.count[b] == self.size[b]:
+        if self.overlap and self.issue and self.count[b] == self.size[b]:
             self._issue(b)
 
     def _build(self):
@@ -330,7 +334,8 @@ class HookFuser:
         for i in self.order:
             cur.append(i)
             cur_bytes += self.params[i][1].numel() * self.params[i][1].element_size()
-            if cur_bytes >= (self.cap if sizes else self.first_cap):
+            if (len(cur) >= self.every if self.every else
+                    cur_bytes >= (self.cap if sizes else self.first_cap)):
                 sizes.append(cur)
                 cur, cur_bytes = [], 0
         if cur:
@@ -375,8 +380,8 @@ class HookFuser:
         self.count = [0] * len(self.buckets)
 
     def _left(self):
-        """The buckets issued after backward(): every one with overlap off."""
-        return [] if self.overlap else range(len(self.buckets))
+        """The buckets issued after backward(): every one with overlap off (none without issues)."""
+        return [] if self.overlap or not self.issue else range(len(self.buckets))
 
     def bucket_names(self):
         return [[self.params[i][0] for i in m] for m in self.buckets]

@@ -35,6 +35,23 @@ and from session 23 on a third (where a capture lacks it, comm_hook_bucket deriv
   ddpo_n  DDP, bucket views, one bucket per parameter, the offload comm hook (torch_host's)
   ddp.hook_bucket_us = ddp.bucket_us + (d(ddpo_n) - d(ddpv_n)) / P: the same buckets as ddpv_n,
                     each the comm hook's call in place of the default all-reduce's.
+and from session 24 on, the spacing variants (spacing_variants=True): how a bucket's issue from
+inside backward costs more the more of backward's own host work ran since the previous issue. Runs
+11-22's loops show it in both Python paths: the hook pattern's in-backward issue per bucket (each
+overlap-on plan over the overlap-off one, backward() CPU paired) rises from per tensor to 4 MiB
+to 25 MiB buckets in 26 of 37 model-runs (run 11: 29 -> 55 -> 79 us on ResNet-50, buckets 36,
+302 and 1432 us apart), and DDP's offload comm hook over its default all-reduce is dearer per
+bucket at 25 MiB than at 4 MiB in 31 of 37 (run 22: 37-51 us on the model at one bucket per
+parameter, 136-268 at 4 MiB, 167-742 at 25 MiB) (torch_run_report's spacing section):
+  hk_0     the hook pattern's hooks and copies into its buffers, no bucket issued
+  hk_e4    the hook pattern, a bucket closed every 4 gradients (firing order), issued as it fills
+  hk_e16   the same every 16 gradients
+  ddpv_e16 DDP, bucket views, buckets of about 16 parameters' bytes, DDP's default all-reduce
+  ddpo_e16 the same buckets, the offload comm hook
+  a hook-pattern issue n gradients apart = (d(hk_n or hk_en) - d(hk_0)) / its buckets, and DDP's
+  comm hook over its default all-reduce = (d(ddpo_x) - d(ddpv_x)) / buckets, each against the
+  buckets' spacing (the framework-free backward() CPU over the buckets): issue_spacing, kept in
+  meta, not priced yet.
 Run 18's loop paid 75-92 us per DDP bucket and 102-140 us per hook-pattern bucket (its per-tensor
 plans against the 100 / 25 MiB ones, backward() CPU time), where the tower's synthetic bank
 measured 51 and 62 in the same run: like the per-parameter costs, the per-bucket ones travel
@@ -71,6 +88,10 @@ VARIANTS = ("none", "ddpv_1", "ddpc_h", "hk_1")
 # per-bucket variants (captures from run 19 on): a bucket per parameter, each issued from inside
 # backward as it fills; ddpo_n (DDP's offload comm hook) from session 23 on
 BUCKET_VARIANTS = ("ddpv_n", "hk_n", "ddpo_n")
+# spacing variants (session 24): the in-backward issue's cost against the host work between
+# issues; each (variant, gradients a bucket); ddpv_e16 / ddpo_e16 size DDP's buckets by bytes
+SPACING_VARIANTS = ("hk_0", "hk_e4", "hk_e16", "ddpv_e16", "ddpo_e16")
+SPACING_EVERY = {"hk_e4": 4, "hk_e16": 16, "ddpv_e16": 16, "ddpo_e16": 16}
 # each per-bucket estimate and the host-block cost it replaces
 BUCKET_COSTS = (("ddp_bucket_us", "ddp", "bucket_us"), ("hooks_bucket_us", "hooks", "bucket_us"),
                 ("ddp_hook_bucket_us", "ddp", "hook_bucket_us"))
@@ -122,6 +143,45 @@ def with_ci(bwd, P, fixed, boot=200, seed=1):
                      round(_q([s[k] for s in samples], 0.95), 3)]
                  for k in ("param_us", "copy_us", "hook_us") + tuple(c[0] for c in BUCKET_COSTS)
                  if k in est}
+    return est
+
+
+def spacing(bwd, P, nbs, rounds=None):
+    """The spacing variants' points from bwd[v] (backward() CPU us per round, as estimate()'s) and
+    nbs[v], the buckets each variant issued per step: {"hooks": [[buckets, us apart, us per
+    bucket]], "ddp_offload": [...]}, each list dense first. us apart: the framework-free
+    backward() CPU (median) over the buckets. hooks: (d(v) - d(hk_0)) / buckets for hk_n (P
+    buckets), hk_e4, hk_e16; ddp_offload: (d(ddpo) - d(ddpv)) / buckets for the per-parameter
+    pair and the e16 pair. A variant missing from bwd or nbs is left out."""
+    n = len(bwd["none"])
+    rs = list(range(n)) if rounds is None else rounds
+
+    def d(v):
+        return statistics.median(bwd[v][r] - bwd["none"][r] for r in rs)
+
+    base = statistics.median(bwd["none"][r] for r in rs)
+    out = {"hooks": [], "ddp_offload": []}
+    if bwd.get("hk_0"):
+        for v, nb in (("hk_n", P), ("hk_e4", nbs.get("hk_e4")), ("hk_e16", nbs.get("hk_e16"))):
+            if bwd.get(v) and nb:
+                out["hooks"].append([nb, round(base / nb, 1), round((d(v) - d("hk_0")) / nb, 3)])
+    for o, v, nb in (("ddpo_n", "ddpv_n", P), ("ddpo_e16", "ddpv_e16", nbs.get("ddpo_e16"))):
+        if bwd.get(o) and bwd.get(v) and nb:
+            out["ddp_offload"].append([nb, round(base / nb, 1), round((d(o) - d(v)) / nb, 3)])
+    return out
+
+
+def spacing_with_ci(bwd, P, nbs, boot=200, seed=1):
+    """spacing() with each point's p5 / p95 over rounds resampled appended ([buckets, us apart,
+    us per bucket, [p5, p95]])."""
+    est = spacing(bwd, P, nbs)
+    n = len(bwd["none"])
+    rng = random.Random(seed)
+    samples = [spacing(bwd, P, nbs, [rng.randrange(n) for _ in range(n)]) for _ in range(boot)]
+    for key, pts in est.items():
+        for i, pt in enumerate(pts):
+            xs = [s_[key][i][2] for s_ in samples]
+            pt.append([round(_q(xs, 0.05), 3), round(_q(xs, 0.95), 3)])
     return est
 
 
@@ -238,7 +298,7 @@ def _flush_caches():
 
 
 def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=True, cold=True,
-            log=None, sync_fwd=False, buckets=False):
+            log=None, sync_fwd=False, buckets=False, spacing_variants=False):
     """Runs the variants on copies of model (see the module docstring); run_loss(m) -> the loss
     of one forward of m; opt: the capture's optimizer (its class and defaults are copied; SGD
     when None); fixed: the tower's fixed parts. Returns with_ci()'s dict plus "P", "rounds" and
@@ -246,34 +306,42 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
     before backward() (no launches pending when it starts; torch_launchq.py --sync-probe).
     buckets: the per-bucket variants too (BUCKET_VARIANTS: DDP's bucket call, the hook
     pattern's bucket issue and DDP's offload comm hook on the model, "ddp_bucket_us" /
-    "hooks_bucket_us" / "ddp_hook_bucket_us")."""
+    "hooks_bucket_us" / "ddp_hook_bucket_us"). spacing_variants: with buckets, SPACING_VARIANTS
+    too ("issue_spacing", spacing_with_ci(); a variant that fails is dropped, the rest stand)."""
     import torch
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     torch_host.ensure_process_group()
     t_start = time.time()
     runners = {}
-    variants = VARIANTS + (BUCKET_VARIANTS if buckets else ())
+    variants = VARIANTS + (BUCKET_VARIANTS if buckets else ()) + \
+        (SPACING_VARIANTS if buckets and spacing_variants else ())
+    P = sum(1 for p in model.parameters() if p.requires_grad)
+    # about 16 parameters' bytes a bucket for the e16 pair (DDP buckets by bytes)
+    e16_mb = sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad) \
+        * 16 / max(P, 1) / MiB
+    offload = {}   # the offload variants' states: their buckets are counted after the rounds
     for v in variants:
         core = copy.deepcopy(model)
         m, fuser = core, None
-        if v in ("ddpv_1", "ddpc_h", "ddpv_n", "ddpo_n"):
-            m = DDP(core, device_ids=torch_host.device_ids(),
-                    bucket_cap_mb=1e-9 if v in ("ddpv_n", "ddpo_n") else HUGE,
+        if v in ("ddpv_1", "ddpc_h", "ddpv_n", "ddpo_n", "ddpv_e16", "ddpo_e16"):
+            cap = 1e-9 if v in ("ddpv_n", "ddpo_n") else e16_mb if v in SPACING_EVERY else HUGE
+            m = DDP(core, device_ids=torch_host.device_ids(), bucket_cap_mb=cap,
                     gradient_as_bucket_view=v != "ddpc_h")
             if v == "ddpc_h":
                 m.register_comm_hook(None, _noop_comm_hook)
-            elif v == "ddpo_n":   # as validate_torch's "ddp offload" plans
-                m.register_comm_hook(torch_host.OffloadState(), torch_host.offload_hook)
-        elif v in ("hk_1", "hk_n"):
+            elif v in ("ddpo_n", "ddpo_e16"):   # as validate_torch's "ddp offload" plans
+                offload[v] = torch_host.OffloadState()
+                m.register_comm_hook(offload[v], torch_host.offload_hook)
+        elif v in ("hk_1", "hk_n", "hk_0", "hk_e4", "hk_e16"):
             params = [(n, p) for n, p in core.named_parameters() if p.requires_grad]
-            fuser = torch_host.HookFuser(params, 0 if v == "hk_n" else int(HUGE * MiB))
+            fuser = torch_host.HookFuser(params, 0 if v == "hk_n" else int(HUGE * MiB),
+                                         every=SPACING_EVERY.get(v), issue=v != "hk_0")
         try:
             o = type(opt)(core.parameters(), **opt.defaults)
         except (TypeError, AttributeError):   # no optimizer, or one not built from its defaults
             o = torch.optim.SGD(core.parameters(), lr=1e-3, momentum=0.9)
         runners[v] = (m, core, fuser, o)
-    P = sum(1 for p in model.parameters() if p.requires_grad)
 
     def step(v):
         m, core, fuser, o = runners[v]
@@ -300,21 +368,43 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
     for r in range(warmup + rounds):
         k0 = r % len(variants)
         for v in variants[k0:] + variants[:k0]:
-            tf, t = step(v)
-            if cold:
-                _flush_caches()
-                tc = step(v)[1]
+            try:
+                tf, t = step(v)
+                if cold:
+                    _flush_caches()
+                    tc = step(v)[1]
+            except Exception as e:   # an experiment: drop it, the costs above stand
+                if v not in SPACING_VARIANTS:
+                    raise
+                if log:
+                    log("  spacing variant %s dropped (%s: %s)" % (v, type(e).__name__, e))
+                variants = tuple(x for x in variants if x != v)
+                for dct in (bwd, fwd, bwd_cold):
+                    dct.pop(v, None)
+                continue
             if r >= warmup:
                 bwd[v].append(round(t, 1))
                 fwd[v].append(round(tf, 1))
                 if cold:
                     bwd_cold[v].append(round(tc, 1))
+    # the buckets each spacing variant issued a step (the offload hook's calls in one more step)
+    nbs = {v: len(runners[v][2].buckets) for v in ("hk_e4", "hk_e16") if v in variants}
+    if "ddpo_e16" in variants:
+        try:
+            offload["ddpo_e16"].record = []
+            step("ddpo_e16")
+            nbs["ddpo_e16"] = len({i for i, _ in offload["ddpo_e16"].record})
+        except Exception as e:
+            if log:
+                log("  ddpo_e16's buckets not counted (%s: %s)" % (type(e).__name__, e))
     del runners
     torch.cuda.empty_cache()
     out = with_ci(bwd, P, fixed)
     out.update({"P": P, "rounds": rounds, "fixed": dict(fixed),
                 "seconds": round(time.time() - t_start, 1), "raw": bwd, "raw_fwd": fwd,
                 "ddp_forward": forward_with_ci(fwd)})
+    if any(v in bwd for v in SPACING_VARIANTS):
+        out["issue_spacing"] = dict(spacing_with_ci(bwd, P, nbs), buckets=nbs)
     if cold:
         out["cold"] = dict(with_ci(bwd_cold, P, fixed), raw=bwd_cold)
     if log:
@@ -328,6 +418,10 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
                    out["ci"]["hooks_bucket_us"],
                    "%.1f %s" % (out["ddp_hook_bucket_us"], out["ci"]["ddp_hook_bucket_us"])
                    if "ddp_hook_bucket_us" in out else "-"))
+        for key, pts in (out.get("issue_spacing") or {}).items():
+            if key != "buckets" and pts:
+                log("  %s issue per bucket against its spacing on the model: %s" % (key, "; ".join(
+                    "%d buckets %.0f us apart %.1f us %s" % tuple(p) for p in pts)))
         df = out["ddp_forward"]
         log("  DDP's forward on the model: %.0f us %s over a plain forward() of %.0f us"
             % (df["forward_us"], df["ci"], df["fwd_cpu_us"]))

@@ -321,7 +321,8 @@ def run_model(name, batch, seq, a, fw, log):
                                model_cost_rounds=a.model_cost_rounds,
                                beside_rounds=a.beside_rounds,
                                first_issue_rounds=a.first_issue_rounds,
-                               model_cost_buckets=a.model_cost_rounds > 0, log=log)
+                               model_cost_buckets=a.model_cost_rounds > 0,
+                               model_cost_spacing=a.spacing_variants, log=log)
     del cap_model
     torch.cuda.empty_cache()
     log("%s: captured in %.1f s (fwd %.0f bwd %.0f opt %.0f us, %d tensors)"
@@ -542,6 +543,10 @@ def main(argv=None, probe=None):
                     help="with --beside-rounds: rounds measuring the slowdown of backward's host "
                          "work after the first in-backward issue (meta.beside_d2h.in_bwd_slow; "
                          "0: not measured)")
+    ap.add_argument("--no-spacing-variants", dest="spacing_variants", action="store_false",
+                    help="leave out torch_modelcost's spacing variants (the in-backward issue's "
+                         "cost on the model against the host work between issues, kept in "
+                         "meta; about 70%% more model-cost time)")
     ap.add_argument("--no-loop-probes", dest="loop_probes", action="store_false",
                     help="leave out the probes run in the loop's rounds (the frameworks' "
                          "per-parameter costs at the loop's host speed, the first in-backward "

@@ -255,6 +255,42 @@ st.tower_costs(wl6)
 check("... --tower-costs still puts the tower's back (11)", h6["ddp"]["param_us"] == 11.0)
 check("a run without probes: nothing", st.loop_costs({"host": {}}, {}, {"ddp": {}}) is None)
 
+# The spacing variants (session 24), by hand: P = 48 parameters, 40 us a hook; the hook pattern's
+# issue costs 30 us a bucket at one a parameter, 55 at one every 4 (12 buckets), 80 at one every
+# 16 (3 buckets); DDP's offload comm hook over its default all-reduce 45 us a bucket per
+# parameter, 200 at about 16 parameters a bucket (4 buckets). The framework-free backward() CPU
+# drifts round by round (median 9800 us): the buckets are 9800 / 48 = 204.2, 816.7, 3266.7 and
+# 2450 us apart.
+PS, NBS = 48, {"hk_e4": 12, "hk_e16": 3, "ddpo_e16": 4}
+bs = {v: [] for v in ("none", "hk_0", "hk_n", "hk_e4", "hk_e16", "ddpv_n", "ddpo_n", "ddpv_e16",
+                      "ddpo_e16")}
+for r in range(15):
+    base = 9000.0 + 400.0 * ((r * 7) % 5)
+    for v, extra in (("none", 0), ("hk_0", 40 * PS), ("hk_n", 40 * PS + 30 * PS),
+                     ("hk_e4", 40 * PS + 55 * 12), ("hk_e16", 40 * PS + 80 * 3),
+                     ("ddpv_n", 700), ("ddpo_n", 700 + 45 * PS), ("ddpv_e16", 300),
+                     ("ddpo_e16", 300 + 200 * 4)):
+        bs[v].append(base + extra)
+sp = mc.spacing_with_ci(bs, PS, NBS)
+want_h = [[48, 204.2, 30.0], [12, 816.7, 55.0], [3, 3266.7, 80.0]]
+want_o = [[48, 204.2, 45.0], [4, 2450.0, 200.0]]
+check("hooks' issue against spacing %s" % [p_[:3] for p_ in sp["hooks"]],
+      all(g[:2] == w_[:2] and abs(g[2] - w_[2]) < 1e-3 for g, w_ in zip(sp["hooks"], want_h))
+      and len(sp["hooks"]) == 3)
+check("DDP's comm hook against spacing %s" % [p_[:3] for p_ in sp["ddp_offload"]],
+      all(g[:2] == w_[:2] and abs(g[2] - w_[2]) < 1e-3 for g, w_ in zip(sp["ddp_offload"], want_o))
+      and len(sp["ddp_offload"]) == 2)
+check("each point's bootstrap brackets it (no noise: a point)",
+      all(p_[3][0] - 1e-3 <= p_[2] <= p_[3][1] + 1e-3 for k in sp for p_ in sp[k]))
+del bs["hk_0"]
+check("without hk_0 no hook points; offload's stay",
+      mc.spacing(bs, PS, NBS)["hooks"] == [] and len(mc.spacing(bs, PS, NBS)["ddp_offload"]) == 2)
+check("a variant whose buckets were not counted is left out",
+      len(mc.spacing(bs, PS, {"hk_e4": 12})["ddp_offload"]) == 1)
+check("the estimates without the spacing variants are unchanged by them",
+      mc.estimate(dict(make(), **{k: v for k, v in bs.items() if k in mc.SPACING_VARIANTS}), P,
+                  FIXED) == mc.estimate(make(), P, FIXED))
+
 # torch_trace.summarize: two steps, a 1000 us wait on the autograd thread once a step.
 rows = [("cudaLaunchKernel", "2", 5.0, 5.0)] * 40 + [("cudaStreamSynchronize", "2", 1000.0, 1000.0)] * 2 \
     + [("aten::copy_", "1", 20.0, 30.0)] * 10
