@@ -404,7 +404,7 @@ static int fu__parse_gemm(json_t *e, const char *what, char *where, fu_gemm_tabl
     return fu__bad(what, where, "dtype and layout must be short strings");
   for (int w = 0; w < 3; w++)
     if (fu__numarr(e, keys[w], FU_GEMM_GRID_AXIS, 1, 1 << 30, 1, ax[w], &n[w]) || n[w] < 1)
-      return fu__bad(what, where, "m, n, k must be ascending lists of 1 to 12 sizes");
+      return fu__bad(what, where, "m, n, k must be ascending lists of 1 to 16 sizes");
   t->nm = n[0], t->nn = n[1], t->nk = n[2];
   for (int i = 0; i < n[0]; i++) t->m[i] = (int)ax[0][i];
   for (int i = 0; i < n[1]; i++) t->n[i] = (int)ax[1][i];

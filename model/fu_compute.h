@@ -44,7 +44,7 @@
 
 #include <stddef.h>
 
-#define FU_GEMM_GRID_AXIS 12      /* most values along one grid axis */
+#define FU_GEMM_GRID_AXIS 16      /* most values along one grid axis (calib_torch GEMM_WIDTHS) */
 #define FU_GEMM_GRID_MAX 16384    /* largest M, N or K the sweep measures */
 #define FU_GEMM_TABLES 18         /* 3 dtypes x 3 layouts, aligned and unaligned */
 #define FU_ATTN_MAX 256           /* attention points */

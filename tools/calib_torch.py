@@ -38,7 +38,8 @@ the GPU waits on the host):
   gemm_unaligned  cuBLAS fwd/dgrad/wgrad of a linear layer with a vocabulary not a multiple of 8
              (tokens x vocab x hidden), bf16 and TF32: the profile's "gemm_unaligned" tables.
   gemm       (not by default) the aligned fwd/dgrad/wgrad tables as torch.matmul runs them, on
-             fusim calib's grid (bf16, TF32, fp32): the profile's "gemm" tables.
+             fusim calib's grid (fp32) and at the widths between its powers of two (bf16, TF32:
+             GEMM_WIDTHS): the profile's "gemm" tables.
   conv       (not by default) cuDNN convolutions (channels-last, benchmark mode) fwd, dgrad,
              wgrad by class (1x1 and 3x3 at stride 1 and 2, the 7x7 stride-2 stem) over output
              pixels x input x output channels, bf16 and TF32: the profile's "conv" tables.
@@ -854,16 +855,28 @@ def measure_gemm_unaligned(torch, tm, quick, log, dl):
     return out
 
 
+# The widths (a linear layer's features) the bf16 and TF32 tables sample: the powers of two and
+# the multiples of 256 models use between them. cuBLAS's speed is not smooth between powers of two
+# (2026-12-04o, tools/gemm_offgrid.py: TF32 products 768, 1280 or 1792 wide run 10-20% below the
+# log-linear interpolation of their power-of-two neighbours, bf16 1792 wide 10%), so a grid of
+# powers alone prices such widths fast. Tokens (the rows) stay powers of two.
+GEMM_WIDTHS = [128, 256, 512, 768, 1024, 1280, 1536, 1792, 2048, 2560, 3072, 4096, 5120, 6144, 8192, 16384]
+
+
 def measure_gemm_aligned(torch, tm, quick, log, dl):
     """The aligned GEMM tables as PyTorch runs them (torch.matmul: cuBLASLt with PyTorch's
-    workspace and heuristics), on fusim calib's grid: bf16 and TF32 over 128..16384 by 2, fp32
-    256..16384 by 4. A profile merging them prices GEMMs from the framework's own calls."""
+    workspace and heuristics): bf16 and TF32 over tokens 128..16384 by 2 and the widths
+    GEMM_WIDTHS (fwd and dgrad (tokens, width, width), wgrad (width, width, tokens)), fp32
+    256..16384 by 4 in every axis. A profile merging them prices GEMMs from the framework's own
+    calls."""
     out = []
     for dname in ("bf16", "tf32", "fp32"):
         ax = [256, 1024, 4096, 16384] if dname == "fp32" or quick else [128 << i for i in range(8)]
+        wx = ax if dname == "fp32" or quick else GEMM_WIDTHS
         with Tf32(torch, dname):
             for lay in ("fwd", "dgrad", "wgrad"):
-                t = measure_gemm_grid(torch, tm, dname, lay, (ax, ax, ax), dl)
+                axes = (wx, wx, ax) if lay == "wgrad" else (ax, wx, wx)
+                t = measure_gemm_grid(torch, tm, dname, lay, axes, dl)
                 out.append(t)
                 got = [u for u in t["us"] if u]
                 log("gemm %s %s: %d of %d points" % (dname, lay, len(got), len(t["us"])))

@@ -49,6 +49,12 @@ NEW = {
     "gpt2_h1024_l8_b8_s512_bf16": ("gpt2", dict(layers=8, hidden=1024, heads=16, ffn=4096, vocab=50257), 8, 512, "bf16"),
     "llama_h2560_l6_b2_s1024_tf32": ("llama", dict(layers=6, hidden=2560, heads=20, ffn=6912, vocab=32000), 2, 1024, "tf32"),
     "resnet152_b32_bf16": ("resnet152", {}, 32, 0, "bf16"),
+    # captured first on 2026-12-04 (compute10), held out from the GEMM tables' off-grid model
+    # (chosen before it was built): widths 1792, 1600, 1280 and 5120, between the sweep's powers of two
+    "llama_h1792_l6_b4_s1024_bf16": ("llama", dict(layers=6, hidden=1792, heads=14, ffn=4864, vocab=32000), 4, 1024, "bf16"),
+    "gpt2_h1600_l6_b4_s1024_tf32": ("gpt2", dict(layers=6, hidden=1600, heads=25, ffn=6400, vocab=50257), 4, 1024, "tf32"),
+    "bert_h1280_l6_b16_s256_bf16": ("bert", dict(layers=6, hidden=1280, heads=20, ffn=5120, vocab=30522), 16, 256, "bf16"),
+    "llama_h5120_l2_b2_s1024_tf32": ("llama", dict(layers=2, hidden=5120, heads=40, ffn=13824, vocab=32000), 2, 1024, "tf32"),
 }
 ALL = dict(SET, **NEW)
 

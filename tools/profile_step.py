@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """profile_step.py: where a model's training step spends GPU time, by PyTorch operation, for
 diagnosing the compute model (which operations the estimate misprices or leaves out). Builds
-models of tools/capture_set.py's SET, runs a few steps, then one forward and one backward under
+models of tools/capture_set.py's ALL (SET and NEW), runs a few steps, then one forward and one backward under
 torch.profiler, and writes per phase the operations (aten::..., with the device time of the
 kernels they launched, self and total) and the kernels, largest first.
 
@@ -54,7 +54,7 @@ def main(argv=None):
     from torch.profiler import ProfilerActivity, profile
     import capture_set
     os.makedirs(a.out, exist_ok=True)
-    names = [n for n in capture_set.SET if not a.only or n in a.only.split(",")]
+    names = [n for n in capture_set.ALL if not a.only or n in a.only.split(",")]
     for name in names:
         t0 = time.time()
         try:
@@ -73,7 +73,7 @@ def main(argv=None):
 
 def profile_one(torch, profile, ProfilerActivity, capture_set, name, top):
     """One model: three steps, then forward and backward each under the profiler."""
-    arch, hp, batch, seq, amp = capture_set.SET[name]
+    arch, hp, batch, seq, amp = capture_set.ALL[name]
     torch.manual_seed(0)
     torch.backends.cudnn.benchmark = True
     torch.backends.cuda.matmul.allow_tf32 = amp == "tf32"

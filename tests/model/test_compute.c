@@ -1,5 +1,6 @@
 /* test_compute: the profile's compute tables (model/fu_compute.c) against values worked out by
- * hand: GEMM grid interpolation (efficiency log-linear between points, floors and edges), the
+ * hand: GEMM grid interpolation (efficiency log-linear between points, floors and edges, widths
+ * between the powers of two), the
  * sweep label, memory-bound operation and attention interpolation, the optimizer fit, the
  * convolution tables by class, merging a partial calibration by key, and the JSON round trip
  * through a profile. */
@@ -74,6 +75,45 @@ static void test_gemm(void) {
   EXPECT_INT_EQ(fu_compute_gemm_us(c, "tf32", "fwd", 512, 256, 256, &us), FU_EDATA);
   EXPECT_INT_EQ(fu_compute_gemm_us(c, "bf16", "wgrad", 512, 256, 256, &us), FU_EDATA);
   free(c);
+}
+
+/* A table sampled at the widths between the powers of two (calib_torch's GEMM_WIDTHS: 16 values
+ * along n): a width whose kernels run slower than its neighbours' (here n = 1280 at 0.8x the
+ * efficiency of the rest) is priced at its own point, a width between two points log-linearly
+ * between them; a 17th value along an axis is refused. */
+static void test_widths(void) {
+  static const int w[16] = {128, 256, 512, 768, 1024, 1280, 1536, 1792, 2048, 2560, 3072, 4096,
+                            5120, 6144, 8192, 16384};
+  fu_compute *c = malloc(sizeof *c);
+  fu_compute_init(c);
+  for (int j = 0; j < 16; j++) {
+    double eff = w[j] == 1280 ? 3.2e8 : 4e8, flops = 2.0 * 4096 * w[j] * 1024;
+    EXPECT_INT_EQ(fu_compute_put_gemm(c, "tf32", "fwd", 4096, w[j], 1024, flops / eff), FU_OK);
+  }
+  EXPECT_INT_EQ(c->gemm[0].nn, 16);
+  double us;
+  EXPECT_INT_EQ(fu_compute_gemm_us(c, "tf32", "fwd", 4096, 1280, 1024, &us), FU_OK);
+  EXPECT_REL(us, 2.0 * 4096 * 1280 * 1024 / 3.2e8, 1e-6); /* its own point, not 4e8 */
+  /* n = 1152: f = ln(1152/1024) / ln(1280/1024) = 0.52784 of the way, efficiency 4e8 x 0.8^f */
+  EXPECT_INT_EQ(fu_compute_gemm_us(c, "tf32", "fwd", 4096, 1152, 1024, &us), FU_OK);
+  EXPECT_REL(us, 2.0 * 4096 * 1152 * 1024 / (4e8 * pow(0.8, 0.52784)), 1e-4);
+  /* n = 1408, between 1280 and 1536: f = ln(1.1) / ln(1.2) = 0.52276 of the way back up */
+  EXPECT_INT_EQ(fu_compute_gemm_us(c, "tf32", "fwd", 4096, 1408, 1024, &us), FU_OK);
+  EXPECT_REL(us, 2.0 * 4096 * 1408 * 1024 / (3.2e8 * pow(1.25, 0.52276)), 1e-4);
+  /* no room for a 17th value along n */
+  EXPECT_INT_EQ(fu_compute_put_gemm(c, "tf32", "fwd", 4096, 11008, 1024, 1.0), FU_EDATA);
+  free(c);
+  fu_profile *q = malloc(sizeof *q);
+  fu_profile_init(q);
+  char js[1024];
+  int o = snprintf(js, sizeof js, "{\"format\": \"fusim-profile-1\", \"curves\": [], \"compute\": {\"gemm\": "
+                                  "[{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"m\": [1], \"k\": [1], \"n\": [");
+  for (int j = 1; j <= 17; j++) o += snprintf(js + o, sizeof js - o, "%s%d", j > 1 ? ", " : "", j);
+  o += snprintf(js + o, sizeof js - o, "], \"us\": [");
+  for (int j = 1; j <= 17; j++) o += snprintf(js + o, sizeof js - o, "%s1", j > 1 ? ", " : "");
+  snprintf(js + o, sizeof js - o, "]}]}}");
+  EXPECT_INT_EQ(fu_profile_parse(js, "seventeen", q), FU_EDATA);
+  free(q);
 }
 
 static void test_ops_attn_optim(void) {
@@ -295,6 +335,7 @@ static void test_default(void) {
 int main(void) {
   test_label();
   test_gemm();
+  test_widths();
   test_ops_attn_optim();
   test_json();
   test_unaligned();
