@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""test_modelcost_standin.py: tools/torch_modelcost.measure()'s control flow on a stand-in for
+torch (no torch, no GPU): every variant built and stepped, the spacing variants' buckets counted,
+and a spacing variant that fails dropped while the other costs stand.
+
+The stand-in model has P = 32 parameters of 1000 floats each (4000 bytes). Its backward() fires
+the parameters' post-accumulate-grad hooks in reverse order, as autograd does, and the stand-in
+DDP calls its comm hook for each bucket once the bucket's last gradient is in. DDP's buckets are
+filled by bytes up to bucket_cap_mb, so ddpo_e16's cap (16 parameters' bytes) gives 32 / 16 = 2
+buckets. hk_e4 closes a bucket every 4 gradients (8 buckets) and hk_e16 every 16 (2). The times
+are the host's own, so only the structure is checked, not the costs.
+"""
+import contextlib
+import os
+import sys
+import types
+import unittest
+from unittest import mock
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+
+class Tensor:
+    """Just enough of a tensor for the hook pattern and the offload hook."""
+
+    def __init__(self, n=1):
+        self.n, self.shape, self.dtype, self.device = n, (n,), "float32", "cuda:0"
+
+    def numel(self):
+        return self.n
+
+    def __getitem__(self, s):
+        return Tensor(len(range(*s.indices(self.n))))
+
+    def view(self, *shape):
+        return self
+
+    def copy_(self, other, non_blocking=False):
+        return self
+
+    def add_(self, x):
+        return self
+
+
+class Param(Tensor):
+    count = 0
+
+    def __init__(self, n):
+        super().__init__(n)
+        Param.count += 1
+        self.ptr, self.requires_grad, self.grad, self.hooks = Param.count, True, None, []
+
+    def element_size(self):
+        return 4
+
+    def data_ptr(self):
+        return self.ptr
+
+    def register_post_accumulate_grad_hook(self, fn):
+        self.hooks.append(fn)
+        return fn
+
+
+class Model:
+    def __init__(self, P, n):
+        self.params = [Param(n) for _ in range(P)]
+
+    def parameters(self):
+        return iter(self.params)
+
+    def named_parameters(self):
+        return (("p%d" % i, p) for i, p in enumerate(self.params))
+
+    def __deepcopy__(self, memo):
+        return Model(len(self.params), self.params[0].n)
+
+
+class Bucket:
+    def __init__(self, index, params):
+        self.i, self.ps = index, params
+
+    def buffer(self):
+        return Tensor(sum(p.n for p in self.ps))
+
+    def index(self):
+        return self.i
+
+    def parameters(self):
+        return self.ps
+
+
+class DDP:
+    """DDP's Reducer as far as measure() sees it: buckets by bytes in the gradients' ready order
+    (the first capped at 1 MiB, as DDP's), the comm hook called as each bucket fills."""
+
+    def __init__(self, module, device_ids=None, bucket_cap_mb=25, gradient_as_bucket_view=False):
+        self.module, self.state, self.hook = module, None, None
+        cap, first, self.buckets, cur, size = bucket_cap_mb * 2**20, 2**20, [], [], 0
+        for p in reversed(module.params):
+            cur.append(p)
+            size += p.n * 4
+            if size >= (cap if self.buckets else min(cap, first)):
+                self.buckets.append(cur)
+                cur, size = [], 0
+        if cur:
+            self.buckets.append(cur)
+
+    def register_comm_hook(self, state, hook):
+        self.state, self.hook = state, hook
+
+
+class Loss:
+    def __init__(self, m):
+        self.m = m
+
+    def backward(self):
+        model = self.m.module if isinstance(self.m, DDP) else self.m
+        done = set()
+        for p in reversed(model.params):
+            p.grad = Tensor(p.n)
+            for h in p.hooks:
+                h(p)
+            done.add(p.ptr)
+            if isinstance(self.m, DDP) and self.m.hook:
+                for i, b in enumerate(self.m.buckets):
+                    if b[-1] is p and all(q.ptr in done for q in b):
+                        self.m.hook(self.m.state, Bucket(i, b))
+
+
+class SGD:
+    def __init__(self, params, lr=1e-3, momentum=0.9):
+        self.defaults = {"lr": lr, "momentum": momentum}
+
+    def zero_grad(self, set_to_none=True):
+        pass
+
+    def step(self):
+        pass
+
+
+class Future:
+    def __init__(self, devices=None):
+        self.v = None
+
+    def set_result(self, v):
+        self.v = v
+
+
+class Stream:
+    def wait_stream(self, other):
+        pass
+
+    def wait_event(self, e):
+        pass
+
+
+def standin():
+    """The stand-in torch as modules: torch, torch.nn, torch.nn.parallel."""
+    torch = types.ModuleType("torch")
+    torch.cuda = types.SimpleNamespace(
+        synchronize=lambda: None, empty_cache=lambda: None, Stream=Stream,
+        Event=lambda: types.SimpleNamespace(record=lambda: None),
+        stream=lambda s: contextlib.nullcontext(), current_stream=Stream)
+    torch.empty = lambda n, **kw: Tensor(n)
+    torch.zeros = lambda n, **kw: Tensor(n)
+    torch.futures = types.SimpleNamespace(Future=Future)
+    torch.optim = types.SimpleNamespace(SGD=SGD)
+    nn = types.ModuleType("torch.nn")
+    par = types.ModuleType("torch.nn.parallel")
+    par.DistributedDataParallel = DDP
+    torch.nn, nn.parallel = nn, par
+    return {"torch": torch, "torch.nn": nn, "torch.nn.parallel": par}
+
+
+class MeasureOnStandin(unittest.TestCase):
+    P = 32
+    FIXED = {"finalize_us": 0.0, "hooks_bucket_us": 0.0}
+
+    def setUp(self):
+        patches = [mock.patch.dict(sys.modules, standin())]
+        import torch_host
+        self.th = torch_host
+        patches += [mock.patch.object(torch_host, "ensure_process_group", lambda: None),
+                    mock.patch.object(torch_host, "align_ranks", lambda: None),
+                    mock.patch.object(torch_host, "device_ids", lambda: [0])]
+        for p in patches:
+            p.start()
+            self.addCleanup(p.stop)
+        import torch_modelcost
+        self.mc = torch_modelcost
+
+    def measure(self, **kw):
+        model = Model(self.P, 1000)
+        lines = []
+        out = self.mc.measure(model, Loss, SGD(model.parameters()), self.FIXED, warmup=1,
+                              buckets=True, log=lines.append, **kw)
+        return out, lines
+
+    def test_every_variant_and_buckets(self):
+        mc = self.mc
+        out, lines = self.measure(rounds=3, cold=True, spacing_variants=True)
+        every = mc.VARIANTS + mc.BUCKET_VARIANTS + mc.SPACING_VARIANTS
+        self.assertEqual(sorted(out["raw"]), sorted(every))
+        self.assertTrue(all(len(v) == 3 for v in out["raw"].values()))
+        sp = out["issue_spacing"]
+        self.assertEqual(sp["buckets"], {"hk_e4": 8, "hk_e16": 2, "ddpo_e16": 2})
+        self.assertEqual([p[0] for p in sp["hooks"]], [32, 8, 2])
+        self.assertEqual([p[0] for p in sp["ddp_offload"]], [32, 2])
+        self.assertTrue(all(len(p) == 4 for k in ("hooks", "ddp_offload") for p in sp[k]))
+        for k in ("param_us", "copy_us", "hook_us", "ddp_bucket_us", "hooks_bucket_us",
+                  "ddp_hook_bucket_us"):
+            self.assertIn(k, out)
+        self.assertTrue(any("hooks issue per bucket against its spacing" in x for x in lines))
+
+    def test_failing_spacing_variant_dropped(self):
+        real = self.th.HookFuser.after_backward
+
+        def failing(fuser):
+            if fuser.every == 16:
+                raise RuntimeError("stand-in failure")
+            return real(fuser)
+        with mock.patch.object(self.th.HookFuser, "after_backward", failing):
+            out, lines = self.measure(rounds=3, cold=False, spacing_variants=True)
+        self.assertNotIn("hk_e16", out["raw"])
+        self.assertTrue(any("hk_e16 dropped" in x for x in lines))
+        self.assertEqual([p[0] for p in out["issue_spacing"]["hooks"]], [32, 8])
+        self.assertIn("ddp_hook_bucket_us", out)
+        self.assertIn("param_us", out)
+
+    def test_failing_variant_of_before_still_raises(self):
+        def failing(fuser):
+            raise RuntimeError("stand-in failure")
+        with mock.patch.object(self.th.HookFuser, "after_backward", failing):
+            with self.assertRaises(RuntimeError):
+                self.measure(rounds=2, cold=False, spacing_variants=True)
+
+    def test_without_spacing_variants(self):
+        out, _ = self.measure(rounds=2, cold=False)
+        self.assertFalse(any(v in out["raw"] for v in self.mc.SPACING_VARIANTS))
+        self.assertNotIn("issue_spacing", out)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
