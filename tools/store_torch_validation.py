@@ -31,6 +31,11 @@ else --launchq's count for the same model and batch (data/validation/torch_h200_
 run's own queue measurement (runs.json queue_depth), else the file's. On runs 10-12 it changes no
 prediction (data/validation/README.md: the host never blocks where it matters).
 
+A run of N ranks (validate_torch --world-size N; rows are rank 0's times): DDP's rows are
+predicted with --comm allreduce:N:LINK (LINK from runs.json's `nvidia-smi topo -m`, or --link),
+with RUNDIR/profile.json where the run fitted one in its own call (unless --profile), and stored
+with gpus = N and every rank's medians and skew.
+
     python3 tools/store_torch_validation.py data/validation/torch_h200_run2 --db fusim.db
     python3 tools/store_torch_validation.py RUNDIR --no-store --csv matrix.csv
 """
