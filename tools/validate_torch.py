@@ -762,6 +762,10 @@ def run(a):
         try:
             wl, res = run_model(name, batch, a.seq, a, fw, log)
         except torch.cuda.OutOfMemoryError as e:
+            if WORLD > 1:   # the other ranks go on to this model's collectives: no skipping alone
+                die("%s:%d: out of GPU memory on rank %d; at several ranks the run stops (the "
+                    "models done stay in each rank's runs.json: merge_ranks joins them)"
+                    % (name, batch, RANK), 70)
             log("%s:%d: out of GPU memory, skipped (%s)" % (name, batch, str(e).splitlines()[0]))
             torch.cuda.empty_cache()
             continue
