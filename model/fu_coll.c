@@ -109,6 +109,14 @@ static fu__proto_cost fu__proto(const fu_cluster *c, fu_op op, int N, fu_coll_pr
   return k;
 }
 
+double fu_coll_ring_share(fu_op op, int ranks, fu_coll_proto proto) {
+  if (op == FU_OP_ALLREDUCE || ranks < 2) return 1;
+  /* the loop's idle share: one slice of a chunk (Simple: 2 slices a chunk; LL, LL128: 1) */
+  double b = proto == FU_PROTO_LL || proto == FU_PROTO_LL128 ? 1.0 : 0.5;
+  double k = ranks - 1; /* chunks an all-gather or reduce-scatter loop sends; all-reduce 2k */
+  return (k / (k + b)) / (2 * k / (2 * k + b));
+}
+
 /* The lines of one protocol. */
 static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, double f, fu_coll_proto proto,
                             fu_coll_line *lines, int *nlines) {
@@ -121,7 +129,7 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, double 
   /* ring */
   double steps = ar ? 2.0 * (p - 1) : (double)(p - 1);
   double inter = N > 1 ? steps * N / p : 0;
-  double ring_bw = fmin(fmin(bintra, bnic) * k.ring_bw, k.max_busbw);
+  double ring_bw = fmin(fmin(bintra, bnic) * k.ring_bw * fu_coll_ring_share(op, p, proto), k.max_busbw);
   fu__line(&lines[(*nlines)++], FU_CALGO_RING, proto, k.base + (steps - inter) * k.lintra + inter * k.lnet,
            f / ring_bw);
   /* NCCL runs NVLS and NVLS-tree on Simple only */
@@ -345,31 +353,74 @@ static void fu__fit_xintra(fu_cluster *c, const fu_coll_obs *obs, size_t n) {
   }
 }
 
+/* NCCL's tuning.cc latencies (2.18 to 2.28.3): a ring's base latency and its cost per intra-node
+ * step, LL and Simple, over NVLink and PCIe; NVLS's whole latency over NVLink (Simple). */
+#define FU__NCCL_RING_BASE_LL 6.6
+#define FU__NCCL_RING_BASE_SIMPLE 8.4
+#define FU__NCCL_NVLINK_STEP_LL 0.6
+#define FU__NCCL_NVLINK_STEP_SIMPLE 3.4
+#define FU__NCCL_PCIE_STEP_LL 1.0
+#define FU__NCCL_PCIE_STEP_SIMPLE 5.7
+#define FU__NCCL_NVLS_LAT 25.0
+
 /* Least squares of lat = base + s * step over the one-node observations (simple: their Simple
- * latency), step >= 0; one step count only: base = one step. 0 when no observation has it. */
+ * latency), step >= 0. 0 when no observation has it. With one step count the data cannot split a
+ * call's fixed cost from its steps': they are split as NCCL's tuning.cc does, its latency of the
+ * algorithm that ran (LL: the ring; Simple: NVLS where the observation is NVLS, else the ring)
+ * scaled to the measured one. The old split (base = one step) made a step a third of a 2-rank
+ * all-reduce's floor; NCCL's makes it a twelfth, and the DGX H100 pair's 7.8 us floor is NCCL's
+ * 6.6 + 2 x 0.6 exactly. */
 static int fu__intra_lat(const fu_cluster *c, const fu_coll_obs *obs, size_t n, int simple, double *base,
                          double *step) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, scale = 0;
+  int pcie = strcmp(c->intra_link, "pcie") == 0;
+  double b0 = simple ? FU__NCCL_RING_BASE_SIMPLE : FU__NCCL_RING_BASE_LL;
+  double l0 = simple ? (pcie ? FU__NCCL_PCIE_STEP_SIMPLE : FU__NCCL_NVLINK_STEP_SIMPLE)
+                     : (pcie ? FU__NCCL_PCIE_STEP_LL : FU__NCCL_NVLINK_STEP_LL);
   int m = 0;
   for (size_t i = 0; i < n; i++) {
     const fu_coll_obs *o = &obs[i];
     double y = simple ? o->lat_simple_us : o->lat_us;
     if (o->nodes != 1 || o->ranks < 2 || !(y > 0)) continue;
     int slot = fu_coll_nvls_slot(o->op);
-    double s = slot >= 0 && c->nvls_algbw_gbps[slot] > 0 && o->ranks > 2 ? 2.0
-               : o->op == FU_OP_ALLREDUCE ? 2.0 * (o->ranks - 1) : (double)(o->ranks - 1);
+    int nvls = slot >= 0 && c->nvls_algbw_gbps[slot] > 0 && o->ranks > 2;
+    double ring = o->op == FU_OP_ALLREDUCE ? 2.0 * (o->ranks - 1) : (double)(o->ranks - 1);
+    double s = nvls ? 2.0 : ring;
     sx += s, sy += y, sxx += s * s, sxy += s * y;
+    /* NCCL runs NVLS on Simple only: the smallest sizes (LL) of an NVLS curve are the ring's */
+    scale += y / (nvls && simple ? FU__NCCL_NVLS_LAT : b0 + ring * l0);
     m++;
   }
   if (m == 0) return 0;
-  double den = m * sxx - sx * sx, l;
-  if (m > 1 && fabs(den) > 1e-9) l = (m * sxy - sx * sy) / den;
-  else l = sy / m / (sx / m + 1); /* one step count: base = one step */
-  if (l < 0) l = 0;
-  *step = l;
-  *base = (sy - l * sx) / m;
-  if (*base < 0) *base = 0;
+  double den = m * sxx - sx * sx;
+  if (m > 1 && fabs(den) > 1e-9) {
+    *step = fmax(0, (m * sxy - sx * sy) / den);
+    *base = fmax(0, (sy - *step * sx) / m);
+  } else {
+    *step = scale / m * l0;
+    *base = scale / m * b0;
+  }
   return 1;
+}
+
+/* Where one node's all-reduces over > 2 ranks are all the fit has: on a machine with NVLS (the
+ * GPU has NCCL's nvlsEfficiency e and the ring rate they imply, A / e, exceeds half its NVLink
+ * bandwidth, as only an NVSwitch gives: fu_cluster_nvls_from_machine's test) NCCL ran them as
+ * NVLS at large sizes, so their best algorithm bandwidth A is A_nvls and the ring reaches A / e
+ * (the inverse of fu_cluster_nvls_from_machine: the all-gather and reduce-scatter, which run
+ * the ring, are priced from it, not from the switch's rate). Elsewhere they were rings and
+ * c is left as it is. */
+static void fu__ring_from_nvls(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *gpu) {
+  double e = fu_coll_nvls_efficiency(gpu), a = 0;
+  if (!(e > 0) || strcmp(c->intra_link, "nvlink") != 0) return;
+  for (size_t i = 0; i < n; i++) {
+    const fu_coll_obs *o = &obs[i];
+    if (o->nodes == 1 && o->ranks > 2 && o->op == FU_OP_ALLREDUCE && o->busbw_gbps > 0)
+      a = fmax(a, o->busbw_gbps / fu_busbw_factor(o->op, o->ranks));
+  }
+  if (!(a / e > 0.5 * fu_link_limit_gbps(FU_LINK_NVLINK, gpu))) return;
+  c->nvls_algbw_gbps[0] = a;
+  c->intra_gbps = a / e;
 }
 
 int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *source,
@@ -381,13 +432,16 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
   for (size_t i = 0; i < n; i++) {
     const fu_coll_obs *o = &obs[i];
     if (o->nodes != 1 || o->ranks < 2 || !(o->busbw_gbps > 0)) continue;
+    /* an all-gather or reduce-scatter reaches fu_coll_ring_share of the all-reduce's ring */
+    double b = o->busbw_gbps / fu_coll_ring_share(o->op, o->ranks, FU_PROTO_SIMPLE);
     if (o->op == FU_OP_ALLREDUCE && o->ranks > 2) {
-      if (o->busbw_gbps > ar_any) ar_any = o->busbw_gbps;
-    } else if (o->busbw_gbps > ring) {
-      ring = o->busbw_gbps;
+      if (b > ar_any) ar_any = b;
+    } else if (b > ring) {
+      ring = b;
     }
   }
-  if (!(ring > 0)) ring = ar_any;
+  int ar_only = !(ring > 0); /* only all-reduces over > 2 ranks on one node: NVLS or ring? */
+  if (ar_only) ring = ar_any;
   if (ring > 0) {
     fu_cluster keep = *c;
     c->intra_gbps = ring;
@@ -402,6 +456,7 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
         if (a > c->nvls_algbw_gbps[0]) c->nvls_algbw_gbps[0] = a;
       }
     }
+    if (ar_only) fu__ring_from_nvls(c, obs, n, gpu);
     /* Latencies: lat = base + s * l_intra over one-node observations, s the steps of the
      * algorithm that wins at small sizes (NVLS: 2, else the ring's); least squares, l >= 0; for
      * LL from the small sizes, for Simple from the large sizes' intercept. */
@@ -413,7 +468,11 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
       c->simple_base_us = keep.simple_base_us;
       c->simple_intra_step_us = keep.simple_intra_step_us;
     }
-    if (source) snprintf(c->intra_source, sizeof c->intra_source, "%s", source);
+    if (source && c->nvls_algbw_gbps[0] > 0 && ar_only)
+      snprintf(c->intra_source, sizeof c->intra_source,
+               "%.100s (ring: its NVLS all-reduce / NCCL's NVLS efficiency)", source);
+    else if (source)
+      snprintf(c->intra_source, sizeof c->intra_source, "%s", source);
     *fitted_intra = 1;
   }
   /* the intra-node link known: the algorithms the machine has, before fitting the network;

@@ -11,7 +11,9 @@
  *   ring       steps s = 2(p-1) (all-reduce) or p-1, of which s * N / p cross the network
  *              (each ring pass leaves every node once); latency = base + intra steps * l_intra
  *              + inter steps * l_net. Every rank sends f * n bytes on its ring link; a node's
- *              rings leave it over k = min(g, nics) NICs, so busbw = min(B_intra, k * B_nic).
+ *              rings leave it over k = min(g, nics) NICs, so busbw = min(B_intra, k * B_nic)
+ *              (B_intra: the all-reduce ring's; all-gather and reduce-scatter reach
+ *              fu_coll_ring_share of it, their loops sending half the chunks).
  *   tree       (all-reduce, N > 1) NCCL's double binary tree between nodes, a chain inside:
  *              latency = base + 2 ((g-1) l_intra + ceil(log2 N) l_net). Inside a node every GPU
  *              sends n up and n down the chain (time 2n / B_intra). Between nodes each tree
@@ -172,6 +174,19 @@ int fu_coll_chunk_breaks(const fu_coll_line *l, double *x);
 #define FU_COLL_NVLS_CHANNELS 16
 #define FU_COLL_STEP_BYTES 524288.0
 
+/* Bus bandwidth of op's ring relative to the all-reduce's at the same link rate (1 for
+ * all-reduce). NCCL's ring runs one loop of primitives per chunk of each rank's share (device
+ * all_reduce.h, all_gather.h, reduce_scatter.h): all-reduce sends 2(p-1) chunks a loop,
+ * all-gather and reduce-scatter p-1, and each loop ends with a primitive that only receives, during
+ * which the rank sends nothing. With the pipeline one slice deep, that idles the rank's link for
+ * b = one slice of a chunk a loop: Simple splits a chunk into ALLREDUCE_CHUNKSTEPS /
+ * ALLREDUCE_SLICESTEPS = 2 slices (b = 1/2), LL and LL128 send it as one (b = 1). So the ring
+ * reaches k / (k + b) of its link for k chunks a loop, and all-gather and reduce-scatter reach
+ * (p-1)/(p-1+b) / (2(p-1)/(2(p-1)+b)) of the all-reduce's bus bandwidth: 0.83 at 2 ranks, 0.97 at 8
+ * (Simple). The all-reduce's own rate is the profile's (intra_gbps, fitted at the rank counts
+ * measured): the model does not move it with p (NCCL's tuning.cc does not either). */
+double fu_coll_ring_share(fu_op op, int ranks, fu_coll_proto proto);
+
 /* A line's time at `bytes`: alpha + beta bytes x fu_coll_chunk_slow / fu_coll_tree_corr. */
 double fu_coll_line_time(const fu_coll_line *l, double bytes);
 
@@ -190,9 +205,12 @@ typedef struct fu_coll_obs {
 } fu_coll_obs;
 
 /* Fits the parameters the observations determine and keeps the others of *c (its base): the
- * intra-node ring bandwidth from one-node curves (all-gather, reduce-scatter, 2-rank
- * all-reduce; an all-reduce over more ranks well above it is NVLS and gives A_nvls), latency
- * from their small sizes (base + steps * l_intra by least squares), and from multi-node curves
+ * intra-node ring bandwidth from one-node curves (all-gather and reduce-scatter at busbw /
+ * fu_coll_ring_share, 2-rank all-reduce; an all-reduce over more ranks well above it is NVLS
+ * and gives A_nvls; where one-node all-reduces over > 2 ranks are all there is, on a machine
+ * with NVLS they are NVLS and the ring is A_nvls / nvlsEfficiency), latency from their small
+ * sizes (base + steps * l_intra by least squares; with one step count, split as NCCL's
+ * tuning.cc splits the latency of the algorithm that ran), and from multi-node curves
  * the NIC bandwidth and network step latency that minimise the squared log error of the
  * model's best algorithm over them. gpu (may be NULL) names the GPU model: with the intra-node
  * fit done and no one-node all-reduce over > 2 ranks observed (one without NVLS says the

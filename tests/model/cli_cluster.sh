@@ -223,4 +223,72 @@ check "cost at 2x8: the envelope curve is the fastest line at every power of two
   [ "$(js "$tmp/r.json" "6 < j['cluster']['net_step_us'] < 8 and j['cluster']['simple_net_step_us'] > 50")" = True ]
 check "1+1 alone: network step latency fitted for LL (6-8 us) and Simple" $?
 
+# --- all-gather and reduce-scatter from an all-reduce fit alone. errs PROFILE COMM MEASURED MIN:
+# "median max" |predicted / measured - 1| in % over MEASURED's rows ("bytes time_us" lines) from
+# MIN bytes up, priced by fusim cost
+errs() {
+  sizes=$(awk -v m="$4" '$1 >= m {printf "%s%sB", s, $1; s=","}' "$3")
+  "$fusim" cost --profile "$1" --comm "$2" --bytes "$sizes" --format json >"$tmp/e.json" &&
+    python3 - "$tmp/e.json" "$3" "$4" <<'PY'
+import json, statistics, sys
+pred = json.load(open(sys.argv[1]))
+meas = [tuple(map(float, l.split())) for l in open(sys.argv[2]) if l.strip()]
+meas = [m for m in meas if m[0] >= float(sys.argv[3])]
+e = [abs(p["time_us"] / m[1] - 1) * 100 for p, m in zip(pred, meas)]
+print(f"{statistics.median(e):.2f} {max(e):.2f}")
+PY
+}
+within() { # "median max" MEDIAN_LIMIT MAX_LIMIT
+  python3 -c "import sys; m, x = map(float, sys.argv[1].split()); sys.exit(not (m <= float(sys.argv[2]) and x <= float(sys.argv[3])))" "$1" "$2" "$3"
+}
+# Two H200s over NVLink NV18 (tests/data/measured: fusim calib -g 2, NCCL 2.28.3), the all-reduce
+# alone fitted. Its one step count is split as NCCL's tuning.cc splits a ring's latency (LL: base
+# 6.6 us, NVLink step 0.6; Simple: 8.4 and 3.4), so a 1-step all-gather costs base + 1 step.
+h2=$here/../../data/measured/h200x2-nv18-collectives.csv
+"$fusim" import --db "$tmp/h2.db" "$h2" >/dev/null &&
+  "$fusim" fit --db "$tmp/h2.db" --op allreduce --no-store --out "$tmp/h2.json" >/dev/null 2>&1 &&
+  [ "$(js "$tmp/h2.json" "(lambda c: abs(c['base_us'] / c['intra_step_us'] - 6.6 / 0.6) < 1e-6 and abs(c['simple_base_us'] / c['simple_intra_step_us'] - 8.4 / 3.4) < 1e-6)(j['cluster'])")" = True ] &&
+  "$fusim" cost --profile "$tmp/h2.json" --comm allgather:2 --bytes 16B,1GiB --format json >"$tmp/c.json" &&
+  t=$(js "$tmp/h2.json" "j['cluster']['base_us'] + j['cluster']['intra_step_us'] + 8 / (j['cluster']['intra_gbps'] / 3 * 0.75 * 1e3)") &&
+  [ "$(js "$tmp/c.json" "abs(j[0]['time_us'] / $t - 1) < 1e-9 and j[0]['algo'] == 'ring/LL'")" = True ] &&
+  t=$(js "$tmp/h2.json" "(lambda c: c['simple_base_us'] + c['simple_intra_step_us'] + 2**29 / (c['intra_gbps'] * 5 / 6 * 1e3))(j['cluster'])") &&
+  [ "$(js "$tmp/c.json" "abs(j[1]['time_us'] / $t - 1) < 1e-9 and j[1]['algo'] == 'ring/Simple'")" = True ]
+check "H200 pair, all-reduce fit: latency split as NCCL's; all-gather by hand at 16 B (ring/LL: base + 1 step, 8 B at a third of the ring x 3/4) and 1 GiB (Simple, at 5/6 of the all-reduce ring's bus bandwidth)" $?
+# Against what the same call measured (out-of-place), issue 12's band for predicted collectives
+# at >= 64 MiB: median <= 10%, max <= 30%. Pricing them at the all-reduce's bus bandwidth (before
+# fu_coll_ring_share) gave 22-25% fast there; the model's own all-reduce misses by up to 7.6%
+# at these sizes (its one rate for a rate still rising with size).
+ok=1
+for o in allgather reducescatter; do
+  awk -F, -v o=$o '$1 == o && $9 == 0 && $7 == "" {print $3, $4}' "$h2" >"$tmp/m.txt"
+  r=$(errs "$tmp/h2.json" $o:2:nvlink "$tmp/m.txt" 67108864) && within "$r" 10 30 || ok=0
+done
+[ $ok = 1 ]
+check "H200 pair: all-gather and reduce-scatter from the all-reduce fit within issue 12's band at >= 64 MiB" $?
+# Public one-node logs, fitted on all-reduce alone: two RTX 2080 Ti over PCIe (all-gather measured
+# beside it; the old pricing was 15-19% fast at >= 64 MiB), and 8 B200s on an NVSwitch, whose
+# all-reduce NCCL ran as NVLS: the ring the all-gather and reduce-scatter run is A_nvls / 0.74
+# (taken as the ring, the all-reduce's 841 GB/s priced them 17-21% fast at >= 1 GiB). The B200's
+# band is wider: NCCL's nominal NVLS efficiency 0.74 against this node's 0.69-0.71 (its NVLS
+# all-reduce over its all-gather and reduce-scatter rings) alone makes 4-7%, and the sizes
+# below 1 GiB are not checked: the fitted Simple latency is an intercept of NVLS sizes whose
+# rate still rises (fu_coll.c fu__intra_lat), and LL128, which NCCL runs there, is not modelled.
+for f in allreduce allgather; do
+  awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $1 > 0 {print $1, $6}' "$pub/rtx2080tix2-pcie-$f.txt" >"$tmp/rtx-$f.txt"
+done
+"$fusim" import --db "$tmp/rtx.db" "$pub/rtx2080tix2-pcie-allreduce.txt" >/dev/null &&
+  "$fusim" fit --db "$tmp/rtx.db" --op allreduce --no-store --out "$tmp/rtx.json" >/dev/null 2>&1 &&
+  r=$(errs "$tmp/rtx.json" allgather:2:pcie "$tmp/rtx-allgather.txt" 67108864) && within "$r" 10 30
+check "RTX 2080 Ti pair: all-gather from the all-reduce fit within issue 12's band at >= 64 MiB" $?
+"$fusim" import --db "$tmp/b1.db" "$d/mit-b200-8gpu-1node-allreduce.txt" >/dev/null &&
+  "$fusim" fit --db "$tmp/b1.db" --op allreduce --no-store --out "$tmp/b1.json" >/dev/null 2>&1 &&
+  [ "$(js "$tmp/b1.json" "(lambda c: abs(c['intra_gbps'] * 0.74 / c['nvls_algbw_gbps'][0] - 1) < 1e-9)(j['cluster'])")" = True ]
+ok=$?
+for o in allgather reducescatter; do
+  awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {print $1, $6}' "$d/mit-b200-8gpu-1node-$o.txt" >"$tmp/m.txt"
+  r=$(errs "$tmp/b1.json" $o:8:nvlink "$tmp/m.txt" 1073741824) && within "$r" 15 16 || ok=1
+done
+[ $ok = 0 ]
+check "B200 all-reduce alone read as NVLS (ring = A_nvls / 0.74); all-gather and reduce-scatter within 16% at >= 1 GiB" $?
+
 finish cli_cluster

@@ -145,7 +145,10 @@ int main(void) {
 
   /* The fit recovers what generated the observations: one node at 2 ranks, and 1+1, 2+2, 4+4. */
   fu_cluster truth = hand();
-  truth.base_us = truth.intra_step_us = 2.5; /* one step count inside a node: base = one step */
+  /* one step count inside a node: the fit splits the latency as NCCL's tuning.cc does (ring/LL
+   * base 6.6 us, NVLink step 0.6 us), scaled to it: 7.5 us = 7.5 / 7.8 x (6.6 + 2 x 0.6) */
+  truth.base_us = 6.6 * 7.5 / 7.8;
+  truth.intra_step_us = 0.6 * 7.5 / 7.8;
   fu_coll_obs obs[4] = {{FU_OP_ALLREDUCE, 2, 1, 0, 0, 0}, {FU_OP_ALLREDUCE, 2, 2, 0, 0, 0},
                         {FU_OP_ALLREDUCE, 4, 2, 0, 0, 0}, {FU_OP_ALLREDUCE, 8, 2, 0, 0, 0}};
   for (int i = 0; i < 4; i++) {
@@ -164,7 +167,8 @@ int main(void) {
   EXPECT_REL(fit.intra_gbps, 400, 1e-9);
   EXPECT_REL(fit.nic_gbps, 50, 0.005);  /* the grid's step is 0.2% */
   EXPECT_REL(fit.net_step_us, 5, 0.01);
-  EXPECT_REL(fit.base_us + 2 * fit.intra_step_us, 7.5, 1e-9);
+  EXPECT_REL(fit.base_us, 6.6 * 7.5 / 7.8, 1e-9);
+  EXPECT_REL(fit.intra_step_us, 0.6 * 7.5 / 7.8, 1e-9);
   EXPECT(fit.simple_base_us == 0); /* no Simple latencies observed: one line per algorithm */
 
   /* Two protocols: LL at the small-size latency and, as NCCL's tuning.cc charges an all-reduce,
@@ -189,14 +193,24 @@ int main(void) {
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 2, 1, 67108864.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "ring/Simple");
   EXPECT_NEAR(t, 30 + 67108864.0 / 4e5, 1e-9);
-  /* An all-gather on one node: LL at a third of the bandwidth, under the cap at 40 GB/s links
-   * (0.875 * 3 / 4e4 us per byte), at the cap at 400 GB/s (400 / 3 > 87.7: 0.875 / 8.77e4). */
+  /* An all-gather on one node: LL at a third of the bandwidth times the ring share of an
+   * all-gather at 8 ranks on LL (one slice a chunk, b = 1: (7/8) / (14/15) = 0.9375), under the
+   * cap at 40 GB/s links (0.875 * 3 / (0.9375 * 4e4) us per byte), at the cap at 400 GB/s
+   * (400 / 3 x 0.9375 > 87.7: 0.875 / 8.77e4). */
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLGATHER, 8, 1, l, &n), FU_OK);
   EXPECT_STR_EQ(l[0].algo, "ring/LL");
   EXPECT_REL(l[0].beta_us_per_byte, 0.875 / 8.77e4, 1e-9);
   c.intra_gbps = 40;
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLGATHER, 8, 1, l, &n), FU_OK);
-  EXPECT_REL(l[0].beta_us_per_byte, 0.875 * 3 / 4e4, 1e-9);
+  EXPECT_REL(l[0].beta_us_per_byte, 0.875 * 3 / (0.9375 * 4e4), 1e-9);
+  /* the ring share by hand: all-reduce 1; all-gather and reduce-scatter (p-1)/(p-1+b) over
+   * 2(p-1)/(2(p-1)+b): Simple (b = 1/2) 2 ranks (1/1.5) / (2/2.5) = 5/6, 8 ranks
+   * (7/7.5) / (14/14.5) = 29/30; LL (b = 1) 2 ranks (1/2) / (2/3) = 3/4 */
+  EXPECT_NEAR(fu_coll_ring_share(FU_OP_ALLREDUCE, 8, FU_PROTO_SIMPLE), 1, 1e-12);
+  EXPECT_REL(fu_coll_ring_share(FU_OP_ALLGATHER, 2, FU_PROTO_SIMPLE), 5.0 / 6, 1e-12);
+  EXPECT_REL(fu_coll_ring_share(FU_OP_REDUCESCATTER, 8, FU_PROTO_SIMPLE), 29.0 / 30, 1e-12);
+  EXPECT_REL(fu_coll_ring_share(FU_OP_ALLGATHER, 2, FU_PROTO_LL), 0.75, 1e-12);
+  EXPECT_REL(fu_coll_ring_share(FU_OP_ALLGATHER, 2, FU_PROTO_ONE), 5.0 / 6, 1e-12);
   c.intra_gbps = 400;
   /* Across nodes an intra-node LL step costs 1.8 x: all-reduce 16 ranks on 2 nodes, ring/LL
    * 2 + 26.25 * 1.8 + 3.75 * 5 = 68 us, tree/LL 2 + 2 (7 * 1.8 + 5) = 37.2 us. */
@@ -305,6 +319,32 @@ int main(void) {
   EXPECT_INT_EQ(fu_cluster_fit(&fit, obs8, 5, "synthetic", "NVIDIA H100 80GB HBM3", &fi, &fn), FU_OK);
   EXPECT_NEAR(fit.intra_gbps, 400, 1e-9);
   EXPECT_NEAR(fit.nvls_algbw_gbps[0], 0, 1e-12);
+  /* Only a one-node all-reduce over 8 ranks, on a B200 (NVLS efficiency 0.74, NVLink 900 GB/s):
+   * NCCL ran it as NVLS, so its algorithm bandwidth 841.3 x 8 / 14 = 480.7 GB/s is A_nvls and
+   * the ring reaches 480.7 / 0.74 = 649.6 GB/s (> 450: a switch). Its latencies split as NCCL's:
+   * LL 44 us from the ring (NVLS has no LL; 14 steps: scale 44 / (6.6 + 14 x 0.6)), Simple
+   * 150 us from NVLS (NCCL's 25 us: scale 6). On an A100 (no NVLS) the curve is the ring's. */
+  fu_coll_obs b8 = {FU_OP_ALLREDUCE, 8, 1, 44, 841.3, 150};
+  fu_cluster_init(&fit);
+  snprintf(fit.intra_link, sizeof fit.intra_link, "nvlink");
+  EXPECT_INT_EQ(fu_cluster_fit(&fit, &b8, 1, "synthetic", "NVIDIA B200", &fi, &fn), FU_OK);
+  EXPECT_REL(fit.nvls_algbw_gbps[0], 841.3 * 8 / 14, 1e-9);
+  EXPECT_REL(fit.intra_gbps, 841.3 * 8 / 14 / 0.74, 1e-9);
+  EXPECT_REL(fit.base_us, 44 / 15.0 * 6.6, 1e-9);
+  EXPECT_REL(fit.intra_step_us, 44 / 15.0 * 0.6, 1e-9);
+  EXPECT_REL(fit.simple_base_us, 6 * 8.4, 1e-9);
+  EXPECT_REL(fit.simple_intra_step_us, 6 * 3.4, 1e-9);
+  fu_cluster_init(&fit);
+  snprintf(fit.intra_link, sizeof fit.intra_link, "nvlink");
+  EXPECT_INT_EQ(fu_cluster_fit(&fit, &b8, 1, "synthetic", "NVIDIA A100-SXM4-80GB", &fi, &fn), FU_OK);
+  EXPECT_NEAR(fit.nvls_algbw_gbps[0], 0, 1e-12);
+  EXPECT_REL(fit.intra_gbps, 841.3, 1e-9);
+  /* an all-gather's bus bandwidth stands for the all-reduce ring's / its share: 2 ranks 250 GB/s
+   * is a 300 GB/s ring (5/6) */
+  fu_coll_obs ag2 = {FU_OP_ALLGATHER, 2, 1, 20, 250, 30};
+  fu_cluster_init(&fit);
+  EXPECT_INT_EQ(fu_cluster_fit(&fit, &ag2, 1, "synthetic", NULL, &fi, &fn), FU_OK);
+  EXPECT_REL(fit.intra_gbps, 300, 1e-9);
 
   /* A network fitted from one 1+1 run alone (no one-node curve, so no call base): its floor
    * 14 us is the 2 network steps of a 2-rank ring, 7 us each; its large sizes' intercept 320 us
@@ -322,21 +362,23 @@ int main(void) {
   EXPECT(fu_cluster_has_simple(&rail));
 
   /* A Simple hop of a tree's chain in a job that spans nodes (simple_xintra_step_us), fitted
-   * where the multi-node curves cover two GPU-per-node counts. Worked by hand from a one-node
-   * Simple step of 10 us (2 ranks: intercept 30 = base 10 + 2 steps of 10), a chain hop of 30 us
-   * and a network step of 60 us: 1+1 = 10 + 2 x 60 = 130 us (no hop inside a node); 2+2 = the
-   * tree (its bandwidth is the best, 2 x 50 GB/s against the ring's 100 / 1.5) 10 + 2 (30 + 60)
-   * = 190 us; 4+4 = 10 + 2 (3 x 30 + 60) = 310 us. The one-node step alone cannot give them
-   * (2+2 and 4+4 differ by 4 hops: 120 us, not 40). */
+   * where the multi-node curves cover two GPU-per-node counts. Worked by hand: the one-node
+   * 2-rank intercept 30 us splits as NCCL's ring/Simple (base 8.4, NVLink step 3.4) scaled,
+   * base B = 30 x 8.4 / 15.2, step 30 x 3.4 / 15.2 = 6.71 us; then a chain hop of 30 us and a
+   * network step N: 1+1 = B + 2 N = 130 us (no hop inside a node), so N = (130 - B) / 2 =
+   * 56.7 us; 2+2 = the tree (its bandwidth is the best, 2 x 50 GB/s against the ring's
+   * 100 / 1.5) B + 2 (30 + N) = 190 us; 4+4 = B + 2 (3 x 30 + N) = 310 us. The one-node step
+   * alone cannot give them (2+2 and 4+4 differ by 4 hops: 120 us, not 4 x 6.71). */
   fu_coll_obs sx[4] = {{FU_OP_ALLREDUCE, 2, 1, 3, 400, 30}, {FU_OP_ALLREDUCE, 2, 2, 14, 50, 130},
                        {FU_OP_ALLREDUCE, 4, 2, 16, 150, 190}, {FU_OP_ALLREDUCE, 8, 2, 20, 350, 310}};
   fu_cluster xf;
   fu_cluster_init(&xf);
   EXPECT_INT_EQ(fu_cluster_fit(&xf, sx, 4, "synthetic", NULL, &fi, &fn), FU_OK);
-  EXPECT_REL(xf.simple_intra_step_us, 10, 1e-9);
+  EXPECT_REL(xf.simple_intra_step_us, 30 * 3.4 / 15.2, 1e-9);
+  EXPECT_REL(xf.simple_base_us, 30 * 8.4 / 15.2, 1e-9);
   EXPECT_REL(xf.simple_xintra_step_us, 30, 0.01);
-  EXPECT_REL(xf.simple_net_step_us, 60, 0.01);
-  /* 8+8 priced with the hop: tree/Simple latency 10 + 2 (7 x 30 + 60) = 550 us */
+  EXPECT_REL(xf.simple_net_step_us, (130 - 30 * 8.4 / 15.2) / 2, 0.01);
+  /* 8+8 priced with the hop: tree/Simple latency B + 2 (7 x 30 + N) = 130 + 14 x 30 = 550 us */
   EXPECT_INT_EQ(fu_coll_lines(&xf, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
   int found = 0;
   for (int i = 0; i < n; i++)
