@@ -10,7 +10,10 @@ post-accumulate-grad hook on the autograd thread, before the next node), by hand
   (a LayerNorm's bias) is ready when the host has run the first one's hook, H - b after its
   weight, b the operation's backward device time in the --ops listing;
 - GPU-bound (host costs x1/5000): the host stays ahead by far more than n x H, so nothing moves;
-- forward is untouched; the roofline has no host timeline: refused with one line, exit 64.
+- forward is untouched; the roofline has no host timeline: refused with one line, exit 64;
+- the CNN builder the same way (ResNet-50, host-bound at x1000): each gradient H later per
+  gradient before its operation's, backward (n - 1) x H longer (the last operation, conv1, has
+  one gradient).
 Usage: ready_hook.py FUSIM"""
 import os
 import subprocess
@@ -58,6 +61,18 @@ if w and rows:
     if b_ln:
         check("H 1000: the LayerNorm's bias after its weight", r[LN + "bias"] - r[LN + "weight"],
               1000.0 - b_ln[0], 0.001)
+CNN = ["--cnn", "resnet50", "--micro-batch", "8", "--precision", "tf32", "--host-probe", "5000"]
+a, _ = workload(fusim, CNN, pf, tmp)
+b, _ = workload(fusim, CNN + ["--ready-hook-us", str(H)], pf, tmp)
+if a and b:
+    n, before = len(a["grads"]), 0
+    check("cnn: same gradients", [g["name"] for g in a["grads"]] == [g["name"] for g in b["grads"]], True, 0)
+    for k, (ga, gb) in enumerate(zip(a["grads"], b["grads"])):
+        if k and ga["ready_us"] != a["grads"][k - 1]["ready_us"]:
+            before = k
+        check("cnn: gradient %d (%s) ready" % (k, ga["name"]), gb["ready_us"], ga["ready_us"] + before * H, 1e-6, 1e-12)
+    check("cnn: backward", b["bwd_us"], a["bwd_us"] + (n - 1) * H, 1e-6, 1e-12)
+    check("cnn: the notes say so", "--ready-hook-us" in b["notes"], True, 0)
 r = subprocess.run([fusim, "workload"] + ARGS + ["--tflops", "500", "--ready-hook-us", "10"],
                    capture_output=True, text=True)
 check("roofline refused (exit 64)", r.returncode, 64, 0)
