@@ -369,7 +369,10 @@ static void fu__fit_xintra(fu_cluster *c, const fu_coll_obs *obs, size_t n) {
  * algorithm that ran (LL: the ring; Simple: NVLS where the observation is NVLS, else the ring)
  * scaled to the measured one. The old split (base = one step) made a step a third of a 2-rank
  * all-reduce's floor; NCCL's makes it a twelfth, and the DGX H100 pair's 7.8 us floor is NCCL's
- * 6.6 + 2 x 0.6 exactly. */
+ * 6.6 + 2 x 0.6 exactly. An NVLS curve's Simple latency scales NCCL's ring constants by its ratio
+ * to NCCL's NVLS latency; the model's NVLS line (base + 2 steps, shared with the ring) then
+ * prices that curve's own Simple latency at 15.2 / 25 of it: the two forms differ in NCCL, and
+ * the model has one pair of parameters for both. */
 static int fu__intra_lat(const fu_cluster *c, const fu_coll_obs *obs, size_t n, int simple, double *base,
                          double *step) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0, scale = 0;
