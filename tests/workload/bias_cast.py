@@ -8,6 +8,10 @@ query/key/value and intermediate.dense (fp32 input, weight, bias) 3 / 3 casts,
 attention.output.dense (weight, bias, and the heads' merge priced as a copy) 3 / 2,
 output.dense 2 / 2, the MLM transform 3 / 3, the decoder (tied weight: its fp32 input and its
 bias) 2 / 2; in TF32 no casts (only the heads' merge copy: 1 / 0).
+GPT-2 (Conv1D: addmm, its bias cast as well): attn.c_attn and mlp.c_fc (fp32 input after the
+fp32 LayerNorm, weight, bias) 3 / 3, attn.c_proj (weight, bias, the heads' merge) 3 / 2,
+mlp.c_proj (gelu_new's output is fp32 under autocast, weight, bias) 3 / 3; in TF32 1 / 0 for
+attn.c_proj only.
 Usage: bias_cast.py FUSIM"""
 import json
 import os
@@ -37,12 +41,15 @@ def linears(args, p):
     return {r["param"]: (float(r["fwd_us"]), float(r["bwd_us"])) for r in rows or [] if r["op"] == "linear"}
 
 
-for prec in ("autocast-bf16", "tf32"):
-    args = [a if a != "autocast-bf16" else prec for a in tf_args("bert")]
+G0 = "transformer.h.0."
+GPT2 = {G0 + "attn.c_attn.weight": (3, 3), G0 + "attn.c_proj.weight": (3, 2), G0 + "mlp.c_fc.weight": (3, 3),
+        G0 + "mlp.c_proj.weight": (3, 3)}
+for (arch, counts), prec in [(c, p) for c in (("bert", COUNTS), ("gpt2", GPT2)) for p in ("autocast-bf16", "tf32")]:
+    args = [a if a != "autocast-bf16" else prec for a in tf_args(arch)]
     a, b = linears(args, paths[0]), linears(args, paths[1])
-    for name, (nf, nb) in COUNTS.items():
+    for name, (nf, nb) in counts.items():
         if prec == "tf32":   # no autocast: only the heads' merge, a copy priced by the cast table
-            nf, nb = (1, 0) if name.endswith("attention.output.dense.weight") else (0, 0)
+            nf, nb = (1, 0) if name.endswith(("attention.output.dense.weight", "attn.c_proj.weight")) else (0, 0)
         check("%s %s listed" % (prec, name), name in a and name in b, True, 0)
         if name in a and name in b:
             check("%s %s fwd" % (prec, name), b[name][0] - a[name][0], 2.0 * nf, 0.002)
