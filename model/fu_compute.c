@@ -185,6 +185,40 @@ int fu_compute_conv_us(const fu_compute *c, const char *dtype, const char *layou
 
 /* ---- attention ---- */
 
+static int fu__attn_same(const fu_attn_point *a, const fu_attn_point *v) {
+  return !strcmp(a->dtype, v->dtype) && a->head_dim == v->head_dim && a->causal == v->causal &&
+         a->dropout == v->dropout;
+}
+
+/* Time per problem of variant v at one measured sequence length s for bh problems. Where s was
+ * timed at several bh (calib_torch attn_bhs) it is log-linear in log bh between the two around
+ * bh: a launch of few problems leaves the GPU part idle, so its time per problem is higher
+ * (bf16, seq 1024, head 128: 1.46x at bh 40 against bh 512). Above the largest bh the time per
+ * problem stays (the GPU is full); below the smallest of two or more the launch costs what the
+ * smallest measured one does. Timed at one bh only (older profiles), its time per problem. */
+static void fu__attn_seq(const fu_compute *c, const fu_attn_point *v, int s, double bh, double *pf,
+                         double *pb) {
+  const fu_attn_point *lo = NULL, *hi = NULL;
+  int n = 0;
+  for (int i = 0; i < c->nattn; i++) {
+    const fu_attn_point *a = &c->attn[i];
+    if (!fu__attn_same(a, v) || a->seq != s) continue;
+    n++;
+    if (a->bh <= bh && (!lo || a->bh > lo->bh)) lo = a;
+    if (a->bh >= bh && (!hi || a->bh < hi->bh)) hi = a;
+  }
+  if (lo && hi && lo != hi) {
+    double f = (log(bh) - log(lo->bh)) / (log(hi->bh) - log(lo->bh));
+    *pf = exp((1 - f) * log(lo->fwd_us / lo->bh) + f * log(hi->fwd_us / hi->bh));
+    *pb = exp((1 - f) * log(lo->bwd_us / lo->bh) + f * log(hi->bwd_us / hi->bh));
+  } else if (!lo && n > 1) { /* below the smallest of several: its whole time */
+    *pf = hi->fwd_us / bh, *pb = hi->bwd_us / bh;
+  } else {
+    const fu_attn_point *p = lo ? lo : hi;
+    *pf = p->fwd_us / p->bh, *pb = p->bwd_us / p->bh;
+  }
+}
+
 int fu_compute_attn_us(const fu_compute *c, const char *dtype, int head_dim, int causal,
                        double dropout, double seq, double bh, double *fwd_us, double *bwd_us) {
   /* the nearest variant: same dtype; then head size, causal, dropout (in that order) */
@@ -199,30 +233,32 @@ int fu_compute_attn_us(const fu_compute *c, const char *dtype, int head_dim, int
   }
   if (best < 0) return FU_EDATA;
   const fu_attn_point *v = &c->attn[best];
-  /* the points of that variant, by sequence length: per problem (bh = 1) time, log-log */
+  /* the sequence lengths of that variant around seq: per problem (bh = 1) time, log-log */
   const fu_attn_point *lo = NULL, *hi = NULL;
   for (int i = 0; i < c->nattn; i++) {
     const fu_attn_point *a = &c->attn[i];
-    if (strcmp(a->dtype, v->dtype) || a->head_dim != v->head_dim || a->causal != v->causal ||
-        a->dropout != v->dropout)
-      continue;
+    if (!fu__attn_same(a, v)) continue;
     if (a->seq <= seq && (!lo || a->seq > lo->seq)) lo = a;
     if (a->seq >= seq && (!hi || a->seq < hi->seq)) hi = a;
   }
   double scale_hd = (double)head_dim / v->head_dim; /* FLOPs grow with the head size */
   double pf, pb;
-  if (lo && hi && lo != hi) {
-    double f = (log(seq) - log(lo->seq)) / (log(hi->seq) - log(lo->seq));
-    pf = exp((1 - f) * log(lo->fwd_us / lo->bh) + f * log(hi->fwd_us / hi->bh));
-    pb = exp((1 - f) * log(lo->bwd_us / lo->bh) + f * log(hi->bwd_us / hi->bh));
+  if (lo && hi && lo->seq != hi->seq) {
+    double f = (log(seq) - log(lo->seq)) / (log(hi->seq) - log(lo->seq)), lf, lb, hf, hb;
+    fu__attn_seq(c, v, lo->seq, bh, &lf, &lb);
+    fu__attn_seq(c, v, hi->seq, bh, &hf, &hb);
+    pf = exp((1 - f) * log(lf) + f * log(hf));
+    pb = exp((1 - f) * log(lb) + f * log(hb));
   } else if (lo && !hi) { /* above the table: quadratic in seq */
     double r = seq / lo->seq;
-    pf = lo->fwd_us / lo->bh * r * r, pb = lo->bwd_us / lo->bh * r * r;
-  } else { /* below the table (or exactly on a point): the point's time per problem, scaled */
+    fu__attn_seq(c, v, lo->seq, bh, &pf, &pb);
+    pf *= r * r, pb *= r * r;
+  } else { /* below the table (or exactly on a length): that length's time per problem, scaled */
     const fu_attn_point *p = hi ? hi : lo;
     double r = seq / p->seq;
     if (r > 1) r = r * r;
-    pf = p->fwd_us / p->bh * r, pb = p->bwd_us / p->bh * r;
+    fu__attn_seq(c, v, p->seq, bh, &pf, &pb);
+    pf *= r, pb *= r;
   }
   *fwd_us = pf * bh * scale_hd;
   *bwd_us = pb * bh * scale_hd;
@@ -503,7 +539,7 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
   }
   if ((a = json_object_get(o, "attention"))) {
     if (!json_is_array(a) || json_array_size(a) > FU_ATTN_MAX)
-      return fu__bad(what, "attention", "not an array of at most 256 points");
+      return fu__bad(what, "attention", "not an array of at most 1024 points");
     c->nattn = 0;
     for (size_t i = 0; i < json_array_size(a); i++) {
       snprintf(where, sizeof where, "attention[%zu]", i);

@@ -4,7 +4,7 @@
  *              sweep); layouts are the three products of a linear layer (fwd, dgrad, wgrad).
  *   attention  the framework's fused attention (PyTorch SDPA: flash / memory-efficient) forward
  *              and backward by dtype, head size, causal mask, dropout and sequence length, for
- *              `bh` (batch x heads) problems (tools/calib_torch.py).
+ *              `bh` (batch x heads) problems, several bh per length (tools/calib_torch.py).
  *   ops        memory-bound operations (norms, activations, dropout, adds, embedding, loss,
  *              casts, ...) as PyTorch runs them: device time by element count, forward and
  *              backward, and the host's cost to issue one (tools/calib_torch.py).
@@ -47,7 +47,7 @@
 #define FU_GEMM_GRID_AXIS 16      /* most values along one grid axis (calib_torch GEMM_WIDTHS) */
 #define FU_GEMM_GRID_MAX 16384    /* largest M, N or K the sweep measures */
 #define FU_GEMM_TABLES 18         /* 3 dtypes x 3 layouts, aligned and unaligned */
-#define FU_ATTN_MAX 256           /* attention points */
+#define FU_ATTN_MAX 1024          /* attention points (calib_torch: ~500, several bh per length) */
 #define FU_OPS_MAX 128            /* memory-bound operation tables and host-only entries */
 #define FU_OPS_SIZES 12           /* sizes per operation table */
 #define FU_OPTIM_MAX 8            /* optimizer fits */
@@ -150,8 +150,10 @@ int fu_compute_conv_us(const fu_compute *c, const char *dtype, const char *layou
                        int stride, double m, double n, double k, double *us);
 
 /* Attention forward and backward for bh problems of seq x head_dim: the nearest measured
- * (dtype, head_dim, causal, dropout), log-linear in seq between points, and linear in bh.
- * FU_EDATA when nothing of that dtype is measured. */
+ * (dtype, head_dim, causal, dropout), log-linear in seq between points; in bh log-linear per
+ * problem between the bh a length was timed at, linear above the largest, the smallest's whole
+ * time below it (linear where a length has one bh). FU_EDATA when nothing of that dtype is
+ * measured. */
 int fu_compute_attn_us(const fu_compute *c, const char *dtype, int head_dim, int causal,
                        double dropout, double seq, double bh, double *fwd_us, double *bwd_us);
 

@@ -9,7 +9,8 @@ events time the GPU alone; host times: wall time of back-to-back calls on tiny t
 the GPU waits on the host):
   attention  F.scaled_dot_product_attention (what HF models call: flash in bf16, memory-efficient
              in fp32) forward and backward, for dtype x head size x causal x dropout x sequence
-             length, at bh = batch x heads = 2^19 / seq (>= 16).
+             length, at bh = batch x heads = 2^19 / seq (>= 16) and, below it, 16..256
+             (attn_bhs; --quick: the first only).
   ops        memory-bound operations by element count of their input (2^16 .. 2^26), forward and
              backward, in bf16 and fp32 inputs, plus the host cost of one forward call and of its
              backward node: layernorm, rmsnorm (the HF Llama composite), gelu, gelu_tanh,
@@ -739,6 +740,15 @@ def measure_tv_host(torch, log):
     return out
 
 
+def attn_bhs(seq, quick):
+    """The batch x heads counts SDPA is timed at for one sequence length: up to 2^19 / seq (the
+    GPU full of work), and below it 16..256, where a launch's fixed part is a larger share of its
+    time (2026-12-04o, tools/attn_bh.py: bf16 at seq 1024, head 128, bh 40 runs 1.46x its time
+    per problem at 512), which a price linear in bh from the full point alone does not show."""
+    top = max(16, (1 << 19) // seq)
+    return [top] if quick else sorted({b for b in (16, 32, 64, 128, 256) if b < top} | {top})
+
+
 def measure_attention(torch, F, tm, quick, log):
     out = []
     for dname, dt in (("bf16", torch.bfloat16), ("fp32", torch.float32)):
@@ -747,8 +757,7 @@ def measure_attention(torch, F, tm, quick, log):
             for causal in (0, 1):
                 for p in (0.0, 0.1):
                     n0 = len(out)
-                    for s in seqs:
-                        bh = max(16, (1 << 19) // s)
+                    for s, bh in ((s, bh) for s in seqs for bh in attn_bhs(s, quick)):
                         try:
                             q, k, v = (torch.randn(1, bh, s, hd, device="cuda", dtype=dt, requires_grad=True)
                                        for _ in range(3))
@@ -764,7 +773,7 @@ def measure_attention(torch, F, tm, quick, log):
                                     "seq": s, "bh": bh, "fwd_us": round(f_us, 2), "bwd_us": round(b_us, 2)})
                         del q, k, v, y, g
                     log("sdpa %s hd %d causal %d p %.1f: %s" % (dname, hd, causal, p,
-                        [(e["seq"], e["fwd_us"], e["bwd_us"]) for e in out[n0:]]))
+                        [(e["seq"], e["bh"], e["fwd_us"], e["bwd_us"]) for e in out[n0:]]))
     return out
 
 

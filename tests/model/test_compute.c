@@ -116,6 +116,45 @@ static void test_widths(void) {
   free(q);
 }
 
+/* Attention timed at several bh per sequence length (calib_torch attn_bhs): seq 512 at bh 16,
+ * 64, 256 in 20, 40, 120 us; seq 1024 at 16, 64, 256 in 60, 130, 400 (backward twice that). */
+static void test_attn_bh(void) {
+  fu_compute *c = malloc(sizeof *c);
+  fu_compute_init(c);
+  static const int seqs[2] = {512, 1024}, bhs[3] = {16, 64, 256};
+  static const double t[2][3] = {{20, 40, 120}, {60, 130, 400}};
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 3; j++)
+      c->attn[c->nattn++] = (fu_attn_point){"bf16", 64, 0, 0.0, seqs[i], bhs[j], t[i][j], 2 * t[i][j]};
+  c->attn[c->nattn++] = (fu_attn_point){"fp32", 64, 0, 0.0, 512, 1024, 100, 200}; /* one bh */
+  double f, b;
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 512, 64, &f, &b), FU_OK);
+  EXPECT_REL(f, 40, 1e-9); /* a measured point */
+  EXPECT_REL(b, 80, 1e-9);
+  /* bh 32, half way in log bh: per problem sqrt(20/16 x 40/64) = 0.88388, x 32 */
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 512, 32, &f, &b), FU_OK);
+  EXPECT_REL(f, 28.2843, 1e-4);
+  EXPECT_REL(b, 56.5685, 1e-4);
+  /* above the largest bh: its time per problem, 120 / 256 x 512 */
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 512, 512, &f, &b), FU_OK);
+  EXPECT_REL(f, 240, 1e-9);
+  /* below the smallest: the smallest's whole time */
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 512, 8, &f, &b), FU_OK);
+  EXPECT_REL(f, 20, 1e-9);
+  /* between the lengths (seq 724.077 = sqrt(512 x 1024)) at bh 64: per problem
+   * sqrt(40/64 x 130/64) = 1.12673, x 64 */
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, sqrt(512.0 * 1024), 64, &f, &b), FU_OK);
+  EXPECT_REL(f, 72.111, 1e-4);
+  /* above the longest length (2048, quadratic) at bh 32: 1024's per problem sqrt(60/16 x
+   * 130/64) = 2.75994, x 4 x 32 */
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 2048, 32, &f, &b), FU_OK);
+  EXPECT_REL(f, 353.272, 1e-4);
+  /* a length timed at one bh keeps its time per problem at any bh: 100 / 1024 x 16 */
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "fp32", 64, 0, 0.0, 512, 16, &f, &b), FU_OK);
+  EXPECT_REL(f, 1.5625, 1e-9);
+  free(c);
+}
+
 static void test_ops_attn_optim(void) {
   fu_compute *c = malloc(sizeof *c);
   fu_compute_init(c);
@@ -336,6 +375,7 @@ int main(void) {
   test_label();
   test_gemm();
   test_widths();
+  test_attn_bh();
   test_ops_attn_optim();
   test_json();
   test_unaligned();
