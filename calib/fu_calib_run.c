@@ -16,6 +16,7 @@
 
 #include "fu_calib_gpu.h"
 #include "fu_calib_int.h"
+#include "fu_import.h"
 
 double fu_calib_now(void) {
   struct timespec ts;
@@ -199,22 +200,8 @@ static void fu__print_summary(const fu_calib_ctx *c, const fu_provenance *p) {
     printf("# fusim calib: %s\n# host %s; GPU %s; driver %s; CUDA %s; NCCL %s\n# %s\n",
            p->cmdline, p->host, p->gpu, p->driver, p->cuda, p->nccl, p->topology);
     printf("# %s\n# %s\n", p->notes, c->end_note);
-    printf("op,ranks,bytes,time_us,link,dtype,algo,proto,in_place,graph,t_min_us,t_p95_us,count,"
-           "busbw_gbps,n_wrong,mean_us\n");
-    for (size_t i = 0; i < c->nsamples; i++) {
-      const fu_sample *s = &c->samples[i];
-      fu_csv_field(stdout, s->op);
-      printf(",%d,%llu,%.4f,", s->ranks, (unsigned long long)s->bytes, s->t_median_us);
-      fu_csv_field(stdout, s->link);
-      putchar(',');
-      fu_csv_field(stdout, s->dtype);
-      putchar(',');
-      fu_csv_field(stdout, s->algo);
-      putchar(',');
-      fu_csv_field(stdout, s->proto);
-      printf(",%d,%d,%.4f,%.4f,%d,%.4f,%d,%.4f\n", s->in_place, s->graph, s->t_min_us, s->t_p95_us,
-             s->count, s->busbw_gbps, s->n_wrong, c->mean_us[i]);
-    }
+    fu_import_csv_header(stdout);
+    for (size_t i = 0; i < c->nsamples; i++) fu_import_csv_row(stdout, &c->samples[i], c->mean_us[i]);
     return;
   }
   printf("# %s\n# %s | driver %s | CUDA %s | NCCL %s | %s\n# %s\n# %s\n", p->cmdline, p->gpu,

@@ -1540,3 +1540,36 @@ int fu_import_parse(const char *name, const char *text, size_t len, const fu_imp
   if (r->n_skipped) fu__append(r->prov.notes, sizeof r->prov.notes, "%zu bad rows skipped (--lenient)", r->n_skipped);
   return FU_OK;
 }
+
+/* ---- the CSV fusim calib writes (the parser above reads it back) ---- */
+
+void fu_import_csv_header(FILE *out) {
+  fputs("op,ranks,bytes,time_us,link,dtype,algo,proto,in_place,graph,t_min_us,t_p95_us,count,"
+        "busbw_gbps,n_wrong,mean_us\n",
+        out);
+}
+
+/* A statistic as a cell, then sep; one not measured (a host issue row has no min, p95 or
+ * bandwidth) is empty: "nan" is not a time, and the parser refuses it. */
+static void fu__csv_stat(FILE *out, double v, char sep) {
+  if (isfinite(v)) fprintf(out, "%.4f", v);
+  fputc(sep, out);
+}
+
+void fu_import_csv_row(FILE *out, const fu_sample *s, double mean_us) {
+  fu_csv_field(out, s->op);
+  fprintf(out, ",%d,%llu,%.4f,", s->ranks, (unsigned long long)s->bytes, s->t_median_us);
+  const char *text[] = {s->link, s->dtype, s->algo, s->proto};
+  for (size_t k = 0; k < sizeof text / sizeof text[0]; k++) {
+    fu_csv_field(out, text[k]);
+    fputc(',', out);
+  }
+  fprintf(out, "%d,%d,", s->in_place, s->graph);
+  fu__csv_stat(out, s->t_min_us, ',');
+  fu__csv_stat(out, s->t_p95_us, ',');
+  fprintf(out, "%d,", s->count);
+  fu__csv_stat(out, s->busbw_gbps, ',');
+  if (s->n_wrong >= 0) fprintf(out, "%d", s->n_wrong);
+  fputc(',', out);
+  fu__csv_stat(out, mean_us, '\n');
+}

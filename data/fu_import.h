@@ -26,6 +26,7 @@
 #define FU_IMPORT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "fu_db.h"
 
@@ -51,6 +52,12 @@ typedef struct fu_import_opts {
 /* An operation's fu_op name from any spelling ("all_reduce_perf", "AllReduce", "h2d"). */
 int fu_import_op_name(const char *s, char *out, size_t cap);   /* FU_EDATA if unknown */
 int fu_import_link_ok(const char *s);                          /* 1 for a fu_link name */
+
+/* The CSV `fusim calib --format csv` writes, which the CSV parser reads back: the header, then
+ * one row per sample (mean_us: the mean time, NaN when not kept). What was not measured (NaN
+ * statistics, n_wrong -1) is an empty cell, read back as absent. */
+void fu_import_csv_header(FILE *out);
+void fu_import_csv_row(FILE *out, const fu_sample *s, double mean_us);
 
 void fu_import_opts_init(fu_import_opts *o);
 

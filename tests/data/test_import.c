@@ -397,6 +397,38 @@ static void json_and_csv(void) {
   EXPECT(isnan(r.samples[1].t_min_us));
   EXPECT_STR_EQ(r.samples[1].op, "allreduce");
   fu_import_result_finish(&r);
+  /* fusim calib's own CSV reads back: a measured row, and a host issue row whose min, p95,
+   * bandwidth, data check and mean were not measured (written as "nan" and -1 before, which
+   * this parser refused: calib's output could not be imported) */
+  fu_sample w[2];
+  fu_sample_init(&w[0]);
+  snprintf(w[0].op, sizeof w[0].op, "allreduce");
+  snprintf(w[0].link, sizeof w[0].link, "nvlink");
+  w[0].ranks = 2, w[0].bytes = 4, w[0].t_median_us = 23.024, w[0].t_min_us = 20.224;
+  w[0].t_p95_us = 25.984, w[0].busbw_gbps = 0.0002, w[0].count = 50, w[0].n_wrong = 0;
+  fu_sample_init(&w[1]);
+  snprintf(w[1].op, sizeof w[1].op, "issue");
+  snprintf(w[1].link, sizeof w[1].link, "nvlink");
+  snprintf(w[1].proto, sizeof w[1].proto, "host");
+  w[1].ranks = 2, w[1].bytes = 4, w[1].t_median_us = 19.4104, w[1].count = 50;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  fu_import_csv_header(mem);
+  fu_import_csv_row(mem, &w[0], 19.5507);
+  fu_import_csv_row(mem, &w[1], NAN);
+  fclose(mem);
+  EXPECT_INT_EQ(parse_text("calib.csv", text, &o, &r), FU_OK);
+  EXPECT_INT_EQ(r.n, 2);
+  EXPECT_STR_EQ(r.samples[1].op, "issue");
+  EXPECT_STR_EQ(r.samples[1].proto, "host");
+  EXPECT_NEAR(r.samples[1].t_median_us, 19.4104, 1e-12);
+  EXPECT(isnan(r.samples[1].t_min_us) && isnan(r.samples[1].t_p95_us));
+  EXPECT_INT_EQ(r.samples[1].n_wrong, -1);
+  EXPECT_NEAR(r.samples[0].t_min_us, 20.224, 1e-12);
+  EXPECT_INT_EQ(r.samples[0].n_wrong, 0);
+  fu_import_result_finish(&r);
+  free(text);
   /* missing link and no --link: usage; bad link value: data error */
   EXPECT_INT_EQ(parse_text("c.csv", "op,ranks,bytes,time_us\nallreduce,8,1024,5\n", &o, &r), FU_EUSAGE);
   fu_import_result_finish(&r);
