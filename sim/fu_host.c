@@ -137,6 +137,46 @@ static int fu__obj(const json_t *host, const char *key, const char *what, const 
   return FU_OK;
 }
 
+/* host.issue_spacing.<key>: 1 to FU_HOST_SPACING_MAX points [apart_us, us], apart_us > 0 and
+ * increasing, us >= 0; a missing key leaves sp empty. */
+static int fu__spacing(const json_t *isp, const char *key, const char *what, fu_host_spacing *sp) {
+  const json_t *a = json_object_get(isp, key);
+  if (!a) return FU_OK;
+  size_t n = json_is_array(a) ? json_array_size(a) : 0;
+  if (n < 1 || n > FU_HOST_SPACING_MAX) {
+    fu_error("%s: host.issue_spacing.%s: not an array of 1 to %d points [apart_us, us]", what,
+             key, FU_HOST_SPACING_MAX);
+    return FU_EDATA;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const json_t *pt = json_array_get(a, i);
+    double x = NAN, y = NAN;
+    if (json_is_array(pt) && json_array_size(pt) == 2 && json_is_number(json_array_get(pt, 0)) &&
+        json_is_number(json_array_get(pt, 1)))
+      x = json_number_value(json_array_get(pt, 0)), y = json_number_value(json_array_get(pt, 1));
+    if (!isfinite(x) || !isfinite(y) || x <= (i ? sp->apart_us[i - 1] : 0) || y < 0 ||
+        x > FU__HOST_MAX_US || y > FU__HOST_MAX_US) {
+      fu_error("%s: host.issue_spacing.%s[%zu]: not a point [apart_us, us] with apart_us above "
+               "the point before's (and 0) and us >= 0", what, key, i);
+      return FU_EDATA;
+    }
+    sp->apart_us[i] = x;
+    sp->us[i] = y;
+  }
+  sp->n = n;
+  return FU_OK;
+}
+
+static json_t *fu__spacing_json(const fu_host_spacing *sp) {
+  json_t *a = json_array();
+  for (size_t i = 0; a && i < sp->n; i++)
+    if (json_array_append_new(a, json_pack("[f, f]", sp->apart_us[i], sp->us[i])) != 0) {
+      json_decref(a);
+      return NULL;
+    }
+  return a;
+}
+
 int fu_host_parse(const json_t *obj, const char *what, size_t ngrads, fu_host *h,
                   double *grad_cpu, double *grad_gpu) {
   fu_host_init(h);
@@ -234,6 +274,12 @@ int fu_host_parse(const json_t *obj, const char *what, size_t ngrads, fu_host *h
   if (bd) {
     FU_CHECK(fu__hnum(bd, "compute", what, "beside_d2h.", 0, 1, 10, &h->d2h_compute));
   }
+  const json_t *isp;
+  FU_CHECK(fu__obj(obj, "issue_spacing", what, &isp));
+  if (isp) {
+    FU_CHECK(fu__spacing(isp, "hooks", what, &h->sp_hooks));
+    FU_CHECK(fu__spacing(isp, "ddp_offload", what, &h->sp_offload));
+  }
   h->ddp_lo = h->ddp_hi = h->ddp;
   h->hooks_lo = h->hooks_hi = h->hooks;
   const json_t *ci;
@@ -299,6 +345,15 @@ json_t *fu_host_to_json(const fu_host *h, size_t ngrads, const double *grad_cpu,
                                        h->hooks.bucket_us, "noop_hook_us", h->hooks.noop_hook_us));
   if (st == FU_OK && h->d2h_compute > 0)
     st = fu__put(o, "beside_d2h", json_pack("{s:f}", "compute", h->d2h_compute));
+  if (st == FU_OK && (h->sp_hooks.n || h->sp_offload.n)) {
+    json_t *isp = json_object();
+    st = isp ? FU_OK : FU_ENOMEM;
+    if (st == FU_OK && h->sp_hooks.n) st = fu__put(isp, "hooks", fu__spacing_json(&h->sp_hooks));
+    if (st == FU_OK && h->sp_offload.n)
+      st = fu__put(isp, "ddp_offload", fu__spacing_json(&h->sp_offload));
+    if (st == FU_OK) st = fu__put(o, "issue_spacing", isp);
+    else json_decref(isp);
+  }
   if (st == FU_OK && h->has_ci) {
     json_t *ci = json_object();
     st = ci ? FU_OK : FU_ENOMEM;

@@ -14,6 +14,13 @@
  * Optional "beside_d2h": {"compute": C} (C >= 1): how much longer the model's own backward
  * kernels take while a transfer into host memory (an offload) runs beside them, measured at
  * capture (tools/torch_beside.py); it replaces the profile's copy_slowdown for this workload.
+ * Optional "issue_spacing": {"hooks": [[apart_us, us], ...], "ddp_offload": [...]}: a bucket
+ * issued from inside backward costs more the more of backward's own host work ran since the
+ * previous issue (runs 11-22's loops; tools/torch_modelcost.py's spacing variants measure it on
+ * the model). Points in increasing apart_us: the hook pattern's issue cost (in place of
+ * hooks.bucket_us inside backward), and DDP's offload comm hook over its default all-reduce (in
+ * place of hook_bucket_us - bucket_us inside backward). Between points the cost is interpolated,
+ * beyond the ends it is the end's; issues after backward keep the per-bucket costs.
  */
 #ifndef FU_HOST_H
 #define FU_HOST_H
@@ -42,6 +49,14 @@ typedef struct fu_host_hooks {
   double bucket_us;          /* per bucket: event record, stream switch, operation issue */
   double noop_hook_us;       /* per gradient: a hook that does nothing (pack view) */
 } fu_host_hooks;
+
+#define FU_HOST_SPACING_MAX 8 /* points of an issue-spacing curve */
+
+typedef struct fu_host_spacing {
+  size_t n;                              /* points (0: none) */
+  double apart_us[FU_HOST_SPACING_MAX];  /* backward's own host work since the previous issue */
+  double us[FU_HOST_SPACING_MAX];        /* the issue's cost there */
+} fu_host_spacing;
 
 typedef struct fu_host {
   int version;               /* 0 none, 1 {hook_us, issue_us}, 2 this timeline */
@@ -74,6 +89,8 @@ typedef struct fu_host {
   int has_hooks;             /* hook pattern costs were measured */
   fu_host_hooks hooks;       /* the Python hook pattern */
   double d2h_compute;        /* compute time factor beside a D2H transfer (0: the profile's) */
+  fu_host_spacing sp_hooks;   /* the hook pattern's in-backward issue against its spacing */
+  fu_host_spacing sp_offload; /* DDP's offload comm hook over its all-reduce, the same */
   int has_ci;                /* the block gives the costs' bounds ("ci") */
   fu_host_ddp ddp_lo, ddp_hi;       /* DDP's costs at their low / high bounds (else = ddp) */
   fu_host_hooks hooks_lo, hooks_hi; /* the hook pattern's (else = hooks) */

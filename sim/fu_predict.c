@@ -304,6 +304,9 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  *         compute stream waits for every bucket before the optimizer;
  *   ideal no framework cost: each bucket is issued at the cost model's issue cost (pack and
  *         unpack as the cost model prices them), when its last gradient is ready.
+ * With host.issue_spacing, a bucket of the hook pattern or of DDP's offload hook issued from
+ * inside backward costs what its curve gives at backward's own host work since the previous issue
+ * inside backward (since its start for the first): the issue is dearer the farther apart.
  * A framework kernel takes its bytes at copy_gbps (read and write) plus kernel_us, the GPU time of
  * one small kernel (measured by tools/torch_fwcal.py; 0 in older blocks).
  * Compute kernels beside a transfer into host memory (an offload in flight) take
@@ -385,14 +388,31 @@ static int fu__hg_fw(fu__hg *g, double us, int kind, size_t idx, uint32_t *id) {
   return fu__hg_hostf(g, us, g->ff, kind, idx, id);
 }
 
-/* The host issue of bucket k: the framework's call, or the cost model's issue (ideal). */
+/* An issue-spacing curve at `apart` us of backward's own host work since the previous issue:
+ * interpolated between its points, the end's value beyond either end. */
+static double fu__spacing_at(const fu_host_spacing *sp, double apart) {
+  if (apart <= sp->apart_us[0]) return sp->us[0];
+  for (size_t i = 1; i < sp->n; i++)
+    if (apart <= sp->apart_us[i])
+      return sp->us[i - 1] + (sp->us[i] - sp->us[i - 1]) * (apart - sp->apart_us[i - 1]) /
+                                 (sp->apart_us[i] - sp->apart_us[i - 1]);
+  return sp->us[sp->n - 1];
+}
+
+/* The host issue of bucket k: the framework's call, or the cost model's issue (ideal). apart:
+ * backward's own host work since the previous issue for an issue from inside backward (< 0:
+ * after backward), where the block's issue-spacing curve (host.issue_spacing) prices it. */
 static int fu__hg_issue(fu__hg *g, const fu_host *h, fu_framework fw, const fu_comm *c, size_t k,
-                        uint32_t *id) {
+                        double apart, uint32_t *id) {
   if (fw == FU_FRAMEWORK_IDEAL)
     return fu__hg_host(g, g->s->bk[k].cost.issue_us, FU__K_ISSUE, k, id);
   double us = fw == FU_FRAMEWORK_HOOKS         ? h->hooks.bucket_us
               : c->kind == FU_COMM_OFFLOAD ? h->ddp.hook_bucket_us /* Python comm hook */
                                            : h->ddp.bucket_us;
+  if (apart >= 0 && fw == FU_FRAMEWORK_HOOKS && h->sp_hooks.n)
+    us = fu__spacing_at(&h->sp_hooks, apart);
+  else if (apart >= 0 && fw == FU_FRAMEWORK_DDP && c->kind == FU_COMM_OFFLOAD && h->sp_offload.n)
+    us = h->ddp.bucket_us + fu__spacing_at(&h->sp_offload, apart);
   return fu__hg_fw(g, us, FU__K_ISSUE, k, id);
 }
 
@@ -534,9 +554,11 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   int st = FU_OK;
   size_t next = 0;
   pc = pg = 0;
+  double apart = 0; /* backward's own host work since the last issue inside it */
   for (size_t i = 0; i < w->ngrads && st == FU_OK; i++) {
     const fu_grad *gr = &w->grads[i];
     double cc = gr->cpu_us > pc ? gr->cpu_us : pc, cg = gr->gpu_us > pg ? gr->gpu_us : pg;
+    apart += cc - pc;
     if ((st = fu__hg_host(&g, cc - pc, FU__K_SEG, i, &hid)) != FU_OK) break;
     if ((st = fu__hg_seg(&g, cg - pg, fu__share(h->launches_bwd, cc - pc, h->bwd_cpu_us),
                          FU__K_SEG, i, &s->t_seg[i])) != FU_OK)
@@ -554,7 +576,8 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
                                  1, &ready)) != FU_OK)
       break;
     while (p->overlap && next < nb && bks[next].last == i && st == FU_OK) {
-      if ((st = fu__hg_issue(&g, h, fw, c, next, &hid)) != FU_OK) break;
+      if ((st = fu__hg_issue(&g, h, fw, c, next, apart, &hid)) != FU_OK) break;
+      apart = 0;
       st = fu__hg_bucket(&g, c, next, fw == FU_FRAMEWORK_IDEAL, hid, ready, stream_last, which);
       next++;
     }
@@ -569,7 +592,7 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
                               h->bwd_cpu_us),
                     FU__K_TAIL, 0, &bwd_end);
   for (; st == FU_OK && next < nb; next++) {
-    if ((st = fu__hg_issue(&g, h, fw, c, next, &hid)) != FU_OK) break;
+    if ((st = fu__hg_issue(&g, h, fw, c, next, -1, &hid)) != FU_OK) break;
     st = fu__hg_bucket(&g, c, next, fw == FU_FRAMEWORK_IDEAL, hid, bwd_end, stream_last, which);
   }
   free(stream_last);

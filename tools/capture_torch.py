@@ -168,8 +168,9 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     rounds of the first in-backward issue (the slowdown after it; 0: none); model_cost_buckets:
     torch_modelcost's per-bucket variants too (DDP's and the hook pattern's bucket costs on the
     model); model_cost_spacing: with model_cost_buckets, torch_modelcost's spacing variants
-    (the in-backward issue's cost against the host work between issues, kept in
-    meta.framework_on_model.issue_spacing); log(msg): progress lines;
+    (the in-backward issue's cost against the host work between issues,
+    meta.framework_on_model.issue_spacing and the host block's issue_spacing curves);
+    log(msg): progress lines;
     host_ref: a reference step (tools/host_ref.maker) timed 3 times before the timed steps, after
     each and 3 times after, as the probes are (meta.host_ref: its medians, which
     `fusim workload --host-ref-fwd/--host-ref-bwd` take); ready_separate: also time the ready

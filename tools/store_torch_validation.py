@@ -259,6 +259,7 @@ def tower_costs(wl, buckets_only=False):
     """Puts the model-independent costs back where the capture put the model's own
     (buckets_only: only the per-bucket ones, which then leave the list of those replaced)."""
     fm = on_model(wl)
+    wl.get("host", {}).pop("issue_spacing", None)   # measured on the model as well
     per_bucket = ["%s.%s" % (grp, key) for _, grp, key in torch_modelcost.BUCKET_COSTS]
     for name in list((fm or {}).get("replaced", [])):
         if buckets_only and name not in per_bucket:
@@ -321,6 +322,9 @@ def model_cost_factor(ws, wl, m, host_scale=True):
         b = wl["host"].get("ci", {}).get(grp, {}).get(key)
         if b:   # a capture's bounds for it, carried alike
             ws["host"]["ci"][grp][key] = [x * f for x in b]
+    for key, pts in (wl["host"].get("issue_spacing") or {}).items():
+        # the curves: how far apart (host time) and the cost, both at the loop's host speed
+        ws["host"]["issue_spacing"][key] = [[x * f, y * f] for x, y in pts]
     ff = forward_factor(wl, m, host_scale)
     if ff is not None:   # DDP's forward measured on the model: by forward's own factor
         ws["host"]["ddp"]["forward_us"] = wl["host"]["ddp"]["forward_us"] * ff

@@ -50,8 +50,10 @@ parameter, 136-268 at 4 MiB, 167-742 at 25 MiB) (torch_run_report's spacing sect
   ddpo_e16 the same buckets, the offload comm hook
   a hook-pattern issue n gradients apart = (d(hk_n or hk_en) - d(hk_0)) / its buckets, and DDP's
   comm hook over its default all-reduce = (d(ddpo_x) - d(ddpv_x)) / buckets, each against the
-  buckets' spacing (the framework-free backward() CPU over the buckets): issue_spacing, kept in
-  meta, not priced yet.
+  buckets' spacing (the framework-free backward() CPU over the buckets): issue_spacing in meta,
+  and apply() writes each framework's curve (spacing_curve: the points the rounds tell from
+  none, two at least) into the host block as host.issue_spacing, which fusim prices every
+  in-backward issue by (sim/fu_predict.c).
 Run 18's loop paid 75-92 us per DDP bucket and 102-140 us per hook-pattern bucket (its per-tensor
 plans against the 100 / 25 MiB ones, backward() CPU time), where the tower's synthetic bank
 measured 51 and 62 in the same run: like the per-parameter costs, the per-bucket ones travel
@@ -185,6 +187,19 @@ def spacing_with_ci(bwd, P, nbs, boot=200, seed=1):
     return est
 
 
+def spacing_curve(points):
+    """A host block's issue-spacing curve ([[us apart, us], ...], fusim's host.issue_spacing)
+    from spacing_with_ci()'s points of one framework: those whose bootstrap p5 is above 0 (the
+    rounds tell them from none), in increasing spacing (a point no farther apart than the one
+    before is left out); None with fewer than 2 (no curve: the per-bucket cost stands)."""
+    pts, last = [], 0.0
+    for p in sorted((p for p in points if len(p) > 3 and p[3][0] > 0), key=lambda p: p[1]):
+        if p[1] > last:
+            pts.append([p[1], p[2]])
+            last = p[1]
+    return pts if len(pts) >= 2 else None
+
+
 def forward_cost(fwd, rounds=None):
     """DDP's forward work on the model from fwd[v] = [forward CPU us per round]: the median over
     rounds of the two DDP variants' mean forward CPU time minus the framework-free one's (both
@@ -257,7 +272,9 @@ def comm_hook_bucket(host, replaced):
 def apply(host, fw_model):
     """The host block (torch_host.host_block's) with the per-parameter costs measured on the
     model in place of the tower's, where both bootstrap bounds are positive (a cost the model's
-    rounds could not tell from zero keeps the tower's). Returns the keys replaced."""
+    rounds could not tell from zero keeps the tower's), and the issue-spacing curves where the
+    spacing variants give them (host.issue_spacing). Returns the keys replaced (the curves are
+    not among them)."""
     done = []
     ci = fw_model.get("ci", {})
     for grp in ("ddp", "hooks"):   # the block may share these with the calibration's result
@@ -270,6 +287,12 @@ def apply(host, fw_model):
             host[grp][key] = fw_model[est]
             done.append("%s.%s" % (grp, key))
     comm_hook_bucket(host, done)
+    # the in-backward issue against its spacing (the spacing variants): a curve per framework
+    # whose points the rounds tell from none; fusim prices each issue inside backward by it
+    isp = {k: c for k, c in ((k, spacing_curve(v)) for k, v in
+                             (fw_model.get("issue_spacing") or {}).items() if k != "buckets") if c}
+    if isp and any(grp in host for grp in ("ddp", "hooks")):
+        host["issue_spacing"] = isp
     # DDP's forward measured whole on the model: it takes the place of the tower's three parts
     # (fixed, per buffer, the broadcast's fixed part), which fw_model["forward_replaced"] says
     df = fw_model.get("ddp_forward")

@@ -545,8 +545,9 @@ def main(argv=None, probe=None):
                          "0: not measured)")
     ap.add_argument("--no-spacing-variants", dest="spacing_variants", action="store_false",
                     help="leave out torch_modelcost's spacing variants (the in-backward issue's "
-                         "cost on the model against the host work between issues, kept in "
-                         "meta; about 70%% more model-cost time)")
+                         "cost on the model against the host work between issues, which "
+                         "prices the in-backward issues (host.issue_spacing); about 70%% more "
+                         "model-cost time)")
     ap.add_argument("--no-loop-probes", dest="loop_probes", action="store_false",
                     help="leave out the probes run in the loop's rounds (the frameworks' "
                          "per-parameter costs at the loop's host speed, the first in-backward "

@@ -49,6 +49,18 @@ static double run(const fu_workload *w, const fu_plan *p, const fu_comm *c, cons
 
 static double d2h(double bytes) { return A_D2H + B_D2H * bytes; }
 
+/* Writes a to a scratch file and reads it back, strictly (written in ready order), into b. */
+static int save_load(const fu_workload *a, fu_workload *b) {
+  char path[] = "/tmp/fusim_test_host_XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return FU_EIO;
+  close(fd);
+  int st = fu_workload_save(path, a);
+  if (st == FU_OK) st = fu_workload_load(path, 1, b);
+  remove(path);
+  return st;
+}
+
 int main(void) {
   const double tol = 1e-6;
   fu_profile prof;
@@ -149,6 +161,20 @@ int main(void) {
   host_workload(&w, 900, 1000);
   EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 1214, tol);
   EXPECT_NEAR(r.buckets[0].start_us, 1087, tol);
+  /* 4s. With an issue-spacing curve for DDP's offload comm hook over its all-reduce,
+   *     [[100, 10], [1000, 100]]: the one bucket is issued after 50 + 850 = 900 us of backward's
+   *     own host work, where the curve gives 10 + 90 x 800 / 900 = 90; the comm hook's call is
+   *     bucket_us 30 + 90 = 120 us in place of hook_bucket_us 60, and everything after it 60 us
+   *     later: the offload from 1147, 1274. */
+  w.host.sp_offload = (fu_host_spacing){.n = 2, .apart_us = {100, 1000}, .us = {10, 100}};
+  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 1274, tol);
+  EXPECT_NEAR(r.buckets[0].start_us, 1147, tol);
+  /*     DDP's default all-reduce is not the comm hook: the curve does not touch it. */
+  fu_comm ar4;
+  su_comm_ar8(&ar4);
+  double with_curve = run(&w, &p, &ar4, &prof, one, 1, &r);
+  w.host.sp_offload.n = 0;
+  EXPECT_NEAR(run(&w, &p, &ar4, &prof, one, 1, &r), with_curve, tol);
   /* 4a. The broadcast's fixed part (20 us) where the module has buffers: DDP's forward 37 us, every
    *     host task and everything after it 20 us later: 1234. Without buffers neither the fixed
    *     part nor the 3 x 2 us per buffer: forward 11 us, 1214 - 6 = 1208. */
@@ -223,6 +249,33 @@ int main(void) {
   p.overlap = 1;
   EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r), 950 + d2h(2 * MiB) + 20, tol);
   EXPECT_NEAR(r.buckets[0].start_us, 700, tol);
+
+  /* 6s. Host-bound (the second hook at 900 us, backward() returns at 1000), overlap on, with the
+   *     hook pattern's issue-spacing curve [[100, 20], [1600, 620]]. Bucket 0 is issued 50 us
+   *     into backward (below the first point: 20 us), bucket 1 after 850 us more of backward's
+   *     own work: 20 + 0.4 x 750 = 320 us. Host: fwd [0,100] seg0 [100,150] hook0 [150,159]
+   *     issue b0 [159,179] seg1 [179,1029] hook1 [1029,1038] issue b1 [1038,1358] tail
+   *     [1358,1458] opt [1458,1468]. GPU: copy1 [1038,1238]; b1's offload from the issue, 1358,
+   *     ends 1358 + d2h(2 MiB) < 1458; the optimizer from its enqueue's start: [1458,1478].
+   *     Without the curve (13 us each) the issues end at 172 and 1044, copy1 [1031,1231], b1's
+   *     offload [1231, 1231 + d2h(2 MiB)] outlasts the tail's enqueue (1144): 1231 + d2h + 20. */
+  su_workload_free(&w);
+  host_workload(&w, 900, 1000);
+  su_plan(&p, 0, 0, 1);
+  p.framework = FU_FRAMEWORK_HOOKS;
+  p.overlap = 1;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r), 1231 + d2h(2 * MiB) + 20, tol);
+  w.host.sp_hooks = (fu_host_spacing){.n = 2, .apart_us = {100, 1600}, .us = {20, 620}};
+  EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r), 1478, tol);
+  EXPECT_NEAR(r.buckets[1].start_us, 1358, tol);
+  /*     Overlap off: both issued after backward, at the per-bucket cost (13 us), curve or not. */
+  p.overlap = 0;
+  double off_curve = run(&w, &p, &off, &prof, two, 2, &r);
+  w.host.sp_hooks.n = 0;
+  EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r), off_curve, tol);
+  su_workload_free(&w);
+  host_workload(&w, 300, 320);
+  p.overlap = 1;
 
   /* 7. The interval: the run's spread scales GPU and host work, operations at their CI bounds;
    *    with no spread and exact CIs the interval is the point, with spread it holds it. */
@@ -316,12 +369,7 @@ int main(void) {
   EXPECT_INT_EQ(a.host.buffers, 3);
   EXPECT_NEAR(a.host.launches_bwd, 311, 0);
   EXPECT_INT_EQ(a.host.queue_depth, 1021);
-  char path[] = "/tmp/fusim_test_host_XXXXXX";
-  int fd = mkstemp(path);
-  EXPECT(fd >= 0);
-  if (fd >= 0) close(fd);
-  EXPECT_INT_EQ(fu_workload_save(path, &a), FU_OK);
-  EXPECT_INT_EQ(fu_workload_load(path, 1, &b), FU_OK); /* strict: written in ready order */
+  EXPECT_INT_EQ(save_load(&a, &b), FU_OK);
   EXPECT_NEAR(b.grads[1].cpu_us, 300, 0);
   EXPECT_NEAR(b.host.fwd_cpu[0], 10, 0);
   EXPECT_NEAR(b.host.ddp.finalize_us, 7, 0);
@@ -334,7 +382,6 @@ int main(void) {
   EXPECT_NEAR(b.host.launches_opt, 3, 0);
   EXPECT_INT_EQ(b.host.queue_depth, 1021);
   EXPECT_NEAR(b.host.d2h_compute, 1.016, 0); /* optional: read, and written back */
-  remove(path);
   fu_workload_finish(&a);
   fu_workload_finish(&b);
   /* The frameworks' own spread, where the block gives it. */
@@ -366,17 +413,29 @@ int main(void) {
     EXPECT_NEAR(a.host.ddp_lo.bucket_us, 30, 0);
     EXPECT_NEAR(a.host.hooks_hi.bucket_us, 20, 0);
     EXPECT_NEAR(a.host.hooks_lo.hook_us, 9, 0);
-    char p2[] = "/tmp/fusim_test_host_XXXXXX";
-    int fd2 = mkstemp(p2);
-    EXPECT(fd2 >= 0);
-    if (fd2 >= 0) close(fd2);
-    EXPECT_INT_EQ(fu_workload_save(p2, &a), FU_OK);
-    EXPECT_INT_EQ(fu_workload_load(p2, 1, &b), FU_OK);
+    EXPECT_INT_EQ(save_load(&a, &b), FU_OK);
     EXPECT_INT_EQ(b.host.has_ci, 1);
     EXPECT_NEAR(b.host.ddp_hi.param_us, 6.5, 0);
     EXPECT_NEAR(b.host.hooks_lo.bucket_us, 0, 0);
     EXPECT_NEAR(b.host.ddp_lo.finalize_us, 7, 0);
-    remove(p2);
+    fu_workload_finish(&a);
+    fu_workload_finish(&b);
+  }
+  /* The issue-spacing curves: read, and written back out. */
+  at = strstr(text, hk);
+  if (at) {
+    snprintf(withfw, sizeof withfw, "%.*s\"issue_spacing\": {\"hooks\": [[80, 30], [800, 90]],"
+             " \"ddp_offload\": [[100, 40]]}, %s", (int)(at - text), text, at);
+    EXPECT_INT_EQ(fu_workload_parse(withfw, "h.json", 0, &a), FU_OK);
+    EXPECT_INT_EQ((long long)a.host.sp_hooks.n, 2);
+    EXPECT_NEAR(a.host.sp_hooks.apart_us[1], 800, 0);
+    EXPECT_NEAR(a.host.sp_hooks.us[1], 90, 0);
+    EXPECT_INT_EQ((long long)a.host.sp_offload.n, 1);
+    EXPECT_INT_EQ(save_load(&a, &b), FU_OK);
+    EXPECT_INT_EQ((long long)b.host.sp_hooks.n, 2);
+    EXPECT_NEAR(b.host.sp_hooks.us[0], 30, 0);
+    EXPECT_NEAR(b.host.sp_offload.apart_us[0], 100, 0);
+    EXPECT_NEAR(b.host.sp_offload.us[0], 40, 0);
     fu_workload_finish(&a);
     fu_workload_finish(&b);
   }
@@ -432,7 +491,20 @@ int main(void) {
                        "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
                        " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
                        " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1],"
-                       " \"beside_d2h\": {\"compute\": 0.9}"};
+                       " \"beside_d2h\": {\"compute\": 0.9}",
+                       /* issue-spacing points out of order, a negative cost, none at all */
+                       "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1],"
+                       " \"issue_spacing\": {\"hooks\": [[800, 30], [80, 90]]}",
+                       "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1],"
+                       " \"issue_spacing\": {\"ddp_offload\": [[80, -1]]}",
+                       "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1],"
+                       " \"issue_spacing\": {\"hooks\": []}"};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     char doc[1024];
     snprintf(doc, sizeof doc,

@@ -13,6 +13,7 @@ one measured beside them: the costs x1.5, the others untouched. DDP's forward me
 the model (see the case below) replaces the tower's three parts and is carried by forward's own
 factor.
 """
+import json
 import os
 import sys
 
@@ -290,6 +291,37 @@ check("a variant whose buckets were not counted is left out",
 check("the estimates without the spacing variants are unchanged by them",
       mc.estimate(dict(make(), **{k: v for k, v in bs.items() if k in mc.SPACING_VARIANTS}), P,
                   FIXED) == mc.estimate(make(), P, FIXED))
+
+# spacing_curve: the points the rounds tell from none, in increasing spacing, at least two.
+pts = [[48, 204.2, 30.0, [25.0, 35.0]], [12, 816.7, 55.0, [-3.0, 90.0]], [3, 3266.7, 80.0, [60.0, 99.0]],
+       [3, 3266.7, 81.0, [60.0, 99.0]]]
+check("spacing_curve keeps 204.2 -> 30 and 3266.7 -> 80 (816.7's p5 < 0, a repeat left out)",
+      mc.spacing_curve(pts) == [[204.2, 30.0], [3266.7, 80.0]])
+check("one point left: no curve", mc.spacing_curve(pts[:2]) is None)
+# apply() writes the curves into the host block; the store carries both coordinates by the
+# loop's framework-free backward() over the capture's (1.5: 204.2 -> 306.3 us apart, 30 -> 45 us)
+# and --tower-costs / --no-model-bucket-costs take them out again.
+e7 = mc.with_ci(make(), P, FIXED)
+e7["issue_spacing"] = {"hooks": pts, "ddp_offload": pts[:2], "buckets": {"hk_e4": 12}}
+h7 = {"ddp": {"param_us": 11.0, "copy_us": 5.0, "bucket_us": 44.0},
+      "hooks": {"hook_us": 29.0, "bucket_us": HKB}}
+done7 = mc.apply(h7, e7)
+check("apply: host.issue_spacing %s (hooks only: offload's one point is no curve)"
+      % h7.get("issue_spacing"), h7.get("issue_spacing") == {"hooks": [[204.2, 30.0], [3266.7, 80.0]]})
+fm7 = dict(e7, replaced=done7, model_independent={"ddp": {"param_us": 11.0, "copy_us": 5.0,
+                                                          "bucket_us": 44.0},
+                                                  "hooks": {"hook_us": 29.0, "bucket_us": HKB}})
+wl7 = {"host": h7, "meta": {"framework_on_model": fm7}}
+ws7 = json.loads(json.dumps({"host": h7}))
+st.model_cost_factor(ws7, wl7, {"compute_only_cpu_fwd_bwd_rest_us": [5000.0, 1.5 * fm7["bwd_cpu_us"],
+                                                                   300.0]})
+got7 = ws7["host"]["issue_spacing"]["hooks"]
+check("carried x1.5: %s" % got7, all(abs(a - b) < 1e-9 for g, w in zip(got7, [[306.3, 45.0],
+                                                                        [4900.05, 120.0]])
+                                     for a, b in zip(g, w)))
+check("... the capture's own curve untouched", h7["issue_spacing"]["hooks"][0] == [204.2, 30.0])
+st.tower_costs(wl7, buckets_only=True)
+check("--no-model-bucket-costs: no curve", "issue_spacing" not in wl7["host"])
 
 # torch_trace.summarize: two steps, a 1000 us wait on the autograd thread once a step.
 rows = [("cudaLaunchKernel", "2", 5.0, 5.0)] * 40 + [("cudaStreamSynchronize", "2", 1000.0, 1000.0)] * 2 \
