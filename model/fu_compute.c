@@ -300,6 +300,56 @@ int fu_compute_optim_us(const fu_compute *c, const char *name, double ntensors, 
   return FU_EDATA;
 }
 
+void fu_optim_launches(const double *numel, size_t n, int lists, int scalarlist, double *launches,
+                       double *moved, double *chunk) {
+  static const int max_tensors[5] = {110, 64, 48, 36, 30};
+  const double kchunk = 65536;
+  const int kblocks = 320;
+  int max_t = scalarlist && lists == 1 ? 96 : max_tensors[lists < 1 ? 0 : lists > 5 ? 4 : lists - 1];
+  int nt = 0, nb = 0;
+  double sum = 0, big = 0; /* the launch being filled: its elements and its largest chunk */
+  for (size_t i = 0; i < n; i++) {
+    double e = numel[i] > 0 ? numel[i] : 0;
+    long nch = (long)ceil(e / kchunk);
+    nt++;
+    for (long ch = 0; ch < nch; ch++) {
+      double sz = ch == nch - 1 ? e - ch * kchunk : kchunk;
+      nb++, sum += sz;
+      if (sz > big) big = sz;
+      int last = ch == nch - 1;
+      if (nb == kblocks || (nt == max_t && last)) { /* launch; a tensor cut mid-way carries on */
+        *launches += 1, *moved += sum * lists, *chunk += big * lists;
+        nb = 0, sum = 0, big = 0;
+        nt = last ? 0 : 1;
+      }
+    }
+  }
+  if (nb > 0) *launches += 1, *moved += sum * lists, *chunk += big * lists;
+}
+
+double fu_optim_dev_us(const fu_optim_fit *o, const double *numel, size_t n) {
+  /* PyTorch's foreach paths (torch/optim/adam.py _multi_tensor_adam, sgd.py _multi_tensor_sgd):
+   * the lists each operation touches, 10 + lists marking a scalarlist operation */
+  static const int adamw[] = {1, 2, 1, 3, 2, 11, 1, 13};  /* mul_ (decay), lerp_, mul_, addcmul_,
+                                                          * sqrt, div_, add_ (eps), addcdiv_ */
+  static const int adam[] = {2, 1, 3, 2, 11, 1, 13};
+  static const int sgd[] = {1, 2, 2}; /* mul_ (momentum), add_ (buffer), add_ (params) */
+  const int *ops = NULL;
+  size_t nops = 0;
+  if (!strcmp(o->name, "adamw")) ops = adamw, nops = sizeof adamw / sizeof *adamw;
+  else if (!strcmp(o->name, "adam")) ops = adam, nops = sizeof adam / sizeof *adam;
+  else if (!strcmp(o->name, "sgd")) ops = sgd, nops = sizeof sgd / sizeof *sgd;
+  if (!(o->launch_us > 0) || !ops) {
+    double total = 0;
+    for (size_t i = 0; i < n; i++) total += numel[i];
+    return o->base_us + o->per_tensor_us * (double)n + o->per_elem_us * total;
+  }
+  double launches = 0, moved = 0, chunk = 0;
+  for (size_t k = 0; k < nops; k++)
+    fu_optim_launches(numel, n, ops[k] % 10, ops[k] >= 10, &launches, &moved, &chunk);
+  return o->launch_us * launches + o->per_moved_elem_us * moved + o->per_chunk_elem_us * chunk;
+}
+
 /* ---- JSON ---- */
 
 static json_t *fu__farr(const double *v, int n) {
@@ -357,6 +407,11 @@ json_t *fu_compute_to_json(const fu_compute *c) {
       json_object_set_new(e, "host_per_tensor_us", json_real(f->host_per_tensor_us));
       json_object_set_new(e, "tail_frac", json_real(f->tail_frac));
       if (f->host_probe_us > 0) json_object_set_new(e, "host_probe_us", json_real(f->host_probe_us));
+    }
+    if (e && f->launch_us > 0) {
+      json_object_set_new(e, "launch_us", json_real(f->launch_us));
+      json_object_set_new(e, "per_moved_elem_us", json_real(f->per_moved_elem_us));
+      json_object_set_new(e, "per_chunk_elem_us", json_real(f->per_chunk_elem_us));
     }
     if (!e || json_array_append_new(opt, e)) goto oom;
   }
@@ -610,6 +665,11 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
           return fu__bad(what, where, "host_per_tensor_us, host_base_us (numbers >= 0), tail_frac (0 to 1), "
                                       "host_probe_us (0.001 to 1e6)");
       }
+      if (json_object_get(e, "launch_us") &&
+          (fu__num(e, "launch_us", 1e-6, 1e6, &f->launch_us) ||
+           fu__num(e, "per_moved_elem_us", 0, 1, &f->per_moved_elem_us) ||
+           fu__num(e, "per_chunk_elem_us", 0, 1, &f->per_chunk_elem_us)))
+        return fu__bad(what, where, "launch_us (above 0), per_moved_elem_us and per_chunk_elem_us (0 to 1) go together");
       c->noptim++;
     }
   }

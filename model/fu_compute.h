@@ -25,7 +25,8 @@
  *     "ops": [ {"op", "dtype", "numel": [..], "fwd_us": [..], "bwd_us": [..], "host_fwd_us",
  *               "host_bwd_us", "kernels_fwd", "kernels_bwd"}, .. ],
  *     "optimizer": [ {"name", "base_us", "per_tensor_us", "per_elem_us"[, "host_per_tensor_us",
- *                "host_base_us", "tail_frac", "host_probe_us"]}, .. ] (fu_optim_fit),
+ *                "host_base_us", "tail_frac", "host_probe_us"][, "launch_us", "per_moved_elem_us",
+ *                "per_chunk_elem_us"]}, .. ] (fu_optim_fit),
  *     "conv": [ {"dtype", "layout", "kernel", "stride", "m", "n", "k", "us"}, .. ],
  *     "host_probe_us": tools/torch_host.host_probe's CPU time per launch when the host costs were
  *                measured (calib_torch's hf_host part: the median of its readings), to carry them
@@ -100,6 +101,13 @@ typedef struct fu_optim_fit {
    * calibrations, a tight loop of steps) per_tensor_us is the host's cost per tensor. */
   int has_host;
   double host_base_us, host_per_tensor_us, tail_frac, host_probe_us;
+  /* The device time by PyTorch's multi-tensor (foreach) launches, where launch_us > 0 (it then
+   * replaces base + per tensor + per element): each of the optimizer's foreach operations runs
+   * its tensors in launches of at most 320 chunks of 65536 elements and a tensor count set by
+   * the lists it touches (fu_optim_launches); a launch costs launch_us, plus per_moved_elem_us for
+   * each element of each list it touches, plus per_chunk_elem_us for each element of its largest
+   * chunk, per list (a block works through one chunk). Fitted to the same measured steps. */
+  double launch_us, per_moved_elem_us, per_chunk_elem_us;
 } fu_optim_fit;
 
 typedef struct fu_compute {
@@ -167,6 +175,20 @@ double fu_op_us(const fu_op_table *t, double numel, int bwd);
 /* One optimizer step over ntensors tensors of numel elements in all; FU_EDATA when unknown. */
 int fu_compute_optim_us(const fu_compute *c, const char *name, double ntensors, double numel,
                         double *us);
+
+/* PyTorch's multi-tensor apply over tensors of numel[0..n) elements, in the optimizer's order,
+ * for a foreach operation touching `lists` lists (1..5; scalarlist: 1 when it takes one scalar
+ * per tensor): adds its launches, the elements its launches touch summed over lists, and the
+ * largest chunk of each launch summed over lists (ATen MultiTensorApply.cuh: chunks of 65536,
+ * at most 320 a launch, at most 110 / 64 / 48 / 36 / 30 tensors for 1..5 lists, 96 for one
+ * scalarlist). */
+void fu_optim_launches(const double *numel, size_t n, int lists, int scalarlist, double *launches,
+                       double *moved, double *chunk);
+
+/* The device time of optimizer o's step over tensors of numel[0..n) elements (in the order the
+ * optimizer takes them): the launch form where o has one (launch_us > 0; the foreach operations
+ * of PyTorch's adam / adamw / sgd with momentum), else base + per tensor + per element. */
+double fu_optim_dev_us(const fu_optim_fit *o, const double *numel, size_t n);
 
 /* JSON (Jansson) of the tables; parse fills c from the "compute" object (what names the file for
  * messages). Parse replaces only the parts present in o. */

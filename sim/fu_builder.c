@@ -1015,20 +1015,30 @@ static double fu__opt_temp(const char *opt) {
  * the profile's, at which its other host rows are). Older fits (no has_host): the per-element
  * part and base are device time, the per-tensor part the host's, host_k carries it, and the
  * host time beyond the lead adds to the device time. */
-static int fu__optim(const fu_compute *c, const char *name, double ntensors, double numel,
+/* The gradients' element counts in the order the optimizer takes its parameters (the model's:
+ * the timeline's order reversed); malloc'd, NULL when out of memory. */
+static double *fu__grad_sizes(const fu_workload *w, double elem_bytes) {
+  double *v = malloc((w->ngrads ? w->ngrads : 1) * sizeof *v);
+  for (size_t i = 0; v && i < w->ngrads; i++) v[i] = (double)w->grads[w->ngrads - 1 - i].bytes / elem_bytes;
+  return v;
+}
+
+static int fu__optim(const fu_compute *c, const char *name, const double *sizes, size_t ntensors,
                      double lead, double host_k, double probe_us, double ref_kf, double *us) {
   const fu_optim_fit *o = NULL;
   for (int i = 0; i < c->noptim; i++)
     if (!strcmp(c->optim[i].name, name)) o = &c->optim[i];
   if (!o) return FU_EDATA;
   if (!o->has_host) {
-    double dev = o->base_us + o->per_elem_us * numel, host = o->per_tensor_us * ntensors;
+    double numel = 0;
+    for (size_t i = 0; i < ntensors; i++) numel += sizes[i];
+    double dev = o->base_us + o->per_elem_us * numel, host = o->per_tensor_us * (double)ntensors;
     if (host_k > 0) host *= host_k;
     *us = dev + (host > lead ? host - lead : 0);
     return FU_OK;
   }
-  double dev = o->base_us + o->per_tensor_us * ntensors + o->per_elem_us * numel;
-  double host = o->host_base_us + o->host_per_tensor_us * ntensors;
+  double dev = fu_optim_dev_us(o, sizes, ntensors);
+  double host = o->host_base_us + o->host_per_tensor_us * (double)ntensors;
   double at = probe_us > 0 ? probe_us : c->host_probe_min_us > 0 ? c->host_probe_min_us : c->host_probe_us;
   if (o->host_probe_us > 0 && at > 0) host *= at / o->host_probe_us;
   else if (host_k > 0) host *= host_k;
@@ -1139,11 +1149,17 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   if (x.roofline) {
     opt_bytes = gb + 24.0 + (s->prec == FU_PREC_BF16 ? 2 : 0);
     w->opt_us = (double)nparam * opt_bytes / (hbm * 1e3);
-  } else if (fu__optim(x.c, s->optimizer, (double)ntensors, (double)nparam, lead, x.host_k, s->host_probe_us,
-                       x.ref_kf, &w->opt_us) != FU_OK) {
-    fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
-    fu_workload_finish(w);
-    return FU_EDATA;
+  } else {
+    double *sizes = fu__grad_sizes(w, gb);
+    int ost = sizes ? fu__optim(x.c, s->optimizer, sizes, w->ngrads, lead, x.host_k, s->host_probe_us,
+                                x.ref_kf, &w->opt_us)
+                    : FU_ENOMEM;
+    free(sizes);
+    if (ost != FU_OK) {
+      if (ost == FU_EDATA) fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
+      fu_workload_finish(w);
+      return ost;
+    }
   }
   w->accum_steps = (int)s->accum;
   w->estimated = 1;
@@ -1366,11 +1382,13 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     }
   for (size_t i = 0; i < x.n; i++) act += x.ops[i].saved;
   free(x.ops);
-  if (st == FU_OK &&
-      fu__optim(&prof->compute, s->optimizer, (double)w->ngrads, (double)nparam, lead, x.host_k,
-                s->host_probe_us, x.ref_kf, &w->opt_us) != FU_OK) {
-    fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
-    st = FU_EDATA;
+  if (st == FU_OK) {
+    double *sizes = fu__grad_sizes(w, 4);
+    st = sizes ? fu__optim(&prof->compute, s->optimizer, sizes, w->ngrads, lead, x.host_k, s->host_probe_us,
+                           x.ref_kf, &w->opt_us)
+               : FU_ENOMEM;
+    free(sizes);
+    if (st == FU_EDATA) fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
   }
   if (st != FU_OK) {
     fu_workload_finish(w);

@@ -993,6 +993,82 @@ def opt_net(torch, L, W):
     return list(blocks.parameters()), fwd_bwd
 
 
+# PyTorch's foreach optimizer steps (torch/optim/adam.py _multi_tensor_adam, sgd.py
+# _multi_tensor_sgd): each operation's lists touched and 1 where it takes a scalar per tensor.
+OPT_FOREACH = {
+    "adamw": [(1, 0), (2, 0), (1, 0), (3, 0), (2, 0), (1, 1), (1, 0), (3, 1)],  # mul_ (decay), lerp_,
+    "adam": [(2, 0), (1, 0), (3, 0), (2, 0), (1, 1), (1, 0), (3, 1)],           # mul_, addcmul_, sqrt,
+    "sgd": [(1, 0), (2, 0), (2, 0)],  # mul_, add_ (momentum buffer), add_    # div_, add_, addcdiv_
+}
+
+
+def mta_launches(sizes, lists, scalarlist):
+    """(launches, elements touched x lists, largest chunk of each launch x lists) of one foreach
+    operation over tensors of `sizes` elements, as ATen's MultiTensorApply.cuh cuts them: chunks of
+    65536, at most 320 a launch, at most 110 / 64 / 48 / 36 / 30 tensors for 1..5 lists (96 for
+    one scalarlist); a tensor cut by the chunk limit carries on in the next launch. The same
+    rule as fusim's fu_optim_launches."""
+    max_t = 96 if scalarlist and lists == 1 else (110, 64, 48, 36, 30)[min(max(lists, 1), 5) - 1]
+    launches = moved = chunk = 0.0
+    nt = nb = 0
+    tot = big = 0.0
+    for e in sizes:
+        nch = -(-int(e) // 65536)
+        nt += 1
+        for c in range(nch):
+            sz = e - c * 65536 if c == nch - 1 else 65536
+            nb, tot, big = nb + 1, tot + sz, max(big, sz)
+            last = c == nch - 1
+            if nb == 320 or (nt == max_t and last):
+                launches, moved, chunk = launches + 1, moved + tot * lists, chunk + big * lists
+                nb, tot, big, nt = 0, 0.0, 0.0, (0 if last else 1)
+    if nb:
+        launches, moved, chunk = launches + 1, moved + tot * lists, chunk + big * lists
+    return launches, moved, chunk
+
+
+def opt_point_sizes(p):
+    """The tensor sizes of an optimizer point, in parameter order: its net's (L blocks of
+    Linear(W, W) + LayerNorm(W): weight, bias, LN weight, LN bias), by its recorded L and W, else
+    the OPT_NETS entry with its tensor and element counts."""
+    lw = [(p["L"], p["W"])] if "L" in p else [(L, W) for L, W in OPT_NETS
+                                              if 4 * L == p["n"] and L * (W * W + 3 * W) == p["numel"]]
+    if not lw:
+        raise ValueError("optimizer point of %d tensors, %d elements: not an OPT_NETS net" % (p["n"], p["numel"]))
+    L, W = lw[0]
+    return [W * W, W, W, W] * L
+
+
+def optim_launch_features(name, sizes):
+    """Launches, elements touched x lists, largest chunks x lists over the optimizer's foreach
+    operations (OPT_FOREACH)."""
+    f = [0.0, 0.0, 0.0]
+    for lists, sl in OPT_FOREACH[name]:
+        f = [a + b for a, b in zip(f, mta_launches(sizes, lists, sl))]
+    return f
+
+
+def fit_optim_launch(name, pts):
+    """Device time of the optimizer's step as launch_us x launches + per_moved_elem_us x elements
+    touched + per_chunk_elem_us x largest chunks (optim_launch_features of each point's net), by
+    relative least squares over the points (the 3 x 3 normal equations); the largest relative
+    error beside it."""
+    X = [optim_launch_features(name, opt_point_sizes(p)) for p in pts]
+    y = [p["dev_us"] for p in pts]
+    A = [[x / v for x in row] for row, v in zip(X, y)]
+    M = [[sum(a[i] * a[j] for a in A) for j in range(3)] + [sum(a[i] for a in A)] for i in range(3)]
+    for i in range(3):  # Gauss-Jordan with partial pivoting
+        k = max(range(i, 3), key=lambda r: abs(M[r][i]))
+        M[i], M[k] = M[k], M[i]
+        for r in range(3):
+            if r != i:
+                f = M[r][i] / M[i][i]
+                M[r] = [a - f * b for a, b in zip(M[r], M[i])]
+    coef = [M[i][3] / M[i][i] for i in range(3)]
+    err = max(abs(sum(c * x for c, x in zip(coef, row)) / v - 1) for row, v in zip(X, y))
+    return coef[0], coef[1], coef[2], err
+
+
 def fit_optim_host(pts):
     """Host part of the optimizer step from points (dicts: n tensors, host_us = opt.step()'s CPU
     time inside a training step, dev_us = its device time alone, gap_us = the GPU's time from
@@ -1102,7 +1178,7 @@ def measure_optimizers(torch, log):
                 n, numel = len(ps), sum(p.numel() for p in ps)
                 temp.append((torch.cuda.max_memory_allocated() - before) / numel)
                 med = statistics.median
-                p = {"n": n, "numel": numel, "dev_us": med(b_dev), "host_us": med(a_host),
+                p = {"n": n, "numel": numel, "L": L, "W": W, "dev_us": med(b_dev), "host_us": med(a_host),
                      "gap_us": med(a_gap), "lag_us": med(a_lag), "host_held_us": med(b_host),
                      "host_loop_us": med(c_host), "sleep_short": short, "gc_collections": gcs}
                 pts.append({k: (round(v, 2) if isinstance(v, float) else v) for k, v in p.items()})
@@ -1121,8 +1197,11 @@ def measure_optimizers(torch, log):
             err = float(np.max(np.abs(A @ np.array([base, per_t, per_e]) - y) / y))
             hbase, hper, tail = fit_optim_host(pts)
             _, loop_per, _ = fit_optim_host([dict(q, host_us=q["host_loop_us"]) for q in pts])
+            lu, lm, lc, lerr = fit_optim_launch(name, pts)
             out.append({"name": name, "base_us": round(base, 3), "per_tensor_us": round(per_t, 4),
                         "per_elem_us": float("%.6g" % per_e), "max_rel_err": round(err, 4),
+                        "launch_us": round(lu, 4), "per_moved_elem_us": float("%.6g" % lm),
+                        "per_chunk_elem_us": float("%.6g" % lc), "launch_max_rel_err": round(lerr, 4),
                         "host_base_us": round(hbase, 2), "host_per_tensor_us": round(hper, 3),
                         "tail_frac": round(tail, 3), "host_loop_per_tensor_us": round(loop_per, 3),
                         "temp_bytes_per_elem": round(max(temp), 3), "points": pts})
@@ -1138,7 +1217,8 @@ def measure_optimizers(torch, log):
 
 
 def refit_optimizer(path):
-    """Refits the host parts of path's optimizer rows (fit_optim_host) from their points, in place."""
+    """Refits the host parts of path's optimizer rows (fit_optim_host) and their launch form
+    (fit_optim_launch) from their points, in place."""
     try:
         with open(path) as f:
             d = json.load(f)
@@ -1147,6 +1227,10 @@ def refit_optimizer(path):
             _, loop_per, _ = fit_optim_host([dict(q, host_us=q["host_loop_us"]) for q in o["points"]])
             o.update(host_base_us=round(hbase, 2), host_per_tensor_us=round(hper, 3), tail_frac=round(tail, 3),
                      host_loop_per_tensor_us=round(loop_per, 3))
+            if o["name"] in OPT_FOREACH:
+                lu, lm, lc, lerr = fit_optim_launch(o["name"], o["points"])
+                o.update(launch_us=round(lu, 4), per_moved_elem_us=float("%.6g" % lm),
+                         per_chunk_elem_us=float("%.6g" % lc), launch_max_rel_err=round(lerr, 4))
     except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError) as e:
         _die("--refit-optimizer: %s: %s" % (path, e), 65)
     with open(path, "w") as f:
@@ -1171,7 +1255,7 @@ def main(argv=None):
     ap.add_argument("--budget", type=float, default=0,
                     help="seconds each sweep (gemm, gemm_unaligned, conv) may take; 0: no limit")
     ap.add_argument("--refit-optimizer", action="store_true",
-                    help="no GPU: refit the host parts of --out's optimizer rows from their points")
+                    help="no GPU: refit the host parts and launch form of --out's optimizer rows from their points")
     a = ap.parse_args(argv)
     if a.refit_optimizer:
         return refit_optimizer(a.out)

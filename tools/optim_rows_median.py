@@ -3,7 +3,7 @@
 calib_torch.py --parts optimizer, each with its probe readings beside it): each row's host part
 (host_base_us, host_per_tensor_us) carried to the last file's host speed by the ratio of the
 probes' fastest readings (diag.optimizer.probes_us), then the median of every field over the
-files (the device part and tail_frac as measured). The same method as host_rows_median.py for
+files (the device part, its launch form and tail_frac as measured). The same method as host_rows_median.py for
 the HF host rows: one calibration reads the host in whatever phase it fell in (AdamW's host per
 tensor at one probe speed: 15.96, 14.62 and 14.57 us in three calibrations on 2026-12-04d/e).
 The output is a calibration file (fusim-compute-1) holding only the optimizer rows, with the last
@@ -17,18 +17,27 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import calib_torch  # noqa: E402
 import host_rows_median  # noqa: E402
 
-FIELDS = ("base_us", "per_tensor_us", "per_elem_us", "host_base_us", "host_per_tensor_us", "tail_frac")
+FIELDS = ("base_us", "per_tensor_us", "per_elem_us", "host_base_us", "host_per_tensor_us", "tail_frac",
+          "launch_us", "per_moved_elem_us", "per_chunk_elem_us")
 
 
 def load(path):
-    """(the probes' fastest reading, {name: row} of the rows with a host part) of one calibration"""
+    """(the probes' fastest reading, {name: row} of the rows with a host part) of one calibration;
+    a row without the launch form (measured before 2026-12-04o) gets it fitted from its points
+    (calib_torch.fit_optim_launch) where it has them."""
     c = json.load(open(path))["compute"]
     probes = c.get("diag", {}).get("optimizer", {}).get("probes_us") or []
     if not probes or min(probes) <= 0:
         raise ValueError("%s: no probe readings (diag.optimizer.probes_us)" % path)
-    return min(probes), {o["name"]: o for o in c["optimizer"] if "host_per_tensor_us" in o}
+    rows = {o["name"]: o for o in c["optimizer"] if "host_per_tensor_us" in o}
+    for o in rows.values():
+        if "launch_us" not in o and "points" in o and o["name"] in calib_torch.OPT_FOREACH:
+            o["launch_us"], o["per_moved_elem_us"], o["per_chunk_elem_us"], _ = \
+                calib_torch.fit_optim_launch(o["name"], o["points"])
+    return min(probes), rows
 
 
 def main(argv):
@@ -47,9 +56,10 @@ def main(argv):
             got = []
             for probe, rows in files:
                 o, k = rows[n], ref / probe
-                got.append({f: o[f] * (k if f.startswith("host_") else 1.0) for f in FIELDS})
-            opt.append(dict({f: float("%.6g" % statistics.median(g[f] for g in got)) for f in FIELDS},
-                            name=n, host_probe_us=ref))
+                got.append({f: o[f] * (k if f.startswith("host_") else 1.0) for f in FIELDS if f in o})
+            # a field some files lack (the launch form, from rows without points) over those that have it
+            opt.append(dict({f: float("%.6g" % statistics.median(g[f] for g in got if f in g))
+                             for f in FIELDS if any(f in g for g in got)}, name=n, host_probe_us=ref))
             readings[n] = [[round(g["host_base_us"], 2), round(g["host_per_tensor_us"], 3)] for g in got]
     except (OSError, ValueError, KeyError, TypeError) as e:
         print("optim_rows_median: %s" % e, file=sys.stderr)

@@ -2,7 +2,9 @@
 """tools/calib_torch.py's optimizer part, its host fit (no torch, no GPU): hand-made points whose
 opt.step() CPU time is 50 + 8 x tensors us and whose step, where the host is behind, ends a fifth
 of the device time after the host's issue less the GPU's lag; a device-bound point (device 5000 us
-against 210 of host) must not enter the share. The fit must give 50, 8 and 0.2."""
+against 210 of host) must not enter the share. The fit must give 50, 8 and 0.2. Then the device
+time's launch form: PyTorch's multi-tensor launches counted by hand, and its fit giving back
+coefficients chosen by hand."""
 import os
 import sys
 
@@ -19,6 +21,30 @@ base, per_t, tail = c.fit_optim_host(pts)
 fails = ["%s: got %.6f, expected %.6f" % (what, got, want)
          for what, got, want in (("host_base_us", base, 50.0), ("host_per_tensor_us", per_t, 8.0),
                                  ("tail_frac", tail, 0.2)) if abs(got - want) > 1e-9 * max(1.0, want)]
+
+# The launch form (mta_launches, as fusim's fu_optim_launches; cases by hand as in test_compute):
+# one tensor of 320 chunks and 10 elements: 2 launches; 111 one-element tensors over two lists:
+# 64 + 47; 97 over one scalarlist: 96 + 1.
+for what, got, want in (
+        ("320 chunks + 10", c.mta_launches([65536 * 320 + 10], 1, 0), (2, 65536 * 320 + 10, 65546)),
+        ("111 x 1, two lists", c.mta_launches([1] * 111, 2, 0), (2, 222, 4)),
+        ("97 x 1, scalarlist", c.mta_launches([1] * 97, 1, 1)[0], 2),
+        ("96 x 1, scalarlist", c.mta_launches([1] * 96, 1, 1)[0], 1)):
+    if got != want:
+        fails.append("mta_launches %s: %s, expected %s" % (what, got, want))
+# the fit gives back coefficients chosen by hand from points priced with them (OPT_NETS' nets)
+for name, coef in (("sgd", (2.0, 1.5e-6, 6e-5)), ("adamw", (2.1, 1.3e-6, 8e-5))):
+    pts = []
+    for L, W in c.OPT_NETS:
+        p = {"n": 4 * L, "numel": L * (W * W + 3 * W)}
+        f = c.optim_launch_features(name, c.opt_point_sizes(p))
+        pts.append(dict(p, dev_us=sum(a * b for a, b in zip(coef, f))))
+    lu, lm, lc, err = c.fit_optim_launch(name, pts)
+    for what, g, w in (("launch_us", lu, coef[0]), ("per_moved_elem_us", lm, coef[1]), ("per_chunk_elem_us", lc, coef[2])):
+        if abs(g - w) > 1e-6 * w:
+            fails.append("fit_optim_launch %s %s: %g, expected %g" % (name, what, g, w))
+    if err > 1e-9:
+        fails.append("fit_optim_launch %s: max error %g on exact points" % (name, err))
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)

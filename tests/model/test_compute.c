@@ -155,6 +155,51 @@ static void test_attn_bh(void) {
   free(c);
 }
 
+/* PyTorch's multi-tensor apply cut by hand (chunks of 65536, 320 a launch, 110 / 64 tensors for
+ * 1 / 2 lists, 96 for one scalarlist), and the optimizer's device time in the launch form. */
+static void test_optim_launches(void) {
+  double l = 0, m = 0, ch = 0;
+  /* one tensor of 320 chunks and 10 elements: 320 full chunks, then the 10 */
+  double big[1] = {65536.0 * 320 + 10};
+  fu_optim_launches(big, 1, 1, 0, &l, &m, &ch);
+  EXPECT_REL(l, 2, 1e-12);
+  EXPECT_REL(m, 65536.0 * 320 + 10, 1e-12);
+  EXPECT_REL(ch, 65536 + 10, 1e-12);
+  /* 111 one-element tensors: 110 + 1 (one list), 64 + 47 (two lists), 96 + 15 (scalarlist) */
+  double ones[111];
+  for (int i = 0; i < 111; i++) ones[i] = 1;
+  l = m = ch = 0;
+  fu_optim_launches(ones, 111, 1, 0, &l, &m, &ch);
+  EXPECT_REL(l, 2, 1e-12);
+  EXPECT_REL(m, 111, 1e-12);
+  EXPECT_REL(ch, 2, 1e-12);
+  l = m = ch = 0;
+  fu_optim_launches(ones, 111, 2, 0, &l, &m, &ch);
+  EXPECT_REL(l, 2, 1e-12);
+  EXPECT_REL(m, 222, 1e-12);
+  EXPECT_REL(ch, 4, 1e-12);
+  l = m = ch = 0;
+  fu_optim_launches(ones, 97, 1, 1, &l, &m, &ch); /* 96 + 1 */
+  EXPECT_REL(l, 2, 1e-12);
+  l = m = ch = 0;
+  fu_optim_launches(ones, 96, 1, 1, &l, &m, &ch);
+  EXPECT_REL(l, 1, 1e-12);
+  /* SGD (mul_ 1 list, add_ 2, add_ 2) over one tensor of 100000 (chunks 65536 + 34464):
+   * 3 launches, 100000 x (1 + 2 + 2) touched, largest chunk 65536 x 5:
+   * 2 x 3 + 1e-6 x 500000 + 8e-5 x 327680 = 32.7144 us */
+  fu_optim_fit o = {.name = "sgd", .base_us = 1000, .per_tensor_us = 1, .per_elem_us = 1,
+                    .launch_us = 2, .per_moved_elem_us = 1e-6, .per_chunk_elem_us = 8e-5};
+  double one[1] = {100000};
+  EXPECT_REL(fu_optim_dev_us(&o, one, 1), 32.7144, 1e-9);
+  /* AdamW's 8 operations (lists 1, 2, 1, 3, 2, 1s, 1, 3s): 8 launches, 14 x 100000 touched,
+   * 14 x 65536 largest: 16 + 1.4 + 73.40032 */
+  snprintf(o.name, sizeof o.name, "adamw");
+  EXPECT_REL(fu_optim_dev_us(&o, one, 1), 90.80032, 1e-9);
+  /* without the launch form: base + per tensor + per element */
+  o.launch_us = 0;
+  EXPECT_REL(fu_optim_dev_us(&o, one, 1), 1000 + 1 + 100000, 1e-12);
+}
+
 static void test_ops_attn_optim(void) {
   fu_compute *c = malloc(sizeof *c);
   fu_compute_init(c);
@@ -376,6 +421,7 @@ int main(void) {
   test_gemm();
   test_widths();
   test_attn_bh();
+  test_optim_launches();
   test_ops_attn_optim();
   test_json();
   test_unaligned();

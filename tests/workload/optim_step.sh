@@ -3,7 +3,8 @@
 # optimizer part: device alone, opt.step()'s CPU time inside a training step, the last kernel's
 # share, the probe beside them): the step ends at max(device, host - lead + tail_frac x device),
 # the host part carried from the row's probe to the step's (or the profile's) host speed; by hand
-# on a hand-made AdamW row. Also fit --compute keeping the row's fields, and a bad field.
+# on a hand-made AdamW row. Also fit --compute keeping the row's fields, and a bad field; the
+# device time in the launch form (PyTorch's multi-tensor launches) counted by hand.
 # usage: optim_step.sh FUSIM
 fusim=$1
 dir=$(mktemp -d) || exit 1
@@ -77,5 +78,36 @@ r = subprocess.run([fusim, "fit", "--compute", cal, "--merge-into", merged], cap
 if r.returncode == 0 or len(r.stderr.strip().splitlines()) != 1 or open(merged).read() != before:
     fails.append("fit --compute, tail_frac 2: exit %d, stderr %r, profile %s" % (
         r.returncode, r.stderr, "unchanged" if open(merged).read() == before else "changed"))
+# 6. the launch form (launch_us > 0): a one-layer Llama of 12 tensors in 17 chunks of 65536 fits
+#    every foreach operation in one launch (at most 48 tensors and 320 chunks a launch), so
+#    AdamW's 8 operations at 1000 us a launch are 8000 us of device time, far above the host's
+#    200 + 20 x 12; per element touched (1e-3 us) adds 14 lists x the elements
+small = ["--transformer", "--arch", "llama", "--layers", "1", "--hidden", "256", "--heads", "4", "--ffn", "512",
+         "--vocab", "512", "--seq", "64", "--micro-batch", "2", "--precision", "autocast-bf16"]
+use(launch_us=1000.0, per_moved_elem_us=0.0, per_chunk_elem_us=0.0)
+w, _ = workload(fusim, small, pf, tmp)
+if w:
+    el = [g["bytes"] / 4.0 for g in w["grads"]]
+    if len(el) != 12 or sum(-(-int(e) // 65536) for e in el) != 17:
+        fails.append("launch form: %d tensors, %d chunks (expected 12, 17)" % (
+            len(el), sum(-(-int(e) // 65536) for e in el)))
+    check("launch form, 8 launches", w["opt_us"], 8000.0, 1e-6)
+    use(launch_us=1000.0, per_moved_elem_us=1e-3, per_chunk_elem_us=0.0)
+    w2, _ = workload(fusim, small, pf, tmp)
+    if w2:
+        check("launch form, elements touched", w2["opt_us"], 8000.0 + 1e-3 * 14 * sum(el), 1e-6)
+# 7. fit --compute keeps the launch form; launch_us without the other two: one line, untouched
+row = dict(ADAMW, launch_us=2.0, per_moved_elem_us=1.3e-6, per_chunk_elem_us=8e-5)
+json.dump({"format": "fusim-compute-1", "compute": {"optimizer": [row]}}, open(cal, "w"))
+r = subprocess.run([fusim, "fit", "--compute", cal, "--merge-into", merged], capture_output=True, text=True)
+got = json.load(open(merged))["compute"]["optimizer"] if r.returncode == 0 else []
+if len(got) != 1 or any(abs(got[0].get(k, -1) - v) > 1e-12 for k, v in row.items() if k != "name"):
+    fails.append("fit --compute, launch form: exit %d, %s" % (r.returncode, got or r.stderr.strip()))
+bad = {k: v for k, v in row.items() if k != "per_chunk_elem_us"}
+json.dump({"format": "fusim-compute-1", "compute": {"optimizer": [bad]}}, open(cal, "w"))
+before = open(merged).read()
+r = subprocess.run([fusim, "fit", "--compute", cal, "--merge-into", merged], capture_output=True, text=True)
+if r.returncode == 0 or len(r.stderr.strip().splitlines()) != 1 or open(merged).read() != before:
+    fails.append("fit --compute, launch form without per_chunk_elem_us: exit %d, stderr %r" % (r.returncode, r.stderr))
 finish()
 PY
