@@ -1,7 +1,8 @@
 #!/bin/bash
 # device_torch_run.sh: one validate_torch run on a 1-GPU machine in one call, cut to fit BUDGET_S:
 #   1. a smoke test of torch_modelcost's per-bucket variants (ddpv_n, hk_n and ddpo_n, DDP's
-#      offload comm hook) on ResNet-18 batch 8, 2 rounds, into $OUT/smoke.txt (a failure there
+#      offload comm hook) and its spacing variants (hk_0, hk_e4, hk_e16, ddpv_e16, ddpo_e16) on
+#      ResNet-18 batch 8, 3 rounds, into $OUT/smoke.txt (a failure there
 #      is logged and the run goes on: capture keeps the tower's costs where measure() fails);
 #   2. tools/validate_torch.py on MODELS with ITERS timed rounds and MC model-cost rounds, under
 #      `timeout` so that the tar at the end always runs (runs.json is rewritten after every model,
@@ -20,7 +21,7 @@ MC=${4:-16}
 FW=${5:-6}
 W=/tmp/torchrun
 mkdir -p $W
-t "smoke: torch_modelcost per-bucket variants (ddpo_n) on resnet18:8"
+t "smoke: torch_modelcost per-bucket and spacing variants (ddpo_n, hk_e*, ddp*_e16) on resnet18:8"
 timeout 90 python3 - >$W/smoke.txt 2>&1 <<'EOF'
 import sys, time
 sys.path.insert(0, "tools")
@@ -35,8 +36,11 @@ crit = torch.nn.CrossEntropyLoss()
 opt = torch.optim.SGD(m.parameters(), lr=1e-3, momentum=0.9)
 out = torch_modelcost.measure(m, lambda mm: crit(mm(x), y), opt,
                               {"finalize_us": 0.0, "hooks_bucket_us": 0.0},
-                              rounds=3, warmup=1, cold=False, buckets=True, log=print)
+                              rounds=3, warmup=1, cold=False, buckets=True,
+                              spacing_variants=True, log=print)
 print("ddpo_n raw", out["raw"].get("ddpo_n"))
+print("spacing variants run:", sorted(v for v in torch_modelcost.SPACING_VARIANTS if v in out["raw"]))
+print("issue_spacing", out.get("issue_spacing"))
 print("ddp_hook_bucket_us", out.get("ddp_hook_bucket_us"), out["ci"].get("ddp_hook_bucket_us"))
 print("smoke ok in %.1f s" % (time.time() - t0))
 EOF
