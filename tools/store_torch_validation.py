@@ -277,6 +277,12 @@ def tower_costs(wl, buckets_only=False):
                 wl["host"]["ddp"][key] = fm["model_independent"]["ddp"][key]
 
 
+def drop_issue_spacing(wl):
+    """--no-issue-spacing: the host block's issue-spacing curves out (each in-backward issue then
+    costs the per-bucket cost again), every other cost measured on the model kept."""
+    wl.get("host", {}).pop("issue_spacing", None)
+
+
 def loop_costs(wl, m, fc):
     """Where the run measured the frameworks' per-parameter costs in the loop itself
     (validate_torch's probes, runs from 18 on: torch_modelcost.from_loop), they take the place of
@@ -460,6 +466,10 @@ def main():
     ap.add_argument("--no-model-bucket-costs", action="store_true",
                     help="a sensitivity: the tower's per-bucket costs even where the capture "
                          "measured them on the model (the per-parameter ones stay the model's)")
+    ap.add_argument("--no-issue-spacing", action="store_true",
+                    help="a sensitivity: leave out the host block's issue-spacing curves "
+                         "(host.issue_spacing, the in-backward issue priced by its spacing); "
+                         "every other cost measured on the model stays")
     ap.add_argument("--loop-model-costs", action="store_true",
                     help="where the run measured the per-parameter costs in its loop "
                          "(validate_torch's probes), use those in place of the capture's (on run "
@@ -545,6 +555,8 @@ def main():
             tower_costs(wl)
         elif a.no_model_bucket_costs and fwc is None:
             tower_costs(wl, buckets_only=True)
+        if a.no_issue_spacing:
+            drop_issue_spacing(wl)
         if a.tower_costs or fwc is not None:   # the costs given replace the model's too
             wl.get("meta", {}).pop("framework_on_model", None)
             wl["host"].pop("ci", None)   # a capture's bounds were for the costs replaced

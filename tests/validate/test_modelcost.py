@@ -320,8 +320,22 @@ check("carried x1.5: %s" % got7, all(abs(a - b) < 1e-9 for g, w in zip(got7, [[3
                                                                         [4900.05, 120.0]])
                                      for a, b in zip(g, w)))
 check("... the capture's own curve untouched", h7["issue_spacing"]["hooks"][0] == [204.2, 30.0])
+wl8 = json.loads(json.dumps(wl7))
 st.tower_costs(wl7, buckets_only=True)
 check("--no-model-bucket-costs: no curve", "issue_spacing" not in wl7["host"])
+# --no-issue-spacing drops the curves alone: the per-hook cost measured on the model (apply()'s,
+# in the list replaced) stays and is still carried x1.5; the tower's per-bucket 70 is untouched
+st.drop_issue_spacing(wl8)
+ws8 = json.loads(json.dumps({"host": wl8["host"]}))
+st.model_cost_factor(ws8, wl8, {"compute_only_cpu_fwd_bwd_rest_us": [5000.0, 1.5 * fm7["bwd_cpu_us"],
+                                                                   300.0]})
+check("--no-issue-spacing: no curve; hook %.3f still the model's, carried %.3f = x1.5; bucket 70"
+      % (wl8["host"]["hooks"]["hook_us"], ws8["host"]["hooks"]["hook_us"]),
+      "issue_spacing" not in wl8["host"] and "issue_spacing" not in ws8["host"]
+      and "hooks.hook_us" in done7 and wl8["host"]["hooks"]["hook_us"] == h7["hooks"]["hook_us"]
+      and wl8["meta"]["framework_on_model"]["replaced"] == done7
+      and abs(ws8["host"]["hooks"]["hook_us"] - 1.5 * h7["hooks"]["hook_us"]) < 1e-9
+      and wl8["host"]["hooks"]["bucket_us"] == HKB)
 
 # torch_trace.summarize: two steps, a 1000 us wait on the autograd thread once a step.
 rows = [("cudaLaunchKernel", "2", 5.0, 5.0)] * 40 + [("cudaStreamSynchronize", "2", 1000.0, 1000.0)] * 2 \
