@@ -311,6 +311,7 @@ void fu_optim_launches(const double *numel, size_t n, int lists, int scalarlist,
   for (size_t i = 0; i < n; i++) {
     double e = numel[i] > 0 ? numel[i] : 0;
     long nch = (long)ceil(e / kchunk);
+    if (nch == 0) continue; /* ATen skips an empty tensor: it takes no tensor slot */
     nt++;
     for (long ch = 0; ch < nch; ch++) {
       double sz = ch == nch - 1 ? e - ch * kchunk : kchunk;

@@ -29,7 +29,9 @@ for what, got, want in (
         ("320 chunks + 10", c.mta_launches([65536 * 320 + 10], 1, 0), (2, 65536 * 320 + 10, 65546)),
         ("111 x 1, two lists", c.mta_launches([1] * 111, 2, 0), (2, 222, 4)),
         ("97 x 1, scalarlist", c.mta_launches([1] * 97, 1, 1)[0], 2),
-        ("96 x 1, scalarlist", c.mta_launches([1] * 96, 1, 1)[0], 1)):
+        ("96 x 1, scalarlist", c.mta_launches([1] * 96, 1, 1)[0], 1),
+        # an empty tensor takes no slot (ATen skips it): 110 one-element ones fill one launch
+        ("0 + 110 x 1", c.mta_launches([0] + [1] * 110, 1, 0), (1, 110, 1))):
     if got != want:
         fails.append("mta_launches %s: %s, expected %s" % (what, got, want))
 # the fit gives back coefficients chosen by hand from points priced with them (OPT_NETS' nets)

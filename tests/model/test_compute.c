@@ -184,6 +184,14 @@ static void test_optim_launches(void) {
   l = m = ch = 0;
   fu_optim_launches(ones, 96, 1, 1, &l, &m, &ch);
   EXPECT_REL(l, 1, 1e-12);
+  /* an empty tensor before 110 one-element ones: ATen skips it (MultiTensorApply.cuh), so the
+   * 110 fill one launch; counted as a tensor it would cut them 109 + 1 */
+  double zero_ones[111] = {0};
+  for (int i = 1; i < 111; i++) zero_ones[i] = 1;
+  l = m = ch = 0;
+  fu_optim_launches(zero_ones, 111, 1, 0, &l, &m, &ch);
+  EXPECT_REL(l, 1, 1e-12);
+  EXPECT_REL(m, 110, 1e-12);
   /* SGD (mul_ 1 list, add_ 2, add_ 2) over one tensor of 100000 (chunks 65536 + 34464):
    * 3 launches, 100000 x (1 + 2 + 2) touched, largest chunk 65536 x 5:
    * 2 x 3 + 1e-6 x 500000 + 8e-5 x 327680 = 32.7144 us */
