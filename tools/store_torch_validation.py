@@ -283,6 +283,16 @@ def drop_issue_spacing(wl):
     wl.get("host", {}).pop("issue_spacing", None)
 
 
+def drop_model_costs(wl):
+    """--tower-costs, --framework-costs: every cost measured on the model out (the costs given
+    replace them): meta.framework_on_model, the capture's bounds, and the issue-spacing curves
+    (measured on the model as well; left in, they were priced uncarried, at the capture's host
+    speed, with the model's other costs gone)."""
+    wl.get("meta", {}).pop("framework_on_model", None)
+    wl["host"].pop("ci", None)   # a capture's bounds were for the costs replaced
+    wl["host"].pop("issue_spacing", None)
+
+
 def loop_costs(wl, m, fc):
     """Where the run measured the frameworks' per-parameter costs in the loop itself
     (validate_torch's probes, runs from 18 on: torch_modelcost.from_loop), they take the place of
@@ -318,11 +328,16 @@ def model_cost_factor(ws, wl, m, host_scale=True):
     model, same thread; the other costs keep the probes' factors). Sets them in the scaled
     workload ws; returns the factor, or None where the workload has none of them."""
     fm = on_model(wl)
+    if fm is None and (wl.get("host") or {}).get("issue_spacing"):
+        # the curves alone measured on the model (every per-parameter cost the tower's): carried
+        # all the same, by the backward() measured beside them
+        raw = (wl.get("meta") or {}).get("framework_on_model") or {}
+        fm = raw if raw.get("bwd_cpu_us", 0) > 0 else None
     if fm is None:
         return None
     cpu = m.get("compute_only_cpu_fwd_bwd_rest_us")
     f = cpu[1] / fm["bwd_cpu_us"] if host_scale and cpu and cpu[1] > 0 else 1.0
-    for name in fm["replaced"]:
+    for name in fm.get("replaced", []):
         grp, key = name.split(".")
         ws["host"][grp][key] = wl["host"][grp][key] * f
         b = wl["host"].get("ci", {}).get(grp, {}).get(key)
@@ -558,8 +573,7 @@ def main():
         if a.no_issue_spacing:
             drop_issue_spacing(wl)
         if a.tower_costs or fwc is not None:   # the costs given replace the model's too
-            wl.get("meta", {}).pop("framework_on_model", None)
-            wl["host"].pop("ci", None)   # a capture's bounds were for the costs replaced
+            drop_model_costs(wl)
         if a.loop_model_costs and not (a.tower_costs or fwc is not None):
             loop_costs(wl, m, run.get("framework_costs"))
         beside_d2h(wl, a.no_beside)

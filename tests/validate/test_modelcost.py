@@ -337,6 +337,25 @@ check("--no-issue-spacing: no curve; hook %.3f still the model's, carried %.3f =
       and abs(ws8["host"]["hooks"]["hook_us"] - 1.5 * h7["hooks"]["hook_us"]) < 1e-9
       and wl8["host"]["hooks"]["bucket_us"] == HKB)
 
+# --framework-costs / --tower-costs (drop_model_costs): the curves go with the other costs measured
+# on the model (left in, they were priced at the capture's host speed, uncarried)
+wl9 = json.loads(json.dumps(wl8))
+wl9["host"]["issue_spacing"] = {"hooks": [[204.2, 30.0], [3266.7, 80.0]]}
+st.drop_model_costs(wl9)
+check("drop_model_costs: no curve, no framework_on_model",
+      "issue_spacing" not in wl9["host"] and "framework_on_model" not in wl9["meta"])
+# a capture whose curves alone passed (no per-parameter cost replaced): still carried x1.5
+h10 = {"ddp": {"bucket_us": 44.0}, "hooks": {"bucket_us": HKB},
+       "issue_spacing": {"hooks": [[204.2, 30.0], [3266.7, 80.0]]}}
+wl10 = {"host": h10, "meta": {"framework_on_model": {"replaced": [], "bwd_cpu_us": fm7["bwd_cpu_us"]}}}
+ws10 = json.loads(json.dumps({"host": h10}))
+f10 = st.model_cost_factor(ws10, wl10, {"compute_only_cpu_fwd_bwd_rest_us":
+                                        [5000.0, 1.5 * fm7["bwd_cpu_us"], 300.0]})
+got10 = ws10["host"]["issue_spacing"]["hooks"]
+check("curves alone carried x1.5: %s (factor %s)" % (got10, f10),
+      f10 == 1.5 and all(abs(a - b) < 1e-9 for g, w in zip(got10, [[306.3, 45.0], [4900.05, 120.0]])
+                         for a, b in zip(g, w)))
+
 # torch_trace.summarize: two steps, a 1000 us wait on the autograd thread once a step.
 rows = [("cudaLaunchKernel", "2", 5.0, 5.0)] * 40 + [("cudaStreamSynchronize", "2", 1000.0, 1000.0)] * 2 \
     + [("aten::copy_", "1", 20.0, 30.0)] * 10
