@@ -31,12 +31,18 @@ def at(curve, x):
 
 
 def main(rundir):
-    with open(os.path.join(rundir, "runs.json")) as f:
-        run = json.load(f)
+    run = rr.load_run(rundir)   # ValueError: one line saying why
     for m in run["models"]:
-        with open(os.path.join(rundir, "wl_%s.json" % m["workload"])) as f:
-            wl = json.load(f)
-        fm = wl["meta"].get("framework_on_model") or {}
+        path = os.path.join(rundir, "wl_%s.json" % m["workload"])
+        try:
+            with open(path) as f:
+                wl = json.load(f)
+        except (OSError, ValueError) as e:
+            raise ValueError("%s: %s" % (path, getattr(e, "strerror", None) or e))
+        fm = (wl.get("meta") or {}).get("framework_on_model") or {}
+        if not fm.get("bwd_cpu_us"):
+            print("%s: no costs measured on the model (meta.framework_on_model)" % m["workload"])
+            continue
         f_ = m["compute_only_cpu_fwd_bwd_rest_us"][1] / fm["bwd_cpu_us"]
         print("%s: carried x%.3f (loop backward() CPU %.0f / capture's %.0f us)"
               % (m["workload"], f_, m["compute_only_cpu_fwd_bwd_rest_us"][1], fm["bwd_cpu_us"]))
@@ -61,4 +67,8 @@ if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit("usage: spacing_compare.py RUNDIR ...")
     for d in sys.argv[1:]:
-        main(d)
+        try:
+            main(d)
+        except ValueError as e:
+            print("spacing_compare: %s" % e, file=sys.stderr)
+            sys.exit(65)

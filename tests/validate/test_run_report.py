@@ -10,7 +10,8 @@ Then the hook pattern's line through its per-tensor and 25 MiB plans and the 4 M
 residual, built the same way (70 us a bucket, 40 a parameter, 300 us above the line).
 Bad input: a runs.json that is not a validation run, one whose rounds lack their CPU times (runs
 before 8), a folder without one, and unreadable JSON are each one line on stderr and exit 65,
-nothing on stdout.
+nothing on stdout; data/validation/spacing_compare.py the same (exit 65), and also for a missing
+capture; a capture without costs measured on the model is said on stdout.
 """
 import json
 import os
@@ -20,6 +21,9 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 import torch_run_report as rr  # noqa: E402
+
+SPACING_COMPARE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data",
+                               "validation", "spacing_compare.py")
 
 
 def check(name, got, want, tol):
@@ -133,6 +137,22 @@ def bad_input():
             ok &= check("%s: exit %d" % (what, want), p.returncode, want, 0)
             ok &= check("%s: one line on stderr" % what, len(err), 1, 0)
             ok &= check("%s: no report" % what, len(p.stdout), 0, 0)
+            # data/validation/spacing_compare.py reads runs the same way: exit 65, one line
+            p = subprocess.run([sys.executable, SPACING_COMPARE, d], capture_output=True, text=True)
+            ok &= check("spacing_compare %s: exit 65, one line" % what,
+                        p.returncode == 65 and len(p.stderr.splitlines()) == 1, True, 0)
+        # a good run whose capture (wl_w.json) is missing, then one without costs on the model
+        with open(os.path.join(d, "runs.json"), "w") as f:
+            json.dump({"format": "fusim-torch-validation-1", "models": [model]}, f)
+        p = subprocess.run([sys.executable, SPACING_COMPARE, d], capture_output=True, text=True)
+        ok &= check("spacing_compare without the capture: exit 65, one line naming it",
+                    p.returncode == 65 and len(p.stderr.splitlines()) == 1 and "wl_w.json" in p.stderr,
+                    True, 0)
+        with open(os.path.join(d, "wl_w.json"), "w") as f:
+            json.dump({"meta": {}, "host": {}}, f)
+        p = subprocess.run([sys.executable, SPACING_COMPARE, d], capture_output=True, text=True)
+        ok &= check("spacing_compare, no costs on the model: said, exit 0",
+                    p.returncode == 0 and "no costs measured on the model" in p.stdout, True, 0)
     return ok
 
 
