@@ -17,8 +17,10 @@ collectives there: median <= 10%, max <= 30%). Exits 0 (a benchmark reports figu
 
 usage: agrs_bench.py FUSIM [REPO_ROOT]
 """
+import atexit
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -93,6 +95,7 @@ def band(errs):
 
 def main():
     tmp = tempfile.mkdtemp(prefix="agrs_bench.")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)   # databases and profiles: scratch
     print("all-gather / reduce-scatter from an all-reduce fit alone; err = predicted / measured - 1")
     summary = []
     for name, ranks, link, (kind, src), meas in cases():
