@@ -1071,6 +1071,26 @@ def fit_optim_launch(name, pts):
     return coef[0], coef[1], coef[2], err
 
 
+LAUNCH_FIELDS = ("launch_us", "per_moved_elem_us", "per_chunk_elem_us", "launch_max_rel_err")
+
+
+def launch_ok(lu, lm, lc):
+    """Whether fusim's profile parser takes a launch form (model/fu_compute.c: launch_us 1e-6 to
+    1e6, per_moved_elem_us and per_chunk_elem_us 0 to 1); least squares is unconstrained."""
+    return 1e-6 <= lu <= 1e6 and 0 <= lm <= 1 and 0 <= lc <= 1
+
+
+def optim_launch_fields(name, pts):
+    """The launch form's fields of an optimizer row (fit_optim_launch), or {} where the fit gives
+    a coefficient fusim refuses (launch_ok): the row then keeps base + per tensor + per element
+    alone, and fusim prices it by those."""
+    lu, lm, lc, lerr = fit_optim_launch(name, pts)
+    if not launch_ok(lu, lm, lc):
+        return {}
+    return {"launch_us": round(lu, 4), "per_moved_elem_us": float("%.6g" % lm),
+            "per_chunk_elem_us": float("%.6g" % lc), "launch_max_rel_err": round(lerr, 4)}
+
+
 def fit_optim_host(pts):
     """Host part of the optimizer step from points (dicts: n tensors, host_us = opt.step()'s CPU
     time inside a training step, dev_us = its device time alone, gap_us = the GPU's time from
@@ -1199,11 +1219,9 @@ def measure_optimizers(torch, log):
             err = float(np.max(np.abs(A @ np.array([base, per_t, per_e]) - y) / y))
             hbase, hper, tail = fit_optim_host(pts)
             _, loop_per, _ = fit_optim_host([dict(q, host_us=q["host_loop_us"]) for q in pts])
-            lu, lm, lc, lerr = fit_optim_launch(name, pts)
             out.append({"name": name, "base_us": round(base, 3), "per_tensor_us": round(per_t, 4),
                         "per_elem_us": float("%.6g" % per_e), "max_rel_err": round(err, 4),
-                        "launch_us": round(lu, 4), "per_moved_elem_us": float("%.6g" % lm),
-                        "per_chunk_elem_us": float("%.6g" % lc), "launch_max_rel_err": round(lerr, 4),
+                        **optim_launch_fields(name, pts),
                         "host_base_us": round(hbase, 2), "host_per_tensor_us": round(hper, 3),
                         "tail_frac": round(tail, 3), "host_loop_per_tensor_us": round(loop_per, 3),
                         "temp_bytes_per_elem": round(max(temp), 3), "points": pts})
@@ -1230,9 +1248,9 @@ def refit_optimizer(path):
             o.update(host_base_us=round(hbase, 2), host_per_tensor_us=round(hper, 3), tail_frac=round(tail, 3),
                      host_loop_per_tensor_us=round(loop_per, 3))
             if o["name"] in OPT_FOREACH:
-                lu, lm, lc, lerr = fit_optim_launch(o["name"], o["points"])
-                o.update(launch_us=round(lu, 4), per_moved_elem_us=float("%.6g" % lm),
-                         per_chunk_elem_us=float("%.6g" % lc), launch_max_rel_err=round(lerr, 4))
+                for k in LAUNCH_FIELDS:   # a refit that gives none drops the old ones
+                    o.pop(k, None)
+                o.update(optim_launch_fields(o["name"], o["points"]))
     except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError) as e:
         _die("--refit-optimizer: %s: %s" % (path, e), 65)
     with open(path, "w") as f:

@@ -27,7 +27,7 @@ FIELDS = ("base_us", "per_tensor_us", "per_elem_us", "host_base_us", "host_per_t
 def load(path):
     """(the probes' fastest reading, {name: row} of the rows with a host part) of one calibration;
     a row without the launch form (measured before 2026-12-04o) gets it fitted from its points
-    (calib_torch.fit_optim_launch) where it has them."""
+    (calib_torch.fit_optim_launch) where it has them and fusim takes the fit (launch_ok)."""
     c = json.load(open(path))["compute"]
     probes = c.get("diag", {}).get("optimizer", {}).get("probes_us") or []
     if not probes or min(probes) <= 0:
@@ -35,8 +35,9 @@ def load(path):
     rows = {o["name"]: o for o in c["optimizer"] if "host_per_tensor_us" in o}
     for o in rows.values():
         if "launch_us" not in o and "points" in o and o["name"] in calib_torch.OPT_FOREACH:
-            o["launch_us"], o["per_moved_elem_us"], o["per_chunk_elem_us"], _ = \
-                calib_torch.fit_optim_launch(o["name"], o["points"])
+            lu, lm, lc, _ = calib_torch.fit_optim_launch(o["name"], o["points"])
+            if calib_torch.launch_ok(lu, lm, lc):   # else the row has none (fusim would refuse it)
+                o["launch_us"], o["per_moved_elem_us"], o["per_chunk_elem_us"] = lu, lm, lc
     return min(probes), rows
 
 

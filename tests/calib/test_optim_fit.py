@@ -47,6 +47,19 @@ for name, coef in (("sgd", (2.0, 1.5e-6, 6e-5)), ("adamw", (2.1, 1.3e-6, 8e-5)))
             fails.append("fit_optim_launch %s %s: %g, expected %g" % (name, what, g, w))
     if err > 1e-9:
         fails.append("fit_optim_launch %s: max error %g on exact points" % (name, err))
+# the row's fields: the fit's where fusim reads them; none where a coefficient is one fusim's
+# parser refuses (here per_chunk_elem_us -1e-6, given back by the exact fit), so the row keeps
+# base + per tensor + per element instead of a profile fusim cannot load
+for coef, want in (((2.0, 1.5e-6, 6e-5), ["launch_us", "per_moved_elem_us", "per_chunk_elem_us",
+                                          "launch_max_rel_err"]), ((5.0, 1.5e-6, -1e-6), [])):
+    pts = []
+    for L, W in c.OPT_NETS:
+        p = {"n": 4 * L, "numel": L * (W * W + 3 * W)}
+        f = c.optim_launch_features("sgd", c.opt_point_sizes(p))
+        pts.append(dict(p, dev_us=sum(a * b for a, b in zip(coef, f))))
+    got = c.optim_launch_fields("sgd", pts)
+    if list(got) != want:
+        fails.append("optim_launch_fields at %s: %s, expected keys %s" % (coef, got, want))
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
