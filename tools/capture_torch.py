@@ -564,6 +564,9 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.batch < 1 or a.iters < 3 or a.warmup < 1 or a.seq < 1:
         _die("--batch and --seq must be >= 1, --iters >= 3, --warmup >= 1", 64)
+    if a.model_cost_spacing and not (a.model_cost_buckets and a.model_cost_rounds > 0):
+        # torch_modelcost runs the spacing variants only beside the per-bucket ones
+        _die("--model-cost-spacing needs --model-cost-buckets and --model-cost-rounds > 0", 64)
     try:
         import torch
     except ImportError as e:

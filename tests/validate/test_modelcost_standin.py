@@ -233,6 +233,19 @@ class MeasureOnStandin(unittest.TestCase):
             with self.assertRaises(RuntimeError):
                 self.measure(rounds=2, cold=False, spacing_variants=True)
 
+    def test_capture_spacing_needs_buckets(self):
+        # capture_torch --model-cost-spacing alone would measure nothing of it (measure() runs the
+        # spacing variants only beside the per-bucket ones): a usage error before torch is needed
+        import subprocess
+        tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools",
+                            "capture_torch.py")
+        for extra in ([], ["--model-cost-buckets", "--model-cost-rounds", "0"]):
+            p = subprocess.run([sys.executable, tool, "--model", "resnet50", "--out", "-",
+                                "--model-cost-spacing"] + extra, capture_output=True, text=True)
+            self.assertEqual(p.returncode, 64)
+            self.assertEqual(len(p.stderr.splitlines()), 1)
+            self.assertIn("--model-cost-buckets", p.stderr)
+
     def test_without_spacing_variants(self):
         out, _ = self.measure(rounds=2, cold=False)
         self.assertFalse(any(v in out["raw"] for v in self.mc.SPACING_VARIANTS))
