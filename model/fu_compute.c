@@ -414,6 +414,10 @@ json_t *fu_compute_to_json(const fu_compute *c) {
       json_object_set_new(e, "per_moved_elem_us", json_real(f->per_moved_elem_us));
       json_object_set_new(e, "per_chunk_elem_us", json_real(f->per_chunk_elem_us));
     }
+    if (e && f->has_prologue) {
+      json_object_set_new(e, "prologue_frac", json_real(f->prologue_frac));
+      json_object_set_new(e, "tail_us", json_real(f->tail_us));
+    }
     if (!e || json_array_append_new(opt, e)) goto oom;
   }
   json_object_set_new(o, "gemm", g);
@@ -671,6 +675,12 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
            fu__num(e, "per_moved_elem_us", 0, 1, &f->per_moved_elem_us) ||
            fu__num(e, "per_chunk_elem_us", 0, 1, &f->per_chunk_elem_us)))
         return fu__bad(what, where, "launch_us (above 0), per_moved_elem_us and per_chunk_elem_us (0 to 1) go together");
+      if (json_object_get(e, "prologue_frac") || json_object_get(e, "tail_us")) {
+        f->has_prologue = 1;
+        if (!f->has_host || fu__num(e, "prologue_frac", 0, 1, &f->prologue_frac) ||
+            fu__num(e, "tail_us", 0, 1e6, &f->tail_us))
+          return fu__bad(what, where, "prologue_frac (0 to 1) and tail_us (0 to 1e6) go together, with the host part");
+      }
       c->noptim++;
     }
   }

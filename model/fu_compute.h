@@ -108,6 +108,13 @@ typedef struct fu_optim_fit {
    * each element of each list it touches, plus per_chunk_elem_us for each element of its largest
    * chunk, per list (a block works through one chunk). Fitted to the same measured steps. */
   double launch_us, per_moved_elem_us, per_chunk_elem_us;
+  /* The step's host and device overlap, where has_prologue (it then replaces tail_frac): opt.step()
+   * runs Python over its parameters before it launches anything (prologue_frac of its host time;
+   * the GPU meanwhile runs only what is left of backward), then issues the kernels as the GPU runs
+   * them; where the host is behind, tail_us is left after its last issue (a launch or two, less
+   * the Python after it: a fixed time, not a share of the device time). From the same steps. */
+  int has_prologue;
+  double prologue_frac, tail_us;
 } fu_optim_fit;
 
 typedef struct fu_compute {

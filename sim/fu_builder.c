@@ -1011,7 +1011,9 @@ static double fu__opt_temp(const char *opt) {
  * training step), the host issues the step's kernels while the GPU may still finish backward
  * (lead) and the GPU runs them as they come: the step ends at the later of its device time and
  * the host's issue time beyond the lead plus the last kernel (tail_frac x device), not their
- * sum. The host part is carried from the row's probe to the step's host speed (probe_us, else
+ * sum; with a measured prologue (has_prologue) the device time starts only after the host's
+ * Python prologue beyond the lead, and the host-bound end is its last issue plus tail_us. The host
+ * part is carried from the row's probe to the step's host speed (probe_us, else
  * the profile's, at which its other host rows are). Older fits (no has_host): the per-element
  * part and base are device time, the per-tensor part the host's, host_k carries it, and the
  * host time beyond the lead adds to the device time. */
@@ -1023,8 +1025,16 @@ static double *fu__grad_sizes(const fu_workload *w, double elem_bytes) {
   return v;
 }
 
+/* The optimizer step's parts in the notes: what a capture's opt_gpu_only_us, cpu_opt_call_us and
+ * the GPU's lag when backward() returns are compared with (tools/compare_compute.py --csv). */
+static void fu__optim_note(char *note, size_t n, double dev, double host, double lead, int host_bound) {
+  snprintf(note, n, " Optimizer step: device %.1f us, host %.1f us, GPU lead %.1f us when backward() "
+           "returns (%s).", dev, host, lead, host_bound ? "host-bound" : "device-bound");
+}
+
 static int fu__optim(const fu_compute *c, const char *name, const double *sizes, size_t ntensors,
-                     double lead, double host_k, double probe_us, double ref_kf, double *us) {
+                     double lead, double host_k, double probe_us, double ref_kf, double *us,
+                     char *note, size_t nnote) {
   const fu_optim_fit *o = NULL;
   for (int i = 0; i < c->noptim; i++)
     if (!strcmp(c->optim[i].name, name)) o = &c->optim[i];
@@ -1035,6 +1045,7 @@ static int fu__optim(const fu_compute *c, const char *name, const double *sizes,
     double dev = o->base_us + o->per_elem_us * numel, host = o->per_tensor_us * (double)ntensors;
     if (host_k > 0) host *= host_k;
     *us = dev + (host > lead ? host - lead : 0);
+    fu__optim_note(note, nnote, dev, host, lead, host > lead);
     return FU_OK;
   }
   double dev = fu_optim_dev_us(o, sizes, ntensors);
@@ -1043,8 +1054,16 @@ static int fu__optim(const fu_compute *c, const char *name, const double *sizes,
   if (o->host_probe_us > 0 && at > 0) host *= at / o->host_probe_us;
   else if (host_k > 0) host *= host_k;
   if (ref_kf > 0) host *= ref_kf; /* --host-ref: from the profile's host speed (at) to the step's */
+  if (o->has_prologue) { /* the GPU waits for the prologue beyond the lead, then for the host */
+    double pre = o->prologue_frac * host - lead, issued = host - lead + o->tail_us;
+    double ran = (pre > 0 ? pre : 0) + dev;
+    *us = issued > ran ? issued : ran;
+    fu__optim_note(note, nnote, dev, host, lead, issued > ran);
+    return FU_OK;
+  }
   double issued = host - lead + o->tail_frac * dev;
   *us = issued > dev ? issued : dev;
+  fu__optim_note(note, nnote, dev, host, lead, issued > dev);
   return FU_OK;
 }
 
@@ -1146,13 +1165,14 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   w->fwd_us = fwd;
   w->bwd_us = bwd;
   double opt_bytes = 0;
+  char optnote[192] = "";
   if (x.roofline) {
     opt_bytes = gb + 24.0 + (s->prec == FU_PREC_BF16 ? 2 : 0);
     w->opt_us = (double)nparam * opt_bytes / (hbm * 1e3);
   } else {
     double *sizes = fu__grad_sizes(w, gb);
     int ost = sizes ? fu__optim(x.c, s->optimizer, sizes, w->ngrads, lead, x.host_k, s->host_probe_us,
-                                x.ref_kf, &w->opt_us)
+                                x.ref_kf, &w->opt_us, optnote, sizeof optnote)
                     : FU_ENOMEM;
     free(sizes);
     if (ost != FU_OK) {
@@ -1196,14 +1216,14 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              "memory-bound operations by element count, host issue costs per operation (scaled to "
              "the framework's measured per-layer host time where the profile has it), host and GPU "
              "timelines; optimizer from the profile's fit. Memory (GiB): params %.3f, grads %.3f, "
-             "optimizer %.3f, autocast casts %.3f, activations %.3f, peak %.3f.%s",
+             "optimizer %.3f, autocast casts %.3f, activations %.3f, peak %.3f.%s%s",
              fu__arch_name(s->arch), s->layers, s->hidden, s->heads,
              s->kv_heads ? s->kv_heads : s->heads, s->ffn, s->vocab, s->seq, s->batch,
              fu__prec_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,
              prof_name, prof->compute.source[0] ? prof->compute.source : "unnamed",
              mem->params / 1073741824.0, mem->grads / 1073741824.0,
              mem->optimizer / 1073741824.0, mem->casts / 1073741824.0,
-             mem->activations / 1073741824.0, mem->peak / 1073741824.0, bound);
+             mem->activations / 1073741824.0, mem->peak / 1073741824.0, optnote, bound);
   if (!(w->notes = strdup(notes))) {
     fu_workload_finish(w);
     return FU_ENOMEM;
@@ -1366,6 +1386,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   }
   fu_workload_init(w);
   double fwd, bwd, act = 0, lead = 0;
+  char optnote[192] = "";
   st = fu__timeline(&x, w, &fwd, &bwd, &lead);
   if (st == FU_OK && s->ops_csv) fu__dump_ops(&x, s->ops_csv);
   char bound[640] = "";
@@ -1385,7 +1406,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   if (st == FU_OK) {
     double *sizes = fu__grad_sizes(w, 4);
     st = sizes ? fu__optim(&prof->compute, s->optimizer, sizes, w->ngrads, lead, x.host_k, s->host_probe_us,
-                           x.ref_kf, &w->opt_us)
+                           x.ref_kf, &w->opt_us, optnote, sizeof optnote)
                : FU_ENOMEM;
     free(sizes);
     if (st == FU_EDATA) fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
@@ -1408,18 +1429,18 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   mem->casts = x.casts;
   mem->activations = act;
   fu__mem_finish(mem, 0, (double)nparam * fu__opt_temp(s->optimizer));
-  char notes[1600];
+  char notes[2048];
   snprintf(notes, sizeof notes,
            "ESTIMATE from fusim workload --cnn %s: torchvision %s, batch %ld, %ldx%ld images, "
            "channels-last, %s, %s; %llu params in %zu tensors. Convolutions priced from the cuDNN "
            "tables by kernel and stride (else as implicit GEMMs), batch norm, ReLU, pooling, adds "
            "and gradient sums from the memory-bound tables, host issue costs per operation, host "
            "and GPU timelines (profile %s). Memory (GiB): "
-           "params %.3f, optimizer %.3f, activations %.3f, peak %.3f.%s",
+           "params %.3f, optimizer %.3f, activations %.3f, peak %.3f.%s%s",
            s->model, s->model, s->batch, s->image, s->image, fu__prec_name(s->prec), s->optimizer,
            (unsigned long long)nparam, w->ngrads, prof_name, mem->params / 1073741824.0,
            mem->optimizer / 1073741824.0, mem->activations / 1073741824.0, mem->peak / 1073741824.0,
-           bound);
+           optnote, bound);
   if (!(w->notes = strdup(notes))) {
     fu_workload_finish(w);
     return FU_ENOMEM;

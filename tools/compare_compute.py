@@ -32,6 +32,7 @@ import csv
 import glob
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -194,6 +195,10 @@ def compare(a, files):
             # scales by it) and how far its readings spread (max / min): a wide
             # spread says the host's speed moved within the capture
             pr = meta.get("host_probes_us") or []
+            # the optimizer step's parts, estimated (fusim's notes) and captured (opt.step()'s CPU
+            # time, the step's device time alone, how far the GPU was behind the host when
+            # backward() returned): which part an optimizer miss comes from
+            row.update(optim_parts(est.get("notes", ""), cap))
             row["host_k"] = probe_of(pc, meta) / prof_probe if prof_probe and probe_of(pc, meta) else float("nan")
             row["probe_spread"] = max(pr) / min(pr) if pr and min(pr) > 0 else float("nan")
             rows.append(row)
@@ -237,6 +242,22 @@ def host_bound(notes):
         if "Host-bound: %s (" % what in notes:
             return tag
     return "-"
+
+
+def optim_parts(notes, cap):
+    """The optimizer step's parts: the estimate's device, host and GPU lead from fusim's notes
+    ("Optimizer step: device D us, host H us, GPU lead L us"), the capture's device time alone,
+    opt.step()'s CPU time and the GPU's lag when backward() returned (fwd + bwd - the forward's and
+    backward()'s CPU times); nan where either side lacks them."""
+    nan = float("nan")
+    m = re.search(r"Optimizer step: device ([0-9.]+) us, host ([0-9.]+) us, GPU lead ([0-9.]+) us", notes)
+    meta = cap["meta"]
+    cpu = meta.get("cpu_forward_call_us") and meta.get("cpu_backward_call_us")
+    return {"opt_dev_est": float(m.group(1)) if m else nan, "opt_host_est": float(m.group(2)) if m else nan,
+            "lead_est": float(m.group(3)) if m else nan,
+            "opt_dev_cap": meta.get("opt_gpu_only_us") or nan, "opt_host_cap": meta.get("cpu_opt_call_us") or nan,
+            "lag_cap": cap["fwd_us"] + cap["bwd_us"] - meta["cpu_forward_call_us"] - meta["cpu_backward_call_us"]
+            if cpu else nan}
 
 
 def show(rows):

@@ -3,7 +3,7 @@
 calib_torch.py --parts optimizer, each with its probe readings beside it): each row's host part
 (host_base_us, host_per_tensor_us) carried to the last file's host speed by the ratio of the
 probes' fastest readings (diag.optimizer.probes_us), then the median of every field over the
-files (the device part, its launch form and tail_frac as measured). The same method as host_rows_median.py for
+files (the device part, its launch form, tail_frac, prologue_frac and tail_us as measured). The same method as host_rows_median.py for
 the HF host rows: one calibration reads the host in whatever phase it fell in (AdamW's host per
 tensor at one probe speed: 15.96, 14.62 and 14.57 us in three calibrations on 2026-12-04d/e).
 The output is a calibration file (fusim-compute-1) holding only the optimizer rows, with the last
@@ -21,7 +21,7 @@ import calib_torch  # noqa: E402
 import host_rows_median  # noqa: E402
 
 FIELDS = ("base_us", "per_tensor_us", "per_elem_us", "host_base_us", "host_per_tensor_us", "tail_frac",
-          "launch_us", "per_moved_elem_us", "per_chunk_elem_us")
+          "launch_us", "per_moved_elem_us", "per_chunk_elem_us", "prologue_frac", "tail_us")
 
 
 def load(path):
@@ -38,6 +38,8 @@ def load(path):
             lu, lm, lc, _ = calib_torch.fit_optim_launch(o["name"], o["points"])
             if calib_torch.launch_ok(lu, lm, lc):   # else the row has none (fusim would refuse it)
                 o["launch_us"], o["per_moved_elem_us"], o["per_chunk_elem_us"] = lu, lm, lc
+        if "prologue_frac" not in o and "points" in o:  # the overlap (2026-12-04p) likewise
+            o["prologue_frac"], o["tail_us"] = calib_torch.fit_optim_overlap(o["points"])
     return min(probes), rows
 
 

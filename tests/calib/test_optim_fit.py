@@ -4,7 +4,8 @@ opt.step() CPU time is 50 + 8 x tensors us and whose step, where the host is beh
 of the device time after the host's issue less the GPU's lag; a device-bound point (device 5000 us
 against 210 of host) must not enter the share. The fit must give 50, 8 and 0.2. Then the device
 time's launch form: PyTorch's multi-tensor launches counted by hand, and its fit giving back
-coefficients chosen by hand."""
+coefficients chosen by hand; and the overlap (the prologue's share of the host time, the time
+after the host's last issue) from points priced by hand."""
 import os
 import sys
 
@@ -21,6 +22,22 @@ base, per_t, tail = c.fit_optim_host(pts)
 fails = ["%s: got %.6f, expected %.6f" % (what, got, want)
          for what, got, want in (("host_base_us", base, 50.0), ("host_per_tensor_us", per_t, 8.0),
                                  ("tail_frac", tail, 0.2)) if abs(got - want) > 1e-9 * max(1.0, want)]
+
+# The overlap (fit_optim_overlap): points priced by hand as max(max(0, 0.4 x host - lag) + dev,
+# host - lag + 90): host-bound ones (host - lag above 1.2 x dev) give tail_us 90, the others
+# (device 3000 and 6000 us against 1200 and 5000 of host, lags 100 and 300) prologue_frac 0.4.
+pts = []
+for n, dev, lag in ((10, 100.0, 0.0), (100, 200.0, 30.0), (1000, 300.0, 500.0), (144, 3000.0, 100.0),
+                    (619, 6000.0, 300.0)):
+    host = 50.0 + 8.0 * n
+    gap = max(max(0.0, 0.4 * host - lag) + dev, host - lag + 90.0)
+    pts.append({"n": n, "host_us": host, "dev_us": dev, "lag_us": lag, "gap_us": gap})
+pro, tail_us = c.fit_optim_overlap(pts)
+fails += ["%s: got %.6f, expected %.6f" % (what, got, want)
+          for what, got, want in (("prologue_frac", pro, 0.4), ("tail_us", tail_us, 90.0))
+          if abs(got - want) > 1e-9 * max(1.0, want)]
+if c.fit_optim_overlap([]) != (0.0, 0.0):
+    fails.append("fit_optim_overlap of no points: %s, expected (0, 0)" % (c.fit_optim_overlap([]),))
 
 # The launch form (mta_launches, as fusim's fu_optim_launches; cases by hand as in test_compute):
 # one tensor of 320 chunks and 10 elements: 2 launches; 111 one-element tensors over two lists:

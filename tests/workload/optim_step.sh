@@ -4,14 +4,15 @@
 # share, the probe beside them): the step ends at max(device, host - lead + tail_frac x device),
 # the host part carried from the row's probe to the step's (or the profile's) host speed; by hand
 # on a hand-made AdamW row. Also fit --compute keeping the row's fields, and a bad field; the
-# device time in the launch form (PyTorch's multi-tensor launches) counted by hand.
+# device time in the launch form (PyTorch's multi-tensor launches) counted by hand; the overlap
+# (the host's prologue before any launch, a fixed time after its last issue) by hand.
 # usage: optim_step.sh FUSIM
 fusim=$1
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 root=$(cd "$(dirname "$0")/../.." && pwd)
 python3 - "$fusim" "$root" "$dir" <<'PY'
-import json, os, subprocess, sys
+import json, os, re, subprocess, sys
 fusim, root, tmp = sys.argv[1:4]
 sys.path.insert(0, os.path.join(root, "tests", "workload"))
 from wlcheck import ADAMW, check, fails, finish, profile, tf_args, workload  # noqa: E402
@@ -40,11 +41,22 @@ if w:
     dev = 100 + 0.5 * nt + 1e-5 * ne
     lead = float(rows[0]["bwd_us"])
     check("host-bound step", w["opt_us"], 1000 * (200 + 20 * nt) - lead + 0.25 * dev, 0.05)
+    # the notes give the parts the step was priced from (compare_compute.py --csv reads them)
+    m = re.search(r"Optimizer step: device ([0-9.]+) us, host ([0-9.]+) us, GPU lead ([0-9.]+) us "
+                  r"when backward\(\) returns \((\S+)\)", w["notes"])
+    if not m or m.group(4) != "host-bound":
+        fails.append("host-bound step: notes without the optimizer's parts: %r" % w["notes"][-300:])
+    else:
+        check("notes: device", float(m.group(1)), dev, 0.06)
+        check("notes: host", float(m.group(2)), 1000 * (200 + 20 * nt), 0.06)
+        check("notes: lead", float(m.group(3)), lead, 0.06)
 # 2. device-bound: 1 us per element puts the device time far above the host's, which it hides
 use(per_elem_us=1.0)
 w, rows, nt, ne = run()
 if w:
     check("device-bound step", w["opt_us"], 100 + 0.5 * nt + ne, 0.05 + 1e-9 * ne)
+    if "(device-bound)." not in w["notes"]:
+        fails.append("device-bound step: notes %r" % w["notes"][-300:])
 # 3. the host part follows the host speed from the row's probe: with 2000 us a tensor the host
 #    is far behind, and the same step's lead and device time cancel in the differences:
 #    a row measured at probe 2.5 priced at the profile's speed (its fastest reading, 5) is x2,
@@ -109,5 +121,35 @@ before = open(merged).read()
 r = subprocess.run([fusim, "fit", "--compute", cal, "--merge-into", merged], capture_output=True, text=True)
 if r.returncode == 0 or len(r.stderr.strip().splitlines()) != 1 or open(merged).read() != before:
     fails.append("fit --compute, launch form without per_chunk_elem_us: exit %d, stderr %r" % (r.returncode, r.stderr))
+# 8. the overlap (prologue_frac, tail_us): at --host-probe 5000 the host is far behind (case 1's
+#    lead, host 1000 x (200 + 20 x tensors)): the step is the host's less the lead plus tail_us
+#    70, not a share of the device time; with 0.1 us per element the device time (above the
+#    host's) starts after the prologue, 0.3 of the host's time, beyond the lead
+use(prologue_frac=0.3, tail_us=70.0)
+w, rows, nt, ne = run(["--host-probe", "5000"])
+if w:
+    lead, host = float(rows[0]["bwd_us"]), 1000 * (200 + 20 * nt)
+    check("overlap, host-bound", w["opt_us"], host - lead + 70.0, 0.05)
+    use(prologue_frac=0.3, tail_us=70.0, per_elem_us=0.1)
+    w2, _, _, _ = run(["--host-probe", "5000"])
+    dev = 100 + 0.5 * nt + 0.1 * ne
+    if w2 and not 0.3 * host - lead + dev > host - lead + 70.0:
+        fails.append("overlap, device-bound: the hand case is not device-bound (%g elements)" % ne)
+    elif w2:
+        check("overlap, device-bound", w2["opt_us"], 0.3 * host - lead + dev, 0.05 + 1e-9 * ne)
+# 9. prologue_frac without tail_us, or above 1: one line, non-zero exit, the profile untouched
+for bad in ({"prologue_frac": 0.3}, {"prologue_frac": 1.5, "tail_us": 70.0}):
+    json.dump({"format": "fusim-compute-1", "compute": {"optimizer": [dict(ADAMW, **bad)]}}, open(cal, "w"))
+    before = open(merged).read()
+    r = subprocess.run([fusim, "fit", "--compute", cal, "--merge-into", merged], capture_output=True, text=True)
+    if r.returncode == 0 or len(r.stderr.strip().splitlines()) != 1 or open(merged).read() != before:
+        fails.append("fit --compute, %s: exit %d, stderr %r" % (bad, r.returncode, r.stderr))
+# 10. fit --compute keeps the overlap
+row = dict(ADAMW, prologue_frac=0.3, tail_us=70.0)
+json.dump({"format": "fusim-compute-1", "compute": {"optimizer": [row]}}, open(cal, "w"))
+r = subprocess.run([fusim, "fit", "--compute", cal, "--merge-into", merged], capture_output=True, text=True)
+got = json.load(open(merged))["compute"]["optimizer"] if r.returncode == 0 else []
+if len(got) != 1 or any(abs(got[0].get(k, -1) - v) > 1e-12 for k, v in row.items() if k != "name"):
+    fails.append("fit --compute, overlap: exit %d, %s" % (r.returncode, got or r.stderr.strip()))
 finish()
 PY
