@@ -20,9 +20,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
-    import torch
-    import torch.nn.functional as F
     import calib_torch
+    torch = calib_torch.import_torch("attn_bh")
+    import torch.nn.functional as F
     tm = calib_torch.Timer(torch)
     rows = []
     for dname, dt in (("bf16", torch.bfloat16), ("fp32", torch.float32)):

@@ -61,6 +61,19 @@ def _die(msg, status=65):
     sys.exit(status)
 
 
+def import_torch(prog):
+    """torch, or one stderr line (prog: ...) and exit 69 where PyTorch or a CUDA GPU is missing."""
+    try:
+        import torch
+    except ImportError as e:
+        print("%s: PyTorch is needed (%s)" % (prog, e), file=sys.stderr)
+        sys.exit(69)
+    if not torch.cuda.is_available():
+        print("%s: no CUDA GPU visible" % prog, file=sys.stderr)
+        sys.exit(69)
+    return torch
+
+
 class Timer:
     """Device time of a callable: runs queued behind a sleep kernel, events around each."""
 
@@ -1312,13 +1325,8 @@ def main(argv=None):
     bad = [p for p in parts if p not in PARTS]
     if bad:
         _die("--parts: unknown part '%s' (expected %s)" % (bad[0], ",".join(PARTS)), 64)
-    try:
-        import torch
-        import torch.nn.functional as F
-    except ImportError as e:
-        _die("PyTorch is needed (%s)" % e, 69)
-    if not torch.cuda.is_available():
-        _die("no CUDA GPU visible", 69)
+    torch = import_torch("calib_torch")
+    import torch.nn.functional as F
     t_start = time.time()
 
     def log(msg):

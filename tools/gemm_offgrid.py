@@ -63,16 +63,25 @@ def main(argv=None):
     ap.add_argument("--widths", default=",".join(map(str, WIDTHS)))
     ap.add_argument("--reps", type=int, default=5)
     a = ap.parse_args(argv)
-    import torch
+    try:
+        tokens = [int(x) for x in a.tokens.split(",")]
+        widths = [int(x) for x in a.widths.split(",")]
+    except ValueError:
+        tokens = widths = []
+    dtypes = a.dtypes.split(",")
+    if not tokens or not widths or min(tokens + widths) < 1 or a.reps < 1 or \
+            any(d not in ("bf16", "tf32", "fp32") for d in dtypes):
+        print("gemm_offgrid: --tokens and --widths: sizes >= 1, comma-separated; --dtypes of bf16, "
+              "tf32, fp32; --reps >= 1", file=sys.stderr)
+        return 64
     import calib_torch
-    tokens = [int(x) for x in a.tokens.split(",")]
-    widths = [int(x) for x in a.widths.split(",")]
+    torch = calib_torch.import_torch("gemm_offgrid")
     tm = calib_torch.Timer(torch)
     res = {"tool": "tools/gemm_offgrid.py", "gpu": torch.cuda.get_device_name(0),
            "sms": torch.cuda.get_device_properties(0).multi_processor_count,
            "torch": torch.__version__, "cuda": torch.version.cuda, "points": []}
     t0 = time.time()
-    for dname in a.dtypes.split(","):
+    for dname in dtypes:
         dt = torch.bfloat16 if dname == "bf16" else torch.float32
         with calib_torch.Tf32(torch, dname):
             for lay in ("fwd", "dgrad", "wgrad"):

@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""The GPU diagnosis tools' bad input and missing PyTorch (no GPU needed): tools/gemm_offgrid.py
+refuses an unknown --dtypes (it timed it as fp32) and a size that is not a number (a traceback)
+with one line and exit 64; gemm_offgrid, tools/attn_bh.py and tools/calib_torch.py without
+PyTorch are one line and exit 69 (the first two ended in a traceback). PyTorch's absence is a
+stand-in package whose import fails, so the test means the same where torch is installed."""
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOLS = os.path.join(ROOT, "tools")
+fails = []
+with tempfile.TemporaryDirectory() as d:
+    os.makedirs(os.path.join(d, "torch"))
+    with open(os.path.join(d, "torch", "__init__.py"), "w") as f:
+        f.write("raise ImportError('stand-in: no torch')\n")
+    env = dict(os.environ, PYTHONPATH=d)
+    out = os.path.join(d, "out.json")
+    for args, want in ((["gemm_offgrid.py", "--dtypes", "fp16"], 64),
+                       (["gemm_offgrid.py", "--tokens", "2k"], 64),
+                       (["gemm_offgrid.py", "--widths", "0,768"], 64),
+                       (["gemm_offgrid.py"], 69), (["attn_bh.py"], 69), (["calib_torch.py"], 69)):
+        p = subprocess.run([sys.executable, os.path.join(TOOLS, args[0])] + args[1:] + ["--out", out],
+                           capture_output=True, text=True, env=env)
+        if p.returncode != want or len(p.stderr.splitlines()) != 1 or os.path.exists(out):
+            fails.append("%s: exit %d (want %d), stderr %r" % (" ".join(args), p.returncode, want,
+                                                               p.stderr[-300:]))
+for f in fails:
+    print("FAIL: " + f, file=sys.stderr)
+sys.exit(1 if fails else 0)
