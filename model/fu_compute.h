@@ -25,8 +25,8 @@
  *     "ops": [ {"op", "dtype", "numel": [..], "fwd_us": [..], "bwd_us": [..], "host_fwd_us",
  *               "host_bwd_us", "kernels_fwd", "kernels_bwd"}, .. ],
  *     "optimizer": [ {"name", "base_us", "per_tensor_us", "per_elem_us"[, "host_per_tensor_us",
- *                "host_base_us", "tail_frac", "host_probe_us"][, "launch_us", "per_moved_elem_us",
- *                "per_chunk_elem_us"]}, .. ] (fu_optim_fit),
+ *                "host_base_us", "tail_frac", "host_probe_us"[, "prologue_frac", "tail_us"]][,
+ *                "launch_us", "per_moved_elem_us", "per_chunk_elem_us"]}, .. ] (fu_optim_fit),
  *     "conv": [ {"dtype", "layout", "kernel", "stride", "m", "n", "k", "us"}, .. ],
  *     "host_probe_us": tools/torch_host.host_probe's CPU time per launch when the host costs were
  *                measured (calib_torch's hf_host part: the median of its readings), to carry them

@@ -38,7 +38,7 @@ prof["compute"]["ops"] = ops
 for f in prof["compute"]["optimizer"]:
     if f["name"] == "adamw":
         f.update(base_us=100.0, per_tensor_us=10.0, per_elem_us=1e-5)
-        for k in ("host_base_us", "host_per_tensor_us", "tail_frac", "host_probe_us"):
+        for k in ("host_base_us", "host_per_tensor_us", "tail_frac", "host_probe_us", "prologue_frac", "tail_us"):
             f.pop(k, None)   # a fit of the older kind (tests/workload/optim_step.sh: the newer)
 pf = os.path.join(tmp, "p.json")
 json.dump(prof, open(pf, "w"))
