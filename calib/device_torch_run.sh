@@ -9,7 +9,9 @@
 #      so a cut keeps the models done).
 # Everything but the log goes into $OUT/res.tgz (the run tool brings back at most 8 files).
 # Run from the repository root (a copy of the tree) as
-#   bash calib/device_torch_run.sh BUDGET_S MODELS [ITERS] [MC] [FW]
+#   bash calib/device_torch_run.sh BUDGET_S MODELS [ITERS] [MC] [FW] [EVERY]
+# EVERY: the spacing variants' bucket sizes in gradients (validate_torch --spacing-every, default
+# 4,16; the smoke test uses them too); SMOKE=0 in the environment skips the smoke test.
 set -u
 OUT=${OUT:-/tmp/fusim-out}
 RES=$OUT
@@ -19,11 +21,13 @@ MODELS=${2:?MODELS}
 ITERS=${3:-30}
 MC=${4:-16}
 FW=${5:-6}
+EVERY=${6:-4,16}
 W=/tmp/torchrun
 mkdir -p $W
-t "smoke: torch_modelcost per-bucket and spacing variants (ddpo_n, hk_e*, ddp*_e16) on resnet18:8"
-timeout 90 python3 - >$W/smoke.txt 2>&1 <<'EOF'
-import sys, time
+if [ "${SMOKE:-1}" != 0 ]; then
+t "smoke: torch_modelcost per-bucket and spacing variants (ddpo_n, hk_e*, ddp*_e*) on resnet18:8"
+EVERY=$EVERY timeout 90 python3 - >$W/smoke.txt 2>&1 <<'EOF'
+import os, sys, time
 sys.path.insert(0, "tools")
 import torch, torchvision
 import torch_modelcost
@@ -37,19 +41,22 @@ opt = torch.optim.SGD(m.parameters(), lr=1e-3, momentum=0.9)
 out = torch_modelcost.measure(m, lambda mm: crit(mm(x), y), opt,
                               {"finalize_us": 0.0, "hooks_bucket_us": 0.0},
                               rounds=3, warmup=1, cold=False, buckets=True,
-                              spacing_variants=True, log=print)
+                              spacing_variants=True, log=print,
+                              spacing_every=[int(n) for n in os.environ["EVERY"].split(",")])
 print("ddpo_n raw", out["raw"].get("ddpo_n"))
-print("spacing variants run:", sorted(v for v in torch_modelcost.SPACING_VARIANTS if v in out["raw"]))
+print("spacing variants run:", sorted(v for v in out["raw"] if v in torch_modelcost.spacing_names(
+    [int(n) for n in os.environ["EVERY"].split(",")])))
 print("issue_spacing", out.get("issue_spacing"))
 print("ddp_hook_bucket_us", out.get("ddp_hook_bucket_us"), out["ci"].get("ddp_hook_bucket_us"))
 print("smoke ok in %.1f s" % (time.time() - t0))
 EOF
 echo "smoke rc $?"; cat $W/smoke.txt | tail -12
+fi
 LEFT=$(( BUDGET - $(el) - 15 ))
 t "validate_torch $MODELS iters $ITERS model-cost-rounds $MC fw-rounds $FW, cut at $LEFT s"
 timeout $LEFT python3 tools/validate_torch.py --out $W/run --iters $ITERS --warmup 2 \
   --capture-iters 5 --fw-rounds $FW --no-chain --model-cost-rounds $MC --beside-rounds 5 \
-  --first-issue-rounds 0 --no-loop-probes --models "$MODELS"
+  --first-issue-rounds 0 --no-loop-probes --spacing-every "$EVERY" --models "$MODELS"
 echo "validate_torch rc $?"
 t "tar"
 cp $W/smoke.txt $W/run/ 2>/dev/null

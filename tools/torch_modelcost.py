@@ -93,7 +93,23 @@ BUCKET_VARIANTS = ("ddpv_n", "hk_n", "ddpo_n")
 # spacing variants (session 24): the in-backward issue's cost against the host work between
 # issues; each (variant, gradients a bucket); ddpv_e16 / ddpo_e16 size DDP's buckets by bytes
 SPACING_VARIANTS = ("hk_0", "hk_e4", "hk_e16", "ddpv_e16", "ddpo_e16")
-SPACING_EVERY = {"hk_e4": 4, "hk_e16": 16, "ddpv_e16": 16, "ddpo_e16": 16}
+# measure(spacing_every=...) names others the same way (session 24, run 24: every 64 gradients,
+# the plans' 25 MiB spacing on ResNet-50): hk_eN for every N, the DDP pair for N >= 16
+DDP_EVERY_MIN = 16
+
+
+def spacing_names(every=(4, 16)):
+    """The spacing variants' names for bucket sizes of every N gradients (the default gives
+    SPACING_VARIANTS)."""
+    ns = sorted(set(int(n) for n in every))
+    return (("hk_0",) + tuple("hk_e%d" % n for n in ns)
+            + tuple("%s_e%d" % (k, n) for n in ns if n >= DDP_EVERY_MIN for k in ("ddpv", "ddpo")))
+
+
+def every_of(v):
+    """N of a spacing variant named *_eN, else None."""
+    head, _, n = v.rpartition("_e")
+    return int(n) if head in ("hk", "ddpv", "ddpo") and n.isdigit() else None
 # each per-bucket estimate and the host-block cost it replaces
 BUCKET_COSTS = (("ddp_bucket_us", "ddp", "bucket_us"), ("hooks_bucket_us", "hooks", "bucket_us"),
                 ("ddp_hook_bucket_us", "ddp", "hook_bucket_us"))
@@ -163,11 +179,13 @@ def spacing(bwd, P, nbs, rounds=None):
 
     base = statistics.median(bwd["none"][r] for r in rs)
     out = {"hooks": [], "ddp_offload": []}
+    ns = sorted({every_of(v) for v in bwd if every_of(v)})
     if bwd.get("hk_0"):
-        for v, nb in (("hk_n", P), ("hk_e4", nbs.get("hk_e4")), ("hk_e16", nbs.get("hk_e16"))):
+        for v, nb in [("hk_n", P)] + [("hk_e%d" % n, nbs.get("hk_e%d" % n)) for n in ns]:
             if bwd.get(v) and nb:
                 out["hooks"].append([nb, round(base / nb, 1), round((d(v) - d("hk_0")) / nb, 3)])
-    for o, v, nb in (("ddpo_n", "ddpv_n", P), ("ddpo_e16", "ddpv_e16", nbs.get("ddpo_e16"))):
+    for o, v, nb in [("ddpo_n", "ddpv_n", P)] + [("ddpo_e%d" % n, "ddpv_e%d" % n,
+                                                  nbs.get("ddpo_e%d" % n)) for n in ns]:
         if bwd.get(o) and bwd.get(v) and nb:
             out["ddp_offload"].append([nb, round(base / nb, 1), round((d(o) - d(v)) / nb, 3)])
     return out
@@ -321,7 +339,8 @@ def _flush_caches():
 
 
 def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=True, cold=True,
-            log=None, sync_fwd=False, buckets=False, spacing_variants=False):
+            log=None, sync_fwd=False, buckets=False, spacing_variants=False,
+            spacing_every=(4, 16)):
     """Runs the variants on copies of model (see the module docstring); run_loss(m) -> the loss
     of one forward of m; opt: the capture's optimizer (its class and defaults are copied; SGD
     when None); fixed: the tower's fixed parts. Returns with_ci()'s dict plus "P", "rounds" and
@@ -330,36 +349,39 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
     buckets: the per-bucket variants too (BUCKET_VARIANTS: DDP's bucket call, the hook
     pattern's bucket issue and DDP's offload comm hook on the model, "ddp_bucket_us" /
     "hooks_bucket_us" / "ddp_hook_bucket_us"). spacing_variants: with buckets, SPACING_VARIANTS
-    too ("issue_spacing", spacing_with_ci(); a variant that fails is dropped, the rest stand)."""
+    too ("issue_spacing", spacing_with_ci(); a variant that fails is dropped, the rest stand);
+    spacing_every: their bucket sizes in gradients (spacing_names())."""
     import torch
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     torch_host.ensure_process_group()
     t_start = time.time()
     runners = {}
+    spacing_set = spacing_names(spacing_every)
     variants = VARIANTS + (BUCKET_VARIANTS if buckets else ()) + \
-        (SPACING_VARIANTS if buckets and spacing_variants else ())
+        (spacing_set if buckets and spacing_variants else ())
     P = sum(1 for p in model.parameters() if p.requires_grad)
-    # about 16 parameters' bytes a bucket for the e16 pair (DDP buckets by bytes)
-    e16_mb = sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad) \
-        * 16 / max(P, 1) / MiB
+    # about N parameters' bytes a bucket for the eN pairs (DDP buckets by bytes)
+    param_mb = sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad) \
+        / max(P, 1) / MiB
     offload = {}   # the offload variants' states: their buckets are counted after the rounds
     for v in variants:
         core = copy.deepcopy(model)
         m, fuser = core, None
-        if v in ("ddpv_1", "ddpc_h", "ddpv_n", "ddpo_n", "ddpv_e16", "ddpo_e16"):
-            cap = 1e-9 if v in ("ddpv_n", "ddpo_n") else e16_mb if v in SPACING_EVERY else HUGE
+        if v in ("ddpv_1", "ddpc_h", "ddpv_n", "ddpo_n") or v.startswith(("ddpv_e", "ddpo_e")):
+            cap = 1e-9 if v in ("ddpv_n", "ddpo_n") else \
+                param_mb * every_of(v) if every_of(v) else HUGE
             m = DDP(core, device_ids=torch_host.device_ids(), bucket_cap_mb=cap,
                     gradient_as_bucket_view=v != "ddpc_h")
             if v == "ddpc_h":
                 m.register_comm_hook(None, _noop_comm_hook)
-            elif v in ("ddpo_n", "ddpo_e16"):   # as validate_torch's "ddp offload" plans
+            elif v == "ddpo_n" or v.startswith("ddpo_e"):   # as validate_torch's "ddp offload" plans
                 offload[v] = torch_host.OffloadState()
                 m.register_comm_hook(offload[v], torch_host.offload_hook)
-        elif v in ("hk_1", "hk_n", "hk_0", "hk_e4", "hk_e16"):
+        elif v in ("hk_1", "hk_n", "hk_0") or v.startswith("hk_e"):
             params = [(n, p) for n, p in core.named_parameters() if p.requires_grad]
             fuser = torch_host.HookFuser(params, 0 if v == "hk_n" else int(HUGE * MiB),
-                                         every=SPACING_EVERY.get(v), issue=v != "hk_0")
+                                         every=every_of(v), issue=v != "hk_0")
         try:
             o = type(opt)(core.parameters(), **opt.defaults)
         except (TypeError, AttributeError):   # no optimizer, or one not built from its defaults
@@ -397,7 +419,7 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
                     _flush_caches()
                     tc = step(v)[1]
             except Exception as e:   # an experiment: drop it, the costs above stand
-                if v not in SPACING_VARIANTS:
+                if v not in spacing_set:
                     raise
                 if log:
                     log("  spacing variant %s dropped (%s: %s)" % (v, type(e).__name__, e))
@@ -411,22 +433,22 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
                 if cold:
                     bwd_cold[v].append(round(tc, 1))
     # the buckets each spacing variant issued a step (the offload hook's calls in one more step)
-    nbs = {v: len(runners[v][2].buckets) for v in ("hk_e4", "hk_e16") if v in variants}
-    if "ddpo_e16" in variants:
+    nbs = {v: len(runners[v][2].buckets) for v in variants if v.startswith("hk_e")}
+    for v in (v for v in variants if v.startswith("ddpo_e")):
         try:
-            offload["ddpo_e16"].record = []
-            step("ddpo_e16")
-            nbs["ddpo_e16"] = len({i for i, _ in offload["ddpo_e16"].record})
+            offload[v].record = []
+            step(v)
+            nbs[v] = len({i for i, _ in offload[v].record})
         except Exception as e:
             if log:
-                log("  ddpo_e16's buckets not counted (%s: %s)" % (type(e).__name__, e))
+                log("  %s's buckets not counted (%s: %s)" % (v, type(e).__name__, e))
     del runners
     torch.cuda.empty_cache()
     out = with_ci(bwd, P, fixed)
     out.update({"P": P, "rounds": rounds, "fixed": dict(fixed),
                 "seconds": round(time.time() - t_start, 1), "raw": bwd, "raw_fwd": fwd,
                 "ddp_forward": forward_with_ci(fwd)})
-    if any(v in bwd for v in SPACING_VARIANTS):
+    if any(v in bwd for v in spacing_set):
         out["issue_spacing"] = dict(spacing_with_ci(bwd, P, nbs), buckets=nbs)
     if cold:
         out["cold"] = dict(with_ci(bwd_cold, P, fixed), raw=bwd_cold)

@@ -322,7 +322,8 @@ def run_model(name, batch, seq, a, fw, log):
                                beside_rounds=a.beside_rounds,
                                first_issue_rounds=a.first_issue_rounds,
                                model_cost_buckets=a.model_cost_rounds > 0,
-                               model_cost_spacing=a.spacing_variants, log=log)
+                               model_cost_spacing=a.spacing_variants,
+                               model_cost_spacing_every=a.spacing_every, log=log)
     del cap_model
     torch.cuda.empty_cache()
     log("%s: captured in %.1f s (fwd %.0f bwd %.0f opt %.0f us, %d tensors)"
@@ -548,6 +549,10 @@ def main(argv=None, probe=None):
                          "cost on the model against the host work between issues, which "
                          "prices the in-backward issues (host.issue_spacing); about 70%% more "
                          "model-cost time)")
+    ap.add_argument("--spacing-every", default="4,16",
+                    help="the spacing variants' bucket sizes in gradients, comma-separated "
+                         "(a hook-pattern variant each, a DDP pair each from 16 on; run 24 added "
+                         "64: ResNet-50's 25 MiB buckets are several ms apart)")
     ap.add_argument("--no-loop-probes", dest="loop_probes", action="store_false",
                     help="leave out the probes run in the loop's rounds (the frameworks' "
                          "per-parameter costs at the loop's host speed, the first in-backward "
@@ -575,6 +580,14 @@ def main(argv=None, probe=None):
         die("--plans: no plan labelled '%s' (%s)" % (unknown[0], ", ".join(q[0] for q in PLANS)), 64)
     a.trace = [t for t in a.trace.split(",") if t]
     a.model_cost_rounds = max(0, a.model_cost_rounds)
+    try:
+        every = tuple(int(n) for n in a.spacing_every.split(","))
+    except ValueError:
+        every = ()
+    if not every or min(every) < 2:
+        die("--spacing-every %s: expected gradients a bucket, integers of 2 or more, "
+            "comma-separated" % a.spacing_every, 64)
+    a.spacing_every = every
     a.beside_rounds = max(0, a.beside_rounds)
     a.first_issue_rounds = max(0, a.first_issue_rounds)
     specs = a.specs = parse_models(a.models)

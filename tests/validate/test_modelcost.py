@@ -283,6 +283,23 @@ check("DDP's comm hook against spacing %s" % [p_[:3] for p_ in sp["ddp_offload"]
       and len(sp["ddp_offload"]) == 2)
 check("each point's bootstrap brackets it (no noise: a point)",
       all(p_[3][0] - 1e-3 <= p_[2] <= p_[3][1] + 1e-3 for k in sp for p_ in sp[k]))
+# a farther variant (measure(spacing_every=(4, 16, 48)), run 24's kind): every 48 gradients is
+# one bucket, 9800 us apart; the hook pattern's issue at 150 us, DDP's comm hook at 600 (1 bucket)
+bs48 = {k: list(v) for k, v in bs.items()}
+for r in range(15):
+    base = 9000.0 + 400.0 * ((r * 7) % 5)
+    bs48.setdefault("hk_e48", []).append(base + 40 * PS + 150)
+    bs48.setdefault("ddpv_e48", []).append(base + 100)
+    bs48.setdefault("ddpo_e48", []).append(base + 100 + 600)
+sp48 = mc.spacing(bs48, PS, dict(NBS, hk_e48=1, ddpo_e48=1))
+check("every 48: hooks %s, offload %s" % (sp48["hooks"], sp48["ddp_offload"]),
+      [p_[:3] for p_ in sp48["hooks"][:3]] == [p_[:3] for p_ in sp["hooks"]]
+      and [p_[:3] for p_ in sp48["hooks"]][3] == [1, 9800.0, 150.0]
+      and [p_[:3] for p_ in sp48["ddp_offload"]][2] == [1, 9800.0, 600.0]
+      and len(sp48["hooks"]) == 4 and len(sp48["ddp_offload"]) == 3)
+check("spacing_names((4, 16, 48)): hk_e48 and the DDP pair at 48",
+      mc.spacing_names((4, 16, 48)) == mc.SPACING_VARIANTS[:3] + ("hk_e48",)
+      + mc.SPACING_VARIANTS[3:] + ("ddpv_e48", "ddpo_e48"))
 del bs["hk_0"]
 check("without hk_0 no hook points; offload's stay",
       mc.spacing(bs, PS, NBS)["hooks"] == [] and len(mc.spacing(bs, PS, NBS)["ddp_offload"]) == 2)

@@ -211,6 +211,20 @@ class MeasureOnStandin(unittest.TestCase):
             self.assertIn(k, out)
         self.assertTrue(any("hooks issue per bucket against its spacing" in x for x in lines))
 
+    def test_spacing_every(self):
+        # run 24's farther spacing: every 32 gradients of 32 is one hook-pattern bucket, and DDP's
+        # cap of 32 parameters' bytes one bucket too; the default names are unchanged
+        mc = self.mc
+        self.assertEqual(mc.spacing_names(), mc.SPACING_VARIANTS)
+        out, _ = self.measure(rounds=2, cold=False, spacing_variants=True, spacing_every=(4, 16, 32))
+        self.assertEqual(sorted(out["raw"]), sorted(mc.VARIANTS + mc.BUCKET_VARIANTS + mc.SPACING_VARIANTS
+                                                    + ("hk_e32", "ddpv_e32", "ddpo_e32")))
+        sp = out["issue_spacing"]
+        self.assertEqual(sp["buckets"], {"hk_e4": 8, "hk_e16": 2, "hk_e32": 1, "ddpo_e16": 2,
+                                         "ddpo_e32": 1})
+        self.assertEqual([p[0] for p in sp["hooks"]], [32, 8, 2, 1])
+        self.assertEqual([p[0] for p in sp["ddp_offload"]], [32, 2, 1])
+
     def test_failing_spacing_variant_dropped(self):
         real = self.th.HookFuser.after_backward
 

@@ -45,7 +45,7 @@ STUB = {
 }
 
 
-def run_main(models, probe_of):
+def run_main(models, probe_of, extra=()):
     """Runs validate_torch.main in a fresh interpreter; returns (rc, stderr lines, out dir)."""
     tmp = tempfile.mkdtemp(prefix="fusim-torch-checks-")
     atexit.register(shutil.rmtree, tmp, ignore_errors=True)
@@ -53,7 +53,8 @@ def run_main(models, probe_of):
     probe = "lambda name, batch, seq: {%s}[name]" % ", ".join(
         "%r: %s" % (k, v) for k, v in probe_of.items())
     code = ("import sys; sys.path.insert(0, %r); import validate_torch as v; "
-            "sys.exit(v.main(['--out', %r, '--models', %r], probe=%s))" % (TOOLS, out, models, probe))
+            "sys.exit(v.main(['--out', %r, '--models', %r] + %r, probe=%s))"
+            % (TOOLS, out, models, list(extra), probe))
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     return p.returncode, p.stderr.splitlines(), out
 
@@ -68,6 +69,11 @@ for models, name in (("good:8,frozen:4", "frozen"), ("dangling:2", "dangling"),
 rc, err, out = run_main("good:x", STUB)
 check("bad --models spec: exit 64, one line (got %d, %r)" % (rc, err), rc == 64 and len(err) == 1)
 check("bad --models spec: nothing written", not os.path.exists(out))
+for bad in ("1", "x", "4,,16"):   # --spacing-every: gradients a bucket, 2 or more
+    rc, err, out = run_main("good:8", STUB, ["--spacing-every", bad])
+    check("--spacing-every %s: exit 64, one line (got %d, %r)" % (bad, rc, err),
+          rc == 64 and len(err) == 1 and "--spacing-every" in err[0])
+    check("--spacing-every %s: nothing written" % bad, not os.path.exists(out))
 
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
