@@ -451,7 +451,7 @@ def topology_link(topo):
     return "nvlink" if any(re.fullmatch(r"NV\d+", c) for c in pairs) else "pcie"
 
 
-def main():
+def arg_parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("rundir")
     ap.add_argument("--fusim", default=os.path.join(os.path.dirname(__file__), "..", "build", "fusim"))
@@ -519,7 +519,11 @@ def main():
                     help="take the frameworks' costs (host.ddp, host.hooks, copy_gbps) from the "
                          "line of a tools/torch_fwcost_probe.py file with this label instead of "
                          "the run's own microbenchmark")
-    a = ap.parse_args()
+    return ap
+
+
+def main():
+    a = arg_parser().parse_args()
     if a.beside_d2h is not None and not 1 <= a.beside_d2h <= 10:   # fusim's range for it
         die("--beside-d2h %g: expected a factor from 1 to 10" % a.beside_d2h, 64)
     path = os.path.join(a.rundir, "runs.json")

@@ -340,7 +340,13 @@ check("... the capture's own curve untouched", h7["issue_spacing"]["hooks"][0] =
 wl8 = json.loads(json.dumps(wl7))
 st.tower_costs(wl7, buckets_only=True)
 check("--no-model-bucket-costs: no curve", "issue_spacing" not in wl7["host"])
-# --no-issue-spacing drops the curves alone: the per-hook cost measured on the model (apply()'s,
+# The store prices the curves only when asked (87d203b): by default, and with --no-issue-spacing,
+# they are dropped; --issue-spacing keeps them
+for argv, want in ((["run"], False), (["run", "--no-issue-spacing"], False),
+                   (["run", "--issue-spacing"], True)):
+    got = st.arg_parser().parse_args(argv).issue_spacing
+    check("store %s: issue_spacing %s" % (" ".join(argv[1:]) or "(default)", got), got is want)
+# Dropping them takes the curves alone: the per-hook cost measured on the model (apply()'s,
 # in the list replaced) stays and is still carried x1.5; the tower's per-bucket 70 is untouched
 st.drop_issue_spacing(wl8)
 ws8 = json.loads(json.dumps({"host": wl8["host"]}))
