@@ -1006,17 +1006,6 @@ static double fu__opt_temp(const char *opt) {
   return !strcmp(opt, "sgd") ? 0 : 4;
 }
 
-/* The optimizer step after backward, as the captures time it (from backward's end on the GPU).
- * Where the profile's fit measured the host apart (has_host: opt.step()'s CPU time inside a
- * training step), the host issues the step's kernels while the GPU may still finish backward
- * (lead) and the GPU runs them as they come: the step ends at the later of its device time and
- * the host's issue time beyond the lead plus the last kernel (tail_frac x device), not their
- * sum; with a measured prologue (has_prologue) the device time starts only after the host's
- * Python prologue beyond the lead, and the host-bound end is its last issue plus tail_us. The host
- * part is carried from the row's probe to the step's host speed (probe_us, else
- * the profile's, at which its other host rows are). Older fits (no has_host): the per-element
- * part and base are device time, the per-tensor part the host's, host_k carries it, and the
- * host time beyond the lead adds to the device time. */
 /* The gradients' element counts in the order the optimizer takes its parameters (the model's:
  * the timeline's order reversed); malloc'd, NULL when out of memory. */
 static double *fu__grad_sizes(const fu_workload *w, double elem_bytes) {
@@ -1032,13 +1021,20 @@ static void fu__optim_note(char *note, size_t n, double dev, double host, double
            "returns (%s).", dev, host, lead, host_bound ? "host-bound" : "device-bound");
 }
 
-static int fu__optim(const fu_compute *c, const char *name, const double *sizes, size_t ntensors,
-                     double lead, double host_k, double probe_us, double ref_kf, double *us,
-                     char *note, size_t nnote) {
-  const fu_optim_fit *o = NULL;
-  for (int i = 0; i < c->noptim; i++)
-    if (!strcmp(c->optim[i].name, name)) o = &c->optim[i];
-  if (!o) return FU_EDATA;
+/* The optimizer step after backward, as the captures time it (from backward's end on the GPU).
+ * Where the profile's fit measured the host apart (has_host: opt.step()'s CPU time inside a
+ * training step), the host issues the step's kernels while the GPU may still finish backward
+ * (lead) and the GPU runs them as they come: the step ends at the later of its device time and
+ * the host's issue time beyond the lead plus the last kernel (tail_frac x device), not their
+ * sum; with a measured prologue (has_prologue) the device time starts only after the host's
+ * Python prologue beyond the lead, and the host-bound end is its last issue plus tail_us. The host
+ * part is carried from the row's probe to the step's host speed (probe_us, else
+ * the profile's, at which its other host rows are). Older fits (no has_host): the per-element
+ * part and base are device time, the per-tensor part the host's, host_k carries it, and the
+ * host time beyond the lead adds to the device time. */
+static int fu__optim_sized(const fu_optim_fit *o, const fu_compute *c, const double *sizes,
+                           size_t ntensors, double lead, double host_k, double probe_us,
+                           double ref_kf, double *us, char *note, size_t nnote) {
   if (!o->has_host) {
     double numel = 0;
     for (size_t i = 0; i < ntensors; i++) numel += sizes[i];
@@ -1065,6 +1061,25 @@ static int fu__optim(const fu_compute *c, const char *name, const double *sizes,
   *us = issued > dev ? issued : dev;
   fu__optim_note(note, nnote, dev, host, lead, issued > dev);
   return FU_OK;
+}
+
+/* The step of w's optimizer (its gradients of elem_bytes per element): FU_EDATA, said on stderr,
+ * where the profile has no fit for it. */
+static int fu__optim(const fu_compute *c, const char *name, const fu_workload *w, double elem_bytes,
+                     double lead, double host_k, double probe_us, double ref_kf, const char *prof_name,
+                     double *us, char *note, size_t nnote) {
+  const fu_optim_fit *o = NULL;
+  for (int i = 0; i < c->noptim; i++)
+    if (!strcmp(c->optim[i].name, name)) o = &c->optim[i];
+  if (!o) {
+    fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, name);
+    return FU_EDATA;
+  }
+  double *sizes = fu__grad_sizes(w, elem_bytes);
+  if (!sizes) return FU_ENOMEM;
+  int st = fu__optim_sized(o, c, sizes, w->ngrads, lead, host_k, probe_us, ref_kf, us, note, nnote);
+  free(sizes);
+  return st;
 }
 
 static int fu__has_tables(const fu_profile *p) {
@@ -1170,13 +1185,9 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     opt_bytes = gb + 24.0 + (s->prec == FU_PREC_BF16 ? 2 : 0);
     w->opt_us = (double)nparam * opt_bytes / (hbm * 1e3);
   } else {
-    double *sizes = fu__grad_sizes(w, gb);
-    int ost = sizes ? fu__optim(x.c, s->optimizer, sizes, w->ngrads, lead, x.host_k, s->host_probe_us,
-                                x.ref_kf, &w->opt_us, optnote, sizeof optnote)
-                    : FU_ENOMEM;
-    free(sizes);
+    int ost = fu__optim(x.c, s->optimizer, w, gb, lead, x.host_k, s->host_probe_us, x.ref_kf,
+                        prof_name, &w->opt_us, optnote, sizeof optnote);
     if (ost != FU_OK) {
-      if (ost == FU_EDATA) fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
       fu_workload_finish(w);
       return ost;
     }
@@ -1404,12 +1415,8 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   for (size_t i = 0; i < x.n; i++) act += x.ops[i].saved;
   free(x.ops);
   if (st == FU_OK) {
-    double *sizes = fu__grad_sizes(w, 4);
-    st = sizes ? fu__optim(&prof->compute, s->optimizer, sizes, w->ngrads, lead, x.host_k, s->host_probe_us,
-                           x.ref_kf, &w->opt_us, optnote, sizeof optnote)
-               : FU_ENOMEM;
-    free(sizes);
-    if (st == FU_EDATA) fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, s->optimizer);
+    st = fu__optim(&prof->compute, s->optimizer, w, 4, lead, x.host_k, s->host_probe_us, x.ref_kf,
+                   prof_name, &w->opt_us, optnote, sizeof optnote);
   }
   if (st != FU_OK) {
     fu_workload_finish(w);
