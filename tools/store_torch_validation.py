@@ -255,11 +255,21 @@ def on_model(wl):
         fm.get("bwd_cpu_us", 0) > 0 else None
 
 
+def drop_issue_spacing(wl):
+    """Without --issue-spacing (the default): the host block's issue-spacing curves out (each
+    in-backward issue then costs the per-bucket cost again), every other cost measured on the
+    model kept. The capture cannot resolve the curve's far points (runs 23, 24: zero within
+    their bounds at 16-48 rounds; each point is a difference of whole backward() CPU times that
+    vary by ms), so a curve holds only its near points, read flat past its end: an
+    extrapolation nobody measured."""
+    wl.get("host", {}).pop("issue_spacing", None)
+
+
 def tower_costs(wl, buckets_only=False):
     """Puts the model-independent costs back where the capture put the model's own
     (buckets_only: only the per-bucket ones, which then leave the list of those replaced)."""
     fm = on_model(wl)
-    wl.get("host", {}).pop("issue_spacing", None)   # measured on the model as well
+    drop_issue_spacing(wl)   # measured on the model as well
     per_bucket = ["%s.%s" % (grp, key) for _, grp, key in torch_modelcost.BUCKET_COSTS]
     for name in list((fm or {}).get("replaced", [])):
         if buckets_only and name not in per_bucket:
@@ -277,16 +287,6 @@ def tower_costs(wl, buckets_only=False):
                 wl["host"]["ddp"][key] = fm["model_independent"]["ddp"][key]
 
 
-def drop_issue_spacing(wl):
-    """Without --issue-spacing (the default): the host block's issue-spacing curves out (each
-    in-backward issue then costs the per-bucket cost again), every other cost measured on the
-    model kept. The capture cannot resolve the curve's far points (runs 23, 24: zero within
-    their bounds at 16-48 rounds; each point is a difference of whole backward() CPU times that
-    vary by ms), so a curve holds only its near points, read flat past its end: an
-    extrapolation nobody measured."""
-    wl.get("host", {}).pop("issue_spacing", None)
-
-
 def drop_model_costs(wl):
     """--tower-costs, --framework-costs: every cost measured on the model out (the costs given
     replace them): meta.framework_on_model, the capture's bounds, and the issue-spacing curves
@@ -294,7 +294,7 @@ def drop_model_costs(wl):
     speed, with the model's other costs gone)."""
     wl.get("meta", {}).pop("framework_on_model", None)
     wl["host"].pop("ci", None)   # a capture's bounds were for the costs replaced
-    wl["host"].pop("issue_spacing", None)
+    drop_issue_spacing(wl)
 
 
 def loop_costs(wl, m, fc):
