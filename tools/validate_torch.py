@@ -276,7 +276,7 @@ def machine_info():
             pass
     try:
         info["driver"] = subprocess.run(
-            ["nvidia-smi", "-i", str(GPU), "--query-gpu=driver_version", "--format=csv,noheader"],
+            ["nvidia-smi", "-i", smi_id(GPU), "--query-gpu=driver_version", "--format=csv,noheader"],
             capture_output=True, text=True, timeout=20).stdout.strip()
     except Exception:
         pass
@@ -292,9 +292,20 @@ def machine_info():
     return info
 
 
+def smi_id(device, props=None):
+    """nvidia-smi's name of torch's GPU `device`: its UUID. torch numbers only the GPUs that
+    CUDA_VISIBLE_DEVICES leaves, in that order, while nvidia-smi -i numbers all of them, so the
+    index alone can name another GPU; the index is the fallback where torch gives no UUID."""
+    if props is None:
+        import torch
+        props = torch.cuda.get_device_properties(device)
+    uuid = getattr(props, "uuid", None)
+    return "GPU-%s" % uuid if uuid else str(device)
+
+
 def clocks():
     try:
-        out = subprocess.run(["nvidia-smi", "-i", str(GPU),
+        out = subprocess.run(["nvidia-smi", "-i", smi_id(GPU),
                               "--query-gpu=clocks.sm,power.draw,temperature.gpu",
                               "--format=csv,noheader,nounits"], capture_output=True, text=True,
                              timeout=20).stdout.strip()
@@ -606,8 +617,16 @@ def main(argv=None, probe=None):
     if problem:
         die(problem)
     if a.world_size == 1:
+        world_of_one(os.environ)
         return run(a)
     return run_ranks(a)
+
+
+def world_of_one(env):
+    """A run at --world-size 1 is rank 0 of its own world on the first visible GPU: a RANK /
+    WORLD_SIZE left by torchrun or SLURM would make its process group wait for ranks that never
+    come (torch_host.ensure_process_group reads them)."""
+    env.update({"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1"})
 
 
 def _rank_main(rank, a, port):

@@ -5,7 +5,8 @@ hand and without PyTorch: which plans run at N ranks (select_plans) and how thei
 out by hand below), and refusing a rank's file that lacks a row (one line, 65, runs.json left as
 it was); store_torch_validation's flags for such a row (allreduce:N:LINK) and the link read from
 `nvidia-smi topo -m` (an NVLink pair, a PCIe pair, none); torch_host.align_ranks's barrier only
-at several ranks (a stand-in for torch.distributed)."""
+at several ranks (a stand-in for torch.distributed); nvidia-smi's name for torch's GPU (smi_id)
+and a one-rank run's environment under torchrun (world_of_one)."""
 import atexit
 import json
 import os
@@ -153,6 +154,21 @@ info = machine(2)
 check("machine_info at 2 of 4 GPUs: the ranks' GPUs %s" % info.get("gpus"),
       info.get("gpus") == ["GPU0", "GPU1"] and info.get("world_size") == 2)
 check("machine_info at 1 rank: no GPU list", "gpus" not in machine(1))
+
+# --- nvidia-smi names torch's GPU by UUID: under CUDA_VISIBLE_DEVICES=3 torch's GPU 0 is
+# nvidia-smi's GPU 3, so "-i 0" would read another GPU's clocks
+U = "8a7c0f5e-1d2b-4c3a-9e8f-0123456789ab"
+check("smi_id: the UUID, not torch's index",
+      vt.smi_id(0, types.SimpleNamespace(uuid=U)) == "GPU-" + U)
+check("smi_id: the index where torch gives no UUID",
+      vt.smi_id(2, types.SimpleNamespace()) == "2")
+
+# --- a run of one rank under torchrun's environment (rank 3 of 4) is rank 0 of 1 on the first
+# visible GPU: ensure_process_group would otherwise wait for 3 absent ranks
+env = {"RANK": "3", "LOCAL_RANK": "3", "WORLD_SIZE": "4", "PATH": "/bin"}
+vt.world_of_one(env)
+check("world_of_one: rank 0 of 1 on cuda:0, the rest kept: %s" % env,
+      env == {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "PATH": "/bin"})
 
 check("align_ranks: 2 ranks -> one barrier", barriers(True, 2) == 1)
 check("align_ranks: 1 rank -> none", barriers(True, 1) == 0)
