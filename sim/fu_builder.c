@@ -192,6 +192,24 @@ static fu__op *fu__linear(fu__ctx *x, const char *name, double din, double dout,
   return o;
 }
 
+/* A head tied to the input embedding (emb: the embedding's index in x->ops), numel the shared
+ * weight's elements. Under autocast F.linear casts the fp32 weight to bf16 every step (the copy
+ * kept for backward: autocast caches it) and its gradient back to fp32; in every precision
+ * autograd sums the head's gradient with the embedding's before accumulating it, an fp32 add of
+ * the weight's size when the embedding's backward (the last operation) delivers its part.
+ * fu__linear prices neither for a head that owns no weight. */
+static void fu__tied_head(fu__ctx *x, fu__op *head, size_t emb, double numel) {
+  if (x->autocast) {
+    const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
+    head->fwd_us += fu_op_us(cast, numel, 0);
+    head->bwd_us += fu_op_us(cast, numel, 1);
+    x->casts += 2 * numel;
+  }
+  const fu_op_table *add = fu_compute_op(x->c, "add", "fp32");
+  if (!add) fu__miss(x, "add");
+  x->ops[emb].bwd_us += fu_op_us(add, numel, 0);
+}
+
 /* ---- the transformer ------------------------------------------------------------------------ */
 
 void fu_tf_spec_init(fu_tf_spec *s) {
@@ -380,6 +398,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
     fu__param(o, NM("word_embeddings"), ".weight", (uint64_t)(V * H));
     o->nidx = T;
+    size_t emb = x->n - 1;
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
     fu__param(o, NM("token_type_embeddings"), ".weight", (uint64_t)(2 * H));
     o->nidx = T; /* its (1, seq) ids expanded to the batch */
@@ -417,6 +436,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     FU__TRY(fu__norm(x, "cls.predictions.transform.LayerNorm", 1, 1, H, A));
     /* the decoder's weight is word_embeddings' (tied); its bias is cls.predictions.bias */
     FU__TRY(o = fu__linear(x, "cls.predictions.decoder", H, V, 0, fp32_in, 1, 0));
+    fu__tied_head(x, o, emb, V * H);
     fu__param(o, "cls.predictions.bias", "", (uint64_t)V);
     o->red_rows = T, o->red_cols = V; /* the bias's gradient: a column sum */
     o->bwd_us += fu_op_us(fu_compute_op(x->c, "bias_grad", A), T * V, 0);
@@ -430,6 +450,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
     fu__param(o, "transformer.wte", ".weight", (uint64_t)(V * H));
     o->nidx = T;
+    size_t emb = x->n - 1;
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
     fu__param(o, "transformer.wpe", ".weight", (uint64_t)(1024 > s->seq ? 1024 : s->seq) * (uint64_t)H);
     o->nidx = (double)s->seq; /* position ids (1, seq), broadcast over the batch */
@@ -479,7 +500,8 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     }
     x->layer = -1;
     FU__TRY(fu__norm(x, "transformer.ln_f", 1, 1, H, R));
-    FU__TRY(fu__linear(x, "lm_head", H, V, 0, fp32_in, 1, 0)); /* tied to wte */
+    FU__TRY(o = fu__linear(x, "lm_head", H, V, 0, fp32_in, 1, 0)); /* tied to wte */
+    fu__tied_head(x, o, emb, V * H);
   } else {
     int llama = s->arch == FU_ARCH_LLAMA;
     int ln = llama ? 0 : s->layernorm, bias = llama ? 0 : s->bias, gated = llama ? 1 : s->gated;
@@ -487,6 +509,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
     fu__param(o, "model.embed_tokens", ".weight", (uint64_t)(V * H));
     o->nidx = T;
+    size_t emb = x->n - 1;
     for (long i = 0; i < s->layers; i++) {
       x->layer = (int)i;
       snprintf(p, sizeof p, "model.layers.%ld.", i);
@@ -537,6 +560,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     x->layer = -1;
     FU__TRY(fu__norm(x, "model.norm", ln, ln, H, R));
     FU__TRY(o = fu__linear(x, "lm_head", H, V, 0, fp32_in, 1, !tied));
+    if (tied) fu__tied_head(x, o, emb, V * H);
   }
   /* the loss: fp32 log-softmax over the logits, which backward keeps; rows of a vocabulary off
    * the multiple of 8 are misaligned for vector loads (a table of their own where measured) */

@@ -6,8 +6,8 @@ same): fwd / bwd 1 / 2 us and 3 / 5 us. Between them a BERT linear's forward mov
 its backward (the gradients' casts back, the listing includes them) by 3 us per cast:
 query/key/value and intermediate.dense (fp32 input, weight, bias) 3 / 3 casts,
 attention.output.dense (weight, bias, and the heads' merge priced as a copy) 3 / 2,
-output.dense 2 / 2, the MLM transform 3 / 3, the decoder (tied weight: its fp32 input and its
-bias) 2 / 2; in TF32 no casts (only the heads' merge copy: 1 / 0).
+output.dense 2 / 2, the MLM transform 3 / 3, the decoder (its fp32 input, its bias and the
+word embeddings' weight it is tied to: fu__tied_head) 3 / 3; in TF32 no casts (only the heads' merge copy: 1 / 0).
 GPT-2 (Conv1D: addmm, its bias cast as well): attn.c_attn and mlp.c_fc (fp32 input after the
 fp32 LayerNorm, weight, bias) 3 / 3, attn.c_proj (weight, bias, the heads' merge) 3 / 2,
 mlp.c_proj (gelu_new's output is fp32 under autocast, weight, bias) 3 / 3; in TF32 1 / 0 for
@@ -33,7 +33,7 @@ L0 = "bert.encoder.layer.0."
 COUNTS = {L0 + "attention.self.query.weight": (3, 3), L0 + "attention.self.key.weight": (3, 3),
           L0 + "attention.self.value.weight": (3, 3), L0 + "attention.output.dense.weight": (3, 2),
           L0 + "intermediate.dense.weight": (3, 3), L0 + "output.dense.weight": (2, 2),
-          "cls.predictions.transform.dense.weight": (3, 3), "cls.predictions.bias": (2, 2)}
+          "cls.predictions.transform.dense.weight": (3, 3), "cls.predictions.bias": (3, 3)}
 
 
 def linears(args, p):
