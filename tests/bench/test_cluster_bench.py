@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""test_cluster_bench.py: cluster_bench's measurement-floor diagnostics on hand-made logs.
+
+monotone_floor: [100, 50] needs one price p for both (p(100) <= p(50)), so the least max error is
+(100 - 50) / (100 + 50) = 1/3; rising times need none; [300, 100, 200] is bound by its first two
+rows: (300 - 100) / 400 = 1/2. measurement_floor reads both columns and the GPUs a process drives
+from the "# nThread" header (nThread 2 x nGpus 4 = 8)."""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import cluster_bench as cb  # noqa: E402
+
+FAIL = 0
+
+
+def check(what, got, want, tol=1e-6):
+    global FAIL
+    ok = abs(got - want) <= tol if isinstance(want, float) else got == want
+    print(f"{'ok  ' if ok else 'FAIL'} {what}: {got!r} (want {want!r})")
+    FAIL += not ok
+
+
+check("monotone_floor falling pair", cb.monotone_floor([100, 50]), 1 / 3)
+check("monotone_floor rising", cb.monotone_floor([10, 20, 40]), 0.0)
+check("monotone_floor first pair binds", cb.monotone_floor([300, 100, 200]), 0.5)
+LOG = """# nThread 2 nGpus 4 minBytes 1024 maxBytes 4096 step: 2(factor) warmup iters: 5 iters: 20
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+        1024           256     float     sum      -1    10.00    0.10    0.10      0    12.00    0.09    0.09      0
+        2048           512     float     sum      -1    30.00    0.07    0.07      0    30.00    0.07    0.07      0
+        4096          1024     float     sum      -1    20.00    0.20    0.20      0    20.00    0.20    0.20      0
+"""
+with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+    f.write(LOG)
+try:
+    check("gpus_per_process", cb.gpus_per_process(f.name), 8)
+    check("measured in_place", cb.measured(f.name, in_place=True)[0], (1024, 10.0, 12.0))
+    line = cb.measurement_floor(f.name, 1024)
+    # columns differ by 20% at 1 KiB, 0 elsewhere: median 0.0%, max 20.0%; 30 us before 20 us:
+    # (30 - 20) / 50 = 20.0%
+    check("measurement_floor line", line,
+          "  measurement floor, same sizes (8 GPUs a process): the two columns differ by median 0.0%, "
+          "max 20.0%; no size-monotone price gets max below 20.0%")
+    check("measurement_floor above the log", cb.measurement_floor(f.name, 8192), "")
+finally:
+    os.unlink(f.name)
+sys.exit(1 if FAIL else 0)
