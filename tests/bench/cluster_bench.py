@@ -23,7 +23,8 @@ drove (nccl-tests -g: one process per node driving g GPUs puts their network pro
 cores that process is bound to).
 Under each fit, "fit set" lines (diagnostic) give the model's own price against the multi-node logs
 it was fitted on (their measured curves dropped): median signed error and max |error| at 1-32 MiB
-and >= 64 MiB.
+and >= 64 MiB, and (as under each multi-node case) the log's time at 1-64 MiB above what its bytes
+take at the fitted ring rate, beside the GPUs one process drove.
 
 usage: cluster_bench.py FUSIM [DATA_DIR]   (DATA_DIR: tests/data/public-nccl-tests/multi-node)
 """
@@ -98,7 +99,7 @@ def measurement_floor(path, lo):
     if not rows:
         return ""
     rep = [abs(i - o) / o for _, o, i in rows]
-    return (f"  measurement floor, same sizes ({gpus_per_process(path) or '?'} GPUs a process): the two columns "
+    return (f"  measurement floor, same sizes (GPUs a process {gpus_per_process(path) or '?'}): the two columns "
             f"differ by median {100 * statistics.median(rep):.1f}%, max {100 * max(rep):.1f}%; "
             f"no size-monotone price gets max below {100 * monotone_floor([o for _, o, _ in rows]):.1f}%")
 
@@ -150,6 +151,8 @@ def compare(label, prof, comm, rows, bands, path=None):
         if slope > 0 and pslope > 0:
             print(f"  large sizes (>= {big[0][0] // MiB} MiB) as a line: measured {a:.0f} us + n / "
                   f"{1e-3 / slope:.1f} GB/s, predicted {pa:.0f} us + n / {1e-3 / pslope:.1f} GB/s")
+    if path and nodes > 1:
+        print(mid_excess(cluster, comm, path))
     out = []
     for lo, med_t, max_t in bands:
         sel = [abs(e) for b, e in errs if b >= lo]
@@ -169,6 +172,24 @@ def compare(label, prof, comm, rows, bands, path=None):
         if path:
             print(measurement_floor(path, lo))
     return out
+
+
+def mid_excess(cluster, comm, path):
+    """Diagnostic, not a result: a multi-node log's time at 1-64 MiB (both columns) above what its
+    bytes take at the fitted ring rate (bus bandwidth min(B_intra, k B_nic), k = NICs a node), as
+    a median and range, beside the GPUs one process drove: the per-call cost the mid sizes carry."""
+    op, shape = comm.split(":")[:2]
+    nodes, g = (int(x) for x in shape.split("x"))
+    p = nodes * g
+    k = min(g, cluster.get("nics_per_node") or g)
+    bus = min(cluster["intra_gbps"] if g > 1 else math.inf, k * cluster["nic_gbps"]) * 1e3
+    f = 2 * (p - 1) / p if op == "allreduce" else (p - 1) / p
+    ex = [t - b * f / bus for b, o, i in measured(path, in_place=True) if MiB <= b <= 64 * MiB for t in (o, i)]
+    if not ex:
+        return ""
+    return (f"  {comm} at 1-64 MiB, above its bytes at the fitted ring rate ({bus / 1e3:.0f} GB/s busbw), "
+            f"GPUs a process {gpus_per_process(path) or '?'}: median {statistics.median(ex):.0f} us, "
+            f"range {min(ex):.0f}..{max(ex):.0f} us")
 
 
 def fit_set_check(prof, cases):
@@ -192,6 +213,7 @@ def fit_set_check(prof, cases):
             if e:
                 out.append(f"{band}: median {100 * statistics.median(e):+.1f}%, max |error| {100 * max(map(abs, e)):.1f}%")
         print(f"  fit set, model price of {comm} ({name}): " + "; ".join(out))
+        print(mid_excess(j["cluster"], comm, os.path.join(DATA, name)))
 
 
 def main():

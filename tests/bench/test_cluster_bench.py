@@ -4,7 +4,8 @@
 monotone_floor: [100, 50] needs one price p for both (p(100) <= p(50)), so the least max error is
 (100 - 50) / (100 + 50) = 1/3; rising times need none; [300, 100, 200] is bound by its first two
 rows: (300 - 100) / 400 = 1/2. measurement_floor reads both columns and the GPUs a process drives
-from the "# nThread" header (nThread 2 x nGpus 4 = 8)."""
+from the "# nThread" header (nThread 2 x nGpus 4 = 8); mid_excess takes a log's 1-64 MiB rows less
+their bytes at the ring's rate, worked by hand below."""
 import os
 import sys
 import tempfile
@@ -40,9 +41,17 @@ try:
     # columns differ by 20% at 1 KiB, 0 elsewhere: median 0.0%, max 20.0%; 30 us before 20 us:
     # (30 - 20) / 50 = 20.0%
     check("measurement_floor line", line,
-          "  measurement floor, same sizes (8 GPUs a process): the two columns differ by median 0.0%, "
+          "  measurement floor, same sizes (GPUs a process 8): the two columns differ by median 0.0%, "
           "max 20.0%; no size-monotone price gets max below 20.0%")
     check("measurement_floor above the log", cb.measurement_floor(f.name, 8192), "")
+    # mid_excess: 2 nodes of 2 GPUs, NIC 10 GB/s x 2 under the 100 GB/s link: 20 GB/s busbw;
+    # 1 MiB all-reduce over 4 ranks carries 1.5 x 1048576 B at 20000 B/us = 78.6432 us, so 100 and
+    # 120 us leave 21.36 and 41.36 us (median 31); the 1024-4096 B rows are below 1 MiB
+    with open(f.name, "a") as g:
+        g.write("     1048576        262144     float     sum      -1    100.0    0.0    0.0      0    120.0    0.0    0.0      0\n")
+    check("mid_excess", cb.mid_excess({"intra_gbps": 100, "nic_gbps": 10, "nics_per_node": 0}, "allreduce:2x2", f.name),
+          "  allreduce:2x2 at 1-64 MiB, above its bytes at the fitted ring rate (20 GB/s busbw), GPUs a process 8: "
+          "median 31 us, range 21..41 us")
 finally:
     os.unlink(f.name)
 sys.exit(1 if FAIL else 0)
