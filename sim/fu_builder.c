@@ -581,6 +581,33 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
   return FU_OK;
 }
 
+#define FU__REF_LAYERS 3 /* tools/host_ref.py REF_LAYERS: the reference step's depth */
+
+/* The profile's hf_<arch>_layer_tiny row in mode (NULL: none, or another mode's). */
+static const fu_op_table *fu__tiny_layer(const fu__ctx *x, const char *arch, const char *mode) {
+  char key[48];
+  snprintf(key, sizeof key, "hf_%s_layer_tiny", arch);
+  const fu_op_table *t = fu_compute_op(x->c, key, mode);
+  return t && !strcmp(t->dtype, mode) ? t : NULL;
+}
+
+/* A layer's host cost past the reference step's depth: hf_<arch>_deep_tiny (tools/hf_depth.py:
+ * the tiny model at FU__REF_LAYERS and at a deeper depth, interleaved rounds, the per-layer cost
+ * between them at the profile's host speed), where the profile has it in mode. The _tiny rows'
+ * per-layer cost is the slope between 1 and 3 layers, which the captured BERT backward()s of 6-12
+ * layers exceeded by 3-23% (data/compute/README.md, cpuB); if the autograd graph's host cost per
+ * layer grows with depth, the rows from 1-3 layers cannot show it. deep: the factors for the
+ * layer's operations (sums sf, sb), left as they are without a row or with a row not above 0. */
+static void fu__deep_row(const fu__ctx *x, const char *arch, const char *mode, double sf, double sb,
+                         double deep[2]) {
+  char key[48];
+  snprintf(key, sizeof key, "hf_%s_deep_tiny", arch);
+  const fu_op_table *d = fu_compute_op(x->c, key, mode);
+  if (!d || strcmp(d->dtype, mode) || !(d->host_fwd_us > 0 && d->host_bwd_us > 0)) return;
+  if (sf > 0) deep[0] = d->host_fwd_us / sf;
+  if (sb > 0) deep[1] = d->host_bwd_us / sb;
+}
+
 /* Host costs: where the profile measured the framework's own host time per layer of this
  * architecture (hf_<arch>_layer, hf_<arch>_rest), the operations' host costs are scaled so that
  * each layer, and the rest, add up to it: the per-operation costs give the shape, the
@@ -627,9 +654,15 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
     }
     if (kf < 0) kf = 0;
     if (kb < 0) kb = 0;
+    /* layers past the reference's depth: the per-layer cost hf_depth measured beyond it, where
+     * the profile has it (fu__deep_row) */
+    double deep[2] = {kf, kb};
+    if (!part && t == fu__tiny_layer(x, arch, mode)) fu__deep_row(x, arch, mode, sf, sb, deep);
     for (size_t i = 0; i < x->n; i++) {
       int in = part ? x->ops[i].layer < 0 : x->ops[i].layer >= 0;
-      if (in) x->ops[i].hfwd_us *= (part && i < first) ? kf_pre : kf, x->ops[i].hbwd_us *= kb;
+      int past = !part && x->ops[i].layer >= FU__REF_LAYERS;
+      if (in) x->ops[i].hfwd_us *= (part && i < first) ? kf_pre : past ? deep[0] : kf,
+              x->ops[i].hbwd_us *= past ? deep[1] : kb;
     }
   }
 }
@@ -728,7 +761,6 @@ static int fu__host_speed(fu__ctx *x, double probe_us, const char *prof_name) {
  * forward ratio (the main thread), backward's by the backward ratio (the autograd engine's
  * thread, whose speed moves apart from the main thread's: data/compute/README.md 2026-12-04g/h),
  * the optimizer's host part by the forward ratio (opt.step() runs on the main thread). */
-#define FU__REF_LAYERS 3 /* tools/host_ref.py REF_LAYERS */
 static int fu__host_ref(fu__ctx *x, const double ref[2], const char *arch, const char *prof_name) {
   if (!(ref[0] > 0) && !(ref[1] > 0)) return FU_OK;
   if (!(ref[0] > 0 && ref[1] > 0)) {

@@ -55,6 +55,19 @@ NEW = {
     "gpt2_h1600_l6_b4_s1024_tf32": ("gpt2", dict(layers=6, hidden=1600, heads=25, ffn=6400, vocab=50257), 4, 1024, "tf32"),
     "bert_h1280_l6_b16_s256_bf16": ("bert", dict(layers=6, hidden=1280, heads=20, ffn=5120, vocab=30522), 16, 256, "bf16"),
     "llama_h5120_l2_b2_s1024_tf32": ("llama", dict(layers=2, hidden=5120, heads=40, ffn=13824, vocab=32000), 2, 1024, "tf32"),
+    # captured first on 2026-12-04 (compute12), held out from the tied-head and depth rows
+    # (chosen and the model committed before the call): BERT-base's shape at seq 128 in TF32, a
+    # narrow deep BERT in bf16 (host-bound), GPT-2 at 6 layers in bf16 and at 16 in TF32, a narrow
+    # 12-layer Llama in bf16 and Llama h2048 in TF32; ResNet-50 at batch 32 (bf16, host-bound)
+    # and ResNet-152 at batch 64 in TF32
+    "bert_h768_l12_b32_s128_tf32": ("bert", dict(layers=12, hidden=768, heads=12, ffn=3072, vocab=30522), 32, 128, "tf32"),
+    "bert_h384_l12_b32_s256_bf16": ("bert", dict(layers=12, hidden=384, heads=6, ffn=1536, vocab=30522), 32, 256, "bf16"),
+    "gpt2_h768_l6_b8_s1024_bf16": ("gpt2", dict(layers=6, hidden=768, heads=12, ffn=3072, vocab=50257), 8, 1024, "bf16"),
+    "gpt2_h1024_l16_b4_s1024_tf32": ("gpt2", dict(layers=16, hidden=1024, heads=16, ffn=4096, vocab=50257), 4, 1024, "tf32"),
+    "llama_h1024_l12_b8_s1024_bf16": ("llama", dict(layers=12, hidden=1024, heads=16, ffn=2816, vocab=32000), 8, 1024, "bf16"),
+    "llama_h2048_l8_b2_s2048_tf32": ("llama", dict(layers=8, hidden=2048, heads=16, ffn=5632, vocab=32000), 2, 2048, "tf32"),
+    "resnet50_b32_bf16": ("resnet50", {}, 32, 0, "bf16"),
+    "resnet152_b64_tf32": ("resnet152", {}, 64, 0, "tf32"),
 }
 ALL = dict(SET, **NEW)
 

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""hf_deep.py: fusim workload prices every transformer layer past the reference step's depth (3)
+by the profile's hf_<arch>_deep_tiny row (tools/hf_depth.py) where it has one in the step's mode,
+the first three by hf_<arch>_layer_tiny, by hand on the --ops listing (a layer's host costs add
+up to its row). A five-layer BERT at 128 tokens (no split column sums, no sort-path embedding):
+with a hand-made bf16 row of 111 / 222 us, layers 0-2 add up to the layer row and 3-4 to 111 /
+222; in TF32 (the row is bf16 only) and without the row every layer adds up to the layer row;
+a reference step at twice the profile's backward time doubles the deep layers' backward too.
+Usage: hf_deep.py FUSIM"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wlcheck import check, finish, start, workload  # noqa: E402
+
+fusim, tmp, prof = start()
+DEEP = (111.0, 222.0)
+ops = [t for t in prof["compute"]["ops"] if t["op"] != "hf_bert_deep_tiny"]
+rows = {(t["op"], t["dtype"]): t for t in ops}
+paths = os.path.join(tmp, "d.json"), os.path.join(tmp, "n.json")
+deep = {"op": "hf_bert_deep_tiny", "dtype": "bf16", "numel": [], "fwd_us": [], "bwd_us": [],
+        "host_fwd_us": DEEP[0], "host_bwd_us": DEEP[1]}
+for path, r in zip(paths, (ops + [deep], ops)):
+    prof["compute"]["ops"] = r
+    with open(path, "w") as f:
+        json.dump(prof, f)
+TOL = 0.01  # the listing's 3 decimals over a layer's operations
+
+
+def layers(p, prec="autocast-bf16", extra=()):
+    """{layer: (host fwd, host bwd) sums} of a five-layer BERT"""
+    _, lst = workload(fusim, ["--transformer", "--arch", "bert", "--layers", "5", "--hidden", "256", "--heads", "4",
+                              "--ffn", "1024", "--vocab", "1000", "--seq", "128", "--micro-batch", "1",
+                              "--precision", prec] + list(extra), p, tmp)
+    out = {}
+    for x in lst or []:
+        s = out.setdefault(int(x["layer"]), [0.0, 0.0])
+        s[0] += float(x["host_fwd_us"])
+        s[1] += float(x["host_bwd_us"])
+    return out
+
+
+for mode, prec in (("bf16", "autocast-bf16"), ("fp32", "tf32")):
+    lay = rows[("hf_bert_layer_tiny", mode)]
+    want = (lay["host_fwd_us"], lay["host_bwd_us"])
+    for p, has in zip(paths, (True, False)):
+        got = layers(p, prec)
+        check("%s %s: five layers listed" % (prec, "row" if has else "no row"), len([k for k in got if k >= 0]), 5, 0)
+        for i in range(5):
+            w = DEEP if (has and mode == "bf16" and i >= 3) else want
+            if i in got:
+                for k, what in ((0, "fwd"), (1, "bwd")):
+                    check("%s %s: layer %d host %s" % (prec, "row" if has else "no row", i, what), got[i][k], w[k], TOL)
+# the reference step at twice the profile's backward time: the deep layers' backward doubles too
+rest, lay = rows[("hf_bert_rest_tiny", "bf16")], rows[("hf_bert_layer_tiny", "bf16")]
+pf = rest["host_fwd_us"] + 3 * lay["host_fwd_us"]
+pb = rest["host_bwd_us"] + 3 * lay["host_bwd_us"]
+got = layers(paths[0], extra=["--host-ref-fwd", "%.4f" % pf, "--host-ref-bwd", "%.4f" % (2 * pb)])
+if 4 in got and 0 in got:
+    check("ref x2: layer 4 host bwd", got[4][1], 2 * DEEP[1], 2 * TOL)
+    check("ref x2: layer 4 host fwd", got[4][0], DEEP[0], TOL)
+    check("ref x2: layer 0 host bwd", got[0][1], 2 * lay["host_bwd_us"], 2 * TOL)
+finish()
