@@ -83,7 +83,8 @@ static void fu__line(fu_coll_line *l, fu_coll_algo algo, fu_coll_proto proto, do
  * and the share of the links' bandwidth a ring (ring_bw) and a tree (tree_bw) reach. As NCCL's
  * tuning.cc charges them: LL carries 4 data bytes in 8 with flag polling, so a ring reaches 1/4
  * of Simple for all-reduce or across nodes and 1/3 otherwise, a tree 1/3.8; its intra-node step
- * costs 1.8 x across nodes. The latencies are the profile's fitted ones (LL: small sizes,
+ * costs 1.8 x across nodes. LL128 (one node only, fu_coll.h) 0.92 of Simple at LL's latencies
+ * scaled as NCCL's constants. The latencies are the profile's fitted ones (LL: small sizes,
  * Simple: the large sizes' intercept); FU_PROTO_ONE uses the small-size ones at full bandwidth. */
 typedef struct fu__proto_cost {
   double base, lintra, lnet, ring_bw, tree_bw;
@@ -104,6 +105,11 @@ static fu__proto_cost fu__proto(const fu_cluster *c, fu_op op, int N, fu_coll_pr
     k.tree_bw = FU_COLL_LL_FRAC_TREE;
     if (N > 1) k.lintra *= FU_COLL_LL_INTRA_NET;
     k.max_busbw = 1e3 * (N == 1 ? FU_COLL_LL_MAX_1NODE : N == 2 ? FU_COLL_LL_MAX_2NODES : FU_COLL_LL_MAX_NODES);
+  } else if (proto == FU_PROTO_LL128) {
+    /* LL's fitted latencies in NCCL's LL128-to-LL ratios; 120 data bytes in 128 */
+    k.base *= FU_COLL_LL128_BASE_LL;
+    k.lintra *= FU_COLL_LL128_STEP_LL;
+    k.ring_bw = FU_COLL_LL128_FRAC;
   }
   if (!(k.lnet > 0)) k.lnet = 0;
   return k;
@@ -133,7 +139,7 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, double 
   fu__line(&lines[(*nlines)++], FU_CALGO_RING, proto, k.base + (steps - inter) * k.lintra + inter * k.lnet,
            f / ring_bw);
   /* NCCL runs NVLS and NVLS-tree on Simple only */
-  double nvls = proto == FU_PROTO_LL ? 0 : c->nvls_algbw_gbps[slot] * 1e3;
+  double nvls = proto == FU_PROTO_LL || proto == FU_PROTO_LL128 ? 0 : c->nvls_algbw_gbps[slot] * 1e3;
   double tree_lat = k.base + 2.0 * ((g - 1) * k.lintra + fu__clog2(N) * k.lnet);
   if (ar && N > 1) {
     /* the busiest node sends n over its NICs on 2 nodes, 1.5n on 3, 2n on more (fu_coll.h) */
@@ -181,6 +187,8 @@ int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_l
   }
   if (fu_cluster_has_simple(c)) {
     fu__proto_lines(c, op, p, N, f, FU_PROTO_LL, lines, nlines);
+    if (N == 1 && strcmp(c->intra_link, "nvlink") == 0) /* fu_coll.h: LL128 on one NVLink node */
+      fu__proto_lines(c, op, p, N, f, FU_PROTO_LL128, lines, nlines);
     fu__proto_lines(c, op, p, N, f, FU_PROTO_SIMPLE, lines, nlines);
   } else {
     fu__proto_lines(c, op, p, N, f, FU_PROTO_ONE, lines, nlines);

@@ -52,8 +52,14 @@
  * that spans nodes an intra-node step costs simple_xintra_step_us where the multi-node curves
  * gave it: NCCL pipelines Simple in chunks, and each hop of a tree's chain adds a chunk's time). Without
  * Simple latencies there is one line per algorithm (FU_PROTO_ONE): the small-size latency and the
- * large-size bandwidth. LL128 is not priced (see README: a fitted LL128 line made predictions
- * worse on the public sweeps). */
+ * large-size bandwidth. LL128 (NCCL enables it where GPUs talk over NVLink) is priced on one node
+ * of NVLink, for the ring: 0.92 of Simple's bandwidth at LL's fitted latencies scaled by NCCL's
+ * LL128-to-LL ratios, between LL and Simple in size (it is what NCCL runs at 16-256 MiB on an 8-GPU
+ * B200 node, where neither LL nor Simple came within 38-107%). Across nodes it is not priced:
+ * there the fitted Simple latencies carry a per-call cost that grows with the GPUs one process
+ * drives (the public multi-node logs: 49, 56, 219, 1392 us at 1-64 MiB with 1, 2, 4, 8 GPUs a
+ * process; cluster_bench), and an LL128 line at NCCL's latencies undercuts them, pricing the
+ * held-out 16-rank logs 2-5x fast (README, issue 12). */
 #ifndef FU_COLL_H
 #define FU_COLL_H
 
@@ -105,6 +111,13 @@ typedef struct fu_cluster {
 #define FU_COLL_LL_FRAC_TREE (1.0 / 3.8)
 /* NCCL's tuning.cc: an intra-node LL step costs 1.8 times as much when the job spans nodes. */
 #define FU_COLL_LL_INTRA_NET 1.8
+/* LL128 as NCCL's tuning.cc prices a ring on it: 0.92 of Simple's bandwidth (120 data bytes in
+ * each 128-byte line), a base latency 14 / 6.6 and an NVLink step 1.9 / 0.6 times LL's (the
+ * model scales its fitted LL latencies by these ratios, as it splits a fitted latency by NCCL's
+ * constants). */
+#define FU_COLL_LL128_FRAC 0.92
+#define FU_COLL_LL128_BASE_LL (14.0 / 6.6)
+#define FU_COLL_LL128_STEP_LL (1.9 / 0.6)
 /* NCCL's NVLS_TREE efficiency (tuning.cc: algbw = busbw * 0.70 nNodes / (2 (nNodes - 1))). */
 #define FU_COLL_NVLS_TREE_EFF 0.70
 

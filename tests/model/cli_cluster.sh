@@ -206,7 +206,7 @@ cl=$(js "$tmp/b2.json" "j['cluster']['base_us'] + 6 * j['cluster']['intra_step_u
 check "an LL all-reduce is priced at a quarter of the ring bandwidth, at most NCCL's LL cap" $?
 # the JSON lists every line the model weighed; the row's time is the fastest of them
 [ "$(js "$tmp/c.json" "[r['algo'] == min(r['lines'], key=lambda l: l['time_us'])['algo'] and r['time_us'] == min(l['time_us'] for l in r['lines']) for r in j]")" = "[True, True, True]" ] &&
-  [ "$(js "$tmp/c.json" "[l['algo'] for l in j[0]['lines']]")" = "['ring/LL', 'ring/Simple', 'nvls/Simple']" ]
+  [ "$(js "$tmp/c.json" "[l['algo'] for l in j[0]['lines']]")" = "['ring/LL', 'ring/LL128', 'ring/Simple', 'nvls/Simple']" ]
 check "cost JSON: each predicted row lists the lines weighed, its algo the fastest" $?
 # the model's curve (segments of its lower envelope, each tree line bent at the powers of two where
 # NCCL's tree correction changes, NVLS-tree where its chunk ladder does) prices every size as the
@@ -271,8 +271,8 @@ check "H200 pair: all-gather and reduce-scatter from the all-reduce fit within i
 # (taken as the ring, the all-reduce's 841 GB/s priced them 17-21% fast at >= 1 GiB). The B200's
 # band is wider: NCCL's nominal NVLS efficiency 0.74 against this node's 0.69-0.71 (its NVLS
 # all-reduce over its all-gather and reduce-scatter rings) alone makes 4-7%, and the sizes
-# below 1 GiB are not checked: the fitted Simple latency is an intercept of NVLS sizes whose
-# rate still rises (fu_coll.c fu__intra_lat), and LL128, which NCCL runs there, is not modelled.
+# below 1 GiB are not checked here: the fitted Simple latency is an intercept of NVLS sizes whose
+# rate still rises (fu_coll.c fu__intra_lat); NCCL runs LL128 at 16-256 MiB (checked below).
 for f in allreduce allgather; do
   awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $1 > 0 {print $1, $6}' "$pub/rtx2080tix2-pcie-$f.txt" >"$tmp/rtx-$f.txt"
 done
@@ -290,5 +290,15 @@ for o in allgather reducescatter; do
 done
 [ $ok = 0 ]
 check "B200 all-reduce alone read as NVLS (ring = A_nvls / 0.74); all-gather and reduce-scatter within 16% at >= 1 GiB" $?
+# LL128 on one NVLink node (fu_coll.h), from the B200's all-reduce fit: the ring at 0.92 of Simple's bandwidth, LL's fitted
+# latencies x NCCL's 14 / 6.6 (base) and 1.9 / 0.6 (step). B200 all-gather at 8 ranks, 16, 64 and
+# 256 MiB (NCCL runs LL128 there): base x 14/6.6 + 7 steps x 1.9/0.6 + 7/8 n over 0.92 x the
+# ring x the LL ring share of an 8-rank all-gather, (7/8) / (14/15), by hand; against the log's
+# out-of-place times (106.0, 141.5, 405.9 us) within 40% (LL and Simple alone: +92%, +107%, +41%)
+"$fusim" cost --profile "$tmp/b1.json" --comm allgather:8 --bytes 16MiB,64MiB,256MiB --format json >"$tmp/c8.json" &&
+  [ "$(js "$tmp/c8.json" "[r['algo'] for r in j]")" = "['ring/LL128', 'ring/LL128', 'ring/LL128']" ] &&
+  [ "$(js "$tmp/c8.json" "all(abs(r['time_us'] / (lambda c: c['base_us'] * 14 / 6.6 + 7 * c['intra_step_us'] * 1.9 / 0.6 + 0.875 * r['bytes'] / (c['intra_gbps'] * 1e3 * 0.92 * (7 / 8) / (14 / 15)))(json.load(open('$tmp/b1.json'))['cluster']) - 1) < 1e-9 for r in j)")" = True ] &&
+  [ "$(js "$tmp/c8.json" "all(abs(r['time_us'] / m - 1) < 0.40 for r, m in zip(j, (106.0, 141.5, 405.9)))")" = True ]
+check "LL128 on one NVLink node: B200 all-gather 16-256 MiB on ring/LL128 by hand, within 40% of the log" $?
 
 finish cli_cluster

@@ -203,6 +203,24 @@ int main(void) {
   c.intra_gbps = 40;
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLGATHER, 8, 1, l, &n), FU_OK);
   EXPECT_REL(l[0].beta_us_per_byte, 0.875 * 3 / (0.9375 * 4e4), 1e-9);
+  /* LL128 on one NVLink node only (fu_coll.h): with Simple latencies, 2 ranks on one node give
+   * ring/LL, ring/LL128, ring/Simple; LL128 at LL's 2 + 2 x 1 us scaled by NCCL's ratios,
+   * 2 x 14/6.6 + 2 x 1.9/0.6 = 10.576 us, and 1 / (0.92 x 4e5) us per byte; none over PCIe or
+   * an unnamed link, none across nodes */
+  c.intra_gbps = 400;
+  snprintf(c.intra_link, sizeof c.intra_link, "nvlink");
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 3);
+  EXPECT_STR_EQ(l[1].algo, "ring/LL128");
+  EXPECT(l[1].proto == FU_PROTO_LL128);
+  EXPECT_NEAR(l[1].alpha_us, 2 * 14 / 6.6 + 2 * 1.9 / 0.6, 1e-9);
+  EXPECT_REL(l[1].beta_us_per_byte, 1 / (0.92 * 4e5), 1e-12);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  for (int i = 0; i < n; i++) EXPECT(l[i].proto != FU_PROTO_LL128);
+  snprintf(c.intra_link, sizeof c.intra_link, "pcie");
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 2);
+  c.intra_link[0] = '\0';
   /* the ring share by hand: all-reduce 1; all-gather and reduce-scatter (p-1)/(p-1+b) over
    * 2(p-1)/(2(p-1)+b): Simple (b = 1/2) 2 ranks (1/1.5) / (2/2.5) = 5/6, 8 ranks
    * (7/7.5) / (14/14.5) = 29/30; LL (b = 1) 2 ranks (1/2) / (2/3) = 3/4 */
