@@ -16,11 +16,13 @@
  * capture (tools/torch_beside.py); it replaces the profile's copy_slowdown for this workload.
  * Optional "issue_spacing": {"hooks": [[apart_us, us], ...], "ddp_offload": [...]}: a bucket
  * issued from inside backward costs more the more of backward's own host work ran since the
- * previous issue (runs 11-22's loops; tools/torch_modelcost.py's spacing variants measure it on
- * the model). Points in increasing apart_us: the hook pattern's issue cost (in place of
- * hooks.bucket_us inside backward), and DDP's offload comm hook over its default all-reduce (in
- * place of hook_bucket_us - bucket_us inside backward). Between points the cost is interpolated,
- * beyond the ends it is the end's; issues after backward keep the per-bucket costs.
+ * previous issue: that work evicts the issue's data from the CPU caches (tools/issue_probe.py;
+ * tools/torch_modelcost.py times the issues on the model, call by call). Points in increasing
+ * apart_us: the hook pattern's issue cost (in place of hooks.bucket_us inside backward), and
+ * DDP's offload comm hook over its default all-reduce (in place of hook_bucket_us - bucket_us
+ * inside backward). Between points the cost is interpolated, beyond the ends it is the end's;
+ * a step's first issue takes the far end (its previous issue was in the previous step); issues
+ * after backward keep the per-bucket costs.
  */
 #ifndef FU_HOST_H
 #define FU_HOST_H

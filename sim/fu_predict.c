@@ -306,7 +306,9 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  *         unpack as the cost model prices them), when its last gradient is ready.
  * With host.issue_spacing, a bucket of the hook pattern or of DDP's offload hook issued from
  * inside backward costs what its curve gives at backward's own host work since the previous issue
- * inside backward (since its start for the first): the issue is dearer the farther apart.
+ * inside backward: the issue is dearer the farther apart (its calls find their data evicted from
+ * the CPU caches by that work, tools/issue_probe.py). The first issue of a step is priced at the
+ * curve's far end: the previous issue was in the previous step, a forward and more ago.
  * A framework kernel takes its bytes at copy_gbps (read and write) plus kernel_us, the GPU time of
  * one small kernel (measured by tools/torch_fwcal.py; 0 in older blocks).
  * Compute kernels beside a transfer into host memory (an offload in flight) take
@@ -554,7 +556,7 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   int st = FU_OK;
   size_t next = 0;
   pc = pg = 0;
-  double apart = 0; /* backward's own host work since the last issue inside it */
+  double apart = HUGE_VAL; /* backward's own host work since the last issue (none yet: far) */
   for (size_t i = 0; i < w->ngrads && st == FU_OK; i++) {
     const fu_grad *gr = &w->grads[i];
     double cc = gr->cpu_us > pc ? gr->cpu_us : pc, cg = gr->gpu_us > pg ? gr->gpu_us : pg;

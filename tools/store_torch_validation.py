@@ -255,14 +255,22 @@ def on_model(wl):
         fm.get("bwd_cpu_us", 0) > 0 else None
 
 
-def drop_issue_spacing(wl):
-    """Without --issue-spacing (the default): the host block's issue-spacing curves out (each
-    in-backward issue then costs the per-bucket cost again), every other cost measured on the
-    model kept. The capture cannot resolve the curve's far points (runs 23, 24: zero within
-    their bounds at 16-48 rounds; each point is a difference of whole backward() CPU times that
-    vary by ms), so a curve holds only its near points, read flat past its end: an
-    extrapolation nobody measured."""
-    wl.get("host", {}).pop("issue_spacing", None)
+def drop_issue_spacing(wl, keep_direct=False):
+    """Without --issue-spacing (the default): the host block's issue-spacing curves made of
+    whole-backward differences out (each in-backward issue then costs the per-bucket cost
+    again), every other cost measured on the model kept. Such a capture cannot resolve the
+    curve's far points (runs 23, 24: zero within their bounds at 16-48 rounds; each point is a
+    difference of whole backward() CPU times that vary by ms), so a curve holds only its near
+    points, read flat past its end: an extrapolation nobody measured. keep_direct: the curves
+    from the issues timed call by call (torch_modelcost.issue_direct, captures from session 25
+    on; meta.framework_on_model.issue_spacing_source "direct") stay: their points are tight."""
+    h = wl.get("host", {})
+    src = ((wl.get("meta") or {}).get("framework_on_model") or {}).get("issue_spacing_source") or {}
+    kept = {k: c for k, c in (h.get("issue_spacing") or {}).items()
+            if keep_direct and src.get(k) == "direct"}
+    h.pop("issue_spacing", None)
+    if kept:
+        h["issue_spacing"] = kept
 
 
 def tower_costs(wl, buckets_only=False):
@@ -487,10 +495,14 @@ def arg_parser():
                          "measured them on the model (the per-parameter ones stay the model's)")
     ap.add_argument("--issue-spacing", action="store_true",
                     help="price the in-backward issues by the capture's issue-spacing curves "
-                         "(host.issue_spacing); off by default: their far points are not "
-                         "resolved (runs 23, 24), so a curve is its near points read flat")
+                         "made of whole-backward differences too (host.issue_spacing); off by "
+                         "default: their far points are not resolved (runs 23, 24), so a curve "
+                         "is its near points read flat")
     ap.add_argument("--no-issue-spacing", dest="issue_spacing", action="store_false",
-                    help="the default, said explicitly: the curves left out")
+                    help="the default, said explicitly: those curves left out")
+    ap.add_argument("--no-direct-spacing", dest="direct_spacing", action="store_false",
+                    help="a sensitivity: leave out the issue-spacing curves timed call by call "
+                         "(captures from session 25 on), which are priced by default")
     ap.add_argument("--loop-model-costs", action="store_true",
                     help="where the run measured the per-parameter costs in its loop "
                          "(validate_torch's probes), use those in place of the capture's (on run "
@@ -581,7 +593,7 @@ def main():
         elif a.no_model_bucket_costs and fwc is None:
             tower_costs(wl, buckets_only=True)
         if not a.issue_spacing:
-            drop_issue_spacing(wl)
+            drop_issue_spacing(wl, keep_direct=a.direct_spacing)
         if a.tower_costs or fwc is not None:   # the costs given replace the model's too
             drop_model_costs(wl)
         if a.loop_model_costs and not (a.tower_costs or fwc is not None):

@@ -251,6 +251,7 @@ class OffloadState:
         self.stream = torch.cuda.Stream()
         self.host = {}
         self.record = None   # when a list: the hook appends (index, [param data_ptr]) per bucket
+        self.times = None    # when a list: the hook appends its own CPU time per call (ns)
 
 
 def offload_hook(state, bucket):
@@ -258,6 +259,7 @@ def offload_hook(state, bucket):
     offload over PCIe, as ZeRO-Offload does); the gradients themselves are left as they are."""
     import torch
 
+    t0 = time.perf_counter_ns()
     buf = bucket.buffer()
     if state.record is not None:
         state.record.append((bucket.index(), [p.data_ptr() for p in bucket.parameters()]))
@@ -271,6 +273,8 @@ def offload_hook(state, bucket):
         h.copy_(buf, non_blocking=True)
         fut = torch.futures.Future(devices=[buf.device])
         fut.set_result(buf)
+    if state.times is not None:
+        state.times.append(time.perf_counter_ns() - t0)
     return fut
 
 
@@ -307,6 +311,7 @@ class HookFuser:
         self.stream = torch.cuda.Stream()
         self.order = []                   # first step: firing order (indices)
         self.ready = False
+        self.issue_times = None           # when a list: each issue's own CPU time (ns), in order
         self.handles = [p.register_post_accumulate_grad_hook(self._make(i))
                         for i, (_, p) in enumerate(params)]
 
@@ -358,11 +363,14 @@ class HookFuser:
 
     def _issue(self, b):
         import torch
+        t0 = time.perf_counter_ns()
         e = torch.cuda.Event()
         e.record()
         self.stream.wait_event(e)
         with torch.cuda.stream(self.stream):
             self.host[b].copy_(self.bufs[b], non_blocking=True)
+        if self.issue_times is not None:
+            self.issue_times.append(time.perf_counter_ns() - t0)
 
     def after_backward(self):
         """Call after backward(): issues what is left (overlap off), then the compute stream

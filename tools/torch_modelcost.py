@@ -218,6 +218,66 @@ def spacing_curve(points):
     return pts if len(pts) >= 2 else None
 
 
+def issue_direct(direct, P, nbs, base, rounds=None):
+    """The in-backward issue's own CPU time, timed call by call (tools/issue_probe.py found the
+    mechanism: the issue's calls find their data evicted from the CPU caches by backward's own
+    host work since the previous issue, so they cost more the farther apart, up to all of it
+    cold; a dummy issue right before takes the whole extra and leaves the real one at its dense
+    cost; no GPU, launch-queue or byte effect). direct[v] = [per round: the median over the
+    step's issues but its first (cold from the previous step) of each issue's CPU us] for the
+    issuing variants hk_n, hk_eN (the hook pattern's HookFuser._issue) and ddpo_n, ddpo_eN (DDP's
+    offload comm hook's body); nbs[v]: buckets a step (hk_n, ddpo_n: P). Per framework
+    ({"hooks", "ddp_offload"}) the points [buckets, us apart, us, extra us] in increasing spacing,
+    us apart as spacing()'s (the framework-free backward() CPU, base, over the buckets) and extra
+    over the densest point's us (the per-bucket cost the model's one-bucket-per-parameter
+    variants already price). rounds: indices to use (the bootstrap passes resamples)."""
+    out = {}
+    for key, pre in (("hooks", "hk"), ("ddp_offload", "ddpo")):
+        pts = []
+        for v, xs in direct.items():
+            nb = P if v == pre + "_n" else nbs.get(v) if v.startswith(pre + "_e") else None
+            xs = [xs[r] for r in (range(len(xs)) if rounds is None else rounds)
+                  if r < len(xs) and xs[r] is not None]
+            if nb and xs:
+                pts.append([nb, round(base / nb, 1), round(statistics.median(xs), 3)])
+        pts.sort(key=lambda p: p[1])
+        for p in pts:
+            p.append(round(p[2] - pts[0][2], 3))
+        if len(pts) >= 2:
+            out[key] = pts
+    return out
+
+
+def issue_direct_with_ci(direct, P, nbs, base, boot=200, seed=1):
+    """issue_direct() with each point's extra bounded by a bootstrap over rounds (p5, p95
+    appended: [buckets, us apart, us, extra, [p5, p95]])."""
+    est = issue_direct(direct, P, nbs, base)
+    n = max((len(x) for x in direct.values()), default=0)
+    rng = random.Random(seed)
+    samples = [issue_direct(direct, P, nbs, base, [rng.randrange(n) for _ in range(n)])
+               for _ in range(boot)]
+    for key, pts in est.items():
+        for i, pt in enumerate(pts):
+            xs = [s_[key][i][3] for s_ in samples if len(s_.get(key, [])) == len(pts)]
+            pt.append([round(_q(xs, 0.05), 3), round(_q(xs, 0.95), 3)])
+    return est
+
+
+def direct_curve(points, dense_us):
+    """A host block's issue-spacing curve from issue_direct_with_ci()'s points of one framework:
+    the densest point at dense_us (the per-bucket cost the host block charges a dense issue), and
+    each farther point whose extra the rounds tell from none (bootstrap p5 above 0) at dense_us
+    plus its extra; None with no such point (the per-bucket cost stands)."""
+    if not points:
+        return None
+    pts, last = [[points[0][1], round(dense_us, 3)]], points[0][1]
+    for p in points[1:]:
+        if len(p) > 4 and p[4][0] > 0 and p[1] > last:
+            pts.append([p[1], round(dense_us + p[3], 3)])
+            last = p[1]
+    return pts if len(pts) >= 2 else None
+
+
 def forward_cost(fwd, rounds=None):
     """DDP's forward work on the model from fwd[v] = [forward CPU us per round]: the median over
     rounds of the two DDP variants' mean forward CPU time minus the framework-free one's (both
@@ -309,6 +369,21 @@ def apply(host, fw_model):
     # whose points the rounds tell from none; fusim prices each issue inside backward by it
     isp = {k: c for k, c in ((k, spacing_curve(v)) for k, v in
                              (fw_model.get("issue_spacing") or {}).items() if k != "buckets") if c}
+    # better: the issues timed call by call (issue_direct; captures from session 25 on), each
+    # curve the per-bucket cost charged a dense issue plus the measured extra at its spacing
+    # (the DDP offload's curve is charged on top of ddp.bucket_us, so it starts at the comm
+    # hook's excess over it); fw_model["issue_spacing_source"] says which curve came from which
+    src = {}
+    dense = {"hooks": host.get("hooks", {}).get("bucket_us"),
+             "ddp_offload": host["ddp"]["hook_bucket_us"] - host["ddp"]["bucket_us"]
+             if "hook_bucket_us" in host.get("ddp", {}) and "bucket_us" in host.get("ddp", {})
+             else None}
+    for key, pts in (fw_model.get("issue_direct") or {}).items():
+        c = direct_curve(pts, dense[key]) if dense.get(key) is not None else None
+        if c:
+            isp[key] = c
+            src[key] = "direct"
+    fw_model["issue_spacing_source"] = dict({k: "backward" for k in isp}, **src)
     if isp and any(grp in host for grp in ("ddp", "hooks")):
         host["issue_spacing"] = isp
     # DDP's forward measured whole on the model: it takes the place of the tower's three parts
@@ -388,8 +463,18 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
             o = torch.optim.SGD(core.parameters(), lr=1e-3, momentum=0.9)
         runners[v] = (m, core, fuser, o)
 
+    def issuing(v):   # the variants whose issues are timed call by call (issue_direct)
+        return v in ("hk_n", "ddpo_n") or (every_of(v) and v.startswith(("hk_e", "ddpo_e")))
+
     def step(v):
         m, core, fuser, o = runners[v]
+        times = None
+        if issuing(v):
+            times = []
+            if fuser is not None:
+                fuser.issue_times = times
+            else:
+                offload[v].times = times
         o.zero_grad(set_to_none=set_to_none)
         torch.cuda.synchronize()
         torch_host.align_ranks()   # at N ranks, as validate_torch's rounds
@@ -405,16 +490,21 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
         t2 = time.perf_counter()
         o.step()
         torch.cuda.synchronize()
+        if times is not None:   # every issue of this step but its first (cold from the last step)
+            step.direct = statistics.median(times[1:]) / 1e3 if len(times) > 1 else None
         return fwd_t, (t2 - t1) * 1e6
 
     bwd = {v: [] for v in variants}
     fwd = {v: [] for v in variants}   # forward's CPU time: DDP's own forward work on the model
     bwd_cold = {v: [] for v in variants}
+    direct = {v: [] for v in variants if issuing(v)}   # issue_direct's per-round medians
     for r in range(warmup + rounds):
         k0 = r % len(variants)
         for v in variants[k0:] + variants[:k0]:
             try:
+                step.direct = None
                 tf, t = step(v)
+                dr = step.direct
                 if cold:
                     _flush_caches()
                     tc = step(v)[1]
@@ -424,10 +514,12 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
                 if log:
                     log("  spacing variant %s dropped (%s: %s)" % (v, type(e).__name__, e))
                 variants = tuple(x for x in variants if x != v)
-                for dct in (bwd, fwd, bwd_cold):
+                for dct in (bwd, fwd, bwd_cold, direct):
                     dct.pop(v, None)
                 continue
             if r >= warmup:
+                if v in direct:
+                    direct[v].append(None if dr is None else round(dr, 2))
                 bwd[v].append(round(t, 1))
                 fwd[v].append(round(tf, 1))
                 if cold:
@@ -450,6 +542,9 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
                 "ddp_forward": forward_with_ci(fwd)})
     if any(v in bwd for v in spacing_set):
         out["issue_spacing"] = dict(spacing_with_ci(bwd, P, nbs), buckets=nbs)
+    if any(x is not None for xs in direct.values() for x in xs):
+        out["issue_direct"] = issue_direct_with_ci(direct, P, nbs, out["bwd_cpu_us"])
+        out["raw_direct"] = direct
     if cold:
         out["cold"] = dict(with_ci(bwd_cold, P, fixed), raw=bwd_cold)
     if log:
@@ -467,6 +562,9 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
             if key != "buckets" and pts:
                 log("  %s issue per bucket against its spacing on the model: %s" % (key, "; ".join(
                     "%d buckets %.0f us apart %.1f us %s" % tuple(p) for p in pts)))
+        for key, pts in (out.get("issue_direct") or {}).items():
+            log("  %s issue timed call by call: %s" % (key, "; ".join(
+                "%d buckets %.0f us apart %.1f us, +%.1f %s" % tuple(p) for p in pts)))
         df = out["ddp_forward"]
         log("  DDP's forward on the model: %.0f us %s over a plain forward() of %.0f us"
             % (df["forward_us"], df["ci"], df["fwd_cpu_us"]))

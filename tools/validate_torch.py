@@ -75,8 +75,12 @@ def build_model(name, batch, seq):
         crit = torch.nn.CrossEntropyLoss()
         return model, (x, y), (lambda m, inp: crit(m(inp[0]), inp[1])), \
             "torchvision %s (weights=None), 224x224, NCHW" % name
-    if name in ("gpt2", "gpt2_medium", "bert_base", "bert_large", "llama_small"):
-        if name == "llama_small":   # a decoder of another kind: RMSNorm, SwiGLU, rotary, untied
+    if name in ("gpt2", "gpt2_medium", "bert_base", "bert_large", "llama_small", "distilbert"):
+        if name == "distilbert":   # an encoder of 6 layers, its own attention module, no pooler
+            from transformers import DistilBertConfig, DistilBertForMaskedLM
+            cfg = DistilBertConfig(max_position_embeddings=512)
+            cls = DistilBertForMaskedLM
+        elif name == "llama_small":   # a decoder of another kind: RMSNorm, SwiGLU, rotary, untied
             from transformers import LlamaConfig, LlamaForCausalLM
             cfg = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=12,
                               num_attention_heads=16, num_key_value_heads=16, vocab_size=32000,
@@ -104,7 +108,7 @@ def build_model(name, batch, seq):
         return model, (ids, ids.clone()), \
             (lambda m, inp: m(input_ids=inp[0], labels=inp[1]).loss), \
             "transformers %s from config (random init), seq %d" % (cls.__name__, seq)
-    die("unknown model '%s' (%s, gpt2, gpt2_medium, bert_base, bert_large, llama_small)"
+    die("unknown model '%s' (%s, gpt2, gpt2_medium, bert_base, bert_large, llama_small, distilbert)"
         % (name, ", ".join(TORCHVISION)), 64)
 
 
@@ -112,7 +116,7 @@ def build_model(name, batch, seq):
 TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wide_resnet50_2",
                "vit_b_16", "vit_b_32", "maxvit_t", "convnext_tiny", "efficientnet_b0",
                "efficientnet_b1", "regnet_y_400mf", "regnet_y_1_6gf", "swin_t",
-               "mobilenet_v3_large", "densenet121")
+               "mobilenet_v3_large", "densenet121", "resnext50_32x4d", "swin_v2_t", "mobilenet_v2")
 
 
 def make_opt(model):

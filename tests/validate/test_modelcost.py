@@ -379,6 +379,61 @@ check("curves alone carried x1.5: %s (factor %s)" % (got10, f10),
       f10 == 1.5 and all(abs(a - b) < 1e-9 for g, w in zip(got10, [[306.3, 45.0], [4900.05, 120.0]])
                          for a, b in zip(g, w)))
 
+# issue_direct (session 25): the issues timed call by call. Per round the median of a step's
+# issues but its first; 15 rounds of -1 / 0 / +1 us around each variant's value (median exact),
+# one round of hk_e16 with no second issue (None, skipped). Backward's framework-free CPU 6000 us
+# over P = 50 / 12 / 3 buckets: 120 / 500 / 2000 us apart; the hook pattern's issue 30 / 50 / 75
+# us (extra 0 / 20 / 45 over the densest), DDP's offload hook 100 / 160 (extra 0 / 60).
+JIT = [-1.0, 0.0, 1.0]
+DIR = {"hk_n": [30.0 + JIT[r % 3] for r in range(15)], "hk_e4": [50.0 + JIT[r % 3] for r in range(15)],
+       "hk_e16": [75.0 + JIT[r % 3] for r in range(15)] + [None],
+       "ddpo_n": [100.0 + JIT[r % 3] for r in range(15)], "ddpo_e16": [160.0 + JIT[r % 3] for r in range(15)]}
+NBD = {"hk_e4": 12, "hk_e16": 3, "ddpo_e16": 3}
+di = mc.issue_direct(DIR, 50, NBD, 6000.0)
+check("issue_direct hooks %s" % di.get("hooks"),
+      di.get("hooks") == [[50, 120.0, 30.0, 0.0], [12, 500.0, 50.0, 20.0], [3, 2000.0, 75.0, 45.0]])
+check("issue_direct offload %s" % di.get("ddp_offload"),
+      di.get("ddp_offload") == [[50, 120.0, 100.0, 0.0], [3, 2000.0, 160.0, 60.0]])
+check("a variant with its buckets uncounted is left out; one point is no curve",
+      "ddp_offload" not in mc.issue_direct(DIR, 50, {"hk_e4": 12, "hk_e16": 3}, 6000.0))
+dci = mc.issue_direct_with_ci(DIR, 50, NBD, 6000.0)
+check("each extra's bootstrap brackets it and the farther ones are above 0: %s" % dci["hooks"],
+      all(p_[4][0] - 1e-9 <= p_[3] <= p_[4][1] + 1e-9 for k in dci for p_ in dci[k])
+      and all(p_[4][0] > 0 for k in dci for p_ in dci[k][1:]))
+# direct_curve: the densest point at the per-bucket cost the block charges, each farther point at
+# that plus its extra; a point whose extra the rounds cannot tell from 0 is left out
+check("direct_curve at 70 us: %s" % mc.direct_curve(dci["hooks"], 70.0),
+      mc.direct_curve(dci["hooks"], 70.0) == [[120.0, 70.0], [500.0, 90.0], [2000.0, 115.0]])
+noisy = [list(p_) for p_ in dci["hooks"]]
+noisy[1][4] = [-5.0, 40.0]
+check("a point with p5 <= 0 left out", mc.direct_curve(noisy, 70.0) == [[120.0, 70.0], [2000.0, 115.0]])
+noisy[2][4] = [-5.0, 90.0]
+check("no farther point left: no curve", mc.direct_curve(noisy, 70.0) is None)
+# apply(): the direct curves take the place of the whole-backward ones; DDP's offload curve starts
+# at the comm hook's excess over DDP's per-bucket cost (80 - 44 = 36), fusim charging it on top
+h11 = {"ddp": {"bucket_us": 44.0, "hook_bucket_us": 80.0}, "hooks": {"bucket_us": 70.0}}
+e11 = {"ci": {}, "issue_direct": dci, "issue_spacing": {"hooks": pts}}
+mc.apply(h11, e11)
+check("apply: direct curves %s, source %s" % (h11.get("issue_spacing"), e11.get("issue_spacing_source")),
+      h11.get("issue_spacing") == {"hooks": [[120.0, 70.0], [500.0, 90.0], [2000.0, 115.0]],
+                                   "ddp_offload": [[120.0, 36.0], [2000.0, 96.0]]}
+      and e11["issue_spacing_source"] == {"hooks": "direct", "ddp_offload": "direct"})
+# the store keeps the direct curves by default (drop_issue_spacing(keep_direct=True)), drops the
+# whole-backward ones, and drops both with --no-direct-spacing / --tower-costs
+wl11 = {"host": json.loads(json.dumps(h11)), "meta": {"framework_on_model": e11}}
+st.drop_issue_spacing(wl11, keep_direct=True)
+check("default: direct curves kept", wl11["host"].get("issue_spacing") == h11["issue_spacing"])
+wl12 = json.loads(json.dumps({"host": h11, "meta": {"framework_on_model": dict(
+    e11, issue_spacing_source={"hooks": "backward", "ddp_offload": "direct"})}}))
+st.drop_issue_spacing(wl12, keep_direct=True)
+check("default: a whole-backward curve dropped beside a direct one: %s" % wl12["host"].get("issue_spacing"),
+      wl12["host"].get("issue_spacing") == {"ddp_offload": [[120.0, 36.0], [2000.0, 96.0]]})
+st.drop_issue_spacing(wl11)
+check("--no-direct-spacing: none kept", "issue_spacing" not in wl11["host"])
+for argv, want in ((["run"], True), (["run", "--no-direct-spacing"], False)):
+    got = st.arg_parser().parse_args(argv).direct_spacing
+    check("store %s: direct_spacing %s" % (" ".join(argv[1:]) or "(default)", got), got is want)
+
 # torch_trace.summarize: two steps, a 1000 us wait on the autograd thread once a step.
 rows = [("cudaLaunchKernel", "2", 5.0, 5.0)] * 40 + [("cudaStreamSynchronize", "2", 1000.0, 1000.0)] * 2 \
     + [("aten::copy_", "1", 20.0, 30.0)] * 10

@@ -210,6 +210,16 @@ class MeasureOnStandin(unittest.TestCase):
                   "ddp_hook_bucket_us"):
             self.assertIn(k, out)
         self.assertTrue(any("hooks issue per bucket against its spacing" in x for x in lines))
+        # the issues timed call by call (issue_direct): every issuing variant a point, densest
+        # first, each round's median of a step's issues but its first (hk_e16 and ddpo_e16 issue
+        # 2 a step, so one each is timed); the stand-in's times are the host's own, only >= 0
+        di = out["issue_direct"]
+        self.assertEqual([p[0] for p in di["hooks"]], [32, 8, 2])
+        self.assertEqual([p[0] for p in di["ddp_offload"]], [32, 2])
+        self.assertTrue(all(len(p) == 5 and p[2] >= 0 for k in di for p in di[k]))
+        self.assertEqual(sorted(out["raw_direct"]), ["ddpo_e16", "ddpo_n", "hk_e16", "hk_e4", "hk_n"])
+        self.assertTrue(all(len(v) == 3 and None not in v for v in out["raw_direct"].values()))
+        self.assertTrue(any("hooks issue timed call by call" in x for x in lines))
 
     def test_spacing_every(self):
         # run 24's farther spacing: every 32 gradients of 32 is one hook-pattern bucket, and DDP's
