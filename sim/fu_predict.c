@@ -308,7 +308,9 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  * inside backward costs what its curve gives at backward's own host work since the previous issue
  * inside backward: the issue is dearer the farther apart (its calls find their data evicted from
  * the CPU caches by that work, tools/issue_probe.py). The first issue of a step is priced at the
- * curve's far end: the previous issue was in the previous step, a forward and more ago.
+ * curve's far end: the previous issue was in the previous step, a forward and more ago. The
+ * curve is read less its anchor (fu__spacing_anchor), so that a bucket per gradient costs on
+ * average the per-bucket cost measured that way.
  * A framework kernel takes its bytes at copy_gbps (read and write) plus kernel_us, the GPU time of
  * one small kernel (measured by tools/torch_fwcal.py; 0 in older blocks).
  * Compute kernels beside a transfer into host memory (an offload in flight) take
@@ -335,6 +337,7 @@ typedef struct fu__hg {
   uint32_t last;             /* the last host task added */
   int depth;                 /* launch queue depth (0: the host is not bounded) */
   double nl;                 /* launches made so far */
+  double sh_hooks, sh_off;   /* the issue-spacing curves' anchors (fu__spacing_anchor) */
 } fu__hg;
 
 /* Host task `host` makes n launches whose work is GPU task `gpu`: it cannot start before the
@@ -401,6 +404,23 @@ static double fu__spacing_at(const fu_host_spacing *sp, double apart) {
   return sp->us[sp->n - 1];
 }
 
+/* How far a curve's per-tensor reading over this workload lies above its first point: the mean,
+ * over the gradients after the first, of the curve at backward's own host work since the one
+ * before, less the first point's cost. The first point is the per-bucket cost measured with one
+ * bucket per gradient, an average over issues whose spacings spread around it; read issue by
+ * issue, the curve charges the far ones more and clamps the near ones at that average, so
+ * without this shift a bucket per gradient would cost more than was measured for it. */
+static double fu__spacing_anchor(const fu_host_spacing *sp, const fu_workload *w) {
+  if (!sp->n || w->ngrads < 2) return 0;
+  double sum = 0, pc = w->grads[0].cpu_us;
+  for (size_t i = 1; i < w->ngrads; i++) {
+    double cc = w->grads[i].cpu_us > pc ? w->grads[i].cpu_us : pc;
+    sum += fu__spacing_at(sp, cc - pc);
+    pc = cc;
+  }
+  return sum / (double)(w->ngrads - 1) - sp->us[0];
+}
+
 /* The host issue of bucket k: the framework's call, or the cost model's issue (ideal). apart:
  * backward's own host work since the previous issue for an issue from inside backward (< 0:
  * after backward), where the block's issue-spacing curve (host.issue_spacing) prices it. */
@@ -412,9 +432,10 @@ static int fu__hg_issue(fu__hg *g, const fu_host *h, fu_framework fw, const fu_c
               : c->kind == FU_COMM_OFFLOAD ? h->ddp.hook_bucket_us /* Python comm hook */
                                            : h->ddp.bucket_us;
   if (apart >= 0 && fw == FU_FRAMEWORK_HOOKS && h->sp_hooks.n)
-    us = fu__spacing_at(&h->sp_hooks, apart);
+    us = fu__spacing_at(&h->sp_hooks, apart) - g->sh_hooks;
   else if (apart >= 0 && fw == FU_FRAMEWORK_DDP && c->kind == FU_COMM_OFFLOAD && h->sp_offload.n)
-    us = h->ddp.bucket_us + fu__spacing_at(&h->sp_offload, apart);
+    us = h->ddp.bucket_us + fu__spacing_at(&h->sp_offload, apart) - g->sh_off;
+  if (us < 0) us = 0;
   return fu__hg_fw(g, us, FU__K_ISSUE, k, id);
 }
 
@@ -505,7 +526,8 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
              w->source[0] ? w->source : w->name, fw == FU_FRAMEWORK_DDP ? "ddp" : "hooks");
     return FU_EDATA;
   }
-  fu__hg g = {s, 1.0, 1.0, 1.0, FU_TASK_NONE, FU_TASK_NONE, h->queue_depth, 0};
+  fu__hg g = {s, 1.0, 1.0, 1.0, FU_TASK_NONE, FU_TASK_NONE, h->queue_depth, 0,
+              fu__spacing_anchor(&h->sp_hooks, w), fu__spacing_anchor(&h->sp_offload, w)};
   s->lq_n = 0;
   if (which == 1) g.fh += h->host_rel_lo, g.ff += h->fw_rel_lo, g.fg += h->step_rel_lo;
   if (which == 2) g.fh += h->host_rel_hi, g.ff += h->fw_rel_hi, g.fg += h->step_rel_hi;

@@ -164,12 +164,14 @@ int main(void) {
   /* 4s. With an issue-spacing curve for DDP's offload comm hook over its all-reduce,
    *     [[100, 10], [1000, 100]]: the one bucket is the step's first issue, priced at the curve's
    *     far end (the previous issue was in the previous step), 100, not at the 900 us of
-   *     backward's own host work before it (10 + 90 x 800 / 900 = 90); the comm hook's call is
-   *     bucket_us 30 + 100 = 130 us in place of hook_bucket_us 60, and everything after it 70 us
-   *     later: the offload from 1157, 1284. */
+   *     backward's own host work before it (10 + 90 x 800 / 900 = 90), less the curve's anchor:
+   *     the one gradient after the first comes 850 us after it, where the curve reads 10 + 90 x
+   *     750 / 900 = 85, 75 above its first point. The comm hook's call is bucket_us 30 + 100 - 75
+   *     = 55 us in place of hook_bucket_us 60, and everything after it 5 us earlier: the offload
+   *     from 1082, 1209. */
   w.host.sp_offload = (fu_host_spacing){.n = 2, .apart_us = {100, 1000}, .us = {10, 100}};
-  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 1284, tol);
-  EXPECT_NEAR(r.buckets[0].start_us, 1157, tol);
+  EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 1209, tol);
+  EXPECT_NEAR(r.buckets[0].start_us, 1082, tol);
   /*     DDP's default all-reduce is not the comm hook: the curve does not touch it. */
   fu_comm ar4;
   su_comm_ar8(&ar4);
@@ -255,10 +257,12 @@ int main(void) {
    *     hook pattern's issue-spacing curve [[100, 20], [1600, 620]]. Bucket 0, the step's first
    *     issue, 50 us into backward, is priced at the curve's far end (620 us: its previous issue
    *     was in the previous step); bucket 1 after 850 us more of backward's own work: 20 + 0.4 x
-   *     750 = 320 us. Host: fwd [0,100] seg0 [100,150] hook0 [150,159] issue b0 [159,779] seg1
-   *     [779,1629] hook1 [1629,1638] issue b1 [1638,1958] tail [1958,2058] opt [2058,2068].
-   *     GPU: copy1 [1638,1838]; b1's offload from the issue, 1958, ends 1958 + d2h(2 MiB) <
-   *     2058; the optimizer from its enqueue's start: [2058,2078].
+   *     750 = 320 us. Both less the curve's anchor, 320 - 20 = 300 (the one gradient after the
+   *     first is 850 us after it): 320 and 20 us. Host: fwd [0,100] seg0 [100,150] hook0
+   *     [150,159] issue b0 [159,479] seg1 [479,1329] hook1 [1329,1338] issue b1 [1338,1358]
+   *     tail [1358,1458] opt [1458,1468]. GPU: copy1 [1338,1538]; b1's offload from its
+   *     gradient's copy, 1538, to 1538 + d2h(2 MiB), after the tail's enqueue; the optimizer
+   *     waits for it: 1538 + d2h(2 MiB) + 20.
    *     Without the curve (13 us each) the issues end at 172 and 1044, copy1 [1031,1231], b1's
    *     offload [1231, 1231 + d2h(2 MiB)] outlasts the tail's enqueue (1144): 1231 + d2h + 20. */
   su_workload_free(&w);
@@ -268,8 +272,8 @@ int main(void) {
   p.overlap = 1;
   EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r), 1231 + d2h(2 * MiB) + 20, tol);
   w.host.sp_hooks = (fu_host_spacing){.n = 2, .apart_us = {100, 1600}, .us = {20, 620}};
-  EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r), 2078, tol);
-  EXPECT_NEAR(r.buckets[1].start_us, 1958, tol);
+  EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r), 1538 + d2h(2 * MiB) + 20, tol);
+  EXPECT_NEAR(r.buckets[1].start_us, 1538, tol);
   /*     Overlap off: both issued after backward, at the per-bucket cost (13 us), curve or not. */
   p.overlap = 0;
   double off_curve = run(&w, &p, &off, &prof, two, 2, &r);
