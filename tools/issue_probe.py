@@ -456,7 +456,8 @@ def main():
     ap.add_argument("--widths", default="0,30,100,300,1000,3000")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    import torch
+    import calib_torch
+    torch = calib_torch.import_torch("issue_probe")   # no PyTorch or GPU: one line, exit 69
     import validate_torch as V
     torch.backends.cudnn.benchmark = True
     torch.backends.cuda.matmul.allow_tf32 = True
