@@ -1153,6 +1153,18 @@ static void fu__mem_finish(fu_mem *m, double loss_transient, double opt_temp) {
   m->peak = at_loss >= at_step ? at_loss : at_step;
 }
 
+/* The loss's most bytes per logit alive at once, beside the activations. GPT-2's and Llama's
+ * losses (and every loss in fp32) run log-softmax in fp32 and keep its output for backward (4);
+ * in backward its gradient (4) and its input's gradient (4) are alive together: 12. BERT's MLM
+ * loss under autocast runs log-softmax on the bf16 logits (its output, 2, kept) and casts that
+ * up for nll_loss, which keeps the fp32 copy (4): the forward holds the logits too (2 + 2 + 4),
+ * nll_loss's backward the two kept tensors and its fp32 gradient (2 + 4 + 4 = 10), after which
+ * autograd frees the copy; the rest is smaller (the cast back and log-softmax's backward: 2 + 4
+ * + 2, then 2 + 2 + 2). */
+static double fu__loss_bytes(const fu_tf_spec *s, const fu__ctx *x) {
+  return s->arch == FU_ARCH_BERT && x->autocast ? 10.0 : 12.0;
+}
+
 int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char *prof_name,
                          fu_workload *w) {
   FU_CHECK(fu_tf_spec_check(s));
@@ -1261,9 +1273,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   mem->optimizer = (double)nparam * fu__opt_states(s->optimizer, s->prec);
   mem->casts = x.casts;
   mem->activations = act;
-  /* at the loss: the logits (activation dtype), their fp32 copy and log-softmax output, then
-   * the gradients of both; 12 bytes per logit at the most */
-  fu__mem_finish(mem, 12.0 * x.T * s->vocab, (double)nparam * fu__opt_temp(s->optimizer));
+  fu__mem_finish(mem, fu__loss_bytes(s, &x) * x.T * s->vocab, (double)nparam * fu__opt_temp(s->optimizer));
   char notes[4096];
   if (x.roofline)
     snprintf(notes, sizeof notes,
