@@ -456,9 +456,24 @@ def main():
     ap.add_argument("--widths", default="0,30,100,300,1000,3000")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
+    import validate_torch as V
+    # bad arguments and an --out that cannot be written: one line, exit 64 / 73, before the GPU
+    # time they would otherwise waste (part A's widths were parsed inside its try; --out first
+    # written after a model's part B)
+    models = V.parse_models(a.models)
+    try:
+        widths = [int(w) for w in a.widths.split(",")]
+    except ValueError:
+        widths = []
+    if not widths or min(widths) < 0 or a.rounds < 1 or a.a_rounds < 1:
+        print("issue_probe: --widths takes whole us >= 0 (comma-separated), --rounds and "
+              "--a-rounds at least 1", file=sys.stderr)
+        return 64
+    if not os.access(os.path.dirname(os.path.abspath(a.out)), os.W_OK):
+        print("issue_probe: --out %s: its folder cannot be written" % a.out, file=sys.stderr)
+        return 73
     import calib_torch
     torch = calib_torch.import_torch("issue_probe")   # no PyTorch or GPU: one line, exit 69
-    import validate_torch as V
     torch.backends.cudnn.benchmark = True
     torch.backends.cuda.matmul.allow_tf32 = True
     torch.backends.cudnn.allow_tf32 = True
@@ -469,12 +484,12 @@ def main():
     res = {"machine": V.machine_info(), "command": " ".join([sys.executable] + sys.argv)}
     t0 = time.time()
     try:
-        res["part_a"] = part_a(a.a_rounds, [int(w) for w in a.widths.split(",")], log)
+        res["part_a"] = part_a(a.a_rounds, widths, log)
     except Exception:   # an experiment: the other parts still run
         traceback.print_exc()
     log("part A %.1f s" % (time.time() - t0))
     res["part_b"] = []
-    for n, b in V.parse_models(a.models):
+    for n, b in models:
         t1 = time.time()
         try:
             res["part_b"].append(part_b(n, b, a.rounds, log))

@@ -12,7 +12,8 @@ framework-free backward() was 480 us (dense 120 us apart; the curve there reads 
 150) / 150 -> clamped to the first point, 0): the hook pattern's curve [[120, 70], [150, 70],
 [300, 90]] at hooks.bucket_us 70, DDP's offload [[120, 36], [150, 36], [300, 56]] at
 hook_bucket_us 80 - bucket_us 44, both marked direct. Bad input: a missing probe exits 66, a
-probe without hook-pattern points 65, each one stderr line.
+probe without hook-pattern points 65, each one stderr line; tools/issue_probe.py's bad
+arguments 64 and an --out it cannot write 73, before it imports torch.
 """
 import json
 import os
@@ -72,5 +73,16 @@ with tempfile.TemporaryDirectory() as tmp:
     r = subprocess.run([sys.executable, script, p, tmp], capture_output=True, text=True)
     check("probe without points: exit 65, one line (%d, %r)" % (r.returncode, r.stderr),
           r.returncode == 65 and r.stderr.count("\n") == 1 and not r.stdout)
+# tools/issue_probe.py's arguments, checked before torch is imported (so here too): bad ones exit
+# 64, an --out whose folder is missing 73, one stderr line each, nothing written
+PROBE = os.path.join(HERE, "..", "..", "tools", "issue_probe.py")
+with tempfile.TemporaryDirectory() as tmp:
+    for args, want in ((["--widths", "0,a"], 64), (["--widths", "-30"], 64), (["--rounds", "0"], 64),
+                       (["--a-rounds", "0"], 64), (["--models", "resnet50:0"], 64),
+                       (["--out", os.path.join(tmp, "missing", "p.json")], 73)):
+        r = subprocess.run([sys.executable, PROBE, "--out", os.path.join(tmp, "p.json")] + args,
+                           capture_output=True, text=True)
+        check("issue_probe %s: exit %d, one line (%d, %r)" % (" ".join(args), want, r.returncode, r.stderr),
+              r.returncode == want and r.stderr.count("\n") == 1 and not r.stdout and not os.listdir(tmp))
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
