@@ -85,6 +85,18 @@ def main(argv=None):
     except (OSError, ValueError) as e:
         print("hf_depth: %s: %s" % (a.profile, e), file=sys.stderr)
         return 66
+    # what deep_rows reads of the profile, and where the rows go, checked before the GPU time
+    try:
+        for arch in archs:
+            for mode in MODES:
+                ref_rows(profile, arch, mode)
+    except (AttributeError, KeyError, TypeError) as e:
+        print("hf_depth: %s: not a profile with host rows (%s: %s)" % (a.profile, type(e).__name__, e),
+              file=sys.stderr)
+        return 65
+    if not os.access(os.path.dirname(os.path.abspath(a.out)), os.W_OK):
+        print("hf_depth: --out %s: its folder cannot be written" % a.out, file=sys.stderr)
+        return 73
     import calib_torch
     torch = calib_torch.import_torch("hf_depth")
     import transformers as tf

@@ -6,9 +6,11 @@ is 2500 / 5000. Each round runs at its own host speed s (1, 1.5, 0.8: the host's
 600 / 1200 us a layer past 3 at the profile's speed, whatever s. So the row hf_bert_deep_tiny is
 600 / 1200, deep over the layer row 1.2 / 1.2, the measured step ratio 7900 / 2500 = 3.16 and the
 rows' (2500 + 9 x 500) / 2500 = 2.8. An (arch, mode) without the profile's rows gives no row."""
+import json
 import os
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
@@ -48,6 +50,23 @@ for args in (["--depth", "3"], ["--rounds", "0"], ["--archs", "vit"]):
                        capture_output=True, text=True)
     check("%s: exit" % " ".join(args), p.returncode, 64)
     check("%s: one line" % " ".join(args), len(p.stderr.strip().splitlines()), 1)
+# a profile whose rows deep_rows cannot read (a row without its host times, a list) exits 65 and
+# an --out in a folder that does not exist 73, one line each, before torch is imported (after
+# it, the measurement would be lost to a traceback)
+with tempfile.TemporaryDirectory() as tmp:
+    bad = {"norows.json": {"compute": {"ops": [{"op": "hf_bert_rest_tiny", "dtype": "bf16"},
+                                               {"op": "hf_bert_layer_tiny", "dtype": "bf16"}]}},
+           "list.json": [1], "ok.json": prof}
+    for name, d in bad.items():
+        with open(os.path.join(tmp, name), "w") as f:
+            json.dump(d, f)
+    for name, out, want in (("norows.json", "x.json", 65), ("list.json", "x.json", 65),
+                            ("ok.json", os.path.join("missing", "x.json"), 73)):
+        p = subprocess.run([sys.executable, tool, "--profile", name, "--out", out, "--archs", "bert"],
+                           capture_output=True, text=True, cwd=tmp)
+        check("%s --out %s: exit" % (name, out), p.returncode, want)
+        check("%s --out %s: one line" % (name, out), len(p.stderr.strip().splitlines()), 1)
+    check("nothing written", len(os.listdir(tmp)), 3)
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
