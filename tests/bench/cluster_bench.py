@@ -28,6 +28,7 @@ take at the fitted ring rate, beside the GPUs one process drove.
 
 usage: cluster_bench.py FUSIM [DATA_DIR]   (DATA_DIR: tests/data/public-nccl-tests/multi-node)
 """
+import atexit
 import json
 import math
 import os
@@ -46,7 +47,10 @@ MiB = 1 << 20
 
 
 def run(*args):
-    r = subprocess.run([FUSIM, *args], capture_output=True, text=True)
+    try:
+        r = subprocess.run([FUSIM, *args], capture_output=True, text=True)
+    except OSError as e:
+        sys.exit(f"fusim {' '.join(args)}: {FUSIM}: {e.strerror}")
     if r.returncode != 0:
         sys.exit(f"fusim {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
     return r.stdout
@@ -218,6 +222,7 @@ def fit_set_check(prof, cases):
 
 def main():
     tmp = tempfile.mkdtemp(prefix="fusim-cluster-bench-")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)   # also where a fusim call fails
     results = []
     # DGX H100 pair
     db, prof = os.path.join(tmp, "h100.db"), os.path.join(tmp, "h100.json")
@@ -265,7 +270,6 @@ def main():
     extra = compare("EXTRA DGX H100 4+4 allreduce (fit 1-node 2, 1+1, 2+2)", xprof, "allreduce:2x4",
                     measured(path), [(64 * MiB, 0.10, 0.30), (64 * 1024, 0.20, 0.50)], path)
     print(f"cluster_bench extra (not a target): {sum(extra)} of {len(extra)} bands met")
-    shutil.rmtree(tmp)
     return 0
 
 

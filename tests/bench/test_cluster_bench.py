@@ -5,8 +5,10 @@ monotone_floor: [100, 50] needs one price p for both (p(100) <= p(50)), so the l
 (100 - 50) / (100 + 50) = 1/3; rising times need none; [300, 100, 200] is bound by its first two
 rows: (300 - 100) / 400 = 1/2. measurement_floor reads both columns and the GPUs a process drives
 from the "# nThread" header (nThread 2 x nGpus 4 = 8); mid_excess takes a log's 1-64 MiB rows less
-their bytes at the ring's rate, worked by hand below."""
+their bytes at the ring's rate, worked by hand below. A fusim that cannot run or fails: one stderr
+line, exit 1, no scratch folder left behind."""
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -54,4 +56,14 @@ try:
           "median 31 us, range 21..41 us")
 finally:
     os.unlink(f.name)
+# a fusim that cannot be run, or a failing call: one stderr line, exit 1, and no scratch folder
+# left in the temporary directory (cluster_bench removes it at exit)
+BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cluster_bench.py")
+with tempfile.TemporaryDirectory() as td:
+    for prog in (os.path.join(td, "no-fusim"), "false"):
+        r = subprocess.run([sys.executable, BENCH, prog, td], capture_output=True, text=True,
+                           env=dict(os.environ, TMPDIR=td))
+        check(f"{os.path.basename(prog)}: exit", r.returncode, 1)
+        check(f"{os.path.basename(prog)}: stderr lines", len(r.stderr.strip().splitlines()), 1)
+        check(f"{os.path.basename(prog)}: scratch left", os.listdir(td), [])
 sys.exit(1 if FAIL else 0)
