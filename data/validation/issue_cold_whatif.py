@@ -99,8 +99,10 @@ def main():
     try:
         with open(a.probe) as f:
             curve = probe_curve(json.load(f))
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError) as e:
         die("%s: %s" % (a.probe, getattr(e, "strerror", None) or e), 66)
+    except (AttributeError, KeyError, TypeError) as e:   # JSON, but not issue_probe's layout
+        die("%s: not an issue_probe output (%s: %s)" % (a.probe, type(e).__name__, e))
     print("extra over the densest issue, against backward's own host work since the previous "
           "issue (us apart, us): %s" % curve)
     for rd in a.rundirs:
@@ -125,7 +127,7 @@ def main():
                                 a.fusim, dst], capture_output=True, text=True)
             sys.stdout.write(r.stdout)
             if r.returncode != 0:
-                die("%s: bench failed: %s" % (rd, r.stderr.strip()))
+                die("%s: bench failed: %s" % (rd, (r.stderr.strip().splitlines() or ["?"])[-1]))
     return 0
 
 

@@ -12,7 +12,7 @@ framework-free backward() was 480 us (dense 120 us apart; the curve there reads 
 150) / 150 -> clamped to the first point, 0): the hook pattern's curve [[120, 70], [150, 70],
 [300, 90]] at hooks.bucket_us 70, DDP's offload [[120, 36], [150, 36], [300, 56]] at
 hook_bucket_us 80 - bucket_us 44, both marked direct. Bad input: a missing probe exits 66, a
-probe without hook-pattern points 65, each one stderr line; tools/issue_probe.py's bad
+probe without hook-pattern points or of another layout 65, each one stderr line; tools/issue_probe.py's bad
 arguments 64 and an --out it cannot write 73, before it imports torch.
 """
 import json
@@ -73,6 +73,21 @@ with tempfile.TemporaryDirectory() as tmp:
     r = subprocess.run([sys.executable, script, p, tmp], capture_output=True, text=True)
     check("probe without points: exit 65, one line (%d, %r)" % (r.returncode, r.stderr),
           r.returncode == 65 and r.stderr.count("\n") == 1 and not r.stdout)
+    for name, bad in (("list", [1]), ("raw without none", {"part_b": [{"raw": {}}]})):
+        with open(p, "w") as f:
+            json.dump(bad, f)
+        r = subprocess.run([sys.executable, script, p, tmp], capture_output=True, text=True)
+        check("a probe of another layout (%s): exit 65, one line (%d, %r)" % (name, r.returncode, r.stderr),
+              r.returncode == 65 and r.stderr.count("\n") == 1 and not r.stdout)
+    # a run whose bench fails (runs.json without models): its last line, exit 65
+    with open(p, "w") as f:
+        json.dump(probe, f)
+    os.mkdir(os.path.join(tmp, "run"))
+    with open(os.path.join(tmp, "run", "runs.json"), "w") as f:
+        f.write("{}")
+    r = subprocess.run([sys.executable, script, p, os.path.join(tmp, "run")], capture_output=True, text=True)
+    check("a run whose bench fails: exit 65, one line (%d, %r)" % (r.returncode, r.stderr),
+          r.returncode == 65 and r.stderr.count("\n") == 1 and "bench failed" in r.stderr)
 # tools/issue_probe.py's arguments, checked before torch is imported (so here too): bad ones exit
 # 64, an --out whose folder is missing 73, one stderr line each, nothing written
 PROBE = os.path.join(HERE, "..", "..", "tools", "issue_probe.py")
