@@ -85,7 +85,9 @@ def main():
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04j-hostref") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04m-fresh") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04n-ready") + "," +
-                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04n-hook"),
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04n-hook") + "," +
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04o-offgrid") + "," +
+                    os.path.join(ROOT, "data", "compute", "heldout-2026-12-04q"),
                     help="also print (outside the targets) the captures in these folders (comma list; "
                          "*_captured.json in data/workloads): other leases, other machine state, no probe")
     ap.add_argument("--no-host-ref", action="store_true",
