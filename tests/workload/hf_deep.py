@@ -5,7 +5,8 @@ the first three by hf_<arch>_layer_tiny, by hand on the --ops listing (a layer's
 up to its row). A five-layer BERT at 128 tokens (no split column sums, no sort-path embedding):
 with a hand-made bf16 row of 111 / 222 us, layers 0-2 add up to the layer row and 3-4 to 111 /
 222; in TF32 (the row is bf16 only) and without the row every layer adds up to the layer row;
-a reference step at twice the profile's backward time doubles the deep layers' backward too.
+a reference step at twice the profile's backward time doubles the deep layers' backward too; a
+profile without a host probe (its layers priced by hf_bert_layer) leaves the row out.
 Usage: hf_deep.py FUSIM"""
 import json
 import os
@@ -61,4 +62,17 @@ if 4 in got and 0 in got:
     check("ref x2: layer 4 host bwd", got[4][1], 2 * DEEP[1], 2 * TOL)
     check("ref x2: layer 4 host fwd", got[4][0], DEEP[0], TOL)
     check("ref x2: layer 0 host bwd", got[0][1], 2 * lay["host_bwd_us"], 2 * TOL)
+# a profile without a host probe prices its layers by hf_bert_layer (not the _tiny rows the deep
+# row was measured against): the deep row is left out, every layer costs alike
+noprobe = json.load(open(paths[0]))
+for k in ("host_probe_us", "host_probe_min_us"):
+    noprobe["compute"].pop(k, None)
+paths_np = os.path.join(tmp, "np.json")
+with open(paths_np, "w") as f:
+    json.dump(noprobe, f)
+got = layers(paths_np)
+check("no probe: layers 0 and 4 listed", len({0, 4} & set(got)), 2, 0)
+if 4 in got and 0 in got:
+    check("no probe: layer 4 host fwd as layer 0's", got[4][0], got[0][0], TOL)
+    check("no probe: layer 4 host bwd as layer 0's", got[4][1], got[0][1], TOL)
 finish()
