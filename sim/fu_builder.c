@@ -268,41 +268,61 @@ static void fu__ctx_prec(fu__ctx *x, fu_precision p) {
   x->rb = strcmp(x->rdt, "bf16") ? 4 : 2;
 }
 
-/* LayerNorm's device time at width H: its weight's and bias's gradients reduce over the rows,
- * so at one element count a narrower layer (more rows) takes longer (bert_base's backward at 768
- * wide: 64.5 us in its kernel profile against 52.3 from the 1024-wide table; BERT-large's at
- * 1024: 33.9 against 35.9). Where the profile has the layernorm_wN tables (tools/calib_torch.py
- * ops_ln; "layernorm" is 1024 wide), the time at T x H from the two widths either side of H,
- * geometric in the width, the nearest beyond them; else the 1024-wide table's. */
-#define FU__LN_BASE_W 1024.0 /* tools/calib_torch.py op_defs' H */
-static void fu__ln_width(const fu__ctx *x, fu__op *o, const char *dtype, double T, double H) {
-  static const double ws[] = {512, 768, FU__LN_BASE_W, 2048, 4096};
-  const fu_op_table *t[5];
-  int n = 0, have[5];
-  for (int i = 0; i < 5; i++) {
-    char key[32];
-    if (ws[i] == FU__LN_BASE_W) snprintf(key, sizeof key, "layernorm");
-    else snprintf(key, sizeof key, "layernorm_w%.0f", ws[i]);
+/* An operation whose device time at one element count depends on a second size d too, from
+ * tables at the sizes ds[0..nd) (ascending): at ds[i] == base the plain table `name`, else
+ * `name`_<axis><ds[i]> (tools/calib_torch.py). The time from the two sizes either side of d,
+ * geometric in the size, the nearest beyond them; where the plain table or all the others are
+ * missing, o keeps fu__memop's price (the plain table's). */
+#define FU__BY_SIZE_MAX 8
+static void fu__by_size(const fu__ctx *x, fu__op *o, const char *name, const char *axis, const double *ds,
+                        int nd, double base, const char *dtype, double numel, double d) {
+  const fu_op_table *t[FU__BY_SIZE_MAX];
+  int n = 0, have[FU__BY_SIZE_MAX], has_base = 0;
+  for (int i = 0; i < nd && i < FU__BY_SIZE_MAX; i++) {
+    char key[48];
+    if (ds[i] == base) snprintf(key, sizeof key, "%s", name);
+    else snprintf(key, sizeof key, "%s_%s%.0f", name, axis, ds[i]);
     t[i] = fu_compute_op(x->c, key, dtype);
     have[i] = t[i] && !strcmp(t[i]->dtype, dtype);
     n += have[i];
+    if (ds[i] == base) has_base = have[i];
   }
-  if (n < 2 || !have[2]) return; /* the 1024-wide table alone (or none): as fu__memop priced it */
+  if (n < 2 || !has_base) return;
   int lo = -1, hi = -1;
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < nd && i < FU__BY_SIZE_MAX; i++) {
     if (!have[i]) continue;
-    if (ws[i] <= H) lo = i;
-    if (ws[i] >= H && hi < 0) hi = i;
+    if (ds[i] <= d) lo = i;
+    if (ds[i] >= d && hi < 0) hi = i;
   }
   if (lo < 0) lo = hi;
   if (hi < 0) hi = lo;
-  double f = hi == lo ? 0 : (log(H) - log(ws[lo])) / (log(ws[hi]) - log(ws[lo]));
+  double f = hi == lo ? 0 : (log(d) - log(ds[lo])) / (log(ds[hi]) - log(ds[lo]));
   for (int b = 0; b < 2; b++) {
-    double a = fu_op_us(t[lo], T * H, b), c = fu_op_us(t[hi], T * H, b);
+    double a = fu_op_us(t[lo], numel, b), c = fu_op_us(t[hi], numel, b);
     double v = a > 0 && c > 0 ? exp((1 - f) * log(a) + f * log(c)) : a;
     if (b) o->bwd_us = v;
     else o->fwd_us = v;
   }
+}
+
+/* LayerNorm's device time at width H: its weight's and bias's gradients reduce over the rows,
+ * so at one element count a narrower layer (more rows) takes longer (bert_base's backward at 768
+ * wide: 64.5 us in its kernel profile against 52.3 from the 1024-wide table; BERT-large's at
+ * 1024: 33.9 against 35.9). From the layernorm_wN tables where the profile has them
+ * (tools/calib_torch.py ops_ln; "layernorm" is 1024 wide). */
+static void fu__ln_width(const fu__ctx *x, fu__op *o, const char *dtype, double T, double H) {
+  static const double ws[] = {512, 768, 1024, 2048, 4096};
+  fu__by_size(x, o, "layernorm", "w", ws, 5, 1024, dtype, T * H, H);
+}
+
+/* Batch norm's device time at c channels: its per-channel statistics and gradients reduce over
+ * batch x pixels, so at one element count the time depends on c (fp32 forward at 2^24 elements:
+ * 62 us at 64 channels, 83 at 256; backward at 2^26: 320 at 64, 428 at 2048). From the
+ * batchnorm2d_cN tables where the profile has them (tools/calib_torch.py ops_bn; "batchnorm2d"
+ * has 256 channels). */
+static void fu__bn_channels(const fu__ctx *x, fu__op *o, const char *dtype, double numel, double c) {
+  static const double cs[] = {64, 128, 256, 512, 1024, 2048};
+  fu__by_size(x, o, "batchnorm2d", "c", cs, 6, 256, dtype, numel, c);
 }
 
 /* A norm (layernorm or the HF RMSNorm composite) over the residual stream. */
@@ -1378,6 +1398,7 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double B, double img
 #define BN(name, c, hh, relu)                                                                  \
   do {                                                                                         \
     FU__TRY(o = fu__memop(x, "batchnorm2d", A, B * (c) * (hh) * (hh), x->ab * B * (c) * (hh) * (hh))); \
+    fu__bn_channels(x, o, A, B * (c) * (hh) * (hh), c);                                       \
     fu__param(o, name, ".weight", (uint64_t)(c));                                              \
     fu__param(o, name, ".bias", (uint64_t)(c));                                                \
     if (relu) FU__TRY(fu__memop(x, "relu", A, B * (c) * (hh) * (hh), 0));                      \

@@ -35,6 +35,8 @@ the GPU waits on the host):
              the fp32 loss again).
   ops_ln     (not by default) layernorm at widths 512, 768, 2048 and 4096 (ops "layernorm_w512",
              ...; "layernorm" is 1024 wide): its weight's gradient reduces over the rows.
+  ops_bn     (not by default) batch norm at 64, 128, 512, 1024 and 2048 channels (ops
+             "batchnorm2d_c64", ...) and again at 256 ("batchnorm2d"): its statistics reduce over the pixels.
   tv         host time of a whole torchvision ResNet-50 step (batch 2, 32x32): op "tv_resnet50".
   gemm_unaligned  cuBLAS fwd/dgrad/wgrad of a linear layer with a vocabulary not a multiple of 8
              (tokens x vocab x hidden), bf16 and TF32: the profile's "gemm_unaligned" tables.
@@ -263,13 +265,18 @@ def op_defs(torch, F):
             return [qkv], (lambda x: torch.cat([empty, src(x)], dim=-2)), []
         return mk
 
-    def mk_bn(numel, dt):
-        C = 256
-        hw = max(1, int(math.sqrt(max(1, numel // (C * 16)))))
-        x = torch.randn(16, C, hw, hw, device="cuda", dtype=dt).to(memory_format=torch.channels_last)
-        x.requires_grad_(True)
-        bn = torch.nn.BatchNorm2d(C).cuda()
-        return [x], (lambda x: bn(x)), list(bn.parameters())
+    def mk_bn_c(C):
+        # batch 16, square images, channels-last; fp32 parameters as a CNN has them (under
+        # autocast a bf16 input meets fp32 parameters: ATen's native kernel; in fp32 cuDNN's).
+        # Its per-channel statistics and gradients reduce over batch x pixels: at one element
+        # count the time depends on the channel count too
+        def mk(numel, dt):
+            hw = max(1, int(math.sqrt(max(1, numel // (C * 16)))))
+            x = torch.randn(16, C, hw, hw, device="cuda", dtype=dt).to(memory_format=torch.channels_last)
+            x.requires_grad_(True)
+            bn = torch.nn.BatchNorm2d(C).cuda()
+            return [x], (lambda x: bn(x)), list(bn.parameters())
+        return mk
 
     def mk_relu(numel, dt):
         x = torch.randn(numel, device="cuda", dtype=dt, requires_grad=True)
@@ -288,7 +295,7 @@ def op_defs(torch, F):
         "gelu_new": mk_unary(gelu_new), "silu_mul": mk_silu_mul,
         "dropout": mk_unary(lambda x: F.dropout(x, 0.1, True)), "add": mk_add,
         "bias_grad": mk_bias_grad, "cast": mk_cast, "embedding": mk_emb,
-        "cross_entropy": mk_ce, "rotary": mk_rot, "batchnorm2d": mk_bn, "relu": mk_relu,
+        "cross_entropy": mk_ce, "rotary": mk_rot, "batchnorm2d": mk_bn_c(BN_BASE_C), "relu": mk_relu,
         "maxpool": mk_pool,
         # a vocabulary that is not a multiple of 8 (GPT-2's): rows misaligned for vector loads
         "cross_entropy_unaligned": mk_ce_vocab(50257),
@@ -298,6 +305,8 @@ def op_defs(torch, F):
         "cross_entropy_ac": mk_ce_ac_vocab(32768), "cross_entropy_ac_unal": mk_ce_ac_vocab(30522),
         # layernorm at other widths than H (part ops_ln)
         **{"layernorm_w%d" % w: mk_ln_w(w) for w in LN_WIDTHS},
+        # batch norm at other channel counts than BN_BASE_C (part ops_bn)
+        **{"batchnorm2d_c%d" % c: mk_bn_c(c) for c in BN_CHANNELS},
     }
 
 
@@ -308,6 +317,9 @@ LAYOUT_OPS = ["kv_cat", "kv_cat_contig", "rotary_hf", "gelu_new_ac", "add_mixed"
 LOSS_AC_OPS = ["cross_entropy_ac", "cross_entropy_ac_unal"]
 # layernorm's widths besides op_defs' H = 1024 ("layernorm"): part ops_ln
 LN_WIDTHS = (512, 768, 2048, 4096)
+# batch norm's channel count in "batchnorm2d" and the others a ResNet has: part ops_bn
+BN_BASE_C = 256
+BN_CHANNELS = (64, 128, 512, 1024, 2048)
 
 
 def measure_ops(torch, F, tm, sizes, log, only=None):
@@ -1392,6 +1404,10 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
     elif part == "ops_ln":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log,
                                                       ["layernorm_w%d" % w for w in LN_WIDTHS]))
+    elif part == "ops_bn":
+        # "batchnorm2d" again beside them: one lease's clocks for the whole channel axis
+        comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, ["batchnorm2d"] +
+                                                      ["batchnorm2d_c%d" % c for c in BN_CHANNELS]))
     elif part == "tv":
         comp.setdefault("ops", []).extend(measure_tv_host(torch, log))
     elif part == "attention":
@@ -1402,7 +1418,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
 
 
 PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
-         "hf_host", "ops_kv", "ops_loss", "ops_ln")
+         "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn")
 
 if __name__ == "__main__":
     sys.exit(main())

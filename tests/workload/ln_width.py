@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wlcheck import check, finish, start, workload  # noqa: E402
+from wlcheck import check, family_profiles, finish, start, workload  # noqa: E402
 
 fusim, tmp, prof = start()
 Y = {512: (40.0, 80.0), 1024: (10.0, 20.0), 2048: (5.0, 10.0)}
@@ -22,18 +22,9 @@ SEQ, BATCH = 512, 8  # T x H >= 1e6 at every width checked (256 and up): the lin
 T = SEQ * BATCH
 
 
-def table(op, y):
-    return {"op": op, "dtype": "fp32", "numel": [1e5, 1e6], "fwd_us": [1.0, y[0]], "bwd_us": [1.0, y[1]],
-            "host_fwd_us": 5.0, "host_bwd_us": 5.0}
-
-
-base = [t for t in prof["compute"]["ops"] if not (t["op"].startswith("layernorm") and t["dtype"] == "fp32")]
-paths = {}
-for name, widths in (("with", (512, 1024, 2048)), ("without", (1024,))):
-    prof["compute"]["ops"] = base + [table("layernorm" if w == 1024 else "layernorm_w%d" % w, Y[w]) for w in widths]
-    paths[name] = os.path.join(tmp, name + ".json")
-    with open(paths[name], "w") as f:
-        json.dump(prof, f)
+paths = family_profiles(prof, tmp, "layernorm", "fp32", {
+    name: [("layernorm" if w == 1024 else "layernorm_w%d" % w, Y[w]) for w in widths]
+    for name, widths in (("with", (512, 1024, 2048)), ("without", (1024,)))})
 
 
 def ln_rows(H, p="with"):

@@ -49,6 +49,23 @@ def row_profiles(prof, tmp, op, host_bwd_us):
     return paths[0], paths[1], ops
 
 
+def family_profiles(prof, tmp, family, dtype, sets):
+    """Profiles written from prof with its tables of one family (op names starting with family) of
+    dtype replaced by hand-made ones: sets maps a profile's name to its tables, (op, (fwd, bwd)),
+    each 1 us at 1e5 elements and fwd / bwd us at 1e6 (beyond it linear in the element count).
+    Returns name -> path."""
+    base = [t for t in prof["compute"]["ops"] if not (t["op"].startswith(family) and t["dtype"] == dtype)]
+    paths = {}
+    for name, tables in sets.items():
+        prof["compute"]["ops"] = base + [{"op": op, "dtype": dtype, "numel": [1e5, 1e6], "fwd_us": [1.0, y[0]],
+                                          "bwd_us": [1.0, y[1]], "host_fwd_us": 5.0, "host_bwd_us": 5.0}
+                                         for op, y in tables]
+        paths[name] = os.path.join(tmp, name + ".json")
+        with open(paths[name], "w") as f:
+            json.dump(prof, f)
+    return paths
+
+
 # AdamW with a host part measured at probe 5 us: device 100 + 0.5 us a tensor + 1e-5 us an element,
 # host 200 + 20 us a tensor, the last kernel a quarter of the device time
 ADAMW = dict(name="adamw", base_us=100.0, per_tensor_us=0.5, per_elem_us=1e-5, host_base_us=200.0,
