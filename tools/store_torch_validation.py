@@ -255,6 +255,34 @@ def on_model(wl):
         fm.get("bwd_cpu_us", 0) > 0 else None
 
 
+def copy_from_rounds(wl):
+    """DDP's per-parameter copy (ddp.copy_us) estimated again from the capture's rounds (meta.
+    framework_on_model.raw) as torch_modelcost.estimate gives it now: the copy mode's step over
+    the view mode's, paired round by round (captures before session 25 stored the difference
+    of the two modes' medians over the framework-free step). As apply() at capture: the model's
+    where its bootstrap's low end is positive, else the tower's. Across runs 11-26 (48 model-runs
+    with both modes in the loop) the paired value is nearer the loop's own copy-over-view
+    backward() CPU: median |difference| 3.6 us a parameter against 4.7 (data/validation/
+    copy_paired.py; README.md "DDP's copy on the model against the loop, paired"). Returns the value now in the host block, or None (nothing to estimate)."""
+    fm = on_model(wl)
+    raw = (fm or {}).get("raw") or {}
+    if fm is None or fm.get("source") == "loop" or "ddp" not in wl.get("host", {}) or \
+            not all(raw.get(v) for v in ("none", "ddpv_1", "ddpc_h")):
+        return None
+    e = torch_modelcost.with_ci(raw, fm["P"], fm["fixed"])
+    fm["copy_us"], fm.setdefault("ci", {})["copy_us"] = e["copy_us"], e["ci"]["copy_us"]
+    replaced = fm.setdefault("replaced", [])
+    if e["ci"]["copy_us"][0] > 0 and e["copy_us"] > 0:
+        wl["host"]["ddp"]["copy_us"] = e["copy_us"]
+        if "ddp.copy_us" not in replaced:
+            replaced.append("ddp.copy_us")
+    elif "copy_us" in fm.get("model_independent", {}).get("ddp", {}):
+        wl["host"]["ddp"]["copy_us"] = fm["model_independent"]["ddp"]["copy_us"]
+        if "ddp.copy_us" in replaced:
+            replaced.remove("ddp.copy_us")
+    return wl["host"]["ddp"]["copy_us"]
+
+
 def drop_issue_spacing(wl, keep_direct=False):
     """Without --issue-spacing (the default): the host block's issue-spacing curves made of
     whole-backward differences out (each in-backward issue then costs the per-bucket cost
@@ -490,6 +518,10 @@ def arg_parser():
                     help="use the model-independent framework costs (per parameter, per bucket, "
                          "DDP's forward) even where the capture measured them on the model "
                          "(tools/torch_modelcost.py)")
+    ap.add_argument("--unpaired-copy", action="store_true",
+                    help="a sensitivity: DDP's per-parameter copy as the capture stored it (before "
+                         "session 25 the difference of the two modes' medians) instead of "
+                         "estimated again from its rounds, paired (copy_from_rounds)")
     ap.add_argument("--no-model-bucket-costs", action="store_true",
                     help="a sensitivity: the tower's per-bucket costs even where the capture "
                          "measured them on the model (the per-parameter ones stay the model's)")
@@ -588,6 +620,8 @@ def main():
             if "kernel_us" in fwc:
                 wl["host"]["kernel_us"] = fwc["kernel_us"]
             wl["name"] = wl["name"] + "_fw"
+        if fwc is None and not a.unpaired_copy:
+            copy_from_rounds(wl)
         if a.tower_costs and fwc is None:
             tower_costs(wl)
         elif a.no_model_bucket_costs and fwc is None:

@@ -22,7 +22,7 @@ backward() CPU time over the framework-free step's (median of per-round differen
 P x its per-parameter cost plus a fixed part, which is taken from the tower (DDP's finalize_us,
 which includes the one bucket's call; the hook pattern's bucket_us):
   ddp.param_us  = (d(ddpv_1) - finalize_us) / P
-  ddp.copy_us   = (d(ddpc_h) - finalize_us) / P - ddp.param_us
+  ddp.copy_us   = median over rounds of (ddpc_h - ddpv_1) / P (the two modes paired directly)
   hooks.hook_us = (d(hk_1) - hooks.bucket_us) / P
 With buckets (captures from run 19 on), two variants more, each with a bucket per parameter,
 every bucket called from inside backward as it fills:
@@ -144,7 +144,11 @@ def estimate(bwd, P, fixed, rounds=None):
             out["ddp_hook_bucket_us"] = round(out["ddp_bucket_us"]
                                               + (d("ddpo_n") - d("ddpv_n")) / P, 3)
     param = (d("ddpv_1") - fixed["finalize_us"]) / P
-    copy_ = (d("ddpc_h") - fixed["finalize_us"]) / P - param
+    # the copy is the copy mode's step over the view mode's, paired round by round: the two
+    # differences of medians over `none` (the two modes' whole) each carry the framework-free
+    # step's own jitter, which does not cancel (run 26's EfficientNetV2-S: 9.9 [-1.9, 13.1] that
+    # way, 9.1 [0.3, 11.9] paired; the loop's own copy-over-view rounds 9.8)
+    copy_ = statistics.median(bwd["ddpc_h"][r] - bwd["ddpv_1"][r] for r in rs) / P
     hook = (d("hk_1") - hooks_bucket) / P
     out.update({"param_us": round(param, 3), "copy_us": round(copy_, 3), "hook_us": round(hook, 3),
                 "bwd_cpu_us": round(statistics.median(bwd["none"][r] for r in rs), 1)})

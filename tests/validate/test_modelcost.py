@@ -434,6 +434,41 @@ for argv, want in ((["run"], True), (["run", "--no-direct-spacing"], False)):
     got = st.arg_parser().parse_args(argv).direct_spacing
     check("store %s: direct_spacing %s" % (" ".join(argv[1:]) or "(default)", got), got is want)
 
+# DDP's copy paired round by round (estimate; store's copy_from_rounds for captures stored before):
+# the two DDP modes of a round share that round's host drift S_r, the framework-free step has its
+# own J_r; the copy mode pays COPY x P plus e_r = 30 x ((3r) % 7 - 3) us (median 0). Paired:
+# exactly COPY; each mode's median over `none` carries J_r - S_r, whose medians' difference is
+# not COPY x P here (hand-computed below). With COPY = 0 the bootstrap's low end is <= 0 and the
+# store puts the tower's 5 back.
+def paired(copy_):
+    b = {v: [] for v in mc.VARIANTS}
+    for r in range(15):
+        s_r, j_r = 900.0 * ((r * 5) % 7), 1100.0 * ((r * 3) % 5)
+        e_r = 30.0 * ((3 * r) % 7 - 3)
+        b["none"].append(9000.0 + j_r)
+        b["ddpv_1"].append(9000.0 + s_r + FIN + PARAM * P)
+        b["ddpc_h"].append(9000.0 + s_r + FIN + (PARAM + copy_) * P + e_r)
+        b["hk_1"].append(9000.0 + j_r + HKB + HOOK * P)
+    return b
+
+
+bp = paired(COPY)
+unp = (sorted(c - n for c, n in zip(bp["ddpc_h"], bp["none"]))[7]
+       - sorted(v - n for v, n in zip(bp["ddpv_1"], bp["none"]))[7]) / P
+check("paired copy %.3f = 12 (the medians' difference %.3f is not)" % (mc.estimate(bp, P, FIXED)["copy_us"], unp),
+      abs(mc.estimate(bp, P, FIXED)["copy_us"] - COPY) < 1e-9 and abs(unp - COPY) > 1.0)
+for copy_, want, replaced in ((COPY, COPY, True), (0.0, 5.0, False)):
+    fmc = dict(mc.with_ci(bp, P, FIXED), raw=paired(copy_), P=P, fixed=FIXED, copy_us=unp,
+               replaced=["ddp.param_us", "ddp.copy_us"],
+               model_independent={"ddp": {"param_us": 11.0, "copy_us": 5.0}})
+    wlc = {"host": {"ddp": {"param_us": PARAM, "copy_us": unp}}, "meta": {"framework_on_model": fmc}}
+    got = st.copy_from_rounds(wlc)
+    check("store: copy %.1f -> %.3f (want %.1f), replaced %s" % (copy_, got, want, replaced),
+          abs(got - want) < 1e-9 and wlc["host"]["ddp"]["copy_us"] == got
+          and ("ddp.copy_us" in fmc["replaced"]) == replaced and "ddp.param_us" in fmc["replaced"])
+check("store: no rounds (older capture): None, host untouched",
+      st.copy_from_rounds({"host": {"ddp": {"copy_us": 5.0}}, "meta": {}}) is None)
+
 # torch_trace.summarize: two steps, a 1000 us wait on the autograd thread once a step.
 rows = [("cudaLaunchKernel", "2", 5.0, 5.0)] * 40 + [("cudaStreamSynchronize", "2", 1000.0, 1000.0)] * 2 \
     + [("aten::copy_", "1", 20.0, 30.0)] * 10
