@@ -539,7 +539,7 @@ static int fu__parse_op(json_t *e, const char *what, const char *where, fu_op_ta
   if (fu__numarr(e, "numel", FU_OPS_SIZES, 1, 1e15, 1, t->numel, &n1) ||
       fu__numarr(e, "fwd_us", FU_OPS_SIZES, 1e-6, 1e12, 0, t->fwd_us, &n2) ||
       fu__numarr(e, "bwd_us", FU_OPS_SIZES, 1e-6, 1e12, 0, t->bwd_us, &n3) || n1 != n2 || n1 != n3)
-    return fu__bad(what, where, "numel (ascending), fwd_us, bwd_us must be lists of one length (<= 12) of numbers above 0");
+    return fu__bad(what, where, "numel (ascending), fwd_us, bwd_us must be lists of one length (<= 16) of numbers above 0");
   t->nsizes = n1;
   if (fu__num(e, "host_fwd_us", 0, 1e6, &t->host_fwd_us) || fu__num(e, "host_bwd_us", 0, 1e6, &t->host_bwd_us))
     return fu__bad(what, where, "host_fwd_us and host_bwd_us must be numbers >= 0");

@@ -50,7 +50,7 @@
 #define FU_GEMM_TABLES 18         /* 3 dtypes x 3 layouts, aligned and unaligned */
 #define FU_ATTN_MAX 1024          /* attention points (calib_torch: ~500, several bh per length) */
 #define FU_OPS_MAX 256            /* memory-bound operation tables and host-only entries */
-#define FU_OPS_SIZES 12           /* sizes per operation table */
+#define FU_OPS_SIZES 16           /* sizes per operation table (batch norm: 13, tools/calib_torch.py) */
 #define FU_OPTIM_MAX 8            /* optimizer fits */
 #define FU_CONV_TABLES 32         /* 2 dtypes x 5 classes x 3 layouts, and room */
 

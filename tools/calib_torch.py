@@ -37,6 +37,7 @@ the GPU waits on the host):
              ...; "layernorm" is 1024 wide): its weight's gradient reduces over the rows.
   ops_bn     (not by default) batch norm at 64, 128, 512, 1024 and 2048 channels (ops
              "batchnorm2d_c64", ...) and again at 256 ("batchnorm2d"): its statistics reduce over the pixels.
+             Batch norm's tables (here and in ops) add sqrt(2)-spaced sizes 2^21..2^25 (BN_FINE_SIZES).
   tv         host time of a whole torchvision ResNet-50 step (batch 2, 32x32): op "tv_resnet50".
   gemm_unaligned  cuBLAS fwd/dgrad/wgrad of a linear layer with a vocabulary not a multiple of 8
              (tokens x vocab x hidden), bf16 and TF32: the profile's "gemm_unaligned" tables.
@@ -320,6 +321,15 @@ LN_WIDTHS = (512, 768, 2048, 4096)
 # batch norm's channel count in "batchnorm2d" and the others a ResNet has: part ops_bn
 BN_BASE_C = 256
 BN_CHANNELS = (64, 128, 512, 1024, 2048)
+# cuDNN's fp32 batch norm doubles its time between 2^21.5 and 2^22 elements (backward) and 2^22 and
+# 2^22.5 (forward), at every channel count (its semi-persistent kernels; tools/bn_probe.py, 2026-12-04s):
+# the batch norm tables add sqrt(2)-spaced sizes from 2^21 to 2^25 to the sweep, where ResNets' norms lie
+BN_FINE_SIZES = tuple(int(round(2 ** (21 + k / 2))) for k in range(9))
+
+
+def op_sizes(name, sizes):
+    """The element counts an op table is measured at: the sweep's, and for batch norm the fine ones."""
+    return sorted(set(sizes) | set(BN_FINE_SIZES)) if name.startswith("batchnorm2d") else sizes
 
 
 def measure_ops(torch, F, tm, sizes, log, only=None):
@@ -332,7 +342,7 @@ def measure_ops(torch, F, tm, sizes, log, only=None):
         for dname, dt in (("bf16", torch.bfloat16), ("fp32", torch.float32)):
             ent = {"op": name, "dtype": dname, "numel": [], "fwd_us": [], "bwd_us": []}
             try:
-                for n in sizes:
+                for n in op_sizes(name, sizes):
                     inputs, fn, params = mk(n, dt)
                     # element count: the input's (the embedding's rows, the cache copy's output)
                     real_n = (n if name == "embedding" else fn(*inputs).numel() if name.startswith("kv_cat")
