@@ -100,7 +100,12 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
-    import torch
+    # an --out that cannot be written: one line before the GPU time (it is first written after
+    # the trace); no PyTorch or GPU: one line, exit 69
+    if not os.access(os.path.dirname(os.path.abspath(a.out)), os.W_OK):
+        print("bn_probe: --out %s: its folder cannot be written" % a.out, file=sys.stderr)
+        return 73
+    torch = calib_torch.import_torch("bn_probe")
     import torch.nn.functional as F
     log = lambda s: print(s, flush=True)  # noqa: E731
     tm = calib_torch.Timer(torch)

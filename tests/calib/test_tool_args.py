@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The GPU diagnosis tools' bad input and missing PyTorch (no GPU needed): tools/gemm_offgrid.py
 refuses an unknown --dtypes (it timed it as fp32) and a size that is not a number (a traceback)
-with one line and exit 64; gemm_offgrid, tools/attn_bh.py and tools/calib_torch.py without
-PyTorch are one line and exit 69 (the first two ended in a traceback). PyTorch's absence is a
+with one line and exit 64; gemm_offgrid, tools/attn_bh.py, tools/calib_torch.py and
+tools/bn_probe.py without PyTorch are one line and exit 69 (gemm_offgrid, attn_bh and bn_probe
+ended in a traceback); bn_probe with an --out whose folder is missing exits 73 before it imports
+torch. PyTorch's absence is a
 stand-in package whose import fails, so the test means the same where torch is installed."""
 import os
 import subprocess
@@ -21,8 +23,9 @@ with tempfile.TemporaryDirectory() as d:
     for args, want in ((["gemm_offgrid.py", "--dtypes", "fp16"], 64),
                        (["gemm_offgrid.py", "--tokens", "2k"], 64),
                        (["gemm_offgrid.py", "--widths", "0,768"], 64),
-                       (["gemm_offgrid.py"], 69), (["attn_bh.py"], 69), (["calib_torch.py"], 69)):
-        p = subprocess.run([sys.executable, os.path.join(TOOLS, args[0])] + args[1:] + ["--out", out],
+                       (["gemm_offgrid.py"], 69), (["attn_bh.py"], 69), (["calib_torch.py"], 69),
+                       (["bn_probe.py"], 69), (["bn_probe.py", "--out", os.path.join(d, "no", "x.json")], 73)):
+        p = subprocess.run([sys.executable, os.path.join(TOOLS, args[0])] + ["--out", out] + args[1:],
                            capture_output=True, text=True, env=env)
         if p.returncode != want or len(p.stderr.splitlines()) != 1 or os.path.exists(out):
             fails.append("%s: exit %d (want %d), stderr %r" % (" ".join(args), p.returncode, want,
