@@ -13,7 +13,6 @@ Usage: python3 tools/bn_probe.py --out probe.json
 """
 import argparse
 import json
-import math
 import os
 import sys
 
