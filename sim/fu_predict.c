@@ -353,7 +353,10 @@ static int fu__hg_launch(fu__hg *g, uint32_t host, uint32_t gpu, double n) {
       size_t mid = (lo + hi) / 2;
       if (s->lq_end[mid] >= need) hi = mid; else lo = mid + 1;
     }
-    if (s->lq_task[lo] != host) FU_CHECK(fu_engine_dep(&s->e, s->lq_task[lo], host));
+    /* Only a GPU task made before the host task can hold it back: one made after it was
+     * enqueued by it or later (DDP's finalize enqueues every bucket's copy back from one host
+     * task), and waiting for it would close a cycle. */
+    if (s->lq_task[lo] < host) FU_CHECK(fu_engine_dep(&s->e, s->lq_task[lo], host));
   }
   if (s->lq_n == s->lq_cap) {
     size_t cap = s->lq_cap ? 2 * s->lq_cap : 256;

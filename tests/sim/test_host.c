@@ -341,6 +341,29 @@ int main(void) {
   EXPECT_NEAR(r.compute_us, 680, tol);
   w.host.queue_depth = 0; /* no bound: as before */
   EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), t2, tol);
+  /*     Three buckets of one gradient, one launch pending at most: DDP's finalize enqueues the
+   *     buckets' copies back from its one host task, so the third copy's launch finds the first
+   *     one (made by that same task) in the queue. A host task cannot wait for work it enqueued
+   *     itself (fu__hg_launch waited for it and the engine stopped: FU_EINTERNAL). A bound on
+   *     the queue only delays: no faster than unbounded. */
+  {
+    static const uint64_t b3[3] = {1 << 20, 1 << 20, 1 << 20};
+    static const double r3[3] = {150, 200, 250};
+    static const size_t three[3] = {1, 1, 1};
+    fu_workload w3;
+    su_workload(&w3, 3, b3, r3, 400, 260, 20);
+    w3.host = w.host; /* the block above (its arrays stay w's) */
+    w3.grads[0].cpu_us = 50, w3.grads[1].cpu_us = 150, w3.grads[2].cpu_us = 300;
+    w3.grads[0].gpu_us = 150, w3.grads[1].gpu_us = 200, w3.grads[2].gpu_us = 250;
+    w3.host.queue_depth = 0;
+    double unbounded = run(&w3, &p, &off, &prof, three, 3, &r);
+    w3.host.queue_depth = 1;
+    double bounded = run(&w3, &p, &off, &prof, three, 3, &r);
+    EXPECT(unbounded > 0);
+    EXPECT_NEAR(bounded > 0 ? 0 : bounded, 0, 0); /* -70 (FU_EINTERNAL) before the fix */
+    EXPECT(bounded >= unbounded - tol);
+    su_workload_free(&w3);
+  }
 
   /* 9. Reading and writing the block. */
   const char *text =
