@@ -627,11 +627,21 @@ def main(argv=None, probe=None):
     return run_ranks(a)
 
 
+def free_port():
+    """A TCP port free on this host now, for a process group's rendezvous."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def world_of_one(env):
-    """A run at --world-size 1 is rank 0 of its own world on the first visible GPU: a RANK /
-    WORLD_SIZE left by torchrun or SLURM would make its process group wait for ranks that never
-    come (torch_host.ensure_process_group reads them)."""
-    env.update({"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1"})
+    """A run at --world-size 1 is rank 0 of its own world on the first visible GPU, meeting itself
+    on a free local port: a RANK / WORLD_SIZE left by torchrun or SLURM would make its process
+    group wait for ranks that never come (torch_host.ensure_process_group reads them), and their
+    MASTER_PORT (or a fixed default) would clash between runs on one host."""
+    env.update({"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1",
+                "MASTER_PORT": str(free_port())})
 
 
 def _rank_main(rank, a, port):
@@ -650,11 +660,8 @@ def run_ranks(a):
     """Every rank runs the same program (run): the same models, calibrations and plans in the same
     seeded order, so DDP's collectives (its construction's broadcast, buffer broadcasts, the
     buckets' all-reduce) match across ranks; each times its own steps. Then merge_ranks."""
-    import socket
     import torch.multiprocessing as mp
-    with socket.socket() as s:   # a free port for the ranks' rendezvous
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()   # the ranks' rendezvous
     try:   # the children inherit this environment: NCCL_NVLS_ENABLE=0 and its kin stay set
         mp.spawn(_rank_main, args=(a, port), nprocs=a.world_size, join=True)
     except Exception as e:

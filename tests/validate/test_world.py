@@ -165,10 +165,15 @@ check("smi_id: the index where torch gives no UUID",
 
 # --- a run of one rank under torchrun's environment (rank 3 of 4) is rank 0 of 1 on the first
 # visible GPU: ensure_process_group would otherwise wait for 3 absent ranks
-env = {"RANK": "3", "LOCAL_RANK": "3", "WORLD_SIZE": "4", "PATH": "/bin"}
+env = {"RANK": "3", "LOCAL_RANK": "3", "WORLD_SIZE": "4", "PATH": "/bin",
+       "MASTER_ADDR": "node7", "MASTER_PORT": "29500"}
 vt.world_of_one(env)
-check("world_of_one: rank 0 of 1 on cuda:0, the rest kept: %s" % env,
-      env == {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "PATH": "/bin"})
+port = env.pop("MASTER_PORT")
+check("world_of_one: rank 0 of 1 on cuda:0 at this host, the rest kept: %s" % env,
+      env == {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "PATH": "/bin",
+              "MASTER_ADDR": "127.0.0.1"})
+check("world_of_one: a port of its own (%s), not torchrun's 29500" % port,
+      port.isdigit() and 0 < int(port) < 65536 and port != "29500")
 
 check("align_ranks: 2 ranks -> one barrier", barriers(True, 2) == 1)
 check("align_ranks: 1 rank -> none", barriers(True, 1) == 0)

@@ -6,7 +6,8 @@ up to its row). A five-layer BERT at 128 tokens (no split column sums, no sort-p
 with a hand-made bf16 row of 111 / 222 us, layers 0-2 add up to the layer row and 3-4 to 111 /
 222; in TF32 (the row is bf16 only) and without the row every layer adds up to the layer row;
 a reference step at twice the profile's backward time doubles the deep layers' backward too; a
-profile without a host probe (its layers priced by hf_bert_layer) leaves the row out.
+profile without a host probe (its layers priced by hf_bert_layer) leaves the row out; and
+tools/host_ref.py's reference depth is that 3.
 Usage: hf_deep.py FUSIM"""
 import json
 import os
@@ -75,4 +76,9 @@ check("no probe: layers 0 and 4 listed", len({0, 4} & set(got)), 2, 0)
 if 4 in got and 0 in got:
     check("no probe: layer 4 host fwd as layer 0's", got[4][0], got[0][0], TOL)
     check("no probe: layer 4 host bwd as layer 0's", got[4][1], got[0][1], TOL)
+# The reference step tools/host_ref.py times has the depth up to which fusim prices layers by the
+# _tiny row (3, by hand above): the two are defined apart (sim/fu_builder.c FU__REF_LAYERS)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import host_ref  # noqa: E402
+check("tools/host_ref.py REF_LAYERS is the depth fusim prices by the layer row", host_ref.REF_LAYERS, 3, 0)
 finish()
