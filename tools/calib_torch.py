@@ -1166,6 +1166,17 @@ def fit_optim_overlap(pts):
     return min(1.0, max(0.0, pro)), max(0.0, tail)
 
 
+def optim_host_fields(pts):
+    """An optimizer row's host fields from its points: fit_optim_host's parts inside a training
+    step and back to back (host_loop_us), and fit_optim_overlap's."""
+    hbase, hper, tail = fit_optim_host(pts)
+    _, loop_per, _ = fit_optim_host([dict(q, host_us=q["host_loop_us"]) for q in pts])
+    pro, tail_us = fit_optim_overlap(pts)
+    return {"host_base_us": round(hbase, 2), "host_per_tensor_us": round(hper, 3),
+            "tail_frac": round(tail, 3), "prologue_frac": round(pro, 3), "tail_us": round(tail_us, 1),
+            "host_loop_per_tensor_us": round(loop_per, 3)}
+
+
 def measure_optimizers(torch, log):
     """Each optimizer's step as it runs in a training step: after a forward and backward over
     the same parameters, with set_to_none gradients (PyTorch's default), measured three ways in
@@ -1268,19 +1279,15 @@ def measure_optimizers(torch, log):
             coef, *_ = np.linalg.lstsq(A * w[:, None], y * w, rcond=None)
             base, per_t, per_e = (max(0.0, float(c)) for c in coef)
             err = float(np.max(np.abs(A @ np.array([base, per_t, per_e]) - y) / y))
-            hbase, hper, tail = fit_optim_host(pts)
-            pro, tail_us = fit_optim_overlap(pts)
-            _, loop_per, _ = fit_optim_host([dict(q, host_us=q["host_loop_us"]) for q in pts])
+            hf = optim_host_fields(pts)
             out.append({"name": name, "base_us": round(base, 3), "per_tensor_us": round(per_t, 4),
                         "per_elem_us": float("%.6g" % per_e), "max_rel_err": round(err, 4),
-                        **optim_launch_fields(name, pts),
-                        "host_base_us": round(hbase, 2), "host_per_tensor_us": round(hper, 3),
-                        "tail_frac": round(tail, 3), "prologue_frac": round(pro, 3), "tail_us": round(tail_us, 1),
-                        "host_loop_per_tensor_us": round(loop_per, 3),
+                        **optim_launch_fields(name, pts), **hf,
                         "temp_bytes_per_elem": round(max(temp), 3), "points": pts})
             log("optimizer %s: device %.1f us + %.3f us/tensor + %.3g us/elem (max err %.0f%%); host in a "
                 "step %.0f + %.2f us/tensor (back to back %.2f); last kernel %.2f of the device time" % (
-                    name, base, per_t, per_e, 100 * err, hbase, hper, loop_per, tail))
+                    name, base, per_t, per_e, 100 * err, hf["host_base_us"], hf["host_per_tensor_us"],
+                    hf["host_loop_per_tensor_us"], hf["tail_frac"]))
         probes.append(torch_host.host_probe())
     finally:
         gc.callbacks.remove(on_gc)
@@ -1296,11 +1303,7 @@ def refit_optimizer(path):
         with open(path) as f:
             d = json.load(f)
         for o in d["compute"]["optimizer"]:
-            hbase, hper, tail = fit_optim_host(o["points"])
-            _, loop_per, _ = fit_optim_host([dict(q, host_us=q["host_loop_us"]) for q in o["points"]])
-            pro, tail_us = fit_optim_overlap(o["points"])
-            o.update(host_base_us=round(hbase, 2), host_per_tensor_us=round(hper, 3), tail_frac=round(tail, 3),
-                     prologue_frac=round(pro, 3), tail_us=round(tail_us, 1), host_loop_per_tensor_us=round(loop_per, 3))
+            o.update(optim_host_fields(o["points"]))
             if o["name"] in OPT_FOREACH:
                 for k in LAUNCH_FIELDS:   # a refit that gives none drops the old ones
                     o.pop(k, None)
