@@ -272,7 +272,7 @@ def copy_from_rounds(wl):
     e = torch_modelcost.with_ci(raw, fm["P"], fm["fixed"])
     fm["copy_us"], fm.setdefault("ci", {})["copy_us"] = e["copy_us"], e["ci"]["copy_us"]
     replaced = fm.setdefault("replaced", [])
-    if e["ci"]["copy_us"][0] > 0 and e["copy_us"] > 0:
+    if torch_modelcost.measured(fm, "copy_us"):
         wl["host"]["ddp"]["copy_us"] = e["copy_us"]
         if "ddp.copy_us" not in replaced:
             replaced.append("ddp.copy_us")

@@ -351,6 +351,12 @@ def comm_hook_bucket(host, replaced):
     return d["hook_bucket_us"]
 
 
+def measured(fw_model, est):
+    """Whether the model's rounds tell cost est from zero: it and its bootstrap's low end are
+    above 0 (else the tower's stands)."""
+    return fw_model.get("ci", {}).get(est, [0, 0])[0] > 0 and fw_model.get(est, 0) > 0
+
+
 def apply(host, fw_model):
     """The host block (torch_host.host_block's) with the per-parameter costs measured on the
     model in place of the tower's, where both bootstrap bounds are positive (a cost the model's
@@ -358,14 +364,12 @@ def apply(host, fw_model):
     spacing variants give them (host.issue_spacing). Returns the keys replaced (the curves are
     not among them)."""
     done = []
-    ci = fw_model.get("ci", {})
     for grp in ("ddp", "hooks"):   # the block may share these with the calibration's result
         if grp in host:
             host[grp] = dict(host[grp])
     for est, grp, key in ((("param_us", "ddp", "param_us"), ("copy_us", "ddp", "copy_us"),
                            ("hook_us", "hooks", "hook_us")) + BUCKET_COSTS):
-        lo = ci.get(est, [0, 0])[0]
-        if grp in host and lo > 0 and fw_model.get(est, 0) > 0:
+        if grp in host and measured(fw_model, est):
             host[grp][key] = fw_model[est]
             done.append("%s.%s" % (grp, key))
     comm_hook_bucket(host, done)
@@ -471,6 +475,8 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
         return v in ("hk_n", "ddpo_n") or (every_of(v) and v.startswith(("hk_e", "ddpo_e")))
 
     def step(v):
+        """(forward CPU us, backward() CPU us, the median issue's CPU us over this step's issues
+        but its first: cold from the last step; None for a variant not timed call by call)"""
         m, core, fuser, o = runners[v]
         times = None
         if issuing(v):
@@ -494,9 +500,8 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
         t2 = time.perf_counter()
         o.step()
         torch.cuda.synchronize()
-        if times is not None:   # every issue of this step but its first (cold from the last step)
-            step.direct = statistics.median(times[1:]) / 1e3 if len(times) > 1 else None
-        return fwd_t, (t2 - t1) * 1e6
+        direct_us = statistics.median(times[1:]) / 1e3 if times and len(times) > 1 else None
+        return fwd_t, (t2 - t1) * 1e6, direct_us
 
     bwd = {v: [] for v in variants}
     fwd = {v: [] for v in variants}   # forward's CPU time: DDP's own forward work on the model
@@ -506,9 +511,7 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
         k0 = r % len(variants)
         for v in variants[k0:] + variants[:k0]:
             try:
-                step.direct = None
-                tf, t = step(v)
-                dr = step.direct
+                tf, t, dr = step(v)
                 if cold:
                     _flush_caches()
                     tc = step(v)[1]
