@@ -75,8 +75,13 @@ def build_model(name, batch, seq):
         crit = torch.nn.CrossEntropyLoss()
         return model, (x, y), (lambda m, inp: crit(m(inp[0]), inp[1])), \
             "torchvision %s (weights=None), 224x224, NCHW" % name
-    if name in ("gpt2", "gpt2_medium", "bert_base", "bert_large", "llama_small", "distilbert"):
-        if name == "distilbert":   # an encoder of 6 layers, its own attention module, no pooler
+    if name in HF_MODELS:
+        if name == "t5_small":   # an encoder-decoder: labels shifted right feed the decoder
+            from transformers import T5Config, T5ForConditionalGeneration
+            cfg = T5Config(d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_heads=8,
+                           decoder_start_token_id=0)
+            cls = T5ForConditionalGeneration
+        elif name == "distilbert":   # an encoder of 6 layers, its own attention module, no pooler
             from transformers import DistilBertConfig, DistilBertForMaskedLM
             cfg = DistilBertConfig(max_position_embeddings=512)
             cls = DistilBertForMaskedLM
@@ -108,9 +113,11 @@ def build_model(name, batch, seq):
         return model, (ids, ids.clone()), \
             (lambda m, inp: m(input_ids=inp[0], labels=inp[1]).loss), \
             "transformers %s from config (random init), seq %d" % (cls.__name__, seq)
-    die("unknown model '%s' (%s, gpt2, gpt2_medium, bert_base, bert_large, llama_small, distilbert)"
-        % (name, ", ".join(TORCHVISION)), 64)
+    die("unknown model '%s' (%s, %s)" % (name, ", ".join(TORCHVISION), ", ".join(HF_MODELS)), 64)
 
+
+# transformers models the harness builds from their configs (random weights, token ids of --seq)
+HF_MODELS = ("gpt2", "gpt2_medium", "bert_base", "bert_large", "llama_small", "distilbert", "t5_small")
 
 # torchvision classifiers the harness builds (random weights, 224x224 images)
 TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wide_resnet50_2",
@@ -323,7 +330,7 @@ def run_model(name, batch, seq, a, fw, log):
     import torch
     torch.manual_seed(0)
     base, inputs, loss_fn, desc = build_model(name, batch, seq)
-    wname = "%s_b%d%s_torchval" % (name, batch, "_s%d" % seq if name.startswith(("gpt2", "bert", "llama"))
+    wname = "%s_b%d%s_torchval" % (name, batch, "_s%d" % seq if name in HF_MODELS
                                    else "")
     t0 = time.time()
     cap_model = copy.deepcopy(base)
