@@ -4,10 +4,14 @@ interval takes from the run's compute-only iteration (p5 and p95 over the median
 hand: median 1000 us, p5 950, p95 1200 -> -0.05 / +0.20; the capture's host and framework
 spreads stay; p5 above the median (impossible for a p5, but a rounded file) clamps to 0; a
 workload without a version-2 host block, or a run without p5/p95, is left as it is; the launch
-queue's counts and depth; the buffer broadcast's fixed part taken from the run's tower."""
+queue's counts and depth; the buffer broadcast's fixed part taken from the run's tower; the
+compute-only step's per-phase CPU times rescaled to the median of the rounds' sums (step_total)
+and the host factors anchor() takes from them."""
 import copy
+import json
 import os
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.environ.get("FUSIM_SOURCE_ROOT",
                                                os.path.join(os.path.dirname(__file__), "..", "..")),
@@ -85,5 +89,37 @@ for label, wl, fc in (("no DDP costs", {"host": {"version": 2}}, FC),
                       ("no tower", {"host": {"version": 2, "ddp": {}}}, None)):
     before = copy.deepcopy(wl)
     check(label + ": unchanged", st.broadcast_fixed(wl, fc) is None and wl == before)
+# step_total, by hand: three rounds [forward, backward(), rest] of 10/10/1, 20/40/1, 30/20/1: the
+# phases' medians 20/20/1 add up to 41, the rounds' sums 21/61/51 have the median 51, so each
+# phase is scaled by 51/41 (the host-bound step is its rounds' sums, not its phases' medians).
+RM = {"compute_only_cpu_fwd_bwd_rest_us": [20.0, 20.0, 1.0],
+      "compute_only_cpu_times_us": [[10.0, 10.0, 1.0], [20.0, 40.0, 1.0], [30.0, 20.0, 1.0]]}
+got = st.step_total(RM)
+want = [20 * 51 / 41, 20 * 51 / 41, 51 / 41]
+check("step_total scales the phases to the rounds' median sum 51 (got %r)" % (got,),
+      all(abs(a - b) < 1e-9 for a, b in zip(got, want)) and abs(sum(got) - 51) < 1e-9)
+m = {"compute_only_cpu_fwd_bwd_rest_us": [20.0, 20.0, 1.0]}
+check("step_total without the rounds: the medians", st.step_total(m) == [20.0, 20.0, 1.0])
+# anchor(): the per-phase host factors are step_total's over the capture's CPU times (here
+# 40 / 50 / 2 us: 20 x 51/41 / 40, 20 x 51/41 / 50, 51/41 / 2); a stand-in fusim whose compute-only
+# step is always 0 sends the GPU factor to the bisection's top (4). The old factors, the medians'
+# own (0.5 / 0.4 / 0.5), fail this.
+with tempfile.TemporaryDirectory() as tmp:
+    fake = os.path.join(tmp, "fusim")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\necho '{\"compute_us\": 0}'\n")
+    os.chmod(fake, 0o755)
+    wl = {"name": "w", "fwd_us": 1.0, "bwd_us": 1.0, "opt_us": 1.0, "grads": [],
+          "host": {"version": 2, "fwd_cpu_us": 40.0, "bwd_cpu_us": 50.0, "opt_cpu_us": 2.0,
+                   "fwd_gpu_us": 1.0, "bwd_gpu_us": 1.0, "opt_gpu_us": 1.0, "grad_cpu_us": [],
+                   "grad_gpu_us": []}}
+    hf, gf = st.anchor(fake, wl, dict(RM, compute_only_us=60.0), tmp, [], True)
+    k = 51 / 41
+    check("anchor's host factors from step_total (got %r)" % (hf,),
+          all(abs(a - b) < 1e-9 for a, b in zip(hf, (20 * k / 40, 20 * k / 50, k / 2))))
+    check("GPU factor at the bisection's top (got %r)" % gf, abs(gf - 4.0) < 1e-3)
+    hf, _ = st.anchor(fake, wl, dict(RM, compute_only_us=60.0), tmp, [], True, phases=False)
+    check("one factor for all phases: (20 + 20) / (40 + 50) (got %r)" % hf,
+          abs(hf - 40 / 90) < 1e-12)
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
