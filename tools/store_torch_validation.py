@@ -456,13 +456,15 @@ def beside_d2h(wl, drop=False):
     return b
 
 
-def copy_depth(queue):
-    """The launch-queue depth measured with device copies (torch_launchq.queue_depth: 3 of 3
-    repetitions agree on the H200; small kernels were stopped early by slow launches), or None."""
-    for q in queue or []:
-        if q.get("kind") == "copy" and q.get("depth"):
-            return int(q["depth"])
-    return None
+def queue_capacity(queue):
+    """The launch queue's capacity from torch_launchq.queue_depth's measurements (kernels and
+    copies), or None: the most launches any repetition had pending before one blocked. A rep can
+    only read short: a launch slowed past the block threshold by the host itself (a noisy lease)
+    reads as a full queue, while a real block comes at the capacity (1021 on every H200 lease of
+    runs 13-27 and x2, whose 108 reps read 1-968 in 25; run 27's copies read 215 / 154 / 1021,
+    and their median, 215, was the bound). Entries without reps: their "depth"."""
+    reps = [r for q in queue or [] for r in (q.get("reps") or [q.get("depth")]) if r]
+    return int(max(reps)) if reps else None
 
 
 def launch_queue(wl, m, run, lq):
@@ -474,7 +476,8 @@ def launch_queue(wl, m, run, lq):
     key = "%s:%s" % (m.get("model"), m.get("batch"))
     if not n and lq:
         n = lq.get("models", {}).get(key)
-    depth = copy_depth(run.get("queue_depth")) or (copy_depth(lq.get("queue")) if lq else None)
+    depth = queue_capacity(run.get("queue_depth")) or \
+        (queue_capacity(lq.get("queue")) if lq else None)
     if not n or not depth or "host" not in wl:
         return None
     wl["host"]["launches"] = {k: float(n[k]) for k in ("fwd", "bwd", "opt")}

@@ -4,7 +4,7 @@ interval takes from the run's compute-only iteration (p5 and p95 over the median
 hand: median 1000 us, p5 950, p95 1200 -> -0.05 / +0.20; the capture's host and framework
 spreads stay; p5 above the median (impossible for a p5, but a rounded file) clamps to 0; a
 workload without a version-2 host block, or a run without p5/p95, is left as it is; the launch
-queue's counts and depth; the buffer broadcast's fixed part taken from the run's tower; the
+queue's counts and capacity (the most any measurement rep reached); the buffer broadcast's fixed part taken from the run's tower; the
 compute-only step's per-phase CPU times rescaled to the median of the rounds' sums (step_total)
 and the host factors anchor() takes from them."""
 import copy
@@ -67,8 +67,22 @@ st.launch_queue(w, M, run, LQ)
 check("capture's counts, run's copy depth",
       w["host"]["launches"] == {"fwd": 10.0, "bwd": 20.0, "opt": 3.0}
       and w["host"]["queue_depth"] == 900)
+# The capacity is the most any rep reached: a rep reads short where the host itself was slow
+# (run 27's copies 215 / 154 / 1021, median 215; kernels 1018 / 1021 / 1021): 1021.
+w = copy.deepcopy(W)
+w["meta"] = {"launches": {"fwd": 10, "bwd": 20, "opt": 3, "cpu_us": []}}
+run27 = {"queue_depth": [{"kind": "copy", "depth": 215, "reps": [215, 154, 1021]},
+                         {"kind": "kernel", "depth": 1021, "reps": [1018, 1021, 1021]}]}
+st.launch_queue(w, M, run27, None)
+check("queue capacity: the most any rep reached (got %r)" % w["host"].get("queue_depth"),
+      w["host"].get("queue_depth") == 1021)
+w = copy.deepcopy(W)
+w["meta"] = {"launches": {"fwd": 10, "bwd": 20, "opt": 3, "cpu_us": []}}
+st.launch_queue(w, M, {"queue_depth": [{"kind": "copy", "depth": 640}]}, None)
+check("an entry without reps: its depth (got %r)" % w["host"].get("queue_depth"),
+      w["host"].get("queue_depth") == 640)
 for label, wl, m, rn, lq in (("another batch", copy.deepcopy(W), dict(M, batch=32), {}, LQ),
-                             ("no depth", copy.deepcopy(W), M, {}, dict(LQ, queue=[LQ["queue"][0]])),
+                             ("no depth", copy.deepcopy(W), M, {}, dict(LQ, queue=[])),
                              ("no file, no capture counts", copy.deepcopy(W), M, {}, None),
                              ("no host block", {"name": "w"}, M, {}, LQ)):
     before = copy.deepcopy(wl)
