@@ -18,12 +18,16 @@ into parts that add up to it exactly:
   other  what is left: GPU and communication time the host does not hide, and the medians of
          the phases not adding up to the median of their sum
 
+--misses adds, over all the runs given, the rows whose |error| is above 5% per sign: each part's
+mean, how many rows each part leads (the part farthest in the error's direction) and the plans.
+
 On a host-bound step (every slow lease: compute-only's step equals the sum of its phases' CPU
 times within 0.2 ms) the measured overhead is the CPU time the plan adds, so fwd / bwd / rest
 say which framework cost was mispriced.
 
     python3 tools/torch_decomp.py data/validation/torch_h200_run21 [RUNDIR ...]
     python3 tools/torch_decomp.py --summary data/validation/torch_h200_run{11,18,19,20,21}
+    python3 tools/torch_decomp.py --summary --misses data/validation/torch_h200_run{11..27}
 
 A RUNDIR that is not a validation run, or whose rounds lack their CPU times (runs before 8): one
 line on stderr, exit 65, before anything is predicted.
@@ -116,12 +120,35 @@ def decompose(rundir, fusim, tmp):
     return rows, above
 
 
+def misses(rows, bound=0.05):
+    """The rows whose |error| is above bound (a fraction of the measured iteration), per sign
+    ("fast": predicted too fast, "slow"): {sign: (count, {part: mean % of the iteration},
+    {part: rows where it is the part farthest in the error's direction}, {plan: rows})}, from
+    rows of decompose() (workload, plan, measured, error, parts), any runs together."""
+    out = {}
+    for sign, pick in (("fast", lambda e: e < -bound), ("slow", lambda e: e > bound)):
+        sel = [r for r in rows if pick(r[3] / r[2])]
+        if not sel:
+            continue
+        mean = {k: 100 * statistics.mean(r[4][k] / r[2] for r in sel) for k in PARTS}
+        lead, plans = {}, {}
+        for r in sel:
+            k = (min if sign == "fast" else max)(PARTS, key=lambda k: r[4][k])
+            lead[k] = lead.get(k, 0) + 1
+            plans[r[1]] = plans.get(r[1], 0) + 1
+        out[sign] = (len(sel), mean, lead, plans)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("rundirs", nargs="+")
     ap.add_argument("--fusim", default=os.path.join(ROOT, "build", "fusim"))
     ap.add_argument("--summary", action="store_true",
                     help="per run and model only: the median |part| in %% of the iteration")
+    ap.add_argument("--misses", action="store_true",
+                    help="then, over all the runs given, the rows above 5%% per sign: the parts' "
+                         "means, which part leads each row's error, and the plans")
     a = ap.parse_args()
     for d in a.rundirs:   # every run readable, with its rounds' CPU times, before any output
         try:
@@ -137,8 +164,10 @@ def show(a, tmp):
     """Prints every row of every run split into PARTS, and per model the median parts (only
     those with --summary); tmp: where the traces and matrices go."""
     print("%% of the measured iteration; error = %s" % " + ".join(PARTS))
+    every = []
     for d in a.rundirs:
         rows, above = decompose(d, a.fusim, tmp)
+        every += rows
         print("== %s" % os.path.basename(os.path.normpath(d)))
         for w in dict.fromkeys(r[0] for r in rows):
             rs = [r for r in rows if r[0] == w]
@@ -150,6 +179,15 @@ def show(a, tmp):
             print("%-30s median |part|: err %5.2f  %s; compute-only step - host phases %.2f ms" % (
                 w[:30], 100 * statistics.median(abs(r[3]) / r[2] for r in rs),
                 "  ".join("%s %5.2f" % (k, 100 * med[k]) for k in PARTS), above[w] / 1e3))
+    if a.misses:
+        print("== rows above 5%%, %d runs, %d rows" % (len(a.rundirs), len(every)))
+        for sign, (n, mean, lead, plans) in misses(every).items():
+            print("too %s %d: mean %s" % (sign, n, "  ".join("%s %+.2f" % (k, mean[k])
+                                                             for k in PARTS)))
+            print("  led by: %s" % ", ".join("%s %d" % kv for kv in
+                                              sorted(lead.items(), key=lambda kv: -kv[1])))
+            print("  plans: %s" % ", ".join("%s %d" % kv for kv in
+                                             sorted(plans.items(), key=lambda kv: -kv[1])))
     return 0
 
 

@@ -15,6 +15,10 @@ compute-only 107: base +2. CPU [fwd, bwd, rest] per round, plan minus compute-on
 Predicted 125: error 125 - 120 = 5, so other = 5 - (-5 + 2 + 2 + 2 + 0) = 4; the parts add up to
 the error.
 
+misses: rows of 100 us with errors -10 (bwd -7 leads), 200 us with -12 (-6%: noise -8 leads),
+100 us with +6 (fwd +4 leads) and 100 us with -3 (within 5%, left out): too fast 2, mean noise
+(-2% - 4%) / 2 = -3%, bwd (-7% - 1.5%) / 2 = -4.25%, fwd +0.25%, other -1%; too slow 1, fwd +4%.
+
 Bad input: a run whose rounds lack their CPU times (runs before 8), after a good-looking one, is
 one line on stderr and exit 65 before anything is predicted or printed."""
 import json
@@ -61,6 +65,20 @@ def main():
                  125, 107, (3, 8, 0))
     ok &= same("noise, base, fwd, bwd, rest, other", (p[k] for k in td.PARTS), (-5, 2, 2, 2, 0, 4))
     ok &= same("the parts add up to the error", (sum(p.values()),), (5,))
+    z = dict.fromkeys(td.PARTS, 0)
+    got = td.misses([("w", "a", 100, -10, dict(z, noise=-2, bwd=-7, other=-1)),
+                     ("w", "b", 200, -12, dict(z, noise=-8, fwd=1, bwd=-3, other=-2)),
+                     ("w", "a", 100, 6, dict(z, noise=1, fwd=4, bwd=1)),
+                     ("w", "c", 100, -3, dict(z, bwd=-3))])
+    n, mean, lead, plans = got["fast"]
+    ok &= same("too fast: count, noise, base, fwd, bwd, rest, other",
+               [n] + [mean[k] for k in td.PARTS], (2, -3, 0, 0.25, -4.25, 0, -1))
+    ok &= same("... led by bwd once, noise once; plans a, b", (lead.get("bwd"), lead.get("noise"),
+                                                             plans.get("a"), plans.get("b"),
+                                                             len(lead), len(plans)),
+               (1, 1, 1, 1, 2, 2), 0)
+    n, mean, lead, plans = got["slow"]
+    ok &= same("too slow: count, fwd, led by fwd", (n, mean["fwd"], lead.get("fwd")), (1, 4, 1))
     with tempfile.TemporaryDirectory() as d:
         good, old = os.path.join(d, "good"), os.path.join(d, "old")
         model = {"workload": "w", "compute_only_times_us": [1], "compute_only_cpu_times_us": [[1, 2, 3]],
