@@ -23,6 +23,7 @@
 extern const char fu__schema_sql[];     /* data/schema.sql, embedded by tools/embed.py */
 extern const char fu__migration_002[];  /* data/migrations/002_provenance.sql */
 extern const char fu__migration_003[];  /* data/migrations/003_cluster.sql */
+extern const char fu__migration_004[];  /* data/migrations/004_layout.sql */
 extern const char fu__build_commit[];   /* data/fu_build.c, from meson's vcs_tag */
 
 /* Migrations in order; migration i brings user_version from i to i + 1. Append, never edit a
@@ -41,6 +42,7 @@ static const struct {
     {2, fu__migration_002, "provenance, workloads and profiles by content, resolved plans, "
                            "imported measurements, views"},
     {3, fu__migration_003, "cluster: samples.nodes, fit_segments.flags, v_fit_quality flags"},
+    {4, fu__migration_004, "process layout: samples.gpus_per_proc"},
 };
 #define FU__SCHEMA_VERSION ((int)(sizeof fu__migrations / sizeof fu__migrations[0]))
 
@@ -598,8 +600,8 @@ int fu_db_sample_insert(fu_db *db, int64_t run_id, const fu_sample *s) {
     int rc = sqlite3_prepare_v3(
         db->h,
         "INSERT INTO samples (run_id, op, link, ranks, bytes, in_place, dtype, algo, proto, "
-        "graph, t_min_us, t_median_us, t_p95_us, count, busbw_gbps, n_wrong, nodes) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        "graph, t_min_us, t_median_us, t_p95_us, count, busbw_gbps, n_wrong, nodes, gpus_per_proc) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
         -1, SQLITE_PREPARE_PERSISTENT, &db->ins_sample, NULL);
     if (rc != SQLITE_OK) return fu__fail(db, rc, "prepare the sample insert");
   }
@@ -623,6 +625,8 @@ int fu_db_sample_insert(fu_db *db, int64_t run_id, const fu_sample *s) {
   else sqlite3_bind_null(st, 16);
   if (s->nodes >= 1) sqlite3_bind_int(st, 17, s->nodes); /* 0: not given (hosts tell) */
   else sqlite3_bind_null(st, 17);
+  if (s->gpus_per_proc >= 1) sqlite3_bind_int(st, 18, s->gpus_per_proc); /* 0: unknown */
+  else sqlite3_bind_null(st, 18);
   return fu__step_done(db, st, "store a sample", NULL);
 }
 
@@ -631,16 +635,19 @@ int fu_db_samples_select(fu_db *db, const char *op, const char *link, int ranks,
   *out = NULL;
   *n = 0;
   sqlite3_stmt *st = NULL;
-  /* nodes: the column (schema 3), else the hosts the run's host row names ("a; b"). */
+  /* nodes: the column (schema 3), else the hosts the run's host row names ("a; b");
+   * gpus_per_proc: the column (schema 4), else unknown. */
 #define FU__SEL_HEAD                                                                           \
   "SELECT op, link, dtype, algo, proto, ranks, in_place, graph, bytes, t_min_us, t_median_us, " \
   "t_p95_us, count, busbw_gbps, n_wrong, h.gpu, h.host_name, coalesce("
-#define FU__SEL_TAIL                                                                           \
-  ", 1 + length(coalesce(h.host_name, '')) - length(replace(coalesce(h.host_name, ''), ';', ''))) " \
-  "FROM samples s LEFT JOIN runs r ON r.id = s.run_id LEFT JOIN hosts h ON h.id = r.host_id "    \
+#define FU__SEL_TAIL(layout)                                                                   \
+  ", 1 + length(coalesce(h.host_name, '')) - length(replace(coalesce(h.host_name, ''), ';', '')))" layout   \
+  " FROM samples s LEFT JOIN runs r ON r.id = s.run_id LEFT JOIN hosts h ON h.id = r.host_id "    \
   "WHERE (?1 IS NULL OR op = ?1) AND (?2 IS NULL OR link = ?2) AND (?3 IS NULL OR ranks = ?3) "  \
   "AND (?4 IS NULL OR run_id = ?4) ORDER BY op, link, ranks, bytes, in_place, s.id"
-  FU_CHECK(fu__prepare(db, db->version >= 3 ? FU__SEL_HEAD "s.nodes" FU__SEL_TAIL : FU__SEL_HEAD "NULL" FU__SEL_TAIL,
+  FU_CHECK(fu__prepare(db, db->version >= 4   ? FU__SEL_HEAD "s.nodes" FU__SEL_TAIL(", s.gpus_per_proc")
+                           : db->version >= 3 ? FU__SEL_HEAD "s.nodes" FU__SEL_TAIL(", NULL")
+                                              : FU__SEL_HEAD "NULL" FU__SEL_TAIL(", NULL"),
                        &st));
 #undef FU__SEL_HEAD
 #undef FU__SEL_TAIL
@@ -684,6 +691,7 @@ int fu_db_samples_select(fu_db *db, const char *op, const char *link, int ranks,
     fu__column_text(st, 16, s->host, sizeof s->host);
     s->nodes = sqlite3_column_int(st, 17);
     if (s->nodes < 1) s->nodes = 1;
+    s->gpus_per_proc = sqlite3_column_int(st, 18); /* NULL: 0, unknown */
   }
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) {

@@ -78,6 +78,7 @@ typedef struct fu_sample {
   int n_wrong;               /* data errors seen (-1 when unknown) */
   int nodes;                 /* nodes the ranks ran on (insert: 0 = not given; select: the
                                 column, else the hosts of the run's host row, at least 1) */
+  int gpus_per_proc;         /* GPUs one process drove (nccl-tests -g x -t), 0 unknown */
   char gpu[64];              /* select only: GPU model of the run's host row ("" unknown) */
   char host[128];            /* select only: host name(s) of the run ("a; b" for two nodes) */
 } fu_sample;

@@ -465,6 +465,7 @@ typedef struct fu__text {
   char t_op[24];             /* this table's op */
   char t_link[16];           /* this table's link */
   int t_ranks;               /* this table's ranks */
+  int t_gpp;                 /* GPUs one process drove (nThread x nGpus; 0 unknown) */
   /* the current sweep (rows with one type and redop and growing sizes), for truncation */
   char g_type[16], g_redop[16]; /* its type and redop */
   uint64_t g_prev;           /* last size */
@@ -698,6 +699,10 @@ static int fu__text_resolve(fu__text *t, long line) {
     return FU_EDATA;
   }
   t->t_ranks = (int)ranks;
+  /* every nccl-tests process drives nThread threads of nGpus GPUs each */
+  long th = t->cmd.t ? t->cmd.t : 1;
+  long gpp = t->have_cfg ? t->nthread * t->ngpus : t->cmd.g ? t->cmd.g * th : 0;
+  t->t_gpp = gpp >= 1 && gpp <= ranks ? (int)gpp : 0;
   const char *wl = NULL;
   FU_CHECK(fu__resolve_link(c, line, t->nhosts, t->t_ranks, t->t_op, t->t_link, sizeof t->t_link, &wl));
   if (!t->noted) {
@@ -792,6 +797,7 @@ static int fu__text_row(fu__text *t, char *line_buf, long line, int cut) {
     snprintf(x->algo, sizeof x->algo, "%s", t->cmd.algo);
     snprintf(x->proto, sizeof x->proto, "%s", t->cmd.proto);
     x->ranks = t->t_ranks;
+    x->gpus_per_proc = t->t_gpp;
     x->in_place = k;
     x->graph = t->graph > 0;
     x->bytes = bytes;
@@ -1167,6 +1173,7 @@ static int fu__parse_json(fu__ctx *c, const char *text, size_t len) {
       snprintf(x->algo, sizeof x->algo, "%s", cmd.algo);
       snprintf(x->proto, sizeof x->proto, "%s", cmd.proto);
       x->ranks = (int)ranks;
+      if (json_is_object(cfg) && nthreads * ngpus <= ranks) x->gpus_per_proc = (int)(nthreads * ngpus);
       x->in_place = k;
       x->graph = graph > 0;
       x->bytes = (uint64_t)json_integer_value(sz);
@@ -1199,7 +1206,7 @@ static int fu__parse_json(fu__ctx *c, const char *text, size_t len) {
 enum {
   FU__CSV_OP, FU__CSV_RANKS, FU__CSV_BYTES, FU__CSV_TIME, FU__CSV_LINK, FU__CSV_TMIN,
   FU__CSV_TP95, FU__CSV_COUNT, FU__CSV_INPLACE, FU__CSV_DTYPE, FU__CSV_ALGO, FU__CSV_PROTO,
-  FU__CSV_BUSBW, FU__CSV_NWRONG, FU__CSV_GRAPH, FU__CSV_NODES, FU__CSV_NKNOWN
+  FU__CSV_BUSBW, FU__CSV_NWRONG, FU__CSV_GRAPH, FU__CSV_NODES, FU__CSV_GPP, FU__CSV_NKNOWN
 };
 
 static const struct {
@@ -1212,7 +1219,7 @@ static const struct {
     {"t_p95_us", FU__CSV_TP95},   {"p95_us", FU__CSV_TP95},       {"count", FU__CSV_COUNT},
     {"in_place", FU__CSV_INPLACE}, {"dtype", FU__CSV_DTYPE},      {"algo", FU__CSV_ALGO},
     {"proto", FU__CSV_PROTO},     {"busbw_gbps", FU__CSV_BUSBW},  {"n_wrong", FU__CSV_NWRONG},
-    {"graph", FU__CSV_GRAPH},     {"nodes", FU__CSV_NODES},
+    {"graph", FU__CSV_GRAPH},     {"nodes", FU__CSV_NODES},       {"gpus_per_process", FU__CSV_GPP},
 };
 
 /* Split on commas in place, trimming blanks and one pair of double quotes. */
@@ -1371,6 +1378,16 @@ static int fu__parse_csv(fu__ctx *c, const char *text, size_t len) {
         continue;
       }
       x.nodes = (int)nodes;
+    }
+    /* gpus_per_process (optional): GPUs one process drove, all on one node */
+    if (col[FU__CSV_GPP] >= 0 && *tok[col[FU__CSV_GPP]]) {
+      long gpn = ranks / (x.nodes > 0 ? x.nodes : 1), gpp;
+      if (fu_parse_long(tok[col[FU__CSV_GPP]], 1, gpn, &gpp) != FU_OK || gpn % gpp != 0) {
+        st = fu__bad_row(c, L.no, "gpus_per_process '%.30s' does not divide the GPUs of a node (%ld)",
+                         tok[col[FU__CSV_GPP]], gpn);
+        continue;
+      }
+      x.gpus_per_proc = (int)gpp;
     }
     /* bytes and times */
     if (fu_parse_u64(tok[col[FU__CSV_BYTES]], &x.bytes) != FU_OK || x.bytes > (uint64_t)INT64_MAX) {

@@ -53,6 +53,11 @@ int fu_cluster_nvls_from_machine(fu_cluster *c, const char *gpu) {
   return 1;
 }
 
+double fu_coll_layout_us(const fu_cluster *c, int gpus_per_proc, int gpus_per_node) {
+  int q = gpus_per_proc < gpus_per_node ? gpus_per_proc : gpus_per_node;
+  return q > 1 && c->proc_pair_us > 0 ? c->proc_pair_us * q * (q - 1.0) : 0;
+}
+
 static double fu__clog2(int n) {
   int k = 0;
   while ((1L << k) < n) k++;
@@ -124,10 +129,11 @@ double fu_coll_ring_share(fu_op op, int ranks, fu_coll_proto proto) {
 }
 
 /* The lines of one protocol. */
-static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, double f, fu_coll_proto proto,
+static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, int gpp, double f, fu_coll_proto proto,
                             fu_coll_line *lines, int *nlines) {
   fu__proto_cost k = fu__proto(c, op, N, proto);
   int g = p / N, ar = op == FU_OP_ALLREDUCE, slot = fu_coll_nvls_slot(op);
+  if (N > 1 && proto == FU_PROTO_SIMPLE) k.base += fu_coll_layout_us(c, gpp, g);
   int nics = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
   double bnic = N > 1 ? nics * c->nic_gbps * 1e3 : INFINITY; /* bytes per us, per node */
   double bintra = c->intra_gbps * 1e3;
@@ -161,8 +167,9 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, double 
     fu__line(&lines[(*nlines)++], FU_CALGO_NVLS, proto, k.base + 2.0 * k.lintra, 1.0 / nvls);
 }
 
-int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,
-                  int *nlines) {
+/* fu_coll_lines for a job whose processes drive gpp GPUs each. */
+static int fu__lines(const fu_cluster *c, fu_op op, int ranks, int nodes, int gpp, fu_coll_line *lines,
+                     int *nlines) {
   *nlines = 0;
   int slot = fu_coll_nvls_slot(op);
   if (slot < 0) {
@@ -186,14 +193,19 @@ int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_l
     return FU_OK;
   }
   if (fu_cluster_has_simple(c)) {
-    fu__proto_lines(c, op, p, N, f, FU_PROTO_LL, lines, nlines);
+    fu__proto_lines(c, op, p, N, gpp, f, FU_PROTO_LL, lines, nlines);
     if (N == 1 && strcmp(c->intra_link, "nvlink") == 0) /* fu_coll.h: LL128 on one NVLink node */
-      fu__proto_lines(c, op, p, N, f, FU_PROTO_LL128, lines, nlines);
-    fu__proto_lines(c, op, p, N, f, FU_PROTO_SIMPLE, lines, nlines);
+      fu__proto_lines(c, op, p, N, gpp, f, FU_PROTO_LL128, lines, nlines);
+    fu__proto_lines(c, op, p, N, gpp, f, FU_PROTO_SIMPLE, lines, nlines);
   } else {
-    fu__proto_lines(c, op, p, N, f, FU_PROTO_ONE, lines, nlines);
+    fu__proto_lines(c, op, p, N, gpp, f, FU_PROTO_ONE, lines, nlines);
   }
   return FU_OK;
+}
+
+int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,
+                  int *nlines) {
+  return fu__lines(c, op, ranks, nodes, c ? c->job_gpus_per_proc : 0, lines, nlines);
 }
 
 double fu_coll_tree_corr(fu_coll_algo a, fu_coll_proto p, double bytes) {
@@ -255,7 +267,7 @@ int fu_coll_time(const fu_cluster *c, fu_op op, int ranks, int nodes, double byt
 static int fu__ends(const fu_cluster *c, const fu_coll_obs *o, double *lat, double *busbw, double *lat_s) {
   fu_coll_line l[FU_COLL_MAX_LINES];
   int n;
-  if (fu_coll_lines(c, o->op, o->ranks, o->nodes, l, &n) != FU_OK) return FU_EDATA;
+  if (fu__lines(c, o->op, o->ranks, o->nodes, o->gpus_per_proc, l, &n) != FU_OK) return FU_EDATA;
   double a = INFINITY, b = INFINITY, as = INFINITY;
   for (int i = 0; i < n; i++) {
     if (l[i].alpha_us < a) a = l[i].alpha_us;
@@ -359,6 +371,52 @@ static void fu__fit_xintra(fu_cluster *c, const fu_coll_obs *obs, size_t n) {
     c->simple_xintra_step_us = k.simple_xintra_step_us;
     c->simple_net_step_us = k.simple_net_step_us;
   }
+}
+
+/* The Simple network latencies (network step, hop across nodes) refitted from scratch. */
+static double fu__fit_simple_links(fu_cluster *c, const fu_coll_obs *obs, size_t n) {
+  c->simple_xintra_step_us = 0;
+  fu__fit_simple_net(c, obs, n);
+  fu__fit_xintra(c, obs, n);
+  return fu__net_cost(c, obs, n, 2);
+}
+
+/* The process layout's cost (fu_coll_layout_us) with the Simple network latencies refitted net
+ * of it, where the multi-node Simple curves cover two or more layouts (GPUs a process, one where
+ * unknown) and one of them drives more than one GPU; otherwise 0 (their latencies carry what
+ * their one layout costs). Kept only where it fits better than none. A log grid in steps of 4
+ * from 0.25 to 256 us, then steps of 2, 2^(1/2), 2^(1/4) either side of the best (each fit of
+ * the network latencies is a grid of its own: 12 of them in all). */
+static void fu__fit_layout(fu_cluster *c, const fu_coll_obs *obs, size_t n) {
+  int q0 = 0, layouts = 0, above1 = 0;
+  c->proc_pair_us = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (obs[i].nodes < 2 || !(obs[i].lat_simple_us > 0)) continue;
+    int g = obs[i].ranks / obs[i].nodes, q = obs[i].gpus_per_proc > 0 ? obs[i].gpus_per_proc : 1;
+    if (q > g) q = g;
+    if (layouts == 0 || q != q0) layouts++;
+    above1 |= q > 1;
+    q0 = q;
+  }
+  if (layouts < 2 || !above1) return;
+  fu_cluster best = *c, k = *c;
+  double wbest = fu__net_cost(c, obs, n, 2), b = 0;
+  for (int i = 0; i <= 5; i++) {
+    k = *c;
+    k.proc_pair_us = 0.25 * ldexp(1, 2 * i);
+    double w = fu__fit_simple_links(&k, obs, n);
+    if (w < wbest - 1e-12) wbest = w, best = k, b = k.proc_pair_us;
+  }
+  for (double step = 2; b > 0 && step > 1.1; step = sqrt(step)) {
+    double b0 = b;
+    for (int s = -1; s <= 1; s += 2) {
+      k = *c;
+      k.proc_pair_us = b0 * pow(step, s);
+      double w = fu__fit_simple_links(&k, obs, n);
+      if (w < wbest - 1e-12) wbest = w, best = k, b = k.proc_pair_us;
+    }
+  }
+  *c = best;
 }
 
 /* NCCL's tuning.cc latencies (2.18 to 2.28.3): a ring's base latency and its cost per intra-node
@@ -518,6 +576,7 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
       v = fu__grid(c, &c->simple_net_step_us, 0.001, 5000, obs, n, 2);
       if (!(v < with0)) c->simple_net_step_us = 0;
       fu__fit_xintra(c, obs, n);
+      fu__fit_layout(c, obs, n);
     }
     if (source) snprintf(c->net_source, sizeof c->net_source, "%s", source);
     c->intra_gbps = intra;

@@ -56,10 +56,14 @@
  * of NVLink, for the ring: 0.92 of Simple's bandwidth at LL's fitted latencies scaled by NCCL's
  * LL128-to-LL ratios, between LL and Simple in size (it is what NCCL runs at 16-256 MiB on an 8-GPU
  * B200 node, where neither LL nor Simple came within 38-107%). Across nodes it is not priced:
- * there the fitted Simple latencies carry a per-call cost that grows with the GPUs one process
- * drives (the public multi-node logs: 49, 56, 219, 1392 us at 1-64 MiB with 1, 2, 4, 8 GPUs a
- * process; cluster_bench), and an LL128 line at NCCL's latencies undercuts them, pricing the
- * held-out 16-rank logs 2-5x fast (README, issue 12). */
+ * there it would fit the runs with one or two GPUs a process (1+1, 2+2 mid sizes) but prices the
+ * held-out 16-rank logs 2-5x fast at mid sizes, with the layout's cost priced apart as well
+ * (README, issue 12).
+ * Process layout (fu_coll_layout_us): a Simple call across nodes whose processes drive q GPUs
+ * each pays proc_pair_us x q (q - 1) on top of the line, fitted from multi-node curves of two or
+ * more layouts (the GPUs a process each log ran with, from its "# nThread" line); the job priced
+ * names its layout (fu_cluster.job_gpus_per_proc; fusim cost --gpus-per-process, default one
+ * process per GPU). */
 #ifndef FU_COLL_H
 #define FU_COLL_H
 
@@ -91,6 +95,13 @@ typedef struct fu_cluster {
                                    spans nodes (a hop of the tree's chain), fitted from multi-node
                                    curves of at least two GPU-per-node counts; 0: the one-node
                                    simple_intra_step_us */
+  double proc_pair_us;       /* the process layout's cost (fu_coll_layout_us): a Simple call
+                                across nodes whose process drives q GPUs pays proc_pair_us x
+                                q (q - 1); fitted where the multi-node curves cover two or more
+                                layouts, one of them above one GPU a process; 0 none */
+  int job_gpus_per_proc;     /* pricing only, not a fitted parameter: GPUs one process drives in
+                                the job priced (0 or 1: one process per GPU, as training
+                                frameworks run); the caller sets it */
 } fu_cluster;
 
 /* Most lines fu_coll_lines gives: 4 algorithms x 2 protocols. */
@@ -215,6 +226,7 @@ typedef struct fu_coll_obs {
   double lat_us;             /* time at the smallest sizes less its bandwidth term, us */
   double busbw_gbps;         /* bus bandwidth at the largest sizes, GB/s */
   double lat_simple_us;      /* intercept of a line through the largest sizes, us (0 unknown) */
+  int gpus_per_proc;         /* GPUs one process drove (0 unknown: taken as one) */
 } fu_coll_obs;
 
 /* Fits the parameters the observations determine and keeps the others of *c (its base): the
@@ -245,6 +257,17 @@ double fu_coll_nvls_efficiency(const char *gpu);
  * GPUs using all their links, as only an NVSwitch gives; boards that wire GPUs directly split
  * the links among peers), sets A_nvls = e x intra_gbps and nvls_source. Returns 1 when it did. */
 int fu_cluster_nvls_from_machine(fu_cluster *c, const char *gpu);
+
+/* The per-call cost of the process layout on a Simple line across nodes: q = min(gpus_per_proc,
+ * g) GPUs of a node driven by one process (nccl-tests -g q, one process per node) put q network
+ * proxy threads, one per GPU, beside the process's own thread on the cores it is bound to
+ * (OpenMPI binds each of <= 2 processes to one core); each proxy's step waits for the others'
+ * turns, and each of the q GPUs' steps is on the call's path: q (q - 1) waits a call, each
+ * proc_pair_us. One process per GPU (q = 1) pays nothing. NCCL's LL steps are not priced with
+ * it: the logs that show the cost (DGX H100 pair, 4 and 8 GPUs a process) run their LL sizes at
+ * the 1-GPU-a-process latency. Measured on the DGX H100 pair, one NCCL and host: 49, 56, 219,
+ * 1392 us at 1-64 MiB above the bytes' time at 1, 2, 4, 8 GPUs a process. */
+double fu_coll_layout_us(const fu_cluster *c, int gpus_per_proc, int gpus_per_node);
 
 /* Name of the NVLS slot of op (-1 when op has none). */
 int fu_coll_nvls_slot(fu_op op);

@@ -191,6 +191,10 @@ static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const 
   for (size_t k = 0; k < nm && !cv->gpu[0]; k++)
     snprintf(cv->gpu, sizeof cv->gpu, "%s", smp[sel[mem[k]].i].gpu);
   if (!cv->gpu[0] && f->gpu) snprintf(cv->gpu, sizeof cv->gpu, "%s", f->gpu); /* the log named none */
+  /* the process layout the members share (0 where one is unknown or they differ) */
+  cv->gpus_per_proc = smp[sel[mem[0]].i].gpus_per_proc;
+  for (size_t k = 1; k < nm; k++)
+    if (smp[sel[mem[k]].i].gpus_per_proc != cv->gpus_per_proc) cv->gpus_per_proc = 0;
   for (size_t k = 0; k < np; k++)
     if (pts[k].bytes > cv->max_bytes) cv->max_bytes = pts[k].bytes;
   /* the curve's label: variant[/proto][+cg] */
@@ -364,7 +368,7 @@ int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o) {
       isfinite(a) && a > lat)
     lat_s = a;
   gsl_set_error_handler(old);
-  *o = (fu_coll_obs){op, c->ranks, c->nodes > 0 ? c->nodes : 1, lat, bw, lat_s};
+  *o = (fu_coll_obs){op, c->ranks, c->nodes > 0 ? c->nodes : 1, lat, bw, lat_s, c->gpus_per_proc};
   return 1;
 }
 

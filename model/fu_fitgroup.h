@@ -37,6 +37,7 @@ typedef struct fu_fitgroup_sample {
   int nodes;                 /* nodes the ranks ran on (>= 1) */
   const char *gpu;           /* GPU model ("" unknown) */
   const char *host;          /* host name(s) ("" unknown) */
+  int gpus_per_proc;         /* GPUs one process drove (0 unknown) */
 } fu_fitgroup_sample;
 
 /* Which samples, and how the curves are labelled. */

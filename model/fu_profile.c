@@ -67,10 +67,16 @@ json_t *fu_curve_to_json(const fu_curve *c) {
       return NULL;
     }
   }
-  return json_pack("{s:s, s:s, s:i, s:i, s:s, s:s, s:s, s:o, s:o, s:o}", "op", c->op, "link", c->link,
-                   "ranks", c->ranks, "nodes", c->nodes > 0 ? c->nodes : 1, "algo", c->algo, "gpu", c->gpu,
-                   "source", c->source, "peak_busbw_gbps", fu__num(c->peak_busbw_gbps), "max_bytes",
-                   c->max_bytes > 0 ? fu__num(c->max_bytes) : json_null(), "segments", segs);
+  json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:s, s:s, s:s, s:o, s:o, s:o}", "op", c->op, "link", c->link,
+                        "ranks", c->ranks, "nodes", c->nodes > 0 ? c->nodes : 1, "algo", c->algo, "gpu", c->gpu,
+                        "source", c->source, "peak_busbw_gbps", fu__num(c->peak_busbw_gbps), "max_bytes",
+                        c->max_bytes > 0 ? fu__num(c->max_bytes) : json_null(), "segments", segs);
+  /* the process layout, where the run's log said it */
+  if (o && c->gpus_per_proc > 0 && json_object_set_new(o, "gpus_per_process", json_integer(c->gpus_per_proc)) != 0) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
 }
 
 static const struct {
@@ -97,7 +103,7 @@ double *fu_profile_scalar(fu_profile *p, int i) {
 }
 
 static json_t *fu__cluster_json(const fu_cluster *c) {
-  return json_pack("{s:o, s:o, s:o, s:s, s:[ooo], s:o, s:o, s:i, s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "base_us",
+  json_t *o = json_pack("{s:o, s:o, s:o, s:s, s:[ooo], s:o, s:o, s:i, s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "base_us",
                    fu__num(c->base_us), "intra_step_us", fu__num(c->intra_step_us), "intra_gbps",
                    fu__num(c->intra_gbps), "intra_link", c->intra_link, "nvls_algbw_gbps",
                    fu__num(c->nvls_algbw_gbps[0]), fu__num(c->nvls_algbw_gbps[1]),
@@ -107,6 +113,11 @@ static json_t *fu__cluster_json(const fu_cluster *c) {
                    "nvls_source", c->nvls_source, "simple_base_us", fu__num(c->simple_base_us), "simple_intra_step_us",
                    fu__num(c->simple_intra_step_us), "simple_net_step_us", fu__num(c->simple_net_step_us),
                    "simple_xintra_step_us", fu__num(c->simple_xintra_step_us));
+  if (o && json_object_set_new(o, "proc_pair_us", fu__num(c->proc_pair_us)) != 0) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
 }
 
 json_t *fu_profile_to_json(const fu_profile *p) {
@@ -258,6 +269,11 @@ static int fu__parse_curve(fu__ctx *x, json_t *jc, fu_curve *c) {
   if (nodes != floor(nodes) || (int)ranks % (int)nodes != 0)
     return fu__bad(x, "nodes", "not a whole number that divides ranks");
   c->nodes = (int)nodes;
+  double gpp;
+  FU_CHECK(fu__get_num(x, jc, "gpus_per_process", 1, 0, 1, 1e6, 0, &gpp));
+  if (gpp != floor(gpp) || (gpp > 0 && (int)(ranks / nodes) % (int)gpp != 0))
+    return fu__bad(x, "gpus_per_process", "not a whole number that divides the GPUs of a node");
+  c->gpus_per_proc = (int)gpp;
   FU_CHECK(fu__get_num(x, jc, "max_bytes", 1, 1, 1, 1e300, 0, &c->max_bytes));
   if (!isfinite(c->max_bytes)) c->max_bytes = 0;
   FU_CHECK(fu__get_str(x, jc, "gpu", 1, c->gpu, sizeof c->gpu));
@@ -352,6 +368,7 @@ static int fu__parse_cluster(fu__ctx *x, json_t *root, fu_cluster *c) {
   FU_CHECK(fu__get_num(x, o, "simple_intra_step_us", 1, 0, 0, 1e6, 0, &c->simple_intra_step_us));
   FU_CHECK(fu__get_num(x, o, "simple_net_step_us", 1, 0, 0, 1e6, 0, &c->simple_net_step_us));
   FU_CHECK(fu__get_num(x, o, "simple_xintra_step_us", 1, 0, 0, 1e6, 0, &c->simple_xintra_step_us));
+  FU_CHECK(fu__get_num(x, o, "proc_pair_us", 1, 0, 0, 1e6, 0, &c->proc_pair_us));
   if (!isfinite(c->net_step_us)) c->net_step_us = 0;
   if (!isfinite(c->nic_gbps)) c->nic_gbps = 0;
   c->nics_per_node = (int)npn;

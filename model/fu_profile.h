@@ -40,6 +40,8 @@ typedef struct fu_curve {
   double max_bytes;          /* largest size measured (0 unknown): beyond it the time grows at
                                 that size's bandwidth and is marked extrapolated */
   char gpu[64];              /* GPU model the samples came from ("" unknown) */
+  int gpus_per_proc;         /* GPUs one process drove in the run measured (0 unknown, or the
+                                samples disagree) */
   char algo[16];             /* "" NCCL's own choice / the plain variant, "ring", "tree", "nvls", or
                                 a measured variant's label ("pageable", "pack+d2h", "ring/LL128") */
   char source[128];          /* where the samples came from ("published: Azure ...", "calib ...") */

@@ -16,7 +16,8 @@
 #include "fu_options.h"
 
 static const char fu__head[] =
-    "usage: fusim cost --comm SPEC --bytes SIZE[,SIZE...] [--profile P] [--format table|csv|json]\n"
+    "usage: fusim cost --comm SPEC --bytes SIZE[,SIZE...] [--gpus-per-process N] [--profile P]\n"
+    "                  [--format table|csv|json]\n"
     "\n"
     "Prices one collective at each size: its time with an interval, bus bandwidth (nccl-tests'\n"
     "definition), the algorithm, and whether the profile measured it at that rank and node count\n"
@@ -28,7 +29,10 @@ static const char fu__foot[] =
     "\n"
     "--comm: OP:RANKS[:LINK], OP allreduce|reducescatter|allgather, RANKS N (one node) or\n"
     "NODESxGPUS (2x8: two nodes of 8 GPUs), LINK nvlink (default)|pcie|net.\n"
-    "--bytes: sizes with a unit (B, KiB, MiB, GiB), comma separated: 64MiB,1GiB.\n";
+    "--bytes: sizes with a unit (B, KiB, MiB, GiB), comma separated: 64MiB,1GiB.\n"
+    "--gpus-per-process: the job's process layout across nodes (nccl-tests -g; default 1, one\n"
+    "process per GPU, as training frameworks run); a process driving more GPUs pays the fitted\n"
+    "layout cost (the profile's proc_pair_us) on each predicted Simple call.\n";
 
 /* The comma-separated sizes of --bytes into *out (malloc'd). One line naming --bytes on error. */
 static int fu__sizes(const char *arg, double **out, size_t *n) {
@@ -96,10 +100,12 @@ int fu_cmd_cost(int argc, char **argv) {
   fu_opt_output out;
   fu_opt_output_init(&out);
   const char *bytes = NULL;
+  long gpp = 0;
   const fu_option rows[] = {
       FU_OPT_ROW_PROFILE(&in.profile),
       FU_OPTS_TARGET(&tg),
       {FU_OPT_STR(0, "bytes", &bytes, "SIZE[,SIZE...]", "message sizes with a unit (64MiB,1GiB)")},
+      {FU_OPT_INT(0, "gpus-per-process", &gpp, 1, 1024, "N", "GPUs one process drives (default 1)")},
       FU_OPT_ROW_FORMAT(&out.format),
       FU_OPT_END,
   };
@@ -128,6 +134,15 @@ int fu_cmd_cost(int argc, char **argv) {
   const char *op = fu_op_name(fu_comm_op(&c));
   const char *link = fu_link_name(c.link);
   int nodes = c.nodes > 0 ? c.nodes : 1;
+  if (gpp > 0 && (c.ranks / nodes) % gpp != 0) {
+    fu_error("cost: --gpus-per-process %ld does not divide the %d GPUs of a node", gpp, c.ranks / nodes);
+    free(sizes);
+    free(prof);
+    return fu_exit_code(FU_EUSAGE);
+  }
+  /* the job's layout: what the model prices, and what the output says it assumed */
+  prof->cluster.job_gpus_per_proc = gpp > 0 ? (int)gpp : 1;
+  const char *layout = gpp > 0 ? "given" : "assumed";
   fu_comm_price *pr = calloc(ns, sizeof *pr);
   if (!pr) st = FU_ENOMEM;
   for (size_t i = 0; st == FU_OK && i < ns; i++) st = fu_cost_comm(prof, op, link, c.ranks, nodes, sizes[i], &pr[i]);
@@ -140,6 +155,9 @@ int fu_cmd_cost(int argc, char **argv) {
                             pr[i].busbw_gbps, "algo", pr[i].algo, "measured", pr[i].basis == FU_BASIS_MEASURED,
                             "basis", fu_cost_basis_name(pr[i].basis), "extrapolated", pr[i].extrapolated,
                             "profile", prof->name);
+      if (o && (json_object_set_new(o, "gpus_per_process", json_integer(prof->cluster.job_gpus_per_proc)) != 0 ||
+                json_object_set_new(o, "layout", json_string(layout)) != 0))
+        st = FU_ENOMEM;
       if (o && pr[i].basis != FU_BASIS_MEASURED) st = fu__lines_json(prof, op, c.ranks, nodes, sizes[i], o);
       if (o && fu__nvls_derived(prof, &pr[i]) && json_object_set_new(o, "nvls_source", json_string(prof->cluster.nvls_source)) != 0)
         st = FU_ENOMEM;
@@ -160,6 +178,9 @@ int fu_cmd_cost(int argc, char **argv) {
     char cs[64], sz[32];
     printf("%s on %d node%s (%d ranks), profile %s%s%s\n", fu_comm_string(&c, cs, sizeof cs), nodes,
            nodes == 1 ? "" : "s", c.ranks, prof->name, prof->machine[0] ? ", " : "", prof->machine);
+    printf("  layout: %d GPU%s a process (%s%s)\n", prof->cluster.job_gpus_per_proc,
+           prof->cluster.job_gpus_per_proc == 1 ? "" : "s", layout,
+           gpp > 0 ? "" : ": one process per GPU; --gpus-per-process N for another");
     printf("  %12s %12s %23s %10s %-10s %s\n", "bytes", "time_us", "95% interval us", "busbw GB/s", "algo", "basis");
     for (size_t i = 0; i < ns; i++) {
       char iv[48];

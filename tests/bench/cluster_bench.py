@@ -123,10 +123,18 @@ def imp(db, name, *extra):
     run("import", "--db", db, *extra, os.path.join(DATA, name))
 
 
+def layout_args(path):
+    """--gpus-per-process of the run a log measured (its header: how the job was launched, not a
+    measured result), none where the log does not say."""
+    g = gpus_per_process(path) if path else None
+    return ["--gpus-per-process", str(g)] if g else []
+
+
 def compare(label, prof, comm, rows, bands, path=None):
     sizes = ",".join(f"{b}B" for b, _ in rows)
-    pred = json.loads(run("cost", "--profile", prof, "--comm", comm, "--bytes", sizes, "--format", "json"))
-    print(f"\n{label}: --comm {comm}")
+    lay = layout_args(path)
+    pred = json.loads(run("cost", "--profile", prof, "--comm", comm, "--bytes", sizes, "--format", "json", *lay))
+    print(f"\n{label}: --comm {comm} {' '.join(lay)}".rstrip())
     names = [ln["algo"] for ln in pred[0].get("lines", [])]
     op, shape = comm.split(":")[:2]
     nodes, gpus = (int(x) for x in shape.split("x")) if "x" in shape else (1, int(shape))
@@ -209,7 +217,8 @@ def fit_set_check(prof, cases):
     for comm, name in cases:
         rows = [(b, t) for b, t in measured(os.path.join(DATA, name)) if b >= MiB]
         sizes = ",".join(f"{b}B" for b, _ in rows)
-        pred = json.loads(run("cost", "--profile", mprof, "--comm", comm, "--bytes", sizes, "--format", "json"))
+        pred = json.loads(run("cost", "--profile", mprof, "--comm", comm, "--bytes", sizes, "--format", "json",
+                              *layout_args(os.path.join(DATA, name))))
         errs = [(b, (p["time_us"] - t) / t) for (b, t), p in zip(rows, pred)]
         out = []
         for lo, hi, band in ((MiB, 32 * MiB, "1-32 MiB"), (64 * MiB, float("inf"), ">= 64 MiB")):
@@ -234,7 +243,8 @@ def main():
     print(f"DGX H100 fit: intra {cl['intra_gbps']:.1f} GB/s, step {cl['intra_step_us']:.2f} us, base "
           f"{cl['base_us']:.2f} us; NIC {cl['nic_gbps']:.1f} GB/s, net step {cl['net_step_us']:.2f} us; Simple: step "
           f"{cl['simple_intra_step_us']:.1f} us on one node, {cl.get('simple_xintra_step_us', 0):.1f} us across nodes, "
-          f"net step {cl['simple_net_step_us']:.1f} us; "
+          f"net step {cl['simple_net_step_us']:.1f} us; layout {cl.get('proc_pair_us', 0):.1f} us x q (q - 1), "
+          f"q GPUs a process; "
           f"NVLS all-reduce {cl['nvls_algbw_gbps'][0]:.1f} GB/s algbw ({cl.get('nvls_source') or 'measured'})")
     fit_set_check(prof, [(f"allreduce:2x{g}", f"mghpcc-dgxh100-{2 * g}gpu-2node-allreduce.txt") for g in (1, 2, 4)])
     path = os.path.join(DATA, "mghpcc-dgxh100-16gpu-2node-allreduce.txt")

@@ -100,32 +100,48 @@ check "the NIC bandwidth fitted from the multi-node runs is one NDR rail's (45-5
 check "DGX H100 fit: NVLS from the machine, 0.85 x the ring rate, source says so" $?
 # 8+8 at 4-16 GiB (the held-out log: 17660, 34410, 68200 us) runs NVLS-tree: within 10% (the
 # ring or tree without NVLS priced it 28-30% slow); 4 nodes of 2 GPUs have no NVLS line
-"$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 4GiB,8GiB,16GiB --format json >"$tmp/c.json" &&
+"$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 4GiB,8GiB,16GiB --gpus-per-process 8 --format json >"$tmp/c.json" &&
   [ "$(js "$tmp/c.json" "[r['algo'] for r in j] == ['nvls_tree/Simple'] * 3 and all(abs(r['time_us'] / m - 1) < 0.10 for r, m in zip(j, (17660, 34410, 68200)))")" = True ] &&
   [ "$(js "$tmp/c.json" "all(r['nvls_source'].startswith('machine:') for r in j)")" = True ] &&
   "$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 16GiB | grep -q "NVLS rate not measured: machine:" &&
   "$fusim" cost --profile "$tmp/h.json" --comm allreduce:4x2 --bytes 1GiB --format json >"$tmp/c.json" &&
   [ "$(js "$tmp/c.json" "len(j[0]['lines']) > 0 and not any('nvls' in l['algo'] for l in j[0]['lines'])")" = True ]
 check "8+8 all-reduce at 4-16 GiB within 10% over NVLS-tree, saying its NVLS rate is the machine's; none at 4 nodes of 2 GPUs" $?
-# the Simple latency of a hop inside a node when the job spans nodes, fitted from 1+1, 2+2, 4+4
-# (intercepts of their large sizes 325, 116, 723 us): above the one-node ring step. The 8+8 lines
-# at 1 GiB worked from the profile: latency base + 2 (7 hops + 1 network step); the tree at
-# max(2 n / B_intra, n / (8 NICs)); NVLS-tree at min(A_nvls, 0.70 x 8 NICs), its time per byte
-# x 1.24 below NCCL's 32 x 16 NVLS channels x 8 heads x 512 KiB = 2 GiB, where its chunk is
-# 256 KiB (1 + 0.24 (2 - 1): the per-chunk share measured on AWS P5, fu_coll.h), x 1 from 2 GiB;
-# NVLS-tree prices 1 and 2 GiB. 512 MiB and 1 GiB of the held-out 8+8 log (3346, 5962 us) within
-# 10%, as its 2-16 GiB rows (the time per byte x 2 there priced them 10% and 11% slow, over the tree)
-"$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 512MiB,1GiB,2GiB --format json >"$tmp/c.json" &&
-  [ "$(js "$tmp/h.json" "j['cluster']['simple_xintra_step_us'] > j['cluster']['simple_intra_step_us'] > 0")" = True ] &&
-  lat=$(js "$tmp/h.json" "(lambda c: c['simple_base_us'] + 2 * (7 * c['simple_xintra_step_us'] + c['simple_net_step_us']))(j['cluster'])") &&
+# The process layout: every multi-node log here ran one process per node driving g GPUs (-g 1, 2,
+# 4: "# nThread 1 nGpus g"), and each curve keeps it. The fit prices the layout's cost, c x q (q - 1)
+# a Simple call across nodes for q GPUs a process (fu_coll_layout_us), with the Simple network
+# latencies refitted net of it: the intercepts of the large sizes (325, 116, 723 us at q = 1, 2, 4)
+# grow faster than a hop per GPU. The 8+8 lines at 1 GiB worked from the profile for the held-out
+# log's layout (-g 8): latency base + 2 (7 hops + 1 network step) + 56 c, a hop the larger of the
+# two fitted Simple steps; the tree at max(2 n / B_intra, n / (8 NICs)); NVLS-tree at
+# min(A_nvls, 0.70 x 8 NICs), its time per byte x 1.24 below NCCL's 32 x 16 NVLS channels x 8 heads
+# x 512 KiB = 2 GiB, where its chunk is 256 KiB (1 + 0.24 (2 - 1): the per-chunk share measured on
+# AWS P5, fu_coll.h), x 1 from 2 GiB. 1 and 2 GiB of the held-out 8+8 log (5962, 9270 us) within
+# 10%. With one process per GPU (the default) the same lines are 56 c faster, and the output says
+# which layout it assumed.
+"$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 1GiB,2GiB --gpus-per-process 8 --format json >"$tmp/c.json" &&
+  "$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 1GiB,2GiB --format json >"$tmp/c1.json" &&
+  [ "$(js "$tmp/h.json" "sorted(c.get('gpus_per_process') for c in j['curves'] if c['nodes'] == 2) == [1, 2, 4]")" = True ] &&
+  [ "$(js "$tmp/h.json" "j['cluster']['proc_pair_us'] > 0")" = True ] &&
+  lat=$(js "$tmp/h.json" "(lambda c: c['simple_base_us'] + 2 * (7 * max(c['simple_xintra_step_us'], c['simple_intra_step_us']) + c['simple_net_step_us']) + 56 * c['proc_pair_us'])(j['cluster'])") &&
   tree=$(js "$tmp/h.json" "(lambda c: $lat + 2**30 * max(2 / c['intra_gbps'], 1 / (8 * c['nic_gbps'])) / 1e3)(j['cluster'])") &&
   nvt=$(js "$tmp/h.json" "(lambda c: $lat + 1.24 * 2**30 / (min(c['nvls_algbw_gbps'][0], 0.70 * 8 * c['nic_gbps']) * 1e3))(j['cluster'])") &&
   nvt2=$(js "$tmp/h.json" "(lambda c: $lat + 2**31 / (min(c['nvls_algbw_gbps'][0], 0.70 * 8 * c['nic_gbps']) * 1e3))(j['cluster'])") &&
-  [ "$(js "$tmp/c.json" "abs([l['time_us'] for l in j[1]['lines'] if l['algo'] == 'tree/Simple'][0] / $tree - 1) < 1e-6")" = True ] &&
-  [ "$(js "$tmp/c.json" "j[1]['algo'] == 'nvls_tree/Simple' and abs(j[1]['time_us'] / $nvt - 1) < 1e-6")" = True ] &&
-  [ "$(js "$tmp/c.json" "j[2]['algo'] == 'nvls_tree/Simple' and abs(j[2]['time_us'] / $nvt2 - 1) < 1e-6")" = True ] &&
-  [ "$(js "$tmp/c.json" "all(abs(r['time_us'] / m - 1) < 0.10 for r, m in zip(j, (3346, 5962)))")" = True ]
-check "DGX fit: a Simple hop across nodes from the 2-8 rank runs; 8+8 at 1 and 2 GiB worked by hand (NVLS-tree with and past its chunk ladder), 512 MiB-1 GiB within 10%" $?
+  [ "$(js "$tmp/c.json" "abs([l['time_us'] for l in j[0]['lines'] if l['algo'] == 'tree/Simple'][0] / $tree - 1) < 1e-6")" = True ] &&
+  [ "$(js "$tmp/c.json" "j[0]['algo'] == 'nvls_tree/Simple' and abs(j[0]['time_us'] / $nvt - 1) < 1e-6")" = True ] &&
+  [ "$(js "$tmp/c.json" "j[1]['algo'] == 'nvls_tree/Simple' and abs(j[1]['time_us'] / $nvt2 - 1) < 1e-6")" = True ] &&
+  [ "$(js "$tmp/c.json" "all(abs(r['time_us'] / m - 1) < 0.10 for r, m in zip(j, (5962, 9270)))")" = True ] &&
+  [ "$(js "$tmp/c.json" "all(r['gpus_per_process'] == 8 and r['layout'] == 'given' for r in j)")" = True ] &&
+  [ "$(js "$tmp/c1.json" "all(r['gpus_per_process'] == 1 and r['layout'] == 'assumed' for r in j)")" = True ] &&
+  c56=$(js "$tmp/h.json" "56 * j['cluster']['proc_pair_us']") &&
+  [ "$(js "$tmp/c1.json" "abs(j[0]['time_us'] - ($nvt - $c56)) < 1e-6 * $nvt")" = True ] &&
+  "$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 1GiB | grep -q "layout: 1 GPU a process (assumed: one process per GPU" &&
+  "$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 1GiB --gpus-per-process 8 | grep -q "layout: 8 GPUs a process (given)"
+check "DGX fit: curves keep GPUs a process (1, 2, 4); the layout cost fitted; 8+8 at 1 and 2 GiB worked by hand at -g 8 (NVLS-tree with and past its chunk ladder), within 10% of the log; 56 c less at the assumed one process per GPU, and the output says which" $?
+# a layout that does not divide a node's GPUs is a usage error, one line
+out=$("$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 1GiB --gpus-per-process 3 2>&1 >/dev/null)
+[ $? -eq 64 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s' "$out" | grep -q "does not divide the 8 GPUs of a node"
+check "cost --gpus-per-process 3 on 2x8: exit 64, one line" $?
 # independent data: B200 all-gather and reduce-scatter on one node (ring 696 GB/s) give A_nvls
 # 0.74 x 696 = 515 GB/s; the all-reduce log of the same node (not fitted) takes 35735 us at
 # 16 GiB (481 GB/s): priced within 10% (a ring would be 21% slow)

@@ -149,8 +149,8 @@ int main(void) {
    * base 6.6 us, NVLink step 0.6 us), scaled to it: 7.5 us = 7.5 / 7.8 x (6.6 + 2 x 0.6) */
   truth.base_us = 6.6 * 7.5 / 7.8;
   truth.intra_step_us = 0.6 * 7.5 / 7.8;
-  fu_coll_obs obs[4] = {{FU_OP_ALLREDUCE, 2, 1, 0, 0, 0}, {FU_OP_ALLREDUCE, 2, 2, 0, 0, 0},
-                        {FU_OP_ALLREDUCE, 4, 2, 0, 0, 0}, {FU_OP_ALLREDUCE, 8, 2, 0, 0, 0}};
+  fu_coll_obs obs[4] = {{FU_OP_ALLREDUCE, 2, 1, 0, 0, 0, 0}, {FU_OP_ALLREDUCE, 2, 2, 0, 0, 0, 0},
+                        {FU_OP_ALLREDUCE, 4, 2, 0, 0, 0, 0}, {FU_OP_ALLREDUCE, 8, 2, 0, 0, 0, 0}};
   for (int i = 0; i < 4; i++) {
     EXPECT_INT_EQ(fu_coll_lines(&truth, obs[i].op, obs[i].ranks, obs[i].nodes, l, &n), FU_OK);
     double al = INFINITY, be = INFINITY;
@@ -331,7 +331,7 @@ int main(void) {
    * NCCL ran no NVLS there) keeps the machine from adding it. */
   fu_coll_obs obs8[5];
   memcpy(obs8, obs, sizeof obs);
-  obs8[4] = (fu_coll_obs){FU_OP_ALLREDUCE, 8, 1, obs[0].lat_us, 400, 0};
+  obs8[4] = (fu_coll_obs){FU_OP_ALLREDUCE, 8, 1, obs[0].lat_us, 400, 0, 0};
   fu_cluster_init(&fit);
   snprintf(fit.intra_link, sizeof fit.intra_link, "nvlink");
   EXPECT_INT_EQ(fu_cluster_fit(&fit, obs8, 5, "synthetic", "NVIDIA H100 80GB HBM3", &fi, &fn), FU_OK);
@@ -342,7 +342,7 @@ int main(void) {
    * the ring reaches 480.7 / 0.74 = 649.6 GB/s (> 450: a switch). Its latencies split as NCCL's:
    * LL 44 us from the ring (NVLS has no LL; 14 steps: scale 44 / (6.6 + 14 x 0.6)), Simple
    * 150 us from NVLS (NCCL's 25 us: scale 6). On an A100 (no NVLS) the curve is the ring's. */
-  fu_coll_obs b8 = {FU_OP_ALLREDUCE, 8, 1, 44, 841.3, 150};
+  fu_coll_obs b8 = {FU_OP_ALLREDUCE, 8, 1, 44, 841.3, 150, 0};
   fu_cluster_init(&fit);
   snprintf(fit.intra_link, sizeof fit.intra_link, "nvlink");
   EXPECT_INT_EQ(fu_cluster_fit(&fit, &b8, 1, "synthetic", "NVIDIA B200", &fi, &fn), FU_OK);
@@ -359,7 +359,7 @@ int main(void) {
   EXPECT_REL(fit.intra_gbps, 841.3, 1e-9);
   /* an all-gather's bus bandwidth stands for the all-reduce ring's / its share: 2 ranks 250 GB/s
    * is a 300 GB/s ring (5/6) */
-  fu_coll_obs ag2 = {FU_OP_ALLGATHER, 2, 1, 20, 250, 30};
+  fu_coll_obs ag2 = {FU_OP_ALLGATHER, 2, 1, 20, 250, 30, 0};
   fu_cluster_init(&fit);
   EXPECT_INT_EQ(fu_cluster_fit(&fit, &ag2, 1, "synthetic", NULL, &fi, &fn), FU_OK);
   EXPECT_REL(fit.intra_gbps, 300, 1e-9);
@@ -370,7 +370,7 @@ int main(void) {
    * latency of 0 was skipped as if it matched, which left both steps at 0). */
   fu_cluster rail;
   fu_cluster_init(&rail);
-  fu_coll_obs one = {FU_OP_ALLREDUCE, 2, 2, 14, 49, 320};
+  fu_coll_obs one = {FU_OP_ALLREDUCE, 2, 2, 14, 49, 320, 0};
   EXPECT_INT_EQ(fu_cluster_fit(&rail, &one, 1, "1+1", NULL, &fi, &fn), FU_OK);
   EXPECT_INT_EQ(fi, 0);
   EXPECT_INT_EQ(fn, 1);
@@ -387,8 +387,8 @@ int main(void) {
    * 56.7 us; 2+2 = the tree (its bandwidth is the best, 2 x 50 GB/s against the ring's
    * 100 / 1.5) B + 2 (30 + N) = 190 us; 4+4 = B + 2 (3 x 30 + N) = 310 us. The one-node step
    * alone cannot give them (2+2 and 4+4 differ by 4 hops: 120 us, not 4 x 6.71). */
-  fu_coll_obs sx[4] = {{FU_OP_ALLREDUCE, 2, 1, 3, 400, 30}, {FU_OP_ALLREDUCE, 2, 2, 14, 50, 130},
-                       {FU_OP_ALLREDUCE, 4, 2, 16, 150, 190}, {FU_OP_ALLREDUCE, 8, 2, 20, 350, 310}};
+  fu_coll_obs sx[4] = {{FU_OP_ALLREDUCE, 2, 1, 3, 400, 30, 0}, {FU_OP_ALLREDUCE, 2, 2, 14, 50, 130, 0},
+                       {FU_OP_ALLREDUCE, 4, 2, 16, 150, 190, 0}, {FU_OP_ALLREDUCE, 8, 2, 20, 350, 310, 0}};
   fu_cluster xf;
   fu_cluster_init(&xf);
   EXPECT_INT_EQ(fu_cluster_fit(&xf, sx, 4, "synthetic", NULL, &fi, &fn), FU_OK);
@@ -427,5 +427,54 @@ int main(void) {
   fu_cluster_init(&xf);
   EXPECT_INT_EQ(fu_cluster_fit(&xf, sx, 3, "synthetic", NULL, &fi, &fn), FU_OK);
   EXPECT(xf.simple_xintra_step_us == 0);
+
+  /* The process layout's cost, c q (q - 1) for q = min(GPUs a process, GPUs a node): c = 10 us
+   * gives 560 us at 8 GPUs a process, 120 at 4 (a process of 8 GPUs cannot drive more than a
+   * node's 4), 0 with one process per GPU. */
+  fu_cluster lay;
+  fu_cluster_init(&lay);
+  lay.proc_pair_us = 10;
+  EXPECT_REL(fu_coll_layout_us(&lay, 8, 8), 560, 1e-12);
+  EXPECT_REL(fu_coll_layout_us(&lay, 8, 4), 120, 1e-12);
+  EXPECT(fu_coll_layout_us(&lay, 1, 8) == 0 && fu_coll_layout_us(&lay, 0, 8) == 0);
+  /* Priced on the Simple lines of a job across nodes alone: the DGX-like profile of the tests
+   * above, 2x8 at 8 GPUs a process, against one process per GPU */
+  fu_cluster j1 = xf, j8;
+  j1.proc_pair_us = 10;
+  j8 = j1;
+  j8.job_gpus_per_proc = 8;
+  fu_coll_line l1[FU_COLL_MAX_LINES], l8[FU_COLL_MAX_LINES];
+  int n1, n8;
+  EXPECT_INT_EQ(fu_coll_lines(&j1, FU_OP_ALLREDUCE, 16, 2, l1, &n1), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&j8, FU_OP_ALLREDUCE, 16, 2, l8, &n8), FU_OK);
+  EXPECT_INT_EQ(n1, n8);
+  for (int i = 0; i < n1 && i < n8; i++)
+    EXPECT_REL(l8[i].alpha_us - l1[i].alpha_us + 1, (l1[i].proto == FU_PROTO_SIMPLE ? 560 : 0) + 1, 1e-9);
+  /* one node: no network proxy, no cost */
+  EXPECT_INT_EQ(fu_coll_lines(&j8, FU_OP_ALLREDUCE, 8, 1, l8, &n8), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&j1, FU_OP_ALLREDUCE, 8, 1, l1, &n1), FU_OK);
+  for (int i = 0; i < n1 && i < n8; i++) EXPECT(l8[i].alpha_us == l1[i].alpha_us);
+  /* The fit takes c where the multi-node curves cover two layouts: intercepts worked by hand
+   * from a model with c = 20 (base B, network step N = 50 us, hop = the one-node step h):
+   * 1+1 at 1 GPU a process B + 2 N, 2+2 and 4+4 at 2 and 4: + 2 (hop + N) + 40, + 2 (3 hop + N)
+   * + 240 (the network step within 10%: it absorbs the grid's miss of c). Without layouts (0, unknown: one GPU a process) the same intercepts give c = 0. */
+  fu_cluster tl;
+  fu_cluster_init(&tl);
+  EXPECT_INT_EQ(fu_cluster_fit(&tl, sx, 1, "synthetic", NULL, &fi, &fn), FU_OK); /* one node: B, h */
+  double B = tl.simple_base_us, hop = tl.simple_intra_step_us;
+  fu_coll_obs so[4] = {sx[0], sx[1], sx[2], sx[3]};
+  so[1].lat_simple_us = B + 2 * 50;
+  so[2].lat_simple_us = B + 2 * (hop + 50) + 40;
+  so[3].lat_simple_us = B + 2 * (3 * hop + 50) + 240;
+  for (int i = 1; i < 4; i++) so[i].gpus_per_proc = 1 << (i - 1);
+  fu_cluster_init(&tl);
+  EXPECT_INT_EQ(fu_cluster_fit(&tl, so, 4, "synthetic", NULL, &fi, &fn), FU_OK);
+  /* the fit's grid steps by 2^(1/4) around c: within half a step, 9.05% */
+  EXPECT_REL(tl.proc_pair_us, 20, 0.0905);
+  EXPECT_REL(tl.simple_net_step_us, 50, 0.10);
+  for (int i = 1; i < 4; i++) so[i].gpus_per_proc = 0;
+  fu_cluster_init(&tl);
+  EXPECT_INT_EQ(fu_cluster_fit(&tl, so, 4, "synthetic", NULL, &fi, &fn), FU_OK);
+  EXPECT(tl.proc_pair_us == 0);
   return fu_test_report("test_coll");
 }
