@@ -163,13 +163,21 @@ static int fu__table_us(const fu_gemm_table *t, double m, double n, double k, do
   return FU_OK;
 }
 
+/* A call's time from a table's: less what the calibration's per-call events added to it. */
+static double fu__untimed(const fu_compute *c, double us) {
+  double t = c ? us - c->timer_us : us;
+  return t > 0 ? t : 0;
+}
+
 int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layout, double m,
                        double n, double k, double *us) {
   /* a dimension off the multiple of 8 takes the unaligned table where one was measured */
   int off = fmod(floor(m + 0.5), 8) != 0 || fmod(floor(n + 0.5), 8) != 0 || fmod(floor(k + 0.5), 8) != 0;
   const fu_gemm_table *t = off ? fu__gemm_find((fu_compute *)c, dtype, layout, 1) : NULL;
   if (!t) t = fu__gemm_find((fu_compute *)c, dtype, layout, 0);
-  return t ? fu__table_us(t, m, n, k, us) : FU_EDATA;
+  int st = t ? fu__table_us(t, m, n, k, us) : FU_EDATA;
+  if (st == FU_OK) *us = fu__untimed(c, *us);
+  return st;
 }
 
 int fu_compute_conv_us(const fu_compute *c, const char *dtype, const char *layout, int kernel,
@@ -177,8 +185,11 @@ int fu_compute_conv_us(const fu_compute *c, const char *dtype, const char *layou
   for (int i = 0; i < c->nconv; i++) {
     const fu_gemm_table *t = &c->conv[i];
     if (t->kernel == kernel && t->stride == stride && !strcmp(t->dtype, dtype) &&
-        !strcmp(t->layout, layout))
-      return fu__table_us(t, m, n, k, us);
+        !strcmp(t->layout, layout)) {
+      int st = fu__table_us(t, m, n, k, us);
+      if (st == FU_OK) *us = fu__untimed(c, *us);
+      return st;
+    }
   }
   return FU_EDATA;
 }
@@ -260,8 +271,8 @@ int fu_compute_attn_us(const fu_compute *c, const char *dtype, int head_dim, int
     fu__attn_seq(c, v, p->seq, bh, &pf, &pb);
     pf *= r, pb *= r;
   }
-  *fwd_us = pf * bh * scale_hd;
-  *bwd_us = pb * bh * scale_hd;
+  *fwd_us = fu__untimed(c, pf * bh * scale_hd);
+  *bwd_us = fu__untimed(c, pb * bh * scale_hd);
   return FU_OK;
 }
 
@@ -277,8 +288,7 @@ const fu_op_table *fu_compute_op(const fu_compute *c, const char *op, const char
   return other;
 }
 
-double fu_op_us(const fu_op_table *t, double numel, int bwd) {
-  if (!t || t->nsizes < 1) return 0;
+static double fu__op_table_us(const fu_op_table *t, double numel, int bwd) {
   const double *y = bwd ? t->bwd_us : t->fwd_us;
   int n = t->nsizes;
   if (numel <= t->numel[0]) return y[0];
@@ -287,6 +297,11 @@ double fu_op_us(const fu_op_table *t, double numel, int bwd) {
   while (i + 2 < n && numel >= t->numel[i + 1]) i++;
   double f = (log(numel) - log(t->numel[i])) / (log(t->numel[i + 1]) - log(t->numel[i]));
   return exp((1 - f) * log(y[i]) + f * log(y[i + 1]));
+}
+
+double fu_op_us(const fu_compute *c, const fu_op_table *t, double numel, int bwd) {
+  if (!t || t->nsizes < 1) return 0;
+  return fu__untimed(c, fu__op_table_us(t, numel, bwd));
 }
 
 int fu_compute_optim_us(const fu_compute *c, const char *name, double ntensors, double numel,
@@ -434,6 +449,7 @@ json_t *fu_compute_to_json(const fu_compute *c) {
     json_decref(cv);
   if (c->host_probe_us > 0) json_object_set_new(o, "host_probe_us", json_real(c->host_probe_us));
   if (c->host_probe_min_us > 0) json_object_set_new(o, "host_probe_min_us", json_real(c->host_probe_min_us));
+  if (c->timer_us > 0) json_object_set_new(o, "timer_overhead_us", json_real(c->timer_us));
   /* o owns the tables by now: on failure it alone is released (not through oom) */
   if (c->host_speed_range[0] > 0 &&
       json_object_set_new(o, "host_speed_range", fu__farr(c->host_speed_range, 4))) {
@@ -640,6 +656,9 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
         if (v[i] < c->host_probe_min_us) c->host_probe_min_us = v[i];
     }
   }
+  if (json_object_get(o, "timer_overhead_us") &&
+      fu__num(o, "timer_overhead_us", 0, 100, &c->timer_us) != FU_OK)
+    return fu__bad(what, "timer_overhead_us", "not a number from 0 to 100");
   if (json_object_get(o, "host_speed_range")) {
     double v[4];
     int n = 0;

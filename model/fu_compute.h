@@ -33,6 +33,11 @@
  *                to another host speed,
  *     "host_probe_min_us": the fastest of those readings; absent, the fastest of the file's own
  *                record of them ("diag": {"hf_host": {"probes_us": [..]}}),
+ *     "timer_overhead_us": the device time the calibration's per-call events add to one call of
+ *                the gemm, conv, attention and ops tables, over what the call costs in a stream of
+ *                a model's calls (calib_torch --parts timer: model-like streams of calls timed with
+ *                one event pair against the sum of their per-call times); every lookup below gives
+ *                a table's time less it, not below 0 (absent: 0, the tables as measured),
  *     "host_speed_range": [forward lo, hi, backward lo, hi]: the lowest and highest ratio of a
  *                reference step timed between a capture's steps (tools/host_ref.py) to the same
  *                step by these host rows, over the captures that measured one
@@ -133,6 +138,7 @@ typedef struct fu_compute {
   double host_probe_min_us;  /* the fastest of its readings (0: not recorded) */
   double host_speed_range[4]; /* forward lo, hi, backward lo, hi: the host's speed inside real
                                * training steps over these host rows' (0s: not measured) */
+  double timer_us;           /* timer_overhead_us: taken off every table lookup's time (0: none) */
 } fu_compute;
 
 void fu_compute_init(fu_compute *c);
@@ -152,8 +158,8 @@ int fu_compute_put_gemm(fu_compute *c, const char *dtype, const char *layout, in
  * small product costs what the smallest measured one does), one above it at the edge's
  * efficiency (time grows with the FLOPs). When M, N or K is not a multiple of 8 and an
  * unaligned table of that dtype and layout exists, it is used (cuBLAS runs slower kernels for
- * such shapes, by up to 2-3x in bf16); otherwise the aligned table. FU_EDATA (no message) when no table of that dtype and
- * layout exists. */
+ * such shapes, by up to 2-3x in bf16); otherwise the aligned table. Less c's timer_us, as every
+ * lookup here. FU_EDATA (no message) when no table of that dtype and layout exists. */
 int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layout, double m,
                        double n, double k, double *us);
 
@@ -175,9 +181,10 @@ int fu_compute_attn_us(const fu_compute *c, const char *dtype, int head_dim, int
 /* The table of an operation (dtype falls back to the other one when missing); NULL if none. */
 const fu_op_table *fu_compute_op(const fu_compute *c, const char *op, const char *dtype);
 
-/* Device time of op t at numel elements: log-log interpolation, the smallest size's time below
- * the table, proportional to numel above it. bwd: 0 forward, 1 backward. */
-double fu_op_us(const fu_op_table *t, double numel, int bwd);
+/* Device time of op t (a table of c) at numel elements: log-log interpolation, the smallest
+ * size's time below the table, proportional to numel above it, less c's timer_us (c NULL: none).
+ * bwd: 0 forward, 1 backward. */
+double fu_op_us(const fu_compute *c, const fu_op_table *t, double numel, int bwd);
 
 /* One optimizer step over ntensors tensors of numel elements in all; FU_EDATA when unknown. */
 int fu_compute_optim_us(const fu_compute *c, const char *name, double ntensors, double numel,

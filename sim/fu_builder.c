@@ -87,8 +87,8 @@ static fu__op *fu__memop(fu__ctx *x, const char *table, const char *dtype, doubl
   const fu_op_table *t = fu_compute_op(x->c, table, dtype);
   snprintf(o->what, sizeof o->what, "%s", table);
   if (!t) fu__miss(x, table);
-  o->fwd_us = fu_op_us(t, numel, 0);
-  o->bwd_us = fu_op_us(t, numel, 1);
+  o->fwd_us = fu_op_us(x->c, t, numel, 0);
+  o->bwd_us = fu_op_us(x->c, t, numel, 1);
   o->hfwd_us = t ? t->host_fwd_us : 0;
   o->hbwd_us = t ? t->host_bwd_us : 0;
   o->saved = saved;
@@ -110,7 +110,7 @@ static fu__op *fu__resid_add(fu__ctx *x, const char *R, double numel) {
 /* A copy of bytes (a reshape of a transposed tensor): priced as the cast table's traffic
  * (a cast reads 4 and writes 2 bytes per element). */
 static double fu__copy_us(const fu__ctx *x, double bytes) {
-  return fu_op_us(fu_compute_op(x->c, "cast", "fp32"), bytes / 6.0, 0);
+  return fu_op_us(x->c, fu_compute_op(x->c, "cast", "fp32"), bytes / 6.0, 0);
 }
 
 /* 1 when the profile carries a GEMM table measured at unaligned sizes for this dtype */
@@ -160,27 +160,27 @@ static fu__op *fu__linear(fu__ctx *x, const char *name, double din, double dout,
   const fu_op_table *lin = fu_compute_op(x->c, "linear", x->autocast ? "bf16" : "fp32");
   o->hfwd_us = lin ? lin->host_fwd_us : 0;
   o->hbwd_us = lin ? lin->host_bwd_us : 0;
-  if (bias) o->bwd_us += fu_op_us(fu_compute_op(x->c, "bias_grad", x->adt), T * dout, 0);
+  if (bias) o->bwd_us += fu_op_us(x->c, fu_compute_op(x->c, "bias_grad", x->adt), T * dout, 0);
   fu__no_input_cast(x, o, in_fp32);
   double in_bytes = x->ab * T * din;
   if (x->autocast && in_fp32) {
-    o->fwd_us += fu_op_us(cast, T * din, 0); /* fp32 input to bf16 */
-    o->bwd_us += fu_op_us(cast, T * din, 1); /* its gradient back to fp32 */
+    o->fwd_us += fu_op_us(x->c, cast, T * din, 0); /* fp32 input to bf16 */
+    o->bwd_us += fu_op_us(x->c, cast, T * din, 1); /* its gradient back to fp32 */
     o->saved += 2 * T * din;                 /* the cast copy is what backward keeps */
   } else if (saved_in) {
     o->saved += in_bytes;
   }
   if (has_weight && x->autocast) {
-    o->fwd_us += fu_op_us(cast, din * dout, 0); /* the weight cast, kept until backward */
-    o->tail_us[0] = fu_op_us(cast, din * dout, 1);
+    o->fwd_us += fu_op_us(x->c, cast, din * dout, 0); /* the weight cast, kept until backward */
+    o->tail_us[0] = fu_op_us(x->c, cast, din * dout, 1);
     x->casts += 2 * din * dout;
   }
   /* autocast casts the bias too (F.linear / addmm take all their operands in bf16): a small copy
    * each way (bert_base's forward runs 198 bf16 casts, 16.5 a layer: 6 weights, 6 biases, 4
    * inputs; its backward as many casts back) */
   if (bias && x->autocast) {
-    o->fwd_us += fu_op_us(cast, dout, 0);
-    o->tail_us[has_weight ? 1 : 0] = fu_op_us(cast, dout, 1);
+    o->fwd_us += fu_op_us(x->c, cast, dout, 0);
+    o->tail_us[has_weight ? 1 : 0] = fu_op_us(x->c, cast, dout, 1);
     x->casts += 2 * dout;
   }
   o->flops = 2 * T * din * dout;
@@ -201,13 +201,13 @@ static fu__op *fu__linear(fu__ctx *x, const char *name, double din, double dout,
 static void fu__tied_head(fu__ctx *x, fu__op *head, size_t emb, double numel) {
   if (x->autocast) {
     const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
-    head->fwd_us += fu_op_us(cast, numel, 0);
-    head->bwd_us += fu_op_us(cast, numel, 1);
+    head->fwd_us += fu_op_us(x->c, cast, numel, 0);
+    head->bwd_us += fu_op_us(x->c, cast, numel, 1);
     x->casts += 2 * numel;
   }
   const fu_op_table *add = fu_compute_op(x->c, "add", "fp32");
   if (!add) fu__miss(x, "add");
-  x->ops[emb].bwd_us += fu_op_us(add, numel, 0);
+  x->ops[emb].bwd_us += fu_op_us(x->c, add, numel, 0);
 }
 
 /* ---- the transformer ------------------------------------------------------------------------ */
@@ -298,7 +298,7 @@ static void fu__by_size(const fu__ctx *x, fu__op *o, const char *name, const cha
   if (hi < 0) hi = lo;
   double f = hi == lo ? 0 : (log(d) - log(ds[lo])) / (log(ds[hi]) - log(ds[lo]));
   for (int b = 0; b < 2; b++) {
-    double a = fu_op_us(t[lo], numel, b), c = fu_op_us(t[hi], numel, b);
+    double a = fu_op_us(x->c, t[lo], numel, b), c = fu_op_us(x->c, t[hi], numel, b);
     double v = a > 0 && c > 0 ? exp((1 - f) * log(a) + f * log(c)) : a;
     if (b) o->bwd_us = v;
     else o->fwd_us = v;
@@ -353,7 +353,7 @@ static fu__op *fu__fanout(fu__ctx *x, double numel, const char *dtype, int consu
   snprintf(o->what, sizeof o->what, "grad_sum");
   const fu_op_table *t = fu_compute_op(x->c, "add", dtype);
   if (!t) fu__miss(x, "add");
-  o->bwd_us = (consumers - 1) * fu_op_us(t, numel, 0);
+  o->bwd_us = (consumers - 1) * fu_op_us(x->c, t, numel, 0);
   return o;
 }
 
@@ -370,7 +370,7 @@ static fu__op *fu__kv_cache(fu__ctx *x, double numel, int k_strided, const char 
                              fu_compute_op(x->c, "kv_cat", x->adt)};
   double eb[2] = {strcmp(kdt, "bf16") ? 4 : 2, x->ab};
   for (int i = 0; i < 2; i++) {
-    o->fwd_us += t[i] ? fu_op_us(t[i], numel, 0) : fu__copy_us(x, 2 * eb[i] * numel);
+    o->fwd_us += t[i] ? fu_op_us(x->c, t[i], numel, 0) : fu__copy_us(x, 2 * eb[i] * numel);
     o->hfwd_us += t[i] ? t[i]->host_fwd_us : 0;
   }
   return o;
@@ -459,11 +459,11 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     fu__tied_head(x, o, emb, V * H);
     fu__param(o, "cls.predictions.bias", "", (uint64_t)V);
     o->red_rows = T, o->red_cols = V; /* the bias's gradient: a column sum */
-    o->bwd_us += fu_op_us(fu_compute_op(x->c, "bias_grad", A), T * V, 0);
+    o->bwd_us += fu_op_us(x->c, fu_compute_op(x->c, "bias_grad", A), T * V, 0);
     if (x->autocast) { /* its bias cast as fu__linear's biases are */
       const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
-      o->fwd_us += fu_op_us(cast, V, 0);
-      o->tail_us[0] = fu_op_us(cast, V, 1);
+      o->fwd_us += fu_op_us(x->c, cast, V, 0);
+      o->tail_us[0] = fu_op_us(x->c, cast, V, 1);
       x->casts += 2 * V;
     }
   } else if (s->arch == FU_ARCH_GPT2) {
@@ -509,8 +509,8 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       } else if (x->autocast) {
         FU__TRY(o = fu__memop(x, "gelu_new", "fp32", T * F, (4 + 4 + 2 + 4) * T * F));
         const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
-        o->fwd_us += fu_op_us(cast, T * F, 1);
-        o->bwd_us += fu_op_us(cast, T * F, 0);
+        o->fwd_us += fu_op_us(x->c, cast, T * F, 1);
+        o->bwd_us += fu_op_us(x->c, cast, T * F, 0);
       } else {
         FU__TRY(fu__memop(x, "gelu_new", A, T * F, 4 * x->ab * T * F));
       }
@@ -549,8 +549,8 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
          * and autocast casts q and k back to bf16 for SDPA */
         FU__TRY(o = fu__memop(x, rot, strcmp(rot, "rotary") ? A : "fp32", T * (H + Hkv), 0));
         const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
-        o->fwd_us += fu_op_us(cast, T * (H + Hkv), 0);
-        o->bwd_us += fu_op_us(cast, T * (H + Hkv), 1);
+        o->fwd_us += fu_op_us(x->c, cast, T * (H + Hkv), 0);
+        o->bwd_us += fu_op_us(x->c, cast, T * (H + Hkv), 1);
       } else {
         FU__TRY(fu__memop(x, rot, A, T * (H + Hkv), 0));
       }
@@ -1374,8 +1374,8 @@ static fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, 
   fu__no_input_cast(x, o, cin == 3); /* only the image arrives in fp32 */
   const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
   if (x->autocast) {
-    o->fwd_us += fu_op_us(cast, cout * K, 0);
-    o->tail_us[0] = fu_op_us(cast, cout * K, 1);
+    o->fwd_us += fu_op_us(x->c, cast, cout * K, 0);
+    o->tail_us[0] = fu_op_us(x->c, cast, cout * K, 1);
     x->casts += 2 * cout * K;
   }
   if (saved_in) o->saved = x->ab * batch * cin * hin * hin; /* its input */

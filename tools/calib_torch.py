@@ -38,6 +38,9 @@ the GPU waits on the host):
   ops_bn     (not by default) batch norm at 64, 128, 512, 1024 and 2048 channels (ops
              "batchnorm2d_c64", ...) and again at 256 ("batchnorm2d"): its statistics reduce over the pixels.
              Batch norm's tables (here and in ops) add sqrt(2)-spaced sizes 2^21..2^25 (BN_FINE_SIZES).
+  timer      (not by default) what device_us's per-call events add to a call of the tables above
+             (op, GEMM, conv, attention calls; a stream of them against one event pair around
+             it): "timer_overhead_us", which fusim subtracts from every table's time.
   tv         host time of a whole torchvision ResNet-50 step (batch 2, 32x32): op "tv_resnet50".
   gemm_unaligned  cuBLAS fwd/dgrad/wgrad of a linear layer with a vocabulary not a multiple of 8
              (tokens x vocab x hidden), bf16 and TF32: the profile's "gemm_unaligned" tables.
@@ -83,7 +86,9 @@ class Timer:
     def __init__(self, torch):
         self.t = torch
 
-    def device_us(self, fn, reps=10, warmup=2):
+    def _sleep_cycles(self, fn, reps, warmup):
+        """Warms fn up and returns the sleep (cycles) that outlasts the host's enqueueing of reps
+        runs of it (~2000 cycles per us)."""
         torch = self.t
         for _ in range(warmup):
             fn()
@@ -92,8 +97,11 @@ class Timer:
         fn()
         one = (time.perf_counter() - t0) * 1e6  # the host's enqueueing of one run
         torch.cuda.synchronize()
-        # the sleep must outlast the host's enqueueing of all runs (~2000 cycles per us)
-        cycles = int(min(2e9, 2000 * (one * reps * 2 + 1000)))
+        return int(min(2e9, 2000 * (one * reps * 2 + 1000)))
+
+    def device_us(self, fn, reps=10, warmup=2):
+        torch = self.t
+        cycles = self._sleep_cycles(fn, reps, warmup)
         evs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
                for _ in range(reps)]
         torch.cuda._sleep(cycles)
@@ -103,6 +111,21 @@ class Timer:
             b.record()
         torch.cuda.synchronize()
         return statistics.median(a.elapsed_time(b) * 1e3 for a, b in evs)
+
+    def batch_us(self, fn, reps=20, warmup=2):
+        """Device time per call of reps calls back to back behind the sleep, one event pair
+        around them all: what a stream of the model's calls costs a call, with no events
+        between them (device_us's per-call events add their own time to every call)."""
+        torch = self.t
+        cycles = self._sleep_cycles(fn, reps, warmup)
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(cycles)
+        a.record()
+        for _ in range(reps):
+            fn()
+        b.record()
+        torch.cuda.synchronize()
+        return a.elapsed_time(b) * 1e3 / reps
 
     def host_us(self, fn, calls=200, warmup=20):
         torch = self.t
@@ -784,6 +807,157 @@ def attn_bhs(seq, quick):
     return [top] if quick else sorted({b for b in (16, 32, 64, 128, 256) if b < top} | {top})
 
 
+# The calls the timer part compares (per-call events against one pair around a batch): op tables
+# at a small, a middle and a large size, forward and backward; GEMMs, convolutions and attention
+# from small to large. Each kind of table the profile holds is timed by device_us.
+TIMER_OPS = (("layernorm", "bf16"), ("gelu", "bf16"), ("add", "fp32"), ("dropout", "bf16"),
+             ("cast", "fp32"), ("batchnorm2d", "fp32"), ("batchnorm2d", "bf16"), ("relu", "bf16"))
+TIMER_SIZES = (1 << 16, 1 << 20, 1 << 24)
+TIMER_GEMMS = (("bf16", "fwd", 128, 128, 128), ("bf16", "wgrad", 1024, 1024, 1024),
+               ("bf16", "fwd", 4096, 4096, 4096), ("tf32", "dgrad", 1024, 1024, 1024),
+               ("tf32", "fwd", 8192, 1024, 1024))
+TIMER_CONVS = (("bf16", 32, 14, 256, 256, 3, 1), ("tf32", 32, 14, 256, 256, 3, 1),
+               ("bf16", 32, 56, 64, 256, 1, 1))
+TIMER_SDPA = (("bf16", 128, 16, 64), ("bf16", 1024, 128, 64), ("fp32", 512, 64, 64))
+
+
+def timer_cases(torch, F):
+    """(label, kind, fn) of every call the timer part times; the tensors live in the closures."""
+    cases = []
+    defs = op_defs(torch, F)
+    for name, dname in TIMER_OPS:
+        dt = torch.bfloat16 if dname == "bf16" else torch.float32
+        for n in TIMER_SIZES:
+            inputs, fn, params = defs[name](n, dt)
+            y = fn(*inputs)
+            g = torch.randn_like(y)
+            wrt = [t for t in inputs + params if t.requires_grad]
+            lab = "%s %s %d" % (name, dname, n)
+            cases.append((lab + " fwd", "op", lambda fn=fn, i=inputs: fn(*i)))
+            cases.append((lab + " bwd", "op", lambda y=y, w=wrt, g=g: torch.autograd.grad(y, w, g, retain_graph=True)))
+    for dname, lay, m, n, k in TIMER_GEMMS:
+        with Tf32(torch, dname):
+            fn = gemm_operands(torch, torch.bfloat16 if dname == "bf16" else torch.float32, lay, m, n, k)
+        cases.append(("gemm %s %s %dx%dx%d" % (dname, lay, m, n, k), "gemm:" + dname, fn))
+    for dname, b, ho, cin, cout, k, s in TIMER_CONVS:
+        with Tf32(torch, dname):
+            f, dg, wg = conv_calls(torch, torch.bfloat16 if dname == "bf16" else torch.float32, b, ho, cin, cout, k, s)
+        lab = "conv %s k%ds%d %dx%d %d->%d" % (dname, k, s, b, ho, cin, cout)
+        cases += [(lab + " fwd", "conv:" + dname, f), (lab + " dgrad", "conv:" + dname, dg),
+                  (lab + " wgrad", "conv:" + dname, wg)]
+    for dname, seq, bh, hd in TIMER_SDPA:
+        dt = torch.bfloat16 if dname == "bf16" else torch.float32
+        q, k, v = (torch.randn(1, bh, seq, hd, device="cuda", dtype=dt, requires_grad=True) for _ in range(3))
+        fn = lambda q=q, k=k, v=v: F.scaled_dot_product_attention(q, k, v)  # noqa: E731
+        y = fn()
+        g = torch.randn_like(y)
+        lab = "sdpa %s s%d bh%d hd%d" % (dname, seq, bh, hd)
+        cases.append((lab + " fwd", "sdpa", fn))
+        cases.append((lab + " bwd", "sdpa", lambda y=y, q=q, k=k, v=v, g=g:
+                      torch.autograd.grad(y, (q, k, v), g, retain_graph=True)))
+    return cases
+
+
+def kernels_per_call(torch, fn, calls=3):
+    """GPU kernels (and memsets, copies) one call of fn launches, by torch.profiler."""
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    n = sum(e.count for e in prof.key_averages()
+            if (getattr(e, "self_device_time_total", 0) or 0) > 0 and not e.key.startswith("aten::"))
+    return n / calls
+
+
+def stream_excess(row):
+    """A stream's per-call time sum over its time with one event pair, per call (us)."""
+    return (row["per_call_us"] - row["batched_us"]) / row["calls"]
+
+
+def timer_overhead(rows):
+    """The per-call timer overhead (us): the median over the model-like streams among rows of
+    what per-call events add to a call (stream_excess)."""
+    return statistics.median(stream_excess(r) for r in rows if r["kind"] == "stream")
+
+
+def measure_timer(torch, F, tm, log, rounds=3):
+    """The device time device_us's per-call events add to every call of the op, GEMM, conv and
+    attention tables. Each call timed as the tables are (device_us, reps 10) and repeating itself
+    with one event pair around 20 (batch_us), in alternating order over rounds (the clock drifts),
+    medians, its kernel count beside them; then model-like streams of those calls (calls of
+    different kinds one after another), the sum of their per-call times against the stream with
+    one event pair. Returns (overhead_us: timer_overhead over the streams, rows)."""
+    bench = torch.backends.cudnn.benchmark
+    torch.backends.cudnn.benchmark = True  # as measure_conv times convolutions
+    cases = timer_cases(torch, F)
+    rows = []
+    for lab, kind, fn in cases:
+        dname = kind.split(":")[1] if ":" in kind else "bf16"
+        with Tf32(torch, dname):
+            per, bat = [], []
+            for r in range(rounds):
+                order = (0, 1) if r % 2 == 0 else (1, 0)
+                for o in order:
+                    if o == 0:
+                        per.append(tm.device_us(fn, reps=10))
+                    else:
+                        bat.append(tm.batch_us(fn, reps=20))
+            try:
+                kern = kernels_per_call(torch, fn)
+            except Exception:  # a profiler this torch lacks: the count is left out (-1)
+                kern = -1
+        row = {"call": lab, "kind": kind.split(":")[0], "kernels": round(kern, 2),
+               "per_call_us": round(statistics.median(per), 3), "batched_us": round(statistics.median(bat), 3)}
+        rows.append(row)
+        log("timer %-44s kernels %4.1f per-call %9.2f batched %9.2f diff %6.2f us" % (
+            lab, kern, row["per_call_us"], row["batched_us"], row["per_call_us"] - row["batched_us"]))
+    # what a model's stream pays: calls of different kinds one after another (a kernel that
+    # follows another kind costs a little more than one repeating itself), the stream timed with
+    # one event pair against the sum of its calls' per-call times, both in every round
+    labels = [c[0] for c in cases]
+
+    def pick(*keys):
+        return [i for i, l in enumerate(labels) if all(k in l.split() for k in keys)]
+    streams = [("op forwards at 2^16", pick("65536", "fwd")), ("op forwards at 2^20", pick("1048576", "fwd")),
+               ("op backwards at 2^20", pick("1048576", "bwd")), ("ops at 2^24", pick("16777216")),
+               ("convolutions, batch norm and relu", [i for i in range(len(labels)) if labels[i].split()[0] in
+                                                     ("conv", "relu", "batchnorm2d")
+                                                     and "16777216" not in labels[i].split()]),
+               ("GEMMs, attention and small ops", [i for i in range(len(labels)) if labels[i].split()[0] in
+                                                   ("gemm", "sdpa", "layernorm", "gelu", "dropout", "add", "cast")
+                                                   and "16777216" not in labels[i].split()]),
+               ("every call", list(range(len(labels)))), ("every call, reversed", list(range(len(labels)))[::-1])]
+    for name, idx in streams:
+        fns = [cases[i][2] for i in idx]
+        if not fns:
+            continue
+
+        def stream(fns=fns):
+            for f in fns:
+                f()
+        with Tf32(torch, "tf32"):  # the TF32 calls as measured above; bf16 ones do not see it
+            sums, whole = [], []
+            for r in range(rounds):
+                sums.append(sum(tm.device_us(f, reps=10) for f in fns))
+                whole.append(tm.batch_us(stream, reps=5))
+        row = {"call": "stream: " + name, "kind": "stream", "calls": len(fns),
+               "per_call_us": round(statistics.median(sums), 3), "batched_us": round(statistics.median(whole), 3)}
+        rows.append(row)
+        log("timer stream %-36s %3d calls: per-call sum %9.2f, batched %9.2f us: %.2f us a call" % (
+            name, len(fns), row["per_call_us"], row["batched_us"], stream_excess(row)))
+    torch.backends.cudnn.benchmark = bench
+    alone = [r for r in rows if r["kind"] != "stream"]
+    over = timer_overhead(rows)
+    log("timer: per-call events add %.2f us a call in a stream (median of %d streams); a call "
+        "repeating itself %.2f (median of %d calls, %.2f..%.2f)" % (
+            over, len(rows) - len(alone), statistics.median(r["per_call_us"] - r["batched_us"] for r in alone),
+            len(alone), min(r["per_call_us"] - r["batched_us"] for r in alone),
+            max(r["per_call_us"] - r["batched_us"] for r in alone)))
+    return over, rows
+
+
 def measure_attention(torch, F, tm, quick, log):
     out = []
     for dname, dt in (("bf16", torch.bfloat16), ("fp32", torch.float32)):
@@ -1425,13 +1599,17 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         comp.setdefault("ops", []).extend(measure_tv_host(torch, log))
     elif part == "attention":
         comp["attention"] = measure_attention(torch, F, tm, a.quick, log)
+    elif part == "timer":
+        over, rows = measure_timer(torch, F, tm, log)
+        comp["timer_overhead_us"] = round(over, 3)
+        comp.setdefault("diag", {})["timer"] = rows
     elif part == "optimizer":
         comp["optimizer"], probes = measure_optimizers(torch, log)
         comp.setdefault("diag", {})["optimizer"] = {"probes_us": [round(p, 3) for p in probes]}
 
 
 PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
-         "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn")
+         "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn", "timer")
 
 if __name__ == "__main__":
     sys.exit(main())

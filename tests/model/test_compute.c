@@ -221,10 +221,10 @@ static void test_ops_attn_optim(void) {
   const fu_op_table *g = fu_compute_op(c, "gelu", "fp32"); /* the other dtype stands in */
   EXPECT(g == t);
   EXPECT(fu_compute_op(c, "layernorm", "bf16") == NULL);
-  EXPECT_REL(fu_op_us(g, 1e5, 0), 20, 1e-9);   /* log-log between 2 us and 200 us */
-  EXPECT_REL(fu_op_us(g, 1e3, 1), 4, 1e-9);    /* below: the smallest size's time */
-  EXPECT_REL(fu_op_us(g, 4e6, 0), 800, 1e-9);  /* above: proportional */
-  EXPECT_REL(fu_op_us(NULL, 4e6, 0), 0, 1e-9);
+  EXPECT_REL(fu_op_us(c, g, 1e5, 0), 20, 1e-9);   /* log-log between 2 us and 200 us */
+  EXPECT_REL(fu_op_us(c, g, 1e3, 1), 4, 1e-9);    /* below: the smallest size's time */
+  EXPECT_REL(fu_op_us(c, g, 4e6, 0), 800, 1e-9);  /* above: proportional */
+  EXPECT_REL(fu_op_us(c, NULL, 4e6, 0), 0, 1e-9);
 
   fu_attn_point *a = &c->attn[c->nattn++];
   *a = (fu_attn_point){"bf16", 64, 1, 0.0, 512, 1024, 100, 300};
@@ -373,6 +373,52 @@ static void test_conv(void) {
   free(q);
 }
 
+/* The calibration's per-call timer overhead ("timer_overhead_us", calib_torch --parts timer) comes
+ * off every lookup's time: op, GEMM, conv and attention tables, by hand; never below 0; it survives
+ * the JSON and a merge of tables without it; out of range is refused. */
+static void test_timer(void) {
+  fu_profile *p = malloc(sizeof *p), *q = malloc(sizeof *q);
+  fu_profile_init(p);
+  const char *doc = "{\"timer_overhead_us\": 0.5, "
+                    "\"gemm\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"m\": [64], \"n\": [64], "
+                    "\"k\": [64], \"us\": [4.0]}], "
+                    "\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"kernel\": 1, \"stride\": 1, "
+                    "\"m\": [64], \"n\": [64], \"k\": [64], \"us\": [6.0]}], "
+                    "\"attention\": [{\"dtype\": \"bf16\", \"head_dim\": 64, \"causal\": 0, \"dropout\": 0, "
+                    "\"seq\": 128, \"bh\": 16, \"fwd_us\": 8, \"bwd_us\": 16}], "
+                    "\"ops\": [{\"op\": \"gelu\", \"dtype\": \"bf16\", \"numel\": [1e4, 1e6], "
+                    "\"fwd_us\": [2, 200], \"bwd_us\": [0.25, 400], \"host_fwd_us\": 0, \"host_bwd_us\": 0}]}";
+  EXPECT_INT_EQ(merge(doc, &p->compute), FU_OK);
+  fu_compute *c = &p->compute;
+  EXPECT_REL(c->timer_us, 0.5, 1e-12);
+  const fu_op_table *g = fu_compute_op(c, "gelu", "bf16");
+  EXPECT_REL(fu_op_us(c, g, 1e5, 0), 20 - 0.5, 1e-9);  /* log-log 20 us, less 0.5 */
+  EXPECT_REL(fu_op_us(c, g, 4e6, 0), 800 - 0.5, 1e-9); /* above the table: 800, less 0.5 */
+  EXPECT_REL(fu_op_us(c, g, 1e3, 1), 0, 1e-12);        /* 0.25 - 0.5: not below 0 */
+  EXPECT_REL(fu_op_us(NULL, g, 1e5, 0), 20, 1e-9);     /* no profile: the table as measured */
+  double us, f, b;
+  EXPECT_INT_EQ(fu_compute_gemm_us(c, "bf16", "fwd", 64, 64, 64, &us), FU_OK);
+  EXPECT_REL(us, 3.5, 1e-6);
+  EXPECT_INT_EQ(fu_compute_conv_us(c, "bf16", "fwd", 1, 1, 64, 64, 64, &us), FU_OK);
+  EXPECT_REL(us, 5.5, 1e-6);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 128, 16, &f, &b), FU_OK);
+  EXPECT_REL(f, 7.5, 1e-9);
+  EXPECT_REL(b, 15.5, 1e-9);
+  /* a later partial calibration without the field keeps it; the JSON round trip keeps it */
+  EXPECT_INT_EQ(merge("{\"ops\": [{\"op\": \"relu\", \"dtype\": \"bf16\", \"numel\": [10], "
+                      "\"fwd_us\": [3], \"bwd_us\": [3], \"host_fwd_us\": 1, \"host_bwd_us\": 1}]}", c), FU_OK);
+  EXPECT_REL(c->timer_us, 0.5, 1e-12);
+  roundtrip(p, q);
+  EXPECT_REL(q->compute.timer_us, 0.5, 1e-12);
+  EXPECT_INT_EQ(fu_compute_gemm_us(&q->compute, "bf16", "fwd", 64, 64, 64, &us), FU_OK);
+  EXPECT_REL(us, 3.5, 1e-6);
+  /* out of range or not a number: refused */
+  EXPECT_INT_EQ(merge("{\"timer_overhead_us\": -1}", c), FU_EDATA);
+  EXPECT_INT_EQ(merge("{\"timer_overhead_us\": \"1\"}", c), FU_EDATA);
+  free(p);
+  free(q);
+}
+
 /* A partial calibration merged into tables already there: each table replaces the one of its
  * key (GEMM: dtype and layout; op: name and dtype) and leaves the others. */
 static void test_merge(void) {
@@ -398,8 +444,8 @@ static void test_merge(void) {
   EXPECT_INT_EQ(fu_compute_gemm_us(c, "tf32", "fwd", 64, 64, 64, &us), FU_OK);
   EXPECT_REL(us, 2.0, 1e-6); /* kept */
   EXPECT_INT_EQ(c->nops, 3);
-  EXPECT_REL(fu_op_us(fu_compute_op(c, "gelu", "bf16"), 10, 0), 7, 1e-9);  /* replaced */
-  EXPECT_REL(fu_op_us(fu_compute_op(c, "relu", "bf16"), 10, 0), 3, 1e-9);  /* kept */
+  EXPECT_REL(fu_op_us(c, fu_compute_op(c, "gelu", "bf16"), 10, 0), 7, 1e-9);  /* replaced */
+  EXPECT_REL(fu_op_us(c, fu_compute_op(c, "relu", "bf16"), 10, 0), 3, 1e-9);  /* kept */
   EXPECT_REL(fu_compute_op(c, "tv_resnet50", "bf16")->host_fwd_us, 900, 1e-9); /* added */
   free(c);
 }
@@ -435,6 +481,7 @@ int main(void) {
   test_unaligned();
   test_conv();
   test_merge();
+  test_timer();
   test_default();
   return fu_test_report("test_compute");
 }
