@@ -200,8 +200,8 @@ def step_total(m):
     """Per-phase CPU times of the compute-only iteration ([forward, backward(), rest] medians)
     rescaled so that they add up to the median of the rounds' sums. The medians of the phases
     come from different rounds and need not add up to a typical step: on a host-bound step (the
-    iteration is its phases' CPU times plus ~0.1 ms) their sum missed the measured step by -11.8
-    to +6.2% (runs 13-27: MaxViT-T, EfficientNetV2-S -8.2%, ShuffleNetV2 +6.2%), and the GPU
+    iteration is its phases' CPU times plus ~0.1 ms) their sum missed the measured step by -9.8
+    to +6.2% (runs 13-27: ViT-B/32, EfficientNetV2-S -8.2%, ShuffleNetV2 +6.2%), and the GPU
     factor's bisection then filled the gap with GPU time that was never there (hiding the
     frameworks' host costs behind it) or, beyond its clamp, left the whole step too slow. The
     medians without the rounds' times (runs before 8)."""
