@@ -80,6 +80,8 @@ typedef struct fu_result {
   char profile[64];          /* profile name */
   char comm_basis[16];       /* how the collective was priced: "measured" (the profile's curve at
                                 these ranks and nodes), "interpolated" or "predicted" (the cost model) */
+  int layout_assumed;        /* 1: the cost model priced a job across nodes at its default process
+                                layout, one process per GPU (fu_coll_layout_us) */
 } fu_result;
 
 void fu_result_finish(fu_result *r);  /* frees buckets; accepts a zeroed result */

@@ -11,8 +11,8 @@ int fu_result_print_table(FILE *out, const fu_result *r) {
   fprintf(out, "workload       %s (%zu tensors, %s%s)\n", r->workload, r->ngrads,
           fu_format_size(r->grad_bytes, sz, sizeof sz), r->estimated ? "; times are estimates" : "");
   fprintf(out, "plan           %s\n", r->plan);
-  fprintf(out, "comm           %s  (profile %s; %s at this rank and node count)\n", r->comm, r->profile,
-          r->comm_basis[0] ? r->comm_basis : "measured");
+  fprintf(out, "comm           %s  (profile %s; %s at this rank and node count%s)\n", r->comm, r->profile,
+          r->comm_basis[0] ? r->comm_basis : "measured", r->layout_assumed ? "; one process per GPU assumed" : "");
   fprintf(out, "iteration      %.1f us   [%.1f, %.1f] from the fits' 95%% CIs\n", r->iter_us,
           r->iter_lo_us, r->iter_hi_us);
   fprintf(out, "compute        %.1f us\n", r->compute_us);

@@ -168,6 +168,13 @@ check "all-gather predicted from all-reduce fits where never measured" $?
 "$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:2x8 --fusion none \
   --no-store --format json >"$tmp/pr.json" 2>/dev/null && [ "$(js "$tmp/pr.json" "j['comm_basis']")" = predicted ]
 check "predict --comm allreduce:2x8 runs and says predicted" $?
+# across nodes the model prices one process per GPU, and predict says it assumed that; on one
+# node (no network proxy) it says nothing of it
+"$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:2x8 --fusion none --no-store |
+  grep -q "predicted at this rank and node count; one process per GPU assumed)" &&
+  ! "$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:8 --fusion none --no-store |
+    grep -q "one process per GPU"
+check "predict --comm allreduce:2x8 says it assumed one process per GPU; not on one node" $?
 "$fusim" predict --workload resnet50 --comm allreduce:64:nvlink --no-store --format json >"$tmp/pr.json" 2>/dev/null &&
   [ "$(js "$tmp/pr.json" "j['comm_basis']")" = predicted ]
 check "predict --comm allreduce:64 on the 8-rank default profile says predicted" $?
@@ -186,6 +193,24 @@ allreduce,8,3,1048576,100
 EOF
 [ $? -eq 65 ] && grep -q "nodes" "$tmp/err"
 check "CSV nodes that do not fit the ranks refused" $?
+# the CSV gpus_per_process column: the layout a curve keeps; one that does not divide a node's
+# GPUs refused in one line
+"$fusim" import --db "$tmp/g.db" /dev/stdin >/dev/null <<'EOF' &&
+op,ranks,nodes,gpus_per_process,bytes,time_us
+allreduce,8,2,4,1048576,100
+allreduce,8,2,4,4194304,200
+allreduce,8,2,4,16777216,500
+allreduce,8,2,4,67108864,1700
+EOF
+  "$fusim" fit --db "$tmp/g.db" --no-store --out "$tmp/g.json" >/dev/null 2>&1 &&
+  [ "$(js "$tmp/g.json" "[c.get('gpus_per_process') for c in j['curves'] if c['op'] == 'allreduce']")" = "[4]" ]
+check "CSV gpus_per_process column: the curve keeps 4 GPUs a process" $?
+"$fusim" import --db "$tmp/bad.db" /dev/stdin >/dev/null 2>"$tmp/err" <<'EOF'
+op,ranks,nodes,gpus_per_process,bytes,time_us
+allreduce,8,2,3,1048576,100
+EOF
+[ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "gpus_per_process '3' does not divide the GPUs of a node (4)" "$tmp/err"
+check "CSV gpus_per_process 3 on 2 nodes of 4 refused, one line" $?
 
 # --- NCCL's protocol rules (tuning.cc, nvls.cc): an LL all-reduce at a quarter of the Simple
 # bandwidth (it was priced at half) and NVLS on Simple only (an nvls/LL line used to exist)
