@@ -190,6 +190,10 @@ typedef struct fu_opt_target {
 
 #define FU_OPTS_TARGET(o) \
   {FU_OPT_STR(0, "comm", &(o)->comm, "SPEC", "allreduce|reducescatter|allgather:RANKS[:LINK], or offload")}
+/* The job's process layout for a prediction across nodes (a long, 0: not given). */
+#define FU_OPT_ROW_LAYOUT(p)                                                                 \
+  {FU_OPT_INT(0, "gpus-per-process", (p), 1, 1024, "N",                                      \
+              "GPUs one process drives across nodes (default 1, one process per GPU)")}
 
 /* plan: the fusion plan, as given. The values stay strings here: the plan module (sim/) parses
  * them, the same way as the keys of a --plan FILE, and names the option in its messages. */

@@ -105,7 +105,7 @@ int fu_cmd_cost(int argc, char **argv) {
       FU_OPT_ROW_PROFILE(&in.profile),
       FU_OPTS_TARGET(&tg),
       {FU_OPT_STR(0, "bytes", &bytes, "SIZE[,SIZE...]", "message sizes with a unit (64MiB,1GiB)")},
-      {FU_OPT_INT(0, "gpus-per-process", &gpp, 1, 1024, "N", "GPUs one process drives (default 1)")},
+      FU_OPT_ROW_LAYOUT(&gpp),
       FU_OPT_ROW_FORMAT(&out.format),
       FU_OPT_END,
   };
@@ -134,14 +134,12 @@ int fu_cmd_cost(int argc, char **argv) {
   const char *op = fu_op_name(fu_comm_op(&c));
   const char *link = fu_link_name(c.link);
   int nodes = c.nodes > 0 ? c.nodes : 1;
-  if (gpp > 0 && (c.ranks / nodes) % gpp != 0) {
-    fu_error("cost: --gpus-per-process %ld does not divide the %d GPUs of a node", gpp, c.ranks / nodes);
+  /* the job's layout: what the model prices, and what the output says it assumed */
+  if ((st = fu_cmd_layout("cost", gpp, &c, prof)) != FU_OK) {
     free(sizes);
     free(prof);
-    return fu_exit_code(FU_EUSAGE);
+    return fu_exit_code(st);
   }
-  /* the job's layout: what the model prices, and what the output says it assumed */
-  prof->cluster.job_gpus_per_proc = gpp > 0 ? (int)gpp : 1;
   const char *layout = gpp > 0 ? "given" : "assumed";
   fu_comm_price *pr = calloc(ns, sizeof *pr);
   if (!pr) st = FU_ENOMEM;

@@ -20,6 +20,11 @@ int fu_cmd_get_plan(const fu_opt_plan *o, fu_plan *p);
 /* --comm (NULL: FU_CMD_DEFAULT_COMM). */
 int fu_cmd_get_comm(const fu_opt_target *t, fu_comm *c);
 
+/* --gpus-per-process N (0: not given, one process per GPU) as the layout prof's cost model prices
+ * (fu_cluster.job_gpus_per_proc); FU_EUSAGE (one line naming `cmd`) where N does not divide the
+ * GPUs of a node of c. */
+int fu_cmd_layout(const char *cmd, long gpus_per_proc, const fu_comm *c, fu_profile *prof);
+
 /* --workload (a file or a bundled name; `cmd` names the command in messages) and --profile
  * (NULL: the bundled default). w is initialised here and finished by the caller, as is *prof
  * (malloc'd: a profile is large; free it). Either may be NULL when not wanted. */

@@ -760,7 +760,7 @@ static void fu__label(fu_result *r, const fu_workload *w, const fu_plan *p, cons
                          c->nodes > 0 ? c->nodes : 1, &cv, &basis) != FU_OK)
     basis = FU_BASIS_PREDICTED;
   snprintf(r->comm_basis, sizeof r->comm_basis, "%s", fu_cost_basis_name(basis));
-  r->layout_assumed = basis != FU_BASIS_MEASURED && c->nodes > 1;
+  r->layout_gpus = basis != FU_BASIS_MEASURED && c->nodes > 1 ? (prof->cluster.job_gpus_per_proc > 1 ? prof->cluster.job_gpus_per_proc : 1) : 0;
 }
 
 int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,

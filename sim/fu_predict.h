@@ -80,8 +80,10 @@ typedef struct fu_result {
   char profile[64];          /* profile name */
   char comm_basis[16];       /* how the collective was priced: "measured" (the profile's curve at
                                 these ranks and nodes), "interpolated" or "predicted" (the cost model) */
-  int layout_assumed;        /* 1: the cost model priced a job across nodes at its default process
-                                layout, one process per GPU (fu_coll_layout_us) */
+  int layout_gpus;           /* GPUs a process the cost model priced a job across nodes at
+                                (fu_coll_layout_us); 0: the job is on one node or was measured */
+  int layout_given;          /* 1: the command named that layout (else one process per GPU, the
+                                default, was assumed) */
 } fu_result;
 
 void fu_result_finish(fu_result *r);  /* frees buckets; accepts a zeroed result */

@@ -11,8 +11,11 @@ int fu_result_print_table(FILE *out, const fu_result *r) {
   fprintf(out, "workload       %s (%zu tensors, %s%s)\n", r->workload, r->ngrads,
           fu_format_size(r->grad_bytes, sz, sizeof sz), r->estimated ? "; times are estimates" : "");
   fprintf(out, "plan           %s\n", r->plan);
+  char lay[64] = "";
+  if (r->layout_gpus > 0 && !r->layout_given) snprintf(lay, sizeof lay, "; one process per GPU assumed");
+  else if (r->layout_gpus > 0) snprintf(lay, sizeof lay, "; %d GPU%s a process", r->layout_gpus, r->layout_gpus == 1 ? "" : "s");
   fprintf(out, "comm           %s  (profile %s; %s at this rank and node count%s)\n", r->comm, r->profile,
-          r->comm_basis[0] ? r->comm_basis : "measured", r->layout_assumed ? "; one process per GPU assumed" : "");
+          r->comm_basis[0] ? r->comm_basis : "measured", lay);
   fprintf(out, "iteration      %.1f us   [%.1f, %.1f] from the fits' 95%% CIs\n", r->iter_us,
           r->iter_lo_us, r->iter_hi_us);
   fprintf(out, "compute        %.1f us\n", r->compute_us);

@@ -175,6 +175,17 @@ check "predict --comm allreduce:2x8 runs and says predicted" $?
   ! "$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:8 --fusion none --no-store |
     grep -q "one process per GPU"
 check "predict --comm allreduce:2x8 says it assumed one process per GPU; not on one node" $?
+# predict names the layout as cost does: 8 GPUs a process pays the fitted layout cost on each
+# Simple call across nodes, so the iteration's communication is longer, and the output says it
+"$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:2x8 --fusion none --no-store --format json >"$tmp/p1.json" &&
+  "$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:2x8 --fusion none --no-store --format json --gpus-per-process 8 >"$tmp/p8.json" &&
+  [ "$(python3 -c "import json; a, b = (json.load(open(f)) for f in ('$tmp/p1.json', '$tmp/p8.json')); print(b['comm_us'] > a['comm_us'])")" = True ] &&
+  "$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:2x8 --fusion none --no-store --gpus-per-process 8 |
+    grep -q "predicted at this rank and node count; 8 GPUs a process)"
+check "predict --gpus-per-process 8 across nodes: more communication time than one process per GPU, and says 8 GPUs a process" $?
+out=$("$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:2x8 --no-store --gpus-per-process 3 2>&1 >/dev/null)
+[ $? -eq 64 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s' "$out" | grep -q "predict: --gpus-per-process 3 does not divide the 8 GPUs of a node"
+check "predict --gpus-per-process 3 on 2x8: exit 64, one line" $?
 "$fusim" predict --workload resnet50 --comm allreduce:64:nvlink --no-store --format json >"$tmp/pr.json" 2>/dev/null &&
   [ "$(js "$tmp/pr.json" "j['comm_basis']")" = predicted ]
 check "predict --comm allreduce:64 on the 8-rank default profile says predicted" $?
