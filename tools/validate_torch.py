@@ -124,7 +124,8 @@ TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wi
                "vit_b_16", "vit_b_32", "maxvit_t", "convnext_tiny", "efficientnet_b0",
                "efficientnet_b1", "regnet_y_400mf", "regnet_y_1_6gf", "swin_t",
                "mobilenet_v3_large", "densenet121", "resnext50_32x4d", "swin_v2_t", "mobilenet_v2",
-               "vgg16", "shufflenet_v2_x1_0", "efficientnet_v2_s", "convnext_small", "mnasnet1_0")
+               "vgg16", "shufflenet_v2_x1_0", "efficientnet_v2_s", "convnext_small", "mnasnet1_0",
+               "regnet_x_3_2gf", "mobilenet_v3_small", "swin_s", "densenet169")
 
 
 def make_opt(model):
