@@ -313,6 +313,13 @@ int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link,
   if (!prof || !op || fu_op_parse(op, &o) != FU_OK || ranks < 1 || nodes < 1) return FU_EINTERNAL;
   const char *on = fu_op_name(o);
   const fu_curve *c = fu__exact(prof, on, link, ranks, nodes);
+  /* a curve measured across nodes at another process layout than the job's (fu_coll.h: each
+   * Simple call pays the layout's cost) is not this job's: the cost model prices it at the job's
+   * layout where it can; a curve whose layout is unknown stands for any */
+  int q = prof->cluster.job_gpus_per_proc > 1 ? prof->cluster.job_gpus_per_proc : 1;
+  if (c && nodes > 1 && c->gpus_per_proc > 0 && c->gpus_per_proc != q && fu_coll_nvls_slot(o) >= 0 &&
+      fu_cluster_usable(&prof->cluster, nodes))
+    c = NULL;
   if (c) {
     *out = *c;
     *basis = FU_BASIS_MEASURED;

@@ -85,7 +85,9 @@ const char *fu_cost_basis_name(fu_cost_basis b); /* "measured", "interpolated", 
 #define FU_COST_MODEL_BAND 0.25
 
 /* The communication curve for (op, link, ranks, nodes): the profile's measured plain curve at
- * exactly these ranks and nodes, else the cost model's lower envelope (fu_coll.h) as
+ * exactly these ranks and nodes (across nodes: measured at the job's process layout,
+ * prof->cluster.job_gpus_per_proc, or at an unknown one, unless the model cannot price it),
+ * else the cost model's lower envelope (fu_coll.h) as
  * segments, else (a profile with no link parameters) the nearest rank count rescaled by
  * fu_coll_rescale. *basis says which; *algo (16 bytes) names the measured curve's algo or,
  * for the model, "model". link NULL/"" = any; for nodes > 1 the network. FU_EDATA with a

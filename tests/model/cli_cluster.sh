@@ -142,6 +142,15 @@ check "DGX fit: curves keep GPUs a process (1, 2, 4); the layout cost fitted; 8+
 out=$("$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 1GiB --gpus-per-process 3 2>&1 >/dev/null)
 [ $? -eq 64 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s' "$out" | grep -q "does not divide the 8 GPUs of a node"
 check "cost --gpus-per-process 3 on 2x8: exit 64, one line" $?
+# a curve measured across nodes prices only its own layout: 4+4 was measured at 4 GPUs a process
+# (its 1 MiB row 96 us, the layout's cost in it), so one process per GPU is the cost model's
+# (predicted, the layout's cost left out) and 4 GPUs a process the measured curve
+"$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x4 --bytes 1MiB,64MiB --format json >"$tmp/c1.json" &&
+  "$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x4 --bytes 1MiB,64MiB --gpus-per-process 4 --format json >"$tmp/c4.json" &&
+  [ "$(js "$tmp/c1.json" "[r['basis'] for r in j]")" = "['predicted', 'predicted']" ] &&
+  [ "$(js "$tmp/c4.json" "[r['basis'] for r in j]")" = "['measured', 'measured']" ] &&
+  [ "$(python3 -c "import json; a, b = (json.load(open(f)) for f in ('$tmp/c1.json', '$tmp/c4.json')); print(a[1]['time_us'] < b[1]['time_us'])")" = True ]
+check "4+4 measured at 4 GPUs a process: the model prices one process per GPU, the curve its own layout" $?
 # independent data: B200 all-gather and reduce-scatter on one node (ring 696 GB/s) give A_nvls
 # 0.74 x 696 = 515 GB/s; the all-reduce log of the same node (not fitted) takes 35735 us at
 # 16 GiB (481 GB/s): priced within 10% (a ring would be 21% slow)
@@ -156,9 +165,9 @@ check "B200 NVLS from the machine: the unfitted 8-GPU all-reduce at 16 GiB withi
 [ $? -eq 0 ] && [ "$(js "$tmp/c.json" "set(['op','ranks','nodes','bytes','time_us','lo_us','hi_us','busbw_gbps','algo','measured']) <= set(j[0])")" = True ] &&
   [ "$(js "$tmp/c.json" "[(r['ranks'], r['nodes'], r['measured'], r['basis']) for r in j]")" = "[(16, 2, False, 'predicted'), (16, 2, False, 'predicted')]" ]
 check "cost --comm allreduce:2x8: 16 ranks on 2 nodes, predicted, with the contract's fields" $?
-"$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x4 --bytes 1GiB --format json >"$tmp/c.json" &&
+"$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x4 --bytes 1GiB --gpus-per-process 4 --format json >"$tmp/c.json" &&
   [ "$(js "$tmp/c.json" "(j[0]['measured'], j[0]['basis'])")" = "(True, 'measured')" ]
-check "cost --comm allreduce:2x4 is the measured 4+4 curve" $?
+check "cost --comm allreduce:2x4 at its log's 4 GPUs a process is the measured 4+4 curve" $?
 "$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x3 --bytes 1GiB --format json >"$tmp/c.json" &&
   [ "$(js "$tmp/c.json" "(j[0]['measured'], j[0]['basis'])")" = "(False, 'interpolated')" ]
 check "cost at 6 ranks, between the measured 4 and 8, says interpolated" $?
