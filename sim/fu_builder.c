@@ -21,6 +21,7 @@ typedef struct fu__op {
   double hfwd_us, hbwd_us;   /* host time to issue (Python forward, autograd backward) */
   double saved;              /* bytes kept for backward */
   int layer;                 /* transformer layer it belongs to, -1 outside the layers */
+  int past_block;            /* CNN: 1 + which bottleneck block past ResNet-50's it belongs to; 0 none */
   int nparams;               /* parameters it owns (0..2) */
   char pname[2][128];        /* their names, in the order their gradients become ready */
   uint64_t numel[2];         /* their element counts */
@@ -43,6 +44,7 @@ typedef struct fu__ctx {
   int autocast;              /* 1 under autocast: fp32 inputs and weights cast to bf16 */
   double T;                  /* tokens (or rows) of the micro-batch */
   int layer;                 /* current layer, -1 outside */
+  int past_block;            /* current CNN block past ResNet-50's (fu__op.past_block) */
   fu__op *ops;               /* forward order (malloc'd) */
   size_t n, cap;             /* used, allocated */
   double casts;              /* autocast weight copies, bytes */
@@ -66,6 +68,7 @@ static fu__op *fu__push(fu__ctx *x) {
   fu__op *o = &x->ops[x->n++];
   memset(o, 0, sizeof *o);
   o->layer = x->layer;
+  o->past_block = x->past_block;
   return o;
 }
 
@@ -752,6 +755,30 @@ static void fu__scale_host_whole(fu__ctx *x, const fu__ctx *ref, const char *key
   fu__scale_ops(x, kf, kb);
 }
 
+/* A bottleneck block past ResNet-50's blocks (a deeper ResNet's extra blocks): its host costs
+ * add up to the profile's tv_resnet_block_deep row in the step's mode (tools/cnn_depth.py:
+ * ResNet-101 against ResNet-50, held as tv_resnet50_held is, interleaved rounds, per block at
+ * the profile's host speed), where it has one above 0. fu__scale_host_whole gives every block
+ * the one factor that makes ResNet-50 add up to its whole step, whose stem, head, loss and
+ * backward()'s own start are spread over its 16 blocks; a block past them measured 0.81-0.85x
+ * of that (data/compute/README.md, 2026-12-04u). The operations keep their shares of the block. */
+static void fu__cnn_deep(fu__ctx *x) {
+  const char *mode = x->autocast ? "bf16" : "fp32";
+  const fu_op_table *t = fu_compute_op(x->c, "tv_resnet_block_deep", mode);
+  if (!t || strcmp(t->dtype, mode) || !(t->host_fwd_us > 0 && t->host_bwd_us > 0)) return;
+  for (size_t i = 0; i < x->n;) {
+    size_t j = i;
+    double sf = 0, sb = 0;
+    int blk = x->ops[i].past_block;
+    for (; j < x->n && x->ops[j].past_block == blk; j++) sf += x->ops[j].hfwd_us, sb += x->ops[j].hbwd_us;
+    for (size_t k = i; blk && k < j; k++) {
+      if (sf > 0) x->ops[k].hfwd_us *= t->host_fwd_us / sf;
+      if (sb > 0) x->ops[k].hbwd_us *= t->host_bwd_us / sb;
+    }
+    i = j;
+  }
+}
+
 /* The host's speed: host costs measured where the profile's probe read c->host_probe_min_us
  * (the fastest of its readings; older profiles: their median, host_probe_us) are carried to a
  * host whose probe's fastest reading is probe_us (0: left as they are); the probe is a fixed
@@ -1410,9 +1437,12 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double B, double img
   FU__TRY(fu__memop(x, "maxpool", A, B * 64 * h * h, x->ab * B * 64 * h * h + 8 * B * 64 * hp * hp));
   h = hp;
   static const double cfg[4][2] = {{64, 1}, {128, 2}, {256, 2}, {512, 2}}; /* width, stride */
+  const double *r50 = fu__resnet_blocks("resnet50");
+  int npast = 0;
   for (int li = 0; li < 4; li++)
     for (int b = 0; b < blocks[li]; b++) {
       double width = cfg[li][0], s = b == 0 ? cfg[li][1] : 1, hin = h, t;
+      x->past_block = b >= r50[li] ? ++npast : 0; /* past ResNet-50's blocks in this stage */
       snprintf(p, sizeof p, "layer%d.%d.", li + 1, b);
       /* the block's input: conv1 and the shortcut (downsample or the add) */
       FU__TRY(fu__fanout(x, B * cin * hin * hin, A, 2));
@@ -1432,6 +1462,7 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double B, double img
       h = h2;
       cin = width * 4;
     }
+  x->past_block = 0;
   FU__TRY(fu__memop(x, "bias_grad", A, B * cin * h * h, 0)); /* the average pool: a reduction */
   double Tsave = x->T;
   x->T = B;
@@ -1475,6 +1506,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     else if ((st = fu__resnet_ops(&r50, fu__resnet_blocks("resnet50"), (double)s->batch, (double)s->image)) == FU_OK)
       fu__scale_host_whole(&x, &r50, "tv_resnet50_held");
     free(r50.ops);
+    fu__cnn_deep(&x);
   }
   if (st == FU_OK) st = fu__host_carry(&x, s->host_probe_us, s->host_ref_us, NULL, prof_name);
   x.hook_us = s->ready_hook_us;
