@@ -85,6 +85,13 @@ import time
 import torch_host
 
 MiB = 2**20
+# How much more steeply an in-backward issue's whole cost (backward() over backward()) rises with
+# its spacing than its own calls (issue_direct) do, measured inside the validation loop
+# (tools/loop_issue_probe.py, data/validation/loop_issue_probe_run1: the hook pattern's 4 / 25 MiB
+# plans over its per-tensor plan, the median of the three the rounds resolve: the host work
+# right after a far-apart issue is slowed about as much as the issue's own calls are, which a
+# capture's timed calls do not see). store_torch_validation.whole_rise.
+WHOLE_OVER_CALLS = 2.11
 HUGE = 1e4        # MiB: one bucket for all gradients
 VARIANTS = ("none", "ddpv_1", "ddpc_h", "hk_1")
 # per-bucket variants (captures from run 19 on): a bucket per parameter, each issued from inside

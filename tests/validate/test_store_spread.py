@@ -6,7 +6,8 @@ spreads stay; p5 above the median (impossible for a p5, but a rounded file) clam
 workload without a version-2 host block, or a run without p5/p95, is left as it is; the launch
 queue's counts and capacity (the most any measurement rep reached); the buffer broadcast's fixed part taken from the run's tower; the
 compute-only step's per-phase CPU times rescaled to the median of the rounds' sums (step_total)
-and the host factors anchor() takes from them."""
+and the host factors anchor() takes from them; whole_rise (the hook pattern's direct issue curve
+priced whole, its rise times k)."""
 import copy
 import json
 import os
@@ -135,5 +136,29 @@ with tempfile.TemporaryDirectory() as tmp:
     hf, _ = st.anchor(fake, wl, dict(RM, compute_only_us=60.0), tmp, [], True, phases=False)
     check("one factor for all phases: (20 + 20) / (40 + 50) (got %r)" % hf,
           abs(hf - 40 / 90) < 1e-12)
+# whole_rise(): the hook pattern's curve timed call by call (source "direct") rises k times as
+# steeply over its first point: [[80, 50], [330, 60], [1300, 90]] at k 2 -> 50, 70, 130; a curve
+# of whole-backward differences, DDP's offload curve and k 1 are left as they are (the old store
+# has no whole_rise and priced the calls' rise alone).
+CURVE = [[80.0, 50.0], [330.0, 60.0], [1300.0, 90.0]]
+wl = {"host": {"issue_spacing": {"hooks": copy.deepcopy(CURVE),
+                                 "ddp_offload": copy.deepcopy(CURVE)}},
+      "meta": {"framework_on_model": {"issue_spacing_source": {"hooks": "direct",
+                                                               "ddp_offload": "direct"}}}}
+w = copy.deepcopy(wl)
+st.whole_rise(w, 2.0)
+check("whole_rise: the direct hook curve's rise doubled (got %r)" % w["host"]["issue_spacing"]["hooks"],
+      w["host"]["issue_spacing"]["hooks"] == [[80.0, 50.0], [330.0, 70.0], [1300.0, 130.0]])
+check("whole_rise: DDP's offload curve left", w["host"]["issue_spacing"]["ddp_offload"] == CURVE)
+w = copy.deepcopy(wl)
+w["meta"]["framework_on_model"]["issue_spacing_source"]["hooks"] = "backward"
+st.whole_rise(w, 2.0)
+check("whole_rise: a whole-backward curve left", w["host"]["issue_spacing"]["hooks"] == CURVE)
+w = copy.deepcopy(wl)
+st.whole_rise(w, 1.0)
+check("whole_rise: k 1 leaves the calls' rise", w["host"]["issue_spacing"]["hooks"] == CURVE)
+w = {"host": {}}
+st.whole_rise(w, 2.0)
+check("whole_rise: no curve, nothing added", w == {"host": {}})
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
