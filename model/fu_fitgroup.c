@@ -188,6 +188,12 @@ static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const 
   FU_CHECK(fu__copy(cv->link, sizeof cv->link, s0->link, what, "link"));
   cv->ranks = s0->ranks;
   cv->nodes = s0->nodes > 0 ? s0->nodes : 1;
+  if (cv->ranks % cv->nodes != 0) { /* a profile's curve has as many GPUs on each node */
+    fu_warn("%s: %s %s x%d: skipped: %d ranks on %d nodes, not as many on each (a log of processes "
+            "placed unevenly)", f->what, s0->op, s0->link, s0->ranks, cv->ranks, cv->nodes);
+    memset(cv, 0, sizeof *cv);
+    return FU_OK;
+  }
   for (size_t k = 0; k < nm && !cv->gpu[0]; k++)
     snprintf(cv->gpu, sizeof cv->gpu, "%s", smp[sel[mem[k]].i].gpu);
   if (!cv->gpu[0] && f->gpu) snprintf(cv->gpu, sizeof cv->gpu, "%s", f->gpu); /* the log named none */
@@ -195,6 +201,8 @@ static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const 
   cv->gpus_per_proc = smp[sel[mem[0]].i].gpus_per_proc;
   for (size_t k = 1; k < nm; k++)
     if (smp[sel[mem[k]].i].gpus_per_proc != cv->gpus_per_proc) cv->gpus_per_proc = 0;
+  if (cv->gpus_per_proc > 0 && (cv->ranks / cv->nodes) % cv->gpus_per_proc != 0)
+    cv->gpus_per_proc = 0; /* processes of another size on some node: no one layout */
   for (size_t k = 0; k < np; k++)
     if (pts[k].bytes > cv->max_bytes) cv->max_bytes = pts[k].bytes;
   /* the curve's label: variant[/proto][+cg] */

@@ -231,6 +231,41 @@ allreduce,8,2,3,1048576,100
 EOF
 [ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "gpus_per_process '3' does not divide the GPUs of a node (4)" "$tmp/err"
 check "CSV gpus_per_process 3 on 2 nodes of 4 refused, one line" $?
+# processes placed unevenly (the 1+1 log's rows under Rank lines of 3 processes of 2 GPUs, two on
+# one host: 4 + 2 ranks): the profile fit writes is one fusim reads back, its curve without a
+# layout (2 does not divide 6 / 2 = 3); 3 + 2 ranks of one GPU a process make no curve (a
+# profile's curve has as many GPUs on each node). Before, fit wrote both profiles and cost
+# refused them (curves[0].gpus_per_process, curves[0].nodes)
+uneven() { # SRC NGPUS PID:HOST...: SRC's rows under one Rank line per PID:HOST
+  python3 - "$@" <<'PY'
+import sys
+src, ngpus, ranks = sys.argv[1], sys.argv[2], sys.argv[3:]
+for l in open(src):
+    if l.startswith("# nThread"):
+        l = l.replace("nGpus 1", "nGpus " + ngpus)
+    if l.startswith("#  Rank  1"):
+        continue
+    if l.startswith("#  Rank  0"):
+        l = "".join("#  Rank %2d Group  0 Pid %s on %10s device  %d [0x1b] NVIDIA H100 80GB HBM3\n"
+                    % (r, ph.split(":")[0], ph.split(":")[1], r % 4) for r, ph in enumerate(ranks))
+    sys.stdout.write(l)
+PY
+}
+uneven "$d/mghpcc-dgxh100-2gpu-2node-allreduce.txt" 2 11:dgx-06 11:dgx-06 12:dgx-06 12:dgx-06 13:dgx-07 13:dgx-07 >"$tmp/u6.txt" &&
+  "$fusim" import --db "$tmp/u6.db" --op allreduce "$tmp/u6.txt" >/dev/null &&
+  "$fusim" fit --db "$tmp/u6.db" --no-store --out "$tmp/u6.json" >/dev/null 2>&1 &&
+  [ "$(js "$tmp/u6.json" "[(c['ranks'], c['nodes'], c.get('gpus_per_process')) for c in j['curves'] if c['op'] == 'allreduce']")" = "[(6, 2, None)]" ] &&
+  "$fusim" cost --profile "$tmp/u6.json" --comm allreduce:2x3 --bytes 1MiB --format json >"$tmp/c.json" &&
+  [ "$(js "$tmp/c.json" "j[0]['basis']")" = measured ]
+check "6 ranks of 2-GPU processes placed 4 + 2: the fitted profile reads back, its curve without a layout" $?
+uneven "$d/mghpcc-dgxh100-2gpu-2node-allreduce.txt" 1 11:dgx-06 12:dgx-06 13:dgx-06 14:dgx-07 15:dgx-07 >"$tmp/u5.txt" &&
+  "$fusim" import --db "$tmp/u5.db" --op allreduce "$tmp/u5.txt" >/dev/null &&
+  "$fusim" import --db "$tmp/u5.db" "$d/mghpcc-dgxh100-2gpu-2node-allreduce.txt" >/dev/null &&
+  "$fusim" fit --db "$tmp/u5.db" --no-store --out "$tmp/u5.json" >/dev/null 2>"$tmp/err" &&
+  grep -q "x5: skipped: 5 ranks on 2 nodes, not as many on each" "$tmp/err" &&
+  [ "$(js "$tmp/u5.json" "[(c['ranks'], c['nodes']) for c in j['curves'] if c['op'] == 'allreduce']")" = "[(2, 2)]" ] &&
+  "$fusim" cost --profile "$tmp/u5.json" --comm allreduce:2x1 --bytes 1MiB >/dev/null
+check "5 ranks placed 3 + 2: no curve, said in a warning; the profile reads back" $?
 
 # --- NCCL's protocol rules (tuning.cc, nvls.cc): an LL all-reduce at a quarter of the Simple
 # bandwidth (it was priced at half) and NVLS on Simple only (an nvls/LL line used to exist)
