@@ -120,9 +120,10 @@ static int fu__bk_json_set(fu__bk_json *t, size_t k, const fu_bucket *b) {
              : FU_ENOMEM;
 }
 
-/* Everything but the buckets, in the order printed. */
+/* Everything but the buckets, in the order printed; the process layout (as fusim cost writes it)
+ * where the cost model priced a job across nodes at one. */
 static json_t *fu__summary_json(const fu_result *r) {
-  return json_pack(
+  json_t *j = json_pack(
       "{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:b}",
       "workload", r->workload, "plan", r->plan, "comm", r->comm, "profile", r->profile, "comm_basis",
       r->comm_basis[0] ? r->comm_basis : "measured", "iter_us",
@@ -131,6 +132,13 @@ static json_t *fu__summary_json(const fu_result *r) {
       r->overlap_frac, "bus_util", r->bus_util, "pack_us", r->pack_us, "n_ops",
       (json_int_t)r->n_ops, "fusion_buffer_bytes", (json_int_t)r->fusion_buffer_bytes,
       "sim_events", (json_int_t)r->sim_events, "estimated", r->estimated);
+  if (j && r->layout_gpus > 0 &&
+      (json_object_set_new(j, "gpus_per_process", json_integer(r->layout_gpus)) != 0 ||
+       json_object_set_new(j, "layout", json_string(r->layout_given ? "given" : "assumed")) != 0)) {
+    json_decref(j);
+    return NULL;
+  }
+  return j;
 }
 
 #define FU__BUCKETS_KEY "buckets" /* the summary's last key, the bucket array */

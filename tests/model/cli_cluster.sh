@@ -189,9 +189,14 @@ check "predict --comm allreduce:2x8 says it assumed one process per GPU; not on 
 "$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:2x8 --fusion none --no-store --format json >"$tmp/p1.json" &&
   "$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:2x8 --fusion none --no-store --format json --gpus-per-process 8 >"$tmp/p8.json" &&
   [ "$(python3 -c "import json; a, b = (json.load(open(f)) for f in ('$tmp/p1.json', '$tmp/p8.json')); print(b['comm_us'] > a['comm_us'])")" = True ] &&
+  [ "$(js "$tmp/p1.json" "(j['gpus_per_process'], j['layout'])")" = "(1, 'assumed')" ] &&
+  [ "$(js "$tmp/p8.json" "(j['gpus_per_process'], j['layout'])")" = "(8, 'given')" ] &&
   "$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:2x8 --fusion none --no-store --gpus-per-process 8 |
     grep -q "predicted at this rank and node count; 8 GPUs a process)"
-check "predict --gpus-per-process 8 across nodes: more communication time than one process per GPU, and says 8 GPUs a process" $?
+check "predict --gpus-per-process 8 across nodes: more communication time than one process per GPU, and says 8 GPUs a process (table and JSON)" $?
+"$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:8 --fusion none --no-store --format json >"$tmp/p0.json" &&
+  [ "$(js "$tmp/p0.json" "'gpus_per_process' in j or 'layout' in j")" = False ]
+check "predict on one node: no layout in its JSON" $?
 out=$("$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:2x8 --no-store --gpus-per-process 3 2>&1 >/dev/null)
 [ $? -eq 64 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s' "$out" | grep -q "predict: --gpus-per-process 3 does not divide the 8 GPUs of a node"
 check "predict --gpus-per-process 3 on 2x8: exit 64, one line" $?
