@@ -612,6 +612,8 @@ def main():
     a = arg_parser().parse_args()
     if a.beside_d2h is not None and not 1 <= a.beside_d2h <= 10:   # fusim's range for it
         die("--beside-d2h %g: expected a factor from 1 to 10" % a.beside_d2h, 64)
+    if not 0 <= a.whole_over_calls < float("inf"):   # a rise below 0 prices an issue under the dense one
+        die("--whole-over-calls %g: expected a factor of 0 or more" % a.whole_over_calls, 64)
     path = os.path.join(a.rundir, "runs.json")
     if not os.path.isfile(path):
         die("%s: no such file (a run of tools/validate_torch.py)" % path, 66)

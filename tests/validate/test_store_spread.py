@@ -11,6 +11,7 @@ priced whole, its rise times k)."""
 import copy
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -160,5 +161,14 @@ check("whole_rise: k 1 leaves the calls' rise", w["host"]["issue_spacing"]["hook
 w = {"host": {}}
 st.whole_rise(w, 2.0)
 check("whole_rise: no curve, nothing added", w == {"host": {}})
+# --whole-over-calls below 0 (a curve falling under its dense issue, which fusim refuses only
+# after the anchor's first predict) or not a number: one line, exit 64, before the run is read
+tool = os.path.join(os.environ.get("FUSIM_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", "..")),
+                    "tools", "store_torch_validation.py")
+for k in ("-1", "nan"):
+    r = subprocess.run([sys.executable, tool, "/nonexistent-run", "--whole-over-calls", k],
+                       capture_output=True, text=True)
+    check("--whole-over-calls %s: exit 64, one line (got %d: %r)" % (k, r.returncode, r.stderr),
+          r.returncode == 64 and len(r.stderr.strip().splitlines()) == 1 and "--whole-over-calls" in r.stderr)
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
