@@ -82,6 +82,7 @@ static void fu__line(fu_coll_line *l, fu_coll_algo algo, fu_coll_proto proto, do
   l->alpha_us = alpha;
   l->beta_us_per_byte = beta;
   l->ladder_ops = 0;
+  l->chunk_max = 0;
 }
 
 /* A protocol's costs at (op, nodes): latency of a call, of an intra-node and of a network step,
@@ -203,9 +204,32 @@ static int fu__lines(const fu_cluster *c, fu_op op, int ranks, int nodes, int gp
   return FU_OK;
 }
 
+int fu_coll_nccl_prefers_nvls_tree(const fu_cluster *c, int ranks, int nodes) {
+  if (!c || nodes < 2 || ranks % nodes != 0) return 0;
+  int g = ranks / nodes;
+  int nics = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
+  double net = nics * c->nic_gbps, link = fmin(c->intra_gbps, net);
+  double nvls_tree = fmin(c->nvls_algbw_gbps[0], net) * 5.0 / 6.0;
+  double ring = link * ranks / (2.0 * (ranks - 1)), tree = 0.92 * link * 0.5;
+  return g > 2 && nvls_tree > fmax(ring, tree);
+}
+
 int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,
                   int *nlines) {
-  return fu__lines(c, op, ranks, nodes, c ? c->job_gpus_per_proc : 0, lines, nlines);
+  FU_CHECK(fu__lines(c, op, ranks, nodes, c ? c->job_gpus_per_proc : 0, lines, nlines));
+  int nvls_tree = -1;
+  for (int i = 0; i < *nlines; i++)
+    if (lines[i].algorithm == FU_CALGO_NVLS_TREE) nvls_tree = i;
+  if (!c || c->job_nccl_version < FU_COLL_NCCL_NVLS_CHUNK || nvls_tree < 0 ||
+      !fu_coll_nccl_prefers_nvls_tree(c, ranks, nodes))
+    return FU_OK;
+  /* NCCL's choice: NVLS-tree in its 2.19 chunks wherever it runs Simple */
+  lines[nvls_tree].chunk_max = nodes >= 4 ? FU_COLL_NVLS_CHUNK_4NODES : FU_COLL_NVLS_CHUNK_BYTES;
+  int m = 0;
+  for (int i = 0; i < *nlines; i++)
+    if (lines[i].proto != FU_PROTO_SIMPLE || i == nvls_tree) lines[m++] = lines[i];
+  *nlines = m;
+  return FU_OK;
 }
 
 double fu_coll_tree_corr(fu_coll_algo a, fu_coll_proto p, double bytes) {
@@ -221,18 +245,26 @@ double fu_coll_tree_corr(fu_coll_algo a, fu_coll_proto p, double bytes) {
   return f[p == FU_PROTO_LL ? 0 : p == FU_PROTO_LL128 ? 1 : 2][k];
 }
 
+/* NVLS-tree's largest chunk. */
+static double fu__chunk_max(const fu_coll_line *l) {
+  return l->chunk_max > 0 && l->chunk_max < FU_COLL_STEP_BYTES ? l->chunk_max : FU_COLL_STEP_BYTES;
+}
+
 int fu_coll_chunk_breaks(const fu_coll_line *l, double *x) {
   double u = l->ladder_ops, S = FU_COLL_STEP_BYTES;
   if (!(u > 0) || l->algorithm != FU_CALGO_NVLS_TREE) return 0;
-  /* below these sizes the chunk is 32, 64, 128 and 256 KiB */
+  /* below these sizes the chunk is 32, 64, 128 and 256 KiB; only the rungs below the largest
+   * chunk apply (NCCL cuts a chunk only where it is larger than the rung's) */
   x[0] = u * S / 8, x[1] = 4 * u * S / 4, x[2] = 16 * u * S / 2, x[3] = 32 * u * S;
-  return 4;
+  int n = 0;
+  for (double rung = S / 16; n < 4 && rung < fu__chunk_max(l); rung *= 2) n++;
+  return n;
 }
 
 double fu_coll_chunk_slow(const fu_coll_line *l, double bytes) {
   double x[4];
   int n = fu_coll_chunk_breaks(l, x);
-  double r = 1; /* full step / chunk */
+  double r = n > 0 ? FU_COLL_STEP_BYTES / fu__chunk_max(l) : 1; /* full step / chunk */
   for (int i = n - 1; i >= 0 && bytes < x[i]; i--) r *= 2; /* each rung halves the chunk */
   /* the per-chunk share of the full-step time is paid r times as often per byte */
   return 1 + FU_COLL_CHUNK_SHARE * (r - 1);

@@ -43,6 +43,14 @@
  *              as NCCL's tuning.cc converts NVLS_TREE bus bandwidth to algorithm bandwidth;
  *              its time per byte rises below the sizes where NCCL cuts its chunk
  *              (fu_coll_chunk_slow).
+ * NCCL's choice (fu_coll_lines): with the job's NCCL version unknown the model takes its fastest
+ * line. With 2.19 or later named (fusim cost --nccl-version), an all-reduce across nodes whose
+ * NVLS-tree NCCL's own tuning rates above the ring and the tree runs NVLS-tree at Simple sizes,
+ * as NCCL does whether or not it is the fastest, and in NCCL 2.19's chunks: 128 KiB on 2-3
+ * nodes, 64 KiB from 4 (enqueue.cc, NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE
+ * defaults), not 2.18's 512 KiB step. Not modelled: the current source's Blackwell table
+ * (nvls.cc ncclNvlsTreeSm100Tuning: 32 channels on 2 nodes, 64 KiB where the NIC sits on its
+ * GPU's PCIe switch), which a profile cannot see and 2.29.2 may not have.
  * Protocols (fu_coll_proto): each algorithm is priced twice where the profile knows both
  * latencies, as NCCL's tuning does: LL (the latency of small messages, fitted from the smallest
  * sizes; a ring at 1/4 of the bandwidth for all-reduce or across nodes and 1/3 otherwise, a tree
@@ -102,6 +110,9 @@ typedef struct fu_cluster {
   int job_gpus_per_proc;     /* pricing only, not a fitted parameter: GPUs one process drives in
                                 the job priced (0 or 1: one process per GPU, as training
                                 frameworks run); the caller sets it */
+  int job_nccl_version;      /* pricing only: the NCCL the job priced runs, as NCCL_VERSION_CODE
+                                (2.29.2: 22902); 0 unknown: the model takes its fastest line.
+                                From FU_COLL_NCCL_NVLS_CHUNK on, see fu_coll_lines */
 } fu_cluster;
 
 /* Most lines fu_coll_lines gives: 4 algorithms x 2 protocols. */
@@ -161,13 +172,33 @@ typedef struct fu_coll_line {
   double beta_us_per_byte;   /* time per byte of message */
   double ladder_ops;         /* NVLS-tree's chunk ladder (fu_coll_chunk_slow): NCCL's NVLS
                                 channels x heads; 0 none */
+  double chunk_max;          /* NVLS-tree's largest chunk, bytes (0: the full Simple step,
+                                FU_COLL_STEP_BYTES, as NCCL 2.18 cuts it) */
 } fu_coll_line;
+
+/* NCCL 2.19 (NCCL_VERSION_CODE 21900) and later: NVLS-tree's chunk is NCCL_NVLS_CHUNKSIZE,
+ * 128 KiB by default, and 64 KiB from 4 nodes (NCCL_NVLSTREE_MAX_CHUNKSIZE's default; enqueue.cc
+ * calcCollChunking), not the 512 KiB Simple step; the ladder below it is 2.18's. */
+#define FU_COLL_NCCL_NVLS_CHUNK 21900
+#define FU_COLL_NVLS_CHUNK_BYTES 131072.0
+#define FU_COLL_NVLS_CHUNK_4NODES 65536.0
 
 /* The algorithms that apply to op at (ranks, nodes), at most FU_COLL_MAX_LINES lines. FU_EDATA (message
  * printed) when the model lacks a parameter they need or op is not a collective it covers
- * (allreduce, allgather, reducescatter). ranks must be a multiple of nodes. */
+ * (allreduce, allgather, reducescatter). ranks must be a multiple of nodes.
+ * Where the job's NCCL is known (c->job_nccl_version) and is 2.19 or later, an NVLS-tree line
+ * (all-reduce across nodes) is what NCCL runs, not what is fastest: NCCL picks by its own tuning
+ * model (fu_coll_nccl_prefers_nvls_tree), and where that rates NVLS-tree above the ring and the
+ * tree, the ring and tree Simple lines are left out (the protocol is still the model's: LL lines
+ * stay), and NVLS-tree is cut in 2.19's chunks (FU_COLL_NCCL_NVLS_CHUNK). */
 int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,
                   int *nlines);
+
+/* 1 when NCCL's tuning model (tuning.cc, 2.19 on, as tests/bench/nccl_choice.py reads it) rates
+ * an all-reduce's NVLS-tree bandwidth at (ranks, nodes) above its ring's and tree's, with c's fitted
+ * rates standing in for NCCL's channels x per-channel bandwidth: NVLS-tree min(A_nvls, k B_nic) x
+ * 5/6, the ring L p / (2 (p - 1)) and the tree 0.92 L / 2, L = min(B_intra, k B_nic). */
+int fu_coll_nccl_prefers_nvls_tree(const fu_cluster *c, int ranks, int nodes);
 
 /* NCCL's tuning.cc slows a tree at middle sizes by a factor on its bandwidth ("trees are not
  * perfectly sticking to the model for medium sizes"), per protocol and power of two of

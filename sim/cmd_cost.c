@@ -16,8 +16,8 @@
 #include "fu_options.h"
 
 static const char fu__head[] =
-    "usage: fusim cost --comm SPEC --bytes SIZE[,SIZE...] [--gpus-per-process N] [--profile P]\n"
-    "                  [--format table|csv|json]\n"
+    "usage: fusim cost --comm SPEC --bytes SIZE[,SIZE...] [--gpus-per-process N]\n"
+    "                  [--nccl-version X.Y.Z] [--profile P] [--format table|csv|json]\n"
     "\n"
     "Prices one collective at each size: its time with an interval, bus bandwidth (nccl-tests'\n"
     "definition), the algorithm, and whether the profile measured it at that rank and node count\n"
@@ -32,7 +32,10 @@ static const char fu__foot[] =
     "--bytes: sizes with a unit (B, KiB, MiB, GiB), comma separated: 64MiB,1GiB.\n"
     "--gpus-per-process: the job's process layout across nodes (nccl-tests -g; default 1, one\n"
     "process per GPU, as training frameworks run); a process driving more GPUs pays the fitted\n"
-    "layout cost (the profile's proc_pair_us) on each predicted Simple call.\n";
+    "layout cost (the profile's proc_pair_us) on each predicted Simple call.\n"
+    "--nccl-version: the NCCL the job runs (default unknown: the model takes its fastest line);\n"
+    "from 2.19 a predicted all-reduce across nodes runs the algorithm NCCL's own tuning picks\n"
+    "(NVLS-tree where it rates it highest) in NCCL's chunks, priced by the model's line for it.\n";
 
 /* The comma-separated sizes of --bytes into *out (malloc'd). One line naming --bytes on error. */
 static int fu__sizes(const char *arg, double **out, size_t *n) {
@@ -101,11 +104,13 @@ int fu_cmd_cost(int argc, char **argv) {
   fu_opt_output_init(&out);
   const char *bytes = NULL;
   long gpp = 0;
+  const char *nccl = NULL;
   const fu_option rows[] = {
       FU_OPT_ROW_PROFILE(&in.profile),
       FU_OPTS_TARGET(&tg),
       {FU_OPT_STR(0, "bytes", &bytes, "SIZE[,SIZE...]", "message sizes with a unit (64MiB,1GiB)")},
       FU_OPT_ROW_LAYOUT(&gpp),
+      FU_OPT_ROW_NCCL(&nccl),
       FU_OPT_ROW_FORMAT(&out.format),
       FU_OPT_END,
   };
@@ -135,7 +140,8 @@ int fu_cmd_cost(int argc, char **argv) {
   const char *link = fu_link_name(c.link);
   int nodes = c.nodes > 0 ? c.nodes : 1;
   /* the job's layout: what the model prices, and what the output says it assumed */
-  if ((st = fu_cmd_layout("cost", gpp, &c, prof)) != FU_OK) {
+  if ((st = fu_cmd_layout("cost", gpp, &c, prof)) != FU_OK ||
+      (st = fu_cmd_nccl_version("cost", nccl, prof)) != FU_OK) {
     free(sizes);
     free(prof);
     return fu_exit_code(st);
@@ -154,7 +160,8 @@ int fu_cmd_cost(int argc, char **argv) {
                             "basis", fu_cost_basis_name(pr[i].basis), "extrapolated", pr[i].extrapolated,
                             "profile", prof->name);
       if (o && (json_object_set_new(o, "gpus_per_process", json_integer(prof->cluster.job_gpus_per_proc)) != 0 ||
-                json_object_set_new(o, "layout", json_string(layout)) != 0))
+                json_object_set_new(o, "layout", json_string(layout)) != 0 ||
+                json_object_set_new(o, "nccl_version", nccl ? json_string(nccl) : json_null()) != 0))
         st = FU_ENOMEM;
       if (o && pr[i].basis != FU_BASIS_MEASURED) st = fu__lines_json(prof, op, c.ranks, nodes, sizes[i], o);
       if (o && fu__nvls_derived(prof, &pr[i]) && json_object_set_new(o, "nvls_source", json_string(prof->cluster.nvls_source)) != 0)
@@ -179,6 +186,7 @@ int fu_cmd_cost(int argc, char **argv) {
     printf("  layout: %d GPU%s a process (%s%s)\n", prof->cluster.job_gpus_per_proc,
            prof->cluster.job_gpus_per_proc == 1 ? "" : "s", layout,
            gpp > 0 ? "" : ": one process per GPU; --gpus-per-process N for another");
+    printf("  NCCL: %s\n", nccl ? nccl : "unknown (the model's fastest line; --nccl-version X.Y.Z for NCCL's choice)");
     printf("  %12s %12s %23s %10s %-10s %s\n", "bytes", "time_us", "95% interval us", "busbw GB/s", "algo", "basis");
     for (size_t i = 0; i < ns; i++) {
       char iv[48];

@@ -33,6 +33,19 @@ int fu_cmd_layout(const char *cmd, long gpus_per_proc, const fu_comm *c, fu_prof
   return FU_OK;
 }
 
+int fu_cmd_nccl_version(const char *cmd, const char *version, fu_profile *prof) {
+  prof->cluster.job_nccl_version = 0;
+  if (!version) return FU_OK;
+  int major, minor, patch, used = 0;
+  if (sscanf(version, "%d.%d.%d%n", &major, &minor, &patch, &used) != 3 || major != 2 || minor < 0 ||
+      minor > 99 || patch < 0 || patch > 99 || (version[used] != '\0' && version[used] != '+')) {
+    fu_error("%s: --nccl-version '%s': say an NCCL 2 version as NCCL prints it, e.g. 2.29.2", cmd, version);
+    return FU_EUSAGE;
+  }
+  prof->cluster.job_nccl_version = major * 10000 + minor * 100 + patch; /* NCCL_VERSION_CODE */
+  return FU_OK;
+}
+
 int fu_cmd_inputs(const char *cmd, const fu_opt_inputs *in, int strict, fu_workload *w,
                   fu_profile **prof) {
   if (w) fu_workload_init(w);

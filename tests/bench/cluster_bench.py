@@ -123,11 +123,22 @@ def imp(db, name, *extra):
     run("import", "--db", db, *extra, os.path.join(DATA, name))
 
 
+def nccl_version(path):
+    """The version of NCCL's own "NCCL version X.Y.Z" line in a log (what the job ran, printed at
+    its start, not a measured result), None where the log has none."""
+    for line in open(path):
+        t = line.split()
+        if len(t) >= 3 and t[:2] == ["NCCL", "version"]:
+            return t[2].split("+")[0]
+    return None
+
+
 def layout_args(path):
-    """--gpus-per-process of the run a log measured (its header: how the job was launched, not a
-    measured result), none where the log does not say."""
+    """--gpus-per-process and --nccl-version of the run a log measured (its header: how the job
+    was launched, not a measured result), none where the log does not say."""
     g = gpus_per_process(path) if path else None
-    return ["--gpus-per-process", str(g)] if g else []
+    v = nccl_version(path) if path else None
+    return (["--gpus-per-process", str(g)] if g else []) + (["--nccl-version", v] if v else [])
 
 
 def compare(label, prof, comm, rows, bands, path=None):

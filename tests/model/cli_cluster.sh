@@ -402,4 +402,25 @@ check "B200 all-reduce alone read as NVLS (ring = A_nvls / 0.74); all-gather and
   [ "$(js "$tmp/c8.json" "all(abs(r['time_us'] / m - 1) < 0.40 for r, m in zip(j, (106.0, 141.5, 405.9)))")" = True ]
 check "LL128 on one NVLink node: B200 all-gather 16-256 MiB on ring/LL128 by hand, within 40% of the log" $?
 
+# NCCL's choice, not the fastest line (fu_coll_lines): the held-out B200 2x8 all-reduce ran NCCL
+# 2.29.2, whose tuning rates NVLS-tree above the ring and the tree, and from 2.19 cuts NVLS-tree in
+# 128 KiB chunks on 2 nodes (r = 4 chunks a 512 KiB step: x 1 + 0.24 x 3 = 1.72 per byte at >= 64
+# MiB). By hand from the profile at 4 and 16 GiB: the tree's latency + n x 1.72 x max(1 / A_nvls,
+# 1 / (0.70 x 8 B_nic)); within 15% of the log (31682, 121936 us; the fastest line, tree/Simple,
+# was 61% fast). 2.18.3 and an unknown version keep the fastest line; a bad version is one line.
+"$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 4GiB,16GiB --nccl-version 2.29.2 --format json >"$tmp/cv.json" &&
+  [ "$(js "$tmp/cv.json" "[r['algo'] for r in j] + sorted({l['algo'] for r in j for l in r['lines']})")" = "['nvls_tree/Simple', 'nvls_tree/Simple', 'nvls_tree/Simple', 'ring/LL', 'tree/LL']" ] &&
+  [ "$(js "$tmp/cv.json" "all(abs(r['time_us'] / (lambda c: c['simple_base_us'] + 2 * (7 * max(c['simple_intra_step_us'], c.get('simple_xintra_step_us', 0)) + c['simple_net_step_us']) + r['bytes'] * 1.72 * max(1 / c['nvls_algbw_gbps'][0], 1 / (0.70 * 8 * c['nic_gbps'])) / 1e3)(json.load(open('$tmp/b2n.json'))['cluster']) - 1) < 1e-9 for r in j)")" = True ] &&
+  [ "$(js "$tmp/cv.json" "all(abs(r['time_us'] / m - 1) < 0.15 for r, m in zip(j, (31682, 121936)))")" = True ] &&
+  [ "$(js "$tmp/cv.json" "j[0]['nccl_version']")" = 2.29.2 ] &&
+  "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 4GiB,16GiB --format json >"$tmp/cu.json" &&
+  "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 4GiB,16GiB --nccl-version 2.18.3 --format json >"$tmp/c18.json" &&
+  [ "$(js "$tmp/cu.json" "[(r['algo'], r['time_us']) for r in j]")" = "$(js "$tmp/c18.json" "[(r['algo'], r['time_us']) for r in j]")" ] &&
+  [ "$(js "$tmp/cu.json" "[r['algo'] for r in j]")" = "['tree/Simple', 'tree/Simple']" ] &&
+  "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 16GiB --nccl-version 2.29.2 | grep -q "NCCL: 2.29.2"
+check "NCCL 2.29.2's choice: B200 2x8 all-reduce on NVLS-tree in 128 KiB chunks by hand, within 15% of the log at 4, 16 GiB; 2.18.3 as unknown" $?
+"$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 16GiB --nccl-version 2.29 >/dev/null 2>"$tmp/err"
+[ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "--nccl-version '2.29'" "$tmp/err"
+check "--nccl-version 2.29 refused in one line" $?
+
 finish cli_cluster

@@ -97,6 +97,60 @@ int main(void) {
   EXPECT_NEAR(xb[0], 8388608.0, 1e-6);
   EXPECT_NEAR(xb[3], 2147483648.0, 1e-3);
   EXPECT_INT_EQ(fu_coll_chunk_breaks(&l[1], xb), 0);
+  /* NCCL 2.19 on: NVLS-tree's largest chunk 128 KiB on 2 nodes (r = 4 from 64 MiB: 1.72; 64 KiB
+   * from 8 MiB: 2.68; 32 KiB below: 4.6; the rungs at 512 MiB and 2 GiB gone), 64 KiB from 4
+   * nodes (2.68 from 8 MiB, 4.6 below) */
+  fu_coll_line v = l[2];
+  v.chunk_max = FU_COLL_NVLS_CHUNK_BYTES;
+  EXPECT_INT_EQ(fu_coll_chunk_breaks(&v, xb), 2);
+  EXPECT_NEAR(fu_coll_chunk_slow(&v, 4294967296.0), 1.72, 1e-12);
+  EXPECT_NEAR(fu_coll_chunk_slow(&v, 67108864.0), 1.72, 1e-12);
+  EXPECT_NEAR(fu_coll_chunk_slow(&v, 67108863.0), 2.68, 1e-12);
+  EXPECT_NEAR(fu_coll_chunk_slow(&v, 8388608.0), 2.68, 1e-12);
+  EXPECT_NEAR(fu_coll_chunk_slow(&v, 8388607.0), 4.6, 1e-12);
+  v.chunk_max = FU_COLL_NVLS_CHUNK_4NODES;
+  EXPECT_INT_EQ(fu_coll_chunk_breaks(&v, xb), 1);
+  EXPECT_NEAR(fu_coll_chunk_slow(&v, 4294967296.0), 2.68, 1e-12);
+  EXPECT_NEAR(fu_coll_chunk_slow(&v, 8388607.0), 4.6, 1e-12);
+  /* NCCL's choice (NCCL 2.29.2): its tuning rates NVLS-tree min(300, 400) x 5/6 = 250 GB/s above
+   * the ring's 400 x 16 / 30 = 213.3 and the tree's 0.92 x 400 / 2 = 184, so the ring and tree
+   * lines go (no LL lines in a one-latency profile's: they stay as they are) and NVLS-tree is
+   * cut in 128 KiB chunks: 1 GiB at 26 + 1.72 x 2^30 / 2.8e5 us, though the ring is faster */
+  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 16, 2), 1);
+  c.job_nccl_version = 22902;
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 3); /* FU_PROTO_ONE lines are not Simple's: NCCL's protocol is the model's */
+  c.simple_base_us = 2, c.simple_intra_step_us = 1, c.simple_net_step_us = 5;
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  int simple = 0, nvls_tree = -1;
+  for (int i = 0; i < n; i++) {
+    simple += l[i].proto == FU_PROTO_SIMPLE;
+    if (l[i].algorithm == FU_CALGO_NVLS_TREE) nvls_tree = i;
+  }
+  EXPECT_INT_EQ(simple, 1);
+  EXPECT(nvls_tree >= 0 && l[nvls_tree].chunk_max == FU_COLL_NVLS_CHUNK_BYTES);
+  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, &t, a, sizeof a), FU_OK);
+  EXPECT_STR_EQ(a, "nvls_tree/Simple");
+  EXPECT_NEAR(t, 26 + 1.72 * 1073741824.0 / 2.8e5, 1e-6);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 32, 4, l, &n), FU_OK);
+  for (int i = 0; i < n; i++)
+    if (l[i].algorithm == FU_CALGO_NVLS_TREE) EXPECT_NEAR(l[i].chunk_max, FU_COLL_NVLS_CHUNK_4NODES, 0);
+  /* NCCL 2.18 or unknown: the fastest line, all lines kept; and where NCCL's tuning rates NVLS
+   * at 250 GB/s (208.3 a NVLS-tree) under the ring's 213.3, no choice is made */
+  c.job_nccl_version = 21803;
+  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, &t, a, sizeof a), FU_OK);
+  EXPECT_STR_EQ(a, "nvls_tree/Simple");
+  EXPECT_NEAR(t, 26 + 1.24 * 1073741824.0 / 2.8e5, 1e-6);
+  c.job_nccl_version = 22902;
+  c.nvls_algbw_gbps[0] = 250;
+  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 16, 2), 0);
+  int n_all;
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n_all), FU_OK);
+  c.job_nccl_version = 0;
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(n_all, n);
+  c.nvls_algbw_gbps[0] = 300, c.simple_base_us = c.simple_intra_step_us = c.simple_net_step_us = 0;
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK); /* the lines above again */
   /* 1 GiB on NVLS-tree: 26 + 1.24 x 2^30 / 2.8e5 = 4781.1 us, faster than the ring's
    * 47 + 1.875 x 2^30 / 4e5 = 5080.2; at 256 MiB NVLS-tree's 26 + 1.72 x 2^28 / 2.8e5 = 1675.0
    * loses to the ring's 47 + 1.875 x 2^28 / 4e5 = 1305.3 */
