@@ -70,10 +70,15 @@ def main():
     a = ap.parse_args()
     rows = []
     for path in a.files:
-        with open(path) as f:
-            rows += parse(f)
+        try:
+            with open(path) as f:
+                rows += parse(f)
+        except (OSError, UnicodeDecodeError) as e:
+            print("bwd_split: %s: %s" % (path, getattr(e, "strerror", None) or e), file=sys.stderr)
+            sys.exit(66)
     if not rows:
-        sys.exit("bwd_split: no torch_decomp rows in %s" % ", ".join(a.files))
+        print("bwd_split: no torch_decomp rows in %s" % ", ".join(a.files), file=sys.stderr)
+        sys.exit(65)
     sp = split(rows)
     runs = sorted({r[0] for r in rows})
     for title, sel in (("all rows, runs %d-%d" % (runs[0], runs[-1]), lambda x: True),

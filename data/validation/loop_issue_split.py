@@ -39,8 +39,17 @@ def q(xs, f):
 
 
 def main(path, boot=500, seed=1):
-    with open(path) as f:
-        res = json.load(f)
+    try:
+        with open(path) as f:
+            res = json.load(f)
+        res["models"][0]["runs"]["compute-only"]["cpu"]
+    except OSError as e:
+        print("loop_issue_split: %s: %s" % (path, e.strerror), file=sys.stderr)
+        return 66
+    except (ValueError, KeyError, IndexError, TypeError) as e:
+        print("loop_issue_split: %s: not a loop_issue_probe output (%s)" % (path, type(e).__name__),
+              file=sys.stderr)
+        return 65
     rng = random.Random(seed)
     ks = []
     for m in res["models"]:
@@ -68,9 +77,10 @@ def main(path, boot=500, seed=1):
     if ks:
         print("k where its bootstrap p5 is above 0: %s, median %.2f"
               % (", ".join("%.2f" % k for k in ks), st.median(ks)))
+    return 0
 
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: loop_issue_split.py LOOP_ISSUE_PROBE.json")
-    main(sys.argv[1])
+    sys.exit(main(sys.argv[1]))
