@@ -44,7 +44,7 @@
  *              its time per byte rises below the sizes where NCCL cuts its chunk
  *              (fu_coll_chunk_slow).
  * NCCL's choice (fu_coll_lines): with the job's NCCL version unknown the model takes its fastest
- * line. With 2.19 or later named (fusim cost --nccl-version), an all-reduce across nodes whose
+ * line. With 2.19 or later named (fusim cost / predict --nccl-version), an all-reduce across nodes whose
  * NVLS-tree NCCL's own tuning rates above the ring and the tree runs NVLS-tree at Simple sizes,
  * as NCCL does whether or not it is the fastest, and in NCCL 2.19's chunks: 128 KiB on 2-3
  * nodes, 64 KiB from 4 (enqueue.cc, NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE

@@ -32,13 +32,14 @@ int fu_cmd_predict(int argc, char **argv) {
   fu_opt_inputs in = {0};
   fu_opt_target tg = {0};
   long gpp = 0;
+  const char *nccl = NULL;
   fu_opt_plan po = {0};
   fu_opt_output out;
   fu_opt_output_init(&out);
   const char *trace = NULL;
   int strict = 0, buckets_csv = 0;
   const fu_option rows[] = {
-      FU_OPT_HEADER("inputs"), FU_OPTS_INPUTS(&in), FU_OPTS_TARGET(&tg), FU_OPT_ROW_LAYOUT(&gpp),
+      FU_OPT_HEADER("inputs"), FU_OPTS_INPUTS(&in), FU_OPTS_TARGET(&tg), FU_OPT_ROW_LAYOUT(&gpp), FU_OPT_ROW_NCCL(&nccl),
       {FU_OPT_FLAG(0, "strict", &strict, "ready times out of order in the workload are an error")},
       FU_OPT_HEADER("plan"), FU_OPTS_PLAN(&po),
       FU_OPT_HEADER("output"), FU_OPTS_OUTPUT(&out),
@@ -66,6 +67,7 @@ int fu_cmd_predict(int argc, char **argv) {
   if (st == FU_OK) st = fu_cmd_get_comm(&tg, &c);
   if (st == FU_OK) st = fu_cmd_inputs("predict", &in, strict, &w, &prof);
   if (st == FU_OK) st = fu_cmd_layout("predict", gpp, &c, prof);
+  if (st == FU_OK) st = fu_cmd_nccl_version("predict", nccl, prof);
   if (st == FU_OK && trace) st = fu_trace_create(trace, &tr);
   if (st == FU_OK) st = fu_predict_plan(&w, &p, &c, prof, tr, NULL, &r);
   if (st == FU_OK) r.layout_given = gpp > 0;

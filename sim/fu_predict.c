@@ -761,6 +761,7 @@ static void fu__label(fu_result *r, const fu_workload *w, const fu_plan *p, cons
     basis = FU_BASIS_PREDICTED;
   snprintf(r->comm_basis, sizeof r->comm_basis, "%s", fu_cost_basis_name(basis));
   r->layout_gpus = basis != FU_BASIS_MEASURED && c->nodes > 1 ? (prof->cluster.job_gpus_per_proc > 1 ? prof->cluster.job_gpus_per_proc : 1) : 0;
+  r->nccl_version = r->layout_gpus > 0 ? prof->cluster.job_nccl_version : 0;
 }
 
 int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,

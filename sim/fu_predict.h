@@ -84,6 +84,9 @@ typedef struct fu_result {
                                 (fu_coll_layout_us); 0: the job is on one node or was measured */
   int layout_given;          /* 1: the command named that layout (else one process per GPU, the
                                 default, was assumed) */
+  int nccl_version;          /* the NCCL (NCCL_VERSION_CODE) the cost model priced a job across
+                                nodes for (fu_cluster.job_nccl_version); 0: unknown, or not priced
+                                by the model across nodes */
 } fu_result;
 
 void fu_result_finish(fu_result *r);  /* frees buckets; accepts a zeroed result */

@@ -6,6 +6,12 @@
 
 #include "fu_common.h"
 
+/* The NCCL version the job was priced for, X.Y.Z. */
+static const char *fu__nccl(const fu_result *r, char *buf, size_t len) {
+  snprintf(buf, len, "%d.%d.%d", r->nccl_version / 10000, r->nccl_version / 100 % 100, r->nccl_version % 100);
+  return buf;
+}
+
 int fu_result_print_table(FILE *out, const fu_result *r) {
   char sz[32], buf[32];
   fprintf(out, "workload       %s (%zu tensors, %s%s)\n", r->workload, r->ngrads,
@@ -14,6 +20,8 @@ int fu_result_print_table(FILE *out, const fu_result *r) {
   char lay[64] = "";
   if (r->layout_gpus > 0 && !r->layout_given) snprintf(lay, sizeof lay, "; one process per GPU assumed");
   else if (r->layout_gpus > 0) snprintf(lay, sizeof lay, "; %d GPU%s a process", r->layout_gpus, r->layout_gpus == 1 ? "" : "s");
+  char v[24];
+  if (r->nccl_version > 0) snprintf(lay + strlen(lay), sizeof lay - strlen(lay), "; NCCL %s", fu__nccl(r, v, sizeof v));
   fprintf(out, "comm           %s  (profile %s; %s at this rank and node count%s)\n", r->comm, r->profile,
           r->comm_basis[0] ? r->comm_basis : "measured", lay);
   fprintf(out, "iteration      %.1f us   [%.1f, %.1f] from the fits' 95%% CIs\n", r->iter_us,
@@ -123,6 +131,7 @@ static int fu__bk_json_set(fu__bk_json *t, size_t k, const fu_bucket *b) {
 /* Everything but the buckets, in the order printed; the process layout (as fusim cost writes it)
  * where the cost model priced a job across nodes at one. */
 static json_t *fu__summary_json(const fu_result *r) {
+  char v[24];
   json_t *j = json_pack(
       "{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:b}",
       "workload", r->workload, "plan", r->plan, "comm", r->comm, "profile", r->profile, "comm_basis",
@@ -134,7 +143,8 @@ static json_t *fu__summary_json(const fu_result *r) {
       "sim_events", (json_int_t)r->sim_events, "estimated", r->estimated);
   if (j && r->layout_gpus > 0 &&
       (json_object_set_new(j, "gpus_per_process", json_integer(r->layout_gpus)) != 0 ||
-       json_object_set_new(j, "layout", json_string(r->layout_given ? "given" : "assumed")) != 0)) {
+       json_object_set_new(j, "layout", json_string(r->layout_given ? "given" : "assumed")) != 0 ||
+       (r->nccl_version > 0 && json_object_set_new(j, "nccl_version", json_string(fu__nccl(r, v, sizeof v))) != 0))) {
     json_decref(j);
     return NULL;
   }

@@ -422,5 +422,13 @@ check "NCCL 2.29.2's choice: B200 2x8 all-reduce on NVLS-tree in 128 KiB chunks 
 "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 16GiB --nccl-version 2.29 >/dev/null 2>"$tmp/err"
 [ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "--nccl-version '2.29'" "$tmp/err"
 check "--nccl-version 2.29 refused in one line" $?
+# predict names the NCCL as cost does: ResNet-50's all-reduces on B200 2x8 under 2.29.2 run
+# NVLS-tree at Simple sizes, slower than the tree line the unknown version takes; the output says it
+"$fusim" predict --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --no-store --format json >"$tmp/pu.json" &&
+  "$fusim" predict --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --no-store --format json --nccl-version 2.29.2 >"$tmp/pv.json" &&
+  [ "$(python3 -c "import json; a, b = (json.load(open(f)) for f in ('$tmp/pu.json', '$tmp/pv.json')); print(b['comm_us'] > a['comm_us'], 'nccl_version' in a, b['nccl_version'])")" = "True False 2.29.2" ] &&
+  "$fusim" predict --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --no-store --nccl-version 2.29.2 |
+    grep -q "one process per GPU assumed; NCCL 2.29.2)"
+check "predict --nccl-version 2.29.2: NCCL's choice lengthens B200 2x8 communication, and the output names the version" $?
 
 finish cli_cluster
