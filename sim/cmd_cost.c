@@ -183,10 +183,12 @@ int fu_cmd_cost(int argc, char **argv) {
     char cs[64], sz[32];
     printf("%s on %d node%s (%d ranks), profile %s%s%s\n", fu_comm_string(&c, cs, sizeof cs), nodes,
            nodes == 1 ? "" : "s", c.ranks, prof->name, prof->machine[0] ? ", " : "", prof->machine);
-    printf("  layout: %d GPU%s a process (%s%s)\n", prof->cluster.job_gpus_per_proc,
-           prof->cluster.job_gpus_per_proc == 1 ? "" : "s", layout,
-           gpp > 0 ? "" : ": one process per GPU; --gpus-per-process N for another");
-    printf("  NCCL: %s\n", nccl ? nccl : "unknown (the model's fastest line; --nccl-version X.Y.Z for NCCL's choice)");
+    if (nodes > 1) { /* the layout and NCCL's choice price only calls across nodes */
+      printf("  layout: %d GPU%s a process (%s%s)\n", prof->cluster.job_gpus_per_proc,
+             prof->cluster.job_gpus_per_proc == 1 ? "" : "s", layout,
+             gpp > 0 ? "" : ": one process per GPU; --gpus-per-process N for another");
+      printf("  NCCL: %s\n", nccl ? nccl : "unknown (the model's fastest line; --nccl-version X.Y.Z for NCCL's choice)");
+    }
     printf("  %12s %12s %23s %10s %-10s %s\n", "bytes", "time_us", "95% interval us", "busbw GB/s", "algo", "basis");
     for (size_t i = 0; i < ns; i++) {
       char iv[48];

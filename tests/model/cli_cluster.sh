@@ -138,6 +138,10 @@ check "8+8 all-reduce at 4-16 GiB within 10% over NVLS-tree, saying its NVLS rat
   "$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 1GiB | grep -q "layout: 1 GPU a process (assumed: one process per GPU" &&
   "$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 1GiB --gpus-per-process 8 | grep -q "layout: 8 GPUs a process (given)"
 check "DGX fit: curves keep GPUs a process (1, 2, 4); the layout cost fitted; 8+8 at 1 and 2 GiB worked by hand at -g 8 (NVLS-tree with and past its chunk ladder), within 10% of the log; 56 c less at the assumed one process per GPU, and the output says which" $?
+# on one node the layout and NCCL's choice change nothing: the table does not print them
+out=$("$fusim" cost --profile "$tmp/h.json" --comm allreduce:8 --bytes 1GiB) &&
+  ! printf '%s' "$out" | grep -q "layout:\|NCCL:" && printf '%s' "$out" | grep -q "on 1 node"
+check "cost on one node: no layout or NCCL line" $?
 # a layout that does not divide a node's GPUs is a usage error, one line
 out=$("$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 1GiB --gpus-per-process 3 2>&1 >/dev/null)
 [ $? -eq 64 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s' "$out" | grep -q "does not divide the 8 GPUs of a node"
