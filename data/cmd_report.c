@@ -21,7 +21,8 @@ static const char fu__report_head[] =
     "       fusim report [options] sql \"SELECT ...\"\n"
     "       fusim report [options] rerun [ID...]\n"
     "\n"
-    "  samples       stored samples (filter with --op, --link, --ranks, --run)\n"
+    "  samples       stored samples with their nodes and GPUs a process (filter with --op,\n"
+    "                --link, --ranks, --run); its CSV imports back as the same samples\n"
     "  fits          v_fit_quality: every fitted segment, alpha/beta with 95% CIs, max_rel_err\n"
     "  predictions   stored predictions\n"
     "  errors        v_prediction_error: predicted vs measured, rel_err as a fraction\n"
@@ -44,15 +45,18 @@ static const char fu__report_head[] =
     "Numbers in table and CSV output are the shortest decimals that read back exactly.\n"
     "\n";
 
-/* Queries of the named reports; ?1..?4 are the sample filters (NULL = any). */
+/* Queries of the named reports; ?1..?4 are the sample filters (NULL = any). The samples report's
+ * %s is its node count and process layout (fu_db_sample_layout_sql: columns nodes and
+ * gpus_per_process, as `fusim import` reads them from CSV), whatever the database's version. */
 static const struct {
   const char *name;          /* report name */
   const char *sql;           /* its query */
 } fu__reports[] = {
     {"samples",
      "SELECT s.id, s.run_id, s.op, s.link, s.ranks, s.bytes, s.in_place, s.dtype, s.algo, "
-     "s.proto, s.graph, s.t_min_us, s.t_median_us, s.t_p95_us, s.count, s.busbw_gbps, s.n_wrong "
-     "FROM samples s WHERE (?1 IS NULL OR s.op = ?1) AND (?2 IS NULL OR s.link = ?2) "
+     "s.proto, s.graph, s.t_min_us, s.t_median_us, s.t_p95_us, s.count, s.busbw_gbps, s.n_wrong, %s "
+     "FROM samples s LEFT JOIN runs r ON r.id = s.run_id LEFT JOIN hosts h ON h.id = r.host_id "
+     "WHERE (?1 IS NULL OR s.op = ?1) AND (?2 IS NULL OR s.link = ?2) "
      "AND (?3 IS NULL OR s.ranks = ?3) AND (?4 IS NULL OR s.run_id = ?4) "
      "ORDER BY s.op, s.link, s.ranks, s.bytes, s.in_place, s.id"},
     {"fits", "SELECT * FROM v_fit_quality ORDER BY fit_id, op, link, ranks, algo, segment"},
@@ -157,6 +161,12 @@ int fu_cmd_report(int argc, char **argv) {
   fu_db *db = NULL;
   int st = fu_db_open(fu_db_path_default(out.db), FU_DB_READONLY, &db);
   if (st != FU_OK) return fu_exit_code(st);
+  int is_samples = !is_sql && !strcmp(what, "samples");
+  char samples_sql[1024];
+  if (is_samples) {
+    snprintf(samples_sql, sizeof samples_sql, sql, fu_db_sample_layout_sql(db));
+    sql = samples_sql;
+  }
   sqlite3_stmt *stmt = NULL;
   const char *tail = NULL;
   int rc = sqlite3_prepare_v2(fu_db_handle(db), sql, -1, &stmt, &tail);
@@ -173,7 +183,7 @@ int fu_cmd_report(int argc, char **argv) {
     fu_error("report sql: only read-only queries are allowed; the database is opened read-only");
     st = FU_EUSAGE;
   }
-  if (st == FU_OK && !is_sql && !strcmp(what, "samples")) {
+  if (st == FU_OK && is_samples) {
     if (op) sqlite3_bind_text(stmt, 1, op, -1, SQLITE_TRANSIENT);
     if (link) sqlite3_bind_text(stmt, 2, link, -1, SQLITE_TRANSIENT);
     if (ranks) sqlite3_bind_int64(stmt, 3, ranks);

@@ -630,27 +630,30 @@ int fu_db_sample_insert(fu_db *db, int64_t run_id, const fu_sample *s) {
   return fu__step_done(db, st, "store a sample", NULL);
 }
 
+const char *fu_db_sample_layout_sql(const fu_db *db) {
+  /* nodes: the column (schema 3), else the hosts the run's host row names ("a; b");
+   * gpus_per_process: the column (schema 4), else unknown. */
+#define FU__HOSTS "1 + length(coalesce(h.host_name, '')) - length(replace(coalesce(h.host_name, ''), ';', ''))"
+  return db->version >= 4   ? "coalesce(s.nodes, " FU__HOSTS ") AS nodes, s.gpus_per_proc AS gpus_per_process"
+         : db->version >= 3 ? "coalesce(s.nodes, " FU__HOSTS ") AS nodes, NULL AS gpus_per_process"
+                            : FU__HOSTS " AS nodes, NULL AS gpus_per_process";
+#undef FU__HOSTS
+}
+
 int fu_db_samples_select(fu_db *db, const char *op, const char *link, int ranks, int64_t run_id,
                          fu_sample **out, size_t *n) {
   *out = NULL;
   *n = 0;
   sqlite3_stmt *st = NULL;
-  /* nodes: the column (schema 3), else the hosts the run's host row names ("a; b");
-   * gpus_per_proc: the column (schema 4), else unknown. */
-#define FU__SEL_HEAD                                                                           \
-  "SELECT op, link, dtype, algo, proto, ranks, in_place, graph, bytes, t_min_us, t_median_us, " \
-  "t_p95_us, count, busbw_gbps, n_wrong, h.gpu, h.host_name, coalesce("
-#define FU__SEL_TAIL(layout)                                                                   \
-  ", 1 + length(coalesce(h.host_name, '')) - length(replace(coalesce(h.host_name, ''), ';', '')))" layout   \
-  " FROM samples s LEFT JOIN runs r ON r.id = s.run_id LEFT JOIN hosts h ON h.id = r.host_id "    \
-  "WHERE (?1 IS NULL OR op = ?1) AND (?2 IS NULL OR link = ?2) AND (?3 IS NULL OR ranks = ?3) "  \
-  "AND (?4 IS NULL OR run_id = ?4) ORDER BY op, link, ranks, bytes, in_place, s.id"
-  FU_CHECK(fu__prepare(db, db->version >= 4   ? FU__SEL_HEAD "s.nodes" FU__SEL_TAIL(", s.gpus_per_proc")
-                           : db->version >= 3 ? FU__SEL_HEAD "s.nodes" FU__SEL_TAIL(", NULL")
-                                              : FU__SEL_HEAD "NULL" FU__SEL_TAIL(", NULL"),
-                       &st));
-#undef FU__SEL_HEAD
-#undef FU__SEL_TAIL
+  char sql[1024];
+  snprintf(sql, sizeof sql,
+           "SELECT op, link, dtype, algo, proto, ranks, in_place, graph, bytes, t_min_us, t_median_us, "
+           "t_p95_us, count, busbw_gbps, n_wrong, h.gpu, h.host_name, %s"
+           " FROM samples s LEFT JOIN runs r ON r.id = s.run_id LEFT JOIN hosts h ON h.id = r.host_id "
+           "WHERE (?1 IS NULL OR op = ?1) AND (?2 IS NULL OR link = ?2) AND (?3 IS NULL OR ranks = ?3) "
+           "AND (?4 IS NULL OR run_id = ?4) ORDER BY op, link, ranks, bytes, in_place, s.id",
+           fu_db_sample_layout_sql(db));
+  FU_CHECK(fu__prepare(db, sql, &st));
   fu__bind_text(st, 1, op);
   fu__bind_text(st, 2, link);
   if (ranks > 0) sqlite3_bind_int(st, 3, ranks);

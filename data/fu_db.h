@@ -88,6 +88,12 @@ void fu_sample_init(fu_sample *s);    /* zero, NaN statistics, n_wrong -1, count
 /* Prepared statement cached inside db; call between fu_db_begin and fu_db_commit for bulk. */
 int fu_db_sample_insert(fu_db *db, int64_t run_id, const fu_sample *s);
 
+/* Two result columns for a query over `samples s` joined to its run's host row `hosts h`:
+ * `nodes` (the column, else the hosts the host row names, "a; b": at least 1) and
+ * `gpus_per_process` (NULL unknown), as far as this database's schema has them (an older file
+ * opened read-only keeps its version). */
+const char *fu_db_sample_layout_sql(const fu_db *db);
+
 /* Samples matching a filter (NULL / 0 = any), ordered by op, link, ranks, bytes.
  * *out is malloc'd; free with free(). */
 int fu_db_samples_select(fu_db *db, const char *op, const char *link, int ranks, int64_t run_id,

@@ -434,6 +434,20 @@ static int fu__resolve_link(fu__ctx *c, long line, int nhosts, int ranks, const 
   return FU_EUSAGE;
 }
 
+/* GPUs one process drove, as a log gives them (nThread x nGpus, `gpp`, `why` says whence), kept
+ * only where they divide the GPUs of a node (ranks over the hosts), as the CSV column must; else
+ * the layout is unknown (0), said in a warning: a genuine log can place its processes unevenly
+ * (4 + 2 ranks of 2 GPUs a process), which fit gives no layout either, so the samples stay. */
+static int fu__log_layout(fu__ctx *c, long line, long gpp, int ranks, int nhosts, const char *why) {
+  if (gpp < 1) return 0;
+  long gpn = ranks / (nhosts > 1 ? nhosts : 1);
+  if (gpp <= gpn && gpn % gpp == 0) return (int)gpp;
+  fu__warnf(c, line, "%s: %ld GPUs a process do not divide the GPUs of a node (%d ranks on %d "
+                     "host%s); the process layout is stored as unknown",
+            why, gpp, ranks, nhosts > 1 ? nhosts : 1, nhosts > 1 ? "s" : "");
+  return 0;
+}
+
 /* ---- nccl-tests text --------------------------------------------------------------------- */
 
 typedef struct fu__text {
@@ -701,10 +715,13 @@ static int fu__text_resolve(fu__text *t, long line) {
   t->t_ranks = (int)ranks;
   /* every nccl-tests process drives nThread threads of nGpus GPUs each */
   long th = t->cmd.t ? t->cmd.t : 1;
+  char how[64];
+  if (t->have_cfg) snprintf(how, sizeof how, "nThread %ld x nGpus %ld", t->nthread, t->ngpus);
+  else snprintf(how, sizeof how, "command line -g %ld -t %ld", t->cmd.g, th);
   long gpp = t->have_cfg ? t->nthread * t->ngpus : t->cmd.g ? t->cmd.g * th : 0;
-  t->t_gpp = gpp >= 1 && gpp <= ranks ? (int)gpp : 0;
   const char *wl = NULL;
   FU_CHECK(fu__resolve_link(c, line, t->nhosts, t->t_ranks, t->t_op, t->t_link, sizeof t->t_link, &wl));
+  t->t_gpp = fu__log_layout(c, line, gpp, t->t_ranks, t->nhosts, how);
   if (!t->noted) {
     snprintf(t->why_ranks, sizeof t->why_ranks, "%s", why);
     t->why_link = wl;
@@ -1123,6 +1140,9 @@ static int fu__parse_json(fu__ctx *c, const char *text, size_t len) {
   const char *why_link = NULL;
   st = fu__resolve_op(c, 0, op_log, op, sizeof op);
   if (st == FU_OK) st = fu__resolve_link(c, 0, nhosts, (int)ranks, op, link, sizeof link, &why_link);
+  char how[64];
+  snprintf(how, sizeof how, "config nthreads %ld x ngpus %ld", nthreads, ngpus);
+  int gpp = st == FU_OK && json_is_object(cfg) ? fu__log_layout(c, 0, nthreads * ngpus, (int)ranks, nhosts, how) : 0;
   size_t i;
   const json_t *row;
   c->r->n_tables = 1;
@@ -1173,7 +1193,7 @@ static int fu__parse_json(fu__ctx *c, const char *text, size_t len) {
       snprintf(x->algo, sizeof x->algo, "%s", cmd.algo);
       snprintf(x->proto, sizeof x->proto, "%s", cmd.proto);
       x->ranks = (int)ranks;
-      if (json_is_object(cfg) && nthreads * ngpus <= ranks) x->gpus_per_proc = (int)(nthreads * ngpus);
+      x->gpus_per_proc = gpp;
       x->in_place = k;
       x->graph = graph > 0;
       x->bytes = (uint64_t)json_integer_value(sz);

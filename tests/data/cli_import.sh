@@ -321,6 +321,62 @@ usage)
   expect_fail 64 "lists 8 ranks but --ranks says 4" "$FUSIM" import --db "$DB" --ranks 4 "$A100"
   unchanged
   ;;
+roundtrip)
+  # report samples --format csv imports back as the same samples, nodes and process layout with
+  # them. By hand from the files: the DGX pair log has 31 sizes x 2 columns = 62 samples, Rank
+  # lines on 2 hosts (dgx-06, dgx-07) and "# nThread 1 nGpus 2": 2 nodes, 2 GPUs a process; the
+  # a100 log 22 on one host, -g 8: 8; the copies CSV 45, layout unknown; layout.csv 2 rows on 2
+  # nodes, 4 GPUs a process and unknown. Before, the report had neither column and the re-import
+  # put every sample on one node with no layout
+  printf 'op,ranks,bytes,time_us,link,nodes,gpus_per_process\nallreduce,8,1048576,100,net,2,4\nallreduce,8,2097152,150,net,2,\n' >"$T/layout.csv"
+  "$FUSIM" import --db "$DB" "$PUB/multi-node/mghpcc-dgxh100-4gpu-2node-allreduce.txt" "$A100" \
+    "$PUB/../v1/h200-pcie-copies.csv" "$T/layout.csv" >/dev/null 2>&1 || fail "import"
+  "$FUSIM" report --db "$DB" --format csv samples >"$T/a.csv" || fail "report"
+  head -1 "$T/a.csv" | grep -q ",n_wrong,nodes,gpus_per_process$" || fail "header: $(head -1 "$T/a.csv")"
+  DB=$T/b.db
+  "$FUSIM" import --db "$DB" "$T/a.csv" >/dev/null 2>&1 || fail "re-import"
+  "$FUSIM" report --db "$DB" --format csv samples >"$T/b.csv" || fail "report b"
+  [ "$(cut -d, -f3- "$T/a.csv")" = "$(cut -d, -f3- "$T/b.csv")" ] ||
+    fail "samples differ after the round trip: $(diff "$T/a.csv" "$T/b.csv" | head -3)"
+  [ "$(q "SELECT nodes || '/' || coalesce(gpus_per_proc, '-') || '/' || count(*) FROM samples GROUP BY nodes, gpus_per_proc ORDER BY 1" | tr '\n' ' ')" = \
+    "1/-/45 1/8/22 2/-/1 2/2/62 2/4/1 " ] || fail "re-imported layouts: $(q "SELECT nodes, gpus_per_proc, count(*) FROM samples GROUP BY 1, 2")"
+  # a schema 1 file that cannot be written is read as it is: nodes from its host rows (one
+  # host each), no layout column
+  cp "$PUB/../v1/v1.db" "$T/v1.db" && chmod 444 "$T/v1.db" || fail "copy v1"
+  as_user "$FUSIM" report --db "$T/v1.db" --format csv samples >"$T/v1.csv" || fail "report on schema 1"
+  [ "$(as_user "$FUSIM" report --db "$T/v1.db" --format csv sql "PRAGMA user_version" | tail -1)" = 1 ] || fail "v1 migrated"
+  [ "$(tail -n +2 "$T/v1.csv" | awk -F, '{print $(NF-1) "/" $NF}' | sort | uniq -c | tr -s ' ')" = " 101 1/" ] ||
+    fail "schema 1 nodes/layout: $(tail -n +2 "$T/v1.csv" | awk -F, '{print $(NF-1) "/" $NF}' | sort | uniq -c)"
+  echo "ok [$CASE]"
+  ;;
+log-layout)
+  # a log's GPUs a process that do not divide a node's GPUs (as the CSV column must) are stored
+  # as unknown, with one warning; the samples stay. Text: the DGX pair log (4 Rank lines on 2
+  # hosts: 2 GPUs a node) made to say nGpus 4; JSON: the seed's one process of 2 GPUs made three
+  # on hosts a, a, b (6 ranks, 3 a node). Before, both stored the layout (4, 2)
+  sed 's/^# nThread 1 nGpus 2 /# nThread 1 nGpus 4 /' "$PUB/multi-node/mghpcc-dgxh100-4gpu-2node-allreduce.txt" >"$T/g4.txt"
+  grep -q "nGpus 4 " "$T/g4.txt" || fail "no nThread line to change"
+  SEEDS=${FUSIM_SOURCE_ROOT:-$(dirname "$0")/../..}/tests/fuzz/seeds
+  python3 - "$SEEDS/nccl-tests-J.json" "$T/uneven.json" <<'PY' || fail "make the JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+d = j["config"]["devices"][0]
+j["config"]["devices"] = [dict(d, rank=2 * i, pid=40 + i, hostname=h) for i, h in enumerate("aab")]
+json.dump(j, open(sys.argv[2], "w"))
+PY
+  for f in g4.txt uneven.json; do
+    "$FUSIM" import --db "$DB" --link net --op allreduce "$T/$f" >/dev/null 2>"$T/err" || fail "$f: import failed: $(cat "$T/err")"
+    [ "$(grep -c . "$T/err")" = 1 ] && grep -q "$f.*do not divide the GPUs of a node.*stored as unknown" "$T/err" ||
+      fail "$f: want one warning: $(cat "$T/err")"
+  done
+  [ "$(q "SELECT r.source_file LIKE '%.json', s.ranks, count(*), count(s.gpus_per_proc) FROM samples s JOIN runs r ON r.id = s.run_id GROUP BY 1, 2 ORDER BY 1" | tr '\n' ' ')" = \
+    "0,4,62,0 1,6,4,0 " ] || fail "stored: $(q "SELECT s.ranks, count(*), count(s.gpus_per_proc) FROM samples s GROUP BY 1")"
+  # the layouts that do divide are kept (the unchanged log: 2)
+  "$FUSIM" import --db "$DB" "$PUB/multi-node/mghpcc-dgxh100-4gpu-2node-allreduce.txt" >/dev/null 2>"$T/err" || fail "plain log"
+  [ ! -s "$T/err" ] || fail "warning on a plain log: $(cat "$T/err")"
+  [ "$(q "SELECT count(*) FROM samples WHERE gpus_per_proc = 2")" = 62 ] || fail "plain log's layout"
+  echo "ok [$CASE]"
+  ;;
 *)
   fail "unknown case"
   ;;
