@@ -44,6 +44,7 @@ import random
 import statistics
 import time
 
+import bad_input
 import torch_host
 
 MiB = 2**20
@@ -637,13 +638,17 @@ def report(run):
     return out
 
 
-if __name__ == "__main__":
+def _main(path):
     import json
+    with open(path) as fh:
+        r = json.load(fh)
+    if "structure_experiment" not in r:
+        return bad_input.fail("torch_fwcal", path, "no structure experiment", bad_input.DATAERR)
+    print("\n".join(report(r)))
+
+
+if __name__ == "__main__":
     import sys
     if len(sys.argv) != 2:
         sys.exit("usage: torch_fwcal.py RUNDIR/runs.json  (prints the structure experiment)")
-    with open(sys.argv[1]) as fh:
-        r = json.load(fh)
-    if "structure_experiment" not in r:
-        sys.exit("torch_fwcal: %s: no structure experiment" % sys.argv[1])
-    print("\n".join(report(r)))
+    sys.exit(bad_input.run("torch_fwcal", _main, sys.argv[1]))

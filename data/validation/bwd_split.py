@@ -20,9 +20,13 @@ below 0; then the rows above 5% too fast whose largest part is bwd, the same way
 """
 import argparse
 import collections
+import os
 import re
 import statistics as st
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import bad_input  # noqa: E402
 
 ROW = re.compile(r"(\S+)\s+(.+?)\s+err\s+(\S+) = noise\s+(\S+) base\s+(\S+) fwd\s+(\S+) "
                  r"bwd\s+(\S+) rest\s+(\S+) other\s+(\S+)")
@@ -70,15 +74,10 @@ def main():
     a = ap.parse_args()
     rows = []
     for path in a.files:
-        try:
-            with open(path) as f:
-                rows += parse(f)
-        except (OSError, UnicodeDecodeError) as e:
-            print("bwd_split: %s: %s" % (path, getattr(e, "strerror", None) or e), file=sys.stderr)
-            sys.exit(66)
+        with open(path) as f:
+            rows += parse(f)
     if not rows:
-        print("bwd_split: no torch_decomp rows in %s" % ", ".join(a.files), file=sys.stderr)
-        sys.exit(65)
+        return bad_input.fail("bwd_split", ", ".join(a.files), "no torch_decomp rows", bad_input.DATAERR)
     sp = split(rows)
     runs = sorted({r[0] for r in rows})
     for title, sel in (("all rows, runs %d-%d" % (runs[0], runs[-1]), lambda x: True),
@@ -98,4 +97,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(bad_input.run("bwd_split", main))

@@ -33,6 +33,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 import store_torch_validation as S  # noqa: E402
+import bad_input  # noqa: E402
 
 ON, OFF = "hooks 25MiB", "hooks 25MiB overlap off"
 PLANS = ("hooks none", "hooks 4MiB", ON)
@@ -113,6 +114,5 @@ def per_plan(dirs):
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--per-plan"]:
-        per_plan(sys.argv[2:])
-    else:
-        main(sys.argv[1:])
+        sys.exit(bad_input.run("in_bwd_issue", per_plan, sys.argv[2:]))
+    sys.exit(bad_input.run("in_bwd_issue", main, sys.argv[1:]))

@@ -19,6 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 import store_torch_validation as S  # noqa: E402
+import bad_input  # noqa: E402
 
 
 def line(xs, ys):
@@ -54,4 +55,4 @@ def main(dirs):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(bad_input.run("issue_bytes", main, sys.argv[1:]))

@@ -13,9 +13,13 @@ k = rise(whole) / rise(calls), with a bootstrap over rounds (p5, p95).
     python3 data/validation/loop_issue_split.py data/validation/loop_issue_probe_run1/loop_issue_probe.json
 """
 import json
+import os
 import random
 import statistics as st
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import bad_input  # noqa: E402
 
 PLANS = ("hooks none", "hooks 4MiB", "hooks 25MiB")
 
@@ -39,17 +43,9 @@ def q(xs, f):
 
 
 def main(path, boot=500, seed=1):
-    try:
-        with open(path) as f:
-            res = json.load(f)
-        res["models"][0]["runs"]["compute-only"]["cpu"]
-    except OSError as e:
-        print("loop_issue_split: %s: %s" % (path, e.strerror), file=sys.stderr)
-        return 66
-    except (ValueError, KeyError, IndexError, TypeError) as e:
-        print("loop_issue_split: %s: not a loop_issue_probe output (%s)" % (path, type(e).__name__),
-              file=sys.stderr)
-        return 65
+    with open(path) as f:
+        res = json.load(f)
+    res["models"][0]["runs"]["compute-only"]["cpu"]  # a loop_issue_probe output, before any line
     rng = random.Random(seed)
     ks = []
     for m in res["models"]:
@@ -83,4 +79,4 @@ def main(path, boot=500, seed=1):
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: loop_issue_split.py LOOP_ISSUE_PROBE.json")
-    sys.exit(main(sys.argv[1]))
+    sys.exit(bad_input.run("loop_issue_split", main, sys.argv[1]))

@@ -1,0 +1,31 @@
+"""bad_input.py: how an analysis script that a user runs on files says it cannot use one: one
+line on stderr naming the script and the file, exit 66 where a file cannot be read and 65 where
+it is not the script's input (the project's rule for bad input), never a Python traceback.
+
+    sys.exit(bad_input.run("issue_bytes", main, sys.argv[1:]))
+"""
+import sys
+
+NOINPUT = 66   # sysexits EX_NOINPUT: a file missing or unreadable
+DATAERR = 65   # sysexits EX_DATAERR: a file that is not the script's input
+
+
+def fail(prog, path, why, code):
+    """One line "PROG: PATH: WHY" on stderr; returns code, for sys.exit."""
+    print("%s: %s: %s" % (prog, path, " ".join(str(why).split())), file=sys.stderr)
+    return code
+
+
+def run(prog, main, *args):
+    """main(*args)'s exit status (None: 0). A file main cannot open ends in one line and 66; input
+    main cannot read (not JSON, not text, a key or field it lacks) in one line naming the script's
+    file arguments and the exception, and 65."""
+    try:
+        return main(*args) or 0
+    except OSError as e:
+        return fail(prog, e.filename if e.filename is not None else "?", e.strerror or e, NOINPUT)
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as e:
+        files = [a for x in args for a in (x if isinstance(x, (list, tuple)) else [x])
+                 if isinstance(a, str)]
+        return fail(prog, ", ".join(files) or "input", "not its input (%s: %.80s)" % (type(e).__name__, e),
+                    DATAERR)
