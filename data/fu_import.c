@@ -23,7 +23,7 @@
 #define FU__MAX_TOK 64       /* most fields on a line */
 #define FU__MAX_PRINTED 20   /* row messages printed under --lenient before "... and N more" */
 #define FU__MAX_RANKS 1048576
-#define FU__MAX_HOSTS 8      /* distinct host names remembered for provenance */
+#define FU__MAX_HOSTS 1024   /* distinct host names remembered: a log's node count */
 
 /* ---- names ------------------------------------------------------------------------------ */
 
@@ -814,6 +814,7 @@ static int fu__text_row(fu__text *t, char *line_buf, long line, int cut) {
     snprintf(x->algo, sizeof x->algo, "%s", t->cmd.algo);
     snprintf(x->proto, sizeof x->proto, "%s", t->cmd.proto);
     x->ranks = t->t_ranks;
+    x->nodes = t->nhosts; /* the host row names only the first 4 */
     x->gpus_per_proc = t->t_gpp;
     x->in_place = k;
     x->graph = t->graph > 0;
@@ -1096,19 +1097,20 @@ static int fu__parse_json(fu__ctx *c, const char *text, size_t len) {
     if (json_is_array(devs)) {
       size_t i;
       const json_t *d;
-      char first[64] = "";
       json_array_foreach(devs, i, d) {
         nproc++;
         const char *h = json_string_value(json_object_get(d, "hostname"));
         const char *g = json_string_value(json_object_get(d, "device_info"));
         if (g && !p->gpu[0]) snprintf(p->gpu, sizeof p->gpu, "%s", g);
-        if (h && strcmp(h, first)) {
-          if (!first[0] || !strstr(p->host, h)) {
-            nhosts++;
-            if (nhosts <= 4) fu__append(p->host, sizeof p->host, "%s", h);
-          }
-          if (!first[0]) snprintf(first, sizeof first, "%s", h);
+        if (!h || !*h) continue;
+        size_t j; /* a host not named by an earlier entry: one more node */
+        for (j = 0; j < i; j++) {
+          const char *e = json_string_value(json_object_get(json_array_get(devs, j), "hostname"));
+          if (e && !strcmp(e, h)) break;
         }
+        if (j < i) continue;
+        nhosts++;
+        if (nhosts <= 4) fu__append(p->host, sizeof p->host, "%s", h);
       }
     }
   }
@@ -1193,6 +1195,7 @@ static int fu__parse_json(fu__ctx *c, const char *text, size_t len) {
       snprintf(x->algo, sizeof x->algo, "%s", cmd.algo);
       snprintf(x->proto, sizeof x->proto, "%s", cmd.proto);
       x->ranks = (int)ranks;
+      x->nodes = nhosts; /* the host row names only the first 4 */
       x->gpus_per_proc = gpp;
       x->in_place = k;
       x->graph = graph > 0;

@@ -371,6 +371,29 @@ PY
   done
   [ "$(q "SELECT r.source_file LIKE '%.json', s.ranks, count(*), count(s.gpus_per_proc) FROM samples s JOIN runs r ON r.id = s.run_id GROUP BY 1, 2 ORDER BY 1" | tr '\n' ' ')" = \
     "0,4,62,0 1,6,4,0 " ] || fail "stored: $(q "SELECT s.ranks, count(*), count(s.gpus_per_proc) FROM samples s GROUP BY 1")"
+  # a log on more than 4 hosts: its nodes are its hosts (the a3mega log's 16 Rank lines put on 8
+  # hosts, node0-node7, two ranks each). Before, 4: the nodes were read from the run's host row,
+  # which names only the first 4
+  python3 - "$PUB/h100x16-2node-a3mega-allreduce.txt" "$T/h8.txt" <<'PY' || fail "make the 8-host log"
+import re, sys
+rank = re.compile(r"(#\s+Rank\s+(\d+) .* on\s+)\S+( .*)")
+with open(sys.argv[2], "w") as out:
+    for l in open(sys.argv[1]):
+        m = rank.match(l)
+        out.write("%snode%d%s\n" % (m.group(1), int(m.group(2)) // 2, m.group(3)) if m else l)
+PY
+  # and the JSON seed's process of 2 GPUs made 12 placed round robin on 6 hosts (h1 .. h6)
+  python3 - "$SEEDS/nccl-tests-J.json" "$T/h6.json" <<'PY' || fail "make the 6-host JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+d = j["config"]["devices"][0]
+j["config"]["devices"] = [dict(d, rank=2 * i, pid=40 + i, hostname="h%d" % (1 + i % 6)) for i in range(12)]
+json.dump(j, open(sys.argv[2], "w"))
+PY
+  "$FUSIM" import --db "$T/h8.db" --op allreduce "$T/h8.txt" "$T/h6.json" >/dev/null 2>&1 || fail "8-host log, 6-host JSON"
+  [ "$("$FUSIM" report --db "$T/h8.db" --format csv samples | tail -n +2 | cut -d, -f5,18,19 | sort | uniq -c | tr -s ' ' | tr '\n' ' ')" = \
+    " 62 16,8,1  4 24,6,2 " ] ||
+    fail "many hosts' nodes: $("$FUSIM" report --db "$T/h8.db" --format csv samples | tail -n +2 | cut -d, -f5,18,19 | sort | uniq -c)"
   # the layouts that do divide are kept (the unchanged log: 2)
   "$FUSIM" import --db "$DB" "$PUB/multi-node/mghpcc-dgxh100-4gpu-2node-allreduce.txt" >/dev/null 2>"$T/err" || fail "plain log"
   [ ! -s "$T/err" ] || fail "warning on a plain log: $(cat "$T/err")"
