@@ -37,6 +37,7 @@ int fu_calib_emit_mean(fu_calib_ctx *c, const fu_sample *s, double mean_us) {
   if (!(v.t_median_us > 0)) v.t_median_us = NAN;
   if (!(v.t_p95_us > 0)) v.t_p95_us = NAN;
   if (!(v.busbw_gbps >= 0)) v.busbw_gbps = NAN;
+  if (!v.nccl_version[0]) fu_calib_nccl_version(v.nccl_version, sizeof v.nccl_version); /* the NCCL this run used */
   if (c->nsamples == c->cap) {
     size_t cap = c->cap ? 2 * c->cap : 256;
     fu_sample *p = realloc(c->samples, cap * sizeof *p);

@@ -46,8 +46,9 @@ static const char fu__report_head[] =
     "\n";
 
 /* Queries of the named reports; ?1..?4 are the sample filters (NULL = any). The samples report's
- * %s is its node count and process layout (fu_db_sample_layout_sql: columns nodes and
- * gpus_per_process, as `fusim import` reads them from CSV), whatever the database's version. */
+ * %s is its node count, process layout and NCCL (fu_db_sample_layout_sql: columns nodes,
+ * gpus_per_process and nccl_version, as `fusim import` reads them from CSV), whatever the
+ * database's version. */
 static const struct {
   const char *name;          /* report name */
   const char *sql;           /* its query */

@@ -18,6 +18,7 @@
 #include "fu_common.h"
 #include "fu_db.h"
 #include "fu_plan.h"
+#include "fu_coll.h"
 #include "fu_predict.h"
 #include "fu_report.h"
 #include "fu_resolve.h"
@@ -99,6 +100,8 @@ static int fu__rerun_one(sqlite3_stmt *q, fu_profile *prof, fu__rerun_row *r) {
   memset(&res, 0, sizeof res);
   int st = fu_workload_parse(wjson, what, 0, &w);
   if (st == FU_OK) st = fu_profile_parse(pjson, what, prof);
+  /* the NCCL predict and plan price by default: the one the profile's logs ran */
+  if (st == FU_OK) prof->cluster.job_nccl_version = fu_nccl_version_code(prof->nccl_version);
   /* buckets:FILE is not read again (the file need not be here): the stored buckets are the plan */
   int from_file = plan_s && !strncmp(plan_s, "buckets:", 8);
   char swapped[300];

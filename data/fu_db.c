@@ -24,6 +24,7 @@ extern const char fu__schema_sql[];     /* data/schema.sql, embedded by tools/em
 extern const char fu__migration_002[];  /* data/migrations/002_provenance.sql */
 extern const char fu__migration_003[];  /* data/migrations/003_cluster.sql */
 extern const char fu__migration_004[];  /* data/migrations/004_layout.sql */
+extern const char fu__migration_005[];  /* data/migrations/005_nccl.sql */
 extern const char fu__build_commit[];   /* data/fu_build.c, from meson's vcs_tag */
 
 /* Migrations in order; migration i brings user_version from i to i + 1. Append, never edit a
@@ -43,6 +44,7 @@ static const struct {
                            "imported measurements, views"},
     {3, fu__migration_003, "cluster: samples.nodes, fit_segments.flags, v_fit_quality flags"},
     {4, fu__migration_004, "process layout: samples.gpus_per_proc"},
+    {5, fu__migration_005, "NCCL version: samples.nccl_version"},
 };
 #define FU__SCHEMA_VERSION ((int)(sizeof fu__migrations / sizeof fu__migrations[0]))
 
@@ -600,8 +602,9 @@ int fu_db_sample_insert(fu_db *db, int64_t run_id, const fu_sample *s) {
     int rc = sqlite3_prepare_v3(
         db->h,
         "INSERT INTO samples (run_id, op, link, ranks, bytes, in_place, dtype, algo, proto, "
-        "graph, t_min_us, t_median_us, t_p95_us, count, busbw_gbps, n_wrong, nodes, gpus_per_proc) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+        "graph, t_min_us, t_median_us, t_p95_us, count, busbw_gbps, n_wrong, nodes, gpus_per_proc, "
+        "nccl_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+        "?18, ?19)",
         -1, SQLITE_PREPARE_PERSISTENT, &db->ins_sample, NULL);
     if (rc != SQLITE_OK) return fu__fail(db, rc, "prepare the sample insert");
   }
@@ -627,16 +630,21 @@ int fu_db_sample_insert(fu_db *db, int64_t run_id, const fu_sample *s) {
   else sqlite3_bind_null(st, 17);
   if (s->gpus_per_proc >= 1) sqlite3_bind_int(st, 18, s->gpus_per_proc); /* 0: unknown */
   else sqlite3_bind_null(st, 18);
+  fu__bind_text_static(st, 19, s->nccl_version); /* "": NULL, unknown */
   return fu__step_done(db, st, "store a sample", NULL);
 }
 
 const char *fu_db_sample_layout_sql(const fu_db *db) {
   /* nodes: the column (schema 3), else the hosts the run's host row names ("a; b");
-   * gpus_per_process: the column (schema 4), else unknown. */
+   * gpus_per_process: the column (schema 4), else unknown; nccl_version: the column (schema 5),
+   * else unknown. */
 #define FU__HOSTS "1 + length(coalesce(h.host_name, '')) - length(replace(coalesce(h.host_name, ''), ';', ''))"
-  return db->version >= 4   ? "coalesce(s.nodes, " FU__HOSTS ") AS nodes, s.gpus_per_proc AS gpus_per_process"
-         : db->version >= 3 ? "coalesce(s.nodes, " FU__HOSTS ") AS nodes, NULL AS gpus_per_process"
-                            : FU__HOSTS " AS nodes, NULL AS gpus_per_process";
+  return db->version >= 5   ? "coalesce(s.nodes, " FU__HOSTS ") AS nodes, s.gpus_per_proc AS gpus_per_process, "
+                              "s.nccl_version AS nccl_version"
+         : db->version >= 4 ? "coalesce(s.nodes, " FU__HOSTS ") AS nodes, s.gpus_per_proc AS gpus_per_process, "
+                              "NULL AS nccl_version"
+         : db->version >= 3 ? "coalesce(s.nodes, " FU__HOSTS ") AS nodes, NULL AS gpus_per_process, NULL AS nccl_version"
+                            : FU__HOSTS " AS nodes, NULL AS gpus_per_process, NULL AS nccl_version";
 #undef FU__HOSTS
 }
 
@@ -695,6 +703,7 @@ int fu_db_samples_select(fu_db *db, const char *op, const char *link, int ranks,
     s->nodes = sqlite3_column_int(st, 17);
     if (s->nodes < 1) s->nodes = 1;
     s->gpus_per_proc = sqlite3_column_int(st, 18); /* NULL: 0, unknown */
+    fu__column_text(st, 19, s->nccl_version, sizeof s->nccl_version); /* NULL: "", unknown */
   }
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) {

@@ -79,6 +79,7 @@ typedef struct fu_sample {
   int nodes;                 /* nodes the ranks ran on (insert: 0 = not given; select: the
                                 column, else the hosts of the run's host row, at least 1) */
   int gpus_per_proc;         /* GPUs one process drove (nccl-tests -g x -t), 0 unknown */
+  char nccl_version[16];     /* the NCCL the run used, "2.29.2" ("" unknown) */
   char gpu[64];              /* select only: GPU model of the run's host row ("" unknown) */
   char host[128];            /* select only: host name(s) of the run ("a; b" for two nodes) */
 } fu_sample;
@@ -88,10 +89,10 @@ void fu_sample_init(fu_sample *s);    /* zero, NaN statistics, n_wrong -1, count
 /* Prepared statement cached inside db; call between fu_db_begin and fu_db_commit for bulk. */
 int fu_db_sample_insert(fu_db *db, int64_t run_id, const fu_sample *s);
 
-/* Two result columns for a query over `samples s` joined to its run's host row `hosts h`:
- * `nodes` (the column, else the hosts the host row names, "a; b": at least 1) and
- * `gpus_per_process` (NULL unknown), as far as this database's schema has them (an older file
- * opened read-only keeps its version). */
+/* Three result columns for a query over `samples s` joined to its run's host row `hosts h`:
+ * `nodes` (the column, else the hosts the host row names, "a; b": at least 1),
+ * `gpus_per_process` and `nccl_version` (NULL unknown), as far as this database's schema has them
+ * (an older file opened read-only keeps its version). */
 const char *fu_db_sample_layout_sql(const fu_db *db);
 
 /* Samples matching a filter (NULL / 0 = any), ordered by op, link, ranks, bytes.

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fu_coll.h"
 #include "fu_common.h"
 
 #define FU__LINE_MAX 4096    /* longest line read; longer ones are an error inside a table */
@@ -111,6 +112,7 @@ typedef struct fu__ctx {
   fu_import_result *r;       /* output */
   size_t n_printed;          /* row messages printed under lenient */
   int says_nvlink;           /* a comment line says the GPUs are joined by NVLink / NVSwitch */
+  char printed_nccl[16];     /* the NCCL version NCCL or nccl-tests printed ("" none) */
 } fu__ctx;
 
 /* "NAME:LINE: message" (LINE 0: "NAME: message"); the first is kept in r->error. */
@@ -835,6 +837,7 @@ static void fu__text_nccl_line(fu__text *t, const char *s) {
   fu_provenance *p = &t->c->r->prov;
   const char *v = strstr(s, "NCCL version ");
   if (v) {
+    fu__scan_version(v, "NCCL", t->c->printed_nccl, sizeof t->c->printed_nccl);
     fu__scan_version(v, "NCCL", p->nccl, sizeof p->nccl);
     const char *cu = strstr(v, "+cuda");
     if (cu) fu__scan_version(cu + 1, "cuda", p->cuda, sizeof p->cuda);
@@ -896,7 +899,10 @@ static int fu__text_comment(fu__text *t, char *buf, long line) {
     if (lib) {
       char num[16] = "";
       sscanf(lib + 13, "%15[0-9]", num);
-      if (fu_parse_long(num, 0, 1000000, &code) == FU_OK) fu__nccl_code(code, p->nccl, sizeof p->nccl);
+      if (fu_parse_long(num, 0, 1000000, &code) == FU_OK) {
+        fu__nccl_code(code, p->nccl, sizeof p->nccl);
+        if (!c->printed_nccl[0]) fu__nccl_code(code, c->printed_nccl, sizeof c->printed_nccl);
+      }
     }
     return FU_OK;
   }
@@ -1076,8 +1082,10 @@ static int fu__parse_json(fu__ctx *c, const char *text, size_t len) {
     fu__scan_cmd(p->cmdline, &cmd);
   }
   long code;
-  if (fu__json_int(root, "nccl_version", 0, 10000000, &code) == FU_OK)
+  if (fu__json_int(root, "nccl_version", 0, 10000000, &code) == FU_OK) {
     fu__nccl_code(code, p->nccl, sizeof p->nccl);
+    fu__nccl_code(code, c->printed_nccl, sizeof c->printed_nccl);
+  }
   long version = 0;
   fu__json_int(root, "version", 0, INT_MAX, &version);
   snprintf(p->tool, sizeof p->tool, "nccl-tests (JSON v%ld)", version);
@@ -1229,7 +1237,7 @@ static int fu__parse_json(fu__ctx *c, const char *text, size_t len) {
 enum {
   FU__CSV_OP, FU__CSV_RANKS, FU__CSV_BYTES, FU__CSV_TIME, FU__CSV_LINK, FU__CSV_TMIN,
   FU__CSV_TP95, FU__CSV_COUNT, FU__CSV_INPLACE, FU__CSV_DTYPE, FU__CSV_ALGO, FU__CSV_PROTO,
-  FU__CSV_BUSBW, FU__CSV_NWRONG, FU__CSV_GRAPH, FU__CSV_NODES, FU__CSV_GPP, FU__CSV_NKNOWN
+  FU__CSV_BUSBW, FU__CSV_NWRONG, FU__CSV_GRAPH, FU__CSV_NODES, FU__CSV_GPP, FU__CSV_NCCL, FU__CSV_NKNOWN
 };
 
 static const struct {
@@ -1243,6 +1251,7 @@ static const struct {
     {"in_place", FU__CSV_INPLACE}, {"dtype", FU__CSV_DTYPE},      {"algo", FU__CSV_ALGO},
     {"proto", FU__CSV_PROTO},     {"busbw_gbps", FU__CSV_BUSBW},  {"n_wrong", FU__CSV_NWRONG},
     {"graph", FU__CSV_GRAPH},     {"nodes", FU__CSV_NODES},       {"gpus_per_process", FU__CSV_GPP},
+    {"nccl_version", FU__CSV_NCCL},
 };
 
 /* Split on commas in place, trimming blanks and one pair of double quotes. */
@@ -1412,6 +1421,15 @@ static int fu__parse_csv(fu__ctx *c, const char *text, size_t len) {
       }
       x.gpus_per_proc = (int)gpp;
     }
+    /* nccl_version (optional): the NCCL the row's run used, as NCCL prints it */
+    if (col[FU__CSV_NCCL] >= 0 && *tok[col[FU__CSV_NCCL]]) {
+      if (!fu_nccl_version_code(tok[col[FU__CSV_NCCL]])) {
+        st = fu__bad_row(c, L.no, "nccl_version '%.30s' is not an NCCL version X.Y.Z (2.29.2)", tok[col[FU__CSV_NCCL]]);
+        continue;
+      }
+      snprintf(x.nccl_version, sizeof x.nccl_version, "%.*s", (int)strcspn(tok[col[FU__CSV_NCCL]], "+"),
+               tok[col[FU__CSV_NCCL]]);
+    }
     /* bytes and times */
     if (fu_parse_u64(tok[col[FU__CSV_BYTES]], &x.bytes) != FU_OK || x.bytes > (uint64_t)INT64_MAX) {
       st = fu__bad_row(c, L.no, "bytes '%.30s' is not a byte count", tok[col[FU__CSV_BYTES]]);
@@ -1541,9 +1559,22 @@ static fu_import_format fu__sniff(const char *name, const char *text, size_t len
   return FU_IMPORT_TEXT;
 }
 
+/* The NCCL the run used, on each sample that does not name its own (a CSV column): the version
+ * NCCL or nccl-tests printed, else one a comment names (a curator's or user's note); one that is
+ * not an NCCL 2 version X.Y.Z is ignored (the samples' NCCL stays unknown). What NCCL printed is
+ * also the host row's version where a comment said another. */
+static void fu__run_nccl(fu__ctx *c) {
+  fu_provenance *p = &c->r->prov;
+  if (fu_nccl_version_code(c->printed_nccl)) snprintf(p->nccl, sizeof p->nccl, "%.15s", c->printed_nccl);
+  if (!fu_nccl_version_code(p->nccl)) return;
+  for (size_t i = 0; i < c->r->n; i++)
+    if (!c->r->samples[i].nccl_version[0])
+      snprintf(c->r->samples[i].nccl_version, sizeof c->r->samples[i].nccl_version, "%.15s", p->nccl);
+}
+
 int fu_import_parse(const char *name, const char *text, size_t len, const fu_import_opts *opts,
                     fu_import_result *r) {
-  fu__ctx c = {name ? name : "(input)", opts, r, 0, 0};
+  fu__ctx c = {name ? name : "(input)", opts, r, 0, 0, ""};
   snprintf(r->prov.source_file, sizeof r->prov.source_file, "%s", c.name);
   if (*opts->link && !fu__link_ok(opts->link)) {
     fu__err(&c, 0, "--link %s is not a link class", opts->link);
@@ -1578,6 +1609,7 @@ int fu_import_parse(const char *name, const char *text, size_t len, const fu_imp
     return FU_EDATA;
   }
   if (r->n_skipped) fu__append(r->prov.notes, sizeof r->prov.notes, "%zu bad rows skipped (--lenient)", r->n_skipped);
+  fu__run_nccl(&c);
   return FU_OK;
 }
 

@@ -3,6 +3,7 @@
  * evaluations of O(n) each for n observations). */
 #include "fu_coll.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -212,6 +213,16 @@ int fu_coll_nccl_prefers_nvls_tree(const fu_cluster *c, int ranks, int nodes) {
   double nvls_tree = fmin(c->nvls_algbw_gbps[0], net) * 5.0 / 6.0;
   double ring = link * ranks / (2.0 * (ranks - 1)), tree = 0.92 * link * 0.5;
   return g > 2 && nvls_tree > fmax(ring, tree);
+}
+
+int fu_nccl_version_code(const char *s) {
+  int major, minor, patch, used = 0;
+  if (!s || !isdigit((unsigned char)*s) || sscanf(s, "%d.%d.%d%n", &major, &minor, &patch, &used) != 3 ||
+      major != 2 || minor < 0 || minor > 99 || patch < 0 || patch > 99 || (s[used] != '\0' && s[used] != '+'))
+    return 0;
+  for (int i = 0; i < used; i++) /* %d took signs and blanks: digits and dots only */
+    if (!isdigit((unsigned char)s[i]) && s[i] != '.') return 0;
+  return major * 10000 + minor * 100 + patch;
 }
 
 int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,

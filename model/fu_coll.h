@@ -181,6 +181,9 @@ typedef struct fu_coll_line {
  * calcCollChunking), not the 512 KiB Simple step; the ladder below it is 2.18's. */
 #define FU_COLL_NCCL_NVLS_CHUNK 21900
 #define FU_COLL_NVLS_CHUNK_BYTES 131072.0
+/* NCCL_VERSION_CODE of an NCCL 2 version as NCCL prints it ("2.29.2", "2.29.2+cuda12.9": 22902),
+ * 0 where s is not one (no patch, another major, trailing text other than "+..."). */
+int fu_nccl_version_code(const char *s);
 #define FU_COLL_NVLS_CHUNK_4NODES 65536.0
 
 /* The algorithms that apply to op at (ranks, nodes), at most FU_COLL_MAX_LINES lines. FU_EDATA (message

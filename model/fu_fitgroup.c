@@ -203,6 +203,11 @@ static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const 
     if (smp[sel[mem[k]].i].gpus_per_proc != cv->gpus_per_proc) cv->gpus_per_proc = 0;
   if (cv->gpus_per_proc > 0 && (cv->ranks / cv->nodes) % cv->gpus_per_proc != 0)
     cv->gpus_per_proc = 0; /* processes of another size on some node: no one layout */
+  /* the NCCL the members share (none where one does not say or they differ) */
+  const char *nccl = smp[sel[mem[0]].i].nccl ? smp[sel[mem[0]].i].nccl : "";
+  for (size_t k = 1; k < nm; k++)
+    if (!smp[sel[mem[k]].i].nccl || strcmp(smp[sel[mem[k]].i].nccl, nccl) != 0) nccl = "";
+  snprintf(g->nccl, sizeof g->nccl, "%.15s", nccl);
   for (size_t k = 0; k < np; k++)
     if (pts[k].bytes > cv->max_bytes) cv->max_bytes = pts[k].bytes;
   /* the curve's label: variant[/proto][+cg] */
@@ -386,10 +391,43 @@ static void fu__label2(char *dst, size_t cap, const char *a, const char *b) {
   if (n < 0 || (size_t)n >= cap) dst[cap - 1] = '\0'; /* cut: a source label, not data */
 }
 
+static int fu__collective_curve(const fu_curve *c) {
+  fu_op op;
+  return fu_op_parse(c->op, &op) == FU_OK && fu_op_is_collective(op);
+}
+
+/* The NCCL a profile's collective curves ran, before g's curves go in: the one they share, each
+ * group's (fu_fitgroup.nccl) and, for a collective curve already in prof that no group replaces
+ * (fit --merge-into keeps BASE's), prof's own; "" where they differ or one does not say. A fit
+ * with no collective curve keeps prof's. */
+static void fu__profile_nccl(const fu_fitgroup *g, size_t ng, fu_profile *prof) {
+  char v[sizeof prof->nccl_version];
+  int any = 0;
+  for (int i = 0; i < prof->ncurves; i++) {
+    const fu_curve *c = &prof->curves[i];
+    int kept = fu__collective_curve(c);
+    for (size_t k = 0; k < ng && kept; k++) {
+      const fu_curve *n = &g[k].curve;
+      kept = !(strcmp(n->op, c->op) == 0 && strcmp(n->link, c->link) == 0 && n->ranks == c->ranks &&
+               (n->nodes > 0 ? n->nodes : 1) == (c->nodes > 0 ? c->nodes : 1) && strcmp(n->algo, c->algo) == 0);
+    }
+    if (!kept) continue;
+    if (!any++) memcpy(v, prof->nccl_version, sizeof v);
+    else if (strcmp(v, prof->nccl_version) != 0) v[0] = '\0';
+  }
+  for (size_t k = 0; k < ng; k++) {
+    if (!fu__collective_curve(&g[k].curve)) continue;
+    if (!any++) snprintf(v, sizeof v, "%s", g[k].nccl);
+    else if (strcmp(v, g[k].nccl) != 0) v[0] = '\0';
+  }
+  if (any) memcpy(prof->nccl_version, v, sizeof v);
+}
+
 int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base, const char *what,
                         fu_profile *prof) {
   char bname[80];
   snprintf(bname, sizeof bname, "base %s", base && base->name[0] ? base->name : "profile");
+  fu__profile_nccl(g, ng, prof);
   for (size_t k = 0; k < ng; k++) FU_CHECK(fu_profile_put_curve(prof, &g[k].curve));
   if (base) {
     for (int i = 0; i < base->ncurves; i++) {

@@ -197,7 +197,8 @@ typedef struct fu_opt_target {
 
 /* The NCCL version the job runs (a string, NULL: not given). */
 #define FU_OPT_ROW_NCCL(p) \
-  {FU_OPT_STR(0, "nccl-version", (p), "X.Y.Z", "the NCCL the job runs (NCCL's 'NCCL version' line), for its algorithm choice")}
+  {FU_OPT_STR(0, "nccl-version", (p), "X.Y.Z", "the NCCL the job runs (NCCL's 'NCCL version' line; default the\n"               \
+              "profile's, the one its logs ran), for its algorithm choice")}
 
 /* plan: the fusion plan, as given. The values stay strings here: the plan module (sim/) parses
  * them, the same way as the keys of a --plan FILE, and names the option in its messages. */

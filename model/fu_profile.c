@@ -141,6 +141,7 @@ json_t *fu_profile_to_json(const fu_profile *p) {
   for (int i = 0; i < FU_PROFILE_NSCALARS; i++)
     if (p->scalar_source[i][0]) json_object_set_new(src, fu__scalar_tab[i].name, json_string(p->scalar_source[i]));
   if (!j || !src || json_object_set_new(j, "machine", json_string(p->machine)) != 0 ||
+      (p->nccl_version[0] && json_object_set_new(j, "nccl_version", json_string(p->nccl_version)) != 0) ||
       json_object_set_new(j, "sources", src) != 0 ||
       ((p->cluster.intra_gbps > 0 || p->cluster.nic_gbps > 0) && json_object_set_new(j, "cluster", fu__cluster_json(&p->cluster)) != 0)) {
     json_decref(j);
@@ -421,6 +422,9 @@ int fu_profile_parse(const char *json_text, const char *what, fu_profile *out) {
       (st = fu__get_num(&x, root, "hbm_gbps", 1, 0, 0, 1e9, 0, &out->hbm_gbps)) ||
       (st = fu__get_num(&x, root, "pack_handoff_us", 1, 0, 0, 1e6, 0, &out->pack_handoff_us)) ||
       (st = fu__get_str(&x, root, "machine", 1, out->machine, sizeof out->machine)) ||
+      (st = fu__get_str(&x, root, "nccl_version", 1, out->nccl_version, sizeof out->nccl_version)) ||
+      (out->nccl_version[0] && !fu_nccl_version_code(out->nccl_version) &&
+       (st = fu__bad(&x, "nccl_version", "not an NCCL version X.Y.Z (2.29.2)"))) ||
       (st = fu__parse_sources(&x, root, out)) || (st = fu__parse_cluster(&x, root, &out->cluster)) ||
       (st = fu__get_num(&x, root, "gpu_mem_bytes", 1, 0, 0, 1e15, 0, &out->gpu_mem_bytes)))
     goto done;

@@ -67,6 +67,9 @@ typedef struct fu_profile {
   double pack_handoff_us;    /* extra cost when a copy waits on the pack kernel before it (pack+copy - pack - copy); 0 = unknown */
   char notes[2048];          /* where the scalars came from (free text, kept in the JSON) */
   char machine[128];         /* the machine: GPU model and host shape ("NVIDIA B200, 2 nodes x 8") */
+  char nccl_version[16];     /* the NCCL its collective curves' logs ran, "2.29.2" ("" unknown: they
+                                differ or do not say); cost, predict and plan price a job across
+                                nodes for it unless --nccl-version names another */
   char scalar_source[FU_PROFILE_NSCALARS][96]; /* where each scalar came from (fu_profile_scalar_name order) */
   fu_cluster cluster;        /* per-link parameters of the collective cost model (fu_coll.h) */
   double gpu_mem_bytes;      /* device memory of one GPU, bytes (0 = unknown) */

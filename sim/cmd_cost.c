@@ -33,7 +33,8 @@ static const char fu__foot[] =
     "--gpus-per-process: the job's process layout across nodes (nccl-tests -g; default 1, one\n"
     "process per GPU, as training frameworks run); a process driving more GPUs pays the fitted\n"
     "layout cost (the profile's proc_pair_us) on each predicted Simple call.\n"
-    "--nccl-version: the NCCL the job runs (default unknown: the model takes its fastest line);\n"
+    "--nccl-version: the NCCL the job runs (default: the one the profile's logs ran, where they\n"
+    "name one, else unknown: the model takes its fastest line);\n"
     "from 2.19 a predicted all-reduce across nodes runs the algorithm NCCL's own tuning picks\n"
     "(NVLS-tree where it rates it highest) in NCCL's chunks, priced by the model's line for it.\n";
 
@@ -139,14 +140,18 @@ int fu_cmd_cost(int argc, char **argv) {
   const char *op = fu_op_name(fu_comm_op(&c));
   const char *link = fu_link_name(c.link);
   int nodes = c.nodes > 0 ? c.nodes : 1;
+  int nsrc = FU_NCCL_UNKNOWN;
+  char ver[16] = ""; /* the NCCL priced, X.Y.Z ("" unknown) */
   /* the job's layout: what the model prices, and what the output says it assumed */
   if ((st = fu_cmd_layout("cost", gpp, &c, prof)) != FU_OK ||
-      (st = fu_cmd_nccl_version("cost", nccl, prof)) != FU_OK) {
+      (st = fu_cmd_nccl_version("cost", nccl, prof, &nsrc)) != FU_OK) {
     free(sizes);
     free(prof);
     return fu_exit_code(st);
   }
   const char *layout = gpp > 0 ? "given" : "assumed";
+  int code = prof->cluster.job_nccl_version;
+  if (code) snprintf(ver, sizeof ver, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
   fu_comm_price *pr = calloc(ns, sizeof *pr);
   if (!pr) st = FU_ENOMEM;
   for (size_t i = 0; st == FU_OK && i < ns; i++) st = fu_cost_comm(prof, op, link, c.ranks, nodes, sizes[i], &pr[i]);
@@ -161,7 +166,8 @@ int fu_cmd_cost(int argc, char **argv) {
                             "profile", prof->name);
       if (o && (json_object_set_new(o, "gpus_per_process", json_integer(prof->cluster.job_gpus_per_proc)) != 0 ||
                 json_object_set_new(o, "layout", json_string(layout)) != 0 ||
-                json_object_set_new(o, "nccl_version", nccl ? json_string(nccl) : json_null()) != 0))
+                json_object_set_new(o, "nccl_version", ver[0] ? json_string(ver) : json_null()) != 0 ||
+                json_object_set_new(o, "nccl_source", json_string(fu_nccl_source_name(nsrc))) != 0))
         st = FU_ENOMEM;
       if (o && pr[i].basis != FU_BASIS_MEASURED) st = fu__lines_json(prof, op, c.ranks, nodes, sizes[i], o);
       if (o && fu__nvls_derived(prof, &pr[i]) && json_object_set_new(o, "nvls_source", json_string(prof->cluster.nvls_source)) != 0)
@@ -187,7 +193,11 @@ int fu_cmd_cost(int argc, char **argv) {
       printf("  layout: %d GPU%s a process (%s%s)\n", prof->cluster.job_gpus_per_proc,
              prof->cluster.job_gpus_per_proc == 1 ? "" : "s", layout,
              gpp > 0 ? "" : ": one process per GPU; --gpus-per-process N for another");
-      printf("  NCCL: %s\n", nccl ? nccl : "unknown (the model's fastest line; --nccl-version X.Y.Z for NCCL's choice)");
+      if (nsrc == FU_NCCL_UNKNOWN)
+        printf("  NCCL: unknown (the model's fastest line; --nccl-version X.Y.Z for NCCL's choice)\n");
+      else
+        printf("  NCCL: %s (%s)\n", ver,
+               nsrc == FU_NCCL_GIVEN ? "given" : "the profile's logs; --nccl-version X.Y.Z for another");
     }
     printf("  %12s %12s %23s %10s %-10s %s\n", "bytes", "time_us", "95% interval us", "busbw GB/s", "algo", "basis");
     for (size_t i = 0; i < ns; i++) {

@@ -40,7 +40,10 @@ static const char fu__foot[] =
     "--comm default " FU_CMD_DEFAULT_COMM ". --format json: an array of predict objects, each\n"
     "with its plan string, label, rank and speedup_vs_ddp. --fusion-table: bus utilisation of 4\n"
     "separate messages against 1 fused message of 4x the size, at 1, 8 and 128 MiB per message\n"
-    "(pack=view); utilisation is the achieved bus bandwidth over the peak, so at most 100%.\n";
+    "(pack=view); utilisation is the achieved bus bandwidth over the peak, so at most 100%.\n"
+    "--gpus-per-process and --nccl-version price a job across nodes as fusim predict does (the\n"
+    "process layout, default one process per GPU; the NCCL, default the profile's logs' one, else\n"
+    "unknown: the model's fastest line); the comm line and the JSON name both.\n";
 
 typedef struct fu__opts {
   fu_opt_output out;         /* --format, --db, --no-store */
@@ -49,6 +52,8 @@ typedef struct fu__opts {
   const char *save_buckets;  /* --save-buckets or NULL */
   int argc;                  /* the command line, for the database */
   char **argv;
+  int layout_given;          /* --gpus-per-process was given (fu_result.layout_given) */
+  int nccl_source;           /* where the NCCL priced came from (fu_nccl_source) */
 } fu__opts;
 
 /* One simulated plan. */
@@ -67,8 +72,8 @@ typedef struct fu__row {
 
 /* Sets row's fusion from spec over base (the optimal plan keeps base's memory cap) and
  * simulates it. */
-static int fu__row_run(fu__row *row, const char *label, const char *spec, const fu_plan *base,
-                       const fu_workload *w, const fu_comm *c, const fu_profile *prof,
+static int fu__row_run(const fu__opts *o, fu__row *row, const char *label, const char *spec,
+                       const fu_plan *base, const fu_workload *w, const fu_comm *c, const fu_profile *prof,
                        fu_search_stats *stats) {
   row->label = label;
   row->plan = *base;
@@ -76,6 +81,8 @@ static int fu__row_run(fu__row *row, const char *label, const char *spec, const 
   FU_CHECK(fu_plan_parse_fusion(spec, &row->plan));
   if (row->plan.kind == FU_FUSION_OPTIMAL) row->plan.mem_cap_bytes = base->mem_cap_bytes;
   FU_CHECK(fu_predict_plan(w, &row->plan, c, prof, NULL, stats, &row->r));
+  row->r.layout_given = o->layout_given;
+  row->r.nccl_source = o->nccl_source;
   row->over_cap = base->mem_cap_bytes && row->r.fusion_buffer_bytes > base->mem_cap_bytes;
   fu_mem_check(w->mem.peak, (double)row->r.fusion_buffer_bytes, prof->gpu_mem_bytes, &row->fits,
                &row->mem_over);
@@ -156,7 +163,9 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
   const fu_result *r0 = &rows[0].r;
   printf("workload  %s (%zu tensors, %s%s)\n", r0->workload, r0->ngrads,
          fu_format_size(r0->grad_bytes, sz, sizeof sz), r0->estimated ? "; times are estimates" : "");
-  printf("comm      %s  (profile %s)   compute %.1f us\n\n", r0->comm, r0->profile, r0->compute_us);
+  char note[192];
+  printf("comm      %s  (%s)   compute %.1f us\n\n", r0->comm, fu_result_comm_note(r0, note, sizeof note),
+         r0->compute_us);
   printf("%4s  %-16s %-24s %11s %23s %11s %6s %10s %7s %7s\n", "rank", "plan", "fusion",
          "iter_us", "95% interval", "exposed_us", "ops", "buffer", "busutil", "vs DDP");
   int n_over = 0;
@@ -230,7 +239,7 @@ static int fu__compare(const fu__opts *o, const fu_workload *w, const fu_plan *b
   double ddp_us = NAN, opt_us = NAN;
   for (size_t k = 0; k < NPLANS && st == FU_OK; k++) {
     int opt = strcmp(plans[k][1], "optimal") == 0;
-    st = fu__row_run(&rows[k], plans[k][0], plans[k][1], base, w, c, prof, opt ? &stats : NULL);
+    st = fu__row_run(o, &rows[k], plans[k][0], plans[k][1], base, w, c, prof, opt ? &stats : NULL);
     if (st == FU_OK && strcmp(plans[k][1], "ddp") == 0) ddp_us = rows[k].r.iter_us;
     if (st == FU_OK && opt) {
       opt_us = rows[k].r.iter_us;
@@ -310,11 +319,11 @@ static int fu__sweep(const fu__opts *o, const fu_workload *w, const fu_plan *bas
   for (size_t k = 0; k < NCAPS && st == FU_OK; k++) {
     char spec[32];
     snprintf(spec, sizeof spec, "cap:%lluKiB", (1ull << (16 + k)) >> 10);
-    st = fu__row_run(&rows[k], "cap", spec, &nocap, w, c, prof, NULL);
+    st = fu__row_run(o, &rows[k], "cap", spec, &nocap, w, c, prof, NULL);
   }
   /* References: DDP's default and the optimum. */
-  if (st == FU_OK) st = fu__row_run(&ref[0], "DDP default", "ddp", base, w, c, prof, NULL);
-  if (st == FU_OK) st = fu__row_run(&ref[1], "optimal", "optimal", base, w, c, prof, NULL);
+  if (st == FU_OK) st = fu__row_run(o, &ref[0], "DDP default", "ddp", base, w, c, prof, NULL);
+  if (st == FU_OK) st = fu__row_run(o, &ref[1], "optimal", "optimal", base, w, c, prof, NULL);
   if (st == FU_OK) st = fu__store(o, rows, NCAPS, w, prof);
   if (st == FU_OK) {
     double ddp = ref[0].r.iter_us, opt = ref[1].r.iter_us;
@@ -333,8 +342,9 @@ static int fu__sweep(const fu__opts *o, const fu_workload *w, const fu_plan *bas
                ddp / r->iter_us);
       }
     } else {
-      printf("workload  %s   comm %s   profile %s\n\n", rows[0].r.workload, rows[0].r.comm,
-             rows[0].r.profile);
+      char note[192];
+      printf("workload  %s   comm %s  (%s)\n\n", rows[0].r.workload, rows[0].r.comm,
+             fu_result_comm_note(&rows[0].r, note, sizeof note));
       printf("%10s %12s %12s %7s %8s %8s\n", "cap", "iter_us", "exposed_us", "ops", "busutil",
              "vs DDP");
       for (size_t k = 0; k < NCAPS; k++)
@@ -432,8 +442,12 @@ int fu_cmd_plan(int argc, char **argv) {
   fu_opt_output_init(&o.out);
   int strict = 0, sweep = 0, table = 0, format_given = 0, mem_cap_given = 0;
   uint64_t mem_cap = 0;
+  long gpp = 0;
+  const char *nccl = NULL;
   const fu_option rows[] = {
       FU_OPT_HEADER("inputs"), FU_OPTS_INPUTS(&in), FU_OPTS_TARGET(&tg),
+      FU_OPT_ROW_LAYOUT(&gpp),
+      FU_OPT_ROW_NCCL(&nccl),
       {FU_OPT_FLAG(0, "strict", &strict, "ready times out of order in the workload are an error")},
       FU_OPT_HEADER("plan (every plan compared gets these)"), FU_OPTS_PLAN(&po),
       {FU_OPT_CUSTOM(0, "mem-cap", &mem_cap, fu_plan_size_arg, "SIZE",
@@ -479,6 +493,9 @@ int fu_cmd_plan(int argc, char **argv) {
   if (mem_cap_given) base.mem_cap_bytes = mem_cap;
   if (st == FU_OK) st = fu_cmd_get_comm(&tg, &c);
   if (st == FU_OK) st = fu_cmd_inputs("plan", &in, strict, table ? NULL : &w, &prof);
+  if (st == FU_OK) st = fu_cmd_layout("plan", gpp, &c, prof);
+  if (st == FU_OK) st = fu_cmd_nccl_version("plan", nccl, prof, &o.nccl_source);
+  o.layout_given = gpp > 0;
   if (st == FU_OK && table) st = fu__fusion_table(&o, &c, prof, &base);
   else if (st == FU_OK) st = sweep ? fu__sweep(&o, &w, &base, &c, prof) : fu__compare(&o, &w, &base, &c, prof);
   free(prof);

@@ -67,10 +67,12 @@ int fu_cmd_predict(int argc, char **argv) {
   if (st == FU_OK) st = fu_cmd_get_comm(&tg, &c);
   if (st == FU_OK) st = fu_cmd_inputs("predict", &in, strict, &w, &prof);
   if (st == FU_OK) st = fu_cmd_layout("predict", gpp, &c, prof);
-  if (st == FU_OK) st = fu_cmd_nccl_version("predict", nccl, prof);
+  int nsrc = FU_NCCL_UNKNOWN;
+  if (st == FU_OK) st = fu_cmd_nccl_version("predict", nccl, prof, &nsrc);
   if (st == FU_OK && trace) st = fu_trace_create(trace, &tr);
   if (st == FU_OK) st = fu_predict_plan(&w, &p, &c, prof, tr, NULL, &r);
   if (st == FU_OK) r.layout_given = gpp > 0;
+  if (st == FU_OK) r.nccl_source = nsrc;
   if (st == FU_OK && tr) st = fu_trace_write(tr);
   const fu_result *rp = &r;
   if (st == FU_OK) st = fu_cmd_store(&out, &rp, 1, &w, prof, argc, argv);

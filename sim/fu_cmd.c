@@ -33,16 +33,17 @@ int fu_cmd_layout(const char *cmd, long gpus_per_proc, const fu_comm *c, fu_prof
   return FU_OK;
 }
 
-int fu_cmd_nccl_version(const char *cmd, const char *version, fu_profile *prof) {
-  prof->cluster.job_nccl_version = 0;
+int fu_cmd_nccl_version(const char *cmd, const char *version, fu_profile *prof, int *src) {
+  prof->cluster.job_nccl_version = version ? 0 : fu_nccl_version_code(prof->nccl_version);
+  *src = prof->cluster.job_nccl_version ? FU_NCCL_PROFILE : FU_NCCL_UNKNOWN;
   if (!version) return FU_OK;
-  int major, minor, patch, used = 0;
-  if (sscanf(version, "%d.%d.%d%n", &major, &minor, &patch, &used) != 3 || major != 2 || minor < 0 ||
-      minor > 99 || patch < 0 || patch > 99 || (version[used] != '\0' && version[used] != '+')) {
+  int code = fu_nccl_version_code(version);
+  if (!code) {
     fu_error("%s: --nccl-version '%s': say an NCCL 2 version as NCCL prints it, e.g. 2.29.2", cmd, version);
     return FU_EUSAGE;
   }
-  prof->cluster.job_nccl_version = major * 10000 + minor * 100 + patch; /* NCCL_VERSION_CODE */
+  prof->cluster.job_nccl_version = code;
+  *src = FU_NCCL_GIVEN;
   return FU_OK;
 }
 

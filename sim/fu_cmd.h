@@ -24,10 +24,11 @@ int fu_cmd_get_comm(const fu_opt_target *t, fu_comm *c);
  * (fu_cluster.job_gpus_per_proc); FU_EUSAGE (one line naming `cmd`) where N does not divide the
  * GPUs of a node of c. */
 int fu_cmd_layout(const char *cmd, long gpus_per_proc, const fu_comm *c, fu_profile *prof);
-/* --nccl-version X.Y.Z[+...] (NULL: not given, unknown) as prof's cost model prices it
- * (fu_cluster.job_nccl_version, NCCL_VERSION_CODE); FU_EUSAGE (one line naming `cmd`) where it is
- * not an NCCL 2 version. */
-int fu_cmd_nccl_version(const char *cmd, const char *version, fu_profile *prof);
+/* --nccl-version X.Y.Z[+...] as prof's cost model prices it (fu_cluster.job_nccl_version,
+ * NCCL_VERSION_CODE); NULL (not given): the profile's nccl_version, the NCCL its logs ran, where it
+ * has one, else unknown. *src (fu_nccl_source) says which. FU_EUSAGE (one line naming `cmd`)
+ * where the version given is not an NCCL 2 version. */
+int fu_cmd_nccl_version(const char *cmd, const char *version, fu_profile *prof, int *src);
 
 /* --workload (a file or a bundled name; `cmd` names the command in messages) and --profile
  * (NULL: the bundled default). w is initialised here and finished by the caller, as is *prof

@@ -87,7 +87,14 @@ typedef struct fu_result {
   int nccl_version;          /* the NCCL (NCCL_VERSION_CODE) the cost model priced a job across
                                 nodes for (fu_cluster.job_nccl_version); 0: unknown, or not priced
                                 by the model across nodes */
+  int nccl_source;           /* where that NCCL came from (fu_nccl_source; the command sets it) */
 } fu_result;
+
+/* Where the NCCL a job is priced for came from: --nccl-version, the profile's logs (its
+ * nccl_version), or nowhere (unknown: the model's fastest line). */
+typedef enum { FU_NCCL_UNKNOWN, FU_NCCL_GIVEN, FU_NCCL_PROFILE } fu_nccl_source;
+/* "unknown", "given", "profile" (the JSON's nccl_source). */
+const char *fu_nccl_source_name(int src);
 
 void fu_result_finish(fu_result *r);  /* frees buckets; accepts a zeroed result */
 

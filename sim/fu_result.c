@@ -12,18 +12,31 @@ static const char *fu__nccl(const fu_result *r, char *buf, size_t len) {
   return buf;
 }
 
+const char *fu_nccl_source_name(int src) {
+  return src == FU_NCCL_GIVEN ? "given" : src == FU_NCCL_PROFILE ? "profile" : "unknown";
+}
+
+const char *fu_result_comm_note(const fu_result *r, char *buf, size_t len) {
+  char lay[112] = "", v[24];
+  if (r->layout_gpus > 0 && !r->layout_given) snprintf(lay, sizeof lay, "; one process per GPU assumed");
+  else if (r->layout_gpus > 0) snprintf(lay, sizeof lay, "; %d GPU%s a process", r->layout_gpus, r->layout_gpus == 1 ? "" : "s");
+  if (r->nccl_version > 0) /* named by the command, or the profile's logs */
+    snprintf(lay + strlen(lay), sizeof lay - strlen(lay), "; NCCL %s%s", fu__nccl(r, v, sizeof v),
+             r->nccl_source == FU_NCCL_PROFILE ? " (the profile's logs)" : "");
+  else if (r->layout_gpus > 0)
+    snprintf(lay + strlen(lay), sizeof lay - strlen(lay), "; NCCL unknown");
+  snprintf(buf, len, "profile %s; %s at this rank and node count%s", r->profile,
+           r->comm_basis[0] ? r->comm_basis : "measured", lay);
+  return buf;
+}
+
 int fu_result_print_table(FILE *out, const fu_result *r) {
   char sz[32], buf[32];
   fprintf(out, "workload       %s (%zu tensors, %s%s)\n", r->workload, r->ngrads,
           fu_format_size(r->grad_bytes, sz, sizeof sz), r->estimated ? "; times are estimates" : "");
   fprintf(out, "plan           %s\n", r->plan);
-  char lay[64] = "";
-  if (r->layout_gpus > 0 && !r->layout_given) snprintf(lay, sizeof lay, "; one process per GPU assumed");
-  else if (r->layout_gpus > 0) snprintf(lay, sizeof lay, "; %d GPU%s a process", r->layout_gpus, r->layout_gpus == 1 ? "" : "s");
-  char v[24];
-  if (r->nccl_version > 0) snprintf(lay + strlen(lay), sizeof lay - strlen(lay), "; NCCL %s", fu__nccl(r, v, sizeof v));
-  fprintf(out, "comm           %s  (profile %s; %s at this rank and node count%s)\n", r->comm, r->profile,
-          r->comm_basis[0] ? r->comm_basis : "measured", lay);
+  char note[192];
+  fprintf(out, "comm           %s  (%s)\n", r->comm, fu_result_comm_note(r, note, sizeof note));
   fprintf(out, "iteration      %.1f us   [%.1f, %.1f] from the fits' 95%% CIs\n", r->iter_us,
           r->iter_lo_us, r->iter_hi_us);
   fprintf(out, "compute        %.1f us\n", r->compute_us);
@@ -144,7 +157,8 @@ static json_t *fu__summary_json(const fu_result *r) {
   if (j && r->layout_gpus > 0 &&
       (json_object_set_new(j, "gpus_per_process", json_integer(r->layout_gpus)) != 0 ||
        json_object_set_new(j, "layout", json_string(r->layout_given ? "given" : "assumed")) != 0 ||
-       (r->nccl_version > 0 && json_object_set_new(j, "nccl_version", json_string(fu__nccl(r, v, sizeof v))) != 0))) {
+       (r->nccl_version > 0 && json_object_set_new(j, "nccl_version", json_string(fu__nccl(r, v, sizeof v))) != 0) ||
+       json_object_set_new(j, "nccl_source", json_string(fu_nccl_source_name(r->nccl_version > 0 ? r->nccl_source : FU_NCCL_UNKNOWN))) != 0)) {
     json_decref(j);
     return NULL;
   }

@@ -12,6 +12,10 @@
 #include "fu_predict.h"
 
 /* predict's table: the summary, then a row per bucket. */
+/* "profile P; predicted at this rank and node count; one process per GPU assumed; NCCL 2.29.2":
+ * how the collective was priced, with the process layout and NCCL of a job the cost model priced
+ * across nodes, into buf. Returns buf. */
+const char *fu_result_comm_note(const fu_result *r, char *buf, size_t len);
 int fu_result_print_table(FILE *out, const fu_result *r);
 
 /* predict's CSV: FU_RESULT_CSV_HEADER then fu_result_csv_fields (plan's CSV wraps the same

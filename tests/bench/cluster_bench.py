@@ -133,11 +133,12 @@ def nccl_version(path):
     return None
 
 
-def layout_args(path):
+def layout_args(path, nccl=True):
     """--gpus-per-process and --nccl-version of the run a log measured (its header: how the job
-    was launched, not a measured result), none where the log does not say."""
+    was launched, not a measured result), none where the log does not say; nccl=False leaves the
+    version out (fusim then prices the NCCL the profile's logs ran, where they name one)."""
     g = gpus_per_process(path) if path else None
-    v = nccl_version(path) if path else None
+    v = nccl_version(path) if path and nccl else None
     return (["--gpus-per-process", str(g)] if g else []) + (["--nccl-version", v] if v else [])
 
 
@@ -194,7 +195,25 @@ def compare(label, prof, comm, rows, bands, path=None):
               f"max {100 * max(nsel):.1f}%")
         if path:
             print(measurement_floor(path, lo))
+    if path:
+        print(profile_nccl_bands(prof, comm, rows, bands, path))
     return out
+
+
+def profile_nccl_bands(prof, comm, rows, bands, path):
+    """The same bands priced without --nccl-version: fusim takes the NCCL the profile's logs ran
+    (the profile's nccl_version), as a user who does not know the flag gets it."""
+    sizes = ",".join(f"{b}B" for b, _ in rows)
+    pred = json.loads(run("cost", "--profile", prof, "--comm", comm, "--bytes", sizes, "--format", "json",
+                          *layout_args(path, nccl=False)))
+    errs = [(b, abs(p["time_us"] - t) / t) for (b, t), p in zip(rows, pred)]
+    out = []
+    for lo, _, _ in bands:
+        sel = [e for b, e in errs if b >= lo]
+        if sel:
+            out.append(f">= {lo // 1024} KiB median {100 * statistics.median(sel):.1f}%, max {100 * max(sel):.1f}%")
+    return (f"  without --nccl-version (NCCL {pred[0]['nccl_version'] or 'unknown'}, {pred[0]['nccl_source']}): "
+            + "; ".join(out))
 
 
 def mid_excess(cluster, comm, path):

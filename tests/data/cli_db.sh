@@ -179,6 +179,15 @@ migrate)
   s1=$(q "SELECT type, name, sql FROM sqlite_schema ORDER BY name" | md5sum)
   s2=$("$FUSIM" report --db "$T/new.db" --format csv sql "SELECT type, name, sql FROM sqlite_schema ORDER BY name" | tail -n +2 | md5sum)
   [ "$s1" = "$s2" ] || fail "migrated schema differs from a new database's"
+  # schema 5: its samples' NCCL unknown (NULL), and fit reads them (migrated, and a read-only
+  # schema 1 file as it is): the profile names no NCCL
+  [ "$(q "PRAGMA user_version")" = 5 ] || fail "not migrated to schema 5"
+  [ "$(q "SELECT count(*) FROM samples WHERE nccl_version IS NULL")" = 101 ] || fail "old samples' NCCL not unknown"
+  cp "$D/v1/v1.db" "$T/ro.db" && chmod 444 "$T/ro.db"
+  for db in "$DB" "$T/ro.db"; do
+    "$FUSIM" fit --db "$db" --no-store --base none --out "$T/p.json" >/dev/null 2>&1 || fail "fit of $db"
+    py "import json; assert 'nccl_version' not in json.load(open('$T/p.json'))" || fail "$db: profile names an NCCL"
+  done
   # old rows re-run? no content was recorded: said so, not counted as reproducing
   "$FUSIM" report --db "$DB" rerun >/dev/null 2>"$T/err"
   grep -q "9 predictions: 0 reproduce, 0 differ or fail, 9 without stored content" "$T/err" || fail "$(cat "$T/err")"

@@ -332,7 +332,8 @@ roundtrip)
   "$FUSIM" import --db "$DB" "$PUB/multi-node/mghpcc-dgxh100-4gpu-2node-allreduce.txt" "$A100" \
     "$PUB/../v1/h200-pcie-copies.csv" "$T/layout.csv" >/dev/null 2>&1 || fail "import"
   "$FUSIM" report --db "$DB" --format csv samples >"$T/a.csv" || fail "report"
-  head -1 "$T/a.csv" | grep -q ",n_wrong,nodes,gpus_per_process$" || fail "header: $(head -1 "$T/a.csv")"
+  head -1 "$T/a.csv" | grep -q ",n_wrong,nodes,gpus_per_process,nccl_version$" || fail "header: $(head -1 "$T/a.csv")"
+  [ "$(q "SELECT count(*) FROM samples WHERE nccl_version = '2.18.3'")" = 62 ] || fail "the DGX log's NCCL"
   DB=$T/b.db
   "$FUSIM" import --db "$DB" "$T/a.csv" >/dev/null 2>&1 || fail "re-import"
   "$FUSIM" report --db "$DB" --format csv samples >"$T/b.csv" || fail "report b"
@@ -341,12 +342,12 @@ roundtrip)
   [ "$(q "SELECT nodes || '/' || coalesce(gpus_per_proc, '-') || '/' || count(*) FROM samples GROUP BY nodes, gpus_per_proc ORDER BY 1" | tr '\n' ' ')" = \
     "1/-/45 1/8/22 2/-/1 2/2/62 2/4/1 " ] || fail "re-imported layouts: $(q "SELECT nodes, gpus_per_proc, count(*) FROM samples GROUP BY 1, 2")"
   # a schema 1 file that cannot be written is read as it is: nodes from its host rows (one
-  # host each), no layout column
+  # host each), no layout or NCCL column
   cp "$PUB/../v1/v1.db" "$T/v1.db" && chmod 444 "$T/v1.db" || fail "copy v1"
   as_user "$FUSIM" report --db "$T/v1.db" --format csv samples >"$T/v1.csv" || fail "report on schema 1"
   [ "$(as_user "$FUSIM" report --db "$T/v1.db" --format csv sql "PRAGMA user_version" | tail -1)" = 1 ] || fail "v1 migrated"
-  [ "$(tail -n +2 "$T/v1.csv" | awk -F, '{print $(NF-1) "/" $NF}' | sort | uniq -c | tr -s ' ')" = " 101 1/" ] ||
-    fail "schema 1 nodes/layout: $(tail -n +2 "$T/v1.csv" | awk -F, '{print $(NF-1) "/" $NF}' | sort | uniq -c)"
+  [ "$(tail -n +2 "$T/v1.csv" | awk -F, '{print $(NF-2) "/" $(NF-1) "/" $NF}' | sort | uniq -c | tr -s ' ')" = " 101 1//" ] ||
+    fail "schema 1 nodes/layout/NCCL: $(tail -n +2 "$T/v1.csv" | awk -F, '{print $(NF-2) "/" $(NF-1) "/" $NF}' | sort | uniq -c)"
   echo "ok [$CASE]"
   ;;
 log-layout)
@@ -398,6 +399,40 @@ PY
   "$FUSIM" import --db "$DB" "$PUB/multi-node/mghpcc-dgxh100-4gpu-2node-allreduce.txt" >/dev/null 2>"$T/err" || fail "plain log"
   [ ! -s "$T/err" ] || fail "warning on a plain log: $(cat "$T/err")"
   [ "$(q "SELECT count(*) FROM samples WHERE gpus_per_proc = 2")" = 62 ] || fail "plain log's layout"
+  echo "ok [$CASE]"
+  ;;
+nccl-version)
+  # the NCCL each sample's run used (schema 5, samples.nccl_version): what NCCL printed
+  # ("NCCL version 2.29.2+cuda12.9"), else nccl-tests' "nccl-library=22907", a JSON log's
+  # nccl_version code, a CSV's nccl_version column, else a comment naming one ("## software:
+  # NCCL 2.29.2"); what NCCL printed wins over a comment; a malformed one is ignored
+  MN=$PUB/multi-node
+  SEEDS=${FUSIM_SOURCE_ROOT:-$(dirname "$0")/../..}/tests/fuzz/seeds
+  nv() { q "SELECT group_concat(DISTINCT coalesce(s.nccl_version, 'NULL')) || '/' || count(*) FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.source_file LIKE '%$1'"; }
+  sed 's/^## software: NCCL 2.29.2+cuda12.9/## software: NCCL 2.18.1/' "$MN/mit-b200-16gpu-2node-allreduce.txt" >"$T/printed-over-comment-allreduce.txt"
+  sed -e 's/^NCCL version 2.29.2+cuda12.9/NCCL version 2.29+cuda12.9/' -e '/^## software/d' "$MN/mit-b200-16gpu-2node-allreduce.txt" >"$T/malformed-allreduce.txt"
+  sed -e 's/^NCCL version 2.29.2+cuda12.9/NCCL version banana 2..2.x/' -e '/^## software/d' "$MN/mit-b200-16gpu-2node-allreduce.txt" >"$T/garbled-allreduce.txt"
+  printf 'op,ranks,bytes,time_us,link,nccl_version\nallreduce,8,1048576,40,nvlink,2.27.3+cuda12.4\nallreduce,8,4194304,60,nvlink,\n' >"$T/v.csv"
+  for f in "$MN/mit-b200-16gpu-2node-allreduce.txt" "$MN/mit-b200-8gpu-1node-allreduce.txt" "$PUB/rtx5090x8-pcie-allreduce.txt" \
+           "$T/printed-over-comment-allreduce.txt" "$T/malformed-allreduce.txt" "$T/garbled-allreduce.txt" "$T/v.csv"; do
+    "$FUSIM" import --db "$DB" --link nvlink "$f" >/dev/null 2>"$T/err" || fail "import $f: $(cat "$T/err")"
+  done
+  "$FUSIM" import --db "$DB" --link nvlink "$SEEDS/nccl-tests-J.json" >/dev/null || fail "JSON import"
+  [ "$(q "PRAGMA user_version")" = 5 ] || fail "schema $(q "PRAGMA user_version")"
+  [ "$(nv 16gpu-2node-allreduce.txt)" = 2.29.2/16 ] || fail "printed line: $(nv 16gpu-2node-allreduce.txt)"
+  [ "$(nv 8gpu-1node-allreduce.txt)" = 2.29.2/16 ] || fail "comment: $(nv 8gpu-1node-allreduce.txt)"
+  [ "$(nv rtx5090x8-pcie-allreduce.txt)" = 2.29.7/50 ] || fail "nccl-library=22907: $(nv rtx5090x8-pcie-allreduce.txt)"
+  [ "$(nv nccl-tests-J.json)" = 2.28.3/4 ] || fail "JSON 22803: $(nv nccl-tests-J.json)"
+  [ "$(nv printed-over-comment-allreduce.txt)" = 2.29.2/16 ] || fail "printed over comment: $(nv printed-over-comment-allreduce.txt)"
+  [ "$(q "SELECT h.nccl FROM hosts h JOIN runs r ON r.host_id = h.id WHERE r.source_file LIKE '%printed-over-comment-allreduce.txt'")" = 2.29.2 ] || fail "host row: the printed version"
+  [ "$(nv malformed-allreduce.txt)" = NULL/16 ] || fail "2.29 (no patch) not ignored: $(nv malformed-allreduce.txt)"
+  [ "$(nv garbled-allreduce.txt)" = NULL/16 ] || fail "garbled not ignored: $(nv garbled-allreduce.txt)"
+  [ "$(q "SELECT coalesce(nccl_version, 'NULL') FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.source_file LIKE '%v.csv' ORDER BY bytes" | tr '\n' ' ')" = "2.27.3 NULL " ] || fail "CSV column"
+  # a CSV cell that is not a version: the row refused in one line, nothing stored
+  BEFORE=$(snapshot)
+  printf 'op,ranks,bytes,time_us,link,nccl_version\nallreduce,8,1048576,40,nvlink,2.27\n' >"$T/bad.csv"
+  expect_fail 65 "nccl_version '2.27' is not an NCCL version" "$FUSIM" import --db "$DB" "$T/bad.csv"
+  unchanged
   echo "ok [$CASE]"
   ;;
 *)

@@ -184,10 +184,10 @@ check "predict --comm allreduce:2x8 runs and says predicted" $?
 # across nodes the model prices one process per GPU, and predict says it assumed that; on one
 # node (no network proxy) it says nothing of it
 "$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:2x8 --fusion none --no-store |
-  grep -q "predicted at this rank and node count; one process per GPU assumed)" &&
+  grep -q "predicted at this rank and node count; one process per GPU assumed; NCCL 2.18.3 (the profile's logs))" &&
   ! "$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:8 --fusion none --no-store |
     grep -q "one process per GPU"
-check "predict --comm allreduce:2x8 says it assumed one process per GPU; not on one node" $?
+check "predict --comm allreduce:2x8 says it assumed one process per GPU and priced the NCCL its profile's logs ran; not on one node" $?
 # predict names the layout as cost does: 8 GPUs a process pays the fitted layout cost on each
 # Simple call across nodes, so the iteration's communication is longer, and the output says it
 "$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:2x8 --fusion none --no-store --format json >"$tmp/p1.json" &&
@@ -196,7 +196,7 @@ check "predict --comm allreduce:2x8 says it assumed one process per GPU; not on 
   [ "$(js "$tmp/p1.json" "(j['gpus_per_process'], j['layout'])")" = "(1, 'assumed')" ] &&
   [ "$(js "$tmp/p8.json" "(j['gpus_per_process'], j['layout'])")" = "(8, 'given')" ] &&
   "$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:2x8 --fusion none --no-store --gpus-per-process 8 |
-    grep -q "predicted at this rank and node count; 8 GPUs a process)"
+    grep -q "predicted at this rank and node count; 8 GPUs a process; NCCL 2.18.3 (the profile's logs))"
 check "predict --gpus-per-process 8 across nodes: more communication time than one process per GPU, and says 8 GPUs a process (table and JSON)" $?
 "$fusim" predict --workload resnet50 --profile "$tmp/h.json" --comm allreduce:8 --fusion none --no-store --format json >"$tmp/p0.json" &&
   [ "$(js "$tmp/p0.json" "'gpus_per_process' in j or 'layout' in j")" = False ]
@@ -288,12 +288,14 @@ done
 check "B200 all-reduce at 4 ranks: ring/LL at small sizes, NVLS on Simple only (measured: no nvls_source)" $?
 # beyond 2 nodes a node of the tree sends 2n over its NICs (inner in one tree, leaf in the
 # other), n on 2 nodes. B200 one-node fit on the DGX profile's network (8 NICs of ~49 GB/s): the
-# 16 GiB tree/Simple line at 4 nodes of 8 is latency + 2n / (8 B_nic), by hand; and no line beats
+# 16 GiB tree/Simple line at 4 nodes of 8 (NCCL 2.18.3: the model's own lines, not 2.19's
+# choice, which the B200 logs' 2.29.2 would make) is latency + 2n / (8 B_nic), by hand; and no line beats
 # the bound every all-reduce meets, each node sending 2 (N - 1) / N x n over its 8 NICs (the
 # tree at n / (8 B_nic) broke it at 3, 4 and 8 nodes)
 ok=1
 "$fusim" fit --db "$tmp/b2.db" --base "$tmp/h.json" --no-store --out "$tmp/b2n.json" >/dev/null 2>&1 &&
-  "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:4x8 --bytes 16GiB --format json >"$tmp/c4.json" &&
+  python3 -c "import json,sys; j=json.load(open(sys.argv[1])); del j['nccl_version']; json.dump(j, open(sys.argv[2], 'w'))" "$tmp/b2n.json" "$tmp/b2u.json" &&
+  "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:4x8 --bytes 16GiB --nccl-version 2.18.3 --format json >"$tmp/c4.json" &&
   lat=$(js "$tmp/b2n.json" "(lambda c: c['simple_base_us'] + 2 * (7 * max(c['simple_intra_step_us'], c.get('simple_xintra_step_us', 0)) + 2 * c['simple_net_step_us']))(j['cluster'])") &&
   tree=$(js "$tmp/b2n.json" "(lambda c: $lat + 2**34 * max(2 / c['intra_gbps'], 2 / (8 * c['nic_gbps'])) / 1e3)(j['cluster'])") &&
   [ "$(js "$tmp/c4.json" "abs([l['time_us'] for l in j[0]['lines'] if l['algo'] == 'tree/Simple'][0] / $tree - 1) < 1e-6")" = True ] || ok=0
@@ -416,23 +418,96 @@ check "LL128 on one NVLink node: B200 all-gather 16-256 MiB on ring/LL128 by han
   [ "$(js "$tmp/cv.json" "[r['algo'] for r in j] + sorted({l['algo'] for r in j for l in r['lines']})")" = "['nvls_tree/Simple', 'nvls_tree/Simple', 'nvls_tree/Simple', 'ring/LL', 'tree/LL']" ] &&
   [ "$(js "$tmp/cv.json" "all(abs(r['time_us'] / (lambda c: c['simple_base_us'] + 2 * (7 * max(c['simple_intra_step_us'], c.get('simple_xintra_step_us', 0)) + c['simple_net_step_us']) + r['bytes'] * 1.72 * max(1 / c['nvls_algbw_gbps'][0], 1 / (0.70 * 8 * c['nic_gbps'])) / 1e3)(json.load(open('$tmp/b2n.json'))['cluster']) - 1) < 1e-9 for r in j)")" = True ] &&
   [ "$(js "$tmp/cv.json" "all(abs(r['time_us'] / m - 1) < 0.15 for r, m in zip(j, (31682, 121936)))")" = True ] &&
-  [ "$(js "$tmp/cv.json" "j[0]['nccl_version']")" = 2.29.2 ] &&
-  "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 4GiB,16GiB --format json >"$tmp/cu.json" &&
+  [ "$(js "$tmp/cv.json" "(j[0]['nccl_version'], j[0]['nccl_source'])")" = "('2.29.2', 'given')" ] &&
+  "$fusim" cost --profile "$tmp/b2u.json" --comm allreduce:2x8 --bytes 4GiB,16GiB --format json >"$tmp/cu.json" &&
   "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 4GiB,16GiB --nccl-version 2.18.3 --format json >"$tmp/c18.json" &&
   [ "$(js "$tmp/cu.json" "[(r['algo'], r['time_us']) for r in j]")" = "$(js "$tmp/c18.json" "[(r['algo'], r['time_us']) for r in j]")" ] &&
   [ "$(js "$tmp/cu.json" "[r['algo'] for r in j]")" = "['tree/Simple', 'tree/Simple']" ] &&
-  "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 16GiB --nccl-version 2.29.2 | grep -q "NCCL: 2.29.2"
+  [ "$(js "$tmp/cu.json" "(j[0]['nccl_version'], j[0]['nccl_source'])")" = "(None, 'unknown')" ] &&
+  "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 16GiB --nccl-version 2.29.2 | grep -q "NCCL: 2.29.2 (given)" &&
+  "$fusim" cost --profile "$tmp/b2u.json" --comm allreduce:2x8 --bytes 16GiB | grep -q "NCCL: unknown"
 check "NCCL 2.29.2's choice: B200 2x8 all-reduce on NVLS-tree in 128 KiB chunks by hand, within 15% of the log at 4, 16 GiB; 2.18.3 as unknown" $?
+# the profile knows the NCCL its logs ran: the B200 one-node logs say 2.29.2 ("## software", the
+# sibling 2-node run printed it), so the profile fitted on them (its network from the DGX base,
+# whose logs say 2.18.3: not its collectives) records 2.29.2, and cost without --nccl-version
+# prices NCCL 2.29.2's choice, as with the flag, saying it took the profile's
+"$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 4GiB,16GiB --format json >"$tmp/cd.json" &&
+  [ "$(js "$tmp/b2n.json" "j['nccl_version']")" = 2.29.2 ] &&
+  [ "$(js "$tmp/cd.json" "[(r['algo'], r['time_us']) for r in j]")" = "$(js "$tmp/cv.json" "[(r['algo'], r['time_us']) for r in j]")" ] &&
+  [ "$(js "$tmp/cd.json" "(j[0]['nccl_version'], j[0]['nccl_source'])")" = "('2.29.2', 'profile')" ] &&
+  "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 16GiB | grep -q "NCCL: 2.29.2 (the profile's logs"
+check "the profile's NCCL: a B200 one-node fit records 2.29.2, and cost 2x8 without --nccl-version prices NCCL's choice (nvls_tree/Simple) and says so" $?
+# fit records the version its collective samples share, none where they differ: the DGX logs
+# all say 2.18.3; one of them edited to 2.19.3 leaves the profile without one
+sed 's/NCCL 2.18.3/NCCL 2.19.3/' "$d/mghpcc-dgxh100-4gpu-2node-allreduce.txt" >"$tmp/dgx-4gpu-2node-allreduce.txt"
+"$fusim" import --db "$tmp/dv.db" "$d/mghpcc-dgxh100-2gpu-2node-allreduce.txt" >/dev/null &&
+  "$fusim" import --db "$tmp/dv.db" "$tmp/dgx-4gpu-2node-allreduce.txt" >/dev/null &&
+  "$fusim" fit --db "$tmp/dv.db" --no-store --out "$tmp/dv.json" >/dev/null 2>&1 &&
+  [ "$(js "$tmp/h.json" "j.get('nccl_version')")" = 2.18.3 ] &&
+  [ "$(js "$tmp/dv.json" "j.get('nccl_version')")" = None ] &&
+  "$fusim" cost --profile "$tmp/dv.json" --comm allreduce:2x2 --bytes 1GiB | grep -q "NCCL: unknown"
+check "fit: the NCCL the collective samples share (DGX 2.18.3), none where they differ (2.18.3 and 2.19.3)" $?
+# --merge-into: the version the merged profile's collective curves share, its own for the curves
+# a fit keeps: all-gather alone refitted into b2n (2.29.2) keeps 2.29.2; into the same profile
+# without the field (an old profile: unknown) or into the DGX profile (2.18.3 curves kept) none
+cp "$tmp/b2n.json" "$tmp/m1.json" && cp "$tmp/b2u.json" "$tmp/m2.json" && cp "$tmp/h.json" "$tmp/m3.json" &&
+  for m in m1 m2 m3; do "$fusim" fit --db "$tmp/b2.db" --op allgather --no-store --merge-into "$tmp/$m.json" >/dev/null 2>&1 || exit 1; done &&
+  [ "$(js "$tmp/m1.json" "j.get('nccl_version')")" = 2.29.2 ] &&
+  [ "$(js "$tmp/m2.json" "j.get('nccl_version')")" = None ] &&
+  [ "$(js "$tmp/m3.json" "j.get('nccl_version')")" = None ]
+check "fit --merge-into: the NCCL kept where the curves share it, none where the base's kept curves say another or none" $?
+# a profile whose nccl_version is not a version: refused in one line
+python3 -c "import json,sys; j=json.load(open(sys.argv[1])); j['nccl_version']='2.29'; json.dump(j, open(sys.argv[2], 'w'))" "$tmp/b2n.json" "$tmp/bad.json"
+out=$("$fusim" cost --profile "$tmp/bad.json" --comm allreduce:2x8 --bytes 1GiB 2>&1 >/dev/null)
+[ $? -eq 65 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s' "$out" | grep -q "nccl_version"
+check "a profile with nccl_version '2.29': exit 65, one line" $?
 "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 16GiB --nccl-version 2.29 >/dev/null 2>"$tmp/err"
 [ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "--nccl-version '2.29'" "$tmp/err"
 check "--nccl-version 2.29 refused in one line" $?
 # predict names the NCCL as cost does: ResNet-50's all-reduces on B200 2x8 under 2.29.2 run
 # NVLS-tree at Simple sizes, slower than the tree line the unknown version takes; the output says it
-"$fusim" predict --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --no-store --format json >"$tmp/pu.json" &&
-  "$fusim" predict --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --no-store --format json --nccl-version 2.29.2 >"$tmp/pv.json" &&
-  [ "$(python3 -c "import json; a, b = (json.load(open(f)) for f in ('$tmp/pu.json', '$tmp/pv.json')); print(b['comm_us'] > a['comm_us'], 'nccl_version' in a, b['nccl_version'])")" = "True False 2.29.2" ] &&
-  "$fusim" predict --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --no-store --nccl-version 2.29.2 |
-    grep -q "one process per GPU assumed; NCCL 2.29.2)"
+"$fusim" predict --workload resnet50 --profile "$tmp/b2u.json" --comm allreduce:2x8 --no-store --format json >"$tmp/pu.json" &&
+  "$fusim" predict --workload resnet50 --profile "$tmp/b2u.json" --comm allreduce:2x8 --no-store --format json --nccl-version 2.29.2 >"$tmp/pv.json" &&
+  [ "$(python3 -c "import json; a, b = (json.load(open(f)) for f in ('$tmp/pu.json', '$tmp/pv.json')); print(b['comm_us'] > a['comm_us'], 'nccl_version' in a, a['nccl_source'], b['nccl_version'], b['nccl_source'])")" = "True False unknown 2.29.2 given" ] &&
+  "$fusim" predict --workload resnet50 --profile "$tmp/b2u.json" --comm allreduce:2x8 --no-store --nccl-version 2.29.2 |
+    grep -q "one process per GPU assumed; NCCL 2.29.2)" &&
+  "$fusim" predict --workload resnet50 --profile "$tmp/b2u.json" --comm allreduce:2x8 --no-store |
+    grep -q "one process per GPU assumed; NCCL unknown)"
 check "predict --nccl-version 2.29.2: NCCL's choice lengthens B200 2x8 communication, and the output names the version" $?
+# predict without the flag on the profile that records 2.29.2: NCCL's choice, as with the flag
+"$fusim" predict --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --no-store --format json >"$tmp/pd.json" &&
+  [ "$(python3 -c "import json; a, b = (json.load(open(f)) for f in ('$tmp/pd.json', '$tmp/pv.json')); print(a['comm_us'] == b['comm_us'], a['nccl_version'], a['nccl_source'])")" = "True 2.29.2 profile" ] &&
+  "$fusim" predict --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --no-store |
+    grep -q "one process per GPU assumed; NCCL 2.29.2 (the profile's logs))"
+check "predict on a profile that records NCCL 2.29.2: its choice without the flag, and the output says the profile's logs" $?
+# report rerun re-prices a stored prediction as predict did: at the profile's NCCL
+"$fusim" predict --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --db "$tmp/rr.db" >/dev/null &&
+  "$fusim" report --db "$tmp/rr.db" rerun >/dev/null 2>"$tmp/err" && grep -q "1 reproduce, 0 differ" "$tmp/err"
+check "report rerun of a 2x8 prediction priced at the profile's NCCL 2.29.2 reproduces it" $?
+# plan prices as predict does: --gpus-per-process and --nccl-version (given, else the profile's);
+# each plan's row equals predict's for its fusion, and the table and JSON name both
+ok=0
+n=0
+for a in "" "--gpus-per-process 8" "--nccl-version 2.18.3"; do
+  n=$((n + 1))
+  "$fusim" plan --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --no-store --format json $a >"$tmp/pl$n.json" &&
+    "$fusim" predict --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --fusion ddp --no-store --format json $a >"$tmp/pp.json" &&
+    [ "$(python3 -c "import json; p = json.load(open('$tmp/pp.json')); r = [r for r in json.load(open('$tmp/pl$n.json')) if r['label'] == 'DDP default'][0]; print(all(r[k] == p[k] for k in ('iter_us', 'comm_us', 'gpus_per_process', 'layout', 'nccl_version', 'nccl_source')))")" = True ] || ok=1
+done
+# the three price differently (8 GPUs a process pays the layout cost; 2.18.3 runs the tree)
+python3 -c "import json; c = [[r['comm_us'] for r in json.load(open('$tmp/pl%d.json' % k)) if r['label'] == 'DDP default'][0] for k in (1, 2, 3)]; exit(not (c[1] > c[0] and c[2] != c[0]))" || ok=1
+"$fusim" plan --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --no-store --gpus-per-process 8 |
+  grep -q "8 GPUs a process; NCCL 2.29.2 (the profile's logs))" || ok=1
+"$fusim" plan --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --no-store --nccl-version 2.18.3 |
+  grep -q "one process per GPU assumed; NCCL 2.18.3)" || ok=1
+[ $ok = 0 ]
+check "plan --gpus-per-process / --nccl-version: each row priced as predict's (DDP default at the default, 8 GPUs a process, NCCL 2.18.3; all three apart), the comm line names both" $?
+ok=0
+for a in "--gpus-per-process 3" "--nccl-version 2.29"; do
+  out=$("$fusim" plan --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --no-store $a 2>&1 >/dev/null)
+  [ $? -eq 64 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s' "$out" | grep -q "^fusim: plan: --" || ok=1
+done
+[ $ok = 0 ]
+check "plan: a bad --gpus-per-process or --nccl-version is exit 64, one line" $?
 
 finish cli_cluster

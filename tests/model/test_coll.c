@@ -116,6 +116,16 @@ int main(void) {
    * the ring's 400 x 16 / 30 = 213.3 and the tree's 0.92 x 400 / 2 = 184, so the ring and tree
    * lines go (no LL lines in a one-latency profile's: they stay as they are) and NVLS-tree is
    * cut in 128 KiB chunks: 1 GiB at 26 + 1.72 x 2^30 / 2.8e5 us, though the ring is faster */
+  /* NCCL versions as NCCL prints them, as NCCL_VERSION_CODE; anything else 0 (unknown) */
+  EXPECT_INT_EQ(fu_nccl_version_code("2.29.2"), 22902);
+  EXPECT_INT_EQ(fu_nccl_version_code("2.29.2+cuda12.9"), 22902);
+  EXPECT_INT_EQ(fu_nccl_version_code("2.18.3"), 21803);
+  EXPECT_INT_EQ(fu_nccl_version_code("2.29"), 0);
+  EXPECT_INT_EQ(fu_nccl_version_code("3.1.0"), 0);
+  EXPECT_INT_EQ(fu_nccl_version_code("2.29.2x"), 0);
+  EXPECT_INT_EQ(fu_nccl_version_code("2.+29.2"), 0);
+  EXPECT_INT_EQ(fu_nccl_version_code(""), 0);
+  EXPECT_INT_EQ(fu_nccl_version_code(NULL), 0);
   EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 16, 2), 1);
   c.job_nccl_version = 22902;
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
