@@ -606,12 +606,20 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
 
 #define FU__REF_LAYERS 3 /* tools/host_ref.py REF_LAYERS: the reference step's depth */
 
-/* The profile's hf_<arch>_layer_tiny row in mode (NULL: none, or another mode's). */
-static const fu_op_table *fu__tiny_layer(const fu__ctx *x, const char *arch, const char *mode) {
-  char key[48];
-  snprintf(key, sizeof key, "hf_%s_layer_tiny", arch);
+/* The profile's row `key` measured in the step's mode (autocast: bf16, else fp32); NULL where it
+ * has none or only the other mode's, which fu_compute_op falls back to (autocast's casts: the
+ * other mode's host time does not carry). */
+static const fu_op_table *fu__mode_row(const fu__ctx *x, const char *key) {
+  const char *mode = x->autocast ? "bf16" : "fp32";
   const fu_op_table *t = fu_compute_op(x->c, key, mode);
   return t && !strcmp(t->dtype, mode) ? t : NULL;
+}
+
+/* The profile's hf_<arch>_layer_tiny row in the step's mode (NULL: none, or another mode's). */
+static const fu_op_table *fu__tiny_layer(const fu__ctx *x, const char *arch) {
+  char key[48];
+  snprintf(key, sizeof key, "hf_%s_layer_tiny", arch);
+  return fu__mode_row(x, key);
 }
 
 /* A layer's host cost past the reference step's depth: hf_<arch>_deep_tiny (tools/hf_depth.py:
@@ -621,12 +629,11 @@ static const fu_op_table *fu__tiny_layer(const fu__ctx *x, const char *arch, con
  * layers exceeded by 3-23% (data/compute/README.md, cpuB); if the autograd graph's host cost per
  * layer grows with depth, the rows from 1-3 layers cannot show it. deep: the factors for the
  * layer's operations (sums sf, sb), left as they are without a row or with a row not above 0. */
-static void fu__deep_row(const fu__ctx *x, const char *arch, const char *mode, double sf, double sb,
-                         double deep[2]) {
+static void fu__deep_row(const fu__ctx *x, const char *arch, double sf, double sb, double deep[2]) {
   char key[48];
   snprintf(key, sizeof key, "hf_%s_deep_tiny", arch);
-  const fu_op_table *d = fu_compute_op(x->c, key, mode);
-  if (!d || strcmp(d->dtype, mode) || !(d->host_fwd_us > 0 && d->host_bwd_us > 0)) return;
+  const fu_op_table *d = fu__mode_row(x, key);
+  if (!d || !(d->host_fwd_us > 0 && d->host_bwd_us > 0)) return;
   if (sf > 0) deep[0] = d->host_fwd_us / sf;
   if (sb > 0) deep[1] = d->host_bwd_us / sb;
 }
@@ -653,8 +660,7 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
     const fu_op_table *pre = NULL;
     if (part && t) {
       snprintf(key, sizeof key, "hf_%s_pre_tiny", arch);
-      pre = fu_compute_op(x->c, key, mode);
-      if (pre && strcmp(pre->dtype, mode)) pre = NULL; /* autocast's casts: not the other mode's */
+      pre = fu__mode_row(x, key);
     }
     snprintf(key, sizeof key, "hf_%s_%s", arch, part ? "rest" : "layer");
     if (!t) t = fu_compute_op(x->c, key, mode);
@@ -680,7 +686,7 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
     /* layers past the reference's depth: the per-layer cost hf_depth measured beyond it, where
      * the profile has it (fu__deep_row) */
     double deep[2] = {kf, kb};
-    if (!part && t == fu__tiny_layer(x, arch, mode)) fu__deep_row(x, arch, mode, sf, sb, deep);
+    if (!part && t == fu__tiny_layer(x, arch)) fu__deep_row(x, arch, sf, sb, deep);
     for (size_t i = 0; i < x->n; i++) {
       int in = part ? x->ops[i].layer < 0 : x->ops[i].layer >= 0;
       int past = !part && x->ops[i].layer >= FU__REF_LAYERS;
@@ -746,9 +752,8 @@ static void fu__scale_ops(fu__ctx *x, double kf, double kb) {
  * alike) add up to it, as fu__scale_host does per layer; a model of the same operations with
  * more blocks takes the same factor. */
 static void fu__scale_host_whole(fu__ctx *x, const fu__ctx *ref, const char *key) {
-  const char *mode = x->autocast ? "bf16" : "fp32";
-  const fu_op_table *t = fu_compute_op(x->c, key, mode);
-  if (!t || strcmp(t->dtype, mode)) return; /* autocast's casts: the other mode's total does not carry */
+  const fu_op_table *t = fu__mode_row(x, key);
+  if (!t) return;
   double sf = 0, sb = 0;
   for (size_t i = 0; i < ref->n; i++) sf += ref->ops[i].hfwd_us, sb += ref->ops[i].hbwd_us;
   double kf = sf > 0 ? t->host_fwd_us / sf : 1, kb = sb > 0 ? t->host_bwd_us / sb : 1;
@@ -763,9 +768,8 @@ static void fu__scale_host_whole(fu__ctx *x, const fu__ctx *ref, const char *key
  * backward()'s own start are spread over its 16 blocks; a block past them measured 0.81-0.85x
  * of that (data/compute/README.md, 2026-12-04u). The operations keep their shares of the block. */
 static void fu__cnn_deep(fu__ctx *x) {
-  const char *mode = x->autocast ? "bf16" : "fp32";
-  const fu_op_table *t = fu_compute_op(x->c, "tv_resnet_block_deep", mode);
-  if (!t || strcmp(t->dtype, mode) || !(t->host_fwd_us > 0 && t->host_bwd_us > 0)) return;
+  const fu_op_table *t = fu__mode_row(x, "tv_resnet_block_deep");
+  if (!t || !(t->host_fwd_us > 0 && t->host_bwd_us > 0)) return;
   for (size_t i = 0; i < x->n;) {
     size_t j = i;
     double sf = 0, sb = 0;
@@ -819,10 +823,10 @@ static int fu__host_ref(fu__ctx *x, const double ref[2], const char *arch, const
   char key[48];
   if (arch) {
     snprintf(key, sizeof key, "hf_%s_layer_tiny", arch);
-    const fu_op_table *l = fu_compute_op(x->c, key, mode);
+    const fu_op_table *l = fu__mode_row(x, key);
     snprintf(key, sizeof key, "hf_%s_rest_tiny", arch);
-    const fu_op_table *r = fu_compute_op(x->c, key, mode);
-    if (!l || !r || strcmp(l->dtype, mode) || strcmp(r->dtype, mode)) {
+    const fu_op_table *r = fu__mode_row(x, key);
+    if (!l || !r) {
       fu_error("workload: --host-ref: profile %s has no hf_%s_layer_tiny / _rest_tiny rows in %s "
                "(tools/calib_torch.py --parts hf_host)", prof_name, arch, mode);
       return FU_EDATA;
@@ -837,8 +841,8 @@ static int fu__host_ref(fu__ctx *x, const double ref[2], const char *arch, const
     pf = r->host_fwd_us + FU__REF_LAYERS * l->host_fwd_us;
     pb = r->host_bwd_us + FU__REF_LAYERS * l->host_bwd_us;
   } else {
-    const fu_op_table *t = fu_compute_op(x->c, "tv_resnet50_held", mode);
-    if (!t || strcmp(t->dtype, mode)) {
+    const fu_op_table *t = fu__mode_row(x, "tv_resnet50_held");
+    if (!t) {
       fu_error("workload: --host-ref: profile %s has no tv_resnet50_held row in %s "
                "(tools/calib_torch.py --parts hf_host)", prof_name, mode);
       return FU_EDATA;
