@@ -36,6 +36,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from host_ref import profile_host_row  # noqa: E402
 
 MODES = ("bf16", "fp32")
 BLOCKS = {"resnet50": 16, "resnet101": 33, "resnet152": 50}  # bottleneck blocks (3+4+6+3, ...)
@@ -45,10 +46,7 @@ DEEP = "resnet101"  # the row's pair: ResNet-50 and this
 
 def ref_row(profile, mode):
     """The profile's tv_resnet50_held (fwd, bwd) in mode; None without."""
-    for o in profile.get("compute", {}).get("ops", []):
-        if o["op"] == "tv_resnet50_held" and o["dtype"] == mode:
-            return o["host_fwd_us"], o["host_bwd_us"]
-    return None
+    return profile_host_row(profile, "tv_resnet50_held", mode)
 
 
 def pair_row(rounds, model, ref):

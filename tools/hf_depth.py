@@ -28,18 +28,16 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from host_ref import REF_LAYERS  # noqa: E402
+from host_ref import REF_LAYERS, profile_host_row  # noqa: E402
 
 MODES = ("bf16", "fp32")
 
 
 def ref_rows(profile, arch, mode):
     """The profile's (rest, layer) _tiny rows for arch in mode, as (fwd, bwd) pairs; None without."""
-    ops = {(o["op"], o["dtype"]): o for o in profile.get("compute", {}).get("ops", [])}
-    r, l = ops.get(("hf_%s_rest_tiny" % arch, mode)), ops.get(("hf_%s_layer_tiny" % arch, mode))
-    if not r or not l:
-        return None
-    return (r["host_fwd_us"], r["host_bwd_us"]), (l["host_fwd_us"], l["host_bwd_us"])
+    r = profile_host_row(profile, "hf_%s_rest_tiny" % arch, mode)
+    l = profile_host_row(profile, "hf_%s_layer_tiny" % arch, mode)
+    return (r, l) if r and l else None
 
 
 def deep_rows(steps, profile, depth):

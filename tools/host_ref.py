@@ -40,6 +40,14 @@ REF_LAYERS = 3  # sim/fu_builder.c fu__host_ref prices the same depth from the p
 HF_ARCHS = ("bert", "gpt2", "llama")
 
 
+def profile_host_row(profile, op, mode):
+    """The profile's host row op in mode as (fwd, bwd) us; None without it."""
+    for o in profile.get("compute", {}).get("ops", []):
+        if o["op"] == op and o["dtype"] == mode:
+            return o["host_fwd_us"], o["host_bwd_us"]
+    return None
+
+
 def maker(arch, amp):
     """A reference step for a capture of arch (bert, gpt2, llama, resnetNN) in amp (bf16, tf32,
     fp32, none); None where there is none (fp16: the profile has no such rows)."""
