@@ -289,12 +289,6 @@ static void fu__scan_version(const char *line, const char *key, char *dst, size_
   }
 }
 
-/* NCCL_VERSION_CODE (22907 -> 2.29.7, 2708 -> 2.7.8) into dst. */
-static void fu__nccl_code(long code, char *dst, size_t cap) {
-  if (code >= 10000) snprintf(dst, cap, "%ld.%ld.%ld", code / 10000, code / 100 % 100, code % 100);
-  else if (code >= 1000) snprintf(dst, cap, "%ld.%ld.%ld", code / 1000, code / 100 % 10, code % 100);
-}
-
 /* Launch facts from a command line: -g / -t of nccl-tests, -np of mpirun, NCCL_ALGO/PROTO. */
 typedef struct fu__cmd {
   long g, t, np;             /* 0 when not shown */
@@ -900,8 +894,8 @@ static int fu__text_comment(fu__text *t, char *buf, long line) {
       char num[16] = "";
       sscanf(lib + 13, "%15[0-9]", num);
       if (fu_parse_long(num, 0, 1000000, &code) == FU_OK) {
-        fu__nccl_code(code, p->nccl, sizeof p->nccl);
-        if (!c->printed_nccl[0]) fu__nccl_code(code, c->printed_nccl, sizeof c->printed_nccl);
+        fu_nccl_version_string(code, p->nccl, sizeof p->nccl);
+        if (!c->printed_nccl[0]) fu_nccl_version_string(code, c->printed_nccl, sizeof c->printed_nccl);
       }
     }
     return FU_OK;
@@ -1083,8 +1077,8 @@ static int fu__parse_json(fu__ctx *c, const char *text, size_t len) {
   }
   long code;
   if (fu__json_int(root, "nccl_version", 0, 10000000, &code) == FU_OK) {
-    fu__nccl_code(code, p->nccl, sizeof p->nccl);
-    fu__nccl_code(code, c->printed_nccl, sizeof c->printed_nccl);
+    fu_nccl_version_string(code, p->nccl, sizeof p->nccl);
+    fu_nccl_version_string(code, c->printed_nccl, sizeof c->printed_nccl);
   }
   long version = 0;
   fu__json_int(root, "version", 0, INT_MAX, &version);

@@ -225,6 +225,12 @@ int fu_nccl_version_code(const char *s) {
   return major * 10000 + minor * 100 + patch;
 }
 
+const char *fu_nccl_version_string(long code, char *buf, size_t len) {
+  if (code >= 10000) snprintf(buf, len, "%ld.%ld.%ld", code / 10000, code / 100 % 100, code % 100);
+  else if (code >= 1000) snprintf(buf, len, "%ld.%ld.%ld", code / 1000, code / 100 % 10, code % 100);
+  return buf;
+}
+
 int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,
                   int *nlines) {
   FU_CHECK(fu__lines(c, op, ranks, nodes, c ? c->job_gpus_per_proc : 0, lines, nlines));

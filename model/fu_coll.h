@@ -184,6 +184,9 @@ typedef struct fu_coll_line {
 /* NCCL_VERSION_CODE of an NCCL 2 version as NCCL prints it ("2.29.2", "2.29.2+cuda12.9": 22902),
  * 0 where s is not one (no patch, another major, trailing text other than "+..."). */
 int fu_nccl_version_code(const char *s);
+/* NCCL_VERSION_CODE as NCCL prints its version into buf (22907 -> "2.29.7" from 2.9 on, 2708 ->
+ * "2.7.8" before); buf left as it was for a code below 1000 (none). Returns buf. */
+const char *fu_nccl_version_string(long code, char *buf, size_t len);
 #define FU_COLL_NVLS_CHUNK_4NODES 65536.0
 
 /* The algorithms that apply to op at (ranks, nodes), at most FU_COLL_MAX_LINES lines. FU_EDATA (message

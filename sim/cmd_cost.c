@@ -151,7 +151,7 @@ int fu_cmd_cost(int argc, char **argv) {
   }
   const char *layout = gpp > 0 ? "given" : "assumed";
   int code = prof->cluster.job_nccl_version;
-  if (code) snprintf(ver, sizeof ver, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
+  if (code) fu_nccl_version_string(code, ver, sizeof ver);
   fu_comm_price *pr = calloc(ns, sizeof *pr);
   if (!pr) st = FU_ENOMEM;
   for (size_t i = 0; st == FU_OK && i < ns; i++) st = fu_cost_comm(prof, op, link, c.ranks, nodes, sizes[i], &pr[i]);

@@ -6,12 +6,6 @@
 
 #include "fu_common.h"
 
-/* The NCCL version the job was priced for, X.Y.Z. */
-static const char *fu__nccl(const fu_result *r, char *buf, size_t len) {
-  snprintf(buf, len, "%d.%d.%d", r->nccl_version / 10000, r->nccl_version / 100 % 100, r->nccl_version % 100);
-  return buf;
-}
-
 const char *fu_nccl_source_name(int src) {
   return src == FU_NCCL_GIVEN ? "given" : src == FU_NCCL_PROFILE ? "profile" : "unknown";
 }
@@ -21,7 +15,7 @@ const char *fu_result_comm_note(const fu_result *r, char *buf, size_t len) {
   if (r->layout_gpus > 0 && !r->layout_given) snprintf(lay, sizeof lay, "; one process per GPU assumed");
   else if (r->layout_gpus > 0) snprintf(lay, sizeof lay, "; %d GPU%s a process", r->layout_gpus, r->layout_gpus == 1 ? "" : "s");
   if (r->nccl_version > 0) /* named by the command, or the profile's logs */
-    snprintf(lay + strlen(lay), sizeof lay - strlen(lay), "; NCCL %s%s", fu__nccl(r, v, sizeof v),
+    snprintf(lay + strlen(lay), sizeof lay - strlen(lay), "; NCCL %s%s", fu_nccl_version_string(r->nccl_version, v, sizeof v),
              r->nccl_source == FU_NCCL_PROFILE ? " (the profile's logs)" : "");
   else if (r->layout_gpus > 0)
     snprintf(lay + strlen(lay), sizeof lay - strlen(lay), "; NCCL unknown");
@@ -157,7 +151,7 @@ static json_t *fu__summary_json(const fu_result *r) {
   if (j && r->layout_gpus > 0 &&
       (json_object_set_new(j, "gpus_per_process", json_integer(r->layout_gpus)) != 0 ||
        json_object_set_new(j, "layout", json_string(r->layout_given ? "given" : "assumed")) != 0 ||
-       (r->nccl_version > 0 && json_object_set_new(j, "nccl_version", json_string(fu__nccl(r, v, sizeof v))) != 0) ||
+       (r->nccl_version > 0 && json_object_set_new(j, "nccl_version", json_string(fu_nccl_version_string(r->nccl_version, v, sizeof v))) != 0) ||
        json_object_set_new(j, "nccl_source", json_string(fu_nccl_source_name(r->nccl_version > 0 ? r->nccl_source : FU_NCCL_UNKNOWN))) != 0)) {
     json_decref(j);
     return NULL;
