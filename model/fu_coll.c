@@ -160,7 +160,10 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, int gpp
        * half that as N grows (each node sends and receives through an inner and a leaf role). */
       t_net = 1.0 / (bnic * FU_COLL_NVLS_TREE_EFF * N / (2.0 * (N - 1)));
       t_intra = 1.0 / nvls;
-      fu__line(&lines[(*nlines)++], FU_CALGO_NVLS_TREE, proto, tree_lat, t_intra > t_net ? t_intra : t_net);
+      /* inside the node the switch reduces and multicasts: one hop each way, as the NVLS line
+       * has, not the tree's chain of g - 1 (tuning.cc: intraLat + 2 log2(N) interLat) */
+      double nvls_tree_lat = k.base + 2.0 * (k.lintra + fu__clog2(N) * k.lnet);
+      fu__line(&lines[(*nlines)++], FU_CALGO_NVLS_TREE, proto, nvls_tree_lat, t_intra > t_net ? t_intra : t_net);
       /* its chunk ladder: NCCL's NVLS channels x heads (one head per NIC of a node) */
       lines[*nlines - 1].ladder_ops = (double)FU_COLL_NVLS_CHANNELS * nics;
     }

@@ -39,7 +39,10 @@
  *              reaches more than half its NVLink bandwidth (all its links to the peer: an
  *              NVSwitch) has NVLS at NCCL's per-architecture nvlsEfficiency of the ring rate.
  *   nvls_tree  (all-reduce, N > 1, g > 2, NVLS known) NVLS inside the node, the tree between nodes:
- *              t = tree latency + max(n / A_nvls, n / (e k B_nic)), e = 0.70 N / (2 (N - 1))
+ *              latency = base + 2 (l_intra + ceil(log2 N) l_net): one pass through the switch each
+ *              way (the NVLS line's two steps), not the tree's chain of g - 1 hops, and the tree's
+ *              network depth (NCCL's tuning.cc likewise: intraLat + 2 log2(N) interLat);
+ *              t = latency + max(n / A_nvls, n / (e k B_nic)), e = 0.70 N / (2 (N - 1))
  *              as NCCL's tuning.cc converts NVLS_TREE bus bandwidth to algorithm bandwidth;
  *              its time per byte rises below the sizes where NCCL cuts its chunk
  *              (fu_coll_chunk_slow).

@@ -72,11 +72,12 @@ int main(void) {
   EXPECT_NEAR(t, 4 + 1073741824.0 / 3e5, 1e-6);
   /* NVLS tree on 2 nodes of 8: NCCL's NVLS_TREE efficiency 0.70 * 2 / (2 * 1) = 0.70 of the
    * node's 400 GB/s is 280 GB/s, below the switch's 300: 1 / 2.8e5 us per byte. On 4 nodes
-   * 0.70 * 4 / 6 of 400 = 186.67 GB/s. Latency as the tree's: 26 us (2 nodes). */
+   * 0.70 * 4 / 6 of 400 = 186.67 GB/s. Latency one switch hop each way and the tree's network
+   * depth, no chain of 7 hops: 2 + 2 (1 + 5) = 14 us (2 nodes; the tree's is 26). */
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 3);
   EXPECT_STR_EQ(l[2].algo, "nvls_tree");
-  EXPECT_NEAR(l[2].alpha_us, 26, 1e-9);
+  EXPECT_NEAR(l[2].alpha_us, 14, 1e-9);
   EXPECT_REL(l[2].beta_us_per_byte, 1.0 / 2.8e5, 1e-12);
   /* NCCL's NVLS-tree chunk ladder, 16 NVLS channels x 8 heads (one per NIC) = 128: the chunk is
    * the full 512 KiB step from 32 x 128 x 512 KiB = 2 GiB, 256 KiB from 16 x 128 x 256 KiB =
@@ -115,7 +116,7 @@ int main(void) {
   /* NCCL's choice (NCCL 2.29.2): its tuning rates NVLS-tree min(300, 400) x 5/6 = 250 GB/s above
    * the ring's 400 x 16 / 30 = 213.3 and the tree's 0.92 x 400 / 2 = 184, so the ring and tree
    * lines go (no LL lines in a one-latency profile's: they stay as they are) and NVLS-tree is
-   * cut in 128 KiB chunks: 1 GiB at 26 + 1.72 x 2^30 / 2.8e5 us, though the ring is faster */
+   * cut in 128 KiB chunks: 1 GiB at 14 + 1.72 x 2^30 / 2.8e5 us, though the ring is faster */
   /* NCCL versions as NCCL prints them, as NCCL_VERSION_CODE; anything else 0 (unknown) */
   EXPECT_INT_EQ(fu_nccl_version_code("2.29.2"), 22902);
   EXPECT_INT_EQ(fu_nccl_version_code("2.29.2+cuda12.9"), 22902);
@@ -141,7 +142,7 @@ int main(void) {
   EXPECT(nvls_tree >= 0 && l[nvls_tree].chunk_max == FU_COLL_NVLS_CHUNK_BYTES);
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "nvls_tree/Simple");
-  EXPECT_NEAR(t, 26 + 1.72 * 1073741824.0 / 2.8e5, 1e-6);
+  EXPECT_NEAR(t, 14 + 1.72 * 1073741824.0 / 2.8e5, 1e-6);
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 32, 4, l, &n), FU_OK);
   for (int i = 0; i < n; i++)
     if (l[i].algorithm == FU_CALGO_NVLS_TREE) EXPECT_NEAR(l[i].chunk_max, FU_COLL_NVLS_CHUNK_4NODES, 0);
@@ -150,7 +151,7 @@ int main(void) {
   c.job_nccl_version = 21803;
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "nvls_tree/Simple");
-  EXPECT_NEAR(t, 26 + 1.24 * 1073741824.0 / 2.8e5, 1e-6);
+  EXPECT_NEAR(t, 14 + 1.24 * 1073741824.0 / 2.8e5, 1e-6);
   c.job_nccl_version = 22902;
   c.nvls_algbw_gbps[0] = 250;
   EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 16, 2), 0);
@@ -161,21 +162,21 @@ int main(void) {
   EXPECT_INT_EQ(n_all, n);
   c.nvls_algbw_gbps[0] = 300, c.simple_base_us = c.simple_intra_step_us = c.simple_net_step_us = 0;
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK); /* the lines above again */
-  /* 1 GiB on NVLS-tree: 26 + 1.24 x 2^30 / 2.8e5 = 4781.1 us, faster than the ring's
-   * 47 + 1.875 x 2^30 / 4e5 = 5080.2; at 256 MiB NVLS-tree's 26 + 1.72 x 2^28 / 2.8e5 = 1675.0
+  /* 1 GiB on NVLS-tree: 14 + 1.24 x 2^30 / 2.8e5 = 4769.1 us, faster than the ring's
+   * 47 + 1.875 x 2^30 / 4e5 = 5080.2; at 256 MiB NVLS-tree's 14 + 1.72 x 2^28 / 2.8e5 = 1663.0
    * loses to the ring's 47 + 1.875 x 2^28 / 4e5 = 1305.3 */
-  EXPECT_NEAR(fu_coll_line_time(&l[2], 1073741824.0), 26 + 1.24 * 1073741824.0 / 2.8e5, 1e-6);
+  EXPECT_NEAR(fu_coll_line_time(&l[2], 1073741824.0), 14 + 1.24 * 1073741824.0 / 2.8e5, 1e-6);
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "nvls_tree");
-  EXPECT_NEAR(t, 26 + 1.24 * 1073741824.0 / 2.8e5, 1e-6);
-  EXPECT_NEAR(fu_coll_line_time(&l[2], 268435456.0), 26 + 1.72 * 268435456.0 / 2.8e5, 1e-6);
+  EXPECT_NEAR(t, 14 + 1.24 * 1073741824.0 / 2.8e5, 1e-6);
+  EXPECT_NEAR(fu_coll_line_time(&l[2], 268435456.0), 14 + 1.72 * 268435456.0 / 2.8e5, 1e-6);
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 268435456.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "ring");
   EXPECT_NEAR(t, 47 + 1.875 * 268435456.0 / 4e5, 1e-6);
-  /* 4 GiB: NVLS-tree 26 + 2^32 / 2.8e5 = 15365.6 us against the ring's 20180.5 */
+  /* 4 GiB: NVLS-tree 14 + 2^32 / 2.8e5 = 15353.2 us against the ring's 20180.5 */
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 4294967296.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "nvls_tree");
-  EXPECT_NEAR(t, 26 + 4294967296.0 / 2.8e5, 1e-6);
+  EXPECT_NEAR(t, 14 + 4294967296.0 / 2.8e5, 1e-6);
   EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 32, 4, l, &n), FU_OK);
   EXPECT_STR_EQ(l[2].algo, "nvls_tree");
   EXPECT_REL(l[2].beta_us_per_byte, 6.0 / (0.70 * 4 * 4e5), 1e-12);
