@@ -36,7 +36,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from host_ref import profile_host_row  # noqa: E402
+from host_ref import profile_host_row, out_writable  # noqa: E402
 
 MODES = ("bf16", "fp32")
 BLOCKS = {"resnet50": 16, "resnet101": 33, "resnet152": 50}  # bottleneck blocks (3+4+6+3, ...)
@@ -141,8 +141,7 @@ def main(argv=None):
         print("cnn_depth: %s: not a profile with host rows (%s: %s)" % (a.profile, type(e).__name__, e),
               file=sys.stderr)
         return 65
-    if not os.access(os.path.dirname(os.path.abspath(a.out)), os.W_OK):
-        print("cnn_depth: --out %s: its folder cannot be written" % a.out, file=sys.stderr)
+    if not out_writable("cnn_depth", a.out):
         return 73
     if a.steps:
         return rederive(a, profile)

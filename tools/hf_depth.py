@@ -28,7 +28,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from host_ref import REF_LAYERS, profile_host_row  # noqa: E402
+from host_ref import REF_LAYERS, profile_host_row, out_writable  # noqa: E402
 
 MODES = ("bf16", "fp32")
 
@@ -92,8 +92,7 @@ def main(argv=None):
         print("hf_depth: %s: not a profile with host rows (%s: %s)" % (a.profile, type(e).__name__, e),
               file=sys.stderr)
         return 65
-    if not os.access(os.path.dirname(os.path.abspath(a.out)), os.W_OK):
-        print("hf_depth: --out %s: its folder cannot be written" % a.out, file=sys.stderr)
+    if not out_writable("hf_depth", a.out):
         return 73
     import calib_torch
     torch = calib_torch.import_torch("hf_depth")

@@ -48,6 +48,15 @@ def profile_host_row(profile, op, mode):
     return None
 
 
+def out_writable(tool, out):
+    """Whether --out's folder can be written; else one line on stderr (tool: the caller's name), so
+    that a device tool stops before its GPU time rather than lose the measurement at the end."""
+    if os.access(os.path.dirname(os.path.abspath(out)), os.W_OK):
+        return True
+    print("%s: --out %s: its folder cannot be written" % (tool, out), file=sys.stderr)
+    return False
+
+
 def maker(arch, amp):
     """A reference step for a capture of arch (bert, gpt2, llama, resnetNN) in amp (bf16, tf32,
     fp32, none); None where there is none (fp16: the profile has no such rows)."""

@@ -2,10 +2,14 @@
 """ready_pace.py: how fast a captured backward moves through its repeated blocks against the
 estimate, from the ready times: per ResNet stage the time per bottleneck block (consecutive
 blocks' conv1 weights, the stage's first block left out: its downsample), per transformer the
-time per layer (consecutive layers' first parameter in ready order). Where backward is
-host-bound the pace is the host's per block, which the totals (compare_compute's cpuB) mix with
-the rest of the step. Priced as compare_compute.py prices the capture (its reference step, else
-its probe). --trace: instead, a torchvision ResNet-50's backward host pace per stage from a
+time per layer (consecutive layers' first parameter in ready order), then over the later half
+of the layers alone (where the backward starts GPU-paced, the GPU catching up on the head's
+work, the later layers are the host's pace in both curves) and the time after the last layer's
+first gradient (its rest and the embeddings: the step's rest at the end of backward). Where
+backward is host-bound the pace is the host's per block, which the totals (compare_compute's
+cpuB) mix with the rest of the step. Priced as compare_compute.py prices the capture (its
+reference step, else its probe; a capture with its hooked steps' own curve against the estimate
+of a hooked step). --trace: instead, a torchvision ResNet-50's backward host pace per stage from a
 PyTorch profiler trace (the autograd thread's convolution_backward starts: 10, 19, 13, 10
 convolutions in layer4..layer1, 3 a block) and the host time before its first one (loss, fc).
 Usage: python3 tools/ready_pace.py CAPTURE.json [...] [--fusim F] [--profile P]
@@ -38,6 +42,20 @@ def blocks(names):
         if m and m.group(1) not in seen:
             seen[m.group(1)] = n
     return {"layers": list(seen.values())}
+
+
+def layer_parts(ps, rc, est):
+    """For a transformer's layers ps (each layer's first parameter, in ready order) and the
+    captured and estimated ready times (name -> us): [(what, captured, estimate)] for the pace
+    over every layer, over the later half (from ps[len // 2] on; two layers at least) and the
+    time from the last layer's first gradient to the last gradient of all."""
+    out = []
+    for what, qs in (("layers %d" % len(ps), ps), ("last %d" % (len(ps) - len(ps) // 2), ps[len(ps) // 2:])):
+        if len(qs) >= 2:
+            out.append((what, (rc[qs[-1]] - rc[qs[0]]) / (len(qs) - 1), (est[qs[-1]] - est[qs[0]]) / (len(qs) - 1)))
+    if ps:
+        out.append(("after the last", max(rc.values()) - rc[ps[-1]], max(est.values()) - est[ps[-1]]))
+    return out
 
 
 def trace_pace(path):
@@ -83,6 +101,12 @@ def main(argv=None):
     if not a.captures:
         print("ready_pace: give captures or --trace", file=sys.stderr)
         return 64
+    try:
+        pc = json.load(open(a.profile)).get("compute", {})
+    except (OSError, ValueError, AttributeError) as e:
+        print("ready_pace: %s: not a profile (%s)" % (a.profile, e), file=sys.stderr)
+        return 65
+    prof_probe = pc.get("host_probe_min_us") or pc.get("host_probe_us", 0)
     with tempfile.TemporaryDirectory() as tmp:
         for f in a.captures:
             try:
@@ -97,8 +121,15 @@ def main(argv=None):
             out = os.path.join(tmp, "est.json")
             cmd = [a.fusim, "workload"] + wl_args + ["--profile", a.profile, "--out", out]
             ref = meta.get("host_ref")
+            probe = compare_compute.probe_of(pc, meta) if prof_probe else None
             if ref and ref.get("fwd_us") and ref.get("bwd_us"):
                 cmd += ["--host-ref-fwd", str(ref["fwd_us"]), "--host-ref-bwd", str(ref["bwd_us"])]
+            elif probe:
+                cmd += ["--host-probe", str(probe)]
+            hk = compare_compute.hooked_curve(cap)
+            if hk:   # its hooked steps' own curve against a hooked step's estimate, as compare_compute
+                rc = hk[0]
+                cmd += ["--ready-hook-us", str(hk[1])]
             try:
                 r = subprocess.run(cmd, capture_output=True, text=True)
             except OSError as e:
@@ -114,6 +145,10 @@ def main(argv=None):
                 if grp.startswith("layer") and grp != "layers":
                     ps = [p for p in ps if not p.startswith(grp + ".0.")]
                 if len(ps) < 2:
+                    continue
+                if grp == "layers":
+                    cells += ["%s: captured %.0f, estimate %.0f us (%.2f)" % (w, c, e, c / e)
+                              for w, c, e in layer_parts(ps, rc, est)]
                     continue
                 c = (rc[ps[-1]] - rc[ps[0]]) / (len(ps) - 1)
                 e = (est[ps[-1]] - est[ps[0]]) / (len(ps) - 1)
