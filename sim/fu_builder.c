@@ -638,13 +638,32 @@ static void fu__deep_row(const fu__ctx *x, const char *arch, double sf, double s
   if (sb > 0) deep[1] = d->host_bwd_us / sb;
 }
 
+/* The rest's backward host (fu__scale_host): the rest row's backward row_us over operations
+ * whose own costs sum to sb. Where the layer's factor kb_layer is known and the operations at it
+ * cost less than the row, *kb becomes kb_layer and the return value is the remainder, backward()'s
+ * own host cost at its start; else (no layer row, or a row the operations already fill) *kb is
+ * left as it is (the operations scaled to the row) and 0 is returned. */
+static double fu__rest_bwd(double row_us, double sb, double kb_layer, double *kb) {
+  if (!(kb_layer > 0) || !(sb > 0) || !(row_us > sb * kb_layer)) return 0;
+  *kb = kb_layer;
+  return row_us - sb * kb_layer;
+}
+
 /* Host costs: where the profile measured the framework's own host time per layer of this
  * architecture (hf_<arch>_layer, hf_<arch>_rest), the operations' host costs are scaled so that
  * each layer, and the rest, add up to it: the per-operation costs give the shape, the
- * framework's measurement the total (module calls, views, autocast bookkeeping). */
+ * framework's measurement the total (module calls, views, autocast bookkeeping). In backward
+ * the rest's operations cost what the same operations cost in a layer (the layer's factor), and
+ * what the rest row holds beyond them is backward()'s own (the engine's start: its graph task,
+ * the dependency walk over the whole graph, the seed gradient, waking the autograd thread; the
+ * loss's and casts' extra nodes), charged where backward starts, on the first operation it runs:
+ * spread over the rest's operations it put 2.3x a layer's factor on the embeddings at the end
+ * of backward, where the host-bound BERT captures' embeddings cost about a layer's
+ * (data/compute/README.md, 2026-12-04v). fu__rest_bwd does that. */
 static void fu__scale_host(fu__ctx *x, const char *arch) {
   char key[48];
   const char *mode = x->autocast ? "bf16" : "fp32";
+  double kb_layer = 0; /* the layer's backward factor (part 0), for the rest's operations */
   for (int part = 0; part < 2; part++) {
     /* a profile with a host-speed probe: the rows its calibration measured beside the probe
      * (hf_host's _tiny rows, the hf part's method), so that --host-probe scales what the probe
@@ -683,6 +702,10 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
     }
     if (kf < 0) kf = 0;
     if (kb < 0) kb = 0;
+    /* the rest's backward: its operations at the layer's factor, the row's remainder backward()'s
+     * own, at its start */
+    double start = part ? fu__rest_bwd(t->host_bwd_us, sb, kb_layer, &kb) : 0;
+    if (!part) kb_layer = kb;
     /* layers past the reference's depth: the per-layer cost hf_depth measured beyond it, where
      * the profile has it (fu__deep_row) */
     double deep[2] = {kf, kb};
@@ -693,6 +716,7 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
       if (in) x->ops[i].hfwd_us *= (part && i < first) ? kf_pre : past ? deep[0] : kf,
               x->ops[i].hbwd_us *= past ? deep[1] : kb;
     }
+    if (x->n) x->ops[x->n - 1].hbwd_us += start; /* backward runs the last operation first */
   }
 }
 

@@ -58,10 +58,15 @@ if w:
     if "(device-bound)." not in w["notes"]:
         fails.append("device-bound step: notes %r" % w["notes"][-300:])
 # 3. the host part follows the host speed from the row's probe: with 2000 us a tensor the host
-#    is far behind, and the same step's lead and device time cancel in the differences:
-#    a row measured at probe 2.5 priced at the profile's speed (its fastest reading, 5) is x2,
-#    a row at 5 priced for a step at --host-probe 10 is x2, so each is 200 + 2000 x tensors
-#    above the row at 5 priced at the profile's speed
+#    is far behind (the step is host - lead + 0.25 x device), and the device time cancels in the
+#    differences: a row measured at probe 2.5 priced at the profile's speed (its fastest reading,
+#    5) is x2, a row at 5 priced for a step at --host-probe 10 is x2, so each is 200 + 2000 x
+#    tensors above the row at 5 priced at the profile's speed, less the change in the GPU's lead
+#    when backward() returns (the notes'; the same step's at the same host speed, another at 10)
+def lead_of(w):
+    m = re.search(r"GPU lead ([0-9.]+) us", w["notes"])
+    return float(m.group(1)) if m else float("nan")
+
 use(host_per_tensor_us=2000.0)
 base, _, nt, _ = run()
 use(host_per_tensor_us=2000.0, host_probe_us=2.5)
@@ -70,7 +75,9 @@ use(host_per_tensor_us=2000.0)
 slow_step, _, _, _ = run(["--host-probe", "10"])
 if base and slow_row and slow_step:
     check("row at probe 2.5, profile 5", slow_row["opt_us"] - base["opt_us"], 200 + 2000.0 * nt, 0.05)
-    check("row at probe 5, step at 10", slow_step["opt_us"] - base["opt_us"], 200 + 2000.0 * nt, 0.05)
+    check("row at probe 2.5: the same lead", lead_of(slow_row), lead_of(base), 0.05)
+    check("row at probe 5, step at 10", slow_step["opt_us"] - base["opt_us"],
+          200 + 2000.0 * nt - (lead_of(slow_step) - lead_of(base)), 0.1)
 # 4. fit --compute keeps the row's fields
 use()
 cal, merged = os.path.join(tmp, "cal.json"), os.path.join(tmp, "merged.json")
