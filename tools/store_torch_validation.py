@@ -335,6 +335,54 @@ def whole_rise(wl, k):
         h["issue_spacing"]["hooks"] = [c[0]] + [[x, c[0][1] + k * (y - c[0][1])] for x, y in c[1:]]
 
 
+def curve_at(curve, x):
+    """fusim's reading of an issue-spacing curve [[us apart, us], ...] at x (fu__spacing_at):
+    interpolated between its points, the end's value beyond either end."""
+    if x <= curve[0][0]:
+        return curve[0][1]
+    for (x0, y0), (x1, y1) in zip(curve, curve[1:]):
+        if x <= x1:
+            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return curve[-1][1]
+
+
+def probe_spacing(ws, k):
+    """For a capture that did not time its in-backward issues (no issue-spacing curve for the hook
+    pattern or for DDP's offload comm hook: every capture before session 25), the curve the issue
+    probe measured (torch_modelcost.ISSUE_COLD_EXTRA: the hook pattern's issue calls' extra over
+    the densest issue against backward's own host work since the previous issue, the same on
+    ResNet-50 and GPT-2 within a few us: a property of the host and the calls, not of the model),
+    priced whole as whole_rise prices a capture's own curve (its rise times k) and counted from
+    the workload's own dense spacing (backward()'s CPU over its gradients, where its per-bucket
+    cost was measured): [[dense, b]] + [[apart, b + k x (extra(apart) - extra(dense))]] for each
+    probe point farther than dense, with b the per-bucket cost the block charges a dense issue
+    (hooks.bucket_us; for the offload comm hook, its excess over DDP's bucket, as apply() puts a
+    capture's). DDP's offload hook makes the same calls (an event, the side stream's wait, the
+    copy into pinned memory), so it gets the same extra. ws: the workload scaled to the loop (its
+    costs and timeline at the loop's host speed; the probe's points are taken as they are).
+    Returns the keys given a curve."""
+    h = ws.get("host") or {}
+    n = len(ws.get("grads") or [])
+    if h.get("version") != 2 or not n:
+        return []
+    dense = h["bwd_cpu_us"] / n
+    extra = torch_modelcost.ISSUE_COLD_EXTRA
+    rise = [[a, k * (e - curve_at(extra, dense))] for a, e in extra if a > dense]
+    d = h.get("ddp", {})
+    base = {"hooks": h.get("hooks", {}).get("bucket_us"),
+            "ddp_offload": d["hook_bucket_us"] - d["bucket_us"]
+            if "hook_bucket_us" in d and "bucket_us" in d else None}
+    isp = h.get("issue_spacing") or {}
+    done = []
+    for key, b in base.items():
+        if b is not None and key not in isp and rise:
+            isp[key] = [[round(dense, 3), round(b, 3)]] + [[a, round(b + e, 3)] for a, e in rise]
+            done.append(key)
+    if done:
+        h["issue_spacing"] = isp
+    return done
+
+
 def tower_costs(wl, buckets_only=False):
     """Puts the model-independent costs back where the capture put the model's own
     (buckets_only: only the per-bucket ones, which then leave the list of those replaced)."""
@@ -577,6 +625,10 @@ def arg_parser():
     ap.add_argument("--no-direct-spacing", dest="direct_spacing", action="store_false",
                     help="a sensitivity: leave out the issue-spacing curves timed call by call "
                          "(captures from session 25 on), which are priced by default")
+    ap.add_argument("--no-probe-spacing", dest="probe_spacing", action="store_false",
+                    help="a capture without issue-spacing curves prices every in-backward issue at "
+                         "its per-bucket cost (before session 27); default: the issue probe's "
+                         "curve, priced whole (probe_spacing)")
     ap.add_argument("--loop-model-costs", action="store_true",
                     help="where the run measured the per-parameter costs in its loop "
                          "(validate_torch's probes), use those in place of the capture's (on run "
@@ -698,6 +750,8 @@ def main():
         fm = on_model(wl)
         if fm is not None:   # DDP's comm hook per bucket follows its parts measured on the model
             torch_modelcost.comm_hook_bucket(ws["host"], fm["replaced"])
+        if a.probe_spacing:
+            probe_spacing(ws, a.whole_over_calls)
         spath = os.path.join(tmp, "%s.json" % ws["name"])
         with open(spath, "w") as f:
             json.dump(ws, f)

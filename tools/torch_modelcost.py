@@ -92,6 +92,15 @@ MiB = 2**20
 # right after a far-apart issue is slowed about as much as the issue's own calls are, which a
 # capture's timed calls do not see). store_torch_validation.whole_rise.
 WHOLE_OVER_CALLS = 2.11
+# The hook pattern's in-backward issue: its calls' CPU time over the densest issue's against
+# backward's own host work since the previous issue ([[us apart, extra us], ...]), timed call by
+# call inside a real backward() at a bucket every 1, 4, 16 and 64 gradients on ResNet-50 and GPT-2
+# (tools/issue_probe.py, data/validation/issue_probe_run1: the two models within a few us; the
+# extra is the calls' data evicted from the CPU caches by that work, a property of the host and
+# the calls). Reproduce: python3 data/validation/issue_cold_whatif.py
+# data/validation/issue_probe_run1/issue_probe.json (its first line).
+# store_torch_validation.probe_spacing prices it where a capture did not time its issues.
+ISSUE_COLD_EXTRA = [[56.3, 0.0], [223.7, 14.57], [830.2, 34.72], [2880.7, 50.68]]
 HUGE = 1e4        # MiB: one bucket for all gradients
 VARIANTS = ("none", "ddpv_1", "ddpc_h", "hk_1")
 # per-bucket variants (captures from run 19 on): a bucket per parameter, each issued from inside

@@ -18,16 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 import torch_run_report as rr  # noqa: E402
-
-
-def at(curve, x):
-    """fusim's reading of a curve [[apart, us], ...] at x."""
-    if x <= curve[0][0]:
-        return curve[0][1]
-    for (x0, y0), (x1, y1) in zip(curve, curve[1:]):
-        if x <= x1:
-            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
-    return curve[-1][1]
+from store_torch_validation import curve_at as at  # noqa: E402,F401  fusim's reading of a curve
 
 
 def main(rundir):

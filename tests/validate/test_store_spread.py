@@ -7,7 +7,8 @@ workload without a version-2 host block, or a run without p5/p95, is left as it 
 queue's counts and capacity (the most any measurement rep reached); the buffer broadcast's fixed part taken from the run's tower; the
 compute-only step's per-phase CPU times rescaled to the median of the rounds' sums (step_total)
 and the host factors anchor() takes from them; whole_rise (the hook pattern's direct issue curve
-priced whole, its rise times k)."""
+priced whole, its rise times k); probe_spacing (the issue probe's curve, priced whole, for a
+capture without curves of its own)."""
 import copy
 import json
 import os
@@ -161,6 +162,38 @@ check("whole_rise: k 1 leaves the calls' rise", w["host"]["issue_spacing"]["hook
 w = {"host": {}}
 st.whole_rise(w, 2.0)
 check("whole_rise: no curve, nothing added", w == {"host": {}})
+# probe_spacing(): a capture that did not time its issues gets the issue probe's curve, priced
+# whole and counted from its own dense spacing. With the probe's extra [[50, 0], [250, 20],
+# [1050, 60]] and a workload of 4 gradients whose backward() CPU is 600 us (dense 150 us apart,
+# where the extra reads 20 x 100 / 200 = 10), at k 2: the hook pattern's curve at hooks.bucket_us
+# 40 is [[150, 40], [250, 40 + 2 x (20 - 10) = 60], [1050, 40 + 2 x (60 - 10) = 140]]; DDP's
+# offload at hook_bucket_us 100 - bucket_us 30 = 70: [[150, 70], [250, 90], [1050, 170]]. A
+# curve the capture has is kept (the other is still given); no version-2 host block, nothing.
+# The old store has no probe_spacing (it priced such issues at their per-bucket cost).
+saved = st.torch_modelcost.ISSUE_COLD_EXTRA
+st.torch_modelcost.ISSUE_COLD_EXTRA = [[50.0, 0.0], [250.0, 20.0], [1050.0, 60.0]]
+PW = {"grads": [{}, {}, {}, {}],
+      "host": {"version": 2, "bwd_cpu_us": 600.0, "hooks": {"bucket_us": 40.0},
+               "ddp": {"bucket_us": 30.0, "hook_bucket_us": 100.0}}}
+w = copy.deepcopy(PW)
+done = st.probe_spacing(w, 2.0)
+isp = w["host"].get("issue_spacing", {})
+check("probe_spacing: the hook pattern's curve by hand (got %r)" % isp.get("hooks"),
+      isp.get("hooks") == [[150.0, 40.0], [250.0, 60.0], [1050.0, 140.0]])
+check("probe_spacing: DDP's offload curve by hand (got %r)" % isp.get("ddp_offload"),
+      isp.get("ddp_offload") == [[150.0, 70.0], [250.0, 90.0], [1050.0, 170.0]])
+check("probe_spacing: both named (got %r)" % done, sorted(done) == ["ddp_offload", "hooks"])
+w = copy.deepcopy(PW)
+w["host"]["issue_spacing"] = {"hooks": copy.deepcopy(CURVE)}
+st.probe_spacing(w, 2.0)
+check("probe_spacing: the capture's own curve kept, the missing one given",
+      w["host"]["issue_spacing"]["hooks"] == CURVE and
+      w["host"]["issue_spacing"].get("ddp_offload") == [[150.0, 70.0], [250.0, 90.0], [1050.0, 170.0]])
+w = copy.deepcopy(PW)
+w["host"]["version"] = 1
+check("probe_spacing: no version-2 host block, nothing (got %r)" % st.probe_spacing(w, 2.0),
+      st.probe_spacing(w, 2.0) == [] and "issue_spacing" not in w["host"])
+st.torch_modelcost.ISSUE_COLD_EXTRA = saved
 # --whole-over-calls below 0 (a curve falling under its dense issue, which fusim refuses only
 # after the anchor's first predict) or not a number: one line, exit 64, before the run is read
 tool = os.path.join(os.environ.get("FUSIM_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", "..")),
