@@ -5,7 +5,13 @@ fusim under test through tools/store_torch_validation.py --no-store (nothing is 
 then scored: median and max |error| of the iteration, rows above 5%, the 95% interval's hits,
 median width and share of single timed iterations inside it, the overhead (plan minus
 compute-only) within 15% or 300 us, and per model how far the plan fusim ranks fastest is from
-the fastest measured.
+the fastest measured, with that gap's 90% interval over the run's rounds (fastest_interval).
+
+Beside the strict count of models whose pick is within 1%, the targets line says how many of the
+others the run itself cannot resolve: their interval reaches 1%. Each plan's median comes from one
+iteration a round (12-36 rounds) on a shared host; on runs 13-28, 14 of the 15 picks more than 1%
+off have an interval that reaches 1% (python3 tests/bench/torch_validation_bench.py build/fusim
+data/validation/torch_h200_runN). The strict figure stays the target.
 
     python3 tests/bench/torch_validation_bench.py build/fusim [RUNDIR ...] [-- STORE-OPTIONS]
     meson test -C build --benchmark torch-validation
@@ -18,7 +24,9 @@ run cannot be predicted.
 """
 import csv
 import glob
+import json
 import os
+import random
 import re
 import statistics
 import subprocess
@@ -30,6 +38,7 @@ STORE = os.path.join(ROOT, "tools", "store_torch_validation.py")
 
 # issue 10's targets on the real-PyTorch matrix
 MEDIAN_MAX, ROW_MAX, FASTEST_MAX, INSIDE_MIN = 0.02, 0.05, 0.01, 0.90
+BOOT = 2000   # bootstrap resamples of a run's rounds (fastest_interval)
 
 
 def newest_run():
@@ -70,7 +79,6 @@ def ranks(rundir):
     """A --world-size run's ranks (runs.json world_size, merged by validate_torch.merge_ranks):
     per model, rank 0's compute-only median against the others' and the DDP rows' skew; the
     rows' figures are rank 0's. Prints nothing for a run of one rank."""
-    import json
     with open(os.path.join(rundir, "runs.json")) as f:
         run = json.load(f)
     if int(run.get("world_size", 1)) < 2:
@@ -89,12 +97,44 @@ def ranks(rundir):
                  100 * max(r["rank_skew_median_us"] / r["measured_us"] for r in rows)))
 
 
+def round_times(rundir):
+    """{(workload, plan): [iteration time per round, us]} from the run's runs.json (a several-rank
+    run: rank 0's, as its rows are scored); rows without them are left out."""
+    with open(os.path.join(rundir, "runs.json")) as f:
+        run = json.load(f)
+    return {(m["workload"], r["plan_label"]): r["times_us"] for m in run["models"]
+            for r in m["rows"] if r.get("times_us")}
+
+
+def fastest_interval(pick, fastest, boot=BOOT, seed=1):
+    """The 90% interval (p5, p95) of median(pick) / median(fastest) - 1 over the run's rounds
+    resampled with replacement, the two plans' iterations of a round kept together (every round
+    runs each plan once, interleaved, so the pair shares the round's host and clocks). pick,
+    fastest: per-round times. Where the interval's low end is at most FASTEST_MAX the run cannot
+    tell the pick from one within 1% of the fastest. It errs strict: the fastest measured is the
+    lowest of a dozen noisy medians, so its own median sits low and the gap high. None without
+    paired rounds."""
+    n = min(len(pick), len(fastest))
+    if n < 2:
+        return None
+    rng = random.Random(seed)
+    gaps = []
+    for _ in range(boot):
+        idx = [rng.randrange(n) for _ in range(n)]
+        gaps.append(statistics.median(pick[i] for i in idx)
+                    / statistics.median(fastest[i] for i in idx) - 1)
+    gaps.sort()
+    return gaps[int(0.05 * (boot - 1))], gaps[int(round(0.95 * (boot - 1)))]
+
+
 def verdict(ok):
     return "met" if ok else "NOT met"
 
 
-def score(label, rows):
-    """One line of figures for a set of rows; returns the fastest-plan gap per model."""
+def score(label, rows, times=None):
+    """One line of figures for a set of rows; returns the fastest-plan gap per model and, where
+    times ({(workload, plan): per-round times}) has both plans and they differ, its interval
+    (fastest_interval; printed for one model's rows)."""
     errs = [abs(r["rel_err"]) for r in rows]
     width = [(r["hi_us"] - r["lo_us"]) / r["predicted_us"] for r in rows]
     inside = sum(r["inside"] for r in rows)
@@ -103,19 +143,30 @@ def score(label, rows):
     # single timed iteration, not only against each row's median
     iters = sum(r["iterations"] for r in rows)
     iters_in = sum(r["iters_inside"] for r in rows)
-    gaps = {}
+    gaps, spans = {}, {}
     for w in dict.fromkeys(r["workload"] for r in rows):
         rs = [r for r in rows if r["workload"] == w]
         best_p = min(rs, key=lambda r: r["predicted_us"])
         best_m = min(rs, key=lambda r: r["measured_us"])
         gaps[w] = best_p["measured_us"] / best_m["measured_us"] - 1
+        a, b = ((times or {}).get((w, r["plan"])) for r in (best_p, best_m))
+        spans[w] = fastest_interval(a, b) if a and b and best_p is not best_m else None
+    span = spans[w] if len(gaps) == 1 and spans[w] else None
     print("%-30s rows %3d  median %6.2f%%  max %6.2f%%  above 5%% %3d  interval holds %3d (%5.1f%%), "
-          "median width %6.2f%%, single iterations inside %5.1f%%  overhead ok %3d  fastest plan %+.2f%%"
+          "median width %6.2f%%, single iterations inside %5.1f%%  overhead ok %3d  fastest plan %+.2f%%%s"
           % (label, len(rows), 100 * statistics.median(errs), 100 * max(errs),
              sum(e > ROW_MAX for e in errs), inside, 100 * inside / len(rows),
              100 * statistics.median(width), 100 * iters_in / iters, over,
-             100 * max(gaps.values())))
-    return errs, inside, over, gaps
+             100 * max(gaps.values()),
+             " (90%% %+.2f..%+.2f)" % (100 * span[0], 100 * span[1]) if span else ""))
+    return errs, inside, over, gaps, spans
+
+
+def unresolved(gaps, spans):
+    """The models whose pick is more than FASTEST_MAX from the fastest measured but whose gap's
+    interval reaches FASTEST_MAX: the run cannot resolve that miss."""
+    return [w for w, g in gaps.items()
+            if g > FASTEST_MAX and spans.get(w) and spans[w][0] <= FASTEST_MAX]
 
 
 def main():
@@ -131,19 +182,23 @@ def main():
             rows = matrix(fusim, rundir, tmp, extra)
             if not rows:
                 sys.exit("torch_validation_bench: %s: no rows" % rundir)
+            times = round_times(rundir)
             print("\n%s (%d rows)" % (os.path.relpath(rundir, ROOT), len(rows)))
             for w in dict.fromkeys(r["workload"] for r in rows):
-                score("  " + w, [r for r in rows if r["workload"] == w])
-            errs, inside, over, gaps = score("  all", rows)
+                score("  " + w, [r for r in rows if r["workload"] == w], times)
+            errs, inside, over, gaps, spans = score("  all", rows, times)
+            off = sum(g > FASTEST_MAX for g in gaps.values())
             ranks(rundir)
             n = len(rows)
             print("  targets: median |error| <= 2%%: %s; no row above 5%%: %s (%d above); "
-                  "fastest plan within 1%% for every model: %s (%d of %d); overhead within 15%% "
+                  "fastest plan within 1%% for every model: %s (%d of %d%s); overhead within 15%% "
                   "or 300 us: %s (%d/%d); interval holds >= 90%%: %s (%d/%d)"
                   % (verdict(statistics.median(errs) <= MEDIAN_MAX),
                      verdict(max(errs) <= ROW_MAX), sum(e > ROW_MAX for e in errs),
                      verdict(all(g <= FASTEST_MAX for g in gaps.values())),
                      sum(g <= FASTEST_MAX for g in gaps.values()), len(gaps),
+                     "; of the %d above 1%%, %d not resolved by the run: 90%% interval reaches 1%%"
+                     % (off, len(unresolved(gaps, spans))) if off else "",
                      verdict(over == n), over, n, verdict(inside >= INSIDE_MIN * n), inside, n))
     return 0
 
