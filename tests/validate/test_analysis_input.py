@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """test_analysis_input.py: the analysis scripts a user runs on files (data/validation's
-bwd_split.py, loop_issue_split.py, in_bwd_issue.py, issue_bytes.py; tools' torch_fwcal.py,
-hf_host_from_log.py) on bad input, through tools/bad_input.py: a missing file is one line on
+bwd_split.py, slow_split.py, loop_issue_split.py, in_bwd_issue.py, issue_bytes.py; tools'
+torch_fwcal.py, hf_host_from_log.py) on bad input, through tools/bad_input.py: a missing file is one line on
 stderr naming the script and exit 66, a file that is not their input one line and exit 65 (they
 ended in a Python traceback, exit 1)."""
 import os
@@ -31,6 +31,7 @@ with tempfile.TemporaryDirectory() as tmp:
     V, T = os.path.join("data", "validation"), "tools"
     # script, arguments, exit status, whether it prints nothing on stdout before the error
     cases = [(V, "bwd_split.py", [missing], 66, True), (V, "bwd_split.py", [junk], 65, True),
+             (V, "slow_split.py", [missing], 66, True), (V, "slow_split.py", [junk], 65, True),
              (V, "loop_issue_split.py", [missing], 66, True), (V, "loop_issue_split.py", [junk], 65, True),
              (V, "in_bwd_issue.py", [missing], 66, False), (V, "in_bwd_issue.py", [rundir], 65, False),
              (V, "in_bwd_issue.py", ["--per-plan", missing], 66, False),
