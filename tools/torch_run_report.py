@@ -8,6 +8,9 @@ rows (issue 10; no torch needed):
   noise    per model, how far two estimates of a plan's overhead over compute-only differ: the
            difference of the two medians (what the rows store) and the median of same-round
            differences, in % of the plan's time (the measurement's own noise);
+  baseline where the run had validate_torch --baseline-twin, per model its second framework-free
+           runner less compute-only (step and CPU phases, same-round medians): 0 within noise
+           when compute-only is a fair baseline;
   ddp      per model, DDP's copy-mode plans: backward()'s CPU over compute-only's (median of
            same-round differences) against the number of buckets, a least-squares line (per
            parameter = intercept / P, per bucket = slope) and each plan's residual;
@@ -163,6 +166,17 @@ def offload_gap(m, fw, pair=("ddp offload 4MiB", "ddp 4MiB")):
     return g[0], (d["hook_bucket_us"] - d["bucket_us"]) * st.median(pl) / pt, g[1]
 
 
+def baseline_twin(m):
+    """validate_torch --baseline-twin's second framework-free runner less compute-only, medians of
+    same-round differences: (step, forward, backward(), rest) in us, or None without it."""
+    tw = (m.get("loop_probes") or {}).get("baseline twin")
+    if not tw or not tw.get("times_us") or not tw.get("cpu_times_us"):
+        return None
+    co = m["compute_only_cpu_times_us"]
+    return (paired(tw["times_us"], m["compute_only_times_us"]),) + tuple(
+        paired([c[k] for c in tw["cpu_times_us"]], [c[k] for c in co]) for k in range(3))
+
+
 def load_run(rundir):
     """RUNDIR/runs.json of a tools/validate_torch.py run whose rounds carry their CPU times (runs
     from 8 on: compute_only_cpu_times_us and every row's cpu_times_us); ValueError with one line
@@ -203,6 +217,11 @@ def report(rundir, run):
              / r["measured_us"] for r in m["rows"]]
         out.append("  %-30s median %.2f%% max %.2f%%" % (m["workload"], 100 * st.median(v),
                                                        100 * max(v)))
+    twins = [(m["workload"], baseline_twin(m)) for m in run["models"] if baseline_twin(m)]
+    if twins:
+        out.append("baseline: a second framework-free runner less compute-only (same-round "
+                   "medians, us): step, forward, backward(), rest")
+        out += ["  %-30s %+7.0f %+7.0f %+7.0f %+7.0f" % ((w,) + t) for w, t in twins]
     out.append("ddp (copy mode): backward() CPU over compute-only against buckets")
     for m in run["models"]:
         line = ddp_line(m)

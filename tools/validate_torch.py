@@ -185,6 +185,18 @@ PROBES = [
     ("probe first on",  "hooks", "offload",     "single", "copy", "on",  "hooks_first", 0, False),
     ("probe first off", "hooks", "offload",     "single", "copy", "off", "hooks_first", 0, False),
 ]
+# A second framework-free runner (--baseline-twin), never a row, kept with the probes (runs.json
+# loop_probes["baseline twin"]): its step and CPU phases less compute-only's, paired by round,
+# should be 0 within the loop's noise (torch_run_report's baseline section). On runs 22-28 the
+# hook plans' forward CPU sat 100-350 us below compute-only's on the BatchNorm models (same-round
+# medians; data/validation/README.md, "The rows predicted too slow"): a twin there tells a
+# compute-only runner slower than any other from one slower than the plans only.
+BASELINE_TWIN = ("baseline twin", None, None, None, None, "off", "plain", None, False)
+
+
+def extra_runners(loop_probes, twin):
+    """The plans of the runners after the rows: PROBES (loop_probes) and BASELINE_TWIN (twin)."""
+    return (PROBES if loop_probes else []) + ([BASELINE_TWIN] if twin else [])
 
 
 # The plans --trace profiles: the hook pattern's and DDP's mid-sized buckets (about 1 ms a step
@@ -362,7 +374,7 @@ def run_model(name, batch, seq, a, fw, log):
     plans = select_plans(a.plans, WORLD)
     runners = [Runner(base, None, inputs, loss_fn)] + [Runner(base, p, inputs, loss_fn) for p in plans]
     probes_at = len(runners)   # runners from here on are probes, not rows
-    runners += [Runner(base, p, inputs, loss_fn) for p in (PROBES if a.loop_probes else [])]
+    runners += [Runner(base, p, inputs, loss_fn) for p in extra_runners(a.loop_probes, a.baseline_twin)]
     ev0, ev1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     ck = [clocks()]
     probes = []   # the host's speed, once a round (store_torch_validation.probe_factor)
@@ -417,7 +429,7 @@ def run_model(name, batch, seq, a, fw, log):
                                "cpu_times_us": [[round(v, 1) for v in c] for c in run.cpu],
                                "rest_us": [None if x is None else round(x, 1) for x in run.rest]}
                    for run in runners[probes_at:]}
-    if loop_probes:
+    if a.loop_probes and loop_probes:
         try:   # a log line; store_torch_validation derives both again from the rounds
             import torch_beside
             import torch_modelcost
@@ -581,6 +593,10 @@ def main(argv=None, probe=None):
                     help="leave out the probes run in the loop's rounds (the frameworks' "
                          "per-parameter costs at the loop's host speed, the first in-backward "
                          "issue's pair; PROBES)")
+    ap.add_argument("--baseline-twin", action="store_true",
+                    help="a second framework-free runner in every round, never a row (runs.json "
+                         "loop_probes['baseline twin']): a check of the compute-only baseline "
+                         "(torch_run_report's baseline section; BASELINE_TWIN)")
     ap.add_argument("--trace", default="",
                     help="comma-separated models whose plans %s are profiled after the rounds "
                          "(torch_trace: OUT/<workload>_trace.txt and gzipped Chrome traces)"

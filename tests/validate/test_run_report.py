@@ -8,6 +8,10 @@ plan (a same-round effect the paired medians must cancel). The line must give 30
 50 us per bucket and zero residuals; a bucket-view plan and a hook-pattern plan are left out.
 Then the hook pattern's line through its per-tensor and 25 MiB plans and the 4 MiB plan's
 residual, built the same way (70 us a bucket, 40 a parameter, 300 us above the line).
+The baseline twin (validate_torch --baseline-twin): compute-only steps 1000 / 1100 / 900 / 1300 us
+with CPU [fwd, bwd, rest] [300, c, 50] (c as above), the twin's steps 1010 / 1090 / 950 / 1305 and
+CPU [250, c + 20, 50] but round 4's forward 900: step differences 10 / -10 / 50 / 5 (median 7.5),
+forward -50 / -50 / -50 / 600 (median -50), backward() 20, rest 0; none without the twin.
 Bad input: a runs.json that is not a validation run, one whose rounds lack their CPU times (runs
 before 8), a folder without one, and unreadable JSON are each one line on stderr and exit 65,
 nothing on stdout; data/validation/spacing_compare.py the same (exit 65), and also for a missing
@@ -108,6 +112,15 @@ def main():
                  row("hooks 4MiB", 2, runner="hooks", extra=4 * 10 + 2 * 20 + 300)]
     ok &= check("hooks without 25 MiB: no line", rr.hooks_line(m) is None, True, 0)
     ok &= check("two plans: no line", rr.ddp_line(m) is None, True, 0)
+    m["compute_only_times_us"] = [1000.0, 1100.0, 900.0, 1300.0]
+    m["compute_only_cpu_times_us"] = [[300.0, c, 50.0] for c in co]
+    ok &= check("no twin: no baseline", rr.baseline_twin(m) is None, True, 0)
+    m["loop_probes"] = {"baseline twin": {
+        "times_us": [1010.0, 1090.0, 950.0, 1305.0],
+        "cpu_times_us": [[900.0 if k == 3 else 250.0, c + 20.0, 50.0] for k, c in enumerate(co)]}}
+    for name, got, want in zip(("step", "forward", "backward()", "rest"), rr.baseline_twin(m),
+                               (7.5, -50.0, 20.0, 0.0)):
+        ok &= check("baseline twin: " + name, got, want, 1e-9)
     ok &= bad_input()
     print("test_run_report: %s" % ("passed" if ok else "FAILED"))
     return 0 if ok else 1

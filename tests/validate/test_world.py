@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """test_world.py: the CPU side of tools/validate_torch.py --world-size N (issue 10, item 4), by
 hand and without PyTorch: which plans run at N ranks (select_plans) and how their --comm reads
-(row_comm); merge_ranks putting every rank's times beside rank 0's (medians and the skew worked
+(row_comm); the runners after the rows (extra_runners: the probes, then --baseline-twin's second
+framework-free runner); merge_ranks putting every rank's times beside rank 0's (medians and the skew worked
 out by hand below), and refusing a rank's file that lacks a row (one line, 65, runs.json left as
 it was); store_torch_validation's flags for such a row (allreduce:N:LINK) and the link read from
 `nvidia-smi topo -m` (an NVLink pair, a PCIe pair, none); torch_host.align_ranks's barrier only
@@ -38,6 +39,12 @@ check("world 2: DDP's all-reduce plans only: %s" % two,
       two == ["ddp none", "ddp 1MiB", "ddp 4MiB", "ddp default", "ddp 100MiB", "ddp default view"])
 check("world 2: labelled plans run as labelled",
       [p[0] for p in vt.select_plans(["hooks 4MiB", "ddp 1MiB"], 2)] == ["ddp 1MiB", "hooks 4MiB"])
+check("extra runners: the probes, then the baseline twin",
+      vt.extra_runners(True, True) == vt.PROBES + [vt.BASELINE_TWIN])
+check("extra runners: the twin alone", vt.extra_runners(False, True) == [vt.BASELINE_TWIN])
+check("extra runners: none", vt.extra_runners(False, False) == [])
+check("the twin is framework-free: a runner kind that wraps nothing, no fuser",
+      vt.BASELINE_TWIN[6] not in ("ddp", "ddp_off", "ddp_noop", "hooks_first", "hooks"))
 check("row_comm: all-reduce over the world", vt.row_comm("allreduce:1", 2) == "allreduce:2")
 check("row_comm: world 1 unchanged", vt.row_comm("allreduce:1", 1) == "allreduce:1")
 check("row_comm: the offload stays", vt.row_comm("offload", 4) == "offload")
