@@ -279,6 +279,7 @@ int fu_host_parse(const json_t *obj, const char *what, size_t ngrads, fu_host *h
   if (isp) {
     FU_CHECK(fu__spacing(isp, "hooks", what, &h->sp_hooks));
     FU_CHECK(fu__spacing(isp, "ddp_offload", what, &h->sp_offload));
+    FU_CHECK(fu__spacing(isp, "ddp", what, &h->sp_ddp));
   }
   h->ddp_lo = h->ddp_hi = h->ddp;
   h->hooks_lo = h->hooks_hi = h->hooks;
@@ -345,12 +346,13 @@ json_t *fu_host_to_json(const fu_host *h, size_t ngrads, const double *grad_cpu,
                                        h->hooks.bucket_us, "noop_hook_us", h->hooks.noop_hook_us));
   if (st == FU_OK && h->d2h_compute > 0)
     st = fu__put(o, "beside_d2h", json_pack("{s:f}", "compute", h->d2h_compute));
-  if (st == FU_OK && (h->sp_hooks.n || h->sp_offload.n)) {
+  if (st == FU_OK && (h->sp_hooks.n || h->sp_offload.n || h->sp_ddp.n)) {
     json_t *isp = json_object();
     st = isp ? FU_OK : FU_ENOMEM;
     if (st == FU_OK && h->sp_hooks.n) st = fu__put(isp, "hooks", fu__spacing_json(&h->sp_hooks));
     if (st == FU_OK && h->sp_offload.n)
       st = fu__put(isp, "ddp_offload", fu__spacing_json(&h->sp_offload));
+    if (st == FU_OK && h->sp_ddp.n) st = fu__put(isp, "ddp", fu__spacing_json(&h->sp_ddp));
     if (st == FU_OK) st = fu__put(o, "issue_spacing", isp);
     else json_decref(isp);
   }

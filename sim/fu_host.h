@@ -14,15 +14,17 @@
  * Optional "beside_d2h": {"compute": C} (C >= 1): how much longer the model's own backward
  * kernels take while a transfer into host memory (an offload) runs beside them, measured at
  * capture (tools/torch_beside.py); it replaces the profile's copy_slowdown for this workload.
- * Optional "issue_spacing": {"hooks": [[apart_us, us], ...], "ddp_offload": [...]}: a bucket
- * issued from inside backward costs more the more of backward's own host work ran since the
- * previous issue: that work evicts the issue's data from the CPU caches (tools/issue_probe.py;
- * tools/torch_modelcost.py times the issues on the model, call by call). Points in increasing
- * apart_us: the hook pattern's issue cost (in place of hooks.bucket_us inside backward), and
- * DDP's offload comm hook over its default all-reduce (in place of hook_bucket_us - bucket_us
- * inside backward). Between points the cost is interpolated, beyond the ends it is the end's;
- * a step's first issue takes the far end (its previous issue was in the previous step); issues
- * after backward keep the per-bucket costs.
+ * Optional "issue_spacing": {"hooks": [[apart_us, us], ...], "ddp_offload": [...],
+ * "ddp": [...]}: a bucket issued from inside backward costs more the more of backward's own host
+ * work ran since the previous issue: that work evicts the issue's data from the CPU caches
+ * (tools/issue_probe.py; tools/torch_modelcost.py times the issues on the model, call by call).
+ * Points in increasing apart_us: the hook pattern's issue cost (in place of hooks.bucket_us
+ * inside backward), DDP's offload comm hook over its default all-reduce (in place of
+ * hook_bucket_us - bucket_us inside backward), and DDP's default all-reduce (in place of
+ * ddp.bucket_us inside backward). Between points the cost is interpolated, beyond the ends it is
+ * the end's; a step's first issue takes the far end (its previous issue was in the previous
+ * step), but DDP's default all-reduce keeps ddp.bucket_us for it (its finalize holds that call);
+ * issues after backward keep the per-bucket costs.
  */
 #ifndef FU_HOST_H
 #define FU_HOST_H
@@ -93,6 +95,7 @@ typedef struct fu_host {
   double d2h_compute;        /* compute time factor beside a D2H transfer (0: the profile's) */
   fu_host_spacing sp_hooks;   /* the hook pattern's in-backward issue against its spacing */
   fu_host_spacing sp_offload; /* DDP's offload comm hook over its all-reduce, the same */
+  fu_host_spacing sp_ddp;     /* DDP's default all-reduce per bucket, the same */
   int has_ci;                /* the block gives the costs' bounds ("ci") */
   fu_host_ddp ddp_lo, ddp_hi;       /* DDP's costs at their low / high bounds (else = ddp) */
   fu_host_hooks hooks_lo, hooks_hi; /* the hook pattern's (else = hooks) */

@@ -304,13 +304,16 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  *         compute stream waits for every bucket before the optimizer;
  *   ideal no framework cost: each bucket is issued at the cost model's issue cost (pack and
  *         unpack as the cost model prices them), when its last gradient is ready.
- * With host.issue_spacing, a bucket of the hook pattern or of DDP's offload hook issued from
- * inside backward costs what its curve gives at backward's own host work since the previous issue
- * inside backward: the issue is dearer the farther apart (its calls find their data evicted from
+ * With host.issue_spacing, a bucket of the hook pattern, of DDP's offload hook or of DDP's
+ * default all-reduce issued from inside backward costs what its curve gives at backward's own
+ * host work since the previous issue inside backward: the issue is dearer the farther apart (its calls find their data evicted from
  * the CPU caches by that work, tools/issue_probe.py). The first issue of a step is priced at the
  * curve's far end: the previous issue was in the previous step, a forward and more ago. The
  * curve is read less its anchor (fu__spacing_anchor), so that a bucket per gradient costs on
- * average the per-bucket cost measured that way.
+ * average the per-bucket cost measured that way. DDP's default all-reduce priced by its own curve
+ * (host.issue_spacing.ddp) is the exception to the first issue: it keeps ddp.bucket_us, because
+ * DDP's finalize_us, measured with one bucket for all gradients, holds a step's one far-apart
+ * bucket call already.
  * A framework kernel takes its bytes at copy_gbps (read and write) plus kernel_us, the GPU time of
  * one small kernel (measured by tools/torch_fwcal.py; 0 in older blocks).
  * Compute kernels beside a transfer into host memory (an offload in flight) take
@@ -337,7 +340,7 @@ typedef struct fu__hg {
   uint32_t last;             /* the last host task added */
   int depth;                 /* launch queue depth (0: the host is not bounded) */
   double nl;                 /* launches made so far */
-  double sh_hooks, sh_off;   /* the issue-spacing curves' anchors (fu__spacing_anchor) */
+  double sh_hooks, sh_off, sh_ddp; /* the issue-spacing curves' anchors (fu__spacing_anchor) */
 } fu__hg;
 
 /* Host task `host` makes n launches whose work is GPU task `gpu`: it cannot start before the
@@ -438,6 +441,9 @@ static int fu__hg_issue(fu__hg *g, const fu_host *h, fu_framework fw, const fu_c
     us = fu__spacing_at(&h->sp_hooks, apart) - g->sh_hooks;
   else if (apart >= 0 && fw == FU_FRAMEWORK_DDP && c->kind == FU_COMM_OFFLOAD && h->sp_offload.n)
     us = h->ddp.bucket_us + fu__spacing_at(&h->sp_offload, apart) - g->sh_off;
+  else if (apart >= 0 && !isinf(apart) && fw == FU_FRAMEWORK_DDP && c->kind != FU_COMM_OFFLOAD &&
+           h->sp_ddp.n)
+    us = fu__spacing_at(&h->sp_ddp, apart) - g->sh_ddp;
   if (us < 0) us = 0;
   return fu__hg_fw(g, us, FU__K_ISSUE, k, id);
 }
@@ -530,7 +536,8 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
     return FU_EDATA;
   }
   fu__hg g = {s, 1.0, 1.0, 1.0, FU_TASK_NONE, FU_TASK_NONE, h->queue_depth, 0,
-              fu__spacing_anchor(&h->sp_hooks, w), fu__spacing_anchor(&h->sp_offload, w)};
+              fu__spacing_anchor(&h->sp_hooks, w), fu__spacing_anchor(&h->sp_offload, w),
+              fu__spacing_anchor(&h->sp_ddp, w)};
   s->lq_n = 0;
   if (which == 1) g.fh += h->host_rel_lo, g.ff += h->fw_rel_lo, g.fg += h->step_rel_lo;
   if (which == 2) g.fh += h->host_rel_hi, g.ff += h->fw_rel_hi, g.fg += h->step_rel_hi;

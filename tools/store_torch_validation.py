@@ -346,7 +346,7 @@ def curve_at(curve, x):
     return curve[-1][1]
 
 
-def probe_spacing(ws, k):
+def probe_spacing(ws, k, ddp=False):
     """For a capture that did not time its in-backward issues (no issue-spacing curve for the hook
     pattern or for DDP's offload comm hook: every capture before session 25), the curve the issue
     probe measured (torch_modelcost.ISSUE_COLD_EXTRA: the hook pattern's issue calls' extra over
@@ -358,7 +358,11 @@ def probe_spacing(ws, k):
     probe point farther than dense, with b the per-bucket cost the block charges a dense issue
     (hooks.bucket_us; for the offload comm hook, its excess over DDP's bucket, as apply() puts a
     capture's). DDP's offload hook makes the same calls (an event, the side stream's wait, the
-    copy into pinned memory), so it gets the same extra. ws: the workload scaled to the loop (its
+    copy into pinned memory), so it gets the same extra. ddp (--ddp-spacing, opt-in): DDP's
+    default all-reduce as well ("ddp", at ddp.bucket_us: its Reducer makes calls of the same kind,
+    an event, a stream wait, a launch; in the loops of runs 11-28 its per-bucket cost over DDP
+    100 MiB's rises 72 -> 102 -> 106 -> 139 us at 101 / 394 / 752 / 2396 us apart, medians over
+    52 model-runs, near what this curve adds). ws: the workload scaled to the loop (its
     costs and timeline at the loop's host speed; the probe's points are taken as they are).
     Returns the keys given a curve."""
     h = ws.get("host") or {}
@@ -372,6 +376,8 @@ def probe_spacing(ws, k):
     base = {"hooks": h.get("hooks", {}).get("bucket_us"),
             "ddp_offload": d["hook_bucket_us"] - d["bucket_us"]
             if "hook_bucket_us" in d and "bucket_us" in d else None}
+    if ddp:
+        base["ddp"] = d.get("bucket_us")
     isp = h.get("issue_spacing") or {}
     done = []
     for key, b in base.items():
@@ -629,6 +635,9 @@ def arg_parser():
                     help="a capture without issue-spacing curves prices every in-backward issue at "
                          "its per-bucket cost (before session 27); default: the issue probe's "
                          "curve, priced whole (probe_spacing)")
+    ap.add_argument("--ddp-spacing", action="store_true",
+                    help="with the issue probe's curve: DDP's default all-reduce per bucket priced "
+                         "by it as well (host.issue_spacing.ddp; probe_spacing)")
     ap.add_argument("--loop-model-costs", action="store_true",
                     help="where the run measured the per-parameter costs in its loop "
                          "(validate_torch's probes), use those in place of the capture's (on run "
@@ -751,7 +760,7 @@ def main():
         if fm is not None:   # DDP's comm hook per bucket follows its parts measured on the model
             torch_modelcost.comm_hook_bucket(ws["host"], fm["replaced"])
         if a.probe_spacing:
-            probe_spacing(ws, a.whole_over_calls)
+            probe_spacing(ws, a.whole_over_calls, a.ddp_spacing)
         spath = os.path.join(tmp, "%s.json" % ws["name"])
         with open(spath, "w") as f:
             json.dump(ws, f)

@@ -280,8 +280,52 @@ int main(void) {
   w.host.sp_hooks.n = 0;
   EXPECT_NEAR(run(&w, &p, &off, &prof, two, 2, &r), off_curve, tol);
   su_workload_free(&w);
+
+  /* 6d. DDP's default all-reduce with its issue-spacing curve [[100, 30], [1000, 120]] (first
+   *     point at bucket_us 30) on three gradients whose hooks fire 50, 100 and 900 us into
+   *     backward (backward() returns at 1000: host-bound). The curve's anchor: the gradients
+   *     after the first come 50 and 800 us after the one before, where it reads 30 and
+   *     30 + 90 x 700 / 900 = 100, 35 above its first point on average. Buckets {0, 1} and {2}:
+   *     bucket 0, the step's first issue, keeps bucket_us, 30 (DDP's finalize, measured with
+   *     one bucket for all gradients, holds a step's one far-apart bucket call already; the
+   *     curve's far end would give 120 - 35 = 85); bucket 1 after 800 us of backward's own
+   *     work: 100 - 35 = 65 in place of 30. Everything after it 35 us later. */
+  {
+    static const uint64_t b3[3] = {1 << 20, 1 << 20, 2 << 20};
+    static const double r3[3] = {150, 200, 250};
+    su_workload(&w, 3, b3, r3, 400, 260, 20);
+    fu_host *h = &w.host;
+    h->version = FU_HOST_VERSION;
+    h->fwd_cpu_us = 100, h->bwd_cpu_us = 1000, h->opt_cpu_us = 10;
+    h->fwd_gpu_us = 400, h->bwd_gpu_us = 260, h->opt_gpu_us = 20;
+    h->copy_gbps = 1e6; /* the copies into the buckets next to nothing: the host leads */
+    w.grads[0].cpu_us = 50, w.grads[1].cpu_us = 100, w.grads[2].cpu_us = 900;
+    w.grads[0].gpu_us = 150, w.grads[1].gpu_us = 200, w.grads[2].gpu_us = 250;
+    h->has_ddp = 1;
+    h->ddp = (fu_host_ddp){.param_us = 5, .copy_us = 4, .bucket_us = 30, .hook_bucket_us = 60,
+                           .finalize_us = 7, .forward_us = 11};
+    su_plan(&p, 1, 0, 1);
+    p.framework = FU_FRAMEWORK_DDP;
+    size_t c21[2] = {2, 1};
+    fu_comm ar;
+    su_comm_ar8(&ar);
+    double flat = run(&w, &p, &ar, &prof, c21, 2, &r);
+    h->sp_ddp = (fu_host_spacing){.n = 2, .apart_us = {100, 1000}, .us = {30, 120}};
+    EXPECT_NEAR(run(&w, &p, &ar, &prof, c21, 2, &r), flat + 35, tol);
+    /*   One bucket for all: its one issue is the step's first, at bucket_us: as without. */
+    size_t c3[1] = {3};
+    double one_curve = run(&w, &p, &ar, &prof, c3, 1, &r);
+    h->sp_ddp.n = 0;
+    EXPECT_NEAR(run(&w, &p, &ar, &prof, c3, 1, &r), one_curve, tol);
+    /*   DDP's offload comm hook is not the all-reduce: the curve does not touch it. */
+    double off_flat = run(&w, &p, &off, &prof, c21, 2, &r);
+    h->sp_ddp.n = 2;
+    EXPECT_NEAR(run(&w, &p, &off, &prof, c21, 2, &r), off_flat, tol);
+    su_workload_free(&w);
+  }
   host_workload(&w, 300, 320);
-  p.overlap = 1;
+  su_plan(&p, 1, 0, 1);
+  p.framework = FU_FRAMEWORK_HOOKS;
 
   /* 7. The interval: the run's spread scales GPU and host work, operations at their CI bounds;
    *    with no spread and exact CIs the interval is the point, with spread it holds it. */
@@ -454,7 +498,8 @@ int main(void) {
   at = strstr(text, hk);
   if (at) {
     snprintf(withfw, sizeof withfw, "%.*s\"issue_spacing\": {\"hooks\": [[80, 30], [800, 90]],"
-             " \"ddp_offload\": [[100, 40]]}, %s", (int)(at - text), text, at);
+             " \"ddp_offload\": [[100, 40]], \"ddp\": [[90, 35], [900, 95]]}, %s",
+             (int)(at - text), text, at);
     EXPECT_INT_EQ(fu_workload_parse(withfw, "h.json", 0, &a), FU_OK);
     EXPECT_INT_EQ((long long)a.host.sp_hooks.n, 2);
     EXPECT_NEAR(a.host.sp_hooks.apart_us[1], 800, 0);
@@ -465,6 +510,9 @@ int main(void) {
     EXPECT_NEAR(b.host.sp_hooks.us[0], 30, 0);
     EXPECT_NEAR(b.host.sp_offload.apart_us[0], 100, 0);
     EXPECT_NEAR(b.host.sp_offload.us[0], 40, 0);
+    EXPECT_INT_EQ((long long)b.host.sp_ddp.n, 2);
+    EXPECT_NEAR(b.host.sp_ddp.apart_us[1], 900, 0);
+    EXPECT_NEAR(b.host.sp_ddp.us[1], 95, 0);
     fu_workload_finish(&a);
     fu_workload_finish(&b);
   }

@@ -189,6 +189,12 @@ st.probe_spacing(w, 2.0)
 check("probe_spacing: the capture's own curve kept, the missing one given",
       w["host"]["issue_spacing"]["hooks"] == CURVE and
       w["host"]["issue_spacing"].get("ddp_offload") == [[150.0, 70.0], [250.0, 90.0], [1050.0, 170.0]])
+# ddp (--ddp-spacing): DDP's default all-reduce as well, at bucket_us 30: [[150, 30], [250, 50],
+# [1050, 130]]; without it no "ddp" curve (the first call above named only the two).
+w = copy.deepcopy(PW)
+st.probe_spacing(w, 2.0, ddp=True)
+check("probe_spacing ddp: DDP's all-reduce curve by hand (got %r)" % w["host"]["issue_spacing"].get("ddp"),
+      w["host"]["issue_spacing"].get("ddp") == [[150.0, 30.0], [250.0, 50.0], [1050.0, 130.0]])
 w = copy.deepcopy(PW)
 w["host"]["version"] = 1
 check("probe_spacing: no version-2 host block, nothing (got %r)" % st.probe_spacing(w, 2.0),
