@@ -320,19 +320,23 @@ def drop_issue_spacing(wl, keep_direct=False):
 
 
 def whole_rise(wl, k):
-    """The hook pattern's issue-spacing curve timed call by call (source "direct") priced whole:
-    its rise over its first point (the dense issue, whose per-bucket cost the capture measured
-    whole, backward() over backward()) times k. In the validation loop an issue's whole cost rises
-    with its spacing about twice as steeply as its own calls: backward's own host work right after
-    a far-apart issue is slowed as well (tools/loop_issue_probe.py, loop_issue_probe_run1: k 2.26
-    [1.40, 2.90], 2.11, 2.07 on ConvNeXt-S and T5-small's 4 / 25 MiB plans against their per-tensor
-    plan; torch_modelcost.WHOLE_OVER_CALLS). Curves of whole-backward differences (--issue-spacing)
-    hold that part already, and DDP's offload comm hook was not timed in a loop: both unchanged."""
+    """The issue-spacing curves timed call by call (source "direct": the hook pattern's and DDP's
+    offload comm hook's) priced whole: each one's rise over its first point (the dense issue, whose
+    per-bucket cost the capture measured whole, backward() over backward()) times k. In the
+    validation loop an issue's whole cost rises with its spacing about twice as steeply as its own
+    calls: backward's own host work right after a far-apart issue is slowed as well
+    (tools/loop_issue_probe.py, loop_issue_probe_run1: k 2.26 [1.40, 2.90], 2.11, 2.07 on
+    ConvNeXt-S and T5-small's 4 / 25 MiB plans against their per-tensor plan;
+    torch_modelcost.WHOLE_OVER_CALLS). The loop timed the hook pattern's issue; the offload hook
+    makes calls of the same kind inside the same backward, and probe_spacing prices both alike
+    (session 27: runs 25-28's 18 offload rows 9 nearer, 9 farther, run 28 10 -> 9 rows above 5%).
+    Curves of whole-backward differences (--issue-spacing) hold that part already: unchanged."""
     h = wl.get("host", {})
     src = ((wl.get("meta") or {}).get("framework_on_model") or {}).get("issue_spacing_source") or {}
-    c = (h.get("issue_spacing") or {}).get("hooks")
-    if c and src.get("hooks") == "direct" and k != 1:
-        h["issue_spacing"]["hooks"] = [c[0]] + [[x, c[0][1] + k * (y - c[0][1])] for x, y in c[1:]]
+    for key in ("hooks", "ddp_offload"):
+        c = (h.get("issue_spacing") or {}).get(key)
+        if c and src.get(key) == "direct" and k != 1:
+            h["issue_spacing"][key] = [c[0]] + [[x, c[0][1] + k * (y - c[0][1])] for x, y in c[1:]]
 
 
 def curve_at(curve, x):
@@ -625,9 +629,10 @@ def arg_parser():
                     help="the default, said explicitly: those curves left out")
     ap.add_argument("--whole-over-calls", type=float, default=torch_modelcost.WHOLE_OVER_CALLS,
                     metavar="K",
-                    help="the hook pattern's in-backward issue rises with its spacing K times as "
-                         "steeply as its own calls timed at capture (default %(default)s, measured "
-                         "in the loop: backward's work after the issue slows too; 1: the calls alone)")
+                    help="an in-backward issue (the hook pattern's, DDP's offload hook's) rises "
+                         "with its spacing K times as steeply as its own calls timed at capture "
+                         "(default %(default)s, measured in the loop on the hook pattern: "
+                         "backward's work after the issue slows too; 1: the calls alone)")
     ap.add_argument("--no-direct-spacing", dest="direct_spacing", action="store_false",
                     help="a sensitivity: leave out the issue-spacing curves timed call by call "
                          "(captures from session 25 on), which are priced by default")

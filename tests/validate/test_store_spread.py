@@ -138,10 +138,10 @@ with tempfile.TemporaryDirectory() as tmp:
     hf, _ = st.anchor(fake, wl, dict(RM, compute_only_us=60.0), tmp, [], True, phases=False)
     check("one factor for all phases: (20 + 20) / (40 + 50) (got %r)" % hf,
           abs(hf - 40 / 90) < 1e-12)
-# whole_rise(): the hook pattern's curve timed call by call (source "direct") rises k times as
-# steeply over its first point: [[80, 50], [330, 60], [1300, 90]] at k 2 -> 50, 70, 130; a curve
-# of whole-backward differences, DDP's offload curve and k 1 are left as they are (the old store
-# has no whole_rise and priced the calls' rise alone).
+# whole_rise(): the curves timed call by call (source "direct"), the hook pattern's and DDP's
+# offload hook's, rise k times as steeply over their first point: [[80, 50], [330, 60], [1300,
+# 90]] at k 2 -> 50, 70, 130; a curve of whole-backward differences and k 1 are left as they are
+# (the store before session 26 priced the calls' rise alone; before session 27 the offload's).
 CURVE = [[80.0, 50.0], [330.0, 60.0], [1300.0, 90.0]]
 wl = {"host": {"issue_spacing": {"hooks": copy.deepcopy(CURVE),
                                  "ddp_offload": copy.deepcopy(CURVE)}},
@@ -151,7 +151,8 @@ w = copy.deepcopy(wl)
 st.whole_rise(w, 2.0)
 check("whole_rise: the direct hook curve's rise doubled (got %r)" % w["host"]["issue_spacing"]["hooks"],
       w["host"]["issue_spacing"]["hooks"] == [[80.0, 50.0], [330.0, 70.0], [1300.0, 130.0]])
-check("whole_rise: DDP's offload curve left", w["host"]["issue_spacing"]["ddp_offload"] == CURVE)
+check("whole_rise: the direct offload curve's rise doubled (got %r)" % w["host"]["issue_spacing"]["ddp_offload"],
+      w["host"]["issue_spacing"]["ddp_offload"] == [[80.0, 50.0], [330.0, 70.0], [1300.0, 130.0]])
 w = copy.deepcopy(wl)
 w["meta"]["framework_on_model"]["issue_spacing_source"]["hooks"] = "backward"
 st.whole_rise(w, 2.0)
