@@ -316,7 +316,7 @@ int fu_compute_optim_us(const fu_compute *c, const char *name, double ntensors, 
 }
 
 void fu_optim_launches(const double *numel, size_t n, int lists, int scalarlist, double *launches,
-                       double *moved, double *chunk) {
+                       double *moved, double *chunk, double sat_blocks, double *sat) {
   static const int max_tensors[5] = {110, 64, 48, 36, 30};
   const double kchunk = 65536;
   const int kblocks = 320;
@@ -335,12 +335,16 @@ void fu_optim_launches(const double *numel, size_t n, int lists, int scalarlist,
       int last = ch == nch - 1;
       if (nb == kblocks || (nt == max_t && last)) { /* launch; a tensor cut mid-way carries on */
         *launches += 1, *moved += sum * lists, *chunk += big * lists;
+        if (sat) *sat += lists * fmax(sum, sat_blocks * big);
         nb = 0, sum = 0, big = 0;
         nt = last ? 0 : 1;
       }
     }
   }
-  if (nb > 0) *launches += 1, *moved += sum * lists, *chunk += big * lists;
+  if (nb > 0) {
+    *launches += 1, *moved += sum * lists, *chunk += big * lists;
+    if (sat) *sat += lists * fmax(sum, sat_blocks * big);
+  }
 }
 
 double fu_optim_dev_us(const fu_optim_fit *o, const double *numel, size_t n) {
@@ -360,10 +364,18 @@ double fu_optim_dev_us(const fu_optim_fit *o, const double *numel, size_t n) {
     for (size_t i = 0; i < n; i++) total += numel[i];
     return o->base_us + o->per_tensor_us * (double)n + o->per_elem_us * total;
   }
-  double launches = 0, moved = 0, chunk = 0;
-  for (size_t k = 0; k < nops; k++)
-    fu_optim_launches(numel, n, ops[k] % 10, ops[k] >= 10, &launches, &moved, &chunk);
-  return o->launch_us * launches + o->per_moved_elem_us * moved + o->per_chunk_elem_us * chunk;
+  double total = 0, us = 0;
+  for (size_t i = 0; i < n; i++) total += numel[i] > 0 ? numel[i] : 0;
+  for (size_t k = 0; k < nops; k++) {
+    int lists = ops[k] % 10;
+    double launches = 0, moved = 0, chunk = 0, sat = 0;
+    fu_optim_launches(numel, n, lists, ops[k] >= 10, &launches, &moved, &chunk, o->hbm_sat_blocks, &sat);
+    if (o->hbm_launch_us > 0 && lists * total * 4 > o->cache_bytes) /* streams from HBM */
+      us += o->hbm_launch_us * launches + o->hbm_per_moved_elem_us * sat;
+    else
+      us += o->launch_us * launches + o->per_moved_elem_us * moved + o->per_chunk_elem_us * chunk;
+  }
+  return us;
 }
 
 /* ---- JSON ---- */
@@ -432,6 +444,12 @@ json_t *fu_compute_to_json(const fu_compute *c) {
     if (e && f->has_prologue) {
       json_object_set_new(e, "prologue_frac", json_real(f->prologue_frac));
       json_object_set_new(e, "tail_us", json_real(f->tail_us));
+    }
+    if (e && f->hbm_launch_us > 0) {
+      json_object_set_new(e, "hbm_launch_us", json_real(f->hbm_launch_us));
+      json_object_set_new(e, "hbm_per_moved_elem_us", json_real(f->hbm_per_moved_elem_us));
+      json_object_set_new(e, "hbm_sat_blocks", json_real(f->hbm_sat_blocks));
+      json_object_set_new(e, "cache_bytes", json_real(f->cache_bytes));
     }
     if (!e || json_array_append_new(opt, e)) goto oom;
   }
@@ -700,6 +718,13 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
             fu__num(e, "tail_us", 0, 1e6, &f->tail_us))
           return fu__bad(what, where, "prologue_frac (0 to 1) and tail_us (0 to 1e6) go together, with the host part");
       }
+      if (json_object_get(e, "hbm_launch_us") &&
+          (!(f->launch_us > 0) || fu__num(e, "hbm_launch_us", 1e-6, 1e6, &f->hbm_launch_us) ||
+           fu__num(e, "hbm_per_moved_elem_us", 0, 1, &f->hbm_per_moved_elem_us) ||
+           fu__num(e, "hbm_sat_blocks", 0, 320, &f->hbm_sat_blocks) ||
+           fu__num(e, "cache_bytes", 0, 1e12, &f->cache_bytes)))
+        return fu__bad(what, where, "hbm_launch_us (above 0), hbm_per_moved_elem_us (0 to 1), hbm_sat_blocks "
+                                    "(0 to 320) and cache_bytes (0 to 1e12) go together, with the launch form");
       c->noptim++;
     }
   }

@@ -26,7 +26,8 @@
  *               "host_bwd_us", "kernels_fwd", "kernels_bwd"}, .. ],
  *     "optimizer": [ {"name", "base_us", "per_tensor_us", "per_elem_us"[, "host_per_tensor_us",
  *                "host_base_us", "tail_frac", "host_probe_us"[, "prologue_frac", "tail_us"]][,
- *                "launch_us", "per_moved_elem_us", "per_chunk_elem_us"]}, .. ] (fu_optim_fit),
+ *                "launch_us", "per_moved_elem_us", "per_chunk_elem_us"[, "hbm_launch_us",
+ *                "hbm_per_moved_elem_us", "hbm_sat_blocks", "cache_bytes"]]}, .. ] (fu_optim_fit),
  *     "conv": [ {"dtype", "layout", "kernel", "stride", "m", "n", "k", "us"}, .. ],
  *     "host_probe_us": tools/torch_host.host_probe's CPU time per launch when the host costs were
  *                measured (calib_torch's hf_host part: the median of its readings), to carry them
@@ -120,6 +121,13 @@ typedef struct fu_optim_fit {
    * the Python after it: a fixed time, not a share of the device time). From the same steps. */
   int has_prologue;
   double prologue_frac, tail_us;
+  /* A step that streams from HBM, where hbm_launch_us > 0: an operation whose lists hold more
+   * bytes than the GPU's L2 cache (lists x elements x 4 > cache_bytes) prices each launch as
+   * hbm_launch_us + hbm_per_moved_elem_us x lists x max(its elements, hbm_sat_blocks x its
+   * largest chunk), in place of the launch form: a block keeps a fixed number of loads in flight,
+   * so a launch of fewer full chunks than hbm_sat_blocks runs at the blocks' rate, not HBM's
+   * (tools/calib_torch.py fit_optim_hbm). Smaller operations keep the launch form. */
+  double hbm_launch_us, hbm_per_moved_elem_us, hbm_sat_blocks, cache_bytes;
 } fu_optim_fit;
 
 typedef struct fu_compute {
@@ -195,13 +203,15 @@ int fu_compute_optim_us(const fu_compute *c, const char *name, double ntensors, 
  * per tensor): adds its launches, the elements its launches touch summed over lists, and the
  * largest chunk of each launch summed over lists (ATen MultiTensorApply.cuh: chunks of 65536,
  * at most 320 a launch, at most 110 / 64 / 48 / 36 / 30 tensors for 1..5 lists, 96 for one
- * scalarlist). */
+ * scalarlist); sat (may be NULL): adds lists x max(elements, sat_blocks x largest chunk) of
+ * each launch (the HBM form, fu_optim_fit). */
 void fu_optim_launches(const double *numel, size_t n, int lists, int scalarlist, double *launches,
-                       double *moved, double *chunk);
+                       double *moved, double *chunk, double sat_blocks, double *sat);
 
 /* The device time of optimizer o's step over tensors of numel[0..n) elements (in the order the
  * optimizer takes them): the launch form where o has one (launch_us > 0; the foreach operations
- * of PyTorch's adam / adamw / sgd with momentum), else base + per tensor + per element. */
+ * of PyTorch's adam / adamw / sgd with momentum), each operation that streams from HBM by the HBM
+ * form where o has that too (hbm_launch_us > 0), else base + per tensor + per element. */
 double fu_optim_dev_us(const fu_optim_fit *o, const double *numel, size_t n);
 
 /* JSON (Jansson) of the tables; parse fills c from the "compute" object (what names the file for

@@ -1211,14 +1211,14 @@ OPT_FOREACH = {
 }
 
 
-def mta_launches(sizes, lists, scalarlist):
-    """(launches, elements touched x lists, largest chunk of each launch x lists) of one foreach
-    operation over tensors of `sizes` elements, as ATen's MultiTensorApply.cuh cuts them: chunks of
-    65536, at most 320 a launch, at most 110 / 64 / 48 / 36 / 30 tensors for 1..5 lists (96 for
-    one scalarlist); a tensor cut by the chunk limit carries on in the next launch. The same
-    rule as fusim's fu_optim_launches."""
+def mta_launch_list(sizes, lists, scalarlist):
+    """Each launch of one foreach operation over tensors of `sizes` elements, as ATen's
+    MultiTensorApply.cuh cuts them, as (elements, largest chunk): chunks of 65536, at most 320 a
+    launch, at most 110 / 64 / 48 / 36 / 30 tensors for 1..5 lists (96 for one scalarlist); a
+    tensor cut by the chunk limit carries on in the next launch. The same rule as fusim's
+    fu_optim_launches."""
     max_t = 96 if scalarlist and lists == 1 else (110, 64, 48, 36, 30)[min(max(lists, 1), 5) - 1]
-    launches = moved = chunk = 0.0
+    out = []
     nt = nb = 0
     tot = big = 0.0
     for e in sizes:
@@ -1231,11 +1231,18 @@ def mta_launches(sizes, lists, scalarlist):
             nb, tot, big = nb + 1, tot + sz, max(big, sz)
             last = c == nch - 1
             if nb == 320 or (nt == max_t and last):
-                launches, moved, chunk = launches + 1, moved + tot * lists, chunk + big * lists
+                out.append((tot, big))
                 nb, tot, big, nt = 0, 0.0, 0.0, (0 if last else 1)
     if nb:
-        launches, moved, chunk = launches + 1, moved + tot * lists, chunk + big * lists
-    return launches, moved, chunk
+        out.append((tot, big))
+    return out
+
+
+def mta_launches(sizes, lists, scalarlist):
+    """(launches, elements touched x lists, largest chunk of each launch x lists) of one foreach
+    operation (mta_launch_list's launches)."""
+    ls = mta_launch_list(sizes, lists, scalarlist)
+    return float(len(ls)), sum(e for e, _ in ls) * lists, sum(c for _, c in ls) * lists
 
 
 def opt_point_sizes(p):
@@ -1300,6 +1307,60 @@ def optim_launch_fields(name, pts):
             "per_chunk_elem_us": float("%.6g" % lc), "launch_max_rel_err": round(lerr, 4)}
 
 
+HBM_FIELDS = ("hbm_launch_us", "hbm_per_moved_elem_us", "hbm_sat_blocks", "cache_bytes")
+
+
+def optim_streams(name, numel, cache_bytes):
+    """Whether every foreach operation of the optimizer's step over numel fp32 elements touches
+    more bytes than the GPU's L2 cache holds (its lists x numel x 4), so that it streams from HBM."""
+    return min(lists for lists, _ in OPT_FOREACH[name]) * numel * 4 > cache_bytes
+
+
+def optim_hbm_features(name, sizes, sat_blocks):
+    """(launches, the sum over them of lists x max(elements, sat_blocks x largest chunk)) over the
+    optimizer's foreach operations (OPT_FOREACH): the HBM form's features (fit_optim_hbm)."""
+    n = t = 0.0
+    for lists, sl in OPT_FOREACH[name]:
+        ls = mta_launch_list(sizes, lists, sl)
+        n += len(ls)
+        t += lists * sum(max(e, sat_blocks * c) for e, c in ls)
+    return n, t
+
+
+def fit_optim_hbm(name, pts, cache_bytes):
+    """The device time of a step that streams from HBM (optim_streams): each launch costs
+    hbm_launch_us plus hbm_per_moved_elem_us for each element of each list it touches, but at
+    least for hbm_sat_blocks full chunks per list: a block has a fixed number of loads in flight,
+    so a launch of fewer full chunks than that runs at the blocks' rate, not HBM's (the
+    calibration's 800-tensor net, 200 x (512 x 512, 3 x 512), runs its launches of 64-112 full
+    chunks at 2.0 TB/s against 3.7 for 320; the additive launch form reads it 11-16% short).
+    By relative least squares over the points whose every operation streams (at least 3 nets),
+    hbm_sat_blocks over 1..320 whole blocks. {} where too few points stream or a coefficient is
+    not positive."""
+    hbm = [p for p in pts if optim_streams(name, p["numel"], cache_bytes)]
+    if len({(p["n"], p["numel"]) for p in hbm}) < 3:
+        return {}
+    best = None
+    for r in range(1, 321):
+        rows = [optim_hbm_features(name, opt_point_sizes(p), r) + (p["dev_us"],) for p in hbm]
+        uu = uv = vv = su = sv = 0.0
+        for n, t, y in rows:
+            u, v = n / y, t / y
+            uu, uv, vv, su, sv = uu + u * u, uv + u * v, vv + v * v, su + u, sv + v
+        det = uu * vv - uv * uv
+        if det <= 0:
+            continue
+        a, m = (su * vv - sv * uv) / det, (sv * uu - su * uv) / det
+        err = sum(((a * n + m * t) / y - 1) ** 2 for n, t, y in rows)
+        if a > 0 and m > 0 and (best is None or err < best[0]):
+            best = (err, r, a, m, max(abs((a * n + m * t) / y - 1) for n, t, y in rows))
+    if best is None:
+        return {}
+    _, r, a, m, worst = best
+    return {"hbm_launch_us": round(a, 4), "hbm_per_moved_elem_us": float("%.6g" % m),
+            "hbm_sat_blocks": r, "cache_bytes": int(cache_bytes), "hbm_max_rel_err": round(worst, 4)}
+
+
 def fit_optim_host(pts):
     """Host part of the optimizer step from points (dicts: n tensors, host_us = opt.step()'s CPU
     time inside a training step, dev_us = its device time alone, gap_us = the GPU's time from
@@ -1349,6 +1410,11 @@ def optim_host_fields(pts):
     return {"host_base_us": round(hbase, 2), "host_per_tensor_us": round(hper, 3),
             "tail_frac": round(tail, 3), "prologue_frac": round(pro, 3), "tail_us": round(tail_us, 1),
             "host_loop_per_tensor_us": round(loop_per, 3)}
+
+
+def l2_cache_bytes(torch):
+    """The GPU's L2 cache in bytes (the optimizer's HBM form: which steps stream)."""
+    return int(torch.cuda.get_device_properties(0).L2_cache_size)
 
 
 def measure_optimizers(torch, log):
@@ -1458,6 +1524,8 @@ def measure_optimizers(torch, log):
                         "per_elem_us": float("%.6g" % per_e), "max_rel_err": round(err, 4),
                         **optim_launch_fields(name, pts), **hf,
                         "temp_bytes_per_elem": round(max(temp), 3), "points": pts})
+            if "launch_us" in out[-1]:   # the HBM form falls back to the launch form
+                out[-1].update(fit_optim_hbm(name, pts, l2_cache_bytes(torch)))
             log("optimizer %s: device %.1f us + %.3f us/tensor + %.3g us/elem (max err %.0f%%); host in a "
                 "step %.0f + %.2f us/tensor (back to back %.2f); last kernel %.2f of the device time" % (
                     name, base, per_t, per_e, 100 * err, hf["host_base_us"], hf["host_per_tensor_us"],
@@ -1605,7 +1673,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         comp.setdefault("diag", {})["timer"] = rows
     elif part == "optimizer":
         comp["optimizer"], probes = measure_optimizers(torch, log)
-        comp.setdefault("diag", {})["optimizer"] = {"probes_us": [round(p, 3) for p in probes]}
+        comp.setdefault("diag", {})["optimizer"] = {"probes_us": [round(p, 3) for p in probes],
+                                                    "l2_cache_bytes": l2_cache_bytes(torch)}
 
 
 PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",

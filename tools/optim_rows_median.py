@@ -9,7 +9,11 @@ tensor at one probe speed: 15.96, 14.62 and 14.57 us in three calibrations on 20
 The output is a calibration file (fusim-compute-1) holding only the optimizer rows, with the last
 file's fastest reading as their host_probe_us; merge it after the others.
 
-Usage: python3 tools/optim_rows_median.py OUT CALIB.json CALIB.json [CALIB.json ...]
+A row without the HBM form (calib_torch.fit_optim_hbm, 2026-12-05) gets it from its points, at the
+GPU's L2 cache size: the file's diag.optimizer.l2_cache_bytes, else --l2-bytes (calibrations before 2026-12-05 did
+not record it; the H200's is 62914560, 60 MiB, as fusim calib logs it: "L2 60 MB").
+
+Usage: python3 tools/optim_rows_median.py [--l2-bytes N] OUT CALIB.json CALIB.json [CALIB.json ...]
 """
 import json
 import os
@@ -21,10 +25,14 @@ import calib_torch  # noqa: E402
 import host_rows_median  # noqa: E402
 
 FIELDS = ("base_us", "per_tensor_us", "per_elem_us", "host_base_us", "host_per_tensor_us", "tail_frac",
-          "launch_us", "per_moved_elem_us", "per_chunk_elem_us", "prologue_frac", "tail_us")
+          "launch_us", "per_moved_elem_us", "per_chunk_elem_us", "prologue_frac", "tail_us",
+          "hbm_launch_us", "hbm_per_moved_elem_us", "hbm_sat_blocks", "cache_bytes")
 
 
-def load(path):
+COUNTS = ("hbm_sat_blocks", "cache_bytes")  # whole numbers, kept whole
+
+
+def load(path, l2_bytes=0):
     """(the probes' fastest reading, {name: row} of the rows with a host part) of one calibration;
     a row without the launch form (measured before 2026-12-04o) gets it fitted from its points
     (calib_torch.fit_optim_launch) where it has them and fusim takes the fit (launch_ok)."""
@@ -40,16 +48,27 @@ def load(path):
                 o["launch_us"], o["per_moved_elem_us"], o["per_chunk_elem_us"] = lu, lm, lc
         if "prologue_frac" not in o and "points" in o:  # the overlap (2026-12-04p) likewise
             o["prologue_frac"], o["tail_us"] = calib_torch.fit_optim_overlap(o["points"])
+        cache = c.get("diag", {}).get("optimizer", {}).get("l2_cache_bytes") or l2_bytes
+        if "hbm_launch_us" not in o and "points" in o and "launch_us" in o and cache > 0:  # 2026-12-05
+            o.update({k: v for k, v in calib_torch.fit_optim_hbm(o["name"], o["points"], cache).items()
+                      if k in FIELDS})
     return min(probes), rows
 
 
 def main(argv):
-    out, paths = (argv[1], argv[2:]) if len(argv) >= 4 else (None, [])
-    if not out:
-        print("usage: optim_rows_median.py OUT CALIB.json CALIB.json [...]", file=sys.stderr)
+    args, l2 = list(argv[1:]), 0
+    if args[:1] == ["--l2-bytes"]:
+        try:
+            l2 = int(args[1])
+        except (IndexError, ValueError):
+            l2 = -1
+        args = args[2:]
+    out, paths = (args[0], args[1:]) if len(args) >= 3 else (None, [])
+    if not out or l2 < 0:
+        print("usage: optim_rows_median.py [--l2-bytes N] OUT CALIB.json CALIB.json [...]", file=sys.stderr)
         return 64
     try:
-        files = [load(p) for p in paths]
+        files = [load(p, l2) for p in paths]
         ref = files[-1][0]
         names = [n for n in files[-1][1] if all(n in rows for _, rows in files)]
         if not names:
@@ -61,8 +80,9 @@ def main(argv):
                 o, k = rows[n], ref / probe
                 got.append({f: o[f] * (k if f.startswith("host_") else 1.0) for f in FIELDS if f in o})
             # a field some files lack (the launch form, from rows without points) over those that have it
-            opt.append(dict({f: float("%.6g" % statistics.median(g[f] for g in got if f in g))
-                             for f in FIELDS if any(f in g for g in got)}, name=n, host_probe_us=ref))
+            med = {f: statistics.median(g[f] for g in got if f in g) for f in FIELDS if any(f in g for g in got)}
+            opt.append(dict({f: int(v) if f in COUNTS else float("%.6g" % v) for f, v in med.items()},
+                            name=n, host_probe_us=ref))
             readings[n] = [[round(g["host_base_us"], 2), round(g["host_per_tensor_us"], 3)] for g in got]
     except (OSError, ValueError, KeyError, TypeError) as e:
         print("optim_rows_median: %s" % e, file=sys.stderr)

@@ -5,7 +5,8 @@ of the device time after the host's issue less the GPU's lag; a device-bound poi
 against 210 of host) must not enter the share. The fit must give 50, 8 and 0.2. Then the device
 time's launch form: PyTorch's multi-tensor launches counted by hand, and its fit giving back
 coefficients chosen by hand; and the overlap (the prologue's share of the host time, the time
-after the host's last issue) from points priced by hand."""
+after the host's last issue) from points priced by hand; and the HBM form (a launch at least
+hbm_sat_blocks full chunks) from points priced by hand."""
 import os
 import sys
 
@@ -77,6 +78,29 @@ for coef, want in (((2.0, 1.5e-6, 6e-5), ["launch_us", "per_moved_elem_us", "per
     got = c.optim_launch_fields("sgd", pts)
     if list(got) != want:
         fails.append("optim_launch_fields at %s: %s, expected keys %s" % (coef, got, want))
+# The HBM form (fit_optim_hbm): points priced by hand as launches x 4.5 + 1.6e-6 x lists x
+# max(elements, 100 x largest chunk) per launch give those back; only the nets whose every
+# operation outgrows a 60 MiB cache enter (SGD's 1-list mul_: 4 x numel bytes above it), so the
+# small nets, priced here at 10x, must not move the fit.
+mul = c.mta_launch_list([65536.0 * 4] * 20, 1, 0)  # 20 tensors of 4 full chunks: one launch
+if mul != [(65536.0 * 80, 65536.0)]:
+    fails.append("mta_launch_list 20 x 4 chunks: %s, expected one launch of 80 chunks" % mul)
+if c.optim_hbm_features("sgd", [65536.0 * 4] * 20, 100) != (3.0, 5 * 6553600.0):
+    fails.append("optim_hbm_features sgd 20 x 4 chunks at 100 blocks: %s, expected (3, 32768000)"
+                 % (c.optim_hbm_features("sgd", [65536.0 * 4] * 20, 100),))
+pts = []
+for L, W in c.OPT_NETS:
+    p = {"n": 4 * L, "numel": L * (W * W + 3 * W), "L": L, "W": W}
+    n, t = c.optim_hbm_features("sgd", c.opt_point_sizes(p), 100)
+    streams = 4 * p["numel"] > 60 * 2**20
+    pts.append(dict(p, dev_us=(4.5 * n + 1.6e-6 * t) * (1 if streams else 10)))
+got = c.fit_optim_hbm("sgd", pts, 60 * 2**20)
+for k, want in (("hbm_launch_us", 4.5), ("hbm_per_moved_elem_us", 1.6e-6), ("hbm_sat_blocks", 100),
+                ("cache_bytes", 60 * 2**20)):
+    if abs(got.get(k, -1) - want) > 1e-4 * want:
+        fails.append("fit_optim_hbm %s: %s, expected %g" % (k, got.get(k), want))
+if c.fit_optim_hbm("sgd", pts, 2**40) != {}:   # a cache that holds every net: no streaming point
+    fails.append("fit_optim_hbm with every net in the cache: %s, expected {}" % c.fit_optim_hbm("sgd", pts, 2**40))
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)

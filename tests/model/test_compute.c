@@ -161,7 +161,7 @@ static void test_optim_launches(void) {
   double l = 0, m = 0, ch = 0;
   /* one tensor of 320 chunks and 10 elements: 320 full chunks, then the 10 */
   double big[1] = {65536.0 * 320 + 10};
-  fu_optim_launches(big, 1, 1, 0, &l, &m, &ch);
+  fu_optim_launches(big, 1, 1, 0, &l, &m, &ch, 0, NULL);
   EXPECT_REL(l, 2, 1e-12);
   EXPECT_REL(m, 65536.0 * 320 + 10, 1e-12);
   EXPECT_REL(ch, 65536 + 10, 1e-12);
@@ -169,27 +169,27 @@ static void test_optim_launches(void) {
   double ones[111];
   for (int i = 0; i < 111; i++) ones[i] = 1;
   l = m = ch = 0;
-  fu_optim_launches(ones, 111, 1, 0, &l, &m, &ch);
+  fu_optim_launches(ones, 111, 1, 0, &l, &m, &ch, 0, NULL);
   EXPECT_REL(l, 2, 1e-12);
   EXPECT_REL(m, 111, 1e-12);
   EXPECT_REL(ch, 2, 1e-12);
   l = m = ch = 0;
-  fu_optim_launches(ones, 111, 2, 0, &l, &m, &ch);
+  fu_optim_launches(ones, 111, 2, 0, &l, &m, &ch, 0, NULL);
   EXPECT_REL(l, 2, 1e-12);
   EXPECT_REL(m, 222, 1e-12);
   EXPECT_REL(ch, 4, 1e-12);
   l = m = ch = 0;
-  fu_optim_launches(ones, 97, 1, 1, &l, &m, &ch); /* 96 + 1 */
+  fu_optim_launches(ones, 97, 1, 1, &l, &m, &ch, 0, NULL); /* 96 + 1 */
   EXPECT_REL(l, 2, 1e-12);
   l = m = ch = 0;
-  fu_optim_launches(ones, 96, 1, 1, &l, &m, &ch);
+  fu_optim_launches(ones, 96, 1, 1, &l, &m, &ch, 0, NULL);
   EXPECT_REL(l, 1, 1e-12);
   /* an empty tensor before 110 one-element ones: ATen skips it (MultiTensorApply.cuh), so the
    * 110 fill one launch; counted as a tensor it would cut them 109 + 1 */
   double zero_ones[111] = {0};
   for (int i = 1; i < 111; i++) zero_ones[i] = 1;
   l = m = ch = 0;
-  fu_optim_launches(zero_ones, 111, 1, 0, &l, &m, &ch);
+  fu_optim_launches(zero_ones, 111, 1, 0, &l, &m, &ch, 0, NULL);
   EXPECT_REL(l, 1, 1e-12);
   EXPECT_REL(m, 110, 1e-12);
   /* SGD (mul_ 1 list, add_ 2, add_ 2) over one tensor of 100000 (chunks 65536 + 34464):
@@ -206,6 +206,37 @@ static void test_optim_launches(void) {
   /* without the launch form: base + per tensor + per element */
   o.launch_us = 0;
   EXPECT_REL(fu_optim_dev_us(&o, one, 1), 1000 + 1 + 100000, 1e-12);
+}
+
+/* The HBM form (fu_optim_fit.hbm_*), by hand: each launch at least sat_blocks full chunks per
+ * list, and only for operations whose lists hold more than cache_bytes. */
+static void test_optim_hbm(void) {
+  /* 320 full chunks + 10 elements, one list, sat_blocks 100: launch 1 max(20971520, 6553600),
+   * launch 2 max(10, 100 x 10) */
+  double big[1] = {65536.0 * 320 + 10}, l = 0, m = 0, ch = 0, sat = 0;
+  fu_optim_launches(big, 1, 1, 0, &l, &m, &ch, 100, &sat);
+  EXPECT_REL(sat, 20971520 + 1000, 1e-12);
+  /* SGD (lists 1, 2, 2) over 20 tensors of 262144 (4 full chunks each, 80 a launch: one launch
+   * per operation, 5242880 elements, largest chunk 65536). The launch form: 3 x 2 + 1.5e-6 x
+   * 5 x 5242880 + 6e-5 x 5 x 65536 = 6 + 39.3216 + 19.6608 = 64.9824 us. The HBM form at
+   * sat_blocks 100: each launch max(5242880, 6553600) = 6553600 per list: 3 x 5 + 1e-6 x 5 x
+   * 6553600 = 47.768 us. */
+  double w[20];
+  for (int i = 0; i < 20; i++) w[i] = 262144;
+  fu_optim_fit o = {.name = "sgd", .launch_us = 2, .per_moved_elem_us = 1.5e-6, .per_chunk_elem_us = 6e-5,
+                    .hbm_launch_us = 5, .hbm_per_moved_elem_us = 1e-6, .hbm_sat_blocks = 100,
+                    .cache_bytes = 1e6};
+  EXPECT_REL(fu_optim_dev_us(&o, w, 20), 47.768, 1e-9);
+  /* a cache of 3e7 bytes holds the one-list operation (20971520 bytes) but not the two-list ones
+   * (41943040): (2 + 7.86432 + 3.93216) + 2 x (5 + 1e-6 x 2 x 6553600) = 50.01088 us */
+  o.cache_bytes = 3e7;
+  EXPECT_REL(fu_optim_dev_us(&o, w, 20), 50.01088, 1e-9);
+  /* a cache that holds every list: the launch form throughout */
+  o.cache_bytes = 1e8;
+  EXPECT_REL(fu_optim_dev_us(&o, w, 20), 64.9824, 1e-9);
+  /* without the HBM fields: the launch form */
+  o.cache_bytes = 1e6, o.hbm_launch_us = 0;
+  EXPECT_REL(fu_optim_dev_us(&o, w, 20), 64.9824, 1e-9);
 }
 
 static void test_ops_attn_optim(void) {
@@ -292,6 +323,26 @@ static void test_json(void) {
   EXPECT_INT_EQ(fu_profile_parse("{\"format\": \"fusim-profile-1\", \"curves\": [], \"compute\": {\"ops\": "
                                  "[{\"op\": \"gelu\", \"dtype\": \"bf16\", \"numel\": [10, 5], \"fwd_us\": [1, 1], "
                                  "\"bwd_us\": [1, 1], \"host_fwd_us\": 0, \"host_bwd_us\": 0}]}}", "bad", q), FU_EDATA);
+  /* the HBM form read back, and refused without the launch form it falls back to */
+  fu_compute *h = malloc(sizeof *h);
+  fu_compute_init(h);
+  const char *launch = "\"launch_us\": 2, \"per_moved_elem_us\": 1e-6, \"per_chunk_elem_us\": 6e-5, ";
+  const char *hbm = "\"hbm_launch_us\": 5, \"hbm_per_moved_elem_us\": 1.5e-6, \"hbm_sat_blocks\": 108, "
+                    "\"cache_bytes\": 62914560}]}";
+  char text[512];
+  snprintf(text, sizeof text, "{\"optimizer\": [{\"name\": \"sgd\", \"base_us\": 1, \"per_tensor_us\": 0, "
+           "\"per_elem_us\": 0, %s%s", launch, hbm);
+  EXPECT_INT_EQ(merge(text, h), FU_OK);
+  EXPECT_REL(h->optim[0].hbm_sat_blocks, 108, 1e-12);
+  EXPECT_REL(h->optim[0].cache_bytes, 62914560, 1e-12);
+  p->compute = *h;
+  roundtrip(p, q);
+  EXPECT_REL(q->compute.optim[0].hbm_launch_us, 5, 1e-12);
+  EXPECT_REL(q->compute.optim[0].hbm_per_moved_elem_us, 1.5e-6, 1e-12);
+  snprintf(text, sizeof text, "{\"optimizer\": [{\"name\": \"sgd\", \"base_us\": 1, \"per_tensor_us\": 0, "
+           "\"per_elem_us\": 0, %s", hbm);
+  EXPECT_INT_EQ(merge(text, h), FU_EDATA);
+  free(h);
   free(p);
   free(q);
 }
@@ -476,6 +527,7 @@ int main(void) {
   test_widths();
   test_attn_bh();
   test_optim_launches();
+  test_optim_hbm();
   test_ops_attn_optim();
   test_json();
   test_unaligned();
