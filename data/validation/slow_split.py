@@ -109,11 +109,17 @@ def show_ddp(rows, folder):
         with open(os.path.join(folder, "torch_h200_run%d" % n, "runs.json")) as f:
             runs[n] = json.load(f)
     lines, copies = ddp_lines(rows, runs)
-    print("\nddp: copy plans 1MiB..100MiB, backward over compute-only against the buckets, %d "
-          "model-runs (medians): loop %.1f us a bucket, charged %.1f; intercept loop %.1f us a "
-          "parameter, charged %.1f" % ((len(lines),) + tuple(st.median(x[k] for x in lines)
-                                                          for k in range(4))))
+    if not lines:   # runs without the four DDP copy plans (a valid input: nothing to fit)
+        print("\nddp: no model-run has the copy plans 1MiB..100MiB")
+    else:
+        print("\nddp: copy plans 1MiB..100MiB, backward over compute-only against the buckets, %d "
+              "model-runs (medians): loop %.1f us a bucket, charged %.1f; intercept loop %.1f us a "
+              "parameter, charged %.1f" % ((len(lines),) + tuple(st.median(x[k] for x in lines)
+                                                              for k in range(4))))
     d = [c - lp for lp, c in copies]
+    if not copies:
+        print("ddp: no model-run has DDP default and DDP default view")
+        return
     print("ddp: copy a parameter (default less default view), %d model-runs: loop median %.1f us, "
           "charged %.1f; charged above the loop in %d, by %+.2f on average"
           % (len(copies), st.median(x[0] for x in copies), st.median(x[1] for x in copies),
@@ -132,11 +138,13 @@ def main(files, folder=None):
     print("%d rows, %d model-runs, runs %d-%d" % (len(rows), len({r[:2] for r in rows}),
                                                    runs[0], runs[-1]))
     n, mean, lead, where = slow_rows(rows)
-    print("\nslow: %d rows above %.0f%% too slow; mean %s" % (n, SLOW, "  ".join(
-        "%s %+.2f" % (k, mean[k]) for k in PARTS)))
-    print("  led by: %s" % ", ".join("%s %d" % kv for kv in lead.most_common()))
-    print("  model-runs: %s" % ", ".join("run%d %s %d" % (k[0], re.sub(r"_torchva\w*$", "", k[1]), c)
-                                         for k, c in where.most_common()))
+    # no row too slow is an answer, not bad input: no means then
+    print("\nslow: %d rows above %.0f%% too slow%s" % (n, SLOW, "; mean " + "  ".join(
+        "%s %+.2f" % (k, mean[k]) for k in PARTS) if n else ""))
+    if n:
+        print("  led by: %s" % ", ".join("%s %d" % kv for kv in lead.most_common()))
+        print("  model-runs: %s" % ", ".join("run%d %s %d" % (k[0], re.sub(r"_torchva\w*$", "", k[1]), c)
+                                             for k, c in where.most_common()))
     for part in ("err", "bwd", "fwd"):
         print("\nby plan: %s less the model-run's median (points): mean, median, share above 0"
               % part)

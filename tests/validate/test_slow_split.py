@@ -16,9 +16,17 @@ row measured at 10000 us. The loop's backward() over compute-only (same-round di
 charged 120 + 30 x buckets: 240, 180, 180, 150, so the bwd parts (charged - loop over 10000 us, in
 points) are -0.6, -0.2, -0.2, 0. Lines: loop 50 us a bucket, intercept 100 / 4 = 25 us a
 parameter; charged 30 and 120 / 4 = 30. DDP default view (2 buckets): loop 150, bwd part -0.3, so
-charged 120: copy a parameter loop (200 - 150) / 4 = 12.5, charged (180 - 120) / 4 = 15."""
+charged 120: copy a parameter loop (200 - 150) / 4 = 12.5, charged (180 - 120) / 4 = 15.
+
+A run whose rows are all within 5% and that has no DDP copy plans is a valid input: main prints
+"0 rows above 5%" and says the DDP lines have no model-run, exit 0 (it ended in a KeyError /
+StatisticsError, which bad_input reported as "not its input", exit 65)."""
+import contextlib
+import io
+import json
 import os
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data",
                                 "validation"))
@@ -73,4 +81,21 @@ lines, copies = ss.ddp_lines([p[1] for p in PLANS], RUN)
 check("ddp line (loop, charged a bucket; loop, charged a parameter)",
       [tuple(round(x, 9) for x in t) for t in lines], [(50.0, 30.0, 25.0, 30.0)])
 check("ddp copy (loop, charged)", [tuple(round(x, 9) for x in t) for t in copies], [(12.5, 15.0)])
+
+with tempfile.TemporaryDirectory() as tmp:
+    os.mkdir(os.path.join(tmp, "torch_h200_run3"))
+    with open(os.path.join(tmp, "torch_h200_run3", "runs.json"), "w") as f:
+        json.dump({"models": [{"workload": "M", "compute_only_cpu_times_us": [[0.0, 100.0, 0.0]],
+                               "rows": []}]}, f)
+    decomp = os.path.join(tmp, "decomp.txt")
+    with open(decomp, "w") as f:
+        f.write("== data/validation/torch_h200_run3\n"
+                "M  hooks none  err  +1.00 = noise  +0.50 base  +0.00 fwd  +0.00 bwd  +0.50 "
+                "rest  +0.00 other  +0.00\n")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = ss.main([decomp], tmp)
+    check("no slow row, no DDP plans: exit", code, 0)
+    check("no slow row: said", "slow: 0 rows above 5% too slow\n" in out.getvalue(), True)
+    check("no DDP plans: said", "ddp: no model-run has the copy plans" in out.getvalue(), True)
 sys.exit(1 if FAIL else 0)
