@@ -9,9 +9,9 @@ the fastest measured, with that gap's 90% interval over the run's rounds (fastes
 
 Beside the strict count of models whose pick is within 1%, the targets line says how many of the
 others the run itself cannot resolve: their interval reaches 1%. Each plan's median comes from one
-iteration a round (12-36 rounds) on a shared host; on runs 13-28, 14 of the 15 picks more than 1%
-off have an interval that reaches 1% (python3 tests/bench/torch_validation_bench.py build/fusim
-data/validation/torch_h200_runN). The strict figure stays the target.
+iteration a round (12-36 rounds) on a shared host; on runs 13-28, every one of the 15 picks more
+than 1% off has an interval that reaches 1% (python3 tests/bench/torch_validation_bench.py
+build/fusim data/validation/torch_h200_runN). The strict figure stays the target.
 
     python3 tests/bench/torch_validation_bench.py build/fusim [RUNDIR ...] [-- STORE-OPTIONS]
     meson test -C build --benchmark torch-validation
