@@ -563,6 +563,17 @@ def hf_model(tf, arch, L, size):
     return m, V
 
 
+def hf_loss(torch, m, ids, bf16):
+    """The forward() a step times for an HF model built by hf_model: its language-model loss on
+    ids (the labels too), under bf16 autocast where bf16, else as the model's dtype."""
+    def fwd():
+        if bf16:
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                return m(input_ids=ids, labels=ids).loss
+        return m(input_ids=ids, labels=ids).loss
+    return fwd
+
+
 def first_layer(m, arch):
     """The first transformer layer of an HF model built by hf_model."""
     return {"bert": lambda: m.bert.encoder.layer[0], "gpt2": lambda: m.transformer.h[0],
@@ -644,13 +655,7 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
                     m, V = hf_model(tf, arch, L, size)
                     models[L] = m.cuda().train()
                     ids = torch.randint(0, V, (1, seq), device="cuda")
-
-                    def fwd(m=models[L], ids=ids):
-                        if mode == "bf16":
-                            with torch.autocast("cuda", dtype=torch.bfloat16):
-                                return m(input_ids=ids, labels=ids).loss
-                        return m(input_ids=ids, labels=ids).loss
-                    fwds[L] = fwd
+                    fwds[L] = hf_loss(torch, models[L], ids, mode == "bf16")
                 held, plain = {L: [] for L in depths}, {L: [] for L in depths}
                 short = {L: 0 for L in depths}
                 # when the first layer is called: the host time before it (embeddings, positions,

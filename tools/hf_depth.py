@@ -106,12 +106,7 @@ def main(argv=None):
                 m, V = calib_torch.hf_model(tf, arch, L, "tiny")
                 m = m.cuda().train()
                 ids = torch.randint(0, V, (1, 16), device="cuda")
-
-                def fwd(m=m, ids=ids, bf16=mode == "bf16"):
-                    if bf16:
-                        with torch.autocast("cuda", dtype=torch.bfloat16):
-                            return m(input_ids=ids, labels=ids).loss
-                    return m(input_ids=ids, labels=ids).loss
+                fwd = calib_torch.hf_loss(torch, m, ids, mode == "bf16")
                 models[(arch, mode, L)] = (m, fwd)
                 for _ in range(3):
                     calib_torch.plain_step_host(torch, m, fwd)

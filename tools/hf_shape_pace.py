@@ -106,12 +106,7 @@ def main(argv=None):
             m, V = calib_torch.hf_model(tf, a.arch, L, "tiny")
             ids = torch.randint(0, V, (1, 16), device="cuda")
         m = m.cuda().train()
-
-        def fwd(m=m, ids=ids):
-            if bf16:
-                with torch.autocast("cuda", dtype=torch.bfloat16):
-                    return m(input_ids=ids, labels=ids).loss
-            return m(input_ids=ids, labels=ids).loss
+        fwd = calib_torch.hf_loss(torch, m, ids, bf16)
         for _ in range(3):
             calib_torch.plain_step_host(torch, m, fwd)
         return m, fwd

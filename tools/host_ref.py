@@ -71,13 +71,8 @@ def maker(arch, amp):
         torch.manual_seed(0)
         m, V = calib_torch.hf_model(tf, arch, REF_LAYERS, "tiny")
         m = m.cuda().train()
-        ids = inp = torch.randint(0, V, (1, 16), device="cuda")
-
-        def fwd():
-            if bf16:
-                with torch.autocast("cuda", dtype=torch.bfloat16):
-                    return m(input_ids=ids, labels=ids).loss
-            return m(input_ids=ids, labels=ids).loss
+        inp = torch.randint(0, V, (1, 16), device="cuda")
+        fwd = calib_torch.hf_loss(torch, m, inp, bf16)
 
         def step():
             return calib_torch.plain_step_host(torch, m, fwd)
