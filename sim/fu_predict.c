@@ -306,11 +306,12 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  *         unpack as the cost model prices them), when its last gradient is ready.
  * With host.issue_spacing, a bucket of the hook pattern, of DDP's offload hook or of DDP's
  * default all-reduce issued from inside backward costs what its curve gives at backward's own
- * host work since the previous issue inside backward: the issue is dearer the farther apart (its calls find their data evicted from
- * the CPU caches by that work, tools/issue_probe.py). The first issue of a step is priced at the
- * curve's far end: the previous issue was in the previous step, a forward and more ago. The
- * curve is read less its anchor (fu__spacing_anchor), so that a bucket per gradient costs on
- * average the per-bucket cost measured that way. DDP's default all-reduce priced by its own curve
+ * host work since the previous issue inside backward: the issue is dearer the farther apart
+ * (its calls find their data evicted from the CPU caches by that work, tools/issue_probe.py).
+ * The first issue of a step is priced at the curve's far end: the previous issue was in the
+ * previous step, a forward and more ago. The curve is read less its anchor
+ * (fu__spacing_anchor), so that a bucket per gradient costs on average the per-bucket cost
+ * measured that way. DDP's default all-reduce priced by its own curve
  * (host.issue_spacing.ddp) is the exception to the first issue: it keeps ddp.bucket_us, because
  * DDP's finalize_us, measured with one bucket for all gradients, holds a step's one far-apart
  * bucket call already.
