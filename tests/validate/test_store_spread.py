@@ -200,6 +200,13 @@ w = copy.deepcopy(PW)
 w["host"]["version"] = 1
 check("probe_spacing: no version-2 host block, nothing (got %r)" % st.probe_spacing(w, 2.0),
       st.probe_spacing(w, 2.0) == [] and "issue_spacing" not in w["host"])
+# a comm hook measured below DDP's bucket (hook_bucket_us 20 < bucket_us 30, a tower's noise):
+# no offload curve (its first point would be -10, which fusim refuses), the hook pattern's given
+w = copy.deepcopy(PW)
+w["host"]["ddp"]["hook_bucket_us"] = 20.0
+done = st.probe_spacing(w, 2.0)
+check("probe_spacing: a negative offload excess, no offload curve (got %r)" % done,
+      done == ["hooks"] and "ddp_offload" not in w["host"]["issue_spacing"])
 st.torch_modelcost.ISSUE_COLD_EXTRA = saved
 # --whole-over-calls below 0 (a curve falling under its dense issue, which fusim refuses only
 # after the anchor's first predict) or not a number: one line, exit 64, before the run is read
