@@ -28,6 +28,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import calib_torch  # noqa: E402
+from host_ref import out_writable  # noqa: E402
 
 # (L, W): W 512's 4-chunk weights (the layout that runs at the blocks' rate) and W 2048's
 # 64-chunk ones, from 17 MB a list (every operation in the cache) to 134 MB (none)
@@ -151,7 +152,16 @@ def main(argv):
     ap.add_argument("--optimizers", default="sgd,adamw")
     a = ap.parse_args(argv)
     a.optimizers = [n for n in a.optimizers.split(",") if n]
-    rows = {r["name"]: r for r in json.load(open(a.profile))["compute"]["optimizer"]}
+    try:
+        with open(a.profile) as f:
+            rows = {r["name"]: r for r in json.load(f)["compute"]["optimizer"]}
+    except OSError as e:
+        print("optim_stream_probe: %s: %s" % (a.profile, e.strerror or e), file=sys.stderr)
+        return 66
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        print("optim_stream_probe: %s: not a profile with optimizer rows (%s: %s)"
+              % (a.profile, type(e).__name__, e), file=sys.stderr)
+        return 65
     for n in a.optimizers:
         if n not in rows or n not in calib_torch.OPT_FOREACH or "launch_us" not in rows[n]:
             print("optim_stream_probe: %s: no launch-form row for optimizer %r" % (a.profile, n), file=sys.stderr)
@@ -161,6 +171,8 @@ def main(argv):
     if not a.out:
         print("optim_stream_probe: --out FILE (or --dry-run)", file=sys.stderr)
         return 64
+    if not out_writable("optim_stream_probe", a.out):   # before the GPU time, not after it
+        return 73
     return measure(a, rows)
 
 
