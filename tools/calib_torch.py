@@ -535,16 +535,17 @@ def measure_hf_layers(torch, log):
 HF_REAL = {"bert": dict(hidden=1024, heads=16, ffn=4096), "gpt2": dict(hidden=1024, heads=16, ffn=4096),
            "llama": dict(hidden=1024, heads=8, ffn=2816)}
 HF_REAL_SEQ, HF_REAL_VOCAB = 512, 32000
+HF_REAL_POSITIONS = 1024   # a real-size model's position table (BERT, GPT-2): the longest sequence
 
 
-def hf_model(tf, arch, L, size):
+def hf_model(tf, arch, L, size, shape=None):
     """An HF model of L layers: "tiny" (hidden 64, 2 heads, vocab 128, the hf part's) or "real"
-    (HF_REAL)."""
+    (HF_REAL and HF_REAL_VOCAB, or shape: {hidden, heads, ffn, vocab} in their place)."""
     if size == "tiny":
         h, nh, f, V, P = 64, 2, 256 if arch != "llama" else 172, 128, 64
     else:
-        r = HF_REAL[arch]
-        h, nh, f, V, P = r["hidden"], r["heads"], r["ffn"], HF_REAL_VOCAB, 1024
+        r = shape or dict(HF_REAL[arch], vocab=HF_REAL_VOCAB)
+        h, nh, f, V, P = r["hidden"], r["heads"], r["ffn"], r["vocab"], HF_REAL_POSITIONS
     if arch == "bert":
         c = tf.BertConfig(vocab_size=V, hidden_size=h, num_hidden_layers=L, num_attention_heads=nh,
                           intermediate_size=f, max_position_embeddings=P)

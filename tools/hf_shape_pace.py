@@ -31,6 +31,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import calib_torch  # noqa: E402  (imports no torch itself)
 from host_ref import REF_LAYERS, profile_host_row, out_writable  # noqa: E402
 
 
@@ -68,9 +69,10 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if (a.arch not in ("bert", "gpt2", "llama") or a.mode not in ("bf16", "fp32") or a.depth <= REF_LAYERS
             or a.rounds < 1 or min(a.hidden, a.heads, a.ffn, a.vocab, a.batch, a.seq) < 1
-            or a.hidden % a.heads):
+            or a.hidden % a.heads or (a.arch != "llama" and a.seq > calib_torch.HF_REAL_POSITIONS)):
         print("hf_shape_pace: --arch bert|gpt2|llama, --mode bf16|fp32, --depth above %d, --rounds and "
-              "the shape at least 1, --heads dividing --hidden" % REF_LAYERS, file=sys.stderr)
+              "the shape at least 1, --heads dividing --hidden, --seq at most %d (BERT's and GPT-2's "
+              "positions)" % (REF_LAYERS, calib_torch.HF_REAL_POSITIONS), file=sys.stderr)
         return 64
     try:
         profile = json.load(open(a.profile))
@@ -85,7 +87,6 @@ def main(argv=None):
         return 65
     if not out_writable("hf_shape_pace", a.out):
         return 73
-    import calib_torch
     torch = calib_torch.import_torch("hf_shape_pace")
     import transformers as tf
     t0 = time.time()
@@ -94,13 +95,8 @@ def main(argv=None):
     def make(L, shape):
         torch.manual_seed(0)
         if shape:
-            saved = calib_torch.HF_REAL[a.arch], calib_torch.HF_REAL_VOCAB
-            calib_torch.HF_REAL[a.arch] = dict(hidden=a.hidden, heads=a.heads, ffn=a.ffn)
-            calib_torch.HF_REAL_VOCAB = a.vocab
-            try:
-                m, V = calib_torch.hf_model(tf, a.arch, L, "real")
-            finally:
-                calib_torch.HF_REAL[a.arch], calib_torch.HF_REAL_VOCAB = saved
+            m, V = calib_torch.hf_model(tf, a.arch, L, "real",
+                                        dict(hidden=a.hidden, heads=a.heads, ffn=a.ffn, vocab=a.vocab))
             ids = torch.randint(0, V, (a.batch, a.seq), device="cuda")
         else:
             m, V = calib_torch.hf_model(tf, a.arch, L, "tiny")

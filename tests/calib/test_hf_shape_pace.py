@@ -51,6 +51,7 @@ with tempfile.TemporaryDirectory() as tmp:
             json.dump(d, f)
     for args, want in ((["--depth", "3"], 64), (["--rounds", "0"], 64), (["--arch", "vit"], 64),
                        (["--heads", "7"], 64), (["--mode", "fp16"], 64), (["--seq", "0"], 64),
+                       (["--seq", "1025"], 64),
                        (["--profile", "list.json"], 65), (["--mode", "fp32"], 65),
                        (["--profile", "missing.json"], 65),
                        (["--out", os.path.join("missing", "x.json")], 73)):
@@ -59,6 +60,29 @@ with tempfile.TemporaryDirectory() as tmp:
         check("%s: exit" % " ".join(args), p.returncode, want)
         check("%s: one line" % " ".join(args), len(p.stderr.strip().splitlines()), 1)
     check("nothing written", sorted(os.listdir(tmp)) == ["list.json", "ok.json"], True)
+# the shape given reaches the model's config (calib_torch.hf_model's shape, in place of HF_REAL):
+# a stand-in for transformers that keeps the config it is given
+import calib_torch  # noqa: E402
+
+
+class _Cfg(dict):
+    def __init__(self, **kw):
+        super().__init__(kw)
+
+
+class _Model:
+    def __init__(self, cfg):
+        self.cfg, self.config = cfg, type("C", (), {})()
+
+
+tf = type("TF", (), {"BertConfig": _Cfg, "BertForMaskedLM": _Model})
+m, V = calib_torch.hf_model(tf, "bert", 8, "real", dict(hidden=512, heads=8, ffn=2048, vocab=30522))
+check("shape: vocabulary", V, 30522)
+check("shape: config", (m.cfg["hidden_size"], m.cfg["num_attention_heads"], m.cfg["intermediate_size"],
+                        m.cfg["num_hidden_layers"], m.cfg["vocab_size"]) == (512, 8, 2048, 8, 30522), True)
+m, V = calib_torch.hf_model(tf, "bert", 2, "real")
+check("no shape: HF_REAL's", (m.cfg["hidden_size"], V) == (calib_torch.HF_REAL["bert"]["hidden"],
+                                                           calib_torch.HF_REAL_VOCAB), True)
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
