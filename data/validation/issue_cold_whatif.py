@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """issue_cold_whatif.py: what the in-backward issue's cold-cache extra (tools/issue_probe.py)
 would do to runs captured before the capture timed issues call by call (a sensitivity for issue
-10; no prediction uses it by default).
+10, session 26). Since session 27 the store prices those captures with the probe's curve by
+default (store_torch_validation.probe_spacing, from torch_modelcost.ISSUE_COLD_EXTRA, this
+script's first line): after the loop's scaling and with its rise times k, where this injects it
+before scaling as the calls' rise (marked "direct", so the store's whole_rise then multiplies it).
 
 The probe (issue_probe_run1/) timed the hook pattern's issue inside a real backward() at a bucket
 every 1, 4, 16 and 64 gradients on ResNet-50 and GPT-2: the issue's own CPU time rises with
