@@ -48,17 +48,24 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
 }
 
 
+def optimizer_for(model):
+    """The optimizer a capture of model (its arch, or its name, which starts with it) ran and is
+    priced with: SGD with momentum for the ResNets (torchvision's recipe), AdamW otherwise."""
+    return "sgd" if model.startswith("resnet") else "adamw"
+
+
 def args_for(meta):
     """fusim workload arguments for a capture's meta (tools/capture_set.py writes it)."""
     if "arch" not in meta and meta.get("model") in KNOWN:
         meta = dict(KNOWN[meta["model"]], **meta)
     prec = "autocast-bf16" if meta.get("amp", "bf16") == "bf16" else ("tf32" if meta["amp"] == "tf32" else "fp32")
     if meta["arch"].startswith("resnet"):
-        return ["--cnn", meta["arch"], "--micro-batch", str(meta["batch"]), "--precision", prec]
+        return ["--cnn", meta["arch"], "--micro-batch", str(meta["batch"]), "--precision", prec,
+                "--optimizer", optimizer_for(meta["arch"])]
     return ["--transformer", "--arch", meta["arch"], "--layers", str(meta["layers"]),
             "--hidden", str(meta["hidden"]), "--heads", str(meta["heads"]), "--ffn", str(meta["ffn"]),
             "--vocab", str(meta["vocab"]), "--seq", str(meta["seq"]), "--micro-batch", str(meta["batch"]),
-            "--precision", prec, "--optimizer", "adamw"]
+            "--precision", prec, "--optimizer", optimizer_for(meta["arch"])]
 
 
 def main():

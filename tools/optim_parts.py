@@ -71,8 +71,7 @@ def main(argv):
     errs = {c: [] for c in cols}
     print("%-34s %8s %7s %7s %7s %7s %7s" % (("capture", "opt_cap") + cols))
     for r in rows:
-        opt = "sgd" if r["model"].startswith("resnet") else "adamw"  # compare_compute.args_for's
-        o = rows_of[opt]
+        o = rows_of[compare_compute.optimizer_for(r["model"])]
         s = swaps(r, o.get("prologue_frac", 0.0), o.get("tail_us", 0.0))
         if s is None or not r["opt_cap"] > 0:
             continue
