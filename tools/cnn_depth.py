@@ -36,7 +36,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from host_ref import profile_host_row, out_writable  # noqa: E402
+from host_ref import profile_host_row, load_profile, out_writable  # noqa: E402
 
 MODES = ("bf16", "fp32")
 BLOCKS = {"resnet50": 16, "resnet101": 33, "resnet152": 50}  # bottleneck blocks (3+4+6+3, ...)
@@ -130,17 +130,9 @@ def main(argv=None):
     if a.rounds < 1 or a.batch < 2:
         print("cnn_depth: --rounds at least 1, --batch at least 2", file=sys.stderr)
         return 64
-    try:
-        profile = json.load(open(a.profile))
-        for mode in MODES:
-            ref_row(profile, mode)
-    except (OSError, ValueError) as e:
-        print("cnn_depth: %s: %s" % (a.profile, e), file=sys.stderr)
-        return 66
-    except (AttributeError, KeyError, TypeError) as e:
-        print("cnn_depth: %s: not a profile with host rows (%s: %s)" % (a.profile, type(e).__name__, e),
-              file=sys.stderr)
-        return 65
+    profile, status = load_profile("cnn_depth", a.profile, lambda p: [ref_row(p, mode) for mode in MODES])
+    if profile is None:
+        return status
     if not out_writable("cnn_depth", a.out):
         return 73
     if a.steps:

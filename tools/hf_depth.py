@@ -28,7 +28,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from host_ref import REF_LAYERS, profile_host_row, out_writable  # noqa: E402
+from host_ref import REF_LAYERS, profile_host_row, load_profile, out_writable  # noqa: E402
 
 MODES = ("bf16", "fp32")
 
@@ -78,20 +78,11 @@ def main(argv=None):
         print("hf_depth: --depth above %d, --rounds at least 1, --archs from bert,gpt2,llama" % REF_LAYERS,
               file=sys.stderr)
         return 64
-    try:
-        profile = json.load(open(a.profile))
-    except (OSError, ValueError) as e:
-        print("hf_depth: %s: %s" % (a.profile, e), file=sys.stderr)
-        return 66
-    # what deep_rows reads of the profile, and where the rows go, checked before the GPU time
-    try:
-        for arch in archs:
-            for mode in MODES:
-                ref_rows(profile, arch, mode)
-    except (AttributeError, KeyError, TypeError) as e:
-        print("hf_depth: %s: not a profile with host rows (%s: %s)" % (a.profile, type(e).__name__, e),
-              file=sys.stderr)
-        return 65
+    # what deep_rows reads of the profile, checked before the GPU time
+    profile, status = load_profile("hf_depth", a.profile,
+                                   lambda p: [ref_rows(p, arch, mode) for arch in archs for mode in MODES])
+    if profile is None:
+        return status
     if not out_writable("hf_depth", a.out):
         return 73
     import calib_torch

@@ -32,7 +32,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import calib_torch  # noqa: E402  (imports no torch itself)
-from host_ref import REF_LAYERS, profile_host_row, out_writable  # noqa: E402
+from host_ref import REF_LAYERS, profile_host_row, load_profile, out_writable  # noqa: E402
 
 
 def shape_pace(rounds, profile, arch, mode, depth):
@@ -74,17 +74,12 @@ def main(argv=None):
               "the shape at least 1, --heads dividing --hidden, --seq at most %d (BERT's and GPT-2's "
               "positions)" % (REF_LAYERS, calib_torch.HF_REAL_POSITIONS), file=sys.stderr)
         return 64
-    try:
-        profile = json.load(open(a.profile))
-        ok = shape_pace([((1, 1), (1, 1), (2, 2))], profile, a.arch, a.mode, a.depth)
-    except (OSError, ValueError, AttributeError, KeyError, TypeError) as e:
-        print("hf_shape_pace: %s: not a profile with host rows (%s: %s)" % (a.profile, type(e).__name__, e),
-              file=sys.stderr)
-        return 65
-    if ok is None:
-        print("hf_shape_pace: %s has no hf_%s_rest_tiny / _layer_tiny rows in %s" % (a.profile, a.arch, a.mode),
-              file=sys.stderr)
-        return 65
+    def has_rows(p):
+        if shape_pace([((1, 1), (1, 1), (2, 2))], p, a.arch, a.mode, a.depth) is None:
+            raise KeyError("no hf_%s_rest_tiny / _layer_tiny rows in %s" % (a.arch, a.mode))
+    profile, status = load_profile("hf_shape_pace", a.profile, has_rows)
+    if profile is None:
+        return status
     if not out_writable("hf_shape_pace", a.out):
         return 73
     torch = calib_torch.import_torch("hf_shape_pace")

@@ -30,6 +30,7 @@ anyway (2026-12-04L: bert_h512's peak read 70 MiB low that way). Used by tools/c
     python3 tools/host_ref.py --arch bert --amp bf16 [--steps 30]   # prints FWD,BWD (medians)
 """
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -46,6 +47,25 @@ def profile_host_row(profile, op, mode):
         if o["op"] == op and o["dtype"] == mode:
             return o["host_fwd_us"], o["host_bwd_us"]
     return None
+
+
+def load_profile(tool, path, check):
+    """The profile at path, with check(profile) run on it before any GPU time (it raises where the
+    profile lacks what the tool reads), as (profile, 0); else (None, exit status) after one line on
+    stderr: 66 for a file that cannot be read as JSON, 65 for JSON that is not such a profile."""
+    try:
+        with open(path) as f:
+            profile = json.load(f)
+    except (OSError, ValueError) as e:
+        print("%s: %s: %s" % (tool, path, e), file=sys.stderr)
+        return None, 66
+    try:
+        check(profile)
+    except (AttributeError, KeyError, TypeError, ValueError) as e:
+        print("%s: %s: not a profile with host rows (%s: %s)" % (tool, path, type(e).__name__, e),
+              file=sys.stderr)
+        return None, 65
+    return profile, 0
 
 
 def out_writable(tool, out):

@@ -43,7 +43,8 @@ r = hf_shape_pace.shape_pace(rounds, {"compute": {"ops": rows}}, "bert", "bf16",
 check("no deep row: over the layer row", (r.get("layer_over_row") or [0])[0], 1.44, 1e-3)
 check("another mode: none", hf_shape_pace.shape_pace(rounds, {"compute": {"ops": rows}}, "bert", "fp32", 8)
       is None, True)
-# bad arguments: one line, exit 64 / 65 / 73, before torch is imported, nothing written
+# bad arguments: one line, exit 64 / 65 / 66 (a missing profile, as hf_depth and cnn_depth) / 73,
+# before torch is imported, nothing written
 tool = os.path.join(HERE, "..", "..", "tools", "hf_shape_pace.py")
 with tempfile.TemporaryDirectory() as tmp:
     for name, d in (("ok.json", {"compute": {"ops": rows}}), ("list.json", [1])):
@@ -53,7 +54,7 @@ with tempfile.TemporaryDirectory() as tmp:
                        (["--heads", "7"], 64), (["--mode", "fp16"], 64), (["--seq", "0"], 64),
                        (["--seq", "1025"], 64),
                        (["--profile", "list.json"], 65), (["--mode", "fp32"], 65),
-                       (["--profile", "missing.json"], 65),
+                       (["--profile", "missing.json"], 66),
                        (["--out", os.path.join("missing", "x.json")], 73)):
         cmd = [sys.executable, tool, "--profile", "ok.json", "--out", "x.json"] + args
         p = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
