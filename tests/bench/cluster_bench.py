@@ -150,7 +150,10 @@ def compare(label, prof, comm, rows, bands, path=None):
     names = [ln["algo"] for ln in pred[0].get("lines", [])]
     op, shape = comm.split(":")[:2]
     nodes, gpus = (int(x) for x in shape.split("x")) if "x" in shape else (1, int(shape))
-    cluster = json.load(open(prof))["cluster"]
+    pj = json.load(open(prof))
+    cluster = pj["cluster"]
+    # NCCL's own pick in the form of the NCCL fusim priced (the log's, else the profile's logs')
+    version, gpu = pred[0].get("nccl_version"), pj.get("gpu", "")
     print(f"  {'bytes':>12} {'measured_us':>12} {'predicted_us':>12} {'error':>8} {'algo':>14} "
           f"{'nearest':>14} {'nccl':>14} " + " ".join(f"{n:>14}" for n in names))
     errs, near_errs = [], []
@@ -163,7 +166,7 @@ def compare(label, prof, comm, rows, bands, path=None):
         nl = min(lines, key=lambda ln: abs(math.log(ln["time_us"] / t))) if lines else None
         near = nl["algo"] if nl else "-"
         near_errs.append((b, (nl["time_us"] - t) / t if nl else e))
-        nccl = nccl_choice.choice(cluster, op, nodes * gpus, nodes, b)
+        nccl = nccl_choice.choice(cluster, op, nodes * gpus, nodes, b, version, gpu)
         print(f"  {b:12d} {t:12.4g} {p['time_us']:12.4g} {100 * e:+7.1f}% {p['algo']:>14} {near:>14} {nccl:>14} "
               + " ".join(f"{ln['time_us']:14.4g}" for ln in lines))
     # the large sizes as a line (weighted least squares, weights 1/t^2, over the sizes within 64x

@@ -1,12 +1,33 @@
 #!/usr/bin/env python3
-"""test_cluster_bench.py: cluster_bench's measurement-floor diagnostics on hand-made logs.
+"""test_cluster_bench.py: cluster_bench's diagnostics (measurement floor, NCCL's pick) by hand.
 
 monotone_floor: [100, 50] needs one price p for both (p(100) <= p(50)), so the least max error is
 (100 - 50) / (100 + 50) = 1/3; rising times need none; [300, 100, 200] is bound by its first two
 rows: (300 - 100) / 400 = 1/2. measurement_floor reads both columns and the GPUs a process drives
 from the "# nThread" header (nThread 2 x nGpus 4 = 8); mid_excess takes a log's 1-64 MiB rows less
 their bytes at the ring's rate, worked by hand below. A fusim that cannot run or fails: one stderr
-line, exit 1, no scratch folder left behind."""
+line, exit 1, no scratch folder left behind.
+
+NCCL's own pick (nccl_choice.py, the nccl column), in its two forms, against values worked by
+hand from NCCL's constants (tuning.cc; ring.cc, tree.cc, nvls.cc for 2.27 on):
+
+A B200-like 2 x 8 all-reduce: NVLink ring 720.1 GB/s, 8 NICs x 49.0 = 392 GB/s, NVLS all-reduce
+480.8 GB/s algbw; p = 16, 30 steps, ring algbw = bus x 16 / 30.
+  2.27 form: ring LL min(39, 392 / 2) = 39 -> 20.8, 6.6 + 28 x max(0.6, 1.0) + 2 x 2.7 = 40.0 us;
+  ring LL128 392 x 0.92 = 360.64 (cap 16 x 40) -> 192.341, 14 + 28 x 1.9 + 2 x 4.0 = 75.2 us;
+  ring Simple 392 -> 209.067, 8.4 + 28 x 3.4 + 2 x 14 = 131.6 us; tree x 0.92 x 0.5 = 180.32 at
+  8.4 + 2 (7 x 4.0 + 14) = 92.4 us, LL 19.5 at 6.8 + 2 (7 x 0.6 + 5) = 25.2, LL128 360.64 x
+  120 / 128 / 2 = 169.05 at 14 + 2 (7 x 1.25 + 8.5) = 48.5; NVLS-tree min(2 x 480.8 x 15 / 16,
+  2 x 392, 16 x 96) = 784 -> 418.133 at 25 + 2 x 20.9 = 66.8 us.
+  At 1 MiB (log2(2^20 / 64) = 14: tree corrections LL128 0.6, Simple 0.5, the latter on
+  Blackwell's NVLS-tree too): tree/LL128 48.5 + 2^20 / 101430 = 58.84 us beats NVLS-tree
+  66.8 + 2^20 / 209067 = 71.82; at 1 GiB NVLS-tree (66.8 + 2568 us).
+  2.19 form: NVLS-tree min(480.8, 392) x 5/6 = 326.667 at 23 + 2 x 14 = 51 us, so at 1 MiB
+  51 + 3.21 = 54.2 us beats tree/LL128 (58.84); ring LL 4 network steps (2N), its intra step
+  0.6 x 1.8: 6.6 + 26 x 1.08 + 4 x 2.7 = 45.48 us.
+One Hopper node of 8 (ring 360 GB/s), all-gather: 2.27 ring LL min(141, 180) = 141 -> x 8 / 7 =
+161.143 GB/s; 2.19 min(87.7, 360 / 3) -> 100.229; both 6.6 + 7 x 0.6 = 10.8 us.
+"""
 import os
 import subprocess
 import sys
@@ -14,6 +35,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 import cluster_bench as cb  # noqa: E402
+import nccl_choice as nc  # noqa: E402
 
 FAIL = 0
 
@@ -66,4 +88,37 @@ with tempfile.TemporaryDirectory() as td:
         check(f"{os.path.basename(prog)}: exit", r.returncode, 1)
         check(f"{os.path.basename(prog)}: stderr lines", len(r.stderr.strip().splitlines()), 1)
         check(f"{os.path.basename(prog)}: scratch left", os.listdir(td), [])
+B200 = {"intra_gbps": 720.1, "nic_gbps": 49.0, "nics_per_node": 0, "nvls_algbw_gbps": [480.8, 0, 0],
+        "intra_link": "nvlink"}
+check("form 2.29.2", nc.form("2.29.2"), "2.27")
+check("form 2.27.3", nc.form("2.27.3"), "2.27")
+check("form 2.26.6", nc.form("2.26.6"), "2.19")
+check("form unknown", nc.form(None), "2.19")
+check("arch B200", nc.arch("NVIDIA B200"), "blackwell")
+check("arch H100", nc.arch("NVIDIA H100 80GB HBM3"), "hopper")
+check("arch A100", nc.arch("NVIDIA A100-SXM4-80GB"), "ampere")
+
+t = nc.table(B200, "allreduce", 16, 2, "2.29.2", "NVIDIA B200")
+want = {("ring", "LL"): (40.0, 20.8), ("ring", "LL128"): (75.2, 192.341), ("ring", "Simple"): (131.6, 209.067),
+        ("tree", "LL"): (25.2, 19.5), ("tree", "LL128"): (48.5, 169.05), ("tree", "Simple"): (92.4, 180.32),
+        ("nvls_tree", "Simple"): (66.8, 418.133)}
+check("2.27 lines", sorted(t), sorted(want))
+for k, (lat, bw) in want.items():
+    check(f"2.27 {k[0]}/{k[1]} latency", t[k][0], lat, 1e-3)
+    check(f"2.27 {k[0]}/{k[1]} algbw", t[k][1], bw, 1e-3)
+check("2.27 choice 1 MiB", nc.choice(B200, "allreduce", 16, 2, 1 << 20, "2.29.2", "NVIDIA B200"), "tree/LL128")
+check("2.27 choice 1 GiB", nc.choice(B200, "allreduce", 16, 2, 1 << 30, "2.29.2", "NVIDIA B200"),
+      "nvls_tree/Simple")
+
+t = nc.table(B200, "allreduce", 16, 2, None, "NVIDIA B200")
+check("2.19 nvls_tree", (round(t[("nvls_tree", "Simple")][0], 3), round(t[("nvls_tree", "Simple")][1], 3)),
+      (51.0, 326.667))
+check("2.19 ring/LL latency", t[("ring", "LL")][0], 45.48)
+check("2.19 choice 1 MiB", nc.choice(B200, "allreduce", 16, 2, 1 << 20, None, "NVIDIA B200"), "nvls_tree/Simple")
+
+H100 = {"intra_gbps": 360.0, "nic_gbps": 49.0, "intra_link": "nvlink"}
+for v, bw in (("2.29.2", 161.143), ("2.18.3", 100.229)):
+    lat, got = nc.table(H100, "allgather", 8, 1, v, "NVIDIA H100 80GB HBM3")[("ring", "LL")]
+    check(f"{v} one-node ring/LL algbw", got, bw, 1e-3)
+    check(f"{v} one-node ring/LL latency", lat, 10.8)
 sys.exit(1 if FAIL else 0)
