@@ -21,6 +21,9 @@ its two columns (the same call timed twice in one run) differ, and the least max
 that does not fall with size can reach (a row slower than a larger size), with the GPUs one process
 drove (nccl-tests -g: one process per node driving g GPUs puts their network proxy threads on the
 cores that process is bound to).
+Under each band, a "per-call offset" line (diagnostic): the range of one cost X that, added to the
+model's every line at every size, would meet both targets ("no X does" where the misses are not
+one constant apart: a rate, or rows off in both directions).
 Under each fit, "fit set" lines (diagnostic) give the model's own price against the multi-node logs
 it was fitted on (their measured curves dropped): median signed error and max |error| at 1-32 MiB
 and >= 64 MiB, and (as under each multi-node case) the log's time at 1-64 MiB above what its bytes
@@ -196,11 +199,25 @@ def compare(label, prof, comm, rows, bands, path=None):
         nsel = [abs(e) for b, e in near_errs if b >= lo]
         print(f"  nearest-line bound, same sizes: median {100 * statistics.median(nsel):.1f}%, "
               f"max {100 * max(nsel):.1f}%")
+        print(offset_range([(b, t, p["time_us"]) for (b, t), p in zip(rows, pred) if b >= lo], med_t, max_t))
         if path:
             print(measurement_floor(path, lo))
     if path:
         print(profile_nccl_bands(prof, comm, rows, bands, path))
     return out
+
+
+def offset_range(rows, med_t, max_t):
+    """Diagnostic, not a result: the per-call costs X (us) that, added to every line the model
+    weighs at each size (so that its pick does not change), would meet the band's targets, from
+    (bytes, measured us, predicted us) rows. The max target alone bounds X to an interval (each
+    row's |p + X - t| / t <= max_t); the median target is checked on it in 1 us steps."""
+    lo = max(t * (1 - max_t) - p for _, t, p in rows)
+    hi = min(t * (1 + max_t) - p for _, t, p in rows)
+    ok = [x for x in range(math.ceil(lo), math.floor(hi) + 1)
+          if statistics.median(abs(p + x - t) / t for _, t, p in rows) <= med_t]
+    what = f"X in [{ok[0]}, {ok[-1]}] us" if ok else "no X does"
+    return f"  per-call offset, same sizes: one cost X added at every size meets both targets: {what}"
 
 
 def profile_nccl_bands(prof, comm, rows, bands, path):

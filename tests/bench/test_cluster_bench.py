@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""test_cluster_bench.py: cluster_bench's diagnostics (measurement floor, NCCL's pick) by hand.
+"""test_cluster_bench.py: cluster_bench's diagnostics (floor, offset, NCCL's pick) by hand.
 
 monotone_floor: [100, 50] needs one price p for both (p(100) <= p(50)), so the least max error is
 (100 - 50) / (100 + 50) = 1/3; rising times need none; [300, 100, 200] is bound by its first two
 rows: (300 - 100) / 400 = 1/2. measurement_floor reads both columns and the GPUs a process drives
 from the "# nThread" header (nThread 2 x nGpus 4 = 8); mid_excess takes a log's 1-64 MiB rows less
-their bytes at the ring's rate, worked by hand below. A fusim that cannot run or fails: one stderr
+their bytes at the ring's rate, and offset_range the per-call costs that would meet a band's
+targets, both worked by hand below. A fusim that cannot run or fails: one stderr
 line, exit 1, no scratch folder left behind.
 
 NCCL's own pick (nccl_choice.py, the nccl column), in its two forms, against values worked by
@@ -78,6 +79,15 @@ try:
           "median 31 us, range 21..41 us")
 finally:
     os.unlink(f.name)
+# offset_range: rows (t 100, p 80) and (t 200, p 190), targets 10% / 30%. Max: X in [70 - 80,
+# 130 - 80] and [140 - 190, 260 - 190], i.e. [-10, 50]. Median of two = their mean:
+# |X - 20| / 100 + |X - 10| / 200 <= 0.2 holds on [10, 20], above 20 while 3X / 200 - 0.25 <= 0.2
+# (X <= 30), below 10 while 0.25 - 3X / 200 <= 0.2 (X >= 3.33): whole us 4..30. Rows 100 / 200
+# and 100 / 50 need X <= -70 and X >= 20 at 30%: none.
+check("offset_range", cb.offset_range([(1, 100.0, 80.0), (2, 200.0, 190.0)], 0.1, 0.3),
+      "  per-call offset, same sizes: one cost X added at every size meets both targets: X in [4, 30] us")
+check("offset_range none", cb.offset_range([(1, 100.0, 200.0), (2, 100.0, 50.0)], 0.1, 0.3),
+      "  per-call offset, same sizes: one cost X added at every size meets both targets: no X does")
 # a fusim that cannot be run, or a failing call: one stderr line, exit 1, and no scratch folder
 # left in the temporary directory (cluster_bench removes it at exit)
 BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cluster_bench.py")
