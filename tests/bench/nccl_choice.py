@@ -17,7 +17,9 @@ Two forms, chosen by the NCCL version the job runs (choice's version, "X.Y.Z"):
       nodes, ch x perChMaxNVLSTreeBw) at the algorithm's p / (2 (p - 1)); per-channel caps on the
       tree, tree LL128 and ring LL128 (Hopper / Blackwell rows); a ring's network steps 2(N - 1)
       for all-reduce, at the tree's network latency with one GPU a node; Blackwell x86 hosts take
-      the tree correction on NVLS-tree too.
+      the tree correction on NVLS-tree too. Which release first carried each constant is not
+      checked: a 2.2x tuning.cc still has NVLS-tree 14 us a network step, NVLS-tree at 5/6 and
+      Blackwell's caps at twice Hopper's.
 
 NCCL's per-channel bandwidth times its channel count is not in a profile; the fitted link rates
 stand in for it: a ring's or tree's bus bandwidth min(B_intra, k x B_nic), NVLS the fitted NVLS
