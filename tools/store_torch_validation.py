@@ -273,6 +273,36 @@ def on_model(wl):
         fm.get("bwd_cpu_us", 0) > 0 else None
 
 
+def model_or_tower(wl, fm, e, est, grp, key):
+    """Puts estimate est of e (torch_modelcost.with_ci's, with its bounds) into the capture's
+    meta (fm) and, as apply() does at capture, into host[grp][key]: the model's value where its
+    bootstrap's low end is positive, else the tower's (fm's model_independent); fm["replaced"]
+    follows. Returns the value now in the host block."""
+    fm[est], fm.setdefault("ci", {})[est] = e[est], e["ci"][est]
+    replaced = fm.setdefault("replaced", [])
+    name = "%s.%s" % (grp, key)
+    if torch_modelcost.measured(fm, est):
+        wl["host"][grp][key] = e[est]
+        if name not in replaced:
+            replaced.append(name)
+    elif key in fm.get("model_independent", {}).get(grp, {}):
+        wl["host"][grp][key] = fm["model_independent"][grp][key]
+        if name in replaced:
+            replaced.remove(name)
+    return wl["host"][grp][key]
+
+
+def rounds_of(wl, grp, variants):
+    """The capture's meta.framework_on_model where it holds the rounds of every variant given
+    and the host block has framework grp (a capture's, not the loop's probes), else None."""
+    fm = on_model(wl)
+    raw = (fm or {}).get("raw") or {}
+    if fm is None or fm.get("source") == "loop" or grp not in wl.get("host", {}) or \
+            not all(raw.get(v) for v in variants):
+        return None
+    return fm
+
+
 def copy_from_rounds(wl):
     """DDP's per-parameter copy (ddp.copy_us) estimated again from the capture's rounds (meta.
     framework_on_model.raw) as torch_modelcost.estimate gives it now: the copy mode's step over
@@ -282,23 +312,37 @@ def copy_from_rounds(wl):
     with both modes in the loop) the paired value is nearer the loop's own copy-over-view
     backward() CPU: median |difference| 3.6 us a parameter against 4.7 (data/validation/
     copy_paired.py; README.md "DDP's copy on the model against the loop, paired"). Returns the value now in the host block, or None (nothing to estimate)."""
-    fm = on_model(wl)
-    raw = (fm or {}).get("raw") or {}
-    if fm is None or fm.get("source") == "loop" or "ddp" not in wl.get("host", {}) or \
-            not all(raw.get(v) for v in ("none", "ddpv_1", "ddpc_h")):
+    fm = rounds_of(wl, "ddp", ("none", "ddpv_1", "ddpc_h"))
+    if fm is None:
         return None
-    e = torch_modelcost.with_ci(raw, fm["P"], fm["fixed"])
-    fm["copy_us"], fm.setdefault("ci", {})["copy_us"] = e["copy_us"], e["ci"]["copy_us"]
-    replaced = fm.setdefault("replaced", [])
-    if torch_modelcost.measured(fm, "copy_us"):
-        wl["host"]["ddp"]["copy_us"] = e["copy_us"]
-        if "ddp.copy_us" not in replaced:
-            replaced.append("ddp.copy_us")
-    elif "copy_us" in fm.get("model_independent", {}).get("ddp", {}):
-        wl["host"]["ddp"]["copy_us"] = fm["model_independent"]["ddp"]["copy_us"]
-        if "ddp.copy_us" in replaced:
-            replaced.remove("ddp.copy_us")
-    return wl["host"]["ddp"]["copy_us"]
+    e = torch_modelcost.with_ci(fm["raw"], fm["P"], fm["fixed"])
+    return model_or_tower(wl, fm, e, "copy_us", "ddp", "copy_us")
+
+
+def hooks_from_rounds(wl):
+    """The hook pattern's hook and dense bucket (hooks.hook_us, hooks.bucket_us) estimated again
+    from the capture's rounds as torch_modelcost.estimate gives them now: from hk_0, the hooks and
+    copies with no issue, where the capture ran it (runs 23 on). Captures stored before session 28
+    took the hook as hk_1 less a dense bucket, and hk_1's one issue, the last of backward, is cold
+    and dearer than a dense one: every bucketed plan paid that excess once a step beside its
+    issues' own spacing curve (data/validation/README.md, "The hook from hk_0"). The per-tensor
+    plan is charged hk_n's whole either way. As apply(): the model's value where its bootstrap's
+    low end is positive, else the tower's. The curve of the issues timed call by call (source
+    "direct": the dense bucket plus each spacing's measured extra) moves with the dense bucket.
+    Returns (hook_us, bucket_us) now in the host block, or None (no hk_0 rounds)."""
+    fm = rounds_of(wl, "hooks", ("none", "hk_0", "hk_n"))
+    if fm is None:
+        return None
+    e = torch_modelcost.with_ci(fm["raw"], fm["P"], fm["fixed"])
+    h = wl["host"]["hooks"]
+    dense = h.get("bucket_us")
+    model_or_tower(wl, fm, e, "hook_us", "hooks", "hook_us")
+    model_or_tower(wl, fm, e, "hooks_bucket_us", "hooks", "bucket_us")
+    c = (wl["host"].get("issue_spacing") or {}).get("hooks")
+    if c and dense is not None and (fm.get("issue_spacing_source") or {}).get("hooks") == "direct":
+        wl["host"]["issue_spacing"]["hooks"] = [[x, round(y + h["bucket_us"] - dense, 3)]
+                                                for x, y in c]
+    return h["hook_us"], h["bucket_us"]
 
 
 def drop_issue_spacing(wl, keep_direct=False):
@@ -620,6 +664,10 @@ def arg_parser():
                     help="a sensitivity: DDP's per-parameter copy as the capture stored it (before "
                          "session 25 the difference of the two modes' medians) instead of "
                          "estimated again from its rounds, paired (copy_from_rounds)")
+    ap.add_argument("--hook-from-hk1", action="store_true",
+                    help="the hook pattern's hook and dense bucket as a capture before session 28 "
+                         "stored them (hk_1 less a dense bucket), not estimated again from hk_0 "
+                         "(hooks_from_rounds)")
     ap.add_argument("--no-model-bucket-costs", action="store_true",
                     help="a sensitivity: the tower's per-bucket costs even where the capture "
                          "measured them on the model (the per-parameter ones stay the model's)")
@@ -735,6 +783,8 @@ def main():
             wl["name"] = wl["name"] + "_fw"
         if fwc is None and not a.unpaired_copy:
             copy_from_rounds(wl)
+        if fwc is None and not a.hook_from_hk1:
+            hooks_from_rounds(wl)
         if a.tower_costs and fwc is None:
             tower_costs(wl)
         elif a.no_model_bucket_costs and fwc is None:

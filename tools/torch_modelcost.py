@@ -54,6 +54,11 @@ parameter, 136-268 at 4 MiB, 167-742 at 25 MiB) (torch_run_report's spacing sect
   and apply() writes each framework's curve (spacing_curve: the points the rounds tell from
   none, two at least) into the host block as host.issue_spacing, which fusim prices every
   in-backward issue by (sim/fu_predict.c).
+  With hk_0 the hook pattern's two costs come from it (session 28): hooks.hook_us = d(hk_0) / P
+  and hooks.bucket_us = (d(hk_n) - d(hk_0)) / P. hk_1's issue, the last of backward and as far
+  from the one before as an issue can be, is dearer than a dense one; hk_1 less a dense bucket
+  put that excess on every hook, so every bucketed plan paid it on top of its issues' spacing
+  curve (which is counted from hk_0 already). hk_n is charged its whole either way.
 Run 18's loop paid 75-92 us per DDP bucket and 102-140 us per hook-pattern bucket (its per-tensor
 plans against the 100 / 25 MiB ones, backward() CPU time), where the tower's synthetic bank
 measured 51 and 62 in the same run: like the per-parameter costs, the per-bucket ones travel
@@ -149,12 +154,21 @@ def estimate(bwd, P, fixed, rounds=None):
 
     out = {}
     hooks_bucket = fixed["hooks_bucket_us"]
+    # hk_0 (captures from session 24 on): the hook pattern's hooks and copies with no issue at
+    # all, so the hook alone. hk_1's one issue comes at the end of backward, as far from the one
+    # before (the previous step's) as an issue can be, and costs more than a dense one (the issue
+    # probe's curve); through hk_1 less a dense bucket that excess rode on every hook, so every
+    # bucketed plan paid it once a step on top of its own issues' spacing curve (torch19's
+    # mechanism 3; data/validation/README.md, "The hook from hk_0").
+    hk0 = bool(bwd.get("hk_0"))
     if bwd.get("ddpv_n") and bwd.get("hk_n") and P > 1:
         # P buckets against one, each a parameter: P - 1 bucket calls more, issued from inside
         # backward as the model's own gradients become ready (the tower's synthetic bank paid
-        # 0.4-0.7x of this in run 18's loop). The hook pattern's then needs no fixed part.
+        # 0.4-0.7x of this in run 18's loop). The hook pattern's then needs no fixed part. With
+        # hk_0, P dense issues over none: hk_n is still charged its whole (P x (hook + bucket)).
         out["ddp_bucket_us"] = round((d("ddpv_n") - d("ddpv_1")) / (P - 1), 3)
-        out["hooks_bucket_us"] = round((d("hk_n") - d("hk_1")) / (P - 1), 3)
+        out["hooks_bucket_us"] = round((d("hk_n") - d("hk_0")) / P if hk0 else
+                                       (d("hk_n") - d("hk_1")) / (P - 1), 3)
         hooks_bucket = out["hooks_bucket_us"]
         if bwd.get("ddpo_n"):   # the same buckets, the comm hook's call for the all-reduce's
             out["ddp_hook_bucket_us"] = round(out["ddp_bucket_us"]
@@ -165,7 +179,7 @@ def estimate(bwd, P, fixed, rounds=None):
     # step's own jitter, which does not cancel (run 26's EfficientNetV2-S: 9.9 [-1.9, 13.1] that
     # way, 9.1 [0.3, 11.9] paired; the loop's own copy-over-view rounds 9.8)
     copy_ = statistics.median(bwd["ddpc_h"][r] - bwd["ddpv_1"][r] for r in rs) / P
-    hook = (d("hk_1") - hooks_bucket) / P
+    hook = d("hk_0") / P if hk0 else (d("hk_1") - hooks_bucket) / P
     out.update({"param_us": round(param, 3), "copy_us": round(copy_, 3), "hook_us": round(hook, 3),
                 "bwd_cpu_us": round(statistics.median(bwd["none"][r] for r in rs), 1)})
     return out

@@ -469,6 +469,52 @@ for copy_, want, replaced in ((COPY, COPY, True), (0.0, 5.0, False)):
 check("store: no rounds (older capture): None, host untouched",
       st.copy_from_rounds({"host": {"ddp": {"copy_us": 5.0}}, "meta": {}}) is None)
 
+# The hook from hk_0 (session 28): hk_0 runs the hooks and copies with no issue; hk_1's one issue,
+# the last of backward, is cold: COLD = 400 us where a dense one costs HBK = 110. d(hk_0) = 45 P,
+# d(hk_1) = 45 P + 400, d(hk_n) = (45 + 110) P. From hk_0: hook 45, bucket 110. The old way
+# (hk_1 less a dense bucket) gives bucket (155 P - 45 P - 400) / (P - 1) = 5100 / 49 = 104.082 and
+# hook (45 P + 400 - 104.082) / P = 50.918: the excess on every hook. The per-tensor plan costs
+# P x (hook + bucket) = 7750 either way.
+COLD = 400.0
+h0 = make()
+for r in range(15):
+    base = h0["none"][r]
+    h0["hk_1"][r] = base + HOOK * P + COLD
+    h0.setdefault("hk_0", []).append(base + HOOK * P)
+    h0.setdefault("hk_n", []).append(base + (HOOK + HBK) * P)
+    h0.setdefault("ddpv_n", []).append(base + FIN + PARAM * P + BK * (P - 1))
+e0 = mc.with_ci(h0, P, FIXED)
+e1 = mc.estimate({k: v for k, v in h0.items() if k != "hk_0"}, P, FIXED)
+check("hook from hk_0 %.3f = 45, bucket %.3f = 110 (hk_1's way %.3f / %.3f)"
+      % (e0["hook_us"], e0["hooks_bucket_us"], e1["hook_us"], e1["hooks_bucket_us"]),
+      abs(e0["hook_us"] - HOOK) < 1e-3 and abs(e0["hooks_bucket_us"] - HBK) < 1e-3
+      and abs(e1["hook_us"] - 50.918) < 1e-3 and abs(e1["hooks_bucket_us"] - 104.082) < 1e-3)
+# the store, on a capture stored the old way, its issues timed call by call: the curve (dense
+# bucket + 60 us extra 800 us apart) moves with the dense bucket, +5.918
+fm0 = dict(e1, ci={k: [v, v] for k, v in e1.items() if isinstance(v, float)}, raw=h0, P=P,
+           fixed=FIXED, replaced=["hooks.hook_us", "hooks.bucket_us"],
+           issue_spacing_source={"hooks": "direct"},
+           model_independent={"hooks": {"hook_us": 29.0, "bucket_us": 62.0}})
+wl0 = {"host": {"hooks": {"hook_us": e1["hook_us"], "bucket_us": e1["hooks_bucket_us"]},
+                "issue_spacing": {"hooks": [[100.0, e1["hooks_bucket_us"]],
+                                            [800.0, e1["hooks_bucket_us"] + 60.0]]}},
+       "meta": {"framework_on_model": fm0}}
+got0 = st.hooks_from_rounds(wl0)
+h0h = wl0["host"]["hooks"]
+check("store: hook %.3f, bucket %.3f, curve %s; per tensor %.1f = 7750" % (
+      got0[0], got0[1], wl0["host"]["issue_spacing"]["hooks"], P * (got0[0] + got0[1])),
+      abs(h0h["hook_us"] - HOOK) < 1e-3 and abs(h0h["bucket_us"] - HBK) < 1e-3
+      and [c[0] for c in wl0["host"]["issue_spacing"]["hooks"]] == [100.0, 800.0]
+      and abs(wl0["host"]["issue_spacing"]["hooks"][0][1] - HBK) < 1e-3
+      and abs(wl0["host"]["issue_spacing"]["hooks"][1][1] - HBK - 60.0) < 1e-3
+      and abs(P * (e1["hook_us"] + e1["hooks_bucket_us"]) - 7750.0) < 1e-2
+      and abs(P * (got0[0] + got0[1]) - 7750.0) < 1e-2)
+wl1 = {"host": {"hooks": {"hook_us": 50.0, "bucket_us": 104.0}},
+       "meta": {"framework_on_model": dict(fm0, raw={k: v for k, v in h0.items() if k != "hk_0"})}}
+check("store: a capture without hk_0: None, host untouched",
+      st.hooks_from_rounds(wl1) is None and wl1["host"]["hooks"] == {"hook_us": 50.0, "bucket_us": 104.0})
+check("store --hook-from-hk1: the old hook", st.arg_parser().parse_args(["r", "--hook-from-hk1"]).hook_from_hk1)
+
 # torch_trace.summarize: two steps, a 1000 us wait on the autograd thread once a step.
 rows = [("cudaLaunchKernel", "2", 5.0, 5.0)] * 40 + [("cudaStreamSynchronize", "2", 1000.0, 1000.0)] * 2 \
     + [("aten::copy_", "1", 20.0, 30.0)] * 10
