@@ -329,8 +329,9 @@ def hooks_from_rounds(wl):
     plan is charged hk_n's whole either way. As apply(): the model's value where its bootstrap's
     low end is positive, else the tower's. The curve of the issues timed call by call (source
     "direct": the dense bucket plus each spacing's measured extra) moves with the dense bucket.
-    Returns (hook_us, bucket_us) now in the host block, or None (no hk_0 rounds)."""
-    fm = rounds_of(wl, "hooks", ("none", "hk_0", "hk_n"))
+    Returns (hook_us, bucket_us) now in the host block, or None (no hk_0 rounds, or not every
+    variant estimate() reads for the two: the dense bucket needs ddpv_n beside hk_n)."""
+    fm = rounds_of(wl, "hooks", ("none", "ddpv_1", "ddpc_h", "ddpv_n", "hk_0", "hk_n"))
     if fm is None:
         return None
     e = torch_modelcost.with_ci(fm["raw"], fm["P"], fm["fixed"])

@@ -513,7 +513,14 @@ wl1 = {"host": {"hooks": {"hook_us": 50.0, "bucket_us": 104.0}},
        "meta": {"framework_on_model": dict(fm0, raw={k: v for k, v in h0.items() if k != "hk_0"})}}
 check("store: a capture without hk_0: None, host untouched",
       st.hooks_from_rounds(wl1) is None and wl1["host"]["hooks"] == {"hook_us": 50.0, "bucket_us": 104.0})
-check("store --hook-from-hk1: the old hook", st.arg_parser().parse_args(["r", "--hook-from-hk1"]).hook_from_hk1)
+# estimate() prices the dense bucket only where ddpv_n ran beside hk_n: a capture without it is
+# left as stored (it raised KeyError 'hooks_bucket_us' before)
+wl2 = {"host": {"hooks": {"hook_us": 50.0, "bucket_us": 104.0}},
+       "meta": {"framework_on_model": dict(fm0, raw={k: v for k, v in h0.items() if k != "ddpv_n"})}}
+check("store: a capture without ddpv_n: None, host untouched",
+      st.hooks_from_rounds(wl2) is None and wl2["host"]["hooks"] == {"hook_us": 50.0, "bucket_us": 104.0})
+check("store --hook-from-hk1 parses (main then skips hooks_from_rounds)",
+      st.arg_parser().parse_args(["r", "--hook-from-hk1"]).hook_from_hk1)
 
 # torch_trace.summarize: two steps, a 1000 us wait on the autograd thread once a step.
 rows = [("cudaLaunchKernel", "2", 5.0, 5.0)] * 40 + [("cudaStreamSynchronize", "2", 1000.0, 1000.0)] * 2 \
