@@ -2,7 +2,8 @@
 """bench_compare.py: every committed run's bench.txt (torch_h200_run11 on, as many as there are)
 model by model against the same file at an earlier revision: median / max |error|, rows above 5%,
 overhead ok, fastest plan; per model better / worse (median moved by more than 0.05 points) and
-the sums. A run the revision does not hold yet is said so and left out of the sums.
+the sums. A run the revision does not hold yet, or a model the checkout's bench.txt lacks, is said so
+and left out of the sums.
 
     python3 data/validation/bench_compare.py 00c0307
 """
@@ -47,6 +48,9 @@ def main():
         with open(os.path.join(ROOT, path)) as f:
             old, new = parse(p.stdout), parse(f.read())
         for k, x in old.items():
+            if k not in new:   # a bench cut short, or a model dropped: said, not a KeyError
+                print("run%d %s: not in the checkout's bench.txt, left out" % (n, k))
+                continue
             y = new[k]
             tag = "better" if y[1] < x[1] - 0.05 else "worse" if y[1] > x[1] + 0.05 else "same"
             better += tag == "better"
