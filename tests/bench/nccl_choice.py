@@ -19,7 +19,11 @@ Two forms, chosen by the NCCL version the job runs (choice's version, "X.Y.Z"):
       for all-reduce, at the tree's network latency with one GPU a node; Blackwell x86 hosts take
       the tree correction on NVLS-tree too. Which release first carried each constant is not
       checked: a 2.2x tuning.cc still has NVLS-tree 14 us a network step, NVLS-tree at 5/6 and
-      Blackwell's caps at twice Hopper's.
+      Blackwell's caps at twice Hopper's. Nor is every later change followed: the ring-plateau
+      factor on one Blackwell NVLink node is taken as that source has it (x 1.4 on all-gather and
+      reduce-scatter); a later src/tuning/ring.cc applies it to all-reduce too and scales it down
+      by the ring's steps and the bytes a rank and channel carry. The bench prices no one-node
+      Blackwell job, so no nccl column depends on it.
 
 NCCL's per-channel bandwidth times its channel count is not in a profile; the fitted link rates
 stand in for it: a ring's or tree's bus bandwidth min(B_intra, k x B_nic), NVLS the fitted NVLS
