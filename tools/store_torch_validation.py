@@ -346,6 +346,15 @@ def hooks_from_rounds(wl):
     return h["hook_us"], h["bucket_us"]
 
 
+def rounds_without_hk0(wl):
+    """--hook-from-hk1: the capture's rounds less hk_0 (in memory), so that the bounds the
+    interval gives the hook and the dense bucket (torch_interval.model_bounds: estimate() over
+    resampled rounds) are taken the old way, as their stored values are."""
+    fm = on_model(wl)
+    if fm is not None and "hk_0" in (fm.get("raw") or {}):
+        fm["raw"] = {k: v for k, v in fm["raw"].items() if k != "hk_0"}
+
+
 def drop_issue_spacing(wl, keep_direct=False):
     """Without --issue-spacing (the default): the host block's issue-spacing curves made of
     whole-backward differences out (each in-backward issue then costs the per-bucket cost
@@ -786,6 +795,8 @@ def main():
             copy_from_rounds(wl)
         if fwc is None and not a.hook_from_hk1:
             hooks_from_rounds(wl)
+        elif fwc is None:
+            rounds_without_hk0(wl)
         if a.tower_costs and fwc is None:
             tower_costs(wl)
         elif a.no_model_bucket_costs and fwc is None:

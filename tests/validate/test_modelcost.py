@@ -521,6 +521,17 @@ check("store: a capture without ddpv_n: None, host untouched",
       st.hooks_from_rounds(wl2) is None and wl2["host"]["hooks"] == {"hook_us": 50.0, "bucket_us": 104.0})
 check("store --hook-from-hk1 parses (main then skips hooks_from_rounds)",
       st.arg_parser().parse_args(["r", "--hook-from-hk1"]).hook_from_hk1)
+# --hook-from-hk1 takes the interval's bounds the old way too (rounds_without_hk0): the bootstrap
+# over rounds without hk_0 brackets 50.918 / 104.082 (these rounds carry no noise: exact), where
+# with hk_0 it gives 45 / 110
+fmb = dict(fm0, raw=dict(h0))
+b_new = ti.model_bounds(fmb)["hooks"]
+st.rounds_without_hk0({"host": {"hooks": {}}, "meta": {"framework_on_model": fmb}})
+b_old = ti.model_bounds(fmb)["hooks"]
+check("--hook-from-hk1 bounds: with hk_0 %s, without %s" % (b_new, b_old),
+      b_new == {"hook_us": [45.0, 45.0], "bucket_us": [110.0, 110.0]}
+      and b_old == {"hook_us": [50.918, 50.918], "bucket_us": [104.082, 104.082]}
+      and "hk_0" not in fmb["raw"] and "hk_0" in h0)
 
 # torch_trace.summarize: two steps, a 1000 us wait on the autograd thread once a step.
 rows = [("cudaLaunchKernel", "2", 5.0, 5.0)] * 40 + [("cudaStreamSynchronize", "2", 1000.0, 1000.0)] * 2 \
