@@ -704,12 +704,26 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
     if (kb < 0) kb = 0;
     /* the rest's backward: its operations at the layer's factor, the row's remainder backward()'s
      * own, at its start */
-    double start = part ? fu__rest_bwd(t->host_bwd_us, sb, kb_layer, &kb) : 0;
+    /* backward at a real shape: hf_<arch>_{layer,rest}_shape (tools/shape_rows.py from
+     * tools/hf_shape_pace.py: the layer and the rest of real-size BERTs at the profile's host
+     * speed, against the same tiny reference) replace the _tiny rows' backward where the profile
+     * has them in the step's mode. At real sizes a layer's backward cost the host 1.10-1.17x the
+     * tiny model's, the rest less (data/compute/README.md, 2026-12-05); forward read no one way. */
+    const fu_op_table *shp = NULL;
+    if (x->c->host_probe_us > 0) {
+      snprintf(key, sizeof key, "hf_%s_%s_shape", arch, part ? "rest" : "layer");
+      shp = fu__mode_row(x, key);
+      if (shp && !(shp->host_bwd_us > 0)) shp = NULL;
+    }
+    double row_b = shp ? shp->host_bwd_us : t->host_bwd_us;
+    if (shp && sb > 0) kb = row_b / sb;
+    double start = part ? fu__rest_bwd(row_b, sb, kb_layer, &kb) : 0;
     if (!part) kb_layer = kb;
     /* layers past the reference's depth: the per-layer cost hf_depth measured beyond it, where
      * the profile has it (fu__deep_row) */
     double deep[2] = {kf, kb};
     if (!part && t == fu__tiny_layer(x, arch)) fu__deep_row(x, arch, sf, sb, deep);
+    if (!part && shp) deep[1] = kb; /* the shape's row is every layer's backward */
     for (size_t i = 0; i < x->n; i++) {
       int in = part ? x->ops[i].layer < 0 : x->ops[i].layer >= 0;
       int past = !part && x->ops[i].layer >= FU__REF_LAYERS;
