@@ -9,9 +9,12 @@ switches (checked), so the same counts hold for each. BERT only: the counts are 
 Forward is not carried (the shapes' forward read 0.87-1.10x the rows, no one way): host_fwd_us 0.
 
 Usage: python3 tools/shape_rows.py --profile P --out F.json SHAPE.json...
-       then build/fusim fit --compute F.json --merge-into P"""
+       then build/fusim fit --compute F.json --merge-into P
+Exit 66: a file that cannot be read as JSON; 65: not a profile or shape file it can read (or a
+shape not past the switches); 73: --out's folder missing; one line on stderr, nothing written."""
 import argparse
 import json
+import os
 import statistics
 import sys
 
@@ -47,10 +50,17 @@ def main(argv):
     try:
         profile = json.load(open(a.profile))
         shapes = [json.load(open(f)) for f in a.shapes]
+    except (OSError, ValueError) as e:   # a file that cannot be read as JSON (as host_ref's tools)
+        print("shape_rows: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        return 66
+    try:
         r = rows(profile, shapes)
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError) as e:   # not the files it reads
         print("shape_rows: %s: %s" % (type(e).__name__, e), file=sys.stderr)
         return 65
+    if not os.path.isdir(os.path.dirname(os.path.abspath(a.out))):
+        print("shape_rows: --out %s: no such folder" % a.out, file=sys.stderr)
+        return 73
     doc = {"format": "fusim-compute-1", "gpu": shapes[0].get("gpu", ""), "torch": shapes[0].get("torch", ""),
            "command": "tools/shape_rows.py " + " ".join(argv), "compute": {"source": "tools/shape_rows.py", "ops": r}}
     with open(a.out, "w") as f:
