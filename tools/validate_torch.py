@@ -91,6 +91,12 @@ def build_model(name, batch, seq):
                               num_attention_heads=16, num_key_value_heads=16, vocab_size=32000,
                               max_position_embeddings=1024)
             cls = LlamaForCausalLM
+        elif name == "qwen2_small":   # grouped-query attention (2 KV heads of 14), tied 152k vocab
+            from transformers import Qwen2Config, Qwen2ForCausalLM
+            cfg = Qwen2Config(hidden_size=896, intermediate_size=4864, num_hidden_layers=24,
+                              num_attention_heads=14, num_key_value_heads=2, vocab_size=151936,
+                              max_position_embeddings=1024, tie_word_embeddings=True)
+            cls = Qwen2ForCausalLM
         elif name.startswith("gpt2"):
             from transformers import GPT2Config, GPT2LMHeadModel
             big = name == "gpt2_medium"
@@ -117,7 +123,8 @@ def build_model(name, batch, seq):
 
 
 # transformers models the harness builds from their configs (random weights, token ids of --seq)
-HF_MODELS = ("gpt2", "gpt2_medium", "bert_base", "bert_large", "llama_small", "distilbert", "t5_small")
+HF_MODELS = ("gpt2", "gpt2_medium", "bert_base", "bert_large", "llama_small", "distilbert", "t5_small",
+             "qwen2_small")
 
 # torchvision classifiers the harness builds (random weights, 224x224 images)
 TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wide_resnet50_2",
@@ -125,7 +132,8 @@ TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wi
                "efficientnet_b1", "regnet_y_400mf", "regnet_y_1_6gf", "swin_t",
                "mobilenet_v3_large", "densenet121", "resnext50_32x4d", "swin_v2_t", "mobilenet_v2",
                "vgg16", "shufflenet_v2_x1_0", "efficientnet_v2_s", "convnext_small", "mnasnet1_0",
-               "regnet_x_3_2gf", "mobilenet_v3_small", "swin_s", "densenet169")
+               "regnet_x_3_2gf", "mobilenet_v3_small", "swin_s", "densenet169",
+               "resnext101_32x8d")
 
 
 def make_opt(model):
