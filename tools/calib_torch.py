@@ -608,9 +608,11 @@ def held_step_host(torch, m, fwd, sleep_cycles):
     return f, bw, f > 0.9 * sleep_f or bw > 0.9 * sleep_b
 
 
-def plain_step_host(torch, m, fwd):
+def plain_step_host(torch, m, fwd, tail=False):
     """Wall time of one forward and one backward() call as a training step runs them (the GPU
-    idle at the start, not held), us; the gradients are freed after."""
+    idle at the start, not held), us; the gradients are freed after. tail: also the time from
+    backward()'s return until the GPU is done (near 0 where the host bounds the step; long where
+    the GPU is behind, and then backward() may have waited on a full launch queue)."""
     m.zero_grad(set_to_none=True)
     torch.cuda.synchronize()
     t0 = time.perf_counter()
@@ -619,7 +621,10 @@ def plain_step_host(torch, m, fwd):
     loss.backward()
     t2 = time.perf_counter()
     torch.cuda.synchronize()
+    t3 = time.perf_counter()
     m.zero_grad(set_to_none=True)
+    if tail:
+        return (t1 - t0) * 1e6, (t2 - t1) * 1e6, (t3 - t2) * 1e6
     return (t1 - t0) * 1e6, (t2 - t1) * 1e6
 
 

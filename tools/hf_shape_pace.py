@@ -86,6 +86,9 @@ def main(argv=None):
     import transformers as tf
     t0 = time.time()
     bf16 = a.mode == "bf16"
+    # fp32 as the captures run it (capture_torch --amp tf32): TF32 matrix products, so that the
+    # shape's step stays host-bound; the host's calls are the same either way
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = not bf16
 
     def make(L, shape):
         torch.manual_seed(0)
@@ -110,6 +113,11 @@ def main(argv=None):
             got[k] = calib_torch.plain_step_host(torch, *models[k])
         rounds.append(tuple(got))
     res = shape_pace(rounds, profile, a.arch, a.mode, a.depth)
+    # whether the host bounded each model's step (reference, shallow, deep): the GPU's time after
+    # backward() returned, median of 3 steps, against backward()'s own
+    tails = [statistics.median(calib_torch.plain_step_host(torch, *mf, tail=True)[2] for _ in range(3))
+             for mf in models]
+    res["gpu_tail_us"] = [round(x, 1) for x in tails]
     d = {"format": "fusim-compute-diag-1", "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
          "transformers": tf.__version__,
          "command": "tools/hf_shape_pace.py " + " ".join(argv if argv is not None else sys.argv[1:]),
@@ -121,7 +129,7 @@ def main(argv=None):
           "the %d-layer step %.3f / %.3f x the reference" % (
               a.arch, a.mode, a.hidden, a.batch, a.seq, res["layer_us"][0], res["layer_us"][1],
               res["layer_over_row"][0], res["layer_over_row"][1], REF_LAYERS, res["step_over_ref"][0],
-              res["step_over_ref"][1]), flush=True)
+              res["step_over_ref"][1]) + "; the GPU after backward() %s us" % res["gpu_tail_us"], flush=True)
     return 0
 
 
