@@ -19,6 +19,8 @@ typedef struct fu__op {
   char what[24];             /* the operation's kind, for --ops listings */
   double fwd_us, bwd_us;     /* device time */
   double hfwd_us, hbwd_us;   /* host time to issue (Python forward, autograd backward) */
+  double hbwd_paths_us;      /* of hbwd_us: what the real-size paths add (fu__emb_sort,
+                              * fu__reduce_split), listed by --ops for tools/shape_rows.py */
   double saved;              /* bytes kept for backward */
   int layer;                 /* transformer layer it belongs to, -1 outside the layers */
   int past_block;            /* CNN: 1 + which bottleneck block past ResNet-50's it belongs to; 0 none */
@@ -705,10 +707,11 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
     /* the rest's backward: its operations at the layer's factor, the row's remainder backward()'s
      * own, at its start */
     /* backward at a real shape: hf_<arch>_{layer,rest}_shape (tools/shape_rows.py from
-     * tools/hf_shape_pace.py: the layer and the rest of real-size BERTs at the profile's host
-     * speed, against the same tiny reference) replace the _tiny rows' backward where the profile
-     * has them in the step's mode. At real sizes a layer's backward cost the host 1.10-1.17x the
-     * tiny model's, the rest less (data/compute/README.md, 2026-12-05); forward read no one way. */
+     * tools/hf_shape_pace.py: the layer and the rest of real-size models at the profile's host
+     * speed, against the same tiny reference, net of what fu__emb_sort and fu__reduce_split add
+     * here) replace the _tiny rows' backward where the profile has them in the step's mode. At
+     * real sizes BERT's layer backward cost the host 1.10-1.17x the tiny model's, the rest less
+     * (data/compute/README.md, 2026-12-05); forward read no one way. */
     const fu_op_table *shp = NULL;
     if (x->c->host_probe_us > 0) {
       snprintf(key, sizeof key, "hf_%s_%s_shape", arch, part ? "rest" : "layer");
@@ -741,11 +744,16 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
  * (the profile's embedding_sort row, measured either side of the switch) is added to each
  * embedding past it, after the rows set the totals and before the host's speed carries them. */
 #define FU__EMB_SORT_IDX 3072
+/* A real-size path's extra backward host time (row t) on operation o, counted apart as well. */
+static void fu__add_path(fu__op *o, const fu_op_table *t) {
+  o->hbwd_us += t->host_bwd_us;
+  o->hbwd_paths_us += t->host_bwd_us;
+}
 static void fu__emb_sort(fu__ctx *x) {
   const fu_op_table *t = fu_compute_op(x->c, "embedding_sort", x->rdt);
   if (!t) return; /* an older profile: no row, nothing added */
   for (size_t i = 0; i < x->n; i++)
-    if (!strcmp(x->ops[i].what, "embedding") && x->ops[i].nidx > FU__EMB_SORT_IDX) x->ops[i].hbwd_us += t->host_bwd_us;
+    if (!strcmp(x->ops[i].what, "embedding") && x->ops[i].nidx > FU__EMB_SORT_IDX) fu__add_path(&x->ops[i], t);
 }
 
 /* The rows from which PyTorch's column sum over a row-major (rows x cols) tensor splits across
@@ -776,12 +784,12 @@ static void fu__reduce_split(fu__ctx *x) {
   if (!t) return; /* an older profile: no row, nothing added */
   for (size_t i = 0; i < x->n; i++)
     if (x->ops[i].red_rows > 0 && x->ops[i].red_rows >= fu__reduce_split_rows(x->ops[i].red_cols))
-      x->ops[i].hbwd_us += t->host_bwd_us;
+      fu__add_path(&x->ops[i], t);
 }
 
 /* Every operation's host costs times kf (forward) and kb (backward). */
 static void fu__scale_ops(fu__ctx *x, double kf, double kb) {
-  for (size_t i = 0; i < x->n; i++) x->ops[i].hfwd_us *= kf, x->ops[i].hbwd_us *= kb;
+  for (size_t i = 0; i < x->n; i++) x->ops[i].hfwd_us *= kf, x->ops[i].hbwd_us *= kb, x->ops[i].hbwd_paths_us *= kb;
 }
 
 /* Where the profile measured the whole model's host time as the framework runs it at a
@@ -1017,19 +1025,20 @@ static const char *fu__host_how(const double ref[2], double probe_us) {
          : probe_us > 0 ? "the probe's (--host-probe)" : "the profile's own host rows";
 }
 
-/* --ops: one CSV row per operation (forward order) with its times and saved bytes. */
+/* --ops: one CSV row per operation (forward order) with its times and saved bytes, and of its
+ * backward host time what the real-size paths add. */
 static void fu__dump_ops(const fu__ctx *x, const char *path) {
   FILE *f = fopen(path, "w");
   if (!f) {
     fu_warn("workload: --ops %s: cannot write (%s)", path, strerror(errno));
     return;
   }
-  fprintf(f, "index,layer,op,param,fwd_us,bwd_us,host_fwd_us,host_bwd_us,saved_bytes\n");
+  fprintf(f, "index,layer,op,param,fwd_us,bwd_us,host_fwd_us,host_bwd_us,saved_bytes,host_bwd_paths_us\n");
   for (size_t i = 0; i < x->n; i++) {
     const fu__op *o = &x->ops[i];
-    fprintf(f, "%zu,%d,%s,%s,%.3f,%.3f,%.3f,%.3f,%.0f\n", i, o->layer, o->what,
+    fprintf(f, "%zu,%d,%s,%s,%.3f,%.3f,%.3f,%.3f,%.0f,%.3f\n", i, o->layer, o->what,
             o->nparams ? o->pname[0] : "", o->fwd_us, o->bwd_us + o->tail_us[0] + o->tail_us[1],
-            o->hfwd_us, o->hbwd_us, o->saved);
+            o->hfwd_us, o->hbwd_us, o->saved, o->hbwd_paths_us);
   }
   fclose(f);
 }
