@@ -6,7 +6,8 @@ sort-path embedding), hand-made bf16 rows of 333 us a layer and 4444 us the rest
 backward adds up to 333 (the deep row's layers too), forward stays the _tiny / _deep rows', and
 the rest's backward adds up to 4444 (its operations at the layer's factor, the remainder at
 backward's start); in TF32 (the rows are bf16 only) and without the rows layer 0's backward is
-hf_bert_layer_tiny's; a profile without a host probe leaves the rows out.
+hf_bert_layer_tiny's; a profile without a host probe leaves the rows out. GPT-2 and Llama in
+TF32 with the same values as their own fp32 rows: the same sums.
 Usage: hf_shape.py FUSIM"""
 import json
 import os
@@ -34,9 +35,9 @@ with open(paths[2], "w") as f:
 TOL = 0.02  # the listing's 3 decimals over a part's operations
 
 
-def parts(p, prec="autocast-bf16"):
-    """{layer (-1: the rest): [host fwd, host bwd] sums} of a five-layer BERT"""
-    _, lst = workload(fusim, ["--transformer", "--arch", "bert", "--layers", "5", "--hidden", "256", "--heads", "4",
+def parts(p, prec="autocast-bf16", arch="bert"):
+    """{layer (-1: the rest): [host fwd, host bwd] sums} of a five-layer model of arch"""
+    _, lst = workload(fusim, ["--transformer", "--arch", arch, "--layers", "5", "--hidden", "256", "--heads", "4",
                               "--ffn", "1024", "--vocab", "1000", "--seq", "128", "--micro-batch", "1",
                               "--precision", prec], p, tmp)
     out = {}
@@ -65,4 +66,19 @@ if 0 in tf:
 npr = parts(paths[2])
 if 0 in npr and 4 in npr:
     check("no probe: the rows left out (layer 0 bwd not 333)", abs(npr[0][1] - LAY) > 1, True, 0)
+# GPT-2 and Llama in TF32: the same, from rows of their own architecture in fp32 (the builder reads
+# hf_<arch>_*_shape by the step's architecture and mode; 128 tokens: no split sums, no sort path)
+prof["compute"]["host_probe_us"], prof["compute"]["host_probe_min_us"] = 7.0, 5.0  # with a probe again
+for arch in ("gpt2", "llama"):
+    prof["compute"]["ops"] = ops + [dict(t, op=t["op"].replace("bert", arch), dtype="fp32") for t in new]
+    path = os.path.join(tmp, arch + ".json")
+    with open(path, "w") as f:
+        json.dump(prof, f)
+    got = parts(path, "tf32", arch)
+    check("%s tf32: five layers and the rest listed" % arch, len([k for k in got if k in range(-1, 5)]), 6, 0)
+    for i in range(5):
+        if i in got:
+            check("%s tf32: layer %d host bwd" % (arch, i), got[i][1], LAY, TOL)
+    if -1 in got:
+        check("%s tf32: the rest's host bwd" % arch, got[-1][1], REST, TOL)
 finish()
