@@ -102,6 +102,7 @@ static int fu__rerun_one(sqlite3_stmt *q, fu_profile *prof, fu__rerun_row *r) {
   if (st == FU_OK) st = fu_profile_parse(pjson, what, prof);
   /* the NCCL predict and plan price by default: the one the profile's logs ran */
   if (st == FU_OK) prof->cluster.job_nccl_version = fu_nccl_version_code(prof->nccl_version);
+  if (st == FU_OK) prof->cluster.job_compcap = fu_gpu_compcap(prof->gpu);
   /* buckets:FILE is not read again (the file need not be here): the stored buckets are the plan */
   int from_file = plan_s && !strncmp(plan_s, "buckets:", 8);
   char swapped[300];

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fu_common.h"
@@ -30,17 +31,34 @@ int fu_coll_nvls_slot(fu_op op) {
   }
 }
 
+/* GPU models by NCCL's compute capability; nvswitch: a part that NVLS runs on (an NVSwitch
+ * system's GPU, not a PCIe card) */
+static const struct {
+  const char *name;          /* substring of the GPU model */
+  int compcap;
+  int nvswitch;
+} fu__gpus[] = {{"GB200", 100, 1}, {"GB300", 100, 1}, {"B100", 100, 1}, {"B200", 100, 1},
+                {"B300", 100, 1},  {"RTX PRO 6000", 100, 0}, {"RTX 50", 100, 0}, {"GH200", 90, 1},
+                {"H100", 90, 1},   {"H200", 90, 1},  {"H800", 90, 1},   {"H20", 90, 1},
+                {"A100", 80, 0},   {"A800", 80, 0},  {"A30", 80, 0},    {"A40", 80, 0},
+                {"A10", 80, 0},    {"A6000", 80, 0}, {"RTX 30", 80, 0}};
+
+static int fu__gpu_index(const char *gpu) {
+  for (size_t i = 0; gpu && i < sizeof fu__gpus / sizeof fu__gpus[0]; i++)
+    if (strstr(gpu, fu__gpus[i].name)) return (int)i;
+  return -1;
+}
+
+int fu_gpu_compcap(const char *gpu) {
+  int i = fu__gpu_index(gpu);
+  return i < 0 ? 0 : fu__gpus[i].compcap;
+}
+
 double fu_coll_nvls_efficiency(const char *gpu) {
   /* NCCL's nvlsEfficiency by compute capability: Hopper 0.85, Blackwell 0.74, earlier 0 */
-  static const struct {
-    const char *name;        /* substring of the GPU model */
-    double eff;
-  } arch[] = {{"GB200", 0.74}, {"GB300", 0.74}, {"B100", 0.74}, {"B200", 0.74}, {"B300", 0.74},
-              {"GH200", 0.85}, {"H100", 0.85}, {"H200", 0.85}, {"H800", 0.85}, {"H20", 0.85}};
-  if (!gpu || strstr(gpu, "PCIe") || strstr(gpu, " NVL")) return 0; /* no NVSwitch */
-  for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++)
-    if (strstr(gpu, arch[i].name)) return arch[i].eff;
-  return 0;
+  int i = fu__gpu_index(gpu);
+  if (i < 0 || !fu__gpus[i].nvswitch || strstr(gpu, "PCIe") || strstr(gpu, " NVL")) return 0; /* no NVSwitch */
+  return fu__gpus[i].compcap >= 100 ? 0.74 : 0.85;
 }
 
 int fu_cluster_nvls_from_machine(fu_cluster *c, const char *gpu) {
@@ -208,14 +226,162 @@ static int fu__lines(const fu_cluster *c, fu_op op, int ranks, int nodes, int gp
   return FU_OK;
 }
 
-int fu_coll_nccl_prefers_nvls_tree(const fu_cluster *c, int ranks, int nodes) {
-  if (!c || nodes < 2 || ranks % nodes != 0) return 0;
-  int g = ranks / nodes;
-  int nics = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
-  double net = nics * c->nic_gbps, link = fmin(c->intra_gbps, net);
+/* NCCL 2.19-2.26's preference (fu_coll.h): bandwidths alone. */
+static int fu__prefers_nvls_tree_219(const fu_cluster *c, int ranks, int g, double net) {
+  double link = fmin(c->intra_gbps, net);
   double nvls_tree = fmin(c->nvls_algbw_gbps[0], net) * 5.0 / 6.0;
   double ring = link * ranks / (2.0 * (ranks - 1)), tree = 0.92 * link * 0.5;
   return g > 2 && nvls_tree > fmax(ring, tree);
+}
+
+/* NCCL's log2i: floor(log2(n)), 0 for n < 2. */
+static int fu__log2i(double n) {
+  int k = 0;
+  while (n >= 2) n /= 2, k++;
+  return k;
+}
+
+/* One (algorithm, protocol) of NCCL's own all-reduce model across nodes, 2.27 on: latency (us)
+ * and algorithm bandwidth (GB/s) before the size-dependent factors (fu__nccl27_time). */
+typedef struct fu__nline {
+  fu_coll_algo algo;
+  fu_coll_proto proto;
+  double lat, bw;
+} fu__nline;
+
+#define FU__NCCL_CHANNELS 16 /* NCCL_NVLS_NCHANNELS' default, the count the caps are taken at */
+
+/* NCCL's 2.27-on all-reduce lines across nodes (fu_coll.h), into l (at most 7); returns the
+ * count. Constants of src/graph/tuning.cc's table and src/tuning/{ring,tree,nvls}.cc, indexed
+ * LL, LL128, Simple. */
+static int fu__nccl27_lines(const fu_cluster *c, int p, int N, fu__nline *l) {
+  static const double ring_base[3] = {6.6, 14.0, 8.4}, tree_base[3] = {6.8, 14.0, 8.4};
+  static const double ring_nvl[3] = {0.6, 1.9, 3.4}, tree_nvl[3] = {0.6, 1.25, 4.0};
+  static const double ring_pcie[3] = {1.0, 2.5, 5.7}, tree_pcie[3] = {1.0, 1.9, 4.0};
+  static const double ring_net[3] = {2.7, 4.0, 14.0}, tree_net[3] = {5.0, 8.5, 14.0};
+  /* per-channel caps, GB/s, on 2 nodes and on more: ring LL128, tree Simple, tree LL128,
+   * NVLS-tree; Hopper's row (also for an unknown GPU: NVLS needs Hopper or later), Blackwell's */
+  static const double caps[2][4][2] = {{{36.7, 36.7}, {41.4, 36.0}, {36.7, 29.0}, {57.7, 45.5}},
+                                       {{40.0, 40.0}, {42.8, 24.0}, {31.67, 20.0}, {96.0, 80.0}}};
+  int g = p / N, nvlink = strcmp(c->intra_link, "nvlink") == 0, col = N > 2;
+  const double(*cap)[2] = caps[c->job_compcap >= 100];
+  int nics = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
+  double net = nics * c->nic_gbps, link = g > 1 ? fmin(c->intra_gbps, net) : net;
+  double nsteps = 2.0 * (p - 1), ninter = 2.0 * (N - 1), ch = FU__NCCL_CHANNELS;
+  double llmax = N == 2 ? FU_COLL_LL_MAX_2NODES : FU_COLL_LL_MAX_NODES;
+  int n = 0;
+  for (int k = 0; k < 3; k++) {
+    fu_coll_proto proto = k == 0 ? FU_PROTO_LL : k == 1 ? FU_PROTO_LL128 : FU_PROTO_SIMPLE;
+    if (proto == FU_PROTO_LL128 && !nvlink) continue; /* NCCL enables LL128 over NVLink */
+    /* ring: its network steps at the tree's latency with one GPU a node; an intra-node step
+     * at least the network's post overhead (1 us, x 3 on Simple: Intel hosts) */
+    double bus = proto == FU_PROTO_LL ? fmin(llmax, link * 0.5)
+                 : proto == FU_PROTO_LL128 ? fmin(link * 0.92, ch * cap[0][col]) : link;
+    double intra = fmax(nvlink ? ring_nvl[k] : ring_pcie[k], proto == FU_PROTO_SIMPLE ? 3.0 : 1.0);
+    double inter = g == 1 ? tree_net[k] : ring_net[k];
+    l[n++] = (fu__nline){FU_CALGO_RING, proto, ring_base[k] + (nsteps - ninter) * intra + ninter * inter,
+                         bus * p / nsteps};
+    /* tree: 0.92 of the link, LL at 1/3.8, LL128 at 120/128; half of it as algorithm bandwidth */
+    bus = fmin(link * 0.92, ch * cap[1][col]);
+    if (proto == FU_PROTO_LL) bus = fmin(bus / 3.8, llmax);
+    if (proto == FU_PROTO_LL128) bus = fmin(bus * 120.0 / 128.0, ch * cap[2][col]);
+    l[n++] = (fu__nline){FU_CALGO_TREE, proto,
+                         tree_base[k] + 2.0 * ((g - 1) * (nvlink ? tree_nvl[k] : tree_pcie[k]) +
+                                               fu__log2i(N) * tree_net[k]),
+                         bus * 0.5};
+  }
+  if (c->nvls_algbw_gbps[0] > 0 && g > 2) { /* NVLS-tree, Simple only */
+    double bus = fmin(fmin(2.0 * c->nvls_algbw_gbps[0] * (ch - 1) / ch, net * (N <= 2 ? 2.0 : 1.0)),
+                      ch * cap[3][col]);
+    l[n++] = (fu__nline){FU_CALGO_NVLS_TREE, FU_PROTO_SIMPLE, 25.0 + 2.0 * fu__log2i(N) * 20.9, bus * p / nsteps};
+  }
+  return n;
+}
+
+/* tuning.cc's treeCorrectionFactor (the current source's 24 columns: powers of two of bytes / 64
+ * from 64 B), rows LL, LL128, Simple. */
+static const double fu__tree_corr[3][24] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
+
+static double fu__corr(fu_coll_proto p, int k) {
+  return fu__tree_corr[p == FU_PROTO_LL ? 0 : p == FU_PROTO_LL128 ? 1 : 2][k];
+}
+
+/* NCCL's time (us) of line l at `bytes` (p ranks): the tree's correction below 64 x 2^23 B, on
+ * Blackwell NVLS-tree's below 64 x 2^24 (nvls.cc, x86 hosts), the ring/Simple plateau x 1.4 from
+ * 64 bytes a rank and channel (ring.cc, all-reduce across nodes). */
+static double fu__nccl27_time(const fu__nline *l, const fu_cluster *c, int p, double bytes) {
+  int k = fu__log2i(floor(bytes / 64));
+  double bw = l->bw, lat = l->lat;
+  if (l->algo == FU_CALGO_TREE && k < 23) bw *= fu__corr(l->proto, k);
+  if (l->algo == FU_CALGO_NVLS_TREE && c->job_compcap >= 100 && k < 24) bw *= fu__corr(l->proto, k);
+  if (l->algo == FU_CALGO_RING && l->proto == FU_PROTO_SIMPLE && bytes >= 64.0 * FU__NCCL_CHANNELS * p)
+    lat *= 1.4;
+  return lat + bytes / (1e3 * bw);
+}
+
+/* 1 where c's NCCL prices with the 2.19-2.26 form. */
+static int fu__nccl_219(const fu_cluster *c) {
+  return c->job_nccl_version > 0 && c->job_nccl_version < FU_COLL_NCCL_27;
+}
+
+int fu_coll_nccl_prefers_nvls_tree(const fu_cluster *c, int ranks, int nodes, double bytes) {
+  if (!c || nodes < 2 || ranks % nodes != 0) return 0;
+  int g = ranks / nodes;
+  int nics = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
+  if (fu__nccl_219(c)) return fu__prefers_nvls_tree_219(c, ranks, g, nics * c->nic_gbps);
+  fu__nline l[7];
+  int n = fu__nccl27_lines(c, ranks, nodes, l), best = 0;
+  double tb = INFINITY;
+  for (int i = 0; i < n; i++) {
+    double t = fu__nccl27_time(&l[i], c, ranks, bytes);
+    if (t < tb) tb = t, best = i;
+  }
+  return n > 0 && l[best].algo == FU_CALGO_NVLS_TREE;
+}
+
+static int fu__cmp_double(const void *x, const void *y) {
+  double u = *(const double *)x, v = *(const double *)y;
+  return u < v ? -1 : u > v;
+}
+
+int fu_coll_nccl_choice_breaks(const fu_cluster *c, int ranks, int nodes, double x0, double x1, double *x,
+                               int max) {
+  if (!c || nodes < 2 || ranks % nodes != 0 || fu__nccl_219(c) || !(c->nvls_algbw_gbps[0] > 0) ||
+      ranks / nodes <= 2)
+    return 0;
+  /* where NCCL's factors change: the tree correction's powers of two, the ring's plateau */
+  double fixed[26];
+  int nf = 0;
+  for (int k = 1; k <= 24; k++) fixed[nf++] = 64.0 * ldexp(1, k);
+  fixed[nf++] = 64.0 * FU__NCCL_CHANNELS * ranks;
+  qsort(fixed, nf, sizeof fixed[0], fu__cmp_double);
+  fu__nline l[7];
+  int nl = fu__nccl27_lines(c, ranks, nodes, l), nv = -1, n = 0;
+  for (int i = 0; i < nl; i++)
+    if (l[i].algo == FU_CALGO_NVLS_TREE) nv = i;
+  if (nv < 0) return 0;
+  double u = x0;
+  for (int f = 0; f <= nf && u < x1; f++) {
+    double v = f < nf && fixed[f] < x1 ? fixed[f] : x1;
+    if (!(v > u)) continue;
+    /* inside [u, v) every time is straight (slopes from its midpoint w): where NVLS-tree's
+     * crosses another's */
+    double w = isfinite(v) ? u + (v - u) / 2 : 2 * u + 1;
+    double tn = fu__nccl27_time(&l[nv], c, ranks, u), sn = (fu__nccl27_time(&l[nv], c, ranks, w) - tn) / (w - u);
+    for (int i = 0; i < nl && n < max; i++) {
+      if (i == nv) continue;
+      double ti = fu__nccl27_time(&l[i], c, ranks, u), si = (fu__nccl27_time(&l[i], c, ranks, w) - ti) / (w - u);
+      double xc = si != sn ? u + (ti - tn) / (sn - si) : u;
+      if (xc > u && xc < v) x[n++] = xc;
+    }
+    if (v < x1 && n < max) x[n++] = v;
+    u = v;
+  }
+  qsort(x, n, sizeof x[0], fu__cmp_double);
+  return n;
 }
 
 int fu_nccl_version_code(const char *s) {
@@ -234,35 +400,30 @@ const char *fu_nccl_version_string(long code, char *buf, size_t len) {
   return buf;
 }
 
-int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,
+int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, double bytes, fu_coll_line *lines,
                   int *nlines) {
   FU_CHECK(fu__lines(c, op, ranks, nodes, c ? c->job_gpus_per_proc : 0, lines, nlines));
   int nvls_tree = -1;
   for (int i = 0; i < *nlines; i++)
     if (lines[i].algorithm == FU_CALGO_NVLS_TREE) nvls_tree = i;
-  if (!c || c->job_nccl_version < FU_COLL_NCCL_NVLS_CHUNK || nvls_tree < 0 ||
-      !fu_coll_nccl_prefers_nvls_tree(c, ranks, nodes))
-    return FU_OK;
-  /* NCCL's choice: NVLS-tree in its 2.19 chunks wherever it runs Simple */
-  lines[nvls_tree].chunk_max = nodes >= 4 ? FU_COLL_NVLS_CHUNK_4NODES : FU_COLL_NVLS_CHUNK_BYTES;
+  if (!c || c->job_nccl_version < FU_COLL_NCCL_NVLS_CHUNK || nvls_tree < 0) return FU_OK;
+  int prefers = fu_coll_nccl_prefers_nvls_tree(c, ranks, nodes, bytes);
+  if (!prefers && fu__nccl_219(c)) return FU_OK; /* 2.19's form: the fastest line */
+  /* NCCL's choice: NVLS-tree in its 2.19 chunks wherever it runs Simple; from 2.27, where NCCL
+   * runs another algorithm, no NVLS-tree */
+  if (prefers) lines[nvls_tree].chunk_max = nodes >= 4 ? FU_COLL_NVLS_CHUNK_4NODES : FU_COLL_NVLS_CHUNK_BYTES;
   int m = 0;
   for (int i = 0; i < *nlines; i++)
-    if (lines[i].proto != FU_PROTO_SIMPLE || i == nvls_tree) lines[m++] = lines[i];
+    if (prefers ? lines[i].proto != FU_PROTO_SIMPLE || i == nvls_tree : i != nvls_tree) lines[m++] = lines[i];
   *nlines = m;
   return FU_OK;
 }
 
 double fu_coll_tree_corr(fu_coll_algo a, fu_coll_proto p, double bytes) {
-  /* tuning.cc's treeCorrectionFactor rows LL, LL128, Simple */
-  static const double f[3][FU_COLL_TREE_CORR_N] = {
-      {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
-      {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
-      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
   if (a != FU_CALGO_TREE) return 1;
   double q = floor(bytes / 64); /* NCCL's log2i(nBytes >> 6), 0 below 128 B */
   int k = q < 2 ? 0 : (int)floor(log2(q));
-  if (k >= FU_COLL_TREE_CORR_N) return 1;
-  return f[p == FU_PROTO_LL ? 0 : p == FU_PROTO_LL128 ? 1 : 2][k];
+  return k < FU_COLL_TREE_CORR_N ? fu__corr(p, k) : 1;
 }
 
 /* NVLS-tree's largest chunk. */
@@ -299,7 +460,7 @@ int fu_coll_time(const fu_cluster *c, fu_op op, int ranks, int nodes, double byt
                  char *algo, size_t len) {
   fu_coll_line l[FU_COLL_MAX_LINES];
   int n;
-  FU_CHECK(fu_coll_lines(c, op, ranks, nodes, l, &n));
+  FU_CHECK(fu_coll_lines(c, op, ranks, nodes, bytes, l, &n));
   int best = 0;
   double tb = INFINITY;
   for (int i = 0; i < n; i++) {

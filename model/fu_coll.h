@@ -48,8 +48,10 @@
  *              (fu_coll_chunk_slow).
  * NCCL's choice (fu_coll_lines): with the job's NCCL version unknown the model takes its fastest
  * line. With 2.19 or later named (fusim cost / predict --nccl-version), an all-reduce across nodes whose
- * NVLS-tree NCCL's own tuning rates above the ring and the tree runs NVLS-tree at Simple sizes,
- * as NCCL does whether or not it is the fastest, and in NCCL 2.19's chunks: 128 KiB on 2-3
+ * NVLS-tree NCCL's own tuning prefers, in the form of the version named (2.19-2.26: by bandwidth,
+ * at every size; 2.27 on: by NCCL's time at each size, fu_coll_nccl_prefers_nvls_tree), runs
+ * NVLS-tree at Simple sizes, as NCCL does whether or not it is the fastest (from 2.27, where NCCL
+ * prefers another algorithm, not NVLS-tree), and in NCCL 2.19's chunks: 128 KiB on 2-3
  * nodes, 64 KiB from 4 (enqueue.cc, NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE
  * defaults), not 2.18's 512 KiB step. Not modelled: the current source's Blackwell table
  * (nvls.cc ncclNvlsTreeSm100Tuning: 32 channels on 2 nodes, 64 KiB where the NIC sits on its
@@ -116,6 +118,9 @@ typedef struct fu_cluster {
   int job_nccl_version;      /* pricing only: the NCCL the job priced runs, as NCCL_VERSION_CODE
                                 (2.29.2: 22902); 0 unknown: the model takes its fastest line.
                                 From FU_COLL_NCCL_NVLS_CHUNK on, see fu_coll_lines */
+  int job_compcap;           /* pricing only: NCCL's compute capability of the job's GPU
+                                (fu_gpu_compcap: 90 Hopper, 100 Blackwell; 0 unknown), which
+                                NCCL's own tuning reads (fu_coll_nccl_prefers_nvls_tree) */
 } fu_cluster;
 
 /* Most lines fu_coll_lines gives: 4 algorithms x 2 protocols. */
@@ -192,22 +197,53 @@ int fu_nccl_version_code(const char *s);
 const char *fu_nccl_version_string(long code, char *buf, size_t len);
 #define FU_COLL_NVLS_CHUNK_4NODES 65536.0
 
-/* The algorithms that apply to op at (ranks, nodes), at most FU_COLL_MAX_LINES lines. FU_EDATA (message
- * printed) when the model lacks a parameter they need or op is not a collective it covers
- * (allreduce, allgather, reducescatter). ranks must be a multiple of nodes.
+/* The algorithms that apply to op at (ranks, nodes) for a message of `bytes`, at most
+ * FU_COLL_MAX_LINES lines. FU_EDATA (message printed) when the model lacks a parameter they need
+ * or op is not a collective it covers (allreduce, allgather, reducescatter). ranks must be a
+ * multiple of nodes.
  * Where the job's NCCL is known (c->job_nccl_version) and is 2.19 or later, an NVLS-tree line
  * (all-reduce across nodes) is what NCCL runs, not what is fastest: NCCL picks by its own tuning
- * model (fu_coll_nccl_prefers_nvls_tree), and where that rates NVLS-tree above the ring and the
- * tree, the ring and tree Simple lines are left out (the protocol is still the model's: LL lines
- * stay), and NVLS-tree is cut in 2.19's chunks (FU_COLL_NCCL_NVLS_CHUNK). */
-int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines,
+ * model (fu_coll_nccl_prefers_nvls_tree, in the form of the job's NCCL; from 2.27 it depends on
+ * `bytes`, which matters nowhere else), and where that prefers NVLS-tree, the ring and tree
+ * Simple lines are left out (the protocol is still the model's: LL lines stay) and NVLS-tree is
+ * cut in 2.19's chunks (FU_COLL_NCCL_NVLS_CHUNK); where the 2.27 form prefers another algorithm,
+ * the NVLS-tree line is left out. */
+int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, double bytes, fu_coll_line *lines,
                   int *nlines);
 
-/* 1 when NCCL's tuning model (tuning.cc, 2.19 on, as tests/bench/nccl_choice.py reads it) rates
- * an all-reduce's NVLS-tree bandwidth at (ranks, nodes) above its ring's and tree's, with c's fitted
- * rates standing in for NCCL's channels x per-channel bandwidth: NVLS-tree min(A_nvls, k B_nic) x
- * 5/6, the ring L p / (2 (p - 1)) and the tree 0.92 L / 2, L = min(B_intra, k B_nic). */
-int fu_coll_nccl_prefers_nvls_tree(const fu_cluster *c, int ranks, int nodes);
+/* NCCL 2.27 (NCCL_VERSION_CODE 22700) and later: NCCL's tuning in its current source's form
+ * (fu_coll_nccl_prefers_nvls_tree). Which release first carried each constant of that form is not
+ * checked (tests/bench/nccl_choice.py says the same). */
+#define FU_COLL_NCCL_27 22700
+
+/* 1 when NCCL's own tuning model would run an all-reduce at (ranks, nodes) on NVLS-tree, with c's
+ * fitted rates standing in for NCCL's channels x per-channel bandwidth (L = min(B_intra, k B_nic),
+ * k B_nic the node's NICs, A_nvls the fitted NVLS algorithm bandwidth), in the form of the job's
+ * NCCL (c->job_nccl_version):
+ *   2.19-2.26 (tuning.cc of that era): NVLS-tree's bandwidth min(A_nvls, k B_nic) x 5/6 above the
+ *     ring's L p / (2 (p - 1)) and the tree's 0.92 L / 2, whatever the size (`bytes` unused).
+ *   2.27 on, and an unknown version (the newest form; fu_coll_lines asks only for a known one):
+ *     NCCL's time at `bytes` (src/tuning/ring.cc, tree.cc, nvls.cc; tests/bench/nccl_choice.py)
+ *     of NVLS-tree/Simple is the least of ring and tree on LL, LL128 (NVLink nodes) and Simple.
+ *     NVLS-tree's bus bandwidth is min(2 x A_nvls x 15/16, k B_nic x (2 on <= 2 nodes, else 1),
+ *     16 x the per-channel cap), converted to algorithm bandwidth as the ring's, p / (2 (p - 1)):
+ *     from 3 nodes, where the NICs bind, it equals the ring's, and the latency decides (NVLS-tree
+ *     25 + 2 log2(N) x 20.9 us against the ring's 2(p - 1) steps) and, on Blackwell
+ *     (c->job_compcap >= 100, an x86 host assumed), the tree correction NCCL applies to
+ *     NVLS-tree below 1 GiB. Caps per channel at 16 channels, Intel hosts' LL cap and network
+ *     overhead, as nccl_choice.py. */
+int fu_coll_nccl_prefers_nvls_tree(const fu_cluster *c, int ranks, int nodes, double bytes);
+
+/* The sizes in (x0, x1) at which fu_coll_nccl_prefers_nvls_tree may change for an all-reduce at
+ * (ranks, nodes) under c's NCCL, ascending, into x (at most max); returns their count (0 where the
+ * choice does not depend on size). Between two of them NCCL's times are straight lines. */
+int fu_coll_nccl_choice_breaks(const fu_cluster *c, int ranks, int nodes, double x0, double x1, double *x,
+                               int max);
+
+/* NCCL's compute capability of a GPU model as NCCL's tuning tables index it: 100 Blackwell (B100,
+ * B200, B300, GB200, GB300, RTX 50xx, RTX PRO 6000), 90 Hopper (H100, H200, H800, H20, GH200),
+ * 80 Ampere (A100, A800, A30, A40, A10, A6000, RTX 30xx); 0 unknown or older. */
+int fu_gpu_compcap(const char *gpu);
 
 /* NCCL's tuning.cc slows a tree at middle sizes by a factor on its bandwidth ("trees are not
  * perfectly sticking to the model for medium sizes"), per protocol and power of two of

@@ -80,7 +80,7 @@ static int fu__lines_json(const fu_profile *prof, const char *op, int ranks, int
   fu_coll_line l[FU_COLL_MAX_LINES];
   int n;
   if (fu_op_parse(op, &fo) != FU_OK || fu_coll_nvls_slot(fo) < 0 || !fu_cluster_usable(&prof->cluster, nodes) ||
-      fu_coll_lines(&prof->cluster, fo, ranks, nodes, l, &n) != FU_OK)
+      fu_coll_lines(&prof->cluster, fo, ranks, nodes, bytes, l, &n) != FU_OK)
     return FU_OK;
   json_t *arr = json_array();
   for (int k = 0; arr && k < n; k++) {

@@ -34,6 +34,7 @@ int fu_cmd_layout(const char *cmd, long gpus_per_proc, const fu_comm *c, fu_prof
 }
 
 int fu_cmd_nccl_version(const char *cmd, const char *version, fu_profile *prof, int *src) {
+  prof->cluster.job_compcap = fu_gpu_compcap(prof->gpu); /* NCCL's tuning reads the GPU's */
   prof->cluster.job_nccl_version = version ? 0 : fu_nccl_version_code(prof->nccl_version);
   *src = prof->cluster.job_nccl_version ? FU_NCCL_PROFILE : FU_NCCL_UNKNOWN;
   if (!version) return FU_OK;

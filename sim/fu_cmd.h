@@ -25,7 +25,7 @@ int fu_cmd_get_comm(const fu_opt_target *t, fu_comm *c);
  * GPUs of a node of c. */
 int fu_cmd_layout(const char *cmd, long gpus_per_proc, const fu_comm *c, fu_profile *prof);
 /* --nccl-version X.Y.Z[+...] as prof's cost model prices it (fu_cluster.job_nccl_version,
- * NCCL_VERSION_CODE); NULL (not given): the profile's nccl_version, the NCCL its logs ran, where it
+ * NCCL_VERSION_CODE; and job_compcap from the profile's GPU, which NCCL's tuning reads); NULL (not given): the profile's nccl_version, the NCCL its logs ran, where it
  * has one, else unknown. *src (fu_nccl_source) says which. FU_EUSAGE (one line naming `cmd`)
  * where the version given is not an NCCL 2 version. */
 int fu_cmd_nccl_version(const char *cmd, const char *version, fu_profile *prof, int *src);

@@ -263,11 +263,15 @@ static int fu__cmp_double(const void *x, const void *y) {
 /* The lower envelope of the model's lines as curve segments over [1 byte, inf): piecewise, as a
  * tree line's slope changes at each power of two where NCCL's tree correction does
  * (fu_coll_tree_corr) and at the sizes where its chunk ladder does (fu_coll_chunk_slow); inside
- * each such range every line is straight. O(L^2) a range. */
+ * each such range every line is straight, and where NCCL's choice of the lines changes inside it
+ * (fu_coll_nccl_choice_breaks) each piece is enveloped over its own lines. O(L^2) a range. */
 static int fu__envelope(const fu_cluster *cl, fu_op o, int ranks, int nodes, fu_curve *out) {
   fu_coll_line l[FU_COLL_MAX_LINES];
   int n;
-  FU_CHECK(fu_coll_lines(cl, o, ranks, nodes, l, &n));
+  /* the chunk ladders of every line the model has (NCCL's choice keeps some of their rungs) */
+  fu_cluster all = *cl;
+  all.job_nccl_version = 0;
+  FU_CHECK(fu_coll_lines(&all, o, ranks, nodes, 1, l, &n));
   double a[FU_COLL_MAX_LINES], b[FU_COLL_MAX_LINES];
   double br[FU_COLL_TREE_CORR_N + 4 * FU_COLL_MAX_LINES + 1];
   int nb = 0;
@@ -275,16 +279,25 @@ static int fu__envelope(const fu_cluster *cl, fu_op o, int ranks, int nodes, fu_
   for (int i = 0; i < n; i++) nb += fu_coll_chunk_breaks(&l[i], br + nb);
   qsort(br, nb, sizeof br[0], fu__cmp_double);
   br[nb++] = INFINITY;
+  /* NCCL's choice of algorithm may change inside a range (fu_coll_lines) */
+  int choice = o == FU_OP_ALLREDUCE && cl->job_nccl_version >= FU_COLL_NCCL_NVLS_CHUNK;
   out->nseg = 0;
   double x0 = 1;
   for (int k = 0; k < nb; k++) {
-    double x1 = br[k];
+    double x1 = br[k], sub[32];
     if (!(x1 > x0)) continue;
-    for (int i = 0; i < n; i++) {
-      a[i] = l[i].alpha_us;
-      b[i] = l[i].beta_us_per_byte * fu_coll_chunk_slow(&l[i], x0) / fu_coll_tree_corr(l[i].algorithm, l[i].proto, x0);
+    int ns = choice ? fu_coll_nccl_choice_breaks(cl, ranks, nodes, x0, x1, sub, 31) : 0;
+    sub[ns++] = x1;
+    for (int j = 0; j < ns; j++) {
+      double y0 = j ? sub[j - 1] : x0, y1 = sub[j];
+      if (!(y1 > y0)) continue;
+      FU_CHECK(fu_coll_lines(cl, o, ranks, nodes, isfinite(y1) ? y0 + (y1 - y0) / 2 : 2 * y0, l, &n));
+      for (int i = 0; i < n; i++) {
+        a[i] = l[i].alpha_us;
+        b[i] = l[i].beta_us_per_byte * fu_coll_chunk_slow(&l[i], y0) / fu_coll_tree_corr(l[i].algorithm, l[i].proto, y0);
+      }
+      fu__envelope_range(a, b, n, y0, y1, out);
     }
-    fu__envelope_range(a, b, n, x0, x1, out);
     x0 = x1;
   }
   if (out->nseg >= FU_MAX_SEGMENTS && out->seg[out->nseg - 1].hi_bytes < INFINITY) {

@@ -150,7 +150,8 @@ def compare(label, prof, comm, rows, bands, path=None):
     lay = layout_args(path)
     pred = json.loads(run("cost", "--profile", prof, "--comm", comm, "--bytes", sizes, "--format", "json", *lay))
     print(f"\n{label}: --comm {comm} {' '.join(lay)}".rstrip())
-    names = [ln["algo"] for ln in pred[0].get("lines", [])]
+    # every line the model weighed at some size (NCCL's choice from 2.27 keeps a size's own)
+    names = list(dict.fromkeys(ln["algo"] for p in pred for ln in p.get("lines", [])))
     op, shape = comm.split(":")[:2]
     nodes, gpus = (int(x) for x in shape.split("x")) if "x" in shape else (1, int(shape))
     pj = json.load(open(prof))
@@ -171,7 +172,8 @@ def compare(label, prof, comm, rows, bands, path=None):
         near_errs.append((b, (nl["time_us"] - t) / t if nl else e))
         nccl = nccl_choice.choice(cluster, op, nodes * gpus, nodes, b, version, gpu)
         print(f"  {b:12d} {t:12.4g} {p['time_us']:12.4g} {100 * e:+7.1f}% {p['algo']:>14} {near:>14} {nccl:>14} "
-              + " ".join(f"{ln['time_us']:14.4g}" for ln in lines))
+              + " ".join(f"{by[n]:14.4g}" if n in by else f"{'-':>14}"
+                         for by in [{ln["algo"]: ln["time_us"] for ln in lines}] for n in names))
     # the large sizes as a line (weighted least squares, weights 1/t^2, over the sizes within 64x
     # of the largest, as fit's Simple intercept): what the model's latency and bandwidth face
     big = [(b, t, p["time_us"]) for (b, t), p in zip(rows, pred) if b >= rows[-1][0] / 64]

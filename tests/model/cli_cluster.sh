@@ -429,6 +429,19 @@ check "LL128 on one NVLink node: B200 all-gather 16-256 MiB on ring/LL128 by han
   "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 16GiB --nccl-version 2.29.2 | grep -q "NCCL: 2.29.2 (given)" &&
   "$fusim" cost --profile "$tmp/b2u.json" --comm allreduce:2x8 --bytes 16GiB | grep -q "NCCL: unknown"
 check "NCCL 2.29.2's choice: B200 2x8 all-reduce on NVLS-tree in 128 KiB chunks by hand, within 15% of the log at 4, 16 GiB; 2.18.3 as unknown" $?
+# NCCL's choice follows the version named (fu_coll_nccl_prefers_nvls_tree): from 2.27 NCCL's
+# NVLS-tree on 3 nodes has the NICs' bandwidth, the ring's, so latency and Blackwell's tree
+# correction decide: at 64 MiB NCCL 2.29.2's model (this profile's rates, by tests/bench/
+# nccl_choice.py) runs ring/LL128, so the model prices no NVLS-tree line there (the fastest
+# of the others); at 1 GiB NVLS-tree alone among the Simple lines. 2.21.3 (the 2.19-2.26 form,
+# bandwidths alone) keeps NVLS-tree at both.
+"$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:3x8 --bytes 64MiB,1GiB --nccl-version 2.29.2 --format json >"$tmp/c27.json" &&
+  "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:3x8 --bytes 64MiB,1GiB --nccl-version 2.21.3 --format json >"$tmp/c21.json" &&
+  [ "$(js "$tmp/c27.json" "[sorted(l['algo'] for l in r['lines']) for r in j]")" = "[['ring/LL', 'ring/Simple', 'tree/LL', 'tree/Simple'], ['nvls_tree/Simple', 'ring/LL', 'tree/LL']]" ] &&
+  [ "$(js "$tmp/c27.json" "j[0]['algo'] != 'nvls_tree/Simple' and j[1]['algo'] == 'nvls_tree/Simple'")" = True ] &&
+  [ "$(js "$tmp/c21.json" "[r['algo'] for r in j]")" = "['nvls_tree/Simple', 'nvls_tree/Simple']" ] &&
+  [ "$(js "$tmp/c21.json" "j[1]['time_us']")" = "$(js "$tmp/c27.json" "j[1]['time_us']")" ]
+check "NCCL's choice by version: B200 3x8 all-reduce at 64 MiB off NVLS-tree under 2.29.2 (NCCL runs the ring there), on it under 2.21.3; 1 GiB NVLS-tree under both" $?
 # the profile knows the NCCL its logs ran: the B200 one-node logs say 2.29.2 ("## software", the
 # sibling 2-node run printed it), so the profile fitted on them (its network from the DGX base,
 # whose logs say 2.18.3: not its collectives) records 2.29.2, and cost without --nccl-version

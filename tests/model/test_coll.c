@@ -19,7 +19,89 @@ static fu_cluster hand(void) {
   return c;
 }
 
+/* NCCL's choice in its 2.27-on form (fu_coll_nccl_prefers_nvls_tree), worked by hand from
+ * src/tuning/{ring,tree,nvls}.cc and tuning.cc's constants for 8 GPUs a node over NVLink with
+ * 8 NICs of 50 GB/s (k B_nic = 400), B_intra 720 and A_nvls 480 GB/s (L = min(720, 400) = 400),
+ * p = 8N, 16 channels for the per-channel caps. Algorithm bandwidths (GB/s) and latencies (us):
+ *   NVLS-tree: bus min(2 x 480 x 15/16 = 900, 400 x (2 on 2 nodes, else 1), 16 x cap) = 800 on 2
+ *     nodes, 400 on 3 and 4; x p / (2 (p - 1)): 426.67, 208.70, 206.45; latency
+ *     25 + 2 log2i(N) x 20.9 = 66.8 (N = 2, 3), 108.6 (N = 4).
+ *   ring/Simple: 400 x p / (2 (p - 1)) (as NVLS-tree's from 3 nodes); latency 8.4 + (2(p-1) -
+ *     2(N-1)) x 3.4 + 2(N-1) x 14 = 131.6, 207.2, 282.8, x 1.4 (plateau) from 1024 p bytes.
+ *   ring/LL128: min(0.92 x 400, 16 x 40) = 368 x p / (2 (p - 1)) = 192.0 (N = 3), 189.94 (N = 4);
+ *     latency 14 + (2(p-1) - 2(N-1)) x 1.9 + 2(N-1) x 4 = 109.8, 144.4.
+ *   tree/LL128: min(0.92 x 400 x 120/128 = 345, cap) / 2 = 172.5 (N = 2); latency
+ *     14 + 2 (7 x 1.25 + log2i(N) x 8.5) = 48.5.
+ * Blackwell (compcap 100) slows NVLS-tree below 1 GiB by the tree correction (Simple: 0.5 at
+ * 1 MiB, 0.8 at 64 MiB, 0.9 at 256-512 MiB); Hopper does not. The 2.19 form (2.21.3) rates
+ * NVLS-tree min(480, 400) x 5/6 = 333.3 above the ring's 213.3 and tree's 184 at every size. */
+static void nccl_choice_27(void) {
+  fu_cluster c;
+  fu_cluster_init(&c);
+  c.base_us = 2, c.intra_step_us = 1, c.net_step_us = 5;
+  c.intra_gbps = 720, c.nic_gbps = 50, c.nvls_algbw_gbps[0] = 480;
+  snprintf(c.intra_link, sizeof c.intra_link, "nvlink");
+  c.job_compcap = 100;
+  c.job_nccl_version = 22902;
+  double MiB = 1048576.0, GiB = 1073741824.0;
+  /* 2 nodes, 1 MiB: NVLS-tree 66.8 + 2^20 / (426.67 x 0.5) us = 71.7 against tree/LL128
+   * 48.5 + 2^20 / (172.5 x 0.6) = 58.6 (the tree's LL128 correction); 64 MiB: NVLS-tree 66.8 +
+   * 2^26 / (426.67 x 0.8) = 263.4, the ring/LL128 75.2 + 2^26 / 196.27 = 417.1 */
+  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 16, 2, MiB), 0);
+  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 16, 2, 64 * MiB), 1);
+  /* 3 nodes, 64 MiB: NVLS-tree 66.8 + 2^26 / (208.70 x 0.8) = 468.8 against ring/LL128 109.8 +
+   * 2^26 / 192 = 459.3; 1 GiB (no correction): NVLS-tree 66.8 + 2^30 / 208.70 = 5211.8 against the
+   * ring/Simple's same bandwidth at 207.2 x 1.4 = 290.1 us */
+  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 24, 3, 64 * MiB), 0);
+  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 24, 3, GiB), 1);
+  /* 4 nodes, 64 MiB: NVLS-tree 108.6 + 2^26 / (206.45 x 0.8) = 514.9 against ring/LL128 144.4 +
+   * 2^26 / 189.94 = 497.7; 1 GiB: NVLS-tree 108.6 against the ring/Simple's 282.8 x 1.4 = 395.9 */
+  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 32, 4, 64 * MiB), 0);
+  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 32, 4, GiB), 1);
+  /* Hopper: no correction on NVLS-tree, 3 nodes at 64 MiB 66.8 + 2^26 / 208.70 = 388.4 < 459.3 */
+  c.job_compcap = 90;
+  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 24, 3, 64 * MiB), 1);
+  /* an unknown version takes the newest form */
+  c.job_compcap = 100, c.job_nccl_version = 0;
+  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 24, 3, 64 * MiB), 0);
+  /* where it changes on 3 nodes in [256, 512) MiB (NVLS-tree's correction 0.9: 187.83 GB/s):
+   * NVLS-tree meets ring/LL128 at 43 / (1 / 187.83 - 1 / 192) x 1e3 = 371.52e6 bytes and
+   * ring/Simple at 223.28 / (1 / 187.83 - 1 / 208.70) x 1e3 = 419.38e6 */
+  c.job_nccl_version = 22902;
+  double x[8];
+  EXPECT_INT_EQ(fu_coll_nccl_choice_breaks(&c, 24, 3, 256 * MiB, 512 * MiB, x, 8), 2);
+  EXPECT_REL(x[0], 371520000.0, 1e-6);
+  EXPECT_REL(x[1], 419378087.0, 1e-6);
+  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 24, 3, 371.0e6), 1);
+  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 24, 3, 372.0e6), 0);
+  /* the 2.19-2.26 form: NVLS-tree at every size and node count (as before 2.27) */
+  c.job_nccl_version = 22103;
+  EXPECT_INT_EQ(fu_coll_nccl_choice_breaks(&c, 24, 3, 256 * MiB, 512 * MiB, x, 8), 0);
+  for (int nodes = 2; nodes <= 4; nodes++)
+    for (double b = MiB; b <= GiB; b *= 64) EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 8 * nodes, nodes, b), 1);
+  /* the lines priced (fu_coll_lines): with 2.29.2 on 3 nodes at 64 MiB the NVLS-tree line goes
+   * (NCCL runs the ring), at 1 GiB it is NCCL's and the ring and tree Simple lines go; 2.21.3
+   * keeps NVLS-tree alone among the Simple lines at both */
+  c.simple_base_us = 3, c.simple_intra_step_us = 2, c.simple_net_step_us = 6;
+  fu_coll_line l[FU_COLL_MAX_LINES];
+  int n;
+  for (int v = 0; v < 2; v++) {
+    c.job_nccl_version = v ? 22103 : 22902;
+    for (int big = 0; big < 2; big++) {
+      EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 24, 3, big ? GiB : 64 * MiB, l, &n), FU_OK);
+      int nvls_tree = 0, simple = 0;
+      for (int i = 0; i < n; i++) {
+        nvls_tree += l[i].algorithm == FU_CALGO_NVLS_TREE;
+        simple += l[i].proto == FU_PROTO_SIMPLE;
+      }
+      EXPECT_INT_EQ(nvls_tree, v || big);
+      EXPECT_INT_EQ(simple, v || big ? 1 : 2);
+    }
+  }
+}
+
 int main(void) {
+  nccl_choice_27();
   fu_cluster c = hand();
   /* all-reduce, 16 ranks on 2 nodes of 8, one NIC per GPU (8 x 50 = 400 GB/s a node):
    * ring: 30 steps, 30 * 2 / 16 = 3.75 on the network: 2 + 26.25 * 1 + 3.75 * 5 = 47 us; busbw
@@ -27,7 +109,7 @@ int main(void) {
    * tree: 2 + 2 (7 * 1 + 1 * 5) = 26 us; max(2 n / 400 GB/s, n / 400 GB/s) = 5e-6 us per byte. */
   fu_coll_line l[FU_COLL_MAX_LINES];
   int n;
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 2);
   EXPECT_STR_EQ(l[0].algo, "ring");
   EXPECT_NEAR(l[0].alpha_us, 47, 1e-9);
@@ -62,7 +144,7 @@ int main(void) {
   EXPECT_STR_EQ(a, "ring"); /* 47 + 5033.2 against 26 + 5368.7 */
   EXPECT_NEAR(t, 47 + 1.875 * 1073741824.0 / 4e5, 1e-6);
   /* all-gather on one node of 8: ring only, 7 steps: 2 + 7 = 9 us, 0.875 / 4e5 us per byte */
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLGATHER, 8, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLGATHER, 8, 1, 1073741824.0, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 1);
   EXPECT_NEAR(l[0].alpha_us, 9, 1e-9);
   /* NVLS on one node with the switch's algorithm bandwidth 300 GB/s: 2 + 2 = 4 us, 1 / 3e5 */
@@ -74,7 +156,7 @@ int main(void) {
    * node's 400 GB/s is 280 GB/s, below the switch's 300: 1 / 2.8e5 us per byte. On 4 nodes
    * 0.70 * 4 / 6 of 400 = 186.67 GB/s. Latency one switch hop each way and the tree's network
    * depth, no chain of 7 hops: 2 + 2 (1 + 5) = 14 us (2 nodes; the tree's is 26). */
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 3);
   EXPECT_STR_EQ(l[2].algo, "nvls_tree");
   EXPECT_NEAR(l[2].alpha_us, 14, 1e-9);
@@ -113,8 +195,8 @@ int main(void) {
   EXPECT_INT_EQ(fu_coll_chunk_breaks(&v, xb), 1);
   EXPECT_NEAR(fu_coll_chunk_slow(&v, 4294967296.0), 2.68, 1e-12);
   EXPECT_NEAR(fu_coll_chunk_slow(&v, 8388607.0), 4.6, 1e-12);
-  /* NCCL's choice (NCCL 2.29.2): its tuning rates NVLS-tree min(300, 400) x 5/6 = 250 GB/s above
-   * the ring's 400 x 16 / 30 = 213.3 and the tree's 0.92 x 400 / 2 = 184, so the ring and tree
+  /* NCCL's choice (NCCL 2.21.3, the 2.19-2.26 form): its tuning rates NVLS-tree min(300, 400)
+   * x 5/6 = 250 GB/s above the ring's 400 x 16 / 30 = 213.3 and the tree's 0.92 x 400 / 2 = 184, so the ring and tree
    * lines go (no LL lines in a one-latency profile's: they stay as they are) and NVLS-tree is
    * cut in 128 KiB chunks: 1 GiB at 14 + 1.72 x 2^30 / 2.8e5 us, though the ring is faster */
   /* NCCL versions as NCCL prints them, as NCCL_VERSION_CODE; anything else 0 (unknown) */
@@ -127,12 +209,12 @@ int main(void) {
   EXPECT_INT_EQ(fu_nccl_version_code("2.+29.2"), 0);
   EXPECT_INT_EQ(fu_nccl_version_code(""), 0);
   EXPECT_INT_EQ(fu_nccl_version_code(NULL), 0);
-  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 16, 2), 1);
-  c.job_nccl_version = 22902;
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  c.job_nccl_version = 22103;
+  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 16, 2, 1073741824.0), 1);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 3); /* FU_PROTO_ONE lines are not Simple's: NCCL's protocol is the model's */
   c.simple_base_us = 2, c.simple_intra_step_us = 1, c.simple_net_step_us = 5;
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_OK);
   int simple = 0, nvls_tree = -1;
   for (int i = 0; i < n; i++) {
     simple += l[i].proto == FU_PROTO_SIMPLE;
@@ -143,7 +225,7 @@ int main(void) {
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "nvls_tree/Simple");
   EXPECT_NEAR(t, 14 + 1.72 * 1073741824.0 / 2.8e5, 1e-6);
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 32, 4, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 32, 4, 1073741824.0, l, &n), FU_OK);
   for (int i = 0; i < n; i++)
     if (l[i].algorithm == FU_CALGO_NVLS_TREE) EXPECT_NEAR(l[i].chunk_max, FU_COLL_NVLS_CHUNK_4NODES, 0);
   /* NCCL 2.18 or unknown: the fastest line, all lines kept; and where NCCL's tuning rates NVLS
@@ -152,16 +234,16 @@ int main(void) {
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "nvls_tree/Simple");
   EXPECT_NEAR(t, 14 + 1.24 * 1073741824.0 / 2.8e5, 1e-6);
-  c.job_nccl_version = 22902;
+  c.job_nccl_version = 22103;
   c.nvls_algbw_gbps[0] = 250;
-  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 16, 2), 0);
+  EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 16, 2, 1073741824.0), 0);
   int n_all;
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n_all), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n_all), FU_OK);
   c.job_nccl_version = 0;
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_OK);
   EXPECT_INT_EQ(n_all, n);
   c.nvls_algbw_gbps[0] = 300, c.simple_base_us = c.simple_intra_step_us = c.simple_net_step_us = 0;
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK); /* the lines above again */
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_OK); /* the lines above again */
   /* 1 GiB on NVLS-tree: 14 + 1.24 x 2^30 / 2.8e5 = 4769.1 us, faster than the ring's
    * 47 + 1.875 x 2^30 / 4e5 = 5080.2; at 256 MiB NVLS-tree's 14 + 1.72 x 2^28 / 2.8e5 = 1663.0
    * loses to the ring's 47 + 1.875 x 2^28 / 4e5 = 1305.3 */
@@ -177,7 +259,7 @@ int main(void) {
   EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, 4294967296.0, &t, a, sizeof a), FU_OK);
   EXPECT_STR_EQ(a, "nvls_tree");
   EXPECT_NEAR(t, 14 + 4294967296.0 / 2.8e5, 1e-6);
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 32, 4, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 32, 4, 1073741824.0, l, &n), FU_OK);
   EXPECT_STR_EQ(l[2].algo, "nvls_tree");
   EXPECT_REL(l[2].beta_us_per_byte, 6.0 / (0.70 * 4 * 4e5), 1e-12);
   /* the tree between nodes: a node sends n over its 8 NICs (400 GB/s) on 2 nodes, 2n from 4
@@ -185,28 +267,28 @@ int main(void) {
    * 2n / 800 GB/s = 2.5e-6 us per byte binds on 2 nodes, the NICs' 2n / 400 GB/s = 5e-6 on 4 */
   fu_cluster fast = hand();
   fast.intra_gbps = 800;
-  EXPECT_INT_EQ(fu_coll_lines(&fast, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&fast, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_OK);
   EXPECT_STR_EQ(l[1].algo, "tree");
   EXPECT_REL(l[1].beta_us_per_byte, 2.5e-6, 1e-12);
-  EXPECT_INT_EQ(fu_coll_lines(&fast, FU_OP_ALLREDUCE, 32, 4, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&fast, FU_OP_ALLREDUCE, 32, 4, 1073741824.0, l, &n), FU_OK);
   EXPECT_STR_EQ(l[1].algo, "tree");
   EXPECT_REL(l[1].beta_us_per_byte, 5e-6, 1e-12);
   /* latency 2 + 2 (7 x 1 + 2 x 5) = 36 us: two network levels on 4 nodes */
   EXPECT_NEAR(l[1].alpha_us, 36, 1e-9);
   /* on 3 nodes NCCL's trees are chains (0 -> 2 -> 1 and its shift): the busiest node sends
    * 1.5n, 1.5 / 4e5 = 3.75e-6 us per byte; two levels (the root's one child, then its child) */
-  EXPECT_INT_EQ(fu_coll_lines(&fast, FU_OP_ALLREDUCE, 24, 3, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&fast, FU_OP_ALLREDUCE, 24, 3, 1073741824.0, l, &n), FU_OK);
   EXPECT_STR_EQ(l[1].algo, "tree");
   EXPECT_REL(l[1].beta_us_per_byte, 3.75e-6, 1e-12);
   EXPECT_NEAR(l[1].alpha_us, 36, 1e-9);
   /* one GPU per node: every hop is on the network, busbw the NIC's */
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 2, 1073741824.0, l, &n), FU_OK);
   EXPECT_REL(l[0].beta_us_per_byte, 1.0 / 5e4, 1e-12);
   /* refused: no network parameters for two nodes; ranks that do not split over the nodes */
   fu_cluster none = hand();
   none.nic_gbps = 0;
-  EXPECT_INT_EQ(fu_coll_lines(&none, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_EDATA);
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 3, l, &n), FU_EDATA);
+  EXPECT_INT_EQ(fu_coll_lines(&none, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_EDATA);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 3, 1073741824.0, l, &n), FU_EDATA);
 
   /* The fit recovers what generated the observations: one node at 2 ranks, and 1+1, 2+2, 4+4. */
   fu_cluster truth = hand();
@@ -217,7 +299,7 @@ int main(void) {
   fu_coll_obs obs[4] = {{FU_OP_ALLREDUCE, 2, 1, 0, 0, 0, 0}, {FU_OP_ALLREDUCE, 2, 2, 0, 0, 0, 0},
                         {FU_OP_ALLREDUCE, 4, 2, 0, 0, 0, 0}, {FU_OP_ALLREDUCE, 8, 2, 0, 0, 0, 0}};
   for (int i = 0; i < 4; i++) {
-    EXPECT_INT_EQ(fu_coll_lines(&truth, obs[i].op, obs[i].ranks, obs[i].nodes, l, &n), FU_OK);
+    EXPECT_INT_EQ(fu_coll_lines(&truth, obs[i].op, obs[i].ranks, obs[i].nodes, 1073741824.0, l, &n), FU_OK);
     double al = INFINITY, be = INFINITY;
     for (int k = 0; k < n; k++) al = fmin(al, l[k].alpha_us), be = fmin(be, l[k].beta_us_per_byte);
     obs[i].lat_us = al;
@@ -245,7 +327,7 @@ int main(void) {
   c = hand();
   c.simple_base_us = 20;
   c.simple_intra_step_us = 5;
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 1, 1073741824.0, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 2);
   EXPECT_STR_EQ(l[0].algo, "ring/LL");
   EXPECT(l[0].algorithm == FU_CALGO_RING && l[0].proto == FU_PROTO_LL);
@@ -262,11 +344,11 @@ int main(void) {
    * all-gather at 8 ranks on LL (one slice a chunk, b = 1: (7/8) / (14/15) = 0.9375), under the
    * cap at 40 GB/s links (0.875 * 3 / (0.9375 * 4e4) us per byte), at the cap at 400 GB/s
    * (400 / 3 x 0.9375 > 87.7: 0.875 / 8.77e4). */
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLGATHER, 8, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLGATHER, 8, 1, 1073741824.0, l, &n), FU_OK);
   EXPECT_STR_EQ(l[0].algo, "ring/LL");
   EXPECT_REL(l[0].beta_us_per_byte, 0.875 / 8.77e4, 1e-9);
   c.intra_gbps = 40;
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLGATHER, 8, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLGATHER, 8, 1, 1073741824.0, l, &n), FU_OK);
   EXPECT_REL(l[0].beta_us_per_byte, 0.875 * 3 / (0.9375 * 4e4), 1e-9);
   /* LL128 on one NVLink node only (fu_coll.h): with Simple latencies, 2 ranks on one node give
    * ring/LL, ring/LL128, ring/Simple; LL128 at LL's 2 + 2 x 1 us scaled by NCCL's ratios,
@@ -274,16 +356,16 @@ int main(void) {
    * an unnamed link, none across nodes */
   c.intra_gbps = 400;
   snprintf(c.intra_link, sizeof c.intra_link, "nvlink");
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 1, 1073741824.0, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 3);
   EXPECT_STR_EQ(l[1].algo, "ring/LL128");
   EXPECT(l[1].proto == FU_PROTO_LL128);
   EXPECT_NEAR(l[1].alpha_us, 2 * 14 / 6.6 + 2 * 1.9 / 0.6, 1e-9);
   EXPECT_REL(l[1].beta_us_per_byte, 1 / (0.92 * 4e5), 1e-12);
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_OK);
   for (int i = 0; i < n; i++) EXPECT(l[i].proto != FU_PROTO_LL128);
   snprintf(c.intra_link, sizeof c.intra_link, "pcie");
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 2, 1, 1073741824.0, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 2);
   c.intra_link[0] = '\0';
   /* the ring share by hand: all-reduce 1; all-gather and reduce-scatter (p-1)/(p-1+b) over
@@ -297,7 +379,7 @@ int main(void) {
   c.intra_gbps = 400;
   /* Across nodes an intra-node LL step costs 1.8 x: all-reduce 16 ranks on 2 nodes, ring/LL
    * 2 + 26.25 * 1.8 + 3.75 * 5 = 68 us, tree/LL 2 + 2 (7 * 1.8 + 5) = 37.2 us. */
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_OK);
   EXPECT_STR_EQ(l[0].algo, "ring/LL");
   EXPECT_NEAR(l[0].alpha_us, 68, 1e-9);
   EXPECT_STR_EQ(l[1].algo, "tree/LL");
@@ -308,7 +390,7 @@ int main(void) {
    * 5.13e-5, so the cap: 2 / 3.9e4. 32 ranks on 4 nodes: ring/LL 1.9375 / 2.04e4. */
   EXPECT_REL(l[0].beta_us_per_byte, 1.875 / 3.9e4, 1e-12);
   EXPECT_REL(l[1].beta_us_per_byte, 2 / 3.9e4, 1e-12);
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 32, 4, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 32, 4, 1073741824.0, l, &n), FU_OK);
   EXPECT_REL(l[0].beta_us_per_byte, 1.9375 / 2.04e4, 1e-12);
   /* A tree on LL at 1/3.8 of its Simple bandwidth where the cap does not bind: 2 nodes of 4,
    * links 100 GB/s inside and 4 x 10 GB/s out of a node: Simple max(2 / 1e5, 1 / 4e4) = 2.5e-5
@@ -317,7 +399,7 @@ int main(void) {
   fu_cluster slow = c;
   slow.intra_gbps = 100;
   slow.nic_gbps = 10;
-  EXPECT_INT_EQ(fu_coll_lines(&slow, FU_OP_ALLREDUCE, 8, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&slow, FU_OP_ALLREDUCE, 8, 2, 1073741824.0, l, &n), FU_OK);
   EXPECT_STR_EQ(l[1].algo, "tree/LL");
   EXPECT(l[1].algorithm == FU_CALGO_TREE && l[1].proto == FU_PROTO_LL);
   EXPECT_REL(l[1].beta_us_per_byte, 3.8 * 2.5e-5, 1e-12);
@@ -329,7 +411,7 @@ int main(void) {
   /* NVLS runs on Simple only: one node of 8 with the switch known gives ring/LL, ring/Simple
    * and nvls/Simple, no nvls/LL. */
   c.nvls_algbw_gbps[0] = 300;
-  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 8, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 8, 1, 1073741824.0, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 3);
   for (int k = 0; k < n; k++) EXPECT(strcmp(l[k].algo, "nvls/LL") != 0);
   EXPECT_STR_EQ(l[2].algo, "nvls/Simple");
@@ -343,6 +425,14 @@ int main(void) {
   EXPECT_NEAR(fu_coll_nvls_efficiency("NVIDIA H100 PCIe"), 0, 1e-12);
   EXPECT_NEAR(fu_coll_nvls_efficiency("NVIDIA H100 NVL"), 0, 1e-12);
   EXPECT_NEAR(fu_coll_nvls_efficiency(NULL), 0, 1e-12);
+  /* NCCL's compute capability, the row its tuning tables take */
+  static const struct {
+    const char *gpu;
+    int cc;
+  } cc[] = {{"NVIDIA B200", 100}, {"NVIDIA GeForce RTX 5090", 100}, {"NVIDIA H100 80GB HBM3", 90},
+            {"NVIDIA A100-SXM4-80GB", 80}, {"Tesla V100-SXM2-32GB", 0}, {NULL, 0}};
+  for (size_t i = 0; i < sizeof cc / sizeof cc[0]; i++) EXPECT_INT_EQ(fu_gpu_compcap(cc[i].gpu), cc[i].cc);
+  EXPECT_NEAR(fu_coll_nvls_efficiency("NVIDIA GeForce RTX 5090"), 0, 1e-12); /* no NVSwitch */
   /* An H100 pair over NVLink at 368 GB/s, above half the H100's 450 GB/s of NVLink (all its
    * links reach the peer: an NVSwitch): A_nvls = 0.85 x 368 = 312.8 GB/s. */
   fu_cluster h = hand();
@@ -355,18 +445,18 @@ int main(void) {
   /* 2 nodes of 8, one 50 GB/s NIC per GPU: nvls_tree at min(312.8, 0.70 x 8 x 50 = 280) GB/s
    * beside ring and tree; 1 node of 8: nvls at 312.8 GB/s, 2 + 2 x 1 = 4 us; with 2 GPUs a node
    * NCCL has no NVLS (nvls.cc: gpuCount <= 2), so 2 nodes of 2 and 1 node of 2 have none. */
-  EXPECT_INT_EQ(fu_coll_lines(&h, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&h, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 3);
   EXPECT_STR_EQ(l[2].algo, "nvls_tree");
   EXPECT_REL(l[2].beta_us_per_byte, 1.0 / 2.8e5, 1e-12);
-  EXPECT_INT_EQ(fu_coll_lines(&h, FU_OP_ALLREDUCE, 8, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&h, FU_OP_ALLREDUCE, 8, 1, 1073741824.0, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 2);
   EXPECT_STR_EQ(l[1].algo, "nvls");
   EXPECT_NEAR(l[1].alpha_us, 4, 1e-9);
   EXPECT_REL(l[1].beta_us_per_byte, 1.0 / 3.128e5, 1e-12);
-  EXPECT_INT_EQ(fu_coll_lines(&h, FU_OP_ALLREDUCE, 4, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&h, FU_OP_ALLREDUCE, 4, 2, 1073741824.0, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 2); /* ring, tree */
-  EXPECT_INT_EQ(fu_coll_lines(&h, FU_OP_ALLREDUCE, 2, 1, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&h, FU_OP_ALLREDUCE, 2, 1, 1073741824.0, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 1); /* ring */
   /* None where the machine does not have it: an A100; an H100 pair at 200 GB/s (under half its
    * NVLink: GPUs wired directly, no switch); over PCIe; or A_nvls measured (kept as it is). */
@@ -462,7 +552,7 @@ int main(void) {
   EXPECT_REL(xf.simple_xintra_step_us, 30, 0.01);
   EXPECT_REL(xf.simple_net_step_us, (130 - 30 * 8.4 / 15.2) / 2, 0.01);
   /* 8+8 priced with the hop: tree/Simple latency B + 2 (7 x 30 + N) = 130 + 14 x 30 = 550 us */
-  EXPECT_INT_EQ(fu_coll_lines(&xf, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&xf, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_OK);
   int found = 0;
   for (int i = 0; i < n; i++)
     if (!strcmp(l[i].algo, "tree/Simple")) {
@@ -479,7 +569,7 @@ int main(void) {
   fu_cluster_init(&xf);
   EXPECT_INT_EQ(fu_cluster_fit(&xf, sx, 4, "synthetic", NULL, &fi, &fn), FU_OK);
   xf.simple_intra_step_us = 50;
-  EXPECT_INT_EQ(fu_coll_lines(&xf, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&xf, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_OK);
   found = 0;
   for (int i = 0; i < n; i++)
     if (!strcmp(l[i].algo, "tree/Simple")) {
@@ -510,14 +600,14 @@ int main(void) {
   j8.job_gpus_per_proc = 8;
   fu_coll_line l1[FU_COLL_MAX_LINES], l8[FU_COLL_MAX_LINES];
   int n1, n8;
-  EXPECT_INT_EQ(fu_coll_lines(&j1, FU_OP_ALLREDUCE, 16, 2, l1, &n1), FU_OK);
-  EXPECT_INT_EQ(fu_coll_lines(&j8, FU_OP_ALLREDUCE, 16, 2, l8, &n8), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&j1, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l1, &n1), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&j8, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l8, &n8), FU_OK);
   EXPECT_INT_EQ(n1, n8);
   for (int i = 0; i < n1 && i < n8; i++)
     EXPECT_REL(l8[i].alpha_us - l1[i].alpha_us + 1, (l1[i].proto == FU_PROTO_SIMPLE ? 560 : 0) + 1, 1e-9);
   /* one node: no network proxy, no cost */
-  EXPECT_INT_EQ(fu_coll_lines(&j8, FU_OP_ALLREDUCE, 8, 1, l8, &n8), FU_OK);
-  EXPECT_INT_EQ(fu_coll_lines(&j1, FU_OP_ALLREDUCE, 8, 1, l1, &n1), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&j8, FU_OP_ALLREDUCE, 8, 1, 1073741824.0, l8, &n8), FU_OK);
+  EXPECT_INT_EQ(fu_coll_lines(&j1, FU_OP_ALLREDUCE, 8, 1, 1073741824.0, l1, &n1), FU_OK);
   for (int i = 0; i < n1 && i < n8; i++) EXPECT(l8[i].alpha_us == l1[i].alpha_us);
   /* The fit takes c where the multi-node curves cover two layouts: intercepts worked by hand
    * from a model with c = 20 (base B, network step N = 50 us, hop = the one-node step h):
