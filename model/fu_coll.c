@@ -114,10 +114,11 @@ static void fu__line(fu_coll_line *l, fu_coll_algo algo, fu_coll_proto proto, do
 typedef struct fu__proto_cost {
   double base, lintra, lnet, ring_bw, tree_bw;
   double max_busbw;          /* bytes per us; INFINITY: no cap */
+  double tbase, tintra, tnet; /* the tree's latencies where they differ (LL128), else 0 */
 } fu__proto_cost;
 
 static fu__proto_cost fu__proto(const fu_cluster *c, fu_op op, int N, fu_coll_proto proto) {
-  fu__proto_cost k = {c->base_us, c->intra_step_us, c->net_step_us, 1, 1, INFINITY};
+  fu__proto_cost k = {c->base_us, c->intra_step_us, c->net_step_us, 1, 1, INFINITY, 0, 0, 0};
   if (proto == FU_PROTO_SIMPLE) {
     k.base = c->simple_base_us;
     k.lintra = c->simple_intra_step_us;
@@ -132,11 +133,17 @@ static fu__proto_cost fu__proto(const fu_cluster *c, fu_op op, int N, fu_coll_pr
     k.max_busbw = 1e3 * (N == 1 ? FU_COLL_LL_MAX_1NODE : N == 2 ? FU_COLL_LL_MAX_2NODES : FU_COLL_LL_MAX_NODES);
   } else if (proto == FU_PROTO_LL128) {
     /* LL's fitted latencies in NCCL's LL128-to-LL ratios; 120 data bytes in 128 */
+    k.tbase = k.base * FU_COLL_LL128_TREE_BASE_LL;
+    k.tintra = k.lintra * FU_COLL_LL128_TREE_STEP_LL;
+    k.tnet = fmax(k.lnet, 0) * FU_COLL_LL128_TREE_NET_LL;
     k.base *= FU_COLL_LL128_BASE_LL;
     k.lintra *= FU_COLL_LL128_STEP_LL;
+    k.lnet *= FU_COLL_LL128_NET_LL;
     k.ring_bw = FU_COLL_LL128_FRAC;
+    k.tree_bw = FU_COLL_LL128_TREE_FRAC;
   }
   if (!(k.lnet > 0)) k.lnet = 0;
+  if (proto != FU_PROTO_LL128) k.tbase = k.base, k.tintra = k.lintra, k.tnet = k.lnet;
   return k;
 }
 
@@ -153,7 +160,10 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, int gpp
                             fu_coll_line *lines, int *nlines) {
   fu__proto_cost k = fu__proto(c, op, N, proto);
   int g = p / N, ar = op == FU_OP_ALLREDUCE, slot = fu_coll_nvls_slot(op);
-  if (N > 1 && proto == FU_PROTO_SIMPLE) k.base += fu_coll_layout_us(c, gpp, g);
+  if (N > 1 && proto == FU_PROTO_SIMPLE) {
+    k.base += fu_coll_layout_us(c, gpp, g);
+    k.tbase += fu_coll_layout_us(c, gpp, g);
+  }
   int nics = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
   double bnic = N > 1 ? nics * c->nic_gbps * 1e3 : INFINITY; /* bytes per us, per node */
   double bintra = c->intra_gbps * 1e3;
@@ -166,7 +176,7 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, int gpp
            f / ring_bw);
   /* NCCL runs NVLS and NVLS-tree on Simple only */
   double nvls = proto == FU_PROTO_LL || proto == FU_PROTO_LL128 ? 0 : c->nvls_algbw_gbps[slot] * 1e3;
-  double tree_lat = k.base + 2.0 * ((g - 1) * k.lintra + fu__clog2(N) * k.lnet);
+  double tree_lat = k.tbase + 2.0 * ((g - 1) * k.tintra + fu__clog2(N) * k.tnet);
   if (ar && N > 1) {
     /* the busiest node sends n over its NICs on 2 nodes, 1.5n on 3, 2n on more (fu_coll.h) */
     double t_intra = 2.0 / bintra, t_net = (N == 2 ? 1.0 : N == 3 ? 1.5 : 2.0) / bnic;
@@ -191,8 +201,8 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, int gpp
 }
 
 /* fu_coll_lines for a job whose processes drive gpp GPUs each. */
-static int fu__lines(const fu_cluster *c, fu_op op, int ranks, int nodes, int gpp, fu_coll_line *lines,
-                     int *nlines) {
+static int fu__lines(const fu_cluster *c, fu_op op, int ranks, int nodes, int gpp, int ll128_net,
+                     fu_coll_line *lines, int *nlines) {
   *nlines = 0;
   int slot = fu_coll_nvls_slot(op);
   if (slot < 0) {
@@ -217,7 +227,8 @@ static int fu__lines(const fu_cluster *c, fu_op op, int ranks, int nodes, int gp
   }
   if (fu_cluster_has_simple(c)) {
     fu__proto_lines(c, op, p, N, gpp, f, FU_PROTO_LL, lines, nlines);
-    if (N == 1 && strcmp(c->intra_link, "nvlink") == 0) /* fu_coll.h: LL128 on one NVLink node */
+    /* fu_coll.h: LL128 on one NVLink node, across nodes where NCCL's pick is priced */
+    if ((N == 1 || ll128_net) && strcmp(c->intra_link, "nvlink") == 0)
       fu__proto_lines(c, op, p, N, gpp, f, FU_PROTO_LL128, lines, nlines);
     fu__proto_lines(c, op, p, N, gpp, f, FU_PROTO_SIMPLE, lines, nlines);
   } else {
@@ -327,19 +338,35 @@ static int fu__nccl_219(const fu_cluster *c) {
   return c->job_nccl_version > 0 && c->job_nccl_version < FU_COLL_NCCL_27;
 }
 
+/* The index of NCCL's pick among its n lines l at `bytes` (the least time). */
+static int fu__nccl27_best(const fu__nline *l, int n, const fu_cluster *c, int p, double bytes) {
+  int best = 0;
+  double tb = INFINITY;
+  for (int i = 0; i < n; i++) {
+    double t = fu__nccl27_time(&l[i], c, p, bytes);
+    if (t < tb) tb = t, best = i;
+  }
+  return best;
+}
+
+int fu_coll_nccl_pick(const fu_cluster *c, int ranks, int nodes, double bytes, fu_coll_algo *algo,
+                      fu_coll_proto *proto) {
+  if (!c || nodes < 2 || ranks % nodes != 0) return 0;
+  fu__nline l[7];
+  int n = fu__nccl27_lines(c, ranks, nodes, l), best = fu__nccl27_best(l, n, c, ranks, bytes);
+  *algo = l[best].algo;
+  *proto = l[best].proto;
+  return 1;
+}
+
 int fu_coll_nccl_prefers_nvls_tree(const fu_cluster *c, int ranks, int nodes, double bytes) {
   if (!c || nodes < 2 || ranks % nodes != 0) return 0;
   int g = ranks / nodes;
   int nics = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
   if (fu__nccl_219(c)) return fu__prefers_nvls_tree_219(c, ranks, g, nics * c->nic_gbps);
-  fu__nline l[7];
-  int n = fu__nccl27_lines(c, ranks, nodes, l), best = 0;
-  double tb = INFINITY;
-  for (int i = 0; i < n; i++) {
-    double t = fu__nccl27_time(&l[i], c, ranks, bytes);
-    if (t < tb) tb = t, best = i;
-  }
-  return n > 0 && l[best].algo == FU_CALGO_NVLS_TREE;
+  fu_coll_algo a;
+  fu_coll_proto pr;
+  return fu_coll_nccl_pick(c, ranks, nodes, bytes, &a, &pr) && a == FU_CALGO_NVLS_TREE;
 }
 
 static int fu__cmp_double(const void *x, const void *y) {
@@ -349,9 +376,7 @@ static int fu__cmp_double(const void *x, const void *y) {
 
 int fu_coll_nccl_choice_breaks(const fu_cluster *c, int ranks, int nodes, double x0, double x1, double *x,
                                int max) {
-  if (!c || nodes < 2 || ranks % nodes != 0 || fu__nccl_219(c) || !(c->nvls_algbw_gbps[0] > 0) ||
-      ranks / nodes <= 2)
-    return 0;
+  if (!c || nodes < 2 || ranks % nodes != 0 || fu__nccl_219(c)) return 0;
   /* where NCCL's factors change: the tree correction's powers of two, the ring's plateau */
   double fixed[26];
   int nf = 0;
@@ -359,28 +384,33 @@ int fu_coll_nccl_choice_breaks(const fu_cluster *c, int ranks, int nodes, double
   fixed[nf++] = 64.0 * FU__NCCL_CHANNELS * ranks;
   qsort(fixed, nf, sizeof fixed[0], fu__cmp_double);
   fu__nline l[7];
-  int nl = fu__nccl27_lines(c, ranks, nodes, l), nv = -1, n = 0;
-  for (int i = 0; i < nl; i++)
-    if (l[i].algo == FU_CALGO_NVLS_TREE) nv = i;
-  if (nv < 0) return 0;
+  int nl = fu__nccl27_lines(c, ranks, nodes, l), n = 0;
   double u = x0;
   for (int f = 0; f <= nf && u < x1; f++) {
     double v = f < nf && fixed[f] < x1 ? fixed[f] : x1;
     if (!(v > u)) continue;
-    /* inside [u, v) every time is straight (slopes from its midpoint w): where NVLS-tree's
-     * crosses another's */
-    double w = isfinite(v) ? u + (v - u) / 2 : 2 * u + 1;
-    double tn = fu__nccl27_time(&l[nv], c, ranks, u), sn = (fu__nccl27_time(&l[nv], c, ranks, w) - tn) / (w - u);
-    for (int i = 0; i < nl && n < max; i++) {
-      if (i == nv) continue;
-      double ti = fu__nccl27_time(&l[i], c, ranks, u), si = (fu__nccl27_time(&l[i], c, ranks, w) - ti) / (w - u);
-      double xc = si != sn ? u + (ti - tn) / (sn - si) : u;
-      if (xc > u && xc < v) x[n++] = xc;
+    /* inside [u, v) every time is straight (slopes from its midpoint w): walk the least of them
+     * from u, to where another crosses it from above */
+    double w = isfinite(v) ? u + (v - u) / 2 : 2 * u + 1, t0[7], sl[7];
+    for (int i = 0; i < nl; i++) {
+      t0[i] = fu__nccl27_time(&l[i], c, ranks, u);
+      sl[i] = (fu__nccl27_time(&l[i], c, ranks, w) - t0[i]) / (w - u);
+    }
+    int cur = fu__nccl27_best(l, nl, c, ranks, u);
+    double at = u;
+    for (int next = 0; next >= 0 && n < max;) {
+      double xc = v;
+      next = -1;
+      for (int i = 0; i < nl; i++) {
+        if (!(sl[i] < sl[cur])) continue;
+        double xi = u + (t0[i] - t0[cur]) / (sl[cur] - sl[i]);
+        if (xi > at && xi < xc) xc = xi, next = i;
+      }
+      if (next >= 0) x[n++] = xc, cur = next, at = xc;
     }
     if (v < x1 && n < max) x[n++] = v;
     u = v;
   }
-  qsort(x, n, sizeof x[0], fu__cmp_double);
   return n;
 }
 
@@ -400,21 +430,46 @@ const char *fu_nccl_version_string(long code, char *buf, size_t len) {
   return buf;
 }
 
+/* 1 where the model prices NCCL 2.27-on's pick (fu_coll_lines) for op at nodes. */
+static int fu__prices_pick(const fu_cluster *c, fu_op op, int nodes) {
+  return c && c->job_nccl_version >= FU_COLL_NCCL_27 && op == FU_OP_ALLREDUCE && nodes > 1;
+}
+
+int fu_coll_lines_all(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines, int *nlines) {
+  return fu__lines(c, op, ranks, nodes, c ? c->job_gpus_per_proc : 0, fu__prices_pick(c, op, nodes), lines,
+                   nlines);
+}
+
 int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, double bytes, fu_coll_line *lines,
                   int *nlines) {
-  FU_CHECK(fu__lines(c, op, ranks, nodes, c ? c->job_gpus_per_proc : 0, lines, nlines));
+  FU_CHECK(fu_coll_lines_all(c, op, ranks, nodes, lines, nlines));
   int nvls_tree = -1;
   for (int i = 0; i < *nlines; i++)
     if (lines[i].algorithm == FU_CALGO_NVLS_TREE) nvls_tree = i;
-  if (!c || c->job_nccl_version < FU_COLL_NCCL_NVLS_CHUNK || nvls_tree < 0) return FU_OK;
-  int prefers = fu_coll_nccl_prefers_nvls_tree(c, ranks, nodes, bytes);
-  if (!prefers && fu__nccl_219(c)) return FU_OK; /* 2.19's form: the fastest line */
-  /* NCCL's choice: NVLS-tree in its 2.19 chunks wherever it runs Simple; from 2.27, where NCCL
-   * runs another algorithm, no NVLS-tree */
-  if (prefers) lines[nvls_tree].chunk_max = nodes >= 4 ? FU_COLL_NVLS_CHUNK_4NODES : FU_COLL_NVLS_CHUNK_BYTES;
+  double chunk = nodes >= 4 ? FU_COLL_NVLS_CHUNK_4NODES : FU_COLL_NVLS_CHUNK_BYTES;
+  fu_coll_algo algo;
+  fu_coll_proto proto;
+  if (fu__prices_pick(c, op, nodes) && fu_coll_nccl_pick(c, ranks, nodes, bytes, &algo, &proto)) {
+    /* NCCL 2.27 on: the model's line of NCCL's pick (a one-latency profile's line of its
+     * algorithm), NVLS-tree in NCCL's chunks */
+    int m = 0;
+    for (int i = 0; i < *nlines; i++)
+      if (lines[i].algorithm == algo && (lines[i].proto == proto || lines[i].proto == FU_PROTO_ONE)) {
+        lines[m] = lines[i];
+        if (algo == FU_CALGO_NVLS_TREE) lines[m].chunk_max = chunk;
+        m++;
+      }
+    if (m > 0) *nlines = m; /* else the model lacks the line: its fastest */
+    return FU_OK;
+  }
+  if (!c || c->job_nccl_version < FU_COLL_NCCL_NVLS_CHUNK || nvls_tree < 0 ||
+      !fu_coll_nccl_prefers_nvls_tree(c, ranks, nodes, bytes))
+    return FU_OK;
+  /* NCCL 2.19-2.26's choice: NVLS-tree in its 2.19 chunks wherever it runs Simple */
+  lines[nvls_tree].chunk_max = chunk;
   int m = 0;
   for (int i = 0; i < *nlines; i++)
-    if (prefers ? lines[i].proto != FU_PROTO_SIMPLE || i == nvls_tree : i != nvls_tree) lines[m++] = lines[i];
+    if (lines[i].proto != FU_PROTO_SIMPLE || i == nvls_tree) lines[m++] = lines[i];
   *nlines = m;
   return FU_OK;
 }
@@ -480,7 +535,7 @@ int fu_coll_time(const fu_cluster *c, fu_op op, int ranks, int nodes, double byt
 static int fu__ends(const fu_cluster *c, const fu_coll_obs *o, double *lat, double *busbw, double *lat_s) {
   fu_coll_line l[FU_COLL_MAX_LINES];
   int n;
-  if (fu__lines(c, o->op, o->ranks, o->nodes, o->gpus_per_proc, l, &n) != FU_OK) return FU_EDATA;
+  if (fu__lines(c, o->op, o->ranks, o->nodes, o->gpus_per_proc, 0, l, &n) != FU_OK) return FU_EDATA;
   double a = INFINITY, b = INFINITY, as = INFINITY;
   for (int i = 0; i < n; i++) {
     if (l[i].alpha_us < a) a = l[i].alpha_us;

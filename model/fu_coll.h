@@ -68,10 +68,13 @@
  * large-size bandwidth. LL128 (NCCL enables it where GPUs talk over NVLink) is priced on one node
  * of NVLink, for the ring: 0.92 of Simple's bandwidth at LL's fitted latencies scaled by NCCL's
  * LL128-to-LL ratios, between LL and Simple in size (it is what NCCL runs at 16-256 MiB on an 8-GPU
- * B200 node, where neither LL nor Simple came within 38-107%). Across nodes it is not priced:
- * there it would fit the runs with one or two GPUs a process (1+1, 2+2 mid sizes) but prices the
- * held-out 16-rank logs 2-5x fast at mid sizes, with the layout's cost priced apart as well
- * (README, issue 12).
+ * B200 node, where neither LL nor Simple came within 38-107%). Across nodes it is priced only
+ * where the model prices NCCL 2.27-on's own pick (an all-reduce whose NCCL is named, fu_coll_lines):
+ * the ring as on one node with a network step 4.0 / 2.7 times LL's, the tree at 120/128 of its
+ * Simple bandwidth with tuning.cc's tree LL128-to-LL ratios (FU_COLL_LL128_*). Among the fastest
+ * lines (NCCL unknown or older) it is not: there it would fit the runs with one or two GPUs a
+ * process (1+1, 2+2 mid sizes) but prices the held-out 16-rank logs 2-5x fast at mid sizes, with
+ * the layout's cost priced apart as well (README, issue 12).
  * Process layout (fu_coll_layout_us): a Simple call across nodes whose processes drive q GPUs
  * each pays proc_pair_us x q (q - 1) on top of the line, fitted from multi-node curves of two or
  * more layouts (the GPUs a process each log ran with, from its "# nThread" line); the job priced
@@ -148,6 +151,14 @@ typedef struct fu_cluster {
 #define FU_COLL_LL128_FRAC 0.92
 #define FU_COLL_LL128_BASE_LL (14.0 / 6.6)
 #define FU_COLL_LL128_STEP_LL (1.9 / 0.6)
+/* Across nodes (priced where NCCL 2.27 or later picks it, fu_coll_lines): a ring's network step
+ * 4.0 / 2.7 times LL's; a tree at 120/128 of its Simple bandwidth with a base latency 14 / 6.8,
+ * an NVLink hop 1.25 / 0.6 and a network step 8.5 / 5.0 times LL's (tuning.cc's tree rows). */
+#define FU_COLL_LL128_NET_LL (4.0 / 2.7)
+#define FU_COLL_LL128_TREE_FRAC (120.0 / 128.0)
+#define FU_COLL_LL128_TREE_BASE_LL (14.0 / 6.8)
+#define FU_COLL_LL128_TREE_STEP_LL (1.25 / 0.6)
+#define FU_COLL_LL128_TREE_NET_LL (8.5 / 5.0)
 /* NCCL's NVLS_TREE efficiency (tuning.cc: algbw = busbw * 0.70 nNodes / (2 (nNodes - 1))). */
 #define FU_COLL_NVLS_TREE_EFF 0.70
 
@@ -204,12 +215,24 @@ const char *fu_nccl_version_string(long code, char *buf, size_t len);
  * Where the job's NCCL is known (c->job_nccl_version) and is 2.19 or later, an NVLS-tree line
  * (all-reduce across nodes) is what NCCL runs, not what is fastest: NCCL picks by its own tuning
  * model (fu_coll_nccl_prefers_nvls_tree, in the form of the job's NCCL; from 2.27 it depends on
- * `bytes`, which matters nowhere else), and where that prefers NVLS-tree, the ring and tree
- * Simple lines are left out (the protocol is still the model's: LL lines stay) and NVLS-tree is
- * cut in 2.19's chunks (FU_COLL_NCCL_NVLS_CHUNK); where the 2.27 form prefers another algorithm,
- * the NVLS-tree line is left out. */
+ * `bytes`, which matters nowhere else). 2.19-2.26: where that prefers NVLS-tree, the ring and
+ * tree Simple lines are left out (the protocol is still the model's: LL lines stay) and NVLS-tree
+ * is cut in 2.19's chunks (FU_COLL_NCCL_NVLS_CHUNK). 2.27 on: the one line is NCCL's pick,
+ * algorithm and protocol (fu_coll_nccl_pick), NVLS-tree in those chunks, and where NCCL picks
+ * LL128 across nodes (NVLink nodes) the model prices it as tuning.cc does (FU_COLL_LL128_*), from
+ * its fitted LL latencies and Simple bandwidths; for a profile without Simple latencies the
+ * algorithm's one line. */
 int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, double bytes, fu_coll_line *lines,
                   int *nlines);
+/* Every line the model prices for op at (ranks, nodes) before NCCL's choice (the candidates of
+ * fu_coll_lines, chunks uncut); FU_EDATA as fu_coll_lines. */
+int fu_coll_lines_all(const fu_cluster *c, fu_op op, int ranks, int nodes, fu_coll_line *lines, int *nlines);
+
+/* NCCL's own pick (algorithm, protocol) for an all-reduce at (ranks, nodes > 1) of `bytes` in the
+ * 2.27-on form (fu_coll_nccl_prefers_nvls_tree), whatever c's version; 0 where it has none to
+ * make (one node, ranks not a multiple of nodes). */
+int fu_coll_nccl_pick(const fu_cluster *c, int ranks, int nodes, double bytes, fu_coll_algo *algo,
+                      fu_coll_proto *proto);
 
 /* NCCL 2.27 (NCCL_VERSION_CODE 22700) and later: NCCL's tuning in its current source's form
  * (fu_coll_nccl_prefers_nvls_tree). Which release first carried each constant of that form is not
@@ -234,9 +257,10 @@ int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, double by
  *     overhead, as nccl_choice.py. */
 int fu_coll_nccl_prefers_nvls_tree(const fu_cluster *c, int ranks, int nodes, double bytes);
 
-/* The sizes in (x0, x1) at which fu_coll_nccl_prefers_nvls_tree may change for an all-reduce at
- * (ranks, nodes) under c's NCCL, ascending, into x (at most max); returns their count (0 where the
- * choice does not depend on size). Between two of them NCCL's times are straight lines. */
+/* The sizes in (x0, x1) at which NCCL's pick (fu_coll_nccl_pick, fu_coll_nccl_prefers_nvls_tree)
+ * may change for an all-reduce at (ranks, nodes) under c's NCCL, ascending, into x (at most max);
+ * returns their count (0 where the choice does not depend on size: the 2.19-2.26 form). Between
+ * two of them NCCL's pick is one line. */
 int fu_coll_nccl_choice_breaks(const fu_cluster *c, int ranks, int nodes, double x0, double x1, double *x,
                                int max);
 

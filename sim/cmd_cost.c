@@ -73,15 +73,20 @@ static int fu__sizes(const char *arg, double **out, size_t *n) {
   return FU_OK;
 }
 
-/* "lines": every algorithm and protocol the cost model weighed at `bytes`, with its time, so
- * that a reader sees by how much the chosen one won (nothing when the model did not price it). */
+/* "lines": every algorithm and protocol the cost model prices for the job (NCCL's choice picks
+ * among them), with its time at `bytes`, so that a reader sees how far the chosen one is from the
+ * others (nothing when the model did not price it). */
 static int fu__lines_json(const fu_profile *prof, const char *op, int ranks, int nodes, double bytes, json_t *o) {
   fu_op fo;
-  fu_coll_line l[FU_COLL_MAX_LINES];
-  int n;
+  fu_coll_line l[FU_COLL_MAX_LINES], chosen[FU_COLL_MAX_LINES];
+  int n, nc;
   if (fu_op_parse(op, &fo) != FU_OK || fu_coll_nvls_slot(fo) < 0 || !fu_cluster_usable(&prof->cluster, nodes) ||
-      fu_coll_lines(&prof->cluster, fo, ranks, nodes, bytes, l, &n) != FU_OK)
+      fu_coll_lines_all(&prof->cluster, fo, ranks, nodes, l, &n) != FU_OK ||
+      fu_coll_lines(&prof->cluster, fo, ranks, nodes, bytes, chosen, &nc) != FU_OK)
     return FU_OK;
+  for (int k = 0; k < n; k++) /* a line NCCL's choice keeps, as it prices it (its chunks) */
+    for (int i = 0; i < nc; i++)
+      if (strcmp(l[k].algo, chosen[i].algo) == 0) l[k] = chosen[i];
   json_t *arr = json_array();
   for (int k = 0; arr && k < n; k++) {
     json_t *e = json_pack("{s:s, s:f}", "algo", l[k].algo, "time_us", fu_coll_line_time(&l[k], bytes));

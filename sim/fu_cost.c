@@ -269,9 +269,7 @@ static int fu__envelope(const fu_cluster *cl, fu_op o, int ranks, int nodes, fu_
   fu_coll_line l[FU_COLL_MAX_LINES];
   int n;
   /* the chunk ladders of every line the model has (NCCL's choice keeps some of their rungs) */
-  fu_cluster all = *cl;
-  all.job_nccl_version = 0;
-  FU_CHECK(fu_coll_lines(&all, o, ranks, nodes, 1, l, &n));
+  FU_CHECK(fu_coll_lines_all(cl, o, ranks, nodes, l, &n));
   double a[FU_COLL_MAX_LINES], b[FU_COLL_MAX_LINES];
   double br[FU_COLL_TREE_CORR_N + 4 * FU_COLL_MAX_LINES + 1];
   int nb = 0;

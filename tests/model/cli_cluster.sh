@@ -417,7 +417,7 @@ check "LL128 on one NVLink node: B200 all-gather 16-256 MiB on ring/LL128 by han
 # each way) + n x 1.72 x max(1 / A_nvls, 1 / (0.70 x 8 B_nic)); within 15% of the log (31682,
 # 121936 us; the fastest line, tree/Simple, was 61% fast). 2.18.3 and an unknown version keep the fastest line; a bad version is one line.
 "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 4GiB,16GiB --nccl-version 2.29.2 --format json >"$tmp/cv.json" &&
-  [ "$(js "$tmp/cv.json" "[r['algo'] for r in j] + sorted({l['algo'] for r in j for l in r['lines']})")" = "['nvls_tree/Simple', 'nvls_tree/Simple', 'nvls_tree/Simple', 'ring/LL', 'tree/LL']" ] &&
+  [ "$(js "$tmp/cv.json" "[r['algo'] for r in j] + sorted({l['algo'] for r in j for l in r['lines']})")" = "['nvls_tree/Simple', 'nvls_tree/Simple', 'nvls_tree/Simple', 'ring/LL', 'ring/LL128', 'ring/Simple', 'tree/LL', 'tree/LL128', 'tree/Simple']" ] &&
   [ "$(js "$tmp/cv.json" "all(abs(r['time_us'] / (lambda c: c['simple_base_us'] + 2 * (max(c['simple_intra_step_us'], c.get('simple_xintra_step_us', 0)) + c['simple_net_step_us']) + r['bytes'] * 1.72 * max(1 / c['nvls_algbw_gbps'][0], 1 / (0.70 * 8 * c['nic_gbps'])) / 1e3)(json.load(open('$tmp/b2n.json'))['cluster']) - 1) < 1e-9 for r in j)")" = True ] &&
   [ "$(js "$tmp/cv.json" "all(abs(r['time_us'] / m - 1) < 0.15 for r, m in zip(j, (31682, 121936)))")" = True ] &&
   [ "$(js "$tmp/cv.json" "(j[0]['nccl_version'], j[0]['nccl_source'])")" = "('2.29.2', 'given')" ] &&
@@ -429,19 +429,30 @@ check "LL128 on one NVLink node: B200 all-gather 16-256 MiB on ring/LL128 by han
   "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 16GiB --nccl-version 2.29.2 | grep -q "NCCL: 2.29.2 (given)" &&
   "$fusim" cost --profile "$tmp/b2u.json" --comm allreduce:2x8 --bytes 16GiB | grep -q "NCCL: unknown"
 check "NCCL 2.29.2's choice: B200 2x8 all-reduce on NVLS-tree in 128 KiB chunks by hand, within 15% of the log at 4, 16 GiB; 2.18.3 as unknown" $?
-# NCCL's choice follows the version named (fu_coll_nccl_prefers_nvls_tree): from 2.27 NCCL's
-# NVLS-tree on 3 nodes has the NICs' bandwidth, the ring's, so latency and Blackwell's tree
-# correction decide: at 64 MiB NCCL 2.29.2's model (this profile's rates, by tests/bench/
-# nccl_choice.py) runs ring/LL128, so the model prices no NVLS-tree line there (the fastest
-# of the others); at 1 GiB NVLS-tree alone among the Simple lines. 2.21.3 (the 2.19-2.26 form,
-# bandwidths alone) keeps NVLS-tree at both.
+# NCCL's choice follows the version named (fu_coll_nccl_prefers_nvls_tree, fu_coll_nccl_pick):
+# from 2.27 NCCL's NVLS-tree on 3 nodes has the NICs' bandwidth, the ring's, so latency and
+# Blackwell's tree correction decide: at 64 MiB NCCL 2.29.2's model (this profile's rates, as
+# tests/bench/nccl_choice.py has it) runs ring/LL128, which the model prices, LL's fitted
+# latencies in NCCL's LL128 ratios and 0.92 of the ring's min(B_intra, 8 B_nic): base x 14/6.6 +
+# 40.25 NVLink steps x 1.9/0.6 + 5.75 network steps x 4.0/2.7, + n x 46/24 / (0.92 x ...); at
+# 1 GiB NVLS-tree. 2.21.3 (the 2.19-2.26 form, bandwidths alone) runs NVLS-tree at both, and has
+# no LL128 line across nodes. Every line priced is listed in either case.
 "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:3x8 --bytes 64MiB,1GiB --nccl-version 2.29.2 --format json >"$tmp/c27.json" &&
   "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:3x8 --bytes 64MiB,1GiB --nccl-version 2.21.3 --format json >"$tmp/c21.json" &&
-  [ "$(js "$tmp/c27.json" "[sorted(l['algo'] for l in r['lines']) for r in j]")" = "[['ring/LL', 'ring/Simple', 'tree/LL', 'tree/Simple'], ['nvls_tree/Simple', 'ring/LL', 'tree/LL']]" ] &&
-  [ "$(js "$tmp/c27.json" "j[0]['algo'] != 'nvls_tree/Simple' and j[1]['algo'] == 'nvls_tree/Simple'")" = True ] &&
-  [ "$(js "$tmp/c21.json" "[r['algo'] for r in j]")" = "['nvls_tree/Simple', 'nvls_tree/Simple']" ] &&
+  [ "$(js "$tmp/c27.json" "[r['algo'] for r in j]")" = "['ring/LL128', 'nvls_tree/Simple']" ] &&
+  [ "$(js "$tmp/c27.json" "(lambda c: abs(j[0]['time_us'] / (c['base_us'] * 14 / 6.6 + 40.25 * c['intra_step_us'] * 1.9 / 0.6 + 5.75 * c['net_step_us'] * 4.0 / 2.7 + j[0]['bytes'] * 46 / 24 / (0.92 * min(c['intra_gbps'], 8 * c['nic_gbps']) * 1e3)) - 1) < 1e-9)(json.load(open('$tmp/b2n.json'))['cluster'])")" = True ] &&
+  [ "$(js "$tmp/c27.json" "len({l['algo'] for r in j for l in r['lines']})")" = 7 ] &&
+  [ "$(js "$tmp/c21.json" "[r['algo'] for r in j] + sorted({l['algo'] for r in j for l in r['lines']})")" = "['nvls_tree/Simple', 'nvls_tree/Simple', 'nvls_tree/Simple', 'ring/LL', 'ring/Simple', 'tree/LL', 'tree/Simple']" ] &&
   [ "$(js "$tmp/c21.json" "j[1]['time_us']")" = "$(js "$tmp/c27.json" "j[1]['time_us']")" ]
-check "NCCL's choice by version: B200 3x8 all-reduce at 64 MiB off NVLS-tree under 2.29.2 (NCCL runs the ring there), on it under 2.21.3; 1 GiB NVLS-tree under both" $?
+check "NCCL's choice by version: B200 3x8 all-reduce at 64 MiB on ring/LL128 by hand under 2.29.2 (NCCL's pick), on NVLS-tree under 2.21.3; 1 GiB NVLS-tree under both" $?
+# tree/LL128 across nodes where NCCL 2.29.2 picks it: B200 2x8 at 1 MiB (the log's row: 183.4 us),
+# tree LL128 latency base x 14/6.8 + 2 (7 NVLink hops x step x 1.25/0.6 + 1 network step x
+# 8.5/5.0), bandwidth 120/128 of the tree's max(2 / B_intra, 1 / (8 B_nic)) a byte, over LL128's
+# tree correction at 1 MiB, 0.6
+"$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 1MiB --nccl-version 2.29.2 --format json >"$tmp/c1m.json" &&
+  [ "$(js "$tmp/c1m.json" "j[0]['algo']")" = tree/LL128 ] &&
+  [ "$(js "$tmp/c1m.json" "(lambda c: abs(j[0]['time_us'] / (c['base_us'] * 14 / 6.8 + 2 * (7 * c['intra_step_us'] * 1.25 / 0.6 + c['net_step_us'] * 8.5 / 5.0) + j[0]['bytes'] * max(2 / c['intra_gbps'], 1 / (8 * c['nic_gbps'])) / 1e3 / (120 / 128) / 0.6) - 1) < 1e-9)(json.load(open('$tmp/b2n.json'))['cluster'])")" = True ]
+check "NCCL 2.29.2's tree/LL128 across nodes: B200 2x8 all-reduce at 1 MiB priced by hand" $?
 # the profile knows the NCCL its logs ran: the B200 one-node logs say 2.29.2 ("## software", the
 # sibling 2-node run printed it), so the profile fitted on them (its network from the DGX base,
 # whose logs say 2.18.3: not its collectives) records 2.29.2, and cost without --nccl-version
@@ -479,16 +490,18 @@ check "a profile with nccl_version '2.29': exit 65, one line" $?
 "$fusim" cost --profile "$tmp/b2n.json" --comm allreduce:2x8 --bytes 16GiB --nccl-version 2.29 >/dev/null 2>"$tmp/err"
 [ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "--nccl-version '2.29'" "$tmp/err"
 check "--nccl-version 2.29 refused in one line" $?
-# predict names the NCCL as cost does: ResNet-50's all-reduces on B200 2x8 under 2.29.2 run
-# NVLS-tree at Simple sizes, slower than the tree line the unknown version takes; the output says it
+# predict names the NCCL as cost does: ResNet-50's all-reduces on B200 2x8 under 2.21.3 run
+# NVLS-tree at Simple sizes, slower than the tree line the unknown version takes; under 2.29.2
+# NCCL's pick at each size (tree/LL128 at 1-4 MiB), apart from both; the output says it
 "$fusim" predict --workload resnet50 --profile "$tmp/b2u.json" --comm allreduce:2x8 --no-store --format json >"$tmp/pu.json" &&
   "$fusim" predict --workload resnet50 --profile "$tmp/b2u.json" --comm allreduce:2x8 --no-store --format json --nccl-version 2.29.2 >"$tmp/pv.json" &&
-  [ "$(python3 -c "import json; a, b = (json.load(open(f)) for f in ('$tmp/pu.json', '$tmp/pv.json')); print(b['comm_us'] > a['comm_us'], 'nccl_version' in a, a['nccl_source'], b['nccl_version'], b['nccl_source'])")" = "True False unknown 2.29.2 given" ] &&
+  "$fusim" predict --workload resnet50 --profile "$tmp/b2u.json" --comm allreduce:2x8 --no-store --format json --nccl-version 2.21.3 >"$tmp/p21.json" &&
+  [ "$(python3 -c "import json; a, b, o = (json.load(open(f)) for f in ('$tmp/pu.json', '$tmp/pv.json', '$tmp/p21.json')); print(o['comm_us'] > a['comm_us'], b['comm_us'] not in (a['comm_us'], o['comm_us']), 'nccl_version' in a, a['nccl_source'], b['nccl_version'], b['nccl_source'])")" = "True True False unknown 2.29.2 given" ] &&
   "$fusim" predict --workload resnet50 --profile "$tmp/b2u.json" --comm allreduce:2x8 --no-store --nccl-version 2.29.2 |
     grep -q "one process per GPU assumed; NCCL 2.29.2)" &&
   "$fusim" predict --workload resnet50 --profile "$tmp/b2u.json" --comm allreduce:2x8 --no-store |
     grep -q "one process per GPU assumed; NCCL unknown)"
-check "predict --nccl-version 2.29.2: NCCL's choice lengthens B200 2x8 communication, and the output names the version" $?
+check "predict --nccl-version: NCCL 2.21.3's choice lengthens B200 2x8 communication, 2.29.2's differs from both, and the output names the version" $?
 # predict without the flag on the profile that records 2.29.2: NCCL's choice, as with the flag
 "$fusim" predict --workload resnet50 --profile "$tmp/b2n.json" --comm allreduce:2x8 --no-store --format json >"$tmp/pd.json" &&
   [ "$(python3 -c "import json; a, b = (json.load(open(f)) for f in ('$tmp/pd.json', '$tmp/pv.json')); print(a['comm_us'] == b['comm_us'], a['nccl_version'], a['nccl_source'])")" = "True 2.29.2 profile" ] &&

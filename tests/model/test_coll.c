@@ -65,13 +65,14 @@ static void nccl_choice_27(void) {
   c.job_compcap = 100, c.job_nccl_version = 0;
   EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 24, 3, 64 * MiB), 0);
   /* where it changes on 3 nodes in [256, 512) MiB (NVLS-tree's correction 0.9: 187.83 GB/s):
-   * NVLS-tree meets ring/LL128 at 43 / (1 / 187.83 - 1 / 192) x 1e3 = 371.52e6 bytes and
-   * ring/Simple at 223.28 / (1 / 187.83 - 1 / 208.70) x 1e3 = 419.38e6 */
+   * ring/LL128 overtakes NVLS-tree at 43 / (1 / 187.83 - 1 / 192) x 1e3 = 371.52e6 bytes, and
+   * ring/Simple overtakes ring/LL128 at (290.08 - 109.8) / (1 / 192 - 1 / 208.70) x 1e3 =
+   * 432.67e6 */
   c.job_nccl_version = 22902;
   double x[8];
   EXPECT_INT_EQ(fu_coll_nccl_choice_breaks(&c, 24, 3, 256 * MiB, 512 * MiB, x, 8), 2);
   EXPECT_REL(x[0], 371520000.0, 1e-6);
-  EXPECT_REL(x[1], 419378087.0, 1e-6);
+  EXPECT_REL(x[1], 432672000.0, 1e-6);
   EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 24, 3, 371.0e6), 1);
   EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 24, 3, 372.0e6), 0);
   /* the 2.19-2.26 form: NVLS-tree at every size and node count (as before 2.27) */
@@ -79,25 +80,50 @@ static void nccl_choice_27(void) {
   EXPECT_INT_EQ(fu_coll_nccl_choice_breaks(&c, 24, 3, 256 * MiB, 512 * MiB, x, 8), 0);
   for (int nodes = 2; nodes <= 4; nodes++)
     for (double b = MiB; b <= GiB; b *= 64) EXPECT_INT_EQ(fu_coll_nccl_prefers_nvls_tree(&c, 8 * nodes, nodes, b), 1);
-  /* the lines priced (fu_coll_lines): with 2.29.2 on 3 nodes at 64 MiB the NVLS-tree line goes
-   * (NCCL runs the ring), at 1 GiB it is NCCL's and the ring and tree Simple lines go; 2.21.3
-   * keeps NVLS-tree alone among the Simple lines at both */
+  /* the lines priced (fu_coll_lines). The model's latencies: LL base 2, NVLink step 1, network
+   * step 5 us; Simple 3, 2, 6. 2.21.3 keeps NVLS-tree alone among the Simple lines, LL lines
+   * beside it, at 64 MiB and 1 GiB. 2.29.2 prices NCCL's pick alone: on 3 nodes at 64 MiB
+   * ring/LL128, LL's latencies in NCCL's LL128 ratios, 2 x 14/6.6 + 40.25 intra-node steps x
+   * 1 x 1.9/0.6 + 5.75 network steps x 5 x 4.0/2.7 = 174.29 us, 0.92 of the ring's min(720,
+   * 400) GB/s: 1.9167 / 368e3 us a byte; at 1 GiB NVLS-tree in 128 KiB chunks; on 2 nodes at
+   * 1 MiB tree/LL128: 2 x 14/6.8 + 2 (7 x 1 x 1.25/0.6 + 5 x 8.5/5.0) = 50.284 us, the tree's
+   * max(2 / 720, 1 / 400) / 1e3 at 120/128, over LL128's correction 0.6 at 1 MiB */
   c.simple_base_us = 3, c.simple_intra_step_us = 2, c.simple_net_step_us = 6;
   fu_coll_line l[FU_COLL_MAX_LINES];
   int n;
-  for (int v = 0; v < 2; v++) {
-    c.job_nccl_version = v ? 22103 : 22902;
-    for (int big = 0; big < 2; big++) {
-      EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 24, 3, big ? GiB : 64 * MiB, l, &n), FU_OK);
-      int nvls_tree = 0, simple = 0;
-      for (int i = 0; i < n; i++) {
-        nvls_tree += l[i].algorithm == FU_CALGO_NVLS_TREE;
-        simple += l[i].proto == FU_PROTO_SIMPLE;
-      }
-      EXPECT_INT_EQ(nvls_tree, v || big);
-      EXPECT_INT_EQ(simple, v || big ? 1 : 2);
+  c.job_nccl_version = 22103;
+  for (int big = 0; big < 2; big++) {
+    EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 24, 3, big ? GiB : 64 * MiB, l, &n), FU_OK);
+    int nvls_tree = 0, simple = 0;
+    for (int i = 0; i < n; i++) {
+      nvls_tree += l[i].algorithm == FU_CALGO_NVLS_TREE;
+      simple += l[i].proto == FU_PROTO_SIMPLE;
     }
+    EXPECT_INT_EQ(nvls_tree, 1);
+    EXPECT_INT_EQ(simple, 1);
   }
+  c.job_nccl_version = 22902;
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 24, 3, 64 * MiB, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 1);
+  EXPECT_STR_EQ(l[0].algo, "ring/LL128");
+  EXPECT_NEAR(l[0].alpha_us, 2 * 14 / 6.6 + 40.25 * 1.9 / 0.6 + 5.75 * 5 * 4.0 / 2.7, 1e-9);
+  EXPECT_REL(l[0].beta_us_per_byte, (46.0 / 24) / 368e3, 1e-12);
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 24, 3, GiB, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 1);
+  EXPECT_STR_EQ(l[0].algo, "nvls_tree/Simple");
+  EXPECT_NEAR(l[0].chunk_max, FU_COLL_NVLS_CHUNK_BYTES, 0);
+  double t;
+  char a[20];
+  EXPECT_INT_EQ(fu_coll_time(&c, FU_OP_ALLREDUCE, 16, 2, MiB, &t, a, sizeof a), FU_OK);
+  EXPECT_STR_EQ(a, "tree/LL128");
+  EXPECT_NEAR(t, 2 * 14 / 6.8 + 2 * (7 * 1.25 / 0.6 + 5 * 8.5 / 5.0) + MiB * (2 / 720e3) / (120.0 / 128) / 0.6, 1e-9);
+  /* every candidate, LL128 across nodes among them (2.29.2 only: unknown versions keep the
+   * fastest of the lines they had) */
+  EXPECT_INT_EQ(fu_coll_lines_all(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 7);
+  c.job_nccl_version = 0;
+  EXPECT_INT_EQ(fu_coll_lines_all(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 5);
 }
 
 int main(void) {
