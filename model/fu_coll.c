@@ -108,8 +108,9 @@ static void fu__line(fu_coll_line *l, fu_coll_algo algo, fu_coll_proto proto, do
  * and the share of the links' bandwidth a ring (ring_bw) and a tree (tree_bw) reach. As NCCL's
  * tuning.cc charges them: LL carries 4 data bytes in 8 with flag polling, so a ring reaches 1/4
  * of Simple for all-reduce or across nodes and 1/3 otherwise, a tree 1/3.8; its intra-node step
- * costs 1.8 x across nodes. LL128 (one node only, fu_coll.h) 0.92 of Simple at LL's latencies
- * scaled as NCCL's constants. The latencies are the profile's fitted ones (LL: small sizes,
+ * costs 1.8 x across nodes. LL128 (one node, and across nodes where NCCL's pick is priced:
+ * fu_coll.h) 0.92 of Simple (a tree 120/128) at LL's latencies scaled as NCCL's constants (a
+ * tree's by its own, tbase, tintra, tnet). The latencies are the profile's fitted ones (LL: small sizes,
  * Simple: the large sizes' intercept); FU_PROTO_ONE uses the small-size ones at full bandwidth. */
 typedef struct fu__proto_cost {
   double base, lintra, lnet, ring_bw, tree_bw;
