@@ -416,11 +416,13 @@ def probe_spacing(ws, k, ddp=False):
     probe point farther than dense, with b the per-bucket cost the block charges a dense issue
     (hooks.bucket_us; for the offload comm hook, its excess over DDP's bucket, as apply() puts a
     capture's). DDP's offload hook makes the same calls (an event, the side stream's wait, the
-    copy into pinned memory), so it gets the same extra. ddp (--ddp-spacing, opt-in): DDP's
-    default all-reduce as well ("ddp", at ddp.bucket_us: its Reducer makes calls of the same kind,
-    an event, a stream wait, a launch; in the loops of runs 11-28 its per-bucket cost over DDP
-    100 MiB's rises 72 -> 102 -> 106 -> 139 us at 101 / 394 / 752 / 2396 us apart, medians over
-    52 model-runs, near what this curve adds). ws: the workload scaled to the loop (its
+    copy into pinned memory), so it gets the same extra. ddp (the store's default since session
+    29; --no-ddp-spacing leaves it out): DDP's default all-reduce as well ("ddp", at
+    ddp.bucket_us: its Reducer makes calls of the same kind, an event, a stream wait, a launch; in
+    the loops of runs 11-28 its per-bucket cost over DDP 100 MiB's rises 72 -> 102 -> 106 -> 139
+    us at 101 / 394 / 752 / 2396 us apart, medians over 52 model-runs, near what this curve
+    adds; over runs 11-29 no run's median is worse by more than its rounds resolve,
+    data/validation/median_noise.py). ws: the workload scaled to the loop (its
     costs and timeline at the loop's host speed; the probe's points are taken as they are).
     Returns the keys given a curve."""
     h = ws.get("host") or {}
@@ -701,9 +703,13 @@ def arg_parser():
                     help="a capture without issue-spacing curves prices every in-backward issue at "
                          "its per-bucket cost (before session 27); default: the issue probe's "
                          "curve, priced whole (probe_spacing)")
-    ap.add_argument("--ddp-spacing", action="store_true",
-                    help="with the issue probe's curve: DDP's default all-reduce per bucket priced "
-                         "by it as well (host.issue_spacing.ddp; probe_spacing)")
+    ap.add_argument("--ddp-spacing", action="store_true", default=True,
+                    help="the default, said explicitly: with the issue probe's curve, DDP's "
+                         "default all-reduce per bucket priced by it as well "
+                         "(host.issue_spacing.ddp; probe_spacing)")
+    ap.add_argument("--no-ddp-spacing", dest="ddp_spacing", action="store_false",
+                    help="a sensitivity: DDP's default all-reduce at its dense per-bucket cost at "
+                         "every spacing (before session 29)")
     ap.add_argument("--loop-model-costs", action="store_true",
                     help="where the run measured the per-parameter costs in its loop "
                          "(validate_torch's probes), use those in place of the capture's (on run "

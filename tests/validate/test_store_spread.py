@@ -196,6 +196,15 @@ w = copy.deepcopy(PW)
 st.probe_spacing(w, 2.0, ddp=True)
 check("probe_spacing ddp: DDP's all-reduce curve by hand (got %r)" % w["host"]["issue_spacing"].get("ddp"),
       w["host"]["issue_spacing"].get("ddp") == [[150.0, 30.0], [250.0, 50.0], [1050.0, 130.0]])
+# The store's defaults (session 29): DDP's curve is priced unless --no-ddp-spacing, at the default
+# k 2.11: [[150, 30], [250, 30 + 2.11 x (20 - 10) = 51.1], [1050, 30 + 2.11 x (60 - 10) = 135.5]].
+# The old store left it to --ddp-spacing (no "ddp" curve by default).
+for argv, want in (([], [[150.0, 30.0], [250.0, 51.1], [1050.0, 135.5]]), (["--no-ddp-spacing"], None)):
+    a = st.arg_parser().parse_args(["RUNDIR"] + argv)
+    w = copy.deepcopy(PW)
+    st.probe_spacing(w, a.whole_over_calls, a.ddp_spacing)
+    got = w["host"]["issue_spacing"].get("ddp")
+    check("store defaults %r: DDP's all-reduce curve by hand (got %r)" % (argv, got), got == want)
 w = copy.deepcopy(PW)
 w["host"]["version"] = 1
 check("probe_spacing: no version-2 host block, nothing (got %r)" % st.probe_spacing(w, 2.0),
