@@ -128,9 +128,12 @@ static fu__proto_cost fu__proto(const fu_cluster *c, fu_op op, int N, fu_coll_pr
      * another machine's one-node step) */
     if (N > 1 && c->simple_xintra_step_us > k.lintra) k.lintra = c->simple_xintra_step_us;
   } else if (proto == FU_PROTO_LL) {
-    k.ring_bw = op == FU_OP_ALLREDUCE || N > 1 ? FU_COLL_LL_FRAC_AR_NET : FU_COLL_LL_FRAC;
+    /* across nodes for a job on NCCL 2.27 or later, as its ring.cc: a ring at 1/2 of the link,
+     * no dearer intra-node step (fu_coll.h) */
+    int ll27 = N > 1 && c->job_nccl_version >= FU_COLL_NCCL_27;
+    k.ring_bw = ll27 ? FU_COLL_LL_FRAC_27 : op == FU_OP_ALLREDUCE || N > 1 ? FU_COLL_LL_FRAC_AR_NET : FU_COLL_LL_FRAC;
     k.tree_bw = FU_COLL_LL_FRAC_TREE;
-    if (N > 1) k.lintra *= FU_COLL_LL_INTRA_NET;
+    if (N > 1 && !ll27) k.lintra *= FU_COLL_LL_INTRA_NET;
     k.max_busbw = 1e3 * (N == 1 ? FU_COLL_LL_MAX_1NODE : N == 2 ? FU_COLL_LL_MAX_2NODES : FU_COLL_LL_MAX_NODES);
   } else if (proto == FU_PROTO_LL128) {
     /* LL's fitted latencies in NCCL's LL128-to-LL ratios; 120 data bytes in 128 */

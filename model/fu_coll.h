@@ -60,7 +60,8 @@
  * latencies, as NCCL's tuning does: LL (the latency of small messages, fitted from the smallest
  * sizes; a ring at 1/4 of the bandwidth for all-reduce or across nodes and 1/3 otherwise, a tree
  * at 1/3.8, both at most tuning.cc's llMaxBw; its intra-node step 1.8 times dearer across nodes;
- * NVLS has no LL line: NCCL runs NVLS and NVLS-tree on Simple only) and Simple (the latency of
+ * for a job on NCCL 2.27 or later across nodes, the ring at 1/2 and no dearer step, as its
+ * ring.cc, FU_COLL_LL_FRAC_27; NVLS has no LL line: NCCL runs NVLS and NVLS-tree on Simple only) and Simple (the latency of
  * large messages, fitted from the intercept of the largest sizes, at the full bandwidth; in a job
  * that spans nodes an intra-node step costs simple_xintra_step_us where the multi-node curves
  * gave it: NCCL pipelines Simple in chunks, and each hop of a tree's chain adds a chunk's time). Without
@@ -144,6 +145,11 @@ typedef struct fu_cluster {
 #define FU_COLL_LL_FRAC_TREE (1.0 / 3.8)
 /* NCCL's tuning.cc: an intra-node LL step costs 1.8 times as much when the job spans nodes. */
 #define FU_COLL_LL_INTRA_NET 1.8
+/* NCCL 2.27 on (src/tuning/ring.cc): a ring on LL reaches 1/2 of the link, at most llMaxBw, and
+ * an intra-node LL step costs the same across nodes; the model prices it so across nodes for a
+ * job on 2.27 or later (on one node it keeps the constants above, which the one-node fits and
+ * benches were made with). */
+#define FU_COLL_LL_FRAC_27 0.5
 /* LL128 as NCCL's tuning.cc prices a ring on it: 0.92 of Simple's bandwidth (120 data bytes in
  * each 128-byte line), a base latency 14 / 6.6 and an NVLink step 1.9 / 0.6 times LL's (the
  * model scales its fitted LL latencies by these ratios, as it splits a fitted latency by NCCL's

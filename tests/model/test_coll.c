@@ -124,6 +124,17 @@ static void nccl_choice_27(void) {
   c.job_nccl_version = 0;
   EXPECT_INT_EQ(fu_coll_lines_all(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
   EXPECT_INT_EQ(n, 5);
+  /* ring/LL across nodes by the job's NCCL, NICs of 5 GB/s (k B_nic = 40, under llMaxBw's 39 x
+   * 4): 2.19-2.26 at 1/4 of the link (10 GB/s busbw) with the intra-node step x 1.8, 2 + 26.25 x
+   * 1.8 + 3.75 x 5 = 68 us; 2.27 on (ring.cc) at 1/2 (20 GB/s), 2 + 26.25 + 18.75 = 47 us */
+  c.nic_gbps = 5;
+  for (int v = 0; v < 2; v++) {
+    c.job_nccl_version = v ? 22902 : 22103;
+    EXPECT_INT_EQ(fu_coll_lines_all(&c, FU_OP_ALLREDUCE, 16, 2, l, &n), FU_OK);
+    EXPECT_STR_EQ(l[0].algo, "ring/LL");
+    EXPECT_NEAR(l[0].alpha_us, v ? 47 : 68, 1e-9);
+    EXPECT_REL(l[0].beta_us_per_byte, 1.875 / (v ? 20e3 : 10e3), 1e-12);
+  }
 }
 
 int main(void) {
