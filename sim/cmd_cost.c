@@ -36,7 +36,8 @@ static const char fu__foot[] =
     "--nccl-version: the NCCL the job runs (default: the one the profile's logs ran, where they\n"
     "name one, else unknown: the model takes its fastest line);\n"
     "from 2.19 a predicted all-reduce across nodes runs the algorithm NCCL's own tuning picks\n"
-    "(NVLS-tree where it rates it highest) in NCCL's chunks, priced by the model's line for it.\n";
+    "(2.19-2.26: NVLS-tree where it rates it highest; 2.27 on: NCCL's algorithm and protocol at\n"
+    "each size), NVLS-tree in NCCL's chunks, priced by the model's line for it.\n";
 
 /* The comma-separated sizes of --bytes into *out (malloc'd). One line naming --bytes on error. */
 static int fu__sizes(const char *arg, double **out, size_t *n) {
