@@ -213,6 +213,31 @@ def step_total(m):
     return [c * k for c in cpu]
 
 
+def framework_rel_sd(fc):
+    """The relative standard deviation of a framework host cost from iteration to iteration: the
+    run's framework microbenchmark's spread of its rounds (fw_rel_lo / fw_rel_hi, p5 and p95 of
+    each round's costs over their median, less 1) read as a normal's, whose p5-p95 span is 2 x
+    1.645 sd. 0 where the run's microbenchmark did not give it."""
+    fc = fc or {}
+    if "fw_rel_lo" not in fc or "fw_rel_hi" not in fc:
+        return 0.0
+    return max(0.0, fc["fw_rel_hi"] - fc["fw_rel_lo"]) / (2 * 1.645)
+
+
+def jitter_shift(co_times, ov_us, rel_sd, n=64):
+    """How far a plan's median over the rounds sits above compute-only's median plus its overhead
+    when the overhead (ov_us) jitters from iteration to iteration by rel_sd of itself, on its own,
+    on top of compute-only's step distribution (co_times, one iteration a round): the median of the
+    pooled co_times[i] + ov_us x rel_sd x z_k (z_k the n quantiles (k + 1/2) / n of the standard
+    normal) less the median of co_times. On a symmetric step distribution 0; on one skewed to slow
+    steps (a shared host) the jitter moves the median toward the slow side. 0 without spread."""
+    s = abs(ov_us) * rel_sd
+    if s <= 0 or not co_times:
+        return 0.0
+    z = [statistics.NormalDist().inv_cdf((k + 0.5) / n) for k in range(n)]
+    return statistics.median(c + s * x for c in co_times for x in z) - statistics.median(co_times)
+
+
 def anchor(fusim, wl, m, tmp, prof, host_scale, phases=True):
     """Host factors from the compute-only iteration's CPU times in the run (1 without them or
     without host_scale): with phases, one per phase (forward, backward(), optimizer: each thread's
@@ -710,6 +735,11 @@ def arg_parser():
     ap.add_argument("--no-ddp-spacing", dest="ddp_spacing", action="store_false",
                     help="a sensitivity: DDP's default all-reduce at its dense per-bucket cost at "
                          "every spacing (before session 29)")
+    ap.add_argument("--plan-jitter", action="store_true",
+                    help="a row's median on the loop's step distribution: its overhead jitters "
+                         "from iteration to iteration by the run's framework microbenchmark's "
+                         "spread, on its own, on top of compute-only's rounds (jitter_shift); "
+                         "needs --no-store (fusim's stored prediction does not carry it)")
     ap.add_argument("--loop-model-costs", action="store_true",
                     help="where the run measured the per-parameter costs in its loop "
                          "(validate_torch's probes), use those in place of the capture's (on run "
@@ -745,6 +775,8 @@ def main():
     a = arg_parser().parse_args()
     if a.beside_d2h is not None and not 1 <= a.beside_d2h <= 10:   # fusim's range for it
         die("--beside-d2h %g: expected a factor from 1 to 10" % a.beside_d2h, 64)
+    if a.plan_jitter and not a.no_store:   # the database would hold fusim's prediction without it
+        die("--plan-jitter needs --no-store: fusim's stored prediction does not carry the shift", 64)
     if not 0 <= a.whole_over_calls < float("inf"):   # a rise below 0 prices an issue under the dense one
         die("--whole-over-calls %g: expected a factor of 0 or more" % a.whole_over_calls, 64)
     path = os.path.join(a.rundir, "runs.json")
@@ -864,6 +896,11 @@ def main():
                 args += ["--trace", os.path.join(a.trace_dir, "%s__%s.json" % (
                     m["workload"], r["plan_label"].replace(" ", "_")))]
             p = fusim_json(a.fusim, args)
+            if a.plan_jitter:
+                shift = jitter_shift(m.get("compute_only_times_us"), p["iter_us"] - p["compute_us"],
+                                     framework_rel_sd(run.get("framework_costs")))
+                for k in ("iter_us", "iter_lo_us", "iter_hi_us"):
+                    p[k] += shift
             meas, co = r["measured_us"], r["compute_only_us"]
             ov_m, ov_p = meas - co, p["iter_us"] - p["compute_us"]
             row = {

@@ -84,6 +84,10 @@ def main():
     for label, f in cases:
         n, s = score(groups, f)
         print("  %-44s %4d  %6.1f" % (label, n, s))
+    nm = [g[0]["m_noise"] for g in groups.values()]
+    print("noise's model-run median below 0 in %d of %d model-runs (mean %+.2f): each row's median "
+          "above compute-only's median plus its paired overhead" % (sum(x < 0 for x in nm), len(nm),
+                                                                    st.mean(nm)))
     print("per plan: mean offset over its model's median (error and parts), rows above 5% "
           "too fast / too slow")
     for p in plans:

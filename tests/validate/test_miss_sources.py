@@ -50,6 +50,9 @@ with tempfile.TemporaryDirectory() as tmp:
     for k, v in want.items():
         check("%s: %r by hand (got %r)" % (k, v, got.get(k)), got.get(k) == v)
     check("4 rows, 2 model-runs", p.stdout.startswith("4 rows, 2 model-runs"))
+    # noise's model-run medians: m1 +1, m2 median(-1, 0) = -0.5: one of two below 0, mean +0.25
+    check("noise below 0 in 1 of 2 (mean +0.25)",
+          "noise's model-run median below 0 in 1 of 2 model-runs (mean +0.25)" in p.stdout)
     # bad input: no decomposed rows (a --summary output) 65, a missing file 66; one line each
     with open(path, "w") as f:
         f.write("== runA\nm1 median |part|: err  7.00\n")

@@ -226,5 +226,27 @@ for k in ("-1", "nan"):
                        capture_output=True, text=True)
     check("--whole-over-calls %s: exit 64, one line (got %d: %r)" % (k, r.returncode, r.stderr),
           r.returncode == 64 and len(r.stderr.strip().splitlines()) == 1 and "--whole-over-calls" in r.stderr)
+# jitter_shift() (--plan-jitter): a plan's overhead of 100 us jittering by 0.1 of itself (sd 10 us)
+# on compute-only rounds 100 / 100 / 130 us, with the normal's two quantiles z = -/+0.674490 (n 2):
+# the pooled 93.255, 106.745, 93.255, 106.745, 123.255, 136.745 have the median 106.745, 6.745 above
+# compute-only's 100 (the slow round pulls the median up); on symmetric rounds 100 / 110 / 120 the
+# pooled median is 110, no shift. framework_rel_sd: p5 / p95 at -0.329 / +0.329 are 0.2 sd (2 x
+# 1.645 sd apart); without them 0.
+if hasattr(st, "jitter_shift"):
+    got = st.jitter_shift([100.0, 100.0, 130.0], 100.0, 0.1, n=2)
+    check("jitter_shift: skewed rounds by hand 6.745 (got %r)" % got, abs(got - 6.744898) < 1e-5)
+    got = st.jitter_shift([100.0, 110.0, 120.0], 100.0, 0.1, n=2)
+    check("jitter_shift: symmetric rounds, no shift (got %r)" % got, abs(got) < 1e-9)
+    check("jitter_shift: no spread, no shift", st.jitter_shift([100.0, 100.0, 130.0], 100.0, 0.0) == 0)
+    got = st.framework_rel_sd({"fw_rel_lo": -0.329, "fw_rel_hi": 0.329})
+    check("framework_rel_sd: 0.2 by hand (got %r)" % got, abs(got - 0.2) < 1e-12)
+    check("framework_rel_sd: none given, 0", st.framework_rel_sd({}) == 0 and st.framework_rel_sd(None) == 0)
+else:
+    check("jitter_shift: not in this store", False)
+# --plan-jitter with the database: one line, exit 64 (fusim's stored prediction would lack the shift)
+r = subprocess.run([sys.executable, tool, "/nonexistent-run", "--plan-jitter"], capture_output=True,
+                   text=True)
+check("--plan-jitter without --no-store: exit 64, one line (got %d: %r)" % (r.returncode, r.stderr),
+      r.returncode == 64 and len(r.stderr.strip().splitlines()) == 1 and "--no-store" in r.stderr)
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
