@@ -28,6 +28,9 @@ say which framework cost was mispriced.
     python3 tools/torch_decomp.py data/validation/torch_h200_run21 [RUNDIR ...]
     python3 tools/torch_decomp.py --summary data/validation/torch_h200_run{11,18,19,20,21}
     python3 tools/torch_decomp.py --summary --misses data/validation/torch_h200_run{11..27}
+    python3 tools/torch_decomp.py data/validation/torch_h200_run29 -- --plan-jitter
+
+Options after `--` go to the store's prediction (tools/store_torch_validation.py: a variant).
 
 A RUNDIR that is not a validation run, or whose rounds lack their CPU times (runs before 8): one
 line on stderr, exit 65, before anything is predicted.
@@ -86,14 +89,15 @@ def split(meas, co, cpu, co_cpu, predicted, sim_compute, charged):
     return p
 
 
-def decompose(rundir, fusim, tmp):
+def decompose(rundir, fusim, tmp, store_args=()):
     """[(workload, plan, measured, error, parts)] for one run, and per workload how far the
     compute-only step is above its host phases (median over rounds of the step minus its
-    forward + backward() + rest CPU times: about 0 where the step is host-bound)."""
+    forward + backward() + rest CPU times: about 0 where the step is host-bound). store_args:
+    more options for the store's prediction (a variant, e.g. --no-ddp-spacing)."""
     tdir = os.path.join(tmp, os.path.basename(os.path.normpath(rundir)))
     out = tdir + ".csv"
     p = subprocess.run([sys.executable, STORE, rundir, "--fusim", fusim, "--no-store", "--csv", out,
-                        "--trace-dir", tdir], capture_output=True, text=True)
+                        "--trace-dir", tdir] + list(store_args), capture_output=True, text=True)
     if p.returncode != 0:   # its last line says why (one line, or a traceback's last)
         sys.exit("torch_decomp: %s: store_torch_validation failed: %s"
                  % (rundir, (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]))
@@ -149,7 +153,9 @@ def main():
     ap.add_argument("--misses", action="store_true",
                     help="then, over all the runs given, the rows above 5%% per sign: the parts' "
                          "means, which part leads each row's error, and the plans")
-    a = ap.parse_args()
+    argv = sys.argv[1:]
+    a = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    a.store_args = argv[argv.index("--") + 1:] if "--" in argv else []
     for d in a.rundirs:   # every run readable, with its rounds' CPU times, before any output
         try:
             load_run(d)
@@ -166,7 +172,7 @@ def show(a, tmp):
     print("%% of the measured iteration; error = %s" % " + ".join(PARTS))
     every = []
     for d in a.rundirs:
-        rows, above = decompose(d, a.fusim, tmp)
+        rows, above = decompose(d, a.fusim, tmp, a.store_args)
         every += rows
         print("== %s" % os.path.basename(os.path.normpath(d)))
         for w in dict.fromkeys(r[0] for r in rows):

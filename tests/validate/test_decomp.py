@@ -20,7 +20,8 @@ misses: rows of 100 us with errors -10 (bwd -7 leads), 200 us with -12 (-6%: noi
 (-2% - 4%) / 2 = -3%, bwd (-7% - 1.5%) / 2 = -4.25%, fwd +0.25%, other -1%; too slow 1, fwd +4%.
 
 Bad input: a run whose rounds lack their CPU times (runs before 8), after a good-looking one, is
-one line on stderr and exit 65 before anything is predicted or printed."""
+one line on stderr and exit 65 before anything is predicted or printed. Options after `--` go to
+the store (an unknown one is refused by the store's own line)."""
 import json
 import os
 import subprocess
@@ -94,6 +95,14 @@ def main():
         ok &= same("a run without CPU times: exit 65, one line, nothing printed",
                    (p.returncode, len(err), len(p.stdout)), (65, 1, 0), 0)
         ok &= same("... the line names that run", ("/old/runs.json" in (err or [""])[0],), (True,), 0)
+        # options after `--` go to the store's prediction: one it does not know is refused there,
+        # by the store's own line (the old torch_decomp read it as a run directory: exit 65)
+        p = subprocess.run([sys.executable, td.__file__, good, "--", "--bogus-option"],
+                           capture_output=True, text=True)
+        last = (p.stderr.strip().splitlines() or [""])[-1]
+        ok &= same("-- --bogus-option reaches the store, which refuses it",
+                   (p.returncode != 0, "store_torch_validation failed" in last,
+                    "unrecognized arguments: --bogus-option" in last), (True, True, True), 0)
     print("test_decomp: %s" % ("passed" if ok else "FAILED"))
     return 0 if ok else 1
 
