@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """data/validation/miss_sources.py on a hand-made torch_decomp output: the rows above 5% and the sum
-of the model-runs' median |error| with each level taken out, derived by hand; bad input."""
+of the model-runs' median |error| with each level taken out, derived by hand; bad input. And
+data/validation/jitter_bias.py on a hand-made run and its decomposition: each row's delta (how far
+the plan's median sits above compute-only's median plus its paired overhead) by hand; a
+decomposition whose rows are not the run's: one line, exit 65."""
 import os
+import json
 import subprocess
 import sys
 import tempfile
@@ -61,4 +65,46 @@ with tempfile.TemporaryDirectory() as tmp:
         check("%s: exit %d, one line (got %d, %r)" % (os.path.basename(arg), code, p.returncode,
                                                       p.stderr),
               p.returncode == code and len(p.stderr.strip().splitlines()) == 1 and not p.stdout)
+# data/validation/jitter_bias.py (built on miss_sources.read and score)
+JB_TOOL = os.path.join(ROOT, "data", "validation", "jitter_bias.py")
+# compute-only 100 / 100 / 130 us. Plan p 110 / 110 / 140: same-round differences 10 each, d 10,
+# residuals 0, median 110 = 100 + 10: delta 0 and conv 0. Plan q 112 / 108 / 140: differences
+# 12 / 8 / 10, d 10, median 112: delta 112 - 100 - 10 = 2 us, 2 / 112 = 1.786% of its median.
+# Mean delta over the two rows: 0.893%.
+RUN = {"format": "fusim-torch-validation-1",
+       "models": [{"workload": "m_b8_torchval", "compute_only_times_us": [100.0, 100.0, 130.0],
+                   "rows": [{"plan_label": "p", "times_us": [110.0, 110.0, 140.0]},
+                            {"plan_label": "q", "times_us": [112.0, 108.0, 140.0]}]}]}
+
+
+def jrow(plan, err):
+    return ("%-30s %-24s err %+6.2f = noise  +0.00 base  +0.00 fwd  +0.00 bwd  +0.00 rest  +0.00 "
+            "other  +0.00\n" % ("m_b8_torchval", plan, err))
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    os.makedirs(os.path.join(tmp, "runX"))
+    with open(os.path.join(tmp, "runX", "runs.json"), "w") as f:
+        json.dump(RUN, f)
+    dec = os.path.join(tmp, "decomp.txt")
+    with open(dec, "w") as f:
+        f.write("== runX\n" + jrow("p", 1.0) + jrow("q", -6.0))
+    p = subprocess.run([sys.executable, JB_TOOL, dec, tmp], capture_output=True, text=True)
+    first = (p.stdout.splitlines() or [""])[0]
+    check("exit 0 (got %d, %r)" % (p.returncode, p.stderr), p.returncode == 0)
+    check("mean delta +0.89%% by hand (got %r)" % first, first.startswith("rows 2: mean delta +0.89"))
+    check("as they are: 1 row above 5%%, sum 3.5 (got %r)" % p.stdout,
+          "as they are              rows above 5%    1  sum of medians    3.5" in p.stdout)
+    # a row the run does not have
+    with open(dec, "w") as f:
+        f.write("== runX\n" + jrow("p", 1.0) + jrow("z", -6.0))
+    p = subprocess.run([sys.executable, JB_TOOL, dec, tmp], capture_output=True, text=True)
+    check("a row not the run's: exit 65, one line (got %d, %r)" % (p.returncode, p.stderr),
+          p.returncode == 65 and len(p.stderr.strip().splitlines()) == 1)
+    # a run that is not there
+    with open(dec, "w") as f:
+        f.write("== runY\n" + jrow("p", 1.0))
+    p = subprocess.run([sys.executable, JB_TOOL, dec, tmp], capture_output=True, text=True)
+    check("a run not there: exit 65, one line (got %d, %r)" % (p.returncode, p.stderr),
+          p.returncode == 65 and len(p.stderr.strip().splitlines()) == 1)
 sys.exit(1 if fails else 0)
