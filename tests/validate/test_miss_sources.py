@@ -4,8 +4,8 @@ of the model-runs' median |error| with each level taken out, derived by hand; ba
 data/validation/jitter_bias.py on a hand-made run and its decomposition: each row's delta (how far
 the plan's median sits above compute-only's median plus its paired overhead) by hand; a
 decomposition whose rows are not the run's: one line, exit 65."""
-import os
 import json
+import os
 import subprocess
 import sys
 import tempfile
