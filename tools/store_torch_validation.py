@@ -364,11 +364,36 @@ def hooks_from_rounds(wl):
     dense = h.get("bucket_us")
     model_or_tower(wl, fm, e, "hook_us", "hooks", "hook_us")
     model_or_tower(wl, fm, e, "hooks_bucket_us", "hooks", "bucket_us")
-    c = (wl["host"].get("issue_spacing") or {}).get("hooks")
-    if c and dense is not None and (fm.get("issue_spacing_source") or {}).get("hooks") == "direct":
-        wl["host"]["issue_spacing"]["hooks"] = [[x, round(y + h["bucket_us"] - dense, 3)]
-                                                for x, y in c]
+    if dense is not None:
+        move_direct_curve(wl, fm, h["bucket_us"] - dense)
     return h["hook_us"], h["bucket_us"]
+
+
+def move_direct_curve(wl, fm, by):
+    """The hook pattern's issue curve timed call by call (source "direct": the dense bucket plus
+    each spacing's measured extra) moved by the dense bucket's change."""
+    c = (wl["host"].get("issue_spacing") or {}).get("hooks")
+    if c and (fm.get("issue_spacing_source") or {}).get("hooks") == "direct":
+        wl["host"]["issue_spacing"]["hooks"] = [[x, round(y + by, 3)] for x, y in c]
+
+
+def dense_from_calls(wl, r):
+    """--dense-from-calls: the hook pattern's dense bucket (hooks.bucket_us, one issue per
+    gradient) as its issue's own calls timed call by call at that spacing (the first point of
+    meta.framework_on_model.issue_direct.hooks) times r, not as hk_n less hk_0 over P. That
+    difference of two whole-backward medians moves by ms from step to step (its bootstrap is
+    +-20-60%), where the calls are timed in every step. r is the issue's whole cost over its
+    calls at one issue per gradient, measured in the validation loop
+    (torch_modelcost.DENSE_WHOLE_OVER_CALLS). The direct curve moves with the dense bucket, as
+    in hooks_from_rounds. Returns the new bucket_us, or None (the capture timed no issues)."""
+    fm = on_model(wl)
+    pts = ((fm or {}).get("issue_direct") or {}).get("hooks")
+    h = wl["host"].get("hooks")
+    if not pts or not h or "bucket_us" not in h:
+        return None
+    dense, h["bucket_us"] = h["bucket_us"], round(r * pts[0][2], 3)
+    move_direct_curve(wl, fm, h["bucket_us"] - dense)
+    return h["bucket_us"]
 
 
 def rounds_without_hk0(wl):
@@ -705,6 +730,10 @@ def arg_parser():
                     help="the hook pattern's hook and dense bucket as a capture before session 28 "
                          "stored them (hk_1 less a dense bucket), not estimated again from hk_0 "
                          "(hooks_from_rounds)")
+    ap.add_argument("--dense-from-calls", action="store_true",
+                    help="the hook pattern's dense bucket from its issue's calls timed at capture "
+                         "times the loop's whole-over-calls at one issue per gradient, not from "
+                         "hk_n less hk_0 (dense_from_calls; captures that timed their issues)")
     ap.add_argument("--no-model-bucket-costs", action="store_true",
                     help="a sensitivity: the tower's per-bucket costs even where the capture "
                          "measured them on the model (the per-parameter ones stay the model's)")
@@ -835,6 +864,8 @@ def main():
             hooks_from_rounds(wl)
         elif fwc is None:
             rounds_without_hk0(wl)
+        if fwc is None and a.dense_from_calls:
+            dense_from_calls(wl, torch_modelcost.DENSE_WHOLE_OVER_CALLS)
         if a.tower_costs and fwc is None:
             tower_costs(wl)
         elif a.no_model_bucket_costs and fwc is None:

@@ -105,6 +105,12 @@ WHOLE_OVER_CALLS = 2.11
 # the calls). Reproduce: python3 data/validation/issue_cold_whatif.py
 # data/validation/issue_probe_run1/issue_probe.json (its first line).
 # store_torch_validation.probe_spacing prices it where a capture did not time its issues.
+# The hook pattern's issue at one bucket per gradient: its whole cost in the validation loop (the
+# per-tensor plan's backward() CPU over the overlap-off plan's, per issue) over its own calls
+# timed in the same steps: MNASNet 42.5 / 34.4, ConvNeXt-S 45.6 / 32.2, T5-small 65.2 / 45.2
+# (tools/loop_issue_probe.py, data/validation/loop_issue_probe_run1/split.txt), median 1.42.
+# store_torch_validation.dense_from_calls (opt-in).
+DENSE_WHOLE_OVER_CALLS = 1.42
 ISSUE_COLD_EXTRA = [[56.3, 0.0], [223.7, 14.57], [830.2, 34.72], [2880.7, 50.68]]
 HUGE = 1e4        # MiB: one bucket for all gradients
 VARIANTS = ("none", "ddpv_1", "ddpc_h", "hk_1")

@@ -533,6 +533,25 @@ check("--hook-from-hk1 bounds: with hk_0 %s, without %s" % (b_new, b_old),
       and b_old == {"hook_us": [50.918, 50.918], "bucket_us": [104.082, 104.082]}
       and "hk_0" not in fmb["raw"] and "hk_0" in h0)
 
+# --dense-from-calls (session 29): the dense bucket from the issue's calls timed at capture, 40 us
+# at one issue per gradient, times r = 1.5: 60 us, not hk_n less hk_0's 110; the direct curve (the
+# dense bucket + 60 us extra 800 us apart) moves by 60 - 110 = -50; the hook (from hk_0) stays 45.
+# A capture that timed no issues is left as it was.
+wl3 = {"host": {"hooks": {"hook_us": 45.0, "bucket_us": 110.0}},
+       "meta": {"framework_on_model": dict(fm0, issue_direct={"hooks": [[P, 100.0, 40.0, 0.0, [0.0, 0.0]],
+                                                                        [4, 800.0, 70.0, 30.0, [20.0, 40.0]]]})}}
+wl3["host"]["issue_spacing"] = {"hooks": [[100.0, 110.0], [800.0, 170.0]]}
+got3 = st.dense_from_calls(wl3, 1.5)
+check("--dense-from-calls: bucket %s = 60, curve %s = [[100, 60], [800, 120]], hook %s = 45"
+      % (got3, wl3["host"]["issue_spacing"]["hooks"], wl3["host"]["hooks"]["hook_us"]),
+      got3 == 60.0 and wl3["host"]["issue_spacing"]["hooks"] == [[100.0, 60.0], [800.0, 120.0]]
+      and wl3["host"]["hooks"]["hook_us"] == 45.0)
+wl4 = {"host": {"hooks": {"hook_us": 45.0, "bucket_us": 110.0}}, "meta": {"framework_on_model": fm0}}
+check("--dense-from-calls: no issue_direct: None, host untouched",
+      st.dense_from_calls(wl4, 1.5) is None and wl4["host"]["hooks"]["bucket_us"] == 110.0)
+check("store --dense-from-calls parses",
+      st.arg_parser().parse_args(["r", "--dense-from-calls"]).dense_from_calls)
+
 # torch_trace.summarize: two steps, a 1000 us wait on the autograd thread once a step.
 rows = [("cudaLaunchKernel", "2", 5.0, 5.0)] * 40 + [("cudaStreamSynchronize", "2", 1000.0, 1000.0)] * 2 \
     + [("aten::copy_", "1", 20.0, 30.0)] * 10
