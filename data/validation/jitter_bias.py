@@ -17,7 +17,8 @@ constant. In-sample: the residuals are the plans' own, so this is a diagnosis, n
 
 RUNS_DIR: where the decomposition's runs are (default: this folder).
 
-A decomposition whose rows do not match the runs' (another set of runs): one line, exit 65.
+A decomposition whose rows do not match the runs' (another set of runs), or with no rows: one line,
+exit 65; a file that cannot be read: one line, exit 66.
 """
 import collections
 import json
@@ -28,7 +29,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from miss_sources import read, score  # noqa: E402
+from miss_sources import load, score  # noqa: E402
 
 
 def rsd(x):
@@ -67,12 +68,12 @@ def main():
     if len(sys.argv) not in (2, 3):
         sys.exit("usage: jitter_bias.py TORCH_DECOMP_OUTPUT [RUNS_DIR]")
     where = sys.argv[2] if len(sys.argv) == 3 else HERE
-    rows = read(sys.argv[1])
+    rows = load(sys.argv[1], "jitter_bias")
     rng = random.Random(1)
     runs = {}
     for r in rows:
         if r["run"] not in runs:
-            path = os.path.join(where, r["run"], "runs.json")
+            path = os.path.join(where, r["run"] or "", "runs.json")   # None: rows before any "== RUN"
             if not os.path.isfile(path):
                 print("jitter_bias: %s: no %s (the decomposition's runs are committed ones)"
                       % (sys.argv[1], path), file=sys.stderr)

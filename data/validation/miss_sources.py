@@ -45,6 +45,20 @@ def read(path):
     return rows
 
 
+def load(path, tool):
+    """read(path), or one line on stderr and exit: 66 unreadable, 65 no decomposed rows."""
+    try:
+        rows = read(path)
+    except (OSError, UnicodeDecodeError) as e:
+        print("%s: %s: %s" % (tool, path, getattr(e, "strerror", None) or e), file=sys.stderr)
+        sys.exit(66)
+    if not rows:
+        print("%s: %s: no decomposed rows (tools/torch_decomp.py without --summary)"
+              % (tool, path), file=sys.stderr)
+        sys.exit(65)
+    return rows
+
+
 def score(groups, f):
     """(rows whose |f(row)| is above 5, sum over model-runs of the median |f(row)|)."""
     rows = [r for g in groups.values() for r in g]
@@ -55,15 +69,7 @@ def score(groups, f):
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: miss_sources.py TORCH_DECOMP_OUTPUT")
-    try:
-        rows = read(sys.argv[1])
-    except OSError as e:
-        print("miss_sources: %s: %s" % (sys.argv[1], e.strerror), file=sys.stderr)
-        return 66
-    if not rows:
-        print("miss_sources: %s: no decomposed rows (tools/torch_decomp.py without --summary)"
-              % sys.argv[1], file=sys.stderr)
-        return 65
+    rows = load(sys.argv[1], "miss_sources")
     groups = collections.defaultdict(list)
     for r in rows:
         groups[(r["run"], r["model"])].append(r)

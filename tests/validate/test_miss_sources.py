@@ -3,7 +3,7 @@
 of the model-runs' median |error| with each level taken out, derived by hand; bad input. And
 data/validation/jitter_bias.py on a hand-made run and its decomposition: each row's delta (how far
 the plan's median sits above compute-only's median plus its paired overhead) by hand; a
-decomposition whose rows are not the run's: one line, exit 65."""
+decomposition whose rows are not the run's, or has none: one line, exit 65; a missing file 66."""
 import json
 import os
 import subprocess
@@ -107,4 +107,12 @@ with tempfile.TemporaryDirectory() as tmp:
     p = subprocess.run([sys.executable, JB_TOOL, dec, tmp], capture_output=True, text=True)
     check("a run not there: exit 65, one line (got %d, %r)" % (p.returncode, p.stderr),
           p.returncode == 65 and len(p.stderr.strip().splitlines()) == 1)
+    # no decomposed rows 65, a missing file 66: one line each, as miss_sources (no traceback)
+    with open(dec, "w") as f:
+        f.write("== runX\n")
+    for arg, code in ((dec, 65), (os.path.join(tmp, "missing.txt"), 66)):
+        p = subprocess.run([sys.executable, JB_TOOL, arg, tmp], capture_output=True, text=True)
+        check("jitter_bias %s: exit %d, one line (got %d, %r)" % (os.path.basename(arg), code,
+                                                                  p.returncode, p.stderr),
+              p.returncode == code and len(p.stderr.strip().splitlines()) == 1 and not p.stdout)
 sys.exit(1 if fails else 0)
