@@ -12,7 +12,7 @@ host_fwd_us 0.
 
 Usage: python3 tools/shape_rows.py --profile P [--fusim build/fusim] --out F.json SHAPE.json...
        then build/fusim fit --compute F.json --merge-into P
-Exit 66: a file that cannot be read as JSON; 65: not a profile or shape file it can read, or a
+Exit 66: a file that cannot be read as JSON, or --fusim not an executable; 65: not a profile or shape file it can read, or a
 shape fusim cannot build; 73: --out's folder missing; one line on stderr, nothing written."""
 import argparse
 import csv
@@ -79,6 +79,9 @@ def main(argv):
         shapes = [json.load(open(f)) for f in a.shapes]
     except (OSError, ValueError) as e:   # a file that cannot be read as JSON (as host_ref's tools)
         print("shape_rows: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        return 66
+    if not os.access(a.fusim, os.X_OK):   # subprocess would end in a traceback
+        print("shape_rows: --fusim %s: not an executable (ninja -C build)" % a.fusim, file=sys.stderr)
         return 66
     try:
         r = rows(a.fusim, a.profile, shapes)

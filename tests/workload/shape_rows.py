@@ -21,7 +21,7 @@ rests' 1300, 1320, 1200: the layer row is the median of 976, 1026, 1076 = 1026, 
 Forward is not carried (0).
 Bad input, one stderr line each and no file written: a shape file that is not JSON 66, a shape
 fusim cannot build (heads not dividing hidden) 65, a mode that is not bf16 / fp32 65, a shape
-file without its result 65, --out in a missing folder 73.
+file without its result 65, --fusim that is not there 66, --out in a missing folder 73.
 Usage: shape_rows.py FUSIM"""
 import json
 import os
@@ -92,6 +92,11 @@ for what, files, code in bad:
     check(what + ": exit", r.returncode, code, 0)
     check(what + ": one stderr line", len(r.stderr.strip().splitlines()), 1, 0)
     check(what + ": nothing written", os.path.exists(o), False, 0)
+o = os.path.join(tmp, "bad.json")
+r = run("--fusim", os.path.join(tmp, "no-fusim"), "--profile", pf, "--out", o, *shapes[:1])   # the last --fusim
+check("--fusim missing: exit", r.returncode, 66, 0)
+check("--fusim missing: one stderr line", len(r.stderr.strip().splitlines()), 1, 0)
+check("--fusim missing: nothing written", os.path.exists(o), False, 0)
 r = run("--profile", pf, "--out", os.path.join(tmp, "no", "x.json"), *shapes[:1])
 check("--out in a missing folder: exit", r.returncode, 73, 0)
 check("--out in a missing folder: one stderr line", len(r.stderr.strip().splitlines()), 1, 0)
