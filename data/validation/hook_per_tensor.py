@@ -31,9 +31,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 import bad_input  # noqa: E402
 import torch_modelcost  # noqa: E402
 from copy_paired import paired_loop  # noqa: E402
+from miss_sources import read  # noqa: E402
 
 LAST_IN_SAMPLE = 29   # run 30 (Swin-S, ResNeXt-101 32x8d) was seen after: post hoc only
-ERR = re.compile(r"(\S+)\s+(.+?)\s+err\s+([-+]\d+\.\d+) =")
 
 
 def model_runs(root=HERE):
@@ -76,16 +76,13 @@ def summary(name, xs):
 
 
 def decomp_errors(paths):
-    """{(run, workload): {plan: error}} of torch_decomp outputs."""
-    out, run = {}, None
+    """{(run, workload): {plan: error}} of torch_decomp outputs (miss_sources.read's rows)."""
+    out = {}
     for p in paths:
-        with open(p) as f:
-            for line in f:
-                if line.startswith("== "):
-                    run = int(re.search(r"run(\d+)", line).group(1))
-                m = ERR.match(line)
-                if m and run is not None:
-                    out.setdefault((run, m.group(1)), {})[m.group(2)] = float(m.group(3))
+        for r in read(p):
+            if r["run"] is not None:   # rows before any "== RUN" line name no run
+                n = int(re.search(r"run(\d+)", r["run"]).group(1))
+                out.setdefault((n, r["model"]), {})[r["plan"]] = r["err"]
     if not out:
         raise ValueError("no torch_decomp rows")
     return out

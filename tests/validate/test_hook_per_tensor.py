@@ -58,11 +58,12 @@ with tempfile.TemporaryDirectory() as tmp:
     dec = os.path.join(tmp, "decomp.txt")
     # run 5: hooks none +4 of (+4, 0, -2): median 0, offset +4; run 6: -3 of (-3, -1): median -2,
     # offset -1. Error mean / median +0.50, offset mean / median +1.50, above 0 in 1
+    parts = " = noise +0.00 base +0.00 fwd +0.00 bwd +0.00 rest +0.00 other %s\n"   # torch_decomp's line
     with open(dec, "w") as f:
         f.write("== torch_h200_run5\n"
-                "m1  hooks none  err  +4.00 = noise +0.00\nm1  p2  err  +0.00 = noise +0.00\n"
-                "m1  p3  err  -2.00 = noise +0.00\n== torch_h200_run6\n"
-                "m2  hooks none  err  -3.00 = noise +0.00\nm2  p2  err  -1.00 = noise +0.00\n")
+                "m1  hooks none  err  +4.00" + parts % "+4.00" + "m1  p2  err  +0.00" + parts % "+0.00" +
+                "m1  p3  err  -2.00" + parts % "-2.00" + "== torch_h200_run6\n"
+                "m2  hooks none  err  -3.00" + parts % "-3.00" + "m2  p2  err  -1.00" + parts % "-1.00")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         rc = hpt.main([dec], tmp)
