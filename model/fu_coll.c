@@ -330,7 +330,7 @@ static double fu__corr(fu_coll_proto p, int k) {
 static double fu__nccl27_time(const fu__nline *l, const fu_cluster *c, int p, double bytes) {
   int k = fu__log2i(floor(bytes / 64));
   double bw = l->bw, lat = l->lat;
-  if (l->algo == FU_CALGO_TREE && k < 23) bw *= fu__corr(l->proto, k);
+  if (l->algo == FU_CALGO_TREE && k < FU_COLL_TREE_CORR_N) bw *= fu__corr(l->proto, k);
   if (l->algo == FU_CALGO_NVLS_TREE && c->job_compcap >= 100 && k < 24) bw *= fu__corr(l->proto, k);
   if (l->algo == FU_CALGO_RING && l->proto == FU_PROTO_SIMPLE && bytes >= 64.0 * FU__NCCL_CHANNELS * p)
     lat *= 1.4;
@@ -480,8 +480,7 @@ int fu_coll_lines(const fu_cluster *c, fu_op op, int ranks, int nodes, double by
 
 double fu_coll_tree_corr(fu_coll_algo a, fu_coll_proto p, double bytes) {
   if (a != FU_CALGO_TREE) return 1;
-  double q = floor(bytes / 64); /* NCCL's log2i(nBytes >> 6), 0 below 128 B */
-  int k = q < 2 ? 0 : (int)floor(log2(q));
+  int k = fu__log2i(floor(bytes / 64)); /* NCCL's log2i(nBytes >> 6), 0 below 128 B */
   return k < FU_COLL_TREE_CORR_N ? fu__corr(p, k) : 1;
 }
 
