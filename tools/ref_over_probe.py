@@ -19,16 +19,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bad_input  # noqa: E402
 from compare_compute import probe_of  # noqa: E402
-from host_ref import REF_LAYERS, profile_host_row  # noqa: E402
-
-
-def profile_ref(profile, arch, mode):
-    """The profile's reference step for arch in mode, (fwd, bwd) us (None without its rows)."""
-    if arch in ("bert", "gpt2", "llama"):
-        r = profile_host_row(profile, "hf_%s_rest_tiny" % arch, mode)
-        lay = profile_host_row(profile, "hf_%s_layer_tiny" % arch, mode)
-        return (r[0] + REF_LAYERS * lay[0], r[1] + REF_LAYERS * lay[1]) if r and lay else None
-    return profile_host_row(profile, "tv_resnet50_held", mode)
+from host_ref import HF_ARCHS  # noqa: E402
+from host_ref_range import profile_ref  # noqa: E402
 
 
 def main(argv):
@@ -39,6 +31,7 @@ def main(argv):
     profile = json.load(open(a.profile))
     pc = profile["compute"]
     prof_probe = pc.get("host_probe_min_us") or pc["host_probe_us"]
+    ops = {(t["op"], t["dtype"]): t for t in pc["ops"]}
     by_arch = {}
     for d in a.dirs:
         files = sorted(glob.glob(os.path.join(d, "*.json")))
@@ -50,13 +43,13 @@ def main(argv):
             if not (isinstance(ref, dict) and ref.get("fwd_us") and ref.get("bwd_us") and probe):
                 continue
             arch = meta.get("arch") or meta["model"]
-            pr = profile_ref(profile, arch if arch in ("bert", "gpt2", "llama") else "cnn",
+            pr = profile_ref(ops, arch if arch in HF_ARCHS else "resnet",
                              "bf16" if meta["amp"] == "bf16" else "fp32")
             if not pr:
                 continue
             k = probe / prof_probe
             rf, rb = ref["fwd_us"] / pr[0] / k, ref["bwd_us"] / pr[1] / k
-            fam = arch if arch in ("bert", "gpt2", "llama") else "resnet"
+            fam = arch if arch in HF_ARCHS else "resnet"
             by_arch.setdefault(fam, []).append((rf, rb))
             print("%-60s %-7s fwd %.2f bwd %.2f" % (os.path.relpath(f), fam, rf, rb))
     for fam, v in sorted(by_arch.items()):
