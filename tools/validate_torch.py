@@ -97,6 +97,12 @@ def build_model(name, batch, seq):
                               num_attention_heads=14, num_key_value_heads=2, vocab_size=151936,
                               max_position_embeddings=1024, tie_word_embeddings=True)
             cls = Qwen2ForCausalLM
+        elif name == "mistral_small":   # grouped-query attention (4 KV heads of 12), untied 32k vocab
+            from transformers import MistralConfig, MistralForCausalLM
+            cfg = MistralConfig(hidden_size=768, intermediate_size=3072, num_hidden_layers=12,
+                                num_attention_heads=12, num_key_value_heads=4, vocab_size=32000,
+                                max_position_embeddings=1024, sliding_window=None)
+            cls = MistralForCausalLM
         elif name.startswith("gpt2"):
             from transformers import GPT2Config, GPT2LMHeadModel
             big = name == "gpt2_medium"
@@ -124,7 +130,7 @@ def build_model(name, batch, seq):
 
 # transformers models the harness builds from their configs (random weights, token ids of --seq)
 HF_MODELS = ("gpt2", "gpt2_medium", "bert_base", "bert_large", "llama_small", "distilbert", "t5_small",
-             "qwen2_small")
+             "qwen2_small", "mistral_small")
 
 # torchvision classifiers the harness builds (random weights, 224x224 images)
 TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wide_resnet50_2",
@@ -133,7 +139,7 @@ TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wi
                "mobilenet_v3_large", "densenet121", "resnext50_32x4d", "swin_v2_t", "mobilenet_v2",
                "vgg16", "shufflenet_v2_x1_0", "efficientnet_v2_s", "convnext_small", "mnasnet1_0",
                "regnet_x_3_2gf", "mobilenet_v3_small", "swin_s", "densenet169",
-               "resnext101_32x8d")
+               "resnext101_32x8d", "vit_l_16", "wide_resnet101_2")
 
 
 def make_opt(model):
