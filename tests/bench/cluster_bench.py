@@ -23,7 +23,9 @@ drove (nccl-tests -g: one process per node driving g GPUs puts their network pro
 cores that process is bound to).
 Under each band, a "per-call offset" line (diagnostic): the range of one cost X that, added to the
 model's every line at every size, would meet both targets ("no X does" where the misses are not
-one constant apart: a rate, or rows off in both directions).
+one constant apart: a rate, or rows off in both directions), and under each multi-node band a
+"pipeline fill" line (diagnostic): whether a pipeline's fill, at most the call's bytes once more at
+the fitted ring rate (one chunk on a ring), could lift the row that is most short of the max target.
 Under each fit, "fit set" lines (diagnostic) give the model's own price against the multi-node logs
 it was fitted on (their measured curves dropped): median signed error and max |error| at 1-32 MiB
 and >= 64 MiB, and (as under each multi-node case) the log's time at 1-64 MiB above what its bytes
@@ -201,7 +203,11 @@ def compare(label, prof, comm, rows, bands, path=None):
         nsel = [abs(e) for b, e in near_errs if b >= lo]
         print(f"  nearest-line bound, same sizes: median {100 * statistics.median(nsel):.1f}%, "
               f"max {100 * max(nsel):.1f}%")
-        print(offset_range([(b, t, p["time_us"]) for (b, t), p in zip(rows, pred) if b >= lo], med_t, max_t))
+        band = [(b, t, p["time_us"], p["algo"]) for (b, t), p in zip(rows, pred) if b >= lo]
+        print(offset_range([r[:3] for r in band], med_t, max_t))
+        if nodes > 1:
+            steps = (2 if op == "allreduce" else 1) * (nodes * gpus - 1)
+            print(fill_bound(band, ring_us_per_byte(cluster, comm)[0], steps, max_t))
         if path:
             print(measurement_floor(path, lo))
     if path:
@@ -238,17 +244,46 @@ def profile_nccl_bands(prof, comm, rows, bands, path):
             + "; ".join(out))
 
 
-def mid_excess(cluster, comm, path):
-    """Diagnostic, not a result: a multi-node log's time at 1-64 MiB (both columns) above what its
-    bytes take at the fitted ring rate (bus bandwidth min(B_intra, k B_nic), k = NICs a node), as
-    a median and range, beside the GPUs one process drove: the per-call cost the mid sizes carry."""
+def ring_us_per_byte(cluster, comm):
+    """A multi-node job's time per byte at the fitted ring rate, bus bandwidth min(B_intra, k B_nic)
+    (k = NICs a node) times nccl-tests' bus factor, and that bus bandwidth (bytes per us)."""
     op, shape = comm.split(":")[:2]
     nodes, g = (int(x) for x in shape.split("x"))
     p = nodes * g
     k = min(g, cluster.get("nics_per_node") or g)
     bus = min(cluster["intra_gbps"] if g > 1 else math.inf, k * cluster["nic_gbps"]) * 1e3
     f = 2 * (p - 1) / p if op == "allreduce" else (p - 1) / p
-    ex = [t - b * f / bus for b, o, i in measured(path, in_place=True) if MiB <= b <= 64 * MiB for t in (o, i)]
+    return f / bus, bus
+
+
+def fill_bound(rows, us_per_byte, ring_steps, max_t):
+    """Diagnostic, not a result: whether a pipeline fill could lift the band's rows into its max
+    target, from (bytes, measured us, predicted us, priced line) rows. A fill is what a chunk pays
+    crossing a chain of steps before the pipeline is full, (steps - 1) chunk times; a chunk is at
+    most the bytes one rank sends a channel in a step, so a fill is at most the call's bytes moved
+    once more in series at the fitted ring rate (bytes x us_per_byte). A ring's is one chunk's time
+    at most (its bytes / ring_steps): each step moves a chunk on every rank at once, the time NCCL's
+    bandwidth term already counts, and only the first chunk (Simple: half of it, a slice) waits."""
+    over = [(b, (p - t) / t) for b, t, p, _ in rows if p > t * (1 + max_t)]
+    if over:
+        b, e = max(over, key=lambda x: x[1])
+        return (f"  pipeline fill, same sizes: none can meet the max target: {b // 1024} KiB is priced "
+                f"{100 * e:+.1f}% already and a fill only adds")
+    b, need, most, algo = max(((b, t * (1 - max_t) - p, b * us_per_byte / (ring_steps if a.startswith("ring") else 1), a)
+                               for b, t, p, a in rows), key=lambda x: x[1] - x[2])
+    if need <= 0:
+        return "  pipeline fill, same sizes: not ruled out: no row is priced below the max target"
+    verdict = "not ruled out by its bound" if need <= most else "none can meet the max target"
+    return (f"  pipeline fill, same sizes: {verdict}: {b // 1024} KiB ({algo}) needs >= {need:.0f} us more, "
+            f"a fill adds at most {most:.1f} us there")
+
+
+def mid_excess(cluster, comm, path):
+    """Diagnostic, not a result: a multi-node log's time at 1-64 MiB (both columns) above what its
+    bytes take at the fitted ring rate (bus bandwidth min(B_intra, k B_nic), k = NICs a node), as
+    a median and range, beside the GPUs one process drove: the per-call cost the mid sizes carry."""
+    us_per_byte, bus = ring_us_per_byte(cluster, comm)
+    ex = [t - b * us_per_byte for b, o, i in measured(path, in_place=True) if MiB <= b <= 64 * MiB for t in (o, i)]
     if not ex:
         return ""
     return (f"  {comm} at 1-64 MiB, above its bytes at the fitted ring rate ({bus / 1e3:.0f} GB/s busbw), "

@@ -5,8 +5,9 @@ monotone_floor: [100, 50] needs one price p for both (p(100) <= p(50)), so the l
 (100 - 50) / (100 + 50) = 1/3; rising times need none; [300, 100, 200] is bound by its first two
 rows: (300 - 100) / 400 = 1/2. measurement_floor reads both columns and the GPUs a process drives
 from the "# nThread" header (nThread 2 x nGpus 4 = 8); mid_excess takes a log's 1-64 MiB rows less
-their bytes at the ring's rate, and offset_range the per-call costs that would meet a band's
-targets, both worked by hand below. A fusim that cannot run or fails: one stderr
+their bytes at the ring's rate, offset_range the per-call costs that would meet a band's
+targets, and fill_bound the most a pipeline fill could add (ring_us_per_byte's rate), all worked
+by hand below. A fusim that cannot run or fails: one stderr
 line, exit 1, no scratch folder left behind.
 
 NCCL's own pick (nccl_choice.py, the nccl column), in its two forms, against values worked by
@@ -88,6 +89,32 @@ check("offset_range", cb.offset_range([(1, 100.0, 80.0), (2, 200.0, 190.0)], 0.1
       "  per-call offset, same sizes: one cost X added at every size meets both targets: X in [4, 30] us")
 check("offset_range none", cb.offset_range([(1, 100.0, 200.0), (2, 100.0, 50.0)], 0.1, 0.3),
       "  per-call offset, same sizes: one cost X added at every size meets both targets: no X does")
+# ring_us_per_byte: 2 x 2 GPUs, NVLink 100 GB/s, 2 NICs a node x 10 = 20 GB/s bus bandwidth (2e4 bytes
+# a us); all-reduce's bus factor 2 x 3 / 4 = 1.5: 7.5e-5 us a byte.
+check("ring_us_per_byte", cb.ring_us_per_byte({"intra_gbps": 100, "nic_gbps": 10, "nics_per_node": 0}, "allreduce:2x2"),
+      (7.5e-5, 2e4))
+# fill_bound at 1e-5 us a byte (1 MiB: 10.48576 us), a ring of 15 steps, max target 30%. A 1 MiB row
+# measured 100 us, priced 60: needs >= 70 - 60 = 10 us more; on a ring a fill adds one chunk at most,
+# 10.48576 / 15 = 0.699 us; on a tree the whole 10.49 us. Beside a 2 MiB tree row measured 200,
+# priced 100 (needs 140 - 100 = 40, fill <= 20.97), that row is the shorter by its bound (19.03 us
+# against 9.30). A row priced 140 against 100 is +40% already; one priced right needs nothing.
+MB1, MB2 = 1 << 20, 2 << 20
+check("fill_bound ring", cb.fill_bound([(MB1, 100.0, 60.0, "ring/LL")], 1e-5, 15, 0.3),
+      "  pipeline fill, same sizes: none can meet the max target: 1024 KiB (ring/LL) needs >= 10 us more, "
+      "a fill adds at most 0.7 us there")
+check("fill_bound tree", cb.fill_bound([(MB1, 100.0, 60.0, "tree/Simple")], 1e-5, 15, 0.3),
+      "  pipeline fill, same sizes: not ruled out by its bound: 1024 KiB (tree/Simple) needs >= 10 us more, "
+      "a fill adds at most 10.5 us there")
+check("fill_bound worst row", cb.fill_bound([(MB1, 100.0, 60.0, "ring/LL"), (MB2, 200.0, 100.0, "tree/Simple")],
+                                            1e-5, 15, 0.3),
+      "  pipeline fill, same sizes: none can meet the max target: 2048 KiB (tree/Simple) needs >= 40 us more, "
+      "a fill adds at most 21.0 us there")
+check("fill_bound over", cb.fill_bound([(MB1, 100.0, 60.0, "ring/LL"), (MB2, 100.0, 140.0, "ring/Simple")],
+                                       1e-5, 15, 0.3),
+      "  pipeline fill, same sizes: none can meet the max target: 2048 KiB is priced +40.0% already and a fill "
+      "only adds")
+check("fill_bound none short", cb.fill_bound([(MB1, 100.0, 100.0, "ring/LL")], 1e-5, 15, 0.3),
+      "  pipeline fill, same sizes: not ruled out: no row is priced below the max target")
 # a fusim that cannot be run, or a failing call: one stderr line, exit 1, and no scratch folder
 # left in the temporary directory (cluster_bench removes it at exit)
 BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cluster_bench.py")
