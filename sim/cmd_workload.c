@@ -22,10 +22,12 @@ static const char fu__workload_head[] =
 "                      [--profile P.json] [--gated-ffn] [--bias] [--layernorm] [--tied-embeddings]\n"
 "                      [--tflops T [--efficiency E] [--hbm-gbps G] [--kernel-us U]]\n"
 "                      [--accum-steps K] [--name N] [--ops CSV] [--out FILE] [--format table|csv|json]\n"
-"                      [--host-probe US | --host-ref-fwd US --host-ref-bwd US] [--ready-hook-us US]\n"
+"                      [--host-probe US [--host-probe-bwd US] | --host-ref-fwd US --host-ref-bwd US]\n"
+"                      [--ready-hook-us US]\n"
 "       fusim workload --cnn MODEL --micro-batch B [--image PX] [--precision P]\n"
 "                      [--optimizer sgd|adamw|adam] [--profile P.json] [--name N] [--out FILE]\n"
-"                      [--host-probe US | --host-ref-fwd US --host-ref-bwd US] [--ready-hook-us US]\n"
+"                      [--host-probe US [--host-probe-bwd US] | --host-ref-fwd US --host-ref-bwd US]\n"
+"                      [--ready-hook-us US]\n"
 "       fusim workload --info FILE|NAME [--tensors] [--strict] [--format table|csv|json]\n"
 "       fusim workload --check FILE|NAME [--strict] [--out FILE]\n"
 "       fusim workload --list [--format table|csv|json]\n"
@@ -62,6 +64,13 @@ static const char fu__workload_head[] =
 "               compute.host_probe_min_us, the fastest reading; else host_probe_us; refused, exit\n"
 "               65, when it has none): the same CPU work took 1.0-1.6x as long on one machine at\n"
 "               different times. Not with the roofline (it has no host rows).\n"
+"--host-probe-bwd\n"
+"               with --host-probe: the same probe run on the autograd engine's thread\n"
+"               (tools/torch_host.bwd_probe), the median of readings taken between the steps\n"
+"               (tools/capture_torch.py records them, meta.host_bwd_probes_us). Backward's host\n"
+"               costs are scaled by US over the profile's median probe (compute.host_probe_us)\n"
+"               instead of by --host-probe: backward's launches run on that thread, whose speed\n"
+"               moves apart from the main thread's.\n"
 "--host-ref-fwd, --host-ref-bwd\n"
 "               the host's speed where the step runs, from a reference step of the same kind of\n"
 "               work timed there (python3 tools/host_ref.py --arch A --amp M prints FWD,BWD;\n"
@@ -209,6 +218,8 @@ int fu_cmd_workload(int argc, char **argv) {
       {FU_OPT_DOUBLE(0, "hbm-gbps", &t.hbm_gbps, 1e-6, 1e9, "G", "roofline: memory bandwidth"), .seen = &roof},
       {FU_OPT_DOUBLE(0, "kernel-us", &t.kernel_us, 0, 1e6, "U", "roofline: per-kernel floor"), .seen = &roof},
       {FU_OPT_DOUBLE(0, "host-probe", &t.host_probe_us, 1e-3, 1e6, "US", "host costs scaled to this host-speed probe")},
+      {FU_OPT_DOUBLE(0, "host-probe-bwd", &t.host_bwd_probe_us, 1e-3, 1e6, "US",
+                     "backward's host costs scaled to the autograd thread's probe (median)")},
       {FU_OPT_DOUBLE(0, "host-ref-fwd", &t.host_ref_us[0], 1e-3, 1e9, "US", "the reference step's forward CPU time here")},
       {FU_OPT_DOUBLE(0, "host-ref-bwd", &t.host_ref_us[1], 1e-3, 1e9, "US", "the reference step's backward CPU time here")},
       {FU_OPT_DOUBLE(0, "ready-hook-us", &t.ready_hook_us, 0, 1e6, "US", "a hook after every gradient costs the host US")},
@@ -282,6 +293,7 @@ int fu_cmd_workload(int argc, char **argv) {
     snprintf(cn.name, sizeof cn.name, "%s", t.name);
     cn.ops_csv = t.ops_csv;
     cn.host_probe_us = t.host_probe_us;
+    cn.host_bwd_probe_us = t.host_bwd_probe_us;
     cn.host_ref_us[0] = t.host_ref_us[0], cn.host_ref_us[1] = t.host_ref_us[1];
     cn.ready_hook_us = t.ready_hook_us;
     st = fu_build_cnn(&cn, prof, pname, &w);

@@ -254,9 +254,9 @@ int fu_tf_spec_check(const fu_tf_spec *s) {
     return FU_EUSAGE;
   }
   /* both carry the profile's host rows to another host; the roofline prices no host rows */
-  if (s->tflops > 0 && (s->host_probe_us > 0 || s->host_ref_us[0] > 0 || s->host_ref_us[1] > 0 ||
-                        s->ready_hook_us > 0)) {
-    fu_error("workload: --host-probe, --host-ref-fwd/--host-ref-bwd and --ready-hook-us price the "
+  if (s->tflops > 0 && (s->host_probe_us > 0 || s->host_bwd_probe_us > 0 || s->host_ref_us[0] > 0 ||
+                        s->host_ref_us[1] > 0 || s->ready_hook_us > 0)) {
+    fu_error("workload: --host-probe(-bwd), --host-ref-fwd/--host-ref-bwd and --ready-hook-us price the "
              "host; the roofline (--tflops, --efficiency, --hbm-gbps, --kernel-us) has no host timeline");
     return FU_EUSAGE;
   }
@@ -836,8 +836,14 @@ static void fu__cnn_deep(fu__ctx *x) {
  * fastest reading, because the probe is 1-2 ms of wall time: interference (other tenants,
  * interrupts) only adds to it, and its readings within one capture spread 1.1-2.3x while a step's
  * host cost integrates over tens of ms (data/compute/README.md, 2026-12-04b: across leases the
- * fastest readings' ratio carries forward() CPU time better than the medians'). */
-static int fu__host_speed(fu__ctx *x, double probe_us, const char *prof_name) {
+ * fastest readings' ratio carries forward() CPU time better than the medians').
+ * bprobe_us > 0: the same probe on the autograd engine's thread (tools/torch_host.bwd_probe), the
+ * median of readings taken between the steps, carries backward's host costs instead, over the
+ * profile's median probe (host_probe_us; no calibration recorded that thread's, and inside 39
+ * captures the two threads' medians agree): backward's launches run on that thread, whose speed
+ * moves apart from the main thread's (data/compute/README.md, 2026-12-05 compute21: across 9
+ * leases its median carries the reference step's backward, the main probe's readings do not). */
+static int fu__host_speed(fu__ctx *x, double probe_us, double bprobe_us, const char *prof_name) {
   if (!(probe_us > 0)) return FU_OK;
   if (!(x->c->host_probe_us > 0)) {
     fu_error("workload: --host-probe: profile %s has no host_probe_us to scale from "
@@ -845,8 +851,8 @@ static int fu__host_speed(fu__ctx *x, double probe_us, const char *prof_name) {
     return FU_EDATA;
   }
   double k = probe_us / (x->c->host_probe_min_us > 0 ? x->c->host_probe_min_us : x->c->host_probe_us);
-  fu__scale_ops(x, k, k);
-  x->host_k = k; /* the optimizer's host part too (fu__optim) */
+  fu__scale_ops(x, k, bprobe_us > 0 ? bprobe_us / x->c->host_probe_us : k);
+  x->host_k = k; /* the optimizer's host part too (fu__optim): opt.step() runs on the main thread */
   return FU_OK;
 }
 
@@ -906,11 +912,15 @@ static int fu__host_ref(fu__ctx *x, const double ref[2], const char *arch, const
 }
 
 /* Carries the profile's host costs to the host the step runs on: by the reference step
- * (--host-ref-fwd/--host-ref-bwd) or by the probe (--host-probe), not both. arch: the
- * transformer's reference model (NULL: the CNN's, the held ResNet-50). */
-static int fu__host_carry(fu__ctx *x, double probe_us, const double ref[2], const char *arch,
-                          const char *prof_name) {
-  if (!(ref[0] + ref[1] > 0)) return fu__host_speed(x, probe_us, prof_name);
+ * (--host-ref-fwd/--host-ref-bwd) or by the probes (--host-probe, with --host-probe-bwd), not
+ * both. arch: the transformer's reference model (NULL: the CNN's, the held ResNet-50). */
+static int fu__host_carry(fu__ctx *x, double probe_us, double bprobe_us, const double ref[2],
+                          const char *arch, const char *prof_name) {
+  if (bprobe_us > 0 && !(probe_us > 0)) {
+    fu_error("workload: --host-probe-bwd goes with --host-probe (the main thread's, for forward)");
+    return FU_EUSAGE;
+  }
+  if (!(ref[0] + ref[1] > 0)) return fu__host_speed(x, probe_us, bprobe_us, prof_name);
   if (probe_us > 0) {
     fu_error("workload: give one of --host-ref-fwd/--host-ref-bwd and --host-probe");
     return FU_EUSAGE;
@@ -1020,8 +1030,9 @@ static void fu__host_bound(const fu__ctx *x, const char *how, int measured, char
           df / 1e3, db / 1e3, how);
 }
 
-static const char *fu__host_how(const double ref[2], double probe_us) {
+static const char *fu__host_how(const double ref[2], double probe_us, double bprobe_us) {
   return ref[0] > 0 ? "the reference step's (--host-ref)"
+         : probe_us > 0 && bprobe_us > 0 ? "the two threads' probes' (--host-probe, --host-probe-bwd)"
          : probe_us > 0 ? "the probe's (--host-probe)" : "the profile's own host rows";
 }
 
@@ -1297,7 +1308,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     fu_error("workload: --host-ref needs --arch bert, gpt2 or llama (the reference's model)");
     st = FU_EUSAGE;
   } else if (!x.roofline) {
-    st = fu__host_carry(&x, s->host_probe_us, s->host_ref_us, fu__arch_name(s->arch), prof_name);
+    st = fu__host_carry(&x, s->host_probe_us, s->host_bwd_probe_us, s->host_ref_us, fu__arch_name(s->arch),
+                        prof_name);
   }
   x.hook_us = s->ready_hook_us;
   if (st != FU_OK) {
@@ -1320,7 +1332,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   }
   char bound[640] = "";
   if (!x.roofline && st == FU_OK)
-    fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us), s->host_ref_us[0] > 0 || s->host_probe_us > 0,
+    fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us, s->host_bwd_probe_us), s->host_ref_us[0] > 0 || s->host_probe_us > 0,
                    bound, sizeof bound);
   fu__hook_note(&x, bound, sizeof bound);
   uint64_t nparam = 0;
@@ -1559,7 +1571,8 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     free(r50.ops);
     fu__cnn_deep(&x);
   }
-  if (st == FU_OK) st = fu__host_carry(&x, s->host_probe_us, s->host_ref_us, NULL, prof_name);
+  if (st == FU_OK)
+    st = fu__host_carry(&x, s->host_probe_us, s->host_bwd_probe_us, s->host_ref_us, NULL, prof_name);
   x.hook_us = s->ready_hook_us;
   if (st != FU_OK) {
     free(x.ops);
@@ -1572,7 +1585,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   if (st == FU_OK && s->ops_csv) fu__dump_ops(&x, s->ops_csv);
   char bound[640] = "";
   if (st == FU_OK)
-    fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us), s->host_ref_us[0] > 0 || s->host_probe_us > 0,
+    fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us, s->host_bwd_probe_us), s->host_ref_us[0] > 0 || s->host_probe_us > 0,
                    bound, sizeof bound);
   fu__hook_note(&x, bound, sizeof bound);
   uint64_t nparam = 0;

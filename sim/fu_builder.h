@@ -56,6 +56,7 @@ typedef struct fu_tf_spec {
   char name[128];            /* workload name ("" = made up from the shape) */
   const char *ops_csv;       /* write the priced operations here as CSV (NULL: no) */
   double host_probe_us;      /* > 0: host costs scaled from the profile's probe to this one */
+  double host_bwd_probe_us;  /* > 0 (with host_probe_us): backward's by the autograd thread's probe */
   double host_ref_us[2];     /* > 0: the reference step's forward, backward CPU time on the host
                               * priced for (tools/host_ref.py); host costs carried by them */
   double ready_hook_us;      /* > 0: a hook on every gradient costs the host this much after it
@@ -88,6 +89,7 @@ typedef struct fu_cnn_spec {
   char name[128];            /* workload name ("" = made up) */
   const char *ops_csv;       /* write the priced operations here as CSV (NULL: no) */
   double host_probe_us;      /* > 0: host costs scaled from the profile's probe to this one */
+  double host_bwd_probe_us;  /* as fu_tf_spec's */
   double host_ref_us[2];     /* as fu_tf_spec's */
   double ready_hook_us;      /* as fu_tf_spec's */
 } fu_cnn_spec;

@@ -9,7 +9,9 @@ fastest readings where the profile records its fastest; spread: its readings' ma
 fwd+bwd 10% median and 20% max, optimizer 20%, ready 10% of backward, memory 10%). Exit 1 when
 a target is missed, 0 otherwise. A capture with a reference step (meta.host_ref, tools/host_ref.py
 timed between its steps) is priced at its host's speed by it (--host-ref-fwd/--host-ref-bwd;
-column "by": ref), else by its probe (probe) where it has one. Column "hb": the phases the
+column "by": ref), else by its probe (probe) where it has one, and backward by the autograd
+thread's probe where it has that too (meta.host_bwd_probes_us, their median: --host-probe-bwd;
+column "by": pr+bw). Column "hb": the phases the
 estimate finds host-bound (F forward, B backward; fusim says so in the notes), whose times follow
 the host's speed. Columns cpuF, cpuB: the capture's forward() / backward() CPU time over the
 estimate's host issue time for the same phase (the --ops listing's sums). Where the phase is
@@ -25,7 +27,7 @@ any targets the --others folders.
 
 Usage: python3 tools/compare_compute.py [--fusim build/fusim] [--profile data/profiles/h200-default.json]
                                         [--captures DIR] [--heldout DIRS] [--others DIRS] [--csv FILE]
-                                        [--no-host-probe] [--no-host-ref]
+                                        [--no-host-probe] [--no-host-ref] [--no-bwd-probe]
 """
 import argparse
 import csv
@@ -87,6 +89,7 @@ def main():
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04d-opt", "set") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04d-opt", "new") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04e-optdiag", "new") + "," +
+                    os.path.join(ROOT, "data", "compute", "captures-2026-12-04h-thread") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04i-hostref", "a") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04i-hostref", "b") + "," +
                     os.path.join(ROOT, "data", "compute", "captures-2026-12-04j-hostref") + "," +
@@ -99,6 +102,9 @@ def main():
                          "*_captured.json in data/workloads): other leases, other machine state, no probe")
     ap.add_argument("--no-host-ref", action="store_true",
                     help="ignore the captures' reference steps (meta.host_ref): price by the probe as before")
+    ap.add_argument("--no-bwd-probe", action="store_true",
+                    help="ignore the autograd thread's probe (meta.host_bwd_probes_us): a probe-priced capture's "
+                         "backward by the main thread's probe, as before")
     a = ap.parse_args()
     files = sorted(glob.glob(os.path.join(a.captures, "*.json")))
     if not files:
@@ -160,6 +166,9 @@ def compare(a, files):
             elif prof_probe and probe_of(pc, meta) and not a.no_host_probe:
                 cmd += ["--host-probe", str(probe_of(pc, meta))]
                 by = "probe"
+                if meta.get("host_bwd_probes_us") and not a.no_bwd_probe:
+                    cmd += ["--host-probe-bwd", str(statistics.median(meta["host_bwd_probes_us"]))]
+                    by = "pr+bw"
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
                 print("%s: fusim failed: %s" % (cap["name"], r.stderr.strip()), file=sys.stderr)

@@ -6,11 +6,17 @@ hf_<arch>_layer_tiny; a CNN: tv_resnet50_held), over the probe's ratio (the capt
 reading that compare_compute passes, over the profile's). 1.0: the probe carries that thread's
 host speed; above: the reference ran slower than the probe says, as a probe-priced capture's
 host would be priced short. Per capture, then the median and range per architecture.
+Where the capture also has the autograd thread's probe (meta.host_bwd_probes_us), backward again
+over what that probe predicts (bwd/thread: the reference's backward over the profile's, over the
+median of those readings over the profile's median probe, as fusim workload --host-probe-bwd
+carries it), and over every such capture the spread (standard deviation of the log) of backward's
+ratio by each probe: which thread's probe carries backward's host speed.
 
 Usage: python3 tools/ref_over_probe.py [--profile P] DIR [DIR...]   (captures with both)"""
 import argparse
 import glob
 import json
+import math
 import os
 import statistics
 import sys
@@ -32,7 +38,7 @@ def main(argv):
     pc = profile["compute"]
     prof_probe = pc.get("host_probe_min_us") or pc["host_probe_us"]
     ops = {(t["op"], t["dtype"]): t for t in pc["ops"]}
-    by_arch = {}
+    by_arch, by_thread, pooled = {}, {}, []
     for d in a.dirs:
         files = sorted(glob.glob(os.path.join(d, "*.json")))
         if not files:
@@ -51,11 +57,26 @@ def main(argv):
             rf, rb = ref["fwd_us"] / pr[0] / k, ref["bwd_us"] / pr[1] / k
             fam = arch if arch in HF_ARCHS else "resnet"
             by_arch.setdefault(fam, []).append((rf, rb))
-            print("%-60s %-7s fwd %.2f bwd %.2f" % (os.path.relpath(f), fam, rf, rb))
+            bp = meta.get("host_bwd_probes_us")
+            tb = ""
+            if bp:
+                rt = ref["bwd_us"] / pr[1] / (statistics.median(bp) / pc["host_probe_us"])
+                by_thread.setdefault(fam, []).append(rt)
+                pooled.append((rb, rt))
+                tb = " bwd/thread %.2f" % rt
+            print("%-60s %-7s fwd %.2f bwd %.2f%s" % (os.path.relpath(f), fam, rf, rb, tb))
     for fam, v in sorted(by_arch.items()):
         for k, what in ((0, "fwd"), (1, "bwd")):
             x = [t[k] for t in v]
             print("%-7s %s median %.2f (%.2f-%.2f), %d captures" % (fam, what, statistics.median(x), min(x), max(x), len(x)))
+        x = by_thread.get(fam)
+        if x:
+            print("%-7s bwd/thread median %.2f (%.2f-%.2f), %d captures" % (
+                fam, statistics.median(x), min(x), max(x), len(x)))
+    if len(pooled) > 1:
+        sd = [statistics.pstdev([math.log(t[i]) for t in pooled]) for i in (0, 1)]
+        print("all     bwd spread (sd of log) %.3f by the main thread's probe, %.3f by the autograd thread's, "
+              "%d captures" % (sd[0], sd[1], len(pooled)))
     return 0
 
 

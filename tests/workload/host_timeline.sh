@@ -3,7 +3,9 @@
 # backward() as soon as it has issued the forward (it does not wait for the GPU), --host-probe
 # scales every host cost (the optimizer's per-tensor part too) by the probe's ratio to the
 # profile's fastest reading (host_probe_min_us, not its median host_probe_us; fit --compute takes
-# it from the calibration's recorded readings), and the DynamicCache copies of
+# it from the calibration's recorded readings), --host-probe-bwd (the autograd thread's probe, a
+# median) carries backward's host costs instead, over the profile's median probe, and the
+# DynamicCache copies of
 # GPT-2 and Llama are priced from the kv_cat tables. Profiles: the bundled one with hand-made
 # additions (host_probe_us, kv_cat tables).
 # usage: host_timeline.sh FUSIM
@@ -54,6 +56,13 @@ if r1 and r2:
         # the listing prints 3 decimals: each row is off by up to 0.0005, x10 on the right side
         check("bert %s sum x10" % col, sum(float(x[col]) for x in r2), 10 * sum(float(x[col]) for x in r1),
               11 * 0.0005 * len(r1))
+# 1b. --host-probe-bwd 21 against the profile's median probe 7: backward's host costs x3,
+#     forward's still x10 by --host-probe
+w2b, r2b = run("bert", ["--host-probe", "50", "--host-probe-bwd", "21"])
+if r1 and r2b:
+    for col, k in (("host_fwd_us", 10), ("host_bwd_us", 3)):
+        check("bert %s sum x%d with --host-probe-bwd" % (col, k), sum(float(x[col]) for x in r2b),
+              k * sum(float(x[col]) for x in r1), (k + 1) * 0.0005 * len(r1))
 # 2. at 1000x the host issues every operation long after the GPU finished the one before, so
 #    forward = all forward host time + the last operation's device time; the host starts
 #    backward then, while the GPU still runs that last operation, and backward ends with the
@@ -71,6 +80,19 @@ if r3:
     nt = len(w3["grads"])
     ne = sum(g["bytes"] for g in w3["grads"]) / 4.0   # fp32 gradients under autocast
     check("host-bound optimizer", w3["opt_us"], 100 + 1e-5 * ne + 1000 * 10.0 * nt - float(r3[0]["bwd_us"]), 0.05)
+# 2b. --host-probe-bwd 7000 over the median 7 is backward at 1000x too: the same step as 2 (over
+#     the fastest reading, 5, it would be 1400x); the optimizer's host part follows --host-probe
+w3b, _ = run("bert", ["--host-probe", "5000", "--host-probe-bwd", "7000"])
+if w3 and w3b:
+    for k in ("fwd_us", "bwd_us", "opt_us"):
+        check("--host-probe-bwd at the median: %s" % k, w3b[k], w3[k])
+# 2c. --host-probe-bwd alone (forward's speed unknown): one line, exit 64, nothing written
+bad = os.path.join(tmp, "bad.json")
+r = subprocess.run([fusim, "workload"] + wlcheck.tf_args("bert") + ["--host-probe-bwd", "7", "--profile", pf,
+                                                                    "--out", bad], capture_output=True, text=True)
+if r.returncode != 64 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(bad):
+    fails.append("--host-probe-bwd alone: exit %d (want 64), stderr %r, output %s"
+                 % (r.returncode, r.stderr, "written" if os.path.exists(bad) else "none"))
 # 3. the DynamicCache copies: one kv_cache row per layer, forward only; GPT-2 copies two strided
 #    bf16 tensors (2 x 10 us), Llama its keys contiguous in fp32 (the rotary step's output under
 #    autocast, 7 us) and its values strided in bf16 (10 us); BERT has none
@@ -89,13 +111,13 @@ for arch, want in (("gpt2", 20.0), ("llama", 17.0), ("bert", None)):
         check("%s kv_cache fwd" % arch, float(x["fwd_us"]), want)
         check("%s kv_cache bwd" % arch, float(x["bwd_us"]), 0.0)
 # 4. --cnn: the operations' host costs add up to the whole model's held measurement, x2 at
-#    --host-probe 10
-for extra, k in (([], 1), (["--host-probe", "10"], 2)):
+#    --host-probe 10; backward's x3 with --host-probe-bwd 21 (over the median 7)
+for extra, kf, kb in (([], 1, 1), (["--host-probe", "10"], 2, 2), (["--host-probe", "10", "--host-probe-bwd", "21"], 2, 3)):
     _, rows = wlcheck.workload(fusim, ["--cnn", "resnet50", "--micro-batch", "8"] + extra, pf, tmp)
     if rows is None:
         continue
-    check("cnn host forward sum", sum(float(x["host_fwd_us"]) for x in rows), k * 10000.0, 0.5)
-    check("cnn host backward sum", sum(float(x["host_bwd_us"]) for x in rows), k * 20000.0, 0.5)
+    check("cnn host forward sum %s" % extra, sum(float(x["host_fwd_us"]) for x in rows), kf * 10000.0, 0.5)
+    check("cnn host backward sum %s" % extra, sum(float(x["host_bwd_us"]) for x in rows), kb * 20000.0, 0.5)
 # 6. which per-layer host row: with a probe in the profile the hf_host run's (hf_bert_layer_tiny,
 #    measured beside it), without one the hf part's (hf_bert_layer); layer 0's host costs add
 #    up to the row

@@ -5,7 +5,10 @@
 (the fastest, 10, is 2x the profile's) and whose reference took 5000 / 12000 us: forward 5000 /
 2500 / 2 = 1.00, backward 12000 / 5000 / 2 = 1.20. A ResNet-50 TF32 capture, probe 5 (1x),
 reference 4400 / 4000: 1.10 / 0.80. A capture without a reference is left out. An empty folder:
-one stderr line, exit 66."""
+one stderr line, exit 66. The autograd thread's probe (meta.host_bwd_probes_us) over the
+profile's median probe (6 us): BERT's readings 15, 9, 20 (median 15, 2.5x): backward 12000 / 5000
+/ 2.5 = 0.96; ResNet-50's 6 (1x): 0.80. The spread of the log over the two: by the main probe
+|ln 1.20 - ln 0.80| / 2 = 0.203, by the autograd thread's |ln 0.96 - ln 0.80| / 2 = 0.091."""
 import json
 import os
 import subprocess
@@ -31,9 +34,11 @@ with tempfile.TemporaryDirectory() as tmp:
                                 row("hf_bert_layer_tiny", "bf16", 500.0, 1000.0),
                                 row("tv_resnet50_held", "fp32", 4000.0, 5000.0)]}}
     caps = {"bert.json": {"arch": "bert", "model": "bert_x", "amp": "bf16", "host_probes_us": [12.0, 10.0],
-                          "host_probe_us": 11.0, "host_ref": {"fwd_us": 5000.0, "bwd_us": 12000.0}},
+                          "host_probe_us": 11.0, "host_ref": {"fwd_us": 5000.0, "bwd_us": 12000.0},
+                          "host_bwd_probes_us": [15.0, 9.0, 20.0]},
             "r50.json": {"arch": "resnet50", "model": "resnet50_x", "amp": "tf32", "host_probes_us": [5.0],
-                         "host_probe_us": 5.0, "host_ref": {"fwd_us": 4400.0, "bwd_us": 4000.0}},
+                         "host_probe_us": 5.0, "host_ref": {"fwd_us": 4400.0, "bwd_us": 4000.0},
+                         "host_bwd_probes_us": [6.0]},
             "old.json": {"arch": "bert", "model": "bert_old", "amp": "bf16", "host_probe_us": 7.0}}
     os.mkdir(os.path.join(tmp, "c"))
     os.mkdir(os.path.join(tmp, "empty"))
@@ -46,15 +51,19 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("exit", r.returncode, 0)
     lines = [x.split() for x in r.stdout.splitlines()]
-    per = {os.path.basename(x[0]): (x[1], x[3], x[5]) for x in lines if x and x[0].endswith(".json")}
+    per = {os.path.basename(x[0]): tuple(x[1:2] + x[3:8:2]) for x in lines if x and x[0].endswith(".json")}
     check("captures listed", sorted(per), ["bert.json", "r50.json"])
-    check("BERT", per.get("bert.json"), ("bert", "1.00", "1.20"))
-    check("ResNet-50", per.get("r50.json"), ("resnet", "1.10", "0.80"))
+    check("BERT", per.get("bert.json"), ("bert", "1.00", "1.20", "0.96"))
+    check("ResNet-50", per.get("r50.json"), ("resnet", "1.10", "0.80", "0.80"))
     summ = [" ".join(x) for x in lines if x and not x[0].endswith(".json")]
     check("summary", summ, ["bert fwd median 1.00 (1.00-1.00), 1 captures",
                             "bert bwd median 1.20 (1.20-1.20), 1 captures",
+                            "bert bwd/thread median 0.96 (0.96-0.96), 1 captures",
                             "resnet fwd median 1.10 (1.10-1.10), 1 captures",
-                            "resnet bwd median 0.80 (0.80-0.80), 1 captures"])
+                            "resnet bwd median 0.80 (0.80-0.80), 1 captures",
+                            "resnet bwd/thread median 0.80 (0.80-0.80), 1 captures",
+                            "all bwd spread (sd of log) 0.203 by the main thread's probe, 0.091 by the "
+                            "autograd thread's, 2 captures"])
     r = subprocess.run([sys.executable, TOOL, "--profile", os.path.join(tmp, "p.json"), os.path.join(tmp, "empty")],
                        capture_output=True, text=True)
     check("an empty folder: exit", r.returncode, 66)
