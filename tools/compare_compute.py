@@ -4,14 +4,14 @@ data/compute/captures (tools/capture_set.py on the H200; meta holds the model's 
 price the same model with `fusim workload --transformer/--cnn --profile P` and print, per model,
 forward, backward, fwd+bwd, optimizer and peak memory (estimate / capture - 1) and the worst
 gradient ready-time difference as a fraction of the captured backward; then the medians and maxima
-against the targets (host_k: the capture's host-speed probe over the calibration's, their
-fastest readings where the profile records its fastest; spread: its readings' max / min;
+against the targets (host_k: the capture's host speed over the calibration's by the main thread's
+probe, as forward is priced: probe_speeds; spread: its readings' max / min;
 fwd+bwd 10% median and 20% max, optimizer 20%, ready 10% of backward, memory 10%). Exit 1 when
 a target is missed, 0 otherwise. A capture with a reference step (meta.host_ref, tools/host_ref.py
 timed between its steps) is priced at its host's speed by it (--host-ref-fwd/--host-ref-bwd;
-column "by": ref), else by its probe (probe) where it has one, and backward by the autograd
-thread's probe where it has that too (meta.host_bwd_probes_us, their median: --host-probe-bwd;
-column "by": pr+bw). Column "hb": the phases the
+column "by": ref), else by its probes (probe) where it has them (probe_speeds), backward by the
+autograd thread's where it has those too (meta.host_bwd_probes_us, their median:
+--host-probe-bwd; column "by": pr+bw). Column "hb": the phases the
 estimate finds host-bound (F forward, B backward; fusim says so in the notes), whose times follow
 the host's speed. Columns cpuF, cpuB: the capture's forward() / backward() CPU time over the
 estimate's host issue time for the same phase (the --ops listing's sums). Where the phase is
@@ -147,28 +147,16 @@ def main():
 def compare(a, files):
     rows = []
     # a capture that recorded the host-speed probe is priced at its host's speed where the
-    # profile's host rows carry theirs (fusim workload --host-probe)
-    # (the fastest of the readings on both sides where the profile records its fastest: one
-    # reading is 1-2 ms of wall time, and interference only adds to it)
+    # profile's host rows carry theirs (host_args, probe_speeds)
     pc = json.load(open(a.profile)).get("compute", {})
-    prof_probe = pc.get("host_probe_min_us") or pc.get("host_probe_us", 0)
     with tempfile.TemporaryDirectory() as tmp:
         for f in files:
             cap = json.load(open(f))
             meta = cap["meta"]
             out, ops = os.path.join(tmp, "est.json"), os.path.join(tmp, "ops.csv")
             cmd = [a.fusim, "workload"] + args_for(meta) + ["--profile", a.profile, "--out", out, "--ops", ops]
-            ref = meta.get("host_ref") if not a.no_host_ref else None
-            by = "-"
-            if ref and ref.get("fwd_us") and ref.get("bwd_us"):
-                cmd += ["--host-ref-fwd", str(ref["fwd_us"]), "--host-ref-bwd", str(ref["bwd_us"])]
-                by = "ref"
-            elif prof_probe and probe_of(pc, meta) and not a.no_host_probe:
-                cmd += ["--host-probe", str(probe_of(pc, meta))]
-                by = "probe"
-                if meta.get("host_bwd_probes_us") and not a.no_bwd_probe:
-                    cmd += ["--host-probe-bwd", str(statistics.median(meta["host_bwd_probes_us"]))]
-                    by = "pr+bw"
+            carry, by = host_args(pc, meta, not a.no_host_ref, not a.no_host_probe, not a.no_bwd_probe)
+            cmd += carry
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
                 print("%s: fusim failed: %s" % (cap["name"], r.stderr.strip()), file=sys.stderr)
@@ -217,20 +205,62 @@ def compare(a, files):
             # time, the step's device time alone, how far the GPU was behind the host when
             # backward() returned): which part an optimizer miss comes from
             row.update(optim_parts(est.get("notes", ""), cap))
-            row["host_k"] = probe_of(pc, meta) / prof_probe if prof_probe and probe_of(pc, meta) else float("nan")
+            ks = probe_speeds(pc, meta)
+            row["host_k"] = ks[0] if ks else float("nan")
             row["probe_spread"] = max(pr) / min(pr) if pr and min(pr) > 0 else float("nan")
             rows.append(row)
     return rows, 0
 
 
-def probe_of(pc, meta):
-    """The capture's host-speed probe reading that prices it (fusim workload --host-probe): the
-    fastest of its readings where the profile's compute block pc records its own fastest (one
-    reading is 1-2 ms of wall time, and interference only adds to it), else the median; None
-    without one."""
-    if pc.get("host_probe_min_us") and meta.get("host_probes_us"):
-        return min(meta["host_probes_us"])
-    return meta.get("host_probe_us")
+def probe_speeds(pc, meta):
+    """The capture's host speed over the profile's (pc: its compute block) by its host-speed
+    probes, (forward, backward by the main thread's probe, backward by the autograd thread's or
+    None), or None without a probe. Forward: where the capture read the main thread's probe between
+    its steps (capture_torch since 2026-12-04b: 3 before, one after each of its meta.iters steps,
+    3 after), the median of its readings over the profile's median (host_probe_us): readings between
+    the steps describe the phases the steps ran in (69 such captures: forward() CPU time over the
+    estimate's host sum, sd of the log, 0.137 by the median, 0.219 by the fastest; the reference
+    step's forward 0.094 / 0.182; data/compute/README.md, compute21); where it read the probe only
+    before and after, the fastest reading over the profile's fastest (host_probe_min_us: one reading
+    is 1-2 ms of wall time and interference only adds to it; there the two do alike, 0.167 /
+    0.179 over 20 captures). Backward by the main thread's probe: its fastest reading (its median
+    carries the reference's backward no better, sd 0.27 against 0.20). By the autograd thread's
+    (meta.host_bwd_probes_us, torch_host.bwd_probe): their median over the profile's median (sd
+    0.13; no calibration recorded that thread's, and the two threads' medians agree in 41
+    captures). A profile without a fastest reading: the capture's median over the profile's for all."""
+    pmin, pmed = pc.get("host_probe_min_us"), pc.get("host_probe_us")
+    pr, bp = meta.get("host_probes_us"), meta.get("host_bwd_probes_us")
+    if pmin and pr:
+        kb = min(pr) / pmin
+        between = pmed and meta.get("iters") and len(pr) == 6 + meta["iters"]
+        kf = statistics.median(pr) / pmed if between else kb
+    elif pmed and meta.get("host_probe_us"):
+        kf = kb = meta["host_probe_us"] / pmed
+    else:
+        return None
+    return kf, kb, statistics.median(bp) / pmed if bp and pmed else None
+
+
+def host_args(pc, meta, use_ref=True, use_probe=True, use_bwd_probe=True):
+    """The fusim workload arguments that carry the profile's host costs (pc: its compute block) to
+    the host a capture ran on, and how ("ref", "probe", "pr+bw", "-"): its reference step where it
+    has one (and use_ref), else its probes (probe_speeds; and use_probe), backward by the autograd
+    thread's where it has those readings (and use_bwd_probe). --host-probe is read over the
+    profile's fastest reading, --host-probe-bwd over its median: each speed is given on its scale."""
+    ref = meta.get("host_ref") if use_ref else None
+    if ref and ref.get("fwd_us") and ref.get("bwd_us"):
+        return ["--host-ref-fwd", str(ref["fwd_us"]), "--host-ref-bwd", str(ref["bwd_us"])], "ref"
+    ks = probe_speeds(pc, meta) if use_probe else None
+    if not ks:
+        return [], "-"
+    kf, kb, ka = ks
+    by = "probe"
+    if ka and use_bwd_probe:
+        kb, by = ka, "pr+bw"
+    args = ["--host-probe", str(kf * (pc.get("host_probe_min_us") or pc["host_probe_us"]))]
+    if kb != kf:
+        args += ["--host-probe-bwd", str(kb * pc["host_probe_us"])]
+    return args, by
 
 
 def ready_of(cap):

@@ -106,7 +106,6 @@ def main(argv=None):
     except (OSError, ValueError, AttributeError) as e:
         print("ready_pace: %s: not a profile (%s)" % (a.profile, e), file=sys.stderr)
         return 65
-    prof_probe = pc.get("host_probe_min_us") or pc.get("host_probe_us", 0)
     with tempfile.TemporaryDirectory() as tmp:
         for f in a.captures:
             try:
@@ -120,12 +119,7 @@ def main(argv=None):
                 return 65
             out = os.path.join(tmp, "est.json")
             cmd = [a.fusim, "workload"] + wl_args + ["--profile", a.profile, "--out", out]
-            ref = meta.get("host_ref")
-            probe = compare_compute.probe_of(pc, meta) if prof_probe else None
-            if ref and ref.get("fwd_us") and ref.get("bwd_us"):
-                cmd += ["--host-ref-fwd", str(ref["fwd_us"]), "--host-ref-bwd", str(ref["bwd_us"])]
-            elif probe:
-                cmd += ["--host-probe", str(probe)]
+            cmd += compare_compute.host_args(pc, meta)[0]
             hk = compare_compute.hooked_curve(cap)
             if hk:   # its hooked steps' own curve against a hooked step's estimate, as compare_compute
                 rc = hk[0]

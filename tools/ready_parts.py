@@ -50,8 +50,8 @@ def estimate(a, meta, tmp, ref, hook_us=0.0):
         cmd += ["--ready-hook-us", str(hook_us)]
     if ref:
         cmd += ["--host-ref-fwd", str(ref[0]), "--host-ref-bwd", str(ref[1])]
-    elif (a.pc.get("host_probe_min_us") or a.pc.get("host_probe_us")) and compare_compute.probe_of(a.pc, meta):
-        cmd += ["--host-probe", str(compare_compute.probe_of(a.pc, meta))]
+    else:
+        cmd += compare_compute.host_args(a.pc, meta, use_ref=False)[0]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(r.stderr.strip())

@@ -2,14 +2,15 @@
 """ref_over_probe.py: how far a capture's reference step (meta.host_ref: tools/host_ref.py, timed
 between its steps) moved from what its host-speed probe predicts, forward and backward apart: the
 reference over the profile's own reference step (hf_<arch>_rest_tiny + REF_LAYERS x
-hf_<arch>_layer_tiny; a CNN: tv_resnet50_held), over the probe's ratio (the capture's probe
-reading that compare_compute passes, over the profile's). 1.0: the probe carries that thread's
+hf_<arch>_layer_tiny; a CNN: tv_resnet50_held), over the host speed the capture's main-thread
+probe gives that phase as compare_compute prices it (compare_compute.probe_speeds: forward by the
+median of readings taken between the steps, else the fastest; backward by the fastest), over the
+profile's. 1.0: the probe carries that thread's
 host speed; above: the reference ran slower than the probe says, as a probe-priced capture's
 host would be priced short. Per capture, then the median and range per architecture.
 Where the capture also has the autograd thread's probe (meta.host_bwd_probes_us), backward again
 over what that probe predicts (bwd/thread: the reference's backward over the profile's, over the
-median of those readings over the profile's median probe, as fusim workload --host-probe-bwd
-carries it), and over every such capture the spread (standard deviation of the log) of backward's
+median of those readings over the profile's median probe, as probe_speeds gives it), and over every such capture the spread (standard deviation of the log) of backward's
 ratio by each probe: which thread's probe carries backward's host speed.
 
 Usage: python3 tools/ref_over_probe.py [--profile P] DIR [DIR...]   (captures with both)"""
@@ -24,7 +25,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bad_input  # noqa: E402
-from compare_compute import probe_of  # noqa: E402
+from compare_compute import probe_speeds  # noqa: E402
 from host_ref import HF_ARCHS  # noqa: E402
 from host_ref_range import profile_ref  # noqa: E402
 
@@ -36,7 +37,6 @@ def main(argv):
     a = ap.parse_args(argv)
     profile = json.load(open(a.profile))
     pc = profile["compute"]
-    prof_probe = pc.get("host_probe_min_us") or pc["host_probe_us"]
     ops = {(t["op"], t["dtype"]): t for t in pc["ops"]}
     by_arch, by_thread, pooled = {}, {}, []
     for d in a.dirs:
@@ -45,22 +45,20 @@ def main(argv):
             raise OSError(2, "no captures (*.json)", d)
         for f in files:
             meta = json.load(open(f)).get("meta", {})
-            ref, probe = meta.get("host_ref"), probe_of(pc, meta)
-            if not (isinstance(ref, dict) and ref.get("fwd_us") and ref.get("bwd_us") and probe):
+            ref, ks = meta.get("host_ref"), probe_speeds(pc, meta)
+            if not (isinstance(ref, dict) and ref.get("fwd_us") and ref.get("bwd_us") and ks):
                 continue
             arch = meta.get("arch") or meta["model"]
             pr = profile_ref(ops, arch if arch in HF_ARCHS else "resnet",
                              "bf16" if meta["amp"] == "bf16" else "fp32")
             if not pr:
                 continue
-            k = probe / prof_probe
-            rf, rb = ref["fwd_us"] / pr[0] / k, ref["bwd_us"] / pr[1] / k
+            rf, rb = ref["fwd_us"] / pr[0] / ks[0], ref["bwd_us"] / pr[1] / ks[1]
             fam = arch if arch in HF_ARCHS else "resnet"
             by_arch.setdefault(fam, []).append((rf, rb))
-            bp = meta.get("host_bwd_probes_us")
             tb = ""
-            if bp:
-                rt = ref["bwd_us"] / pr[1] / (statistics.median(bp) / pc["host_probe_us"])
+            if ks[2]:
+                rt = ref["bwd_us"] / pr[1] / ks[2]
                 by_thread.setdefault(fam, []).append(rt)
                 pooled.append((rb, rt))
                 tb = " bwd/thread %.2f" % rt
@@ -73,6 +71,9 @@ def main(argv):
         if x:
             print("%-7s bwd/thread median %.2f (%.2f-%.2f), %d captures" % (
                 fam, statistics.median(x), min(x), max(x), len(x)))
+    fw = [math.log(t[0]) for v in by_arch.values() for t in v]
+    if len(fw) > 1:
+        print("all     fwd spread (sd of log) %.3f by the main thread's probe, %d captures" % (statistics.pstdev(fw), len(fw)))
     if len(pooled) > 1:
         sd = [statistics.pstdev([math.log(t[i]) for t in pooled]) for i in (0, 1)]
         print("all     bwd spread (sd of log) %.3f by the main thread's probe, %.3f by the autograd thread's, "

@@ -8,7 +8,11 @@ reference 4400 / 4000: 1.10 / 0.80. A capture without a reference is left out. A
 one stderr line, exit 66. The autograd thread's probe (meta.host_bwd_probes_us) over the
 profile's median probe (6 us): BERT's readings 15, 9, 20 (median 15, 2.5x): backward 12000 / 5000
 / 2.5 = 0.96; ResNet-50's 6 (1x): 0.80. The spread of the log over the two: by the main probe
-|ln 1.20 - ln 0.80| / 2 = 0.203, by the autograd thread's |ln 0.96 - ln 0.80| / 2 = 0.091."""
+|ln 1.20 - ln 0.80| / 2 = 0.203, by the autograd thread's |ln 0.96 - ln 0.80| / 2 = 0.091;
+forward's by the main probe |ln 1.00 - ln 1.10| / 2 = 0.048. A capture that read the probe
+between its 2 steps (6 + 2 readings: 5, 5, 5, 9, 11, 20, 20, 20) is priced forward by their median
+(10) over the profile's median (6): BERT reference 5000 / 2500 / (10 / 6) = 1.20 forward, and
+backward by the fastest (5 over 5): 12000 / 5000 = 2.40."""
 import json
 import os
 import subprocess
@@ -40,8 +44,14 @@ with tempfile.TemporaryDirectory() as tmp:
                          "host_probe_us": 5.0, "host_ref": {"fwd_us": 4400.0, "bwd_us": 4000.0},
                          "host_bwd_probes_us": [6.0]},
             "old.json": {"arch": "bert", "model": "bert_old", "amp": "bf16", "host_probe_us": 7.0}}
+    between = {"arch": "bert", "model": "bert_b", "amp": "bf16", "iters": 2,
+               "host_probes_us": [5.0, 5.0, 5.0, 9.0, 11.0, 20.0, 20.0, 20.0],
+               "host_probe_us": 10.0, "host_ref": {"fwd_us": 5000.0, "bwd_us": 12000.0}}
     os.mkdir(os.path.join(tmp, "c"))
     os.mkdir(os.path.join(tmp, "empty"))
+    os.mkdir(os.path.join(tmp, "b"))
+    with open(os.path.join(tmp, "b", "between.json"), "w") as f:
+        json.dump({"meta": between}, f)
     with open(os.path.join(tmp, "p.json"), "w") as f:
         json.dump(prof, f)
     for name, meta in caps.items():
@@ -62,8 +72,13 @@ with tempfile.TemporaryDirectory() as tmp:
                             "resnet fwd median 1.10 (1.10-1.10), 1 captures",
                             "resnet bwd median 0.80 (0.80-0.80), 1 captures",
                             "resnet bwd/thread median 0.80 (0.80-0.80), 1 captures",
+                            "all fwd spread (sd of log) 0.048 by the main thread's probe, 2 captures",
                             "all bwd spread (sd of log) 0.203 by the main thread's probe, 0.091 by the "
                             "autograd thread's, 2 captures"])
+    r = subprocess.run([sys.executable, TOOL, "--profile", os.path.join(tmp, "p.json"), os.path.join(tmp, "b")],
+                       capture_output=True, text=True)
+    x = r.stdout.split()
+    check("between the steps", (r.returncode, x[1], x[3], x[5]) if len(x) > 5 else r.stdout, (0, "bert", "1.20", "2.40"))
     r = subprocess.run([sys.executable, TOOL, "--profile", os.path.join(tmp, "p.json"), os.path.join(tmp, "empty")],
                        capture_output=True, text=True)
     check("an empty folder: exit", r.returncode, 66)

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""host_args.py: tools/compare_compute.host_args, the fusim workload arguments that carry a
+capture's host speed, by hand. A profile whose probe read 6 us (median) and 5 (fastest).
+- A capture with a reference step: --host-ref-fwd/--host-ref-bwd, "ref" (its probes unused).
+- Readings before and after the steps only (3 + 3, meta.iters 12): 6, 7, 5, 9, 10, 12; the fastest
+  (5, 1x) prices both phases: --host-probe 5, "probe".
+- Readings between 2 steps (3 + 2 + 3): 5, 5, 5, 9, 11, 20, 20, 20; forward by the median (10) over
+  the profile's median (6), 1.667x, given on --host-probe's scale (x the profile's fastest, 5):
+  8.333; backward by the fastest (5 / 5 = 1x) on --host-probe-bwd's (x the median, 6): 6.
+- The same with the autograd thread's readings 12, 9, 15 (median 12, 2x): --host-probe-bwd 12,
+  "pr+bw"; with use_bwd_probe off as before.
+- No probe: nothing, "-". A profile without a fastest reading: the capture's median over the
+  profile's for both (9 / 6): --host-probe 9."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import compare_compute as cc  # noqa: E402
+
+fails = []
+
+
+def check(what, got, want):
+    args, by = got
+    wargs, wby = want
+    same = by == wby and len(args) == len(wargs) and all(
+        a == w if isinstance(w, str) else abs(float(a) - w) < 1e-9 for a, w in zip(args, wargs))
+    if not same:
+        fails.append("%s: got %r, expected %r" % (what, got, want))
+
+
+pc = {"host_probe_us": 6.0, "host_probe_min_us": 5.0}
+around = {"iters": 12, "host_probes_us": [6.0, 7.0, 5.0, 9.0, 10.0, 12.0], "host_probe_us": 8.0}
+between = {"iters": 2, "host_probes_us": [5.0, 5.0, 5.0, 9.0, 11.0, 20.0, 20.0, 20.0], "host_probe_us": 10.0}
+check("reference", cc.host_args(pc, dict(around, host_ref={"fwd_us": 600.0, "bwd_us": 900.0})),
+      (["--host-ref-fwd", 600.0, "--host-ref-bwd", 900.0], "ref"))
+check("before and after only", cc.host_args(pc, around), (["--host-probe", 5.0], "probe"))
+check("between the steps", cc.host_args(pc, between),
+      (["--host-probe", 10.0 / 6.0 * 5.0, "--host-probe-bwd", 6.0], "probe"))
+both = dict(between, host_bwd_probes_us=[12.0, 9.0, 15.0])
+check("autograd thread", cc.host_args(pc, both),
+      (["--host-probe", 10.0 / 6.0 * 5.0, "--host-probe-bwd", 12.0], "pr+bw"))
+check("autograd thread off", cc.host_args(pc, both, use_bwd_probe=False),
+      (["--host-probe", 10.0 / 6.0 * 5.0, "--host-probe-bwd", 6.0], "probe"))
+check("no probe", cc.host_args(pc, {"iters": 12}), ([], "-"))
+check("probe off", cc.host_args(pc, around, use_probe=False), ([], "-"))
+check("profile without a fastest reading", cc.host_args({"host_probe_us": 6.0}, {"host_probe_us": 9.0}),
+      (["--host-probe", 9.0], "probe"))
+for f in fails:
+    print("FAIL: " + f, file=sys.stderr)
+sys.exit(1 if fails else 0)
