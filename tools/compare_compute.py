@@ -223,10 +223,10 @@ def probe_speeds(pc, meta):
     step's forward 0.094 / 0.182; data/compute/README.md, compute21); where it read the probe only
     before and after, the fastest reading over the profile's fastest (host_probe_min_us: one reading
     is 1-2 ms of wall time and interference only adds to it; there the two do alike: fastest 0.167,
-    median 0.179 over 20 captures). Backward by the main thread's probe: its fastest reading (its median
-    carries the reference's backward no better, sd 0.27 against 0.20). By the autograd thread's
-    (meta.host_bwd_probes_us, torch_host.bwd_probe): their median over the profile's median (sd
-    0.13; no calibration recorded that thread's, and the two threads' medians agree in 41
+    median 0.179 over 20 captures). Backward by the main thread's probe: its fastest reading (its
+    median carries the reference's backward no better, sd 0.27 against 0.20). By the autograd
+    thread's (meta.host_bwd_probes_us, torch_host.bwd_probe): their median over the profile's median
+    (sd 0.13; no calibration recorded that thread's, and the two threads' medians agree in 41
     captures). A profile without a fastest reading: the capture's median over the profile's for all."""
     pmin, pmed = pc.get("host_probe_min_us"), pc.get("host_probe_us")
     pr, bp = meta.get("host_probes_us"), meta.get("host_bwd_probes_us")
