@@ -56,7 +56,7 @@ def main(argv):
     ap.add_argument("--fusim", default=os.path.join(os.path.dirname(HERE), "build", "fusim"))
     ap.add_argument("--profile", default=os.path.join(os.path.dirname(HERE), "data", "profiles", "h200-default.json"))
     a = ap.parse_args(argv)
-    a.no_host_ref = a.no_host_probe = False
+    a.no_host_ref = a.no_host_probe = a.no_bwd_probe = False
     rows_of = {r["name"]: r for r in json.load(open(a.profile))["compute"]["optimizer"]}
     files = []
     for d in a.dirs:

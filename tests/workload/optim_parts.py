@@ -2,7 +2,8 @@
 """tools/optim_parts.py (no fusim run): the optimizer step from its three parts, as fusim prices it
 (max(max(0, prologue_frac x host - lead) + device, host - lead + tail_us)), on values worked by
 hand, each part swapped for the estimate's in turn; a capture without a part is skipped; a
-folder without captures is one line and exit 66."""
+folder without captures is one line and exit 66. Given fusim (argv[1]), the tool runs whole on a
+committed capture priced by both threads' probes (lease K's BERT h512): exit 0 and its row."""
 import os
 import subprocess
 import sys
@@ -38,6 +39,16 @@ r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "optim_parts.py"
                    capture_output=True, text=True)
 if r.returncode != 66 or len(r.stderr.strip().splitlines()) != 1:
     fails.append("missing folder: exit %d, stderr %r (expected 66, one line)" % (r.returncode, r.stderr))
+if len(sys.argv) > 1:
+    import shutil
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copy(os.path.join(ROOT, "data", "compute", "captures-2026-12-04h-thread", "bert_h512_l8_b32_s128_bf16.json"),
+                    tmp)
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "optim_parts.py"), "--fusim", sys.argv[1], tmp],
+                           capture_output=True, text=True)
+        if r.returncode != 0 or "bert_h512_l8_b32_s128_bf16" not in r.stdout:
+            fails.append("a whole run: exit %d, stderr %r" % (r.returncode, r.stderr.strip()[-300:]))
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
