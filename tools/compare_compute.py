@@ -223,7 +223,7 @@ def probe_speeds(pc, meta):
     step's forward 0.094 / 0.182; data/compute/README.md, compute21); where it read the probe only
     before and after, the fastest reading over the profile's fastest (host_probe_min_us: one reading
     is 1-2 ms of wall time and interference only adds to it; there the two do alike: fastest 0.167,
-    median 0.179 over 20 captures). Backward by the main thread's probe: its fastest reading (its
+    median 0.178 over 20 captures; tools/probe_carriers.py prints these). Backward by the main thread's probe: its fastest reading (its
     median carries the reference's backward no better, sd 0.27 against 0.20). By the autograd
     thread's (meta.host_bwd_probes_us, torch_host.bwd_probe): their median over the profile's median
     (sd 0.13; no calibration recorded that thread's, and the two threads' medians agree in 41
@@ -232,13 +232,20 @@ def probe_speeds(pc, meta):
     pr, bp = meta.get("host_probes_us"), meta.get("host_bwd_probes_us")
     if pmin and pr:
         kb = min(pr) / pmin
-        between = pmed and meta.get("iters") and len(pr) == 6 + meta["iters"]
-        kf = statistics.median(pr) / pmed if between else kb
+        kf = statistics.median(pr) / pmed if pmed and probes_between(meta) else kb
     elif pmed and meta.get("host_probe_us"):
         kf = kb = meta["host_probe_us"] / pmed
     else:
         return None
     return kf, kb, statistics.median(bp) / pmed if bp and pmed else None
+
+
+def probes_between(meta):
+    """Whether the capture read the main thread's probe between its steps (capture_torch since
+    2026-12-04b: 3 readings before, one after each of its meta.iters steps, 3 after), not only
+    before and after them."""
+    pr = meta.get("host_probes_us") or []
+    return bool(meta.get("iters")) and len(pr) == 6 + meta["iters"]
 
 
 def host_args(pc, meta, use_ref=True, use_probe=True, use_bwd_probe=True):
@@ -261,6 +268,18 @@ def host_args(pc, meta, use_ref=True, use_probe=True, use_bwd_probe=True):
     if kb != kf:
         args += ["--host-probe-bwd", str(kb * pc["host_probe_us"])]
     return args, by
+
+
+def captures_in(dirs):
+    """The capture files (*.json) of the folders, each folder's in name order; a folder without
+    one raises OSError (the analysis tools' bad_input makes it one line and exit 66)."""
+    files = []
+    for d in dirs:
+        got = sorted(glob.glob(os.path.join(d, "*.json")))
+        if not got:
+            raise OSError(2, "no captures (*.json)", d)
+        files += got
+    return files
 
 
 def ready_of(cap):

@@ -18,7 +18,6 @@ then, over the captures, the median and largest |%| of each column and how many 
 
 Usage: python3 tools/optim_parts.py DIR [DIR...] [--fusim build/fusim] [--profile P]"""
 import argparse
-import glob
 import json
 import os
 import statistics
@@ -58,13 +57,7 @@ def main(argv):
     a = ap.parse_args(argv)
     a.no_host_ref = a.no_host_probe = a.no_bwd_probe = False
     rows_of = {r["name"]: r for r in json.load(open(a.profile))["compute"]["optimizer"]}
-    files = []
-    for d in a.dirs:
-        got = sorted(glob.glob(os.path.join(d, "*.json")))
-        if not got:
-            raise OSError(2, "no captures (*.json)", d)
-        files += got
-    rows, st = compare_compute.compare(a, files)
+    rows, st = compare_compute.compare(a, compare_compute.captures_in(a.dirs))
     if st:
         return st
     cols = ("own", "lead", "host", "dev", "est")

@@ -15,7 +15,6 @@ ratio by each probe: which thread's probe carries backward's host speed.
 
 Usage: python3 tools/ref_over_probe.py [--profile P] DIR [DIR...]   (captures with both)"""
 import argparse
-import glob
 import json
 import math
 import os
@@ -25,7 +24,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bad_input  # noqa: E402
-from compare_compute import probe_speeds  # noqa: E402
+from compare_compute import captures_in, probe_speeds  # noqa: E402
 from host_ref import HF_ARCHS  # noqa: E402
 from host_ref_range import profile_ref  # noqa: E402
 
@@ -39,30 +38,26 @@ def main(argv):
     pc = profile["compute"]
     ops = {(t["op"], t["dtype"]): t for t in pc["ops"]}
     by_arch, by_thread, pooled = {}, {}, []
-    for d in a.dirs:
-        files = sorted(glob.glob(os.path.join(d, "*.json")))
-        if not files:
-            raise OSError(2, "no captures (*.json)", d)
-        for f in files:
-            meta = json.load(open(f)).get("meta", {})
-            ref, ks = meta.get("host_ref"), probe_speeds(pc, meta)
-            if not (isinstance(ref, dict) and ref.get("fwd_us") and ref.get("bwd_us") and ks):
-                continue
-            arch = meta.get("arch") or meta["model"]
-            pr = profile_ref(ops, arch if arch in HF_ARCHS else "resnet",
-                             "bf16" if meta["amp"] == "bf16" else "fp32")
-            if not pr:
-                continue
-            rf, rb = ref["fwd_us"] / pr[0] / ks[0], ref["bwd_us"] / pr[1] / ks[1]
-            fam = arch if arch in HF_ARCHS else "resnet"
-            by_arch.setdefault(fam, []).append((rf, rb))
-            tb = ""
-            if ks[2]:
-                rt = ref["bwd_us"] / pr[1] / ks[2]
-                by_thread.setdefault(fam, []).append(rt)
-                pooled.append((rb, rt))
-                tb = " bwd/thread %.2f" % rt
-            print("%-60s %-7s fwd %.2f bwd %.2f%s" % (os.path.relpath(f), fam, rf, rb, tb))
+    for f in captures_in(a.dirs):
+        meta = json.load(open(f)).get("meta", {})
+        ref, ks = meta.get("host_ref"), probe_speeds(pc, meta)
+        if not (isinstance(ref, dict) and ref.get("fwd_us") and ref.get("bwd_us") and ks):
+            continue
+        arch = meta.get("arch") or meta["model"]
+        pr = profile_ref(ops, arch if arch in HF_ARCHS else "resnet",
+                         "bf16" if meta["amp"] == "bf16" else "fp32")
+        if not pr:
+            continue
+        rf, rb = ref["fwd_us"] / pr[0] / ks[0], ref["bwd_us"] / pr[1] / ks[1]
+        fam = arch if arch in HF_ARCHS else "resnet"
+        by_arch.setdefault(fam, []).append((rf, rb))
+        tb = ""
+        if ks[2]:
+            rt = ref["bwd_us"] / pr[1] / ks[2]
+            by_thread.setdefault(fam, []).append(rt)
+            pooled.append((rb, rt))
+            tb = " bwd/thread %.2f" % rt
+        print("%-60s %-7s fwd %.2f bwd %.2f%s" % (os.path.relpath(f), fam, rf, rb, tb))
     for fam, v in sorted(by_arch.items()):
         for k, what in ((0, "fwd"), (1, "bwd")):
             x = [t[k] for t in v]
