@@ -86,6 +86,8 @@ w3b, _ = run("bert", ["--host-probe", "5000", "--host-probe-bwd", "7000"])
 if w3 and w3b:
     for k in ("fwd_us", "bwd_us", "opt_us"):
         check("--host-probe-bwd at the median: %s" % k, w3b[k], w3[k])
+    if "priced at the two threads' probes' (--host-probe, --host-probe-bwd)" not in w3b["notes"]:
+        fails.append("--host-probe-bwd: the notes do not say how the host's speed was set: %s" % w3b["notes"][-300:])
 # 2c. --host-probe-bwd alone (forward's speed unknown): one line, exit 64, nothing written
 bad = os.path.join(tmp, "bad.json")
 r = subprocess.run([fusim, "workload"] + wlcheck.tf_args("bert") + ["--host-probe-bwd", "7", "--profile", pf,
