@@ -19,7 +19,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from host_ref import REF_LAYERS  # noqa: E402  (host_ref imports torch only when a step is made)
+from host_ref import HF_ARCHS, REF_LAYERS  # noqa: E402  (host_ref imports torch only when a step is made)
 
 
 def profile_ref(ops, arch, mode):
@@ -32,6 +32,15 @@ def profile_ref(ops, arch, mode):
         return None
     return (rest["host_fwd_us"] + REF_LAYERS * lay["host_fwd_us"],
             rest["host_bwd_us"] + REF_LAYERS * lay["host_bwd_us"])
+
+
+def capture_ref(ops, meta):
+    """(family, the profile's (forward, backward) time for the capture's reference step or None):
+    the family is the capture's architecture where host_ref has its tiny HF model, else "resnet"
+    (the held ResNet-50); the mode the capture's (bf16, else fp32)."""
+    arch = meta.get("arch") or meta["model"]
+    fam = arch if arch in HF_ARCHS else "resnet"
+    return fam, profile_ref(ops, fam, "bf16" if meta.get("amp", "bf16") == "bf16" else "fp32")
 
 
 def main(argv):

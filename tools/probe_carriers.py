@@ -29,8 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bad_input  # noqa: E402
 import compare_compute  # noqa: E402
-from host_ref import HF_ARCHS  # noqa: E402
-from host_ref_range import profile_ref  # noqa: E402
+from host_ref_range import capture_ref  # noqa: E402
 
 READINGS = ("fastest", "median", "autograd", "reference")
 
@@ -43,8 +42,7 @@ def speeds(pc, ops, meta):
     if bp:
         out["autograd"] = (None, statistics.median(bp) / pc["host_probe_us"])
     if ref and ref.get("fwd_us") and ref.get("bwd_us"):
-        arch = meta.get("arch") or meta["model"]
-        p = profile_ref(ops, arch if arch in HF_ARCHS else "resnet", "bf16" if meta.get("amp", "bf16") == "bf16" else "fp32")
+        p = capture_ref(ops, meta)[1]
         if p:
             out["reference"] = (ref["fwd_us"] / p[0], ref["bwd_us"] / p[1])
     return out

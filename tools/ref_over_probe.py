@@ -25,8 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bad_input  # noqa: E402
 from compare_compute import captures_in, probe_speeds  # noqa: E402
-from host_ref import HF_ARCHS  # noqa: E402
-from host_ref_range import profile_ref  # noqa: E402
+from host_ref_range import capture_ref  # noqa: E402
 
 
 def main(argv):
@@ -43,13 +42,10 @@ def main(argv):
         ref, ks = meta.get("host_ref"), probe_speeds(pc, meta)
         if not (isinstance(ref, dict) and ref.get("fwd_us") and ref.get("bwd_us") and ks):
             continue
-        arch = meta.get("arch") or meta["model"]
-        pr = profile_ref(ops, arch if arch in HF_ARCHS else "resnet",
-                         "bf16" if meta["amp"] == "bf16" else "fp32")
+        fam, pr = capture_ref(ops, meta)
         if not pr:
             continue
         rf, rb = ref["fwd_us"] / pr[0] / ks[0], ref["bwd_us"] / pr[1] / ks[1]
-        fam = arch if arch in HF_ARCHS else "resnet"
         by_arch.setdefault(fam, []).append((rf, rb))
         tb = ""
         if ks[2]:
