@@ -836,13 +836,16 @@ static void fu__cnn_deep(fu__ctx *x) {
  * fastest reading, because the probe is 1-2 ms of wall time: interference (other tenants,
  * interrupts) only adds to it, and its readings within one capture spread 1.1-2.3x while a step's
  * host cost integrates over tens of ms (data/compute/README.md, 2026-12-04b: across leases the
- * fastest readings' ratio carries forward() CPU time better than the medians').
+ * fastest readings' ratio carries forward() CPU time better than the medians'; where a capture
+ * read the probe between its steps, their median does better, and tools/compare_compute.py
+ * passes that ratio on this scale: 2026-12-05, compute21).
  * bprobe_us > 0: the same probe on the autograd engine's thread (tools/torch_host.bwd_probe), the
  * median of readings taken between the steps, carries backward's host costs instead, over the
- * profile's median probe (host_probe_us; no calibration recorded that thread's, and inside 39
- * captures the two threads' medians agree): backward's launches run on that thread, whose speed
- * moves apart from the main thread's (data/compute/README.md, 2026-12-05 compute21: across 9
- * leases its median carries the reference step's backward, the main probe's readings do not). */
+ * profile's median probe (host_probe_us; no calibration recorded that thread's, and inside the 41
+ * captures with both the two threads' medians agree): backward's launches run on that thread,
+ * whose speed moves apart from the main thread's (data/compute/README.md, 2026-12-05 compute21:
+ * across 9 leases its median carries the reference step's backward, the main probe's readings do
+ * not). */
 static int fu__host_speed(fu__ctx *x, double probe_us, double bprobe_us, const char *prof_name) {
   if (!(probe_us > 0)) return FU_OK;
   if (!(x->c->host_probe_us > 0)) {
@@ -1332,8 +1335,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   }
   char bound[640] = "";
   if (!x.roofline && st == FU_OK)
-    fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us, s->host_bwd_probe_us), s->host_ref_us[0] > 0 || s->host_probe_us > 0,
-                   bound, sizeof bound);
+    fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us, s->host_bwd_probe_us),
+                   s->host_ref_us[0] > 0 || s->host_probe_us > 0, bound, sizeof bound);
   fu__hook_note(&x, bound, sizeof bound);
   uint64_t nparam = 0;
   double pbytes = (s->prec == FU_PREC_BF16) ? 2 : 4;
@@ -1585,8 +1588,8 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   if (st == FU_OK && s->ops_csv) fu__dump_ops(&x, s->ops_csv);
   char bound[640] = "";
   if (st == FU_OK)
-    fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us, s->host_bwd_probe_us), s->host_ref_us[0] > 0 || s->host_probe_us > 0,
-                   bound, sizeof bound);
+    fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us, s->host_bwd_probe_us),
+                   s->host_ref_us[0] > 0 || s->host_probe_us > 0, bound, sizeof bound);
   fu__hook_note(&x, bound, sizeof bound);
   uint64_t nparam = 0;
   size_t gi = 0;

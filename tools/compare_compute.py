@@ -213,21 +213,22 @@ def compare(a, files):
 
 
 def probe_speeds(pc, meta):
-    """The capture's host speed over the profile's (pc: its compute block) by its host-speed
-    probes, (forward, backward by the main thread's probe, backward by the autograd thread's or
-    None), or None without a probe. Forward: where the capture read the main thread's probe between
-    its steps (capture_torch since 2026-12-04b: 3 before, one after each of its meta.iters steps,
-    3 after), the median of its readings over the profile's median (host_probe_us): readings between
-    the steps describe the phases the steps ran in (69 such captures: forward() CPU time over the
+    """The capture's host speed over the profile's (pc: its compute block) by its host-speed probes,
+    (forward, backward by the main thread's probe, backward by the autograd thread's or None), or
+    None without a probe. Forward: where the capture read the main thread's probe between its steps
+    (capture_torch since 2026-12-04b: 3 before, one after each of its meta.iters steps, 3 after),
+    the median of its readings over the profile's median (host_probe_us): readings between the
+    steps describe the phases the steps ran in (69 such captures: forward() CPU time over the
     estimate's host sum, sd of the log, 0.137 by the median, 0.219 by the fastest; the reference
     step's forward 0.094 / 0.182; data/compute/README.md, compute21); where it read the probe only
-    before and after, the fastest reading over the profile's fastest (host_probe_min_us: one reading
-    is 1-2 ms of wall time and interference only adds to it; there the two do alike: fastest 0.167,
-    median 0.178 over 20 captures; tools/probe_carriers.py prints these). Backward by the main thread's probe: its fastest reading (its
-    median carries the reference's backward no better, sd 0.27 against 0.20). By the autograd
-    thread's (meta.host_bwd_probes_us, torch_host.bwd_probe): their median over the profile's median
-    (sd 0.13; no calibration recorded that thread's, and the two threads' medians agree in 41
-    captures). A profile without a fastest reading: the capture's median over the profile's for all."""
+    before and after, the fastest reading over the profile's fastest (host_probe_min_us: one
+    reading is 1-2 ms of wall time and interference only adds to it; there the two do alike:
+    fastest 0.167, median 0.178 over 20 captures; tools/probe_carriers.py prints these). Backward
+    by the main thread's probe: its fastest reading (its median carries the reference's backward no
+    better, sd 0.27 against 0.20). By the autograd thread's (meta.host_bwd_probes_us,
+    torch_host.bwd_probe): their median over the profile's median (sd 0.13; no calibration recorded
+    that thread's, and the two threads' medians agree in 41 captures). A profile without a fastest
+    reading: the capture's median over the profile's for all."""
     pmin, pmed = pc.get("host_probe_min_us"), pc.get("host_probe_us")
     pr, bp = meta.get("host_probes_us"), meta.get("host_bwd_probes_us")
     if pmin and pr:

@@ -2,16 +2,17 @@
 """ref_over_probe.py: how far a capture's reference step (meta.host_ref: tools/host_ref.py, timed
 between its steps) moved from what its host-speed probe predicts, forward and backward apart: the
 reference over the profile's own reference step (hf_<arch>_rest_tiny + REF_LAYERS x
-hf_<arch>_layer_tiny; a CNN: tv_resnet50_held), over the host speed the capture's main-thread
-probe gives that phase as compare_compute prices it (compare_compute.probe_speeds: forward by the
-median of readings taken between the steps, else the fastest; backward by the fastest), over the
-profile's. 1.0: the probe carries that thread's
-host speed; above: the reference ran slower than the probe says, as a probe-priced capture's
-host would be priced short. Per capture, then the median and range per architecture.
-Where the capture also has the autograd thread's probe (meta.host_bwd_probes_us), backward again
-over what that probe predicts (bwd/thread: the reference's backward over the profile's, over the
-median of those readings over the profile's median probe, as probe_speeds gives it), and over every such capture the spread (standard deviation of the log) of backward's
-ratio by each probe: which thread's probe carries backward's host speed.
+hf_<arch>_layer_tiny; a CNN: tv_resnet50_held), over the host speed the capture's main-thread probe
+gives that phase as compare_compute prices it (compare_compute.probe_speeds: forward by the median
+of readings taken between the steps, else the fastest; backward by the fastest), over the
+profile's. 1.0: the probe carries that thread's host speed; above: the reference ran slower than
+the probe says, as a probe-priced capture's host would be priced short. Per capture, then the
+median and range per architecture. Where the capture also has the autograd thread's probe
+(meta.host_bwd_probes_us), backward again over what that probe predicts (bwd/thread: the
+reference's backward over the profile's, over the median of those readings over the profile's
+median probe, as probe_speeds gives it), and over every such capture the spread (standard deviation
+of the log) of backward's ratio by each probe: which thread's probe carries backward's host speed;
+forward's spread over every capture by the main thread's probe.
 
 Usage: python3 tools/ref_over_probe.py [--profile P] DIR [DIR...]   (captures with both)"""
 import argparse
