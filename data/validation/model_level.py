@@ -38,8 +38,10 @@ apart) is set against:
 
     python3 data/validation/model_level.py data/validation/torch_h200_run{11..29}
 
-Nothing is stored. A RUNDIR that is not a validation run with per-round CPU times: one line on
-stderr, exit 65, before anything is predicted; bad options 64.
+Nothing is stored. A RUNDIR that is not a validation run with per-round CPU times, or RUNDIRs
+with one model-run in all (every figure compares model-runs): one line on stderr, exit 65, before
+anything is predicted; bad options 64. The two-variable line of the time halves needs 4
+model-runs or more (below, its three coefficients fit any points exactly): with fewer it says so.
 """
 import argparse
 import collections
@@ -344,6 +346,11 @@ def main():
         except ValueError as e:
             print("model_level: %s" % e, file=sys.stderr)
             return 65
+    n = sum(len(run["models"]) for run in runs.values())
+    if n < 2:
+        print("model_level: %s: %d model-run in all; every figure compares model-runs (2 or more)"
+              % (", ".join(a.rundirs), n), file=sys.stderr)
+        return 65
     tmp = tempfile.mkdtemp(prefix="model-level-")
     try:
         return report(a, runs, tmp)
@@ -427,11 +434,16 @@ def report(a, runs, tmp):
             d1 = [own_draw(models[k], halves[(mode, 1)][k][0]) for k in keys]
             own = [100 * (y[0] - x[0]) for x, y in zip(d0, d1)]
             shared = [100 * (y[1] - x[1]) for x, y in zip(d0, d1)]
-            b1, b2, r2 = ols2(own, shared, diff)
-            print("    second half's median error less the first's (points) = %.2f x compute-only's "
-                  "own draw + %.2f x the lease's shared state (both in %% of the step), R^2 %.2f; "
-                  "r with the own draw %+.2f, with the shared state %+.2f"
-                  % (b1, b2, r2, corr(own, diff), corr(shared, diff)))
+            if len(keys) < 4:
+                print("    second half's median error less the first's against compute-only's own "
+                      "draw and the lease's shared state: %d model-runs, too few for the line"
+                      % len(keys))
+            else:
+                b1, b2, r2 = ols2(own, shared, diff)
+                print("    second half's median error less the first's (points) = %.2f x compute-only's "
+                      "own draw + %.2f x the lease's shared state (both in %% of the step), R^2 %.2f; "
+                      "r with the own draw %+.2f, with the shared state %+.2f"
+                      % (b1, b2, r2, corr(own, diff), corr(shared, diff)))
 
     print("\n== noise: the model-run's median error over the loop's and the capture's own noise")
     C = {}

@@ -3,7 +3,9 @@
 explains, the halves of a run's rounds and a run cut to them, the floor (every overhead priced as
 the loop paid it), the loop's noise of a prediction that moves with compute-only's median, the
 capture's costs estimated again from resampled rounds (a negative one takes the tower's), the
-trimmed mean and the two-variable line; bad input gives one line and exit 65 / 64."""
+trimmed mean and the two-variable line; bad input (no runs.json, one model-run in all)
+gives one line and exit 65, a bad option 64."""
+import json
 import os
 import subprocess
 import sys
@@ -116,6 +118,14 @@ with tempfile.TemporaryDirectory() as d:
     p = subprocess.run([sys.executable, tool, d], capture_output=True, text=True)
     check("a directory without runs.json: exit 65, one line (got %d, %r)" % (p.returncode, p.stderr),
           p.returncode == 65 and len(p.stderr.strip().splitlines()) == 1 and not p.stdout)
+    with open(os.path.join(d, "runs.json"), "w") as f:   # a run of one model: nothing to compare
+        json.dump({"format": "fusim-torch-validation-1",
+                   "models": [{"workload": "w", "compute_only_cpu_times_us": [], "rows": []}]}, f)
+    p = subprocess.run([sys.executable, tool, d, "--fusim", os.path.join(d, "no-fusim")],
+                       capture_output=True, text=True)
+    check("one model-run in all: exit 65, one line, before predicting (got %d, %r)"
+          % (p.returncode, p.stderr), p.returncode == 65 and "1 model-run" in p.stderr
+          and len(p.stderr.strip().splitlines()) == 1 and not p.stdout)
     p = subprocess.run([sys.executable, tool, d, "--capture-resamples", "1"],
                        capture_output=True, text=True)
     check("--capture-resamples 1: exit 64, one line (got %d, %r)" % (p.returncode, p.stderr),
