@@ -40,13 +40,10 @@ r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "optim_parts.py"
 if r.returncode != 66 or len(r.stderr.strip().splitlines()) != 1:
     fails.append("missing folder: exit %d, stderr %r (expected 66, one line)" % (r.returncode, r.stderr))
 if len(sys.argv) > 1:
-    import shutil
     import tempfile
+    import wlcheck
     with tempfile.TemporaryDirectory() as tmp:
-        shutil.copy(os.path.join(ROOT, "data", "compute", "captures-2026-12-04h-thread", "bert_h512_l8_b32_s128_bf16.json"),
-                    tmp)
-        r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "optim_parts.py"), "--fusim", sys.argv[1], tmp],
-                           capture_output=True, text=True)
+        r = wlcheck.run_tool_on_lease_k(ROOT, "optim_parts.py", sys.argv[1], tmp)
         if r.returncode != 0 or "bert_h512_l8_b32_s128_bf16" not in r.stdout:
             fails.append("a whole run: exit %d, stderr %r" % (r.returncode, r.stderr.strip()[-300:]))
 for f in fails:

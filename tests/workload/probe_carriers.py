@@ -8,9 +8,7 @@ readings and the reference, only fastest and median. Given fusim (argv[1]): the 
 committed capture (lease K's BERT h512: readings between the steps, the autograd thread's, no
 reference) prints the between group's forward and backward rows and no around group; an empty
 folder is one stderr line and exit 66."""
-import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,6 +16,7 @@ import tempfile
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import probe_carriers as pcr  # noqa: E402
+import wlcheck  # noqa: E402
 
 fails = []
 
@@ -42,10 +41,7 @@ bare = {k: v for k, v in meta.items() if k not in ("host_bwd_probes_us", "host_r
 check("main thread only", pcr.speeds(pc, ops, bare), {"fastest": (2.0, 2.0), "median": (2.0, 2.0)})
 if len(sys.argv) > 1:
     with tempfile.TemporaryDirectory() as tmp:
-        shutil.copy(os.path.join(ROOT, "data", "compute", "captures-2026-12-04h-thread", "bert_h512_l8_b32_s128_bf16.json"),
-                    tmp)
-        r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "probe_carriers.py"), "--fusim", sys.argv[1], tmp],
-                           capture_output=True, text=True)
+        r = wlcheck.run_tool_on_lease_k(ROOT, "probe_carriers.py", sys.argv[1], tmp)
         keys = sorted(tuple(x.split()[:3]) for x in r.stdout.splitlines()[1:])
         check("whole run: exit", r.returncode, 0)
         check("whole run: rows", keys, sorted([("between", "forward", "fastest"), ("between", "forward", "median"),

@@ -1,11 +1,13 @@
 """wlcheck.py: what the hand-checked workload tests (host_timeline.sh, optim_step.sh,
-host_ref.sh, emb_sort.py, reduce_split.py) share: the list of failures, a check within a tolerance, the bundled profile with a
-host-speed probe set (its median and fastest reading) and its tables read as measured (no timer
-overhead), the hand-made AdamW fit, one fusim workload
-run with its --ops listing, and the exit (one FAIL line each)."""
+host_ref.sh, emb_sort.py, reduce_split.py) share: the list of failures, a check within a
+tolerance, the bundled profile with a host-speed probe set (its median and fastest reading) and
+its tables read as measured (no timer overhead), the hand-made AdamW fit, one fusim workload run
+with its --ops listing, and the exit (one FAIL line each); and optim_parts.py's and
+probe_carriers.py's run of a tool on lease K's capture."""
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -74,6 +76,18 @@ def family_profiles(prof, tmp, family, dtype, sets):
 # host 200 + 20 us a tensor, the last kernel a quarter of the device time
 ADAMW = dict(name="adamw", base_us=100.0, per_tensor_us=0.5, per_elem_us=1e-5, host_base_us=200.0,
              host_per_tensor_us=20.0, tail_frac=0.25, host_probe_us=5.0)
+
+
+def run_tool_on_lease_k(root, tool, fusim, tmp):
+    """tools/TOOL --fusim FUSIM over a folder under tmp holding one committed capture priced by
+    both threads' probes (lease K's BERT h512: readings between the steps, the autograd thread's,
+    no reference step); the finished process."""
+    d = os.path.join(tmp, "lease-k")
+    os.mkdir(d)
+    shutil.copy(os.path.join(root, "data", "compute", "captures-2026-12-04h-thread",
+                             "bert_h512_l8_b32_s128_bf16.json"), d)
+    return subprocess.run([sys.executable, os.path.join(root, "tools", tool), "--fusim", fusim, d],
+                          capture_output=True, text=True)
 
 
 def tf_args(arch="bert"):
