@@ -89,8 +89,8 @@ check("offset_range", cb.offset_range([(1, 100.0, 80.0), (2, 200.0, 190.0)], 0.1
       "  per-call offset, same sizes: one cost X added at every size meets both targets: X in [4, 30] us")
 check("offset_range none", cb.offset_range([(1, 100.0, 200.0), (2, 100.0, 50.0)], 0.1, 0.3),
       "  per-call offset, same sizes: one cost X added at every size meets both targets: no X does")
-# ring_us_per_byte: 2 x 2 GPUs, NVLink 100 GB/s, 2 NICs a node x 10 = 20 GB/s bus bandwidth (2e4 bytes
-# a us); all-reduce's bus factor 2 x 3 / 4 = 1.5: 7.5e-5 us a byte.
+# ring_us_per_byte: 2 x 2 GPUs, NVLink 100 GB/s, NICs a node not recorded (0: one a GPU, so 2) x 10 =
+# 20 GB/s bus bandwidth (2e4 bytes a us); all-reduce's bus factor 2 x 3 / 4 = 1.5: 7.5e-5 us a byte.
 check("ring_us_per_byte", cb.ring_us_per_byte({"intra_gbps": 100, "nic_gbps": 10, "nics_per_node": 0}, "allreduce:2x2"),
       (7.5e-5, 2e4))
 # fill_bound at 1e-5 us a byte (1 MiB: 10.48576 us), a ring of 15 steps, max target 30%. A 1 MiB row
