@@ -68,12 +68,6 @@ COST_OF = {"ddp.param_us": "param_us", "ddp.copy_us": "copy_us", "hooks.hook_us"
            "ddp.hook_bucket_us": "ddp_hook_bucket_us"}
 
 
-def q(xs, f):
-    """validate_torch's quantile (the p5 / p95 runs.json stores)."""
-    s = sorted(xs)
-    return s[min(len(s) - 1, max(0, int(round(f * (len(s) - 1)))))]
-
-
 def trimmed(xs, p=0.2):
     s = sorted(xs)
     k = int(p * len(s))
@@ -122,23 +116,24 @@ def half_rounds(n, mode, h):
 
 def cut_model(m, ix):
     """A model of runs.json with only the rounds ix, every median, p5 and p95 the store reads
-    taken again over them (the loop's probes dropped)."""
+    taken again over them (the loop's probes dropped; p5 / p95 by torch_modelcost._q, the quantile
+    validate_torch stores them by)."""
     m = dict(m)
     for k in ("compute_only_times_us", "compute_only_cpu_times_us", "host_probe_us",
               "host_bwd_probe_us"):
         if m.get(k):
             m[k] = [m[k][i] for i in ix]
     co = m["compute_only_times_us"]
-    m.update(compute_only_us=st.median(co), compute_only_p5_us=q(co, 0.05),
-             compute_only_p95_us=q(co, 0.95), loop_probes=None,
+    m.update(compute_only_us=st.median(co), compute_only_p5_us=TM._q(co, 0.05),
+             compute_only_p95_us=TM._q(co, 0.95), loop_probes=None,
              compute_only_cpu_fwd_bwd_rest_us=[st.median(c[k] for c in m["compute_only_cpu_times_us"])
                                                for k in range(3)])
     rows = []
     for r in m["rows"]:
         r = dict(r, times_us=[r["times_us"][i] for i in ix],
                  cpu_times_us=[r["cpu_times_us"][i] for i in ix])
-        r.update(measured_us=st.median(r["times_us"]), p5_us=q(r["times_us"], 0.05),
-                 p95_us=q(r["times_us"], 0.95), compute_only_us=m["compute_only_us"],
+        r.update(measured_us=st.median(r["times_us"]), p5_us=TM._q(r["times_us"], 0.05),
+                 p95_us=TM._q(r["times_us"], 0.95), compute_only_us=m["compute_only_us"],
                  cpu_fwd_bwd_rest_us=[st.median(c[k] for c in r["cpu_times_us"]) for k in range(3)])
         rows.append(r)
     m["rows"] = rows
