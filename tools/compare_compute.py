@@ -162,10 +162,7 @@ def compare(a, files):
                 print("%s: fusim failed: %s" % (cap["name"], r.stderr.strip()), file=sys.stderr)
                 return rows, 70
             est = json.load(open(out))
-            with open(ops) as fo:
-                listing = list(csv.DictReader(fo))
-            host_f = sum(float(x["host_fwd_us"]) for x in listing)
-            host_b = sum(float(x["host_bwd_us"]) for x in listing)
+            host_f, host_b = ops_host_sums(ops)
             ready_c = ready_of(cap)
             ready_e = {g["name"]: g["ready_us"] for g in est["grads"]}
             rd, den = "scaled", cap["bwd_us"]
@@ -269,6 +266,14 @@ def host_args(pc, meta, use_ref=True, use_probe=True, use_bwd_probe=True):
     if kb != kf:
         args += ["--host-probe-bwd", str(kb * pc["host_probe_us"])]
     return args, by
+
+
+def ops_host_sums(ops):
+    """(forward, backward) host issue time of an estimate: the sums of its `fusim workload --ops`
+    listing's host_fwd_us and host_bwd_us columns (ops: the CSV's path)."""
+    with open(ops) as f:
+        listing = list(csv.DictReader(f))
+    return sum(float(x["host_fwd_us"]) for x in listing), sum(float(x["host_bwd_us"]) for x in listing)
 
 
 def captures_in(dirs):

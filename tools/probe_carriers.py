@@ -16,7 +16,6 @@ elsewhere the call may also wait on a full launch queue).
 
 Usage: python3 tools/probe_carriers.py [--fusim build/fusim] [--profile P] DIR [DIR...]"""
 import argparse
-import csv
 import json
 import math
 import os
@@ -56,10 +55,8 @@ def host_sums(a, meta, tmp):
                        ["--profile", a.profile, "--out", out, "--ops", ops], capture_output=True, text=True)
     if r.returncode != 0:
         raise ValueError("fusim workload: " + (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1])
-    with open(ops) as f:
-        rows = list(csv.DictReader(f))
     hb = compare_compute.host_bound(json.load(open(out)).get("notes", ""))
-    return sum(float(x["host_fwd_us"]) for x in rows), sum(float(x["host_bwd_us"]) for x in rows), hb
+    return compare_compute.ops_host_sums(ops) + (hb,)
 
 
 def main(argv):
