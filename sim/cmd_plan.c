@@ -33,7 +33,14 @@ static const char fu__head[] =
     "                   outweighs the wait (Shi, Chu, Li, INFOCOM 2019)\n"
     "  optimal          the best contiguous bucketing of the ready order, by dynamic programming\n"
     "                   (exact for the simulator with one stream and no contention; polished by\n"
-    "                   simulation otherwise)\n";
+    "                   simulation otherwise)\n"
+    "\n"
+    "Memory: a plan needs the step's peak (the workload's \"memory\" block: parameters, gradients,\n"
+    "optimizer states, activations; fusim workload --transformer and --cnn write it) plus its\n"
+    "largest fusion buffer (0 with --pack view); a plan above the profile's GPU memory\n"
+    "(gpu_mem_bytes) is marked '!' and ranked below every plan that fits, and the table says by\n"
+    "how much it is over (json and csv: fits, mem_need_bytes; json: mem_over_bytes). A workload\n"
+    "without a memory block, or a profile without the GPU's memory, is not checked.\n";
 
 static const char fu__foot[] =
     "\n"

@@ -58,12 +58,19 @@ static const char fu__workload_head[] =
 "               --hbm-gbps or --kernel-us alone take T from the profile's gpu_tflops. Bad\n"
 "               hyper-parameters (zero layers, heads not dividing hidden) give one line, exit 64,\n"
 "               and write nothing.\n"
-"--host-probe   the host's speed where the step runs: the fastest of several readings of\n"
-"               tools/torch_host.host_probe (CPU time per launch, us). The operations' host costs\n"
-"               are scaled by US over the probe the profile's host rows were measured at (its\n"
-"               compute.host_probe_min_us, the fastest reading; else host_probe_us; refused, exit\n"
-"               65, when it has none): the same CPU work took 1.0-1.6x as long on one machine at\n"
-"               different times. Not with the roofline (it has no host rows).\n"
+"--host-probe   the host's speed where the step runs, as a reading of tools/torch_host.host_probe\n"
+"               (CPU time per launch, us) on the scale of the profile's fastest reading (its\n"
+"               compute.host_probe_min_us; else host_probe_us; refused, exit 65, when it has\n"
+"               none): the operations' host costs (forward's, the optimizer's, and backward's\n"
+"               unless --host-probe-bwd) are scaled by US over it. The same CPU work took\n"
+"               1.0-1.6x as long on one machine at different times. Which reading: where the\n"
+"               probe was read only before and after the steps, the fastest; where it was read\n"
+"               between them too (tools/capture_torch.py: meta.host_probes_us), their median,\n"
+"               which follows forward's host time better (tools/probe_carriers.py over 69\n"
+"               captures, sd of the log 0.14 against the fastest's 0.22), times the profile's\n"
+"               host_probe_min_us / host_probe_us to put it on that scale\n"
+"               (tools/compare_compute.py's host_args does both). Not with the roofline (it has\n"
+"               no host rows).\n"
 "--host-probe-bwd\n"
 "               with --host-probe: the same probe run on the autograd engine's thread\n"
 "               (tools/torch_host.bwd_probe), the median of readings taken between the steps\n"
@@ -95,8 +102,10 @@ static const char fu__workload_head[] =
 "               measured on ResNet-50 (tv_resnet50_held) scales every operation alike; a block\n"
 "               past ResNet-50's in its stage costs the profile's tv_resnet_block_deep row\n"
 "               (tools/cnn_depth.py), where it has one.\n"
-"--info         summary: tensors, bytes, fwd/bwd/opt, memory, estimated or measured (--tensors:\n"
-"               the gradient list). NAME is a bundled workload (fusim workload --list).\n"
+"--info         summary: tensors, bytes, fwd/bwd/opt, estimated or measured, and the memory\n"
+"               breakdown where the file has one, its peak against the GPU memory of --profile\n"
+"               (default: the embedded profile), as plan checks it (--tensors: the gradient\n"
+"               list instead). NAME is a bundled workload (fusim workload --list).\n"
 "--check        validate; exit 0 if good, else one line naming the file and field, exit 65\n"
 "               (66 when missing). --strict: ready times out of order and unknown fields are\n"
 "               errors (otherwise sorted / ignored with a warning). A ready time after bwd_us\n"
@@ -163,6 +172,17 @@ static int fu__opt_name(void *v, const char *s, char *why, size_t len) {
 
 static int fu__opt_optimizer(void *v, const char *s, char *why, size_t len) {
   return fu__opt_text(v, sizeof ((fu_tf_spec *)0)->optimizer, s, why, len);
+}
+
+/* The GPU memory (bytes) of the profile named, else of the embedded one: --info's memory lines
+ * compare the workload's peak with it, as plan does. */
+static int fu__gpu_mem(const char *profile, double *gpu) {
+  fu_profile *prof = malloc(sizeof *prof);
+  if (!prof) return FU_ENOMEM;
+  int st = fu_profile_load_arg("--profile", profile, prof);
+  *gpu = st == FU_OK ? prof->gpu_mem_bytes : 0;
+  free(prof);
+  return st;
 }
 
 int fu_cmd_workload(int argc, char **argv) {
@@ -249,9 +269,9 @@ int fu_cmd_workload(int argc, char **argv) {
     fu_error("workload: give exactly one of --transformer, --cnn, --info, --check, --list (see --help)");
     return fu_exit_code(FU_EUSAGE);
   }
-  if (!transformer && !cnn && (profile || t.ops_csv)) /* kept working, but never silently */
-    fu_warn("workload: --profile and --ops price a generated workload (--transformer, --cnn); "
-            "ignored here");
+  if (!transformer && !cnn && (t.ops_csv || (profile && !info))) /* kept working, but never silently */
+    fu_warn("workload: --profile and --ops price a generated workload (--transformer, --cnn; "
+            "--info: --profile's GPU memory); ignored here");
   if (list) return fu_exit_code(fu_wlinfo_list(fmt));
   if (check || info) {
     fu_workload w;
@@ -266,7 +286,11 @@ int fu_cmd_workload(int argc, char **argv) {
                  w.ngrads, (unsigned long long)tb, fu_format_size(tb, b, sizeof b), w.fwd_us,
                  w.bwd_us, w.estimated ? "estimated" : "measured");
       } else {
-        st = fu_wlinfo_print(&w, fmt, tensors);
+        int mem = fmt == FU_FORMAT_TABLE && !tensors && w.mem.peak > 0;
+        double gpu = 0;
+        if (mem) st = fu__gpu_mem(profile, &gpu);
+        if (st == FU_OK) st = fu_wlinfo_print(&w, fmt, tensors);
+        if (st == FU_OK && mem) fu_wlinfo_print_mem(&w.mem, gpu);
       }
     }
     fu_workload_finish(&w);

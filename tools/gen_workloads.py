@@ -67,6 +67,9 @@ def main():
                 if not os.path.exists(path) or open(path).read() != text:
                     print("%s: differs from what the builder writes now" % path, file=sys.stderr)
                     status = 1
+                else:
+                    print("%s: what the builder writes now from %s" % (os.path.relpath(path, ROOT),
+                                                                     os.path.relpath(PROFILE, ROOT)))
                 continue
             with open(path + ".tmp", "w") as f:
                 f.write(text)

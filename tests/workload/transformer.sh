@@ -115,6 +115,23 @@ for bad in "--layers 0" "--heads 7" "--kv-heads 5" "--precision fp8" "--arch gpt
   eq "bad $bad: no file" "$(ls "$dir" | grep -c bad.json)" 0
 done
 "$fusim" workload --cnn vgg16 --micro-batch 8 --out "$dir/bad.json" >/dev/null 2>&1; eq "unknown cnn" $? 64
+# --info prints a file's memory breakdown and its peak against --profile's GPU memory: the bundled
+# llama2_7b's peak against a GPU twice as large (fits, 50%) and one 2 GiB smaller (2 GiB over)
+python3 - "$root" "$dir" <<'PY' || { echo "FAIL: profiles for --info" >&2; fail=1; }
+import json, sys
+root, tmp = sys.argv[1:]
+peak = json.load(open(root + "/data/workloads/llama2_7b.json"))["memory"]["peak_bytes"]
+prof = json.load(open(root + "/data/profiles/h200-default.json"))
+for name, gpu in (("big", 2 * peak), ("small", peak - 2 * 2**30)):
+    prof["gpu_mem_bytes"] = gpu
+    json.dump(prof, open("%s/%s.json" % (tmp, name), "w"))
+PY
+eq "--info memory, GPU 2x the peak" "$("$fusim" workload --info llama2_7b --profile "$dir/big.json" | grep -c '^memory peak .*: fits (50%)$')" 1
+eq "--info memory, GPU 2 GiB short" "$("$fusim" workload --info llama2_7b --profile "$dir/small.json" | grep -c '^memory peak .*: DOES NOT FIT, 2 GiB over$')" 1
+# parameters in bf16 (2 bytes), AdamW: fp32 master weights and two fp32 moments (12 bytes a parameter)
+eq "--info memory breakdown" "$("$fusim" workload --info llama2_7b | grep -c '^memory  *params 12.6 GiB, grads 12.6 GiB, optimizer 75.3 GiB')" 1
+"$fusim" workload --info llama2_7b --profile "$dir/none.json" >"$dir/out" 2>"$dir/err"; eq "--info, missing profile" $? 66
+eq "--info, missing profile: nothing on stdout" "$(wc -c <"$dir/out")" 0
 # every real model of the comparison set: the builder's tensors are the captured model's, names and
 # bytes (the capture listed what PyTorch allocated on the H200), and its summary prints memory
 python3 - "$fusim" "$root" "$dir" <<'PY' || { echo "FAIL: builder tensors differ from the captured models" >&2; fail=1; }
