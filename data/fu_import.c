@@ -732,7 +732,12 @@ static int fu__text_row(fu__text *t, char *line_buf, long line, int cut) {
   int more;
   int n = fu__split_ws(line_buf, tok, FU__MAX_TOK, &more);
   if (!t->in_table) {
-    if (n != 13 || more) return FU_OK; /* "5 more processes have sent help message ..." */
+    /* "5 more processes have sent help message ...": a number, then words; not a row */
+    if (n < 2 || strspn(tok[1], "0123456789") != strlen(tok[1])) return FU_OK;
+    if (n != 13 || more)
+      return fu__bad_row(c, line, "result row outside any table: no column header above it names "
+                                  "its %d%s fields (nccl-tests since 2.11 prints 13); keep the "
+                                  "header lines nccl-tests printed", n, more ? "+" : "");
     fu__text_default_header(t);
   }
   if (!t->resolved) FU_CHECK(fu__text_resolve(t, line));
@@ -822,6 +827,25 @@ static int fu__text_row(fu__text *t, char *line_buf, long line, int cut) {
   return FU_OK;
 }
 
+/* Lines nccl-tests prints after a table or before the next one: its footer (before 2.0
+ * without the '#'), a new test or a new run. Any other comment line, a user's or a curator's
+ * note between two rows, leaves the table open. */
+static int fu__ends_table(const char *s) {
+  static const char *const starts[] = {"Out of bounds values", "Avg bus bandwidth", "Collective test ",
+                                       "nccl-tests version ", "Reducing maxBytes", "GPU memory usage",
+                                       "error:", "Blocking Enabled", "Parallel Init Enabled"};
+  for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
+    if (!strncmp(s, starts[i], strlen(starts[i]))) return 1;
+  return 0;
+}
+
+/* nccl-tests' own failure lines: "HOST: Test NCCL failure common.cu:1005 '...'", "HOST: Test
+ * CUDA failure ...", " .. HOST pid N: Test failure common.cu:891". */
+static int fu__failure_line(const char *s) {
+  const char *t = strstr(s, ": Test ");
+  return t && strstr(t, "failure") != NULL;
+}
+
 /* Lines that are not nccl-tests' own: NCCL's INFO/WARN lines, MPI's bracketed messages. */
 static int fu__foreign_line(const char *s) {
   return strstr(s, "NCCL") != NULL || *s == '[' || *s == '\0';
@@ -882,8 +906,7 @@ static int fu__text_comment(fu__text *t, char *buf, long line) {
    * as a PCIe machine's topology line says, does not count) */
   const char *nv = strcasestr(body, "nvlink");
   if (strcasestr(body, "nvswitch") || (nv && strncasecmp(nv + 6, " x0", 3) != 0)) c->says_nvlink = 1;
-  /* Any other comment line ends a table (the footer, a new test, a new run). */
-  FU_CHECK(fu__table_end(t, line));
+  if (fu__ends_table(body)) FU_CHECK(fu__table_end(t, line));
   if (!strncmp(body, "nccl-tests version ", 19)) {
     char ver[32] = "";
     sscanf(body + 19, "%31s", ver);
@@ -956,6 +979,15 @@ static int fu__parse_text(fu__ctx *c, const char *text, size_t len) {
       if (strstr(s, "_perf") && (!strncmp(s, "mpirun", 6) || !strncmp(s, "srun", 4) ||
                                  !strncmp(s, "./", 2) || *s == '/' || !strncmp(s, "$ ", 2)))
         fu__text_command(&t, s[0] == '$' ? s + 2 : s);
+      continue;
+    }
+    if (fu__ends_table(s)) { /* the footer of nccl-tests before 2.0 */
+      st = fu__table_end(&t, L.no);
+      continue;
+    }
+    if (fu__failure_line(s)) {
+      st = fu__bad_row(c, L.no, "the benchmark failed here ('%.60s'): the sizes after it were "
+                                "never measured", s);
       continue;
     }
     if (fu__foreign_line(s)) continue;

@@ -537,6 +537,93 @@ static void bad_input(void) {
   fu_import_result_finish(&r);
 }
 
+/* old_log with `from` replaced by `to` (the first occurrence) into buf. */
+static const char *old_log_with(char *buf, size_t cap, const char *from, const char *to) {
+  const char *p = strstr(old_log, from);
+  if (!p) {
+    FU_T_FAIL("pattern '%s' not in old_log", from);
+    return old_log;
+  }
+  snprintf(buf, cap, "%.*s%s%s", (int)(p - old_log), old_log, to, p + strlen(from));
+  return buf;
+}
+
+/* text parses as a whole: status OK and n samples. */
+static void expect_whole(const char *text, const fu_import_opts *o, size_t n) {
+  fu_import_result r;
+  EXPECT_INT_EQ(parse_text("v.log", text, o, &r), FU_OK);
+  EXPECT_INT_EQ(r.n, n);
+  fu_import_result_finish(&r);
+}
+
+/* Valid logs in layouts the parser must read whole, and rows it cannot place: every row is
+ * either stored or named in an error, never dropped in silence (held-out clusters' logs). */
+static void unusual_but_valid(void) {
+  fu_import_opts o;
+  fu_import_opts_init(&o);
+  o.quiet = 1;
+  snprintf(o.op, sizeof o.op, "allreduce");
+  snprintf(o.link, sizeof o.link, "nvlink");
+  fu_import_result r;
+  char buf[sizeof old_log + 256];
+  const char *row16 = "          16             4   float     sum";
+  /* a comment line between two rows (a curator's note, RCCL's "# <smaller message sizes
+   * truncated>") is a comment: the table goes on. With the "# nThread" line this log was
+   * called truncated after 1 of 3 sizes; without it the 12-column rows after the comment were
+   * dropped in silence (2 of 6 samples kept, status OK). */
+  char note[96];
+  snprintf(note, sizeof note, "## rerun after a link flap\n%s", row16);
+  EXPECT_INT_EQ(parse_text("v.log", old_log_with(buf, sizeof buf, row16, note), &o, &r), FU_OK);
+  EXPECT_INT_EQ(r.n, 6);
+  EXPECT_INT_EQ(r.n_tables, 1);
+  EXPECT_NEAR(r.samples[5].t_median_us, 36.40, 1e-12); /* 32 B in-place, after the note */
+  fu_import_result_finish(&r);
+  char nocfg[sizeof buf];
+  const char *cfg = strstr(buf, "# nThread");
+  snprintf(nocfg, sizeof nocfg, "%.*s%s", (int)(cfg - buf), buf, strchr(cfg, '\n') + 1);
+  o.ranks = 4;
+  expect_whole(nocfg, &o, 6);
+  o.ranks = 0;
+  /* nccl-tests before 2.0 printed its footer without '#' (" Out of bounds values : 0 OK",
+   * " Avg bus bandwidth    : 29.4"): the table ends there; the log was refused ("unexpected
+   * text inside the results table") */
+  char old_footer[sizeof buf];
+  old_log_with(old_footer, sizeof old_footer, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0.00142 \n",
+               " Out of bounds values : 0 OK\n Avg bus bandwidth    : 0.00142 \n");
+  expect_whole(old_footer, &o, 6);
+  /* a result row after the table ended that the layout of 2.11 on (13 fields) does not fit:
+   * named in an error (it was dropped in silence, status OK); a line that only starts with a
+   * number ("5 more processes have sent help message ...") is not a row */
+  old_log_with(buf, sizeof buf, "# Avg bus bandwidth    : 0.00142 \n",
+               "# Avg bus bandwidth    : 0.00142 \n"
+               "3 more processes have sent help message help-mpi-btl-openib.txt / no active ports found\n"
+               "          64            16   float     sum    36.70    0.00    0.00  0e+00    36.60    0.00    0.00  0e+00\n");
+  EXPECT_INT_EQ(parse_text("v.log", buf, &o, &r), FU_EDATA);
+  EXPECT(strstr(r.error, "v.log:23:") != NULL && strstr(r.error, "outside") != NULL);
+  fu_import_result_finish(&r);
+  o.lenient = 1;
+  EXPECT_INT_EQ(parse_text("v.log", buf, &o, &r), FU_OK);
+  EXPECT_INT_EQ(r.n, 6);
+  EXPECT_INT_EQ(r.n_skipped, 1);
+  fu_import_result_finish(&r);
+  o.lenient = 0;
+  /* Open MPI's "N more processes have sent help message ..." has 13 words after a table: not a
+   * row (it was read as one and refused: "count 'more' is not a number of elements") */
+  old_log_with(buf, sizeof buf, "# Avg bus bandwidth    : 0.00142 \n",
+               "# Avg bus bandwidth    : 0.00142 \n"
+               "3 more processes have sent help message help-mpi-btl-openib.txt / no active ports found\n");
+  expect_whole(buf, &o, 6);
+  /* the benchmark failed inside the table: the message says so, not "row does not start with a
+   * size" about its " .. host pid N: Test failure" line */
+  old_log_with(buf, sizeof buf, "          32             8",
+               "host1: Test NCCL failure common.cu:1005 'unhandled system error'\n"
+               " .. host1 pid 1234: Test failure common.cu:891\n          32             8");
+  EXPECT_INT_EQ(parse_text("v.log", buf, &o, &r), FU_EDATA);
+  EXPECT(strstr(r.error, "v.log:19:") != NULL && strstr(r.error, "failed") != NULL &&
+         strstr(r.error, "Test NCCL failure") != NULL);
+  fu_import_result_finish(&r);
+}
+
 int main(void) {
   const char *sh = getenv("FUSIM_SHARED");
   snprintf(shared, sizeof shared, "%s", sh && *sh ? sh : "/work/shared");
@@ -544,6 +631,7 @@ int main(void) {
   variants();
   json_and_csv();
   bad_input();
+  unusual_but_valid();
   char op[24];
   /* the parser's copy of the op and link names agrees with model/fu_model.h, both ways */
   for (int i = 0; i < FU_OP_COUNT; i++) {
