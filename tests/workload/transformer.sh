@@ -115,6 +115,13 @@ for bad in "--layers 0" "--heads 7" "--kv-heads 5" "--precision fp8" "--arch gpt
   eq "bad $bad: no file" "$(ls "$dir" | grep -c bad.json)" 0
 done
 "$fusim" workload --cnn vgg16 --micro-batch 8 --out "$dir/bad.json" >/dev/null 2>&1; eq "unknown cnn" $? 64
+# ... and a workload already at --out (and --ops) is left as it was
+echo kept >"$dir/old.json"; echo kept >"$dir/old.csv"
+"$fusim" workload --transformer --arch llama --layers 2 --hidden 64 --heads 3 --ffn 256 --vocab 100 \
+  --seq 16 --micro-batch 2 --out "$dir/old.json" --ops "$dir/old.csv" >/dev/null 2>&1
+eq "bad --heads 3 over an old file: exit" $? 64
+eq "bad --heads 3: the old --out and --ops kept" "$(cat "$dir/old.json" "$dir/old.csv")" "kept
+kept"
 # --info prints a file's memory breakdown and its peak against --profile's GPU memory: the bundled
 # llama2_7b's peak against a GPU twice as large (fits, 50%) and one 2 GiB smaller (2 GiB over)
 python3 - "$root" "$dir" <<'PY' || { echo "FAIL: profiles for --info" >&2; fail=1; }
