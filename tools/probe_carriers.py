@@ -14,7 +14,10 @@ how many captures, the median ratio and the standard deviation of its log, over 
 and over those whose phase the estimate finds host-bound (there the CPU time is the host's work;
 elsewhere the call may also wait on a full launch queue).
 
-Usage: python3 tools/probe_carriers.py [--fusim build/fusim] [--profile P] DIR [DIR...]"""
+--by-arch splits each group by architecture (bert, gpt2, llama, resnet): a ratio whose median
+sits away from 1.0 in one architecture only is that architecture's host rows, not the host's speed.
+
+Usage: python3 tools/probe_carriers.py [--fusim build/fusim] [--profile P] [--by-arch] DIR [DIR...]"""
 import argparse
 import json
 import math
@@ -47,6 +50,13 @@ def speeds(pc, ops, meta):
     return out
 
 
+def family(meta):
+    """The capture's architecture as its host rows are named: bert, gpt2, llama, or resnet for
+    every torchvision ResNet (they share tv_resnet50_held); "?" where meta has none."""
+    arch = meta.get("arch") or "?"
+    return "resnet" if arch.startswith("resnet") else arch
+
+
 def host_sums(a, meta, tmp):
     """(forward, backward) host issue time of the estimate at the profile's speed, and its
     host-bound phases ("F", "B", "FB", "-")."""
@@ -63,6 +73,7 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fusim", default=os.path.join(os.path.dirname(HERE), "build", "fusim"))
     ap.add_argument("--profile", default=os.path.join(os.path.dirname(HERE), "data", "profiles", "h200-default.json"))
+    ap.add_argument("--by-arch", action="store_true", help="each group by architecture too")
     ap.add_argument("dirs", nargs="+")
     a = ap.parse_args(argv)
     pc = json.load(open(a.profile))["compute"]
@@ -75,6 +86,8 @@ def main(argv):
             if not pr or not meta.get("cpu_forward_call_us") or not meta.get("cpu_backward_call_us"):
                 continue
             group = "between" if compare_compute.probes_between(meta) else "around"
+            if a.by_arch:
+                group += "/" + family(meta)
             hf, hb, bound = host_sums(a, meta, tmp)
             cpu = (meta["cpu_forward_call_us"] / hf, meta["cpu_backward_call_us"] / hb)
             for reading, k in speeds(pc, ops, meta).items():
@@ -85,8 +98,9 @@ def main(argv):
                     got.setdefault((group, phase, reading, False), []).append(v)
                     if "FB"[i] in bound:
                         got.setdefault((group, phase, reading, True), []).append(v)
-    print("%-8s %-9s %-10s %22s %22s" % ("group", "phase", "reading", "all: n median sd", "host-bound: n median sd"))
-    for group in ("around", "between"):
+    w = max([8] + [len(k[0]) for k in got])
+    print("%-*s %-9s %-10s %22s %22s" % (w, "group", "phase", "reading", "all: n median sd", "host-bound: n median sd"))
+    for group in sorted({k[0] for k in got}):  # "around..." before "between..."
         for phase in ("forward", "backward"):
             for reading in READINGS:
                 cells = []
@@ -95,7 +109,7 @@ def main(argv):
                     cells.append("%4d %6.3f %6.3f" % (len(v), math.exp(statistics.median(v)), statistics.pstdev(v))
                                  if v else "%4d %6s %6s" % (0, "-", "-"))
                 if any(got.get((group, phase, reading, hb)) for hb in (False, True)):
-                    print("%-8s %-9s %-10s %22s %22s" % (group, phase, reading, cells[0], cells[1]))
+                    print("%-*s %-9s %-10s %22s %22s" % (w, group, phase, reading, cells[0], cells[1]))
     return 0
 
 

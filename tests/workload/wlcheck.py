@@ -78,15 +78,15 @@ ADAMW = dict(name="adamw", base_us=100.0, per_tensor_us=0.5, per_elem_us=1e-5, h
              host_per_tensor_us=20.0, tail_frac=0.25, host_probe_us=5.0)
 
 
-def run_tool_on_lease_k(root, tool, fusim, tmp):
-    """tools/TOOL --fusim FUSIM over a folder under tmp holding one committed capture priced by
-    both threads' probes (lease K's BERT h512: readings between the steps, the autograd thread's,
-    no reference step); the finished process."""
+def run_tool_on_lease_k(root, tool, fusim, tmp, extra=()):
+    """tools/TOOL --fusim FUSIM [EXTRA...] over a folder under tmp holding one committed capture
+    priced by both threads' probes (lease K's BERT h512: readings between the steps, the autograd
+    thread's, no reference step); the finished process."""
     d = os.path.join(tmp, "lease-k")
-    os.mkdir(d)
+    os.makedirs(d, exist_ok=True)
     shutil.copy(os.path.join(root, "data", "compute", "captures-2026-12-04h-thread",
                              "bert_h512_l8_b32_s128_bf16.json"), d)
-    return subprocess.run([sys.executable, os.path.join(root, "tools", tool), "--fusim", fusim, d],
+    return subprocess.run([sys.executable, os.path.join(root, "tools", tool), "--fusim", fusim, *extra, d],
                           capture_output=True, text=True)
 
 
