@@ -89,6 +89,7 @@ static int fu__is_option(const fu_option *o) {
  * alias, 0 none; exact or (prefix set) as a prefix. */
 static int fu__match(const fu_option *o, const char *s, size_t n, int prefix) {
   size_t ln = strlen(o->name);
+  if (o->whole) prefix = 0;
   if (ln == n ? memcmp(o->name, s, n) == 0 : prefix && ln > n && memcmp(o->name, s, n) == 0) return 2;
   if (fu__in_list(o->also, s, n, prefix)) return 2;
   if (fu__in_list(o->aliases, s, n, prefix)) return 1;

@@ -22,7 +22,7 @@
  *   ... argv[first .. argc-1] are the arguments that are not options, in order ...
  *
  * What the parser accepts: `--name value`, `--name=value`, an unambiguous prefix of a long name
- * (as getopt_long did), `-x value`, `-xvalue`, bundled short flags (`-ab`), `--` ending the
+ * (as getopt_long did; not of a row marked whole), `-x value`, `-xvalue`, bundled short flags (`-ab`), `--` ending the
  * options; options and arguments may be mixed. A value is taken from the next argument even when
  * it starts with '-' (getopt's rule: `-w -3` is a bad warm-up count, not a missing one).
  *
@@ -83,6 +83,8 @@ typedef struct fu_option {
   const char *also;          /* further long spellings that stay (e.g. nccl-tests' own) */
   const char *bad;           /* a value it refuses, for --list-options; NULL: from the kind */
   int *seen;                 /* when not NULL, incremented each time the option is given */
+  int whole;                 /* 1: only the whole name, never an abbreviation (--gpus, calib's
+                              * and validate's GPU count, must not pass as --gpus-per-process) */
 } fu_option;
 
 /* Rows. Each macro gives the fields of one row; wrap it in braces and add more fields with
@@ -193,7 +195,7 @@ typedef struct fu_opt_target {
 /* The job's process layout for a prediction across nodes (a long, 0: not given). */
 #define FU_OPT_ROW_LAYOUT(p)                                                                 \
   {FU_OPT_INT(0, "gpus-per-process", (p), 1, 1024, "N",                                      \
-              "GPUs one process drives across nodes (default 1, one process per GPU)")}
+              "GPUs one process drives across nodes (default 1, one process per GPU)"), .whole = 1}
 
 /* The NCCL version the job runs (a string, NULL: not given). */
 #define FU_OPT_ROW_NCCL(p) \

@@ -69,6 +69,15 @@ run calib --ngpus 0
 [ "$rc" = 64 ] && [ "$(lines)" = 2 ] && grep -q "^fusim calib: --ngpus is deprecated; use --gpus$" "$T/err" &&
   grep -q "\-\-gpus '0': expected a whole number from 1 to 1024" "$T/err" || bad "calib --ngpus 0: $rc $(cat "$T/err")"
 
+# --gpus (calib's and validate's GPU count, -g) is no abbreviation of --gpus-per-process in
+# predict, plan and cost: it was taken as one (predict --comm allreduce:2x8 --gpus 8 priced the
+# job at 8 GPUs a process, exit 0)
+for cmd in predict plan cost; do
+  for sp in --gpus --gpu --gpus-per; do
+    expect_usage "$cmd $sp 8" "unknown option '$sp'" "$cmd" "$sp" 8 --comm allreduce:2x8
+  done
+done
+
 # data: one nccl-tests log (dtype float) in a database
 db=$T/d.db
 run import --db="$db" "$root/tests/data/reference/h200-1gpu-allreduce-nccl-tests.txt"
