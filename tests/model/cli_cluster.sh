@@ -38,6 +38,13 @@ check "fit --gpu a100 filters: one all-reduce curve, profile names the A100 mach
 [ $? -eq 0 ] && grep -q "name no GPU; they are fitted as 'NVIDIA A100-SXM4-40GB'" "$tmp/err"
 check "samples naming no GPU beside an A100 log: a warning says they are taken as the A100" $?
 
+# --gpu picks up samples naming no GPU (a trimmed log): said in a warning, as without --gpu.
+# They passed in silence: an A100 send/recv log fitted into a B200 profile, exit 0.
+cp "$tmp/mix.db" "$tmp/mix3.db" && "$fusim" import --db "$tmp/mix3.db" "$pub/a100x8-nvlink-sendrecv.txt" >/dev/null &&
+  "$fusim" fit --db "$tmp/mix3.db" --no-store --gpu B200 --format csv >/dev/null 2>"$tmp/err"
+[ $? -eq 0 ] && grep -q "8 of the selected samples name no GPU; they are fitted as 'B200' as --gpu says" "$tmp/err"
+check "fit --gpu: samples naming no GPU are fitted as it with a warning" $?
+
 # --- profiles that work: fit --out from a log alone predicts with --fusion none and copies
 "$fusim" fit --db "$tmp/mix.db" --no-store --gpu 5090 --out "$tmp/p.json" >/dev/null 2>&1
 check "fit --out (default base: the embedded profile)" $?
