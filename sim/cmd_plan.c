@@ -39,7 +39,9 @@ static const char fu__head[] =
     "optimizer states, activations; fusim workload --transformer and --cnn write it) plus its\n"
     "largest fusion buffer (0 with --pack view); a plan above the profile's GPU memory\n"
     "(gpu_mem_bytes) is marked '!' and ranked below every plan that fits, and the table says by\n"
-    "how much it is over (json and csv: fits, mem_need_bytes; json: mem_over_bytes). A workload\n"
+    "how much it is over (json and csv: fits, mem_need_bytes; json: mem_over_bytes). Without\n"
+    "--mem-cap, an optimal plan whose buffer does not fit (where the step alone does) is planned\n"
+    "again with its buffer capped at the memory left, in whole MiB (optimal:SIZE). A workload\n"
     "without a memory block, or a profile without the GPU's memory, is not checked.\n";
 
 static const char fu__foot[] =
@@ -72,6 +74,8 @@ typedef struct fu__row {
   int rank;                  /* 1 = fastest */
   int over_cap;              /* --mem-cap given and this plan's largest fusion buffer is above it
                                 (the cap binds only the optimal plan) */
+  uint64_t uncapped_buffer;  /* the optimal plan re-planned to fit (fu__fit_optimal): the largest
+                                fusion buffer of its best plan without a cap, which did not fit */
   int fits;                  /* 1 fits the GPU's memory, 0 does not, -1 unknown (fu_mem_check) */
   double mem_need;           /* the workload's peak + the plan's fusion buffer, bytes */
   double mem_over;           /* mem_need - the GPU's memory (> 0 when it does not fit) */
@@ -207,6 +211,14 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
     printf("\nmemory: %s peak per GPU without fusion buffers, %s available\n",
            fu_format_size((uint64_t)(rows[0].mem_need - (double)rows[0].r.fusion_buffer_bytes), sz, sizeof sz),
            fu_format_size((uint64_t)prof->gpu_mem_bytes, gpubuf, sizeof gpubuf));
+  for (size_t k = 0; k < n; k++)
+    if (rows[k].uncapped_buffer) {
+      char cap[32], unc[32];
+      printf("memory: the optimal plan's buffer capped at %s, the memory left beside the step's peak "
+             "(its best plan without a cap needs a %s buffer, which does not fit)\n",
+             fu_format_size(rows[k].plan.mem_cap_bytes, cap, sizeof cap),
+             fu_format_size(rows[k].uncapped_buffer, unc, sizeof unc));
+    }
   for (size_t k = 0; k < n && n_over; k++)
     if (rows[k].plan.kind == FU_FUSION_OPTIMAL)
       printf("\n* largest fusion buffer above --mem-cap %s, which binds only the optimal plan: "
@@ -231,6 +243,25 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
            fabs(stats->predicted_us - opt_sim_us));
 }
 
+/* Without --mem-cap, an optimal plan whose fusion buffer does not fit beside the step's peak
+ * (where the step alone fits) is planned again with its buffer capped at the memory left: the
+ * best plan one can run, where the uncapped one would only be ranked below the rest. */
+static int fu__fit_optimal(const fu__opts *o, fu__row *row, const fu_plan *base, const fu_workload *w,
+                           const fu_comm *c, const fu_profile *prof, fu_search_stats *stats) {
+  if (o->mem_cap || row->fits != 0 || !(w->mem.peak > 0) || !(prof->gpu_mem_bytes > w->mem.peak))
+    return FU_OK;
+  fu_plan capped = *base;
+  capped.mem_cap_bytes = (uint64_t)((prof->gpu_mem_bytes - w->mem.peak) / 1048576) * 1048576; /* whole MiB */
+  if (!capped.mem_cap_bytes) return FU_OK;
+  uint64_t uncapped = row->r.fusion_buffer_bytes;
+  fu_result_finish(&row->r);
+  memset(stats, 0, sizeof *stats);
+  FU_CHECK(fu__row_run(o, row, row->label, "optimal", &capped, w, c, prof, stats));
+  row->over_cap = 0; /* the cap is the GPU's, not --mem-cap */
+  row->uncapped_buffer = uncapped;
+  return FU_OK;
+}
+
 /* The comparison: six plans, ranked. */
 static int fu__compare(const fu__opts *o, const fu_workload *w, const fu_plan *base,
                        const fu_comm *c, const fu_profile *prof) {
@@ -247,6 +278,7 @@ static int fu__compare(const fu__opts *o, const fu_workload *w, const fu_plan *b
   for (size_t k = 0; k < NPLANS && st == FU_OK; k++) {
     int opt = strcmp(plans[k][1], "optimal") == 0;
     st = fu__row_run(o, &rows[k], plans[k][0], plans[k][1], base, w, c, prof, opt ? &stats : NULL);
+    if (st == FU_OK && opt) st = fu__fit_optimal(o, &rows[k], base, w, c, prof, &stats);
     if (st == FU_OK && strcmp(plans[k][1], "ddp") == 0) ddp_us = rows[k].r.iter_us;
     if (st == FU_OK && opt) {
       opt_us = rows[k].r.iter_us;

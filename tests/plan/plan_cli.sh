@@ -71,8 +71,8 @@ head -1 "$T/out" | grep -q ",speedup_vs_ddp,over_mem_cap$" && ok || bad "csv has
 # Memory, by default: a plan needs the step's peak (the workload's memory.peak_bytes) plus its
 # fusion buffer; one above the profile's GPU memory is marked '!', ranked below every plan that
 # fits, and the table says by how much. The GPU is made to hold the bundled bert_large's peak
-# plus a buffer halfway between DDP's default and the optimal plan's, so the optimal plan (the
-# fastest) and single do not fit and DDP's default ranks first.
+# plus a buffer halfway between DDP's default and the optimal plan's: single does not fit; the
+# optimal plan is planned again with its buffer capped at the memory left (whole MiB).
 expect 0 "$FUSIM" plan --workload bert_large --no-store --db "$DB" --format json
 cp "$T/out" "$T/roomy.json"
 python3 - "$FUSIM_SOURCE_ROOT" "$T/roomy.json" "$T/tight.json" <<'EOF' && ok || bad "a profile with a smaller GPU"
@@ -85,37 +85,54 @@ prof = json.load(open(root + "/data/profiles/h200-default.json"))
 prof["gpu_mem_bytes"] = peak + (buf["DDP default"] + buf["optimal"]) // 2
 json.dump(prof, open(tight, "w"))
 EOF
-expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --no-store --db "$DB" --format json
-python3 - "$FUSIM_SOURCE_ROOT" "$T/tight.json" "$T/out" "$T/roomy.json" <<'EOF' && ok || bad "plans that do not fit rank below"
+cat >"$T/mem_check.py" <<'EOF'
 import json, sys
-root, tight, out, roomy = sys.argv[1:]
-peak = json.load(open(root + "/data/workloads/bert_large.json"))["memory"]["peak_bytes"]
-total = sum(g["bytes"] for g in json.load(open(root + "/data/workloads/bert_large.json"))["grads"])
+root, tight, out, roomy, cap_mib = sys.argv[1:]
+wl = json.load(open(root + "/data/workloads/bert_large.json"))
+peak, total = wl["memory"]["peak_bytes"], sum(g["bytes"] for g in wl["grads"])
 gpu = json.load(open(tight))["gpu_mem_bytes"]
 a = json.load(open(out))
+roomy = {o["label"]: o for o in json.load(open(roomy))}
 assert [o["rank"] for o in a] == list(range(1, 7)), a
 for o in a:
     need = peak + o["fusion_buffer_bytes"]
     assert o["mem_need_bytes"] == need and o["mem_over_bytes"] == need - gpu, o
     assert o["fits"] == (need <= gpu), o
-by = {o["label"]: o for o in a}
-assert by["single"]["fusion_buffer_bytes"] == total and not by["single"]["fits"], by["single"]
-assert not by["optimal"]["fits"] and by["DDP default"]["fits"] and by["none"]["fits"], by
 fits = [o["fits"] for o in a]
 assert fits == sorted(fits, reverse=True), fits  # every plan that fits first
 for group in (True, False):
     its = [o["iter_us"] for o in a if o["fits"] == group]
     assert its == sorted(its), (group, its)
-# the memory check moved the fastest plan down: the same times as with the roomy GPU
-roomy = {o["label"]: o["iter_us"] for o in json.load(open(roomy))}
-assert all(abs(o["iter_us"] - roomy[o["label"]]) < 1e-6 for o in a), (a, roomy)
-assert min(roomy, key=roomy.get) == "optimal" and a[0]["label"] != "optimal", a[0]
+by = {o["label"]: o for o in a}
+assert by["single"]["fusion_buffer_bytes"] == total and not by["single"]["fits"], by["single"]
+assert by["DDP default"]["fits"] and by["none"]["fits"], by
+for k, o in by.items():  # the other plans are the roomy GPU's
+    if k != "optimal":
+        assert abs(o["iter_us"] - roomy[k]["iter_us"]) < 1e-6, (o, roomy[k])
+opt = by["optimal"]
+if cap_mib == "auto":  # (gpu - peak) in whole MiB, by hand
+    cap = int((gpu - peak) // 2**20) * 2**20
+    assert opt["plan"].startswith("optimal:%dMiB " % (cap >> 20)), opt["plan"]
+    assert opt["fits"] and opt["fusion_buffer_bytes"] <= cap and opt["rank"] == 1, opt
+    assert all(opt["iter_us"] <= o["iter_us"] + 1e-6 for o in a if o["fits"]), a
+    assert opt["iter_us"] >= roomy["optimal"]["iter_us"] - 1e-6, (opt, roomy["optimal"])
+else:  # --mem-cap wins: the optimal plan under it does not fit and ranks below DDP's default
+    assert opt["plan"].startswith("optimal:%sMiB " % cap_mib) and not opt["fits"], opt
+    assert by["DDP default"]["rank"] < opt["rank"] and opt["iter_us"] < by["DDP default"]["iter_us"], a
 EOF
+expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --no-store --db "$DB" --format json
+python3 "$T/mem_check.py" "$FUSIM_SOURCE_ROOT" "$T/tight.json" "$T/out" "$T/roomy.json" auto && ok ||
+  bad "plans that do not fit rank below; the optimal plan capped to fit"
 expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --no-store --db "$DB"
-grep -q "^memory: rank [0-9] optimal (!) does not fit: needs .* of .*, .* over$" "$T/out" && ok ||
-  bad "table says how much the optimal plan is over: $(grep -A3 '^memory' "$T/out")"
-[ "$(grep -c 'does not fit' "$T/out")" -eq 2 ] && ok || bad "table: two plans do not fit"
-grep -q "^   1  DDP default .*[0-9]x$" "$T/out" && ok || bad "table: DDP's default ranks first"
+grep -q "^memory: rank [0-9] single (!) does not fit: needs .* of .*, .* over$" "$T/out" && ok ||
+  bad "table says how much single is over: $(grep -A3 '^memory' "$T/out")"
+[ "$(grep -c 'does not fit:' "$T/out")" -eq 1 ] && ok || bad "table: one plan does not fit"
+grep -q "^memory: the optimal plan's buffer capped at [0-9.]* MiB, the memory left" "$T/out" && ok ||
+  bad "table says the optimal plan was capped: $(grep '^memory' "$T/out")"
+grep -q "^   1  optimal  *optimal:[0-9]*MiB " "$T/out" && ok || bad "table: the capped optimal plan ranks first"
+expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --mem-cap 900MiB --no-store --db "$DB" --format json
+python3 "$T/mem_check.py" "$FUSIM_SOURCE_ROOT" "$T/tight.json" "$T/out" "$T/roomy.json" 900 && ok ||
+  bad "--mem-cap is kept: its optimal plan does not fit and ranks below"
 
 # The optimal buckets saved as a bucket file predict the same iteration when read back.
 expect 0 "$FUSIM" plan --workload bert_large --no-store --save-buckets "$T/opt.json" --format csv --db "$DB"
