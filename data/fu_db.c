@@ -25,6 +25,7 @@ extern const char fu__migration_002[];  /* data/migrations/002_provenance.sql */
 extern const char fu__migration_003[];  /* data/migrations/003_cluster.sql */
 extern const char fu__migration_004[];  /* data/migrations/004_layout.sql */
 extern const char fu__migration_005[];  /* data/migrations/005_nccl.sql */
+extern const char fu__migration_006[];  /* data/migrations/006_fit_shape.sql */
 extern const char fu__build_commit[];   /* data/fu_build.c, from meson's vcs_tag */
 
 /* Migrations in order; migration i brings user_version from i to i + 1. Append, never edit a
@@ -45,6 +46,7 @@ static const struct {
     {3, fu__migration_003, "cluster: samples.nodes, fit_segments.flags, v_fit_quality flags"},
     {4, fu__migration_004, "process layout: samples.gpus_per_proc"},
     {5, fu__migration_005, "NCCL version: samples.nccl_version"},
+    {6, fu__migration_006, "fitted curves' machine: fit_segments.nodes, gpus_per_proc, gpu"},
 };
 #define FU__SCHEMA_VERSION ((int)(sizeof fu__migrations / sizeof fu__migrations[0]))
 
@@ -175,6 +177,12 @@ static void fu__bind_text_static(sqlite3_stmt *st, int i, const char *s) {
 static void fu__bind_real(sqlite3_stmt *st, int i, double v) {
   if (isnan(v)) sqlite3_bind_null(st, i);
   else sqlite3_bind_double(st, i, v);
+}
+
+/* A count or NULL for 0 (not known). */
+static void fu__bind_int_known(sqlite3_stmt *st, int i, int v) {
+  if (v >= 1) sqlite3_bind_int(st, i, v);
+  else sqlite3_bind_null(st, i);
 }
 
 static void fu__column_text(sqlite3_stmt *st, int i, char *dst, size_t cap) {
@@ -739,8 +747,9 @@ int fu_db_fit_store(fu_db *db, const char *cmdline, const fu_fit_row *rows, size
     s = fu__prepare(db,
                     "INSERT INTO fit_segments (fit_id, op, link, ranks, algo, segment, lo_bytes, "
                     "hi_bytes, alpha_us, alpha_lo, alpha_hi, beta_us_per_byte, beta_lo, beta_hi, "
-                    "max_rel_err, n_samples, method, profile, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-                    "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                    "max_rel_err, n_samples, method, profile, flags, nodes, gpus_per_proc, gpu) VALUES (?1, "
+                    "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+                    "?19, ?20, ?21, ?22)",
                     &st);
   for (size_t i = 0; s == FU_OK && i < n; i++) {
     const fu_fit_row *r = &rows[i];
@@ -770,6 +779,9 @@ int fu_db_fit_store(fu_db *db, const char *cmdline, const fu_fit_row *rows, size
     fu__bind_text(st, 17, r->method);
     fu__bind_text(st, 18, r->profile);
     fu__bind_text(st, 19, r->flags);
+    fu__bind_int_known(st, 20, r->nodes);
+    fu__bind_int_known(st, 21, r->gpus_per_proc);
+    fu__bind_text(st, 22, r->gpu);
     s = fu__step_done(db, st, "store a fit segment", NULL);
   }
   sqlite3_finalize(st);

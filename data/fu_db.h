@@ -115,6 +115,9 @@ typedef struct fu_fit_row {
   char method[32];           /* "wls", "bisquare" */
   char profile[64];          /* profile name written, or "" */
   char flags[64];            /* "ci_spans_zero", "over_link_limit" (comma separated) or "" */
+  int nodes;                 /* hosts the curve's ranks spanned (0 unknown) */
+  int gpus_per_proc;         /* GPUs one process drove (0 unknown or mixed) */
+  char gpu[64];              /* GPU model the samples came from ("" unknown) */
 } fu_fit_row;
 
 /* A fit: rows stored under one fit run (kept with the command line and time). */

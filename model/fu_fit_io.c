@@ -28,6 +28,9 @@ int fu_fit_rows_build(const fu_fitgroup *g, size_t ng, const char *method, const
       snprintf(w->link, sizeof w->link, "%s", cv->link);
       snprintf(w->algo, sizeof w->algo, "%s", cv->algo);
       w->ranks = cv->ranks;
+      w->nodes = cv->nodes;
+      w->gpus_per_proc = cv->gpus_per_proc;
+      snprintf(w->gpu, sizeof w->gpu, "%s", cv->gpu);
       w->segment = s;
       w->lo_bytes = x->lo_bytes;
       w->hi_bytes = x->hi_bytes;

@@ -179,9 +179,9 @@ migrate)
   s1=$(q "SELECT type, name, sql FROM sqlite_schema ORDER BY name" | md5sum)
   s2=$("$FUSIM" report --db "$T/new.db" --format csv sql "SELECT type, name, sql FROM sqlite_schema ORDER BY name" | tail -n +2 | md5sum)
   [ "$s1" = "$s2" ] || fail "migrated schema differs from a new database's"
-  # schema 5: its samples' NCCL unknown (NULL), and fit reads them (migrated, and a read-only
+  # schema 5 on: its samples' NCCL unknown (NULL), and fit reads them (migrated, and a read-only
   # schema 1 file as it is): the profile names no NCCL
-  [ "$(q "PRAGMA user_version")" = 5 ] || fail "not migrated to schema 5"
+  [ "$(q "PRAGMA user_version")" = 6 ] || fail "not migrated to schema 6"
   [ "$(q "SELECT count(*) FROM samples WHERE nccl_version IS NULL")" = 101 ] || fail "old samples' NCCL not unknown"
   cp "$D/v1/v1.db" "$T/ro.db" && chmod 444 "$T/ro.db"
   for db in "$DB" "$T/ro.db"; do

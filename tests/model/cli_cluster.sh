@@ -225,6 +225,17 @@ check "cost --bytes 25 (no unit) refused" $?
   "$fusim" cost --profile "$tmp/n.json" --comm allreduce:2x4 --bytes 1GiB --format json >"$tmp/c.json" &&
   [ "$(js "$tmp/c.json" "j[0]['measured']")" = True ]
 check "CSV nodes column: an 8-rank curve on 2 nodes over the network, measured at 2x4" $?
+# two curves of one fit at 8 ranks, on 2 nodes and on 4, NCCL_ALGO=Ring: stored, and told apart
+# in v_fit_quality by nodes (t = 30 us + n / 40 GB/s and 50 us + n / 30 GB/s, exact). Before,
+# the second broke the fit table's UNIQUE (fit exit 65) and the view had no nodes column.
+python3 -c "
+print('op,ranks,nodes,algo,bytes,time_us')
+for nodes, a, gbps in ((2, 30, 40), (4, 50, 30)):
+    for k in range(10, 31, 2):
+        print('allreduce,8,%d,ring,%d,%r' % (nodes, 2**k, a + 2**k / (gbps * 1e3)))" >"$tmp/n2.csv" &&
+  "$fusim" import --db "$tmp/n2.db" "$tmp/n2.csv" >/dev/null && "$fusim" fit --db "$tmp/n2.db" >/dev/null 2>&1 &&
+  [ "$(sql "$tmp/n2.db" "SELECT group_concat(nodes || ':' || round(alpha_us, 6) || ':' || round(bw_gbps, 6), ' ') FROM (SELECT DISTINCT nodes, round(alpha_us, 6) AS alpha_us, round(bw_gbps, 6) AS bw_gbps FROM v_fit_quality ORDER BY nodes)")" = "2:30.0:40.0 4:50.0:30.0" ]
+check "8 ranks on 2 and on 4 nodes, one algorithm: both curves stored, v_fit_quality names their nodes" $?
 "$fusim" import --db "$tmp/bad.db" /dev/stdin >/dev/null 2>"$tmp/err" <<'EOF'
 op,ranks,nodes,bytes,time_us
 allreduce,8,3,1048576,100
