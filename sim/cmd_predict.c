@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fu_builder.h"
 #include "fu_cmd.h"
 #include "fu_common.h"
 #include "fu_options.h"
@@ -19,7 +20,9 @@ static const char fu__head[] =
     "compute, communication, exposed communication, overlap fraction, bus utilisation (achieved\n"
     "bus bandwidth of the operations over the best the fitted curve reaches at any size, and at\n"
     "least its measured peak: never above 100%), operations, fusion buffer bytes, events\n"
-    "simulated, and a table of buckets.\n";
+    "simulated, and a table of buckets. A plan that does not fit the GPU's memory (the step's\n"
+    "peak from the workload's memory block plus the fusion buffer, against the profile's\n"
+    "gpu_mem_bytes, as fusim plan checks it) is predicted all the same, with a warning.\n";
 
 static const char fu__foot[] =
     "\n"
@@ -27,6 +30,20 @@ static const char fu__foot[] =
     "nvlink (default)|pcie|net; or offload (D2H copies over PCIe). Default " FU_CMD_DEFAULT_COMM ".\n"
     "--fusion sizes take a unit (B, KiB, MiB, GiB); horovod:SIZE,CYCLE's cycle is in ms unless it\n"
     "says us, ms or s. A --plan file's buckets:FILE is read beside the plan file when it is there.\n";
+
+/* One warning line when the plan does not fit the GPU's memory (fu_mem_check, as plan ranks). */
+static void fu__warn_mem(const fu_workload *w, const fu_result *r, const fu_profile *prof) {
+  int fits;
+  double over;
+  fu_mem_check(w->mem.peak, (double)r->fusion_buffer_bytes, prof->gpu_mem_bytes, &fits, &over);
+  if (fits != 0) return;
+  char need[32], buf[32], gpu[32], ov[32];
+  fu_warn("predict: the plan does not fit one GPU's memory: it needs %s (the step's peak + a %s fusion "
+          "buffer) of %s, %s over",
+          fu_format_size((uint64_t)(w->mem.peak + (double)r->fusion_buffer_bytes), need, sizeof need),
+          fu_format_size(r->fusion_buffer_bytes, buf, sizeof buf), fu_format_size((uint64_t)prof->gpu_mem_bytes, gpu, sizeof gpu),
+          fu_format_size((uint64_t)over, ov, sizeof ov));
+}
 
 int fu_cmd_predict(int argc, char **argv) {
   fu_opt_inputs in = {0};
@@ -71,6 +88,7 @@ int fu_cmd_predict(int argc, char **argv) {
   if (st == FU_OK) st = fu_cmd_nccl_version("predict", nccl, prof, &nsrc);
   if (st == FU_OK && trace) st = fu_trace_create(trace, &tr);
   if (st == FU_OK) st = fu_predict_plan(&w, &p, &c, prof, tr, NULL, &r);
+  if (st == FU_OK) fu__warn_mem(&w, &r, prof);
   if (st == FU_OK) r.layout_given = gpp > 0;
   if (st == FU_OK) r.nccl_source = nsrc;
   if (st == FU_OK && tr) st = fu_trace_write(tr);

@@ -8,7 +8,7 @@
 #   overlap on, none:   op 2 starts when backward ends (4000): 4000 + 20 + 41.94304 + 50 = 4111.94304
 #   single, copy:       4000 + pack 9.194304 + 103.88608 + unpack 9.194304 + 50 = 4172.274688
 # plus usage errors (64), a missing workload (66), a bad profile (65), storing (one row per
-# prediction; none with --no-store; none after an error), and the trace file.
+# prediction; none with --no-store; none after an error), the trace file, and the memory warning.
 set -u
 fusim=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -159,5 +159,24 @@ grep -q ',allreduce:1:nvlink,' "$tmp/r1.csv"; check "ranks 1 in the output" $?
 [ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "16 ranks on 2 nodes and no network parameters" "$tmp/err"
 check "--comm 2x8 on a profile without network parameters is refused in one line" $?
 
+# Memory: the tiny workload with a 100 MiB peak on a GPU of 104 MiB. single copies all 8 MiB of
+# gradients into one buffer: 108 MiB, 4 MiB over: predicted (exit 0) with one warning line;
+# none has no fusion buffer and fits: nothing on stderr.
+python3 - "$wl" "$prof" "$tmp/mem.json" "$tmp/memprof.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+w["memory"] = {"peak_bytes": 100 * 2**20}
+json.dump(w, open(sys.argv[3], "w"))
+p = json.load(open(sys.argv[2]))
+p["gpu_mem_bytes"] = 104 * 2**20
+json.dump(p, open(sys.argv[4], "w"))
+PY
+"$fusim" predict --workload "$tmp/mem.json" --profile "$tmp/memprof.json" --fusion single --no-store >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^iteration " "$tmp/out" &&
+  grep -q "does not fit one GPU's memory: it needs 108 MiB (the step's peak + a 8 MiB fusion buffer) of 104 MiB, 4 MiB over" "$tmp/err"
+check "a plan that does not fit: predicted, one warning with how much" $?
+"$fusim" predict --workload "$tmp/mem.json" --profile "$tmp/memprof.json" --fusion none --no-store >/dev/null 2>"$tmp/err"
+[ $? -eq 0 ] && [ ! -s "$tmp/err" ]
+check "a plan that fits: no warning" $?
 
 finish cli_predict
