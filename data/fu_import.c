@@ -1635,6 +1635,16 @@ int fu_import_parse(const char *name, const char *text, size_t len, const fu_imp
     return FU_EDATA;
   }
   if (r->n_skipped) fu__append(r->prov.notes, sizeof r->prov.notes, "%zu bad rows skipped (--lenient)", r->n_skipped);
+  /* nccl-tests' #wrong: elements that came out wrong (corrupted data, a bad link); the time was
+   * still measured and is stored, but the user should know the run was not healthy */
+  size_t n_wrong = 0;
+  for (size_t i = 0; i < r->n; i++) n_wrong += r->samples[i].n_wrong > 0;
+  if (n_wrong) {
+    fu__warnf(&c, 0, "%zu of its %zu samples report wrong results (#wrong > 0): the benchmark found "
+                     "corrupted data in those runs; their times are stored all the same",
+              n_wrong, r->n);
+    fu__append(r->prov.notes, sizeof r->prov.notes, "samples with #wrong > 0: %zu", n_wrong);
+  }
   fu__run_nccl(&c);
   return FU_OK;
 }

@@ -613,6 +613,23 @@ static void unusual_but_valid(void) {
                "# Avg bus bandwidth    : 0.00142 \n"
                "3 more processes have sent help message help-mpi-btl-openib.txt / no active ports found\n");
   expect_whole(buf, &o, 6);
+  /* rows whose #wrong is above 0 (data corruption): stored, and a warning and the run's notes
+   * say how many (they passed in silence) */
+  {
+    static const char wrong_log[] =
+        "# nThread 1 nGpus 2 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+        "           8             2     float     sum      -1    10.00    0.00    0.00      0    10.10    0.00    0.00      3\n"
+        "          16             4     float     sum      -1    11.00    0.00    0.00      0    11.10    0.00    0.00      0\n";
+    o.ranks = 2;
+    EXPECT_INT_EQ(parse_text("w.log", wrong_log, &o, &r), FU_OK);
+    EXPECT_INT_EQ(r.n, 4);
+    EXPECT_INT_EQ(r.samples[1].n_wrong, 3);
+    EXPECT(strstr(r.error, "1 of its 4 samples report wrong results") != NULL);
+    EXPECT(strstr(r.prov.notes, "samples with #wrong > 0: 1") != NULL);
+    fu_import_result_finish(&r);
+    o.ranks = 0;
+  }
   /* the benchmark failed inside the table: the message says so, not "row does not start with a
    * size" about its " .. host pid N: Test failure" line */
   old_log_with(buf, sizeof buf, "          32             8",
