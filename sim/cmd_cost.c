@@ -164,8 +164,9 @@ int fu_cmd_cost(int argc, char **argv) {
   if (st == FU_OK && out.format == FU_FORMAT_JSON) {
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < ns; i++) {
-      json_t *o = json_pack("{s:s, s:i, s:i, s:s, s:f, s:f, s:f, s:f, s:f, s:s, s:b, s:s, s:b, s:s}", "op", op,
-                            "ranks", c.ranks, "nodes", nodes, "link", nodes > 1 ? "net" : link, "bytes", sizes[i],
+      json_t *o = json_pack("{s:s, s:i, s:i, s:s, s:I, s:f, s:f, s:f, s:f, s:s, s:b, s:s, s:b, s:s}", "op", op,
+                            "ranks", c.ranks, "nodes", nodes, "link", nodes > 1 ? "net" : link, "bytes",
+                            (json_int_t)sizes[i], /* whole bytes: the size parser takes no fraction of one */
                             "time_us", pr[i].t_us, "lo_us", pr[i].lo_us, "hi_us", pr[i].hi_us, "busbw_gbps",
                             pr[i].busbw_gbps, "algo", pr[i].algo, "measured", pr[i].basis == FU_BASIS_MEASURED,
                             "basis", fu_cost_basis_name(pr[i].basis), "extrapolated", pr[i].extrapolated,

@@ -176,8 +176,9 @@ done
 check "B200 NVLS from the machine: the unfitted 8-GPU all-reduce at 16 GiB within 10%" $?
 "$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 64MiB,16GiB --format json >"$tmp/c.json"
 [ $? -eq 0 ] && [ "$(js "$tmp/c.json" "set(['op','ranks','nodes','bytes','time_us','lo_us','hi_us','busbw_gbps','algo','measured']) <= set(j[0])")" = True ] &&
-  [ "$(js "$tmp/c.json" "[(r['ranks'], r['nodes'], r['measured'], r['basis']) for r in j]")" = "[(16, 2, False, 'predicted'), (16, 2, False, 'predicted')]" ]
-check "cost --comm allreduce:2x8: 16 ranks on 2 nodes, predicted, with the contract's fields" $?
+  [ "$(js "$tmp/c.json" "[(r['ranks'], r['nodes'], r['measured'], r['basis']) for r in j]")" = "[(16, 2, False, 'predicted'), (16, 2, False, 'predicted')]" ] &&
+  [ "$(js "$tmp/c.json" "[r['bytes'] for r in j]")" = "[67108864, 17179869184]" ]
+check "cost --comm allreduce:2x8: 16 ranks on 2 nodes, predicted, with the contract's fields (bytes whole numbers)" $?
 "$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x4 --bytes 1GiB --gpus-per-process 4 --format json >"$tmp/c.json" &&
   [ "$(js "$tmp/c.json" "(j[0]['measured'], j[0]['basis'])")" = "(True, 'measured')" ]
 check "cost --comm allreduce:2x4 at its log's 4 GPUs a process is the measured 4+4 curve" $?
