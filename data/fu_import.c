@@ -458,6 +458,8 @@ typedef struct fu__text {
   int factor;                /* step is a factor */
   /* "#  Rank" lines of the current run */
   int rank_lines;            /* lines seen */
+  int procs;                 /* processes they name (a Pid and host unlike the line before) */
+  char last_proc[96];        /* "PID HOST" of the last Rank line ("" none) */
   char hosts[FU__MAX_HOSTS][64]; /* distinct host names */
   int nhosts;                /* distinct hosts (may exceed FU__MAX_HOSTS; then only counted) */
   char op[24];               /* from "Collective test starting", "" unknown */
@@ -585,7 +587,8 @@ static int fu__text_cfg(fu__text *t, char *body, long line) {
     return FU_EDATA;
   }
   t->have_cfg = 1;
-  t->rank_lines = 0;
+  t->rank_lines = t->procs = 0;
+  t->last_proc[0] = '\0';
   t->nhosts = 0;
   return FU_OK;
 }
@@ -610,6 +613,15 @@ static void fu__text_rank(fu__text *t, const char *body) {
       t->nhosts++;
       if (t->nhosts <= 4) fu__append(p->host, sizeof p->host, "%s", host);
     }
+  }
+  /* each process prints its GPUs' lines together: a new Pid and host starts the next process */
+  const char *pid = strstr(body, "Pid ");
+  if (pid && on) {
+    const char *pv = fu__skip_ws(pid + 4), *hv = fu__skip_ws(on + 4);
+    char key[96];
+    snprintf(key, sizeof key, "%.*s %.*s", (int)strcspn(pv, " \t"), pv, (int)strcspn(hv, " \t"), hv);
+    if (strcmp(key, t->last_proc)) t->procs++;
+    snprintf(t->last_proc, sizeof t->last_proc, "%s", key);
   }
   const char *dev = strstr(body, " device ");
   if (dev && !p->gpu[0]) {
@@ -678,7 +690,21 @@ static int fu__text_resolve(fu__text *t, long line) {
   FU_CHECK(fu__resolve_op(c, line, t->op, t->t_op, sizeof t->t_op));
   long ranks = 0;
   char why[96];
-  if (t->rank_lines > 0) {
+  long per_proc = t->have_cfg ? t->nthread * t->ngpus : 0;
+  if (t->rank_lines > 0 && per_proc > 0 && t->procs > 0 && t->rank_lines % per_proc != 0) {
+    /* nccl-tests cuts each process's Rank list at 2048 characters ("..."): long host names
+     * and many GPUs a process lose lines, never a process */
+    ranks = t->procs * per_proc;
+    snprintf(why, sizeof why, "%d processes x nThread %ld x nGpus %ld (the Rank list is cut short)",
+             t->procs, t->nthread, t->ngpus);
+    fu__warnf(c, line, "%d Rank lines are not a multiple of the %ld GPUs each of its %d processes "
+                       "drives (nThread x nGpus): the list is cut short; taken as %ld ranks",
+              t->rank_lines, per_proc, t->procs, ranks);
+    if (c->o->ranks && c->o->ranks != ranks) {
+      fu__err(c, line, "the log's processes drive %ld ranks but --ranks says %d", ranks, c->o->ranks);
+      return FU_EUSAGE;
+    }
+  } else if (t->rank_lines > 0) {
     ranks = t->rank_lines;
     snprintf(why, sizeof why, "%d Rank lines on %d host%s", t->rank_lines, t->nhosts,
              t->nhosts == 1 ? "" : "s");
@@ -891,7 +917,8 @@ static int fu__text_comment(fu__text *t, char *buf, long line) {
   }
   if (!strncmp(body, "Using devices", 13)) {
     FU_CHECK(fu__table_end(t, line));
-    t->rank_lines = 0;
+    t->rank_lines = t->procs = 0;
+  t->last_proc[0] = '\0';
     t->nhosts = 0;
     return FU_OK;
   }

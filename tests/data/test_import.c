@@ -630,6 +630,32 @@ static void unusual_but_valid(void) {
     fu_import_result_finish(&r);
     o.ranks = 0;
   }
+  /* nccl-tests cuts each process's Rank list at 2048 characters ("..."): 2 processes of 4 GPUs
+   * whose second list lost its last line are 8 ranks (7 before, with only a warning about the
+   * layout), and a warning says the list is cut */
+  {
+    static const char cut_log[] =
+        "# nThread 1 nGpus 4 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+        "# Using devices\n"
+        "#  Rank  0 Group  0 Pid    101 on   node-a device  0 [0000:01:00] NVIDIA H100\n"
+        "#  Rank  1 Group  0 Pid    101 on   node-a device  1 [0000:02:00] NVIDIA H100\n"
+        "#  Rank  2 Group  0 Pid    101 on   node-a device  2 [0000:03:00] NVIDIA H100\n"
+        "#  Rank  3 Group  0 Pid    101 on   node-a device  3 [0000:04:00] NVIDIA H100\n"
+        "#  Rank  4 Group  0 Pid    202 on   node-b device  0 [0000:01:00] NVIDIA H100\n"
+        "#  Rank  5 Group  0 Pid    202 on   node-b device  1 [0000:02:00] NVIDIA H100\n"
+        "#  Rank  6 Group  0 Pid    202 on   node-b device  2 [0000:03...\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+        "           8             2     float     sum      -1    30.00    0.00    0.00      0    30.10    0.00    0.00      0\n";
+    snprintf(o.link, sizeof o.link, "net");
+    EXPECT_INT_EQ(parse_text("c.log", cut_log, &o, &r), FU_OK);
+    EXPECT_INT_EQ(r.n, 2);
+    EXPECT_INT_EQ(r.samples[0].ranks, 8);
+    EXPECT_INT_EQ(r.samples[0].nodes, 2);
+    EXPECT_INT_EQ(r.samples[0].gpus_per_proc, 4);
+    EXPECT(strstr(r.error, "cut short") != NULL);
+    fu_import_result_finish(&r);
+    snprintf(o.link, sizeof o.link, "nvlink");
+  }
   /* the benchmark failed inside the table: the message says so, not "row does not start with a
    * size" about its " .. host pid N: Test failure" line */
   old_log_with(buf, sizeof buf, "          32             8",
