@@ -45,6 +45,16 @@ cp "$tmp/mix.db" "$tmp/mix3.db" && "$fusim" import --db "$tmp/mix3.db" "$pub/a10
 [ $? -eq 0 ] && grep -q "8 of the selected samples name no GPU; they are fitted as 'B200' as --gpu says" "$tmp/err"
 check "fit --gpu: samples naming no GPU are fitted as it with a warning" $?
 
+# two clusters of one GPU model at 16 ranks on 2 nodes, one run at 1 GPU a process (A3 Mega,
+# -g 1) and one at 8 (DGX, -g 8): one curve whose layout is unknown, said in a warning (it was
+# silent); --host keeps one cluster's and says nothing
+"$fusim" import --db "$tmp/l2.db" "$pub/h100x16-2node-a3mega-allreduce.txt" "$pub/multi-node/mghpcc-dgxh100-16gpu-2node-allreduce.txt" >/dev/null &&
+  "$fusim" fit --db "$tmp/l2.db" --no-store --format csv >/dev/null 2>"$tmp/err" &&
+  grep -q "allreduce net x16: samples of two process layouts (1 and 8 GPUs a process) fitted as one curve" "$tmp/err" &&
+  "$fusim" fit --db "$tmp/l2.db" --no-store --host dgx --format csv >/dev/null 2>"$tmp/err" &&
+  ! grep -q "process layouts" "$tmp/err"
+check "fit: two process layouts under one key said in a warning; --host fits one" $?
+
 # --- profiles that work: fit --out from a log alone predicts with --fusion none and copies
 "$fusim" fit --db "$tmp/mix.db" --no-store --gpu 5090 --out "$tmp/p.json" >/dev/null 2>&1
 check "fit --out (default base: the embedded profile)" $?
