@@ -926,6 +926,16 @@ static int fu__text_comment(fu__text *t, char *buf, long line) {
     return fu__text_header(t, copy, line);
   if (t->expect_units && body[0] == '(') {
     t->expect_units = 0;
+    /* "(B) (elements) (us) (GB/s) (GB/s) ...": a time unit other than nccl-tests' us (a fork's
+     * "(ms)") would be read 1000x off */
+    char *tok[FU__MAX_TOK];
+    int more, n = fu__split_ws(copy, tok, FU__MAX_TOK, &more);
+    for (int i = 0; i < n; i++)
+      if (!strcmp(tok[i], "(ms)") || !strcmp(tok[i], "(s)") || !strcmp(tok[i], "(ns)") || !strcmp(tok[i], "(sec)")) {
+        fu__err(c, line, "the units line gives times in %s; fusim reads nccl-tests' microseconds "
+                         "(us): convert the log, or import a CSV with a time_us column", tok[i]);
+        return FU_EDATA;
+      }
     return FU_OK;
   }
   t->expect_units = 0;

@@ -656,6 +656,11 @@ static void unusual_but_valid(void) {
     fu_import_result_finish(&r);
     snprintf(o.link, sizeof o.link, "nvlink");
   }
+  /* a units line whose times are not in us (a fork printing ms): refused, not read 1000x off */
+  old_log_with(buf, sizeof buf, "(elements)                     (us)", "(elements)                     (ms)");
+  EXPECT_INT_EQ(parse_text("v.log", buf, &o, &r), FU_EDATA);
+  EXPECT(strstr(r.error, "v.log:14: the units line gives times in (ms)") != NULL);
+  fu_import_result_finish(&r);
   /* the benchmark failed inside the table: the message says so, not "row does not start with a
    * size" about its " .. host pid N: Test failure" line */
   old_log_with(buf, sizeof buf, "          32             8",
