@@ -54,12 +54,13 @@ static const struct {
 static const char fu__fit_head[] =
     "usage: fusim fit [options]\n"
     "Fit t = alpha + beta * bytes piecewise over message size to the samples in the results\n"
-    "database, one curve per (op, link, ranks, algo), with 95% confidence intervals (weighted\n"
-    "least squares, weights 1/t^2, i.e. relative error). Breakpoints come from the data: the\n"
-    "split that minimises BIC (--criterion; tolerance: the fewest segments that keep every\n"
-    "sample within --tolerance), at least 3 samples a segment. Prints\n"
-    "the segments and a per-size relative error table, stores the fit in the database and\n"
-    "writes a profile with --out.\n\n";
+    "database, one curve per (op, link, ranks, nodes, algo) of one GPU model (samples of two\n"
+    "models are refused: --gpu, --host or --run choose), with 95% confidence intervals\n"
+    "(weighted least squares, weights 1/t^2, i.e. relative error). Breakpoints come from the\n"
+    "data: the split that minimises BIC (--criterion; tolerance: the fewest segments that keep\n"
+    "every sample within --tolerance), at least 3 samples a segment. Prints the segments and\n"
+    "a per-size relative error table, stores the fit in the database and writes a profile\n"
+    "with --out.\n\n";
 
 /* ---- option values ---- */
 

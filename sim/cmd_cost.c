@@ -54,11 +54,13 @@ static int fu__sizes(const char *arg, double **out, size_t *n) {
   }
   strcpy(copy, arg);
   int st = FU_OK;
-  char *save = NULL;
-  for (char *t = strtok_r(copy, ",", &save); t && st == FU_OK; t = strtok_r(NULL, ",", &save)) {
+  for (char *t = copy; t && st == FU_OK;) { /* an empty entry ("1MiB,,2MiB") is an error too */
+    char *comma = strchr(t, ',');
+    if (comma) *comma = '\0';
     uint64_t b;
     st = fu_plan_parse_size("cost: --bytes", t, &b); /* a unit is required: '25' is an error */
     if (st == FU_OK) v[(*n)++] = (double)b;
+    t = comma ? comma + 1 : NULL;
   }
   free(copy);
   if (st == FU_OK && *n == 0) {

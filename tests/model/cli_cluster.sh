@@ -230,6 +230,9 @@ check "predict --comm allreduce:64 on the 8-rank default profile says predicted"
 "$fusim" cost --comm allreduce:8 --bytes 25 >/dev/null 2>"$tmp/err"
 [ $? -eq 64 ] && grep -q "say 25MiB or 25B" "$tmp/err"
 check "cost --bytes 25 (no unit) refused" $?
+"$fusim" cost --comm allreduce:8 --bytes 1MiB,,2MiB >/dev/null 2>"$tmp/err"
+[ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "--bytes ''" "$tmp/err"
+check "cost --bytes with an empty entry (1MiB,,2MiB) refused in one line (it was skipped)" $?
 "$fusim" import --db "$tmp/n.db" "$here/nodes.csv" >/dev/null &&
   "$fusim" fit --db "$tmp/n.db" --no-store --out "$tmp/n.json" >/dev/null 2>&1 &&
   [ "$(js "$tmp/n.json" "[(c['ranks'], c['nodes'], c['link']) for c in j['curves'] if c['op'] == 'allreduce']")" = "[(8, 2, 'net')]" ] &&
