@@ -62,6 +62,18 @@ check "fit --out (default base: the embedded profile)" $?
   [ "$(js "$tmp/p.json" "all(c['source'].startswith('base ') for c in j['curves'] if c['op'] in ('pack', 'd2d', 'h2d'))")" = True ] &&
   [ "$(js "$tmp/p.json" "[c['source'].startswith('fusim fit') for c in j['curves'] if c['op'] == 'allreduce']")" = "[True]" ]
 check "profile: launch cost and copy curves from the base, each saying so; the fitted curve its own" $?
+# issue 12: "launch cost and GPU throughput in it are 0": both from the base, and said so
+[ "$(js "$tmp/a100.json" "all(j[k] > 0 and j['sources'][k].startswith('base ') for k in ('launch_us', 'gpu_tflops_bf16', 'gpu_tflops_fp32', 'hbm_gbps'))")" = True ]
+check "fitted profile: launch cost, GPU throughput and HBM bandwidth above 0, each from the base" $?
+# issue 12: "the profile has no reduce-scatter or all-gather curve over NVLink": an all-reduce
+# fit prices both, as predicted; each moves (p-1)/p of the bytes where all-reduce moves 2(p-1)/p,
+# so at 64 MiB each takes about half the measured all-reduce (0.4-0.6)
+for op in reducescatter allgather; do
+  "$fusim" cost --profile "$tmp/a100.json" --comm $op:8:nvlink --bytes 64MiB --format json >"$tmp/rs.json" &&
+    "$fusim" cost --profile "$tmp/a100.json" --comm allreduce:8:nvlink --bytes 64MiB --format json >"$tmp/ar.json" &&
+    [ "$(js "$tmp/rs.json" "(j[0]['basis'], 0.4 < j[0]['time_us'] / json.load(open('$tmp/ar.json'))[0]['time_us'] < 0.6)")" = "('predicted', True)" ]
+  check "A100 all-reduce fit: $op over NVLink at 8 ranks predicted, about half the all-reduce at 64 MiB" $?
+done
 for fusion in none cap:25MiB; do
   "$fusim" predict --workload resnet50 --profile "$tmp/p.json" --comm allreduce:8:nvlink \
     --fusion "$fusion" --no-store >/dev/null 2>"$tmp/err"

@@ -153,6 +153,9 @@ for bad in "cap:25|say 25MiB or 25B" "cap:0x10|hexadecimal" "horovod:64MiB,1e-20
 done
 p --fusion horovod:1MiB,2 --no-store --format csv >"$tmp/hv.csv"; check "horovod cycle without unit runs" $?
 grep -q 'horovod:1MiB,2ms' "$tmp/hv.csv"; check "horovod cycle without unit is ms" $?
+# issue 12's case: horovod:64MiB,3.5 is 3.5 ms as HOROVOD_CYCLE_TIME=3.5 (it was 3.5 us)
+p --fusion horovod:64MiB,3.5 --no-store --format csv >"$tmp/hv.csv" && grep -q 'horovod:64MiB,3500us' "$tmp/hv.csv"
+check "horovod:64MiB,3.5 is a 3.5 ms cycle (3500 us)" $?
 p --comm allreduce:1:nvlink --no-store --format csv >"$tmp/r1.csv"; check "--comm allreduce:1:nvlink runs" $?
 grep -q ',allreduce:1:nvlink,' "$tmp/r1.csv"; check "ranks 1 in the output" $?
 "$fusim" predict --workload "$wl" --profile "$prof" --comm allreduce:2x8 --no-store >/dev/null 2>"$tmp/err"
