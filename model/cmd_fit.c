@@ -300,6 +300,12 @@ int fu_cmd_fit(int argc, char **argv) {
     st = fu_fitgroup_profile(groups, ng, merge ? NULL : base, what, prof);
     if (st != FU_OK) goto done;
     if (gpu && !prof->gpu[0]) snprintf(prof->gpu, sizeof prof->gpu, "%s", gpu);
+    /* what the logs do not cover comes from the base: say so where it is another GPU's */
+    if (base && base->gpu[0] && prof->gpu[0] && !strcasestr(prof->gpu, base->gpu) &&
+        !strcasestr(base->gpu, prof->gpu))
+      fu_warn("%s: the profile's copies, pack kernel, launch cost, compute and HBM figures come from "
+              "base %s, measured on %s, not on %s; --base names one of this machine (fusim calib)",
+              dbpath, base->name, base->gpu, prof->gpu);
     for (size_t k = 0; k < FU__NSCALARS; k++)
       if (scalar_set[k]) {
         *(double *)((char *)prof + fu__scalars[k].offset) = scalar_val[k];
