@@ -157,7 +157,7 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
             name="model", notes="", meta=None, framework=None, set_to_none=True,
             model_cost_rounds=16, beside_rounds=0, log=None, host_ref=None,
             first_issue_rounds=0, model_cost_buckets=False, ready_separate=False,
-            model_cost_spacing=False, model_cost_spacing_every=(4, 16)):
+            model_cost_spacing=False, model_cost_spacing_every=(4, 16), model_cost_cold=True):
     """Measures one model and returns the workload as a dict (fusim-workload-1).
     framework: torch_host.framework_costs() (measured once per machine; None: measured here
     when host is not "never"); set_to_none: how the step clears gradients; model_cost_rounds:
@@ -171,6 +171,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
     (the in-backward issue's cost against the host work between issues,
     meta.framework_on_model.issue_spacing and the host block's issue_spacing curves);
     model_cost_spacing_every: their buckets' sizes in gradients (torch_modelcost.spacing_names);
+    model_cost_cold: torch_modelcost's cache-flushed second step of every variant (an experiment
+    no cost is taken from; False: each round takes about half the time);
     log(msg): progress lines;
     host_ref: a reference step (tools/host_ref.maker) timed 3 times before the timed steps, after
     each and 3 times after, as the probes are (meta.host_ref: its medians, which
@@ -414,6 +416,7 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
                                                    buckets=model_cost_buckets,
                                                    spacing_variants=model_cost_spacing,
                                                    spacing_every=model_cost_spacing_every,
+                                                   cold=model_cost_cold,
                                                    set_to_none=set_to_none, log=log)
             except Exception as e:   # an extra measurement: keep the model-independent costs
                 torch.cuda.empty_cache()

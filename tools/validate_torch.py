@@ -33,12 +33,15 @@ times are then merged into OUTDIR/runs.json (merge_ranks: per row rank_times_us 
 Before anything is written, every model is built and stepped once: a model with no trainable
 parameters, or a parameter whose gradient hook never fires, is one line on stderr and exit 65
 (an unknown model or a bad MODEL:BATCH, 64; no PyTorch or no GPU, or fewer GPUs than
---world-size, 69).
+--world-size, 69). A second step measures its footprint: where its loop's runners will not fit
+the GPU memory free when its turn comes (loop_bytes, a floor), the model is skipped with one line
+before its capture (at several ranks the run stops, 70).
 
     python3 tools/validate_torch.py --out /tmp/tv [--models resnet18:32,resnet50:64,vit_b_16:32,gpt2_medium:4]
 """
 import argparse
 import copy
+import gc
 import json
 import os
 import platform
@@ -373,9 +376,10 @@ def run_model(name, batch, seq, a, fw, log):
                                first_issue_rounds=a.first_issue_rounds,
                                model_cost_buckets=a.model_cost_rounds > 0,
                                model_cost_spacing=a.spacing_variants,
-                               model_cost_spacing_every=a.spacing_every, log=log)
+                               model_cost_spacing_every=a.spacing_every,
+                               model_cost_cold=a.model_cost_cold, log=log)
     del cap_model
-    torch.cuda.empty_cache()
+    free_gpu_memory()
     log("%s: captured in %.1f s (fwd %.0f bwd %.0f opt %.0f us, %d tensors)"
         % (wname, time.time() - t0, wl["fwd_us"], wl["bwd_us"], wl["opt_us"], len(wl["grads"])))
     try:   # the model's own autograd graph (torch_fwcal.graph_stats); a failure costs only that
@@ -386,6 +390,7 @@ def run_model(name, batch, seq, a, fw, log):
         graph = None
         log("%s: graph not counted (%s: %s)" % (wname, type(e).__name__, e))
     plans = select_plans(a.plans, WORLD)
+    torch.cuda.reset_peak_memory_stats()   # the loop's own peak, beside the preflight's floor
     runners = [Runner(base, None, inputs, loss_fn)] + [Runner(base, p, inputs, loss_fn) for p in plans]
     probes_at = len(runners)   # runners from here on are probes, not rows
     runners += [Runner(base, p, inputs, loss_fn) for p in extra_runners(a.loop_probes, a.baseline_twin)]
@@ -422,6 +427,10 @@ def run_model(name, batch, seq, a, fw, log):
     ck.append(clocks())
     log("%s: %d rounds x %d runners in %.1f s" % (wname, a.warmup + a.iters, len(runners),
                                                   time.time() - t0))
+    fp = a.footprints.get((name, batch))
+    log("%s: GPU memory allocated at the loop's peak %.1f GiB (the preflight's floor %s)"
+        % (wname, torch.cuda.max_memory_allocated() / 2**30, "%.1f GiB" % (loop_bytes(
+            fp, [r.plan for r in runners[1:]]) / 2**30) if fp else "not measured"))
     if name in a.trace:   # where the host time goes, plan by plan (torch_trace; an experiment)
         try:
             torch_trace.trace_plans(runners, TRACE_PLANS, ev0, ev1, a.out, wname, log=log)
@@ -496,15 +505,27 @@ def run_model(name, batch, seq, a, fw, log):
                             "timed": orders},
            "graph": graph, "rows": rows, "loop_probes": loop_probes or None}
     del runners, base
-    torch.cuda.empty_cache()
+    free_gpu_memory()
     return wl, res
 
 
+def free_gpu_memory():
+    """Gives back the GPU memory of models no longer used: the cyclic garbage first (a hook
+    pattern's fuser and its parameters hold each other through the parameters' hooks, so
+    deleting a runner, or the capture's model-cost variants, frees nothing until Python's cycle
+    collector runs), then the allocator's cache."""
+    import torch
+    gc.collect()
+    torch.cuda.empty_cache()
+
+
 def probe_model(name, batch, seq):
-    """(names of the trainable parameters, names whose post-accumulate-grad hook fired) in one
-    forward and backward of the model. Out of GPU memory (the run then skips the model, as it
-    does any model out of memory): None when the model did not fit, fired None when its step
-    did not."""
+    """(names of the trainable parameters, names whose post-accumulate-grad hook fired, the
+    model's footprint) in one forward and backward of the model, then a second one for the
+    footprint (footprint: its bytes, and the second step's peak above the first's gradients,
+    which a loop's runners keep from step to step). Out of GPU memory (the run then skips the
+    model, as it does any model out of memory): None when the model did not fit, fired None
+    when its step did not."""
     import torch
     torch.manual_seed(0)
     try:
@@ -515,29 +536,84 @@ def probe_model(name, batch, seq):
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     fired = set()
     hooks = [p.register_post_accumulate_grad_hook(lambda t, n=n: fired.add(n)) for n, p in params]
+    fp = None
     try:
         loss = loss_fn(model, inputs)
         if loss.requires_grad:   # else no gradient reaches any parameter: none fired
             loss.backward()
+            del loss
+            before = torch.cuda.memory_allocated()
+            torch.cuda.reset_peak_memory_stats()
+            loss_fn(model, inputs).backward()
+            fp = footprint(model, torch.cuda.max_memory_allocated() - before)
     except torch.cuda.OutOfMemoryError:
         fired = None
     for h in hooks:
         h.remove()
     names = [n for n, _ in params]
     del model, inputs, params, hooks
-    torch.cuda.empty_cache()
-    return names, fired
+    free_gpu_memory()
+    return names, fired, fp
+
+
+def footprint(model, step_bytes):
+    """What the loop's memory estimate (loop_bytes) needs of a model: the bytes of its parameters
+    and buffers, of its trainable parameters (a gradient, SGD's momentum, a bucket or fusion
+    buffer each), their count, and one step's peak above the memory held before it."""
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    return {"model_bytes": sum(t.numel() * t.element_size()
+                               for t in list(model.parameters()) + list(model.buffers())),
+            "grad_bytes": sum(p.numel() * p.element_size() for p in trainable),
+            "params": sum(p.numel() for p in trainable), "step_bytes": max(0, step_bytes)}
+
+
+def runner_bytes(plan, fp):
+    """GPU bytes a runner of plan (None: compute-only) holds between steps: its copy of the
+    model, a gradient and SGD's momentum a trainable parameter (make_opt; zero_grad keeps the
+    gradients), and one more copy of the gradients where its framework keeps one apart: DDP
+    copying into its buckets (not a bucket view; the offload hook's copies are in host memory)
+    and the hook pattern's fusion buffers."""
+    apart = plan is not None and (plan[6] in ("hooks", "hooks_first") or
+                                  plan[6] in ("ddp", "ddp_off", "ddp_noop") and not plan[8])
+    return fp["model_bytes"] + (3 if apart else 2) * fp["grad_bytes"]
+
+
+def loop_bytes(fp, plans):
+    """The loop's GPU memory, a floor: the model every runner is copied from, compute-only's
+    runner and every plan's (runner_bytes), and one step's activations (one runner steps at a
+    time). Not counted: the allocator's fragments, the libraries' workspaces."""
+    return (fp["model_bytes"] + runner_bytes(None, fp) + sum(runner_bytes(p, fp) for p in plans)
+            + fp["step_bytes"])
+
+
+def memory_short(name, batch, fp, plans, free_bytes):
+    """One line where the loop's runners (compute-only and plans) will not fit free_bytes of GPU
+    memory (loop_bytes), else None."""
+    need = loop_bytes(fp, plans)
+    if need <= free_bytes:
+        return None
+    g = 2.0 ** 30
+    return ("%s:%d: skipped before its capture: its %d runners need at least %.1f GiB of GPU "
+            "memory (%.2f B parameters; a runner %.1f-%.1f GiB with gradients and momentum, one "
+            "step's activations %.1f GiB), %.1f GiB free"
+            % (name, batch, len(plans) + 1, need / g, fp["params"] / 1e9,
+               runner_bytes(None, fp) / g, max(runner_bytes(p, fp) for p in [None] + list(plans)) / g,
+               fp["step_bytes"] / g, free_bytes / g))
 
 
 def preflight(specs, seq, probe):
-    """The first model's problem as one line (torch_checks.grad_problem), or None; probe(name,
-    batch, seq) -> (trainable names, fired names), or None for a model that did not fit."""
+    """(the first model's problem as one line (torch_checks.grad_problem) or None, {(name,
+    batch): footprint} of the models whose probe gave one); probe(name, batch, seq) ->
+    (trainable names, fired names[, footprint]), or None for a model that did not fit."""
+    footprints = {}
     for name, batch in specs:
         seen = probe(name, batch, seq)
-        problem = torch_checks.grad_problem(*seen) if seen is not None else None
+        problem = torch_checks.grad_problem(*seen[:2]) if seen is not None else None
         if problem:
-            return "%s (batch %d): %s" % (name, batch, problem)
-    return None
+            return "%s (batch %d): %s" % (name, batch, problem), footprints
+        if seen is not None and len(seen) > 2 and seen[2]:
+            footprints[(name, batch)] = seen[2]
+    return None, footprints
 
 
 def parse_models(text):
@@ -603,6 +679,10 @@ def main(argv=None, probe=None):
                     help="the spacing variants' bucket sizes in gradients, comma-separated "
                          "(a hook-pattern variant each, a DDP pair each from 16 on; run 24 added "
                          "64: ResNet-50's 25 MiB buckets are several ms apart)")
+    ap.add_argument("--no-model-cost-cold", dest="model_cost_cold", action="store_false",
+                    help="leave out torch_modelcost's cache-flushed second step of every variant "
+                         "(an experiment no cost is taken from; about half of each model-cost "
+                         "round's time: data/validation/budget_split.py)")
     ap.add_argument("--no-loop-probes", dest="loop_probes", action="store_false",
                     help="leave out the probes run in the loop's rounds (the frameworks' "
                          "per-parameter costs at the loop's host speed, the first in-backward "
@@ -656,7 +736,8 @@ def main(argv=None, probe=None):
             die("--world-size %d: only %d GPU(s) visible" % (a.world_size, torch.cuda.device_count()),
                 69)
         probe = probe_model
-    problem = preflight(specs, a.seq, probe)   # bad models: one line, before anything is written
+    # bad models: one line, before anything is written; the footprints for memory_short
+    problem, a.footprints = preflight(specs, a.seq, probe)
     if problem:
         die(problem)
     if a.world_size == 1:
@@ -841,7 +922,17 @@ def run(a):
         torch.cuda.empty_cache()
     with open(os.path.join(a.out, "runs.json"), "w") as f:   # before the models: survives a cut
         json.dump(results, f, indent=1)
+    loop_plans = select_plans(a.plans, WORLD) + extra_runners(a.loop_probes, a.baseline_twin)
     for name, batch in a.specs:
+        if (name, batch) in a.footprints:   # before the capture's minutes are spent
+            free_gpu_memory()
+            short = memory_short(name, batch, a.footprints[(name, batch)], loop_plans,
+                                 torch.cuda.mem_get_info()[0])
+            if short and WORLD > 1:   # every rank goes on to the model's collectives
+                die(short + " on rank %d; at several ranks the run stops" % RANK, 70)
+            if short:
+                log(short)
+                continue
         try:
             wl, res = run_model(name, batch, a.seq, a, fw, log)
         except torch.cuda.OutOfMemoryError as e:
@@ -850,7 +941,7 @@ def run(a):
                     "models done stay in each rank's runs.json: merge_ranks joins them)"
                     % (name, batch, RANK), 70)
             log("%s:%d: out of GPU memory, skipped (%s)" % (name, batch, str(e).splitlines()[0]))
-            torch.cuda.empty_cache()
+            free_gpu_memory()
             continue
         with open(os.path.join(a.out, "wl_%s.json" % res["workload"]), "w") as f:
             json.dump(wl, f, indent=1)

@@ -4,7 +4,9 @@ a GPU. tools/torch_checks.grad_problem on the names alone (no trainable paramete
 never fires; all fired), then tools/validate_torch.py's main() with a stand-in for the GPU step
 (its probe): a model with no trainable parameters, or one whose hook never fires, must give one
 line on stderr, exit 65 and write nothing, also after a model that did not fit in memory (passed
-over, as the run skips it); a bad --models spec 64."""
+over, as the run skips it); a bad --models spec 64. The memory preflight by hand: each runner's
+bytes, the loop's floor over the 12 plans, the one line where it will not fit, and preflight's
+footprints from a probe that measured one (a probe of two values still accepted)."""
 import atexit
 import os
 import shutil
@@ -42,6 +44,7 @@ STUB = {
     "frozen": "([], set())",             # requires_grad off everywhere
     "dangling": "(['w', 'unused.weight'], {'w'})",   # a parameter forward never uses
     "huge": "None",                      # did not fit in GPU memory: the run skips it
+    "measured": "(['w'], {'w'}, {'model_bytes': 4, 'grad_bytes': 4, 'params': 1, 'step_bytes': 0})",
 }
 
 
@@ -60,7 +63,7 @@ def run_main(models, probe_of, extra=()):
 
 
 for models, name in (("good:8,frozen:4", "frozen"), ("dangling:2", "dangling"),
-                     ("huge:64,frozen:1", "frozen")):
+                     ("huge:64,frozen:1", "frozen"), ("measured:8,frozen:2", "frozen")):
     rc, err, out = run_main(models, STUB)
     check("%s: exit 65 (got %d)" % (models, rc), rc == 65)
     check("%s: one line on stderr %r" % (models, err),
@@ -74,6 +77,48 @@ for bad in ("1", "x", "4,,16"):   # --spacing-every: gradients a bucket, 2 or mo
     check("--spacing-every %s: exit 64, one line (got %d, %r)" % (bad, rc, err),
           rc == 64 and len(err) == 1 and "--spacing-every" in err[0])
     check("--spacing-every %s: nothing written" % bad, not os.path.exists(out))
+
+# --- the memory preflight, by hand. A model of 400 bytes (parameters and buffers), 300 of them
+# trainable; one step's activations 1000. Compute-only: 400 + a gradient and a momentum of 300 each
+# = 1000; a DDP copy-mode plan or the hook pattern one more copy of the gradients: 1300; a bucket
+# view 1000.
+import validate_torch as vt  # noqa: E402
+
+FP = {"model_bytes": 400, "grad_bytes": 300, "params": 75, "step_bytes": 1000}
+by = {p[0]: vt.runner_bytes(p, FP) for p in vt.PLANS}
+check("compute-only 1000 bytes (got %r)" % vt.runner_bytes(None, FP), vt.runner_bytes(None, FP) == 1000)
+check("DDP copy plans, the offload hook's and the hook pattern's 1300, the bucket view 1000: %r" % by,
+      all(by[k] == 1300 for k in ("ddp none", "ddp 1MiB", "ddp 4MiB", "ddp default", "ddp 100MiB",
+                                  "ddp offload default", "ddp offload 4MiB", "hooks none",
+                                  "hooks 4MiB", "hooks 25MiB", "hooks 25MiB overlap off"))
+      and by["ddp default view"] == 1000)
+check("the twin 1000, the probes: DDP's view 1000, its copy 1300, the hook pattern's 1300",
+      vt.runner_bytes(vt.BASELINE_TWIN, FP) == 1000
+      and [vt.runner_bytes(p, FP) for p in vt.PROBES] == [1000, 1300, 1300, 1300, 1300])
+# the base model 400 + compute-only 1000 + 11 plans x 1300 + the view 1000 + the step 1000 = 17700
+need = vt.loop_bytes(FP, vt.PLANS)
+check("the loop over the 12 plans needs 17700 bytes (got %r)" % need, need == 17700)
+check("it fits 17700 bytes free", vt.memory_short("m", 8, FP, vt.PLANS, 17700) is None)
+line = vt.memory_short("m", 8, FP, vt.PLANS, 17699)
+check("17699 free: one line naming the model, its 13 runners and the need: %r" % line,
+      line is not None and "\n" not in line and line.startswith("m:8: skipped before its capture")
+      and "13 runners" in line)
+# a 0.49 B-parameter fp32 model (run 30's qwen2_small), 1.84 GiB of parameters: compute-only and
+# the view 3 x that each, the 11 other plans 4 x, the base model 1 x: without its activations the
+# loop needs 1.84 x (1 + 3 + 3 + 11 x 4) = 1.84 x 51 = 93.9 GiB
+Q = {"model_bytes": 4 * 494e6, "grad_bytes": 4 * 494e6, "params": 494e6, "step_bytes": 0}
+check("0.49 B parameters: 93.9 GiB without activations (got %.1f)" % (vt.loop_bytes(Q, vt.PLANS) / 2**30),
+      abs(vt.loop_bytes(Q, vt.PLANS) / 2**30 - 4 * 494e6 * 51 / 2**30) < 1e-9
+      and abs(4 * 494e6 * 51 / 2**30 - 93.9) < 0.05)
+
+probes = {"a": (["w"], {"w"}, FP), "b": (["w"], {"w"}), "c": None}
+problem, fps = vt.preflight([("a", 8), ("b", 4), ("c", 2)], 512, lambda n, b, s: probes[n])
+check("preflight: no problem, the footprint of the probe that gave one (got %r, %r)" % (problem, fps),
+      problem is None and fps == {("a", 8): FP})
+problem, fps = vt.preflight([("a", 8), ("f", 4)], 512,
+                            lambda n, b, s: probes[n] if n != "f" else ([], set(), FP))
+check("preflight: a frozen model's line after a measured one (got %r)" % problem,
+      problem is not None and problem.startswith("f (batch 4)"))
 
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
