@@ -541,13 +541,17 @@ def probe_model(name, batch, seq):
         loss = loss_fn(model, inputs)
         if loss.requires_grad:   # else no gradient reaches any parameter: none fired
             loss.backward()
-            del loss
+    except torch.cuda.OutOfMemoryError:
+        fired = None
+    loss = None
+    if fired:   # the footprint's step (its own: out of memory here leaves the hooks' answer)
+        try:
             before = torch.cuda.memory_allocated()
             torch.cuda.reset_peak_memory_stats()
             loss_fn(model, inputs).backward()
             fp = footprint(model, torch.cuda.max_memory_allocated() - before)
-    except torch.cuda.OutOfMemoryError:
-        fired = None
+        except torch.cuda.OutOfMemoryError:
+            pass
     for h in hooks:
         h.remove()
     names = [n for n, _ in params]
