@@ -265,7 +265,7 @@ static int fu__migrate(fu_db *db) {
   if (uv > FU__SCHEMA_VERSION) {
     fu_error("%s: schema version %lld is newer than this fusim understands (%d); use a newer fusim",
              db->path, (long long)uv, FU__SCHEMA_VERSION);
-    return FU_EDB;
+    return FU_EDATA; /* a file this fusim cannot read, as one that is not a fusim database */
   }
   /* Read-only: an older file is read as it is (the reads below cope with its columns), unless we
    * may write it: then it is migrated in place first, by a connection of its own, so a reader

@@ -188,6 +188,17 @@ migrate)
     "$FUSIM" fit --db "$db" --no-store --base none --out "$T/p.json" >/dev/null 2>&1 || fail "fit of $db"
     py "import json; assert 'nccl_version' not in json.load(open('$T/p.json'))" || fail "$db: profile names an NCCL"
   done
+  # a database of a newer schema (a newer fusim wrote it): bad data for this one, exit 65 and one
+  # line, the file untouched (it was exit 70, "internal error")
+  cp "$DB" "$T/new99.db" && py "import sqlite3; c = sqlite3.connect('$T/new99.db'); c.execute('PRAGMA user_version = 99'); c.commit()"
+  h=$(sha256sum <"$T/new99.db")
+  for cmd in "report runs" "fit --no-store" "import $D/v1/h200-pcie-copies.csv"; do
+    "$FUSIM" $cmd --db "$T/new99.db" >/dev/null 2>"$T/err"
+    rc=$?
+    [ $rc = 65 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "schema version 99 is newer than this fusim" "$T/err" ||
+      fail "$cmd on schema 99: exit $rc: $(cat "$T/err")"
+  done
+  [ "$(sha256sum <"$T/new99.db")" = "$h" ] || fail "schema 99 file changed"
   # old rows re-run? no content was recorded: said so, not counted as reproducing
   "$FUSIM" report --db "$DB" rerun >/dev/null 2>"$T/err"
   grep -q "9 predictions: 0 reproduce, 0 differ or fail, 9 without stored content" "$T/err" || fail "$(cat "$T/err")"
