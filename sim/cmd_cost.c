@@ -116,7 +116,7 @@ int fu_cmd_cost(int argc, char **argv) {
   const char *nccl = NULL;
   const fu_option rows[] = {
       FU_OPT_ROW_PROFILE(&in.profile),
-      FU_OPTS_TARGET(&tg),
+      {FU_OPT_STR(0, "comm", &tg.comm, "SPEC", "allreduce|reducescatter|allgather:RANKS[:LINK] (a collective: not offload)")},
       {FU_OPT_STR(0, "bytes", &bytes, "SIZE[,SIZE...]", "message sizes with a unit (64MiB,1GiB)")},
       FU_OPT_ROW_LAYOUT(&gpp),
       FU_OPT_ROW_NCCL(&nccl),

@@ -249,6 +249,10 @@ check "predict --comm allreduce:64 on the 8-rank default profile says predicted"
 "$fusim" cost --comm allreduce:8 --bytes 25 >/dev/null 2>"$tmp/err"
 [ $? -eq 64 ] && grep -q "say 25MiB or 25B" "$tmp/err"
 check "cost --bytes 25 (no unit) refused" $?
+# cost's --help offered "or offload" (predict's row), which cost refuses: it names the collectives only
+"$fusim" cost --help >"$tmp/h" && grep -q -- "--comm SPEC *allreduce|reducescatter|allgather:RANKS" "$tmp/h" && ! grep -q "or offload" "$tmp/h" &&
+  "$fusim" cost --comm offload --bytes 1MiB >/dev/null 2>"$tmp/err"; [ $? -eq 64 ] && grep -q "not a collective" "$tmp/err"
+check "cost --help names the collectives it prices, not offload (refused in one line)" $?
 "$fusim" cost --comm allreduce:8 --bytes 1MiB,,2MiB >/dev/null 2>"$tmp/err"
 [ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "--bytes ''" "$tmp/err"
 check "cost --bytes with an empty entry (1MiB,,2MiB) refused in one line (it was skipped)" $?
