@@ -66,6 +66,15 @@ static int fu__opt_op(void *value, const char *arg, char *why, size_t len) {
   return FU_EUSAGE;
 }
 
+/* --gpu: a GPU model name the run's host row can hold. */
+static int fu__opt_gpu(void *value, const char *arg, char *why, size_t len) {
+  fu_import_opts *o = value;
+  if (!*arg || strlen(arg) >= sizeof o->gpu)
+    return snprintf(why, len, "expected a GPU model name of 1 to %zu characters", sizeof o->gpu - 1), FU_EUSAGE;
+  snprintf(o->gpu, sizeof o->gpu, "%s", arg);
+  return FU_OK;
+}
+
 static int fu__opt_input(void *value, const char *arg, char *why, size_t len) {
   if (fu_import_format_parse(arg, value) == FU_OK) return FU_OK;
   snprintf(why, len, "expected auto, text, json or csv");
@@ -89,6 +98,9 @@ int fu_cmd_import(int argc, char **argv) {
        .bad = "a-link-name-too-long"},
       {FU_OPT_CUSTOM(0, "op", &opts, fu__opt_op, "OP", "operation where the log and file name do not say (allreduce, ...)"),
        .bad = "hypercube"},
+      {FU_OPT_CUSTOM(0, "gpu", &opts, fu__opt_gpu, "NAME",
+                     "GPU model of files that name none (a CSV, a trimmed log), kept\n"
+                     "apart from other GPUs by fit; a file naming another is an error"), .bad = ""},
       {FU_OPT_CUSTOM(0, "input", &opts.format, fu__opt_input, "FMT", "auto (default), text, json or csv"), .bad = "xml"},
       {FU_OPT_FLAG(0, "lenient", &opts.lenient, "skip rows that cannot be read (and count them) instead of failing")},
       {FU_OPT_FLAG(0, "again", &again, "import files whose content was imported before (adds samples again)")},

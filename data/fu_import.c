@@ -1671,6 +1671,14 @@ int fu_import_parse(const char *name, const char *text, size_t len, const fu_imp
     fu__err(&c, 0, "no samples found%s", r->n_skipped ? " (every row was skipped)" : "");
     return FU_EDATA;
   }
+  if (opts->gpu[0] && r->prov.gpu[0] && !strcasestr(r->prov.gpu, opts->gpu)) {
+    fu__err(&c, 0, "the file names the GPU '%s' but --gpu says '%s'", r->prov.gpu, opts->gpu);
+    return FU_EUSAGE;
+  }
+  if (opts->gpu[0] && !r->prov.gpu[0]) { /* a CSV or a trimmed log: the user says which GPU */
+    snprintf(r->prov.gpu, sizeof r->prov.gpu, "%s", opts->gpu);
+    fu__append(r->prov.notes, sizeof r->prov.notes, "GPU from --gpu");
+  }
   if (r->n_skipped) fu__append(r->prov.notes, sizeof r->prov.notes, "%zu bad rows skipped (--lenient)", r->n_skipped);
   /* nccl-tests' #wrong: elements that came out wrong (corrupted data, a bad link); the time was
    * still measured and is stored, but the user should know the run was not healthy */

@@ -47,6 +47,7 @@ typedef struct fu_import_opts {
   int ranks;                 /* --ranks, 0 when not given */
   char link[16];             /* --link, "" when not given */
   char op[24];               /* --op, "" when not given */
+  char gpu[64];              /* --gpu: the GPU model of a file that names none, "" when not given */
 } fu_import_opts;
 
 /* An operation's fu_op name from any spelling ("all_reduce_perf", "AllReduce", "h2d"). */

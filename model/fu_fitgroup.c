@@ -285,7 +285,7 @@ int fu_fitgroup_fit(const fu_fitgroup_sample *smp, size_t ns, const fu_fitgroup_
   for (size_t i = 0; i < nsel; i++) unnamed += !smp[sel[i].i].gpu[0];
   if (g1 && !g2 && unnamed && !f->gpu)
     fu_warn("%s: %zu of the selected samples name no GPU; they are fitted as '%s' (the model the "
-            "others name); give --gpu or --run to choose otherwise", f->what, unnamed, g1);
+            "others name); give --gpu or --run to choose otherwise, or import their file with --gpu", f->what, unnamed, g1);
   else if (!g2 && unnamed && f->gpu) /* a trimmed log of another machine would pass in silence */
     fu_warn("%s: %zu of the selected samples name no GPU; they are fitted as '%s' as --gpu says; "
             "give --run to leave them out", f->what, unnamed, g1 ? g1 : f->gpu);

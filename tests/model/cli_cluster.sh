@@ -38,6 +38,21 @@ check "fit --gpu a100 filters: one all-reduce curve, profile names the A100 mach
 [ $? -eq 0 ] && grep -q "name no GPU; they are fitted as 'NVIDIA A100-SXM4-40GB'" "$tmp/err"
 check "samples naming no GPU beside an A100 log: a warning says they are taken as the A100" $?
 
+# import --gpu names the GPU of a file that names none: the H200 CSV beside the A100 log is then
+# another machine (fit refuses the two, --gpu H200 fits the CSV's 24 samples alone); a file
+# naming another GPU is refused in one line and stores nothing. Before, the CSV could only be
+# fitted as the A100 (with a warning) or through fit --gpu.
+"$fusim" import --db "$tmp/mix4.db" "$pub/a100x8-nvlink-allreduce.txt" >/dev/null &&
+  "$fusim" import --db "$tmp/mix4.db" --gpu "NVIDIA H200" --link nvlink "${FUSIM_SHARED}/data/reference/azure-nd-h200-v5-allreduce-nvls-8gpu.csv" >/dev/null &&
+  ! "$fusim" fit --db "$tmp/mix4.db" --no-store >/dev/null 2>&1 &&
+  "$fusim" fit --db "$tmp/mix4.db" --no-store --gpu H200 --format json >"$tmp/h200.json" 2>/dev/null &&
+  [ "$(js "$tmp/h200.json" "[(f['op'], f['n_samples']) for f in j['fits']]")" = "[('allreduce', 24)]" ] &&
+  n=$(sql "$tmp/mix4.db" "SELECT count(*) FROM samples") &&
+  "$fusim" import --db "$tmp/mix4.db" --gpu H200 "$pub/rtx5090x8-pcie-allreduce.txt" >/dev/null 2>"$tmp/err"
+[ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "names the GPU 'NVIDIA GeForce RTX 5090' but --gpu says 'H200'" "$tmp/err" &&
+  [ "$(sql "$tmp/mix4.db" "SELECT count(*) FROM samples")" = "$n" ]
+check "import --gpu: a CSV naming no GPU is that GPU's, kept apart by fit; a file naming another refused" $?
+
 # --gpu picks up samples naming no GPU (a trimmed log): said in a warning, as without --gpu.
 # They passed in silence: an A100 send/recv log fitted into a B200 profile, exit 0.
 cp "$tmp/mix.db" "$tmp/mix3.db" && "$fusim" import --db "$tmp/mix3.db" "$pub/a100x8-nvlink-sendrecv.txt" >/dev/null &&
