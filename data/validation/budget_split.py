@@ -9,9 +9,10 @@ budget leaves:
 
   costs    from each run's log.txt: a loop round of R runners takes R x the runner's step (s:
            the loop's seconds over its rounds and runners); a model-cost round takes V variants
-           x (k s + f), fitted over every model-run (k: steps a variant a round, 2 where the
-           capture's cold-cache experiment, torch_modelcost.measure(cold=True), steps each
-           variant a second time after a 256 MiB host rewrite; f: that rewrite and the rest);
+           x (k x steps x s + f), k and f fitted over every model-run (steps: a variant's
+           steps a round, 2 where the capture's cold-cache experiment, torch_modelcost.measure
+           (cold=True), steps each variant a second time after a 256 MiB host rewrite, else 1;
+           f: that rewrite, fitted on captures with it);
   loop     every model-run's rounds cut into disjoint blocks of n rounds (in time, and
            interleaved every k-th round), each block's row and compute-only medians taken
            again, each prediction moved with compute-only's median (as model_level.loop_sd):
@@ -165,16 +166,18 @@ def phase_seconds(rundir):
 
 
 def model_cost_shape(rundir, workload):
-    """(variants, rounds) of the capture's model-cost rounds (meta.framework_on_model.raw)."""
+    """(variants, rounds, steps a variant a round: 2 with the cold experiment, else 1) of the
+    capture's model-cost rounds (meta.framework_on_model: raw, and cold where it ran)."""
     with open(os.path.join(rundir, "wl_%s.json" % workload)) as f:
         fm = (json.load(f).get("meta") or {}).get("framework_on_model") or {}
     raw = fm.get("raw") or {}
-    return len(raw), len(raw.get("none") or [])
+    return len(raw), len(raw.get("none") or []), 2 if "cold" in fm else 1
 
 
 def costs(runs):
     """Per model-run {step, R, V, M, N, loop_s, mc_s, capture_s}, and (k, f) of a model-cost
-    round's seconds per variant = k x step + f, fitted over every 'on the model' line."""
+    round's seconds per variant = k x its steps x step + f, fitted over every 'on the model'
+    line."""
     per, xs, ys = {}, [], []
     for d, run in runs.items():
         ph = phase_seconds(d)
@@ -182,10 +185,10 @@ def costs(runs):
             p = ph.get(m["workload"])
             if not p or not p["mc"]:
                 continue
-            v, mr = model_cost_shape(d, m["workload"])
+            v, mr, steps = model_cost_shape(d, m["workload"])
             step = p["loop_s"] / (p["loop_rounds"] * p["runners"])
             for sec, rounds in p["mc"]:
-                xs.append(step)
+                xs.append(steps * step)
                 ys.append(sec / ((rounds + MC_WARMUP) * v))
             per[key(d, m)] = {"step": step, "R": p["runners"], "V": v, "M": mr,
                               "N": len(m["compute_only_times_us"]), "loop_s": p["loop_s"],
@@ -402,8 +405,9 @@ SCHEMES = (("as now: 24 loop x 13 runners, 16 model-cost rounds", NOW_R, True, F
 
 
 def round_costs(step, k, f, runners, cold):
-    """(a loop round's, a model-cost round's seconds) at the runner's step."""
-    return runners * step, NOW_V * (k * step + f if cold else k / 2 * step)
+    """(a loop round's, a model-cost round's seconds) at the runner's step: NOW_V variants of
+    two steps and the host rewrite each with the cold experiment, of one step without."""
+    return runners * step, NOW_V * (2 * k * step + f if cold else k * step)
 
 
 def schemes(per, k, f, fit):
@@ -467,10 +471,11 @@ def consistency(E, per, fit):
 
 def options_section(E, per, k, f, L, cap):
     s = st.median(p["step"] for p in per.values())
+    now_loop, now_mc = round_costs(s, k, f, NOW_R, True)
     print("\n== costs at the median runner's step %.3f s: a loop round %d x step = %.2f s; a "
-          "model-cost round %d variants x (%.2f x step %+.3f s) = %.2f s (cold off: %.2f s); "
+          "model-cost round %d variants x (2 x %.2f x step %+.3f s) = %.2f s (cold off: %.2f s); "
           "the capture's other parts median %.1f s"
-          % (s, NOW_R, NOW_R * s, NOW_V, k, f, NOW_V * (k * s + f), NOW_V * k / 2 * s,
+          % (s, NOW_R, now_loop, NOW_V, k, f, now_mc, round_costs(s, k, f, NOW_R, False)[1],
              st.median(p["capture_s"] - p["mc_s"] for p in per.values())))
     for form, fit_fn in (("A x rounds^-g", fit_power), ("A / rounds + C", fit_inverse)):
         fit, rho = fits(L, cap, fit_fn)
@@ -491,7 +496,7 @@ def options_section(E, per, k, f, L, cap):
                   % (name, st.median(r[0] for r in res), st.median(r[1] for r in res),
                      rms(r[2] for r in res), rms(r[3] for r in res),
                      st.median(r[4] for r in res)))
-        now = (NOW_N + LOOP_WARMUP) * NOW_R * s + (NOW_M + MC_WARMUP) * NOW_V * (k * s + f)
+        now = (NOW_N + LOOP_WARMUP) * now_loop + (NOW_M + MC_WARMUP) * now_mc
         print("  the budget (loop and model-cost seconds) a model at the median step would need "
               "for a row noise sd; as now %.0f s" % now)
         for name, runners, cold, twin, _ in (SCHEMES[1], SCHEMES[2], SCHEMES[4]):
@@ -529,8 +534,9 @@ def main():
         print("# python3 data/validation/budget_split.py %s"
               % " ".join(os.path.relpath(d, ROOT) for d in runs))
         per, k, f = costs(runs)
-        print("%d model-runs; a model-cost round's seconds per variant = %.2f x the loop's step "
-              "%+.3f s (fitted over %d model-runs' capture lines)" % (len(E), k, f, len(per)))
+        print("%d model-runs; a model-cost round's seconds per variant = %.2f x its steps x the "
+              "loop's step %+.3f s (fitted over %d model-runs' capture lines)"
+              % (len(E), k, f, len(per)))
         L = loop_section(runs, E)
         twin_section(runs, E)
         halves_check(a, runs, E, tmp)

@@ -71,12 +71,12 @@ check("a model-cost round 4 x dearer: 20 loop and 10 model-cost rounds, variance
 check("a budget below the minima (4 rounds each and the warm-ups): None",
       B.best_split([(100.0, 1.0)], [(100.0, 1.0)], 1.0, 1.0, 12.9) is None)
 
-# a step of 0.1 s: a loop round of 13 runners 1.3 s; a model-cost round of 15 variants
-# x (2 x 0.1 + 0.01) = 3.15 s with the cold experiment, 15 x 0.1 = 1.5 s without
-lc, mc = B.round_costs(0.1, 2.0, 0.01, 13, True)
-check("round costs with the cold step: 1.3 and 3.15 s (got %r, %r)" % (lc, mc),
-      near(lc, 1.3) and near(mc, 3.15))
-check("a model-cost round without it: 1.5 s", near(B.round_costs(0.1, 2.0, 0.01, 13, False)[1], 1.5))
+# a step of 0.1 s, a variant's step 1.2 x it: a loop round of 13 runners 1.3 s; a model-cost round
+# of 15 variants x (2 x 0.12 + 0.01) = 3.75 s with the cold experiment, 15 x 0.12 = 1.8 s without
+lc, mc = B.round_costs(0.1, 1.2, 0.01, 13, True)
+check("round costs with the cold step: 1.3 and 3.75 s (got %r, %r)" % (lc, mc),
+      near(lc, 1.3) and near(mc, 3.75))
+check("a model-cost round without it: 1.8 s", near(B.round_costs(0.1, 1.2, 0.01, 13, False)[1], 1.8))
 
 # one model-run, 4 rounds in two time blocks: compute-only 100 100 | 110 110 (median 105), the
 # plan 200 200 | 200 220 (median 200) predicted 2% high (204). Block 1: anchor 100, the
@@ -127,6 +127,18 @@ check("the log's phases: m_b8's model-cost 16.9 s over 16 rounds, capture 21.0, 
       "26 x 13; n_b4 (no loop) left out (got %r)" % ph,
       ph == {"m_b8": {"mc": [(16.9, 16)], "capture_s": 21.0, "loop_rounds": 26, "runners": 13,
                       "loop_s": 9.3}})
+
+# a capture's model-cost shape: 2 variants of 3 rounds, two steps a variant with the cold
+# experiment, one without
+for cold, steps in ((True, 2), (False, 1)):
+    fm = {"raw": {"none": [1.0, 2.0, 3.0], "ddpv_1": [4.0, 5.0, 6.0]}}
+    if cold:
+        fm["cold"] = {}
+    with open(os.path.join(tmp, "wl_w.json"), "w") as f:
+        json.dump({"meta": {"framework_on_model": fm}}, f)
+    got = B.model_cost_shape(tmp, "w")
+    check("model-cost shape, cold %s: 2 variants, 3 rounds, %d steps (got %r)" % (cold, steps, got),
+          got == (2, 3, steps))
 
 # a run without its log.txt: one line, 65
 with open(os.path.join(tmp, "runs.json"), "w") as f:
