@@ -204,5 +204,43 @@ migrate)
   grep -q "9 predictions: 0 reproduce, 0 differ or fail, 9 without stored content" "$T/err" || fail "$(cat "$T/err")"
   echo "ok [$CASE]"
   ;;
+migrate5)
+  # v5/v5.db, made by schema 5's fusim (v5/make_v5.sh): 100 samples; fit 1 of 12 segments (ring
+  # and tree at 8 ranks on 1 node and 16 on 2, profile "fitted", flags ci_spans_zero and
+  # over_link_limit on the PCIe curve), fit 2 of 5 (bisquare). Migration 006 rebuilds
+  # fit_segments: every row of every table is kept, column for column, the new columns NULL, and
+  # the old fits' error by size is what schema 5's view gave (their node count and GPU unknown).
+  cp "$D/v5/v5.db" "$DB"
+  "$FUSIM" report --db "$DB" runs >/dev/null 2>"$T/err" || fail "report runs on schema 5: $(cat "$T/err")"
+  python3 - "$D/v5/v5.db" "$DB" <<'PY' || fail "schema 5 rows not kept"
+import sqlite3, sys
+old, new = (sqlite3.connect(p) for p in sys.argv[1:])
+assert old.execute("PRAGMA user_version").fetchone()[0] == 5
+assert new.execute("PRAGMA user_version").fetchone()[0] == 6
+tables = [t for t, in old.execute("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")]
+for t in tables:
+    cols = [c[1] for c in old.execute("PRAGMA table_info(%s)" % t)]
+    q = "SELECT %s FROM %s ORDER BY rowid" % (", ".join(cols), t)
+    a, b = old.execute(q).fetchall(), new.execute(q).fetchall()
+    assert a == b, (t, len(a), len(b))
+assert new.execute("SELECT count(*) FROM fit_segments").fetchone()[0] == 17
+assert new.execute("SELECT count(*) FROM fit_segments WHERE nodes IS NULL AND gpus_per_proc IS NULL "
+                   "AND gpu IS NULL").fetchone()[0] == 17
+assert new.execute("SELECT count(*) FROM fit_segments WHERE flags LIKE '%over_link_limit%'").fetchone()[0] == 2
+q = "SELECT * FROM v_fit_error_by_size ORDER BY fit_id, op, link, ranks, algo, segment, bytes"
+a, b = old.execute(q).fetchall(), new.execute(q).fetchall()
+assert len(a) == 28 + 44 + 28 and a == b, (len(a), len(b))  # the log's 28 sizes in each fit, the CSV's 11 x 4 curves
+assert new.execute("SELECT count(*) FROM pragma_foreign_key_check").fetchone()[0] == 0
+assert new.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+PY
+  # a fit on the migrated file keeps each curve's node count, and its error by size compares it
+  # with the samples of that node count: the CSV's exact lines, 11 sizes x 4 curves, error 0
+  "$FUSIM" fit --db "$DB" --run 2 >/dev/null 2>&1 || fail "fit on the migrated file"
+  [ "$(q "SELECT group_concat(c, ' ') FROM (SELECT DISTINCT ranks || '/' || nodes AS c FROM v_fit_quality WHERE fit_id = 3 ORDER BY ranks)")" = "8/1 16/2" ] ||
+    fail "fit 3's nodes: $(q "SELECT group_concat(ranks || '/' || nodes, ' ') FROM v_fit_quality WHERE fit_id = 3")"
+  [ "$(q "SELECT count(*) || ' ' || (max(abs(rel_err)) < 1e-9) FROM v_fit_error_by_size WHERE fit_id = 3")" = "44 1" ] ||
+    fail "fit 3's error by size: $(q "SELECT count(*), max(abs(rel_err)) FROM v_fit_error_by_size WHERE fit_id = 3")"
+  echo "ok [$CASE]"
+  ;;
 *) fail "unknown case" ;;
 esac

@@ -52,6 +52,19 @@ check "samples naming no GPU beside an A100 log: a warning says they are taken a
 [ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "names the GPU 'NVIDIA GeForce RTX 5090' but --gpu says 'H200'" "$tmp/err" &&
   [ "$(sql "$tmp/mix4.db" "SELECT count(*) FROM samples")" = "$n" ]
 check "import --gpu: a CSV naming no GPU is that GPU's, kept apart by fit; a file naming another refused" $?
+# v_fit_error_by_size compares a stored fit with its own GPU's samples only: an exact line of an
+# "H200" (t = 20 us + n / 300 GB/s, a CSV imported with --gpu) at the A100 log's 11 sizes, under
+# the same op, link, ranks and algorithm: 11 sizes, one sample each, error 0 (the A100's 22
+# samples, 2 a size, left out; schema 5's view joined them)
+python3 -c "
+print('op,ranks,link,bytes,time_us')
+for k in range(20, 31):
+    print('allreduce,8,nvlink,%d,%r' % (2**k, 20 + 2**k / 300e3))" >"$tmp/h200line.csv" &&
+  "$fusim" import --db "$tmp/gpus.db" "$pub/a100x8-nvlink-allreduce.txt" >/dev/null &&
+  "$fusim" import --db "$tmp/gpus.db" --gpu "NVIDIA H200" "$tmp/h200line.csv" >/dev/null &&
+  "$fusim" fit --db "$tmp/gpus.db" --gpu H200 >/dev/null 2>&1 &&
+  [ "$(sql "$tmp/gpus.db" "SELECT count(*) || ' ' || sum(n_samples) || ' ' || (max(abs(rel_err)) < 1e-9) FROM v_fit_error_by_size")" = "11 11 1" ]
+check "v_fit_error_by_size: a fit against its own GPU's samples" $?
 
 # --gpu picks up samples naming no GPU (a trimmed log): said in a warning, as without --gpu.
 # They passed in silence: an A100 send/recv log fitted into a B200 profile, exit 0.
@@ -288,6 +301,11 @@ for nodes, a, gbps in ((2, 30, 40), (4, 50, 30)):
   "$fusim" import --db "$tmp/n2.db" "$tmp/n2.csv" >/dev/null && "$fusim" fit --db "$tmp/n2.db" >/dev/null 2>&1 &&
   [ "$(sql "$tmp/n2.db" "SELECT group_concat(nodes || ':' || round(alpha_us, 6) || ':' || round(bw_gbps, 6), ' ') FROM (SELECT DISTINCT nodes, round(alpha_us, 6) AS alpha_us, round(bw_gbps, 6) AS bw_gbps FROM v_fit_quality ORDER BY nodes)")" = "2:30.0:40.0 4:50.0:30.0" ]
 check "8 ranks on 2 and on 4 nodes, one algorithm: both curves stored, v_fit_quality names their nodes" $?
+# v_fit_error_by_size compares each curve with the samples of its own node count only: 11 sizes x
+# 2 curves, each exact (schema 6; the view joined on op, link and ranks, so each curve also met
+# the other node count's samples, 20-70% off)
+[ "$(sql "$tmp/n2.db" "SELECT count(*) || ' ' || sum(n_samples) || ' ' || (max(abs(rel_err)) < 1e-9) FROM v_fit_error_by_size")" = "22 22 1" ]
+check "v_fit_error_by_size: each curve against its own node count's samples" $?
 "$fusim" import --db "$tmp/bad.db" /dev/stdin >/dev/null 2>"$tmp/err" <<'EOF'
 op,ranks,nodes,bytes,time_us
 allreduce,8,3,1048576,100
