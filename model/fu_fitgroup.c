@@ -197,18 +197,21 @@ static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const 
   for (size_t k = 0; k < nm && !cv->gpu[0]; k++)
     snprintf(cv->gpu, sizeof cv->gpu, "%s", smp[sel[mem[k]].i].gpu);
   if (!cv->gpu[0] && f->gpu) snprintf(cv->gpu, sizeof cv->gpu, "%s", f->gpu); /* the log named none */
-  /* the process layout the members share (0 where one is unknown or they differ) */
+  /* the process layout the members share (0 where one is unknown or they differ); two known
+   * layouts are said, wherever a member of unknown layout stands (the first, a CSV's smallest
+   * size, hid them) */
   cv->gpus_per_proc = smp[sel[mem[0]].i].gpus_per_proc;
-  int gpp_other = 0; /* a second known layout among the members */
-  for (size_t k = 1; k < nm; k++) {
+  int gpp_one = 0, gpp_other = 0; /* the first known layout among the members, another */
+  for (size_t k = 0; k < nm; k++) {
     int gk = smp[sel[mem[k]].i].gpus_per_proc;
-    if (gk > 0 && smp[sel[mem[0]].i].gpus_per_proc > 0 && gk != smp[sel[mem[0]].i].gpus_per_proc) gpp_other = gk;
     if (gk != cv->gpus_per_proc) cv->gpus_per_proc = 0;
+    if (gk > 0 && !gpp_one) gpp_one = gk;
+    else if (gk > 0 && gk != gpp_one) gpp_other = gk;
   }
   if (gpp_other && cv->nodes > 1) /* across nodes a log's per-call cost grows with GPUs a process */
     fu_warn("%s: samples of two process layouts (%d and %d GPUs a process) fitted as one curve "
-            "whose layout is unknown; give --host or --run to fit one run's", what,
-            smp[sel[mem[0]].i].gpus_per_proc, gpp_other);
+            "whose layout is unknown; give --host or --run to fit one run's", what, gpp_one,
+            gpp_other);
   if (cv->gpus_per_proc > 0 && (cv->ranks / cv->nodes) % cv->gpus_per_proc != 0)
     cv->gpus_per_proc = 0; /* processes of another size on some node: no one layout */
   /* the NCCL the members share (none where one does not say or they differ) */

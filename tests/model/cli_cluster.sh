@@ -82,6 +82,14 @@ check "fit --gpu: samples naming no GPU are fitted as it with a warning" $?
   "$fusim" fit --db "$tmp/l2.db" --no-store --host dgx --format csv >/dev/null 2>"$tmp/err" &&
   ! grep -q "process layouts" "$tmp/err"
 check "fit: two process layouts under one key said in a warning; --host fits one" $?
+# ... also where the curve's first sample (its smallest size) names no layout: a CSV row at 4 B
+# without gpus_per_process beside the two logs (the warning was left out: only a layout known on
+# the first sample was compared with the others)
+printf 'op,ranks,nodes,link,bytes,time_us,dtype\nallreduce,16,2,net,4,30.5,float\n' >"$tmp/l3.csv" &&
+  "$fusim" import --db "$tmp/l3.db" "$tmp/l3.csv" "$pub/h100x16-2node-a3mega-allreduce.txt" "$pub/multi-node/mghpcc-dgxh100-16gpu-2node-allreduce.txt" >/dev/null 2>&1 &&
+  "$fusim" fit --db "$tmp/l3.db" --no-store --format csv >/dev/null 2>"$tmp/err" &&
+  grep -q "allreduce net x16: samples of two process layouts (1 and 8 GPUs a process) fitted as one curve" "$tmp/err"
+check "fit: two process layouts said where the first sample's layout is unknown" $?
 
 # --- profiles that work: fit --out from a log alone predicts with --fusion none and copies
 "$fusim" fit --db "$tmp/mix.db" --no-store --gpu 5090 --out "$tmp/p.json" >/dev/null 2>&1
