@@ -54,6 +54,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from quantile import quantile  # noqa: E402
 
 MiB = 2**20
 PARTS = ("event", "wait", "enter", "copy", "exit")
@@ -64,8 +65,7 @@ def med(xs):
 
 
 def q(xs, f):
-    s = sorted(xs)
-    return round(s[min(len(s) - 1, max(0, int(round(f * (len(s) - 1)))))], 2) if s else None
+    return round(quantile(xs, f), 2) if xs else None
 
 
 def timed_issue(side, dst, src, ev_cls, tm=None):

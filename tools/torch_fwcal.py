@@ -46,6 +46,7 @@ import time
 
 import bad_input
 import torch_host
+from quantile import quantile
 
 MiB = 2**20
 TINY, HUGE = 1e-9, 1e4         # bucket caps in MiB: one bucket per tensor / one for all
@@ -68,11 +69,6 @@ VARIANTS = {
     "noop": ("noop", None, False, False),
 }
 QUANTITIES = ("fwd", "bwd", "gpu", "step")   # per iteration: CPU fwd, CPU bwd, held GPU, step
-
-
-def _q(xs, f):
-    s = sorted(xs)
-    return s[min(len(s) - 1, max(0, int(round(f * (len(s) - 1)))))] if s else 0.0
 
 
 def ols(xs, ys):
@@ -162,11 +158,11 @@ def spread(data, boot=200, seed=1):
     n = len(data["bwd"]["none"][depths[0]])
     rng = random.Random(seed)
     samples = [estimate(data, [rng.randrange(n) for _ in range(n)]) for _ in range(boot)]
-    ci = {grp: {k: [round(_q([s[grp][k] for s in samples], 0.05), 3),
-                    round(_q([s[grp][k] for s in samples], 0.95), 3)]
+    ci = {grp: {k: [round(quantile([s[grp][k] for s in samples], 0.05), 3),
+                    round(quantile([s[grp][k] for s in samples], 0.95), 3)]
                 for k in samples[0][grp]} for grp in ("ddp", "hooks", "gpu")}
-    lo = min(0.0, _q(ratios, 0.05) - 1) if ratios else 0.0
-    hi = max(0.0, _q(ratios, 0.95) - 1) if ratios else 0.0
+    lo = min(0.0, quantile(ratios, 0.05) - 1) if ratios else 0.0
+    hi = max(0.0, quantile(ratios, 0.95) - 1) if ratios else 0.0
     return round(max(-1.0, lo), 4), round(min(10.0, hi), 4), ci
 
 
@@ -425,8 +421,8 @@ def family_ci(data, boot=200, seed=1):
     n = len(data["bwd"]["none"][next(iter(data["P"]))])
     rng = random.Random(seed)
     samples = [family_estimate(data, [rng.randrange(n) for _ in range(n)]) for _ in range(boot)]
-    return {k: [round(_q([s[k] for s in samples], 0.05), 3), round(_q([s[k] for s in samples], 0.95), 3)]
-            for k in samples[0]}
+    return {k: [round(quantile([s[k] for s in samples], 0.05), 3),
+                round(quantile([s[k] for s in samples], 0.95), 3)] for k in samples[0]}
 
 
 def graph_stats(loss):
@@ -634,7 +630,8 @@ def report(run):
             out.append("fit %-9s on %-21s: %8.3f + %9.5f x   r2 %.2f" % (cost, reg, a, b, r2))
     b, c = probe_tracking(exp)
     out.append("probe: median %.3f us (p5-p95 %.3f-%.3f); per-round framework cost vs probe: slope %.2f, r %.2f"
-               % (exp["probe_us"], _q(exp["probe_rounds_us"], 0.05), _q(exp["probe_rounds_us"], 0.95), b, c))
+               % (exp["probe_us"], quantile(exp["probe_rounds_us"], 0.05),
+                  quantile(exp["probe_rounds_us"], 0.95), b, c))
     return out
 
 

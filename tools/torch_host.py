@@ -27,20 +27,13 @@ import statistics
 import time
 
 import torch_checks
+from quantile import quantile
 
 SCHEMA = 2  # host block version written by this module
 
 
 def _med(xs):
     return statistics.median(xs) if xs else 0.0
-
-
-def _q(xs, q):
-    s = sorted(xs)
-    if not s:
-        return 0.0
-    k = min(len(s) - 1, max(0, int(round(q * (len(s) - 1)))))
-    return s[k]
 
 
 def host_timeline(model, params, run_fwd, opt, *, iters=20, warmup=3, set_to_none=True):
@@ -194,10 +187,10 @@ def host_timeline(model, params, run_fwd, opt, *, iters=20, warmup=3, set_to_non
         "bwd_gpu_us": _med([x[1] for x in held]),
         "opt_gpu_us": _med([x[2] for x in held]) if opt is not None else 0.0,
         "step_us": mstep,
-        "step_rel_lo": (_q(steps, 0.05) - mstep) / mstep if mstep > 0 else 0.0,
-        "step_rel_hi": (_q(steps, 0.95) - mstep) / mstep if mstep > 0 else 0.0,
-        "bwd_cpu_rel_lo": (_q(cpus, 0.05) - cpu_bwd) / cpu_bwd if cpu_bwd else 0.0,
-        "bwd_cpu_rel_hi": (_q(cpus, 0.95) - cpu_bwd) / cpu_bwd if cpu_bwd else 0.0,
+        "step_rel_lo": (quantile(steps, 0.05) - mstep) / mstep if mstep > 0 else 0.0,
+        "step_rel_hi": (quantile(steps, 0.95) - mstep) / mstep if mstep > 0 else 0.0,
+        "bwd_cpu_rel_lo": (quantile(cpus, 0.05) - cpu_bwd) / cpu_bwd if cpu_bwd else 0.0,
+        "bwd_cpu_rel_hi": (quantile(cpus, 0.95) - cpu_bwd) / cpu_bwd if cpu_bwd else 0.0,
         "capture_hook_us": g_cost,
         "capture_fwd_hook_us": f_cost,
         "buffers": sum(1 for _ in model.buffers()),
@@ -542,8 +535,8 @@ def framework_costs(*, iters=30, numel=262144, sizes=(32, 128), nbuf=128, buf_nu
             md = _med(d)
             if md > 0:
                 ratios += [x / md for x in d]
-    fw_rel_lo = min(0.0, _q(ratios, 0.05) - 1) if ratios else 0.0
-    fw_rel_hi = max(0.0, _q(ratios, 0.95) - 1) if ratios else 0.0
+    fw_rel_lo = min(0.0, quantile(ratios, 0.05) - 1) if ratios else 0.0
+    fw_rel_hi = max(0.0, quantile(ratios, 0.95) - 1) if ratios else 0.0
     F = {k: _med(v) for k, v in fw.items()}
     lo, hi = sizes[0], sizes[-1]
     dn = hi - lo

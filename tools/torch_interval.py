@@ -34,15 +34,11 @@ import statistics
 
 import torch_fwcal
 import torch_modelcost
+from quantile import quantile
 
 Q = 0.025          # two-sided 95%
 BOOT = 400         # bootstrap resamples
 SEED = 1
-
-
-def _q(xs, f):
-    s = sorted(xs)
-    return s[min(len(s) - 1, max(0, int(round(f * (len(s) - 1)))))] if s else 0.0
 
 
 def _draw(rng, n):
@@ -59,7 +55,7 @@ def median_rel(xs, boot=BOOT, seed=SEED):
         return 0.0, 0.0
     rng = random.Random(seed)
     meds = [statistics.median(xs[i] for i in _draw(rng, len(xs))) for _ in range(boot)]
-    return min(0.0, _q(meds, Q) / m - 1), max(0.0, _q(meds, 1 - Q) / m - 1)
+    return min(0.0, quantile(meds, Q) / m - 1), max(0.0, quantile(meds, 1 - Q) / m - 1)
 
 
 def ratio_rel(a, b, boot=BOOT, seed=SEED):
@@ -72,7 +68,7 @@ def ratio_rel(a, b, boot=BOOT, seed=SEED):
     rng = random.Random(seed)
     rs = [statistics.median(a[i] for i in _draw(rng, len(a)))
           / statistics.median(b[i] for i in _draw(rng, len(b))) for _ in range(boot)]
-    return min(0.0, _q(rs, Q) / r0 - 1), max(0.0, _q(rs, 1 - Q) / r0 - 1)
+    return min(0.0, quantile(rs, Q) / r0 - 1), max(0.0, quantile(rs, 1 - Q) / r0 - 1)
 
 
 def widen(lo, hi):
@@ -84,11 +80,11 @@ def _bounds(samples, keys, pairs):
     """{grp: {key: [lo, hi]}} from bootstrap samples ({grp: {key: value}}); pairs: (grp, part,
     whole) where the whole (e.g. DDP's copy mode, param_us + copy_us) is what the measurement
     determines, so part's bounds are the whole's minus the other part's."""
-    out = {grp: {k: [_q([s[grp][k] for s in samples], Q), _q([s[grp][k] for s in samples], 1 - Q)]
+    out = {grp: {k: [quantile([s[grp][k] for s in samples], Q), quantile([s[grp][k] for s in samples], 1 - Q)]
                  for k in ks} for grp, ks in keys.items()}
     for grp, part, (a, b) in pairs:
         whole = [s[grp][a] + s[grp][b] for s in samples]
-        lo, hi = _q(whole, Q), _q(whole, 1 - Q)
+        lo, hi = quantile(whole, Q), quantile(whole, 1 - Q)
         out[grp][part] = [max(0.0, lo - out[grp][a][0]), max(0.0, hi - out[grp][a][1])]
     return out
 

@@ -88,6 +88,7 @@ import statistics
 import time
 
 import torch_host
+from quantile import quantile
 
 MiB = 2**20
 # How much more steeply an in-backward issue's whole cost (backward() over backward()) rises with
@@ -142,11 +143,6 @@ BUCKET_COSTS = (("ddp_bucket_us", "ddp", "bucket_us"), ("hooks_bucket_us", "hook
                 ("ddp_hook_bucket_us", "ddp", "hook_bucket_us"))
 
 
-def _q(xs, f):
-    s = sorted(xs)
-    return s[min(len(s) - 1, max(0, int(round(f * (len(s) - 1)))))] if s else 0.0
-
-
 def estimate(bwd, P, fixed, rounds=None):
     """The costs from bwd[v] = [backward() CPU us per round] for v in VARIANTS, P parameters and
     the tower's fixed parts fixed = {"finalize_us", "hooks_bucket_us"}. rounds: indices to use
@@ -197,8 +193,8 @@ def with_ci(bwd, P, fixed, boot=200, seed=1):
     n = len(bwd["none"])
     rng = random.Random(seed)
     samples = [estimate(bwd, P, fixed, [rng.randrange(n) for _ in range(n)]) for _ in range(boot)]
-    est["ci"] = {k: [round(_q([s[k] for s in samples], 0.05), 3),
-                     round(_q([s[k] for s in samples], 0.95), 3)]
+    est["ci"] = {k: [round(quantile([s[k] for s in samples], 0.05), 3),
+                     round(quantile([s[k] for s in samples], 0.95), 3)]
                  for k in ("param_us", "copy_us", "hook_us") + tuple(c[0] for c in BUCKET_COSTS)
                  if k in est}
     return est
@@ -241,7 +237,7 @@ def spacing_with_ci(bwd, P, nbs, boot=200, seed=1):
     for key, pts in est.items():
         for i, pt in enumerate(pts):
             xs = [s_[key][i][2] for s_ in samples]
-            pt.append([round(_q(xs, 0.05), 3), round(_q(xs, 0.95), 3)])
+            pt.append([round(quantile(xs, 0.05), 3), round(quantile(xs, 0.95), 3)])
     return est
 
 
@@ -299,7 +295,7 @@ def issue_direct_with_ci(direct, P, nbs, base, boot=200, seed=1):
     for key, pts in est.items():
         for i, pt in enumerate(pts):
             xs = [s_[key][i][3] for s_ in samples if len(s_.get(key, [])) == len(pts)]
-            pt.append([round(_q(xs, 0.05), 3), round(_q(xs, 0.95), 3)])
+            pt.append([round(quantile(xs, 0.05), 3), round(quantile(xs, 0.95), 3)])
     return est
 
 
@@ -336,7 +332,7 @@ def forward_with_ci(fwd, boot=200, seed=1):
     n = len(fwd["none"])
     rng = random.Random(seed)
     s = [forward_cost(fwd, [rng.randrange(n) for _ in range(n)])["forward_us"] for _ in range(boot)]
-    est["ci"] = [round(_q(s, 0.05), 3), round(_q(s, 0.95), 3)]
+    est["ci"] = [round(quantile(s, 0.05), 3), round(quantile(s, 0.95), 3)]
     return est
 
 

@@ -57,6 +57,7 @@ import torch_checks  # noqa: E402
 import torch_fwcal  # noqa: E402
 import torch_host  # noqa: E402
 import torch_trace  # noqa: E402
+from quantile import quantile  # noqa: E402
 
 MiB = 2**20
 
@@ -297,11 +298,6 @@ class Runner:
         return [[self.names[d] for d in ptrs] for _, ptrs in rec]
 
 
-def q(xs, f):
-    s = sorted(xs)
-    return s[min(len(s) - 1, max(0, int(round(f * (len(s) - 1)))))]
-
-
 def machine_info():
     import torch
     info = {"host": platform.node(), "python": platform.python_version(),
@@ -479,7 +475,7 @@ def run_model(name, batch, seq, a, fw, log):
             "plan_label": p[0], "framework": p[1], "comm": row_comm(p[2], WORLD), "fusion": p[3],
             "pack": p[4],
             "overlap": p[5], "runner": p[6], "bucket_cap_mb": p[7], "gradient_as_bucket_view": p[8],
-            "measured_us": med, "p5_us": q(run.times, 0.05), "p95_us": q(run.times, 0.95),
+            "measured_us": med, "p5_us": quantile(run.times, 0.05), "p95_us": quantile(run.times, 0.95),
             "times_us": [round(t, 1) for t in run.times],
             "compute_only_us": statistics.median(co),
             "cpu_fwd_bwd_rest_us": [round(statistics.median(c[k] for c in run.cpu), 1) for k in range(3)],
@@ -495,7 +491,7 @@ def run_model(name, batch, seq, a, fw, log):
                len(rows[-1]["buckets"]) if rows[-1]["buckets"] else "?"))
     res = {"workload": wname, "model": name, "batch": batch, "seq": seq, "description": desc,
            "compute_only_us": statistics.median(co), "compute_only_times_us": [round(t, 1) for t in co],
-           "compute_only_p5_us": q(co, 0.05), "compute_only_p95_us": q(co, 0.95),
+           "compute_only_p5_us": quantile(co, 0.05), "compute_only_p95_us": quantile(co, 0.95),
            "compute_only_cpu_fwd_bwd_rest_us": [round(statistics.median(c[k] for c in runners[0].cpu), 1)
                                                 for k in range(3)],
            "compute_only_cpu_times_us": [[round(v, 1) for v in c] for c in runners[0].cpu],

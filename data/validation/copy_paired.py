@@ -19,19 +19,17 @@ import os
 import random
 import re
 import statistics as st
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def q(xs, f):
-    s = sorted(xs)
-    return s[min(len(s) - 1, max(0, int(round(f * (len(s) - 1)))))]
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+from quantile import quantile  # noqa: E402
 
 
 def boot(f, n, b=200, seed=1):
     rng = random.Random(seed)
     v = [f([rng.randrange(n) for _ in range(n)]) for _ in range(b)]
-    return q(v, .05), q(v, .95)
+    return quantile(v, .05), quantile(v, .95)
 
 
 def models():

@@ -20,6 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 import bad_input  # noqa: E402
+from quantile import quantile  # noqa: E402
 
 PLANS = ("hooks none", "hooks 4MiB", "hooks 25MiB")
 
@@ -35,11 +36,6 @@ def per_issue(runs, rs):
         calls = st.mean(sum(d for _, d in x["issues"][r]) / 1e3 / len(x["issues"][r]) for r in rs)
         out[lab] = (nb, whole, calls)
     return out
-
-
-def q(xs, f):
-    s = sorted(xs)
-    return s[min(len(s) - 1, max(0, int(round(f * (len(s) - 1)))))]
 
 
 def main(path, boot=500, seed=1):
@@ -66,8 +62,8 @@ def main(path, boot=500, seed=1):
                 kk = [(s[lab][1] - s["hooks none"][1]) / (s[lab][2] - s["hooks none"][2])
                       for s in samples if s[lab][2] - s["hooks none"][2] > 0]
                 line += ("; rise over per tensor: whole %+6.1f, calls %+6.1f, k %.2f [%.2f, %.2f]"
-                         % (rw, rc, rw / rc, q(kk, 0.05), q(kk, 0.95)))
-                if q(kk, 0.05) > 0:   # the rounds tell it from none (a plan of 1-4 buckets a
+                         % (rw, rc, rw / rc, quantile(kk, 0.05), quantile(kk, 0.95)))
+                if quantile(kk, 0.05) > 0:   # the rounds tell it from none (a plan of 1-4 buckets a
                     ks.append(rw / rc)  # step cannot: its whole cost is a ms-noisy step difference
             print(line)
     if ks:

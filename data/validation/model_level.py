@@ -58,6 +58,7 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "bench"))
 import torch_modelcost as TM  # noqa: E402
+from quantile import quantile  # noqa: E402
 from torch_run_report import load_run, paired  # noqa: E402
 from torch_validation_bench import matrix  # noqa: E402
 
@@ -116,24 +117,24 @@ def half_rounds(n, mode, h):
 
 def cut_model(m, ix):
     """A model of runs.json with only the rounds ix, every median, p5 and p95 the store reads
-    taken again over them (the loop's probes dropped; p5 / p95 by torch_modelcost._q, the quantile
-    validate_torch stores them by)."""
+    taken again over them (the loop's probes dropped; p5 / p95 by tools/quantile.py, as
+    validate_torch stores them)."""
     m = dict(m)
     for k in ("compute_only_times_us", "compute_only_cpu_times_us", "host_probe_us",
               "host_bwd_probe_us"):
         if m.get(k):
             m[k] = [m[k][i] for i in ix]
     co = m["compute_only_times_us"]
-    m.update(compute_only_us=st.median(co), compute_only_p5_us=TM._q(co, 0.05),
-             compute_only_p95_us=TM._q(co, 0.95), loop_probes=None,
+    m.update(compute_only_us=st.median(co), compute_only_p5_us=quantile(co, 0.05),
+             compute_only_p95_us=quantile(co, 0.95), loop_probes=None,
              compute_only_cpu_fwd_bwd_rest_us=[st.median(c[k] for c in m["compute_only_cpu_times_us"])
                                                for k in range(3)])
     rows = []
     for r in m["rows"]:
         r = dict(r, times_us=[r["times_us"][i] for i in ix],
                  cpu_times_us=[r["cpu_times_us"][i] for i in ix])
-        r.update(measured_us=st.median(r["times_us"]), p5_us=TM._q(r["times_us"], 0.05),
-                 p95_us=TM._q(r["times_us"], 0.95), compute_only_us=m["compute_only_us"],
+        r.update(measured_us=st.median(r["times_us"]), p5_us=quantile(r["times_us"], 0.05),
+                 p95_us=quantile(r["times_us"], 0.95), compute_only_us=m["compute_only_us"],
                  cpu_fwd_bwd_rest_us=[st.median(c[k] for c in r["cpu_times_us"]) for k in range(3)])
         rows.append(r)
     m["rows"] = rows

@@ -16,7 +16,10 @@ store_torch_validation.median_interval, on hand-made data whose answers follow b
   - median_interval sets jitter from the run's iterations (equal iterations -> 0) and host.ci;
     a run without per-iteration times is left for the older spread (returns False);
   - capture_ci without the tower's rounds gives no bounds; store's scaled() carries a capture's
-    bounds by the same factors as the costs (main thread x 3, autograd thread x 4)."""
+    bounds by the same factors as the costs (main thread x 3, autograd thread x 4);
+  - quantile.quantile, the nearest value every interval takes: of 10..50 (n 5) at 0.05 index
+    round(0.2) = 0 -> 10, at 0.95 round(3.8) = 4 -> 50, at 0.5 -> 30; of 0..10 (n 11) at 0.05
+    round(0.5) = 0 and at 0.15 round(1.5) = 2 (half to even); unsorted input sorted; none -> 0.0."""
 import copy
 import math
 import os
@@ -27,6 +30,7 @@ sys.path.insert(0, os.path.join(os.environ.get("FUSIM_SOURCE_ROOT", os.path.join
                                 "tools"))
 import store_torch_validation as st  # noqa: E402
 import torch_interval as ti  # noqa: E402
+from quantile import quantile  # noqa: E402
 
 results = []   # (what, passed)
 
@@ -108,6 +112,16 @@ ws = st.scaled(wl, 2.0, 1.0, (3.0, 4.0))
 check("scaled ci: forward [24, 36], param [16, 24] (got %r)" % ws["host"]["ci"]["ddp"],
       ws["host"]["ci"]["ddp"] == {"param_us": [16.0, 24.0], "forward_us": [24.0, 36.0]})
 check("scaled costs: forward 30, param 20", ws["host"]["ddp"] == {"param_us": 20.0, "forward_us": 30.0})
+
+# quantile: the value at round(f x (n - 1)) of the sorted values (Python's round: half to even)
+xs = [50.0, 10.0, 40.0, 20.0, 30.0]
+check("quantile of 10..50 at 0.05 / 0.5 / 0.95: 10, 30, 50 (got %r)"
+      % [quantile(xs, f) for f in (0.05, 0.5, 0.95)],
+      [quantile(xs, f) for f in (0.05, 0.5, 0.95)] == [10.0, 30.0, 50.0])
+ys = list(range(11))
+check("quantile of 0..10 at 0.05 and 0.15: index 0.5 -> 0, 1.5 -> 2 (got %r, %r)"
+      % (quantile(ys, 0.05), quantile(ys, 0.15)), quantile(ys, 0.05) == 0 and quantile(ys, 0.15) == 2)
+check("quantile of nothing: 0.0", quantile([], 0.95) == 0.0)
 failed = sum(not ok for _, ok in results)
 print("%d checks, %d failed" % (len(results), failed))
 sys.exit(1 if failed else 0)
