@@ -174,11 +174,26 @@ def model_cost_shape(rundir, workload):
     return len(raw), len(raw.get("none") or []), 2 if "cold" in fm else 1
 
 
+def fit_round_cost(points):
+    """(k, f) of a model-cost round's seconds per variant y = k x + f c by least squares over
+    points [(x, y, c)]: x a variant's steps a round x the loop's step, c True where the capture
+    ran the cold experiment (f: its host rewrite, which only those rounds pay; 0 where none
+    did). f is the mean of y - k x over those points, so k is the slope through them centred
+    and through the origin for the others (with every point cold, statistics.linear_regression's
+    line)."""
+    cold = [(x, y) for x, y, c in points if c]
+    mx = math.fsum(x for x, _ in cold) / len(cold) if cold else 0.0
+    my = math.fsum(y for _, y in cold) / len(cold) if cold else 0.0
+    dev = [(x - mx, y - my) for x, y in cold] + [(x, y) for x, y, c in points if not c]
+    k = math.fsum(dx * dy for dx, dy in dev) / math.fsum(dx * dx for dx, _ in dev)
+    return k, (my - k * mx if cold else 0.0)
+
+
 def costs(runs):
     """Per model-run {step, R, V, M, N, loop_s, mc_s, capture_s}, and (k, f) of a model-cost
-    round's seconds per variant = k x its steps x step + f, fitted over every 'on the model'
-    line."""
-    per, xs, ys = {}, [], []
+    round's seconds per variant = k x its steps x step + f where the cold experiment ran (else
+    k x step), fitted over every 'on the model' line (fit_round_cost)."""
+    per, pts = {}, []
     for d, run in runs.items():
         ph = phase_seconds(d)
         for m in run["models"]:
@@ -188,12 +203,11 @@ def costs(runs):
             v, mr, steps = model_cost_shape(d, m["workload"])
             step = p["loop_s"] / (p["loop_rounds"] * p["runners"])
             for sec, rounds in p["mc"]:
-                xs.append(steps * step)
-                ys.append(sec / ((rounds + MC_WARMUP) * v))
+                pts.append((steps * step, sec / ((rounds + MC_WARMUP) * v), steps == 2))
             per[key(d, m)] = {"step": step, "R": p["runners"], "V": v, "M": mr,
                               "N": len(m["compute_only_times_us"]), "loop_s": p["loop_s"],
                               "mc_s": sum(s for s, _ in p["mc"]), "capture_s": p["capture_s"]}
-    k, f = st.linear_regression(xs, ys)
+    k, f = fit_round_cost(pts)
     return per, k, f
 
 

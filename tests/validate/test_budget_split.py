@@ -2,8 +2,9 @@
 """data/validation/budget_split.py on hand-made data, answers by hand: disjoint blocks of rounds
 (in time, interleaved), variances and covariances pooled within groups, the two noise curves fitted
 through exact points (a power law; A / n + C, and through the origin where C would be negative),
-the best split of a budget between loop and model-cost rounds, the costs of a round, a log's
-phase seconds, one model-run's loop blocks (and anchored on a twin as well), and bad input (a run without its log: one line, 65)."""
+the best split of a budget between loop and model-cost rounds, the costs of a round and their fit
+over captures with and without the cold experiment, a log's phase seconds, one model-run's loop
+blocks (and anchored on a twin as well), and bad input (a run without its log: one line, 65)."""
 import atexit
 import json
 import os
@@ -77,6 +78,19 @@ lc, mc = B.round_costs(0.1, 1.2, 0.01, 13, True)
 check("round costs with the cold step: 1.3 and 3.75 s (got %r, %r)" % (lc, mc),
       near(lc, 1.3) and near(mc, 3.75))
 check("a model-cost round without it: 1.8 s", near(B.round_costs(0.1, 1.2, 0.01, 13, False)[1], 1.8))
+
+# a round's seconds per variant 0.9 x (steps x step) + 0.01 s where the cold experiment ran (x 0.2,
+# 0.4: y 0.19, 0.37) and 0.9 x step alone where it did not (x 0.1, 0.3: y 0.09, 0.27): k 0.9, f
+# 0.01 (one line through all four, as costs() fitted them, gives k 0.92 and f 0: the rewrite
+# lost); cold points alone: statistics.linear_regression's line; warm alone: through the origin
+pts = [(0.2, 0.19, True), (0.4, 0.37, True), (0.1, 0.09, False), (0.3, 0.27, False)]
+k, f = B.fit_round_cost(pts)
+check("round cost fit over cold and warm captures: k 0.9, f 0.01 (got %r, %r)" % (k, f),
+      near(k, 0.9, 1e-12) and near(f, 0.01, 1e-12))
+check("cold captures only: the least-squares line (0.9, 0.01)",
+      all(near(a, b, 1e-12) for a, b in zip(B.fit_round_cost(pts[:2]), (0.9, 0.01))))
+check("warm captures only: through the origin (0.9, 0)",
+      all(near(a, b, 1e-12) for a, b in zip(B.fit_round_cost(pts[2:]), (0.9, 0.0))))
 
 # one model-run, 4 rounds in two time blocks: compute-only 100 100 | 110 110 (median 105), the
 # plan 200 200 | 200 220 (median 200) predicted 2% high (204). Block 1: anchor 100, the
