@@ -102,10 +102,10 @@ static const char fu__workload_head[] =
 "               measured on ResNet-50 (tv_resnet50_held) scales every operation alike; a block\n"
 "               past ResNet-50's in its stage costs the profile's tv_resnet_block_deep row\n"
 "               (tools/cnn_depth.py), where it has one.\n"
-"--info         summary: tensors, bytes, fwd/bwd/opt, estimated or measured, and the memory\n"
-"               breakdown where the file has one, its peak against the GPU memory of --profile\n"
-"               (default: the embedded profile), as plan checks it (--tensors: the gradient\n"
-"               list instead). NAME is a bundled workload (fusim workload --list).\n"
+"--info         summary: tensors, bytes, fwd/bwd/opt, estimated or measured; the table adds the\n"
+"               memory breakdown where the file has one, its peak against the GPU memory of\n"
+"               --profile (default: the embedded profile), as plan checks it (--tensors: the\n"
+"               gradient list instead). NAME is a bundled workload (fusim workload --list).\n"
 "--check        validate; exit 0 if good, else one line naming the file and field, exit 65\n"
 "               (66 when missing). --strict: ready times out of order and unknown fields are\n"
 "               errors (otherwise sorted / ignored with a warning). A ready time after bwd_us\n"
@@ -269,9 +269,10 @@ int fu_cmd_workload(int argc, char **argv) {
     fu_error("workload: give exactly one of --transformer, --cnn, --info, --check, --list (see --help)");
     return fu_exit_code(FU_EUSAGE);
   }
-  if (!transformer && !cnn && (t.ops_csv || (profile && !info))) /* kept working, but never silently */
+  int info_mem = info && fmt == FU_FORMAT_TABLE && !tensors; /* --info's table: the memory lines */
+  if (!transformer && !cnn && (t.ops_csv || (profile && !info_mem))) /* kept working, but never silently */
     fu_warn("workload: --profile and --ops price a generated workload (--transformer, --cnn; "
-            "--info: --profile's GPU memory); ignored here");
+            "--info's table: --profile's GPU memory); ignored here");
   if (list) return fu_exit_code(fu_wlinfo_list(fmt));
   if (check || info) {
     fu_workload w;
@@ -286,7 +287,7 @@ int fu_cmd_workload(int argc, char **argv) {
                  w.ngrads, (unsigned long long)tb, fu_format_size(tb, b, sizeof b), w.fwd_us,
                  w.bwd_us, w.estimated ? "estimated" : "measured");
       } else {
-        int mem = fmt == FU_FORMAT_TABLE && !tensors && w.mem.peak > 0;
+        int mem = info_mem && w.mem.peak > 0;
         double gpu = 0;
         if (mem) st = fu__gpu_mem(profile, &gpu);
         if (st == FU_OK) st = fu_wlinfo_print(&w, fmt, tensors);

@@ -139,6 +139,15 @@ eq "--info memory, GPU 2 GiB short" "$("$fusim" workload --info llama2_7b --prof
 eq "--info memory breakdown" "$("$fusim" workload --info llama2_7b | grep -c '^memory  *params 12.6 GiB, grads 12.6 GiB, optimizer 75.3 GiB')" 1
 "$fusim" workload --info llama2_7b --profile "$dir/none.json" >"$dir/out" 2>"$dir/err"; eq "--info, missing profile" $? 66
 eq "--info, missing profile: nothing on stdout" "$(wc -c <"$dir/out")" 0
+# --profile serves only --info's table (its memory lines): with --format json or --tensors it is
+# ignored, and a warning says so (it was ignored in silence)
+for how in "--format json" "--tensors"; do
+  "$fusim" workload --info llama2_7b $how --profile "$dir/big.json" >/dev/null 2>"$dir/err"
+  eq "--info $how --profile: exit" $? 0
+  eq "--info $how --profile: the warning" "$(grep -c "^fusim: warning: workload: --profile and --ops .*ignored here$" "$dir/err")" 1
+done
+"$fusim" workload --info llama2_7b --profile "$dir/big.json" >/dev/null 2>"$dir/err"
+eq "--info --profile (the table): no warning" "$(wc -c <"$dir/err")" 0
 # every real model of the comparison set: the builder's tensors are the captured model's, names and
 # bytes (the capture listed what PyTorch allocated on the H200), and its summary prints memory
 python3 - "$fusim" "$root" "$dir" <<'PY' || { echo "FAIL: builder tensors differ from the captured models" >&2; fail=1; }
