@@ -546,6 +546,13 @@ static int fu__table_end(fu__text *t, long line) {
   return st;
 }
 
+/* A run's "#  Rank" lines start again (a new nThread line or "Using devices"): none seen. */
+static void fu__text_ranks_reset(fu__text *t) {
+  t->rank_lines = t->procs = 0;
+  t->last_proc[0] = '\0';
+  t->nhosts = 0;
+}
+
 /* "# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20
  *  agg iters: 1 validation: 1 graph: 0 [unalign: 0]" */
 static int fu__text_cfg(fu__text *t, char *body, long line) {
@@ -587,9 +594,7 @@ static int fu__text_cfg(fu__text *t, char *body, long line) {
     return FU_EDATA;
   }
   t->have_cfg = 1;
-  t->rank_lines = t->procs = 0;
-  t->last_proc[0] = '\0';
-  t->nhosts = 0;
+  fu__text_ranks_reset(t);
   return FU_OK;
 }
 
@@ -917,9 +922,7 @@ static int fu__text_comment(fu__text *t, char *buf, long line) {
   }
   if (!strncmp(body, "Using devices", 13)) {
     FU_CHECK(fu__table_end(t, line));
-    t->rank_lines = t->procs = 0;
-  t->last_proc[0] = '\0';
-    t->nhosts = 0;
+    fu__text_ranks_reset(t);
     return FU_OK;
   }
   if (!strncmp(body, "size ", 5) && (strstr(body, " time") || strstr(body, "cputime")))
