@@ -327,6 +327,21 @@ int fu_fitgroup_fit(const fu_fitgroup_sample *smp, size_t ns, const fu_fitgroup_
     fu_error("%s: no group of the selected samples has two sizes to fit a line to", f->what);
     st = FU_ENOINPUT;
   }
+  /* two curves under one key and label (--label-algo giving samples that name no algorithm the
+   * name other samples have): a profile would keep one of them and the database refuses the
+   * second, so neither is written */
+  for (size_t a = 0; st == FU_OK && a < ng; a++)
+    for (size_t b = a + 1; st == FU_OK && b < ng; b++) {
+      const fu_curve *x = &groups[a].curve, *y = &groups[b].curve;
+      if (strcmp(x->op, y->op) || strcmp(x->link, y->link) || x->ranks != y->ranks ||
+          x->nodes != y->nodes || strcmp(x->algo, y->algo))
+        continue;
+      fu_error("%s: two curves of %s %s x%d on %d node%s are both labelled '%s' (samples naming no "
+               "algorithm take --label-algo's name; others name it): fit them apart with --algo "
+               "or --run", f->what, x->op, x->link, x->ranks, x->nodes, x->nodes == 1 ? "" : "s",
+               x->algo);
+      st = FU_EUSAGE;
+    }
   if (st != FU_OK) {
     fu_fitgroup_free(groups, ng);
     return st;

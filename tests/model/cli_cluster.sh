@@ -314,6 +314,25 @@ check "8 ranks on 2 and on 4 nodes, one algorithm: both curves stored, v_fit_qua
 # the other node count's samples, 20-70% off)
 [ "$(sql "$tmp/n2.db" "SELECT count(*) || ' ' || sum(n_samples) || ' ' || (max(abs(rel_err)) < 1e-9) FROM v_fit_error_by_size")" = "22 22 1" ]
 check "v_fit_error_by_size: each curve against its own node count's samples" $?
+# --label-algo ring over samples naming no algorithm beside samples naming ring at the same key:
+# two curves labelled ring. One line, exit 64, nothing stored and no profile written (the
+# database refused the second curve with a raw UNIQUE message, exit 65; with --no-store --out
+# the profile kept one of the two curves in silence)
+python3 -c "
+print('op,ranks,algo,link,bytes,time_us')
+for algo, a, gbps in (('', 30, 40), ('ring', 50, 30)):
+    for k in range(10, 31, 2):
+        print('allreduce,8,%s,nvlink,%d,%r' % (algo, 2**k, a + 2**k / (gbps * 1e3)))" >"$tmp/la.csv" &&
+  "$fusim" import --db "$tmp/la.db" "$tmp/la.csv" >/dev/null 2>&1 || echo "FAIL: import la.csv" >&2
+for store in "" --no-store; do
+  "$fusim" fit --db "$tmp/la.db" --label-algo ring $store --out "$tmp/la.json" >/dev/null 2>"$tmp/err"
+  [ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "two curves of allreduce nvlink x8 on 1 node are both labelled 'ring'" "$tmp/err" &&
+    [ ! -e "$tmp/la.json" ] && [ "$(sql "$tmp/la.db" "SELECT count(*) FROM fits")" = 0 ]
+  check "fit --label-algo ring beside samples naming ring ${store:-(stored)}: refused in one line, nothing written" $?
+done
+"$fusim" fit --db "$tmp/la.db" --label-algo tree --no-store --out "$tmp/la.json" >/dev/null 2>&1 &&
+  [ "$(js "$tmp/la.json" "sorted(c['algo'] for c in j['curves'] if c['op'] == 'allreduce')")" = "['ring', 'tree']" ]
+check "fit --label-algo tree: the two curves, ring and tree" $?
 "$fusim" import --db "$tmp/bad.db" /dev/stdin >/dev/null 2>"$tmp/err" <<'EOF'
 op,ranks,nodes,bytes,time_us
 allreduce,8,3,1048576,100
