@@ -103,6 +103,9 @@ line = vt.memory_short("m", 8, FP, vt.PLANS, 17699)
 check("17699 free: one line naming the model, its 13 runners and the need: %r" % line,
       line is not None and "\n" not in line and line.startswith("m:8: skipped before its capture")
       and "13 runners" in line)
+held = vt.memory_short("m", 8, FP, vt.PLANS, 17699, held_bytes=3 * 2**29)
+check("with what PyTorch holds: the same line and 1.5 GiB held at its end: %r" % held,
+      held == line + "; PyTorch's tensors hold 1.5 GiB")
 # a 0.49 B-parameter fp32 model (run 30's qwen2_small), 1.84 GiB of parameters: compute-only and
 # the view 3 x that each, the 11 other plans 4 x, the base model 1 x: without its activations the
 # loop needs 1.84 x (1 + 3 + 3 + 11 x 4) = 1.84 x 51 = 93.9 GiB
