@@ -11,6 +11,7 @@ carry, then per carry the median ratio and the spread of log(ratio) over the mod
   E  the autograd thread's host-speed probe, loop median over the capture's
 
     python3 data/validation/hook_carry.py   (hook_carry.txt)
+    python3 data/validation/hook_carry.py RUNDIR ...   (those runs instead of 11-27)
 """
 import json
 import math
@@ -24,12 +25,13 @@ import store_torch_validation as stv  # noqa: E402
 from copy_paired import paired_loop  # noqa: E402
 
 
-def main():
+def main(rundirs):
     logs = {k: [] for k in "ABCDE"}
-    for n in range(11, 28):
-        path = os.path.join(HERE, "torch_h200_run%d" % n, "runs.json")
+    for d in rundirs:
+        path = os.path.join(d, "runs.json")
         if not os.path.exists(path):
             continue
+        n = int("".join(c for c in os.path.basename(os.path.normpath(d)) if c.isdigit())[-2:])
         for m in json.load(open(path))["models"]:
             wl = os.path.join(os.path.dirname(path), "wl_%s.json" % m["workload"])
             rows = {r["plan_label"]: r for r in m["rows"]}
@@ -64,4 +66,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:] or [os.path.join(HERE, "torch_h200_run%d" % n) for n in range(11, 28)])
