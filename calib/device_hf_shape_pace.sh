@@ -9,7 +9,7 @@
 # launch queue; each file's result.gpu_tail_us says how long the GPU ran after backward()
 # returned). FFN 4 x hidden (Llama: 8/3 x hidden rounded up to 256, as its configs), vocabulary
 # as the architecture's models (BERT 30522, GPT-2 50257, Llama 32000).
-# -> $OUT/shape_<arch>_<mode>_h<hidden>_l<depth>.json, $OUT/log.txt
+# -> $OUT/shapes.tgz (shape_<arch>_<mode>_h<hidden>_l<depth>.json each), $OUT/log.txt
 # Run from the repository root:
 #   [SHAPES="512 8 32 128 8,..."] bash calib/device_hf_shape_pace.sh [TIMEOUT_S_EACH] [ROUNDS] [ARCH:MODE...]
 DT=${1:-90} R=${2:-30}
@@ -33,4 +33,7 @@ for am in $SETS; do
     t "exit $?"
   done
 done
+# One archive of every shape file: the run tool brings back at most 8 files, and the 12-05 call of
+# 10 shapes lost 6 of them (data/compute/README, "Measured (session 32)").
+tar czf "$OUT/shapes.tgz" -C "$OUT" $(cd "$OUT" && ls shape_*.json 2>/dev/null) && rm -f "$OUT"/shape_*.json
 ls -la "$OUT"
