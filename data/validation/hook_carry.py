@@ -16,6 +16,7 @@ carry, then per carry the median ratio and the spread of log(ratio) over the mod
 import json
 import math
 import os
+import re
 import statistics as st
 import sys
 
@@ -31,7 +32,7 @@ def main(rundirs):
         path = os.path.join(d, "runs.json")
         if not os.path.exists(path):
             continue
-        n = int("".join(c for c in os.path.basename(os.path.normpath(d)) if c.isdigit())[-2:])
+        n = int(re.search(r"run(\d+)$", os.path.normpath(d)).group(1))
         for m in json.load(open(path))["models"]:
             wl = os.path.join(os.path.dirname(path), "wl_%s.json" % m["workload"])
             rows = {r["plan_label"]: r for r in m["rows"]}

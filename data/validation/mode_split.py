@@ -24,8 +24,8 @@ SLOW = 1.25   # a round is slow above this many times the fastest
 
 def mode_groups(none):
     """([fast round indices], [slow round indices]) of the framework-free backward() CPU times."""
-    return ([i for i, x in enumerate(none) if x <= SLOW * min(none)],
-            [i for i, x in enumerate(none) if x > SLOW * min(none)])
+    cut = SLOW * min(none)
+    return [i for i, x in enumerate(none) if x <= cut], [i for i, x in enumerate(none) if x > cut]
 
 
 def per_tensor(variant, none, groups, P):
