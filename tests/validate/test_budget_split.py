@@ -13,17 +13,10 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.environ.get("FUSIM_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "data", "validation"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vcheck  # noqa: E402
+from vcheck import ROOT, check, finish  # noqa: E402  (data/validation on sys.path)
 import budget_split as B  # noqa: E402
-
-fails = 0
-
-
-def check(name, ok):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name)
-    fails += not ok
 
 
 def near(a, b, tol=1e-9):
@@ -165,5 +158,5 @@ check("a run without its log: exit 65, one line (got %d, %r)" % (p.returncode, p
       p.returncode == 65 and len(p.stderr.strip().splitlines()) == 1
       and p.stderr.startswith("budget_split: ") and "log.txt" in p.stderr)
 
-print("%d failed" % fails)
-sys.exit(1 if fails else 0)
+print("%d failed" % vcheck.fails)
+finish()

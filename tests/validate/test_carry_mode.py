@@ -11,18 +11,10 @@ import sys
 import tempfile
 from contextlib import redirect_stdout
 
-ROOT = os.environ.get("FUSIM_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "data", "validation"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vcheck import check, finish  # noqa: E402  (data/validation on sys.path)
 import carry_one as C  # noqa: E402
 import mode_split as M  # noqa: E402
-
-fails = 0
-
-
-def check(name, ok):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name)
-    fails += not ok
 
 
 # none: 100, 110, 125 fast (125 = 1.25 x 100 is not above; median 110); 200, 210, 220 slow (210)
@@ -72,4 +64,4 @@ check("carry_one: f 1, hook 60, the loop's times untouched (got %r, %r)"
       % (f, ws["host"]["hooks"]["hook_us"]),
       f == 1.0 and ws["host"]["hooks"]["hook_us"] == 60.0
       and m["compute_only_cpu_fwd_bwd_rest_us"][1] == 150.0)
-sys.exit(1 if fails else 0)
+finish()

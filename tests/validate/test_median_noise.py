@@ -6,17 +6,9 @@ import os
 import subprocess
 import sys
 
-ROOT = os.environ.get("FUSIM_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "data", "validation"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vcheck import ROOT, check, finish  # noqa: E402  (data/validation on sys.path)
 import median_noise as mn  # noqa: E402
-
-fails = 0
-
-
-def check(name, ok):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name)
-    fails += not ok
 
 
 # One model, three rounds: compute-only 100 / 102 / 98 us, plan p 110 / 112 / 108, plan q 200 each.
@@ -50,4 +42,4 @@ for argv in (["--runs", "eleven"], ["--runs", "900-901"]):
                        capture_output=True, text=True)
     check("%r: exit 64, one line (got %d, %r)" % (argv, p.returncode, p.stderr),
           p.returncode == 64 and len(p.stderr.strip().splitlines()) == 1 and not p.stdout)
-sys.exit(1 if fails else 0)
+finish()

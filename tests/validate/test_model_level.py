@@ -11,17 +11,9 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.environ.get("FUSIM_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "data", "validation"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vcheck import ROOT, check, finish  # noqa: E402  (data/validation on sys.path)
 import model_level as ML  # noqa: E402
-
-fails = 0
-
-
-def check(name, ok):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name)
-    fails += not ok
 
 
 def near(a, b, tol=1e-9):
@@ -130,4 +122,4 @@ with tempfile.TemporaryDirectory() as d:
                        capture_output=True, text=True)
     check("--capture-resamples 1: exit 64, one line (got %d, %r)" % (p.returncode, p.stderr),
           p.returncode == 64 and len(p.stderr.strip().splitlines()) == 1 and not p.stdout)
-sys.exit(1 if fails else 0)
+finish()
