@@ -143,7 +143,8 @@ TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wi
                "mobilenet_v3_large", "densenet121", "resnext50_32x4d", "swin_v2_t", "mobilenet_v2",
                "vgg16", "shufflenet_v2_x1_0", "efficientnet_v2_s", "convnext_small", "mnasnet1_0",
                "regnet_x_3_2gf", "mobilenet_v3_small", "swin_s", "densenet169",
-               "resnext101_32x8d", "vit_l_16", "wide_resnet101_2")
+               "resnext101_32x8d", "vit_l_16", "wide_resnet101_2", "convnext_base", "swin_b",
+               "efficientnet_b3")
 
 
 def make_opt(model):
@@ -503,6 +504,26 @@ def run_model(name, batch, seq, a, fw, log):
     del runners, base
     free_gpu_memory()
     return wl, res
+
+
+def run_or_skip(run, oom_error, what, log, floor_bytes=None, free=None):
+    """run() -> its result, or None where it ran out of GPU memory (oom_error): one line logged
+    (with the preflight's floor where known) and the memory freed. At several ranks it stops the
+    run instead: the other ranks go on to this model's collectives, so no rank skips alone."""
+    try:
+        return run()
+    except oom_error as e:
+        if WORLD > 1:
+            die("%s: out of GPU memory on rank %d; at several ranks the run stops (the models done "
+                "stay in each rank's runs.json: merge_ranks joins them)" % (what, RANK), 70)
+        log("%s: out of GPU memory, skipped (%s)%s"
+            % (what, str(e).splitlines()[0], "" if floor_bytes is None else
+               "; the preflight's floor was %.1f GiB" % (floor_bytes / 2**30)))
+    # Freed only here, after the except block: until it ends, the exception's traceback holds
+    # run's frames and through them the model's runners (run 32 kept 41 GiB of ViT-L/16's
+    # runners after its skip, and so skipped the two models after it).
+    (free or free_gpu_memory)()
+    return None
 
 
 def free_gpu_memory():
@@ -937,16 +958,13 @@ def run(a):
             if short:
                 log(short)
                 continue
-        try:
-            wl, res = run_model(name, batch, a.seq, a, fw, log)
-        except torch.cuda.OutOfMemoryError as e:
-            if WORLD > 1:   # the other ranks go on to this model's collectives: no skipping alone
-                die("%s:%d: out of GPU memory on rank %d; at several ranks the run stops (the "
-                    "models done stay in each rank's runs.json: merge_ranks joins them)"
-                    % (name, batch, RANK), 70)
-            log("%s:%d: out of GPU memory, skipped (%s)" % (name, batch, str(e).splitlines()[0]))
-            free_gpu_memory()
+        fp = a.footprints.get((name, batch))
+        done = run_or_skip(lambda: run_model(name, batch, a.seq, a, fw, log), torch.cuda.OutOfMemoryError,
+                           "%s:%d" % (name, batch), log,
+                           loop_bytes(fp, loop_plans) if fp else None)
+        if done is None:
             continue
+        wl, res = done
         with open(os.path.join(a.out, "wl_%s.json" % res["workload"]), "w") as f:
             json.dump(wl, f, indent=1)
         results["models"].append(res)

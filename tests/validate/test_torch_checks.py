@@ -6,7 +6,8 @@ never fires; all fired), then tools/validate_torch.py's main() with a stand-in f
 line on stderr, exit 65 and write nothing, also after a model that did not fit in memory (passed
 over, as the run skips it); a bad --models spec 64. The memory preflight by hand: each runner's
 bytes, the loop's floor over the 12 plans, the one line where it will not fit, and preflight's
-footprints from a probe that measured one (a probe of two values still accepted)."""
+footprints from a probe that measured one (a probe of two values still accepted); a model out of
+memory (run_or_skip) freed after its skip."""
 import atexit
 import os
 import shutil
@@ -123,5 +124,46 @@ problem, fps = vt.preflight([("a", 8), ("f", 4)], 512,
 check("preflight: a frozen model's line after a measured one (got %r)" % problem,
       problem is not None and problem.startswith("f (batch 4)"))
 
+
+# --- a model out of GPU memory (run_or_skip): one line, and its runners freed before the next
+# model. Run 32 freed inside the except block, where the traceback still held run_model's frame
+# and its runners: 41 GiB stayed held and the two models after ViT-L/16 were skipped. The stand-in
+# runner is held only by the raising frame; the stand-in free() reports whether it is gone.
+import gc  # noqa: E402
+import weakref  # noqa: E402
+
+
+class StandInOOM(Exception):
+    pass
+
+
+class StandInRunner:
+    pass
+
+
+refs, lines, gone = [], [], []
+
+
+def loop_out_of_memory():
+    runners = [StandInRunner()]
+    refs.append(weakref.ref(runners[0]))
+    raise StandInOOM("CUDA out of memory. Tried to allocate 38.00 MiB.\nthe rest of the message")
+
+
+def stand_in_free():
+    gc.collect()
+    gone.append(refs[0]() is None)
+
+
+got = vt.run_or_skip(loop_out_of_memory, StandInOOM, "vit_l_16:16", lines.append, 61.5 * 2**30,
+                     free=stand_in_free)
+check("out of memory: no result, the runners gone when memory is freed (got %r, %r)" % (got, gone),
+      got is None and gone == [True])
+check("out of memory: one line with the first line of the error and the floor: %r" % lines,
+      lines == ["vit_l_16:16: out of GPU memory, skipped (CUDA out of memory. Tried to allocate "
+                "38.00 MiB.); the preflight's floor was 61.5 GiB"])
+check("a model that fits: its result, nothing logged",
+      vt.run_or_skip(lambda: ("wl", "res"), StandInOOM, "m:8", lines.append) == ("wl", "res")
+      and len(lines) == 1)
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
