@@ -107,6 +107,13 @@ def build_model(name, batch, seq):
                                 num_attention_heads=12, num_key_value_heads=4, vocab_size=32000,
                                 max_position_embeddings=1024, sliding_window=None)
             cls = MistralForCausalLM
+        elif name == "qwen3_small":   # RMSNorm on queries and keys, 4 KV heads of 12, tied 152k vocab
+            from transformers import Qwen3Config, Qwen3ForCausalLM
+            cfg = Qwen3Config(hidden_size=768, intermediate_size=2048, num_hidden_layers=12,
+                              num_attention_heads=12, num_key_value_heads=4, head_dim=64,
+                              vocab_size=151936, max_position_embeddings=1024,
+                              tie_word_embeddings=True)
+            cls = Qwen3ForCausalLM
         elif name.startswith("gpt2"):
             from transformers import GPT2Config, GPT2LMHeadModel
             big = name == "gpt2_medium"
@@ -134,7 +141,7 @@ def build_model(name, batch, seq):
 
 # transformers models the harness builds from their configs (random weights, token ids of --seq)
 HF_MODELS = ("gpt2", "gpt2_medium", "bert_base", "bert_large", "llama_small", "distilbert", "t5_small",
-             "qwen2_small", "mistral_small")
+             "qwen2_small", "mistral_small", "qwen3_small")
 
 # torchvision classifiers the harness builds (random weights, 224x224 images)
 TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wide_resnet50_2",
