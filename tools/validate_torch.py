@@ -37,6 +37,11 @@ parameters, or a parameter whose gradient hook never fires, is one line on stder
 the GPU memory free when its turn comes (loop_bytes, a floor), the model is skipped with one line
 before its capture (at several ranks the run stops, 70).
 
+A model of your own: --models package.module:function:BATCH, where function(batch, device)
+returns (model on the GPU, inputs, loss_fn[, optimizer]) as tools/capture_torch.py takes it
+(tools/examples/torch_user_model.py is one; the module is looked up on PYTHONPATH and in the
+current directory).
+
     python3 tools/validate_torch.py --out /tmp/tv [--models resnet18:32,resnet50:64,vit_b_16:32,gpt2_medium:4]
 """
 import argparse
@@ -68,7 +73,10 @@ def die(msg, status=65):
 
 
 def build_model(name, batch, seq):
-    """(model, inputs, loss_fn, description); random init, no downloads."""
+    """(model, inputs, loss_fn, description); random init, no downloads. A name with a colon is
+    the user's own model (user_model)."""
+    if ":" in name:
+        return user_model(name, batch)
     import torch
     import torchvision
 
@@ -137,6 +145,35 @@ def build_model(name, batch, seq):
             (lambda m, inp: m(input_ids=inp[0], labels=inp[1]).loss), \
             "transformers %s from config (random init), seq %d" % (cls.__name__, seq)
     die("unknown model '%s' (%s, %s)" % (name, ", ".join(TORCHVISION), ", ".join(HF_MODELS)), 64)
+
+
+def user_model(name, batch):
+    """A model of the user's own, name "package.module:function": function(batch, device) returns
+    (model on the GPU, inputs, loss_fn[, optimizer]) with loss_fn(model, inputs) the loss, as
+    tools/capture_torch.py takes it (the optimizer, if any, is not used: every runner trains with
+    make_opt's SGD). The module is found on sys.path (PYTHONPATH, or the current directory).
+    A module or function that cannot be loaded, or a result of the wrong shape, exits 64."""
+    import importlib
+    mod, _, fn = name.partition(":")
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
+    try:
+        build = getattr(importlib.import_module(mod), fn)
+    except (ImportError, AttributeError, ValueError) as e:
+        die("--models: cannot load the model builder %s (%s: %s)" % (name, type(e).__name__, e), 64)
+    r = build(batch, "cuda")
+    if not isinstance(r, (tuple, list)) or len(r) not in (3, 4) or not callable(r[2]):
+        die("--models: %s must return (model, inputs, loss_fn[, optimizer]) with loss_fn(model, "
+            "inputs) the loss" % name, 64)
+    return r[0], r[1], r[2], "%s(batch=%d), the user's own builder" % (name, batch)
+
+
+def workload_name(name, batch, seq):
+    """The workload's name (and its files'): the model, the batch, the sequence for the
+    transformers models; a user's package.module:function with every character that is not a
+    letter, digit or underscore made an underscore."""
+    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return "%s_b%d%s_torchval" % (safe, batch, "_s%d" % seq if name in HF_MODELS else "")
 
 
 # transformers models the harness builds from their configs (random weights, token ids of --seq)
@@ -364,8 +401,7 @@ def run_model(name, batch, seq, a, fw, log):
     import torch
     torch.manual_seed(0)
     base, inputs, loss_fn, desc = build_model(name, batch, seq)
-    wname = "%s_b%d%s_torchval" % (name, batch, "_s%d" % seq if name in HF_MODELS
-                                   else "")
+    wname = workload_name(name, batch, seq)
     t0 = time.time()
     cap_model = copy.deepcopy(base)
     wl = capture_torch.capture(cap_model, inputs, loss_fn, make_opt(cap_model), iters=a.capture_iters,
@@ -649,16 +685,21 @@ def preflight(specs, seq, probe):
 
 
 def parse_models(text):
-    """[(name, batch)] from "name:batch,..." (batch 32 where left out); bad input exits 64."""
+    """[(name, batch)] from "name:batch,..." (batch 32 where left out; a model of the user's own,
+    package.module:function:BATCH, always with its batch); bad input exits 64."""
     specs = []
     for spec in text.split(","):
-        name, _, b = spec.partition(":")
+        if spec.count(":") >= 2:   # package.module:function:BATCH
+            name, _, b = spec.rpartition(":")
+        else:
+            name, _, b = spec.partition(":")
         try:
             batch = int(b or 32)
         except ValueError:
             batch = 0
-        if not name or batch < 1:
-            die("--models: '%s' is not MODEL[:BATCH] with BATCH >= 1" % spec, 64)
+        if not name or batch < 1 or name.endswith(":") or name.startswith(":"):
+            die("--models: '%s' is not MODEL[:BATCH] with BATCH >= 1 (a model of your own: "
+                "package.module:function:BATCH)" % spec, 64)
         specs.append((name, batch))
     return specs
 

@@ -165,5 +165,51 @@ check("out of memory: one line with the first line of the error and the floor: %
 check("a model that fits: its result, nothing logged",
       vt.run_or_skip(lambda: ("wl", "res"), StandInOOM, "m:8", lines.append) == ("wl", "res")
       and len(lines) == 1)
+
+# --- a model of the user's own: package.module:function:BATCH (parse_models, workload_name,
+# build_model through user_model, with a stand-in builder: no PyTorch needed to load it).
+import contextlib  # noqa: E402
+import io  # noqa: E402
+
+check("parse: a user's model keeps its module and function, the batch after the last colon",
+      vt.parse_models("examples.torch_user_model:encoder:8,resnet18") ==
+      [("examples.torch_user_model:encoder", 8), ("resnet18", 32)])
+check("workload names: a user's model with underscores, the transformers with their sequence",
+      vt.workload_name("examples.torch_user_model:encoder", 32, 512) ==
+      "examples_torch_user_model_encoder_b32_torchval"
+      and vt.workload_name("gpt2", 8, 512) == "gpt2_b8_s512_torchval"
+      and vt.workload_name("resnet18", 32, 512) == "resnet18_b32_torchval")
+mod_dir = tempfile.mkdtemp(prefix="fusim-user-model-")
+atexit.register(shutil.rmtree, mod_dir, ignore_errors=True)
+with open(os.path.join(mod_dir, "standin_models.py"), "w") as f:
+    f.write("def net(batch, device):\n    return 'model', (batch, device), lambda m, inp: 0.0\n"
+            "def bad(batch, device):\n    return 'model only'\n")
+sys.path.insert(0, mod_dir)
+got = vt.build_model("standin_models:net", 4, 512)
+check("build_model: the builder called with (batch, 'cuda'), its three values and a description: %r"
+      % (got,), got[0] == "model" and got[1] == (4, "cuda") and got[2](None, None) == 0.0
+      and got[3] == "standin_models:net(batch=4), the user's own builder")
+
+
+def exit_of(call):
+    """(exit status, stderr lines) of call, which must exit."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            call()
+        except SystemExit as e:
+            return e.code, err.getvalue().splitlines()
+    return None, err.getvalue().splitlines()
+
+
+for spec, why in (("pkg.mod:fn", "no batch"), (":fn:8", "no module"), ("pkg.mod:fn:0", "batch 0")):
+    rc, err = exit_of(lambda: vt.parse_models(spec))
+    check("parse %r (%s): exit 64, one line naming the form (got %r, %r)" % (spec, why, rc, err),
+          rc == 64 and len(err) == 1 and "package.module:function:BATCH" in err[0])
+for name, what in (("no_such_module_xyz:net", "cannot load"), ("standin_models:missing", "cannot load"),
+                   ("standin_models:bad", "must return")):
+    rc, err = exit_of(lambda: vt.build_model(name, 4, 512))
+    check("%s: exit 64, one line (%s) (got %r, %r)" % (name, what, rc, err),
+          rc == 64 and len(err) == 1 and what in err[0])
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
