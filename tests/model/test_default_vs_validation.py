@@ -6,7 +6,9 @@ of which the profile was fitted on. Each row is re-predicted with `fusim predict
 workload scaled to that run's compute-only median, as `fusim validate` does (with the profile
 the run used, the reference-fitted default of commit 1a5e77c, this reproduced all 40 stored
 predictions within 0.1 us). "optimal" plans are skipped: their buckets depend on the profile.
-Targets are the validation issue's: median |error| <= 3% and no row above 8%. Prints every row."""
+Targets are the validation issue's: median |error| <= 3% and no row above 8%. Prints every row.
+test_default_vs_validation.py FUSIM PROFILE: the same with that profile instead of the embedded
+one (e.g. one refitted from another lease's calibration, data/calibration/README.md)."""
 import csv
 import json
 import os
@@ -16,6 +18,7 @@ import sys
 import tempfile
 
 FUSIM = os.path.abspath(sys.argv[1])
+PROFILE = ["--profile", sys.argv[2]] if len(sys.argv) > 2 else []
 ROOT = os.environ.get("FUSIM_SOURCE_ROOT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 CSV = os.path.join(ROOT, "data", "validation", "h200_offload_matrix_run2.csv")
 WL = {"resnet50_b64": "resnet50", "bert_large_b8": "bert_large", "resnet50_b64_captured": "resnet50_captured",
@@ -45,7 +48,7 @@ def main():
             kv = dict(x.split("=", 1) for x in parts[1:])
             p = subprocess.run([FUSIM, "predict", "--workload", wf, "--comm", "offload", "--fusion", parts[0],
                                 "--overlap", kv["overlap"], "--pack", kv["pack"], "--comm-streams",
-                                kv.get("streams", "1"), "--format", "csv", "--no-store"],
+                                kv.get("streams", "1"), "--format", "csv", "--no-store"] + PROFILE,
                                capture_output=True, text=True)
             if p.returncode != 0:
                 print(f"FAIL: predict {r['workload']} {r['plan']}: {p.stderr.strip()}", file=sys.stderr)
