@@ -25,6 +25,7 @@ import datetime
 import os
 import statistics
 import time
+import weakref
 
 import torch_checks
 from quantile import quantile
@@ -309,15 +310,25 @@ class HookFuser:
                         for i, (_, p) in enumerate(params)]
 
     def _make(self, i):
+        # The hook holds the fuser weakly. A parameter's post-accumulate-grad hooks are also held
+        # from its C++ side, which Python's cycle collector cannot see, so a hook holding the
+        # fuser (and through self.params the parameters) was never freed: every fuser kept its
+        # parameters, their gradients and its fusion buffers for the rest of the run (runs 31-33:
+        # 12 per model, 3 x its parameter bytes each; tests/validate/test_torch_checks.py).
+        ref = weakref.ref(self)
+
         def hook(p):
-            if not self.ready:
-                self.order.append(i)
+            f = ref()
+            if f is None:   # the fuser is gone: so is the plan it served
                 return
-            b = self.bucket_of[i]
-            o, n = self.off[i], self.numel[i]
-            self.bufs[b][o:o + n].view(p.grad.shape).copy_(p.grad)
-            self.count[b] += 1
-            self._copied(b)
+            if not f.ready:
+                f.order.append(i)
+                return
+            b = f.bucket_of[i]
+            o, n = f.off[i], f.numel[i]
+            f.bufs[b][o:o + n].view(p.grad.shape).copy_(p.grad)
+            f.count[b] += 1
+            f._copied(b)
         return hook
 
     def _copied(self, b):

@@ -399,6 +399,9 @@ def clocks():
 
 def run_model(name, batch, seq, a, fw, log):
     import torch
+    # GPU memory allocated at points of the model's run, logged beside the loop's peak: what the
+    # models before it left, what the capture left, what the runners and their first steps hold
+    mem = [("start", torch.cuda.memory_allocated())]
     torch.manual_seed(0)
     base, inputs, loss_fn, desc = build_model(name, batch, seq)
     wname = workload_name(name, batch, seq)
@@ -420,6 +423,7 @@ def run_model(name, batch, seq, a, fw, log):
                                model_cost_cold=a.model_cost_cold, log=log)
     del cap_model
     free_gpu_memory()
+    mem.append(("captured", torch.cuda.memory_allocated()))
     log("%s: captured in %.1f s (fwd %.0f bwd %.0f opt %.0f us, %d tensors)"
         % (wname, time.time() - t0, wl["fwd_us"], wl["bwd_us"], wl["opt_us"], len(wl["grads"])))
     try:   # the model's own autograd graph (torch_fwcal.graph_stats); a failure costs only that
@@ -429,11 +433,13 @@ def run_model(name, batch, seq, a, fw, log):
     except Exception as e:
         graph = None
         log("%s: graph not counted (%s: %s)" % (wname, type(e).__name__, e))
+    mem.append(("graph", torch.cuda.memory_allocated()))
     plans = select_plans(a.plans, WORLD)
     torch.cuda.reset_peak_memory_stats()   # the loop's own peak, beside the preflight's floor
     runners = [Runner(base, None, inputs, loss_fn)] + [Runner(base, p, inputs, loss_fn) for p in plans]
     probes_at = len(runners)   # runners from here on are probes, not rows
     runners += [Runner(base, p, inputs, loss_fn) for p in extra_runners(a.loop_probes, a.baseline_twin)]
+    mem.append(("runners", torch.cuda.memory_allocated()))
     ev0, ev1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     ck = [clocks()]
     probes = []   # the host's speed, once a round (store_torch_validation.probe_factor)
@@ -461,9 +467,12 @@ def run_model(name, batch, seq, a, fw, log):
                 run.times.append(t)
                 run.cpu.append(run.last_cpu)
                 run.rest.append(run.last_rest)
+        if r == 0:
+            mem.append(("round 1", torch.cuda.memory_allocated()))
         if r >= a.warmup:
             probes.append(round(torch_host.host_probe(), 4))
             bprobes.append(round(torch_host.bwd_probe(), 4))
+    mem.append(("loop end", torch.cuda.memory_allocated()))
     ck.append(clocks())
     log("%s: %d rounds x %d runners in %.1f s" % (wname, a.warmup + a.iters, len(runners),
                                                   time.time() - t0))
@@ -471,6 +480,8 @@ def run_model(name, batch, seq, a, fw, log):
     log("%s: GPU memory allocated at the loop's peak %.1f GiB (the preflight's floor %s)"
         % (wname, torch.cuda.max_memory_allocated() / 2**30, "%.1f GiB" % (loop_bytes(
             fp, [r.plan for r in runners[1:]]) / 2**30) if fp else "not measured"))
+    log("%s: GPU memory allocated (GiB): %s" % (wname, ", ".join(
+        "%s %.1f" % (k, v / 2**30) for k, v in mem)))
     if name in a.trace:   # where the host time goes, plan by plan (torch_trace; an experiment)
         try:
             torch_trace.trace_plans(runners, TRACE_PLANS, ev0, ev1, a.out, wname, log=log)
@@ -570,10 +581,11 @@ def run_or_skip(run, oom_error, what, log, floor_bytes=None, free=None):
 
 
 def free_gpu_memory():
-    """Gives back the GPU memory of models no longer used: the cyclic garbage first (a hook
-    pattern's fuser and its parameters hold each other through the parameters' hooks, so
-    deleting a runner, or the capture's model-cost variants, frees nothing until Python's cycle
-    collector runs), then the allocator's cache."""
+    """Gives back the GPU memory of models no longer used: the cyclic garbage first (whatever
+    the runners and the capture's variants left in reference cycles), then the allocator's
+    cache. A cycle through a parameter's post-accumulate-grad hooks is not garbage to Python's
+    collector (PyTorch holds the hooks from C++ too): the hook pattern's fuser held by its hooks
+    was never freed until its hooks held it weakly (torch_host.HookFuser._make)."""
     import torch
     gc.collect()
     torch.cuda.empty_cache()
