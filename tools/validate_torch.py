@@ -574,8 +574,9 @@ def run_or_skip(run, oom_error, what, log, floor_bytes=None, free=None):
             % (what, str(e).splitlines()[0], "" if floor_bytes is None else
                "; the preflight's floor was %.1f GiB" % (floor_bytes / 2**30)))
     # Freed only here, after the except block: until it ends, the exception's traceback holds
-    # run's frames and through them the model's runners (run 32 kept 41 GiB of ViT-L/16's
-    # runners after its skip, and so skipped the two models after it).
+    # run's frames and through them the model's runners (run 32's first call held 41 GiB after
+    # ViT-L/16's skip, and so skipped the two models after it; most of that was the hook
+    # fusers' leak, torch_host.HookFuser._make).
     (free or free_gpu_memory)()
     return None
 
