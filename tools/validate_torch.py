@@ -821,6 +821,7 @@ def main(argv=None, probe=None):
         if torch.cuda.device_count() < a.world_size:
             die("--world-size %d: only %d GPU(s) visible" % (a.world_size, torch.cuda.device_count()),
                 69)
+        loop_backends(torch)   # the preflight's footprint step as the loop will run it
         probe = probe_model
     # bad models: one line, before anything is written; the footprints for memory_short
     problem, a.footprints = preflight(specs, a.seq, probe)
@@ -830,6 +831,14 @@ def main(argv=None, probe=None):
         world_of_one(os.environ)
         return run(a)
     return run_ranks(a)
+
+
+def loop_backends(torch):
+    """The backends' settings every step of the run uses: cuDNN's autotuner (its algorithms, and
+    so their workspaces, are the loop's) and TF32 matrix products."""
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
 
 
 def free_port():
@@ -937,9 +946,7 @@ def run(a):
         torch_host.ensure_process_group()
     GPU = torch.cuda.current_device()
     os.makedirs(a.out, exist_ok=True)
-    torch.backends.cudnn.benchmark = True
-    torch.backends.cuda.matmul.allow_tf32 = True
-    torch.backends.cudnn.allow_tf32 = True
+    loop_backends(torch)
     logf = open(os.path.join(a.out, "log.txt"), "a")
 
     def log(msg):
