@@ -87,6 +87,7 @@ import random
 import statistics
 import time
 
+import host_state
 import torch_host
 from quantile import quantile
 
@@ -539,8 +540,13 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
     fwd = {v: [] for v in variants}   # forward's CPU time: DDP's own forward work on the model
     bwd_cold = {v: [] for v in variants}
     direct = {v: [] for v in variants if issuing(v)}   # issue_direct's per-round medians
+    # what the host's CPUs did (host_state: the slow mode's cause), at the start of every timed
+    # round and after the last: timed round i lies between states i and i + 1
+    states = []
     for r in range(warmup + rounds):
         k0 = r % len(variants)
+        if r >= warmup:
+            states.append(host_state.host_state())
         for v in variants[k0:] + variants[:k0]:
             try:
                 tf, t, dr = step(v)
@@ -563,6 +569,7 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
                 fwd[v].append(round(tf, 1))
                 if cold:
                     bwd_cold[v].append(round(tc, 1))
+    states.append(host_state.host_state())   # after the last timed round
     # the buckets each spacing variant issued a step (the offload hook's calls in one more step)
     nbs = {v: len(runners[v][2].buckets) for v in variants if v.startswith("hk_e")}
     for v in (v for v in variants if v.startswith("ddpo_e")):
@@ -578,7 +585,7 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
     out = with_ci(bwd, P, fixed)
     out.update({"P": P, "rounds": rounds, "fixed": dict(fixed),
                 "seconds": round(time.time() - t_start, 1), "raw": bwd, "raw_fwd": fwd,
-                "ddp_forward": forward_with_ci(fwd)})
+                "ddp_forward": forward_with_ci(fwd), "host_state": states})
     if any(v in bwd for v in spacing_set):
         out["issue_spacing"] = dict(spacing_with_ci(bwd, P, nbs), buckets=nbs)
     if any(x is not None for xs in direct.values() for x in xs):

@@ -21,7 +21,8 @@ For every model it
      timed rounds) and every iteration time (CUDA events from an idle GPU to the end of the
      optimizer step).
 Everything goes to OUTDIR: wl_<model>.json (workloads), runs.json (rows, buckets, machine,
-versions, command line).
+versions, command line; per model the host's speed probes and its state a round, host_state: what
+the CPUs did, tools/host_state.py).
 
 --world-size N (issue 10, item 4): N processes, one a GPU, each a rank of one NCCL process group
 (torch_host.ensure_process_group), all running the same program (run_ranks), so DDP's all-reduce
@@ -58,6 +59,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import capture_torch  # noqa: E402
+import host_state  # noqa: E402
 import torch_checks  # noqa: E402
 import torch_fwcal  # noqa: E402
 import torch_host  # noqa: E402
@@ -444,6 +446,8 @@ def run_model(name, batch, seq, a, fw, log):
     ck = [clocks()]
     probes = []   # the host's speed, once a round (store_torch_validation.probe_factor)
     bprobes = []  # the autograd thread's (torch_host.bwd_probe)
+    states = []   # what the host's CPUs did (host_state: the slow mode's cause), before the
+    #               first timed round and after each (its probes included): round i between i, i + 1
     t0 = time.time()
     # A new order every round, drawn at random (seeded): no plan always follows the same one. A
     # rotation (runs up to 12) kept every plan behind the same neighbour in every round, so
@@ -460,6 +464,8 @@ def run_model(name, batch, seq, a, fw, log):
             order = order[r % n:] + order[:r % n]
         if r >= a.warmup:
             orders.append(order)
+        if r == a.warmup:
+            states.append(host_state.host_state())
         for k in order:
             run = runners[k]
             t = run.step(ev0, ev1)
@@ -472,6 +478,7 @@ def run_model(name, batch, seq, a, fw, log):
         if r >= a.warmup:
             probes.append(round(torch_host.host_probe(), 4))
             bprobes.append(round(torch_host.bwd_probe(), 4))
+            states.append(host_state.host_state())
     mem.append(("loop end", torch.cuda.memory_allocated()))
     ck.append(clocks())
     log("%s: %d rounds x %d runners in %.1f s" % (wname, a.warmup + a.iters, len(runners),
@@ -551,6 +558,7 @@ def run_model(name, batch, seq, a, fw, log):
                                                 for k in range(3)],
            "compute_only_cpu_times_us": [[round(v, 1) for v in c] for c in runners[0].cpu],
            "clocks_sm_mhz_power_w_temp_c": ck, "host_probe_us": probes, "host_bwd_probe_us": bprobes,
+           "host_state": states,
            "blocked": blocked or None,
            "round_orders": {"runners": labels, "order": a.order,
                             "timed": orders},

@@ -8,7 +8,9 @@ paired round by round with 'none', over P. A cost that followed backward()'s CPU
 none's slow / fast; the store's carry (loop backward() CPU over the rounds' median) assumes so.
 Also the loop's compute-only backward() CPU against the two groups (which mode the loop ran in)
 and the store's factor f. Model-runs without those rounds (runs before 20) or with fewer than 3
-rounds in a group print f alone.
+rounds in a group print f alone. Where the capture recorded the host's state a round
+(tools/host_state.py, from session 33), a second line gives the fast and the slow rounds' steal
+time, busy share, involuntary switches, clock and CPU moves.
 
     python3 data/validation/mode_split.py data/validation/torch_h200_run{11..30} data/validation/torch_h100_run31
 """
@@ -17,6 +19,9 @@ import json
 import os
 import statistics as st
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import host_state  # noqa: E402
 
 KEYS = ("hk_n", "ddpv_n", "hk_0")
 SLOW = 1.25   # a round is slow above this many times the fastest
@@ -32,6 +37,26 @@ def per_tensor(variant, none, groups, P):
     """Per group, the variant's cost per tensor: the median of its round-by-round excess over
     none, over P."""
     return [st.median(variant[i] - none[i] for i in g) / P for g in groups]
+
+
+def host_by_mode(states, groups):
+    """What the host did in the fast rounds and in the slow ones (tools/host_state.py, recorded
+    from session 33 on: a round's state at its start and after the last), as one line; None
+    without the states."""
+    if not states or len(states) < 2:
+        return None
+    d = host_state.round_deltas(states)
+    parts = []
+    for key, label, fmt in (("steal", "steal", "%.3f"), ("busy", "busy", "%.2f"),
+                            ("preempt_hz", "preempted a second", "%.0f"), ("mhz", "MHz", "%.0f")):
+        got = [[d[i][key] for i in g if i < len(d) and d[i][key] is not None] for g in groups]
+        if all(got):
+            parts.append(label + " " + " / ".join(fmt % st.median(x) for x in got))
+    moved = [[d[i]["moved"] for i in g if i < len(d) and d[i]["moved"] is not None] for g in groups]
+    if all(moved):
+        parts.append("moved CPU %d/%d / %d/%d" % (sum(moved[0]), len(moved[0]), sum(moved[1]),
+                                                len(moved[1])))
+    return "; ".join(parts) or None
 
 
 def main(rundirs):
@@ -53,6 +78,7 @@ def main(rundirs):
                 print("%-6s %-28s loop %6.0f f %.2f" % (run, w["name"][:28], lb, fs[-1][0]))
                 continue
             none = [st.median(n[i] for i in g) for g in groups]
+            host = host_by_mode(fm.get("host_state"), groups)
             cost = {k: per_tensor(raw[k], n, groups, P) for k in KEYS if k in raw}
             ratios.append((none[1] / none[0], cost["hk_n"][1] / cost["hk_n"][0]))
             print("%-6s %-28s fast %2d slow %2d none %6.0f / %6.0f (x%.2f) loop %6.0f f %.2f | "
@@ -61,6 +87,8 @@ def main(rundirs):
                       len(groups[1]), none[0], none[1], none[1] / none[0], lb,
                       lb / fm["bwd_cpu_us"], " ".join("%s %.2f" % (k, c[1] / c[0])
                                                       for k, c in cost.items())))
+            if host:
+                print("       host, fast / slow rounds: %s" % host)
     if ratios:
         print("%d model-runs: none slow / fast median %.2f; hk_n per tensor slow / fast median "
               "%.2f (above 1.2 in %d)" % (len(ratios), st.median(a for a, _ in ratios),
