@@ -13,7 +13,8 @@ host_state() returns, each where the kernel gives it (None where not):
   jiffies      the machine's CPU time so far by kind, in s: user, nice, system, idle, iowait,
                irq, softirq, steal (/proc/stat's cpu line over the clock tick)
   load1        the one-minute load average
-  ctxt         the process's context switches so far, voluntary and not (a thread preempted)
+  ctxt         the context switches of the process's threads so far, summed, voluntary and not
+               (a thread preempted); threads that ended between two readings drop out of the sum
 Pure reads, no PyTorch; each parser takes the file's text, so the tests feed them by hand.
 """
 import os
@@ -39,7 +40,7 @@ def parse_task_cpu(text):
 
 
 def parse_status_ctxt(text):
-    """(voluntary, nonvoluntary) context switches from /proc/PID/status."""
+    """(voluntary, nonvoluntary) context switches from /proc/PID[/task/TID]/status."""
     got = {}
     for line in text.splitlines():
         k, _, v = line.partition(":")
@@ -84,7 +85,7 @@ def host_state():
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     me = _read("/proc/thread-self/stat")
     cpu = parse_task_cpu(me) if me else None
-    cpus = set()
+    cpus, ctxt = set(), None
     try:
         tasks = os.listdir("/proc/self/task")
     except OSError:
@@ -94,15 +95,17 @@ def host_state():
         c = parse_task_cpu(t) if t else None
         if c is not None:
             cpus.add(c)
+        st = _read("/proc/self/task/%s/status" % tid)
+        sw = parse_status_ctxt(st) if st else None
+        if sw:   # every thread's: the autograd engine's preemptions count as the main thread's
+            ctxt = [sw[0] + (ctxt[0] if ctxt else 0), sw[1] + (ctxt[1] if ctxt else 0)]
     stat = _read("/proc/stat")
     load = _read("/proc/loadavg")
-    status = _read("/proc/self/status")
-    ctxt = parse_status_ctxt(status) if status else None
     return {"t": round(time.monotonic(), 4), "cpu": cpu, "thread_cpus": sorted(cpus) or None,
             "mhz": _cpu_mhz(cpu) if cpu is not None else None,
             "jiffies": parse_proc_stat(stat, tick) if stat else None,
             "load1": float(load.split()[0]) if load else None,
-            "ctxt": list(ctxt) if ctxt else None}
+            "ctxt": ctxt}
 
 
 def round_deltas(states):
