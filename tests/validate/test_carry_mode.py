@@ -2,7 +2,8 @@
 """data/validation/mode_split.py and carry_one.py on hand-made data, answers by hand: the fast and
 slow rounds of a framework-free backward(), a cost per tensor per group paired round by round,
 a made-up run's line (f, the slow / fast ratios); and carry_one's what-if, the costs measured on
-the model carried at 1 where the store carries them by the loop's backward() over the rounds'."""
+the model carried at 1 where the store carries them by the loop's backward() over the rounds';
+f_vs_error's f and its reading of a store line."""
 import io
 import json
 import os
@@ -64,4 +65,27 @@ check("carry_one: f 1, hook 60, the loop's times untouched (got %r, %r)"
       % (f, ws["host"]["hooks"]["hook_us"]),
       f == 1.0 and ws["host"]["hooks"]["hook_us"] == 60.0
       and m["compute_only_cpu_fwd_bwd_rest_us"][1] == 150.0)
+
+# f_vs_error.py: f from a made-up run (the loop's backward() 210 over the rounds' 125: 1.68; a
+# model without costs on the model has none), and a store line's signed error read back
+import f_vs_error as FE  # noqa: E402
+
+tmp = tempfile.mkdtemp(prefix="f-vs-error-")
+try:
+    for name, fm in (("toy", {"bwd_cpu_us": 125.0}), ("bare", {})):
+        with open(os.path.join(tmp, "wl_%s.json" % name), "w") as f:
+            json.dump({"name": name, "meta": {"framework_on_model": fm}}, f)
+    with open(os.path.join(tmp, "runs.json"), "w") as f:
+        json.dump({"models": [{"workload": w, "compute_only_cpu_fwd_bwd_rest_us": [50, 210, 5]}
+                              for w in ("toy", "bare")]}, f)
+    fs = FE.carry_factors(tmp)
+    check("f_vs_error: f 1.68 for the model with costs on it, none for the other (got %r)" % fs,
+          list(fs) == ["toy"] and abs(fs["toy"] - 1.68) < 1e-12)
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+line = ("swin_b_b32_torchval              ddp none                      126757    141549 +11.67%  "
+        "ov   27489 /   41163 -- in")
+m = FE.ROW.match(line)
+check("f_vs_error: a store line gives its workload and +11.67 (got %r)" % (m and m.groups(),),
+      m is not None and m.groups() == ("swin_b_b32_torchval", "+11.67"))
 finish()
