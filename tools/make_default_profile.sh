@@ -110,15 +110,20 @@ fi
 # (data/calibration/h200-compute-DATE-gemm.sql) and tools/calib_torch.py's attention, memory-bound
 # operation, host and optimizer tables (data/compute/h200-calib-torch.json); calib/device_compute.sh
 # measured both on one H200; then data/compute/h200-calib-torch-*.json (calib/device_compute_parts.sh).
-gemm_sql=$(ls data/calibration/h200-compute-*-gemm.sql 2>/dev/null | sort | tail -1)
-if [ -n "$gemm_sql" ] && [ -f data/compute/h200-calib-torch.json ]; then
+gemm_sql=$(ls "$root"/data/calibration/h200-compute-*-gemm.sql 2>/dev/null | sort | tail -1)
+if [ -n "$gemm_sql" ] && [ -f "$root"/data/compute/h200-calib-torch.json ]; then
   gdb=$tmp/gemm.db
   sqlite3 "$gdb" <"$gemm_sql"
-  "$fusim" fit --db "$gdb" --gemm-table --compute data/compute/h200-calib-torch.json --merge-into "$prof" >/dev/null
+  "$fusim" fit --db "$gdb" --gemm-table --compute "$root"/data/compute/h200-calib-torch.json --merge-into "$prof" >/dev/null
+  # fit names the database it read, a temporary one: name the committed dump instead, so that
+  # two runs give the same bytes (before the merges below, which cut the source at 255 chars)
+  sed -i "s|sweep in $gdb (|sweep in ${gemm_sql#"$root"/} (|" "$prof"
+  grep -q "sweep in ${gemm_sql#"$root"/} (" "$prof" || {
+    echo "make_default_profile.sh: the compute tables' source does not name $gemm_sql" >&2; exit 70; }
   # later partial calibrations (calib/device_compute_parts.sh: unaligned GEMMs and cross-entropy,
   # convolutions, the aligned GEMMs as torch.matmul runs them), in name order: each replaces the
   # tables it measured
-  for f in data/compute/h200-calib-torch-*.json; do
+  for f in "$root"/data/compute/h200-calib-torch-*.json; do
     [ -f "$f" ] && "$fusim" fit --compute "$f" --merge-into "$prof" >/dev/null
   done
 fi
