@@ -729,7 +729,10 @@ def main(argv=None, probe=None):
     """probe: what preflight steps each model with (default probe_model, on the GPU)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
-    ap.add_argument("--models", default="resnet18:32,resnet50:64,vit_b_16:32,gpt2_medium:4")
+    ap.add_argument("--models", default="resnet18:32,resnet50:64,vit_b_16:32,gpt2_medium:4",
+                    help="comma-separated MODEL[:BATCH] (the names built in: TORCHVISION, "
+                         "HF_MODELS), or a model of your own as package.module:function:BATCH "
+                         "(tools/examples/torch_user_model.py)")
     ap.add_argument("--seq", type=int, default=512)
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=3)
