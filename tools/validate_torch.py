@@ -730,8 +730,9 @@ def main(argv=None, probe=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--models", default="resnet18:32,resnet50:64,vit_b_16:32,gpt2_medium:4",
-                    help="comma-separated MODEL[:BATCH] (the names built in: TORCHVISION, "
-                         "HF_MODELS), or a model of your own as package.module:function:BATCH "
+                    help="comma-separated MODEL[:BATCH], MODEL one of the torchvision and "
+                         "transformers models built in (an unknown name lists them), or a model "
+                         "of your own as package.module:function:BATCH "
                          "(tools/examples/torch_user_model.py)")
     ap.add_argument("--seq", type=int, default=512)
     ap.add_argument("--iters", type=int, default=30)
