@@ -1,50 +1,49 @@
 #!/usr/bin/env python3
 """f_vs_error.py: does the carry factor f of the costs measured on the model (the loop's
 framework-free backward() CPU over the capture's; store_torch_validation.model_cost_factor) tell
-which model-runs are priced too slow? Per model-run, f (as mode_split.py computes it) and the
+which model-runs are priced too slow? Per model-run, f (mode_split.model_runs) and the
 median and mean signed error of its rows as the store prices them now
-(tools/store_torch_validation.py RUNDIR --no-store), sorted by f. Session 33 asked it after two
+(tools/store_torch_validation.py RUNDIR --no-store --csv), sorted by f. Session 33 asked it after two
 held-out model-runs with f above 1.2 (run 31's Mistral 1.56, run 33's Swin-B 1.24) were both
 priced about 5% too slow.
 
     python3 data/validation/f_vs_error.py data/validation/torch_h200_run{11..30} \\
         data/validation/torch_h100_run31 data/validation/torch_h100_run32 data/validation/torch_h200_run33
 """
-import glob
-import json
+import csv
 import os
 import re
 import statistics as st
 import subprocess
 import sys
+import tempfile
+
+import mode_split
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-ROW = re.compile(r"(\S+_torchval)\s+.+?\s{2,}\d+\s+\d+\s+([+-]\d+\.\d+)%")
 
 
 def carry_factors(rundir):
     """{workload: f} of a run's model-runs that measured costs on the model."""
-    loop = {m["workload"]: m for m in json.load(open(os.path.join(rundir, "runs.json")))["models"]}
+    return {name: f for name, _, _, f in mode_split.model_runs(rundir)}
+
+
+def errors_from_csv(text):
+    """{workload: [signed % error of each row]} from the store's --csv matrix."""
     out = {}
-    for p in sorted(glob.glob(os.path.join(rundir, "wl_*.json"))):
-        w = json.load(open(p))
-        fm = (w.get("meta") or {}).get("framework_on_model") or {}
-        m = loop.get(w["name"])
-        if m is not None and fm.get("bwd_cpu_us", 0) > 0:
-            out[w["name"]] = m["compute_only_cpu_fwd_bwd_rest_us"][1] / fm["bwd_cpu_us"]
+    for row in csv.DictReader(line for line in text.splitlines() if not line.startswith("#")):
+        out.setdefault(row["workload"], []).append(100 * float(row["rel_err"]))
     return out
 
 
 def signed_errors(rundir):
     """{workload: [signed % error of each row]} as the store prices the run now."""
-    text = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "store_torch_validation.py"),
-                           rundir, "--no-store"], capture_output=True, text=True, check=True).stdout
-    out = {}
-    for line in text.splitlines():
-        m = ROW.match(line)
-        if m:
-            out.setdefault(m.group(1), []).append(float(m.group(2)))
-    return out
+    with tempfile.TemporaryDirectory(prefix="f-vs-error-") as tmp:
+        path = os.path.join(tmp, "matrix.csv")
+        subprocess.run([sys.executable, os.path.join(ROOT, "tools", "store_torch_validation.py"),
+                        rundir, "--no-store", "--csv", path], capture_output=True, check=True)
+        with open(path) as f:
+            return errors_from_csv(f.read())
 
 
 def main(rundirs):

@@ -59,23 +59,31 @@ def host_by_mode(states, groups):
     return "; ".join(parts) or None
 
 
+def model_runs(rundir):
+    """(workload name, its meta.framework_on_model, its loop's entry in runs.json, f) for each
+    model-run of rundir whose capture measured the costs on the model; f the store's carry
+    factor, the loop's framework-free backward() CPU over the one measured beside the costs."""
+    loop = {m["workload"]: m for m in json.load(open(os.path.join(rundir, "runs.json")))["models"]}
+    for p in sorted(glob.glob(os.path.join(rundir, "wl_*.json"))):
+        w = json.load(open(p))
+        fm = (w.get("meta") or {}).get("framework_on_model") or {}
+        m = loop.get(w["name"])
+        if m is not None and fm.get("bwd_cpu_us", 0) > 0:
+            yield w["name"], fm, m, m["compute_only_cpu_fwd_bwd_rest_us"][1] / fm["bwd_cpu_us"]
+
+
 def main(rundirs):
     ratios, fs = [], []
     for d in rundirs:
-        loop = {m["workload"]: m for m in json.load(open(os.path.join(d, "runs.json")))["models"]}
-        for p in sorted(glob.glob(os.path.join(d, "wl_*.json"))):
-            w = json.load(open(p))
-            fm = (w.get("meta") or {}).get("framework_on_model") or {}
-            raw, P, m = fm.get("raw") or {}, fm.get("P"), loop.get(w["name"])
-            if m is None or fm.get("bwd_cpu_us", 0) <= 0:
-                continue
+        for name, fm, m, f in model_runs(d):
+            raw, P = fm.get("raw") or {}, fm.get("P")
             run = os.path.basename(os.path.normpath(d))[-5:]
             lb = m["compute_only_cpu_fwd_bwd_rest_us"][1]
-            fs.append((lb / fm["bwd_cpu_us"], run, w["name"]))
+            fs.append((f, run, name))
             n = raw.get("none")
             groups = mode_groups(n) if n else ([], [])
             if not P or "hk_n" not in raw or min(len(g) for g in groups) < 3:
-                print("%-6s %-28s loop %6.0f f %.2f" % (run, w["name"][:28], lb, fs[-1][0]))
+                print("%-6s %-28s loop %6.0f f %.2f" % (run, name[:28], lb, f))
                 continue
             none = [st.median(n[i] for i in g) for g in groups]
             host = host_by_mode(fm.get("host_state"), groups)
@@ -83,9 +91,9 @@ def main(rundirs):
             ratios.append((none[1] / none[0], cost["hk_n"][1] / cost["hk_n"][0]))
             print("%-6s %-28s fast %2d slow %2d none %6.0f / %6.0f (x%.2f) loop %6.0f f %.2f | "
                   "cost slow/fast %s" % (
-                      run, w["name"][:28], len(groups[0]),
+                      run, name[:28], len(groups[0]),
                       len(groups[1]), none[0], none[1], none[1] / none[0], lb,
-                      lb / fm["bwd_cpu_us"], " ".join("%s %.2f" % (k, c[1] / c[0])
+                      f, " ".join("%s %.2f" % (k, c[1] / c[0])
                                                       for k, c in cost.items())))
             if host:
                 print("       host, fast / slow rounds: %s" % host)

@@ -3,7 +3,7 @@
 slow rounds of a framework-free backward(), a cost per tensor per group paired round by round,
 a made-up run's line (f, the slow / fast ratios); and carry_one's what-if, the costs measured on
 the model carried at 1 where the store carries them by the loop's backward() over the rounds';
-f_vs_error's f and its reading of a store line."""
+f_vs_error's f and its reading of the store's csv."""
 import io
 import json
 import os
@@ -83,9 +83,11 @@ try:
           list(fs) == ["toy"] and abs(fs["toy"] - 1.68) < 1e-12)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
-line = ("swin_b_b32_torchval              ddp none                      126757    141549 +11.67%  "
-        "ov   27489 /   41163 -- in")
-m = FE.ROW.match(line)
-check("f_vs_error: a store line gives its workload and +11.67 (got %r)" % (m and m.groups(),),
-      m is not None and m.groups() == ("swin_b_b32_torchval", "+11.67"))
+matrix = ("# rows 1: median |error| 11.67%\n"
+          "workload,plan,rel_err,inside\n"
+          "\"swin_b_b32_torchval\",\"ddp none\",0.116692,1\n")
+e = FE.errors_from_csv(matrix)
+check("f_vs_error: the store's csv gives the row's workload and +11.67 (got %r)" % e,
+      list(e) == ["swin_b_b32_torchval"] and len(e["swin_b_b32_torchval"]) == 1
+      and abs(e["swin_b_b32_torchval"][0] - 11.6692) < 1e-9)
 finish()
