@@ -1029,16 +1029,16 @@ def run(a):
         json.dump(results, f, indent=1)
     loop_plans = select_plans(a.plans, WORLD) + extra_runners(a.loop_probes, a.baseline_twin)
     for name, batch in a.specs:
-        if (name, batch) in a.footprints:   # before the capture's minutes are spent
+        fp = a.footprints.get((name, batch))
+        if fp is not None:   # before the capture's minutes are spent
             free_gpu_memory()
-            short = memory_short(name, batch, a.footprints[(name, batch)], loop_plans,
+            short = memory_short(name, batch, fp, loop_plans,
                                  torch.cuda.mem_get_info()[0], torch.cuda.memory_allocated())
             if short and WORLD > 1:   # every rank goes on to the model's collectives
                 die(short + " on rank %d; at several ranks the run stops" % RANK, 70)
             if short:
                 log(short)
                 continue
-        fp = a.footprints.get((name, batch))
         done = run_or_skip(lambda: run_model(name, batch, a.seq, a, fw, log), torch.cuda.OutOfMemoryError,
                            "%s:%d" % (name, batch), log,
                            loop_bytes(fp, loop_plans) if fp else None)
