@@ -48,8 +48,10 @@ Found (mid_sizes.txt):
 usage: mid_sizes.py FUSIM DATA_DIR   (DATA_DIR: the public multi-node logs; the a3mega log is read
 from its parent folder)
 """
+import atexit
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -81,6 +83,12 @@ def channels(n, c_max, threshold):
     return nc
 
 
+def extra_us(n, c_max, thr, band_us):
+    """The channel cut's extra time for a call of n bytes whose bandwidth term on all c_max
+    channels is band_us: that term x (c_max / nc - 1); 0 where the line has no cut (thr None)."""
+    return (c_max / channels(n, c_max, thr) - 1) * band_us if thr else 0.0
+
+
 def bus_factor(op, p):
     return 2 * (p - 1) / p if op == "allreduce" else (p - 1) / p
 
@@ -91,7 +99,13 @@ def line(pts):
 
 
 def main():
+    a3 = os.path.join(cb.DATA, "..", "h100x16-2node-a3mega-allreduce.txt")
+    for f in (os.path.join(cb.DATA, "mghpcc-dgxh100-2gpu-2node-allreduce.txt"), a3):
+        if not os.path.isfile(f):
+            print(f"mid_sizes.py: {f}: no such log (give the public multi-node folder)", file=sys.stderr)
+            return 66
     tmp = tempfile.mkdtemp(prefix="fusim-mid-")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     # the profiles cluster_bench fits (DGX: 1-node 2, 1+1, 2+2, 4+4; B200: 1-node 8 on the DGX 1+1 rail)
     db, prof = os.path.join(tmp, "h.db"), os.path.join(tmp, "h.json")
     cb.imp(db, "mghpcc-dgxh100-2gpu-1node-allreduce.txt", "--link", "nvlink")
@@ -110,7 +124,6 @@ def main():
         cb.imp(bdb, f"mit-b200-8gpu-1node-{op}.txt", "--link", "nvlink")
     cb.run("fit", "--db", bdb, "--no-store", "--out", bprof, "--name", "b200", "--base", rail)
 
-    a3 = os.path.join(cb.DATA, "..", "h100x16-2node-a3mega-allreduce.txt")
     cases = [(f"allreduce:2x{g}", f"mghpcc-dgxh100-{2 * g}gpu-2node-allreduce.txt", mprof, 32, "fit set")
              for g in (1, 2, 4)]
     cases.append(("allreduce:2x8", "mghpcc-dgxh100-16gpu-2node-allreduce.txt", prof, 32, "held out"))
@@ -143,11 +156,11 @@ def main():
             bw_us = f * b / (busbw * 1e3)  # the Simple bandwidth term at the full rate
             nc = channels(b, c_max, T_SIMPLE)
             ncr = channels(b, c_max, T_SIMPLE * p)
-            x, xr = (c_max / nc - 1) * bw_us, (c_max / ncr - 1) * bw_us
+            x, xr = extra_us(b, c_max, T_SIMPLE, bw_us), extra_us(b, c_max, T_SIMPLE * p, bw_us)
             # the model's own line on nc of C channels: its bandwidth term x C / nc
             thr = threshold(pj["algo"], p)
             ncm = channels(b, c_max, thr) if thr else c_max
-            xm = (c_max / ncm - 1) * (pj["time_us"] - lat[pj["algo"]])
+            xm = extra_us(b, c_max, thr, pj["time_us"] - lat[pj["algo"]])
             extra_m.append(xm)
             e = (pj["time_us"] - t) / t
             errs.append(pj["time_us"] - t)
