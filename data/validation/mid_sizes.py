@@ -44,6 +44,12 @@ Found (mid_sizes.txt):
   the line); it cannot make these. The model's Simple latency is the >= 256 MiB intercept, so it
   over-prices the fit set wherever Simple runs at mid sizes (DGX 1+1 ring/Simple 198 us at 0 bytes
   against the 31 us mid-size intercept).
+- NCCL's cut added to the line the model prices at each size (the last table; an upper bound at
+  C = MAXCHANNELS, NCCL's pick being blind to it) meets no band of cluster_bench and worsens none:
+  B200 all-gather and reduce-scatter >= 1 MiB max 67.5 -> 50.7, 68.0 -> 52.3% (C = 64; 57.9,
+  58.5 at 32), EXTRA 4+4 >= 64 KiB 14.4 / 79.7 -> 11.0 / 70.2 (C = 32), DGX 8+8 and B200
+  all-reduce as they were; the fit set's 1-32 MiB unchanged. Pricing it needs the communicator's
+  channel count, which nccl-tests prints only under NCCL_DEBUG=INFO.
 
 usage: mid_sizes.py FUSIM DATA_DIR   (DATA_DIR: the public multi-node logs; the a3mega log is read
 from its parent folder)
@@ -98,6 +104,31 @@ def line(pts):
     return a, 1 / b / 1e3 if b > 0 else float("inf")
 
 
+def bands_whatif(prof, comm, path, bands, c_max):
+    """cluster_bench's bands (median / max |error|) for one held-out case, as the bench prices it and
+    with NCCL's cut added to the line it prices (the line's threshold, C = c_max channels): what the
+    rule could change in the model at most, since NCCL picks by its tuning model, which has no cut."""
+    rows, lay = cb.measured(path), cb.layout_args(path)
+    nodes, g = (int(x) for x in comm.split(":")[1].split("x"))
+    p = nodes * g
+    pred = json.loads(cb.run("cost", "--profile", prof, "--comm", comm, "--bytes",
+                             ",".join(f"{b}B" for b, _ in rows), "--format", "json", *lay))
+    lat = {ln["algo"]: ln["time_us"] for ln in json.loads(cb.run(
+        "cost", "--profile", prof, "--comm", comm, "--bytes", "1B", "--format", "json", *lay))[0]["lines"]}
+    out = []
+    for lo in bands:
+        e0, e1 = [], []
+        for (b, t), pj in zip(rows, pred):
+            if b < lo:
+                continue
+            cut = pj["time_us"] + extra_us(b, c_max, threshold(pj["algo"], p), pj["time_us"] - lat[pj["algo"]])
+            e0.append(abs(pj["time_us"] - t) / t)
+            e1.append(abs(cut - t) / t)
+        out.append(f">= {lo // 1024} KiB {100 * statistics.median(e0):.1f} / {100 * max(e0):.1f} -> "
+                   f"{100 * statistics.median(e1):.1f} / {100 * max(e1):.1f}")
+    return "; ".join(out)
+
+
 def main():
     a3 = os.path.join(cb.DATA, "..", "h100x16-2node-a3mega-allreduce.txt")
     for f in (os.path.join(cb.DATA, "mghpcc-dgxh100-2gpu-2node-allreduce.txt"), a3):
@@ -123,6 +154,11 @@ def main():
     for op in ("allreduce", "allgather", "reducescatter"):
         cb.imp(bdb, f"mit-b200-8gpu-1node-{op}.txt", "--link", "nvlink")
     cb.run("fit", "--db", bdb, "--no-store", "--out", bprof, "--name", "b200", "--base", rail)
+    xdb, xprof = os.path.join(tmp, "x.db"), os.path.join(tmp, "x.json")  # cluster_bench's EXTRA fit
+    cb.imp(xdb, "mghpcc-dgxh100-2gpu-1node-allreduce.txt", "--link", "nvlink")
+    for n in (2, 4):
+        cb.imp(xdb, f"mghpcc-dgxh100-{n}gpu-2node-allreduce.txt")
+    cb.run("fit", "--db", xdb, "--no-store", "--out", xprof, "--name", "dgx-2-to-4")
 
     cases = [(f"allreduce:2x{g}", f"mghpcc-dgxh100-{2 * g}gpu-2node-allreduce.txt", mprof, 32, "fit set")
              for g in (1, 2, 4)]
@@ -180,6 +216,19 @@ def main():
     for s in summary:
         print(f"  {s[0]:45s} {s[2]:+8.0f} [{s[3]:+.0f}, {s[4]:+.0f}]   +{s[5]:.1f} / +{s[6]:.1f} / +{s[7]:.1f}   "
               f"1-32 MiB {s[8]:.0f} us + {s[9]:.0f} GB/s, >= 256 MiB {s[10]:.0f} us + {s[11]:.0f} GB/s")
+    print("\ncluster_bench's bands (and the fit set's, priced by the model) with NCCL's cut on the line each size is priced on (median / max |error| %, "
+          "now -> with the cut), C channels of the communicator (the logs do not say how many: MAXCHANNELS "
+          "bounds the effect, half of it shrinks it)")
+    held = [(f"fit set DGX {g}+{g}", mprof, f"allreduce:2x{g}", f"mghpcc-dgxh100-{2 * g}gpu-2node-allreduce.txt",
+             64 << 10, 32) for g in (1, 2, 4)]
+    held += [("DGX 8+8", prof, "allreduce:2x8", "mghpcc-dgxh100-16gpu-2node-allreduce.txt", 64 << 10, 32)]
+    held += [(f"B200 2x8 {op}", bprof, f"{op}:2x8", f"mit-b200-16gpu-2node-{op}.txt", MiB, 64)
+             for op in ("allreduce", "allgather", "reducescatter")]
+    held.append(("EXTRA 4+4", xprof, "allreduce:2x4", "mghpcc-dgxh100-8gpu-2node-allreduce.txt", 64 << 10, 32))
+    for label, pr, comm, name, lo, c_max in held:
+        for c in (c_max, c_max // 2):
+            print(f"  {label:24s} C = {c:2d}: "
+                  f"{bands_whatif(pr, comm, os.path.join(cb.DATA, name), (64 * MiB, lo), c)}")
     return 0
 
 
