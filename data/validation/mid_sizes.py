@@ -137,28 +137,12 @@ def main():
             return 66
     tmp = tempfile.mkdtemp(prefix="fusim-mid-")
     atexit.register(shutil.rmtree, tmp, ignore_errors=True)
-    # the profiles cluster_bench fits (DGX: 1-node 2, 1+1, 2+2, 4+4; B200: 1-node 8 on the DGX 1+1 rail)
-    db, prof = os.path.join(tmp, "h.db"), os.path.join(tmp, "h.json")
-    cb.imp(db, "mghpcc-dgxh100-2gpu-1node-allreduce.txt", "--link", "nvlink")
-    for n in (2, 4, 8):
-        cb.imp(db, f"mghpcc-dgxh100-{n}gpu-2node-allreduce.txt")
-    cb.run("fit", "--db", db, "--no-store", "--out", prof, "--name", "dgx")
-    j = json.load(open(prof))
-    j["curves"] = [c for c in j["curves"] if c.get("nodes", 1) <= 1]
-    mprof = os.path.join(tmp, "h-model.json")
-    json.dump(j, open(mprof, "w"))
-    rdb, rail = os.path.join(tmp, "r.db"), os.path.join(tmp, "r.json")
-    cb.imp(rdb, "mghpcc-dgxh100-2gpu-2node-allreduce.txt")
-    cb.run("fit", "--db", rdb, "--no-store", "--out", rail, "--name", "rail")
-    bdb, bprof = os.path.join(tmp, "b.db"), os.path.join(tmp, "b.json")
-    for op in ("allreduce", "allgather", "reducescatter"):
-        cb.imp(bdb, f"mit-b200-8gpu-1node-{op}.txt", "--link", "nvlink")
-    cb.run("fit", "--db", bdb, "--no-store", "--out", bprof, "--name", "b200", "--base", rail)
-    xdb, xprof = os.path.join(tmp, "x.db"), os.path.join(tmp, "x.json")  # cluster_bench's EXTRA fit
-    cb.imp(xdb, "mghpcc-dgxh100-2gpu-1node-allreduce.txt", "--link", "nvlink")
-    for n in (2, 4):
-        cb.imp(xdb, f"mghpcc-dgxh100-{n}gpu-2node-allreduce.txt")
-    cb.run("fit", "--db", xdb, "--no-store", "--out", xprof, "--name", "dgx-2-to-4")
+    # the profiles cluster_bench fits (DGX: 1-node 2, 1+1, 2+2, 4+4; B200: 1-node 8 on the DGX 1+1
+    # rail; EXTRA: 1-node 2, 1+1, 2+2), and the DGX one without its multi-node curves
+    prof = cb.fit_dgx(tmp, (2, 4, 8), "dgx")
+    mprof = cb.one_node_only(prof)
+    bprof = cb.fit_b200(tmp)
+    xprof = cb.fit_dgx(tmp, (2, 4), "dgx-2-to-4")
 
     cases = [(f"allreduce:2x{g}", f"mghpcc-dgxh100-{2 * g}gpu-2node-allreduce.txt", mprof, 32, "fit set")
              for g in (1, 2, 4)]

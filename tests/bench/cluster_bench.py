@@ -291,16 +291,48 @@ def mid_excess(cluster, comm, path):
             f"range {min(ex):.0f}..{max(ex):.0f} us")
 
 
+def fit_dgx(tmp, gpus, name):
+    """The DGX H100 pair's profile as the bench fits it: 2 ranks on one node (NVLink) and the
+    2-node runs of each count in gpus (2, 4, 8: 1+1, 2+2, 4+4); its path."""
+    db, prof = os.path.join(tmp, name + ".db"), os.path.join(tmp, name + ".json")
+    imp(db, "mghpcc-dgxh100-2gpu-1node-allreduce.txt", "--link", "nvlink")
+    for n in gpus:
+        imp(db, f"mghpcc-dgxh100-{n}gpu-2node-allreduce.txt")
+    run("fit", "--db", db, "--no-store", "--out", prof, "--name", name)
+    return prof
+
+
+def fit_b200(tmp):
+    """The B200 profile as the bench fits it: its 1-node logs of the three collectives, the network
+    from --base, a profile fitted on the DGX H100 pair's 1+1 run (one NDR rail); its path."""
+    ndb, rail = os.path.join(tmp, "rail.db"), os.path.join(tmp, "rail.json")
+    imp(ndb, "mghpcc-dgxh100-2gpu-2node-allreduce.txt")
+    run("fit", "--db", ndb, "--no-store", "--out", rail, "--name", "ndr-rail-from-dgxh100-1+1")
+    bdb, bprof = os.path.join(tmp, "b200.db"), os.path.join(tmp, "b200.json")
+    for op in ("allreduce", "allgather", "reducescatter"):
+        imp(bdb, f"mit-b200-8gpu-1node-{op}.txt", "--link", "nvlink")
+    run("fit", "--db", bdb, "--no-store", "--out", bprof, "--name", "b200-fit-8", "--base", rail)
+    return bprof
+
+
+def one_node_only(prof):
+    """A copy of prof without its multi-node curves, so that fusim cost prices those with the
+    fitted links (the model's own price of the fit set); its path."""
+    j = json.load(open(prof))
+    j["curves"] = [c for c in j["curves"] if c.get("nodes", 1) <= 1]
+    mprof = prof[:-5] + "-model.json"
+    json.dump(j, open(mprof, "w"))
+    return mprof
+
+
 def fit_set_check(prof, cases):
     """Diagnostic, not a result: the model's own price (the profile's multi-node curves dropped,
     so that fusim cost prices them with the fitted links) against the logs it was fitted on, as the
     median signed error and the largest |error| over sizes 1-32 MiB and >= 64 MiB. Where the fit
     set is over-priced at mid sizes and the held-out case under-priced, a change that fits the fit
     set better moves the held-out case the wrong way."""
-    j = json.load(open(prof))
-    j["curves"] = [c for c in j["curves"] if c.get("nodes", 1) <= 1]
-    mprof = prof[:-5] + "-model.json"
-    json.dump(j, open(mprof, "w"))
+    mprof = one_node_only(prof)
+    cluster = json.load(open(mprof))["cluster"]
     for comm, name in cases:
         rows = [(b, t) for b, t in measured(os.path.join(DATA, name)) if b >= MiB]
         sizes = ",".join(f"{b}B" for b, _ in rows)
@@ -313,7 +345,7 @@ def fit_set_check(prof, cases):
             if e:
                 out.append(f"{band}: median {100 * statistics.median(e):+.1f}%, max |error| {100 * max(map(abs, e)):.1f}%")
         print(f"  fit set, model price of {comm} ({name}): " + "; ".join(out))
-        print(mid_excess(j["cluster"], comm, os.path.join(DATA, name)))
+        print(mid_excess(cluster, comm, os.path.join(DATA, name)))
 
 
 def main():
@@ -321,11 +353,7 @@ def main():
     atexit.register(shutil.rmtree, tmp, ignore_errors=True)   # also where a fusim call fails
     results = []
     # DGX H100 pair
-    db, prof = os.path.join(tmp, "h100.db"), os.path.join(tmp, "h100.json")
-    imp(db, "mghpcc-dgxh100-2gpu-1node-allreduce.txt", "--link", "nvlink")
-    for n in (2, 4, 8):
-        imp(db, f"mghpcc-dgxh100-{n}gpu-2node-allreduce.txt")
-    run("fit", "--db", db, "--no-store", "--out", prof, "--name", "dgxh100-fit-2-to-8")
+    prof = fit_dgx(tmp, (2, 4, 8), "dgxh100-fit-2-to-8")
     cl = json.load(open(prof))["cluster"]
     print(f"DGX H100 fit: intra {cl['intra_gbps']:.1f} GB/s, step {cl['intra_step_us']:.2f} us, base "
           f"{cl['base_us']:.2f} us; NIC {cl['nic_gbps']:.1f} GB/s, net step {cl['net_step_us']:.2f} us; Simple: step "
@@ -337,15 +365,7 @@ def main():
     path = os.path.join(DATA, "mghpcc-dgxh100-16gpu-2node-allreduce.txt")
     results += compare("DGX H100 8+8 allreduce", prof, "allreduce:2x8", measured(path),
                        [(64 * MiB, 0.10, 0.30), (64 * 1024, 0.20, 0.50)], path)
-    # the network of one NDR rail, for the B200 base
-    ndb, rail = os.path.join(tmp, "rail.db"), os.path.join(tmp, "rail.json")
-    imp(ndb, "mghpcc-dgxh100-2gpu-2node-allreduce.txt")
-    run("fit", "--db", ndb, "--no-store", "--out", rail, "--name", "ndr-rail-from-dgxh100-1+1")
-    # B200
-    bdb, bprof = os.path.join(tmp, "b200.db"), os.path.join(tmp, "b200.json")
-    for op in ("allreduce", "allgather", "reducescatter"):
-        imp(bdb, f"mit-b200-8gpu-1node-{op}.txt", "--link", "nvlink")
-    run("fit", "--db", bdb, "--no-store", "--out", bprof, "--name", "b200-fit-8", "--base", rail)
+    bprof = fit_b200(tmp)
     cl = json.load(open(bprof))["cluster"]
     print(f"\nB200 fit: intra {cl['intra_gbps']:.1f} GB/s, NVLS allreduce {cl['nvls_algbw_gbps'][0]:.1f} GB/s "
           f"algbw, step {cl['intra_step_us']:.2f} us, base {cl['base_us']:.2f} us; NIC {cl['nic_gbps']:.1f} "
@@ -357,11 +377,7 @@ def main():
     print(f"\ncluster_bench: {sum(results)} of {len(results)} target bands met")
     # Not issue 12's targets: the same rule one step down the DGX sweep (fit 2 ranks on 1 node,
     # 1+1, 2+2; predict 4+4), a second held-out case for the model's mechanism.
-    xdb, xprof = os.path.join(tmp, "h100x.db"), os.path.join(tmp, "h100x.json")
-    imp(xdb, "mghpcc-dgxh100-2gpu-1node-allreduce.txt", "--link", "nvlink")
-    for n in (2, 4):
-        imp(xdb, f"mghpcc-dgxh100-{n}gpu-2node-allreduce.txt")
-    run("fit", "--db", xdb, "--no-store", "--out", xprof, "--name", "dgxh100-fit-2-to-4")
+    xprof = fit_dgx(tmp, (2, 4), "dgxh100-fit-2-to-4")
     fit_set_check(xprof, [(f"allreduce:2x{g}", f"mghpcc-dgxh100-{2 * g}gpu-2node-allreduce.txt") for g in (1, 2)])
     path = os.path.join(DATA, "mghpcc-dgxh100-8gpu-2node-allreduce.txt")
     extra = compare("EXTRA DGX H100 4+4 allreduce (fit 1-node 2, 1+1, 2+2)", xprof, "allreduce:2x4",
