@@ -190,7 +190,7 @@ TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wi
                "vgg16", "shufflenet_v2_x1_0", "efficientnet_v2_s", "convnext_small", "mnasnet1_0",
                "regnet_x_3_2gf", "mobilenet_v3_small", "swin_s", "densenet169",
                "resnext101_32x8d", "vit_l_16", "wide_resnet101_2", "convnext_base", "swin_b",
-               "efficientnet_b3")
+               "efficientnet_b3", "regnet_y_3_2gf", "efficientnet_b2")
 
 
 def make_opt(model):
