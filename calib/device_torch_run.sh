@@ -14,7 +14,9 @@
 # 4,16; the smoke test uses them too); SMOKE=0 in the environment skips the smoke test; TWIN=1
 # adds validate_torch --baseline-twin (a second framework-free runner a round: one runner more);
 # COLD=0 passes validate_torch --no-model-cost-cold (no cache-flushed second step of every
-# model-cost variant: each model-cost round in about half the time, data/validation/budget_split.py).
+# model-cost variant: each model-cost round in about half the time, data/validation/budget_split.py);
+# RECIPE="--amp bf16 --optimizer adamw" (or either) trains with that recipe (validate_torch's
+# --amp and --optimizer; default fp32/TF32 and SGD with momentum).
 set -u
 OUT=${OUT:-/tmp/fusim-out}
 RES=$OUT
@@ -60,7 +62,8 @@ t "validate_torch $MODELS iters $ITERS model-cost-rounds $MC fw-rounds $FW, cut 
 timeout $LEFT python3 tools/validate_torch.py --out $W/run --iters $ITERS --warmup 2 \
   --capture-iters 5 --fw-rounds $FW --no-chain --model-cost-rounds $MC --beside-rounds 5 \
   --first-issue-rounds 0 --no-loop-probes --spacing-every "$EVERY" --models "$MODELS" \
-  $([ "${TWIN:-0}" = 1 ] && echo --baseline-twin) $([ "${COLD:-1}" = 0 ] && echo --no-model-cost-cold)
+  $([ "${TWIN:-0}" = 1 ] && echo --baseline-twin) $([ "${COLD:-1}" = 0 ] && echo --no-model-cost-cold) \
+  ${RECIPE:-}
 echo "validate_torch rc $?"
 t "tar"
 cp $W/smoke.txt $W/run/ 2>/dev/null

@@ -153,7 +153,7 @@ def user_model(name, batch):
     """A model of the user's own, name "package.module:function": function(batch, device) returns
     (model on the GPU, inputs, loss_fn[, optimizer]) with loss_fn(model, inputs) the loss, as
     tools/capture_torch.py takes it (the optimizer, if any, is not used: every runner trains with
-    make_opt's SGD). The module is found on sys.path (PYTHONPATH, or the current directory).
+    make_opt's, --optimizer). The module is found on sys.path (PYTHONPATH, or the current directory).
     A module or function that cannot be loaded, or a result of the wrong shape, exits 64."""
     import importlib
     mod, _, fn = name.partition(":")
@@ -173,9 +173,12 @@ def user_model(name, batch):
 def workload_name(name, batch, seq):
     """The workload's name (and its files'): the model, the batch, the sequence for the
     transformers models; a user's package.module:function with every character that is not a
-    letter, digit or underscore made an underscore."""
+    letter, digit or underscore made an underscore; _bf16 and _adamw where the recipe has them
+    (RECIPE)."""
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-    return "%s_b%d%s_torchval" % (safe, batch, "_s%d" % seq if name in HF_MODELS else "")
+    recipe = ("_bf16" if RECIPE["amp"] == "bf16" else "") + \
+        ("_adamw" if RECIPE["optimizer"] == "adamw" else "")
+    return "%s_b%d%s%s_torchval" % (safe, batch, "_s%d" % seq if name in HF_MODELS else "", recipe)
 
 
 # transformers models the harness builds from their configs (random weights, token ids of --seq)
@@ -193,9 +196,41 @@ TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wi
                "efficientnet_b3", "regnet_y_3_2gf", "efficientnet_b2")
 
 
+# The training recipe every step of the run uses (--amp, --optimizer; run and main set it):
+# fp32 with TF32 matrix products and SGD with momentum by default; bf16 autocast (fp32
+# parameters and gradients, as torch.amp trains) and AdamW are what most training runs use.
+RECIPE = {"amp": "tf32", "optimizer": "sgd"}
+# optimizer states a trainable parameter holds on the GPU (runner_bytes)
+OPT_STATES = {"sgd": 1, "adamw": 2}
+
+
 def make_opt(model):
+    """The recipe's optimizer (RECIPE): SGD with momentum 0.9, or AdamW (PyTorch's default
+    multi-tensor implementation)."""
     import torch
+    if RECIPE["optimizer"] == "adamw":
+        return torch.optim.AdamW(model.parameters(), lr=1e-4)
     return torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+
+
+def with_amp(loss_fn):
+    """loss_fn under the recipe's autocast (RECIPE; the capture wraps its own forward the same
+    way, capture_torch.capture's amp): bf16 autocast, or loss_fn itself for fp32/TF32."""
+    if RECIPE["amp"] != "bf16":
+        return loss_fn
+
+    def amp_loss(model, inputs):
+        import torch
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            return loss_fn(model, inputs)
+    return amp_loss
+
+
+def recipe_words():
+    """The recipe in words, for the workload's notes."""
+    return ("bf16 autocast (fp32 parameters and gradients)" if RECIPE["amp"] == "bf16"
+            else "fp32 (TF32 matmul)") + \
+        (", AdamW" if RECIPE["optimizer"] == "adamw" else ", SGD momentum")
 
 
 # One row per plan: label, fusim flags, how to run it.
@@ -405,15 +440,16 @@ def run_model(name, batch, seq, a, fw, log):
     # models before it left, what the capture left, what the runners and their first steps hold
     mem = [("start", torch.cuda.memory_allocated())]
     torch.manual_seed(0)
-    base, inputs, loss_fn, desc = build_model(name, batch, seq)
+    base, inputs, raw_loss, desc = build_model(name, batch, seq)
+    loss_fn = with_amp(raw_loss)   # the runners'; the capture autocasts raw_loss itself
     wname = workload_name(name, batch, seq)
     t0 = time.time()
     cap_model = copy.deepcopy(base)
-    wl = capture_torch.capture(cap_model, inputs, loss_fn, make_opt(cap_model), iters=a.capture_iters,
-                               warmup=3, amp="tf32", host="always", name=wname,
-                               notes="CAPTURED by tools/validate_torch.py on %s: %s, batch %d, fp32 "
-                                     "(TF32 matmul), SGD momentum, zero_grad(set_to_none=False)"
-                                     % (torch.cuda.get_device_name(0), desc, batch),
+    wl = capture_torch.capture(cap_model, inputs, raw_loss, make_opt(cap_model), iters=a.capture_iters,
+                               warmup=3, amp=RECIPE["amp"], host="always", name=wname,
+                               notes="CAPTURED by tools/validate_torch.py on %s: %s, batch %d, %s, "
+                                     "zero_grad(set_to_none=False)"
+                                     % (torch.cuda.get_device_name(0), desc, batch, recipe_words()),
                                meta={"model": name, "batch": batch, "seq": seq},
                                framework=fw, set_to_none=False,
                                model_cost_rounds=a.model_cost_rounds,
@@ -552,6 +588,7 @@ def run_model(name, batch, seq, a, fw, log):
             % (p[0], med, med - statistics.median(co),
                len(rows[-1]["buckets"]) if rows[-1]["buckets"] else "?"))
     res = {"workload": wname, "model": name, "batch": batch, "seq": seq, "description": desc,
+           "amp": RECIPE["amp"], "optimizer": RECIPE["optimizer"],
            "compute_only_us": statistics.median(co), "compute_only_times_us": [round(t, 1) for t in co],
            "compute_only_p5_us": quantile(co, 0.05), "compute_only_p95_us": quantile(co, 0.95),
            "compute_only_cpu_fwd_bwd_rest_us": [round(statistics.median(c[k] for c in runners[0].cpu), 1)
@@ -614,6 +651,7 @@ def probe_model(name, batch, seq):
     except torch.cuda.OutOfMemoryError:
         torch.cuda.empty_cache()
         return None
+    loss_fn = with_amp(loss_fn)
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     fired = set()
     hooks = [p.register_post_accumulate_grad_hook(lambda t, n=n: fired.add(n)) for n, p in params]
@@ -643,8 +681,8 @@ def probe_model(name, batch, seq):
 
 def footprint(model, step_bytes):
     """What the loop's memory estimate (loop_bytes) needs of a model: the bytes of its parameters
-    and buffers, of its trainable parameters (a gradient, SGD's momentum, a bucket or fusion
-    buffer each), their count, and one step's peak above the memory held before it."""
+    and buffers, of its trainable parameters (a gradient, the optimizer's states, a bucket or
+    fusion buffer each), their count, and one step's peak above the memory held before it."""
     trainable = [p for p in model.parameters() if p.requires_grad]
     return {"model_bytes": sum(t.numel() * t.element_size()
                                for t in list(model.parameters()) + list(model.buffers())),
@@ -654,13 +692,13 @@ def footprint(model, step_bytes):
 
 def runner_bytes(plan, fp):
     """GPU bytes a runner of plan (None: compute-only) holds between steps: its copy of the
-    model, a gradient and SGD's momentum a trainable parameter (make_opt; zero_grad keeps the
-    gradients), and one more copy of the gradients where its framework keeps one apart: DDP
+    model, a gradient and the optimizer's states a trainable parameter (make_opt, OPT_STATES:
+    SGD's momentum, AdamW's two moments; zero_grad keeps the gradients), and one more copy of the gradients where its framework keeps one apart: DDP
     copying into its buckets (not a bucket view; the offload hook's copies are in host memory)
     and the hook pattern's fusion buffers."""
     apart = plan is not None and (plan[6] in ("hooks", "hooks_first") or
                                   plan[6] in ("ddp", "ddp_off", "ddp_noop") and not plan[8])
-    return fp["model_bytes"] + (3 if apart else 2) * fp["grad_bytes"]
+    return fp["model_bytes"] + (1 + OPT_STATES[RECIPE["optimizer"]] + int(apart)) * fp["grad_bytes"]
 
 
 def loop_bytes(fp, plans):
@@ -681,7 +719,7 @@ def memory_short(name, batch, fp, plans, free_bytes, held_bytes=None):
         return None
     g = 2.0 ** 30
     return ("%s:%d: skipped before its capture: its %d runners need at least %.1f GiB of GPU "
-            "memory (%.2f B parameters; a runner %.1f-%.1f GiB with gradients and momentum, one "
+            "memory (%.2f B parameters; a runner %.1f-%.1f GiB with gradients and optimizer states, one "
             "step's activations %.1f GiB), %.1f GiB free"
             % (name, batch, len(plans) + 1, need / g, fp["params"] / 1e9,
                runner_bytes(None, fp) / g, max(runner_bytes(p, fp) for p in [None] + list(plans)) / g,
@@ -735,6 +773,12 @@ def main(argv=None, probe=None):
                          "of your own as package.module:function:BATCH "
                          "(tools/examples/torch_user_model.py)")
     ap.add_argument("--seq", type=int, default=512)
+    ap.add_argument("--amp", choices=("tf32", "bf16"), default="tf32",
+                    help="fp32 training with TF32 matrix products (default), or bf16 autocast "
+                         "over fp32 parameters and gradients (torch.amp); in the capture and "
+                         "every runner alike")
+    ap.add_argument("--optimizer", choices=tuple(OPT_STATES), default="sgd",
+                    help="SGD with momentum (default) or AdamW, in the capture and every runner")
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--capture-iters", type=int, default=15)
@@ -804,6 +848,7 @@ def main(argv=None, probe=None):
                          "rank r's runs.json and log in OUT/rank<r>, every rank's times merged "
                          "into OUT/runs.json (merge_ranks). Default 1")
     a = ap.parse_args(argv)
+    RECIPE.update(amp=a.amp, optimizer=a.optimizer)   # the preflight's probe steps with it too
     if a.world_size < 1:
         die("--world-size %d: expected 1 or more ranks" % a.world_size, 64)
     a.plans = a.plans.split(",") if a.plans else None
@@ -847,9 +892,10 @@ def main(argv=None, probe=None):
 
 def loop_backends(torch):
     """The backends' settings every step of the run uses: cuDNN's autotuner (its algorithms, and
-    so their workspaces, are the loop's) and TF32 matrix products."""
+    so their workspaces, are the loop's) and TF32 matrix products, the fp32 ones only in fp32
+    training (as capture_torch.capture sets them for its amp)."""
     torch.backends.cudnn.benchmark = True
-    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cuda.matmul.allow_tf32 = RECIPE["amp"] == "tf32"
     torch.backends.cudnn.allow_tf32 = True
 
 
@@ -957,6 +1003,7 @@ def run(a):
     if WORLD > 1:
         torch_host.ensure_process_group()
     GPU = torch.cuda.current_device()
+    RECIPE.update(amp=a.amp, optimizer=a.optimizer)   # a spawned rank's module starts anew
     os.makedirs(a.out, exist_ok=True)
     loop_backends(torch)
     logf = open(os.path.join(a.out, "log.txt"), "a")
@@ -1012,6 +1059,7 @@ def run(a):
                "world_size": WORLD, "rank": RANK,
                "command": " ".join([sys.executable] + sys.argv),
                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+               "amp": RECIPE["amp"], "optimizer": RECIPE["optimizer"],
                "framework_costs": fw,   # the costs in the workloads; the other set beside it
                "framework_costs_chain" if fw is tower else "framework_costs_tower":
                    chain if fw is tower else tower,

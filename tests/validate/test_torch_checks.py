@@ -116,6 +116,33 @@ check("0.49 B parameters: 93.9 GiB without activations (got %.1f)" % (vt.loop_by
       abs(vt.loop_bytes(Q, vt.PLANS) / 2**30 - 4 * 494e6 * 51 / 2**30) < 1e-9
       and abs(4 * 494e6 * 51 / 2**30 - 93.9) < 0.05)
 
+# AdamW keeps two moments a trainable parameter where SGD keeps one momentum: 300 bytes more a
+# runner. Compute-only 400 + 300 x (gradient + 2 moments) = 1300; a copy plan 1600; the view 1300.
+vt.RECIPE.update(optimizer="adamw")
+by = {p[0]: vt.runner_bytes(p, FP) for p in vt.PLANS}
+check("AdamW: compute-only and the view 1300, the copy plans 1600 (got %r, %r)"
+      % (vt.runner_bytes(None, FP), by),
+      vt.runner_bytes(None, FP) == 1300 and by["ddp default view"] == 1300
+      and all(by[k] == 1600 for k in ("ddp none", "ddp default", "hooks 25MiB")))
+vt.RECIPE.update(amp="bf16")
+check("the recipe in the workload's name: gpt2_b8_s512_bf16_adamw_torchval (got %r)"
+      % vt.workload_name("gpt2", 8, 512),
+      vt.workload_name("gpt2", 8, 512) == "gpt2_b8_s512_bf16_adamw_torchval")
+vt.RECIPE.update(amp="tf32", optimizer="sgd")
+
+
+def stand_in_loss(m, inp):
+    return 0.0
+
+
+check("fp32/TF32: the loss function is used as it is, no autocast around it",
+      vt.with_amp(stand_in_loss) is stand_in_loss and vt.workload_name("resnet18", 32, 512) ==
+      "resnet18_b32_torchval")
+for bad in (["--amp", "fp16"], ["--optimizer", "adam"]):   # argparse's choices: exit 2
+    rc, err, out = run_main("good:8", STUB, bad)
+    check("%s: refused (exit 2, naming the option), nothing written (got %d, %r)" % (bad, rc, err),
+          rc == 2 and bad[0] in err[-1] and not os.path.exists(out))
+
 probes = {"a": (["w"], {"w"}, FP), "b": (["w"], {"w"}), "c": None}
 problem, fps = vt.preflight([("a", 8), ("b", 4), ("c", 2)], 512, lambda n, b, s: probes[n])
 check("preflight: no problem, the footprint of the probe that gave one (got %r, %r)" % (problem, fps),
