@@ -15,8 +15,8 @@
 # adds validate_torch --baseline-twin (a second framework-free runner a round: one runner more);
 # COLD=0 passes validate_torch --no-model-cost-cold (no cache-flushed second step of every
 # model-cost variant: each model-cost round in about half the time, data/validation/budget_split.py);
-# RECIPE="--amp bf16 --optimizer adamw" (or either) trains with that recipe (validate_torch's
-# --amp and --optimizer; default fp32/TF32 and SGD with momentum).
+# RECIPE="--amp bf16 --optimizer adamw --set-to-none" (or any of them) trains with that recipe
+# (validate_torch's options; default fp32/TF32, SGD with momentum, gradients zeroed in place).
 set -u
 OUT=${OUT:-/tmp/fusim-out}
 RES=$OUT

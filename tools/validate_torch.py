@@ -173,11 +173,12 @@ def user_model(name, batch):
 def workload_name(name, batch, seq):
     """The workload's name (and its files'): the model, the batch, the sequence for the
     transformers models; a user's package.module:function with every character that is not a
-    letter, digit or underscore made an underscore; _bf16 and _adamw where the recipe has them
-    (RECIPE)."""
+    letter, digit or underscore made an underscore; _bf16, _adamw and _none (gradients set to
+    None) where the recipe has them (RECIPE)."""
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
     recipe = ("_bf16" if RECIPE["amp"] == "bf16" else "") + \
-        ("_adamw" if RECIPE["optimizer"] == "adamw" else "")
+        ("_adamw" if RECIPE["optimizer"] == "adamw" else "") + \
+        ("_none" if RECIPE["set_to_none"] else "")
     return "%s_b%d%s%s_torchval" % (safe, batch, "_s%d" % seq if name in HF_MODELS else "", recipe)
 
 
@@ -196,10 +197,11 @@ TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wi
                "efficientnet_b3", "regnet_y_3_2gf", "efficientnet_b2")
 
 
-# The training recipe every step of the run uses (--amp, --optimizer; run and main set it):
-# fp32 with TF32 matrix products and SGD with momentum by default; bf16 autocast (fp32
-# parameters and gradients, as torch.amp trains) and AdamW are what most training runs use.
-RECIPE = {"amp": "tf32", "optimizer": "sgd"}
+# The training recipe every step of the run uses (--amp, --optimizer, --set-to-none; run and
+# main set it): fp32 with TF32 matrix products, SGD with momentum and gradients zeroed in place
+# by default; bf16 autocast (fp32 parameters and gradients, as torch.amp trains), AdamW and
+# gradients set to None (PyTorch's default zero_grad) are what most training loops use.
+RECIPE = {"amp": "tf32", "optimizer": "sgd", "set_to_none": False}
 # optimizer states a trainable parameter holds on the GPU (runner_bytes)
 OPT_STATES = {"sgd": 1, "adamw": 2}
 
@@ -230,7 +232,8 @@ def recipe_words():
     """The recipe in words, for the workload's notes."""
     return ("bf16 autocast (fp32 parameters and gradients)" if RECIPE["amp"] == "bf16"
             else "fp32 (TF32 matmul)") + \
-        (", AdamW" if RECIPE["optimizer"] == "adamw" else ", SGD momentum")
+        (", AdamW" if RECIPE["optimizer"] == "adamw" else ", SGD momentum") + \
+        ", zero_grad(set_to_none=%s)" % RECIPE["set_to_none"]
 
 
 # One row per plan: label, fusim flags, how to run it.
@@ -342,7 +345,7 @@ class Runner:
 
     def step(self, ev0, ev1):
         import torch
-        self.opt.zero_grad(set_to_none=False)
+        self.opt.zero_grad(set_to_none=RECIPE["set_to_none"])
         torch.cuda.synchronize()
         torch_host.align_ranks()   # at N ranks every rank starts the step together
         ev0.record()
@@ -447,11 +450,10 @@ def run_model(name, batch, seq, a, fw, log):
     cap_model = copy.deepcopy(base)
     wl = capture_torch.capture(cap_model, inputs, raw_loss, make_opt(cap_model), iters=a.capture_iters,
                                warmup=3, amp=RECIPE["amp"], host="always", name=wname,
-                               notes="CAPTURED by tools/validate_torch.py on %s: %s, batch %d, %s, "
-                                     "zero_grad(set_to_none=False)"
+                               notes="CAPTURED by tools/validate_torch.py on %s: %s, batch %d, %s"
                                      % (torch.cuda.get_device_name(0), desc, batch, recipe_words()),
                                meta={"model": name, "batch": batch, "seq": seq},
-                               framework=fw, set_to_none=False,
+                               framework=fw, set_to_none=RECIPE["set_to_none"],
                                model_cost_rounds=a.model_cost_rounds,
                                beside_rounds=a.beside_rounds,
                                first_issue_rounds=a.first_issue_rounds,
@@ -588,7 +590,7 @@ def run_model(name, batch, seq, a, fw, log):
             % (p[0], med, med - statistics.median(co),
                len(rows[-1]["buckets"]) if rows[-1]["buckets"] else "?"))
     res = {"workload": wname, "model": name, "batch": batch, "seq": seq, "description": desc,
-           "amp": RECIPE["amp"], "optimizer": RECIPE["optimizer"],
+           **RECIPE,
            "compute_only_us": statistics.median(co), "compute_only_times_us": [round(t, 1) for t in co],
            "compute_only_p5_us": quantile(co, 0.05), "compute_only_p95_us": quantile(co, 0.95),
            "compute_only_cpu_fwd_bwd_rest_us": [round(statistics.median(c[k] for c in runners[0].cpu), 1)
@@ -693,9 +695,10 @@ def footprint(model, step_bytes):
 def runner_bytes(plan, fp):
     """GPU bytes a runner of plan (None: compute-only) holds between steps: its copy of the
     model, a gradient and the optimizer's states a trainable parameter (make_opt, OPT_STATES:
-    SGD's momentum, AdamW's two moments; zero_grad keeps the gradients), and one more copy of the gradients where its framework keeps one apart: DDP
-    copying into its buckets (not a bucket view; the offload hook's copies are in host memory)
-    and the hook pattern's fusion buffers."""
+    SGD's momentum, AdamW's two moments; the gradients counted as zero_grad keeps them unless
+    --set-to-none: a floor either way), and one more copy of the gradients where its framework
+    keeps one apart: DDP copying into its buckets (not a bucket view; the offload hook's copies
+    are in host memory) and the hook pattern's fusion buffers."""
     apart = plan is not None and (plan[6] in ("hooks", "hooks_first") or
                                   plan[6] in ("ddp", "ddp_off", "ddp_noop") and not plan[8])
     return fp["model_bytes"] + (1 + OPT_STATES[RECIPE["optimizer"]] + int(apart)) * fp["grad_bytes"]
@@ -779,6 +782,10 @@ def main(argv=None, probe=None):
                          "every runner alike")
     ap.add_argument("--optimizer", choices=tuple(OPT_STATES), default="sgd",
                     help="SGD with momentum (default) or AdamW, in the capture and every runner")
+    ap.add_argument("--set-to-none", action="store_true",
+                    help="zero_grad(set_to_none=True), PyTorch's default (the gradients freed "
+                         "after each step and made anew by the next backward), in the capture and "
+                         "every runner; without it the gradients are zeroed in place")
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--capture-iters", type=int, default=15)
@@ -848,7 +855,8 @@ def main(argv=None, probe=None):
                          "rank r's runs.json and log in OUT/rank<r>, every rank's times merged "
                          "into OUT/runs.json (merge_ranks). Default 1")
     a = ap.parse_args(argv)
-    RECIPE.update(amp=a.amp, optimizer=a.optimizer)   # the preflight's probe steps with it too
+    # the recipe before the preflight: its probe steps with it too
+    RECIPE.update(amp=a.amp, optimizer=a.optimizer, set_to_none=a.set_to_none)
     if a.world_size < 1:
         die("--world-size %d: expected 1 or more ranks" % a.world_size, 64)
     a.plans = a.plans.split(",") if a.plans else None
@@ -1003,7 +1011,8 @@ def run(a):
     if WORLD > 1:
         torch_host.ensure_process_group()
     GPU = torch.cuda.current_device()
-    RECIPE.update(amp=a.amp, optimizer=a.optimizer)   # a spawned rank's module starts anew
+    # again here: a spawned rank's module starts anew
+    RECIPE.update(amp=a.amp, optimizer=a.optimizer, set_to_none=a.set_to_none)
     os.makedirs(a.out, exist_ok=True)
     loop_backends(torch)
     logf = open(os.path.join(a.out, "log.txt"), "a")
@@ -1059,7 +1068,7 @@ def run(a):
                "world_size": WORLD, "rank": RANK,
                "command": " ".join([sys.executable] + sys.argv),
                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-               "amp": RECIPE["amp"], "optimizer": RECIPE["optimizer"],
+               **RECIPE,
                "framework_costs": fw,   # the costs in the workloads; the other set beside it
                "framework_costs_chain" if fw is tower else "framework_costs_tower":
                    chain if fw is tower else tower,

@@ -124,11 +124,13 @@ check("AdamW: compute-only and the view 1300, the copy plans 1600 (got %r, %r)"
       % (vt.runner_bytes(None, FP), by),
       vt.runner_bytes(None, FP) == 1300 and by["ddp default view"] == 1300
       and all(by[k] == 1600 for k in ("ddp none", "ddp default", "hooks 25MiB")))
-vt.RECIPE.update(amp="bf16")
-check("the recipe in the workload's name: gpt2_b8_s512_bf16_adamw_torchval (got %r)"
+vt.RECIPE.update(amp="bf16", set_to_none=True)
+check("the recipe in the workload's name: gpt2_b8_s512_bf16_adamw_none_torchval (got %r)"
       % vt.workload_name("gpt2", 8, 512),
-      vt.workload_name("gpt2", 8, 512) == "gpt2_b8_s512_bf16_adamw_torchval")
-vt.RECIPE.update(amp="tf32", optimizer="sgd")
+      vt.workload_name("gpt2", 8, 512) == "gpt2_b8_s512_bf16_adamw_none_torchval")
+check("the recipe in words: %r" % vt.recipe_words(), vt.recipe_words() ==
+      "bf16 autocast (fp32 parameters and gradients), AdamW, zero_grad(set_to_none=True)")
+vt.RECIPE.update(amp="tf32", optimizer="sgd", set_to_none=False)
 
 
 def stand_in_loss(m, inp):
