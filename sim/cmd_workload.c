@@ -36,10 +36,11 @@ static const char fu__workload_head[] =
 "               written to --out (default: stdout; with --out a summary and the memory breakdown\n"
 "               are printed instead). --arch picks the layer structure and parameter names as\n"
 "               Hugging Face builds them: llama (LlamaForCausalLM: RMSNorm, SwiGLU, rotary, no\n"
-"               biases, untied head), bert (BertForMaskedLM: post-LayerNorm, GELU, biases, MLM\n"
-"               head tied to the embedding), gpt2 (GPT2LMHeadModel: fused c_attn, gelu_new, tied\n"
-"               head); custom (default) is the first version's Llama names with the switches\n"
-"               --gated-ffn, --bias, --layernorm, --tied-embeddings.\n"
+"               biases, untied head unless --tied-embeddings), bert (BertForMaskedLM:\n"
+"               post-LayerNorm, GELU, biases, MLM head tied to the embedding), gpt2\n"
+"               (GPT2LMHeadModel: fused c_attn, gelu_new, tied head); custom (default) is the\n"
+"               first version's Llama names with the switches --gated-ffn, --bias, --layernorm,\n"
+"               --tied-embeddings.\n"
 "               Each operation PyTorch runs is priced from the profile's compute tables (fusim\n"
 "               calib --suite gemm's cuBLAS shape sweep for the GEMMs of forward, input and weight\n"
 "               gradients; tools/calib_torch.py for SDPA attention, the memory-bound operations by\n"
@@ -219,7 +220,7 @@ int fu_cmd_workload(int argc, char **argv) {
       {FU_OPT_FLAG(0, "gated-ffn", &t.gated, "custom: gate, up, down as SwiGLU")},
       {FU_OPT_FLAG(0, "bias", &t.bias, "custom: biases")},
       {FU_OPT_FLAG(0, "layernorm", &t.layernorm, "custom: LayerNorm (norms get a bias)")},
-      {FU_OPT_FLAG(0, "tied-embeddings", &t.tied, "custom: lm head tied to the embedding")},
+      {FU_OPT_FLAG(0, "tied-embeddings", &t.tied, "custom, llama: lm head tied to the embedding")},
       {FU_OPT_DOUBLE(0, "dropout", &t.dropout, 0, 0.99, "P", "dropout probability")},
       FU_OPT_HEADER("training"),
       {FU_OPT_CUSTOM(0, "precision", &t.prec, fu__opt_prec, "P", "autocast-bf16, bf16, tf32 or fp32"),

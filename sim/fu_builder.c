@@ -530,7 +530,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
   } else {
     int llama = s->arch == FU_ARCH_LLAMA;
     int ln = llama ? 0 : s->layernorm, bias = llama ? 0 : s->bias, gated = llama ? 1 : s->gated;
-    int tied = llama ? 0 : s->tied;
+    int tied = s->tied; /* Llama 3.2 1B and 3B, Qwen3 up to 4B tie theirs */
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
     fu__param(o, "model.embed_tokens", ".weight", (uint64_t)(V * H));
     o->nidx = T;
@@ -1400,7 +1400,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   else
     snprintf(notes, sizeof notes,
              "ESTIMATE from fusim workload --transformer: %s architecture, %ld layers, hidden %ld, "
-             "%ld heads (%ld kv), ffn %ld, vocab %ld, seq %ld, micro-batch %ld, %s, dropout %g, %s; "
+             "%ld heads (%ld kv), ffn %ld, vocab %ld%s, seq %ld, micro-batch %ld, %s, dropout %g, %s; "
              "%llu params in %zu tensors. Priced per operation from profile %s (compute tables: %s): "
              "GEMMs from the cuBLAS shape sweep (fwd, dgrad, wgrad), attention from SDPA, "
              "memory-bound operations by element count, host issue costs per operation (scaled to "
@@ -1408,8 +1408,9 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              "timelines; optimizer from the profile's fit. Memory (GiB): params %.3f, grads %.3f, "
              "optimizer %.3f, autocast casts %.3f, activations %.3f, peak %.3f.%s%s",
              fu__arch_name(s->arch), s->layers, s->hidden, s->heads,
-             s->kv_heads ? s->kv_heads : s->heads, s->ffn, s->vocab, s->seq, s->batch,
-             fu__prec_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,
+             s->kv_heads ? s->kv_heads : s->heads, s->ffn, s->vocab,
+             s->tied && (s->arch == FU_ARCH_LLAMA || s->arch == FU_ARCH_CUSTOM) ? " (tied head)" : "",
+             s->seq, s->batch, fu__prec_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,
              prof_name, prof->compute.source[0] ? prof->compute.source : "unnamed",
              mem->params / 1073741824.0, mem->grads / 1073741824.0,
              mem->optimizer / 1073741824.0, mem->casts / 1073741824.0,

@@ -45,7 +45,7 @@ typedef struct fu_tf_spec {
   fu_arch arch;              /* layer structure and parameter names */
   fu_precision prec;         /* precision of parameters and compute */
   int grad_bytes;            /* bytes per gradient element (0: from prec) */
-  int gated, bias, layernorm, tied; /* FU_ARCH_CUSTOM's switches */
+  int gated, bias, layernorm, tied; /* FU_ARCH_CUSTOM's switches (tied: llama's too) */
   double dropout;            /* dropout probability (< 0: the architecture's default) */
   char optimizer[16];        /* "adamw", "adam", "sgd" */
   long accum;                /* accum_steps */

@@ -24,6 +24,19 @@ eq "llama2-7b kind" "$(csv_field "$dir/l7.json" kind)" estimated
 "$fusim" workload --transformer $L7 --tflops 989.4 --grad-dtype fp32 --out "$dir/l7f.json" >/dev/null
 eq "llama2-7b fp32 grads" "$(csv_field "$dir/l7f.json" total_bytes)" $((6738415616 * 4))
 
+# Llama-3.2-1B, its head tied to the embedding (--arch llama --tied-embeddings; the per-operation
+# builder): embedding 128256 x 2048 = 262,668,288; a layer q, o 2048^2 each, k, v 2048 x 512 each,
+# gate, up, down 2048 x 8192 each, two norms of 2048 = 60,821,504, x 16; the final norm 2048:
+# 1,235,814,400 params (the published 1.24B) in 1 + 16*9 + 1 = 146 tensors. Untied, lm_head adds
+# a tensor of the embedding's size.
+L32="--arch llama --layers 16 --hidden 2048 --heads 32 --kv-heads 8 --ffn 8192 --vocab 128256 --seq 2048 --micro-batch 1 --precision bf16"
+"$fusim" workload --transformer $L32 --tied-embeddings --out "$dir/l32t.json" >/dev/null 2>&1 || { echo "FAIL: llama-3.2-1b tied run" >&2; fail=1; }
+eq "llama-3.2-1b tied tensors" "$(csv_field "$dir/l32t.json" tensors)" 146
+eq "llama-3.2-1b tied bytes" "$(csv_field "$dir/l32t.json" total_bytes)" $((1235814400 * 2))
+"$fusim" workload --transformer $L32 --out "$dir/l32.json" >/dev/null 2>&1 || { echo "FAIL: llama-3.2-1b untied run" >&2; fail=1; }
+eq "llama-3.2-1b untied tensors" "$(csv_field "$dir/l32.json" tensors)" 147
+eq "llama-3.2-1b untied bytes" "$(csv_field "$dir/l32.json" total_bytes)" $(((1235814400 + 262668288) * 2))
+
 # Llama-2-70B (grouped-query attention, 8 kv heads): 80*9+3 = 723 tensors, 68,976,648,192 params
 "$fusim" workload --transformer --layers 80 --hidden 8192 --heads 64 --kv-heads 8 --ffn 28672 \
   --gated-ffn --vocab 32000 --seq 4096 --micro-batch 1 --tflops 500 --out "$dir/l70.json" >/dev/null
