@@ -10,19 +10,11 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.environ.get("FUSIM_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
-TOOL = os.path.join(ROOT, "data", "validation", "hook_per_tensor.py")
-sys.path.insert(0, os.path.dirname(TOOL))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vcheck import ROOT, check, finish  # noqa: E402  (data/validation on sys.path)
 import hook_per_tensor as hpt  # noqa: E402
 
-fails = 0
-
-
-def check(name, ok):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name)
-    fails += not ok
-
+TOOL = os.path.join(ROOT, "data", "validation", "hook_per_tensor.py")
 
 # P 10. The loop's compute-only backward() CPU 5000 / 5010 / 4990 us; `hooks none` 1000 above it
 # every round (100 us a tensor), overlap off 400 (40): the loop's issue 60. The capture's
@@ -83,4 +75,4 @@ with tempfile.TemporaryDirectory() as tmp:
         check("%s: exit %d (got %d), one line, nothing on stdout" % (os.path.basename(path), code,
                                                                        p.returncode),
               p.returncode == code and len(p.stderr.strip().splitlines()) == 1 and not p.stdout)
-sys.exit(1 if fails else 0)
+finish()

@@ -2,25 +2,17 @@
 """data/validation/offload_increment.py on a hand-made run: DDP's offload comm hook over its
 all-reduce per bucket in the loop, the hook pattern's issue beside it, fusim's charge from a
 trace's issues and the row's error part, by hand; bad input (65)."""
+import json
 import os
 import subprocess
 import sys
 import tempfile
-import json
 
-ROOT = os.environ.get("FUSIM_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
-TOOL = os.path.join(ROOT, "data", "validation", "offload_increment.py")
-sys.path.insert(0, os.path.dirname(TOOL))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vcheck import ROOT, check, finish  # noqa: E402  (data/validation on sys.path)
 import offload_increment as oi  # noqa: E402
 
-fails = 0
-
-
-def check(name, ok):
-    global fails
-    print(("ok   " if ok else "FAIL ") + name)
-    fails += not ok
-
+TOOL = os.path.join(ROOT, "data", "validation", "offload_increment.py")
 
 # Compute-only's backward() CPU 4000 / 4010 / 3990 us (median 4000). 4 buckets of the same
 # parameters in `ddp 4MiB` (backward() +400 us every round) and `ddp offload 4MiB` (+800, and
@@ -88,4 +80,4 @@ with tempfile.TemporaryDirectory() as d:
     p = subprocess.run([sys.executable, TOOL, d], capture_output=True, text=True)
     check("not a run: exit 65, one line (got %d, %r)" % (p.returncode, p.stderr),
           p.returncode == 65 and len(p.stderr.strip().splitlines()) == 1 and p.stdout == "")
-sys.exit(1 if fails else 0)
+finish()
