@@ -197,13 +197,19 @@ TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wi
                "efficientnet_b3", "regnet_y_3_2gf", "efficientnet_b2")
 
 
-# The training recipe every step of the run uses (--amp, --optimizer, --set-to-none; run and
-# main set it): fp32 with TF32 matrix products, SGD with momentum and gradients zeroed in place
+# The training recipe every step of the run uses (--amp, --optimizer, --set-to-none; set_recipe
+# sets it): fp32 with TF32 matrix products, SGD with momentum and gradients zeroed in place
 # by default; bf16 autocast (fp32 parameters and gradients, as torch.amp trains), AdamW and
 # gradients set to None (PyTorch's default zero_grad) are what most training loops use.
 RECIPE = {"amp": "tf32", "optimizer": "sgd", "set_to_none": False}
 # optimizer states a trainable parameter holds on the GPU (runner_bytes)
 OPT_STATES = {"sgd": 1, "adamw": 2}
+
+
+def set_recipe(a):
+    """RECIPE from the parsed options (main, before the preflight's probe steps with it; run
+    again, since a spawned rank's module starts anew)."""
+    RECIPE.update(amp=a.amp, optimizer=a.optimizer, set_to_none=a.set_to_none)
 
 
 def make_opt(model):
@@ -855,8 +861,7 @@ def main(argv=None, probe=None):
                          "rank r's runs.json and log in OUT/rank<r>, every rank's times merged "
                          "into OUT/runs.json (merge_ranks). Default 1")
     a = ap.parse_args(argv)
-    # the recipe before the preflight: its probe steps with it too
-    RECIPE.update(amp=a.amp, optimizer=a.optimizer, set_to_none=a.set_to_none)
+    set_recipe(a)
     if a.world_size < 1:
         die("--world-size %d: expected 1 or more ranks" % a.world_size, 64)
     a.plans = a.plans.split(",") if a.plans else None
@@ -1011,8 +1016,7 @@ def run(a):
     if WORLD > 1:
         torch_host.ensure_process_group()
     GPU = torch.cuda.current_device()
-    # again here: a spawned rank's module starts anew
-    RECIPE.update(amp=a.amp, optimizer=a.optimizer, set_to_none=a.set_to_none)
+    set_recipe(a)
     os.makedirs(a.out, exist_ok=True)
     loop_backends(torch)
     logf = open(os.path.join(a.out, "log.txt"), "a")
