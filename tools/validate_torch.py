@@ -124,6 +124,19 @@ def build_model(name, batch, seq):
                               vocab_size=151936, max_position_embeddings=1024,
                               tie_word_embeddings=True)
             cls = Qwen3ForCausalLM
+        elif name == "phi3_small":   # fused projections: one qkv_proj, one gate_up_proj a layer
+            from transformers import Phi3Config, Phi3ForCausalLM
+            cfg = Phi3Config(hidden_size=768, intermediate_size=2048, num_hidden_layers=12,
+                             num_attention_heads=12, num_key_value_heads=4, vocab_size=32064,
+                             max_position_embeddings=1024, original_max_position_embeddings=1024,
+                             pad_token_id=0)
+            cls = Phi3ForCausalLM
+        elif name == "gpt_neox_small":   # Pythia-style: attention and MLP side by side, LayerNorm
+            from transformers import GPTNeoXConfig, GPTNeoXForCausalLM
+            cfg = GPTNeoXConfig(hidden_size=768, intermediate_size=3072, num_hidden_layers=12,
+                                num_attention_heads=12, vocab_size=50304,
+                                max_position_embeddings=1024, use_parallel_residual=True)
+            cls = GPTNeoXForCausalLM
         elif name.startswith("gpt2"):
             from transformers import GPT2Config, GPT2LMHeadModel
             big = name == "gpt2_medium"
@@ -184,7 +197,7 @@ def workload_name(name, batch, seq):
 
 # transformers models the harness builds from their configs (random weights, token ids of --seq)
 HF_MODELS = ("gpt2", "gpt2_medium", "bert_base", "bert_large", "llama_small", "distilbert", "t5_small",
-             "qwen2_small", "mistral_small", "qwen3_small")
+             "qwen2_small", "mistral_small", "qwen3_small", "phi3_small", "gpt_neox_small")
 
 # torchvision classifiers the harness builds (random weights, 224x224 images)
 TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wide_resnet50_2",
@@ -194,7 +207,8 @@ TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wi
                "vgg16", "shufflenet_v2_x1_0", "efficientnet_v2_s", "convnext_small", "mnasnet1_0",
                "regnet_x_3_2gf", "mobilenet_v3_small", "swin_s", "densenet169",
                "resnext101_32x8d", "vit_l_16", "wide_resnet101_2", "convnext_base", "swin_b",
-               "efficientnet_b3", "regnet_y_3_2gf", "efficientnet_b2")
+               "efficientnet_b3", "regnet_y_3_2gf", "efficientnet_b2", "densenet201", "regnet_y_8gf",
+               "efficientnet_v2_m")
 
 
 # The training recipe every step of the run uses (--amp, --optimizer, --set-to-none; set_recipe
