@@ -108,9 +108,13 @@ if [ $mode = scalars ]; then
   exit 0
 fi
 
+# the GPU the samples were taken on (fit keeps GPUs apart: --gpu selects as well as names)
+gpu=$(q "select distinct gpu from hosts where gpu is not null")
+[ -n "$gpu" ] && [ "$(printf '%s\n' "$gpu" | wc -l)" -eq 1 ] || {
+  echo "fit_profile.sh: $src: needs samples of exactly one GPU model, has: $(printf '%s' "$gpu" | tr '\n' ',')" >&2; exit 65; }
 src_label="fusim calib: $prov"
 fit() { "$fusim" fit --db "$db" --tolerance 0.05 --format csv --no-store --source "$src_label" "$@" >/dev/null; }
-fit --op h2d --link pcie_h2d --out "$out" --name "$name" --gpu "NVIDIA H200" \
+fit --op h2d --link pcie_h2d --out "$out" --name "$name" --gpu "$gpu" \
   --profile-source "fusim calib/fit_profile.sh from $(basename "$src")" \
   --launch-us "$launch" --issue-us "$issue" --duplex-factor "$duplex" --copy-slowdown "$copyslow" \
   --comm-slowdown "$commslow" --hbm-gbps "$hbm" --gpu-tflops-bf16 "$bf16" --gpu-tflops-fp32 "$tf32" \
