@@ -186,12 +186,12 @@ def user_model(name, batch):
 def workload_name(name, batch, seq):
     """The workload's name (and its files'): the model, the batch, the sequence for the
     transformers models; a user's package.module:function with every character that is not a
-    letter, digit or underscore made an underscore; _bf16, _adamw and _none (gradients set to
-    None) where the recipe has them (RECIPE)."""
+    letter, digit or underscore made an underscore; _bf16, _adamw, _none (gradients set to None)
+    and _clip where the recipe has them (RECIPE)."""
     safe = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
     recipe = ("_bf16" if RECIPE["amp"] == "bf16" else "") + \
         ("_adamw" if RECIPE["optimizer"] == "adamw" else "") + \
-        ("_none" if RECIPE["set_to_none"] else "")
+        ("_none" if RECIPE["set_to_none"] else "") + ("_clip" if RECIPE["clip"] else "")
     return "%s_b%d%s%s_torchval" % (safe, batch, "_s%d" % seq if name in HF_MODELS else "", recipe)
 
 
@@ -214,8 +214,9 @@ TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wi
 # The training recipe every step of the run uses (--amp, --optimizer, --set-to-none; set_recipe
 # sets it): fp32 with TF32 matrix products, SGD with momentum and gradients zeroed in place
 # by default; bf16 autocast (fp32 parameters and gradients, as torch.amp trains), AdamW and
-# gradients set to None (PyTorch's default zero_grad) are what most training loops use.
-RECIPE = {"amp": "tf32", "optimizer": "sgd", "set_to_none": False}
+# gradients set to None (PyTorch's default zero_grad) are what most training loops use; so is
+# clipping the gradients' total norm before each step (--clip-grad-norm; HF Trainer's default 1.0).
+RECIPE = {"amp": "tf32", "optimizer": "sgd", "set_to_none": False, "clip": None}
 # optimizer states a trainable parameter holds on the GPU (runner_bytes)
 OPT_STATES = {"sgd": 1, "adamw": 2}
 
@@ -223,16 +224,37 @@ OPT_STATES = {"sgd": 1, "adamw": 2}
 def set_recipe(a):
     """RECIPE from the parsed options (main, before the preflight's probe steps with it; run
     again, since a spawned rank's module starts anew)."""
-    RECIPE.update(amp=a.amp, optimizer=a.optimizer, set_to_none=a.set_to_none)
+    RECIPE.update(amp=a.amp, optimizer=a.optimizer, set_to_none=a.set_to_none,
+                  clip=a.clip_grad_norm)
 
 
 def make_opt(model):
     """The recipe's optimizer (RECIPE): SGD with momentum 0.9, or AdamW (PyTorch's default
-    multi-tensor implementation)."""
+    multi-tensor implementation); with RECIPE["clip"], one whose step() first clips the
+    gradients' total norm (clipped_optimizer)."""
     import torch
+    cls = torch.optim.AdamW if RECIPE["optimizer"] == "adamw" else torch.optim.SGD
+    if RECIPE["clip"]:
+        cls = clipped_optimizer(cls, RECIPE["clip"])
     if RECIPE["optimizer"] == "adamw":
-        return torch.optim.AdamW(model.parameters(), lr=1e-4)
-    return torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+        return cls(model.parameters(), lr=1e-4)
+    return cls(model.parameters(), lr=1e-3, momentum=0.9)
+
+
+def clipped_optimizer(cls, max_norm):
+    """A subclass of the optimizer cls whose step() runs torch.nn.utils.clip_grad_norm_ over its
+    parameters first, as a training loop calls it between backward() and step(). Inside step(),
+    so every timing of the optimizer's phase (the capture's, the runners') includes it; a
+    subclass, so that torch_modelcost's type(opt)(params, **opt.defaults) clips too."""
+    import torch
+
+    class Clipped(cls):
+        def step(self, closure=None):
+            torch.nn.utils.clip_grad_norm_(
+                [p for g in self.param_groups for p in g["params"]], max_norm)
+            return super().step(closure)
+    Clipped.__name__ = "Clipped" + cls.__name__
+    return Clipped
 
 
 def with_amp(loss_fn):
@@ -253,7 +275,8 @@ def recipe_words():
     return ("bf16 autocast (fp32 parameters and gradients)" if RECIPE["amp"] == "bf16"
             else "fp32 (TF32 matmul)") + \
         (", AdamW" if RECIPE["optimizer"] == "adamw" else ", SGD momentum") + \
-        ", zero_grad(set_to_none=%s)" % RECIPE["set_to_none"]
+        ", zero_grad(set_to_none=%s)" % RECIPE["set_to_none"] + \
+        (", gradients clipped to total norm %g" % RECIPE["clip"] if RECIPE["clip"] else "")
 
 
 # One row per plan: label, fusim flags, how to run it.
@@ -806,6 +829,10 @@ def main(argv=None, probe=None):
                     help="zero_grad(set_to_none=True), PyTorch's default (the gradients freed "
                          "after each step and made anew by the next backward), in the capture and "
                          "every runner; without it the gradients are zeroed in place")
+    ap.add_argument("--clip-grad-norm", type=float, metavar="MAX",
+                    help="torch.nn.utils.clip_grad_norm_(parameters, MAX) before every optimizer "
+                         "step, in the capture and every runner (HF Trainer's default is 1.0); "
+                         "default: no clipping")
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--capture-iters", type=int, default=15)
@@ -875,6 +902,8 @@ def main(argv=None, probe=None):
                          "rank r's runs.json and log in OUT/rank<r>, every rank's times merged "
                          "into OUT/runs.json (merge_ranks). Default 1")
     a = ap.parse_args(argv)
+    if a.clip_grad_norm is not None and not 0 < a.clip_grad_norm < float("inf"):
+        die("--clip-grad-norm %s: expected a total norm above 0, e.g. 1.0" % a.clip_grad_norm, 64)
     set_recipe(a)
     if a.world_size < 1:
         die("--world-size %d: expected 1 or more ranks" % a.world_size, 64)

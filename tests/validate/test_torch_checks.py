@@ -130,7 +130,11 @@ check("the recipe in the workload's name: gpt2_b8_s512_bf16_adamw_none_torchval 
       vt.workload_name("gpt2", 8, 512) == "gpt2_b8_s512_bf16_adamw_none_torchval")
 check("the recipe in words: %r" % vt.recipe_words(), vt.recipe_words() ==
       "bf16 autocast (fp32 parameters and gradients), AdamW, zero_grad(set_to_none=True)")
-vt.RECIPE.update(amp="tf32", optimizer="sgd", set_to_none=False)
+vt.RECIPE.update(clip=1.0)
+check("clipping in the name and words: %r, %r" % (vt.workload_name("gpt2", 8, 512), vt.recipe_words()),
+      vt.workload_name("gpt2", 8, 512) == "gpt2_b8_s512_bf16_adamw_none_clip_torchval"
+      and vt.recipe_words().endswith(", gradients clipped to total norm 1"))
+vt.RECIPE.update(amp="tf32", optimizer="sgd", set_to_none=False, clip=None)
 
 
 def stand_in_loss(m, inp):
@@ -144,6 +148,11 @@ for bad in (["--amp", "fp16"], ["--optimizer", "adam"]):   # argparse's choices:
     rc, err, out = run_main("good:8", STUB, bad)
     check("%s: refused (exit 2, naming the option), nothing written (got %d, %r)" % (bad, rc, err),
           rc == 2 and bad[0] in err[-1] and not os.path.exists(out))
+
+for bad in ("0", "-1", "nan", "inf"):   # a norm of 0 would zero every gradient: exit 64
+    rc, err, out = run_main("good:8", STUB, ["--clip-grad-norm", bad])
+    check("--clip-grad-norm %s: refused in one line, nothing written (got %d, %r)" % (bad, rc, err),
+          rc == 64 and len(err) == 1 and "--clip-grad-norm" in err[0] and not os.path.exists(out))
 
 probes = {"a": (["w"], {"w"}, FP), "b": (["w"], {"w"}), "c": None}
 problem, fps = vt.preflight([("a", 8), ("b", 4), ("c", 2)], 512, lambda n, b, s: probes[n])
