@@ -16,7 +16,8 @@
 
 static const char fu__workload_head[] =
 "usage: fusim workload --transformer --layers L --hidden H --heads A [--kv-heads K] --ffn F\n"
-"                      --vocab V --seq S --micro-batch B [--arch llama|bert|gpt2|custom]\n"
+"                      --vocab V --seq S --micro-batch B [--arch llama|bert|gpt2|qwen3|custom]\n"
+"                      [--head-dim D]\n"
 "                      [--precision autocast-bf16|bf16|tf32|fp32] [--dtype bf16|fp16|fp32]\n"
 "                      [--grad-dtype bf16|fp16|fp32] [--optimizer adamw|adam|sgd] [--dropout P]\n"
 "                      [--profile P.json] [--gated-ffn] [--bias] [--layernorm] [--tied-embeddings]\n"
@@ -38,9 +39,14 @@ static const char fu__workload_head[] =
 "               Hugging Face builds them: llama (LlamaForCausalLM: RMSNorm, SwiGLU, rotary, no\n"
 "               biases, untied head unless --tied-embeddings), bert (BertForMaskedLM:\n"
 "               post-LayerNorm, GELU, biases, MLM head tied to the embedding), gpt2\n"
-"               (GPT2LMHeadModel: fused c_attn, gelu_new, tied head); custom (default) is the\n"
-"               first version's Llama names with the switches --gated-ffn, --bias, --layernorm,\n"
-"               --tied-embeddings.\n"
+"               (GPT2LMHeadModel: fused c_attn, gelu_new, tied head), qwen3 (Qwen3ForCausalLM:\n"
+"               Llama's layer with an RMSNorm on each head's queries and keys, q_norm and k_norm;\n"
+"               untied unless --tied-embeddings; priced by the profile's own hf_qwen3_layer_tiny\n"
+"               and hf_qwen3_rest_tiny host rows, refused, exit 65, where it has none); custom\n"
+"               (default) is the first version's Llama names with the switches --gated-ffn,\n"
+"               --bias, --layernorm, --tied-embeddings. --head-dim: a head's size where it is\n"
+"               not --hidden / --heads (Qwen3-0.6B: hidden 1024, 16 heads of 128); llama, qwen3\n"
+"               and custom.\n"
 "               Each operation PyTorch runs is priced from the profile's compute tables (fusim\n"
 "               calib --suite gemm's cuBLAS shape sweep for the GEMMs of forward, input and weight\n"
 "               gradients; tools/calib_torch.py for SDPA attention, the memory-bound operations by\n"
@@ -187,7 +193,7 @@ static int fu__gpu_mem(const char *profile, double *gpu) {
 }
 
 int fu_cmd_workload(int argc, char **argv) {
-  static const char *const archs[] = {"llama", "bert", "gpt2", "custom", NULL}; /* fu_arch order */
+  static const char *const archs[] = {"llama", "bert", "gpt2", "qwen3", "custom", NULL}; /* fu_arch order */
   fu_tf_spec t;
   fu_tf_spec_init(&t);
   fu_cnn_spec cn;
@@ -211,6 +217,7 @@ int fu_cmd_workload(int argc, char **argv) {
       {FU_OPT_INT(0, "hidden", &t.hidden, 1, 262144, "H", "hidden size")},
       {FU_OPT_INT(0, "heads", &t.heads, 1, 65536, "A", "attention heads")},
       {FU_OPT_INT(0, "kv-heads", &t.kv_heads, 1, 65536, "K", "key/value heads (default: --heads)")},
+      {FU_OPT_INT(0, "head-dim", &t.head_dim, 1, 65536, "D", "a head's size (default: --hidden / --heads; llama,\nqwen3, custom)")},
       {FU_OPT_INT(0, "ffn", &t.ffn, 1, 1048576, "F", "feed-forward size")},
       {FU_OPT_INT(0, "vocab", &t.vocab, 1, 4194304, "V", "vocabulary size")},
       {FU_OPT_INT(0, "seq", &t.seq, 1, 16777216, "S", "sequence length")},
@@ -220,7 +227,7 @@ int fu_cmd_workload(int argc, char **argv) {
       {FU_OPT_FLAG(0, "gated-ffn", &t.gated, "custom: gate, up, down as SwiGLU")},
       {FU_OPT_FLAG(0, "bias", &t.bias, "custom: biases")},
       {FU_OPT_FLAG(0, "layernorm", &t.layernorm, "custom: LayerNorm (norms get a bias)")},
-      {FU_OPT_FLAG(0, "tied-embeddings", &t.tied, "custom, llama: lm head tied to the embedding")},
+      {FU_OPT_FLAG(0, "tied-embeddings", &t.tied, "custom, llama, qwen3: lm head tied to the embedding")},
       {FU_OPT_DOUBLE(0, "dropout", &t.dropout, 0, 0.99, "P", "dropout probability")},
       FU_OPT_HEADER("training"),
       {FU_OPT_CUSTOM(0, "precision", &t.prec, fu__opt_prec, "P", "autocast-bf16, bf16, tf32 or fp32"),

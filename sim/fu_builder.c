@@ -237,7 +237,13 @@ int fu_tf_spec_check(const fu_tf_spec *s) {
       return FU_EUSAGE;
     }
   long kv = s->kv_heads ? s->kv_heads : s->heads;
-  if (s->hidden % s->heads != 0) {
+  /* BERT and GPT-2 split the hidden size over the heads; HF's Llama and Qwen3 configs may state a
+   * head size of their own (Qwen3-0.6B: hidden 1024, 16 heads of 128) */
+  if (s->head_dim > 0 && (s->arch == FU_ARCH_BERT || s->arch == FU_ARCH_GPT2)) {
+    fu_error("workload: --head-dim is for --arch llama, qwen3 or custom (bert and gpt2 split --hidden over --heads)");
+    return FU_EUSAGE;
+  }
+  if (s->head_dim == 0 && s->hidden % s->heads != 0) {
     fu_error("workload: --hidden %ld is not a multiple of --heads %ld", s->hidden, s->heads);
     return FU_EUSAGE;
   }
@@ -348,6 +354,21 @@ static fu__op *fu__norm(fu__ctx *x, const char *name, int layernorm, int bias, d
   return o;
 }
 
+/* Qwen3's RMSNorm over each head's queries or keys (q_norm, k_norm: Qwen3RMSNorm, the composite
+ * the rmsnorm table measures), numel elements of the projection's output in dtype, rows x hd:
+ * one weight of hd. Priced as the other RMSNorms, by element count; its weight's gradient is a
+ * column sum over rows = tokens x heads. Kept for backward: the fp32 copy of its input and the
+ * normalised tensor in the input's dtype (what the weight multiplies), 4 bytes a row. */
+static fu__op *fu__head_norm(fu__ctx *x, const char *name, double numel, double rows, double hd,
+                             const char *dtype) {
+  double eb = strcmp(dtype, "bf16") ? 4 : 2;
+  fu__op *o = fu__memop(x, "rmsnorm", dtype, numel, (4 + eb) * numel + 4 * rows);
+  if (!o) return NULL;
+  fu__param(o, name, ".weight", (uint64_t)hd);
+  o->red_rows = rows, o->red_cols = hd;
+  return o;
+}
+
 /* Autograd sums the gradients of a tensor that feeds several operations (a residual stream into
  * its norm and its add, a norm's output into q, k and v): consumers - 1 in-place adds of its
  * size, in backward where the first consumer's backward ends; pushed just before that consumer
@@ -381,11 +402,12 @@ static fu__op *fu__kv_cache(fu__ctx *x, double numel, int k_strided, const char 
   return o;
 }
 
-/* SDPA over the micro-batch; q, k, v and the output kept (outputs of operations before it). */
-static fu__op *fu__attn(fu__ctx *x, const fu_tf_spec *s, double Hkv, int causal, double p) {
+/* SDPA over the micro-batch; q, k, v and the output kept (outputs of operations before it). H:
+ * the queries' width (heads x head size), Hkv the keys' and values'. */
+static fu__op *fu__attn(fu__ctx *x, const fu_tf_spec *s, double H, double Hkv, int causal, double p) {
   fu__op *o = fu__push(x);
   if (!o) return NULL;
-  double f, b, H = (double)s->hidden, hd = H / s->heads;
+  double f, b, hd = H / s->heads;
   snprintf(o->what, sizeof o->what, "attention");
   if (fu_compute_attn_us(x->c, x->adt, (int)hd, causal, p, (double)s->seq,
                          (double)s->batch * s->heads, &f, &b) != FU_OK) {
@@ -413,6 +435,11 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
   double Hkv = H * (s->kv_heads ? s->kv_heads : s->heads) / s->heads;
   const char *A = x->adt, *R = x->rdt;
   int fp32_in = x->autocast; /* GEMM inputs taken from the fp32 residual stream */
+  /* a head's size where the config states one (llama, qwen3, custom): the queries' width Hq and
+   * the keys' and values' Hkv follow it, o_proj takes Hq back to H */
+  double hd = s->head_dim > 0 ? (double)s->head_dim : H / s->heads;
+  double Hq = hd * s->heads;
+  if (s->head_dim > 0) Hkv = hd * (s->kv_heads ? s->kv_heads : s->heads);
   char p[64], nm[110];
   fu__op *o;
 #define NM(suffix) (snprintf(nm, sizeof nm, "%s%s", p, suffix), nm)
@@ -441,7 +468,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       FU__TRY(fu__linear(x, NM("attention.self.query"), H, H, 1, fp32_in, 1, 1));
       FU__TRY(fu__linear(x, NM("attention.self.key"), H, Hkv, 1, fp32_in, 0, 1));
       FU__TRY(fu__linear(x, NM("attention.self.value"), H, Hkv, 1, fp32_in, 0, 1));
-      FU__TRY(fu__attn(x, s, Hkv, 0, dropout));
+      FU__TRY(fu__attn(x, s, H, Hkv, 0, dropout));
       FU__TRY(o = fu__linear(x, NM("attention.output.dense"), H, H, 1, 0, 1, 1));
       o->fwd_us += fu__copy_us(x, 2 * x->ab * T * H); /* heads merged: a contiguous copy */
       FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
@@ -493,7 +520,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       snprintf(o->what, sizeof o->what, "qkv_split");
       o->bwd_us = fu__copy_us(x, 2 * x->ab * T * (H + 2 * Hkv));
       FU__TRY(fu__kv_cache(x, T * Hkv, 1, A));
-      FU__TRY(fu__attn(x, s, Hkv, 1, dropout));
+      FU__TRY(fu__attn(x, s, H, Hkv, 1, dropout));
       FU__TRY(o = fu__linear(x, NM("attn.c_proj"), H, H, 1, 0, 1, 1));
       o->fwd_us += fu__copy_us(x, 2 * x->ab * T * H);
       FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
@@ -528,7 +555,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     FU__TRY(o = fu__linear(x, "lm_head", H, V, 0, fp32_in, 1, 0)); /* tied to wte */
     fu__tied_head(x, o, emb, V * H);
   } else {
-    int llama = s->arch == FU_ARCH_LLAMA;
+    int llama = s->arch == FU_ARCH_LLAMA || s->arch == FU_ARCH_QWEN3, qwen3 = s->arch == FU_ARCH_QWEN3;
     int ln = llama ? 0 : s->layernorm, bias = llama ? 0 : s->bias, gated = llama ? 1 : s->gated;
     int tied = s->tied; /* Llama 3.2 1B and 3B, Qwen3 up to 4B tie theirs */
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
@@ -543,27 +570,32 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       /* the norm's output (the residual's dtype: HF's RMSNorm and LayerNorm under autocast
        * return fp32) feeds q, k and v */
       FU__TRY(fu__fanout(x, T * H, R, 3));
-      FU__TRY(fu__linear(x, NM("self_attn.q_proj"), H, H, bias, fp32_in, 1, 1));
+      /* Qwen3: q_norm on q_proj's output, k_norm on k_proj's, in that order (Qwen3Attention) */
+      FU__TRY(fu__linear(x, NM("self_attn.q_proj"), H, Hq, bias, fp32_in, 1, 1));
+      if (qwen3) FU__TRY(fu__head_norm(x, NM("self_attn.q_norm"), T * Hq, T * s->heads, hd, A));
       FU__TRY(fu__linear(x, NM("self_attn.k_proj"), H, Hkv, bias, fp32_in, 0, 1));
+      if (qwen3) FU__TRY(fu__head_norm(x, NM("self_attn.k_norm"), T * Hkv, T * Hkv / hd, hd, A));
       FU__TRY(fu__linear(x, NM("self_attn.v_proj"), H, Hkv, bias, fp32_in, 0, 1));
       /* rotary_hf: measured as HF lays it out (q and k transposed views of their projections,
-       * fp32 cos and sin: the strided type-promoting path); else the contiguous rotary table */
+       * fp32 cos and sin: the strided type-promoting path); else the contiguous rotary table.
+       * Qwen3's q and k come out of their norms, whose fp32 weight times the bf16 normalised
+       * tensor is fp32 under autocast: the rotary step reads fp32 there */
       const char *rot = fu_compute_op(x->c, "rotary_hf", A) ? "rotary_hf" : "rotary";
       if (x->autocast) {
         /* HF's cos and sin follow the fp32 residual stream's dtype: q * cos promotes to fp32,
          * and autocast casts q and k back to bf16 for SDPA */
-        FU__TRY(o = fu__memop(x, rot, strcmp(rot, "rotary") ? A : "fp32", T * (H + Hkv), 0));
+        FU__TRY(o = fu__memop(x, rot, strcmp(rot, "rotary") && !qwen3 ? A : "fp32", T * (Hq + Hkv), 0));
         const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
-        o->fwd_us += fu_op_us(x->c, cast, T * (H + Hkv), 0);
-        o->bwd_us += fu_op_us(x->c, cast, T * (H + Hkv), 1);
+        o->fwd_us += fu_op_us(x->c, cast, T * (Hq + Hkv), 0);
+        o->bwd_us += fu_op_us(x->c, cast, T * (Hq + Hkv), 1);
       } else {
-        FU__TRY(fu__memop(x, rot, A, T * (H + Hkv), 0));
+        FU__TRY(fu__memop(x, rot, A, T * (Hq + Hkv), 0));
       }
       /* keys leave the rotary step in its dtype (fp32 under autocast, see above) */
       if (llama) FU__TRY(fu__kv_cache(x, T * Hkv, 0, x->autocast ? "fp32" : A));
-      FU__TRY(fu__attn(x, s, Hkv, 1, dropout));
-      FU__TRY(o = fu__linear(x, NM("self_attn.o_proj"), H, H, bias, 0, 1, 1));
-      o->fwd_us += fu__copy_us(x, 2 * x->ab * T * H);
+      FU__TRY(fu__attn(x, s, Hq, Hkv, 1, dropout));
+      FU__TRY(o = fu__linear(x, NM("self_attn.o_proj"), Hq, H, bias, 0, 1, 1));
+      o->fwd_us += fu__copy_us(x, 2 * x->ab * T * Hq);
       if (dropout > 0) FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
       FU__TRY(fu__resid_add(x, R, T * H));
       FU__TRY(fu__fanout(x, T * H, R, 2));
@@ -649,6 +681,30 @@ static double fu__rest_bwd(double row_us, double sb, double kb_layer, double *kb
   if (!(kb_layer > 0) || !(sb > 0) || !(row_us > sb * kb_layer)) return 0;
   *kb = kb_layer;
   return row_us - sb * kb_layer;
+}
+
+/* An architecture priced only by host rows of its own (Qwen3): the profile's hf_<arch>_layer_tiny
+ * and _rest_tiny rows in the step's mode, beside its host-speed probe (fu__scale_host reads the
+ * _tiny rows only then), else FU_EDATA and one line naming what to measure. No fallback to
+ * Llama's rows: Qwen3's layer runs two more RMSNorm composites, whose host cost inside a layer
+ * only a measured layer gives (priced as two standalone composites at Llama's factor, a
+ * Qwen3-style capture's backward came out +52.8%: data/compute/README.md, session 35). */
+static int fu__own_rows(const fu__ctx *x, const char *arch, const char *prof_name) {
+  char l[48], r[48];
+  snprintf(l, sizeof l, "hf_%s_layer_tiny", arch);
+  snprintf(r, sizeof r, "hf_%s_rest_tiny", arch);
+  int has_l = fu__mode_row(x, l) != NULL, has_r = fu__mode_row(x, r) != NULL;
+  const char *mode = x->autocast ? "bf16" : "fp32";
+  if (has_l && has_r && x->c->host_probe_us > 0) return FU_OK;
+  if (has_l && has_r)
+    fu_error("workload: --arch %s: profile %s has no host_probe_us beside its %s / %s rows "
+             "(tools/calib_torch.py --parts hf_host records it)", arch, prof_name, l, r);
+  else
+    fu_error("workload: --arch %s: profile %s has no %s%s%s row in %s: a %s layer's host cost is measured, "
+             "not taken from another architecture's (on the GPU: python3 tools/calib_torch.py --parts hf_host "
+             "--hf-sizes tiny --hf-archs llama,%s, as calib/device_compute_qwen3.sh runs it)", arch, prof_name,
+             has_l ? "" : l, !has_l && !has_r ? " / " : "", has_r ? "" : r, mode, arch, arch);
+  return FU_EDATA;
 }
 
 /* Host costs: where the profile measured the framework's own host time per layer of this
@@ -1094,7 +1150,8 @@ static int fu__roofline(const fu__ctx *x, const fu_tf_spec *s, double hbm_gbps, 
 /* The roofline's forward operations: the first version's byte and kernel counts. */
 static int fu__roofline_ops(fu__ctx *x, const fu_tf_spec *s) {
   double T = x->T, a = x->ab, H = (double)s->hidden, F = (double)s->ffn, V = (double)s->vocab;
-  double Hkv = H * (s->kv_heads ? s->kv_heads : s->heads) / s->heads;
+  double Hkv = H * (s->kv_heads ? s->kv_heads : s->heads) / s->heads, Hq = H;
+  if (s->head_dim > 0) Hq = (double)s->head_dim * s->heads, Hkv = (double)s->head_dim * (s->kv_heads ? s->kv_heads : s->heads);
   char p[64], nm[110];
   fu__op *o;
 #define PUSH(fl, by, k) \
@@ -1117,11 +1174,11 @@ static int fu__roofline_ops(fu__ctx *x, const fu_tf_spec *s) {
   for (long i = 0; i < s->layers; i++) {
     snprintf(p, sizeof p, "model.layers.%ld.", i);
     NORM(NM("input_layernorm"));
-    LIN(NM("self_attn.q_proj"), H, H);
+    LIN(NM("self_attn.q_proj"), H, Hq);
     LIN(NM("self_attn.k_proj"), H, Hkv);
     LIN(NM("self_attn.v_proj"), H, Hkv);
-    PUSH(4 * (double)s->batch * s->seq * s->seq * H, T * (2 * H + 2 * Hkv) * a, 1);
-    LIN(NM("self_attn.o_proj"), H, H);
+    PUSH(4 * (double)s->batch * s->seq * s->seq * Hq, T * (2 * Hq + 2 * Hkv) * a, 1);
+    LIN(NM("self_attn.o_proj"), Hq, H);
     NORM(NM("post_attention_layernorm"));
     if (s->gated) {
       LIN(NM("mlp.gate_proj"), H, F);
@@ -1158,6 +1215,7 @@ static const char *fu__arch_name(fu_arch a) {
   case FU_ARCH_LLAMA: return "llama";
   case FU_ARCH_BERT: return "bert";
   case FU_ARCH_GPT2: return "gpt2";
+  case FU_ARCH_QWEN3: return "qwen3";
   default: return "custom";
   }
 }
@@ -1304,11 +1362,15 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     free(x.ops);
     return FU_EDATA;
   }
+  if (!x.roofline && s->arch == FU_ARCH_QWEN3 && fu__own_rows(&x, "qwen3", prof_name) != FU_OK) {
+    free(x.ops);
+    return FU_EDATA;
+  }
   if (!x.roofline && s->arch != FU_ARCH_CUSTOM) fu__scale_host(&x, fu__arch_name(s->arch));
   if (!x.roofline) fu__emb_sort(&x), fu__reduce_split(&x);
   if (!x.roofline && s->arch == FU_ARCH_CUSTOM && s->host_ref_us[0] + s->host_ref_us[1] > 0 &&
       !(s->host_probe_us > 0)) {
-    fu_error("workload: --host-ref needs --arch bert, gpt2 or llama (the reference's model)");
+    fu_error("workload: --host-ref needs --arch bert, gpt2, llama or qwen3 (the reference's model)");
     st = FU_EUSAGE;
   } else if (!x.roofline) {
     st = fu__host_carry(&x, s->host_probe_us, s->host_bwd_probe_us, s->host_ref_us, fu__arch_name(s->arch),
@@ -1409,7 +1471,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              "optimizer %.3f, autocast casts %.3f, activations %.3f, peak %.3f.%s%s",
              fu__arch_name(s->arch), s->layers, s->hidden, s->heads,
              s->kv_heads ? s->kv_heads : s->heads, s->ffn, s->vocab,
-             s->tied && (s->arch == FU_ARCH_LLAMA || s->arch == FU_ARCH_CUSTOM) ? " (tied head)" : "",
+             s->tied && (s->arch == FU_ARCH_LLAMA || s->arch == FU_ARCH_QWEN3 || s->arch == FU_ARCH_CUSTOM)
+                 ? " (tied head)" : "",
              s->seq, s->batch, fu__prec_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,
              prof_name, prof->compute.source[0] ? prof->compute.source : "unnamed",
              mem->params / 1073741824.0, mem->grads / 1073741824.0,

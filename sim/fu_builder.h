@@ -30,6 +30,8 @@ typedef enum fu_arch {
   FU_ARCH_LLAMA,             /* HF LlamaForCausalLM: pre-RMSNorm, SwiGLU, rotary, untied head */
   FU_ARCH_BERT,              /* HF BertForMaskedLM: post-LayerNorm, GELU, biases, MLM head, tied */
   FU_ARCH_GPT2,              /* HF GPT2LMHeadModel: pre-LayerNorm, fused c_attn, gelu_new, tied */
+  FU_ARCH_QWEN3,             /* HF Qwen3ForCausalLM: Llama's layer plus an RMSNorm on each head's
+                              * queries and keys (q_norm, k_norm); host rows of its own */
   FU_ARCH_CUSTOM             /* the first version's switches (--gated-ffn, --bias, ...) */
 } fu_arch;
 
@@ -42,10 +44,11 @@ typedef enum fu_precision {
 
 typedef struct fu_tf_spec {
   long layers, hidden, heads, kv_heads, ffn, vocab, seq, batch; /* hyper-parameters */
+  long head_dim;             /* a head's size (0: hidden / heads); llama, qwen3 and custom only */
   fu_arch arch;              /* layer structure and parameter names */
   fu_precision prec;         /* precision of parameters and compute */
   int grad_bytes;            /* bytes per gradient element (0: from prec) */
-  int gated, bias, layernorm, tied; /* FU_ARCH_CUSTOM's switches (tied: llama's too) */
+  int gated, bias, layernorm, tied; /* FU_ARCH_CUSTOM's switches (tied: llama's, qwen3's too) */
   double dropout;            /* dropout probability (< 0: the architecture's default) */
   char optimizer[16];        /* "adamw", "adam", "sgd" */
   long accum;                /* accum_steps */

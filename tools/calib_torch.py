@@ -533,7 +533,12 @@ def measure_hf_layers(torch, log):
 # is measured (realistic head sizes and sequence, batch 1): BERT and GPT-2 at head size 64,
 # Llama at 128
 HF_REAL = {"bert": dict(hidden=1024, heads=16, ffn=4096), "gpt2": dict(hidden=1024, heads=16, ffn=4096),
-           "llama": dict(hidden=1024, heads=8, ffn=2816)}
+           "llama": dict(hidden=1024, heads=8, ffn=2816), "qwen3": dict(hidden=1024, heads=8, ffn=2816)}
+# hf_host's models (--hf-archs): the HF architectures, then "resnet50" (torchvision, held; rows
+# tv_resnet50_held / _plain). Qwen3 is Llama's layer plus an RMSNorm on each head's queries and
+# keys (q_norm, k_norm): its rows say what those add to a layer's host cost
+HF_HOST_ARCHS = ("bert", "gpt2", "llama", "qwen3")
+HF_HOST_MODELS = HF_HOST_ARCHS + ("resnet50",)
 HF_REAL_SEQ, HF_REAL_VOCAB = 512, 32000
 HF_REAL_POSITIONS = 1024   # a real-size model's position table (BERT, GPT-2): the longest sequence
 
@@ -542,7 +547,7 @@ def hf_model(tf, arch, L, size, shape=None):
     """An HF model of L layers: "tiny" (hidden 64, 2 heads, vocab 128, the hf part's) or "real"
     (HF_REAL and HF_REAL_VOCAB, or shape: {hidden, heads, ffn, vocab} in their place)."""
     if size == "tiny":
-        h, nh, f, V, P = 64, 2, 256 if arch != "llama" else 172, 128, 64
+        h, nh, f, V, P = 64, 2, 256 if arch not in ("llama", "qwen3") else 172, 128, 64
     else:
         r = shape or dict(HF_REAL[arch], vocab=HF_REAL_VOCAB)
         h, nh, f, V, P = r["hidden"], r["heads"], r["ffn"], r["vocab"], HF_REAL_POSITIONS
@@ -553,6 +558,11 @@ def hf_model(tf, arch, L, size, shape=None):
     elif arch == "gpt2":
         c = tf.GPT2Config(vocab_size=V, n_embd=h, n_layer=L, n_head=nh, n_inner=f, n_positions=P)
         m = tf.GPT2LMHeadModel(c)
+    elif arch == "qwen3":  # as Llama's (head size h / nh, untied head) but for q_norm and k_norm
+        c = tf.Qwen3Config(vocab_size=V, hidden_size=h, intermediate_size=f, num_hidden_layers=L,
+                           num_attention_heads=nh, num_key_value_heads=nh, head_dim=h // nh,
+                           max_position_embeddings=P, tie_word_embeddings=False)
+        m = tf.Qwen3ForCausalLM(c)
     else:
         c = tf.LlamaConfig(vocab_size=V, hidden_size=h, intermediate_size=f, num_hidden_layers=L,
                            num_attention_heads=nh, num_key_value_heads=nh, max_position_embeddings=P)
@@ -578,7 +588,7 @@ def hf_loss(torch, m, ids, bf16):
 def first_layer(m, arch):
     """The first transformer layer of an HF model built by hf_model."""
     return {"bert": lambda: m.bert.encoder.layer[0], "gpt2": lambda: m.transformer.h[0],
-            "llama": lambda: m.model.layers[0]}[arch]()
+            "llama": lambda: m.model.layers[0], "qwen3": lambda: m.model.layers[0]}[arch]()
 
 
 def held_step_host(torch, m, fwd, sleep_cycles):
@@ -628,7 +638,8 @@ def plain_step_host(torch, m, fwd, tail=False):
     return (t1 - t0) * 1e6, (t2 - t1) * 1e6
 
 
-def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), sizes=("real", "tiny")):
+def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), sizes=("real", "tiny"),
+                    models=HF_HOST_MODELS):
     """hf_host part: the HF layers' host time at realistic sizes (HF_REAL, seq 512, batch 1) with
     the GPU held, beside the tiny configurations of the hf part (held too, and unheld as the hf part
     times them), and the host-speed probe (tools/torch_host.host_probe) around each: rows
@@ -641,12 +652,13 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
     diag), when given, after each model, so that a run cut short keeps what it measured. The builder prices HF
     layers from hf_<arch>_layer (the hf part's); the _real rows are kept for comparison: on the
     H200 (2026-12-03) they were within the per-layer method's noise of the tiny ones for BERT
-    and GPT-2 (data/compute/README.md). sizes: which of "real" and "tiny" to measure."""
+    and GPT-2 (data/compute/README.md). sizes: which of "real" and "tiny" to measure; models: which
+    of HF_HOST_MODELS (the HF ones in the order given, then resnet50)."""
     import torch_host
     import transformers as tf
     out, probes, diag = [], [], []
     sleep_cycles = int(40000 * 2000)  # ~40 ms: longer than any forward or backward call here
-    for arch in ("bert", "gpt2", "llama"):
+    for arch in [m_ for m_ in models if m_ in HF_HOST_ARCHS]:
         for mode in ("bf16", "fp32"):
             probes.append(torch_host.host_probe())
             bprobes = [torch_host.bwd_probe()]  # the autograd thread's, where backward's rows run
@@ -734,6 +746,8 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
     # torchvision ResNet-50 at a realistic size (batch 32, 224 x 224, channels-last), held: the
     # whole model's host time (op "tv_resnet50_held"; the tv part's tv_resnet50 is unheld, tiny)
     try:
+        if "resnet50" not in models:
+            raise RuntimeError("not in --hf-archs")
         import torchvision
         m = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last).train()
         x = torch.randn(32, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
@@ -1582,6 +1596,9 @@ def main(argv=None):
                          "host cost grows with depth)")
     ap.add_argument("--hf-sizes", default="real,tiny",
                     help="hf_host: the sizes measured: real (HF_REAL, the GPU held) and/or tiny (the hf part's)")
+    ap.add_argument("--hf-archs", default=",".join(HF_HOST_MODELS),
+                    help="hf_host: the models measured, from " + ",".join(HF_HOST_MODELS) +
+                         " (the HF ones in the order given, resnet50 last; e.g. llama,qwen3: the two side by side)")
     ap.add_argument("--budget", type=float, default=0,
                     help="seconds each sweep (gemm, gemm_unaligned, conv) may take; 0: no limit")
     ap.add_argument("--refit-optimizer", action="store_true",
@@ -1600,6 +1617,10 @@ def main(argv=None):
     if not given or any(z not in ("real", "tiny") for z in given):
         _die("--hf-sizes: real and/or tiny, e.g. tiny", 64)
     a.hf_sizes = tuple(z for z in ("real", "tiny") if z in given)
+    given = [z for z in a.hf_archs.split(",") if z]
+    if not given or any(z not in HF_HOST_MODELS for z in given):
+        _die("--hf-archs: from %s, e.g. llama,qwen3" % ",".join(HF_HOST_MODELS), 64)
+    a.hf_archs = tuple(dict.fromkeys(given))  # in the order given (resnet50 last whatever it is)
     bad = [p for p in parts if p not in PARTS]
     if bad:
         _die("--parts: unknown part '%s' (expected %s)" % (bad[0], ",".join(PARTS)), 64)
@@ -1662,7 +1683,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
             comp.setdefault("diag", {})["hf_host"] = {"probes_us": [round(p, 3) for p in probes], "raw": diag}
             if flush:
                 flush()
-        put(*measure_hf_host(torch, log, flush=put, depths=a.hf_depths, sizes=a.hf_sizes))
+        put(*measure_hf_host(torch, log, flush=put, depths=a.hf_depths, sizes=a.hf_sizes, models=a.hf_archs))
     elif part == "ops_kv":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, LAYOUT_OPS))
     elif part == "ops_loss":

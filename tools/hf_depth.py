@@ -74,8 +74,8 @@ def main(argv=None):
     ap.add_argument("--archs", default="bert,gpt2,llama")
     a = ap.parse_args(argv)
     archs = [x for x in a.archs.split(",") if x]
-    if a.depth <= REF_LAYERS or a.rounds < 1 or any(x not in ("bert", "gpt2", "llama") for x in archs):
-        print("hf_depth: --depth above %d, --rounds at least 1, --archs from bert,gpt2,llama" % REF_LAYERS,
+    if a.depth <= REF_LAYERS or a.rounds < 1 or any(x not in ("bert", "gpt2", "llama", "qwen3") for x in archs):
+        print("hf_depth: --depth above %d, --rounds at least 1, --archs from bert,gpt2,llama,qwen3" % REF_LAYERS,
               file=sys.stderr)
         return 64
     # what deep_rows reads of the profile, checked before the GPU time

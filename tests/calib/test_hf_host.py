@@ -6,7 +6,8 @@ with a call now and then 3x slower), at depths 1 and 3 and at 1, 3 and 6, and th
 recover 500 / 700 us per layer, 1000 / 2000 us for the rest and 300 us before the first layer
 (tiny only), per model and mode,
 write its rows as it goes (flush after each model), and rebuild the same rows from its log
-(tools/hf_host_from_log.py)."""
+(tools/hf_host_from_log.py); models=("qwen3", "llama") (--hf-archs) measures those two alone, in
+that order; the tiny Qwen3's configuration is the tiny Llama's with its head size stated."""
 import contextlib
 import json
 import os
@@ -88,6 +89,7 @@ torch = types.SimpleNamespace(
     manual_seed=lambda s: None, randint=lambda a, b, shape, device=None: None,
     autocast=lambda *a, **k: contextlib.nullcontext(), bfloat16=None)
 c.time = types.SimpleNamespace(perf_counter=lambda: clock[0])
+real_hf_model = c.hf_model
 c.hf_model = lambda tf, arch, L, size: (Model(L), 128)
 sys.modules["transformers"] = types.SimpleNamespace()
 sys.modules["torch_host"] = types.SimpleNamespace(host_probe=lambda: 5.0, bwd_probe=lambda: 6.0,
@@ -106,7 +108,7 @@ for r in rows3:
         fails.append("depths 1,3,6: %s %s: %s, expected %s" % (r["op"], r["dtype"], (r["host_fwd_us"], r["host_bwd_us"]), w))
 # tiny only (--hf-sizes tiny): the _tiny rows alone, the same values
 rows_t, _, _, _ = c.measure_hf_host(torch, lambda m: None, sizes=("tiny",))
-if sorted(r["op"] for r in rows_t) != sorted("hf_%s_%s_tiny" % (a, p) for a in ("bert", "gpt2", "llama")
+if sorted(r["op"] for r in rows_t) != sorted("hf_%s_%s_tiny" % (a, p) for a in ("bert", "gpt2", "llama", "qwen3")
                                              for p in ("layer", "rest", "pre") for _ in (0, 1)):
     fails.append("tiny only: rows %s" % sorted(r["op"] for r in rows_t))
 for r in rows_t:
@@ -115,19 +117,50 @@ for r in rows_t:
 SLOW = 7
 lines, flushed = [], []
 rows, probe, probes, diag = c.measure_hf_host(torch, lines.append, flush=lambda r, *a: flushed.append(len(r)))
-if len(rows) != 30:
-    fails.append("rows: %d, expected 30 (3 models x 2 modes x (layer/rest x real/tiny + pre tiny))" % len(rows))
+if len(rows) != 40:
+    fails.append("rows: %d, expected 40 (4 models x 2 modes x (layer/rest x real/tiny + pre tiny))" % len(rows))
 for r in rows:
     w = WANT[r["op"].split("_")[2]]
     if (r["host_fwd_us"], r["host_bwd_us"]) != w:
         fails.append("%s %s: %s, expected %s" % (r["op"], r["dtype"], (r["host_fwd_us"], r["host_bwd_us"]), w))
-if flushed != [5, 10, 15, 20, 25, 30]:
+if flushed != [5, 10, 15, 20, 25, 30, 35, 40]:
     fails.append("flushed after each model: %s" % flushed)
 if probe != 5.0:
     fails.append("probe %s" % probe)
 # the autograd thread's probe before and after each model, and the CPU, beside its raw rows
-if [(d["bwd_probes_us"], d["cpu_model"]) for d in diag] != [([6.0, 6.0], "Fake CPU")] * 6:
+if [(d["bwd_probes_us"], d["cpu_model"]) for d in diag] != [([6.0, 6.0], "Fake CPU")] * 8:
     fails.append("diag's bwd probes: %s" % [(d.get("bwd_probes_us"), d.get("cpu_model")) for d in diag])
+# --hf-archs qwen3,llama: those two alone, in the order given (Qwen3's block first), no ResNet-50
+order = []
+c.hf_model = lambda tf, arch, L, size: (order.append(arch), (Model(L), 128))[1]
+rows_q, _, _, _ = c.measure_hf_host(torch, lambda m: None, sizes=("tiny",), models=("qwen3", "llama"))
+if [r["op"] for r in rows_q if r["op"].endswith("layer_tiny")] != ["hf_qwen3_layer_tiny"] * 2 + ["hf_llama_layer_tiny"] * 2:
+    fails.append("--hf-archs qwen3,llama: rows %s" % [r["op"] for r in rows_q])
+if [a for a in dict.fromkeys(order)] != ["qwen3", "llama"]:
+    fails.append("--hf-archs qwen3,llama: models built %s" % order)
+c.hf_model = lambda tf, arch, L, size: (Model(L), 128)
+
+
+# the tiny Qwen3 is the tiny Llama's configuration (hidden 64, 2 heads of 32, 2 KV heads, ffn 172,
+# vocabulary 128, 64 positions, untied) with q_norm and k_norm: its head size stated, as Qwen3Config's
+# default (128) is not hidden / heads
+def config(**k):
+    return k
+
+
+fake_tf = types.SimpleNamespace(LlamaConfig=config, Qwen3Config=config, LlamaForCausalLM=lambda k: Model(0),
+                                Qwen3ForCausalLM=lambda k: Model(0))
+made = {}
+for arch in ("llama", "qwen3"):
+    cls = {"llama": "LlamaForCausalLM", "qwen3": "Qwen3ForCausalLM"}[arch]
+    setattr(fake_tf, cls, lambda k, arch=arch: (made.__setitem__(arch, k), Model(0))[1])
+    real_hf_model(fake_tf, arch, 3, "tiny")
+want = dict(vocab_size=128, hidden_size=64, intermediate_size=172, num_hidden_layers=3, num_attention_heads=2,
+            num_key_value_heads=2, max_position_embeddings=64)
+if made.get("llama") != want:
+    fails.append("tiny llama config %s" % made.get("llama"))
+if made.get("qwen3") != dict(want, head_dim=32, tie_word_embeddings=False):
+    fails.append("tiny qwen3 config %s" % made.get("qwen3"))
 with tempfile.TemporaryDirectory() as tmp:
     log = os.path.join(tmp, "log.txt")
     open(log, "w").write("\n".join("[  1.0 s] " + x for x in lines) + "\n")

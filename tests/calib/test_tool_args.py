@@ -4,7 +4,8 @@ refuses an unknown --dtypes (it timed it as fp32) and a size that is not a numbe
 with one line and exit 64; gemm_offgrid, tools/attn_bh.py, tools/calib_torch.py and
 tools/bn_probe.py without PyTorch are one line and exit 69 (gemm_offgrid, attn_bh and bn_probe
 ended in a traceback); bn_probe with an --out whose folder is missing exits 73 before it imports
-torch. PyTorch's absence is a
+torch; calib_torch.py's --hf-archs naming a model hf_host has not (or none) is one line and exit
+64 before it imports torch. PyTorch's absence is a
 stand-in package whose import fails, so the test means the same where torch is installed."""
 import os
 import subprocess
@@ -24,6 +25,8 @@ with tempfile.TemporaryDirectory() as d:
                        (["gemm_offgrid.py", "--tokens", "2k"], 64),
                        (["gemm_offgrid.py", "--widths", "0,768"], 64),
                        (["gemm_offgrid.py"], 69), (["attn_bh.py"], 69), (["calib_torch.py"], 69),
+                       (["calib_torch.py", "--parts", "hf_host", "--hf-archs", "llama,qwen2"], 64),
+                       (["calib_torch.py", "--parts", "hf_host", "--hf-archs", ","], 64),
                        (["bn_probe.py"], 69), (["bn_probe.py", "--out", os.path.join(d, "no", "x.json")], 73)):
         p = subprocess.run([sys.executable, os.path.join(TOOLS, args[0])] + ["--out", out] + args[1:],
                            capture_output=True, text=True, env=env)

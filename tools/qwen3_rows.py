@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""qwen3_rows.py: the profile's Qwen3 host rows from calibrations that measured Qwen3 and Llama side
+by side (tools/calib_torch.py --parts hf_host --hf-sizes tiny --hf-archs llama,qwen3: the tiny
+models, one process, seconds apart; calib/device_compute_qwen3.sh runs it in both orders).
+
+The builder prices `--arch qwen3` by hf_qwen3_layer_tiny / _rest_tiny / _pre_tiny (sim/fu_builder.c
+fu__scale_host), which must sit on the profile's host scale, the one its hf_llama rows are on. A
+calibration's rows are at its own lease's host speed, which moves 1.0-1.6x between and within
+leases; the probe (host_probe_us) carries rows across leases to within 15-20% (data/compute/
+README.md, compute21), more than the q/k norms add. What one process measures for both models is
+their ratio, with the host's speed cancelled. So each row is
+
+    hf_qwen3_X_tiny = the profile's hf_llama_X_tiny x median over the calibrations of
+                      (hf_qwen3_X_tiny / hf_llama_X_tiny measured in the same calibration)
+
+for X in layer, rest, pre (pre: forward only), each mode (bf16, fp32), forward and backward apart.
+Written as a calibration file (fusim-compute-1) with these rows only and no host_probe_us, so that
+`fusim fit --compute OUT --merge-into PROFILE` adds them and changes nothing else. With --depth
+D.json (tools/hf_depth.py --archs qwen3,... run against the profile with these rows), its
+hf_qwen3_deep_tiny rows are added as they are (hf_depth puts them on the profile's scale itself).
+diag holds every calibration's ratios and, for comparison, the rows the probe would give.
+
+Usage: python3 tools/qwen3_rows.py --profile data/profiles/h200-default.json --out OUT.json
+           [--depth D.json] CALIB.json [CALIB.json ...]
+"""
+import argparse
+import json
+import statistics
+import sys
+
+PARTS = ("layer", "rest", "pre")
+MODES = ("bf16", "fp32")
+
+
+def host_rows(comp):
+    """{(op, dtype): (host_fwd_us, host_bwd_us)} of a compute object's host-only rows."""
+    return {(o["op"], o["dtype"]): (float(o["host_fwd_us"]), float(o["host_bwd_us"]))
+            for o in comp.get("ops", []) if "host_fwd_us" in o and not o.get("numel")}
+
+
+def qwen3_rows(profile, calibs):
+    """(rows, diag): the hf_qwen3 rows from the profile's hf_llama rows and the calibrations'
+    qwen3 / llama ratios (calibs: [(name, compute object)]). ValueError where a row cannot be made."""
+    prof = host_rows(profile.get("compute", {}))
+    rows, diag = [], {}
+    for part in PARTS:
+        for mode in MODES:
+            key = "hf_%s_%s_tiny"
+            base = prof.get((key % ("llama", part), mode))
+            if base is None:
+                if part == "pre":
+                    continue  # an older profile: no pre row for Llama, none for Qwen3
+                raise ValueError("the profile has no %s row in %s" % (key % ("llama", part), mode))
+            ratios, carried = [], []
+            for name, comp in calibs:
+                got = host_rows(comp)
+                q, l = got.get((key % ("qwen3", part), mode)), got.get((key % ("llama", part), mode))
+                if q is None or l is None:
+                    raise ValueError("%s: no %s / %s rows in %s (calib_torch.py --hf-archs llama,qwen3)"
+                                     % (name, key % ("qwen3", part), key % ("llama", part), mode))
+                sides = (0,) if part == "pre" else (0, 1)
+                if any(not (l[k] > 0) or not (q[k] > 0) for k in sides):
+                    raise ValueError("%s: %s / %s in %s not above 0 (%s, %s): no ratio" %
+                                     (name, key % ("qwen3", part), key % ("llama", part), mode, q, l))
+                ratios.append([q[k] / l[k] if k in sides else 0.0 for k in (0, 1)])
+                pr = profile["compute"].get("host_probe_min_us") or profile["compute"].get("host_probe_us")
+                probes = comp.get("diag", {}).get("hf_host", {}).get("probes_us") or []
+                if pr and probes and min(probes) > 0:
+                    carried.append([round(q[k] * pr / min(probes), 2) for k in (0, 1)])
+            r = [statistics.median(x[k] for x in ratios) for k in (0, 1)]
+            row = {"op": key % ("qwen3", part), "dtype": mode, "numel": [], "fwd_us": [], "bwd_us": [],
+                   "host_fwd_us": round(base[0] * r[0], 2), "host_bwd_us": round(base[1] * r[1], 2)}
+            rows.append(row)
+            diag["%s_%s" % (part, mode)] = {"llama_profile_us": list(base), "ratio_median": [round(v, 4) for v in r],
+                                            "ratios": [[round(v, 4) for v in x] for x in ratios],
+                                            "by_probe_us": carried}
+    return rows, diag
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--profile", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--depth", help="tools/hf_depth.py's output: its hf_qwen3_deep_tiny rows are added")
+    ap.add_argument("calibs", nargs="+")
+    a = ap.parse_args(argv)
+    try:
+        profile = json.load(open(a.profile))
+        calibs = []
+        for p in a.calibs:
+            d = json.load(open(p))
+            calibs.append((p, d.get("compute", d)))
+        rows, diag = qwen3_rows(profile, calibs)
+        if a.depth:
+            deep = [o for o in json.load(open(a.depth)).get("compute", {}).get("ops", [])
+                    if o["op"] == "hf_qwen3_deep_tiny"]
+            if not deep:
+                raise ValueError("%s: no hf_qwen3_deep_tiny rows (hf_depth.py --archs qwen3,...)" % a.depth)
+            rows += deep
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        print("qwen3_rows: %s" % e, file=sys.stderr)
+        return 65 if not isinstance(e, OSError) else 66
+    out = {"format": "fusim-compute-1",
+           "command": "tools/qwen3_rows.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+           "compute": {"source": "tools/qwen3_rows.py: the profile's hf_llama _tiny rows x the median qwen3/llama "
+                                 "ratio of %d calibrations measuring both side by side%s"
+                                 % (len(calibs), "; hf_qwen3_deep_tiny by hf_depth.py" if a.depth else ""),
+                       "ops": rows},
+           "diag": diag}
+    with open(a.out, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    for k, v in diag.items():
+        print("%-11s qwen3/llama median fwd %.3f bwd %.3f over %d calibrations (each %s)" % (
+            k, v["ratio_median"][0], v["ratio_median"][1], len(v["ratios"]),
+            " ".join("%.3f/%.3f" % tuple(x) for x in v["ratios"])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
