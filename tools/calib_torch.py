@@ -666,14 +666,14 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
             for size in sizes:
                 # both depths built, their steps alternated in every round: the host's speed
                 # drifts within a lease, and a layer is the same round's difference
-                models, fwds = {}, {}
+                built, fwds = {}, {}
                 seq = HF_REAL_SEQ if size == "real" else 16
                 for L in depths:
                     torch.manual_seed(0)
                     m, V = hf_model(tf, arch, L, size)
-                    models[L] = m.cuda().train()
+                    built[L] = m.cuda().train()
                     ids = torch.randint(0, V, (1, seq), device="cuda")
-                    fwds[L] = hf_loss(torch, models[L], ids, mode == "bf16")
+                    fwds[L] = hf_loss(torch, built[L], ids, mode == "bf16")
                 held, plain = {L: [] for L in depths}, {L: [] for L in depths}
                 short = {L: 0 for L in depths}
                 # when the first layer is called: the host time before it (embeddings, positions,
@@ -683,15 +683,15 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
                 def at_first(mod, args, first=first):
                     first.setdefault("t", time.perf_counter())
                 for L in depths:
-                    first_layer(models[L], arch).register_forward_pre_hook(at_first)
+                    first_layer(built[L], arch).register_forward_pre_hook(at_first)
                 for i in range(warmup + iters):
                     for L in depths:
-                        f, b, s_ = held_step_host(torch, models[L], fwds[L], sleep_cycles)
+                        f, b, s_ = held_step_host(torch, built[L], fwds[L], sleep_cycles)
                         if i >= warmup:
                             held[L].append((f, b))
                             short[L] += s_
                         if size == "tiny":  # unheld, as the hf part: wall time of the calls
-                            models[L].zero_grad(set_to_none=True)
+                            built[L].zero_grad(set_to_none=True)
                             torch.cuda.synchronize()
                             first.clear()
                             t0 = time.perf_counter()
@@ -713,7 +713,7 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
                         res[size, how] = (lay, rest, tuple(short[L] for L in depths))
                 if pre:
                     pres[size] = statistics.median(pre)
-                del models, fwds
+                del built, fwds
                 torch.cuda.empty_cache()
             probes.append(torch_host.host_probe())
             bprobes.append(torch_host.bwd_probe())
