@@ -1156,7 +1156,7 @@ def run(a):
             continue
         wl, res = done
         with open(os.path.join(a.out, "wl_%s.json" % res["workload"]), "w") as f:
-            json.dump(wl, f, indent=1)
+            json.dump(wl, f, separators=(",", ":"))
         results["models"].append(res)
         write_runs(os.path.join(a.out, "runs.json"), results)   # after every model: partial runs survive
     results["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
