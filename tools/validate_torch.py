@@ -137,6 +137,18 @@ def build_model(name, batch, seq):
                                 num_attention_heads=12, vocab_size=50304,
                                 max_position_embeddings=1024, use_parallel_residual=True)
             cls = GPTNeoXForCausalLM
+        elif name == "opt_small":   # OPT: learned positions, ReLU MLP, pre-LayerNorm, tied head
+            from transformers import OPTConfig, OPTForCausalLM
+            cfg = OPTConfig(hidden_size=768, ffn_dim=3072, num_hidden_layers=12,
+                            num_attention_heads=12, vocab_size=50272, max_position_embeddings=1024,
+                            word_embed_proj_dim=768)
+            cls = OPTForCausalLM
+        elif name == "olmo2_small":   # OLMo 2: norms after attention and MLP, RMSNorm on q and k
+            from transformers import Olmo2Config, Olmo2ForCausalLM
+            cfg = Olmo2Config(hidden_size=768, intermediate_size=2048, num_hidden_layers=12,
+                              num_attention_heads=12, num_key_value_heads=12, vocab_size=50304,
+                              max_position_embeddings=1024)
+            cls = Olmo2ForCausalLM
         elif name.startswith("gpt2"):
             from transformers import GPT2Config, GPT2LMHeadModel
             big = name == "gpt2_medium"
@@ -197,7 +209,8 @@ def workload_name(name, batch, seq):
 
 # transformers models the harness builds from their configs (random weights, token ids of --seq)
 HF_MODELS = ("gpt2", "gpt2_medium", "bert_base", "bert_large", "llama_small", "distilbert", "t5_small",
-             "qwen2_small", "mistral_small", "qwen3_small", "phi3_small", "gpt_neox_small")
+             "qwen2_small", "mistral_small", "qwen3_small", "phi3_small", "gpt_neox_small",
+             "opt_small", "olmo2_small")
 
 # torchvision classifiers the harness builds (random weights, 224x224 images)
 TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wide_resnet50_2",
@@ -208,7 +221,7 @@ TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wi
                "regnet_x_3_2gf", "mobilenet_v3_small", "swin_s", "densenet169",
                "resnext101_32x8d", "vit_l_16", "wide_resnet101_2", "convnext_base", "swin_b",
                "efficientnet_b3", "regnet_y_3_2gf", "efficientnet_b2", "densenet201", "regnet_y_8gf",
-               "efficientnet_v2_m")
+               "efficientnet_v2_m", "regnet_x_8gf", "resnext101_64x4d", "swin_v2_s", "efficientnet_b4")
 
 
 # The training recipe every step of the run uses (--amp, --optimizer, --set-to-none; set_recipe
