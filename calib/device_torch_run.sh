@@ -16,7 +16,9 @@
 # COLD=0 passes validate_torch --no-model-cost-cold (no cache-flushed second step of every
 # model-cost variant: each model-cost round in about half the time, data/validation/budget_split.py);
 # RECIPE="--amp bf16 --optimizer adamw --set-to-none" (or any of them) trains with that recipe
-# (validate_torch's options; default fp32/TF32, SGD with momentum, gradients zeroed in place).
+# (validate_torch's options; default fp32/TF32, SGD with momentum, gradients zeroed in place);
+# CHECK=1 first drops the models that do not build or take a step in that recipe
+# (tools/torch_models_check.py: models never run before may need a newer transformers).
 set -u
 OUT=${OUT:-/tmp/fusim-out}
 RES=$OUT
@@ -56,6 +58,10 @@ print("ddp_hook_bucket_us", out.get("ddp_hook_bucket_us"), out["ci"].get("ddp_ho
 print("smoke ok in %.1f s" % (time.time() - t0))
 EOF
 echo "smoke rc $?"; cat $W/smoke.txt | tail -12
+fi
+if [ "${CHECK:-0}" = 1 ]; then   # drop the models that do not build or step in the recipe
+  MODELS=$(python3 tools/torch_models_check.py "$MODELS" ${RECIPE:-}) || { t "no model builds"; MODELS=""; }
+  t "models that build and step: $MODELS"
 fi
 LEFT=$(( BUDGET - $(el) - 15 ))
 t "validate_torch $MODELS iters $ITERS model-cost-rounds $MC fw-rounds $FW, cut at $LEFT s"
