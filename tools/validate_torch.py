@@ -258,7 +258,8 @@ def clipped_optimizer(cls, max_norm):
     """A subclass of the optimizer cls whose step() runs torch.nn.utils.clip_grad_norm_ over its
     parameters first, as a training loop calls it between backward() and step(). Inside step(),
     so every timing of the optimizer's phase (the capture's, the runners') includes it; a
-    subclass, so that torch_modelcost's type(opt)(params, **opt.defaults) clips too."""
+    subclass, so that a copy made as torch_modelcost makes one (type(opt)(params, **opt.defaults),
+    SGD where that fails) clips too."""
     import torch
 
     class Clipped(cls):
