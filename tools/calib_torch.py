@@ -638,6 +638,38 @@ def plain_step_host(torch, m, fwd, tail=False):
     return (t1 - t0) * 1e6, (t2 - t1) * 1e6
 
 
+def tiny_step_host(torch, m, fwd, first):
+    """hf_host's unheld step of a tiny model, as the hf part times it (the wall time of the forward
+    and backward() calls, us) and the forward's time before the first layer was called (first: the
+    dict its pre-hook fills; None where the hook did not run)."""
+    m.zero_grad(set_to_none=True)
+    torch.cuda.synchronize()
+    first.clear()
+    t0 = time.perf_counter()
+    loss = fwd()
+    t1 = time.perf_counter()
+    loss.backward()
+    t2 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) * 1e6, (t2 - t1) * 1e6, (first["t"] - t0) * 1e6 if "t" in first else None
+
+
+def round_lines(depths, v):
+    """Each round's least-squares line over the depths (v: {depth: [(fwd, bwd) per round]}):
+    [((layer fwd, layer bwd), (rest fwd, rest bwd))] per round, the slopes and intercepts."""
+    out = []
+    for r in range(len(v[depths[0]])):
+        fits = [statistics.linear_regression(depths, [v[L][r][k] for L in depths]) for k in (0, 1)]
+        out.append(((fits[0].slope, fits[1].slope), (fits[0].intercept, fits[1].intercept)))
+    return out
+
+
+def median_lines(lines):
+    """([layer fwd, bwd], [rest fwd, bwd]): round_lines' medians over the rounds."""
+    return ([statistics.median(x[0][k] for x in lines) for k in (0, 1)],
+            [statistics.median(x[1][k] for x in lines) for k in (0, 1)])
+
+
 def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), sizes=("real", "tiny"),
                     models=HF_HOST_MODELS):
     """hf_host part: the HF layers' host time at realistic sizes (HF_REAL, seq 512, batch 1) with
@@ -691,25 +723,14 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
                             held[L].append((f, b))
                             short[L] += s_
                         if size == "tiny":  # unheld, as the hf part: wall time of the calls
-                            built[L].zero_grad(set_to_none=True)
-                            torch.cuda.synchronize()
-                            first.clear()
-                            t0 = time.perf_counter()
-                            loss = fwds[L]()
-                            t1 = time.perf_counter()
-                            if i >= warmup and "t" in first:
-                                pre.append((first["t"] - t0) * 1e6)
-                            loss.backward()
-                            t2 = time.perf_counter()
-                            torch.cuda.synchronize()
+                            f, b, p_ = tiny_step_host(torch, built[L], fwds[L], first)
                             if i >= warmup:
-                                plain[L].append(((t1 - t0) * 1e6, (t2 - t1) * 1e6))
+                                plain[L].append((f, b))
+                                if p_ is not None:
+                                    pre.append(p_)
                 for how, v in (("held", held), ("plain", plain)):
-                    if v[depths[0]]:  # each round's line over the depths, forward and backward
-                        fits = [[statistics.linear_regression(depths, [v[L][r][k] for L in depths])
-                                 for k in (0, 1)] for r in range(len(v[depths[0]]))]
-                        lay = [statistics.median(f[k].slope for f in fits) for k in (0, 1)]
-                        rest = [statistics.median(f[k].intercept for f in fits) for k in (0, 1)]
+                    if v[depths[0]]:
+                        lay, rest = median_lines(round_lines(depths, v))
                         res[size, how] = (lay, rest, tuple(short[L] for L in depths))
                 if pre:
                     pres[size] = statistics.median(pre)
@@ -785,6 +806,138 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
         log("hf_host tv resnet50: skipped (%s)" % str(e).split("\n")[0][:160])
     probes.append(torch_host.host_probe())
     return out, statistics.median(probes), probes, diag
+
+
+def paired_ratio(num, den):
+    """The median over rounds of num[i] / den[i] (two models' values from the same round, so at the
+    same host speed) and the bootstrap 95% interval of that median (torch_interval.median_rel):
+    {"median", "ci95": [lo, hi], "rounds"}, over the rounds where both were measured and den[i] > 0;
+    None where no round has a ratio."""
+    import torch_interval
+    rs = [n / d for n, d in zip(num, den) if n is not None and d is not None and d > 0]
+    if not rs:
+        return None
+    m = statistics.median(rs)
+    lo, hi = torch_interval.median_rel(rs)
+    return {"median": round(m, 4), "ci95": [round(m * (1 + lo), 4), round(m * (1 + hi), 4)], "rounds": len(rs)}
+
+
+def pair_ratios(rounds, ref, arch):
+    """{part: [fwd, bwd]} of paired_ratio(arch's rounds, ref's rounds) for part in layer, rest, pre
+    (pre: forward only, bwd None), from a pairs record's rounds_us of one mode."""
+    a, r = rounds[arch], rounds[ref]
+    out = {}
+    for part in ("layer", "rest"):
+        out[part] = [paired_ratio([x[k] for x in a[part]], [x[k] for x in r[part]]) for k in (0, 1)]
+    out["pre"] = [paired_ratio(a["pre"], r["pre"]), None]
+    return out
+
+
+def measure_hf_pairs(torch, log, models, depths=(1, 3), rounds=8, warmup=2, seconds=0, seed=1, flush=None):
+    """hf_host --hf-interleave: the tiny models of every HF architecture in models (at least two)
+    timed round by round in one process. Per mode (bf16 autocast, fp32) all architectures are built
+    at all depths, and each round times every (architecture, depth) once, in an order shuffled per
+    round (random.Random(seed)), each step as hf_host times its tiny models (held_step_host, then
+    tiny_step_host: the rows are the plain ones). A host whose speed switches between modes seconds
+    apart then moves all models of a round alike, and the ratio of two architectures' per-layer
+    costs taken within each round cancels it.
+    Rows as hf_host's for tiny (hf_<arch>_layer_tiny / _rest_tiny / _pre_tiny, medians over rounds)
+    and a pairs record: per mode the rounds' per-layer, rest and pre values of each architecture
+    (rounds_us), each round's order, and the median over rounds of each architecture's / the first
+    one's (ref) with a bootstrap 95% interval (paired_ratio). rounds: timed rounds per mode after
+    warmup; seconds > 0: a mode's rounds also stop once that many seconds have passed since its
+    first timed round. flush(rows, probe, probes, diag, pairs) after each mode.
+    Returns (rows, probe median, probes, diag, pairs)."""
+    import random
+    import torch_host
+    import transformers as tf
+    archs = [m_ for m_ in models if m_ in HF_HOST_ARCHS]
+    if len(archs) < 2:
+        raise ValueError("--hf-interleave: at least two HF architectures")
+    units = [(a, L) for a in archs for L in depths]
+    rng = random.Random(seed)
+    out, probes, diag = [], [], []
+    pairs = {"ref": archs[0], "archs": archs, "depths": list(depths), "seed": seed, "modes": {}}
+    sleep_cycles = int(40000 * 2000)  # as hf_host's
+    for mode in ("bf16", "fp32"):
+        probes.append(torch_host.host_probe())
+        bprobes = [torch_host.bwd_probe()]
+        built, fwds, first = {}, {}, {}
+
+        def at_first(mod, args, first=first):
+            first.setdefault("t", time.perf_counter())
+        for a, L in units:
+            torch.manual_seed(0)
+            m, V = hf_model(tf, a, L, "tiny")
+            built[a, L] = m.cuda().train()
+            ids = torch.randint(0, V, (1, 16), device="cuda")
+            fwds[a, L] = hf_loss(torch, built[a, L], ids, mode == "bf16")
+            first_layer(built[a, L], a).register_forward_pre_hook(at_first)
+        held, plain = {u: [] for u in units}, {u: [] for u in units}
+        pre, short, orders = {u: [] for u in units}, {u: 0 for u in units}, []
+        i, end = 0, float("inf")
+        while i < warmup + rounds:
+            if i == warmup and seconds > 0:
+                end = time.perf_counter() + seconds
+            order = list(units)
+            rng.shuffle(order)
+            for u in order:
+                f, b, s_ = held_step_host(torch, built[u], fwds[u], sleep_cycles)
+                pf, pb, pp = tiny_step_host(torch, built[u], fwds[u], first)
+                if i >= warmup:
+                    held[u].append((f, b))
+                    short[u] += s_
+                    plain[u].append((pf, pb))
+                    pre[u].append(pp)
+            if i >= warmup:
+                orders.append(",".join("%s:%d" % u for u in order))
+            i += 1
+            if time.perf_counter() > end:
+                break
+        probes.append(torch_host.host_probe())
+        bprobes.append(torch_host.bwd_probe())
+        rounds_us = {}
+        for a in archs:
+            lines = {how: round_lines(depths, {L: v[a, L] for L in depths}) for how, v in (("held", held),
+                                                                                          ("plain", plain))}
+            (lf, lb), (rf, rb) = median_lines(lines["plain"])
+            per_round = [statistics.median(x) if None not in x else None
+                         for x in zip(*(pre[a, L] for L in depths))]
+            got = [p_ for L in depths for p_ in pre[a, L] if p_ is not None]
+            row = {"numel": [], "fwd_us": [], "bwd_us": [], "dtype": mode}
+            out.append(dict(row, op="hf_%s_layer_tiny" % a, host_fwd_us=round(lf, 2), host_bwd_us=round(lb, 2)))
+            out.append(dict(row, op="hf_%s_rest_tiny" % a, host_fwd_us=round(rf, 2), host_bwd_us=round(rb, 2)))
+            log("hf_host %-5s %s %-4s per layer fwd %.0f bwd %.0f us; rest fwd %.0f bwd %.0f us; "
+                "calls past the sleep %s (depths %s)" % (a, mode, "tiny", lf, lb, rf, rb,
+                                                         "/".join(str(short[a, L]) for L in depths),
+                                                         ",".join(map(str, depths))))
+            if got:
+                out.append(dict(row, op="hf_%s_pre_tiny" % a, host_fwd_us=round(statistics.median(got), 2),
+                                host_bwd_us=0.0))
+                log("hf_host %-5s %s tiny before the first layer fwd %.0f us" % (a, mode, statistics.median(got)))
+            (hf_, hb), _ = median_lines(lines["held"])
+            log("hf_host %-5s %s tiny held per layer fwd %.0f bwd %.0f us; host probe %.3f %.3f us (interleaved, "
+                "%d rounds)" % (a, mode, hf_, hb, probes[-2], probes[-1], len(orders)))
+            rounds_us[a] = {"layer": [[round(v, 2) for v in x[0]] for x in lines["plain"]],
+                            "rest": [[round(v, 2) for v in x[1]] for x in lines["plain"]],
+                            "pre": [None if p_ is None else round(p_, 2) for p_ in per_round]}
+            diag.append({"arch": a, "dtype": mode, "bwd_probes_us": [round(p, 3) for p in bprobes],
+                         "cpu_model": torch_host.cpu_model(), "interleaved": True,
+                         "raw": {"tiny_held": [[round(v, 1) for v in (hf_, hb)],
+                                               [round(v, 1) for v in median_lines(lines["held"])[1]]],
+                                 "tiny_plain": [[round(v, 1) for v in (lf, lb)], [round(v, 1) for v in (rf, rb)]]}})
+        ratios = {a: pair_ratios(rounds_us, archs[0], a) for a in archs[1:]}
+        pairs["modes"][mode] = {"rounds": len(orders), "orders": orders, "rounds_us": rounds_us, "ratios": ratios}
+        for a, rr in ratios.items():
+            for part in ("layer", "rest", "pre"):
+                log("hf_host pairs %s/%s %s %-5s %s" % (a, archs[0], mode, part, "; ".join(
+                    "%s %.3f [%.3f, %.3f] over %d rounds" % (side, x["median"], x["ci95"][0], x["ci95"][1], x["rounds"])
+                    if x else "%s none" % side for side, x in zip(("fwd", "bwd"), rr[part]) if part != "pre" or side == "fwd")))
+        del built, fwds
+        torch.cuda.empty_cache()
+        if flush:
+            flush(out, statistics.median(probes), probes, diag, pairs)
+    return out, statistics.median(probes), probes, diag, pairs
 
 
 def measure_tv_host(torch, log):
@@ -1599,8 +1752,15 @@ def main(argv=None):
     ap.add_argument("--hf-archs", default=",".join(HF_HOST_MODELS),
                     help="hf_host: the models measured, from " + ",".join(HF_HOST_MODELS) +
                          " (the HF ones in the order given, resnet50 last; e.g. llama,qwen3: the two side by side)")
+    ap.add_argument("--hf-interleave", action="store_true",
+                    help="hf_host: the tiny models of the --hf-archs (at least two HF ones; --hf-sizes tiny) "
+                         "timed round by round in one process, each round every architecture and depth once "
+                         "(order shuffled), and their per-round ratios to the first (the hf_pairs record)")
+    ap.add_argument("--hf-rounds", type=int, default=8,
+                    help="hf_host --hf-interleave: timed rounds per mode (--budget stops them sooner)")
     ap.add_argument("--budget", type=float, default=0,
-                    help="seconds each sweep (gemm, gemm_unaligned, conv) may take; 0: no limit")
+                    help="seconds each sweep (gemm, gemm_unaligned, conv) may take, and hf_host --hf-interleave's "
+                         "rounds of each mode; 0: no limit")
     ap.add_argument("--refit-optimizer", action="store_true",
                     help="no GPU: refit the host parts and launch form of --out's optimizer rows from their points")
     a = ap.parse_args(argv)
@@ -1621,6 +1781,13 @@ def main(argv=None):
     if not given or any(z not in HF_HOST_MODELS for z in given):
         _die("--hf-archs: from %s, e.g. llama,qwen3" % ",".join(HF_HOST_MODELS), 64)
     a.hf_archs = tuple(dict.fromkeys(given))  # in the order given (resnet50 last whatever it is)
+    if a.hf_interleave:
+        if a.hf_sizes != ("tiny",):
+            _die("--hf-interleave: the tiny models only: give --hf-sizes tiny", 64)
+        if len(a.hf_archs) < 2 or any(z not in HF_HOST_ARCHS for z in a.hf_archs):
+            _die("--hf-interleave: --hf-archs of at least two from %s, e.g. llama,qwen3" % ",".join(HF_HOST_ARCHS), 64)
+    if a.hf_rounds < 1:
+        _die("--hf-rounds: at least 1", 64)
     bad = [p for p in parts if p not in PARTS]
     if bad:
         _die("--parts: unknown part '%s' (expected %s)" % (bad[0], ",".join(PARTS)), 64)
@@ -1677,13 +1844,19 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
     elif part == "hf_host":
         before = list(comp.get("ops", []))
 
-        def put(rows, probe, probes, diag):
+        def put(rows, probe, probes, diag, pairs=None):
             comp["ops"] = before + rows
             comp["host_probe_us"] = round(probe, 3)
             comp.setdefault("diag", {})["hf_host"] = {"probes_us": [round(p, 3) for p in probes], "raw": diag}
+            if pairs:  # tools/qwen3_rows.py takes its ratios from here
+                comp["hf_pairs"] = pairs
             if flush:
                 flush()
-        put(*measure_hf_host(torch, log, flush=put, depths=a.hf_depths, sizes=a.hf_sizes, models=a.hf_archs))
+        if a.hf_interleave:
+            put(*measure_hf_pairs(torch, log, a.hf_archs, depths=a.hf_depths, rounds=a.hf_rounds,
+                                  seconds=a.budget, flush=put))
+        else:
+            put(*measure_hf_host(torch, log, flush=put, depths=a.hf_depths, sizes=a.hf_sizes, models=a.hf_archs))
     elif part == "ops_kv":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, LAYOUT_OPS))
     elif part == "ops_loss":

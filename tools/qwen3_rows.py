@@ -14,6 +14,10 @@ their ratio, with the host's speed cancelled. So each row is
                       (hf_qwen3_X_tiny / hf_llama_X_tiny measured in the same calibration)
 
 for X in layer, rest, pre (pre: forward only), each mode (bf16, fp32), forward and backward apart.
+Where calibrations carry calib_torch's hf_pairs record (--hf-interleave: the two models' steps
+interleaved round by round, so each round's two values are at one host speed), the ratio is instead
+the median over their rounds (pooled) of each round's qwen3 / llama, with a bootstrap 95% interval
+over the rounds (calib_torch.paired_ratio); the calibrations without the record are then left out.
 Written as a calibration file (fusim-compute-1) with these rows only and no host_probe_us, so that
 `fusim fit --compute OUT --merge-into PROFILE` adds them and changes nothing else. With --depth
 D.json (tools/hf_depth.py --archs qwen3,... run against the profile with these rows), its
@@ -27,6 +31,8 @@ import argparse
 import json
 import statistics
 import sys
+
+import calib_torch
 
 PARTS = ("layer", "rest", "pre")
 MODES = ("bf16", "fp32")
@@ -43,6 +49,16 @@ def qwen3_rows(profile, calibs):
     qwen3 / llama ratios (calibs: [(name, compute object)]). ValueError where a row cannot be made."""
     prof = host_rows(profile.get("compute", {}))
     rows, diag = [], {}
+    paired = [(name, comp["hf_pairs"]) for name, comp in calibs if comp.get("hf_pairs")]
+    for name, pr in paired:
+        for mode in MODES:
+            got = pr.get("modes", {}).get(mode, {}).get("rounds_us", {})
+            if "llama" not in got or "qwen3" not in got:
+                raise ValueError("%s: its hf_pairs record has no llama and qwen3 rounds in %s "
+                                 "(calib_torch.py --hf-interleave --hf-archs llama,qwen3, run to its end)" % (name, mode))
+    if paired:
+        diag["paired"] = {"calibrations": [n for n, _ in paired],
+                          "left_out": [n for n, comp in calibs if not comp.get("hf_pairs")]}
     for part in PARTS:
         for mode in MODES:
             key = "hf_%s_%s_tiny"
@@ -55,25 +71,42 @@ def qwen3_rows(profile, calibs):
             for name, comp in calibs:
                 got = host_rows(comp)
                 q, l = got.get((key % ("qwen3", part), mode)), got.get((key % ("llama", part), mode))
+                sides = (0,) if part == "pre" else (0, 1)
+                if paired:  # the ratio is the rounds'; the paired calibrations' rows only for comparison
+                    if not comp.get("hf_pairs") or q is None or l is None or \
+                            any(not (l[k] > 0) or not (q[k] > 0) for k in sides):
+                        continue
                 if q is None or l is None:
                     raise ValueError("%s: no %s / %s rows in %s (calib_torch.py --hf-archs llama,qwen3)"
                                      % (name, key % ("qwen3", part), key % ("llama", part), mode))
-                sides = (0,) if part == "pre" else (0, 1)
                 if any(not (l[k] > 0) or not (q[k] > 0) for k in sides):
                     raise ValueError("%s: %s / %s in %s not above 0 (%s, %s): no ratio" %
                                      (name, key % ("qwen3", part), key % ("llama", part), mode, q, l))
                 ratios.append([q[k] / l[k] if k in sides else 0.0 for k in (0, 1)])
-                pr = profile["compute"].get("host_probe_min_us") or profile["compute"].get("host_probe_us")
+                ref = profile["compute"].get("host_probe_min_us") or profile["compute"].get("host_probe_us")
                 probes = comp.get("diag", {}).get("hf_host", {}).get("probes_us") or []
-                if pr and probes and min(probes) > 0:
-                    carried.append([round(q[k] * pr / min(probes), 2) for k in (0, 1)])
-            r = [statistics.median(x[k] for x in ratios) for k in (0, 1)]
+                if ref and probes and min(probes) > 0:
+                    carried.append([round(q[k] * ref / min(probes), 2) for k in (0, 1)])
+            d = {"llama_profile_us": list(base)}
+            if paired:
+                # each round's qwen3 / llama, the rounds of every paired calibration pooled
+                pooled = {a: {p: [x for _, rec in paired for x in rec["modes"][mode]["rounds_us"][a][p]]
+                              for p in PARTS} for a in ("llama", "qwen3")}
+                pr_ = calib_torch.pair_ratios(pooled, "llama", "qwen3")[part]
+                if pr_[0] is None or (part != "pre" and pr_[1] is None):
+                    raise ValueError("no round with a %s ratio in %s (the Llama values not above 0)" % (part, mode))
+                r = [x["median"] if x else 0.0 for x in pr_]
+                d.update(method="paired", ci95=[x["ci95"] if x else None for x in pr_],
+                         rounds=[x["rounds"] if x else 0 for x in pr_])
+            else:
+                r = [statistics.median(x[k] for x in ratios) for k in (0, 1)]
+                d["method"] = "calibrations"
             row = {"op": key % ("qwen3", part), "dtype": mode, "numel": [], "fwd_us": [], "bwd_us": [],
                    "host_fwd_us": round(base[0] * r[0], 2), "host_bwd_us": round(base[1] * r[1], 2)}
             rows.append(row)
-            diag["%s_%s" % (part, mode)] = {"llama_profile_us": list(base), "ratio_median": [round(v, 4) for v in r],
-                                            "ratios": [[round(v, 4) for v in x] for x in ratios],
-                                            "by_probe_us": carried}
+            d.update(ratio_median=[round(v, 4) for v in r], ratios=[[round(v, 4) for v in x] for x in ratios],
+                     by_probe_us=carried)
+            diag["%s_%s" % (part, mode)] = d
     return rows, diag
 
 
@@ -103,17 +136,33 @@ def main(argv=None):
     out = {"format": "fusim-compute-1",
            "command": "tools/qwen3_rows.py " + " ".join(argv if argv is not None else sys.argv[1:]),
            "compute": {"source": "tools/qwen3_rows.py: the profile's hf_llama _tiny rows x the median qwen3/llama "
-                                 "ratio of %d calibrations measuring both side by side%s"
-                                 % (len(calibs), "; hf_qwen3_deep_tiny by hf_depth.py" if a.depth else ""),
+                                 "ratio %s%s"
+                                 % ("over the rounds of %d calibration(s) timing both round by round (paired)"
+                                    % len(diag["paired"]["calibrations"]) if "paired" in diag else
+                                    "of %d calibrations measuring both side by side" % len(calibs),
+                                    "; hf_qwen3_deep_tiny by hf_depth.py" if a.depth else ""),
                        "ops": rows},
            "diag": diag}
     with open(a.out, "w") as f:
         json.dump(out, f, indent=1)
         f.write("\n")
+    if "paired" in diag:
+        print("paired: the rounds of %s%s" % (", ".join(diag["paired"]["calibrations"]),
+                                              "; left out (no hf_pairs): " + ", ".join(diag["paired"]["left_out"])
+                                              if diag["paired"]["left_out"] else ""))
     for k, v in diag.items():
-        print("%-11s qwen3/llama median fwd %.3f bwd %.3f over %d calibrations (each %s)" % (
-            k, v["ratio_median"][0], v["ratio_median"][1], len(v["ratios"]),
-            " ".join("%.3f/%.3f" % tuple(x) for x in v["ratios"])))
+        if k == "paired":
+            continue
+        each = " ".join("%.3f/%.3f" % tuple(x) for x in v["ratios"])
+        if v["method"] == "paired":
+            ci, n = v["ci95"], v["rounds"]
+            print("%-11s qwen3/llama paired median fwd %.3f [%.3f, %.3f] over %d rounds%s (the rows' ratios: %s)" % (
+                k, v["ratio_median"][0], ci[0][0], ci[0][1], n[0],
+                "; bwd %.3f [%.3f, %.3f] over %d rounds" % (v["ratio_median"][1], ci[1][0], ci[1][1], n[1])
+                if ci[1] else "", each or "none"))
+        else:
+            print("%-11s qwen3/llama median fwd %.3f bwd %.3f over %d calibrations (each %s)" % (
+                k, v["ratio_median"][0], v["ratio_median"][1], len(v["ratios"]), each))
     return 0
 
 

@@ -5,7 +5,9 @@ backward): the row is the profile's Llama layer (500 / 700 us) times the medians
 600 / 910 us; the rest and pre rows likewise (pre: forward only). `fusim fit --compute OUT
 --merge-into` a copy of the bundled profile adds those rows and keeps its host probe and every
 other row; the builder then prices --arch qwen3 (it refuses without them). --depth adds
-hf_depth.py's hf_qwen3_deep_tiny row as it is. Bad input: a calibration without the Qwen3 rows, a
+hf_depth.py's hf_qwen3_deep_tiny row as it is. Calibrations with calib_torch's hf_pairs record
+(--hf-interleave): the median of each round's ratio, the rounds of all of them pooled, the
+interval printed, the others left out (said so). Bad input: a calibration without the Qwen3 rows, a
 Llama row at 0, a missing file: one line, exit 65 / 65 / 66.
 Usage: test_qwen3_rows.py FUSIM"""
 import json
@@ -101,6 +103,71 @@ with tempfile.TemporaryDirectory() as tmp:
     ops = json.load(open(out))["compute"]["ops"] if r.returncode == 0 else []
     if [(o["op"], o["host_fwd_us"], o["host_bwd_us"]) for o in ops if "deep" in o["op"]] != [("hf_qwen3_deep_tiny", 555.0, 777.0)]:
         fails.append("--depth: %s %s" % (r.stderr, [o["op"] for o in ops]))
+    # calibrations with calib_torch's hf_pairs record (--hf-interleave): the ratio is the median over
+    # the rounds of each round's qwen3 / llama, the paired calibrations' rounds pooled, whatever their
+    # rows say (here a layer ratio of 1.5) and the calibrations without the record left out.
+    # Layer forward, the first: 1.2, 1.2, 1.3, 1.25, 1.1 -> 1.2 (600 us); backward 1.1, 1.0, 1.05,
+    # 1.2, 1.1 -> 1.1 (770); rest 1.0 / 0.9 in every round (2000 / 2700, the interval a point); pre
+    # 1.0, 1.1, 1.1, 0.9 and a round without one -> 1.05 (840). With the second's 4 rounds at 1.4
+    # forward (1.0 backward): layer forward 1.1, 1.2, 1.2, 1.25, 1.3, 1.4 x 4 -> 1.3 (650), backward
+    # 1.0 x 5, 1.05, 1.1, 1.1, 1.2 -> 1.0 (700).
+    lf, lb = [1000.0, 1500.0, 1000.0, 1500.0, 1000.0], [2000.0, 3000.0, 2000.0, 3000.0, 2000.0]
+    rf, rb, rp = [1.2, 1.2, 1.3, 1.25, 1.1], [1.1, 1.0, 1.05, 1.2, 1.1], [1.0, 1.1, 1.1, 0.9, None]
+
+    def rounds(f, b, k_rest, pre):
+        """the rest: the round's Llama layer (f, b at a Llama's) times 2 and 1, times k_rest"""
+        return {"layer": [[x, y] for x, y in zip(f, b)],
+                "rest": [[2 * x * k_rest[0], y * k_rest[1]] for x, y in zip(*host)], "pre": pre}
+
+    def paired(path, l_rounds, q_rounds, modes=("bf16", "fp32")):
+        calib(path, L, {"layer": (1500.0, 3000.0), "rest": (1000.0, 1000.0), "pre": (500.0, 0.0)})
+        d = json.load(open(path))
+        d["compute"]["hf_pairs"] = {"ref": "llama", "archs": ["llama", "qwen3"], "depths": [1, 3], "seed": 1,
+                                    "modes": {m: {"rounds": len(l_rounds["layer"]),
+                                                  "rounds_us": {"llama": l_rounds, "qwen3": q_rounds}} for m in modes}}
+        json.dump(d, open(path, "w"))
+
+    p1, p2 = os.path.join(tmp, "p1.json"), os.path.join(tmp, "p2.json")
+    host = (lf, lb)
+    paired(p1, rounds(lf, lb, (1.0, 1.0), [500.0] * 5),
+           rounds([x * k for x, k in zip(lf, rf)], [x * k for x, k in zip(lb, rb)], (1.0, 0.9),
+                  [None if k is None else 500.0 * k for k in rp]))
+    host = ([1000.0] * 4, [2000.0] * 4)
+    paired(p2, rounds([1000.0] * 4, [2000.0] * 4, (1.0, 1.0), [500.0] * 4),
+           rounds([1400.0] * 4, [2000.0] * 4, (1.0, 0.9), [500.0] * 4))
+    for args, want in (((p1, cs[0]), {"layer": (600.0, 770.0), "rest": (2000.0, 2700.0), "pre": (840.0, 0.0)}),
+                       ((p1, p2), {"layer": (650.0, 700.0), "rest": (2000.0, 2700.0)})):
+        r = run("--profile", pf, "--out", out, *args)
+        if r.returncode != 0:
+            fails.append("paired %s: exit %d: %s" % (args, r.returncode, r.stderr))
+            continue
+        d = json.load(open(out))
+        got = {(o["op"], o["dtype"]): (o["host_fwd_us"], o["host_bwd_us"]) for o in d["compute"]["ops"]}
+        for part, w in want.items():
+            for mode in ("bf16", "fp32"):
+                g = got.get(("hf_qwen3_%s_tiny" % part, mode))
+                if g is None or abs(g[0] - w[0]) > 0.01 or abs(g[1] - w[1]) > 0.01:
+                    fails.append("paired %s: %s %s: %s, expected %s" % (args, part, mode, g, w))
+        lay = d["diag"]["layer_bf16"]
+        lo, hi = lay["ci95"][0]
+        if lay["method"] != "paired" or not 1.1 <= lo <= lay["ratio_median"][0] <= hi <= 1.4:
+            fails.append("paired %s: layer's interval %s around %s" % (args, lay["ci95"], lay["ratio_median"]))
+        if d["diag"]["rest_bf16"]["ci95"] != [[1.0, 1.0], [0.9, 0.9]]:
+            fails.append("paired %s: rest's interval %s (every round 1.0 / 0.9)" % (args, d["diag"]["rest_bf16"]["ci95"]))
+        if "paired median fwd" not in r.stdout or "[%.3f, %.3f]" % (lo, hi) not in r.stdout:
+            fails.append("paired %s: the interval not printed: %s" % (args, r.stdout))
+        if (cs[0] in args) != ("left out (no hf_pairs): " + cs[0] in r.stdout):
+            fails.append("paired %s: the unpaired calibration not said to be left out: %s" % (args, r.stdout))
+    # a paired calibration cut short (no fp32 rounds), every Llama round's layer at 0: one line, exit 65
+    paired(p2, rounds([1000.0] * 4, [2000.0] * 4, (1.0, 1.0), [500.0] * 4),
+           rounds([1400.0] * 4, [2000.0] * 4, (1.0, 0.9), [500.0] * 4), modes=("bf16",))
+    paired(os.path.join(tmp, "p0.json"), rounds([0.0] * 4, [2000.0] * 4, (1.0, 1.0), [500.0] * 4),
+           rounds([1400.0] * 4, [2000.0] * 4, (1.0, 0.9), [500.0] * 4))
+    for args in ((p1, p2), (os.path.join(tmp, "p0.json"),)):
+        os.path.exists(out) and os.remove(out)
+        r = run("--profile", pf, "--out", out, *args)
+        if r.returncode != 65 or len(r.stderr.splitlines()) != 1 or os.path.exists(out):
+            fails.append("paired %s: exit %d (want 65), stderr %r" % (args, r.returncode, r.stderr))
     # bad input
     calib(cs[2], L, {"layer": (1500.0, 3000.0)})  # Qwen3's rest and pre rows missing
     calib(os.path.join(tmp, "z.json"), {"layer": (0.0, 2000.0), "rest": (1.0, 1.0), "pre": (1.0, 0.0)},
