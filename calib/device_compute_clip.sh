@@ -23,5 +23,21 @@ opt clip-1.json adamw_clip,adam_clip,sgd_clip 50
 opt plain.json adamw,adam,sgd 40
 opt clip-2.json adamw_clip,adam_clip,sgd_clip 35
 opt clip-3.json adamw_clip,adam_clip,sgd_clip 32
+# what the clip adds on this lease, net by net (device alone, host in a step), beside the launches
+# and one-list passes the model counts for it (no torch)
+[ -f "$OUT/clip-1.json" ] && [ -f "$OUT/plain.json" ] && python3 - "$OUT/clip-1.json" "$OUT/plain.json" <<'PY'
+import json, sys
+sys.path.insert(0, "tools")
+import calib_torch as c
+clip, plain = ({o["name"]: o for o in json.load(open(f))["compute"].get("optimizer", [])} for f in sys.argv[1:3])
+for name in ("adamw", "adam", "sgd"):
+    if name + "_clip" not in clip or name not in plain:
+        continue
+    for q, p in zip(clip[name + "_clip"]["points"], plain[name]["points"]):
+        f = [b - a for a, b in zip(c.optim_launch_features(name, c.opt_point_sizes(p)),
+                                   c.optim_launch_features(name + "_clip", c.opt_point_sizes(q)))]
+        print("clip adds to %s, %d tensors, %d elements: dev %+.1f us, host %+.1f us; model: %d launches, %.3g "
+              "elements" % (name, p["n"], p["numel"], q["dev_us"] - p["dev_us"], q["host_us"] - p["host_us"], f[0], f[1]))
+PY
 ls -la "$OUT"
 t "done"

@@ -356,9 +356,9 @@ double fu_optim_dev_us(const fu_optim_fit *o, const double *numel, size_t n) {
   static const int sgd[] = {1, 2, 2}; /* mul_ (momentum), add_ (buffer), add_ (params) */
   /* "<optimizer>_clip": torch.nn.utils.clip_grad_norm_ first (tools/calib_torch.py optim_ops,
    * CLIP_FOREACH): _foreach_norm (one list, read only: half the bytes of an in-place one-list
-   * operation), _foreach_mul_ (one list, in place), and one-element kernels, a launch each:
-   * the norm's zeroed buffer and cleanup, vector_norm, + eps, reciprocal, mul, clamp (7) and the
-   * stack of the norms, a cat kernel per 128 (clip_small_launches) */
+   * operation), _foreach_mul_ (one list, in place), and small kernels, a launch each: the
+   * norm's zeroed buffer, vector_norm, + eps, reciprocal, mul, clamp (6), the norm's cleanup (a
+   * kernel per 400 tensors) and the stack of the norms (a cat kernel per 128; clip_small_launches) */
   static const int clip[] = {1, 1};
   static const double clip_share[] = {0.5, 1.0};
   const int *ops = NULL;
@@ -388,7 +388,7 @@ double fu_optim_dev_us(const fu_optim_fit *o, const double *numel, size_t n) {
       us += o->launch_us * launches + (o->per_moved_elem_us * moved + o->per_chunk_elem_us * chunk) * share;
   }
   if (clipped) { /* the one-element kernels, at the launch cost of the clip's one-list operations */
-    double small = 7 + ceil(nonempty / 128);
+    double small = 6 + ceil(nonempty / 400) + ceil(nonempty / 128);
     us += small * (o->hbm_launch_us > 0 && total * 4 > o->cache_bytes ? o->hbm_launch_us : o->launch_us);
   }
   return us;

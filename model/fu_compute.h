@@ -215,7 +215,7 @@ void fu_optim_launches(const double *numel, size_t n, int lists, int scalarlist,
  * form where o has that too (hbm_launch_us > 0), else base + per tensor + per element. A name
  * "<optimizer>_clip" (adamw_clip, adam_clip, sgd_clip) adds torch.nn.utils.clip_grad_norm_'s
  * operations before the step's: _foreach_norm (one list, half an in-place list's bytes),
- * _foreach_mul_ (one list) and 7 + ceil(tensors / 128) one-element kernels, a launch each
+ * _foreach_mul_ (one list) and 6 + ceil(tensors / 400) + ceil(tensors / 128) small kernels, a launch each
  * (tools/calib_torch.py optim_ops, clip_small_launches). */
 double fu_optim_dev_us(const fu_optim_fit *o, const double *numel, size_t n);
 

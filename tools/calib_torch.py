@@ -1247,16 +1247,20 @@ OPT_FOREACH = {
 # scalarlist, share of a one-list in-place operation's bytes). No host sync (error_if_nonfinite
 # False, the default).
 CLIP_FOREACH = [(1, 0, 0.5), (1, 0, 1.0)]
-CLIP_FIXED = 7          # kernels besides the foreach launches and the stack (clip_small_launches)
+CLIP_FIXED = 6          # one-element kernels whatever the tensor count (clip_small_launches)
+NORM_CLEANUP_BATCH = 400  # tensors one _foreach_norm cleanup kernel finishes (MAX_TENSORS_PER_KERNEL)
 CAT_BATCH = 128         # inputs one cat kernel copies (ATen's CAT_ARRAY_BATCH_SIZE)
 
 
 def clip_small_launches(ntensors):
-    """The one-element kernels of clip_grad_norm_ over ntensors gradients: _foreach_norm's zeroed
-    per-chunk buffer and its per-tensor cleanup (2), torch.stack of the n norms (a cat of
-    CAT_BATCH inputs a kernel), linalg.vector_norm (1), total + 1e-6 (1), max_norm / that
-    (reciprocal and mul, 2), clamp (1): CLIP_FIXED + ceil(n / CAT_BATCH)."""
-    return CLIP_FIXED + (-(-int(ntensors) // CAT_BATCH) if ntensors > 0 else 0)
+    """The small kernels of clip_grad_norm_ over ntensors gradients besides its two foreach
+    operations (ATen ForeachReduceOp.cu, TensorShape.cu; torch/nn/utils/clip_grad.py):
+    _foreach_norm's zeroed per-chunk buffer (1) and its per-tensor cleanup (a kernel per
+    NORM_CLEANUP_BATCH tensors), torch.stack of the n norms (a cat kernel per CAT_BATCH inputs),
+    linalg.vector_norm (1), total + 1e-6 (1), max_norm / that (reciprocal and mul, 2), clamp (1):
+    CLIP_FIXED + ceil(n / 400) + ceil(n / 128)."""
+    n = int(ntensors)
+    return CLIP_FIXED + (-(-n // NORM_CLEANUP_BATCH) - (-n // CAT_BATCH) if n > 0 else 0)
 
 
 def optim_ops(name):

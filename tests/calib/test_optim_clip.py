@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """tools/calib_torch.py's clipped optimizer rows ("<optimizer>_clip": torch.nn.utils.clip_grad_norm_
 inside the step), no torch: the operations (OPT_FOREACH's after the clip's _foreach_norm, one list
-read only, half an in-place list's bytes, and _foreach_mul_, one list in place), the one-element
-kernels (7 + a cat kernel per 128 norms), and the launch and HBM features against counts by
+read only, half an in-place list's bytes, and _foreach_mul_, one list in place), the small
+kernels (6 + a norm cleanup kernel per 400 tensors + a cat kernel per 128 norms), and the launch and HBM features against counts by
 hand; the plain rows' features unchanged; the fit giving back coefficients chosen by hand."""
 import os
 import sys
@@ -22,13 +22,14 @@ def same(what, got, want):
 same("optim_ops sgd_clip", c.optim_ops("sgd_clip"),
      [(1, 0, 0.5), (1, 0, 1.0), (1, 0, 1.0), (2, 0, 1.0), (2, 0, 1.0)])
 same("optim_ops sgd", c.optim_ops("sgd"), [(1, 0, 1.0), (2, 0, 1.0), (2, 0, 1.0)])
-same("clip_small_launches 1, 128, 129, 138, 256",
-     [c.clip_small_launches(n) for n in (1, 128, 129, 138, 256)], [8, 8, 9, 9, 9])
+# 6 + a norm cleanup kernel per 400 tensors + a cat kernel per 128
+same("clip_small_launches 1, 128, 129, 138, 256, 400, 401, 1000",
+     [c.clip_small_launches(n) for n in (1, 128, 129, 138, 256, 400, 401, 1000)], [8, 8, 9, 9, 9, 11, 12, 17])
 same("has_launch_form", [c.has_launch_form(n) for n in ("adamw_clip", "adam_clip", "sgd_clip", "adamw", "lamb",
                                                          "lamb_clip")], [True, True, True, True, False, False])
 
 # 20 tensors of 4 full chunks (80 chunks): every operation one launch. SGD: 3 launches over
-# 1 + 2 + 2 lists; the clip adds 2 launches over 0.5 + 1 lists and 7 + ceil(20/128) = 8 kernels
+# 1 + 2 + 2 lists; the clip adds 2 launches over 0.5 + 1 lists and 6 + 1 + 1 = 8 small kernels
 E, CH = 65536.0 * 4 * 20, 65536.0
 sizes = [65536.0 * 4] * 20
 same("optim_launch_features sgd, 20 x 4 chunks", c.optim_launch_features("sgd", sizes), [3, 5 * E, 5 * CH])
@@ -38,8 +39,8 @@ same("optim_launch_features sgd_clip, 20 x 4 chunks", c.optim_launch_features("s
 same("optim_hbm_features sgd_clip, 20 x 4 chunks at 100 blocks", c.optim_hbm_features("sgd_clip", sizes, 100),
      (13.0, 6.5 * 100 * CH))
 # 200 tensors of 2 chunks: one-list launches stop at 110 tensors (220 chunks), so the norm and the
-# mul take 2 launches each (110 + 90 tensors, each launch's largest chunk 65536); the stack
-# ceil(200/128) = 2 kernels: AdamW's features grow by (2 + 2 + 9, 1.5 x elements, 1.5 x 2 chunks)
+# mul take 2 launches each (110 + 90 tensors, each launch's largest chunk 65536); 6 + 1 cleanup +
+# ceil(200/128) = 2 stack kernels: AdamW's features grow by (2 + 2 + 9, 1.5 x elements, 1.5 x 2 chunks)
 sizes = [131072.0] * 200
 a, b = c.optim_launch_features("adamw", sizes), c.optim_launch_features("adamw_clip", sizes)
 same("adamw_clip - adamw, 200 x 2 chunks", [y - x for x, y in zip(a, b)], [13, 1.5 * 200 * 131072, 1.5 * 2 * 65536])

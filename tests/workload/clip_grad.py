@@ -5,8 +5,8 @@ device-bound step (no host part) is the launch form's: PyTorch's multi-tensor la
 most 110 / 64 / 48 tensors for 1 / 2 / 3 lists (96 for one list with a scalar per tensor), so
 AdamW's 8 operations launch ceil(n/110) x 3 + ceil(n/64) x 2 + ceil(n/48) x 2 + ceil(n/96) times,
 touching 14 lists of the elements; the clip adds _foreach_norm and _foreach_mul_ (one list each,
-ceil(n/110) launches each, the norm half the bytes: 1.5 lists) and 7 + ceil(n/128) one-element
-kernels. Then the HBM form (every operation streams from a 1000-byte cache), the notes, --cnn's
+ceil(n/110) launches each, the norm half the bytes: 1.5 lists) and 6 + ceil(n/400) + ceil(n/128)
+small kernels. Then the HBM form (every operation streams from a 1000-byte cache), the notes, --cnn's
 SGD, the refusal where the profile has no _clip fit (exit 65, one line, nothing written), and fit
 --compute merging a file of _clip rows alone into a profile (the plain rows kept).
 usage: clip_grad.py FUSIM"""
@@ -36,7 +36,7 @@ def use(rows):
 def launches(n, clip):
     c = lambda k: math.ceil(n / k)  # noqa: E731
     adamw = 3 * c(110) + 2 * c(64) + 2 * c(48) + c(96)
-    return adamw + (2 * c(110) + 7 + c(128) if clip else 0)
+    return adamw + (2 * c(110) + 6 + c(400) + c(128) if clip else 0)
 
 
 # 1. the launch form
@@ -62,7 +62,18 @@ if w:
         check("plain adamw, launch form", p["opt_us"], 3.0 * launches(n, False) + 2e-6 * 14 * sum(el), 1e-6)
         if "clip_grad_norm_" in p["notes"]:
             fails.append("plain step's notes mention clipping")
-    # 2. the HBM form: a 1000-byte cache, every operation streams; at 0 saturating blocks each
+    # 1b. 45 layers, 408 gradients: past the norm's 400 tensors a second cleanup kernel
+    use([dict(ROW, name="adamw_clip")])
+    deep = list(SMALL)
+    deep[deep.index("--layers") + 1] = "45"
+    w45, _ = workload(fusim, deep + ["--clip-grad-norm", "1"], pf, tmp)
+    if w45:
+        el45 = [g["bytes"] / 4.0 for g in w45["grads"]]
+        if len(el45) != 408:
+            fails.append("the 45-layer Llama has %d gradients (expected 408)" % len(el45))
+        check("adamw_clip, 408 gradients", w45["opt_us"], 3.0 * launches(len(el45), True) + 2e-6 * 15.5 * sum(el45),
+              1e-6)
+# 2. the HBM form: a 1000-byte cache, every operation streams; at 0 saturating blocks each
     #    launch costs 5 us + 3e-6 us per element per list
     use([dict(ROW, name="adamw_clip", hbm_launch_us=5.0, hbm_per_moved_elem_us=3e-6, hbm_sat_blocks=0,
               cache_bytes=1000)])
