@@ -354,26 +354,42 @@ double fu_optim_dev_us(const fu_optim_fit *o, const double *numel, size_t n) {
                                                           * sqrt, div_, add_ (eps), addcdiv_ */
   static const int adam[] = {2, 1, 3, 2, 11, 1, 13};
   static const int sgd[] = {1, 2, 2}; /* mul_ (momentum), add_ (buffer), add_ (params) */
+  /* "<optimizer>_clip": torch.nn.utils.clip_grad_norm_ first (tools/calib_torch.py optim_ops,
+   * CLIP_FOREACH): _foreach_norm (one list, read only: half the bytes of an in-place one-list
+   * operation), _foreach_mul_ (one list, in place), and small kernels, a launch each: the
+   * norm's zeroed buffer, vector_norm, + eps, reciprocal, mul, clamp (6), the norm's cleanup (a
+   * kernel per 400 tensors) and the stack of the norms (a cat kernel per 128; clip_small_launches) */
+  static const int clip[] = {1, 1};
+  static const double clip_share[] = {0.5, 1.0};
   const int *ops = NULL;
-  size_t nops = 0;
-  if (!strcmp(o->name, "adamw")) ops = adamw, nops = sizeof adamw / sizeof *adamw;
-  else if (!strcmp(o->name, "adam")) ops = adam, nops = sizeof adam / sizeof *adam;
-  else if (!strcmp(o->name, "sgd")) ops = sgd, nops = sizeof sgd / sizeof *sgd;
+  size_t nops = 0, len = strlen(o->name);
+  int clipped = len > 5 && !strcmp(o->name + len - 5, "_clip");
+  char base[sizeof o->name];
+  snprintf(base, sizeof base, "%.*s", (int)(clipped ? len - 5 : len), o->name);
+  if (!strcmp(base, "adamw")) ops = adamw, nops = sizeof adamw / sizeof *adamw;
+  else if (!strcmp(base, "adam")) ops = adam, nops = sizeof adam / sizeof *adam;
+  else if (!strcmp(base, "sgd")) ops = sgd, nops = sizeof sgd / sizeof *sgd;
   if (!(o->launch_us > 0) || !ops) {
     double total = 0;
     for (size_t i = 0; i < n; i++) total += numel[i];
     return o->base_us + o->per_tensor_us * (double)n + o->per_elem_us * total;
   }
-  double total = 0, us = 0;
-  for (size_t i = 0; i < n; i++) total += numel[i] > 0 ? numel[i] : 0;
-  for (size_t k = 0; k < nops; k++) {
-    int lists = ops[k] % 10;
+  double total = 0, us = 0, nonempty = 0;
+  for (size_t i = 0; i < n; i++) total += numel[i] > 0 ? numel[i] : 0, nonempty += numel[i] > 0;
+  size_t nclip = clipped ? sizeof clip / sizeof *clip : 0;
+  for (size_t k = 0; k < nclip + nops; k++) {
+    int code = k < nclip ? clip[k] : ops[k - nclip], lists = code % 10;
+    double share = k < nclip ? clip_share[k] : 1.0;
     double launches = 0, moved = 0, chunk = 0, sat = 0;
-    fu_optim_launches(numel, n, lists, ops[k] >= 10, &launches, &moved, &chunk, o->hbm_sat_blocks, &sat);
+    fu_optim_launches(numel, n, lists, code >= 10, &launches, &moved, &chunk, o->hbm_sat_blocks, &sat);
     if (o->hbm_launch_us > 0 && lists * total * 4 > o->cache_bytes) /* streams from HBM */
-      us += o->hbm_launch_us * launches + o->hbm_per_moved_elem_us * sat;
+      us += o->hbm_launch_us * launches + o->hbm_per_moved_elem_us * sat * share;
     else
-      us += o->launch_us * launches + o->per_moved_elem_us * moved + o->per_chunk_elem_us * chunk;
+      us += o->launch_us * launches + (o->per_moved_elem_us * moved + o->per_chunk_elem_us * chunk) * share;
+  }
+  if (clipped) { /* the one-element kernels, at the launch cost of the clip's one-list operations */
+    double small = 6 + ceil(nonempty / 400) + ceil(nonempty / 128);
+    us += small * (o->hbm_launch_us > 0 && total * 4 > o->cache_bytes ? o->hbm_launch_us : o->launch_us);
   }
   return us;
 }
@@ -688,9 +704,8 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
   if ((a = json_object_get(o, "optimizer"))) {
     if (!json_is_array(a) || json_array_size(a) > FU_OPTIM_MAX)
       return fu__bad(what, "optimizer", "not an array of at most 8 fits");
-    c->noptim = 0;
     for (size_t i = 0; i < json_array_size(a); i++) {
-      fu_optim_fit *f = &c->optim[c->noptim];
+      fu_optim_fit fit, *f = &fit;
       json_t *e = json_array_get(a, i);
       snprintf(where, sizeof where, "optimizer[%zu]", i);
       memset(f, 0, sizeof *f);
@@ -725,7 +740,13 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
            fu__num(e, "cache_bytes", 0, 1e12, &f->cache_bytes)))
         return fu__bad(what, where, "hbm_launch_us (above 0), hbm_per_moved_elem_us (0 to 1), hbm_sat_blocks "
                                     "(0 to 320) and cache_bytes (0 to 1e12) go together, with the launch form");
-      c->noptim++;
+      /* a fit replaces the one of its name and leaves the others (a calibration of the clipped
+       * steps alone keeps the plain ones) */
+      int k = 0;
+      while (k < c->noptim && strcmp(c->optim[k].name, f->name)) k++;
+      if (k == FU_OPTIM_MAX) return fu__bad(what, where, "more than 8 optimizer fits in all");
+      c->optim[k] = fit;
+      if (k == c->noptim) c->noptim++;
     }
   }
   return FU_OK;

@@ -45,7 +45,8 @@
  *                (tools/host_ref_range.py): how far a real step's host speed is seen to move }
  * Merging (fu_compute_parse into tables already there): a GEMM, conv or operation table replaces
  * the one of the same key (dtype, layout[, kernel, stride]; op, dtype) and leaves the others, so a
- * partial calibration updates what it measured; "attention" and "optimizer" replace all. */
+ * partial calibration updates what it measured; an optimizer fit replaces the one of its name and
+ * leaves the others; "attention" replaces all. */
 #ifndef FU_COMPUTE_H
 #define FU_COMPUTE_H
 
@@ -95,7 +96,7 @@ typedef struct fu_op_table {
 } fu_op_table;
 
 typedef struct fu_optim_fit {
-  char name[16];             /* "adamw", "adam", "sgd" (momentum) */
+  char name[16];             /* "adamw", "adam", "sgd" (momentum); "<one>_clip": the step clips first */
   double base_us;            /* fixed cost of one step */
   double per_tensor_us;      /* per parameter tensor */
   double per_elem_us;        /* per parameter element (fp32 parameters) */
@@ -211,7 +212,11 @@ void fu_optim_launches(const double *numel, size_t n, int lists, int scalarlist,
 /* The device time of optimizer o's step over tensors of numel[0..n) elements (in the order the
  * optimizer takes them): the launch form where o has one (launch_us > 0; the foreach operations
  * of PyTorch's adam / adamw / sgd with momentum), each operation that streams from HBM by the HBM
- * form where o has that too (hbm_launch_us > 0), else base + per tensor + per element. */
+ * form where o has that too (hbm_launch_us > 0), else base + per tensor + per element. A name
+ * "<optimizer>_clip" (adamw_clip, adam_clip, sgd_clip) adds torch.nn.utils.clip_grad_norm_'s
+ * operations before the step's: _foreach_norm (one list, half an in-place list's bytes),
+ * _foreach_mul_ (one list) and 6 + ceil(tensors / 400) + ceil(tensors / 128) small kernels, a launch each
+ * (tools/calib_torch.py optim_ops, clip_small_launches). */
 double fu_optim_dev_us(const fu_optim_fit *o, const double *numel, size_t n);
 
 /* JSON (Jansson) of the tables; parse fills c from the "compute" object (what names the file for

@@ -20,13 +20,15 @@ static const char fu__workload_head[] =
 "                      [--head-dim D]\n"
 "                      [--precision autocast-bf16|bf16|tf32|fp32] [--dtype bf16|fp16|fp32]\n"
 "                      [--grad-dtype bf16|fp16|fp32] [--optimizer adamw|adam|sgd] [--dropout P]\n"
+"                      [--clip-grad-norm MAX]\n"
 "                      [--profile P.json] [--gated-ffn] [--bias] [--layernorm] [--tied-embeddings]\n"
 "                      [--tflops T [--efficiency E] [--hbm-gbps G] [--kernel-us U]]\n"
 "                      [--accum-steps K] [--name N] [--ops CSV] [--out FILE] [--format table|csv|json]\n"
 "                      [--host-probe US [--host-probe-bwd US] | --host-ref-fwd US --host-ref-bwd US]\n"
 "                      [--ready-hook-us US]\n"
 "       fusim workload --cnn MODEL --micro-batch B [--image PX] [--precision P]\n"
-"                      [--optimizer sgd|adamw|adam] [--profile P.json] [--name N] [--out FILE]\n"
+"                      [--optimizer sgd|adamw|adam] [--clip-grad-norm MAX] [--profile P.json]\n"
+"                      [--name N] [--out FILE]\n"
 "                      [--host-probe US [--host-probe-bwd US] | --host-ref-fwd US --host-ref-bwd US]\n"
 "                      [--ready-hook-us US]\n"
 "       fusim workload --info FILE|NAME [--tensors] [--strict] [--format table|csv|json]\n"
@@ -100,6 +102,13 @@ static const char fu__workload_head[] =
 "               before the next node) costs the host US (after the host's speed is set): backward\n"
 "               and the ready times are then a hooked step's, as a capture times its ready curve\n"
 "               (tools/capture_torch.py, meta.ready_hook_us). Not with the roofline.\n"
+"--clip-grad-norm\n"
+"               the step calls torch.nn.utils.clip_grad_norm_(parameters, MAX) before\n"
+"               opt.step() (HF Trainer's max_grad_norm, default 1.0 there): the step is priced\n"
+"               by the profile's \"<optimizer>_clip\" fit (tools/calib_torch.py --parts optimizer\n"
+"               --optimizers adamw_clip,...: measured with the clip inside the step); where the\n"
+"               profile has none, one line and exit 65, nothing written. MAX goes into the\n"
+"               notes; the time does not depend on it (no host sync). Not with the roofline.\n"
 "--ops CSV      also write the priced operations (forward order: device and host times\n"
 "               forward and backward, bytes kept for backward, and host_bwd_paths_us: of the\n"
 "               backward host time, what the real-size paths add) as CSV.\n"
@@ -238,6 +247,8 @@ int fu_cmd_workload(int argc, char **argv) {
        .bad = "fp8", .seen = &gd_set},
       {FU_OPT_CUSTOM(0, "optimizer", t.optimizer, fu__opt_optimizer, "NAME", "adamw, adam or sgd"),
        .bad = "", .seen = &optim_set},
+      {FU_OPT_DOUBLE(0, "clip-grad-norm", &t.clip_norm, 1e-12, 1e12, "MAX",
+                     "the step clips the gradients' total norm first\n(clip_grad_norm_; the profile's <optimizer>_clip fit)")},
       {FU_OPT_INT(0, "accum-steps", &t.accum, 1, 1048576, "K", "gradient accumulation steps")},
       FU_OPT_HEADER("pricing"),
       FU_OPT_ROW_PROFILE(&profile),
@@ -329,6 +340,7 @@ int fu_cmd_workload(int argc, char **argv) {
     cn.host_bwd_probe_us = t.host_bwd_probe_us;
     cn.host_ref_us[0] = t.host_ref_us[0], cn.host_ref_us[1] = t.host_ref_us[1];
     cn.ready_hook_us = t.ready_hook_us;
+    cn.clip_norm = t.clip_norm;
     st = fu_build_cnn(&cn, prof, pname, &w);
   } else {
     if (!prec_set) t.prec = dt.prec;

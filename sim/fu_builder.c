@@ -266,6 +266,11 @@ int fu_tf_spec_check(const fu_tf_spec *s) {
              "host; the roofline (--tflops, --efficiency, --hbm-gbps, --kernel-us) has no host timeline");
     return FU_EUSAGE;
   }
+  if (s->tflops > 0 && s->clip_norm > 0) { /* its opt_us is a fused AdamW at HBM speed, no fit */
+    fu_error("workload: --clip-grad-norm is priced by the profile's optimizer fits; not with the roofline "
+             "(--tflops, --efficiency, --hbm-gbps, --kernel-us)");
+    return FU_EUSAGE;
+  }
   return FU_OK;
 }
 
@@ -1289,14 +1294,32 @@ static int fu__optim_sized(const fu_optim_fit *o, const fu_compute *c, const dou
   return FU_OK;
 }
 
+/* --clip-grad-norm: FU_EDATA, said on stderr in one line, where the profile has no
+ * "<name>_clip" fit; checked before the build, so that no warning comes before it. */
+static int fu__clip_fit(const fu_compute *c, const char *name, const char *prof_name) {
+  char fit[32];
+  snprintf(fit, sizeof fit, "%s_clip", name);
+  for (int i = 0; i < c->noptim; i++)
+    if (!strcmp(c->optim[i].name, fit)) return FU_OK;
+  fu_error("workload: profile %s has no \"%s\" optimizer fit for --clip-grad-norm; measure it with "
+           "python3 tools/calib_torch.py --parts optimizer --optimizers %s --out F.json "
+           "(calib/device_compute_clip.sh) and merge F.json", prof_name, fit, fit);
+  return FU_EDATA;
+}
+
 /* The step of w's optimizer (its gradients of elem_bytes per element): FU_EDATA, said on stderr,
- * where the profile has no fit for it. */
-static int fu__optim(const fu_compute *c, const char *name, const fu_workload *w, double elem_bytes,
-                     double lead, double host_k, double probe_us, double ref_kf, const char *prof_name,
-                     double *us, char *note, size_t nnote) {
+ * where the profile has no fit for it. clip > 0: the step clips the gradients' total norm first
+ * (torch.nn.utils.clip_grad_norm_), priced by the profile's "<name>_clip" fit, measured with the
+ * clip inside the step; never the plain fit in its place. */
+static int fu__optim(const fu_compute *c, const char *name, double clip, const fu_workload *w,
+                     double elem_bytes, double lead, double host_k, double probe_us, double ref_kf,
+                     const char *prof_name, double *us, char *note, size_t nnote) {
+  char fit[32];
+  snprintf(fit, sizeof fit, "%s%s", name, clip > 0 ? "_clip" : "");
   const fu_optim_fit *o = NULL;
   for (int i = 0; i < c->noptim; i++)
-    if (!strcmp(c->optim[i].name, name)) o = &c->optim[i];
+    if (!strcmp(c->optim[i].name, fit)) o = &c->optim[i];
+  if (!o && clip > 0) return fu__clip_fit(c, name, prof_name);
   if (!o) {
     fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, name);
     return FU_EDATA;
@@ -1305,6 +1328,12 @@ static int fu__optim(const fu_compute *c, const char *name, const fu_workload *w
   if (!sizes) return FU_ENOMEM;
   int st = fu__optim_sized(o, c, sizes, w->ngrads, lead, host_k, probe_us, ref_kf, us, note, nnote);
   free(sizes);
+  if (st == FU_OK && clip > 0) { /* the notes say what the step holds */
+    size_t l = strlen(note);
+    if (l < nnote)
+      snprintf(note + l, nnote - l, " The step includes torch.nn.utils.clip_grad_norm_(max_norm %g) "
+               "before opt.step() (fit %s).", clip, fit);
+  }
   return st;
 }
 
@@ -1350,6 +1379,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     return FU_EUSAGE;
   }
   if (prof) x.c = &prof->compute;
+  if (!x.roofline && s->clip_norm > 0) FU_CHECK(fu__clip_fit(x.c, s->optimizer, prof_name));
   double dropout = s->dropout >= 0 ? s->dropout : (s->arch == FU_ARCH_BERT || s->arch == FU_ARCH_GPT2) ? 0.1 : 0;
   int st = x.roofline ? fu__roofline_ops(&x, s) : fu__tf_ops(&x, s, dropout);
   if (st != FU_OK) {
@@ -1423,12 +1453,12 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   w->fwd_us = fwd;
   w->bwd_us = bwd;
   double opt_bytes = 0;
-  char optnote[192] = "";
+  char optnote[384] = "";
   if (x.roofline) {
     opt_bytes = gb + 24.0 + (s->prec == FU_PREC_BF16 ? 2 : 0);
     w->opt_us = (double)nparam * opt_bytes / (hbm * 1e3);
   } else {
-    int ost = fu__optim(x.c, s->optimizer, w, gb, lead, x.host_k, s->host_probe_us, x.ref_kf,
+    int ost = fu__optim(x.c, s->optimizer, s->clip_norm, w, gb, lead, x.host_k, s->host_probe_us, x.ref_kf,
                         prof_name, &w->opt_us, optnote, sizeof optnote);
     if (ost != FU_OK) {
       fu_workload_finish(w);
@@ -1619,6 +1649,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     fu_error("workload: profile %s has no compute tables", prof_name);
     return FU_EUSAGE;
   }
+  if (s->clip_norm > 0) FU_CHECK(fu__clip_fit(&prof->compute, s->optimizer, prof_name));
   fu__ctx x;
   memset(&x, 0, sizeof x);
   fu__ctx_prec(&x, s->prec);
@@ -1647,7 +1678,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   }
   fu_workload_init(w);
   double fwd, bwd, act = 0, lead = 0;
-  char optnote[192] = "";
+  char optnote[384] = "";
   st = fu__timeline(&x, w, &fwd, &bwd, &lead);
   if (st == FU_OK && s->ops_csv) fu__dump_ops(&x, s->ops_csv);
   char bound[640] = "";
@@ -1665,7 +1696,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   for (size_t i = 0; i < x.n; i++) act += x.ops[i].saved;
   free(x.ops);
   if (st == FU_OK) {
-    st = fu__optim(&prof->compute, s->optimizer, w, 4, lead, x.host_k, s->host_probe_us, x.ref_kf,
+    st = fu__optim(&prof->compute, s->optimizer, s->clip_norm, w, 4, lead, x.host_k, s->host_probe_us, x.ref_kf,
                    prof_name, &w->opt_us, optnote, sizeof optnote);
   }
   if (st != FU_OK) {

@@ -64,6 +64,9 @@ typedef struct fu_tf_spec {
                               * priced for (tools/host_ref.py); host costs carried by them */
   double ready_hook_us;      /* > 0: a hook on every gradient costs the host this much after it
                               * (a capture's ready-time hooks): the times are a hooked step's */
+  double clip_norm;          /* > 0: the step clips the gradients' total norm to this first
+                              * (torch.nn.utils.clip_grad_norm_), priced by the profile's
+                              * "<optimizer>_clip" fit (none: FU_EDATA); not with the roofline */
 } fu_tf_spec;
 
 
@@ -95,6 +98,7 @@ typedef struct fu_cnn_spec {
   double host_bwd_probe_us;  /* as fu_tf_spec's */
   double host_ref_us[2];     /* as fu_tf_spec's */
   double ready_hook_us;      /* as fu_tf_spec's */
+  double clip_norm;          /* as fu_tf_spec's */
 } fu_cnn_spec;
 
 void fu_cnn_spec_init(fu_cnn_spec *s);

@@ -23,6 +23,8 @@ the GPU waits on the host):
              t = base + per_tensor * tensors + per_elem * elements; opt.step()'s CPU time after a
              forward and backward, host = host_base + host_per_tensor * tensors; the last
              kernel's share (tail_frac); the host-speed probe beside them (host_probe_us).
+             --optimizers picks the rows; adamw_clip, adam_clip, sgd_clip step with
+             torch.nn.utils.clip_grad_norm_(params, 1.0) before opt.step(), inside the timings.
   framework  host time of HF BertForMaskedLM, GPT2LMHeadModel and LlamaForCausalLM layers (tiny
              configs: 1 and 3 layers; per layer = difference / 2), forward and backward, with
              bf16 autocast and in fp32: ops "hf_bert_layer", "hf_bert_rest", ... (host only).
@@ -1389,6 +1391,48 @@ OPT_FOREACH = {
 }
 
 
+# torch.nn.utils.clip_grad_norm_(params, max_norm) on its foreach path (PyTorch 2.x, CUDA, one
+# device and dtype), inside the timed step as a training loop calls it before step() (the
+# "<optimizer>_clip" rows): _foreach_norm over the gradients (one list, read only: half the bytes
+# of a one-list in-place operation such as mul_, so half its moved and chunk elements), then,
+# after a few one-element kernels (clip_small_launches), _foreach_mul_ of every gradient by the
+# clamped coefficient (one list, in place: read and written, as mul_ above). As (lists,
+# scalarlist, share of a one-list in-place operation's bytes). No host sync (error_if_nonfinite
+# False, the default).
+CLIP_FOREACH = [(1, 0, 0.5), (1, 0, 1.0)]
+CLIP_FIXED = 6          # one-element kernels whatever the tensor count (clip_small_launches)
+NORM_CLEANUP_BATCH = 400  # tensors one _foreach_norm cleanup kernel finishes (MAX_TENSORS_PER_KERNEL)
+CAT_BATCH = 128         # inputs one cat kernel copies (ATen's CAT_ARRAY_BATCH_SIZE)
+
+
+def clip_small_launches(ntensors):
+    """The small kernels of clip_grad_norm_ over ntensors gradients besides its two foreach
+    operations (ATen ForeachReduceOp.cu, TensorShape.cu; torch/nn/utils/clip_grad.py):
+    _foreach_norm's zeroed per-chunk buffer (1) and its per-tensor cleanup (a kernel per
+    NORM_CLEANUP_BATCH tensors), torch.stack of the n norms (a cat kernel per CAT_BATCH inputs),
+    linalg.vector_norm (1), total + 1e-6 (1), max_norm / that (reciprocal and mul, 2), clamp (1):
+    CLIP_FIXED + ceil(n / 400) + ceil(n / 128)."""
+    n = int(ntensors)
+    return CLIP_FIXED + (-(-n // NORM_CLEANUP_BATCH) - (-n // CAT_BATCH) if n > 0 else 0)
+
+
+def optim_ops(name):
+    """(lists, scalarlist, byte share) of each foreach operation of a row's step: OPT_FOREACH's
+    (share 1), after CLIP_FOREACH's for an "<optimizer>_clip" row; KeyError for another name."""
+    base = name[:-5] if name.endswith("_clip") else name
+    ops = [(lists, sl, 1.0) for lists, sl in OPT_FOREACH[base]]
+    return CLIP_FOREACH + ops if base != name else ops
+
+
+def has_launch_form(name):
+    """Whether a row's step is counted in launches (optim_ops knows its operations)."""
+    try:
+        optim_ops(name)
+        return True
+    except KeyError:
+        return False
+
+
 def mta_launch_list(sizes, lists, scalarlist):
     """Each launch of one foreach operation over tensors of `sizes` elements, as ATen's
     MultiTensorApply.cuh cuts them, as (elements, largest chunk): chunks of 65536, at most 320 a
@@ -1437,10 +1481,14 @@ def opt_point_sizes(p):
 
 def optim_launch_features(name, sizes):
     """Launches, elements touched x lists, largest chunks x lists over the optimizer's foreach
-    operations (OPT_FOREACH)."""
+    operations (optim_ops: OPT_FOREACH's, and the clip's with its one-element kernels as launches
+    for an "_clip" row)."""
     f = [0.0, 0.0, 0.0]
-    for lists, sl in OPT_FOREACH[name]:
-        f = [a + b for a, b in zip(f, mta_launches(sizes, lists, sl))]
+    for lists, sl, w in optim_ops(name):
+        n, moved, chunk = mta_launches(sizes, lists, sl)
+        f = [a + b for a, b in zip(f, (n, moved * w, chunk * w))]
+    if name.endswith("_clip"):
+        f[0] += clip_small_launches(sum(1 for e in sizes if e > 0))
     return f
 
 
@@ -1491,17 +1539,20 @@ HBM_FIELDS = ("hbm_launch_us", "hbm_per_moved_elem_us", "hbm_sat_blocks", "cache
 def optim_streams(name, numel, cache_bytes):
     """Whether every foreach operation of the optimizer's step over numel fp32 elements touches
     more bytes than the GPU's L2 cache holds (its lists x numel x 4), so that it streams from HBM."""
-    return min(lists for lists, _ in OPT_FOREACH[name]) * numel * 4 > cache_bytes
+    return min(lists for lists, _, _ in optim_ops(name)) * numel * 4 > cache_bytes
 
 
 def optim_hbm_features(name, sizes, sat_blocks):
     """(launches, the sum over them of lists x max(elements, sat_blocks x largest chunk)) over the
-    optimizer's foreach operations (OPT_FOREACH): the HBM form's features (fit_optim_hbm)."""
+    optimizer's foreach operations (optim_ops; an "_clip" row's one-element kernels add launches):
+    the HBM form's features (fit_optim_hbm)."""
     n = t = 0.0
-    for lists, sl in OPT_FOREACH[name]:
+    for lists, sl, w in optim_ops(name):
         ls = mta_launch_list(sizes, lists, sl)
         n += len(ls)
-        t += lists * sum(max(e, sat_blocks * c) for e, c in ls)
+        t += lists * sum(max(e, sat_blocks * c) for e, c in ls) * w
+    if name.endswith("_clip"):   # one-element kernels: a launch each
+        n += clip_small_launches(sum(1 for e in sizes if e > 0))
     return n, t
 
 
@@ -1595,7 +1646,24 @@ def l2_cache_bytes(torch):
     return int(torch.cuda.get_device_properties(0).L2_cache_size)
 
 
-def measure_optimizers(torch, log):
+OPT_NAMES = ("adamw", "adam", "sgd", "adamw_clip", "adam_clip", "sgd_clip")
+CLIP_MAX_NORM = 1.0   # HF Trainer's max_grad_norm (the time does not depend on it: no host sync)
+
+
+class clipped_step:
+    """An optimizer whose step() clips its parameters' gradients to total norm CLIP_MAX_NORM
+    first (torch.nn.utils.clip_grad_norm_, PyTorch's default foreach path), as
+    validate_torch.clipped_optimizer's does."""
+
+    def __init__(self, torch, opt, params):
+        self.torch, self.opt, self.params = torch, opt, params
+
+    def step(self):
+        self.torch.nn.utils.clip_grad_norm_(self.params, CLIP_MAX_NORM)
+        self.opt.step()
+
+
+def measure_optimizers(torch, log, names=("adamw", "adam", "sgd")):
     """Each optimizer's step as it runs in a training step: after a forward and backward over
     the same parameters, with set_to_none gradients (PyTorch's default), measured three ways in
     every round: (a) as the captures time it (events from backward's end to the step's end, and
@@ -1603,7 +1671,10 @@ def measure_optimizers(torch, log):
     again), (c) a step right after (b)'s, back to back (the old calibration's context, kept as a
     comparison: in real steps the host pays 2.4-6x its per-tensor cost, data/compute/README.md).
     Writes the device fit (base + per tensor + per element, from (b)), the host fit (base + per
-    tensor, from (a)), the last kernel's share and the host-speed probe's readings beside it."""
+    tensor, from (a)), the last kernel's share and the host-speed probe's readings beside it.
+    names: from OPT_NAMES; an "<optimizer>_clip" one steps as validate_torch's clipped_optimizer
+    does: torch.nn.utils.clip_grad_norm_(parameters, CLIP_MAX_NORM), then opt.step(), the clip
+    inside every timing of the step."""
     import gc
     import numpy as np
     import torch_host
@@ -1616,18 +1687,21 @@ def measure_optimizers(torch, log):
     gc.callbacks.append(on_gc)
     ev = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
     try:
-        for name in ("adamw", "adam", "sgd"):
+        for name in names:
             pts, temp = [], []
+            base = name[:-5] if name.endswith("_clip") else name
             for L, W in OPT_NETS:
                 probes.append(torch_host.host_probe())
                 torch.manual_seed(0)
                 ps, fwd_bwd = opt_net(torch, L, W)
-                if name == "adamw":
+                if base == "adamw":
                     opt = torch.optim.AdamW(ps, lr=1e-4)
-                elif name == "adam":
+                elif base == "adam":
                     opt = torch.optim.Adam(ps, lr=1e-4)
                 else:
                     opt = torch.optim.SGD(ps, lr=0.01, momentum=0.9)
+                if base != name:
+                    opt = clipped_step(torch, opt, ps)
                 for _ in range(2):
                     fwd_bwd()
                     t0 = time.perf_counter()
@@ -1724,7 +1798,7 @@ def refit_optimizer(path):
             d = json.load(f)
         for o in d["compute"]["optimizer"]:
             o.update(optim_host_fields(o["points"]))
-            if o["name"] in OPT_FOREACH:
+            if has_launch_form(o["name"]):
                 for k in LAUNCH_FIELDS:   # a refit that gives none drops the old ones
                     o.pop(k, None)
                 o.update(optim_launch_fields(o["name"], o["points"]))
@@ -1761,6 +1835,9 @@ def main(argv=None):
     ap.add_argument("--budget", type=float, default=0,
                     help="seconds each sweep (gemm, gemm_unaligned, conv) may take, and hf_host --hf-interleave's "
                          "rounds of each mode; 0: no limit")
+    ap.add_argument("--optimizers", default="adamw,adam,sgd",
+                    help="the optimizer part's rows, from " + ",".join(OPT_NAMES) + " (an _clip one "
+                         "clips the gradients' total norm inside the step; e.g. adamw_clip,sgd_clip)")
     ap.add_argument("--refit-optimizer", action="store_true",
                     help="no GPU: refit the host parts and launch form of --out's optimizer rows from their points")
     a = ap.parse_args(argv)
@@ -1788,6 +1865,10 @@ def main(argv=None):
             _die("--hf-interleave: --hf-archs of at least two from %s, e.g. llama,qwen3" % ",".join(HF_HOST_ARCHS), 64)
     if a.hf_rounds < 1:
         _die("--hf-rounds: at least 1", 64)
+    given = [z for z in a.optimizers.split(",") if z]
+    if not given or any(z not in OPT_NAMES for z in given):
+        _die("--optimizers: from %s, e.g. adamw_clip,sgd_clip" % ",".join(OPT_NAMES), 64)
+    a.optimizers = tuple(dict.fromkeys(given))
     bad = [p for p in parts if p not in PARTS]
     if bad:
         _die("--parts: unknown part '%s' (expected %s)" % (bad[0], ",".join(PARTS)), 64)
@@ -1877,7 +1958,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         comp["timer_overhead_us"] = round(over, 3)
         comp.setdefault("diag", {})["timer"] = rows
     elif part == "optimizer":
-        comp["optimizer"], probes = measure_optimizers(torch, log)
+        comp["optimizer"], probes = measure_optimizers(torch, log, a.optimizers)
         comp.setdefault("diag", {})["optimizer"] = {"probes_us": [round(p, 3) for p in probes],
                                                     "l2_cache_bytes": l2_cache_bytes(torch)}
 

@@ -42,7 +42,7 @@ def load(path, l2_bytes=0):
         raise ValueError("%s: no probe readings (diag.optimizer.probes_us)" % path)
     rows = {o["name"]: o for o in c["optimizer"] if "host_per_tensor_us" in o}
     for o in rows.values():
-        if "launch_us" not in o and "points" in o and o["name"] in calib_torch.OPT_FOREACH:
+        if "launch_us" not in o and "points" in o and calib_torch.has_launch_form(o["name"]):
             lu, lm, lc, _ = calib_torch.fit_optim_launch(o["name"], o["points"])
             if calib_torch.launch_ok(lu, lm, lc):   # else the row has none (fusim would refuse it)
                 o["launch_us"], o["per_moved_elem_us"], o["per_chunk_elem_us"] = lu, lm, lc
