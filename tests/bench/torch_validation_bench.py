@@ -16,6 +16,9 @@ build/fusim data/validation/torch_h200_runN). The strict figure stays the target
     python3 tests/bench/torch_validation_bench.py build/fusim [RUNDIR ...] [-- STORE-OPTIONS]
     meson test -C build --benchmark torch-validation
 
+With several RUNDIRs it ends with their rows pooled (each row once, each model of each run a
+model of its own for the fastest-plan figure).
+
 A run of several ranks (validate_torch --world-size) is predicted with the profile measured in
 its own call (RUNDIR/profile.json) and shows its ranks' skew. Without RUNDIRs it scores the
 newest committed one-GPU run (the highest torch_h200_run number). Prints the figures; exits 0
@@ -169,6 +172,21 @@ def unresolved(gaps, spans):
             if g > FASTEST_MAX and spans.get(w) and spans[w][0] <= FASTEST_MAX]
 
 
+def targets(errs, inside, over, gaps, spans, n):
+    """The targets line for n scored rows (score's results)."""
+    off = sum(g > FASTEST_MAX for g in gaps.values())
+    print("  targets: median |error| <= 2%%: %s; no row above 5%%: %s (%d above); "
+          "fastest plan within 1%% for every model: %s (%d of %d%s); overhead within 15%% "
+          "or 300 us: %s (%d/%d); interval holds >= 90%%: %s (%d/%d)"
+          % (verdict(statistics.median(errs) <= MEDIAN_MAX),
+             verdict(max(errs) <= ROW_MAX), sum(e > ROW_MAX for e in errs),
+             verdict(all(g <= FASTEST_MAX for g in gaps.values())),
+             sum(g <= FASTEST_MAX for g in gaps.values()), len(gaps),
+             "; of the %d above 1%%, %d not resolved by the run: 90%% interval reaches 1%%"
+             % (off, len(unresolved(gaps, spans))) if off else "",
+             verdict(over == n), over, n, verdict(inside >= INSIDE_MIN * n), inside, n))
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit("usage: torch_validation_bench.py FUSIM [RUNDIR ...] [-- STORE-OPTIONS]")
@@ -177,6 +195,7 @@ def main():
     args = args[:args.index("--")] if "--" in args else args
     fusim = args[0]
     rundirs = args[1:] or [newest_run()]
+    pooled, pooled_times = [], {}   # every run's rows, each model-run apart (run/workload)
     with tempfile.TemporaryDirectory() as tmp:
         for rundir in rundirs:
             rows = matrix(fusim, rundir, tmp, extra)
@@ -187,21 +206,16 @@ def main():
             for w in dict.fromkeys(r["workload"] for r in rows):
                 score("  " + w, [r for r in rows if r["workload"] == w], times)
             errs, inside, over, gaps, spans = score("  all", rows, times)
-            off = sum(g > FASTEST_MAX for g in gaps.values())
             ranks(rundir)
-            n = len(rows)
-            print("  targets: median |error| <= 2%%: %s; no row above 5%%: %s (%d above); "
-                  "fastest plan within 1%% for every model: %s (%d of %d%s); overhead within 15%% "
-                  "or 300 us: %s (%d/%d); interval holds >= 90%%: %s (%d/%d)"
-                  % (verdict(statistics.median(errs) <= MEDIAN_MAX),
-                     verdict(max(errs) <= ROW_MAX), sum(e > ROW_MAX for e in errs),
-                     verdict(all(g <= FASTEST_MAX for g in gaps.values())),
-                     sum(g <= FASTEST_MAX for g in gaps.values()), len(gaps),
-                     "; of the %d above 1%%, %d not resolved by the run: 90%% interval reaches 1%%"
-                     % (off, len(unresolved(gaps, spans))) if off else "",
-                     verdict(over == n), over, n, verdict(inside >= INSIDE_MIN * n), inside, n))
+            targets(errs, inside, over, gaps, spans, len(rows))
+            run = os.path.basename(os.path.normpath(rundir))
+            pooled += [dict(r, workload="%s/%s" % (run, r["workload"])) for r in rows]
+            pooled_times.update({("%s/%s" % (run, w), p): t for (w, p), t in times.items()})
+    if len(rundirs) > 1:   # the runs' rows together: each row counts once, each model-run is a model
+        print("\n%d runs pooled (%d rows)" % (len(rundirs), len(pooled)))
+        errs, inside, over, gaps, spans = score("  all runs", pooled, pooled_times)
+        targets(errs, inside, over, gaps, spans, len(pooled))
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
