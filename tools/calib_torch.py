@@ -69,6 +69,15 @@ def _die(msg, status=65):
     sys.exit(status)
 
 
+def _names(text, allowed, msg):
+    """The comma-separated names of text, each once, in the order given; an empty list or a name
+    not in allowed: msg, exit 64."""
+    given = [z for z in text.split(",") if z]
+    if not given or any(z not in allowed for z in given):
+        _die(msg, 64)
+    return tuple(dict.fromkeys(given))
+
+
 def import_torch(prog):
     """torch, or one stderr line (prog: ...) and exit 69 where PyTorch or a CUDA GPU is missing."""
     try:
@@ -1416,10 +1425,15 @@ def clip_small_launches(ntensors):
     return CLIP_FIXED + (-(-n // NORM_CLEANUP_BATCH) - (-n // CAT_BATCH) if n > 0 else 0)
 
 
+def optim_base(name):
+    """The optimizer of a row's name: "adamw" for "adamw" and for "adamw_clip"."""
+    return name[:-5] if name.endswith("_clip") else name
+
+
 def optim_ops(name):
     """(lists, scalarlist, byte share) of each foreach operation of a row's step: OPT_FOREACH's
     (share 1), after CLIP_FOREACH's for an "<optimizer>_clip" row; KeyError for another name."""
-    base = name[:-5] if name.endswith("_clip") else name
+    base = optim_base(name)
     ops = [(lists, sl, 1.0) for lists, sl in OPT_FOREACH[base]]
     return CLIP_FOREACH + ops if base != name else ops
 
@@ -1689,7 +1703,7 @@ def measure_optimizers(torch, log, names=("adamw", "adam", "sgd")):
     try:
         for name in names:
             pts, temp = [], []
-            base = name[:-5] if name.endswith("_clip") else name
+            base = optim_base(name)
             for L, W in OPT_NETS:
                 probes.append(torch_host.host_probe())
                 torch.manual_seed(0)
@@ -1850,14 +1864,10 @@ def main(argv=None):
         a.hf_depths = ()
     if len(a.hf_depths) < 2 or a.hf_depths[0] < 1:
         _die("--hf-depths: at least two layer counts >= 1, e.g. 1,3", 64)
-    given = [z for z in a.hf_sizes.split(",") if z]
-    if not given or any(z not in ("real", "tiny") for z in given):
-        _die("--hf-sizes: real and/or tiny, e.g. tiny", 64)
+    given = _names(a.hf_sizes, ("real", "tiny"), "--hf-sizes: real and/or tiny, e.g. tiny")
     a.hf_sizes = tuple(z for z in ("real", "tiny") if z in given)
-    given = [z for z in a.hf_archs.split(",") if z]
-    if not given or any(z not in HF_HOST_MODELS for z in given):
-        _die("--hf-archs: from %s, e.g. llama,qwen3" % ",".join(HF_HOST_MODELS), 64)
-    a.hf_archs = tuple(dict.fromkeys(given))  # in the order given (resnet50 last whatever it is)
+    # in the order given (resnet50 last whatever it is)
+    a.hf_archs = _names(a.hf_archs, HF_HOST_MODELS, "--hf-archs: from %s, e.g. llama,qwen3" % ",".join(HF_HOST_MODELS))
     if a.hf_interleave:
         if a.hf_sizes != ("tiny",):
             _die("--hf-interleave: the tiny models only: give --hf-sizes tiny", 64)
@@ -1865,10 +1875,7 @@ def main(argv=None):
             _die("--hf-interleave: --hf-archs of at least two from %s, e.g. llama,qwen3" % ",".join(HF_HOST_ARCHS), 64)
     if a.hf_rounds < 1:
         _die("--hf-rounds: at least 1", 64)
-    given = [z for z in a.optimizers.split(",") if z]
-    if not given or any(z not in OPT_NAMES for z in given):
-        _die("--optimizers: from %s, e.g. adamw_clip,sgd_clip" % ",".join(OPT_NAMES), 64)
-    a.optimizers = tuple(dict.fromkeys(given))
+    a.optimizers = _names(a.optimizers, OPT_NAMES, "--optimizers: from %s, e.g. adamw_clip,sgd_clip" % ",".join(OPT_NAMES))
     bad = [p for p in parts if p not in PARTS]
     if bad:
         _die("--parts: unknown part '%s' (expected %s)" % (bad[0], ",".join(PARTS)), 64)
