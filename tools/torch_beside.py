@@ -207,10 +207,7 @@ def measure(model, run_loss, opt, *, rounds=10, warmup=2, set_to_none=True, chun
         mc = _copy.deepcopy(model)
         f = _Fuser([(n_, p) for n_, p in mc.named_parameters() if p.requires_grad], 25 * MiB,
                    overlap=name == "hk_on")
-        try:
-            o = type(opt)(mc.parameters(), **opt.defaults) if opt is not None else None
-        except (TypeError, AttributeError):
-            o = None
+        o = torch_host.same_optimizer(opt, mc.parameters())
         hk[name] = (mc, f, o)
     first = []   # the first in-backward issue's offset over backward()'s time, per hk_on step
 
@@ -313,10 +310,7 @@ def _first_issue(model, run_loss, opt, raw, rounds, warmup, set_to_none):
         mc = _copy.deepcopy(model)
         f = torch_host.FirstIssueFuser([(n_, p) for n_, p in mc.named_parameters() if p.requires_grad],
                                        inside=name == "fi_on")
-        try:
-            o = type(opt)(mc.parameters(), **opt.defaults) if opt is not None else None
-        except (TypeError, AttributeError):
-            o = None
+        o = torch_host.same_optimizer(opt, mc.parameters())
         arms[name] = (mc, f, o)
 
     def step(name):

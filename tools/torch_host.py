@@ -201,6 +201,23 @@ def host_timeline(model, params, run_fwd, opt, *, iters=20, warmup=3, set_to_non
 
 # ---- framework microbenchmarks (model-independent) ---------------------------------------------
 
+def same_optimizer(opt, params):
+    """A new optimizer of opt's class and settings over params, for the copies of the model that
+    torch_modelcost and torch_beside step as the recipe does. Only the settings its constructor
+    takes: PyTorch 2.11's AdamW keeps decoupled_weight_decay in its defaults but does not accept
+    it (AdamW(params, **opt.defaults) is a TypeError; the copies fell back to SGD or to no
+    optimizer until session 37). None for opt None; a constructor that still refuses raises."""
+    if opt is None:
+        return None
+    import inspect
+    takes = inspect.signature(type(opt).__init__).parameters
+    if any(p.kind == p.VAR_KEYWORD for p in takes.values()):
+        settings = dict(opt.defaults)
+    else:
+        settings = {k: v for k, v in opt.defaults.items() if k in takes}
+    return type(opt)(params, **settings)
+
+
 def ensure_process_group():
     """An NCCL process group, unless one exists: this process's rank of RANK / WORLD_SIZE, on
     the GPU LOCAL_RANK (tools/validate_torch.py --world-size sets them, one process a GPU);

@@ -458,10 +458,11 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
             log=None, sync_fwd=False, buckets=False, spacing_variants=False,
             spacing_every=(4, 16)):
     """Runs the variants on copies of model (see the module docstring); run_loss(m) -> the loss
-    of one forward of m; opt: the capture's optimizer (its class and defaults are copied; SGD
-    when None); fixed: the tower's fixed parts. Returns with_ci()'s dict plus "P", "rounds" and
-    "raw" (every round's backward() CPU time per variant). sync_fwd: wait for forward's GPU work
-    before backward() (no launches pending when it starts; torch_launchq.py --sync-probe).
+    of one forward of m; opt: the capture's optimizer (its class and settings are copied,
+    torch_host.same_optimizer; SGD when None); fixed: the tower's fixed parts. Returns
+    with_ci()'s dict plus "P", "rounds" and "raw" (every round's backward() CPU time per
+    variant). sync_fwd: wait for forward's GPU work before backward() (no launches pending when
+    it starts; torch_launchq.py --sync-probe).
     buckets: the per-bucket variants too (BUCKET_VARIANTS: DDP's bucket call, the hook
     pattern's bucket issue and DDP's offload comm hook on the model, "ddp_bucket_us" /
     "hooks_bucket_us" / "ddp_hook_bucket_us"). spacing_variants: with buckets, SPACING_VARIANTS
@@ -498,10 +499,8 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
             params = [(n, p) for n, p in core.named_parameters() if p.requires_grad]
             fuser = torch_host.HookFuser(params, 0 if v == "hk_n" else int(HUGE * MiB),
                                          every=every_of(v), issue=v != "hk_0")
-        try:
-            o = type(opt)(core.parameters(), **opt.defaults)
-        except (TypeError, AttributeError):   # no optimizer, or one not built from its defaults
-            o = torch.optim.SGD(core.parameters(), lr=1e-3, momentum=0.9)
+        o = torch_host.same_optimizer(opt, core.parameters()) if opt is not None else \
+            torch.optim.SGD(core.parameters(), lr=1e-3, momentum=0.9)
         runners[v] = (m, core, fuser, o)
 
     def issuing(v):   # the variants whose issues are timed call by call (issue_direct)

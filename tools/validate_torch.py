@@ -258,8 +258,8 @@ def clipped_optimizer(cls, max_norm):
     """A subclass of the optimizer cls whose step() runs torch.nn.utils.clip_grad_norm_ over its
     parameters first, as a training loop calls it between backward() and step(). Inside step(),
     so every timing of the optimizer's phase (the capture's, the runners') includes it; a
-    subclass, so that a copy made as torch_modelcost makes one (type(opt)(params, **opt.defaults),
-    SGD where that fails) clips too."""
+    subclass, so that a copy made as torch_modelcost makes one (torch_host.same_optimizer: the
+    class with its settings) clips too."""
     import torch
 
     class Clipped(cls):

@@ -569,5 +569,57 @@ ph = lq.split_phases([("fusim_fwd", 0, 100, 100), ("fusim_bwd", 100, 300, 200),
                       ("cudaMemcpyAsync", 250, 251, 1), ("aten::add", 20, 30, 10)])
 check("phases: 1 launch in forward, 2 in backward, none in opt",
       ph == {"fwd": [2], "bwd": [70, 1], "opt": []})
+# torch_host.same_optimizer: the copies of the model step with the recipe's optimizer. The
+# stand-ins below take the arguments PyTorch 2.11's Adam and AdamW take (torch/optim/adam.py,
+# adamw.py of the 2.11.0 wheel): AdamW's constructor does not accept decoupled_weight_decay,
+# which its defaults hold, so the copy by **defaults raised and the runners fell back to SGD.
+import torch_host  # noqa: E402
+
+
+class Adam:
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        self.params = list(params)
+        self.defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                             amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                             capturable=capturable, differentiable=differentiable, fused=fused,
+                             decoupled_weight_decay=decoupled_weight_decay)
+
+
+class AdamW(Adam):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused, decoupled_weight_decay=True)
+
+
+class ClippedAdamW(AdamW):   # as validate_torch.clipped_optimizer: only step() overridden
+    pass
+
+
+class Anything:   # a user's optimizer that takes any keyword
+    def __init__(self, params, **kw):
+        self.params, self.defaults = list(params), dict(kw)
+
+
+orig = ClippedAdamW([1, 2], lr=1e-4, weight_decay=0.05)
+try:
+    ClippedAdamW([3], **orig.defaults)
+    old_copy_raised = False
+except TypeError:
+    old_copy_raised = True
+check("the old copy, AdamW(params, **defaults), raises TypeError", old_copy_raised)
+cp = torch_host.same_optimizer(orig, [3, 4])
+check("same_optimizer: the same class over the new parameters",
+      type(cp) is ClippedAdamW and cp.params == [3, 4])
+check("same_optimizer: the same settings (lr 1e-4, weight decay 0.05, decoupled)",
+      cp.defaults == orig.defaults)
+anything = torch_host.same_optimizer(Anything([1], lr=0.5, mystery=3), [2])
+check("same_optimizer: a **kwargs constructor gets every setting",
+      anything.defaults == {"lr": 0.5, "mystery": 3})
+check("same_optimizer: None for no optimizer", torch_host.same_optimizer(None, [1]) is None)
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
