@@ -1570,6 +1570,32 @@ def optim_hbm_features(name, sizes, sat_blocks):
     return n, t
 
 
+def optim_dev_us(row, sizes):
+    """The device time fusim gives a fitted row's step over tensors of `sizes` elements in
+    parameter order (model/fu_compute.c fu_optim_dev_us, the same rule): per foreach operation
+    (optim_ops) the HBM form where the row has one and the operation's lists x elements x 4 bytes
+    pass its cache, else the launch form; an "_clip" row's one-element kernels at the launch cost
+    of its one-list operations. A row without a launch form: base + per tensor + per element."""
+    name, n = row["name"], sum(1 for e in sizes if e > 0)
+    total = sum(e for e in sizes if e > 0)
+    if not row.get("launch_us", 0) > 0 or not has_launch_form(name):
+        return row["base_us"] + row["per_tensor_us"] * len(sizes) + row["per_elem_us"] * total
+    hbm = row.get("hbm_launch_us", 0) > 0
+    us = 0.0
+    for lists, sl, share in optim_ops(name):
+        ls = mta_launch_list(sizes, lists, sl)
+        if hbm and lists * total * 4 > row["cache_bytes"]:
+            sat = lists * sum(max(e, row["hbm_sat_blocks"] * c) for e, c in ls)
+            us += row["hbm_launch_us"] * len(ls) + row["hbm_per_moved_elem_us"] * sat * share
+        else:
+            us += row["launch_us"] * len(ls) + (row["per_moved_elem_us"] * lists * sum(e for e, _ in ls) +
+                                                row["per_chunk_elem_us"] * lists * sum(c for _, c in ls)) * share
+    if name.endswith("_clip"):
+        small = clip_small_launches(n)
+        us += small * (row["hbm_launch_us"] if hbm and total * 4 > row["cache_bytes"] else row["launch_us"])
+    return us
+
+
 def fit_optim_hbm(name, pts, cache_bytes):
     """The device time of a step that streams from HBM (optim_streams): each launch costs
     hbm_launch_us plus hbm_per_moved_elem_us for each element of each list it touches, but at

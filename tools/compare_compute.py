@@ -47,6 +47,9 @@ ROOT = os.path.dirname(HERE)
 KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_captured.json)
     "bert_large": dict(arch="bert", layers=24, hidden=1024, heads=16, ffn=4096, vocab=30522),
     "resnet50": dict(arch="resnet50"),
+    # tools/validate_torch.py's HF models (its captures' meta.model)
+    "bert_base": dict(arch="bert", layers=12, hidden=768, heads=12, ffn=3072, vocab=30522),
+    "gpt2": dict(arch="gpt2", layers=12, hidden=768, heads=12, ffn=3072, vocab=50257),
 }
 
 

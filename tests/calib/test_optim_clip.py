@@ -87,6 +87,48 @@ try:
 except SystemExit as e:
     if e.code != 64:
         fails.append("--optimizers lamb: exit %s, expected 64" % e.code)
+
+# tools/clip_check.py mech: hand-made calibrations of two nets whose clipped steps cost the plain
+# ones plus twice what the launch form adds (launch_us 2, 1e-6 us per moved element): the added
+# device time reads -50%, the clipped step (plain + the form's add) (p + a) / (p + 2a) - 1; a
+# calibration without the plain row: one line, exit 65
+import atexit  # noqa: E402
+import json  # noqa: E402
+import shutil  # noqa: E402
+import re  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+tmp = tempfile.mkdtemp(prefix="fusim-clipcheck-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+row = dict(name="sgd", base_us=1.0, per_tensor_us=0.0, per_elem_us=0.0, launch_us=2.0, per_moved_elem_us=1e-6,
+           per_chunk_elem_us=0.0, host_base_us=100.0, host_per_tensor_us=1.0, host_probe_us=5.0)
+pts = [dict(n=4 * L, numel=L * (W * W + 3 * W), L=L, W=W, dev_us=100.0 * (i + 1), host_us=500.0)
+       for i, (L, W) in enumerate([(4, 256), (16, 1024)])]
+adds = [c.optim_dev_us(dict(row, name="sgd_clip"), c.opt_point_sizes(p)) - c.optim_dev_us(row, c.opt_point_sizes(p))
+        for p in pts]
+clip_pts = [dict(p, dev_us=p["dev_us"] + 2 * a, host_us=600.0) for p, a in zip(pts, adds)]
+files = {}
+for name, rows in (("clip", [dict(row, name="sgd_clip", points=clip_pts)]), ("plain", [dict(row, points=pts)]),
+                   ("none", [])):
+    files[name] = os.path.join(tmp, name + ".json")
+    json.dump({"format": "fusim-compute-1", "compute": {"optimizer": rows}}, open(files[name], "w"))
+tool = os.path.join(ROOT, "tools", "clip_check.py")
+r = subprocess.run([sys.executable, tool, "mech", files["clip"], files["plain"]], capture_output=True, text=True)
+lines = [x.split() for x in r.stdout.splitlines() if re.match(r"sgd +\d", x)]
+if r.returncode != 0 or len(lines) != 2:
+    fails.append("clip_check mech: exit %d, %r %r" % (r.returncode, r.stdout, r.stderr))
+else:
+    for x, p, a in zip(lines, pts, adds):
+        want = [p["n"], round(2 * a, 1), round(a, 1), -50, round(100 * ((p["dev_us"] + a) / (p["dev_us"] + 2 * a) - 1), 1),
+                100.0]
+        got = [int(x[1]), float(x[3]), float(x[4]), int(x[5].rstrip("%")), float(x[8].rstrip("%")), float(x[9])]
+        if got != want:
+            fails.append("clip_check mech, %d tensors: %s, expected %s" % (p["n"], got, want))
+    if not re.search(r"the clip adds \+\d+ us", r.stdout):
+        fails.append("clip_check mech: no host line: %r" % r.stdout)
+r = subprocess.run([sys.executable, tool, "mech", files["clip"], files["none"]], capture_output=True, text=True)
+if r.returncode != 65 or len(r.stderr.strip().splitlines()) != 1:
+    fails.append("clip_check mech without the plain row: exit %d, %r" % (r.returncode, r.stderr))
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)

@@ -13,6 +13,7 @@ usage: clip_grad.py FUSIM"""
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -141,4 +142,30 @@ else:
             if isinstance(v, float) and abs(got[name].get(k, -1) - v) > 1e-9 * max(1, abs(v)):
                 fails.append("fit --compute of adamw_clip alone changed %s.%s: %s -> %s" % (name, k, v, got[name].get(k)))
     check("merged adamw_clip launch_us", got["adamw_clip"]["launch_us"], 3.0, 1e-12)
+# 6. the bundled H100 profile's measured rows (data/profiles/h100-sxm.json: adamw, adam, sgd and their
+#    _clip rows, merged from data/compute/h100-calib-torch-2026-12-06-*.json): fusim's device time (the
+#    notes' "Optimizer step: device D us") is calib_torch.optim_dev_us of the same row over the same
+#    gradients, which tools/clip_check.py prices captures with; a model of 8.4 M elements, where the
+#    one-list operations fit the 52 MB cache and the others stream (the form is chosen per operation),
+#    and BIG, where all stream. The embedded H200 default has no _clip rows yet: refused, exit 65.
+h100 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "profiles", "h100-sxm.json")
+h100_rows = {o["name"]: o for o in json.load(open(h100))["compute"]["optimizer"]}
+if sorted(h100_rows) != sorted(["adamw", "adam", "sgd", "adamw_clip", "adam_clip", "sgd_clip"]):
+    fails.append("h100-sxm.json's optimizer rows: %s" % sorted(h100_rows))
+MID = ["--transformer", "--arch", "llama", "--layers", "2", "--hidden", "512", "--heads", "8", "--ffn", "1024",
+       "--vocab", "4000", "--seq", "64", "--micro-batch", "2", "--precision", "autocast-bf16"]
+for model, what in ((MID, "8.4 M elements"), (BIG, "BIG")):
+    for opt, clip in (("adamw", False), ("adamw", True), ("sgd", True)):
+        args = model + ["--optimizer", opt] + (["--clip-grad-norm", "1"] if clip else [])
+        w, _ = workload(fusim, args, h100, tmp)
+        if not w:
+            continue
+        m = re.search(r"Optimizer step: device ([0-9.]+) us", w["notes"])
+        sizes = [g["bytes"] / 4.0 for g in reversed(w["grads"])]
+        want = calib_torch.optim_dev_us(h100_rows[opt + ("_clip" if clip else "")], sizes)
+        check("h100-sxm %s%s device, %s" % (opt, "_clip" if clip else "", what), float(m.group(1)) if m else -1,
+              want, 0.051)
+r = subprocess.run([fusim, "workload"] + SMALL + ["--clip-grad-norm", "1"], capture_output=True, text=True)
+if r.returncode != 65 or "h200-default" not in r.stderr:
+    fails.append("--clip-grad-norm on the embedded default: exit %d, stderr %r" % (r.returncode, r.stderr))
 finish()
