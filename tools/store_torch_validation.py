@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """store_torch_validation.py: the CPU half of the real-PyTorch validation (issue 10). Reads a run
-of tools/validate_torch.py (RUNDIR/runs.json and the workloads it captured), predicts every row
-with `fusim predict` under the same plan, framework and communication, with the buckets the
-framework really used, and stores each prediction (by fusim itself, --db) with its measurement,
-so that v_prediction_error shows them. Prints the matrix and its summary; --csv writes it.
+of tools/validate_torch.py (RUNDIR/runs.json, or runs.json.gz, and the workloads it captured),
+predicts every row with `fusim predict` under the same plan, framework and communication, with
+the buckets the framework really used, and stores each prediction (by fusim itself, --db) with its
+measurement, so that v_prediction_error shows them. Prints the matrix and its summary; --csv writes it.
 
 Compute baseline: as `fusim validate` does, each model's workload is scaled to the compute-only
 iteration measured in the same loop: host work (the CPU timeline and the frameworks' host costs)
@@ -54,6 +54,7 @@ import tempfile
 import torch_beside
 import torch_interval as TI
 import torch_modelcost
+import torch_runs
 
 
 def die(msg, status=65):
@@ -808,11 +809,10 @@ def main():
         die("--plan-jitter needs --no-store: fusim's stored prediction does not carry the shift", 64)
     if not 0 <= a.whole_over_calls < float("inf"):   # a rise below 0 prices an issue under the dense one
         die("--whole-over-calls %g: expected a factor of 0 or more" % a.whole_over_calls, 64)
-    path = os.path.join(a.rundir, "runs.json")
+    path = torch_runs.find(os.path.join(a.rundir, "runs.json"))
     if not os.path.isfile(path):
         die("%s: no such file (a run of tools/validate_torch.py)" % path, 66)
-    with open(path) as f:
-        run = json.load(f)
+    run = torch_runs.load(path)
     if run.get("format") != "fusim-torch-validation-1" or not run.get("models"):
         die("%s: not a validation run with models" % path)
     gpus = int(run.get("world_size", 1))
@@ -846,7 +846,9 @@ def main():
         except (OSError, ValueError) as e:
             die("%s: %s" % (a.launchq, getattr(e, "strerror", None) or e), 66)
     rows = []
-    bdir = os.path.join(a.rundir, "buckets")   # the frameworks' buckets, kept with the run
+    # the frameworks' buckets (each row's, from runs.json) as files fusim reads: kept with the run
+    # where stored (the database's plan names the file), else scratch (the run folder untouched)
+    bdir = os.path.join(tmp if a.no_store else a.rundir, "buckets")
     for m in run["models"]:
         wpath = os.path.join(a.rundir, "wl_%s.json" % m["workload"])
         with open(wpath) as f:

@@ -636,9 +636,8 @@ def report(run):
 
 
 def _main(path):
-    import json
-    with open(path) as fh:
-        r = json.load(fh)
+    import torch_runs
+    r = torch_runs.load(path)
     if "structure_experiment" not in r:
         return bad_input.fail("torch_fwcal", path, "no structure experiment", bad_input.DATAERR)
     print("\n".join(report(r)))
@@ -647,5 +646,5 @@ def _main(path):
 if __name__ == "__main__":
     import sys
     if len(sys.argv) != 2:
-        sys.exit("usage: torch_fwcal.py RUNDIR/runs.json  (prints the structure experiment)")
+        sys.exit("usage: torch_fwcal.py RUNDIR/runs.json[.gz]  (prints the structure experiment)")
     sys.exit(bad_input.run("torch_fwcal", _main, sys.argv[1]))

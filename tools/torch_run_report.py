@@ -37,13 +37,15 @@ rows (issue 10; no torch needed):
 
     python3 tools/torch_run_report.py data/validation/torch_h200_run10
 
-A RUNDIR without runs.json: usage, exit 64; one that is not a validation run, or whose rounds lack
-their CPU times (runs before 8): one line on stderr, exit 65.
+A RUNDIR without runs.json (or runs.json.gz): usage, exit 64; one that is not a validation run,
+or whose rounds lack their CPU times (runs before 8): one line on stderr, exit 65.
 """
 import json
 import os
 import statistics as st
 import sys
+
+import torch_runs
 
 
 def corr(a, b):
@@ -181,10 +183,9 @@ def load_run(rundir):
     """RUNDIR/runs.json of a tools/validate_torch.py run whose rounds carry their CPU times (runs
     from 8 on: compute_only_cpu_times_us and every row's cpu_times_us); ValueError with one line
     saying why not."""
-    path = os.path.join(rundir, "runs.json")
+    path = torch_runs.find(os.path.join(rundir, "runs.json"))
     try:
-        with open(path) as f:
-            run = json.load(f)
+        run = torch_runs.load(path)
     except (OSError, ValueError) as e:
         raise ValueError("%s: %s" % (path, getattr(e, "strerror", None) or e))
     if not isinstance(run, dict) or run.get("format") != "fusim-torch-validation-1" \
@@ -307,7 +308,8 @@ def report(rundir, run):
 
 
 def main():
-    if len(sys.argv) != 2 or not os.path.isfile(os.path.join(sys.argv[1], "runs.json")):
+    if len(sys.argv) != 2 or \
+            not os.path.isfile(torch_runs.find(os.path.join(sys.argv[1], "runs.json"))):
         print("usage: torch_run_report.py RUNDIR (a run of tools/validate_torch.py)", file=sys.stderr)
         return 64
     try:

@@ -24,6 +24,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 from quantile import quantile  # noqa: E402
+import torch_runs  # noqa: E402
 
 
 def boot(f, n, b=200, seed=1):
@@ -33,12 +34,12 @@ def boot(f, n, b=200, seed=1):
 
 
 def models():
-    for path in sorted(glob.glob(os.path.join(HERE, "torch_h200_run*", "runs.json")),
-                       key=lambda p: int(re.search(r"run(\d+)", p).group(1))):
-        n = int(re.search(r"run(\d+)", path).group(1))
-        if not 11 <= n <= 26:
+    for d in sorted(glob.glob(os.path.join(HERE, "torch_h200_run*")),
+                    key=lambda p: int(re.search(r"run(\d+)", p).group(1))):
+        n, path = int(re.search(r"run(\d+)", d).group(1)), torch_runs.find(d)
+        if not 11 <= n <= 26 or not os.path.isfile(path):
             continue
-        for m in json.load(open(path))["models"]:
+        for m in torch_runs.load(path)["models"]:
             wl = os.path.join(os.path.dirname(path), "wl_%s.json" % m["workload"])
             if not os.path.exists(wl):
                 continue

@@ -23,17 +23,18 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 import store_torch_validation as stv  # noqa: E402
+import torch_runs  # noqa: E402
 from copy_paired import paired_loop  # noqa: E402
 
 
 def main(rundirs):
     logs = {k: [] for k in "ABCDE"}
     for d in rundirs:
-        path = os.path.join(d, "runs.json")
+        path = torch_runs.find(os.path.join(d, "runs.json"))
         if not os.path.exists(path):
             continue
         n = int(re.search(r"run(\d+)$", os.path.normpath(d)).group(1))
-        for m in json.load(open(path))["models"]:
+        for m in torch_runs.load(path)["models"]:
             wl = os.path.join(os.path.dirname(path), "wl_%s.json" % m["workload"])
             rows = {r["plan_label"]: r for r in m["rows"]}
             if not os.path.exists(wl) or "hooks none" not in rows:

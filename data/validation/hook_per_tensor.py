@@ -30,6 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 import bad_input  # noqa: E402
 import torch_modelcost  # noqa: E402
+import torch_runs  # noqa: E402
 from copy_paired import paired_loop  # noqa: E402
 from miss_sources import read  # noqa: E402
 
@@ -41,12 +42,11 @@ def model_runs(root=HERE):
     runs = []
     for d in os.listdir(root):
         m = re.fullmatch(r"torch_h200_run(\d+)", d)
-        if m and os.path.exists(os.path.join(root, d, "runs.json")):
+        if m and os.path.exists(torch_runs.find(os.path.join(root, d, "runs.json"))):
             runs.append(int(m.group(1)))
     for n in sorted(runs):
         path = os.path.join(root, "torch_h200_run%d" % n, "runs.json")
-        with open(path) as f:
-            models = json.load(f)["models"]
+        models = torch_runs.load(path)["models"]
         for m in models:
             rows = {r["plan_label"]: r for r in m["rows"]}
             wl = os.path.join(os.path.dirname(path), "wl_%s.json" % m["workload"])

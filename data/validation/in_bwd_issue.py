@@ -34,6 +34,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 import store_torch_validation as S  # noqa: E402
 import bad_input  # noqa: E402
+import torch_runs  # noqa: E402
 
 ON, OFF = "hooks 25MiB", "hooks 25MiB overlap off"
 PLANS = ("hooks none", "hooks 4MiB", ON)
@@ -55,7 +56,7 @@ def main(dirs):
           % ("workload", "N", "first", "on-model (CI)", "carry", "carried", "excess",
              "loop on-off, charged", "excess", "sh on", "sh off", "on-off"))
     for rd in dirs:
-        run = json.load(open(os.path.join(rd, "runs.json")))
+        run = torch_runs.load(rd)
         fc = run.get("framework_costs") or {}
         pred = predictions(rd)
         print("== %s" % os.path.basename(os.path.normpath(rd)))
@@ -89,7 +90,7 @@ def per_plan(dirs):
     print("%-30s %7s | %s" % ("workload", "bwd", " | ".join(
         "%-5s %3s %4s %6s %6s" % (p.split()[1], "N", "f", "excess", "s") for p in PLANS)))
     for rd in dirs:
-        run = json.load(open(os.path.join(rd, "runs.json")))
+        run = torch_runs.load(rd)
         fc = run.get("framework_costs") or {}
         print("== %s" % os.path.basename(os.path.normpath(rd)))
         for m in run["models"]:

@@ -20,6 +20,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 import store_torch_validation as S  # noqa: E402
 import bad_input  # noqa: E402
+import torch_runs  # noqa: E402
 
 
 def line(xs, ys):
@@ -31,7 +32,7 @@ def line(xs, ys):
 
 def main(dirs):
     for rd in dirs:
-        run = json.load(open(os.path.join(rd, "runs.json")))
+        run = torch_runs.load(rd)
         fc = run.get("framework_costs") or {}
         print("== %s" % os.path.basename(os.path.normpath(rd)))
         for m in run["models"]:

@@ -36,6 +36,8 @@ import tempfile
 from spacing_compare import at   # fusim's reading of a curve (beside this script)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import torch_runs  # noqa: E402
 
 
 def die(msg, status=65):
@@ -109,7 +111,7 @@ def main():
     print("extra over the densest issue, against backward's own host work since the previous "
           "issue (us apart, us): %s" % curve)
     for rd in a.rundirs:
-        if not os.path.isfile(os.path.join(rd, "runs.json")):
+        if not os.path.isfile(torch_runs.find(os.path.join(rd, "runs.json"))):
             die("%s: no runs.json" % rd, 66)
         with tempfile.TemporaryDirectory(prefix="whatif.") as tmp:
             dst = os.path.join(tmp, os.path.basename(os.path.normpath(rd)))

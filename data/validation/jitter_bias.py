@@ -29,7 +29,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 from miss_sources import load, score  # noqa: E402
+import torch_runs  # noqa: E402
 
 
 def rsd(x):
@@ -73,13 +75,13 @@ def main():
     runs = {}
     for r in rows:
         if r["run"] not in runs:
-            path = os.path.join(where, r["run"] or "", "runs.json")   # None: rows before any "== RUN"
+            # None: rows before any "== RUN"
+            path = torch_runs.find(os.path.join(where, r["run"] or "", "runs.json"))
             if not os.path.isfile(path):
                 print("jitter_bias: %s: no %s (the decomposition's runs are committed ones)"
                       % (sys.argv[1], path), file=sys.stderr)
                 return 65
-            with open(path) as f:
-                runs[r["run"]] = rows_of_run(json.load(f), rng)
+            runs[r["run"]] = rows_of_run(torch_runs.load(path), rng)
     seen = collections.Counter()
     for r in rows:
         model = next((w for w in runs[r["run"]] if w.startswith(r["model"])), None)

@@ -29,15 +29,16 @@ import tempfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "bench"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
 from torch_validation_bench import matrix  # noqa: E402
+import torch_runs  # noqa: E402
 
 BOOT = 2000
 
 
 def run_rounds(rundir):
     """{workload: (compute-only's per-round times, {plan: per-round times})} from runs.json."""
-    with open(os.path.join(rundir, "runs.json")) as f:
-        run = json.load(f)
+    run = torch_runs.load(rundir)
     return {m["workload"]: (m["compute_only_times_us"],
                             {r["plan_label"]: r["times_us"] for r in m["rows"]})
             for m in run["models"]}
@@ -103,8 +104,8 @@ def main():
         return 64
     runs = list(a.rundirs)
     n = first if not runs else last + 1
-    while n <= last and os.path.isfile(os.path.join(ROOT, "data/validation/torch_h200_run%d/"
-                                                    "runs.json" % n)):
+    while n <= last and os.path.isfile(torch_runs.find(os.path.join(
+            ROOT, "data/validation/torch_h200_run%d/runs.json" % n))):
         runs.append(os.path.join(ROOT, "data/validation/torch_h200_run%d" % n))
         n += 1
     if not runs:

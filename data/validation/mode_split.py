@@ -22,6 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 import host_state  # noqa: E402
+import torch_runs  # noqa: E402
 
 KEYS = ("hk_n", "ddpv_n", "hk_0")
 SLOW = 1.25   # a round is slow above this many times the fastest
@@ -63,7 +64,7 @@ def model_runs(rundir):
     """(workload name, its meta.framework_on_model, its loop's entry in runs.json, f) for each
     model-run of rundir whose capture measured the costs on the model; f the store's carry
     factor, the loop's framework-free backward() CPU over the one measured beside the costs."""
-    loop = {m["workload"]: m for m in json.load(open(os.path.join(rundir, "runs.json")))["models"]}
+    loop = {m["workload"]: m for m in torch_runs.load(rundir)["models"]}
     for p in sorted(glob.glob(os.path.join(rundir, "wl_*.json"))):
         w = json.load(open(p))
         fm = (w.get("meta") or {}).get("framework_on_model") or {}

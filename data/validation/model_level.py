@@ -190,8 +190,8 @@ def copy_run(rundir, tmp, run=None, wl_edit=None):
     os.makedirs(out)
     for f in os.listdir(rundir):
         src = os.path.join(os.path.abspath(rundir), f)
-        if f == "runs.json" and run is not None:
-            with open(os.path.join(out, f), "w") as g:
+        if f in ("runs.json", "runs.json.gz") and run is not None:   # an old run's: gzipped
+            with open(os.path.join(out, "runs.json"), "w") as g:
                 json.dump(run, g)
         elif wl_edit is not None and f.startswith("wl_") and f.endswith(".json"):
             with open(src) as g:

@@ -25,7 +25,6 @@ other, in points of the measured iteration) and prints:
 """
 import argparse
 import collections
-import json
 import os
 import re
 import statistics as st
@@ -34,6 +33,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 import bad_input  # noqa: E402
+import torch_runs  # noqa: E402
 from bwd_split import PARTS, parse  # noqa: E402
 from torch_run_report import paired  # noqa: E402
 
@@ -106,8 +106,7 @@ def show_ddp(rows, folder):
     """The ddp section, from the runs.json of every run the rows name under folder."""
     runs = {}
     for n in sorted({r[0] for r in rows}):
-        with open(os.path.join(folder, "torch_h200_run%d" % n, "runs.json")) as f:
-            runs[n] = json.load(f)
+        runs[n] = torch_runs.load(os.path.join(folder, "torch_h200_run%d" % n))
     lines, copies = ddp_lines(rows, runs)
     if not lines:   # runs without the four DDP copy plans (a valid input: nothing to fit)
         print("\nddp: no model-run has the copy plans 1MiB..100MiB")

@@ -27,7 +27,6 @@ run cannot be predicted.
 """
 import csv
 import glob
-import json
 import os
 import random
 import re
@@ -38,6 +37,8 @@ import tempfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 STORE = os.path.join(ROOT, "tools", "store_torch_validation.py")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import torch_runs  # noqa: E402
 
 # issue 10's targets on the real-PyTorch matrix
 MEDIAN_MAX, ROW_MAX, FASTEST_MAX, INSIDE_MIN = 0.02, 0.05, 0.01, 0.90
@@ -46,14 +47,15 @@ BOOT = 2000   # bootstrap resamples of a run's rounds (fastest_interval)
 
 def newest_run():
     """The committed run with the highest number (run4a counts as 4)."""
-    runs = glob.glob(os.path.join(ROOT, "data", "validation", "torch_h200_run*", "runs.json"))
+    runs = [d for d in glob.glob(os.path.join(ROOT, "data", "validation", "torch_h200_run*"))
+            if os.path.isfile(torch_runs.find(d))]
     if not runs:
         sys.exit("torch_validation_bench: no data/validation/torch_h200_run*/runs.json")
 
     def key(p):
-        m = re.search(r"run(\d+)([a-z]*)$", os.path.dirname(p))
+        m = re.search(r"run(\d+)([a-z]*)$", p)
         return (int(m.group(1)), m.group(2)) if m else (-1, "")
-    return os.path.dirname(max(runs, key=key))
+    return max(runs, key=key)
 
 
 def matrix(fusim, rundir, tmp, extra=()):
@@ -82,8 +84,7 @@ def ranks(rundir):
     """A --world-size run's ranks (runs.json world_size, merged by validate_torch.merge_ranks):
     per model, rank 0's compute-only median against the others' and the DDP rows' skew; the
     rows' figures are rank 0's. Prints nothing for a run of one rank."""
-    with open(os.path.join(rundir, "runs.json")) as f:
-        run = json.load(f)
+    run = torch_runs.load(rundir)
     if int(run.get("world_size", 1)) < 2:
         return
     print("  %d ranks (%s); rows scored on rank 0's times" % (run["world_size"], run.get(
@@ -103,8 +104,7 @@ def ranks(rundir):
 def round_times(rundir):
     """{(workload, plan): [iteration time per round, us]} from the run's runs.json (a several-rank
     run: rank 0's, as its rows are scored); rows without them are left out."""
-    with open(os.path.join(rundir, "runs.json")) as f:
-        run = json.load(f)
+    run = torch_runs.load(rundir)
     return {(m["workload"], r["plan_label"]): r["times_us"] for m in run["models"]
             for r in m["rows"] if r.get("times_us")}
 

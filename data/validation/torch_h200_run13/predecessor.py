@@ -5,8 +5,10 @@ Per model and plan: the median of its time over the same round's compute-only it
 the plan before it was a per-tensor one (ddp none, hooks none: the heaviest host work and the
 most Python objects) against when it was any other (a plan first in its round is left out),
 minus 1, with the number of rounds after a per-tensor plan; then the median over the plans."""
-import json, statistics as S, sys
-run = json.load(open(sys.argv[1]))
+import os, statistics as S, sys
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools"))
+import torch_runs  # RUNS_JSON: run 13's is stored gzipped (runs.json.gz)
+run = torch_runs.load(sys.argv[1])
 HEAVY = {"ddp none", "hooks none"}
 allr = []
 for m in run['models']:
