@@ -60,17 +60,21 @@ def optimizer_for(model):
 
 
 def args_for(meta):
-    """fusim workload arguments for a capture's meta (tools/capture_set.py writes it)."""
+    """fusim workload arguments for a capture's meta (tools/capture_set.py writes it; the
+    optimizer and the clip the capture ran where its meta records them, as validate_torch's do
+    from session 37 on, else optimizer_for's)."""
     if "arch" not in meta and meta.get("model") in KNOWN:
         meta = dict(KNOWN[meta["model"]], **meta)
+    opt = meta.get("optimizer") or optimizer_for(meta["arch"])
+    clip = ["--clip-grad-norm", "%g" % meta["clip_grad_norm"]] if meta.get("clip_grad_norm") else []
     prec = "autocast-bf16" if meta.get("amp", "bf16") == "bf16" else ("tf32" if meta["amp"] == "tf32" else "fp32")
     if meta["arch"].startswith("resnet"):
         return ["--cnn", meta["arch"], "--micro-batch", str(meta["batch"]), "--precision", prec,
-                "--optimizer", optimizer_for(meta["arch"])]
+                "--optimizer", opt] + clip
     return ["--transformer", "--arch", meta["arch"], "--layers", str(meta["layers"]),
             "--hidden", str(meta["hidden"]), "--heads", str(meta["heads"]), "--ffn", str(meta["ffn"]),
             "--vocab", str(meta["vocab"]), "--seq", str(meta["seq"]), "--micro-batch", str(meta["batch"]),
-            "--precision", prec, "--optimizer", optimizer_for(meta["arch"])]
+            "--precision", prec, "--optimizer", opt] + clip
 
 
 def main():

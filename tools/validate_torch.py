@@ -509,7 +509,9 @@ def run_model(name, batch, seq, a, fw, log):
                                warmup=3, amp=RECIPE["amp"], host="always", name=wname,
                                notes="CAPTURED by tools/validate_torch.py on %s: %s, batch %d, %s"
                                      % (torch.cuda.get_device_name(0), desc, batch, recipe_words()),
-                               meta={"model": name, "batch": batch, "seq": seq},
+                               meta={"model": name, "batch": batch, "seq": seq,
+                                     "optimizer": RECIPE["optimizer"],
+                                     "clip_grad_norm": RECIPE["clip"]},
                                framework=fw, set_to_none=RECIPE["set_to_none"],
                                model_cost_rounds=a.model_cost_rounds,
                                beside_rounds=a.beside_rounds,

@@ -46,6 +46,18 @@ check("no probe", cc.host_args(pc, {"iters": 12}), ([], "-"))
 check("probe off", cc.host_args(pc, around, use_probe=False), ([], "-"))
 check("profile without a fastest reading", cc.host_args({"host_probe_us": 6.0}, {"host_probe_us": 9.0}),
       (["--host-probe", 9.0], "probe"))
+# args_for: the optimizer and clip a capture's meta records (validate_torch's recipe) over the
+# name's default (the ResNets: SGD)
+rn = {"arch": "resnet50", "batch": 64, "amp": "bf16"}
+for what, meta, tail in (
+        ("resnet50 without a recorded optimizer: sgd", rn, ["--optimizer", "sgd"]),
+        ("resnet50 recorded adamw and clip 1.0", dict(rn, optimizer="adamw", clip_grad_norm=1.0),
+         ["--optimizer", "adamw", "--clip-grad-norm", "1"]),
+        ("gpt2 recorded sgd, no clip", {"model": "gpt2", "batch": 16, "seq": 512, "optimizer": "sgd",
+                                        "clip_grad_norm": None}, ["--optimizer", "sgd"])):
+    got = cc.args_for(meta)[-len(tail):]
+    if got != tail:
+        fails.append("args_for, %s: ends %r, expected %r" % (what, got, tail))
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
