@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -76,14 +77,16 @@ def mech(clip_f, plain_f):
                       name, q["host_base_us"], q["host_per_tensor_us"], k * p["host_base_us"],
                       k * p["host_per_tensor_us"], k, q["host_base_us"] - k * p["host_base_us"],
                       q["host_per_tensor_us"] - k * p["host_per_tensor_us"]))
-    srt = lambda v: sorted(v)[len(v) // 2]  # noqa: E731
     print("\n%d points: |err| of the added device time median %.0f%%, max %.0f%%; of the clipped step median "
-          "%.1f%%, max %.1f%%" % (len(errs), 100 * srt([a for a, _ in errs]), 100 * max(a for a, _ in errs),
-                                  100 * srt([t for _, t in errs]), 100 * max(t for _, t in errs)))
+          "%.1f%%, max %.1f%%" % (len(errs), 100 * statistics.median(a for a, _ in errs), 100 * max(a for a, _ in errs),
+                                  100 * statistics.median(t for _, t in errs), 100 * max(t for _, t in errs)))
 
 
 def optimizer_of(cap):
-    """The optimizer a validate_torch capture ran, from its name (..._adamw_..., ..._sgd_...)."""
+    """The optimizer a validate_torch capture ran: its meta's (captures from session 37 on), else
+    from its name (..._adamw_..., ..._sgd_...)."""
+    if cap["meta"].get("optimizer"):
+        return cap["meta"]["optimizer"]
     for o in ("adamw", "adam", "sgd"):
         if re.search(r"_%s(_|$)" % o, cap["name"]):
             return o
@@ -94,12 +97,11 @@ def by_fusim(fusim, prof, pc, cap, opt, clip):
     """fusim workload's optimizer step for the capture's model (compare_compute.args_for, its
     optimizer, its host args), as (opt_us, the notes' parts); None where the builder cannot make it."""
     meta = cap["meta"]
-    try:
-        args = compare_compute.args_for(meta)
+    try:   # the capture's optimizer and clip (1.0 where its meta does not record the norm)
+        args = compare_compute.args_for(dict(meta, optimizer=opt, clip_grad_norm=(
+            meta.get("clip_grad_norm") or 1.0) if clip else None))
     except KeyError:
         return None
-    args[args.index("--optimizer") + 1] = opt
-    args += ["--clip-grad-norm", "1.0"] if clip else []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "w.json")
         r = subprocess.run([fusim, "workload"] + args + ["--profile", prof, "--out", out] +
