@@ -665,6 +665,20 @@ def tiny_step_host(torch, m, fwd, first):
     return (t1 - t0) * 1e6, (t2 - t1) * 1e6, (first["t"] - t0) * 1e6 if "t" in first else None
 
 
+def hf_rows(arch, mode, suffix, layer, rest, pre_us=None):
+    """hf_host's rows of one architecture in one mode (measure_hf_host's and measure_hf_pairs'):
+    hf_<arch>_layer<suffix> and _rest<suffix> from (forward, backward) host us, and, where pre_us
+    is given, _pre<suffix>: the forward's host time before the first layer (no backward)."""
+    row = {"numel": [], "fwd_us": [], "bwd_us": [], "dtype": mode}
+    out = [dict(row, op="hf_%s_layer%s" % (arch, suffix), host_fwd_us=round(layer[0], 2),
+                host_bwd_us=round(layer[1], 2)),
+           dict(row, op="hf_%s_rest%s" % (arch, suffix), host_fwd_us=round(rest[0], 2),
+                host_bwd_us=round(rest[1], 2))]
+    if pre_us is not None:
+        out.append(dict(row, op="hf_%s_pre%s" % (arch, suffix), host_fwd_us=round(pre_us, 2), host_bwd_us=0.0))
+    return out
+
+
 def round_lines(depths, v):
     """Each round's least-squares line over the depths (v: {depth: [(fwd, bwd) per round]}):
     [((layer fwd, layer bwd), (rest fwd, rest bwd))] per round, the slopes and intercepts."""
@@ -753,14 +767,8 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
                 if (size, how) not in res:
                     continue
                 (lf, lb), (rf, rb), sh = res[size, how]
-                row = {"numel": [], "fwd_us": [], "bwd_us": [], "dtype": mode}
-                out.append(dict(row, op="hf_%s_layer%s" % (arch, suffix), host_fwd_us=round(lf, 2),
-                                host_bwd_us=round(lb, 2)))
-                out.append(dict(row, op="hf_%s_rest%s" % (arch, suffix), host_fwd_us=round(rf, 2),
-                                host_bwd_us=round(rb, 2)))
-                if how == "plain" and size in pres:  # forward only: the rest's host time before layer 0
-                    out.append(dict(row, op="hf_%s_pre%s" % (arch, suffix),
-                                    host_fwd_us=round(pres[size], 2), host_bwd_us=0.0))
+                out += hf_rows(arch, mode, suffix, (lf, lb), (rf, rb),
+                               pres[size] if how == "plain" and size in pres else None)
                 log("hf_host %-5s %s %-4s per layer fwd %.0f bwd %.0f us; rest fwd %.0f bwd %.0f us; "
                     "calls past the sleep %s (depths %s)" % (arch, mode, size, lf, lb, rf, rb,
                                                              "/".join(map(str, sh)), ",".join(map(str, depths))))
@@ -915,17 +923,14 @@ def measure_hf_pairs(torch, log, models, depths=(1, 3), rounds=8, warmup=2, seco
             per_round = [statistics.median(x) if None not in x else None
                          for x in zip(*(pre[a, L] for L in depths))]
             got = [p_ for L in depths for p_ in pre[a, L] if p_ is not None]
-            row = {"numel": [], "fwd_us": [], "bwd_us": [], "dtype": mode}
-            out.append(dict(row, op="hf_%s_layer_tiny" % a, host_fwd_us=round(lf, 2), host_bwd_us=round(lb, 2)))
-            out.append(dict(row, op="hf_%s_rest_tiny" % a, host_fwd_us=round(rf, 2), host_bwd_us=round(rb, 2)))
+            pre_us = statistics.median(got) if got else None
+            out += hf_rows(a, mode, "_tiny", (lf, lb), (rf, rb), pre_us)
             log("hf_host %-5s %s %-4s per layer fwd %.0f bwd %.0f us; rest fwd %.0f bwd %.0f us; "
                 "calls past the sleep %s (depths %s)" % (a, mode, "tiny", lf, lb, rf, rb,
                                                          "/".join(str(short[a, L]) for L in depths),
                                                          ",".join(map(str, depths))))
             if got:
-                out.append(dict(row, op="hf_%s_pre_tiny" % a, host_fwd_us=round(statistics.median(got), 2),
-                                host_bwd_us=0.0))
-                log("hf_host %-5s %s tiny before the first layer fwd %.0f us" % (a, mode, statistics.median(got)))
+                log("hf_host %-5s %s tiny before the first layer fwd %.0f us" % (a, mode, pre_us))
             (hf_, hb), _ = median_lines(lines["held"])
             log("hf_host %-5s %s tiny held per layer fwd %.0f bwd %.0f us; host probe %.3f %.3f us (interleaved, "
                 "%d rounds)" % (a, mode, hf_, hb, probes[-2], probes[-1], len(orders)))
