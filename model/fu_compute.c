@@ -596,15 +596,28 @@ static int fu__parse_op(json_t *e, const char *what, const char *where, fu_op_ta
   return FU_OK;
 }
 
+/* Grid points of t with a time. */
+static int fu__table_points(const fu_gemm_table *t) {
+  int k = 0;
+  for (int i = 0; i < t->nm * t->nn * t->nk; i++) k += t->us[i] > 0;
+  return k;
+}
+
 /* t in place of the table of the same key in arr[0..*n) (dtype, layout, alignment, kernel,
- * stride), else appended; FU_EDATA when arr is full. */
-static int fu__put_table(fu_gemm_table *arr, int *n, int max, const fu_gemm_table *t) {
+ * stride), else appended; FU_EDATA when arr is full. A replacement with fewer timed points than
+ * the table it replaces is said on stderr: a sweep cut by its time budget leaves nulls, and
+ * shapes with no timed point around them then have no time at all (fit --merge-into). */
+static int fu__put_table(fu_gemm_table *arr, int *n, int max, const fu_gemm_table *t, const char *what,
+                         const char *where) {
   int i = 0;
   while (i < *n && (strcmp(arr[i].dtype, t->dtype) || strcmp(arr[i].layout, t->layout) ||
                     arr[i].unaligned != t->unaligned || arr[i].kernel != t->kernel ||
                     arr[i].stride != t->stride))
     i++;
   if (i == max) return FU_EDATA;
+  if (i < *n && fu__table_points(t) < fu__table_points(&arr[i]))
+    fu_warn("%s: %s (%s %s) has %d timed points and replaces a table of %d", what, where, t->dtype,
+            t->layout, fu__table_points(t), fu__table_points(&arr[i]));
   arr[i] = *t;
   if (i == *n) (*n)++;
   return FU_OK;
@@ -643,7 +656,7 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
         t.kernel = (int)kernel, t.stride = (int)stride;
       }
       if (fu__put_table(u == 2 ? c->conv : c->gemm, u == 2 ? &c->nconv : &c->ngemm,
-                        u == 2 ? FU_CONV_TABLES : FU_GEMM_TABLES, &t) != FU_OK)
+                        u == 2 ? FU_CONV_TABLES : FU_GEMM_TABLES, &t, what, where) != FU_OK)
         return fu__bad(what, where, "too many tables");
     }
   }

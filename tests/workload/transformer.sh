@@ -421,4 +421,22 @@ for arch, want in (("llama", [1, 2, 1, 1]), ("bert", [3, 1])):
 PY
 "$fusim" fit --gemm-table --db "$dir/none.db" --out "$dir/p.json" >/dev/null 2>&1; [ $? -ne 0 ] || { echo "FAIL: fit --gemm-table without a database" >&2; fail=1; }
 "$fusim" fit --compute "$dir/m.json" --out "$dir/p.json" >/dev/null 2>&1; eq "fit --compute of a workload file" $? 65
+# a budget-cut sweep (null points) merged over a whole table is said on stderr; a whole one is not
+python3 - "$fusim" "$root" "$dir" <<'PY' || { echo "FAIL: fit --compute --merge-into of a GEMM table with null points" >&2; fail=1; }
+import json, os, shutil, subprocess, sys
+fusim, root, tmp = sys.argv[1:4]
+base = os.path.join(tmp, "base.json")
+shutil.copy(os.path.join(root, "data", "profiles", "h200-default.json"), base)
+whole = next(t for t in json.load(open(base))["compute"]["gemm"] if (t["dtype"], t["layout"]) == ("bf16", "fwd"))
+n = len(whole["us"])
+for kept, warned in ((1, True), (n, False)):
+    t = dict(whole, us=[u if i < kept else None for i, u in enumerate(whole["us"])])
+    cal = os.path.join(tmp, "cut.json")
+    json.dump({"format": "fusim-compute-1", "compute": {"gemm": [t]}}, open(cal, "w"))
+    r = subprocess.run([fusim, "fit", "--compute", cal, "--merge-into", base], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    said = "gemm[0] (bf16 fwd) has %d timed points and replaces a table of %d" % (kept, n) in r.stderr
+    assert said == warned, (kept, r.stderr)
+    shutil.copy(os.path.join(root, "data", "profiles", "h200-default.json"), base)
+PY
 exit $fail
