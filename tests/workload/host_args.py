@@ -10,7 +10,9 @@ capture's host speed, by hand. A profile whose probe read 6 us (median) and 5 (f
 - The same with the autograd thread's readings 12, 9, 15 (median 12, 2x): --host-probe-bwd 12,
   "pr+bw"; with use_bwd_probe off as before.
 - No probe: nothing, "-". A profile without a fastest reading: the capture's median over the
-  profile's for both (9 / 6): --host-probe 9."""
+  profile's for both (9 / 6): --host-probe 9.
+- compare() over a validation run's folder: its runs.json and a capture of a model no builder makes
+  are left out (the capture said on stderr), without running fusim."""
 import os
 import sys
 
@@ -58,6 +60,24 @@ for what, meta, tail in (
     got = cc.args_for(meta)[-len(tail):]
     if got != tail:
         fails.append("args_for, %s: ends %r, expected %r" % (what, got, tail))
+# compare: a validation run's folder given to --others holds runs.json (no meta) and captures of
+# models no builder makes: both left out (the second said on stderr), no fusim run, no rows
+import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+import tempfile  # noqa: E402
+with tempfile.TemporaryDirectory() as tmp:
+    files = [os.path.join(tmp, n) for n in ("runs.json", "wl_swin.json")]
+    json.dump({"format": "fusim-torch-validation", "models": []}, open(files[0], "w"))
+    json.dump({"name": "swin_v2_s_b32", "meta": {"model": "swin_v2_s", "batch": 32}}, open(files[1], "w"))
+    a = argparse.Namespace(fusim="/nonexistent/fusim", no_host_ref=False, no_host_probe=False, no_bwd_probe=False,
+                           profile=os.path.join(os.path.dirname(cc.HERE), "data", "profiles", "h200-default.json"))
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        got = cc.compare(a, files)
+    if got != ([], 0) or err.getvalue() != "swin_v2_s_b32: left out: no builder for swin_v2_s\n":
+        fails.append("compare of a run folder: %r, stderr %r" % (got, err.getvalue()))
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
