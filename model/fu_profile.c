@@ -552,8 +552,9 @@ const fu_curve *fu_profile_find(const fu_profile *p, const char *op, const char 
     }
   if (best && best->ranks == ranks) return best;
   /* One rank crosses no link: a 1-rank curve of the op on any link beats carrying a multi-rank
-   * curve down to p = 1. */
-  if (ranks == 1 && best && best->ranks != 1 && ln) {
+   * curve down to p = 1, or having no curve of that link at all (a one-GPU profile has none of
+   * NVLink). */
+  if (ranks == 1 && (!best || best->ranks != 1) && ln) {
     const fu_curve *any = fu_profile_find(p, op, NULL, 1, rescaled);
     if (any && any->ranks == 1) return any;
   }

@@ -242,6 +242,14 @@ static void test_lookup(void) {
   /* one rank of all-reduce "over nvlink": no 1-rank curve here, so the 8-rank one, rescaled */
   EXPECT(fu_profile_find(&p, "allreduce", "nvlink", 1, &rescaled) == &p.curves[0]);
   EXPECT_INT_EQ(rescaled, 1);
+  /* a one-GPU profile: a 1-rank all-reduce on hbm and no NVLink curve at all; one rank "over
+   * nvlink" crosses no link, so the 1-rank curve, not rescaled; two ranks have none */
+  q = p;
+  snprintf(q.curves[0].link, sizeof q.curves[0].link, "hbm");
+  q.curves[0].ranks = 1;
+  EXPECT(fu_profile_find(&q, "allreduce", "nvlink", 1, &rescaled) == &q.curves[0]);
+  EXPECT_INT_EQ(rescaled, 0);
+  EXPECT(fu_profile_find(&q, "allreduce", "nvlink", 2, &rescaled) == NULL);
 
   /* segment 0 at 64 KiB: 14 + 65536e-5 = 14.65536; CI 13 + 0.9e-5 n .. 15 + 1.1e-5 n */
   double t, lo, hi;
