@@ -788,12 +788,22 @@ def memory_short(name, batch, fp, plans, free_bytes, held_bytes=None):
     if need <= free_bytes:
         return None
     g = 2.0 ** 30
+    # what would fit: the cheapest runners first beside compute-only's (a bucket view holds no
+    # second copy of the gradients)
+    fits, left = 0, free_bytes - loop_bytes(fp, [])
+    for b in sorted(runner_bytes(p, fp) for p in plans):
+        if b > left:
+            break
+        fits, left = fits + 1, left - b
+    hint = ("at most %d of its %d plan and probe runners would fit: fewer --plans, --no-loop-probes, or a "
+            "smaller batch" % (fits, len(plans)) if left >= 0 else "not even compute-only's runner fits: a "
+            "smaller batch")
     return ("%s:%d: skipped before its capture: its %d runners need at least %.1f GiB of GPU "
             "memory (%.2f B parameters; a runner %.1f-%.1f GiB with gradients and optimizer states, one "
-            "step's activations %.1f GiB), %.1f GiB free"
+            "step's activations %.1f GiB), %.1f GiB free; %s"
             % (name, batch, len(plans) + 1, need / g, fp["params"] / 1e9,
                runner_bytes(None, fp) / g, max(runner_bytes(p, fp) for p in [None] + list(plans)) / g,
-               fp["step_bytes"] / g, free_bytes / g)
+               fp["step_bytes"] / g, free_bytes / g, hint)
             + ("" if held_bytes is None else
                "; PyTorch's tensors hold %.1f GiB" % (held_bytes / g)))
 

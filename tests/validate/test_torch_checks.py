@@ -105,6 +105,16 @@ line = vt.memory_short("m", 8, FP, vt.PLANS, 17699)
 check("17699 free: one line naming the model, its 13 runners and the need: %r" % line,
       line is not None and "\n" not in line and line.startswith("m:8: skipped before its capture")
       and "13 runners" in line)
+# what fits: base 400 + compute-only 1000 + step 1000 = 2400, then the view (1000) and 10 of the
+# 1300-byte runners (3400 + 13000 = 16400 <= 17699; an 11th would need 17700)
+check("17699 free: at most 11 of the 12 runners fit: %r" % line,
+      line.endswith("; at most 11 of its 12 plan and probe runners would fit: fewer --plans, "
+                    "--no-loop-probes, or a smaller batch"))
+tiny = vt.memory_short("m", 8, FP, vt.PLANS, 2399)
+check("2399 free: not even compute-only's runner: %r" % tiny,
+      tiny.endswith("; not even compute-only's runner fits: a smaller batch"))
+check("2400 free: none of the plans: %r" % vt.memory_short("m", 8, FP, vt.PLANS, 2400),
+      "at most 0 of its 12" in vt.memory_short("m", 8, FP, vt.PLANS, 2400))
 held = vt.memory_short("m", 8, FP, vt.PLANS, 17699, held_bytes=3 * 2**29)
 check("with what PyTorch holds: the same line and 1.5 GiB held at its end: %r" % held,
       held == line + "; PyTorch's tensors hold 1.5 GiB")
