@@ -40,6 +40,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_runs  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -151,6 +154,21 @@ def main():
     return 0 if ok else 1
 
 
+def with_run_recipe(meta, folder):
+    """meta with the optimizer and clip of the validation run whose folder holds the capture
+    (its runs.json records the recipe; validate_torch's captures record it themselves only from
+    session 37 on), where the meta has none; else meta as it is."""
+    if "optimizer" in meta or not os.path.exists(torch_runs.find(folder)):
+        return meta
+    try:
+        run = torch_runs.load(folder)
+    except (OSError, ValueError):
+        return meta
+    if not run.get("optimizer"):   # runs before the recipe was recorded: SGD by the name's default
+        return meta
+    return dict(meta, optimizer=run["optimizer"], clip_grad_norm=run.get("clip"))
+
+
 def compare(a, files):
     rows = []
     # a capture that recorded the host-speed probe is priced at its host's speed where the
@@ -161,7 +179,7 @@ def compare(a, files):
             cap = json.load(open(f))
             if "meta" not in cap:  # a run's other files (runs.json) beside its captures
                 continue
-            meta = cap["meta"]
+            meta = with_run_recipe(cap["meta"], os.path.dirname(f))
             if "arch" not in meta and meta.get("model") not in KNOWN:
                 # validate_torch's captures of models fusim's builders do not make (Swin, Mistral, ...)
                 print("%s: left out: no builder for %s" % (cap["name"], meta.get("model")), file=sys.stderr)

@@ -12,7 +12,9 @@ capture's host speed, by hand. A profile whose probe read 6 us (median) and 5 (f
 - No probe: nothing, "-". A profile without a fastest reading: the capture's median over the
   profile's for both (9 / 6): --host-probe 9.
 - compare() over a validation run's folder: its runs.json and a capture of a model no builder makes
-  are left out (the capture said on stderr), without running fusim."""
+  are left out (the capture said on stderr), without running fusim.
+- with_run_recipe: a validation capture whose meta records no optimizer is priced with its run's
+  (runs.json's optimizer and clip), where the run recorded one."""
 import os
 import sys
 
@@ -78,6 +80,23 @@ with tempfile.TemporaryDirectory() as tmp:
         got = cc.compare(a, files)
     if got != ([], 0) or err.getvalue() != "swin_v2_s_b32: left out: no builder for swin_v2_s\n":
         fails.append("compare of a run folder: %r, stderr %r" % (got, err.getvalue()))
+# with_run_recipe: a capture without a recorded optimizer takes its run's (runs.json), where the run
+# recorded one; its own wins; no runs.json or a run of no recorded recipe: as it is
+with tempfile.TemporaryDirectory() as tmp:
+    rn = {"model": "resnet50", "batch": 64}
+    for what, run, meta, want in (
+            ("run of adamw + clip 1.0", {"optimizer": "adamw", "clip": 1.0}, rn,
+             dict(rn, optimizer="adamw", clip_grad_norm=1.0)),
+            ("the capture's own sgd", {"optimizer": "adamw", "clip": 1.0}, dict(rn, optimizer="sgd"),
+             dict(rn, optimizer="sgd")),
+            ("run of no recorded recipe", {"optimizer": None}, rn, rn),
+            ("no runs.json", None, rn, rn)):
+        d = tempfile.mkdtemp(dir=tmp)
+        if run is not None:
+            json.dump(dict(run, models=[]), open(os.path.join(d, "runs.json"), "w"))
+        got = cc.with_run_recipe(meta, d)
+        if got != want:
+            fails.append("with_run_recipe, %s: %r, expected %r" % (what, got, want))
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
