@@ -621,8 +621,13 @@ int fu_profile_time(const fu_profile *p, const char *op, const char *link, int r
   int rescaled = 0;
   const fu_curve *c = fu_profile_find(p, op, link, ranks, &rescaled);
   if (!c || c->nseg < 1) {
-    fu_error("profile %s: no curve for %s over %s (%d ranks)", p->name[0] ? p->name : "(unnamed)",
-             op ? op : "?", link && *link ? link : "any link", ranks);
+    /* a profile of one GPU's calibration has nothing to carry to several ranks: say how to get it */
+    int multi = 0;
+    for (int i = 0; i < p->ncurves; i++) multi |= p->curves[i].ranks > 1;
+    fu_error("profile %s: no curve for %s over %s (%d ranks)%s", p->name[0] ? p->name : "(unnamed)",
+             op ? op : "?", link && *link ? link : "any link", ranks,
+             ranks > 1 && !multi ? "; it holds one-GPU curves only: fit a collective of several GPUs "
+                                   "into it (fusim import an nccl-tests log, fusim fit --base PROFILE)" : "");
     return FU_EDATA;
   }
   if (!rescaled) {

@@ -275,6 +275,18 @@ static void test_lookup(void) {
   EXPECT_INT_EQ(fu_profile_time(&p, "alltoall", "net", 8, 1e6, &t, NULL, NULL), FU_EDATA);
   capture_end(err, sizeof err);
   EXPECT(strstr(err, "alltoall") != NULL);
+  EXPECT(strstr(err, "one-GPU curves only") == NULL); /* it has an 8-rank curve */
+  /* a profile of one GPU's curves: the line says how to get one of several ranks */
+  fu_profile one = p;
+  for (int i = 0; i < one.ncurves; i++) { /* as calib on one GPU fits them: no link crossed */
+    one.curves[i].ranks = 1;
+    snprintf(one.curves[i].link, sizeof one.curves[i].link, "hbm");
+  }
+  capture_begin();
+  EXPECT_INT_EQ(fu_profile_time(&one, "allreduce", "nvlink", 8, 1e6, &t, NULL, NULL), FU_EDATA);
+  capture_end(err, sizeof err);
+  EXPECT(strstr(err, "one-GPU curves only") != NULL && strstr(err, "fit --base") != NULL);
+  EXPECT(strchr(err, '\n') == strrchr(err, '\n')); /* one line */
 }
 
 /* ---- the embedded default against the calibration it was fitted from ---- */
