@@ -627,7 +627,7 @@ int fu_profile_time(const fu_profile *p, const char *op, const char *link, int r
     fu_error("profile %s: no curve for %s over %s (%d ranks)%s", p->name[0] ? p->name : "(unnamed)",
              op ? op : "?", link && *link ? link : "any link", ranks,
              ranks > 1 && !multi ? "; it holds one-GPU curves only: fit a collective of several GPUs "
-                                   "into it (fusim import an nccl-tests log, fusim fit --base PROFILE)" : "");
+                                   "into it (fusim import an nccl-tests log, fusim fit --merge-into PROFILE)" : "");
     return FU_EDATA;
   }
   if (!rescaled) {

@@ -285,7 +285,7 @@ static void test_lookup(void) {
   capture_begin();
   EXPECT_INT_EQ(fu_profile_time(&one, "allreduce", "nvlink", 8, 1e6, &t, NULL, NULL), FU_EDATA);
   capture_end(err, sizeof err);
-  EXPECT(strstr(err, "one-GPU curves only") != NULL && strstr(err, "fit --base") != NULL);
+  EXPECT(strstr(err, "one-GPU curves only") != NULL && strstr(err, "fit --merge-into") != NULL);
   EXPECT(strchr(err, '\n') == strrchr(err, '\n')); /* one line */
 }
 
