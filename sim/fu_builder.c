@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,7 @@ typedef struct fu__ctx {
   size_t n, cap;             /* used, allocated */
   double casts;              /* autocast weight copies, bytes */
   int missing;               /* an operation had no table (priced 0; reported) */
-  char missing_what[64];     /* its name */
+  char missing_what[96];     /* its name, dtype and shape (fu__miss) */
   int roofline;              /* 1: price by the roofline instead */
   double unaligned;          /* a bf16 GEMM dimension that is not a multiple of 8 (0: none) */
   double host_k;             /* --host-probe over the profile's probe (0: not given, as 1) */
@@ -79,8 +80,15 @@ static void fu__param(fu__op *o, const char *name, const char *suffix, uint64_t 
   o->numel[o->nparams++] = numel;
 }
 
-static void fu__miss(fu__ctx *x, const char *what) {
-  if (!x->missing) snprintf(x->missing_what, sizeof x->missing_what, "%s", what);
+/* The first operation the profile has no time for, named with its dtype (and shape). */
+static void fu__miss(fu__ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fu__miss(fu__ctx *x, const char *fmt, ...) {
+  if (!x->missing) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->missing_what, sizeof x->missing_what, fmt, ap);
+    va_end(ap);
+  }
   x->missing = 1;
 }
 
@@ -91,7 +99,7 @@ static fu__op *fu__memop(fu__ctx *x, const char *table, const char *dtype, doubl
   if (!o) return NULL;
   const fu_op_table *t = fu_compute_op(x->c, table, dtype);
   snprintf(o->what, sizeof o->what, "%s", table);
-  if (!t) fu__miss(x, table);
+  if (!t) fu__miss(x, "%s (%s)", table, dtype);
   o->fwd_us = fu_op_us(x->c, t, numel, 0);
   o->bwd_us = fu_op_us(x->c, t, numel, 1);
   o->hfwd_us = t ? t->host_fwd_us : 0;
@@ -128,10 +136,18 @@ static int fu__has_unaligned(const fu__ctx *x) {
 /* The three products of a layer whose forward is M x N x K (M rows, N outputs, K inputs):
  * forward, the input gradient (M x K over N) and the weight gradient (N x K over M). */
 static void fu__gemm3(fu__ctx *x, double M, double N, double K, double *f, double *dg, double *wg) {
-  if (fu_compute_gemm_us(x->c, x->gdt, "fwd", M, N, K, f) != FU_OK ||
-      fu_compute_gemm_us(x->c, x->gdt, "dgrad", M, K, N, dg) != FU_OK ||
-      fu_compute_gemm_us(x->c, x->gdt, "wgrad", N, K, M, wg) != FU_OK) {
-    fu__miss(x, "gemm");
+  /* the first product without a time is named: a table with untimed points (a sweep cut by its
+   * budget) leaves shapes with no timed point around them */
+  const char *lay = NULL;
+  double m = M, n = N, k = K; /* the product looked up */
+  if (fu_compute_gemm_us(x->c, x->gdt, "fwd", M, N, K, f) != FU_OK)
+    lay = "fwd";
+  else if (fu_compute_gemm_us(x->c, x->gdt, "dgrad", M, K, N, dg) != FU_OK)
+    lay = "dgrad", n = K, k = N;
+  else if (fu_compute_gemm_us(x->c, x->gdt, "wgrad", N, K, M, wg) != FU_OK)
+    lay = "wgrad", m = N, n = K, k = M;
+  if (lay) {
+    fu__miss(x, "gemm %s %s, %.0f x %.0f x %.0f", x->gdt, lay, m, n, k);
     *f = *dg = *wg = 0;
   }
 }
@@ -211,7 +227,7 @@ static void fu__tied_head(fu__ctx *x, fu__op *head, size_t emb, double numel) {
     x->casts += 2 * numel;
   }
   const fu_op_table *add = fu_compute_op(x->c, "add", "fp32");
-  if (!add) fu__miss(x, "add");
+  if (!add) fu__miss(x, "add (fp32)");
   x->ops[emb].bwd_us += fu_op_us(x->c, add, numel, 0);
 }
 
@@ -383,7 +399,7 @@ static fu__op *fu__fanout(fu__ctx *x, double numel, const char *dtype, int consu
   if (!o) return NULL;
   snprintf(o->what, sizeof o->what, "grad_sum");
   const fu_op_table *t = fu_compute_op(x->c, "add", dtype);
-  if (!t) fu__miss(x, "add");
+  if (!t) fu__miss(x, "add (%s)", dtype);
   o->bwd_us = (consumers - 1) * fu_op_us(x->c, t, numel, 0);
   return o;
 }
@@ -416,7 +432,7 @@ static fu__op *fu__attn(fu__ctx *x, const fu_tf_spec *s, double H, double Hkv, i
   snprintf(o->what, sizeof o->what, "attention");
   if (fu_compute_attn_us(x->c, x->adt, (int)hd, causal, p, (double)s->seq,
                          (double)s->batch * s->heads, &f, &b) != FU_OK) {
-    fu__miss(x, "attention");
+    fu__miss(x, "attention (%s, head size %.0f)", x->adt, hd);
     f = b = 0;
   }
   o->fwd_us = f, o->bwd_us = b;
@@ -1387,8 +1403,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     return st;
   }
   if (!x.roofline && x.missing) {
-    fu_error("workload: profile %s has no table for %s (%s); recalibrate with tools/calib_torch.py",
-             prof_name, x.missing_what, x.adt);
+    fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
+             "timed; recalibrate with tools/calib_torch.py", prof_name, x.missing_what);
     free(x.ops);
     return FU_EDATA;
   }
@@ -1537,7 +1553,7 @@ static double fu__conv_us(fu__ctx *x, const char *layout, int kernel, int stride
   /* cuDNN pads channels to a multiple of 8 (the 3-channel image): the aligned GEMM's time */
   m = ceil(m / 8) * 8, n = ceil(n / 8) * 8, k = ceil(k / 8) * 8;
   if (fu_compute_gemm_us(x->c, x->gdt, layout, m, n, k, &us) == FU_OK) return us;
-  fu__miss(x, "gemm");
+  fu__miss(x, "conv k%d s%d or gemm %s %s, %.0f x %.0f x %.0f", kernel, stride, x->gdt, layout, m, n, k);
   return 0;
 }
 
@@ -1657,7 +1673,8 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   x.T = (double)s->batch;
   int st = fu__resnet_ops(&x, blocks, (double)s->batch, (double)s->image);
   if (st == FU_OK && x.missing) {
-    fu_error("workload: profile %s has no table for %s", prof_name, x.missing_what);
+    fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
+             "timed; recalibrate with tools/calib_torch.py", prof_name, x.missing_what);
     st = FU_EDATA;
   }
   if (st == FU_OK) { /* the host total was measured on ResNet-50 */

@@ -437,6 +437,16 @@ for kept, warned in ((1, True), (n, False)):
     assert r.returncode == 0, r.stderr
     said = "gemm[0] (bf16 fwd) has %d timed points and replaces a table of %d" % (kept, n) in r.stderr
     assert said == warned, (kept, r.stderr)
+    # a shape with no timed point around it: one line naming the product, exit 65
+    r = subprocess.run([fusim, "workload", "--transformer", "--arch", "bert", "--layers", "2", "--hidden", "1024",
+                        "--heads", "16", "--ffn", "4096", "--vocab", "30522", "--seq", "512", "--micro-batch", "8",
+                        "--precision", "autocast-bf16", "--profile", base, "--out", os.path.join(tmp, "w.json")],
+                       capture_output=True, text=True)
+    if warned:
+        assert r.returncode == 65 and len(r.stderr.strip().splitlines()) == 1, (r.returncode, r.stderr)
+        assert "has no time for gemm bf16 fwd, " in r.stderr, r.stderr
+    else:
+        assert r.returncode == 0, r.stderr
     shutil.copy(os.path.join(root, "data", "profiles", "h200-default.json"), base)
 PY
 exit $fail
