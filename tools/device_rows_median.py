@@ -45,13 +45,14 @@ def grid_tables(comps, part):
             by_key.setdefault(tuple(t[k] for k in keys), []).append(t)
     tables, holes = [], []
     for key, ts in by_key.items():
-        grid = [t for t in ts if all(t[a] == ts[0][a] for a in ("m", "n", "k"))]
-        us = [median_or_none(t["us"][i] for t in grid) for i in range(len(grid[0]["us"]))]
+        if any(t[a] != ts[0][a] for t in ts for a in ("m", "n", "k")):
+            raise ValueError("%s %s: the runs' grids differ" % (part, " ".join(map(str, key))))
+        us = [median_or_none(t["us"][i] for t in ts) for i in range(len(ts[0]["us"]))]
         if any(u is None for u in us):
             holes.append("%s %s (%d of %d points)" % (part, " ".join(map(str, key)),
                                                       sum(u is not None for u in us), len(us)))
             continue
-        tables.append(dict(grid[0], us=[round(u, 3) for u in us]))
+        tables.append(dict(ts[0], us=[round(u, 3) for u in us]))
     return tables, holes
 
 
@@ -72,7 +73,9 @@ def ops(comps, base_ops):
             rows.setdefault((o["op"], o["dtype"]), []).append(o)
     out = []
     for key, os_ in rows.items():
-        same = [o for o in os_ if o["numel"] == os_[0]["numel"]]
+        if any(o["numel"] != os_[0]["numel"] for o in os_):
+            raise ValueError("ops %s %s: the runs' sizes differ" % key)
+        same = os_
         row = dict(same[0])
         for f in ("fwd_us", "bwd_us"):
             row[f] = [round(statistics.median(o[f][i] for o in same), 3) for i in range(len(row["numel"]))]
@@ -102,16 +105,22 @@ def main(argv):
     base_ops = {(o["op"], o["dtype"]): o for o in base.get("compute", {}).get("ops", [])}
     comp = {"source": "median of %d tools/calib_torch.py runs on %s (device tables; host costs %s's)" % (
         len(docs), docs[0]["gpu"], base.get("name", base_path))}
-    for part in GRID_KEYS:
-        tables, holes = grid_tables(comps, part)
-        if tables:
-            comp[part] = tables
-        for h in holes:
-            print("left out (points never measured; the base's table stays): %s" % h, file=sys.stderr)
-    if any("attention" in c for c in comps):
-        comp["attention"] = attention(comps)
-    if any("ops" in c for c in comps):
-        comp["ops"] = ops(comps, base_ops)
+    holes = []
+    try:
+        for part in GRID_KEYS:
+            tables, left = grid_tables(comps, part)
+            holes += left
+            if tables:
+                comp[part] = tables
+        if any("attention" in c for c in comps):
+            comp["attention"] = attention(comps)
+        if any("ops" in c for c in comps):
+            comp["ops"] = ops(comps, base_ops)
+    except (ValueError, KeyError) as e:
+        print("device_rows_median.py: %s" % e, file=sys.stderr)
+        return 65
+    for h in holes:
+        print("left out (points never measured; the base's table stays): %s" % h, file=sys.stderr)
     write(out, {"format": "fusim-compute-1", "gpu": docs[0]["gpu"], "gpu_mem_bytes": docs[0].get("gpu_mem_bytes"),
                 "torch": docs[0].get("torch"), "cuda": docs[0].get("cuda"),
                 "command": "tools/device_rows_median.py " + " ".join(argv[1:]), "compute": comp})

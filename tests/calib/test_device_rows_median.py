@@ -9,7 +9,8 @@
     its host costs are the base profile's (7 / 8 us), not the runs' (1 / 1); an operation the base
     does not have keeps the runs' median host cost.
 Then `fusim fit --compute OUT --merge-into` a copy of the bundled profile: the bf16 table is
-replaced, the tf32 one stays the profile's. Bad input: runs naming two GPUs, exit 65.
+replaced, the tf32 one stays the profile's. Bad input: runs on different grids or naming two GPUs,
+one line, exit 65.
 Usage: test_device_rows_median.py FUSIM"""
 import json
 import os
@@ -75,6 +76,14 @@ with tempfile.TemporaryDirectory() as tmp:
     after = {(t["dtype"], t["layout"]): t for t in json.load(open(merged))["compute"]["gemm"]}
     check("bf16 fwd replaced", after[("bf16", "fwd")]["us"], [11, 21, 40])
     check("tf32 fwd kept", [after[("tf32", "fwd")]], tf32_before)
+
+    # runs timed on different grids: one line, exit 65, nothing written over OUT
+    calib(runs[2], [11, 22, 40, 50], [5, None], (130, 190), [2, 9], [2, 9])
+    before = open(out).read()
+    r = subprocess.run([sys.executable, TOOL, out, base] + runs, capture_output=True, text=True)
+    check("grids differ: exit, one line", (r.returncode, len(r.stderr.strip().splitlines())), (65, 1))
+    check("grids differ: named", "gemm bf16 fwd: the runs' grids differ" in r.stderr, True)
+    check("grids differ: OUT kept", open(out).read(), before)
 
     calib(runs[2], [11, 22, 40], [5, None], (130, 190), [2, 9], [2, 9], gpu="GPU Y")
     r = subprocess.run([sys.executable, TOOL, out, base] + runs, capture_output=True, text=True)
