@@ -53,6 +53,10 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
     # tools/validate_torch.py's HF models (its captures' meta.model)
     "bert_base": dict(arch="bert", layers=12, hidden=768, heads=12, ffn=3072, vocab=30522),
     "gpt2": dict(arch="gpt2", layers=12, hidden=768, heads=12, ffn=3072, vocab=50257),
+    "gpt2_medium": dict(arch="gpt2", layers=24, hidden=1024, heads=16, ffn=4096, vocab=50257),
+    "llama_small": dict(arch="llama", layers=12, hidden=1024, heads=16, ffn=2816, vocab=32000),
+    # Mistral's layer is Llama's (no sliding window in validate_torch's config): 4 KV heads of 12
+    "mistral_small": dict(arch="llama", layers=12, hidden=768, heads=12, kv_heads=4, ffn=3072, vocab=32000),
 }
 
 
@@ -77,7 +81,8 @@ def args_for(meta):
     return ["--transformer", "--arch", meta["arch"], "--layers", str(meta["layers"]),
             "--hidden", str(meta["hidden"]), "--heads", str(meta["heads"]), "--ffn", str(meta["ffn"]),
             "--vocab", str(meta["vocab"]), "--seq", str(meta["seq"]), "--micro-batch", str(meta["batch"]),
-            "--precision", prec, "--optimizer", opt] + clip
+            "--precision", prec, "--optimizer", opt] + clip + \
+        (["--kv-heads", str(meta["kv_heads"])] if meta.get("kv_heads") else [])
 
 
 def main():
@@ -157,16 +162,16 @@ def main():
 def with_run_recipe(meta, folder):
     """meta with the optimizer and clip of the validation run whose folder holds the capture
     (its runs.json records the recipe; validate_torch's captures record it themselves only from
-    session 37 on), where the meta has none; else meta as it is."""
+    session 37 on), where the meta has none; else meta as it is. A run whose runs.json records no
+    optimizer predates validate_torch's --optimizer (41b1126), which came with the record: every
+    such run trained with SGD and momentum."""
     if "optimizer" in meta or not os.path.exists(torch_runs.find(folder)):
         return meta
     try:
         run = torch_runs.load(folder)
     except (OSError, ValueError):
         return meta
-    if not run.get("optimizer"):   # runs before the recipe was recorded: SGD by the name's default
-        return meta
-    return dict(meta, optimizer=run["optimizer"], clip_grad_norm=run.get("clip"))
+    return dict(meta, optimizer=run.get("optimizer") or "sgd", clip_grad_norm=run.get("clip"))
 
 
 def compare(a, files):

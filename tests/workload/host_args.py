@@ -14,7 +14,7 @@ capture's host speed, by hand. A profile whose probe read 6 us (median) and 5 (f
 - compare() over a validation run's folder: its runs.json and a capture of a model no builder makes
   are left out (the capture said on stderr), without running fusim.
 - with_run_recipe: a validation capture whose meta records no optimizer is priced with its run's
-  (runs.json's optimizer and clip), where the run recorded one."""
+  (runs.json's optimizer and clip; SGD where the run predates validate_torch's --optimizer)."""
 import os
 import sys
 
@@ -80,8 +80,8 @@ with tempfile.TemporaryDirectory() as tmp:
         got = cc.compare(a, files)
     if got != ([], 0) or err.getvalue() != "swin_v2_s_b32: left out: no builder for swin_v2_s\n":
         fails.append("compare of a run folder: %r, stderr %r" % (got, err.getvalue()))
-# with_run_recipe: a capture without a recorded optimizer takes its run's (runs.json), where the run
-# recorded one; its own wins; no runs.json or a run of no recorded recipe: as it is
+# with_run_recipe: a capture without a recorded optimizer takes its run's (runs.json), SGD where the
+# run predates the record; the capture's own wins; no runs.json: as it is
 with tempfile.TemporaryDirectory() as tmp:
     rn = {"model": "resnet50", "batch": 64}
     for what, run, meta, want in (
@@ -89,7 +89,8 @@ with tempfile.TemporaryDirectory() as tmp:
              dict(rn, optimizer="adamw", clip_grad_norm=1.0)),
             ("the capture's own sgd", {"optimizer": "adamw", "clip": 1.0}, dict(rn, optimizer="sgd"),
              dict(rn, optimizer="sgd")),
-            ("run of no recorded recipe", {"optimizer": None}, rn, rn),
+            ("run of no recorded optimizer (before validate_torch's --optimizer): sgd", {"amp": None}, rn,
+             dict(rn, optimizer="sgd", clip_grad_norm=None)),
             ("no runs.json", None, rn, rn)):
         d = tempfile.mkdtemp(dir=tmp)
         if run is not None:
