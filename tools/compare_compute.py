@@ -40,11 +40,10 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import torch_runs  # noqa: E402
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import torch_runs  # noqa: E402  (tools/: a validation run's runs.json, gzipped or not)
 
 
 KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_captured.json)
