@@ -149,13 +149,46 @@ def build_model(name, batch, seq):
                               num_attention_heads=12, num_key_value_heads=12, vocab_size=50304,
                               max_position_embeddings=1024)
             cls = Olmo2ForCausalLM
+        elif name == "roberta_base":   # BERT's layer, learned positions offset by the padding index
+            from transformers import RobertaConfig, RobertaForMaskedLM
+            cfg = RobertaConfig(vocab_size=50265, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                                intermediate_size=3072, max_position_embeddings=514, type_vocab_size=1)
+            cls = RobertaForMaskedLM
+        elif name == "electra_base":   # ELECTRA's generator head on a BERT-base encoder
+            from transformers import ElectraConfig, ElectraForMaskedLM
+            cfg = ElectraConfig(embedding_size=768, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                                intermediate_size=3072)
+            cls = ElectraForMaskedLM
+        elif name == "albert_base":   # one layer's weights shared by all 12: each gradient summed 12 times
+            from transformers import AlbertConfig, AlbertForMaskedLM
+            cfg = AlbertConfig(embedding_size=128, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                               intermediate_size=3072)
+            cls = AlbertForMaskedLM
+        elif name == "bart_small":   # an encoder-decoder with learned positions, labels shifted right
+            from transformers import BartConfig, BartForConditionalGeneration
+            cfg = BartConfig(vocab_size=50265, d_model=512, encoder_layers=6, decoder_layers=6,
+                             encoder_attention_heads=8, decoder_attention_heads=8, encoder_ffn_dim=2048,
+                             decoder_ffn_dim=2048, max_position_embeddings=1024)
+            cls = BartForConditionalGeneration
+        elif name == "gemma_small":   # GeGLU, RMSNorm (1 + w), scaled embeddings, tied head, 4 KV heads of 12
+            from transformers import GemmaConfig, GemmaForCausalLM
+            cfg = GemmaConfig(hidden_size=768, intermediate_size=3072, num_hidden_layers=12,
+                              num_attention_heads=12, num_key_value_heads=4, head_dim=64, vocab_size=32000,
+                              max_position_embeddings=1024)
+            cls = GemmaForCausalLM
+        elif name == "falcon_small":   # attention and MLP in parallel off one LayerNorm, one KV head
+            from transformers import FalconConfig, FalconForCausalLM
+            cfg = FalconConfig(hidden_size=768, num_hidden_layers=12, num_attention_heads=12, vocab_size=50304,
+                               new_decoder_architecture=False, multi_query=True, parallel_attn=True,
+                               alibi=False, bias=False, max_position_embeddings=1024)
+            cls = FalconForCausalLM
         elif name.startswith("gpt2"):
             from transformers import GPT2Config, GPT2LMHeadModel
             big = name == "gpt2_medium"
             cfg = GPT2Config(n_embd=1024 if big else 768, n_layer=24 if big else 12,
                              n_head=16 if big else 12, n_positions=1024)
             cls = GPT2LMHeadModel
-        else:
+        else:   # bert_base, bert_large
             from transformers import BertConfig, BertForMaskedLM
             big = name == "bert_large"
             cfg = BertConfig(hidden_size=1024 if big else 768, num_hidden_layers=24 if big else 12,
@@ -210,7 +243,8 @@ def workload_name(name, batch, seq):
 # transformers models the harness builds from their configs (random weights, token ids of --seq)
 HF_MODELS = ("gpt2", "gpt2_medium", "bert_base", "bert_large", "llama_small", "distilbert", "t5_small",
              "qwen2_small", "mistral_small", "qwen3_small", "phi3_small", "gpt_neox_small",
-             "opt_small", "olmo2_small")
+             "opt_small", "olmo2_small", "roberta_base", "electra_base", "albert_base", "bart_small",
+             "gemma_small", "falcon_small")
 
 # torchvision classifiers the harness builds (random weights, 224x224 images)
 TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wide_resnet50_2",
@@ -221,7 +255,9 @@ TORCHVISION = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "wi
                "regnet_x_3_2gf", "mobilenet_v3_small", "swin_s", "densenet169",
                "resnext101_32x8d", "vit_l_16", "wide_resnet101_2", "convnext_base", "swin_b",
                "efficientnet_b3", "regnet_y_3_2gf", "efficientnet_b2", "densenet201", "regnet_y_8gf",
-               "efficientnet_v2_m", "regnet_x_8gf", "resnext101_64x4d", "swin_v2_s", "efficientnet_b4")
+               "efficientnet_v2_m", "regnet_x_8gf", "resnext101_64x4d", "swin_v2_s", "efficientnet_b4",
+               "regnet_y_16gf", "regnet_x_16gf", "convnext_large", "efficientnet_b5", "mnasnet1_3",
+               "shufflenet_v2_x2_0", "swin_v2_b", "densenet161", "vgg19_bn", "squeezenet1_1")
 
 
 # The training recipe every step of the run uses (--amp, --optimizer, --set-to-none; set_recipe
