@@ -310,5 +310,15 @@ finally:
         del sys.modules["torch"]
     else:
         sys.modules["torch"] = saved_torch
+# build_model: every transformers name has a branch of its own (the last one, BERT's, takes any
+# name that reaches it, so a listed name without a branch would be built as BERT); read from its
+# source, as the harness cannot build models without a GPU
+import inspect  # noqa: E402
+src = inspect.getsource(vt.build_model)
+unbranched = [n for n in vt.HF_MODELS if n not in ("bert_base", "bert_large") and
+              'name == "%s"' % n not in src and not (n.startswith("gpt2") and 'name.startswith("gpt2")' in src)]
+check("every HF model but BERT's two has its own branch in build_model: %r" % unbranched, not unbranched)
+check("no name twice in the model lists",
+      len(set(vt.HF_MODELS + vt.TORCHVISION)) == len(vt.HF_MODELS) + len(vt.TORCHVISION))
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)
