@@ -31,6 +31,7 @@ Usage: python3 tools/compare_compute.py [--fusim build/fusim] [--profile data/pr
 """
 import argparse
 import csv
+import functools
 import glob
 import json
 import os
@@ -158,19 +159,24 @@ def main():
     return 0 if ok else 1
 
 
-def with_run_recipe(meta, folder):
-    """meta with the optimizer and clip of the validation run whose folder holds the capture
-    (its runs.json records the recipe; validate_torch's captures record it themselves only from
-    session 37 on), where the meta has none; else meta as it is. A run whose runs.json records no
-    optimizer predates validate_torch's --optimizer (41b1126), which came with the record: every
-    such run trained with SGD and momentum."""
-    if "optimizer" in meta or not os.path.exists(torch_runs.find(folder)):
-        return meta
+@functools.lru_cache(maxsize=None)
+def run_recipe(folder):
+    """(optimizer, clip) of the validation run in folder, read once from its runs.json; None where
+    it has none that reads. A run whose runs.json records no optimizer predates validate_torch's
+    --optimizer (41b1126), which came with the record: every such run trained with SGD and momentum."""
     try:
         run = torch_runs.load(folder)
     except (OSError, ValueError):
-        return meta
-    return dict(meta, optimizer=run.get("optimizer") or "sgd", clip_grad_norm=run.get("clip"))
+        return None
+    return run.get("optimizer") or "sgd", run.get("clip")
+
+
+def with_run_recipe(meta, folder):
+    """meta with the optimizer and clip of the validation run whose folder holds the capture
+    (validate_torch's captures record them themselves only from session 37 on), where the meta has
+    none; else meta as it is."""
+    recipe = None if "optimizer" in meta else run_recipe(folder)
+    return meta if recipe is None else dict(meta, optimizer=recipe[0], clip_grad_norm=recipe[1])
 
 
 def compare(a, files):
