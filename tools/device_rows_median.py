@@ -72,16 +72,15 @@ def ops(comps, base_ops):
         for o in comp.get("ops", []):
             rows.setdefault((o["op"], o["dtype"]), []).append(o)
     out = []
-    for key, os_ in rows.items():
-        if any(o["numel"] != os_[0]["numel"] for o in os_):
+    for key, runs in rows.items():
+        if any(o["numel"] != runs[0]["numel"] for o in runs):
             raise ValueError("ops %s %s: the runs' sizes differ" % key)
-        same = os_
-        row = dict(same[0])
+        row = dict(runs[0])
         for f in ("fwd_us", "bwd_us"):
-            row[f] = [round(statistics.median(o[f][i] for o in same), 3) for i in range(len(row["numel"]))]
+            row[f] = [round(statistics.median(o[f][i] for o in runs), 3) for i in range(len(row["numel"]))]
         base = base_ops.get(key)
         for f in ("host_fwd_us", "host_bwd_us"):
-            row[f] = base[f] if base else round(statistics.median(o[f] for o in same), 3)
+            row[f] = base[f] if base else round(statistics.median(o[f] for o in runs), 3)
         out.append(row)
     return out
 
