@@ -181,10 +181,10 @@ int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layou
 }
 
 int fu_compute_conv_us(const fu_compute *c, const char *dtype, const char *layout, int kernel,
-                       int stride, double m, double n, double k, double *us) {
+                       int stride, int nchw, double m, double n, double k, double *us) {
   for (int i = 0; i < c->nconv; i++) {
     const fu_gemm_table *t = &c->conv[i];
-    if (t->kernel == kernel && t->stride == stride && !strcmp(t->dtype, dtype) &&
+    if (t->kernel == kernel && t->stride == stride && t->nchw == nchw && !strcmp(t->dtype, dtype) &&
         !strcmp(t->layout, layout)) {
       int st = fu__table_us(t, m, n, k, us);
       if (st == FU_OK) *us = fu__untimed(c, *us);
@@ -424,6 +424,7 @@ json_t *fu_compute_to_json(const fu_compute *c) {
     if (e && t->kernel > 0) {
       json_object_set_new(e, "kernel", json_integer(t->kernel));
       json_object_set_new(e, "stride", json_integer(t->stride));
+      if (t->nchw) json_object_set_new(e, "format", json_string("nchw"));
     }
     if (!e || json_array_append_new(t->kernel > 0 ? cv : t->unaligned ? gu : g, e)) goto oom;
   }
@@ -604,15 +605,16 @@ static int fu__table_points(const fu_gemm_table *t) {
 }
 
 /* t in place of the table of the same key in arr[0..*n) (dtype, layout, alignment, kernel,
- * stride), else appended; FU_EDATA when arr is full. A replacement with fewer timed points than
- * the table it replaces is said on stderr: a sweep cut by its time budget leaves nulls, and
- * shapes with no timed point around them then have no time at all (fit --merge-into). */
+ * stride, memory format), else appended; FU_EDATA when arr is full. A replacement with fewer
+ * timed points than the table it replaces is said on stderr: a sweep cut by its time budget
+ * leaves nulls, and shapes with no timed point around them then have no time at all (fit
+ * --merge-into). */
 static int fu__put_table(fu_gemm_table *arr, int *n, int max, const fu_gemm_table *t, const char *what,
                          const char *where) {
   int i = 0;
   while (i < *n && (strcmp(arr[i].dtype, t->dtype) || strcmp(arr[i].layout, t->layout) ||
                     arr[i].unaligned != t->unaligned || arr[i].kernel != t->kernel ||
-                    arr[i].stride != t->stride))
+                    arr[i].stride != t->stride || arr[i].nchw != t->nchw))
     i++;
   if (i == max) return FU_EDATA;
   if (i < *n && fu__table_points(t) < fu__table_points(&arr[i]))
@@ -654,6 +656,11 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
         if (fu__num(e, "kernel", 1, 64, &kernel) || fu__num(e, "stride", 1, 64, &stride))
           return fu__bad(what, where, "kernel and stride must be numbers from 1 to 64");
         t.kernel = (int)kernel, t.stride = (int)stride;
+        json_t *f = json_object_get(e, "format");
+        if (f && !(json_is_string(f) && (!strcmp(json_string_value(f), "nchw") ||
+                                         !strcmp(json_string_value(f), "channels_last"))))
+          return fu__bad(what, where, "format must be \"nchw\" or \"channels_last\"");
+        t.nchw = f && !strcmp(json_string_value(f), "nchw");
       }
       if (fu__put_table(u == 2 ? c->conv : c->gemm, u == 2 ? &c->nconv : &c->ngemm,
                         u == 2 ? FU_CONV_TABLES : FU_GEMM_TABLES, &t, what, where) != FU_OK)

@@ -12,7 +12,9 @@
  *              base + per tensor + per element, fitted to measured steps (tools/calib_torch.py).
  *   conv       cuDNN convolutions (channels-last, benchmark mode) by class (kernel size, stride)
  *              and layout, over the implicit GEMM's (m, n, k): fwd (N Ho Wo, Cout, Cin k k),
- *              dgrad (N Ho Wo, Cin k k, Cout), wgrad (Cout, Cin k k, N Ho Wo) (tools/calib_torch.py).
+ *              dgrad (N Ho Wo, Cin k k, Cout), wgrad (Cout, Cin k k, N Ho Wo) (tools/calib_torch.py);
+ *              tables marked "format": "nchw" were measured in PyTorch's default NCHW layout
+ *              (calib_torch --conv-format nchw), a key of their own.
  *
  * JSON (the profile's "compute" object; every part optional):
  *   { "source": "..",
@@ -28,7 +30,8 @@
  *                "host_base_us", "tail_frac", "host_probe_us"[, "prologue_frac", "tail_us"]][,
  *                "launch_us", "per_moved_elem_us", "per_chunk_elem_us"[, "hbm_launch_us",
  *                "hbm_per_moved_elem_us", "hbm_sat_blocks", "cache_bytes"]]}, .. ] (fu_optim_fit),
- *     "conv": [ {"dtype", "layout", "kernel", "stride", "m", "n", "k", "us"}, .. ],
+ *     "conv": [ {"dtype", "layout", "kernel", "stride", "m", "n", "k", "us"[, "format": "nchw"
+ *                (or "channels_last", the default)]}, .. ],
  *     "host_probe_us": tools/torch_host.host_probe's CPU time per launch when the host costs were
  *                measured (calib_torch's hf_host part: the median of its readings), to carry them
  *                to another host speed,
@@ -59,13 +62,14 @@
 #define FU_OPS_MAX 256            /* memory-bound operation tables and host-only entries */
 #define FU_OPS_SIZES 16           /* sizes per operation table (batch norm: 13, tools/calib_torch.py) */
 #define FU_OPTIM_MAX 8            /* optimizer fits */
-#define FU_CONV_TABLES 32         /* 2 dtypes x 5 classes x 3 layouts, and room */
+#define FU_CONV_TABLES 64         /* 2 dtypes x 5 classes x 3 layouts x 2 memory formats, and room */
 
 typedef struct fu_gemm_table {
   char dtype[8];             /* "bf16", "tf32", "fp32" */
   char layout[8];            /* "fwd", "dgrad", "wgrad" */
   int unaligned;             /* 1: measured with the vocabulary-like dimension not a multiple of 8 */
   int kernel, stride;        /* convolution tables: kernel size and stride (0 in GEMM tables) */
+  int nchw;                  /* convolution tables: 1 measured in the NCHW layout, 0 channels-last */
   int nm, nn, nk;            /* values along each axis */
   int m[FU_GEMM_GRID_AXIS];  /* ascending M values */
   int n[FU_GEMM_GRID_AXIS];  /* ascending N values */
@@ -173,11 +177,12 @@ int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layou
                        double n, double k, double *us);
 
 /* Device time of a convolution of kernel size x kernel at stride from the conv table of that
- * dtype, layout, kernel and stride, (m, n, k) as in the header's "conv", interpolated as
- * fu_compute_gemm_us does. FU_EDATA (no message) when no such table exists (the caller prices
- * the implicit GEMM instead) or no measured point surrounds it. */
+ * dtype, layout, kernel, stride and memory format (nchw 1: NCHW, 0: channels-last), (m, n, k)
+ * as in the header's "conv", interpolated as fu_compute_gemm_us does. FU_EDATA (no message)
+ * when no such table exists (the caller prices the implicit GEMM instead, channels-last) or no
+ * measured point surrounds it. */
 int fu_compute_conv_us(const fu_compute *c, const char *dtype, const char *layout, int kernel,
-                       int stride, double m, double n, double k, double *us);
+                       int stride, int nchw, double m, double n, double k, double *us);
 
 /* Attention forward and backward for bh problems of seq x head_dim: the nearest measured
  * (dtype, head_dim, causal, dropout), log-linear in seq between points; in bh log-linear per

@@ -26,7 +26,7 @@ static const char fu__workload_head[] =
 "                      [--accum-steps K] [--name N] [--ops CSV] [--out FILE] [--format table|csv|json]\n"
 "                      [--host-probe US [--host-probe-bwd US] | --host-ref-fwd US --host-ref-bwd US]\n"
 "                      [--ready-hook-us US]\n"
-"       fusim workload --cnn MODEL --micro-batch B [--image PX] [--precision P]\n"
+"       fusim workload --cnn MODEL --micro-batch B [--image PX] [--memory-format F] [--precision P]\n"
 "                      [--optimizer sgd|adamw|adam] [--clip-grad-norm MAX] [--profile P.json]\n"
 "                      [--name N] [--out FILE]\n"
 "                      [--host-probe US [--host-probe-bwd US] | --host-ref-fwd US --host-ref-bwd US]\n"
@@ -114,7 +114,13 @@ static const char fu__workload_head[] =
 "               backward host time, what the real-size paths add) as CSV.\n"
 "--cnn          torchvision's resnet50, resnet101 or resnet152 at --micro-batch and --image\n"
 "               (default 224), channels-last, convolutions priced from the profile's cuDNN tables\n"
-"               (else as their implicit GEMMs); SGD with momentum by default. The host total\n"
+"               (else as their implicit GEMMs); SGD with momentum by default. --memory-format\n"
+"               nchw: PyTorch's default layout, a training loop that never calls\n"
+"               .to(memory_format=torch.channels_last) (torchvision's reference scripts without\n"
+"               --channels-last, DDP examples): convolutions, batch norm and max pooling from the\n"
+"               profile's NCHW tables (tools/calib_torch.py --parts conv,ops_nchw --conv-format\n"
+"               nchw), refused (exit 65, naming the table) where it has none; cuDNN runs them up\n"
+"               to 3x slower than channels-last. The host total\n"
 "               measured on ResNet-50 (tv_resnet50_held) scales every operation alike; a block\n"
 "               past ResNet-50's in its stage costs the profile's tv_resnet_block_deep row\n"
 "               (tools/cnn_depth.py), where it has one.\n"
@@ -214,6 +220,8 @@ int fu_cmd_workload(int argc, char **argv) {
   int arch = (int)t.arch;
   const char *info = NULL, *check = NULL, *out = NULL, *profile = NULL, *cnn = NULL;
   long image = 224;
+  static const char *const formats[] = {"channels-last", "nchw", NULL};
+  int mformat = 0, mformat_set = 0;
   const fu_option rows[] = {
       FU_OPT_HEADER("what to do (one of)"),
       {FU_OPT_FLAG(0, "transformer", &transformer, "a transformer from its hyper-parameters")},
@@ -232,6 +240,8 @@ int fu_cmd_workload(int argc, char **argv) {
       {FU_OPT_INT(0, "seq", &t.seq, 1, 16777216, "S", "sequence length")},
       {FU_OPT_INT(0, "micro-batch", &t.batch, 1, 1048576, "B", "micro-batch")},
       {FU_OPT_INT(0, "image", &image, 32, 65536, "PX", "--cnn input height = width (default 224)")},
+      {FU_OPT_ENUM(0, "memory-format", &mformat, formats, "--cnn: channels-last (default) or nchw"),
+       .seen = &mformat_set},
       {FU_OPT_ENUM(0, "arch", &arch, archs, "layer structure and parameter names (default custom)")},
       {FU_OPT_FLAG(0, "gated-ffn", &t.gated, "custom: gate, up, down as SwiGLU")},
       {FU_OPT_FLAG(0, "bias", &t.bias, "custom: biases")},
@@ -288,6 +298,10 @@ int fu_cmd_workload(int argc, char **argv) {
     fu_error("workload: give exactly one of --transformer, --cnn, --info, --check, --list (see --help)");
     return fu_exit_code(FU_EUSAGE);
   }
+  if (mformat_set && !cnn) {
+    fu_error("workload: --memory-format is a --cnn option (a transformer has no image layout)");
+    return fu_exit_code(FU_EUSAGE);
+  }
   int info_mem = info && fmt == FU_FORMAT_TABLE && !tensors; /* --info's table: the memory lines */
   if (!transformer && !cnn && (t.ops_csv || (profile && !info_mem))) /* kept working, but never silently */
     fu_warn("workload: --profile and --ops price a generated workload (--transformer, --cnn; "
@@ -331,6 +345,7 @@ int fu_cmd_workload(int argc, char **argv) {
     snprintf(cn.model, sizeof cn.model, "%.31s", cnn);
     if (t.batch) cn.batch = t.batch;
     cn.image = image;
+    cn.nchw = mformat == 1;
     if (prec_set) cn.prec = t.prec;
     if (optim_set) snprintf(cn.optimizer, sizeof cn.optimizer, "%s", t.optimizer);
     cn.accum = t.accum;

@@ -58,6 +58,7 @@ typedef struct fu__ctx {
   double host_k;             /* --host-probe over the profile's probe (0: not given, as 1) */
   double ref_kf;             /* --host-ref: forward's host speed over the profile's (0: not given) */
   double hook_us;            /* --ready-hook-us: the host's cost of a hook after each gradient */
+  int nchw;                  /* CNN in PyTorch's default NCHW layout (else channels-last) */
 } fu__ctx;
 
 static fu__op *fu__push(fu__ctx *x) {
@@ -354,7 +355,7 @@ static void fu__ln_width(const fu__ctx *x, fu__op *o, const char *dtype, double 
  * has 256 channels). */
 static void fu__bn_channels(const fu__ctx *x, fu__op *o, const char *dtype, double numel, double c) {
   static const double cs[] = {64, 128, 256, 512, 1024, 2048};
-  fu__by_size(x, o, "batchnorm2d", "c", cs, 6, 256, dtype, numel, c);
+  fu__by_size(x, o, x->nchw ? "batchnorm2d_nchw" : "batchnorm2d", "c", cs, 6, 256, dtype, numel, c);
 }
 
 /* A norm (layernorm or the HF RMSNorm composite) over the residual stream. */
@@ -1544,12 +1545,18 @@ void fu_cnn_spec_init(fu_cnn_spec *s) {
 }
 
 /* One layout of a convolution (m, n, k of its implicit GEMM in that layout): the profile's conv
- * table of its class (kernel, stride) where there is one (cuDNN as the framework runs it), else
- * the aligned GEMM table of the implicit GEMM. */
+ * table of its class (kernel, stride) and memory format where there is one (cuDNN as the
+ * framework runs it), else, channels-last, the aligned GEMM table of the implicit GEMM. NCHW
+ * has no such fallback: cuDNN runs it 1.1-3.4x slower than channels-last at the same shape
+ * (an H100 in bf16, tools/calib_torch.py --conv-format nchw), slower still than the GEMM. */
 static double fu__conv_us(fu__ctx *x, const char *layout, int kernel, int stride, double m,
                           double n, double k) {
   double us;
-  if (fu_compute_conv_us(x->c, x->gdt, layout, kernel, stride, m, n, k, &us) == FU_OK) return us;
+  if (fu_compute_conv_us(x->c, x->gdt, layout, kernel, stride, x->nchw, m, n, k, &us) == FU_OK) return us;
+  if (x->nchw) {
+    fu__miss(x, "conv %s %s k%d s%d nchw, %.0f x %.0f x %.0f", x->gdt, layout, kernel, stride, m, n, k);
+    return 0;
+  }
   /* cuDNN pads channels to a multiple of 8 (the 3-channel image): the aligned GEMM's time */
   m = ceil(m / 8) * 8, n = ceil(n / 8) * 8, k = ceil(k / 8) * 8;
   if (fu_compute_gemm_us(x->c, x->gdt, layout, m, n, k, &us) == FU_OK) return us;
@@ -1600,17 +1607,21 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double B, double img
 #define NM(sfx) (snprintf(nm, sizeof nm, "%s%s", p, sfx), nm)
 #define BN(name, c, hh, relu)                                                                  \
   do {                                                                                         \
-    FU__TRY(o = fu__memop(x, "batchnorm2d", A, B * (c) * (hh) * (hh), x->ab * B * (c) * (hh) * (hh))); \
+    FU__TRY(o = fu__memop(x, bn, A, B * (c) * (hh) * (hh), x->ab * B * (c) * (hh) * (hh)));  \
     fu__bn_channels(x, o, A, B * (c) * (hh) * (hh), c);                                       \
     fu__param(o, name, ".weight", (uint64_t)(c));                                              \
     fu__param(o, name, ".bias", (uint64_t)(c));                                                \
     if (relu) FU__TRY(fu__memop(x, "relu", A, B * (c) * (hh) * (hh), 0));                      \
   } while (0)
+  /* NCHW batch norm and pooling have tables of their own (calib_torch ops_nchw): at 64
+   * channels cuDNN's NCHW batch norm backward takes 5x the channels-last one's time in bf16 */
+  const char *bn = x->nchw ? "batchnorm2d_nchw" : "batchnorm2d";
   x->layer = -1;
   FU__TRY(fu__conv(x, "conv1", B, 3, 64, 7, 2, img, 1, &h));
   BN("bn1", 64, h, 1);
   double hp = floor((h + 2 - 3) / 2) + 1; /* max pooling keeps its input and int64 indices */
-  FU__TRY(fu__memop(x, "maxpool", A, B * 64 * h * h, x->ab * B * 64 * h * h + 8 * B * 64 * hp * hp));
+  FU__TRY(fu__memop(x, x->nchw ? "maxpool_nchw" : "maxpool", A, B * 64 * h * h,
+                    x->ab * B * 64 * h * h + 8 * B * 64 * hp * hp));
   h = hp;
   static const double cfg[4][2] = {{64, 1}, {128, 2}, {256, 2}, {512, 2}}; /* width, stride */
   const double *r50 = fu__resnet_blocks("resnet50");
@@ -1671,10 +1682,12 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   fu__ctx_prec(&x, s->prec);
   x.c = &prof->compute;
   x.T = (double)s->batch;
+  x.nchw = s->nchw;
   int st = fu__resnet_ops(&x, blocks, (double)s->batch, (double)s->image);
   if (st == FU_OK && x.missing) {
     fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
-             "timed; recalibrate with tools/calib_torch.py", prof_name, x.missing_what);
+             "timed; recalibrate with tools/calib_torch.py%s", prof_name, x.missing_what,
+             x.nchw ? " --parts conv,ops_nchw --conv-format nchw (the NCHW tables)" : "");
     st = FU_EDATA;
   }
   if (st == FU_OK) { /* the host total was measured on ResNet-50 */
@@ -1737,12 +1750,13 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   char notes[2048];
   snprintf(notes, sizeof notes,
            "ESTIMATE from fusim workload --cnn %s: torchvision %s, batch %ld, %ldx%ld images, "
-           "channels-last, %s, %s; %llu params in %zu tensors. Convolutions priced from the cuDNN "
+           "%s, %s, %s; %llu params in %zu tensors. Convolutions priced from the cuDNN "
            "tables by kernel and stride (else as implicit GEMMs), batch norm, ReLU, pooling, adds "
            "and gradient sums from the memory-bound tables, host issue costs per operation, host "
            "and GPU timelines (profile %s). Memory (GiB): "
            "params %.3f, optimizer %.3f, activations %.3f, peak %.3f.%s%s",
-           s->model, s->model, s->batch, s->image, s->image, fu__prec_name(s->prec), s->optimizer,
+           s->model, s->model, s->batch, s->image, s->image, s->nchw ? "NCHW" : "channels-last",
+           fu__prec_name(s->prec), s->optimizer,
            (unsigned long long)nparam, w->ngrads, prof_name, mem->params / 1073741824.0,
            mem->optimizer / 1073741824.0, mem->activations / 1073741824.0, mem->peak / 1073741824.0,
            optnote, bound);

@@ -84,11 +84,13 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
                          fu_workload *w);
 
 /* A CNN by name (resnet50, resnet101, resnet152 as torchvision builds them), at batch x image x
- * image, channels-last; SGD with momentum unless optimizer says otherwise. */
+ * image, channels-last unless nchw; SGD with momentum unless optimizer says otherwise. */
 typedef struct fu_cnn_spec {
   char model[32];            /* "resnet50", "resnet101", "resnet152" */
   long batch;                /* micro-batch */
   long image;                /* input height = width */
+  int nchw;                  /* 1: PyTorch's default NCHW layout (its own conv, batch norm and
+                                pooling tables), 0: channels-last */
   fu_precision prec;         /* autocast or tf32/fp32 */
   char optimizer[16];        /* "sgd" (momentum) by default */
   long accum;                /* accum_steps */

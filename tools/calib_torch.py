@@ -52,6 +52,9 @@ the GPU waits on the host):
   conv       (not by default) cuDNN convolutions (channels-last, benchmark mode) fwd, dgrad,
              wgrad by class (1x1 and 3x3 at stride 1 and 2, the 7x7 stride-2 stem) over output
              pixels x input x output channels, bf16 and TF32: the profile's "conv" tables.
+             --conv-format nchw: in PyTorch's default NCHW layout instead (tables "format": "nchw").
+  ops_nchw   (not by default) batch norm (at 256 channels and BN_CHANNELS) and max pooling in the
+             NCHW layout: ops "batchnorm2d_nchw", "batchnorm2d_nchw_c64", ..., "maxpool_nchw".
 Only the parts measured are written, so `fusim fit --compute FILE --merge-into P` updates those
 tables of P and keeps the rest (op tables by name and dtype, GEMM and conv tables by key).
 Usage: python3 tools/calib_torch.py --out compute.json [--quick] [--parts a,b,..] [--budget S]
@@ -300,14 +303,15 @@ def op_defs(torch, F):
             return [qkv], (lambda x: torch.cat([empty, src(x)], dim=-2)), []
         return mk
 
-    def mk_bn_c(C):
-        # batch 16, square images, channels-last; fp32 parameters as a CNN has them (under
-        # autocast a bf16 input meets fp32 parameters: ATen's native kernel; in fp32 cuDNN's).
-        # Its per-channel statistics and gradients reduce over batch x pixels: at one element
-        # count the time depends on the channel count too
+    def mk_bn_c(C, fmt=torch.channels_last):
+        # batch 16, square images, channels-last (fmt: torch.contiguous_format for the NCHW
+        # tables); fp32 parameters as a CNN has them (under autocast a bf16 input meets fp32
+        # parameters: ATen's native kernel; in fp32 cuDNN's). Its per-channel statistics and
+        # gradients reduce over batch x pixels: at one element count the time depends on the
+        # channel count too
         def mk(numel, dt):
             hw = max(1, int(math.sqrt(max(1, numel // (C * 16)))))
-            x = torch.randn(16, C, hw, hw, device="cuda", dtype=dt).to(memory_format=torch.channels_last)
+            x = torch.randn(16, C, hw, hw, device="cuda", dtype=dt).to(memory_format=fmt)
             x.requires_grad_(True)
             bn = torch.nn.BatchNorm2d(C).cuda()
             return [x], (lambda x: bn(x)), list(bn.parameters())
@@ -317,12 +321,16 @@ def op_defs(torch, F):
         x = torch.randn(numel, device="cuda", dtype=dt, requires_grad=True)
         return [x], (lambda x: F.relu(x)), []
 
-    def mk_pool(numel, dt):
-        C = 64
-        hw = max(2, int(math.sqrt(max(1, numel // (C * 16)))))
-        x = torch.randn(16, C, hw, hw, device="cuda", dtype=dt).to(memory_format=torch.channels_last)
-        x.requires_grad_(True)
-        return [x], (lambda x: F.max_pool2d(x, 3, 2, 1)), []
+    def mk_pool_f(fmt):
+        def mk(numel, dt):
+            C = 64
+            hw = max(2, int(math.sqrt(max(1, numel // (C * 16)))))
+            x = torch.randn(16, C, hw, hw, device="cuda", dtype=dt).to(memory_format=fmt)
+            x.requires_grad_(True)
+            return [x], (lambda x: F.max_pool2d(x, 3, 2, 1)), []
+        return mk
+    mk_pool = mk_pool_f(torch.channels_last)
+    nchw = torch.contiguous_format
 
     return {
         "layernorm": mk_ln, "rmsnorm": mk_rms,
@@ -342,6 +350,9 @@ def op_defs(torch, F):
         **{"layernorm_w%d" % w: mk_ln_w(w) for w in LN_WIDTHS},
         # batch norm at other channel counts than BN_BASE_C (part ops_bn)
         **{"batchnorm2d_c%d" % c: mk_bn_c(c) for c in BN_CHANNELS},
+        # batch norm and max pooling in PyTorch's default layout (part ops_nchw)
+        "batchnorm2d_nchw": mk_bn_c(BN_BASE_C, nchw), "maxpool_nchw": mk_pool_f(nchw),
+        **{"batchnorm2d_nchw_c%d" % c: mk_bn_c(c, nchw) for c in BN_CHANNELS},
     }
 
 
@@ -355,6 +366,8 @@ LN_WIDTHS = (512, 768, 2048, 4096)
 # batch norm's channel count in "batchnorm2d" and the others a ResNet has: part ops_bn
 BN_BASE_C = 256
 BN_CHANNELS = (64, 128, 512, 1024, 2048)
+# the layout-bound operations of a CNN in PyTorch's default NCHW layout: part ops_nchw
+NCHW_OPS = ["batchnorm2d_nchw", "maxpool_nchw"] + ["batchnorm2d_nchw_c%d" % c for c in BN_CHANNELS]
 # cuDNN's fp32 batch norm doubles its time between 2^21.5 and 2^22 elements (backward) and 2^22 and
 # 2^22.5 (forward), at every channel count (its semi-persistent kernels; tools/bn_probe.py, 2026-12-04s):
 # the batch norm tables add sqrt(2)-spaced sizes from 2^21 to 2^25 to the sweep, where ResNets' norms lie
@@ -1308,12 +1321,12 @@ CONV_CLASSES = [
 ]
 
 
-def conv_calls(torch, dt, batch, ho, cin, cout, k, s):
-    """fwd, dgrad, wgrad of one channels-last convolution (padding k // 2) as autograd runs
-    them (aten::convolution_backward with one output asked for); dgrad None for 3 channels
-    (an image needs no gradient)."""
+def conv_calls(torch, dt, batch, ho, cin, cout, k, s, nchw=False):
+    """fwd, dgrad, wgrad of one channels-last (nchw: NCHW, PyTorch's default) convolution
+    (padding k // 2) as autograd runs them (aten::convolution_backward with one output asked
+    for); dgrad None for 3 channels (an image needs no gradient)."""
     hin = ho * s
-    cl = torch.channels_last
+    cl = torch.contiguous_format if nchw else torch.channels_last
     x = torch.randn(batch, cin, hin, hin, device="cuda", dtype=dt).to(memory_format=cl)
     w = torch.randn(cout, cin, k, k, device="cuda", dtype=dt).to(memory_format=cl)
     pad = [k // 2, k // 2]
@@ -1327,11 +1340,13 @@ def conv_calls(torch, dt, batch, ho, cin, cout, k, s):
     return f, (bwd([True, False, False]) if cin != 3 else None), bwd([False, True, False])
 
 
-def measure_conv(torch, tm, dtypes, log, dl, classes=None):
+def measure_conv(torch, tm, dtypes, log, dl, classes=None, nchw=False):
     """Convolution tables by class (kernel, stride) and layout, in fusim's (m, n, k) of the
     implicit GEMM: fwd (M, Cout, Cin k k), dgrad (M, Cin k k, Cout), wgrad (Cout, Cin k k, M),
     M = batch x Ho x Wo. cuDNN with benchmark mode on (the algorithm search runs in the
-    warm-up), channels-last, as tools/capture_set.py runs torchvision models."""
+    warm-up), channels-last, as tools/capture_set.py runs torchvision models; nchw: in
+    PyTorch's default layout, as a training loop that never asks for channels-last runs them
+    (tables marked "format": "nchw")."""
     out = []
     bench = torch.backends.cudnn.benchmark
     torch.backends.cudnn.benchmark = True
@@ -1350,7 +1365,7 @@ def measure_conv(torch, tm, dtypes, log, dl, classes=None):
                                 break
                             K = cin * k * k
                             try:
-                                f, dg, wg = conv_calls(torch, dt, b, ho, cin, cout, k, s)
+                                f, dg, wg = conv_calls(torch, dt, b, ho, cin, cout, k, s, nchw)
                                 pts["fwd"][(M, cout, K)] = tm.device_us(f, reps=5)
                                 if dg:
                                     pts["dgrad"][(M, K, cout)] = tm.device_us(dg, reps=5)
@@ -1368,7 +1383,9 @@ def measure_conv(torch, tm, dtypes, log, dl, classes=None):
                                 "m": ax[0], "n": ax[1], "k": ax[2],
                                 "us": [round(p[(a, b_, c)], 3) if (a, b_, c) in p else None
                                        for a in ax[0] for b_ in ax[1] for c in ax[2]]})
-                log("conv %s k%d s%d: %d shapes" % (dname, k, s, len(pts["fwd"])))
+                    if nchw:
+                        out[-1]["format"] = "nchw"
+                log("conv %s%s k%d s%d: %d shapes" % (dname, " nchw" if nchw else "", k, s, len(pts["fwd"])))
     torch.backends.cudnn.benchmark = bench
     return out
 
@@ -1863,6 +1880,9 @@ def main(argv=None):
                     help="comma list of " + ",".join(PARTS))
     ap.add_argument("--conv-dtypes", default="bf16,tf32", help="dtypes of the conv part")
     ap.add_argument("--conv-classes", default="", help="conv classes to measure, e.g. k3s1,k1s2 (default all)")
+    ap.add_argument("--conv-format", choices=("channels_last", "nchw"), default="channels_last",
+                    help="the conv part's memory format: channels_last (default) or nchw (PyTorch's default "
+                         "layout; tables marked \"format\": \"nchw\", fusim workload --cnn --memory-format nchw)")
     ap.add_argument("--hf-depths", default="1,3",
                     help="hf_host: layer counts of each model (at least 2; more test whether a layer's "
                          "host cost grows with depth)")
@@ -1951,7 +1971,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         comp["gemm"] = measure_gemm_aligned(torch, tm, a.quick, log, dl)
     elif part == "conv":
         comp["conv"] = comp.get("conv", []) + measure_conv(torch, tm, a.conv_dtypes.split(","), log, dl,
-                                                           [c for c in a.conv_classes.split(",") if c])
+                                                           [c for c in a.conv_classes.split(",") if c],
+                                                           a.conv_format == "nchw")
     elif part == "ops":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log))
     elif part == "ops_unaligned":
@@ -1987,6 +2008,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         # "batchnorm2d" again beside them: one lease's clocks for the whole channel axis
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, ["batchnorm2d"] +
                                                       ["batchnorm2d_c%d" % c for c in BN_CHANNELS]))
+    elif part == "ops_nchw":
+        comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, NCHW_OPS))
     elif part == "tv":
         comp.setdefault("ops", []).extend(measure_tv_host(torch, log))
     elif part == "attention":
@@ -2002,7 +2025,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
 
 
 PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
-         "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn", "timer")
+         "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn", "ops_nchw", "timer")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,12 +14,14 @@ What goes in:
     stderr: merging it would leave shapes with no time at all);
   - every attention point and operation table, the median per point and size;
   - the operations' host costs (host_fwd_us, host_bwd_us) from BASE's table of the same op and
-    dtype where it has one: host costs belong to the host-speed probe the base's host rows are
-    carried by (compare_compute.host_args), and these runs timed no probe.
+    dtype where it has one (an NCHW op's, "batchnorm2d_nchw", from the op channels-last): host
+    costs belong to the host-speed probe the base's host rows are carried by
+    (compare_compute.host_args), and these runs timed no probe.
 
 Merge: fusim fit --compute OUT --merge-into BASE (each table replaces the one of its key).
 
-Usage: python3 tools/device_rows_median.py OUT BASE_PROFILE CALIB.json CALIB.json [...]
+Usage: python3 tools/device_rows_median.py OUT BASE_PROFILE CALIB.json [CALIB.json ...]
+(one run alone: its tables with the base's host costs)
 """
 import json
 import statistics
@@ -28,7 +30,9 @@ import sys
 from host_rows_median import write
 
 GRID_KEYS = {"gemm": ("dtype", "layout"), "gemm_unaligned": ("dtype", "layout"),
-             "conv": ("dtype", "layout", "kernel", "stride")}
+             "conv": ("dtype", "layout", "kernel", "stride", "format")}
+# a key's value where a table leaves it out: conv tables are channels-last unless marked
+KEY_DEFAULTS = {"format": "channels_last"}
 
 
 def median_or_none(values):
@@ -42,7 +46,8 @@ def grid_tables(comps, part):
     by_key = {}
     for comp in comps:
         for t in comp.get(part, []):
-            by_key.setdefault(tuple(t[k] for k in keys), []).append(t)
+            by_key.setdefault(tuple(t.get(k, KEY_DEFAULTS.get(k)) if k in KEY_DEFAULTS else t[k] for k in keys),
+                              []).append(t)
     tables, holes = [], []
     for key, ts in by_key.items():
         if any(t[a] != ts[0][a] for t in ts for a in ("m", "n", "k")):
@@ -78,7 +83,9 @@ def ops(comps, base_ops):
         row = dict(runs[0])
         for f in ("fwd_us", "bwd_us"):
             row[f] = [round(statistics.median(o[f][i] for o in runs), 3) for i in range(len(row["numel"]))]
-        base = base_ops.get(key)
+        # an NCHW row (calib_torch ops_nchw) takes the host costs of the same op channels-last:
+        # the layout changes the kernels, not what the host does to issue them
+        base = base_ops.get(key) or base_ops.get((key[0].replace("_nchw", ""), key[1]))
         for f in ("host_fwd_us", "host_bwd_us"):
             row[f] = base[f] if base else round(statistics.median(o[f] for o in runs), 3)
         out.append(row)
@@ -86,8 +93,8 @@ def ops(comps, base_ops):
 
 
 def main(argv):
-    if len(argv) < 5:
-        print("usage: device_rows_median.py OUT BASE_PROFILE CALIB.json CALIB.json [...]", file=sys.stderr)
+    if len(argv) < 4:
+        print("usage: device_rows_median.py OUT BASE_PROFILE CALIB.json [CALIB.json ...]", file=sys.stderr)
         return 64
     out, base_path, paths = argv[1], argv[2], argv[3:]
     try:

@@ -9,8 +9,11 @@
     its host costs are the base profile's (7 / 8 us), not the runs' (1 / 1); an operation the base
     does not have keeps the runs' median host cost.
 Then `fusim fit --compute OUT --merge-into` a copy of the bundled profile: the bf16 table is
-replaced, the tf32 one stays the profile's. Bad input: runs on different grids or naming two GPUs,
-one line, exit 65.
+replaced, the tf32 one stays the profile's. One NCHW run alone (calib_torch --parts conv,ops_nchw
+--conv-format nchw): its conv table keeps its "format" (a key apart from the channels-last table
+of the same class: two runs, one of each, are not a median of one table), its batchnorm2d_nchw row
+takes the host costs of the base's batchnorm2d (5 / 6 us); merged, the profile has both formats.
+Bad input: runs on different grids or naming two GPUs, one line, exit 65.
 Usage: test_device_rows_median.py FUSIM"""
 import json
 import os
@@ -84,6 +87,36 @@ with tempfile.TemporaryDirectory() as tmp:
     check("grids differ: exit, one line", (r.returncode, len(r.stderr.strip().splitlines())), (65, 1))
     check("grids differ: named", "gemm bf16 fwd: the runs' grids differ" in r.stderr, True)
     check("grids differ: OUT kept", open(out).read(), before)
+
+    # NCHW: a conv table of one class in each format, and an NCHW batch norm row
+    conv = {"dtype": "bf16", "layout": "fwd", "kernel": 3, "stride": 1, "m": [64], "n": [64], "k": [576]}
+    nchw_run, cl_run = os.path.join(tmp, "nchw.json"), os.path.join(tmp, "cl.json")
+    for path, extra, us in ((nchw_run, {"format": "nchw"}, [30.0]), (cl_run, {}, [10.0])):
+        json.dump({"format": "fusim-compute-1", "gpu": "GPU X", "compute": {
+            "conv": [dict(conv, us=us, **extra)],
+            "ops": [op("batchnorm2d_nchw", [4, 8], [6, 12], 1.0)] if extra else []}}, open(path, "w"))
+    prof["compute"]["ops"].append(op("batchnorm2d", [1, 1], [1, 1], 5.0))
+    prof["compute"]["ops"][-1]["host_bwd_us"] = 6.0
+    json.dump(prof, open(base, "w"))
+    r = subprocess.run([sys.executable, TOOL, out, base, nchw_run, cl_run], capture_output=True, text=True)
+    check("nchw: exit", r.returncode, 0)
+    comp = json.load(open(out))["compute"]
+    check("nchw: both formats kept apart", sorted((t.get("format", "-"), t["us"]) for t in comp["conv"]),
+          [("-", [10.0]), ("nchw", [30.0])])
+    bn = comp["ops"][0]
+    check("nchw: batch norm device times", (bn["op"], bn["fwd_us"], bn["bwd_us"]), ("batchnorm2d_nchw", [4, 8], [6, 12]))
+    check("nchw: batch norm host from the base's channels-last row", (bn["host_fwd_us"], bn["host_bwd_us"]), (5.0, 6.0))
+    r = subprocess.run([sys.executable, TOOL, out, base, nchw_run], capture_output=True, text=True)
+    check("one run alone: exit", r.returncode, 0)
+    check("one run alone: its table", [t["us"] for t in json.load(open(out))["compute"]["conv"]], [[30.0]])
+    json.dump(json.load(open(os.path.join(ROOT, "data", "profiles", "h200-default.json"))), open(merged, "w"))
+    r = subprocess.run([fusim, "fit", "--compute", out, "--merge-into", merged], capture_output=True, text=True)
+    check("nchw merged: exit", r.returncode, 0)
+    after = json.load(open(merged))["compute"]["conv"]
+    check("nchw merged: the NCHW table beside the bundled channels-last one of its class",
+          sorted(t.get("format", "channels_last") for t in after
+                 if (t["dtype"], t["layout"], t["kernel"], t["stride"]) == ("bf16", "fwd", 3, 1)),
+          ["channels_last", "nchw"])
 
     calib(runs[2], [11, 22, 40], [5, None], (130, 190), [2, 9], [2, 9], gpu="GPU Y")
     r = subprocess.run([sys.executable, TOOL, out, base] + runs, capture_output=True, text=True)

@@ -396,30 +396,57 @@ static void test_conv(void) {
   EXPECT_INT_EQ(p->compute.ngemm, 0);
   double us;
   /* M 2000: half way in log space, efficiency sqrt(1e7 * 4e7) = 2e7 */
-  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 2000, 64, 576, &us), FU_OK);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 0, 2000, 64, 576, &us), FU_OK);
   EXPECT_REL(us, 2.0 * 2000 * 64 * 576 / 2e7, 1e-6);
   /* M 2000 and Cout 64 sqrt(2) (half way on both axes): four corners of weight 1/4, the one
    * at M 4000, Cout 128 missing; the other three (1e7, 4e7, 1e7) share the weight */
   double n = 64 * sqrt(2.0);
-  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 2000, n, 576, &us), FU_OK);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 0, 2000, n, 576, &us), FU_OK);
   EXPECT_REL(us, 2.0 * 2000 * n * 576 / (1e7 * cbrt(4.0)), 1e-6);
   /* on the missing point nothing surrounds it: none (the builder prices the implicit GEMM) */
-  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 4000, 128, 576, &us), FU_EDATA);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 0, 4000, 128, 576, &us), FU_EDATA);
   /* another class, dtype or layout: none (the builder then prices the implicit GEMM) */
-  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 1, 1, 2000, 64, 64, &us), FU_EDATA);
-  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 2, 2000, 64, 576, &us), FU_EDATA);
-  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "tf32", "fwd", 3, 1, 2000, 64, 576, &us), FU_EDATA);
-  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "wgrad", 3, 1, 64, 576, 2000, &us), FU_EDATA);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 1, 1, 0, 2000, 64, 64, &us), FU_EDATA);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 2, 0, 2000, 64, 576, &us), FU_EDATA);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "tf32", "fwd", 3, 1, 0, 2000, 64, 576, &us), FU_EDATA);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "wgrad", 3, 1, 0, 64, 576, 2000, &us), FU_EDATA);
   /* the JSON round trip keeps kernel and stride */
   roundtrip(p, q);
   EXPECT_INT_EQ(q->compute.nconv, 1);
   EXPECT_INT_EQ(q->compute.conv[0].kernel, 3);
   EXPECT_INT_EQ(q->compute.conv[0].stride, 1);
-  EXPECT_INT_EQ(fu_compute_conv_us(&q->compute, "bf16", "fwd", 3, 1, 2000, 64, 576, &us), FU_OK);
+  EXPECT_INT_EQ(fu_compute_conv_us(&q->compute, "bf16", "fwd", 3, 1, 0, 2000, 64, 576, &us), FU_OK);
   EXPECT_REL(us, 2.0 * 2000 * 64 * 576 / 2e7, 1e-6);
   /* a conv table without its kernel is refused */
   EXPECT_INT_EQ(merge("{\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"m\": [1], \"n\": [1], "
                       "\"k\": [1], \"us\": [1]}]}", &q->compute), FU_EDATA);
+  /* An NCHW table (calib_torch --conv-format nchw) is a key of its own: merged beside the
+   * channels-last one of the same class, it leaves that one's times alone, and each format's
+   * lookup finds only its own (twice the time here: 4e7 / 2 FLOP/us at M 2000) */
+  const char *nchw = "{\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"kernel\": 3, \"stride\": 1, "
+                     "\"format\": \"nchw\", \"m\": [2000], \"n\": [64], \"k\": [576], \"us\": [14.7456]}]}";
+  EXPECT_INT_EQ(merge(nchw, &p->compute), FU_OK);
+  EXPECT_INT_EQ(p->compute.nconv, 2);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 1, 2000, 64, 576, &us), FU_OK);
+  EXPECT_REL(us, 14.7456, 1e-6);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 0, 2000, 64, 576, &us), FU_OK);
+  EXPECT_REL(us, 2.0 * 2000 * 64 * 576 / 2e7, 1e-6);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 1, 1, 1, 2000, 64, 64, &us), FU_EDATA);
+  /* "channels_last" spelled out is the default's key (it replaces table 0); the round trip
+   * keeps the NCHW mark; any other format is refused */
+  EXPECT_INT_EQ(merge("{\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"kernel\": 3, \"stride\": 1, "
+                      "\"format\": \"channels_last\", \"m\": [2000], \"n\": [64], \"k\": [576], "
+                      "\"us\": [3.6864]}]}", &p->compute), FU_OK);
+  EXPECT_INT_EQ(p->compute.nconv, 2);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 0, 2000, 64, 576, &us), FU_OK);
+  EXPECT_REL(us, 3.6864, 1e-6);
+  roundtrip(p, q);
+  EXPECT_INT_EQ(q->compute.nconv, 2);
+  EXPECT_INT_EQ(fu_compute_conv_us(&q->compute, "bf16", "fwd", 3, 1, 1, 2000, 64, 576, &us), FU_OK);
+  EXPECT_REL(us, 14.7456, 1e-6);
+  EXPECT_INT_EQ(merge("{\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"kernel\": 3, \"stride\": 1, "
+                      "\"format\": \"nhwc\", \"m\": [1], \"n\": [1], \"k\": [1], \"us\": [1]}]}",
+                      &q->compute), FU_EDATA);
   free(p);
   free(q);
 }
@@ -450,7 +477,7 @@ static void test_timer(void) {
   double us, f, b;
   EXPECT_INT_EQ(fu_compute_gemm_us(c, "bf16", "fwd", 64, 64, 64, &us), FU_OK);
   EXPECT_REL(us, 3.5, 1e-6);
-  EXPECT_INT_EQ(fu_compute_conv_us(c, "bf16", "fwd", 1, 1, 64, 64, 64, &us), FU_OK);
+  EXPECT_INT_EQ(fu_compute_conv_us(c, "bf16", "fwd", 1, 1, 0, 64, 64, 64, &us), FU_OK);
   EXPECT_REL(us, 5.5, 1e-6);
   EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 128, 16, &f, &b), FU_OK);
   EXPECT_REL(f, 7.5, 1e-9);
@@ -521,7 +548,7 @@ static void test_default(void) {
   EXPECT(us > 2.0 * 8192 * 8192 * 8192 / 1e9 && us < 2.0 * 8192 * 8192 * 8192 / 5e8);
   /* ResNet-50's layer3 3x3 (M = 128 x 14 x 14, 256 -> 256): a measured point, between 100 and
    * 1000 TFLOP/s */
-  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 25088, 256, 2304, &us), FU_OK);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 0, 25088, 256, 2304, &us), FU_OK);
   EXPECT(us > 2.0 * 25088 * 256 * 2304 / 1e9 && us < 2.0 * 25088 * 256 * 2304 / 1e8);
   free(p);
 }

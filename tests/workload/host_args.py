@@ -14,7 +14,13 @@ capture's host speed, by hand. A profile whose probe read 6 us (median) and 5 (f
 - compare() over a validation run's folder: its runs.json and a capture of a model no builder makes
   are left out (the capture said on stderr), without running fusim.
 - with_run_recipe: a validation capture whose meta records no optimizer is priced with its run's
-  (runs.json's optimizer and clip; SGD where the run predates validate_torch's --optimizer)."""
+  (runs.json's optimizer and clip; SGD where the run predates validate_torch's --optimizer).
+- with_memory_format / args_for: a capture whose notes say NCHW (validate_torch's torchvision
+  models) is priced --memory-format nchw, capture_torch's channels-last ones without it; Gemma's
+  small config as Llama's layer with --head-dim 64 and a tied head.
+- builder_names: RoBERTa's parameter names under BERT's (the builder's), the others as they are.
+- distinct: a file byte for byte the same as an earlier one (a later call's run folder carries the
+  earlier calls' captures) counted once; a same-named capture with other bytes kept."""
 import os
 import sys
 
@@ -98,6 +104,37 @@ with tempfile.TemporaryDirectory() as tmp:
         got = cc.with_run_recipe(meta, d)
         if got != want:
             fails.append("with_run_recipe, %s: %r, expected %r" % (what, got, want))
+# with_memory_format and args_for's layout: validate_torch's notes say NCHW
+rn = {"model": "resnet50", "batch": 64, "amp": "bf16"}
+for what, cap, want in (
+        ("validate_torch's NCHW capture", {"notes": "CAPTURED by tools/validate_torch.py on X: torchvision resnet50 "
+                                           "(weights=None), 224x224, NCHW, batch 64"}, ["--memory-format", "nchw"]),
+        ("capture_torch's channels-last capture", {"notes": "CAPTURED by tools/capture_torch.py"}, ["--optimizer", "sgd"])):
+    got = cc.args_for(cc.with_memory_format(rn, cap))[-2:]
+    if got != want:
+        fails.append("memory format, %s: args end %r, expected %r" % (what, got, want))
+got = cc.args_for({"model": "gemma_small", "batch": 16, "seq": 512, "amp": "bf16"})
+for flag in (["--head-dim", "64"], ["--kv-heads", "4"], ["--tied-embeddings"], ["--arch", "llama"]):
+    if not any(got[i:i + len(flag)] == flag for i in range(len(got))):
+        fails.append("gemma_small: %r not in %r" % (flag, got))
+# builder_names: RoBERTa's names as BERT's builder names them
+got = cc.builder_names({"roberta.encoder.layer.0.attention.self.query.weight": 1.0, "lm_head.bias": 2.0,
+                        "lm_head.dense.weight": 3.0, "other": 4.0}, {"model": "roberta_base"})
+want = {"bert.encoder.layer.0.attention.self.query.weight": 1.0, "cls.predictions.bias": 2.0,
+        "cls.predictions.transform.dense.weight": 3.0, "other": 4.0}
+if got != want:
+    fails.append("builder_names, roberta_base: %r" % got)
+if cc.builder_names({"a": 1.0}, {"model": "gpt2"}) != {"a": 1.0}:
+    fails.append("builder_names: a model without renames changed")
+# distinct: the same bytes once, other bytes kept
+with tempfile.TemporaryDirectory() as tmp:
+    paths = []
+    for sub, text in (("a", "{}"), ("b", "{}"), ("c", "{ }")):
+        os.makedirs(os.path.join(tmp, sub))
+        paths.append(os.path.join(tmp, sub, "wl.json"))
+        open(paths[-1], "w").write(text)
+    if cc.distinct(paths) != [paths[0], paths[2]]:
+        fails.append("distinct: %r" % cc.distinct(paths))
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
