@@ -35,8 +35,11 @@ Before anything is written, every model is built and stepped once: a model with 
 parameters, or a parameter whose gradient hook never fires, is one line on stderr and exit 65
 (an unknown model or a bad MODEL:BATCH, 64; no PyTorch or no GPU, or fewer GPUs than
 --world-size, 69). A second step measures its footprint: where its loop's runners will not fit
-the GPU memory free when its turn comes (loop_bytes, a floor), the model is skipped with one line
-before its capture (at several ranks the run stops, 70).
+the GPU memory free when its turn comes (loop_bytes, a floor), its plans are timed in groups
+(plan_groups: as few as fit, each in a loop of its own beside its own compute-only runner, no
+probe runners; one runs.json entry a group, "plan_group": [i, n]; one capture), or, where not
+even one plan fits beside compute-only or with --no-plan-groups, the model is skipped with one
+line before its capture (at several ranks the run stops, 70).
 
 A model of your own: --models package.module:function:BATCH, where function(batch, device)
 returns (model on the GPU, inputs, loss_fn[, optimizer]) as tools/capture_torch.py takes it
@@ -530,7 +533,10 @@ def clocks():
         return None
 
 
-def run_model(name, batch, seq, a, fw, log):
+def run_model(name, batch, seq, a, fw, log, plans=None, wl=None):
+    """One model's capture and loop: (its workload, its runs.json entry). plans: the loop's plans
+    (default: select_plans's); wl: the model's capture already made (a later group of
+    plan_groups: not captured again, and no probe runners in its loop)."""
     import torch
     # GPU memory allocated at points of the model's run, logged beside the loop's peak: what the
     # models before it left, what the capture left, what the runners and their first steps hold
@@ -539,28 +545,30 @@ def run_model(name, batch, seq, a, fw, log):
     base, inputs, raw_loss, desc = build_model(name, batch, seq)
     loss_fn = with_amp(raw_loss)   # the runners'; the capture autocasts raw_loss itself
     wname = workload_name(name, batch, seq)
-    t0 = time.time()
-    cap_model = copy.deepcopy(base)
-    wl = capture_torch.capture(cap_model, inputs, raw_loss, make_opt(cap_model), iters=a.capture_iters,
-                               warmup=3, amp=RECIPE["amp"], host="always", name=wname,
-                               notes="CAPTURED by tools/validate_torch.py on %s: %s, batch %d, %s"
-                                     % (torch.cuda.get_device_name(0), desc, batch, recipe_words()),
-                               meta={"model": name, "batch": batch, "seq": seq,
-                                     "optimizer": RECIPE["optimizer"],
-                                     "clip_grad_norm": RECIPE["clip"]},
-                               framework=fw, set_to_none=RECIPE["set_to_none"],
-                               model_cost_rounds=a.model_cost_rounds,
-                               beside_rounds=a.beside_rounds,
-                               first_issue_rounds=a.first_issue_rounds,
-                               model_cost_buckets=a.model_cost_rounds > 0,
-                               model_cost_spacing=a.spacing_variants,
-                               model_cost_spacing_every=a.spacing_every,
-                               model_cost_cold=a.model_cost_cold, log=log)
-    del cap_model
-    free_gpu_memory()
+    grouped = plans is not None
+    if wl is None:
+        t0 = time.time()
+        cap_model = copy.deepcopy(base)
+        wl = capture_torch.capture(cap_model, inputs, raw_loss, make_opt(cap_model), iters=a.capture_iters,
+                                   warmup=3, amp=RECIPE["amp"], host="always", name=wname,
+                                   notes="CAPTURED by tools/validate_torch.py on %s: %s, batch %d, %s"
+                                         % (torch.cuda.get_device_name(0), desc, batch, recipe_words()),
+                                   meta={"model": name, "batch": batch, "seq": seq,
+                                         "optimizer": RECIPE["optimizer"],
+                                         "clip_grad_norm": RECIPE["clip"]},
+                                   framework=fw, set_to_none=RECIPE["set_to_none"],
+                                   model_cost_rounds=a.model_cost_rounds,
+                                   beside_rounds=a.beside_rounds,
+                                   first_issue_rounds=a.first_issue_rounds,
+                                   model_cost_buckets=a.model_cost_rounds > 0,
+                                   model_cost_spacing=a.spacing_variants,
+                                   model_cost_spacing_every=a.spacing_every,
+                                   model_cost_cold=a.model_cost_cold, log=log)
+        del cap_model
+        free_gpu_memory()
+        log("%s: captured in %.1f s (fwd %.0f bwd %.0f opt %.0f us, %d tensors)"
+            % (wname, time.time() - t0, wl["fwd_us"], wl["bwd_us"], wl["opt_us"], len(wl["grads"])))
     mem.append(("captured", torch.cuda.memory_allocated()))
-    log("%s: captured in %.1f s (fwd %.0f bwd %.0f opt %.0f us, %d tensors)"
-        % (wname, time.time() - t0, wl["fwd_us"], wl["bwd_us"], wl["opt_us"], len(wl["grads"])))
     try:   # the model's own autograd graph (torch_fwcal.graph_stats); a failure costs only that
         gm = copy.deepcopy(base)
         graph = torch_fwcal.graph_stats(loss_fn(gm, inputs))
@@ -569,11 +577,13 @@ def run_model(name, batch, seq, a, fw, log):
         graph = None
         log("%s: graph not counted (%s: %s)" % (wname, type(e).__name__, e))
     mem.append(("graph", torch.cuda.memory_allocated()))
-    plans = select_plans(a.plans, WORLD)
+    if plans is None:
+        plans = select_plans(a.plans, WORLD)
     torch.cuda.reset_peak_memory_stats()   # the loop's own peak, beside the preflight's floor
     runners = [Runner(base, None, inputs, loss_fn)] + [Runner(base, p, inputs, loss_fn) for p in plans]
     probes_at = len(runners)   # runners from here on are probes, not rows
-    runners += [Runner(base, p, inputs, loss_fn) for p in extra_runners(a.loop_probes, a.baseline_twin)]
+    runners += [Runner(base, p, inputs, loss_fn)
+                for p in extra_runners(a.loop_probes and not grouped, a.baseline_twin and not grouped)]
     mem.append(("runners", torch.cuda.memory_allocated()))
     ev0, ev1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     ck = [clocks()]
@@ -844,6 +854,33 @@ def memory_short(name, batch, fp, plans, free_bytes, held_bytes=None):
                "; PyTorch's tensors hold %.1f GiB" % (held_bytes / g)))
 
 
+# Of the free GPU memory a plan group's floor (loop_bytes) may take: the floor leaves out the
+# allocator's fragments and the libraries' workspaces (run 40's loops peaked 0.3-0.5 GiB above it).
+GROUP_SHARE = 0.9
+
+
+def plan_groups(fp, plans, free_bytes):
+    """plans in as few groups as fit (each group's loop: its own compute-only runner beside its
+    plans, loop_bytes, within GROUP_SHARE of free_bytes), consecutive in plans' order (DDP's plans
+    beside each other, the hook pattern's beside each other) and of near-equal counts; None where
+    not even one plan fits beside compute-only. A model whose runners do not fit one loop is then
+    timed group by group (run, --no-plan-groups: skipped instead): every row against its own
+    group's compute-only rounds."""
+    room = GROUP_SHARE * free_bytes - loop_bytes(fp, [])
+    if not plans or room < max(runner_bytes(p, fp) for p in plans):
+        return None
+    for n in range(1, len(plans) + 1):
+        size, extra = divmod(len(plans), n)
+        groups, at = [], 0
+        for g in range(n):
+            k = size + (g < extra)
+            groups.append(plans[at:at + k])
+            at += k
+        if all(sum(runner_bytes(p, fp) for p in g) <= room for g in groups):
+            return groups
+    return None
+
+
 def preflight(specs, seq, probe):
     """(the first model's problem as one line (torch_checks.grad_problem) or None, {(name,
     batch): footprint} of the models whose probe gave one); probe(name, batch, seq) ->
@@ -949,6 +986,10 @@ def main(argv=None, probe=None):
                     help="leave out torch_modelcost's cache-flushed second step of every variant "
                          "(an experiment no cost is taken from; about half of each model-cost "
                          "round's time: data/validation/budget_split.py)")
+    ap.add_argument("--no-plan-groups", dest="plan_groups", action="store_false",
+                    help="skip a model whose plan and probe runners do not fit the GPU together "
+                         "(the preflight's line) instead of timing its plans in groups, each in "
+                         "a loop of its own beside its own compute-only runner (plan_groups)")
     ap.add_argument("--no-loop-probes", dest="loop_probes", action="store_false",
                     help="leave out the probes run in the loop's rounds (the frameworks' "
                          "per-parameter costs at the loop's host speed, the first in-backward "
@@ -1199,28 +1240,41 @@ def run(a):
             log("structure experiment failed (%s: %s)" % (type(e).__name__, e))
         torch.cuda.empty_cache()
     write_runs(os.path.join(a.out, "runs.json"), results)   # before the models: survives a cut
-    loop_plans = select_plans(a.plans, WORLD) + extra_runners(a.loop_probes, a.baseline_twin)
+    plans = select_plans(a.plans, WORLD)
+    loop_plans = plans + extra_runners(a.loop_probes, a.baseline_twin)
     for name, batch in a.specs:
         fp = a.footprints.get((name, batch))
+        groups = [None]   # one loop of every plan and probe runner
         if fp is not None:   # before the capture's minutes are spent
             free_gpu_memory()
-            short = memory_short(name, batch, fp, loop_plans,
-                                 torch.cuda.mem_get_info()[0], torch.cuda.memory_allocated())
+            free = torch.cuda.mem_get_info()[0]
+            short = memory_short(name, batch, fp, loop_plans, free, torch.cuda.memory_allocated())
             if short and WORLD > 1:   # every rank goes on to the model's collectives
                 die(short + " on rank %d; at several ranks the run stops" % RANK, 70)
             if short:
-                log(short)
-                continue
-        done = run_or_skip(lambda: run_model(name, batch, a.seq, a, fw, log), torch.cuda.OutOfMemoryError,
-                           "%s:%d" % (name, batch), log,
-                           loop_bytes(fp, loop_plans) if fp else None)
-        if done is None:
-            continue
-        wl, res = done
-        with open(os.path.join(a.out, "wl_%s.json" % res["workload"]), "w") as f:
-            json.dump(wl, f, separators=(",", ":"))
-        results["models"].append(res)
-        write_runs(os.path.join(a.out, "runs.json"), results)   # after every model: partial runs survive
+                groups = plan_groups(fp, plans, free) if a.plan_groups else None
+                if not groups:
+                    log(short)
+                    continue
+                log("%s:%d: its runners do not fit one loop (%.1f GiB free): its %d plans run in %d groups "
+                    "(%s), each in a loop of its own with its own compute-only runner; no probe runners"
+                    % (name, batch, free / 2**30, len(plans), len(groups),
+                       " | ".join(", ".join(p[0] for p in g) for g in groups)))
+        wl = None
+        for gi, group in enumerate(groups):
+            done = run_or_skip(lambda: run_model(name, batch, a.seq, a, fw, log, plans=group, wl=wl),
+                               torch.cuda.OutOfMemoryError, "%s:%d" % (name, batch), log,
+                               loop_bytes(fp, group if group is not None else loop_plans) if fp else None)
+            if done is None:
+                break
+            wl, res = done
+            if gi == 0:
+                with open(os.path.join(a.out, "wl_%s.json" % res["workload"]), "w") as f:
+                    json.dump(wl, f, separators=(",", ":"))
+            if group is not None:   # store and bench pair rows by (workload, plan): groups apart
+                res["plan_group"] = [gi + 1, len(groups)]
+            results["models"].append(res)
+            write_runs(os.path.join(a.out, "runs.json"), results)   # after every loop: partial runs survive
     results["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     write_runs(os.path.join(a.out, "runs.json"), results)
     return 0

@@ -118,6 +118,21 @@ check("2400 free: none of the plans: %r" % vt.memory_short("m", 8, FP, vt.PLANS,
 held = vt.memory_short("m", 8, FP, vt.PLANS, 17699, held_bytes=3 * 2**29)
 check("with what PyTorch holds: the same line and 1.5 GiB held at its end: %r" % held,
       held == line + "; PyTorch's tensors hold 1.5 GiB")
+# plan_groups: a model whose runners do not fit one loop is timed in groups, each with its own
+# compute-only runner. A group's loop: base 400 + compute-only 1000 + step 1000 = 2400 beside its
+# plans, within 0.9 of the free bytes. 10000 free: room 9000 - 2400 = 6600; two groups of 6 need
+# 7800 or 7500 (> 6600), three of 4 need at most 5200: three groups of 4, in PLANS' order.
+g = vt.plan_groups(FP, vt.PLANS, 10000)
+check("10000 free: three groups of four, in order: %r" % (g and [[p[0] for p in x] for x in g]),
+      g is not None and [len(x) for x in g] == [4, 4, 4] and sum(g, []) == list(vt.PLANS))
+# room for exactly one 1300-byte runner (free 4112: 3700.8 - 2400 = 1300.8): twelve groups of one
+g = vt.plan_groups(FP, vt.PLANS, 4112)
+check("4112 free: twelve groups of one", g is not None and [len(x) for x in g] == [1] * 12)
+# room for 1299.9: the copy plans' runner (1300) fits nowhere: none
+check("4111 free: no group fits a copy plan: None", vt.plan_groups(FP, vt.PLANS, 4111) is None)
+# room for every plan (15300 = 11 x 1300 + 1000): one group of all twelve
+g = vt.plan_groups(FP, vt.PLANS, (15300 + 2400) / 0.9 + 1)
+check("room for all: one group", g is not None and len(g) == 1 and g[0] == list(vt.PLANS))
 # a 0.49 B-parameter fp32 model (run 30's qwen2_small), 1.84 GiB of parameters: compute-only and
 # the view 3 x that each, the 11 other plans 4 x, the base model 1 x: without its activations the
 # loop needs 1.84 x (1 + 3 + 3 + 11 x 4) = 1.84 x 51 = 93.9 GiB
