@@ -75,7 +75,8 @@ class _ArgParser(argparse.ArgumentParser):
 
 
 def build_resnet50(batch, device, channels_last=True, depth=50):
-    """torchvision ResNet-50 (or -101 / -152: depth) with SGD momentum, channels-last."""
+    """torchvision ResNet-50 (or -101 / -152: depth) with SGD momentum, channels-last (else
+    PyTorch's default NCHW, as a loop that never asks for channels-last runs it)."""
     import torch
     import torchvision
 
@@ -108,9 +109,9 @@ def build_bert_large(batch, device, seq=512):
     return model, (ids, labels), (lambda m, inp: m(input_ids=inp[0], labels=inp[1]).loss), opt
 
 
-def build(name, batch, device, seq):
+def build(name, batch, device, seq, channels_last=True):
     if name == "resnet50":
-        return build_resnet50(batch, device)
+        return build_resnet50(batch, device, channels_last)
     if name == "bert_large":
         return build_bert_large(batch, device, seq)
     if ":" in name:
@@ -565,8 +566,14 @@ def main(argv=None):
                          "work after the first in-backward issue (meta.beside_d2h.in_bwd_slow; "
                          "0: not measured)")
     ap.add_argument("--name", help="workload name (default: MODEL_bBATCH_captured)")
+    ap.add_argument("--memory-format", choices=["channels-last", "nchw"], default="channels-last",
+                    help="resnet50's layout: channels-last (default) or PyTorch's default NCHW, as a "
+                         "training loop that never calls .to(memory_format=torch.channels_last) runs it "
+                         "(meta.memory_format; fusim workload --cnn --memory-format prices either)")
     ap.add_argument("--out", required=True, help="output file ('-' for stdout)")
     a = ap.parse_args(argv)
+    if a.memory_format == "nchw" and a.model != "resnet50":
+        _die("--memory-format nchw is resnet50's (a model of your own lays its tensors out itself)", 64)
     if a.batch < 1 or a.iters < 3 or a.warmup < 1 or a.seq < 1:
         _die("--batch and --seq must be >= 1, --iters >= 3, --warmup >= 1", 64)
     if a.model_cost_spacing and not (a.model_cost_buckets and a.model_cost_rounds > 0):
@@ -582,10 +589,11 @@ def main(argv=None):
         return 69
     torch.manual_seed(0)
     torch.backends.cudnn.benchmark = True
-    model, inputs, loss_fn, opt = build(a.model, a.batch, torch.device("cuda"), a.seq)
+    nchw = a.memory_format == "nchw"
+    model, inputs, loss_fn, opt = build(a.model, a.batch, torch.device("cuda"), a.seq, not nchw)
     name = a.name or "%s_b%d_captured" % (a.model.split(":")[-1], a.batch)
-    desc = {"resnet50": "torchvision resnet50 (weights=None, random init), 224x224, channels-last, "
-                        "SGD momentum",
+    desc = {"resnet50": "torchvision resnet50 (weights=None, random init), 224x224, %s, "
+                        "SGD momentum" % ("NCHW" if nchw else "channels-last"),
             "bert_large": "HF BertForMaskedLM from BertConfig (24 layers, hidden 1024, 16 heads, "
                           "ffn 4096; random init), seq %d, AdamW" % a.seq}.get(a.model, a.model)
     notes = ("CAPTURED with tools/capture_torch.py on %s: %s, batch %d, AMP %s, fp32 gradients. "
@@ -593,6 +601,8 @@ def main(argv=None):
              "and CUDA events (medians of %d iterations after %d warm-up)."
              % (torch.cuda.get_device_name(0), desc, a.batch, a.amp, a.iters, a.warmup))
     meta = {"model": a.model, "batch": a.batch}
+    if a.model == "resnet50":
+        meta["memory_format"] = "nchw" if nchw else "channels_last"
     if a.model == "bert_large":
         meta["seq"] = a.seq
     w = capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=a.amp,
