@@ -566,6 +566,10 @@ def run_model(name, batch, seq, a, fw, log, plans=None, wl=None):
                                    model_cost_cold=a.model_cost_cold, log=log)
         del cap_model
         free_gpu_memory()
+        # written now, not after the loop: a run cut in the loop (run 40c's DenseNet-161) keeps
+        # the capture, a check of fusim's what-if pricing on its own (tools/compare_compute.py)
+        with open(os.path.join(a.out, "wl_%s.json" % wname), "w") as f:
+            json.dump(wl, f, separators=(",", ":"))
         log("%s: captured in %.1f s (fwd %.0f bwd %.0f opt %.0f us, %d tensors)"
             % (wname, time.time() - t0, wl["fwd_us"], wl["bwd_us"], wl["opt_us"], len(wl["grads"])))
     mem.append(("captured", torch.cuda.memory_allocated()))
@@ -1267,10 +1271,7 @@ def run(a):
                                loop_bytes(fp, group if group is not None else loop_plans) if fp else None)
             if done is None:
                 break
-            wl, res = done
-            if gi == 0:
-                with open(os.path.join(a.out, "wl_%s.json" % res["workload"]), "w") as f:
-                    json.dump(wl, f, separators=(",", ":"))
+            wl, res = done   # its capture written by run_model
             if group is not None:   # store and bench pair rows by (workload, plan): groups apart
                 res["plan_group"] = [gi + 1, len(groups)]
             results["models"].append(res)
