@@ -533,6 +533,25 @@ def clocks():
         return None
 
 
+def reference_step(name, log):
+    """The reference step (tools/host_ref.py) of the architecture fusim's builder prices the model
+    as (tools/compare_compute.py's KNOWN), which the capture times between its steps
+    (meta.host_ref): the capture, a check of fusim's what-if pricing, is then priced at its own
+    host's speed (compare_compute.host_args: "ref", where run 40's captures had only the probes,
+    whose speed missed RoBERTa's and Gemma's forward by 1.3x either way). None for a model no
+    builder makes, or where the step cannot be made (logged; the capture goes on without it)."""
+    import compare_compute
+    import host_ref
+    arch = compare_compute.KNOWN.get(name, {}).get("arch")
+    if arch is None:
+        return None
+    try:
+        return host_ref.maker(arch, RECIPE["amp"])
+    except Exception as e:
+        log("%s: no reference step (%s: %s)" % (name, type(e).__name__, e))
+        return None
+
+
 def run_model(name, batch, seq, a, fw, log, plans=None, wl=None):
     """One model's capture and loop: (its workload, its runs.json entry). plans: the loop's plans
     (default: select_plans's); wl: the model's capture already made (a later group of
@@ -563,7 +582,8 @@ def run_model(name, batch, seq, a, fw, log, plans=None, wl=None):
                                    model_cost_buckets=a.model_cost_rounds > 0,
                                    model_cost_spacing=a.spacing_variants,
                                    model_cost_spacing_every=a.spacing_every,
-                                   model_cost_cold=a.model_cost_cold, log=log)
+                                   model_cost_cold=a.model_cost_cold, log=log,
+                                   host_ref=reference_step(name, log))
         del cap_model
         free_gpu_memory()
         # written now, not after the loop: a run cut in the loop (run 40c's DenseNet-161) keeps

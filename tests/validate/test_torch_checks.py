@@ -133,6 +133,20 @@ check("4111 free: no group fits a copy plan: None", vt.plan_groups(FP, vt.PLANS,
 # room for every plan (15300 = 11 x 1300 + 1000): one group of all twelve
 g = vt.plan_groups(FP, vt.PLANS, (15300 + 2400) / 0.9 + 1)
 check("room for all: one group", g is not None and len(g) == 1 and g[0] == list(vt.PLANS))
+# reference_step: a model no builder makes has none (nothing logged); a known one's step is made by
+# tools/host_ref.py, and where it cannot be (no PyTorch here) one line is logged and the capture
+# goes on without it (None)
+said = []
+check("swin_v2_s: no reference step, nothing said", vt.reference_step("swin_v2_s", said.append) is None and not said)
+try:
+    import torch  # noqa: F401
+    have_torch = True
+except ImportError:
+    have_torch = False
+if not have_torch:
+    got = vt.reference_step("roberta_base", said.append)
+    check("roberta_base without PyTorch: None and one line naming it: %r" % said,
+          got is None and len(said) == 1 and said[0].startswith("roberta_base: no reference step ("))
 # a 0.49 B-parameter fp32 model (run 30's qwen2_small), 1.84 GiB of parameters: compute-only and
 # the view 3 x that each, the 11 other plans 4 x, the base model 1 x: without its activations the
 # loop needs 1.84 x (1 + 3 + 3 + 11 x 4) = 1.84 x 51 = 93.9 GiB
