@@ -9,7 +9,9 @@ between channel counts, so three times again). In TF32 (no autocast casts beside
 convolution's forward and backward is then twice the channels-last one's, every batch norm and the
 pooling three times, every other operation the same. Refused, one line, exit 65: NCHW on a profile
 without NCHW conv tables (the embedded one) or without the NCHW batch norm; exit 64: the option
-with --transformer; tools/capture_torch.py --memory-format nchw on a model not resnet50.
+with --transformer; tools/capture_torch.py --memory-format nchw on a model not resnet50;
+tools/compare_compute.py on an NCHW capture the profile cannot price (the comparison set: the end,
+status 70; --others: left out).
 Usage: memory_format.py FUSIM"""
 import copy
 import json
@@ -87,4 +89,22 @@ check("capture_torch --memory-format nchw on bert_large: exit", cap.returncode, 
 check("capture_torch: one line naming resnet50", len(cap.stderr.strip().splitlines()) == 1 and "resnet50" in cap.stderr,
       1, 0)
 check("capture_torch: nothing written", os.path.exists(os.path.join(tmp, "cap.json")), 0, 0)
+# tools/compare_compute.py on an NCHW capture (H100 run 36's ResNet-50, its notes say NCHW) with the
+# embedded profile, which has no NCHW tables: in the comparison set (the exit status) the end,
+# status 70 and fusim's line; among --others left out with fusim's line, the rest compared
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+nchw_dir = os.path.join(tmp, "nchw-captures")
+os.makedirs(nchw_dir)
+with open(os.path.join(root, "data", "validation", "torch_h100_run36",
+                       "wl_resnet50_b64_bf16_adamw_none_torchval.json")) as f, \
+        open(os.path.join(nchw_dir, "wl_resnet50.json"), "w") as g:
+    g.write(f.read())
+cc = [sys.executable, os.path.join(root, "tools", "compare_compute.py"), "--fusim", fusim, "--heldout", ""]
+r = subprocess.run(cc + ["--captures", nchw_dir, "--others", ""], capture_output=True, text=True)
+check("compare_compute, NCHW capture in the comparison set: exit 70", r.returncode, 70, 0)
+check("compare_compute: fusim's line names the NCHW table", "nchw" in r.stderr and "fusim failed" in r.stderr, 1, 0)
+r = subprocess.run(cc + ["--others", nchw_dir], capture_output=True, text=True)
+check("compare_compute, NCHW capture among --others: the comparison set's exit 0", r.returncode, 0, 0)
+check("compare_compute: left out with fusim's line", "resnet50_b64_bf16_adamw_none_torchval" not in r.stdout and
+      "left out: fusim: workload: profile" in r.stderr and "nchw" in r.stderr, 1, 0)
 finish()
