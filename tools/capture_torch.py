@@ -570,6 +570,13 @@ def main(argv=None):
                     help="resnet50's layout: channels-last (default) or PyTorch's default NCHW, as a "
                          "training loop that never calls .to(memory_format=torch.channels_last) runs it "
                          "(meta.memory_format; fusim workload --cnn --memory-format prices either)")
+    ap.add_argument("--host-ref", default="auto",
+                    choices=["auto", "none", "bert", "gpt2", "llama", "qwen3", "resnet50"],
+                    help="the reference step (tools/host_ref.py) timed between the steps, meta.host_ref: "
+                         "the host's speed for the kind of work fusim prices the model as (fusim workload "
+                         "--host-ref-fwd/--host-ref-bwd, tools/compare_compute.py). auto: resnet50's for "
+                         "resnet50, bert's for bert_large, none for a model of your own (name its "
+                         "architecture: the one you will price it as with --arch)")
     ap.add_argument("--out", required=True, help="output file ('-' for stdout)")
     a = ap.parse_args(argv)
     if a.memory_format == "nchw" and a.model != "resnet50":
@@ -605,13 +612,24 @@ def main(argv=None):
         meta["memory_format"] = "nchw" if nchw else "channels_last"
     if a.model == "bert_large":
         meta["seq"] = a.seq
+    ref_arch = {"resnet50": "resnet50", "bert_large": "bert"}.get(a.model) if a.host_ref == "auto" else \
+        (None if a.host_ref == "none" else a.host_ref)
+    ref = None
+    if ref_arch:
+        import host_ref
+        ref = host_ref.maker(ref_arch, a.amp)
+        if ref is None:
+            print("capture_torch: no reference step for %s in AMP %s; the capture goes on without one"
+                  % (ref_arch, a.amp), file=sys.stderr)
     w = capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=a.amp,
-                host=a.host, name=name, notes=notes, meta=meta,
+                host=a.host, name=name, notes=notes, meta=meta, host_ref=ref,
                 model_cost_rounds=max(0, a.model_cost_rounds),
                 beside_rounds=max(0, a.beside_rounds),
                 first_issue_rounds=max(0, a.first_issue_rounds),
                 model_cost_buckets=a.model_cost_buckets,
                 model_cost_spacing=a.model_cost_spacing)
+    if ref is not None and "host_ref" in w["meta"]:
+        w["meta"]["host_ref"]["arch"] = ref_arch   # the rows it carries: price the model as this arch
     text = json.dumps(w, indent=1) + "\n"
     if a.out == "-":
         sys.stdout.write(text)
