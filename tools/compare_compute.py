@@ -189,6 +189,7 @@ def main():
     if orows:
         print("\nnot in the targets (captured on other leases than the calibration, most without its probe):")
         show(orows)
+        print(fb_spread(orows))
     if hrows:
         print("\nheld-out-like (shapes never in the comparison set, another lease than the calibration's; "
               "not in the exit status):")
@@ -450,6 +451,14 @@ def show(rows):
             100 * r["bwd_err"], 100 * r["fb_err"], r["opt_cap"], r["opt_est"], 100 * r["opt_err"],
             100 * r["ready_worst"], r["rd"][0], r["mem_cap"] / 2**30, 100 * r["mem_err"], r["host_k"], r["probe_spread"],
             r["by"], r["hb"], r["cpu_f"], r["cpu_b"]))
+
+
+def fb_spread(rows):
+    """One line: how far forward + backward lies over rows (the captures outside the targets, whose
+    memory and optimizer are no check: a validation capture's peak holds its run's copies)."""
+    fb = [abs(r["fb_err"]) for r in rows]
+    return ("%d captures: fwd+bwd median |err| %.1f%%, max %.1f%%, %d within 10%%"
+            % (len(fb), 100 * statistics.median(fb), 100 * max(fb), sum(1 for x in fb if x <= 0.10)))
 
 
 def targets(rows):
