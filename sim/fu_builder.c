@@ -1593,13 +1593,27 @@ static fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, 
   return o;
 }
 
-/* torchvision's bottleneck ResNets differ only in their stages' block counts */
-static const double *fu__resnet_blocks(const char *model) {
+/* torchvision's bottleneck ResNets differ only in their stages' block counts, and the wide ones
+ * (wide_resnet50_2, wide_resnet101_2: width_per_group 128) in their blocks' inner width, twice
+ * the stage's (conv1, conv2, bn1, bn2; conv3's output the same); *widen (where not NULL): 2 for
+ * those, else 1 */
+static const double *fu__resnet_blocks(const char *model, double *widen) {
   static const double r50[4] = {3, 4, 6, 3}, r101[4] = {3, 4, 23, 3}, r152[4] = {3, 8, 36, 3};
-  return !strcmp(model, "resnet50") ? r50 : !strcmp(model, "resnet101") ? r101 : !strcmp(model, "resnet152") ? r152 : NULL;
+  static const struct {
+    const char *name;
+    const double *blocks;
+    double widen;
+  } nets[] = {{"resnet50", r50, 1},        {"resnet101", r101, 1},       {"resnet152", r152, 1},
+              {"wide_resnet50_2", r50, 2}, {"wide_resnet101_2", r101, 2}};
+  for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
+    if (!strcmp(model, nets[i].name)) {
+      if (widen) *widen = nets[i].widen;
+      return nets[i].blocks;
+    }
+  return NULL;
 }
 
-static int fu__resnet_ops(fu__ctx *x, const double *blocks, double B, double img) {
+static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double B, double img) {
   const char *A = x->adt;
   double h, h2, cin = 64;
   char p[64], nm[128];
@@ -1624,11 +1638,11 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double B, double img
                     x->ab * B * 64 * h * h + 8 * B * 64 * hp * hp));
   h = hp;
   static const double cfg[4][2] = {{64, 1}, {128, 2}, {256, 2}, {512, 2}}; /* width, stride */
-  const double *r50 = fu__resnet_blocks("resnet50");
+  const double *r50 = fu__resnet_blocks("resnet50", NULL);
   int npast = 0;
   for (int li = 0; li < 4; li++)
     for (int b = 0; b < blocks[li]; b++) {
-      double width = cfg[li][0], s = b == 0 ? cfg[li][1] : 1, hin = h, t;
+      double planes = cfg[li][0], width = planes * widen, s = b == 0 ? cfg[li][1] : 1, hin = h, t;
       x->past_block = b >= r50[li] ? ++npast : 0; /* past ResNet-50's blocks in this stage */
       snprintf(p, sizeof p, "layer%d.%d.", li + 1, b);
       /* the block's input: conv1 and the shortcut (downsample or the add) */
@@ -1637,17 +1651,17 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double B, double img
       BN(NM("bn1"), width, hin, 1);
       FU__TRY(fu__conv(x, NM("conv2"), B, width, width, 3, s, hin, 1, &h2));
       BN(NM("bn2"), width, h2, 1);
-      FU__TRY(fu__conv(x, NM("conv3"), B, width, width * 4, 1, 1, h2, 1, &t));
-      BN(NM("bn3"), width * 4, h2, 0);
+      FU__TRY(fu__conv(x, NM("conv3"), B, width, planes * 4, 1, 1, h2, 1, &t));
+      BN(NM("bn3"), planes * 4, h2, 0);
       if (b == 0) {
-        FU__TRY(fu__conv(x, NM("downsample.0"), B, cin, width * 4, 1, s, hin, 0, &t));
-        BN(NM("downsample.1"), width * 4, h2, 0);
+        FU__TRY(fu__conv(x, NM("downsample.0"), B, cin, planes * 4, 1, s, hin, 0, &t));
+        BN(NM("downsample.1"), planes * 4, h2, 0);
       }
-      FU__TRY(fu__memop(x, "add", A, B * width * 4 * h2 * h2, 0));
+      FU__TRY(fu__memop(x, "add", A, B * planes * 4 * h2 * h2, 0));
       /* its output is the next block's input, which the next convolution keeps */
-      FU__TRY(fu__memop(x, "relu", A, B * width * 4 * h2 * h2, 0));
+      FU__TRY(fu__memop(x, "relu", A, B * planes * 4 * h2 * h2, 0));
       h = h2;
-      cin = width * 4;
+      cin = planes * 4;
     }
   x->past_block = 0;
   FU__TRY(fu__memop(x, "bias_grad", A, B * cin * h * h, 0)); /* the average pool: a reduction */
@@ -1663,9 +1677,11 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double B, double img
 
 int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_name,
                  fu_workload *w) {
-  const double *blocks = fu__resnet_blocks(s->model);
+  double widen;
+  const double *blocks = fu__resnet_blocks(s->model, &widen);
   if (!blocks) {
-    fu_error("workload: --cnn '%s': the CNN builder knows resnet50, resnet101 and resnet152", s->model);
+    fu_error("workload: --cnn '%s': the CNN builder knows resnet50, resnet101, resnet152, wide_resnet50_2 "
+             "and wide_resnet101_2", s->model);
     return FU_EUSAGE;
   }
   if (s->batch < 1 || s->image < 32) {
@@ -1683,18 +1699,19 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   x.c = &prof->compute;
   x.T = (double)s->batch;
   x.nchw = s->nchw;
-  int st = fu__resnet_ops(&x, blocks, (double)s->batch, (double)s->image);
+  int st = fu__resnet_ops(&x, blocks, widen, (double)s->batch, (double)s->image);
   if (st == FU_OK && x.missing) {
     fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
              "timed; recalibrate with tools/calib_torch.py%s", prof_name, x.missing_what,
              x.nchw ? " --parts conv,ops_nchw --conv-format nchw (the NCHW tables)" : "");
     st = FU_EDATA;
   }
-  if (st == FU_OK) { /* the host total was measured on ResNet-50 */
+  if (st == FU_OK) { /* the host total was measured on (plain) ResNet-50 */
     fu__ctx r50 = x;
     r50.ops = NULL, r50.n = r50.cap = 0;
-    if (blocks == fu__resnet_blocks("resnet50")) fu__scale_host_whole(&x, &x, "tv_resnet50_held");
-    else if ((st = fu__resnet_ops(&r50, fu__resnet_blocks("resnet50"), (double)s->batch, (double)s->image)) == FU_OK)
+    if (blocks == fu__resnet_blocks("resnet50", NULL) && widen == 1) fu__scale_host_whole(&x, &x, "tv_resnet50_held");
+    else if ((st = fu__resnet_ops(&r50, fu__resnet_blocks("resnet50", NULL), 1, (double)s->batch,
+                                  (double)s->image)) == FU_OK)
       fu__scale_host_whole(&x, &r50, "tv_resnet50_held");
     free(r50.ops);
     fu__cnn_deep(&x);

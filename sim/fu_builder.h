@@ -83,10 +83,11 @@ int fu_tf_spec_check(const fu_tf_spec *s);
 int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char *prof_name,
                          fu_workload *w);
 
-/* A CNN by name (resnet50, resnet101, resnet152 as torchvision builds them), at batch x image x
- * image, channels-last unless nchw; SGD with momentum unless optimizer says otherwise. */
+/* A CNN by name (resnet50, resnet101, resnet152, wide_resnet50_2, wide_resnet101_2 as torchvision
+ * builds them), at batch x image x image, channels-last unless nchw; SGD with momentum unless
+ * optimizer says otherwise. */
 typedef struct fu_cnn_spec {
-  char model[32];            /* "resnet50", "resnet101", "resnet152" */
+  char model[32];            /* "resnet50", ..., "wide_resnet101_2" */
   long batch;                /* micro-batch */
   long image;                /* input height = width */
   int nchw;                  /* 1: PyTorch's default NCHW layout (its own conv, batch norm and

@@ -53,6 +53,8 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
     "resnet50": dict(arch="resnet50"),
     "resnet101": dict(arch="resnet101"),
     "resnet152": dict(arch="resnet152"),
+    "wide_resnet50_2": dict(arch="wide_resnet50_2"),
+    "wide_resnet101_2": dict(arch="wide_resnet101_2"),
     # tools/validate_torch.py's HF models (its captures' meta.model)
     "bert_base": dict(arch="bert", layers=12, hidden=768, heads=12, ffn=3072, vocab=30522),
     "gpt2": dict(arch="gpt2", layers=12, hidden=768, heads=12, ffn=3072, vocab=50257),
@@ -81,7 +83,7 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
 def optimizer_for(model):
     """The optimizer a capture of model (its arch, or its name, which starts with it) ran and is
     priced with: SGD with momentum for the ResNets (torchvision's recipe), AdamW otherwise."""
-    return "sgd" if model.startswith("resnet") else "adamw"
+    return "sgd" if "resnet" in model else "adamw"
 
 
 def args_for(meta):
@@ -93,7 +95,7 @@ def args_for(meta):
     opt = meta.get("optimizer") or optimizer_for(meta["arch"])
     clip = ["--clip-grad-norm", "%g" % meta["clip_grad_norm"]] if meta.get("clip_grad_norm") else []
     prec = "autocast-bf16" if meta.get("amp", "bf16") == "bf16" else ("tf32" if meta["amp"] == "tf32" else "fp32")
-    if meta["arch"].startswith("resnet"):
+    if "resnet" in meta["arch"]:   # torchvision's ResNets and Wide ResNets (fusim workload --cnn)
         return ["--cnn", meta["arch"], "--micro-batch", str(meta["batch"]), "--precision", prec,
                 "--optimizer", opt] + clip + \
             (["--memory-format", "nchw"] if meta.get("memory_format") == "nchw" else [])

@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""cnn_params.py: fusim workload --cnn builds torchvision's bottleneck ResNets as torchvision does,
+checked on their parameters against torchvision's published counts (its model documentation):
+resnet50 25,557,032, resnet101 44,549,160, resnet152 60,192,808, wide_resnet50_2 68,883,240,
+wide_resnet101_2 126,886,696; the wide ones with as many tensors as their plain twins (161, 314)
+and, by hand, twice the inner width: layer1.0.conv2 128 x 128 x 3 x 3 (plain 64 x 64 x 3 x 3),
+layer1.0.conv3 256 x 128 (plain 256 x 64), the fc layer 2048 x 1000 either way. An unknown name
+(wide_resnet152_2, which torchvision does not have): one line, exit 64.
+Usage: cnn_params.py FUSIM"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+fusim = sys.argv[1]
+PUBLISHED = {"resnet50": (25557032, 161), "resnet101": (44549160, 314), "resnet152": (60192808, 467),
+             "wide_resnet50_2": (68883240, 161), "wide_resnet101_2": (126886696, 314)}
+fails = []
+grads = {}
+with tempfile.TemporaryDirectory() as tmp:
+    for model, (params, tensors) in PUBLISHED.items():
+        out = os.path.join(tmp, model + ".json")
+        r = subprocess.run([fusim, "workload", "--cnn", model, "--micro-batch", "8", "--out", out],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            fails.append("%s: exit %d: %s" % (model, r.returncode, r.stderr.strip()))
+            continue
+        g = {x["name"]: x["bytes"] // 4 for x in json.load(open(out))["grads"]}   # fp32 parameters
+        grads[model] = g
+        if (sum(g.values()), len(g)) != (params, tensors):
+            fails.append("%s: %d parameters in %d tensors, torchvision has %d in %d"
+                         % (model, sum(g.values()), len(g), params, tensors))
+    for name, plain, wide in (("layer1.0.conv2.weight", 64 * 64 * 9, 128 * 128 * 9),
+                              ("layer1.0.conv3.weight", 256 * 64, 256 * 128),
+                              ("fc.weight", 2048 * 1000, 2048 * 1000)):
+        got = (grads.get("resnet50", {}).get(name), grads.get("wide_resnet50_2", {}).get(name))
+        if got != (plain, wide):
+            fails.append("%s: resnet50 / wide_resnet50_2 %r, expected (%d, %d)" % (name, got, plain, wide))
+    r = subprocess.run([fusim, "workload", "--cnn", "wide_resnet152_2", "--micro-batch", "8",
+                        "--out", os.path.join(tmp, "no.json")], capture_output=True, text=True)
+    if r.returncode != 64 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(os.path.join(tmp, "no.json")):
+        fails.append("wide_resnet152_2: exit %d, %r" % (r.returncode, r.stderr))
+for f in fails:
+    print("FAIL: " + f, file=sys.stderr)
+sys.exit(1 if fails else 0)
