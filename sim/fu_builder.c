@@ -1709,7 +1709,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   if (st == FU_OK) { /* the host total was measured on (plain) ResNet-50 */
     fu__ctx r50 = x;
     r50.ops = NULL, r50.n = r50.cap = 0;
-    if (blocks == fu__resnet_blocks("resnet50", NULL) && widen == 1) fu__scale_host_whole(&x, &x, "tv_resnet50_held");
+    if (!strcmp(s->model, "resnet50")) fu__scale_host_whole(&x, &x, "tv_resnet50_held");
     else if ((st = fu__resnet_ops(&r50, fu__resnet_blocks("resnet50", NULL), 1, (double)s->batch,
                                   (double)s->image)) == FU_OK)
       fu__scale_host_whole(&x, &r50, "tv_resnet50_held");

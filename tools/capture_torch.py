@@ -516,6 +516,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
                          "bwd_us": round(statistics.median(r[1] for r in refs), 1),
                          "steps_us": [[round(r[0], 1), round(r[1], 1)] for r in refs],
                          "resident_bytes": ref_bytes}
+        if getattr(host_ref, "arch", None):   # the rows it carries: price the model as this arch
+            m["host_ref"]["arch"] = host_ref.arch
     if write_host:
         m["host_capture"] = {"capture_hook_us": round(tl["capture_hook_us"], 3),
                              "capture_fwd_hook_us": round(tl["capture_fwd_hook_us"], 3),
@@ -612,15 +614,14 @@ def main(argv=None):
         meta["memory_format"] = "nchw" if nchw else "channels_last"
     if a.model == "bert_large":
         meta["seq"] = a.seq
-    ref_arch = {"resnet50": "resnet50", "bert_large": "bert"}.get(a.model) if a.host_ref == "auto" else \
-        (None if a.host_ref == "none" else a.host_ref)
     ref = None
-    if ref_arch:
+    if a.host_ref != "none":
         import host_ref
-        ref = host_ref.maker(ref_arch, a.amp)
-        if ref is None:
+        ref = host_ref.maker_for(a.model, a.amp) if a.host_ref == "auto" else host_ref.maker(a.host_ref, a.amp)
+        import compare_compute
+        if ref is None and (a.host_ref != "auto" or a.model in compare_compute.KNOWN):
             print("capture_torch: no reference step for %s in AMP %s; the capture goes on without one"
-                  % (ref_arch, a.amp), file=sys.stderr)
+                  % (a.model if a.host_ref == "auto" else a.host_ref, a.amp), file=sys.stderr)
     w = capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=a.amp,
                 host=a.host, name=name, notes=notes, meta=meta, host_ref=ref,
                 model_cost_rounds=max(0, a.model_cost_rounds),
@@ -628,8 +629,6 @@ def main(argv=None):
                 first_issue_rounds=max(0, a.first_issue_rounds),
                 model_cost_buckets=a.model_cost_buckets,
                 model_cost_spacing=a.model_cost_spacing)
-    if ref is not None and "host_ref" in w["meta"]:
-        w["meta"]["host_ref"]["arch"] = ref_arch   # the rows it carries: price the model as this arch
     text = json.dumps(w, indent=1) + "\n"
     if a.out == "-":
         sys.stdout.write(text)

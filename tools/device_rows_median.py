@@ -46,7 +46,7 @@ def grid_tables(comps, part):
     by_key = {}
     for comp in comps:
         for t in comp.get(part, []):
-            by_key.setdefault(tuple(t.get(k, KEY_DEFAULTS.get(k)) if k in KEY_DEFAULTS else t[k] for k in keys),
+            by_key.setdefault(tuple(t.get(k, KEY_DEFAULTS[k]) if k in KEY_DEFAULTS else t[k] for k in keys),
                               []).append(t)
     tables, holes = [], []
     for key, ts in by_key.items():

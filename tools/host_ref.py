@@ -77,9 +77,20 @@ def out_writable(tool, out):
     return False
 
 
+def maker_for(model, amp):
+    """The reference step of the architecture fusim's builder prices model as (tools/
+    compare_compute.py's KNOWN: validate_torch's and capture_torch's model names), or None for a
+    model no builder makes."""
+    import compare_compute
+    arch = compare_compute.KNOWN.get(model, {}).get("arch")
+    return maker(arch, amp) if arch else None
+
+
 def maker(arch, amp):
-    """A reference step for a capture of arch (bert, gpt2, llama, resnetNN) in amp (bf16, tf32,
-    fp32, none); None where there is none (fp16: the profile has no such rows)."""
+    """A reference step for a capture of arch (bert, gpt2, llama, qwen3, or a --cnn model: every
+    one's host rows are carried by ResNet-50's held step) in amp (bf16, tf32, fp32, none); None
+    where there is none (fp16: the profile has no such rows). step.arch names it (meta.host_ref.arch:
+    the architecture whose rows it carries)."""
     import torch
     import calib_torch
 
@@ -96,7 +107,7 @@ def maker(arch, amp):
 
         def step():
             return calib_torch.plain_step_host(torch, m, fwd)
-    elif arch.startswith("resnet"):
+    elif "resnet" in arch:   # resnetNN, wide_resnetNN_2: fusim workload --cnn
         import torchvision
         m = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last).train()
         x = inp = torch.randn(32, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
@@ -118,6 +129,7 @@ def maker(arch, amp):
         step()
     step.resident_bytes = sum(t.numel() * t.element_size()
                               for t in list(m.parameters()) + list(m.buffers()) + [inp])
+    step.arch = arch
     return step
 
 

@@ -540,13 +540,9 @@ def reference_step(name, log):
     host's speed (compare_compute.host_args: "ref", where run 40's captures had only the probes,
     whose speed missed RoBERTa's and Gemma's forward by 1.3x either way). None for a model no
     builder makes, or where the step cannot be made (logged; the capture goes on without it)."""
-    import compare_compute
     import host_ref
-    arch = compare_compute.KNOWN.get(name, {}).get("arch")
-    if arch is None:
-        return None
-    try:   # every --cnn model's host rows are carried by ResNet-50's step (tv_resnet50_held)
-        return host_ref.maker("resnet50" if "resnet" in arch else arch, RECIPE["amp"])
+    try:
+        return host_ref.maker_for(name, RECIPE["amp"])
     except Exception as e:
         log("%s: no reference step (%s: %s)" % (name, type(e).__name__, e))
         return None
