@@ -418,7 +418,8 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
                                                    spacing_variants=model_cost_spacing,
                                                    spacing_every=model_cost_spacing_every,
                                                    cold=model_cost_cold,
-                                                   set_to_none=set_to_none, log=log)
+                                                   set_to_none=set_to_none, log=log,
+                                                   step_bytes=max(0, mem_peak - mem_between))
             except Exception as e:   # an extra measurement: keep the model-independent costs
                 torch.cuda.empty_cache()
                 print("capture_torch: the frameworks' costs on the model not measured (%s: %s); "

@@ -454,9 +454,58 @@ def _flush_caches():
     _flush_caches.buf.add_(1.0)
 
 
+def runner_bytes(model, opt):
+    """GPU bytes one variant's copy holds between steps: its parameters, their gradients, a DDP
+    bucket as large again (copy mode) and the optimizer's state, per parameter byte as the
+    capture's optimizer holds it (SGD with momentum, one buffer, where there is none yet)."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    pbytes = sum(p.numel() * p.element_size() for p in params)
+    state = 0
+    if opt is not None:
+        state = sum(t.numel() * t.element_size() for st in opt.state.values()
+                    for t in st.values() if hasattr(t, "numel") and getattr(t, "is_cuda", False))
+    return 3 * pbytes + (state if state else pbytes)
+
+
+def runners_that_fit(free_bytes, step_bytes, per_runner, margin=0.9):
+    """How many variant copies of per_runner bytes fit in margin of the GPU's free memory beside
+    one step's own (step_bytes: the copies step one at a time)."""
+    room = margin * free_bytes - step_bytes
+    return max(0, int(room // per_runner)) if per_runner > 0 else 1 << 30
+
+
+def variant_groups(variants, fit):
+    """The variants ("none" among them) in groups of at most fit copies, each group "none" and
+    the next fit - 1 of the others in their order (so ddpv_1 and ddpc_h, which the copy cost pairs
+    round by round, share a group wherever fit > 2 allows); one group where all fit, None where
+    not two do."""
+    if fit >= len(variants):
+        return [tuple(variants)]
+    if fit < 2:
+        return None
+    rest = [v for v in variants if v != "none"]
+    return [("none",) + tuple(rest[i:i + fit - 1]) for i in range(0, len(rest), fit - 1)]
+
+
+def rebase(groups):
+    """One dict of per-round times {variant: [us per round]} from several groups run one after
+    the other, each with its own "none": every variant's round r moved by its group's none less
+    the first group's, so that each variant over "none" round by round (estimate's d()) is what
+    its own group measured. Rounds are cut to the fewest any group has."""
+    base = groups[0]["none"]
+    n = min(len(g["none"]) for g in groups)
+    out = {"none": list(base[:n])}
+    for g in groups:
+        for v, xs in g.items():
+            if v != "none":
+                out[v] = [round(x - g["none"][r] + base[r], 1) for r, x in enumerate(xs[:n])]
+    return out
+
+
+
 def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=True, cold=True,
             log=None, sync_fwd=False, buckets=False, spacing_variants=False,
-            spacing_every=(4, 16)):
+            spacing_every=(4, 16), step_bytes=None):
     """Runs the variants on copies of model (see the module docstring); run_loss(m) -> the loss
     of one forward of m; opt: the capture's optimizer (its class and settings are copied,
     torch_host.same_optimizer; SGD when None); fixed: the tower's fixed parts. Returns
@@ -467,13 +516,16 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
     pattern's bucket issue and DDP's offload comm hook on the model, "ddp_bucket_us" /
     "hooks_bucket_us" / "ddp_hook_bucket_us"). spacing_variants: with buckets, SPACING_VARIANTS
     too ("issue_spacing", spacing_with_ci(); a variant that fails is dropped, the rest stand);
-    spacing_every: their bucket sizes in gradients (spacing_names())."""
+    spacing_every: their bucket sizes in gradients (spacing_names()).
+    step_bytes: the GPU memory one training step of the model takes beyond what it holds between
+    steps (its activations; the capture measures it); default the peak allocated since the last
+    reset over what is allocated now. Where copies of every variant do not fit beside one step,
+    the variants run in groups (variant_groups, rebase); where not two fit, RuntimeError."""
     import torch
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     torch_host.ensure_process_group()
     t_start = time.time()
-    runners = {}
     spacing_set = spacing_names(spacing_every)
     variants = VARIANTS + (BUCKET_VARIANTS if buckets else ()) + \
         (spacing_set if buckets and spacing_variants else ())
@@ -481,110 +533,140 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
     # about N parameters' bytes a bucket for the eN pairs (DDP buckets by bytes)
     param_mb = sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad) \
         / max(P, 1) / MiB
-    offload = {}   # the offload variants' states: their buckets are counted after the rounds
-    for v in variants:
-        core = copy.deepcopy(model)
-        m, fuser = core, None
-        if v in ("ddpv_1", "ddpc_h", "ddpv_n", "ddpo_n") or v.startswith(("ddpv_e", "ddpo_e")):
-            cap = 1e-9 if v in ("ddpv_n", "ddpo_n") else \
-                param_mb * every_of(v) if every_of(v) else HUGE
-            m = DDP(core, device_ids=torch_host.device_ids(), bucket_cap_mb=cap,
-                    gradient_as_bucket_view=v != "ddpc_h")
-            if v == "ddpc_h":
-                m.register_comm_hook(None, _noop_comm_hook)
-            elif v == "ddpo_n" or v.startswith("ddpo_e"):   # as validate_torch's "ddp offload" plans
-                offload[v] = torch_host.OffloadState()
-                m.register_comm_hook(offload[v], torch_host.offload_hook)
-        elif v in ("hk_1", "hk_n", "hk_0") or v.startswith("hk_e"):
-            params = [(n, p) for n, p in core.named_parameters() if p.requires_grad]
-            fuser = torch_host.HookFuser(params, 0 if v == "hk_n" else int(HUGE * MiB),
-                                         every=every_of(v), issue=v != "hk_0")
-        o = torch_host.same_optimizer(opt, core.parameters()) if opt is not None else \
-            torch.optim.SGD(core.parameters(), lr=1e-3, momentum=0.9)
-        runners[v] = (m, core, fuser, o)
-
-    def issuing(v):   # the variants whose issues are timed call by call (issue_direct)
-        return v in ("hk_n", "ddpo_n") or (every_of(v) and v.startswith(("hk_e", "ddpo_e")))
-
-    def step(v):
-        """(forward CPU us, backward() CPU us, the median issue's CPU us over this step's issues
-        but its first: cold from the last step; None for a variant not timed call by call)"""
-        m, core, fuser, o = runners[v]
-        times = None
-        if issuing(v):
-            times = []
-            if fuser is not None:
-                fuser.issue_times = times
-            else:
-                offload[v].times = times
-        o.zero_grad(set_to_none=set_to_none)
-        torch.cuda.synchronize()
-        torch_host.align_ranks()   # at N ranks, as validate_torch's rounds
-        t0 = time.perf_counter()
-        loss = run_loss(m)
-        fwd_t = (time.perf_counter() - t0) * 1e6
-        if sync_fwd:
-            torch.cuda.synchronize()
-        t1 = time.perf_counter()
-        loss.backward()
-        if fuser is not None:
-            fuser.after_backward()
-        t2 = time.perf_counter()
-        o.step()
-        torch.cuda.synchronize()
-        direct_us = statistics.median(times[1:]) / 1e3 if times and len(times) > 1 else None
-        return fwd_t, (t2 - t1) * 1e6, direct_us
-
-    bwd = {v: [] for v in variants}
-    fwd = {v: [] for v in variants}   # forward's CPU time: DDP's own forward work on the model
-    bwd_cold = {v: [] for v in variants}
-    direct = {v: [] for v in variants if issuing(v)}   # issue_direct's per-round medians
-    # what the host's CPUs did (host_state: the slow mode's cause), at the start of every timed
-    # round and after the last: timed round i lies between states i and i + 1
-    states = []
-    for r in range(warmup + rounds):
-        k0 = r % len(variants)
-        if r >= warmup:
-            states.append(host_state.host_state())
-        for v in variants[k0:] + variants[:k0]:
-            try:
-                tf, t, dr = step(v)
-                if cold:
-                    _flush_caches()
-                    tc = step(v)[1]
-            except Exception as e:   # an experiment: drop it, the costs above stand
-                if v not in spacing_set:
-                    raise
-                if log:
-                    log("  spacing variant %s dropped (%s: %s)" % (v, type(e).__name__, e))
-                variants = tuple(x for x in variants if x != v)
-                for dct in (bwd, fwd, bwd_cold, direct):
-                    dct.pop(v, None)
-                continue
-            if r >= warmup:
-                if v in direct:
-                    direct[v].append(None if dr is None else round(dr, 2))
-                bwd[v].append(round(t, 1))
-                fwd[v].append(round(tf, 1))
-                if cold:
-                    bwd_cold[v].append(round(tc, 1))
-    states.append(host_state.host_state())   # after the last timed round
-    # the buckets each spacing variant issued a step (the offload hook's calls in one more step)
-    nbs = {v: len(runners[v][2].buckets) for v in variants if v.startswith("hk_e")}
-    for v in (v for v in variants if v.startswith("ddpo_e")):
-        try:
-            offload[v].record = []
-            step(v)
-            nbs[v] = len({i for i, _ in offload[v].record})
-        except Exception as e:
-            if log:
-                log("  %s's buckets not counted (%s: %s)" % (v, type(e).__name__, e))
-    del runners
     torch.cuda.empty_cache()
+    if step_bytes is None:
+        step_bytes = torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated()
+    fit = runners_that_fit(torch.cuda.mem_get_info()[0], step_bytes, runner_bytes(model, opt))
+    groups = variant_groups(variants, fit)
+    if groups is None:
+        raise RuntimeError("not even two copies of the model (%d fit beside a step) are left room "
+                           "on the GPU" % fit)
+    if len(groups) > 1 and log:
+        log("  on the model: %d copies fit beside a step, its %d variants run in %d groups (%s), "
+            "each beside its own framework-free copy" % (fit, len(variants), len(groups),
+                                                           " | ".join(" ".join(g) for g in groups)))
+
+    def run_group(group):
+        """Every round's times of one group of variants ("none" first), run on copies of model in
+        rounds; (bwd, fwd, bwd_cold, direct, host states, buckets issued per spacing variant),
+        a variant of spacing_set that fails dropped from all."""
+        runners = {}
+        offload = {}   # the offload variants' states: their buckets are counted after the rounds
+        for v in group:
+            core = copy.deepcopy(model)
+            m, fuser = core, None
+            if v in ("ddpv_1", "ddpc_h", "ddpv_n", "ddpo_n") or v.startswith(("ddpv_e", "ddpo_e")):
+                cap = 1e-9 if v in ("ddpv_n", "ddpo_n") else \
+                    param_mb * every_of(v) if every_of(v) else HUGE
+                m = DDP(core, device_ids=torch_host.device_ids(), bucket_cap_mb=cap,
+                        gradient_as_bucket_view=v != "ddpc_h")
+                if v == "ddpc_h":
+                    m.register_comm_hook(None, _noop_comm_hook)
+                elif v == "ddpo_n" or v.startswith("ddpo_e"):   # as validate_torch's "ddp offload" plans
+                    offload[v] = torch_host.OffloadState()
+                    m.register_comm_hook(offload[v], torch_host.offload_hook)
+            elif v in ("hk_1", "hk_n", "hk_0") or v.startswith("hk_e"):
+                params = [(n, p) for n, p in core.named_parameters() if p.requires_grad]
+                fuser = torch_host.HookFuser(params, 0 if v == "hk_n" else int(HUGE * MiB),
+                                             every=every_of(v), issue=v != "hk_0")
+            o = torch_host.same_optimizer(opt, core.parameters()) if opt is not None else \
+                torch.optim.SGD(core.parameters(), lr=1e-3, momentum=0.9)
+            runners[v] = (m, core, fuser, o)
+
+        def issuing(v):   # the variants whose issues are timed call by call (issue_direct)
+            return v in ("hk_n", "ddpo_n") or (every_of(v) and v.startswith(("hk_e", "ddpo_e")))
+
+        def step(v):
+            """(forward CPU us, backward() CPU us, the median issue's CPU us over this step's issues
+            but its first: cold from the last step; None for a variant not timed call by call)"""
+            m, core, fuser, o = runners[v]
+            times = None
+            if issuing(v):
+                times = []
+                if fuser is not None:
+                    fuser.issue_times = times
+                else:
+                    offload[v].times = times
+            o.zero_grad(set_to_none=set_to_none)
+            torch.cuda.synchronize()
+            torch_host.align_ranks()   # at N ranks, as validate_torch's rounds
+            t0 = time.perf_counter()
+            loss = run_loss(m)
+            fwd_t = (time.perf_counter() - t0) * 1e6
+            if sync_fwd:
+                torch.cuda.synchronize()
+            t1 = time.perf_counter()
+            loss.backward()
+            if fuser is not None:
+                fuser.after_backward()
+            t2 = time.perf_counter()
+            o.step()
+            torch.cuda.synchronize()
+            direct_us = statistics.median(times[1:]) / 1e3 if times and len(times) > 1 else None
+            return fwd_t, (t2 - t1) * 1e6, direct_us
+
+        group = tuple(group)
+        bwd = {v: [] for v in group}
+        fwd = {v: [] for v in group}   # forward's CPU time: DDP's own forward work on the model
+        bwd_cold = {v: [] for v in group}
+        direct = {v: [] for v in group if issuing(v)}   # issue_direct's per-round medians
+        # what the host's CPUs did (host_state: the slow mode's cause), at the start of every timed
+        # round and after the last: timed round i lies between states i and i + 1
+        states = []
+        for r in range(warmup + rounds):
+            k0 = r % len(group)
+            if r >= warmup:
+                states.append(host_state.host_state())
+            for v in group[k0:] + group[:k0]:
+                try:
+                    tf, t, dr = step(v)
+                    if cold:
+                        _flush_caches()
+                        tc = step(v)[1]
+                except Exception as e:   # an experiment: drop it, the costs above stand
+                    if v not in spacing_set:
+                        raise
+                    if log:
+                        log("  spacing variant %s dropped (%s: %s)" % (v, type(e).__name__, e))
+                    group = tuple(x for x in group if x != v)
+                    for dct in (bwd, fwd, bwd_cold, direct):
+                        dct.pop(v, None)
+                    continue
+                if r >= warmup:
+                    if v in direct:
+                        direct[v].append(None if dr is None else round(dr, 2))
+                    bwd[v].append(round(t, 1))
+                    fwd[v].append(round(tf, 1))
+                    if cold:
+                        bwd_cold[v].append(round(tc, 1))
+        states.append(host_state.host_state())   # after the last timed round
+        # the buckets each spacing variant issued a step (the offload hook's calls in one more step)
+        nbs = {v: len(runners[v][2].buckets) for v in group if v.startswith("hk_e")}
+        for v in (v for v in group if v.startswith("ddpo_e")):
+            try:
+                offload[v].record = []
+                step(v)
+                nbs[v] = len({i for i, _ in offload[v].record})
+            except Exception as e:
+                if log:
+                    log("  %s's buckets not counted (%s: %s)" % (v, type(e).__name__, e))
+        runners.clear()   # the copies' memory back before the next group's
+        torch.cuda.empty_cache()
+        return bwd, fwd, bwd_cold, direct, states, nbs
+
+    done = [run_group(g) for g in groups]
+    bwd = rebase([d[0] for d in done])
+    fwd = rebase([d[1] for d in done])
+    bwd_cold = rebase([d[2] for d in done]) if cold else {}
+    direct = {v: xs for d in done for v, xs in d[3].items()}
+    nbs = {v: n for d in done for v, n in d[5].items()}
+    states = done[0][4]   # the first group's rounds (the later groups' states are not kept)
     out = with_ci(bwd, P, fixed)
     out.update({"P": P, "rounds": rounds, "fixed": dict(fixed),
                 "seconds": round(time.time() - t_start, 1), "raw": bwd, "raw_fwd": fwd,
                 "ddp_forward": forward_with_ci(fwd), "host_state": states})
+    if len(groups) > 1:
+        out["variant_groups"] = [list(g) for g in groups]
     if any(v in bwd for v in spacing_set):
         out["issue_spacing"] = dict(spacing_with_ci(bwd, P, nbs), buckets=nbs)
     if any(x is not None for xs in direct.values() for x in xs):

@@ -55,6 +55,74 @@ check("one slow round: param %.3f within 2%%" % e2["param_us"], abs(e2["param_us
 check("bootstrap brackets param %s" % e2["ci"]["param_us"],
       e2["ci"]["param_us"][0] <= PARAM <= e2["ci"]["param_us"][1] * 1.3)
 
+# Variants in groups where their copies do not all fit the GPU (measure(): variant_groups, rebase).
+# fit 3 of the 4 VARIANTS: "none" in both groups, ddpv_1 and ddpc_h (paired by the copy cost)
+# together; fit 4 or more: one group; fewer than 2: None (not measured).
+check("variant_groups fit 3: %s" % mc.variant_groups(mc.VARIANTS, 3),
+      mc.variant_groups(mc.VARIANTS, 3) == [("none", "ddpv_1", "ddpc_h"), ("none", "hk_1")])
+check("variant_groups fit 4: one group", mc.variant_groups(mc.VARIANTS, 4) == [mc.VARIANTS])
+check("variant_groups fit 1: None", mc.variant_groups(mc.VARIANTS, 1) is None)
+check("variant_groups fit 2: each variant beside none",
+      mc.variant_groups(mc.VARIANTS, 2) == [("none", "ddpv_1"), ("none", "ddpc_h"), ("none", "hk_1")])
+# The same costs measured in two groups run one after the other, the second on a host 2000 us
+# slower a step and with a drift of its own: rebase() must give estimate() the costs to 1e-3 us
+# (each variant over its own group's "none", round by round).
+one = make()
+g1 = {v: one[v] for v in ("none", "ddpv_1", "ddpc_h")}
+g2 = {"none": [], "hk_1": []}
+for r in range(len(one["none"])):
+    base = 11000.0 + 300.0 * ((r * 3) % 4)
+    g2["none"].append(base)
+    g2["hk_1"].append(base + HKB + HOOK * P)
+eg = mc.estimate(mc.rebase([g1, g2]), P, FIXED)
+check("rebase: param %.3f, copy %.3f, hook %.3f as measured in one group"
+      % (eg["param_us"], eg["copy_us"], eg["hook_us"]),
+      all(abs(eg[k] - e[k]) < 1e-3 for k in ("param_us", "copy_us", "hook_us")))
+check("rebase: the framework-free step is the first group's (9800)", eg["bwd_cpu_us"] == 9800.0)
+check("rebase: rounds cut to the fewest (3)",
+      len(mc.rebase([{"none": [1, 2, 3, 4], "a": [2, 3, 4, 5]}, {"none": [1, 1, 1], "b": [3, 3, 3]}])["b"]) == 3)
+# How many copies fit: 90% of 80 GiB free less a 20 GiB step, 10 GiB a copy -> 5 (52 GiB / 10);
+# a step larger than the room -> 0.
+GiB = 2**30
+check("runners_that_fit 80 GiB free, 20 GiB step, 10 GiB a copy: 5",
+      mc.runners_that_fit(80 * GiB, 20 * GiB, 10 * GiB) == 5)
+check("runners_that_fit: a step larger than the room: 0", mc.runners_that_fit(10 * GiB, 20 * GiB, GiB) == 0)
+
+
+class _T:   # a tensor as runner_bytes reads it
+    def __init__(self, n, size=4, req=True):
+        self.n, self.size, self.requires_grad, self.is_cuda = n, size, req, True
+
+    def numel(self):
+        return self.n
+
+    def element_size(self):
+        return self.size
+
+
+class _M:
+    def __init__(self, ps):
+        self.ps = ps
+
+    def parameters(self):
+        return iter(self.ps)
+
+
+class _O:
+    def __init__(self, state):
+        self.state = state
+
+
+# 1000 fp32 parameters (4000 bytes) and a frozen one: parameters, gradients, a bucket (3 x 4000)
+# and AdamW's two fp32 moments (8000) and its step count on the CPU (not counted) -> 20000 bytes;
+# with no state yet the SGD momentum's 4000 stands in -> 16000.
+mdl = _M([_T(600), _T(400), _T(50, req=False)])
+adam = _O({0: {"exp_avg": _T(600), "exp_avg_sq": _T(600), "step": 3},
+           1: {"exp_avg": _T(400), "exp_avg_sq": _T(400), "step": 3}})
+check("runner_bytes AdamW: %d = 20000" % mc.runner_bytes(mdl, adam), mc.runner_bytes(mdl, adam) == 20000)
+check("runner_bytes no state yet: %d = 16000" % mc.runner_bytes(mdl, _O({})),
+      mc.runner_bytes(mdl, _O({})) == 16000)
+
 # apply(): replaced where the bootstrap's low end is positive; a zero cost keeps the tower's.
 e3 = mc.with_ci(make(hook=0.0), P, FIXED)
 host = {"ddp": {"param_us": 11.0, "copy_us": 5.0, "bucket_us": 44.0},

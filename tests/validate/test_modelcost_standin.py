@@ -129,6 +129,7 @@ class Loss:
 class SGD:
     def __init__(self, params, lr=1e-3, momentum=0.9):
         self.defaults = {"lr": lr, "momentum": momentum}
+        self.state = {}   # no step yet: runner_bytes counts a momentum buffer
 
     def zero_grad(self, set_to_none=True):
         pass
@@ -153,10 +154,13 @@ class Stream:
         pass
 
 
-def standin():
-    """The stand-in torch as modules: torch, torch.nn, torch.nn.parallel."""
+def standin(free=1 << 40):
+    """The stand-in torch as modules: torch, torch.nn, torch.nn.parallel; free: the GPU's free
+    bytes (nothing allocated, no step's peak)."""
     torch = types.ModuleType("torch")
     torch.cuda = types.SimpleNamespace(
+        mem_get_info=lambda: (free, 1 << 40), max_memory_allocated=lambda: 0,
+        memory_allocated=lambda: 0,
         synchronize=lambda: None, empty_cache=lambda: None, Stream=Stream,
         Event=lambda: types.SimpleNamespace(record=lambda: None),
         stream=lambda s: contextlib.nullcontext(), current_stream=Stream)
@@ -269,6 +273,31 @@ class MeasureOnStandin(unittest.TestCase):
             self.assertEqual(p.returncode, 64)
             self.assertEqual(len(p.stderr.splitlines()), 1)
             self.assertIn("--model-cost-buckets", p.stderr)
+
+    def test_groups_where_copies_do_not_fit(self):
+        # a copy holds 512000 bytes (32 x 4000 of parameters, gradients, a bucket, SGD's momentum):
+        # with 2560000 free, 0.9 of it holds 4 copies, so the 12 variants run in groups of "none"
+        # and 3 others (4 groups), every variant measured and every round kept
+        mc = self.mc
+        with mock.patch.dict(sys.modules, standin(free=2560000)):
+            out, lines = self.measure(rounds=3, cold=True, spacing_variants=True)
+        every = mc.VARIANTS + mc.BUCKET_VARIANTS + mc.SPACING_VARIANTS
+        self.assertEqual(sorted(out["raw"]), sorted(every))
+        self.assertTrue(all(len(v) == 3 for v in out["raw"].values()))
+        self.assertEqual(len(out["variant_groups"]), 4)
+        self.assertTrue(all(g[0] == "none" and len(g) <= 4 for g in out["variant_groups"]))
+        self.assertEqual(out["variant_groups"][0], ["none", "ddpv_1", "ddpc_h", "hk_1"])
+        self.assertEqual(out["issue_spacing"]["buckets"], {"hk_e4": 8, "hk_e16": 2, "ddpo_e16": 2})
+        self.assertTrue(any("run in 4 groups" in x for x in lines))
+        # all in one group where they fit: no groups recorded
+        out, _ = self.measure(rounds=2, cold=False)
+        self.assertNotIn("variant_groups", out)
+
+    def test_not_two_copies_fit(self):
+        # 1000000 free: 0.9 of it holds one copy, not one beside the framework-free one
+        with mock.patch.dict(sys.modules, standin(free=1000000)):
+            with self.assertRaises(RuntimeError):
+                self.measure(rounds=2, cold=False)
 
     def test_without_spacing_variants(self):
         out, _ = self.measure(rounds=2, cold=False)
