@@ -20,7 +20,10 @@ capture's host speed, by hand. A profile whose probe read 6 us (median) and 5 (f
   small config as Llama's layer with --head-dim 64 and a tied head.
 - builder_names: RoBERTa's parameter names under BERT's (the builder's), the others as they are.
 - distinct: a file byte for byte the same as an earlier one (a later call's run folder carries the
-  earlier calls' captures) counted once; a same-named capture with other bytes kept."""
+  earlier calls' captures) counted once; a same-named capture with other bytes kept.
+- precision_unknown: amp "none" with notes "TF32 matmul" (validate_torch's runs 1-3, TF32 in two,
+  strict fp32 in one under the same labels) cannot be priced; amp "tf32", or notes without TF32,
+  can."""
 import os
 import sys
 
@@ -135,6 +138,16 @@ with tempfile.TemporaryDirectory() as tmp:
         open(paths[-1], "w").write(text)
     if cc.distinct(paths) != [paths[0], paths[2]]:
         fails.append("distinct: %r" % cc.distinct(paths))
+
+# precision_unknown: validate_torch's runs 1-3 labelled amp "none" with notes "TF32 matmul" (runs
+# 1-2 ran TF32, run 3 strict fp32): unknown; amp "tf32", or "none" with notes saying fp32: known
+notes_tf32 = {"notes": "CAPTURED by tools/validate_torch.py ..., batch 4, fp32 (TF32 matmul), SGD momentum"}
+if not cc.precision_unknown({"amp": "none"}, notes_tf32):
+    fails.append("precision_unknown: amp none with TF32 notes not flagged")
+if cc.precision_unknown({"amp": "tf32"}, notes_tf32) is not None:
+    fails.append("precision_unknown: amp tf32 flagged")
+if cc.precision_unknown({"amp": "none"}, {"notes": "fp32, SGD"}) is not None:
+    fails.append("precision_unknown: amp none without TF32 notes flagged")
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
