@@ -22,6 +22,7 @@ static const char fu__workload_head[] =
 "                      [--grad-dtype bf16|fp16|fp32] [--optimizer adamw|adam|sgd] [--dropout P]\n"
 "                      [--clip-grad-norm MAX]\n"
 "                      [--profile P.json] [--gated-ffn] [--bias] [--layernorm] [--tied-embeddings]\n"
+"                      [--qkv-bias]\n"
 "                      [--tflops T [--efficiency E] [--hbm-gbps G] [--kernel-us U]]\n"
 "                      [--accum-steps K] [--name N] [--ops CSV] [--out FILE] [--format table|csv|json]\n"
 "                      [--host-probe US [--host-probe-bwd US] | --host-ref-fwd US --host-ref-bwd US]\n"
@@ -48,6 +49,8 @@ static const char fu__workload_head[] =
 "               (default) is the first version's Llama names with the switches --gated-ffn,\n"
 "               --bias, --layernorm, --tied-embeddings. --head-dim: a head's size where it is\n"
 "               not --hidden / --heads (Qwen3-0.6B: hidden 1024, 16 heads of 128); llama, qwen3\n"
+"               and custom. --qkv-bias: biases on the q, k and v projections alone, as in\n"
+"               Qwen2's attention (Qwen2ForCausalLM is llama's layer otherwise); llama, qwen3\n"
 "               and custom.\n"
 "               Each operation PyTorch runs is priced from the profile's compute tables (fusim\n"
 "               calib --suite gemm's cuBLAS shape sweep for the GEMMs of forward, input and weight\n"
@@ -248,6 +251,7 @@ int fu_cmd_workload(int argc, char **argv) {
       {FU_OPT_FLAG(0, "bias", &t.bias, "custom: biases")},
       {FU_OPT_FLAG(0, "layernorm", &t.layernorm, "custom: LayerNorm (norms get a bias)")},
       {FU_OPT_FLAG(0, "tied-embeddings", &t.tied, "custom, llama, qwen3: lm head tied to the embedding")},
+      {FU_OPT_FLAG(0, "qkv-bias", &t.qkv_bias, "llama, qwen3, custom: biases on q, k and v alone\n(Qwen2's attention)")},
       {FU_OPT_DOUBLE(0, "dropout", &t.dropout, 0, 0.99, "P", "dropout probability")},
       FU_OPT_HEADER("training"),
       {FU_OPT_CUSTOM(0, "precision", &t.prec, fu__opt_prec, "P", "autocast-bf16, bf16, tf32 or fp32"),

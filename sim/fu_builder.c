@@ -260,6 +260,10 @@ int fu_tf_spec_check(const fu_tf_spec *s) {
     fu_error("workload: --head-dim is for --arch llama, qwen3 or custom (bert and gpt2 split --hidden over --heads)");
     return FU_EUSAGE;
   }
+  if (s->qkv_bias && (s->arch == FU_ARCH_BERT || s->arch == FU_ARCH_GPT2)) {
+    fu_error("workload: --qkv-bias is for --arch llama, qwen3 or custom (bert and gpt2 have every bias)");
+    return FU_EUSAGE;
+  }
   if (s->head_dim == 0 && s->hidden % s->heads != 0) {
     fu_error("workload: --hidden %ld is not a multiple of --heads %ld", s->hidden, s->heads);
     return FU_EUSAGE;
@@ -580,6 +584,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     int llama = s->arch == FU_ARCH_LLAMA || s->arch == FU_ARCH_QWEN3, qwen3 = s->arch == FU_ARCH_QWEN3;
     int ln = llama ? 0 : s->layernorm, bias = llama ? 0 : s->bias, gated = llama ? 1 : s->gated;
     int tied = s->tied; /* Llama 3.2 1B and 3B, Qwen3 up to 4B tie theirs */
+    int qkv_bias = bias || s->qkv_bias; /* Qwen2: q, k and v projections with biases */
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
     fu__param(o, "model.embed_tokens", ".weight", (uint64_t)(V * H));
     o->nidx = T;
@@ -593,11 +598,11 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
        * return fp32) feeds q, k and v */
       FU__TRY(fu__fanout(x, T * H, R, 3));
       /* Qwen3: q_norm on q_proj's output, k_norm on k_proj's, in that order (Qwen3Attention) */
-      FU__TRY(fu__linear(x, NM("self_attn.q_proj"), H, Hq, bias, fp32_in, 1, 1));
+      FU__TRY(fu__linear(x, NM("self_attn.q_proj"), H, Hq, qkv_bias, fp32_in, 1, 1));
       if (qwen3) FU__TRY(fu__head_norm(x, NM("self_attn.q_norm"), T * Hq, T * s->heads, hd, A));
-      FU__TRY(fu__linear(x, NM("self_attn.k_proj"), H, Hkv, bias, fp32_in, 0, 1));
+      FU__TRY(fu__linear(x, NM("self_attn.k_proj"), H, Hkv, qkv_bias, fp32_in, 0, 1));
       if (qwen3) FU__TRY(fu__head_norm(x, NM("self_attn.k_norm"), T * Hkv, T * Hkv / hd, hd, A));
-      FU__TRY(fu__linear(x, NM("self_attn.v_proj"), H, Hkv, bias, fp32_in, 0, 1));
+      FU__TRY(fu__linear(x, NM("self_attn.v_proj"), H, Hkv, qkv_bias, fp32_in, 0, 1));
       /* rotary_hf: measured as HF lays it out (q and k transposed views of their projections,
        * fp32 cos and sin: the strided type-promoting path); else the contiguous rotary table.
        * Qwen3's q and k come out of their norms, whose fp32 weight times the bf16 normalised
@@ -1184,21 +1189,22 @@ static int fu__roofline_ops(fu__ctx *x, const fu_tf_spec *s) {
     fu__param(o, name, ".weight", (uint64_t)H);               \
     if (s->layernorm) fu__param(o, name, ".bias", (uint64_t)H); \
   } while (0)
-#define LIN(name, din, dout)                                                          \
+#define LINB(name, din, dout, b)                                                      \
   do {                                                                                \
     PUSH(2 * T * (din) * (dout), (T * (din) + T * (dout) + (din) * (dout)) * a, 1);   \
     fu__param(o, name, ".weight", (uint64_t)(din) * (uint64_t)(dout));                \
-    if (s->bias) fu__param(o, name, ".bias", (uint64_t)(dout));                       \
+    if (b) fu__param(o, name, ".bias", (uint64_t)(dout));                             \
   } while (0)
+#define LIN(name, din, dout) LINB(name, din, dout, s->bias)
 #define NM(sfx) (snprintf(nm, sizeof nm, "%s%s", p, sfx), nm)
   PUSH(0, 2 * T * H * a, 1);
   fu__param(o, "model.embed_tokens", ".weight", (uint64_t)(V * H));
   for (long i = 0; i < s->layers; i++) {
     snprintf(p, sizeof p, "model.layers.%ld.", i);
     NORM(NM("input_layernorm"));
-    LIN(NM("self_attn.q_proj"), H, Hq);
-    LIN(NM("self_attn.k_proj"), H, Hkv);
-    LIN(NM("self_attn.v_proj"), H, Hkv);
+    LINB(NM("self_attn.q_proj"), H, Hq, s->bias || s->qkv_bias);
+    LINB(NM("self_attn.k_proj"), H, Hkv, s->bias || s->qkv_bias);
+    LINB(NM("self_attn.v_proj"), H, Hkv, s->bias || s->qkv_bias);
     PUSH(4 * (double)s->batch * s->seq * s->seq * Hq, T * (2 * Hq + 2 * Hkv) * a, 1);
     LIN(NM("self_attn.o_proj"), Hq, H);
     NORM(NM("post_attention_layernorm"));
@@ -1218,6 +1224,7 @@ static int fu__roofline_ops(fu__ctx *x, const fu_tf_spec *s) {
   PUSH(0, 3 * T * V * 4, 2);
 #undef PUSH
 #undef NORM
+#undef LINB
 #undef LIN
 #undef NM
   return FU_OK;
@@ -1519,7 +1526,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              fu__arch_name(s->arch), s->layers, s->hidden, s->heads,
              s->kv_heads ? s->kv_heads : s->heads, s->ffn, s->vocab,
              s->tied && (s->arch == FU_ARCH_LLAMA || s->arch == FU_ARCH_QWEN3 || s->arch == FU_ARCH_CUSTOM)
-                 ? " (tied head)" : "",
+                 ? (s->qkv_bias ? " (tied head, q/k/v biases)" : " (tied head)")
+                 : (s->qkv_bias ? " (q/k/v biases)" : ""),
              s->seq, s->batch, fu__prec_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,
              prof_name, prof->compute.source[0] ? prof->compute.source : "unnamed",
              mem->params / 1073741824.0, mem->grads / 1073741824.0,

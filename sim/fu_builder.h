@@ -49,6 +49,7 @@ typedef struct fu_tf_spec {
   fu_precision prec;         /* precision of parameters and compute */
   int grad_bytes;            /* bytes per gradient element (0: from prec) */
   int gated, bias, layernorm, tied; /* FU_ARCH_CUSTOM's switches (tied: llama's, qwen3's too) */
+  int qkv_bias;              /* biases on q, k and v alone (Qwen2); llama, qwen3 and custom */
   double dropout;            /* dropout probability (< 0: the architecture's default) */
   char optimizer[16];        /* "adamw", "adam", "sgd" */
   long accum;                /* accum_steps */

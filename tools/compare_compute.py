@@ -77,6 +77,9 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
     # passes), heads of 64, 4 KV heads, the head tied to the embedding
     "gemma_small": dict(arch="llama", layers=12, hidden=768, heads=12, kv_heads=4, head_dim=64, ffn=3072,
                         vocab=32000, tied=True),
+    # Qwen2's layer is Llama's with biases on q, k and v (Qwen2-0.5B's shapes: 2 KV heads of 14)
+    "qwen2_small": dict(arch="llama", layers=24, hidden=896, heads=14, kv_heads=2, ffn=4864, vocab=151936,
+                        tied=True, qkv_bias=True),
 }
 
 
@@ -105,7 +108,8 @@ def args_for(meta):
             "--precision", prec, "--optimizer", opt] + clip + \
         (["--kv-heads", str(meta["kv_heads"])] if meta.get("kv_heads") else []) + \
         (["--head-dim", str(meta["head_dim"])] if meta.get("head_dim") else []) + \
-        (["--tied-embeddings"] if meta.get("tied") else [])
+        (["--tied-embeddings"] if meta.get("tied") else []) + \
+        (["--qkv-bias"] if meta.get("qkv_bias") else [])
 
 
 def with_memory_format(meta, cap):
