@@ -248,6 +248,19 @@ def align_ranks():
         dist.barrier()
 
 
+def fewest_ranks(n):
+    """The least of a whole number n over the world's ranks (every rank must then take the same
+    decision, e.g. how many model copies the GPU memory holds, before collectives that follow it);
+    n itself at one rank or without a process group."""
+    import torch
+    import torch.distributed as dist
+    if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
+        t = torch.tensor([int(n)], device="cuda")
+        dist.all_reduce(t, op=dist.ReduceOp.MIN)
+        return int(t.item())
+    return n
+
+
 def device_ids():
     """DDP's device_ids: this process's GPU (cuda:0 in a world of one)."""
     import torch

@@ -502,7 +502,6 @@ def rebase(groups):
     return out
 
 
-
 def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=True, cold=True,
             log=None, sync_fwd=False, buckets=False, spacing_variants=False,
             spacing_every=(4, 16), step_bytes=None):
@@ -536,7 +535,9 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
     torch.cuda.empty_cache()
     if step_bytes is None:
         step_bytes = torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated()
-    fit = runners_that_fit(torch.cuda.mem_get_info()[0], step_bytes, runner_bytes(model, opt))
+    # every rank takes the fewest copies any rank holds: the groups build DDP copies together
+    fit = torch_host.fewest_ranks(runners_that_fit(torch.cuda.mem_get_info()[0], step_bytes,
+                                                   runner_bytes(model, opt)))
     groups = variant_groups(variants, fit)
     if groups is None:
         raise RuntimeError("not even two copies of the model (%d fit beside a step) are left room "

@@ -185,7 +185,8 @@ class MeasureOnStandin(unittest.TestCase):
         self.th = torch_host
         patches += [mock.patch.object(torch_host, "ensure_process_group", lambda: None),
                     mock.patch.object(torch_host, "align_ranks", lambda: None),
-                    mock.patch.object(torch_host, "device_ids", lambda: [0])]
+                    mock.patch.object(torch_host, "device_ids", lambda: [0]),
+                    mock.patch.object(torch_host, "fewest_ranks", lambda n: n)]
         for p in patches:
             p.start()
             self.addCleanup(p.stop)
