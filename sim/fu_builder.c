@@ -35,6 +35,8 @@ typedef struct fu__op {
   double nidx;               /* an embedding's index count (its backward's path: fu__emb_sort) */
   double red_rows, red_cols; /* a column sum in backward (a bias's gradient, a weight broadcast
                               * over rows): rows summed, outputs (its path: fu__reduce_split) */
+  int row_lacks_bias;        /* a bias the architecture's host rows were measured without (Qwen2's
+                              * q, k, v on Llama's rows): its host costs added after (fu__bias_host) */
 } fu__op;
 
 typedef struct fu__ctx {
@@ -598,11 +600,14 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
        * return fp32) feeds q, k and v */
       FU__TRY(fu__fanout(x, T * H, R, 3));
       /* Qwen3: q_norm on q_proj's output, k_norm on k_proj's, in that order (Qwen3Attention) */
-      FU__TRY(fu__linear(x, NM("self_attn.q_proj"), H, Hq, qkv_bias, fp32_in, 1, 1));
+      FU__TRY(o = fu__linear(x, NM("self_attn.q_proj"), H, Hq, qkv_bias, fp32_in, 1, 1));
+      o->row_lacks_bias = qkv_bias && !bias;
       if (qwen3) FU__TRY(fu__head_norm(x, NM("self_attn.q_norm"), T * Hq, T * s->heads, hd, A));
-      FU__TRY(fu__linear(x, NM("self_attn.k_proj"), H, Hkv, qkv_bias, fp32_in, 0, 1));
+      FU__TRY(o = fu__linear(x, NM("self_attn.k_proj"), H, Hkv, qkv_bias, fp32_in, 0, 1));
+      o->row_lacks_bias = qkv_bias && !bias;
       if (qwen3) FU__TRY(fu__head_norm(x, NM("self_attn.k_norm"), T * Hkv, T * Hkv / hd, hd, A));
-      FU__TRY(fu__linear(x, NM("self_attn.v_proj"), H, Hkv, qkv_bias, fp32_in, 0, 1));
+      FU__TRY(o = fu__linear(x, NM("self_attn.v_proj"), H, Hkv, qkv_bias, fp32_in, 0, 1));
+      o->row_lacks_bias = qkv_bias && !bias;
       /* rotary_hf: measured as HF lays it out (q and k transposed views of their projections,
        * fp32 cos and sin: the strided type-promoting path); else the contiguous rotary table.
        * Qwen3's q and k come out of their norms, whose fp32 weight times the bf16 normalised
@@ -868,6 +873,21 @@ static void fu__reduce_split(fu__ctx *x) {
   for (size_t i = 0; i < x->n; i++)
     if (x->ops[i].red_rows > 0 && x->ops[i].red_rows >= fu__reduce_split_rows(x->ops[i].red_cols))
       fu__add_path(&x->ops[i], t);
+}
+
+/* The host costs of the biases an architecture's layer row was measured without (--qkv-bias on
+ * Llama's or Qwen3's rows): under autocast the bias's cast each way, and in backward its
+ * gradient's column sum, a launch each, at the profile's cast and bias_grad rows; added after
+ * the rows set the layer's total and before the host's speed carries them, as fu__emb_sort. */
+static void fu__bias_host(fu__ctx *x) {
+  const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
+  const fu_op_table *sum = fu_compute_op(x->c, "bias_grad", x->adt);
+  for (size_t i = 0; i < x->n; i++) {
+    fu__op *o = &x->ops[i];
+    if (!o->row_lacks_bias) continue;
+    if (x->autocast && cast) o->hfwd_us += cast->host_fwd_us, o->hbwd_us += cast->host_bwd_us;
+    if (sum) o->hbwd_us += sum->host_fwd_us;
+  }
 }
 
 /* Every operation's host costs times kf (forward) and kb (backward). */
@@ -1421,7 +1441,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     return FU_EDATA;
   }
   if (!x.roofline && s->arch != FU_ARCH_CUSTOM) fu__scale_host(&x, fu__arch_name(s->arch));
-  if (!x.roofline) fu__emb_sort(&x), fu__reduce_split(&x);
+  if (!x.roofline) fu__emb_sort(&x), fu__reduce_split(&x), fu__bias_host(&x);
   if (!x.roofline && s->arch == FU_ARCH_CUSTOM && s->host_ref_us[0] + s->host_ref_us[1] > 0 &&
       !(s->host_probe_us > 0)) {
     fu_error("workload: --host-ref needs --arch bert, gpt2, llama or qwen3 (the reference's model)");
@@ -1526,8 +1546,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              fu__arch_name(s->arch), s->layers, s->hidden, s->heads,
              s->kv_heads ? s->kv_heads : s->heads, s->ffn, s->vocab,
              s->tied && (s->arch == FU_ARCH_LLAMA || s->arch == FU_ARCH_QWEN3 || s->arch == FU_ARCH_CUSTOM)
-                 ? (s->qkv_bias ? " (tied head, q/k/v biases)" : " (tied head)")
-                 : (s->qkv_bias ? " (q/k/v biases)" : ""),
+                 ? (s->qkv_bias && !s->bias ? " (tied head, q/k/v biases)" : " (tied head)")
+                 : (s->qkv_bias && !s->bias ? " (q/k/v biases)" : ""),
              s->seq, s->batch, fu__prec_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,
              prof_name, prof->compute.source[0] ? prof->compute.source : "unnamed",
              mem->params / 1073741824.0, mem->grads / 1073741824.0,

@@ -83,6 +83,7 @@ estimate() is pure Python (tests/validate/test_modelcost.py checks it on hand-ma
 measure() needs torch with CUDA and NCCL (a world of one rank is set up when none is).
 """
 import copy
+import gc
 import random
 import statistics
 import time
@@ -455,16 +456,18 @@ def _flush_caches():
 
 
 def runner_bytes(model, opt):
-    """GPU bytes one variant's copy holds between steps: its parameters, their gradients, a DDP
-    bucket as large again (copy mode) and the optimizer's state, per parameter byte as the
-    capture's optimizer holds it (SGD with momentum, one buffer, where there is none yet)."""
-    params = [p for p in model.parameters() if p.requires_grad]
-    pbytes = sum(p.numel() * p.element_size() for p in params)
+    """GPU bytes one variant's copy holds between steps: all its parameters and buffers (the copy),
+    the trainable ones' gradients and a DDP bucket as large again (copy mode), and the
+    optimizer's state as the capture's optimizer holds it (SGD's momentum, one buffer, where it
+    holds none yet)."""
+    every = list(model.parameters()) + list(getattr(model, "buffers", lambda: [])())
+    copy_bytes = sum(t.numel() * t.element_size() for t in every)
+    pbytes = sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
     state = 0
     if opt is not None:
         state = sum(t.numel() * t.element_size() for st in opt.state.values()
                     for t in st.values() if hasattr(t, "numel") and getattr(t, "is_cuda", False))
-    return 3 * pbytes + (state if state else pbytes)
+    return copy_bytes + 2 * pbytes + (state if state else pbytes)
 
 
 def runners_that_fit(free_bytes, step_bytes, per_runner, margin=0.9):
@@ -489,16 +492,19 @@ def variant_groups(variants, fit):
 
 def rebase(groups):
     """One dict of per-round times {variant: [us per round]} from several groups run one after
-    the other, each with its own "none": every variant's round r moved by its group's none less
-    the first group's, so that each variant over "none" round by round (estimate's d()) is what
-    its own group measured. Rounds are cut to the fewest any group has."""
+    the other, each with its own "none": every variant's round r carried to the first group's
+    host speed by the two groups' framework-free steps of that round (times its first group's
+    none over its own), as the store carries the costs to a loop's host (the host's speed moves
+    in levels lasting seconds, and a group of a large model lasts tens of them); each variant
+    over "none" round by round (estimate's d()) is then what its own group measured at the first
+    group's speed. Rounds are cut to the fewest any group has."""
     base = groups[0]["none"]
     n = min(len(g["none"]) for g in groups)
     out = {"none": list(base[:n])}
     for g in groups:
         for v, xs in g.items():
             if v != "none":
-                out[v] = [round(x - g["none"][r] + base[r], 1) for r, x in enumerate(xs[:n])]
+                out[v] = [round(x * base[r] / g["none"][r], 1) for r, x in enumerate(xs[:n])]
     return out
 
 
@@ -517,9 +523,9 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
     too ("issue_spacing", spacing_with_ci(); a variant that fails is dropped, the rest stand);
     spacing_every: their bucket sizes in gradients (spacing_names()).
     step_bytes: the GPU memory one training step of the model takes beyond what it holds between
-    steps (its activations; the capture measures it); default the peak allocated since the last
-    reset over what is allocated now. Where copies of every variant do not fit beside one step,
-    the variants run in groups (variant_groups, rebase); where not two fit, RuntimeError."""
+    steps (its activations; the capture measures it). Given, where copies of every variant do not
+    fit beside one step the variants run in groups (variant_groups, rebase), and where not two
+    fit, RuntimeError; None (torch_launchq's probe): all in one group, as before groups."""
     import torch
     from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -533,11 +539,10 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
     param_mb = sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad) \
         / max(P, 1) / MiB
     torch.cuda.empty_cache()
-    if step_bytes is None:
-        step_bytes = torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated()
     # every rank takes the fewest copies any rank holds: the groups build DDP copies together
-    fit = torch_host.fewest_ranks(runners_that_fit(torch.cuda.mem_get_info()[0], step_bytes,
-                                                   runner_bytes(model, opt)))
+    fit = len(variants) if step_bytes is None else \
+        torch_host.fewest_ranks(runners_that_fit(torch.cuda.mem_get_info()[0], step_bytes,
+                                                 runner_bytes(model, opt)))
     groups = variant_groups(variants, fit)
     if groups is None:
         raise RuntimeError("not even two copies of the model (%d fit beside a step) are left room "
@@ -651,9 +656,10 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
             except Exception as e:
                 if log:
                     log("  %s's buckets not counted (%s: %s)" % (v, type(e).__name__, e))
-        runners.clear()   # the copies' memory back before the next group's
+        runners.clear()   # the copies' memory back before the next group's (DDP's may sit in
+        gc.collect()      # reference cycles, which only the collector frees)
         torch.cuda.empty_cache()
-        return bwd, fwd, bwd_cold, direct, states, nbs
+        return bwd, fwd, bwd_cold, direct, states, nbs, group
 
     done = [run_group(g) for g in groups]
     bwd = rebase([d[0] for d in done])
@@ -666,8 +672,8 @@ def measure(model, run_loss, opt, fixed, *, rounds=16, warmup=3, set_to_none=Tru
     out.update({"P": P, "rounds": rounds, "fixed": dict(fixed),
                 "seconds": round(time.time() - t_start, 1), "raw": bwd, "raw_fwd": fwd,
                 "ddp_forward": forward_with_ci(fwd), "host_state": states})
-    if len(groups) > 1:
-        out["variant_groups"] = [list(g) for g in groups]
+    if len(groups) > 1:   # as they ran (a spacing variant that failed dropped)
+        out["variant_groups"] = [list(d[6]) for d in done]
     if any(v in bwd for v in spacing_set):
         out["issue_spacing"] = dict(spacing_with_ci(bwd, P, nbs), buckets=nbs)
     if any(x is not None for xs in direct.values() for x in xs):

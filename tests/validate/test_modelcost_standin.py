@@ -281,7 +281,7 @@ class MeasureOnStandin(unittest.TestCase):
         # and 3 others (4 groups), every variant measured and every round kept
         mc = self.mc
         with mock.patch.dict(sys.modules, standin(free=2560000)):
-            out, lines = self.measure(rounds=3, cold=True, spacing_variants=True)
+            out, lines = self.measure(rounds=3, cold=True, spacing_variants=True, step_bytes=0)
         every = mc.VARIANTS + mc.BUCKET_VARIANTS + mc.SPACING_VARIANTS
         self.assertEqual(sorted(out["raw"]), sorted(every))
         self.assertTrue(all(len(v) == 3 for v in out["raw"].values()))
@@ -290,15 +290,19 @@ class MeasureOnStandin(unittest.TestCase):
         self.assertEqual(out["variant_groups"][0], ["none", "ddpv_1", "ddpc_h", "hk_1"])
         self.assertEqual(out["issue_spacing"]["buckets"], {"hk_e4": 8, "hk_e16": 2, "ddpo_e16": 2})
         self.assertTrue(any("run in 4 groups" in x for x in lines))
-        # all in one group where they fit: no groups recorded
-        out, _ = self.measure(rounds=2, cold=False)
+        # all in one group where they fit, or where the step's bytes are not given (torch_launchq's
+        # probe): no groups recorded
+        out, _ = self.measure(rounds=2, cold=False, step_bytes=0)
+        self.assertNotIn("variant_groups", out)
+        with mock.patch.dict(sys.modules, standin(free=2560000)):
+            out, _ = self.measure(rounds=2, cold=False)
         self.assertNotIn("variant_groups", out)
 
     def test_not_two_copies_fit(self):
         # 1000000 free: 0.9 of it holds one copy, not one beside the framework-free one
         with mock.patch.dict(sys.modules, standin(free=1000000)):
             with self.assertRaises(RuntimeError):
-                self.measure(rounds=2, cold=False)
+                self.measure(rounds=2, cold=False, step_bytes=0)
 
     def test_without_spacing_variants(self):
         out, _ = self.measure(rounds=2, cold=False)

@@ -9,6 +9,11 @@ final norm (896) and the embedding: 494,032,768, in 1 + 24 x 12 + 1 = 290 tensor
 validate_torch's qwen2_small, the same configuration, has 290). Without --qkv-bias: 72 tensors and
 24 x (896 + 128 + 128) = 27,648 parameters fewer. The device time of a bias: its gradient's
 reduction in backward (bias_grad), so backward is longer with the biases, forward no shorter.
+The host: Llama's layer rows were measured without biases, so each of q, k and v gains, on top
+of the scaled row, the bias's autocast cast (forward: the profile's cast fp32 row's host_fwd_us;
+backward: its host_bwd_us) and its gradient's column sum (bias_grad's host_fwd_us), read from
+the bundled profile, data/profiles/h200-default.json (the embedded default is built from it);
+o_proj, which has no bias, is unchanged (--ops, 2 layers, batch 1 x 128).
 --qkv-bias with --arch bert or gpt2 (which have every bias): one line, exit 64, nothing written.
 Usage: qkv_bias.py FUSIM"""
 import json
@@ -18,15 +23,21 @@ import sys
 import tempfile
 
 fusim = sys.argv[1]
-QWEN2_05B = ["--transformer", "--arch", "llama", "--layers", "24", "--hidden", "896", "--heads", "14",
-             "--kv-heads", "2", "--ffn", "4864", "--vocab", "151936", "--tied-embeddings", "--seq", "512",
-             "--micro-batch", "4", "--precision", "autocast-bf16"]
+
+
+def qwen2(layers=24, batch=4, seq=512):
+    """Qwen2-0.5B's configuration, at its 24 layers unless told."""
+    return ["--transformer", "--arch", "llama", "--layers", str(layers), "--hidden", "896", "--heads", "14",
+            "--kv-heads", "2", "--ffn", "4864", "--vocab", "151936", "--tied-embeddings", "--seq", str(seq),
+            "--micro-batch", str(batch), "--precision", "autocast-bf16"]
+
+
 fails = []
 got = {}
 with tempfile.TemporaryDirectory() as tmp:
     for label, extra in (("qkv", ["--qkv-bias"]), ("none", [])):
         out = os.path.join(tmp, label + ".json")
-        r = subprocess.run([fusim, "workload"] + QWEN2_05B + extra + ["--out", out],
+        r = subprocess.run([fusim, "workload"] + qwen2() + extra + ["--out", out],
                            capture_output=True, text=True)
         if r.returncode != 0:
             fails.append("%s: exit %d: %s" % (label, r.returncode, r.stderr.strip()))
@@ -51,6 +62,28 @@ with tempfile.TemporaryDirectory() as tmp:
         if not (got["qkv"][1] > got["none"][1] and got["qkv"][2] >= got["none"][2]):
             fails.append("bwd %g vs %g, fwd %g vs %g: the biases' gradients cost nothing"
                          % (got["qkv"][1], got["none"][1], got["qkv"][2], got["none"][2]))
+    prof = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data",
+                                       "profiles", "h200-default.json")))["compute"]["ops"]
+    row = {(o["op"], o["dtype"]): o for o in prof}
+    cast, bias_sum = row[("cast", "fp32")], row[("bias_grad", "bf16")]
+    ops = {}
+    for label, extra in (("qkv", ["--qkv-bias"]), ("none", [])):
+        csv = os.path.join(tmp, label + ".csv")
+        r = subprocess.run([fusim, "workload"] + qwen2(layers=2, batch=1, seq=128) + extra +
+                           ["--out", os.path.join(tmp, "h.json"), "--ops", csv], capture_output=True, text=True)
+        lines = open(csv).read().splitlines() if r.returncode == 0 else []
+        head = lines[0].split(",") if lines else []
+        ops[label] = {f[head.index("param")]: (float(f[head.index("host_fwd_us")]), float(f[head.index("host_bwd_us")]))
+                      for f in (x.split(",") for x in lines[1:])}
+    for name, want in (("model.layers.0.self_attn.q_proj.weight",
+                        (cast["host_fwd_us"], cast["host_bwd_us"] + bias_sum["host_fwd_us"])),
+                       ("model.layers.1.self_attn.v_proj.weight",
+                        (cast["host_fwd_us"], cast["host_bwd_us"] + bias_sum["host_fwd_us"])),
+                       ("model.layers.0.self_attn.o_proj.weight", (0.0, 0.0))):
+        a, b = ops.get("qkv", {}).get(name), ops.get("none", {}).get(name)
+        if not a or not b or abs(a[0] - b[0] - want[0]) > 2e-3 or abs(a[1] - b[1] - want[1]) > 2e-3:
+            fails.append("%s host with / without the biases %r / %r, expected +%.3f / +%.3f"
+                         % (name, a, b, want[0], want[1]))
     for arch in ("bert", "gpt2"):
         out = os.path.join(tmp, arch + ".json")
         r = subprocess.run([fusim, "workload", "--transformer", "--arch", arch, "--layers", "2", "--hidden", "64",
