@@ -425,6 +425,7 @@ json_t *fu_compute_to_json(const fu_compute *c) {
       json_object_set_new(e, "kernel", json_integer(t->kernel));
       json_object_set_new(e, "stride", json_integer(t->stride));
       if (t->nchw) json_object_set_new(e, "format", json_string("nchw"));
+      if (t->derived[0]) json_object_set_new(e, "derived", json_string(t->derived));
     }
     if (!e || json_array_append_new(t->kernel > 0 ? cv : t->unaligned ? gu : g, e)) goto oom;
   }
@@ -661,6 +662,10 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
                                          !strcmp(json_string_value(f), "channels_last"))))
           return fu__bad(what, where, "format must be \"nchw\" or \"channels_last\"");
         t.nchw = f && !strcmp(json_string_value(f), "nchw");
+        json_t *d = json_object_get(e, "derived");
+        if (d && !(json_is_string(d) && strlen(json_string_value(d)) < sizeof t.derived))
+          return fu__bad(what, where, "derived must be a string of at most 47 bytes");
+        if (d) snprintf(t.derived, sizeof t.derived, "%s", json_string_value(d));
       }
       if (fu__put_table(u == 2 ? c->conv : c->gemm, u == 2 ? &c->nconv : &c->ngemm,
                         u == 2 ? FU_CONV_TABLES : FU_GEMM_TABLES, &t, what, where) != FU_OK)

@@ -15,6 +15,8 @@
  *              dgrad (N Ho Wo, Cin k k, Cout), wgrad (Cout, Cin k k, N Ho Wo) (tools/calib_torch.py);
  *              tables marked "format": "nchw" were measured in PyTorch's default NCHW layout
  *              (calib_torch --conv-format nchw), a key of their own.
+ *              "derived": "GPU" marks an NCHW table not measured on this GPU but made from its
+ *              channels-last table and GPU's NCHW / channels-last ratio (tools/derive_nchw.py).
  *
  * JSON (the profile's "compute" object; every part optional):
  *   { "source": "..",
@@ -70,6 +72,9 @@ typedef struct fu_gemm_table {
   int unaligned;             /* 1: measured with the vocabulary-like dimension not a multiple of 8 */
   int kernel, stride;        /* convolution tables: kernel size and stride (0 in GEMM tables) */
   int nchw;                  /* convolution tables: 1 measured in the NCHW layout, 0 channels-last */
+  char derived[48];          /* convolution tables: "" measured; else the GPU whose NCHW over
+                              * channels-last ratio, point by point, made this NCHW table from the
+                              * profile's own channels-last one (tools/derive_nchw.py) */
   int nm, nn, nk;            /* values along each axis */
   int m[FU_GEMM_GRID_AXIS];  /* ascending M values */
   int n[FU_GEMM_GRID_AXIS];  /* ascending N values */

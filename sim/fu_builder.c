@@ -1728,6 +1728,13 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   x.T = (double)s->batch;
   x.nchw = s->nchw;
   int st = fu__resnet_ops(&x, blocks, widen, (double)s->batch, (double)s->image);
+  for (int i = 0; st == FU_OK && x.nchw && i < x.c->nconv; i++)
+    if (x.c->conv[i].nchw && x.c->conv[i].derived[0] && !strcmp(x.c->conv[i].dtype, x.gdt)) {
+      fu_warn("workload: profile %s's NCHW %s convolution tables were not measured on its GPU but "
+              "derived from its channels-last ones by %s's NCHW / channels-last ratio (tools/derive_nchw.py)",
+              prof_name, x.gdt, x.c->conv[i].derived);
+      break;
+    }
   if (st == FU_OK && x.missing) {
     fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
              "timed; recalibrate with tools/calib_torch.py%s", prof_name, x.missing_what,

@@ -8,9 +8,11 @@ log-linear in efficiency) and its batch norm and pooling tables at three times i
 between channel counts, so three times again). In TF32 (no autocast casts beside a conv) every
 convolution's forward and backward is then twice the channels-last one's, every batch norm and the
 pooling three times, every other operation the same. Refused, one line, exit 65: NCHW on a profile
-without NCHW conv tables (the embedded one) or without the NCHW batch norm; exit 64: the option
-with --transformer; tools/compare_compute.py on an NCHW capture the profile cannot price (the comparison set: the end,
-status 70; --others: left out).
+without NCHW conv tables (the bundled one less its NCHW tables) or without the NCHW batch norm;
+exit 64: the option with --transformer; tools/compare_compute.py on an NCHW capture the profile
+cannot price (the comparison set: the end, status 70; --others: left out). The embedded profile's
+NCHW tables are derived (tools/derive_nchw.py, "derived" in each): it prices NCHW with one warning
+line that says so; a measured table gives none.
 Usage: memory_format.py FUSIM"""
 import copy
 import json
@@ -23,17 +25,19 @@ from wlcheck import check, fails, finish, start, workload  # noqa: E402
 
 fusim, tmp, prof = start()
 comp = prof["compute"]
+channels_last = [t for t in comp["conv"] if t.get("format", "channels_last") == "channels_last"]
+cl_ops = [t for t in comp["ops"] if "_nchw" not in t["op"]]
 nchw_conv = [dict(copy.deepcopy(t), format="nchw", us=[None if u is None else 2 * u for u in t["us"]])
-             for t in comp["conv"] if t["dtype"] == "tf32"]
+             for t in channels_last if t["dtype"] == "tf32"]
 nchw_ops = [dict(copy.deepcopy(t), op=t["op"].replace("batchnorm2d", "batchnorm2d_nchw").replace("maxpool", "maxpool_nchw"),
                  fwd_us=[3 * v for v in t["fwd_us"]], bwd_us=[3 * v for v in t["bwd_us"]])
-            for t in comp["ops"] if t["op"].startswith(("batchnorm2d", "maxpool"))]
+            for t in cl_ops if t["op"].startswith(("batchnorm2d", "maxpool"))]
 check("channels-last tf32 conv tables to copy (5 classes x 3 layouts, less the stem's dgrad)", len(nchw_conv), 14, 0)
 paths = {}
-for name, conv, ops in (("both", nchw_conv, nchw_ops), ("conv_only", nchw_conv, [])):
+for name, conv, ops in (("both", nchw_conv, nchw_ops), ("conv_only", nchw_conv, []), ("none", [], [])):
     p = copy.deepcopy(prof)
-    p["compute"]["conv"] = comp["conv"] + conv
-    p["compute"]["ops"] = comp["ops"] + ops
+    p["compute"]["conv"] = channels_last + conv
+    p["compute"]["ops"] = cl_ops + ops
     paths[name] = os.path.join(tmp, name + ".json")
     with open(paths[name], "w") as f:
         json.dump(p, f)
@@ -71,17 +75,25 @@ def refused(what, argv, prof_path, status, words):
     check(what + ": nothing written", os.path.exists(os.path.join(tmp, "no.json")), 0, 0)
 
 
-refused("embedded profile (no NCHW tables)", args + ["--memory-format", "nchw"], None, 65,
+refused("a profile without NCHW tables", args + ["--memory-format", "nchw"], paths["none"], 65,
         ["nchw", "--conv-format nchw"])
+# the embedded profile's derived NCHW tables: priced, with one warning naming the derivation; the
+# hand-made (measured, as far as fusim knows) ones: no warning
+for label, prof_args, warned in (("embedded", [], 1), ("measured", ["--profile", paths["both"]], 0)):
+    r = subprocess.run([fusim, "workload"] + args + ["--memory-format", "nchw"] + prof_args +
+                       ["--out", os.path.join(tmp, "d.json")], capture_output=True, text=True)
+    check(label + " NCHW tables: exit 0", r.returncode, 0, 0)
+    check(label + " NCHW tables: a derivation warning", int("derive_nchw" in r.stderr and "derived" in r.stderr),
+          warned, 0)
 refused("NCHW convolutions without the NCHW batch norm", args + ["--memory-format", "nchw"], paths["conv_only"], 65,
         ["batchnorm2d_nchw"])
 refused("--transformer", ["--transformer", "--layers", "2", "--hidden", "64", "--heads", "2", "--ffn", "128",
                           "--vocab", "100", "--seq", "16", "--micro-batch", "1", "--memory-format", "nchw"],
         None, 64, ["--cnn"])
 refused("an unknown format", args + ["--memory-format", "nhwc"], None, 64, ["memory-format"])
-# tools/compare_compute.py on an NCHW capture (H100 run 36's ResNet-50, its notes say NCHW) with the
-# embedded profile, which has no NCHW tables: in the comparison set (the exit status) the end,
-# status 70 and fusim's line; among --others left out with fusim's line, the rest compared
+# tools/compare_compute.py on an NCHW capture (H100 run 36's ResNet-50, its notes say NCHW) with a
+# profile without NCHW tables: in the comparison set (the exit status) the end, status 70 and
+# fusim's line; among --others left out with fusim's line, the rest compared
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 nchw_dir = os.path.join(tmp, "nchw-captures")
 os.makedirs(nchw_dir)
@@ -89,7 +101,8 @@ with open(os.path.join(root, "data", "validation", "torch_h100_run36",
                        "wl_resnet50_b64_bf16_adamw_none_torchval.json")) as f, \
         open(os.path.join(nchw_dir, "wl_resnet50.json"), "w") as g:
     g.write(f.read())
-cc = [sys.executable, os.path.join(root, "tools", "compare_compute.py"), "--fusim", fusim, "--heldout", ""]
+cc = [sys.executable, os.path.join(root, "tools", "compare_compute.py"), "--fusim", fusim, "--heldout", "",
+      "--profile", paths["none"]]
 r = subprocess.run(cc + ["--captures", nchw_dir, "--others", ""], capture_output=True, text=True)
 check("compare_compute, NCHW capture in the comparison set: exit 70", r.returncode, 70, 0)
 check("compare_compute: fusim's line names the NCHW table", "nchw" in r.stderr and "fusim failed" in r.stderr, 1, 0)
