@@ -1524,6 +1524,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   mem->activations = act;
   fu__mem_finish(mem, fu__loss_bytes(s, &x) * x.T * s->vocab, (double)nparam * fu__opt_temp(s->optimizer));
   char notes[4096];
+  /* --bias gives custom's every linear a bias already; llama and qwen3 ignore it */
+  int qkv_only = s->qkv_bias && !(s->arch == FU_ARCH_CUSTOM && s->bias);
   if (x.roofline)
     snprintf(notes, sizeof notes,
              "ESTIMATE from fusim workload --transformer (roofline): %ld layers, hidden %ld, %ld heads "
@@ -1546,8 +1548,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              fu__arch_name(s->arch), s->layers, s->hidden, s->heads,
              s->kv_heads ? s->kv_heads : s->heads, s->ffn, s->vocab,
              s->tied && (s->arch == FU_ARCH_LLAMA || s->arch == FU_ARCH_QWEN3 || s->arch == FU_ARCH_CUSTOM)
-                 ? (s->qkv_bias && !s->bias ? " (tied head, q/k/v biases)" : " (tied head)")
-                 : (s->qkv_bias && !s->bias ? " (q/k/v biases)" : ""),
+                 ? (qkv_only ? " (tied head, q/k/v biases)" : " (tied head)")
+                 : (qkv_only ? " (q/k/v biases)" : ""),
              s->seq, s->batch, fu__prec_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,
              prof_name, prof->compute.source[0] ? prof->compute.source : "unnamed",
              mem->params / 1073741824.0, mem->grads / 1073741824.0,
