@@ -1626,14 +1626,17 @@ static fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, 
 /* torchvision's bottleneck ResNets differ only in their stages' block counts, and the wide ones
  * (wide_resnet50_2, wide_resnet101_2: width_per_group 128) in their blocks' inner width, twice
  * the stage's (conv1, conv2, bn1, bn2; conv3's output the same); *widen (where not NULL): 2 for
- * those, else 1 */
+ * those, else 1. resnet18 and resnet34 are built of basic blocks (two 3x3 convolutions at the
+ * stage's width, no expansion): *widen 0 says so. */
 static const double *fu__resnet_blocks(const char *model, double *widen) {
-  static const double r50[4] = {3, 4, 6, 3}, r101[4] = {3, 4, 23, 3}, r152[4] = {3, 8, 36, 3};
+  static const double r50[4] = {3, 4, 6, 3}, r101[4] = {3, 4, 23, 3}, r152[4] = {3, 8, 36, 3},
+                      r18[4] = {2, 2, 2, 2};
   static const struct {
     const char *name;
     const double *blocks;
     double widen;
-  } nets[] = {{"resnet50", r50, 1},        {"resnet101", r101, 1},       {"resnet152", r152, 1},
+  } nets[] = {{"resnet18", r18, 0},        {"resnet34", r50, 0},
+              {"resnet50", r50, 1},        {"resnet101", r101, 1},       {"resnet152", r152, 1},
               {"wide_resnet50_2", r50, 2}, {"wide_resnet101_2", r101, 2}};
   for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
     if (!strcmp(model, nets[i].name)) {
@@ -1643,6 +1646,9 @@ static const double *fu__resnet_blocks(const char *model, double *widen) {
   return NULL;
 }
 
+/* widen 0: basic blocks (torchvision's BasicBlock: conv1 3x3 at the block's stride, conv2 3x3,
+ * a 1x1 downsample where the stride or the width changes); else bottlenecks of that inner width
+ * factor. */
 static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double B, double img) {
   const char *A = x->adt;
   double h, h2, cin = 64;
@@ -1673,25 +1679,34 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double
   for (int li = 0; li < 4; li++)
     for (int b = 0; b < blocks[li]; b++) {
       double planes = cfg[li][0], width = planes * widen, s = b == 0 ? cfg[li][1] : 1, hin = h, t;
-      x->past_block = b >= r50[li] ? ++npast : 0; /* past ResNet-50's blocks in this stage */
+      double cout = widen > 0 ? planes * 4 : planes; /* the block's output channels */
+      /* past ResNet-50's bottleneck blocks in this stage (fu__cnn_deep's row is theirs) */
+      x->past_block = widen > 0 && b >= r50[li] ? ++npast : 0;
       snprintf(p, sizeof p, "layer%d.%d.", li + 1, b);
       /* the block's input: conv1 and the shortcut (downsample or the add) */
       FU__TRY(fu__fanout(x, B * cin * hin * hin, A, 2));
-      FU__TRY(fu__conv(x, NM("conv1"), B, cin, width, 1, 1, hin, 1, &t));
-      BN(NM("bn1"), width, hin, 1);
-      FU__TRY(fu__conv(x, NM("conv2"), B, width, width, 3, s, hin, 1, &h2));
-      BN(NM("bn2"), width, h2, 1);
-      FU__TRY(fu__conv(x, NM("conv3"), B, width, planes * 4, 1, 1, h2, 1, &t));
-      BN(NM("bn3"), planes * 4, h2, 0);
-      if (b == 0) {
-        FU__TRY(fu__conv(x, NM("downsample.0"), B, cin, planes * 4, 1, s, hin, 0, &t));
-        BN(NM("downsample.1"), planes * 4, h2, 0);
+      if (widen > 0) {
+        FU__TRY(fu__conv(x, NM("conv1"), B, cin, width, 1, 1, hin, 1, &t));
+        BN(NM("bn1"), width, hin, 1);
+        FU__TRY(fu__conv(x, NM("conv2"), B, width, width, 3, s, hin, 1, &h2));
+        BN(NM("bn2"), width, h2, 1);
+        FU__TRY(fu__conv(x, NM("conv3"), B, width, cout, 1, 1, h2, 1, &t));
+        BN(NM("bn3"), cout, h2, 0);
+      } else {
+        FU__TRY(fu__conv(x, NM("conv1"), B, cin, planes, 3, s, hin, 1, &h2));
+        BN(NM("bn1"), planes, h2, 1);
+        FU__TRY(fu__conv(x, NM("conv2"), B, planes, planes, 3, 1, h2, 1, &t));
+        BN(NM("bn2"), planes, h2, 0);
       }
-      FU__TRY(fu__memop(x, "add", A, B * planes * 4 * h2 * h2, 0));
+      if (b == 0 && (s != 1 || cin != cout)) {
+        FU__TRY(fu__conv(x, NM("downsample.0"), B, cin, cout, 1, s, hin, 0, &t));
+        BN(NM("downsample.1"), cout, h2, 0);
+      }
+      FU__TRY(fu__memop(x, "add", A, B * cout * h2 * h2, 0));
       /* its output is the next block's input, which the next convolution keeps */
-      FU__TRY(fu__memop(x, "relu", A, B * planes * 4 * h2 * h2, 0));
+      FU__TRY(fu__memop(x, "relu", A, B * cout * h2 * h2, 0));
       h = h2;
-      cin = planes * 4;
+      cin = cout;
     }
   x->past_block = 0;
   FU__TRY(fu__memop(x, "bias_grad", A, B * cin * h * h, 0)); /* the average pool: a reduction */
@@ -1710,8 +1725,8 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   double widen;
   const double *blocks = fu__resnet_blocks(s->model, &widen);
   if (!blocks) {
-    fu_error("workload: --cnn '%s': the CNN builder knows resnet50, resnet101, resnet152, wide_resnet50_2 "
-             "and wide_resnet101_2", s->model);
+    fu_error("workload: --cnn '%s': the CNN builder knows resnet18, resnet34, resnet50, resnet101, resnet152, "
+             "wide_resnet50_2 and wide_resnet101_2", s->model);
     return FU_EUSAGE;
   }
   if (s->batch < 1 || s->image < 32) {

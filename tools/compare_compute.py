@@ -51,6 +51,8 @@ import torch_runs  # noqa: E402  (tools/: a validation run's runs.json, gzipped 
 KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_captured.json)
     "bert_large": dict(arch="bert", layers=24, hidden=1024, heads=16, ffn=4096, vocab=30522),
     "resnet50": dict(arch="resnet50"),
+    "resnet18": dict(arch="resnet18"),
+    "resnet34": dict(arch="resnet34"),
     "resnet101": dict(arch="resnet101"),
     "resnet152": dict(arch="resnet152"),
     "wide_resnet50_2": dict(arch="wide_resnet50_2"),

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""cnn_params.py: fusim workload --cnn builds torchvision's bottleneck ResNets as torchvision does,
+"""cnn_params.py: fusim workload --cnn builds torchvision's ResNets as torchvision does,
 checked on their parameters against torchvision's published counts (its model documentation):
-resnet50 25,557,032, resnet101 44,549,160, resnet152 60,192,808, wide_resnet50_2 68,883,240,
+resnet18 11,689,512 and resnet34 21,797,672 (basic blocks: 62 and 110 tensors, no downsample in
+layer1, whose stride and width do not change), resnet50 25,557,032, resnet101 44,549,160,
+resnet152 60,192,808, wide_resnet50_2 68,883,240,
 wide_resnet101_2 126,886,696; the wide ones with as many tensors as their plain twins (161, 314)
 and, by hand, twice the inner width: layer1.0.conv2 128 x 128 x 3 x 3 (plain 64 x 64 x 3 x 3),
-layer1.0.conv3 256 x 128 (plain 256 x 64), the fc layer 2048 x 1000 either way. An unknown name
+layer1.0.conv3 256 x 128 (plain 256 x 64), the fc layer 2048 x 1000 either way; resnet18's by
+hand: layer1.0.conv1 64 x 64 x 3 x 3, layer2.0.conv1 128 x 64 x 3 x 3 and conv2 128 x 128 x 3 x 3,
+layer2.0.downsample.0 128 x 64, fc 512 x 1000, no layer1.0.downsample and no conv3. An unknown name
 (wide_resnet152_2, which torchvision does not have): one line, exit 64.
 Usage: cnn_params.py FUSIM"""
 import json
@@ -14,7 +18,8 @@ import sys
 import tempfile
 
 fusim = sys.argv[1]
-PUBLISHED = {"resnet50": (25557032, 161), "resnet101": (44549160, 314), "resnet152": (60192808, 467),
+PUBLISHED = {"resnet18": (11689512, 62), "resnet34": (21797672, 110),
+             "resnet50": (25557032, 161), "resnet101": (44549160, 314), "resnet152": (60192808, 467),
              "wide_resnet50_2": (68883240, 161), "wide_resnet101_2": (126886696, 314)}
 fails = []
 grads = {}
@@ -37,6 +42,14 @@ with tempfile.TemporaryDirectory() as tmp:
         got = (grads.get("resnet50", {}).get(name), grads.get("wide_resnet50_2", {}).get(name))
         if got != (plain, wide):
             fails.append("%s: resnet50 / wide_resnet50_2 %r, expected (%d, %d)" % (name, got, plain, wide))
+    r18 = grads.get("resnet18", {})
+    for name, numel in (("layer1.0.conv1.weight", 64 * 64 * 9), ("layer2.0.conv1.weight", 128 * 64 * 9),
+                        ("layer2.0.conv2.weight", 128 * 128 * 9), ("layer2.0.downsample.0.weight", 128 * 64),
+                        ("fc.weight", 512 * 1000)):
+        if r18.get(name) != numel:
+            fails.append("resnet18 %s: %r, expected %d" % (name, r18.get(name), numel))
+    if "layer1.0.downsample.0.weight" in r18 or "layer1.0.conv3.weight" in r18:
+        fails.append("resnet18: a downsample in layer1 or a third convolution in a block")
     r = subprocess.run([fusim, "workload", "--cnn", "wide_resnet152_2", "--micro-batch", "8",
                         "--out", os.path.join(tmp, "no.json")], capture_output=True, text=True)
     if r.returncode != 64 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(os.path.join(tmp, "no.json")):
