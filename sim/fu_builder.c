@@ -247,6 +247,12 @@ void fu_tf_spec_init(fu_tf_spec *s) {
   s->kernel_us = -1;
 }
 
+/* --qkv-bias adds biases the architecture's linears lack: custom's --bias gives every linear
+ * one already; llama and qwen3 ignore --bias. */
+static int fu__qkv_bias_only(const fu_tf_spec *s) {
+  return s->qkv_bias && !(s->arch == FU_ARCH_CUSTOM && s->bias);
+}
+
 int fu_tf_spec_check(const fu_tf_spec *s) {
   static const char *const need[] = {"layers", "hidden", "heads", "ffn", "vocab", "seq", "micro-batch"};
   const long v[] = {s->layers, s->hidden, s->heads, s->ffn, s->vocab, s->seq, s->batch};
@@ -587,6 +593,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     int ln = llama ? 0 : s->layernorm, bias = llama ? 0 : s->bias, gated = llama ? 1 : s->gated;
     int tied = s->tied; /* Llama 3.2 1B and 3B, Qwen3 up to 4B tie theirs */
     int qkv_bias = bias || s->qkv_bias; /* Qwen2: q, k and v projections with biases */
+    int qkv_only = fu__qkv_bias_only(s);
     FU__TRY(o = fu__memop(x, "embedding", R, T * H, 0));
     fu__param(o, "model.embed_tokens", ".weight", (uint64_t)(V * H));
     o->nidx = T;
@@ -601,13 +608,13 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       FU__TRY(fu__fanout(x, T * H, R, 3));
       /* Qwen3: q_norm on q_proj's output, k_norm on k_proj's, in that order (Qwen3Attention) */
       FU__TRY(o = fu__linear(x, NM("self_attn.q_proj"), H, Hq, qkv_bias, fp32_in, 1, 1));
-      o->row_lacks_bias = qkv_bias && !bias;
+      o->row_lacks_bias = qkv_only;
       if (qwen3) FU__TRY(fu__head_norm(x, NM("self_attn.q_norm"), T * Hq, T * s->heads, hd, A));
       FU__TRY(o = fu__linear(x, NM("self_attn.k_proj"), H, Hkv, qkv_bias, fp32_in, 0, 1));
-      o->row_lacks_bias = qkv_bias && !bias;
+      o->row_lacks_bias = qkv_only;
       if (qwen3) FU__TRY(fu__head_norm(x, NM("self_attn.k_norm"), T * Hkv, T * Hkv / hd, hd, A));
       FU__TRY(o = fu__linear(x, NM("self_attn.v_proj"), H, Hkv, qkv_bias, fp32_in, 0, 1));
-      o->row_lacks_bias = qkv_bias && !bias;
+      o->row_lacks_bias = qkv_only;
       /* rotary_hf: measured as HF lays it out (q and k transposed views of their projections,
        * fp32 cos and sin: the strided type-promoting path); else the contiguous rotary table.
        * Qwen3's q and k come out of their norms, whose fp32 weight times the bf16 normalised
@@ -1524,8 +1531,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   mem->activations = act;
   fu__mem_finish(mem, fu__loss_bytes(s, &x) * x.T * s->vocab, (double)nparam * fu__opt_temp(s->optimizer));
   char notes[4096];
-  /* --bias gives custom's every linear a bias already; llama and qwen3 ignore it */
-  int qkv_only = s->qkv_bias && !(s->arch == FU_ARCH_CUSTOM && s->bias);
+  int qkv_only = fu__qkv_bias_only(s);
   if (x.roofline)
     snprintf(notes, sizeof notes,
              "ESTIMATE from fusim workload --transformer (roofline): %ld layers, hidden %ld, %ld heads "
@@ -1745,6 +1751,13 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   x.T = (double)s->batch;
   x.nchw = s->nchw;
   int st = fu__resnet_ops(&x, blocks, widen, (double)s->batch, (double)s->image);
+  if (st == FU_OK && x.missing) {
+    fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
+             "timed; recalibrate with tools/calib_torch.py%s", prof_name, x.missing_what,
+             x.nchw ? " --parts conv,ops_nchw --conv-format nchw (the NCHW tables)" : "");
+    st = FU_EDATA;
+  }
+  /* after the refusal above, which is then the only line */
   for (int i = 0; st == FU_OK && x.nchw && i < x.c->nconv; i++)
     if (x.c->conv[i].nchw && x.c->conv[i].derived[0] && !strcmp(x.c->conv[i].dtype, x.gdt)) {
       fu_warn("workload: profile %s's NCHW %s convolution tables were not measured on its GPU but "
@@ -1752,12 +1765,6 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
               prof_name, x.gdt, x.c->conv[i].derived);
       break;
     }
-  if (st == FU_OK && x.missing) {
-    fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
-             "timed; recalibrate with tools/calib_torch.py%s", prof_name, x.missing_what,
-             x.nchw ? " --parts conv,ops_nchw --conv-format nchw (the NCHW tables)" : "");
-    st = FU_EDATA;
-  }
   if (st == FU_OK) { /* the host total was measured on (plain) ResNet-50 */
     fu__ctx r50 = x;
     r50.ops = NULL, r50.n = r50.cap = 0;
