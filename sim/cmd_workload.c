@@ -214,7 +214,7 @@ static int fu__gpu_mem(const char *profile, double *gpu) {
 }
 
 int fu_cmd_workload(int argc, char **argv) {
-  static const char *const archs[] = {"llama", "bert", "gpt2", "qwen3", "custom", NULL}; /* fu_arch order */
+  static const char *const archs[] = {"llama", "bert", "gpt2", "qwen3", "vit", "custom", NULL}; /* fu_arch order */
   fu_tf_spec t;
   fu_tf_spec_init(&t);
   fu_cnn_spec cn;
@@ -225,7 +225,8 @@ int fu_cmd_workload(int argc, char **argv) {
   int gd_set = 0, transformer = 0, strict = 0, list = 0, tensors = 0, roof = 0, prec_set = 0, optim_set = 0;
   int arch = (int)t.arch;
   const char *info = NULL, *check = NULL, *out = NULL, *profile = NULL, *cnn = NULL;
-  long image = 224;
+  long image = 224, classes = 1000;
+  int seq_set = 0, vocab_set = 0, patch_set = 0, classes_set = 0;
   static const char *const formats[] = {"channels-last", "nchw", NULL};
   int mformat = 0, mformat_set = 0;
   const fu_option rows[] = {
@@ -242,10 +243,14 @@ int fu_cmd_workload(int argc, char **argv) {
       {FU_OPT_INT(0, "kv-heads", &t.kv_heads, 1, 65536, "K", "key/value heads (default: --heads)")},
       {FU_OPT_INT(0, "head-dim", &t.head_dim, 1, 65536, "D", "a head's size (default: --hidden / --heads; llama,\nqwen3, custom)")},
       {FU_OPT_INT(0, "ffn", &t.ffn, 1, 1048576, "F", "feed-forward size")},
-      {FU_OPT_INT(0, "vocab", &t.vocab, 1, 4194304, "V", "vocabulary size")},
-      {FU_OPT_INT(0, "seq", &t.seq, 1, 16777216, "S", "sequence length")},
+      {FU_OPT_INT(0, "vocab", &t.vocab, 1, 4194304, "V", "vocabulary size"), .seen = &vocab_set},
+      {FU_OPT_INT(0, "seq", &t.seq, 1, 16777216, "S", "sequence length"), .seen = &seq_set},
       {FU_OPT_INT(0, "micro-batch", &t.batch, 1, 1048576, "B", "micro-batch")},
-      {FU_OPT_INT(0, "image", &image, 32, 65536, "PX", "--cnn input height = width (default 224)")},
+      {FU_OPT_INT(0, "image", &image, 32, 65536, "PX", "--cnn, --arch vit: input height = width (default 224)")},
+      {FU_OPT_INT(0, "patch", &t.patch, 1, 65536, "P", "--arch vit: patch height = width (default 16)"),
+       .seen = &patch_set},
+      {FU_OPT_INT(0, "classes", &classes, 1, 4194304, "C", "--arch vit: classes of its head (default 1000)"),
+       .seen = &classes_set},
       {FU_OPT_ENUM(0, "memory-format", &mformat, formats, "--cnn: channels-last (default) or nchw"),
        .seen = &mformat_set},
       {FU_OPT_ENUM(0, "arch", &arch, archs, "layer structure and parameter names (default custom)")},
@@ -304,6 +309,20 @@ int fu_cmd_workload(int argc, char **argv) {
   if (modes != 1) {
     fu_error("workload: give exactly one of --transformer, --cnn, --info, --check, --list (see --help)");
     return fu_exit_code(FU_EUSAGE);
+  }
+  if ((patch_set || classes_set) && !(transformer && t.arch == FU_ARCH_VIT)) {
+    fu_error("workload: --patch and --classes are --arch vit options");
+    return fu_exit_code(FU_EUSAGE);
+  }
+  if (transformer && t.arch == FU_ARCH_VIT) { /* tokens and classes follow the image */
+    if (seq_set || vocab_set) {
+      fu_error("workload: --arch vit takes --image, --patch and --classes, not --seq or --vocab "
+               "(it runs (image / patch)^2 + 1 tokens)");
+      return fu_exit_code(FU_EUSAGE);
+    }
+    t.image = image;
+    t.vocab = classes;
+    t.seq = fu_vit_seq(&t);
   }
   if (mformat_set && !cnn) {
     fu_error("workload: --memory-format is a --cnn option (a transformer has no image layout)");

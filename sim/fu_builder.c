@@ -245,6 +245,13 @@ void fu_tf_spec_init(fu_tf_spec *s) {
   s->accum = 1;
   s->efficiency = 1.0;
   s->kernel_us = -1;
+  s->image = 224;
+  s->patch = 16;
+}
+
+long fu_vit_seq(const fu_tf_spec *s) {
+  if (s->patch < 1 || s->image < s->patch || s->image % s->patch) return 0;
+  return (s->image / s->patch) * (s->image / s->patch) + 1;
 }
 
 /* --qkv-bias adds biases the architecture's linears lack: custom's --bias gives every linear
@@ -262,6 +269,27 @@ int fu_tf_spec_check(const fu_tf_spec *s) {
       return FU_EUSAGE;
     }
   long kv = s->kv_heads ? s->kv_heads : s->heads;
+  if (s->arch == FU_ARCH_VIT) {
+    if (!fu_vit_seq(s)) {
+      fu_error("workload: --arch vit: --patch %ld does not tile --image %ld", s->patch, s->image);
+      return FU_EUSAGE;
+    }
+    if (s->seq != fu_vit_seq(s)) {
+      fu_error("workload: --arch vit runs (image / patch)^2 + 1 = %ld tokens, not --seq %ld", fu_vit_seq(s), s->seq);
+      return FU_EUSAGE;
+    }
+    /* nn.MultiheadAttention: every head the same size, no grouped keys, biases on every linear */
+    if (s->head_dim > 0 || kv != s->heads || s->qkv_bias || s->tied) {
+      fu_error("workload: --arch vit takes none of --head-dim, --kv-heads, --qkv-bias, --tied-embeddings "
+               "(torchvision's ViT: hidden / heads per head, biases everywhere, an untied head)");
+      return FU_EUSAGE;
+    }
+    if (s->tflops > 0) {
+      fu_error("workload: --arch vit is priced from the profile's tables; the roofline (--tflops) builds "
+               "a language model's layers");
+      return FU_EUSAGE;
+    }
+  }
   /* BERT and GPT-2 split the hidden size over the heads; HF's Llama and Qwen3 configs may state a
    * head size of their own (Qwen3-0.6B: hidden 1024, 16 heads of 128) */
   if (s->head_dim > 0 && (s->arch == FU_ARCH_BERT || s->arch == FU_ARCH_GPT2)) {
@@ -464,6 +492,137 @@ static fu__op *fu__attn(fu__ctx *x, const fu_tf_spec *s, double H, double Hkv, i
     if (!(e)) return FU_ENOMEM; \
   } while (0)
 
+static double fu__conv_us(fu__ctx *x, const char *layout, int kernel, int stride, double m, double n,
+                          double k);
+
+/* A LayerNorm of torchvision's ViT over the residual stream; strided: its input is in (seq,
+ * batch) order (fu__vit_ops), so native_layer_norm copies it contiguous, and its backward does
+ * again (the saved input, expect_contiguous). */
+static fu__op *fu__vit_norm(fu__ctx *x, const char *name, double H, int strided) {
+  fu__op *o = fu__norm(x, name, 1, 1, H, x->rdt);
+  if (o && strided) {
+    double c = fu__copy_us(x, 2 * x->rb * x->T * H);
+    o->fwd_us += c, o->bwd_us += c;
+  }
+  return o;
+}
+
+/* The dropout torchvision's ViT applies where its dropout is above 0 (none by default: no
+ * kernel, F.dropout returns its input at p = 0). */
+static int fu__vit_dropout(fu__ctx *x, double p, const char *dtype, double numel) {
+  return p > 0 ? fu__memop(x, "dropout", dtype, numel, numel) != NULL : 1;
+}
+
+/* torchvision's VisionTransformer (vision_transformer.py) as PyTorch runs its training step,
+ * operation by operation (its aten operations traced with torch.profiler, tools/vit_ops.py).
+ * Besides a BERT-like layer it runs layout copies a language model does not:
+ * - nn.MultiheadAttention(batch_first=True) in training takes F.multi_head_attention_forward's
+ *   path: its input transposed to (seq, batch), so the packed in_proj's matmul first copies it
+ *   contiguous and adds the bias apart (at::linear fuses the bias only for a contiguous input);
+ *   q, k and v are split off a contiguous copy of all three; the heads are merged by a copy; the
+ *   output is returned transposed, a view. In backward each of q's, k's and v's gradients goes
+ *   through select's backward (a zero-filled tensor of all three, a copy into it), two adds sum
+ *   them, the unflatten's reshape copies them back, and the output's view is copied contiguous.
+ * - The residual add of that transposed view takes the view's layout (TensorIterator orders its
+ *   output as the first operand), so from the first block's attention on the residual stream is
+ *   in (seq, batch) order: each LayerNorm after it copies its input contiguous in forward and in
+ *   backward, and ln_1's gradient, back through the transpose, is copied contiguous too.
+ * - The patch embedding is a P x P convolution at stride P (its implicit GEMM: the batch's
+ *   patches x hidden x 3 P^2); the class token is concatenated (a copy of the tokens, fp32 under
+ *   autocast: torch.cat promotes); the position embedding is added (its gradient a sum over the
+ *   batch); the head reads the class token alone (select's backward: a zero-filled gradient of
+ *   every token).
+ * s->vocab is the number of classes; the loss is over the batch's rows. */
+static int fu__vit_ops(fu__ctx *x, const fu_tf_spec *s, double p) {
+  double T = x->T, H = (double)s->hidden, F = (double)s->ffn, C = (double)s->vocab, B = (double)s->batch;
+  double P = (double)s->patch, img = (double)s->image, np = B * (double)(s->seq - 1), K = 3 * P * P;
+  const char *A = x->adt, *R = x->rdt;
+  double ab = x->ab, rb = x->rb;
+  int fp32_in = x->autocast;
+  const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
+  const fu_op_table *bgrad = fu_compute_op(x->c, "bias_grad", A);
+  char pre[64], nm[110];
+  fu__op *o;
+#define NM(suffix) (snprintf(nm, sizeof nm, "%s%s", pre, suffix), nm)
+  x->layer = -1;
+  /* conv_proj: the image (fp32, cast under autocast) has no gradient, so its weight's alone */
+  FU__TRY(o = fu__push(x));
+  snprintf(o->what, sizeof o->what, "conv");
+  o->fwd_us = fu__conv_us(x, "fwd", (int)P, (int)P, np, H, K);
+  o->bwd_us = fu__conv_us(x, "wgrad", (int)P, (int)P, H, K, np) + fu_op_us(x->c, bgrad, np * H, 0);
+  const fu_op_table *h = fu_compute_op(x->c, "conv", x->autocast ? "bf16" : "fp32");
+  o->hfwd_us = h ? h->host_fwd_us : 0;
+  o->hbwd_us = h ? h->host_bwd_us : 0;
+  if (x->autocast) {
+    o->fwd_us += fu_op_us(x->c, cast, B * 3 * img * img, 0) + fu_op_us(x->c, cast, H * K + H, 0);
+    o->tail_us[0] = fu_op_us(x->c, cast, H * K, 1);
+    x->casts += 2 * (H * K + H);
+    o->saved = 2 * B * 3 * img * img; /* the image's bf16 copy, for the weight's gradient */
+  }
+  fu__param(o, "conv_proj", ".weight", (uint64_t)(H * K));
+  fu__param(o, "conv_proj", ".bias", (uint64_t)H);
+  o->red_rows = np, o->red_cols = H;
+  /* the class token concatenated before the patches: a copy of every token; in backward the
+   * patches' gradient, a permuted slice, copied contiguous for the convolution (cast to bf16
+   * first under autocast) */
+  FU__TRY(o = fu__push(x));
+  snprintf(o->what, sizeof o->what, "cat");
+  o->fwd_us = fu__copy_us(x, (ab + rb) * np * H);
+  o->bwd_us = fu__copy_us(x, 2 * ab * np * H) + (x->autocast ? fu_op_us(x->c, cast, np * H, 0) : 0);
+  o->hfwd_us = cast ? cast->host_fwd_us : 0;
+  o->hbwd_us = cast ? cast->host_bwd_us : 0;
+  fu__param(o, "class_token", "", (uint64_t)H);
+  /* the position embedding, its gradient a sum over the batch */
+  FU__TRY(o = fu__memop(x, "add", R, T * H, 0));
+  o->bwd_us += fu_op_us(x->c, fu_compute_op(x->c, "bias_grad", R), T * H, 0);
+  fu__param(o, "encoder.pos_embedding", "", (uint64_t)(s->seq * H));
+  o->red_rows = B, o->red_cols = (double)s->seq * H;
+  FU__TRY(fu__vit_dropout(x, p, R, T * H));
+  for (long i = 0; i < s->layers; i++) {
+    x->layer = (int)i;
+    snprintf(pre, sizeof pre, "encoder.layers.encoder_layer_%ld.", i);
+    FU__TRY(fu__fanout(x, T * H, R, 2)); /* the block's input: ln_1, the residual add */
+    FU__TRY(o = fu__vit_norm(x, NM("ln_1"), H, i > 0));
+    o->bwd_us += fu__copy_us(x, 2 * rb * T * H); /* its gradient, transposed back */
+    FU__TRY(o = fu__linear(x, NM("self_attention.in_proj"), H, 3 * H, 1, fp32_in, 1, 1));
+    snprintf(o->pname[0], sizeof o->pname[0], "%sself_attention.in_proj_weight", pre);
+    snprintf(o->pname[1], sizeof o->pname[1], "%sself_attention.in_proj_bias", pre);
+    /* forward: the transposed input copied, the bias added apart, q, k, v copied contiguous */
+    o->fwd_us += fu__copy_us(x, 2 * ab * T * H) + fu_op_us(x->c, fu_compute_op(x->c, "add", A), T * 3 * H, 0) +
+                 fu__copy_us(x, 2 * ab * T * 3 * H);
+    /* backward: three zero-filled selects of all three, their copies, two adds, the reshape */
+    o->bwd_us += 3 * fu__copy_us(x, ab * T * 3 * H) + 3 * fu__copy_us(x, 2 * ab * T * H) +
+                 2 * fu_op_us(x->c, fu_compute_op(x->c, "add", A), T * 3 * H, 0) + fu__copy_us(x, 2 * ab * T * 3 * H);
+    FU__TRY(fu__attn(x, s, H, H, 0, 0));
+    FU__TRY(o = fu__linear(x, NM("self_attention.out_proj"), H, H, 1, 0, 1, 1));
+    o->fwd_us += fu__copy_us(x, 2 * ab * T * H); /* heads merged: a contiguous copy */
+    o->bwd_us += fu__copy_us(x, 2 * ab * T * H); /* the transposed output's gradient, copied */
+    FU__TRY(fu__vit_dropout(x, p, A, T * H));
+    FU__TRY(fu__resid_add(x, R, T * H));
+    FU__TRY(fu__fanout(x, T * H, R, 2)); /* ln_2, the residual add */
+    FU__TRY(fu__vit_norm(x, NM("ln_2"), H, 1));
+    FU__TRY(fu__linear(x, NM("mlp.0"), H, F, 1, fp32_in, 1, 1));
+    FU__TRY(fu__memop(x, "gelu", A, T * F, ab * T * F));
+    FU__TRY(fu__vit_dropout(x, p, A, T * F));
+    FU__TRY(fu__linear(x, NM("mlp.3"), F, H, 1, 0, 1, 1));
+    FU__TRY(fu__vit_dropout(x, p, A, T * H));
+    FU__TRY(fu__resid_add(x, R, T * H));
+  }
+  x->layer = -1;
+  FU__TRY(fu__vit_norm(x, "encoder.ln", H, s->layers > 0));
+  /* the head over the class token: B rows; select's backward fills every token's gradient */
+  x->T = B;
+  o = fu__linear(x, "heads.head", H, C, 1, fp32_in, 1, 1);
+  x->T = T;
+  FU__TRY(o);
+  o->bwd_us += fu__copy_us(x, rb * T * H) + fu__copy_us(x, 2 * rb * B * H);
+  /* CrossEntropyLoss on the logits (under autocast in bf16, as BERT's MLM loss) */
+  const char *ce = x->autocast && fu_compute_op(x->c, "cross_entropy_ac", A) ? "cross_entropy_ac" : "cross_entropy";
+  FU__TRY(fu__memop(x, ce, A, B * C, 0));
+#undef NM
+  return FU_OK;
+}
+
 static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
   double T = x->T, H = (double)s->hidden, F = (double)s->ffn, V = (double)s->vocab;
   double Hkv = H * (s->kv_heads ? s->kv_heads : s->heads) / s->heads;
@@ -476,6 +635,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
   if (s->head_dim > 0) Hkv = hd * (s->kv_heads ? s->kv_heads : s->heads);
   char p[64], nm[110];
   fu__op *o;
+  if (s->arch == FU_ARCH_VIT) return fu__vit_ops(x, s, dropout);
 #define NM(suffix) (snprintf(nm, sizeof nm, "%s%s", p, suffix), nm)
   x->layer = -1;
   if (s->arch == FU_ARCH_BERT) {
@@ -1272,6 +1432,7 @@ static const char *fu__arch_name(fu_arch a) {
   case FU_ARCH_BERT: return "bert";
   case FU_ARCH_GPT2: return "gpt2";
   case FU_ARCH_QWEN3: return "qwen3";
+  case FU_ARCH_VIT: return "vit";
   default: return "custom";
   }
 }
@@ -1519,6 +1680,9 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   w->accum_steps = (int)s->accum;
   w->estimated = 1;
   if (s->name[0]) snprintf(w->name, sizeof w->name, "%s", s->name);
+  else if (s->arch == FU_ARCH_VIT)
+    snprintf(w->name, sizeof w->name, "vit_l%ld_h%ld_p%ld_i%ld_b%ld", s->layers, s->hidden, s->patch, s->image,
+             s->batch);
   else
     snprintf(w->name, sizeof w->name, "transformer_l%ld_h%ld_s%ld_b%ld", s->layers, s->hidden,
              s->seq, s->batch);
@@ -1529,9 +1693,13 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   mem->optimizer = (double)nparam * fu__opt_states(s->optimizer, s->prec);
   mem->casts = x.casts;
   mem->activations = act;
-  fu__mem_finish(mem, fu__loss_bytes(s, &x) * x.T * s->vocab, (double)nparam * fu__opt_temp(s->optimizer));
-  char notes[4096];
+  double loss_rows = s->arch == FU_ARCH_VIT ? (double)s->batch : x.T; /* a ViT's loss: one row an image */
+  fu__mem_finish(mem, fu__loss_bytes(s, &x) * loss_rows * s->vocab, (double)nparam * fu__opt_temp(s->optimizer));
+  char notes[4096], vit_shape[64] = "";
   int qkv_only = fu__qkv_bias_only(s);
+  if (s->arch == FU_ARCH_VIT)
+    snprintf(vit_shape, sizeof vit_shape, " (%ldx%ld images in %ldx%ld patches and a class token)", s->image,
+             s->image, s->patch, s->patch);
   if (x.roofline)
     snprintf(notes, sizeof notes,
              "ESTIMATE from fusim workload --transformer (roofline): %ld layers, hidden %ld, %ld heads "
@@ -1544,7 +1712,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   else
     snprintf(notes, sizeof notes,
              "ESTIMATE from fusim workload --transformer: %s architecture, %ld layers, hidden %ld, "
-             "%ld heads (%ld kv), ffn %ld, vocab %ld%s, seq %ld, micro-batch %ld, %s, dropout %g, %s; "
+             "%ld heads (%ld kv), ffn %ld, %s %ld%s, seq %ld%s, micro-batch %ld, %s, dropout %g, %s; "
              "%llu params in %zu tensors. Priced per operation from profile %s (compute tables: %s): "
              "GEMMs from the cuBLAS shape sweep (fwd, dgrad, wgrad), attention from SDPA, "
              "memory-bound operations by element count, host issue costs per operation (scaled to "
@@ -1552,11 +1720,11 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              "timelines; optimizer from the profile's fit. Memory (GiB): params %.3f, grads %.3f, "
              "optimizer %.3f, autocast casts %.3f, activations %.3f, peak %.3f.%s%s",
              fu__arch_name(s->arch), s->layers, s->hidden, s->heads,
-             s->kv_heads ? s->kv_heads : s->heads, s->ffn, s->vocab,
+             s->kv_heads ? s->kv_heads : s->heads, s->ffn, s->arch == FU_ARCH_VIT ? "classes" : "vocab", s->vocab,
              s->tied && (s->arch == FU_ARCH_LLAMA || s->arch == FU_ARCH_QWEN3 || s->arch == FU_ARCH_CUSTOM)
                  ? (qkv_only ? " (tied head, q/k/v biases)" : " (tied head)")
                  : (qkv_only ? " (q/k/v biases)" : ""),
-             s->seq, s->batch, fu__prec_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,
+             s->seq, vit_shape, s->batch, fu__prec_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,
              prof_name, prof->compute.source[0] ? prof->compute.source : "unnamed",
              mem->params / 1073741824.0, mem->grads / 1073741824.0,
              mem->optimizer / 1073741824.0, mem->casts / 1073741824.0,

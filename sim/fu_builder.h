@@ -32,6 +32,9 @@ typedef enum fu_arch {
   FU_ARCH_GPT2,              /* HF GPT2LMHeadModel: pre-LayerNorm, fused c_attn, gelu_new, tied */
   FU_ARCH_QWEN3,             /* HF Qwen3ForCausalLM: Llama's layer plus an RMSNorm on each head's
                               * queries and keys (q_norm, k_norm); host rows of its own */
+  FU_ARCH_VIT,               /* torchvision's VisionTransformer: a patch convolution, a class
+                              * token, pre-LayerNorm nn.MultiheadAttention, GELU MLP, a head on the
+                              * class token (seq = (image / patch)^2 + 1, vocab = classes) */
   FU_ARCH_CUSTOM             /* the first version's switches (--gated-ffn, --bias, ...) */
 } fu_arch;
 
@@ -45,6 +48,7 @@ typedef enum fu_precision {
 typedef struct fu_tf_spec {
   long layers, hidden, heads, kv_heads, ffn, vocab, seq, batch; /* hyper-parameters */
   long head_dim;             /* a head's size (0: hidden / heads); llama, qwen3 and custom only */
+  long image, patch;         /* vit: the image's side and the patch's, in pixels (seq follows) */
   fu_arch arch;              /* layer structure and parameter names */
   fu_precision prec;         /* precision of parameters and compute */
   int grad_bytes;            /* bytes per gradient element (0: from prec) */
@@ -78,6 +82,10 @@ void fu_tf_spec_init(fu_tf_spec *s);
 /* Checks hyper-parameters: one line naming the flag and exit status FU_EUSAGE when impossible
  * (zero layers, heads not dividing hidden, kv heads not dividing heads, ...). */
 int fu_tf_spec_check(const fu_tf_spec *s);
+
+/* --arch vit: the tokens a ViT's encoder runs, (image / patch)^2 patches and the class token
+ * (0 where the patch does not tile the image). */
+long fu_vit_seq(const fu_tf_spec *s);
 
 /* Builds the workload (estimated; notes say how it was priced and with which profile) and its
  * memory (w->mem). prof may be NULL for the roofline when tflops > 0. */

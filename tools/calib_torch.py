@@ -557,24 +557,40 @@ def measure_hf_layers(torch, log):
 # is measured (realistic head sizes and sequence, batch 1): BERT and GPT-2 at head size 64,
 # Llama at 128
 HF_REAL = {"bert": dict(hidden=1024, heads=16, ffn=4096), "gpt2": dict(hidden=1024, heads=16, ffn=4096),
-           "llama": dict(hidden=1024, heads=8, ffn=2816), "qwen3": dict(hidden=1024, heads=8, ffn=2816)}
+           "llama": dict(hidden=1024, heads=8, ffn=2816), "qwen3": dict(hidden=1024, heads=8, ffn=2816),
+           "vit": dict(hidden=1024, heads=16, ffn=4096)}
 # hf_host's models (--hf-archs): the HF architectures, then "resnet50" (torchvision, held; rows
 # tv_resnet50_held / _plain). Qwen3 is Llama's layer plus an RMSNorm on each head's queries and
-# keys (q_norm, k_norm): its rows say what those add to a layer's host cost
-HF_HOST_ARCHS = ("bert", "gpt2", "llama", "qwen3")
+# keys (q_norm, k_norm): its rows say what those add to a layer's host cost. "vit" is torchvision's
+# VisionTransformer (nn.MultiheadAttention's Python path; not an HF model, built and fed alike:
+# hf_model, hf_input), measured where --hf-archs names it (calib/device_compute_vit.sh)
+HF_HOST_ARCHS = ("bert", "gpt2", "llama", "qwen3", "vit")
 HF_HOST_MODELS = HF_HOST_ARCHS + ("resnet50",)
+HF_HOST_DEFAULT = ("bert", "gpt2", "llama", "qwen3", "resnet50")  # --hf-archs' default
 HF_REAL_SEQ, HF_REAL_VOCAB = 512, 32000
 HF_REAL_POSITIONS = 1024   # a real-size model's position table (BERT, GPT-2): the longest sequence
 
 
+# --hf-archs vit: the image's side for each size (patches of 16: 17 tokens tiny, as the language
+# models' 16, and 197 real, ViT-B/16's and ViT-L/16's)
+VIT_IMAGE = {"tiny": 64, "real": 224}
+
+
 def hf_model(tf, arch, L, size, shape=None):
     """An HF model of L layers: "tiny" (hidden 64, 2 heads, vocab 128, the hf part's) or "real"
-    (HF_REAL and HF_REAL_VOCAB, or shape: {hidden, heads, ffn, vocab} in their place)."""
+    (HF_REAL and HF_REAL_VOCAB, or shape: {hidden, heads, ffn, vocab} in their place). "vit":
+    torchvision's VisionTransformer of that width at VIT_IMAGE[size], the vocabulary its classes
+    (tf unused)."""
     if size == "tiny":
         h, nh, f, V, P = 64, 2, 256 if arch not in ("llama", "qwen3") else 172, 128, 64
     else:
         r = shape or dict(HF_REAL[arch], vocab=HF_REAL_VOCAB)
         h, nh, f, V, P = r["hidden"], r["heads"], r["ffn"], r["vocab"], HF_REAL_POSITIONS
+    if arch == "vit":
+        from torchvision.models.vision_transformer import VisionTransformer
+        V = V if size == "tiny" else 1000
+        return VisionTransformer(image_size=VIT_IMAGE[size], patch_size=16, num_layers=L, num_heads=nh,
+                                 hidden_dim=h, mlp_dim=f, num_classes=V), V
     if arch == "bert":
         c = tf.BertConfig(vocab_size=V, hidden_size=h, num_hidden_layers=L, num_attention_heads=nh,
                           intermediate_size=f, max_position_embeddings=P)
@@ -598,21 +614,37 @@ def hf_model(tf, arch, L, size, shape=None):
     return m, V
 
 
+def hf_input(torch, arch, V, batch, seq, size="tiny"):
+    """The input of a model built by hf_model: token ids (batch x seq, the labels too), or for
+    "vit" (images of VIT_IMAGE[size], labels of V classes) a pair."""
+    if arch == "vit":
+        img = VIT_IMAGE[size]
+        return (torch.randn(batch, 3, img, img, device="cuda"), torch.randint(0, V, (batch,), device="cuda"))
+    return torch.randint(0, V, (batch, seq), device="cuda")
+
+
 def hf_loss(torch, m, ids, bf16):
     """The forward() a step times for an HF model built by hf_model: its language-model loss on
-    ids (the labels too), under bf16 autocast where bf16, else as the model's dtype."""
+    ids (the labels too), or a ViT's cross-entropy on hf_input's (images, labels), under bf16
+    autocast where bf16, else as the model's dtype."""
+    def loss():
+        if isinstance(ids, tuple):
+            return torch.nn.functional.cross_entropy(m(ids[0]), ids[1])
+        return m(input_ids=ids, labels=ids).loss
+
     def fwd():
         if bf16:
             with torch.autocast("cuda", dtype=torch.bfloat16):
-                return m(input_ids=ids, labels=ids).loss
-        return m(input_ids=ids, labels=ids).loss
+                return loss()
+        return loss()
     return fwd
 
 
 def first_layer(m, arch):
     """The first transformer layer of an HF model built by hf_model."""
     return {"bert": lambda: m.bert.encoder.layer[0], "gpt2": lambda: m.transformer.h[0],
-            "llama": lambda: m.model.layers[0], "qwen3": lambda: m.model.layers[0]}[arch]()
+            "llama": lambda: m.model.layers[0], "qwen3": lambda: m.model.layers[0],
+            "vit": lambda: m.encoder.layers[0]}[arch]()
 
 
 def held_step_host(torch, m, fwd, sleep_cycles):
@@ -709,7 +741,7 @@ def median_lines(lines):
 
 
 def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), sizes=("real", "tiny"),
-                    models=HF_HOST_MODELS):
+                    models=HF_HOST_DEFAULT):
     """hf_host part: the HF layers' host time at realistic sizes (HF_REAL, seq 512, batch 1) with
     the GPU held, beside the tiny configurations of the hf part (held too, and unheld as the hf part
     times them), and the host-speed probe (tools/torch_host.host_probe) around each: rows
@@ -742,7 +774,7 @@ def measure_hf_host(torch, log, iters=8, warmup=2, flush=None, depths=(1, 3), si
                     torch.manual_seed(0)
                     m, V = hf_model(tf, arch, L, size)
                     built[L] = m.cuda().train()
-                    ids = torch.randint(0, V, (1, seq), device="cuda")
+                    ids = hf_input(torch, arch, V, 1, seq, size)
                     fwds[L] = hf_loss(torch, built[L], ids, mode == "bf16")
                 held, plain = {L: [] for L in depths}, {L: [] for L in depths}
                 short = {L: 0 for L in depths}
@@ -902,7 +934,7 @@ def measure_hf_pairs(torch, log, models, depths=(1, 3), rounds=8, warmup=2, seco
             torch.manual_seed(0)
             m, V = hf_model(tf, a, L, "tiny")
             built[a, L] = m.cuda().train()
-            ids = torch.randint(0, V, (1, 16), device="cuda")
+            ids = hf_input(torch, a, V, 1, 16)
             fwds[a, L] = hf_loss(torch, built[a, L], ids, mode == "bf16")
             first_layer(built[a, L], a).register_forward_pre_hook(at_first)
         held, plain = {u: [] for u in units}, {u: [] for u in units}
@@ -1888,7 +1920,7 @@ def main(argv=None):
                          "host cost grows with depth)")
     ap.add_argument("--hf-sizes", default="real,tiny",
                     help="hf_host: the sizes measured: real (HF_REAL, the GPU held) and/or tiny (the hf part's)")
-    ap.add_argument("--hf-archs", default=",".join(HF_HOST_MODELS),
+    ap.add_argument("--hf-archs", default=",".join(HF_HOST_DEFAULT),
                     help="hf_host: the models measured, from " + ",".join(HF_HOST_MODELS) +
                          " (the HF ones in the order given, resnet50 last; e.g. llama,qwen3: the two side by side)")
     ap.add_argument("--hf-interleave", action="store_true",

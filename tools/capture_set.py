@@ -68,6 +68,14 @@ NEW = {
     "llama_h2048_l8_b2_s2048_tf32": ("llama", dict(layers=8, hidden=2048, heads=16, ffn=5632, vocab=32000), 2, 2048, "tf32"),
     "resnet50_b32_bf16": ("resnet50", {}, 32, 0, "bf16"),
     "resnet152_b64_tf32": ("resnet152", {}, 64, 0, "tf32"),
+    # torchvision's VisionTransformer (nn.MultiheadAttention, pre-LayerNorm, a class token; seq is
+    # (image / patch)^2 + 1), added 2026-12-06 with fusim workload --transformer --arch vit:
+    # ViT-B/16 in TF32 and bf16, ViT-B/32, ViT-L/16, and a small ViT-S/16 shape (host-bound)
+    "vit_b16_b32_tf32": ("vit", dict(layers=12, hidden=768, heads=12, ffn=3072, image=224, patch=16, classes=1000), 32, 197, "tf32"),
+    "vit_b16_b64_bf16": ("vit", dict(layers=12, hidden=768, heads=12, ffn=3072, image=224, patch=16, classes=1000), 64, 197, "bf16"),
+    "vit_b32_b64_tf32": ("vit", dict(layers=12, hidden=768, heads=12, ffn=3072, image=224, patch=32, classes=1000), 64, 50, "tf32"),
+    "vit_l16_b16_bf16": ("vit", dict(layers=24, hidden=1024, heads=16, ffn=4096, image=224, patch=16, classes=1000), 16, 197, "bf16"),
+    "vit_s16_b32_bf16": ("vit", dict(layers=12, hidden=384, heads=6, ffn=1536, image=224, patch=16, classes=1000), 32, 197, "bf16"),
 }
 ALL = dict(SET, **NEW)
 
@@ -77,6 +85,8 @@ def build(arch, hp, batch, seq):
     dev = torch.device("cuda")
     if arch.startswith("resnet"):
         return capture_torch.build_resnet50(batch, dev, depth=int(arch[6:]))
+    if arch == "vit":
+        return build_vit(hp, batch, dev)
     import transformers as tf
     if arch == "bert":
         cfg = tf.BertConfig(vocab_size=hp["vocab"], hidden_size=hp["hidden"], num_hidden_layers=hp["layers"],
@@ -103,6 +113,20 @@ def build(arch, hp, batch, seq):
     ids = torch.randint(0, hp["vocab"], (batch, seq), device=dev)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     return model, (ids, ids.clone()), (lambda m, inp: m(input_ids=inp[0], labels=inp[1]).loss), opt
+
+
+def build_vit(hp, batch, dev):
+    """torchvision's VisionTransformer of hp's shape (NCHW images, random init), AdamW."""
+    import torch
+    from torchvision.models.vision_transformer import VisionTransformer
+    model = VisionTransformer(image_size=hp["image"], patch_size=hp["patch"], num_layers=hp["layers"],
+                              num_heads=hp["heads"], hidden_dim=hp["hidden"], mlp_dim=hp["ffn"],
+                              num_classes=hp["classes"]).to(dev)
+    x = torch.randn(batch, 3, hp["image"], hp["image"], device=dev)
+    y = torch.randint(0, hp["classes"], (batch,), device=dev)
+    crit = torch.nn.CrossEntropyLoss()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    return model, (x, y), (lambda m, inp: crit(m(inp[0]), inp[1])), opt
 
 
 def main(argv=None):

@@ -79,6 +79,11 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
     # passes), heads of 64, 4 KV heads, the head tied to the embedding
     "gemma_small": dict(arch="llama", layers=12, hidden=768, heads=12, kv_heads=4, head_dim=64, ffn=3072,
                         vocab=32000, tied=True),
+    # torchvision's ViTs (fusim workload --transformer --arch vit; capture_set's vit captures carry
+    # these in their meta)
+    "vit_b_16": dict(arch="vit", layers=12, hidden=768, heads=12, ffn=3072, image=224, patch=16, classes=1000),
+    "vit_b_32": dict(arch="vit", layers=12, hidden=768, heads=12, ffn=3072, image=224, patch=32, classes=1000),
+    "vit_l_16": dict(arch="vit", layers=24, hidden=1024, heads=16, ffn=4096, image=224, patch=16, classes=1000),
     # Qwen2's layer is Llama's with biases on q, k and v (Qwen2-0.5B's shapes: 2 KV heads of 14)
     "qwen2_small": dict(arch="llama", layers=24, hidden=896, heads=14, kv_heads=2, ffn=4864, vocab=151936,
                         tied=True, qkv_bias=True),
@@ -104,6 +109,11 @@ def args_for(meta):
         return ["--cnn", meta["arch"], "--micro-batch", str(meta["batch"]), "--precision", prec,
                 "--optimizer", opt] + clip + \
             (["--memory-format", "nchw"] if meta.get("memory_format") == "nchw" else [])
+    if meta["arch"] == "vit":   # tokens and classes follow the image (no --seq, --vocab)
+        return ["--transformer", "--arch", "vit", "--layers", str(meta["layers"]), "--hidden", str(meta["hidden"]),
+                "--heads", str(meta["heads"]), "--ffn", str(meta["ffn"]), "--image", str(meta["image"]),
+                "--patch", str(meta["patch"]), "--classes", str(meta["classes"]), "--micro-batch",
+                str(meta["batch"]), "--precision", prec, "--optimizer", opt] + clip
     return ["--transformer", "--arch", meta["arch"], "--layers", str(meta["layers"]),
             "--hidden", str(meta["hidden"]), "--heads", str(meta["heads"]), "--ffn", str(meta["ffn"]),
             "--vocab", str(meta["vocab"]), "--seq", str(meta["seq"]), "--micro-batch", str(meta["batch"]),
@@ -365,6 +375,13 @@ def probes_between(meta):
     return bool(meta.get("iters")) and len(pr) == 6 + meta["iters"]
 
 
+def ref_rows(pc, arch):
+    """Whether the profile's compute block pc has the rows a reference step of arch is priced by
+    (fusim's fu__host_ref: hf_<arch>_layer_tiny, or tv_resnet50_held for a CNN)."""
+    want = "tv_resnet50_held" if "resnet" in arch else "hf_%s_layer_tiny" % arch
+    return any(o.get("op") == want for o in pc.get("ops", []))
+
+
 def host_args(pc, meta, use_ref=True, use_probe=True, use_bwd_probe=True):
     """The fusim workload arguments that carry the profile's host costs (pc: its compute block) to
     the host a capture ran on, and how ("ref", "probe", "pr+bw", "-"): its reference step where it
@@ -372,6 +389,8 @@ def host_args(pc, meta, use_ref=True, use_probe=True, use_bwd_probe=True):
     thread's where it has those readings (and use_bwd_probe). --host-probe is read over the
     profile's fastest reading, --host-probe-bwd over its median: each speed is given on its scale."""
     ref = meta.get("host_ref") if use_ref else None
+    if ref and ref.get("arch") and not ref_rows(pc, ref["arch"]):
+        ref = None   # a reference of an architecture the profile has no rows for: the probes
     if ref and ref.get("fwd_us") and ref.get("bwd_us"):
         return ["--host-ref-fwd", str(ref["fwd_us"]), "--host-ref-bwd", str(ref["bwd_us"])], "ref"
     ks = probe_speeds(pc, meta) if use_probe else None

@@ -38,7 +38,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 REF_LAYERS = 3  # sim/fu_builder.c fu__host_ref prices the same depth from the profile's rows
-HF_ARCHS = ("bert", "gpt2", "llama", "qwen3")
+HF_ARCHS = ("bert", "gpt2", "llama", "qwen3", "vit")  # calib_torch's hf_host models
 
 
 def profile_host_row(profile, op, mode):
@@ -102,7 +102,7 @@ def maker(arch, amp):
         torch.manual_seed(0)
         m, V = calib_torch.hf_model(tf, arch, REF_LAYERS, "tiny")
         m = m.cuda().train()
-        inp = torch.randint(0, V, (1, 16), device="cuda")
+        inp = calib_torch.hf_input(torch, arch, V, 1, 16)
         fwd = calib_torch.hf_loss(torch, m, inp, bf16)
 
         def step():
@@ -128,7 +128,8 @@ def maker(arch, amp):
     for _ in range(2):  # warm-up: first calls build kernels, cuDNN's choices, caches
         step()
     step.resident_bytes = sum(t.numel() * t.element_size()
-                              for t in list(m.parameters()) + list(m.buffers()) + [inp])
+                              for t in list(m.parameters()) + list(m.buffers()) +
+                              list(inp if isinstance(inp, tuple) else (inp,)))
     step.arch = arch
     return step
 

@@ -24,8 +24,11 @@ D.json (tools/hf_depth.py --archs qwen3,... run against the profile with these r
 hf_qwen3_deep_tiny rows are added as they are (hf_depth puts them on the profile's scale itself).
 diag holds every calibration's ratios and, for comparison, the rows the probe would give.
 
+--arch A --anchor B makes another architecture's rows the same way, beside another that the profile
+has (vit beside bert: torchvision's ViT layer, tools/calib_torch.py --hf-archs bert,vit).
+
 Usage: python3 tools/qwen3_rows.py --profile data/profiles/h200-default.json --out OUT.json
-           [--depth D.json] CALIB.json [CALIB.json ...]
+           [--arch A --anchor B] [--depth D.json] CALIB.json [CALIB.json ...]
 """
 import argparse
 import json
@@ -44,64 +47,65 @@ def host_rows(comp):
             for o in comp.get("ops", []) if "host_fwd_us" in o and not o.get("numel")}
 
 
-def qwen3_rows(profile, calibs):
-    """(rows, diag): the hf_qwen3 rows from the profile's hf_llama rows and the calibrations'
-    qwen3 / llama ratios (calibs: [(name, compute object)]). ValueError where a row cannot be made."""
+def qwen3_rows(profile, calibs, arch="qwen3", anchor="llama"):
+    """(rows, diag): the hf_<arch> rows (default qwen3) from the profile's hf_<anchor> rows (default
+    llama) and the calibrations' arch / anchor ratios (calibs: [(name, compute object)]). ValueError
+    where a row cannot be made."""
     prof = host_rows(profile.get("compute", {}))
     rows, diag = [], {}
     paired = [(name, comp["hf_pairs"]) for name, comp in calibs if comp.get("hf_pairs")]
     for name, pr in paired:
         for mode in MODES:
             got = pr.get("modes", {}).get(mode, {}).get("rounds_us", {})
-            if "llama" not in got or "qwen3" not in got:
-                raise ValueError("%s: its hf_pairs record has no llama and qwen3 rounds in %s "
-                                 "(calib_torch.py --hf-interleave --hf-archs llama,qwen3, run to its end)" % (name, mode))
+            if anchor not in got or arch not in got:
+                raise ValueError("%s: its hf_pairs record has no %s and %s rounds in %s (calib_torch.py "
+                                 "--hf-interleave --hf-archs %s,%s, run to its end)" % (name, anchor, arch, mode, anchor, arch))
     if paired:
         diag["paired"] = {"calibrations": [n for n, _ in paired],
                           "left_out": [n for n, comp in calibs if not comp.get("hf_pairs")]}
     for part in PARTS:
         for mode in MODES:
             key = "hf_%s_%s_tiny"
-            base = prof.get((key % ("llama", part), mode))
+            base = prof.get((key % (anchor, part), mode))
             if base is None:
                 if part == "pre":
-                    continue  # an older profile: no pre row for Llama, none for Qwen3
-                raise ValueError("the profile has no %s row in %s" % (key % ("llama", part), mode))
+                    continue  # an older profile: no pre row for the anchor, none for arch
+                raise ValueError("the profile has no %s row in %s" % (key % (anchor, part), mode))
             ratios, carried = [], []
             for name, comp in calibs:
                 got = host_rows(comp)
-                q, l = got.get((key % ("qwen3", part), mode)), got.get((key % ("llama", part), mode))
+                q, l = got.get((key % (arch, part), mode)), got.get((key % (anchor, part), mode))
                 sides = (0,) if part == "pre" else (0, 1)
                 if paired:  # the ratio is the rounds'; the paired calibrations' rows only for comparison
                     if not comp.get("hf_pairs") or q is None or l is None or \
                             any(not (l[k] > 0) or not (q[k] > 0) for k in sides):
                         continue
                 if q is None or l is None:
-                    raise ValueError("%s: no %s / %s rows in %s (calib_torch.py --hf-archs llama,qwen3)"
-                                     % (name, key % ("qwen3", part), key % ("llama", part), mode))
+                    raise ValueError("%s: no %s / %s rows in %s (calib_torch.py --hf-archs %s,%s)"
+                                     % (name, key % (arch, part), key % (anchor, part), mode, anchor, arch))
                 if any(not (l[k] > 0) or not (q[k] > 0) for k in sides):
                     raise ValueError("%s: %s / %s in %s not above 0 (%s, %s): no ratio" %
-                                     (name, key % ("qwen3", part), key % ("llama", part), mode, q, l))
+                                     (name, key % (arch, part), key % (anchor, part), mode, q, l))
                 ratios.append([q[k] / l[k] if k in sides else 0.0 for k in (0, 1)])
                 ref = profile["compute"].get("host_probe_min_us") or profile["compute"].get("host_probe_us")
                 probes = comp.get("diag", {}).get("hf_host", {}).get("probes_us") or []
                 if ref and probes and min(probes) > 0:
                     carried.append([round(q[k] * ref / min(probes), 2) for k in (0, 1)])
-            d = {"llama_profile_us": list(base)}
+            d = {"anchor_profile_us": list(base)}
             if paired:
-                # each round's qwen3 / llama, the rounds of every paired calibration pooled
+                # each round's arch / anchor, the rounds of every paired calibration pooled
                 pooled = {a: {p: [x for _, rec in paired for x in rec["modes"][mode]["rounds_us"][a][p]]
-                              for p in PARTS} for a in ("llama", "qwen3")}
-                pr_ = calib_torch.pair_ratios(pooled, "llama", "qwen3")[part]
+                              for p in PARTS} for a in (anchor, arch)}
+                pr_ = calib_torch.pair_ratios(pooled, anchor, arch)[part]
                 if pr_[0] is None or (part != "pre" and pr_[1] is None):
-                    raise ValueError("no round with a %s ratio in %s (the Llama values not above 0)" % (part, mode))
+                    raise ValueError("no round with a %s ratio in %s (the %s values not above 0)" % (part, mode, anchor))
                 r = [x["median"] if x else 0.0 for x in pr_]
                 d.update(method="paired", ci95=[x["ci95"] if x else None for x in pr_],
                          rounds=[x["rounds"] if x else 0 for x in pr_])
             else:
                 r = [statistics.median(x[k] for x in ratios) for k in (0, 1)]
                 d["method"] = "calibrations"
-            row = {"op": key % ("qwen3", part), "dtype": mode, "numel": [], "fwd_us": [], "bwd_us": [],
+            row = {"op": key % (arch, part), "dtype": mode, "numel": [], "fwd_us": [], "bwd_us": [],
                    "host_fwd_us": round(base[0] * r[0], 2), "host_bwd_us": round(base[1] * r[1], 2)}
             rows.append(row)
             d.update(ratio_median=[round(v, 4) for v in r], ratios=[[round(v, 4) for v in x] for x in ratios],
@@ -114,7 +118,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--profile", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--depth", help="tools/hf_depth.py's output: its hf_qwen3_deep_tiny rows are added")
+    ap.add_argument("--depth", help="tools/hf_depth.py's output: its hf_<arch>_deep_tiny rows are added")
+    ap.add_argument("--arch", default="qwen3", help="the architecture whose rows are made (default qwen3)")
+    ap.add_argument("--anchor", default="llama",
+                    help="the architecture timed beside it, whose profile rows carry the ratio (default llama)")
     ap.add_argument("calibs", nargs="+")
     a = ap.parse_args(argv)
     try:
@@ -123,24 +130,24 @@ def main(argv=None):
         for p in a.calibs:
             d = json.load(open(p))
             calibs.append((p, d.get("compute", d)))
-        rows, diag = qwen3_rows(profile, calibs)
+        rows, diag = qwen3_rows(profile, calibs, a.arch, a.anchor)
         if a.depth:
             deep = [o for o in json.load(open(a.depth)).get("compute", {}).get("ops", [])
-                    if o["op"] == "hf_qwen3_deep_tiny"]
+                    if o["op"] == "hf_%s_deep_tiny" % a.arch]
             if not deep:
-                raise ValueError("%s: no hf_qwen3_deep_tiny rows (hf_depth.py --archs qwen3,...)" % a.depth)
+                raise ValueError("%s: no hf_%s_deep_tiny rows (hf_depth.py --archs %s,...)" % (a.depth, a.arch, a.arch))
             rows += deep
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         print("qwen3_rows: %s" % e, file=sys.stderr)
         return 65 if not isinstance(e, OSError) else 66
     out = {"format": "fusim-compute-1",
            "command": "tools/qwen3_rows.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-           "compute": {"source": "tools/qwen3_rows.py: the profile's hf_llama _tiny rows x the median qwen3/llama "
+           "compute": {"source": "tools/qwen3_rows.py: the profile's hf_%s _tiny rows x the median %s/%s "
                                  "ratio %s%s"
-                                 % ("over the rounds of %d calibration(s) timing both round by round (paired)"
+                                 % (a.anchor, a.arch, a.anchor, "over the rounds of %d calibration(s) timing both round by round (paired)"
                                     % len(diag["paired"]["calibrations"]) if "paired" in diag else
                                     "of %d calibrations measuring both side by side" % len(calibs),
-                                    "; hf_qwen3_deep_tiny by hf_depth.py" if a.depth else ""),
+                                    "; hf_%s_deep_tiny by hf_depth.py" % a.arch if a.depth else ""),
                        "ops": rows},
            "diag": diag}
     with open(a.out, "w") as f:
@@ -156,13 +163,13 @@ def main(argv=None):
         each = " ".join("%.3f/%.3f" % tuple(x) for x in v["ratios"])
         if v["method"] == "paired":
             ci, n = v["ci95"], v["rounds"]
-            print("%-11s qwen3/llama paired median fwd %.3f [%.3f, %.3f] over %d rounds%s (the rows' ratios: %s)" % (
-                k, v["ratio_median"][0], ci[0][0], ci[0][1], n[0],
+            print("%-11s %s/%s paired median fwd %.3f [%.3f, %.3f] over %d rounds%s (the rows' ratios: %s)" % (
+                k, a.arch, a.anchor, v["ratio_median"][0], ci[0][0], ci[0][1], n[0],
                 "; bwd %.3f [%.3f, %.3f] over %d rounds" % (v["ratio_median"][1], ci[1][0], ci[1][1], n[1])
                 if ci[1] else "", each or "none"))
         else:
-            print("%-11s qwen3/llama median fwd %.3f bwd %.3f over %d calibrations (each %s)" % (
-                k, v["ratio_median"][0], v["ratio_median"][1], len(v["ratios"]), each))
+            print("%-11s %s/%s median fwd %.3f bwd %.3f over %d calibrations (each %s)" % (
+                k, a.arch, a.anchor, v["ratio_median"][0], v["ratio_median"][1], len(v["ratios"]), each))
     return 0
 
 

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""vit.py: fusim workload --transformer --arch vit builds torchvision's VisionTransformer as
+torchvision does, checked against independent data and by hand:
+- parameters against torchvision's published counts (its model documentation): vit_b_16
+  86,567,656, vit_b_32 88,224,232, vit_l_16 304,326,632, vit_l_32 306,535,400, in 152 / 296
+  tensors (4 + 12 a block + 4); by hand: in_proj_weight 3 x 768 x 768 (nn.MultiheadAttention's
+  packed q, k, v), in_proj_bias 2304, the position embedding 197 x 768 ((224 / 16)^2 patches and
+  the class token), conv_proj.weight 768 x 3 x 16 x 16, the head 1000 x 768;
+- gradients ready as backward runs: the head's first, the patch convolution's last;
+- no dropout kernels at torchvision's default 0;
+- the residual stream's layout (fu__vit_ops): block 0's ln_1 reads a contiguous input and its
+  forward costs what BERT's LayerNorm costs at the same tokens and width (another builder's op,
+  same table); every LayerNorm after block 0's attention copies its input, forward and backward,
+  so block 1's ln_1 and block 0's ln_2 cost the same forward, one copy above block 0's ln_1, and in
+  backward each is one input copy above its contiguous twin (ln_1 also copies its gradient);
+- bad input: a patch that does not tile the image, --seq or --vocab with vit, --patch without vit,
+  --kv-heads with vit: one line, exit 64, nothing written.
+Usage: vit.py FUSIM"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+fusim = sys.argv[1]
+SHAPES = {"vit_b_16": (12, 768, 12, 3072, 16), "vit_b_32": (12, 768, 12, 3072, 32),
+          "vit_l_16": (24, 1024, 16, 4096, 16), "vit_l_32": (24, 1024, 16, 4096, 32)}
+PUBLISHED = {"vit_b_16": (86567656, 152), "vit_b_32": (88224232, 152),
+             "vit_l_16": (304326632, 296), "vit_l_32": (306535400, 296)}
+fails = []
+
+
+def vit_args(model, batch=8, extra=()):
+    L, H, A, F, P = SHAPES[model]
+    return [fusim, "workload", "--transformer", "--arch", "vit", "--layers", str(L), "--hidden", str(H),
+            "--heads", str(A), "--ffn", str(F), "--patch", str(P), "--micro-batch", str(batch)] + list(extra)
+
+
+def ops(path):
+    return list(csv.DictReader(open(path)))
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    grads = {}
+    for model, (params, tensors) in PUBLISHED.items():
+        out = os.path.join(tmp, model + ".json")
+        r = subprocess.run(vit_args(model, extra=["--precision", "tf32", "--out", out]), capture_output=True, text=True)
+        if r.returncode != 0:
+            fails.append("%s: exit %d: %s" % (model, r.returncode, r.stderr.strip()))
+            continue
+        w = json.load(open(out))
+        g = [(x["name"], x["bytes"] // 4) for x in w["grads"]]  # fp32 parameters, in ready order
+        grads[model] = dict(g)
+        if (sum(n for _, n in g), len(g)) != (params, tensors):
+            fails.append("%s: %d parameters in %d tensors, torchvision has %d in %d"
+                         % (model, sum(n for _, n in g), len(g), params, tensors))
+        if model == "vit_b_16" and g:
+            if not g[0][0].startswith("heads.head.") or not g[-1][0].startswith("conv_proj."):
+                fails.append("vit_b_16: ready first %s, last %s; expected the head's, the convolution's"
+                             % (g[0][0], g[-1][0]))
+    b16 = grads.get("vit_b_16", {})
+    for name, numel in (("encoder.layers.encoder_layer_0.self_attention.in_proj_weight", 3 * 768 * 768),
+                        ("encoder.layers.encoder_layer_0.self_attention.in_proj_bias", 2304),
+                        ("encoder.layers.encoder_layer_11.self_attention.out_proj.weight", 768 * 768),
+                        ("encoder.layers.encoder_layer_0.mlp.3.weight", 3072 * 768),
+                        ("encoder.pos_embedding", 197 * 768), ("class_token", 768),
+                        ("conv_proj.weight", 768 * 3 * 16 * 16), ("heads.head.weight", 1000 * 768),
+                        ("encoder.ln.bias", 768)):
+        if b16.get(name) != numel:
+            fails.append("vit_b_16 %s: %r, expected %d" % (name, b16.get(name), numel))
+
+    # the layout copies, against BERT's LayerNorm at the same tokens (32 x 197) and width
+    vcsv, bcsv = os.path.join(tmp, "vit.csv"), os.path.join(tmp, "bert.csv")
+    r = subprocess.run(vit_args("vit_b_16", 32, ["--precision", "tf32", "--ops", vcsv, "--out", os.path.join(tmp, "v.json")]),
+                       capture_output=True, text=True)
+    r2 = subprocess.run([fusim, "workload", "--transformer", "--arch", "bert", "--layers", "1", "--hidden", "768",
+                         "--heads", "12", "--ffn", "3072", "--vocab", "1000", "--seq", "197", "--micro-batch", "32",
+                         "--precision", "tf32", "--ops", bcsv, "--out", os.path.join(tmp, "b.json")],
+                        capture_output=True, text=True)
+    if r.returncode or r2.returncode:
+        fails.append("ops listings: exit %d / %d: %s %s" % (r.returncode, r2.returncode, r.stderr, r2.stderr))
+    else:
+        v = ops(vcsv)
+        if any(o["op"] == "dropout" for o in v):
+            fails.append("vit: dropout operations at torchvision's default dropout 0")
+        ln = {(o["layer"], o["param"].rsplit(".", 2)[-2]): o for o in v if o["op"] == "layernorm"}
+        bert_ln = next(o for o in ops(bcsv) if o["param"].endswith("attention.output.LayerNorm.weight"))
+        l0, l0b, l1 = ln[("0", "ln_1")], ln[("0", "ln_2")], ln[("1", "ln_1")]
+        f = lambda o, k: float(o[k])  # noqa: E731
+        # forward: block 0's ln_1 is BERT's; block 1's ln_1 and block 0's ln_2 add one input copy
+        if abs(f(l0, "fwd_us") - f(bert_ln, "fwd_us")) > 0.01:
+            fails.append("block 0's ln_1 forward %.3f, BERT's LayerNorm %.3f" % (f(l0, "fwd_us"), f(bert_ln, "fwd_us")))
+        if abs(f(l1, "fwd_us") - f(l0b, "fwd_us")) > 0.01:
+            fails.append("block 1's ln_1 forward %.3f, block 0's ln_2 %.3f: both copy their input"
+                         % (f(l1, "fwd_us"), f(l0b, "fwd_us")))
+        # backward: ln_2 is BERT's plus the input's copy; ln_1 adds its gradient's copy, and from
+        # block 1 on the input's copy as ln_2 does
+        if abs((f(l1, "bwd_us") - f(l0, "bwd_us")) - (f(l0b, "bwd_us") - f(bert_ln, "bwd_us"))) > 0.01:
+            fails.append("backward: block 1's ln_1 - block 0's %.3f, block 0's ln_2 - BERT's %.3f: one input copy each"
+                         % (f(l1, "bwd_us") - f(l0, "bwd_us"), f(l0b, "bwd_us") - f(bert_ln, "bwd_us")))
+        if not f(l1, "fwd_us") > f(l0, "fwd_us") + 1:
+            fails.append("block 1's ln_1 forward %.3f not above block 0's %.3f (its input copy)"
+                         % (f(l1, "fwd_us"), f(l0, "fwd_us")))
+
+    for what, extra in (("patch 15 of 224", ["--patch", "15"]), ("--seq", ["--seq", "197"]),
+                        ("--vocab", ["--vocab", "1000"]), ("--kv-heads", ["--kv-heads", "4"])):
+        no = os.path.join(tmp, "no.json")
+        r = subprocess.run(vit_args("vit_b_16", extra=extra + ["--out", no]), capture_output=True, text=True)
+        if r.returncode != 64 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(no):
+            fails.append("%s: exit %d, %r" % (what, r.returncode, r.stderr))
+    r = subprocess.run([fusim, "workload", "--transformer", "--arch", "bert", "--layers", "2", "--hidden", "64",
+                        "--heads", "2", "--ffn", "256", "--vocab", "100", "--seq", "16", "--micro-batch", "1",
+                        "--patch", "16", "--out", os.path.join(tmp, "no.json")], capture_output=True, text=True)
+    if r.returncode != 64 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(os.path.join(tmp, "no.json")):
+        fails.append("--patch without vit: exit %d, %r" % (r.returncode, r.stderr))
+for f_ in fails:
+    print("FAIL: " + f_, file=sys.stderr)
+sys.exit(1 if fails else 0)
