@@ -464,6 +464,12 @@ static fu__op *fu__kv_cache(fu__ctx *x, double numel, int k_strided, const char 
   return o;
 }
 
+/* SDPA's kernels work in tiles of 64 positions (PyTorch's memory-efficient fp32 kernel,
+ * fmha_cutlassF/B_f32_aligned_64x64; cuDNN's bf16 flash fprop and bprop, 64 x 128 and 64 x 64,
+ * data/compute/profiles), a partial tile costing a whole one: a sequence between multiples of 64
+ * (a ViT's 197 tokens) is priced at the next multiple, where the table's points sit. */
+#define FU__ATTN_TILE 64.0
+
 /* SDPA over the micro-batch; q, k, v and the output kept (outputs of operations before it). H:
  * the queries' width (heads x head size), Hkv the keys' and values'. */
 static fu__op *fu__attn(fu__ctx *x, const fu_tf_spec *s, double H, double Hkv, int causal, double p) {
@@ -471,7 +477,7 @@ static fu__op *fu__attn(fu__ctx *x, const fu_tf_spec *s, double H, double Hkv, i
   if (!o) return NULL;
   double f, b, hd = H / s->heads;
   snprintf(o->what, sizeof o->what, "attention");
-  if (fu_compute_attn_us(x->c, x->adt, (int)hd, causal, p, (double)s->seq,
+  if (fu_compute_attn_us(x->c, x->adt, (int)hd, causal, p, ceil(s->seq / FU__ATTN_TILE) * FU__ATTN_TILE,
                          (double)s->batch * s->heads, &f, &b) != FU_OK) {
     fu__miss(x, "attention (%s, head size %.0f)", x->adt, hd);
     f = b = 0;
