@@ -501,15 +501,38 @@ static fu__op *fu__attn(fu__ctx *x, const fu_tf_spec *s, double H, double Hkv, i
 static double fu__conv_us(fu__ctx *x, const char *layout, int kernel, int stride, double m, double n,
                           double k);
 
+/* A ViT layout operation of numel elements from the profile's ops_vit table in dtype
+ * (tools/calib_torch.py: copy_t, bias_add, add_t), else fallback_us (a copy's traffic at the
+ * cast table's pace, an add table's time): another dtype's table would be off by its element
+ * size. */
+static double fu__vit_op_us(const fu__ctx *x, const char *table, const char *dtype, double numel,
+                            double fallback_us) {
+  const fu_op_table *t = fu_compute_op(x->c, table, dtype);
+  return t && !strcmp(t->dtype, dtype) ? fu_op_us(x->c, t, numel, 0) : fallback_us;
+}
+
+/* A copy between (batch, seq) and (seq, batch) order, rows of the hidden size moved whole. */
+static double fu__vit_copy_us(const fu__ctx *x, const char *dtype, double numel) {
+  return fu__vit_op_us(x, "copy_t", dtype, numel, fu__copy_us(x, 2 * (strcmp(dtype, "bf16") ? 4 : 2) * numel));
+}
+
 /* A LayerNorm of torchvision's ViT over the residual stream; strided: its input is in (seq,
  * batch) order (fu__vit_ops), so native_layer_norm copies it contiguous, and its backward does
  * again (the saved input, expect_contiguous). */
 static fu__op *fu__vit_norm(fu__ctx *x, const char *name, double H, int strided) {
   fu__op *o = fu__norm(x, name, 1, 1, H, x->rdt);
   if (o && strided) {
-    double c = fu__copy_us(x, 2 * x->rb * x->T * H);
+    double c = fu__vit_copy_us(x, x->rdt, x->T * H);
     o->fwd_us += c, o->bwd_us += c;
   }
+  return o;
+}
+
+/* A residual add whose operands are in the two orders (TensorIterator's strided path): the
+ * add_t table where the step is not under autocast (there, add_mixed's dtypes decide). */
+static fu__op *fu__vit_resid_add(fu__ctx *x, double numel, int mixed_order) {
+  fu__op *o = fu__resid_add(x, x->rdt, numel);
+  if (o && mixed_order && !x->autocast) o->fwd_us = fu__vit_op_us(x, "add_t", x->rdt, numel, o->fwd_us);
   return o;
 }
 
@@ -589,22 +612,24 @@ static int fu__vit_ops(fu__ctx *x, const fu_tf_spec *s, double p) {
     snprintf(pre, sizeof pre, "encoder.layers.encoder_layer_%ld.", i);
     FU__TRY(fu__fanout(x, T * H, R, 2)); /* the block's input: ln_1, the residual add */
     FU__TRY(o = fu__vit_norm(x, NM("ln_1"), H, i > 0));
-    o->bwd_us += fu__copy_us(x, 2 * rb * T * H); /* its gradient, transposed back */
+    o->bwd_us += fu__vit_copy_us(x, R, T * H); /* its gradient, transposed back */
     FU__TRY(o = fu__linear(x, NM("self_attention.in_proj"), H, 3 * H, 1, fp32_in, 1, 1));
     snprintf(o->pname[0], sizeof o->pname[0], "%sself_attention.in_proj_weight", pre);
     snprintf(o->pname[1], sizeof o->pname[1], "%sself_attention.in_proj_bias", pre);
     /* forward: the transposed input copied, the bias added apart, q, k, v copied contiguous */
-    o->fwd_us += fu__copy_us(x, 2 * ab * T * H) + fu_op_us(x->c, fu_compute_op(x->c, "add", A), T * 3 * H, 0) +
-                 fu__copy_us(x, 2 * ab * T * 3 * H);
-    /* backward: three zero-filled selects of all three, their copies, two adds, the reshape */
-    o->bwd_us += 3 * fu__copy_us(x, ab * T * 3 * H) + 3 * fu__copy_us(x, 2 * ab * T * H) +
-                 2 * fu_op_us(x->c, fu_compute_op(x->c, "add", A), T * 3 * H, 0) + fu__copy_us(x, 2 * ab * T * 3 * H);
+    const fu_op_table *add = fu_compute_op(x->c, "add", A);
+    o->fwd_us += fu__vit_copy_us(x, A, T * H) + fu__vit_op_us(x, "bias_add", A, T * 3 * H, fu_op_us(x->c, add, T * 3 * H, 0)) +
+                 fu__vit_copy_us(x, A, T * 3 * H);
+    /* backward: three zero-filled selects of all three (a fill: a copy's writes), their copies,
+     * two adds, the reshape */
+    o->bwd_us += 3 * fu__copy_us(x, ab * T * 3 * H) + 3 * fu__vit_copy_us(x, A, T * H) +
+                 2 * fu_op_us(x->c, add, T * 3 * H, 0) + fu__vit_copy_us(x, A, T * 3 * H);
     FU__TRY(fu__attn(x, s, H, H, 0, 0));
     FU__TRY(o = fu__linear(x, NM("self_attention.out_proj"), H, H, 1, 0, 1, 1));
     o->fwd_us += fu__copy_us(x, 2 * ab * T * H); /* heads merged: a contiguous copy */
-    o->bwd_us += fu__copy_us(x, 2 * ab * T * H); /* the transposed output's gradient, copied */
+    o->bwd_us += fu__vit_copy_us(x, A, T * H); /* the transposed output's gradient, copied */
     FU__TRY(fu__vit_dropout(x, p, A, T * H));
-    FU__TRY(fu__resid_add(x, R, T * H));
+    FU__TRY(fu__vit_resid_add(x, T * H, i == 0)); /* from block 1 on both in (seq, batch) order */
     FU__TRY(fu__fanout(x, T * H, R, 2)); /* ln_2, the residual add */
     FU__TRY(fu__vit_norm(x, NM("ln_2"), H, 1));
     FU__TRY(fu__linear(x, NM("mlp.0"), H, F, 1, fp32_in, 1, 1));
@@ -612,7 +637,7 @@ static int fu__vit_ops(fu__ctx *x, const fu_tf_spec *s, double p) {
     FU__TRY(fu__vit_dropout(x, p, A, T * F));
     FU__TRY(fu__linear(x, NM("mlp.3"), F, H, 1, 0, 1, 1));
     FU__TRY(fu__vit_dropout(x, p, A, T * H));
-    FU__TRY(fu__resid_add(x, R, T * H));
+    FU__TRY(fu__vit_resid_add(x, T * H, 1)); /* the stream in (seq, batch) order, the MLP's not */
   }
   x->layer = -1;
   FU__TRY(fu__vit_norm(x, "encoder.ln", H, s->layers > 0));

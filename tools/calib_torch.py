@@ -55,6 +55,9 @@ the GPU waits on the host):
              --conv-format nchw: in PyTorch's default NCHW layout instead (tables "format": "nchw").
   ops_nchw   (not by default) batch norm (at 256 channels and BN_CHANNELS) and max pooling in the
              NCHW layout: ops "batchnorm2d_nchw", "batchnorm2d_nchw_c64", ..., "maxpool_nchw".
+  ops_vit    (in ops too) torchvision's ViT layout operations (width 768, 197 tokens): a copy from
+             (batch, seq) to (seq, batch) order ("copy_t"), a bias added apart onto a (tokens,
+             2304) output ("bias_add"), and an add of operands in the two orders ("add_t").
 Only the parts measured are written, so `fusim fit --compute FILE --merge-into P` updates those
 tables of P and keeps the rest (op tables by name and dtype, GEMM and conv tables by key).
 Usage: python3 tools/calib_torch.py --out compute.json [--quick] [--parts a,b,..] [--budget S]
@@ -332,6 +335,32 @@ def op_defs(torch, F):
     mk_pool = mk_pool_f(torch.channels_last)
     nchw = torch.contiguous_format
 
+    # torchvision's ViT (part ops_vit; sim/fu_builder.c fu__vit_ops): nn.MultiheadAttention's
+    # layout copies between (batch, seq, hidden) and (seq, batch, hidden) order (rows of 768
+    # elements moved whole), its packed in_proj's bias added apart onto a (tokens, 3 x 768)
+    # output, and a residual add of two operands in the two orders
+    def vit_bse(numel):
+        E = 768
+        S = 197
+        return max(1, numel // (S * E)), S, E
+
+    def mk_copy_t(numel, dt):
+        B, S, E = vit_bse(numel)
+        x = torch.randn(B, S, E, device="cuda", dtype=dt, requires_grad=True)
+        return [x], (lambda x: x.transpose(0, 1).contiguous()), []
+
+    def mk_bias_add(numel, dt):
+        E3 = 3 * 768
+        y = torch.randn(max(1, numel // E3), E3, device="cuda", dtype=dt, requires_grad=True)
+        b = torch.randn(E3, device="cuda", dtype=dt, requires_grad=True)
+        return [y, b], (lambda y, b: y + b), []
+
+    def mk_add_t(numel, dt):
+        B, S, E = vit_bse(numel)
+        a = torch.randn(S, B, E, device="cuda", dtype=dt, requires_grad=True)
+        b = torch.randn(B, S, E, device="cuda", dtype=dt, requires_grad=True)
+        return [a, b], (lambda a, b: a.transpose(0, 1) + b), []
+
     return {
         "layernorm": mk_ln, "rmsnorm": mk_rms,
         "gelu": mk_unary(F.gelu), "gelu_tanh": mk_unary(lambda x: F.gelu(x, approximate="tanh")),
@@ -353,6 +382,7 @@ def op_defs(torch, F):
         # batch norm and max pooling in PyTorch's default layout (part ops_nchw)
         "batchnorm2d_nchw": mk_bn_c(BN_BASE_C, nchw), "maxpool_nchw": mk_pool_f(nchw),
         **{"batchnorm2d_nchw_c%d" % c: mk_bn_c(c, nchw) for c in BN_CHANNELS},
+        "copy_t": mk_copy_t, "bias_add": mk_bias_add, "add_t": mk_add_t,
     }
 
 
@@ -368,6 +398,8 @@ BN_BASE_C = 256
 BN_CHANNELS = (64, 128, 512, 1024, 2048)
 # the layout-bound operations of a CNN in PyTorch's default NCHW layout: part ops_nchw
 NCHW_OPS = ["batchnorm2d_nchw", "maxpool_nchw"] + ["batchnorm2d_nchw_c%d" % c for c in BN_CHANNELS]
+# torchvision's ViT layout copies and adds: part ops_vit
+VIT_OPS = ["copy_t", "bias_add", "add_t"]
 # cuDNN's fp32 batch norm doubles its time between 2^21.5 and 2^22 elements (backward) and 2^22 and
 # 2^22.5 (forward), at every channel count (its semi-persistent kernels; tools/bn_probe.py, 2026-12-04s):
 # the batch norm tables add sqrt(2)-spaced sizes from 2^21 to 2^25 to the sweep, where ResNets' norms lie
@@ -2042,6 +2074,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
                                                       ["batchnorm2d_c%d" % c for c in BN_CHANNELS]))
     elif part == "ops_nchw":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, NCHW_OPS))
+    elif part == "ops_vit":
+        comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, VIT_OPS))
     elif part == "tv":
         comp.setdefault("ops", []).extend(measure_tv_host(torch, log))
     elif part == "attention":
@@ -2057,7 +2091,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
 
 
 PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
-         "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn", "ops_nchw", "timer")
+         "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn", "ops_nchw", "ops_vit", "timer")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -13,9 +13,17 @@ torchvision does, checked against independent data and by hand:
   same table); every LayerNorm after block 0's attention copies its input, forward and backward,
   so block 1's ln_1 and block 0's ln_2 cost the same forward, one copy above block 0's ln_1, and in
   backward each is one input copy above its contiguous twin (ln_1 also copies its gradient);
+- the ops_vit tables where a profile has them (tools/calib_torch.py: copy_t, bias_add, add_t): two
+  profiles, the repository's H200 profile with hand-made tables A (10 us at 1e6 elements, 1000 at
+  1e8: 10 us per million) and B (twice A); each table value is a power law, so at block 0's 32 x
+  197 x 768 = 4,841,472 tokens x width B - A is 48.415 us (whatever fusim subtracts as timer
+  overhead cancels): block 1's ln_1 forward (one copy) moves by that, block 0's in_proj forward
+  (a copy of the input, the bias add and the q/k/v copy at 3x the elements) by 48.415 + 2 x
+  145.244, block 0's MLP residual add by 48.415; tables in bf16 alone leave a tf32 build as it is;
 - bad input: a patch that does not tile the image, --seq or --vocab with vit, --patch without vit,
   --kv-heads with vit: one line, exit 64, nothing written.
 Usage: vit.py FUSIM"""
+import copy
 import csv
 import json
 import os
@@ -102,6 +110,44 @@ with tempfile.TemporaryDirectory() as tmp:
         if not f(l1, "fwd_us") > f(l0, "fwd_us") + 1:
             fails.append("block 1's ln_1 forward %.3f not above block 0's %.3f (its input copy)"
                          % (f(l1, "fwd_us"), f(l0, "fwd_us")))
+
+    # the ops_vit tables, A and B by hand
+    base = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data",
+                                       "profiles", "h200-default.json")))
+
+    def with_tables(k, dtype):
+        p = copy.deepcopy(base)
+        p["compute"]["ops"] = [o for o in p["compute"]["ops"] if o["op"] not in ("copy_t", "bias_add", "add_t")]
+        for op in ("copy_t", "bias_add", "add_t"):
+            p["compute"]["ops"].append({"op": op, "dtype": dtype, "numel": [1e6, 1e8], "fwd_us": [10.0 * k, 1000.0 * k],
+                                        "bwd_us": [1.0, 1.0], "host_fwd_us": 5.0, "host_bwd_us": 0.0})
+        path = os.path.join(tmp, "prof_%g_%s.json" % (k, dtype))
+        json.dump(p, open(path, "w"))
+        return path
+
+    def layer_ops(prof):
+        out = os.path.join(tmp, "o.csv")
+        r = subprocess.run(vit_args("vit_b_16", 32, ["--precision", "tf32", "--profile", prof, "--ops", out,
+                                                     "--out", os.path.join(tmp, "t.json")]), capture_output=True, text=True)
+        if r.returncode:
+            fails.append("ops_vit tables: exit %d: %s" % (r.returncode, r.stderr.strip()))
+            return None
+        rows = ops(out)
+        l0 = [o for o in rows if o["layer"] == "0"]
+        return {"ln_1@1": float(next(o for o in rows if o["param"].endswith("encoder_layer_1.ln_1.weight"))["fwd_us"]),
+                "in_proj@0": float(next(o for o in l0 if o["param"].endswith("in_proj_weight"))["fwd_us"]),
+                "mlp_add@0": float([o for o in l0 if o["op"] == "add"][-1]["fwd_us"])}
+    a, b = layer_ops(with_tables(1, "fp32")), layer_ops(with_tables(2, "fp32"))
+    if a and b:
+        u = 10.0 * 4841472 / 1e6
+        for k, want in (("ln_1@1", u), ("in_proj@0", u + 2 * 3 * u), ("mlp_add@0", u)):
+            if abs((b[k] - a[k]) - want) > 0.01:
+                fails.append("ops_vit tables: %s forward moves %.3f from A to B, expected %.3f" % (k, b[k] - a[k], want))
+    plain = layer_ops(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "profiles",
+                                   "h200-default.json"))
+    bf = layer_ops(with_tables(1, "bf16"))
+    if plain and bf and plain != bf:
+        fails.append("ops_vit tables in bf16 alone changed a tf32 build: %s against %s" % (bf, plain))
 
     for what, extra in (("patch 15 of 224", ["--patch", "15"]), ("--seq", ["--seq", "197"]),
                         ("--vocab", ["--vocab", "1000"]), ("--kv-heads", ["--kv-heads", "4"])):
