@@ -1925,13 +1925,105 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double
   return FU_OK;
 }
 
+/* torchvision's VGGs: the features' configuration (widths of the 3x3 convolutions, 0 a 2x2
+ * max pool at stride 2; vgg.py's cfgs "A", "B", "D", "E") and whether batch norm follows each
+ * convolution (the _bn models). NULL for another name. */
+static const int *fu__vgg_cfg(const char *model, int *bn) {
+  static const int a[] = {64, 0, 128, 0, 256, 256, 0, 512, 512, 0, 512, 512, 0, -1};
+  static const int b[] = {64, 64, 0, 128, 128, 0, 256, 256, 0, 512, 512, 0, 512, 512, 0, -1};
+  static const int d[] = {64, 64, 0, 128, 128, 0, 256, 256, 256, 0, 512, 512, 512, 0, 512, 512, 512, 0, -1};
+  static const int e[] = {64, 64, 0, 128, 128, 0, 256, 256, 256, 256, 0, 512, 512, 512, 512, 0,
+                          512, 512, 512, 512, 0, -1};
+  static const struct {
+    const char *name;
+    const int *cfg;
+  } nets[] = {{"vgg11", a}, {"vgg13", b}, {"vgg16", d}, {"vgg19", e}};
+  for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++) {
+    size_t n = strlen(nets[i].name);
+    if (strncmp(model, nets[i].name, n) != 0) continue;
+    if (!strcmp(model + n, "") || !strcmp(model + n, "_bn")) {
+      *bn = model[n] != '\0';
+      return nets[i].cfg;
+    }
+  }
+  return NULL;
+}
+
+/* A VGG (torchvision vgg.py): each 3x3 convolution (padding 1, with a bias: cuDNN's convolution
+ * then the bias added over its output, its gradient a column sum) followed by batch norm in the
+ * _bn models and an in-place ReLU; 2x2 max pools at stride 2 (priced by the profile's max pool
+ * table, by its input's elements); the adaptive average pool to 7x7 (a copy at 224-pixel inputs);
+ * the classifier's three linear layers over the batch's rows with ReLU and dropout 0.5 between
+ * them (features.N and classifier.N: nn.Sequential's indices, as torchvision names them). */
+static int fu__vgg_ops(fu__ctx *x, const int *cfg, int bn, double B, double img) {
+  const char *A = x->adt;
+  const char *bnt = x->nchw ? "batchnorm2d_nchw" : "batchnorm2d";
+  double h = img, cin = 3, t;
+  int idx = 0;
+  char nm[64];
+  fu__op *o;
+  x->layer = -1;
+  for (const int *v = cfg; *v >= 0; v++) {
+    if (*v == 0) { /* max pool 2x2 stride 2: keeps its input and int64 indices */
+      double hp = floor(h / 2);
+      FU__TRY(fu__memop(x, x->nchw ? "maxpool_nchw" : "maxpool", A, B * cin * h * h,
+                        x->ab * B * cin * h * h + 8 * B * cin * hp * hp));
+      h = hp;
+      idx++;
+      continue;
+    }
+    double c = *v, n = B * c * h * h;
+    snprintf(nm, sizeof nm, "features.%d", idx);
+    FU__TRY(o = fu__conv(x, nm, B, cin, c, 3, 1, h, 1, &t));
+    o->fwd_us += fu_op_us(x->c, fu_compute_op(x->c, "add", A), n, 0);       /* the bias */
+    o->bwd_us += fu_op_us(x->c, fu_compute_op(x->c, "bias_grad", A), n, 0); /* its gradient */
+    fu__param(o, nm, ".bias", (uint64_t)c);
+    o->red_rows = B * h * h, o->red_cols = c;
+    if (bn) {
+      snprintf(nm, sizeof nm, "features.%d", ++idx);
+      FU__TRY(o = fu__memop(x, bnt, A, n, x->ab * n));
+      fu__bn_channels(x, o, A, n, c);
+      fu__param(o, nm, ".weight", (uint64_t)c);
+      fu__param(o, nm, ".bias", (uint64_t)c);
+    }
+    FU__TRY(fu__memop(x, "relu", A, n, 0));
+    idx += 2;
+    cin = c;
+  }
+  FU__TRY(o = fu__push(x)); /* the adaptive average pool to 7 x 7 */
+  snprintf(o->what, sizeof o->what, "avgpool");
+  o->fwd_us = o->bwd_us = fu__copy_us(x, 2 * x->ab * B * cin * h * h);
+  double Tsave = x->T, feat = cin * 7 * 7;
+  x->T = B;
+  static const struct {
+    const char *name;
+    int relu;
+  } fc[] = {{"classifier.0", 1}, {"classifier.3", 1}, {"classifier.6", 0}};
+  double din = feat;
+  for (int i = 0; i < 3; i++) {
+    double dout = i < 2 ? 4096 : 1000;
+    o = fu__linear(x, fc[i].name, din, dout, 1, 0, 1, 1);
+    if (!o) break;
+    if (fc[i].relu && (!fu__memop(x, "relu", A, B * dout, 0) || !fu__memop(x, "dropout", A, B * dout, B * dout))) {
+      o = NULL;
+      break;
+    }
+    din = dout;
+  }
+  if (o) o = fu__memop(x, "cross_entropy", A, B * 1000, 4 * B * 1000);
+  x->T = Tsave;
+  return o ? FU_OK : FU_ENOMEM;
+}
+
 int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_name,
                  fu_workload *w) {
-  double widen;
+  double widen = 0;
+  int vgg_bn = 0;
   const double *blocks = fu__resnet_blocks(s->model, &widen);
-  if (!blocks) {
+  const int *vgg = blocks ? NULL : fu__vgg_cfg(s->model, &vgg_bn);
+  if (!blocks && !vgg) {
     fu_error("workload: --cnn '%s': the CNN builder knows resnet18, resnet34, resnet50, resnet101, resnet152, "
-             "wide_resnet50_2 and wide_resnet101_2", s->model);
+             "wide_resnet50_2, wide_resnet101_2, vgg11, vgg13, vgg16, vgg19 and their _bn twins", s->model);
     return FU_EUSAGE;
   }
   if (s->batch < 1 || s->image < 32) {
@@ -1949,7 +2041,8 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   x.c = &prof->compute;
   x.T = (double)s->batch;
   x.nchw = s->nchw;
-  int st = fu__resnet_ops(&x, blocks, widen, (double)s->batch, (double)s->image);
+  int st = vgg ? fu__vgg_ops(&x, vgg, vgg_bn, (double)s->batch, (double)s->image)
+               : fu__resnet_ops(&x, blocks, widen, (double)s->batch, (double)s->image);
   if (st == FU_OK && x.missing) {
     fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
              "timed; recalibrate with tools/calib_torch.py%s", prof_name, x.missing_what,

@@ -57,6 +57,7 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
     "resnet152": dict(arch="resnet152"),
     "wide_resnet50_2": dict(arch="wide_resnet50_2"),
     "wide_resnet101_2": dict(arch="wide_resnet101_2"),
+    **{m: dict(arch=m) for m in ("vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn")},
     # tools/validate_torch.py's HF models (its captures' meta.model)
     "bert_base": dict(arch="bert", layers=12, hidden=768, heads=12, ffn=3072, vocab=30522),
     "gpt2": dict(arch="gpt2", layers=12, hidden=768, heads=12, ffn=3072, vocab=50257),
@@ -90,10 +91,15 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
 }
 
 
+def is_cnn(arch):
+    """Whether fusim builds arch with --cnn (torchvision's ResNets, Wide ResNets and VGGs)."""
+    return "resnet" in arch or arch.startswith("vgg")
+
+
 def optimizer_for(model):
     """The optimizer a capture of model (its arch, or its name, which starts with it) ran and is
     priced with: SGD with momentum for the ResNets (torchvision's recipe), AdamW otherwise."""
-    return "sgd" if "resnet" in model else "adamw"
+    return "sgd" if is_cnn(model) else "adamw"
 
 
 def args_for(meta):
@@ -105,7 +111,7 @@ def args_for(meta):
     opt = meta.get("optimizer") or optimizer_for(meta["arch"])
     clip = ["--clip-grad-norm", "%g" % meta["clip_grad_norm"]] if meta.get("clip_grad_norm") else []
     prec = "autocast-bf16" if meta.get("amp", "bf16") == "bf16" else ("tf32" if meta["amp"] == "tf32" else "fp32")
-    if "resnet" in meta["arch"]:   # torchvision's ResNets and Wide ResNets (fusim workload --cnn)
+    if is_cnn(meta["arch"]):   # torchvision's ResNets, Wide ResNets and VGGs (fusim workload --cnn)
         return ["--cnn", meta["arch"], "--micro-batch", str(meta["batch"]), "--precision", prec,
                 "--optimizer", opt] + clip + \
             (["--memory-format", "nchw"] if meta.get("memory_format") == "nchw" else [])
@@ -378,7 +384,7 @@ def probes_between(meta):
 def ref_rows(pc, arch):
     """Whether the profile's compute block pc has the rows a reference step of arch is priced by
     (fusim's fu__host_ref: hf_<arch>_layer_tiny, or tv_resnet50_held for a CNN)."""
-    want = "tv_resnet50_held" if "resnet" in arch else "hf_%s_layer_tiny" % arch
+    want = "tv_resnet50_held" if is_cnn(arch) else "hf_%s_layer_tiny" % arch
     return any(o.get("op") == want for o in pc.get("ops", []))
 
 

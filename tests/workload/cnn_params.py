@@ -8,8 +8,13 @@ wide_resnet101_2 126,886,696; the wide ones with as many tensors as their plain 
 and, by hand, twice the inner width: layer1.0.conv2 128 x 128 x 3 x 3 (plain 64 x 64 x 3 x 3),
 layer1.0.conv3 256 x 128 (plain 256 x 64), the fc layer 2048 x 1000 either way; resnet18's by
 hand: layer1.0.conv1 64 x 64 x 3 x 3, layer2.0.conv1 128 x 64 x 3 x 3 and conv2 128 x 128 x 3 x 3,
-layer2.0.downsample.0 128 x 64, fc 512 x 1000, no layer1.0.downsample and no conv3. An unknown name
-(wide_resnet152_2, which torchvision does not have): one line, exit 64.
+layer2.0.downsample.0 128 x 64, fc 512 x 1000, no layer1.0.downsample and no conv3. torchvision's VGGs (published: vgg11 132,863,336, vgg13 133,047,848, vgg16 138,357,544,
+vgg19 143,667,240; with batch norm 132,868,840, 133,053,736, 138,365,992, 143,678,248), each
+convolution with a bias, the _bn twins two tensors more a convolution; by hand: vgg16's
+features.0 64 x 3 x 3 x 3 and its bias 64, features.28 (the last convolution) 512 x 512 x 3 x 3,
+classifier.0 4096 x 512 x 7 x 7, classifier.6 1000 x 4096; vgg16_bn's features.1 a batch norm of
+64 and its first convolution at features.0, the second at features.3. An unknown name
+(wide_resnet152_2, which torchvision does not have; vgg16_b): one line, exit 64.
 Usage: cnn_params.py FUSIM"""
 import json
 import os
@@ -20,7 +25,10 @@ import tempfile
 fusim = sys.argv[1]
 PUBLISHED = {"resnet18": (11689512, 62), "resnet34": (21797672, 110),
              "resnet50": (25557032, 161), "resnet101": (44549160, 314), "resnet152": (60192808, 467),
-             "wide_resnet50_2": (68883240, 161), "wide_resnet101_2": (126886696, 314)}
+             "wide_resnet50_2": (68883240, 161), "wide_resnet101_2": (126886696, 314),
+             "vgg11": (132863336, 22), "vgg13": (133047848, 26), "vgg16": (138357544, 32), "vgg19": (143667240, 38),
+             "vgg11_bn": (132868840, 38), "vgg13_bn": (133053736, 46), "vgg16_bn": (138365992, 58),
+             "vgg19_bn": (143678248, 70)}
 fails = []
 grads = {}
 with tempfile.TemporaryDirectory() as tmp:
@@ -50,10 +58,18 @@ with tempfile.TemporaryDirectory() as tmp:
             fails.append("resnet18 %s: %r, expected %d" % (name, r18.get(name), numel))
     if "layer1.0.downsample.0.weight" in r18 or "layer1.0.conv3.weight" in r18:
         fails.append("resnet18: a downsample in layer1 or a third convolution in a block")
-    r = subprocess.run([fusim, "workload", "--cnn", "wide_resnet152_2", "--micro-batch", "8",
-                        "--out", os.path.join(tmp, "no.json")], capture_output=True, text=True)
-    if r.returncode != 64 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(os.path.join(tmp, "no.json")):
-        fails.append("wide_resnet152_2: exit %d, %r" % (r.returncode, r.stderr))
+    v16, v16bn = grads.get("vgg16", {}), grads.get("vgg16_bn", {})
+    for g, name, numel in ((v16, "features.0.weight", 64 * 3 * 9), (v16, "features.0.bias", 64),
+                           (v16, "features.28.weight", 512 * 512 * 9), (v16, "classifier.0.weight", 4096 * 512 * 49),
+                           (v16, "classifier.6.weight", 1000 * 4096), (v16bn, "features.1.weight", 64),
+                           (v16bn, "features.0.weight", 64 * 3 * 9), (v16bn, "features.3.weight", 64 * 64 * 9)):
+        if g.get(name) != numel:
+            fails.append("%s %s: %r, expected %d" % ("vgg16_bn" if g is v16bn else "vgg16", name, g.get(name), numel))
+    for bad in ("wide_resnet152_2", "vgg16_b"):
+        r = subprocess.run([fusim, "workload", "--cnn", bad, "--micro-batch", "8",
+                            "--out", os.path.join(tmp, "no.json")], capture_output=True, text=True)
+        if r.returncode != 64 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(os.path.join(tmp, "no.json")):
+            fails.append("%s: exit %d, %r" % (bad, r.returncode, r.stderr))
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
