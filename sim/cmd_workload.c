@@ -126,7 +126,9 @@ static const char fu__workload_head[] =
 "               backward host time, what the real-size paths add) as CSV.\n"
 "--cnn          torchvision's resnet18 or resnet34 (basic blocks), resnet50, resnet101, resnet152,\n"
 "               wide_resnet50_2 or wide_resnet101_2 (the bottleneck blocks twice as wide inside),\n"
-"               vgg11, vgg13, vgg16, vgg19 or their _bn twins (batch norm after each convolution)\n"
+"               vgg11, vgg13, vgg16, vgg19 or their _bn twins (batch norm after each convolution),\n"
+"               densenet121, densenet161, densenet169 or densenet201 (each layer's concatenation\n"
+"               of the maps before it a copy, their gradients summed in backward)\n"
 "               at --micro-batch and --image\n"
 "               (default 224), channels-last, convolutions priced from the profile's cuDNN tables\n"
 "               (else as their implicit GEMMs); SGD with momentum by default. --memory-format\n"
@@ -242,7 +244,7 @@ int fu_cmd_workload(int argc, char **argv) {
   const fu_option rows[] = {
       FU_OPT_HEADER("what to do (one of)"),
       {FU_OPT_FLAG(0, "transformer", &transformer, "a transformer from its hyper-parameters")},
-      {FU_OPT_STR(0, "cnn", &cnn, "MODEL", "a CNN (resnet18, resnet34, resnet50, resnet101, resnet152,\nwide_resnet50_2, wide_resnet101_2, vgg11..vgg19[_bn]) at --micro-batch and --image")},
+      {FU_OPT_STR(0, "cnn", &cnn, "MODEL", "a CNN (resnet18, resnet34, resnet50, resnet101, resnet152,\nwide_resnet50_2, wide_resnet101_2, vgg11..vgg19[_bn], densenet121..201)\nat --micro-batch and --image")},
       {FU_OPT_STR(0, "info", &info, "FILE|NAME", "summarise a workload (also: a bare FILE|NAME)")},
       {FU_OPT_STR(0, "check", &check, "FILE|NAME", "validate a workload")},
       {FU_OPT_FLAG(0, "list", &list, "list the bundled workloads")},

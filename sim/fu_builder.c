@@ -2015,15 +2015,109 @@ static int fu__vgg_ops(fu__ctx *x, const int *cfg, int bn, double B, double img)
   return o ? FU_OK : FU_ENOMEM;
 }
 
+/* torchvision's DenseNets (densenet.py): growth rate, initial features and the four blocks'
+ * layer counts; NULL for another name. */
+static const double *fu__densenet_cfg(const char *model) {
+  static const double d121[6] = {32, 64, 6, 12, 24, 16}, d161[6] = {48, 96, 6, 12, 36, 24},
+                      d169[6] = {32, 64, 6, 12, 32, 32}, d201[6] = {32, 64, 6, 12, 48, 32};
+  static const struct {
+    const char *name;
+    const double *cfg;
+  } nets[] = {{"densenet121", d121}, {"densenet161", d161}, {"densenet169", d169}, {"densenet201", d201}};
+  for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
+    if (!strcmp(model, nets[i].name)) return nets[i].cfg;
+  return NULL;
+}
+
+/* A DenseNet's batch norm (+ in-place ReLU) over c channels of B x h x h. */
+static fu__op *fu__dn_bn(fu__ctx *x, const char *name, double B, double c, double h, int relu) {
+  double n = B * c * h * h;
+  fu__op *o = fu__memop(x, x->nchw ? "batchnorm2d_nchw" : "batchnorm2d", x->adt, n, x->ab * n);
+  if (!o) return NULL;
+  fu__bn_channels(x, o, x->adt, n, c);
+  fu__param(o, name, ".weight", (uint64_t)c);
+  fu__param(o, name, ".bias", (uint64_t)c);
+  if (relu && !fu__memop(x, "relu", x->adt, n, 0)) return NULL;
+  return o;
+}
+
+/* A DenseNet (densenet.py, memory_efficient off, dropout 0): the stem (7x7 convolution at
+ * stride 2, batch norm, ReLU, 3x3 max pool); four dense blocks, each layer concatenating every
+ * feature map before it (torch.cat: a copy of them all), then batch norm, ReLU, a 1x1
+ * convolution to 4 x growth channels, batch norm, ReLU, a 3x3 convolution to growth channels; the
+ * block's output the concatenation of all its maps. In backward each map's gradient is the sum
+ * of what every later concatenation in its block gives it: a gradient add of its size for each
+ * consumer past the first (fu__fanout). Between blocks a transition (batch norm, ReLU, 1x1
+ * convolution halving the channels, 2x2 average pool: priced by the max pool table, by its
+ * input's elements); then batch norm, ReLU, the global average pool and the classifier. */
+static int fu__densenet_ops(fu__ctx *x, const double *cfg, double B, double img) {
+  const char *A = x->adt;
+  double growth = cfg[0], c = cfg[1], h, t;
+  char nm[96];
+  fu__op *o;
+  x->layer = -1;
+  FU__TRY(fu__conv(x, "features.conv0", B, 3, c, 7, 2, img, 1, &h));
+  FU__TRY(fu__dn_bn(x, "features.norm0", B, c, h, 1));
+  double hp = floor((h + 2 - 3) / 2) + 1;
+  FU__TRY(fu__memop(x, x->nchw ? "maxpool_nchw" : "maxpool", A, B * c * h * h,
+                    x->ab * B * c * h * h + 8 * B * c * hp * hp));
+  h = hp;
+  for (int bi = 0; bi < 4; bi++) {
+    int L = (int)cfg[2 + bi];
+    for (int l = 0; l < L; l++) {
+      double cin = c + l * growth, mid = 4 * growth;
+      /* the maps so far concatenated; the gradient sums of the block's maps are charged here,
+       * where backward reaches the first consumer of the newest map: it feeds the L - l later
+       * layers' concatenations and the block's output */
+      FU__TRY(fu__fanout(x, B * (l ? growth : c) * h * h, A, L - l + 1));
+      FU__TRY(o = fu__push(x));
+      snprintf(o->what, sizeof o->what, "cat");
+      o->fwd_us = fu__copy_us(x, 2 * x->ab * B * cin * h * h);
+      snprintf(nm, sizeof nm, "features.denseblock%d.denselayer%d.", bi + 1, l + 1);
+      size_t k = strlen(nm);
+      snprintf(nm + k, sizeof nm - k, "norm1");
+      FU__TRY(fu__dn_bn(x, nm, B, cin, h, 1));
+      snprintf(nm + k, sizeof nm - k, "conv1");
+      FU__TRY(fu__conv(x, nm, B, cin, mid, 1, 1, h, 1, &t));
+      snprintf(nm + k, sizeof nm - k, "norm2");
+      FU__TRY(fu__dn_bn(x, nm, B, mid, h, 1));
+      snprintf(nm + k, sizeof nm - k, "conv2");
+      FU__TRY(fu__conv(x, nm, B, mid, growth, 3, 1, h, 1, &t));
+    }
+    c += L * growth;
+    FU__TRY(o = fu__push(x)); /* the block's output: every map concatenated */
+    snprintf(o->what, sizeof o->what, "cat");
+    o->fwd_us = fu__copy_us(x, 2 * x->ab * B * c * h * h);
+    if (bi == 3) break;
+    snprintf(nm, sizeof nm, "features.transition%d.norm", bi + 1);
+    FU__TRY(fu__dn_bn(x, nm, B, c, h, 1));
+    snprintf(nm, sizeof nm, "features.transition%d.conv", bi + 1);
+    FU__TRY(fu__conv(x, nm, B, c, floor(c / 2), 1, 1, h, 1, &t));
+    c = floor(c / 2);
+    FU__TRY(fu__memop(x, x->nchw ? "maxpool_nchw" : "maxpool", A, B * c * h * h, x->ab * B * c * h * h));
+    h = floor(h / 2);
+  }
+  FU__TRY(fu__dn_bn(x, "features.norm5", B, c, h, 1));
+  FU__TRY(fu__memop(x, "bias_grad", A, B * c * h * h, 0)); /* the global average pool: a reduction */
+  double Tsave = x->T;
+  x->T = B;
+  o = fu__linear(x, "classifier", c, 1000, 1, 0, 1, 1);
+  if (o) o = fu__memop(x, "cross_entropy", A, B * 1000, 4 * B * 1000);
+  x->T = Tsave;
+  return o ? FU_OK : FU_ENOMEM;
+}
+
 int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_name,
                  fu_workload *w) {
   double widen = 0;
   int vgg_bn = 0;
   const double *blocks = fu__resnet_blocks(s->model, &widen);
   const int *vgg = blocks ? NULL : fu__vgg_cfg(s->model, &vgg_bn);
-  if (!blocks && !vgg) {
+  const double *dense = blocks || vgg ? NULL : fu__densenet_cfg(s->model);
+  if (!blocks && !vgg && !dense) {
     fu_error("workload: --cnn '%s': the CNN builder knows resnet18, resnet34, resnet50, resnet101, resnet152, "
-             "wide_resnet50_2, wide_resnet101_2, vgg11, vgg13, vgg16, vgg19 and their _bn twins", s->model);
+             "wide_resnet50_2, wide_resnet101_2, vgg11, vgg13, vgg16, vgg19 and their _bn twins, densenet121, "
+             "densenet161, densenet169 and densenet201", s->model);
     return FU_EUSAGE;
   }
   if (s->batch < 1 || s->image < 32) {
@@ -2041,8 +2135,9 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   x.c = &prof->compute;
   x.T = (double)s->batch;
   x.nchw = s->nchw;
-  int st = vgg ? fu__vgg_ops(&x, vgg, vgg_bn, (double)s->batch, (double)s->image)
-               : fu__resnet_ops(&x, blocks, widen, (double)s->batch, (double)s->image);
+  int st = vgg     ? fu__vgg_ops(&x, vgg, vgg_bn, (double)s->batch, (double)s->image)
+           : dense ? fu__densenet_ops(&x, dense, (double)s->batch, (double)s->image)
+                   : fu__resnet_ops(&x, blocks, widen, (double)s->batch, (double)s->image);
   if (st == FU_OK && x.missing) {
     fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
              "timed; recalibrate with tools/calib_torch.py%s", prof_name, x.missing_what,

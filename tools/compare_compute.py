@@ -57,7 +57,8 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
     "resnet152": dict(arch="resnet152"),
     "wide_resnet50_2": dict(arch="wide_resnet50_2"),
     "wide_resnet101_2": dict(arch="wide_resnet101_2"),
-    **{m: dict(arch=m) for m in ("vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn")},
+    **{m: dict(arch=m) for m in ("vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn",
+                                 "densenet121", "densenet161", "densenet169", "densenet201")},
     # tools/validate_torch.py's HF models (its captures' meta.model)
     "bert_base": dict(arch="bert", layers=12, hidden=768, heads=12, ffn=3072, vocab=30522),
     "gpt2": dict(arch="gpt2", layers=12, hidden=768, heads=12, ffn=3072, vocab=50257),
@@ -92,8 +93,8 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
 
 
 def is_cnn(arch):
-    """Whether fusim builds arch with --cnn (torchvision's ResNets, Wide ResNets and VGGs)."""
-    return "resnet" in arch or arch.startswith("vgg")
+    """Whether fusim builds arch with --cnn (torchvision's ResNets, Wide ResNets, VGGs, DenseNets)."""
+    return "resnet" in arch or arch.startswith("vgg") or arch.startswith("densenet")
 
 
 def optimizer_for(model):

@@ -107,7 +107,7 @@ def maker(arch, amp):
 
         def step():
             return calib_torch.plain_step_host(torch, m, fwd)
-    elif "resnet" in arch or arch.startswith("vgg"):   # fusim workload --cnn: ResNet-50's rows carry them all
+    elif "resnet" in arch or arch.startswith(("vgg", "densenet")):   # fusim workload --cnn: ResNet-50's rows carry them all
         import torchvision
         m = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last).train()
         x = inp = torch.randn(32, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)

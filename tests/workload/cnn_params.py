@@ -13,7 +13,12 @@ vgg19 143,667,240; with batch norm 132,868,840, 133,053,736, 138,365,992, 143,67
 convolution with a bias, the _bn twins two tensors more a convolution; by hand: vgg16's
 features.0 64 x 3 x 3 x 3 and its bias 64, features.28 (the last convolution) 512 x 512 x 3 x 3,
 classifier.0 4096 x 512 x 7 x 7, classifier.6 1000 x 4096; vgg16_bn's features.1 a batch norm of
-64 and its first convolution at features.0, the second at features.3. An unknown name
+64 and its first convolution at features.0, the second at features.3. torchvision's DenseNets
+(published: densenet121 7,978,856, densenet161 28,681,000, densenet169 14,149,480, densenet201
+20,013,928; 364, 484, 508, 604 tensors); by hand for densenet121: denseblock1.denselayer1.conv1
+128 x 64 (4 x growth 32 from the 64 initial maps), denselayer6.conv1 128 x (64 + 5 x 32),
+conv2 32 x 128 x 3 x 3, transition1.conv 128 x 256 (block 1 ends at 64 + 6 x 32 = 256 maps,
+halved), norm5 1024 maps, the classifier 1000 x 1024. An unknown name
 (wide_resnet152_2, which torchvision does not have; vgg16_b): one line, exit 64.
 Usage: cnn_params.py FUSIM"""
 import json
@@ -28,7 +33,9 @@ PUBLISHED = {"resnet18": (11689512, 62), "resnet34": (21797672, 110),
              "wide_resnet50_2": (68883240, 161), "wide_resnet101_2": (126886696, 314),
              "vgg11": (132863336, 22), "vgg13": (133047848, 26), "vgg16": (138357544, 32), "vgg19": (143667240, 38),
              "vgg11_bn": (132868840, 38), "vgg13_bn": (133053736, 46), "vgg16_bn": (138365992, 58),
-             "vgg19_bn": (143678248, 70)}
+             "vgg19_bn": (143678248, 70),
+             "densenet121": (7978856, 364), "densenet161": (28681000, 484), "densenet169": (14149480, 508),
+             "densenet201": (20013928, 604)}
 fails = []
 grads = {}
 with tempfile.TemporaryDirectory() as tmp:
@@ -65,6 +72,13 @@ with tempfile.TemporaryDirectory() as tmp:
                            (v16bn, "features.0.weight", 64 * 3 * 9), (v16bn, "features.3.weight", 64 * 64 * 9)):
         if g.get(name) != numel:
             fails.append("%s %s: %r, expected %d" % ("vgg16_bn" if g is v16bn else "vgg16", name, g.get(name), numel))
+    d121 = grads.get("densenet121", {})
+    b = "features.denseblock1."
+    for name, numel in ((b + "denselayer1.conv1.weight", 128 * 64), (b + "denselayer6.conv1.weight", 128 * (64 + 5 * 32)),
+                        (b + "denselayer6.conv2.weight", 32 * 128 * 9), ("features.transition1.conv.weight", 128 * 256),
+                        ("features.norm5.weight", 1024), ("classifier.weight", 1000 * 1024)):
+        if d121.get(name) != numel:
+            fails.append("densenet121 %s: %r, expected %d" % (name, d121.get(name), numel))
     for bad in ("wide_resnet152_2", "vgg16_b"):
         r = subprocess.run([fusim, "workload", "--cnn", bad, "--micro-batch", "8",
                             "--out", os.path.join(tmp, "no.json")], capture_output=True, text=True)
