@@ -238,7 +238,7 @@ int fu_cmd_workload(int argc, char **argv) {
   int arch = (int)t.arch;
   const char *info = NULL, *check = NULL, *out = NULL, *profile = NULL, *cnn = NULL;
   long image = 224, classes = 1000;
-  int seq_set = 0, vocab_set = 0, patch_set = 0, classes_set = 0;
+  int seq_set = 0, vocab_set = 0, patch_set = 0, classes_set = 0, image_set = 0;
   static const char *const formats[] = {"channels-last", "nchw", NULL};
   int mformat = 0, mformat_set = 0;
   const fu_option rows[] = {
@@ -258,7 +258,8 @@ int fu_cmd_workload(int argc, char **argv) {
       {FU_OPT_INT(0, "vocab", &t.vocab, 1, 4194304, "V", "vocabulary size"), .seen = &vocab_set},
       {FU_OPT_INT(0, "seq", &t.seq, 1, 16777216, "S", "sequence length"), .seen = &seq_set},
       {FU_OPT_INT(0, "micro-batch", &t.batch, 1, 1048576, "B", "micro-batch")},
-      {FU_OPT_INT(0, "image", &image, 32, 65536, "PX", "--cnn, --arch vit: input height = width (default 224)")},
+      {FU_OPT_INT(0, "image", &image, 32, 65536, "PX", "--cnn, --arch vit: input height = width (default 224)"),
+       .seen = &image_set},
       {FU_OPT_INT(0, "patch", &t.patch, 1, 65536, "P", "--arch vit: patch height = width (default 16)"),
        .seen = &patch_set},
       {FU_OPT_INT(0, "classes", &classes, 1, 4194304, "C", "--arch vit: classes of its head (default 1000)"),
@@ -324,6 +325,10 @@ int fu_cmd_workload(int argc, char **argv) {
   }
   if ((patch_set || classes_set) && !(transformer && t.arch == FU_ARCH_VIT)) {
     fu_error("workload: --patch and --classes are --arch vit options");
+    return fu_exit_code(FU_EUSAGE);
+  }
+  if (image_set && !cnn && !(transformer && t.arch == FU_ARCH_VIT)) {
+    fu_error("workload: --image is a --cnn and --arch vit option (a language model has no image)");
     return fu_exit_code(FU_EUSAGE);
   }
   if (transformer && t.arch == FU_ARCH_VIT) { /* tokens and classes follow the image */

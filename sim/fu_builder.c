@@ -261,14 +261,6 @@ static int fu__qkv_bias_only(const fu_tf_spec *s) {
 }
 
 int fu_tf_spec_check(const fu_tf_spec *s) {
-  static const char *const need[] = {"layers", "hidden", "heads", "ffn", "vocab", "seq", "micro-batch"};
-  const long v[] = {s->layers, s->hidden, s->heads, s->ffn, s->vocab, s->seq, s->batch};
-  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-    if (v[i] < 1) {
-      fu_error("workload: --transformer needs --%s of at least 1", need[i]);
-      return FU_EUSAGE;
-    }
-  long kv = s->kv_heads ? s->kv_heads : s->heads;
   if (s->arch == FU_ARCH_VIT) {
     if (!fu_vit_seq(s)) {
       fu_error("workload: --arch vit: --patch %ld does not tile --image %ld", s->patch, s->image);
@@ -279,17 +271,25 @@ int fu_tf_spec_check(const fu_tf_spec *s) {
       return FU_EUSAGE;
     }
     /* nn.MultiheadAttention: every head the same size, no grouped keys, biases on every linear */
-    if (s->head_dim > 0 || kv != s->heads || s->qkv_bias || s->tied) {
+    if (s->head_dim > 0 || (s->kv_heads && s->kv_heads != s->heads) || s->qkv_bias || s->tied) {
       fu_error("workload: --arch vit takes none of --head-dim, --kv-heads, --qkv-bias, --tied-embeddings "
                "(torchvision's ViT: hidden / heads per head, biases everywhere, an untied head)");
       return FU_EUSAGE;
     }
     if (s->tflops > 0) {
-      fu_error("workload: --arch vit is priced from the profile's tables; the roofline (--tflops) builds "
-               "a language model's layers");
+      fu_error("workload: --arch vit is priced from the profile's tables; the roofline (--tflops, --efficiency, "
+               "--hbm-gbps, --kernel-us) builds a language model's layers");
       return FU_EUSAGE;
     }
   }
+  static const char *const need[] = {"layers", "hidden", "heads", "ffn", "vocab", "seq", "micro-batch"};
+  const long v[] = {s->layers, s->hidden, s->heads, s->ffn, s->vocab, s->seq, s->batch};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    if (v[i] < 1) {
+      fu_error("workload: --transformer needs --%s of at least 1", need[i]);
+      return FU_EUSAGE;
+    }
+  long kv = s->kv_heads ? s->kv_heads : s->heads;
   /* BERT and GPT-2 split the hidden size over the heads; HF's Llama and Qwen3 configs may state a
    * head size of their own (Qwen3-0.6B: hidden 1024, 16 heads of 128) */
   if (s->head_dim > 0 && (s->arch == FU_ARCH_BERT || s->arch == FU_ARCH_GPT2)) {
@@ -543,7 +543,8 @@ static int fu__vit_dropout(fu__ctx *x, double p, const char *dtype, double numel
 }
 
 /* torchvision's VisionTransformer (vision_transformer.py) as PyTorch runs its training step,
- * operation by operation (its aten operations traced with torch.profiler, tools/vit_ops.py).
+ * operation by operation (its aten operations traced with torch.profiler on the CPU, and
+ * its kernels profiled on a GPU: data/compute/vit-2026-12-06/profiles, tools/profile_step.py).
  * Besides a BERT-like layer it runs layout copies a language model does not:
  * - nn.MultiheadAttention(batch_first=True) in training takes F.multi_head_attention_forward's
  *   path: its input transposed to (seq, batch), so the packed in_proj's matmul first copies it
@@ -579,6 +580,7 @@ static int fu__vit_ops(fu__ctx *x, const fu_tf_spec *s, double p) {
   snprintf(o->what, sizeof o->what, "conv");
   o->fwd_us = fu__conv_us(x, "fwd", (int)P, (int)P, np, H, K);
   o->bwd_us = fu__conv_us(x, "wgrad", (int)P, (int)P, H, K, np) + fu_op_us(x->c, bgrad, np * H, 0);
+  o->fwd_us += fu_op_us(x->c, fu_compute_op(x->c, "add", A), np * H, 0); /* the bias, added apart */
   const fu_op_table *h = fu_compute_op(x->c, "conv", x->autocast ? "bf16" : "fp32");
   o->hfwd_us = h ? h->host_fwd_us : 0;
   o->hbwd_us = h ? h->host_bwd_us : 0;

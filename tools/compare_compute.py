@@ -112,7 +112,7 @@ def args_for(meta):
     opt = meta.get("optimizer") or optimizer_for(meta["arch"])
     clip = ["--clip-grad-norm", "%g" % meta["clip_grad_norm"]] if meta.get("clip_grad_norm") else []
     prec = "autocast-bf16" if meta.get("amp", "bf16") == "bf16" else ("tf32" if meta["amp"] == "tf32" else "fp32")
-    if is_cnn(meta["arch"]):   # torchvision's ResNets, Wide ResNets and VGGs (fusim workload --cnn)
+    if is_cnn(meta["arch"]):   # torchvision's ResNets, Wide ResNets, VGGs, DenseNets (--cnn)
         return ["--cnn", meta["arch"], "--micro-batch", str(meta["batch"]), "--precision", prec,
                 "--optimizer", opt] + clip + \
             (["--memory-format", "nchw"] if meta.get("memory_format") == "nchw" else [])
@@ -382,11 +382,13 @@ def probes_between(meta):
     return bool(meta.get("iters")) and len(pr) == 6 + meta["iters"]
 
 
-def ref_rows(pc, arch):
-    """Whether the profile's compute block pc has the rows a reference step of arch is priced by
-    (fusim's fu__host_ref: hf_<arch>_layer_tiny, or tv_resnet50_held for a CNN)."""
-    want = "tv_resnet50_held" if is_cnn(arch) else "hf_%s_layer_tiny" % arch
-    return any(o.get("op") == want for o in pc.get("ops", []))
+def ref_rows(pc, arch, mode):
+    """Whether the profile's compute block pc has, in mode (bf16 or fp32), the rows a reference step
+    of arch is priced by (fusim's fu__host_ref: hf_<arch>_layer_tiny and _rest_tiny, or
+    tv_resnet50_held for a CNN)."""
+    want = ["tv_resnet50_held"] if is_cnn(arch) else ["hf_%s_layer_tiny" % arch, "hf_%s_rest_tiny" % arch]
+    have = {o.get("op") for o in pc.get("ops", []) if o.get("dtype") == mode}
+    return all(w in have for w in want)
 
 
 def host_args(pc, meta, use_ref=True, use_probe=True, use_bwd_probe=True):
@@ -396,7 +398,7 @@ def host_args(pc, meta, use_ref=True, use_probe=True, use_bwd_probe=True):
     thread's where it has those readings (and use_bwd_probe). --host-probe is read over the
     profile's fastest reading, --host-probe-bwd over its median: each speed is given on its scale."""
     ref = meta.get("host_ref") if use_ref else None
-    if ref and ref.get("arch") and not ref_rows(pc, ref["arch"]):
+    if ref and ref.get("arch") and not ref_rows(pc, ref["arch"], "bf16" if meta.get("amp") == "bf16" else "fp32"):
         ref = None   # a reference of an architecture the profile has no rows for: the probes
     if ref and ref.get("fwd_us") and ref.get("bwd_us"):
         return ["--host-ref-fwd", str(ref["fwd_us"]), "--host-ref-bwd", str(ref["bwd_us"])], "ref"

@@ -93,6 +93,7 @@ def maker(arch, amp):
     the architecture whose rows it carries)."""
     import torch
     import calib_torch
+    import compare_compute
 
     if amp not in ("bf16", "tf32", "fp32", "none"):
         return None
@@ -107,7 +108,7 @@ def maker(arch, amp):
 
         def step():
             return calib_torch.plain_step_host(torch, m, fwd)
-    elif "resnet" in arch or arch.startswith(("vgg", "densenet")):   # fusim workload --cnn: ResNet-50's rows carry them all
+    elif compare_compute.is_cnn(arch):   # fusim workload --cnn: ResNet-50's held step carries every CNN's rows
         import torchvision
         m = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last).train()
         x = inp = torch.randn(32, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
@@ -136,7 +137,7 @@ def maker(arch, amp):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--arch", required=True, help="bert, gpt2, llama, qwen3 or resnet50/101/152")
+    ap.add_argument("--arch", required=True, help="bert, gpt2, llama, qwen3, vit, or a --cnn model (resnet50, vgg16, ...)")
     ap.add_argument("--amp", default="bf16", help="bf16, tf32 or fp32")
     ap.add_argument("--steps", type=int, default=30)
     a = ap.parse_args(argv)

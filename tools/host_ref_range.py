@@ -20,11 +20,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from host_ref import HF_ARCHS, REF_LAYERS  # noqa: E402  (host_ref imports torch only when a step is made)
+from compare_compute import is_cnn  # noqa: E402
 
 
 def profile_ref(ops, arch, mode):
     """The profile's (forward, backward) time for the reference step of arch in mode, or None."""
-    if arch.startswith("resnet"):
+    if is_cnn(arch):
         t = ops.get(("tv_resnet50_held", mode))
         return (t["host_fwd_us"], t["host_bwd_us"]) if t else None
     lay, rest = ops.get(("hf_%s_layer_tiny" % arch, mode)), ops.get(("hf_%s_rest_tiny" % arch, mode))

@@ -52,9 +52,9 @@ def speeds(pc, ops, meta):
 
 def family(meta):
     """The capture's architecture as its host rows are named: bert, gpt2, llama, or resnet for
-    every torchvision ResNet (they share tv_resnet50_held); "?" where meta has none."""
+    every torchvision CNN fusim builds (they share tv_resnet50_held); "?" where meta has none."""
     arch = meta.get("arch") or "?"
-    return "resnet" if arch.startswith("resnet") else arch
+    return "resnet" if compare_compute.is_cnn(arch) else arch
 
 
 def host_sums(a, meta, tmp):

@@ -91,7 +91,7 @@ def qwen3_rows(profile, calibs, arch="qwen3", anchor="llama"):
                 probes = comp.get("diag", {}).get("hf_host", {}).get("probes_us") or []
                 if ref and probes and min(probes) > 0:
                     carried.append([round(q[k] * ref / min(probes), 2) for k in (0, 1)])
-            d = {"anchor_profile_us": list(base)}
+            d = {"%s_profile_us" % anchor: list(base)}
             if paired:
                 # each round's arch / anchor, the rounds of every paired calibration pooled
                 pooled = {a: {p: [x for _, rec in paired for x in rec["modes"][mode]["rounds_us"][a][p]]

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """sdpa_tiles.py: SDPA's time at sequence lengths between multiples of 64 (does a partial tile cost
 a whole one? sim/fu_builder.c FU__ATTN_TILE), in fp32 and bf16, contiguous (batch, heads, seq,
-head) and as nn.MultiheadAttention lays out q, k, v (views of a (seq, batch, 3, hidden) tensor).
+head) and as nn.MultiheadAttention lays out q, k, v (views of a contiguous (3, seq, batch, hidden) tensor, as
+_in_projection_packed's .contiguous() makes it).
 Diagnosis only. Usage (GPU): python3 tools/sdpa_tiles.py [BH] [HD]"""
 import sys
 
@@ -35,7 +36,7 @@ def main():
             for S in (128, 192, 197, 224, 256):
                 if layout == "bhsd":
                     q, k, v = (torch.randn(B, heads, S, hd, device="cuda", dtype=dt, requires_grad=True) for _ in range(3))
-                else:   # F.multi_head_attention_forward: (S, B, 3, E) contiguous -> q, k, v views
+                else:   # F.multi_head_attention_forward: (3, S, B, E) contiguous -> q, k, v views
                     proj = torch.randn(3, S, B, heads * hd, device="cuda", dtype=dt, requires_grad=True)
                     q, k, v = (proj[i].view(S, B * heads, hd).transpose(0, 1).view(B, heads, S, hd) for i in range(3))
                 go = torch.randn(B, heads, S, hd, device="cuda", dtype=dt)

@@ -20,8 +20,8 @@ torchvision does, checked against independent data and by hand:
   overhead cancels): block 1's ln_1 forward (one copy) moves by that, block 0's in_proj forward
   (a copy of the input, the bias add and the q/k/v copy at 3x the elements) by 48.415 + 2 x
   145.244, block 0's MLP residual add by 48.415; tables in bf16 alone leave a tf32 build as it is;
-- bad input: a patch that does not tile the image, --seq or --vocab with vit, --patch without vit,
-  --kv-heads with vit: one line, exit 64, nothing written.
+- bad input: a patch that does not tile the image, --seq or --vocab with vit, --patch or --image
+  without vit, --kv-heads with vit: one line naming it, exit 64, nothing written.
 Usage: vit.py FUSIM"""
 import copy
 import csv
@@ -149,17 +149,22 @@ with tempfile.TemporaryDirectory() as tmp:
     if plain and bf and plain != bf:
         fails.append("ops_vit tables in bf16 alone changed a tf32 build: %s against %s" % (bf, plain))
 
-    for what, extra in (("patch 15 of 224", ["--patch", "15"]), ("--seq", ["--seq", "197"]),
-                        ("--vocab", ["--vocab", "1000"]), ("--kv-heads", ["--kv-heads", "4"])):
+    for what, extra, says in (("patch 15 of 224", ["--patch", "15"], "does not tile"), ("--seq", ["--seq", "197"], "--seq"),
+                              ("--vocab", ["--vocab", "1000"], "--vocab"), ("--kv-heads", ["--kv-heads", "4"], "--kv-heads")):
         no = os.path.join(tmp, "no.json")
         r = subprocess.run(vit_args("vit_b_16", extra=extra + ["--out", no]), capture_output=True, text=True)
-        if r.returncode != 64 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(no):
-            fails.append("%s: exit %d, %r" % (what, r.returncode, r.stderr))
+        if r.returncode != 64 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(no) or says not in r.stderr:
+            fails.append("%s: exit %d, %r (expected one line naming %s)" % (what, r.returncode, r.stderr, says))
     r = subprocess.run([fusim, "workload", "--transformer", "--arch", "bert", "--layers", "2", "--hidden", "64",
                         "--heads", "2", "--ffn", "256", "--vocab", "100", "--seq", "16", "--micro-batch", "1",
                         "--patch", "16", "--out", os.path.join(tmp, "no.json")], capture_output=True, text=True)
     if r.returncode != 64 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(os.path.join(tmp, "no.json")):
         fails.append("--patch without vit: exit %d, %r" % (r.returncode, r.stderr))
+    r = subprocess.run([fusim, "workload", "--transformer", "--arch", "bert", "--layers", "2", "--hidden", "64",
+                        "--heads", "2", "--ffn", "256", "--vocab", "100", "--seq", "16", "--micro-batch", "1",
+                        "--image", "384", "--out", os.path.join(tmp, "no.json")], capture_output=True, text=True)
+    if r.returncode != 64 or "--image" not in r.stderr or os.path.exists(os.path.join(tmp, "no.json")):
+        fails.append("--image without vit or --cnn: exit %d, %r" % (r.returncode, r.stderr))
 for f_ in fails:
     print("FAIL: " + f_, file=sys.stderr)
 sys.exit(1 if fails else 0)
