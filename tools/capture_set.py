@@ -76,6 +76,9 @@ NEW = {
     "vit_b32_b64_tf32": ("vit", dict(layers=12, hidden=768, heads=12, ffn=3072, image=224, patch=32, classes=1000), 64, 50, "tf32"),
     "vit_l16_b16_bf16": ("vit", dict(layers=24, hidden=1024, heads=16, ffn=4096, image=224, patch=16, classes=1000), 16, 197, "bf16"),
     "vit_s16_b32_bf16": ("vit", dict(layers=12, hidden=384, heads=6, ffn=1536, image=224, patch=16, classes=1000), 32, 197, "bf16"),
+    # torchvision's DenseNet-121 (fusim workload --cnn densenet121, session 41: its backward priced
+    # 21-24% fast on three validation captures), NCHW as a training loop without channels_last runs it
+    "densenet121_b32_tf32": ("densenet121", {}, 32, 0, "tf32"),
 }
 ALL = dict(SET, **NEW)
 
@@ -87,6 +90,8 @@ def build(arch, hp, batch, seq):
         return capture_torch.build_resnet50(batch, dev, depth=int(arch[6:]))
     if arch == "vit":
         return build_vit(hp, batch, dev)
+    if arch.startswith("densenet"):
+        return build_torchvision(arch, batch, dev)
     import transformers as tf
     if arch == "bert":
         cfg = tf.BertConfig(vocab_size=hp["vocab"], hidden_size=hp["hidden"], num_hidden_layers=hp["layers"],
@@ -113,6 +118,19 @@ def build(arch, hp, batch, seq):
     ids = torch.randint(0, hp["vocab"], (batch, seq), device=dev)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     return model, (ids, ids.clone()), (lambda m, inp: m(input_ids=inp[0], labels=inp[1]).loss), opt
+
+
+def build_torchvision(arch, batch, dev):
+    """A torchvision classifier by name in PyTorch's default NCHW layout (random init), SGD with
+    momentum as torchvision's reference recipe."""
+    import torch
+    import torchvision
+    model = getattr(torchvision.models, arch)(weights=None).to(dev)
+    x = torch.randn(batch, 3, 224, 224, device=dev)
+    y = torch.randint(0, 1000, (batch,), device=dev)
+    crit = torch.nn.CrossEntropyLoss()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return model, (x, y), (lambda m, inp: crit(m(inp[0]), inp[1])), opt
 
 
 def build_vit(hp, batch, dev):
@@ -160,10 +178,12 @@ def main(argv=None):
             # the host's speed for this kind of work, timed between the steps (fusim --host-ref)
             ref = None if a.no_host_ref else host_ref.maker(arch, amp)
             meta = dict(hp, arch=arch, batch=batch, seq=seq, model=name)
+            if arch.startswith("densenet"):
+                meta["memory_format"] = "nchw"   # build_torchvision's layout (compare_compute prices it so)
             notes = ("CAPTURED with tools/capture_set.py (capture_torch.capture) on %s: %s %s, micro-batch %d, "
                      "seq %d, %s, %s; random init." % (torch.cuda.get_device_name(0), arch, json.dumps(hp), batch,
                                                        seq, "autocast bf16" if amp == "bf16" else "fp32 with TF32",
-                                                       "SGD momentum" if arch.startswith("resnet") else "AdamW"))
+                                                       "SGD momentum" if arch.startswith(("resnet", "densenet")) else "AdamW"))
             w = capture_torch.capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=amp,
                                       host="never", name=name, notes=notes, meta=meta, host_ref=ref,
                                       ready_separate=a.ready_separate)
