@@ -501,6 +501,15 @@ static fu__op *fu__attn(fu__ctx *x, const fu_tf_spec *s, double H, double Hkv, i
 static double fu__conv_us(fu__ctx *x, const char *layout, int kernel, int stride, double m, double n,
                           double k);
 
+/* A convolution's bias (name.bias, cout of them) over rows output positions: cuDNN's convolution
+ * then the bias added over its output, its gradient a column sum. */
+static void fu__conv_bias(fu__ctx *x, fu__op *o, const char *name, double cout, double rows) {
+  o->fwd_us += fu_op_us(x->c, fu_compute_op(x->c, "add", x->adt), rows * cout, 0);
+  o->bwd_us += fu_op_us(x->c, fu_compute_op(x->c, "bias_grad", x->adt), rows * cout, 0);
+  fu__param(o, name, ".bias", (uint64_t)cout);
+  o->red_rows = rows, o->red_cols = cout;
+}
+
 /* A ViT layout operation of numel elements from the profile's ops_vit table in dtype
  * (tools/calib_torch.py: copy_t, bias_add, add_t), else fallback_us (a copy's traffic at the
  * cast table's pace, an add table's time): another dtype's table would be off by its element
@@ -570,7 +579,6 @@ static int fu__vit_ops(fu__ctx *x, const fu_tf_spec *s, double p) {
   double ab = x->ab, rb = x->rb;
   int fp32_in = x->autocast;
   const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
-  const fu_op_table *bgrad = fu_compute_op(x->c, "bias_grad", A);
   char pre[64], nm[110];
   fu__op *o;
 #define NM(suffix) (snprintf(nm, sizeof nm, "%s%s", pre, suffix), nm)
@@ -579,8 +587,7 @@ static int fu__vit_ops(fu__ctx *x, const fu_tf_spec *s, double p) {
   FU__TRY(o = fu__push(x));
   snprintf(o->what, sizeof o->what, "conv");
   o->fwd_us = fu__conv_us(x, "fwd", (int)P, (int)P, np, H, K);
-  o->bwd_us = fu__conv_us(x, "wgrad", (int)P, (int)P, H, K, np) + fu_op_us(x->c, bgrad, np * H, 0);
-  o->fwd_us += fu_op_us(x->c, fu_compute_op(x->c, "add", A), np * H, 0); /* the bias, added apart */
+  o->bwd_us = fu__conv_us(x, "wgrad", (int)P, (int)P, H, K, np);
   const fu_op_table *h = fu_compute_op(x->c, "conv", x->autocast ? "bf16" : "fp32");
   o->hfwd_us = h ? h->host_fwd_us : 0;
   o->hbwd_us = h ? h->host_bwd_us : 0;
@@ -591,8 +598,7 @@ static int fu__vit_ops(fu__ctx *x, const fu_tf_spec *s, double p) {
     o->saved = 2 * B * 3 * img * img; /* the image's bf16 copy, for the weight's gradient */
   }
   fu__param(o, "conv_proj", ".weight", (uint64_t)(H * K));
-  fu__param(o, "conv_proj", ".bias", (uint64_t)H);
-  o->red_rows = np, o->red_cols = H;
+  fu__conv_bias(x, o, "conv_proj", H, np);
   /* the class token concatenated before the patches: a copy of every token; in backward the
    * patches' gradient, a permuted slice, copied contiguous for the convolution (cast to bf16
    * first under autocast) */
@@ -1853,6 +1859,20 @@ static const double *fu__resnet_blocks(const char *model, double *widen) {
   return NULL;
 }
 
+/* A CNN's batch norm over c channels of B x h x h (+ an in-place ReLU after it). NCHW batch norm
+ * has tables of its own (calib_torch ops_nchw): at 64 channels cuDNN's NCHW batch norm backward
+ * takes 5x the channels-last one's time in bf16. */
+static fu__op *fu__cnn_bn(fu__ctx *x, const char *name, double B, double c, double h, int relu) {
+  double n = B * c * h * h;
+  fu__op *o = fu__memop(x, x->nchw ? "batchnorm2d_nchw" : "batchnorm2d", x->adt, n, x->ab * n);
+  if (!o) return NULL;
+  fu__bn_channels(x, o, x->adt, n, c);
+  fu__param(o, name, ".weight", (uint64_t)c);
+  fu__param(o, name, ".bias", (uint64_t)c);
+  if (relu && !fu__memop(x, "relu", x->adt, n, 0)) return NULL;
+  return o;
+}
+
 /* widen 0: basic blocks (torchvision's BasicBlock: conv1 3x3 at the block's stride, conv2 3x3,
  * a 1x1 downsample where the stride or the width changes); else bottlenecks of that inner width
  * factor. */
@@ -1860,19 +1880,8 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double
   const char *A = x->adt;
   double h, h2, cin = 64;
   char p[64], nm[128];
-  fu__op *o;
 #define NM(sfx) (snprintf(nm, sizeof nm, "%s%s", p, sfx), nm)
-#define BN(name, c, hh, relu)                                                                  \
-  do {                                                                                         \
-    FU__TRY(o = fu__memop(x, bn, A, B * (c) * (hh) * (hh), x->ab * B * (c) * (hh) * (hh)));  \
-    fu__bn_channels(x, o, A, B * (c) * (hh) * (hh), c);                                       \
-    fu__param(o, name, ".weight", (uint64_t)(c));                                              \
-    fu__param(o, name, ".bias", (uint64_t)(c));                                                \
-    if (relu) FU__TRY(fu__memop(x, "relu", A, B * (c) * (hh) * (hh), 0));                      \
-  } while (0)
-  /* NCHW batch norm and pooling have tables of their own (calib_torch ops_nchw): at 64
-   * channels cuDNN's NCHW batch norm backward takes 5x the channels-last one's time in bf16 */
-  const char *bn = x->nchw ? "batchnorm2d_nchw" : "batchnorm2d";
+#define BN(name, c, hh, relu) FU__TRY(fu__cnn_bn(x, name, B, c, hh, relu))
   x->layer = -1;
   FU__TRY(fu__conv(x, "conv1", B, 3, 64, 7, 2, img, 1, &h));
   BN("bn1", 64, h, 1);
@@ -1959,7 +1968,6 @@ static const int *fu__vgg_cfg(const char *model, int *bn) {
  * them (features.N and classifier.N: nn.Sequential's indices, as torchvision names them). */
 static int fu__vgg_ops(fu__ctx *x, const int *cfg, int bn, double B, double img) {
   const char *A = x->adt;
-  const char *bnt = x->nchw ? "batchnorm2d_nchw" : "batchnorm2d";
   double h = img, cin = 3, t;
   int idx = 0;
   char nm[64];
@@ -1974,21 +1982,16 @@ static int fu__vgg_ops(fu__ctx *x, const int *cfg, int bn, double B, double img)
       idx++;
       continue;
     }
-    double c = *v, n = B * c * h * h;
+    double c = *v;
     snprintf(nm, sizeof nm, "features.%d", idx);
     FU__TRY(o = fu__conv(x, nm, B, cin, c, 3, 1, h, 1, &t));
-    o->fwd_us += fu_op_us(x->c, fu_compute_op(x->c, "add", A), n, 0);       /* the bias */
-    o->bwd_us += fu_op_us(x->c, fu_compute_op(x->c, "bias_grad", A), n, 0); /* its gradient */
-    fu__param(o, nm, ".bias", (uint64_t)c);
-    o->red_rows = B * h * h, o->red_cols = c;
+    fu__conv_bias(x, o, nm, c, B * h * h);
     if (bn) {
       snprintf(nm, sizeof nm, "features.%d", ++idx);
-      FU__TRY(o = fu__memop(x, bnt, A, n, x->ab * n));
-      fu__bn_channels(x, o, A, n, c);
-      fu__param(o, nm, ".weight", (uint64_t)c);
-      fu__param(o, nm, ".bias", (uint64_t)c);
+      FU__TRY(fu__cnn_bn(x, nm, B, c, h, 1));
+    } else {
+      FU__TRY(fu__memop(x, "relu", A, B * c * h * h, 0));
     }
-    FU__TRY(fu__memop(x, "relu", A, n, 0));
     idx += 2;
     cin = c;
   }
@@ -2031,18 +2034,6 @@ static const double *fu__densenet_cfg(const char *model) {
   return NULL;
 }
 
-/* A DenseNet's batch norm (+ in-place ReLU) over c channels of B x h x h. */
-static fu__op *fu__dn_bn(fu__ctx *x, const char *name, double B, double c, double h, int relu) {
-  double n = B * c * h * h;
-  fu__op *o = fu__memop(x, x->nchw ? "batchnorm2d_nchw" : "batchnorm2d", x->adt, n, x->ab * n);
-  if (!o) return NULL;
-  fu__bn_channels(x, o, x->adt, n, c);
-  fu__param(o, name, ".weight", (uint64_t)c);
-  fu__param(o, name, ".bias", (uint64_t)c);
-  if (relu && !fu__memop(x, "relu", x->adt, n, 0)) return NULL;
-  return o;
-}
-
 /* A DenseNet (densenet.py, memory_efficient off, dropout 0): the stem (7x7 convolution at
  * stride 2, batch norm, ReLU, 3x3 max pool); four dense blocks, each layer concatenating every
  * feature map before it (torch.cat: a copy of them all), then batch norm, ReLU, a 1x1
@@ -2059,7 +2050,7 @@ static int fu__densenet_ops(fu__ctx *x, const double *cfg, double B, double img)
   fu__op *o;
   x->layer = -1;
   FU__TRY(fu__conv(x, "features.conv0", B, 3, c, 7, 2, img, 1, &h));
-  FU__TRY(fu__dn_bn(x, "features.norm0", B, c, h, 1));
+  FU__TRY(fu__cnn_bn(x, "features.norm0", B, c, h, 1));
   double hp = floor((h + 2 - 3) / 2) + 1;
   FU__TRY(fu__memop(x, x->nchw ? "maxpool_nchw" : "maxpool", A, B * c * h * h,
                     x->ab * B * c * h * h + 8 * B * c * hp * hp));
@@ -2078,11 +2069,11 @@ static int fu__densenet_ops(fu__ctx *x, const double *cfg, double B, double img)
       snprintf(nm, sizeof nm, "features.denseblock%d.denselayer%d.", bi + 1, l + 1);
       size_t k = strlen(nm);
       snprintf(nm + k, sizeof nm - k, "norm1");
-      FU__TRY(fu__dn_bn(x, nm, B, cin, h, 1));
+      FU__TRY(fu__cnn_bn(x, nm, B, cin, h, 1));
       snprintf(nm + k, sizeof nm - k, "conv1");
       FU__TRY(fu__conv(x, nm, B, cin, mid, 1, 1, h, 1, &t));
       snprintf(nm + k, sizeof nm - k, "norm2");
-      FU__TRY(fu__dn_bn(x, nm, B, mid, h, 1));
+      FU__TRY(fu__cnn_bn(x, nm, B, mid, h, 1));
       snprintf(nm + k, sizeof nm - k, "conv2");
       FU__TRY(fu__conv(x, nm, B, mid, growth, 3, 1, h, 1, &t));
     }
@@ -2092,14 +2083,14 @@ static int fu__densenet_ops(fu__ctx *x, const double *cfg, double B, double img)
     o->fwd_us = fu__copy_us(x, 2 * x->ab * B * c * h * h);
     if (bi == 3) break;
     snprintf(nm, sizeof nm, "features.transition%d.norm", bi + 1);
-    FU__TRY(fu__dn_bn(x, nm, B, c, h, 1));
+    FU__TRY(fu__cnn_bn(x, nm, B, c, h, 1));
     snprintf(nm, sizeof nm, "features.transition%d.conv", bi + 1);
     FU__TRY(fu__conv(x, nm, B, c, floor(c / 2), 1, 1, h, 1, &t));
     c = floor(c / 2);
     FU__TRY(fu__memop(x, x->nchw ? "maxpool_nchw" : "maxpool", A, B * c * h * h, x->ab * B * c * h * h));
     h = floor(h / 2);
   }
-  FU__TRY(fu__dn_bn(x, "features.norm5", B, c, h, 1));
+  FU__TRY(fu__cnn_bn(x, "features.norm5", B, c, h, 1));
   FU__TRY(fu__memop(x, "bias_grad", A, B * c * h * h, 0)); /* the global average pool: a reduction */
   double Tsave = x->T;
   x->T = B;
