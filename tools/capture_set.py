@@ -120,17 +120,24 @@ def build(arch, hp, batch, seq):
     return model, (ids, ids.clone()), (lambda m, inp: m(input_ids=inp[0], labels=inp[1]).loss), opt
 
 
+def classifier_step(model, batch, image, classes, opt):
+    """(model, inputs, loss_fn, opt) of an image classifier: random NCHW images of image pixels
+    on the model's device, labels of classes, cross-entropy."""
+    import torch
+    dev = next(model.parameters()).device
+    x = torch.randn(batch, 3, image, image, device=dev)
+    y = torch.randint(0, classes, (batch,), device=dev)
+    crit = torch.nn.CrossEntropyLoss()
+    return model, (x, y), (lambda m, inp: crit(m(inp[0]), inp[1])), opt
+
+
 def build_torchvision(arch, batch, dev):
     """A torchvision classifier by name in PyTorch's default NCHW layout (random init), SGD with
     momentum as torchvision's reference recipe."""
     import torch
     import torchvision
     model = getattr(torchvision.models, arch)(weights=None).to(dev)
-    x = torch.randn(batch, 3, 224, 224, device=dev)
-    y = torch.randint(0, 1000, (batch,), device=dev)
-    crit = torch.nn.CrossEntropyLoss()
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    return model, (x, y), (lambda m, inp: crit(m(inp[0]), inp[1])), opt
+    return classifier_step(model, batch, 224, 1000, torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9))
 
 
 def build_vit(hp, batch, dev):
@@ -140,11 +147,7 @@ def build_vit(hp, batch, dev):
     model = VisionTransformer(image_size=hp["image"], patch_size=hp["patch"], num_layers=hp["layers"],
                               num_heads=hp["heads"], hidden_dim=hp["hidden"], mlp_dim=hp["ffn"],
                               num_classes=hp["classes"]).to(dev)
-    x = torch.randn(batch, 3, hp["image"], hp["image"], device=dev)
-    y = torch.randint(0, hp["classes"], (batch,), device=dev)
-    crit = torch.nn.CrossEntropyLoss()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    return model, (x, y), (lambda m, inp: crit(m(inp[0]), inp[1])), opt
+    return classifier_step(model, batch, hp["image"], hp["classes"], torch.optim.AdamW(model.parameters(), lr=1e-4))
 
 
 def main(argv=None):
