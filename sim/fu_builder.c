@@ -572,6 +572,17 @@ static int fu__vit_dropout(fu__ctx *x, double p, const char *dtype, double numel
  *   batch); the head reads the class token alone (select's backward: a zero-filled gradient of
  *   every token).
  * s->vocab is the number of classes; the loss is over the batch's rows. */
+/* The patch embedding's convolution: torchvision's ViT feeds it the image in PyTorch's default
+ * NCHW layout, which cuDNN runs several times slower than the implicit GEMM (0.32 against 0.03 ms
+ * for ViT-B/16 b32's forward on an H100); the profile's NCHW table of the class (P, P) where it
+ * has one (tools/calib_torch.py --parts conv --conv-format nchw --conv-classes k16s16,k32s32),
+ * else as any other convolution. */
+static double fu__patch_conv_us(fu__ctx *x, const char *layout, int P, double m, double n, double k) {
+  double us;
+  if (fu_compute_conv_us(x->c, x->gdt, layout, P, P, 1, m, n, k, &us) == FU_OK) return us;
+  return fu__conv_us(x, layout, P, P, m, n, k);
+}
+
 static int fu__vit_ops(fu__ctx *x, const fu_tf_spec *s, double p) {
   double T = x->T, H = (double)s->hidden, F = (double)s->ffn, C = (double)s->vocab, B = (double)s->batch;
   double P = (double)s->patch, img = (double)s->image, np = B * (double)(s->seq - 1), K = 3 * P * P;
@@ -586,8 +597,8 @@ static int fu__vit_ops(fu__ctx *x, const fu_tf_spec *s, double p) {
   /* conv_proj: the image (fp32, cast under autocast) has no gradient, so its weight's alone */
   FU__TRY(o = fu__push(x));
   snprintf(o->what, sizeof o->what, "conv");
-  o->fwd_us = fu__conv_us(x, "fwd", (int)P, (int)P, np, H, K);
-  o->bwd_us = fu__conv_us(x, "wgrad", (int)P, (int)P, H, K, np);
+  o->fwd_us = fu__patch_conv_us(x, "fwd", (int)P, np, H, K);
+  o->bwd_us = fu__patch_conv_us(x, "wgrad", (int)P, H, K, np);
   const fu_op_table *h = fu_compute_op(x->c, "conv", x->autocast ? "bf16" : "fp32");
   o->hfwd_us = h ? h->host_fwd_us : 0;
   o->hbwd_us = h ? h->host_bwd_us : 0;

@@ -1376,7 +1376,8 @@ def measure_gemm_aligned(torch, tm, quick, log, dl):
 
 # Convolution classes (kernel, stride) and their grid: output pixels M = batch x Ho x Wo (as
 # batch, Ho), input and output channels. Torchvision's ResNets (and most CNNs) are made of
-# these: 1x1 and 3x3 at stride 1 and 2, the 7x7 stride-2 stem on 3 channels.
+# these: 1x1 and 3x3 at stride 1 and 2, the 7x7 stride-2 stem on 3 channels; a ViT's 16x16 and
+# 32x32 patch embeddings (kernel = stride, no padding).
 CONV_M = [(32, 7), (32, 14), (32, 28), (32, 56), (128, 56)]  # M = 1568 .. 401408
 CONV_CLASSES = [
     (1, 1, CONV_M, [64, 128, 256, 512, 1024, 2048], [64, 128, 256, 512, 1024, 2048]),
@@ -1384,18 +1385,21 @@ CONV_CLASSES = [
     (3, 2, CONV_M[:4], [64, 128, 256, 512], [64, 128, 256, 512]),
     (1, 2, CONV_M[:4], [64, 256, 512, 1024], [128, 256, 512, 1024, 2048]),
     (7, 2, [(2, 112), (8, 112), (32, 112), (128, 112)], [3], [32, 64]),
+    # a ViT's patch embedding: P x P at stride P, no padding, on the 3-channel 224x224 image
+    (16, 16, [(8, 14), (32, 14), (64, 14), (128, 14)], [3], [384, 768, 1024, 1280]),
+    (32, 32, [(8, 7), (32, 7), (64, 7), (128, 7)], [3], [384, 768, 1024, 1280]),
 ]
 
 
 def conv_calls(torch, dt, batch, ho, cin, cout, k, s, nchw=False):
     """fwd, dgrad, wgrad of one channels-last (nchw: NCHW, PyTorch's default) convolution
-    (padding k // 2) as autograd runs them (aten::convolution_backward with one output asked
+    (padding k // 2; none where kernel = stride) as autograd runs them (aten::convolution_backward with one output asked
     for); dgrad None for 3 channels (an image needs no gradient)."""
     hin = ho * s
     cl = torch.contiguous_format if nchw else torch.channels_last
     x = torch.randn(batch, cin, hin, hin, device="cuda", dtype=dt).to(memory_format=cl)
     w = torch.randn(cout, cin, k, k, device="cuda", dtype=dt).to(memory_format=cl)
-    pad = [k // 2, k // 2]
+    pad = [0, 0] if k == s else [k // 2, k // 2]  # a patch embedding's tiles do not overlap
     y = torch.nn.functional.conv2d(x, w, None, s, pad)
     gy = torch.randn_like(y)
 
