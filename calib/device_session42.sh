@@ -1,8 +1,9 @@
 #!/bin/bash
 # device_session42.sh: the tables and profiles session 41 left unmeasured, in one PyTorch-only call
 # (no build), by the GPU it lands on:
-#   1. tools/calib_torch.py --parts ops_vit: torchvision ViT's layout copies and adds (copy_t,
-#      bias_add, add_t), both dtypes                                              -> vitops.json
+#   1. tools/calib_torch.py --parts ops_vit,ops_cat: torchvision ViT's layout copies and adds
+#      (copy_t, bias_add, add_t), both dtypes; torch.cat's host cost by input count (a DenseNet's
+#      concatenations: ops cat, cat_input)                                          -> vitops.json
 #   2. tools/calib_torch.py --parts conv --conv-format nchw --conv-classes k16s16,k32s32: a ViT's
 #      patch embedding as torchvision runs it (NCHW image), bf16 and TF32             -> patch.json
 #   3. tools/profile_step.py on DenseNet-121 b32 TF32 (diagnosis of its backward, priced 21-24%
@@ -14,8 +15,8 @@
 LIMIT=${1:-560} W=/tmp/s42
 . calib/device_torch_env.sh
 mkdir -p $W/prof $W/cap
-timeout 120 python3 tools/calib_torch.py --out "$OUT/vitops.json" --parts ops_vit
-t "ops_vit exit $?"
+timeout 120 python3 tools/calib_torch.py --out "$OUT/vitops.json" --parts ops_vit,ops_cat
+t "ops_vit,ops_cat exit $?"
 timeout 90 python3 tools/calib_torch.py --out "$OUT/patch.json" --parts conv --conv-format nchw \
   --conv-classes k16s16,k32s32
 t "patch conv exit $?"

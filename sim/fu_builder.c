@@ -2045,6 +2045,25 @@ static const double *fu__densenet_cfg(const char *model) {
   return NULL;
 }
 
+/* A DenseNet's torch.cat of k maps (numel elements in all): a copy of them all on the device;
+ * on the host the profile's rows (tools/calib_torch.py --parts ops_cat) where it has them: "cat"
+ * the fixed part, "cat_input" the part per input, forward, and in backward CatBackward's narrow of
+ * each input with the gradient add that sums it into its map (every map but a block's input
+ * feeds several cats, and the block's cats and maps are as many, so a line in k measured on one
+ * map taken k times carries them). */
+static fu__op *fu__dense_cat(fu__ctx *x, double k, double numel) {
+  fu__op *o = fu__push(x);
+  if (!o) return NULL;
+  snprintf(o->what, sizeof o->what, "cat");
+  o->fwd_us = fu__copy_us(x, 2 * x->ab * numel);
+  const fu_op_table *c = fu__mode_row(x, "cat"), *in = fu__mode_row(x, "cat_input");
+  if (c && in) {
+    o->hfwd_us = fmax(0, c->host_fwd_us + k * in->host_fwd_us);
+    o->hbwd_us = fmax(0, c->host_bwd_us + k * in->host_bwd_us);
+  }
+  return o;
+}
+
 /* A DenseNet (densenet.py, memory_efficient off, dropout 0): the stem (7x7 convolution at
  * stride 2, batch norm, ReLU, 3x3 max pool); four dense blocks, each layer concatenating every
  * feature map before it (torch.cat: a copy of them all), then batch norm, ReLU, a 1x1
@@ -2074,9 +2093,7 @@ static int fu__densenet_ops(fu__ctx *x, const double *cfg, double B, double img)
        * where backward reaches the first consumer of the newest map: it feeds the L - l later
        * layers' concatenations and the block's output */
       FU__TRY(fu__fanout(x, B * (l ? growth : c) * h * h, A, L - l + 1));
-      FU__TRY(o = fu__push(x));
-      snprintf(o->what, sizeof o->what, "cat");
-      o->fwd_us = fu__copy_us(x, 2 * x->ab * B * cin * h * h);
+      FU__TRY(fu__dense_cat(x, l + 1, B * cin * h * h));
       snprintf(nm, sizeof nm, "features.denseblock%d.denselayer%d.", bi + 1, l + 1);
       size_t k = strlen(nm);
       snprintf(nm + k, sizeof nm - k, "norm1");
@@ -2089,9 +2106,7 @@ static int fu__densenet_ops(fu__ctx *x, const double *cfg, double B, double img)
       FU__TRY(fu__conv(x, nm, B, mid, growth, 3, 1, h, 1, &t));
     }
     c += L * growth;
-    FU__TRY(o = fu__push(x)); /* the block's output: every map concatenated */
-    snprintf(o->what, sizeof o->what, "cat");
-    o->fwd_us = fu__copy_us(x, 2 * x->ab * B * c * h * h);
+    FU__TRY(fu__dense_cat(x, L + 1, B * c * h * h)); /* the block's output: every map concatenated */
     if (bi == 3) break;
     snprintf(nm, sizeof nm, "features.transition%d.norm", bi + 1);
     FU__TRY(fu__cnn_bn(x, nm, B, c, h, 1));

@@ -43,6 +43,9 @@ the GPU waits on the host):
   timer      (not by default) what device_us's per-call events add to a call of the tables above
              (op, GEMM, conv, attention calls; a stream of them against one event pair around
              it): "timer_overhead_us", which fusim subtracts from every table's time.
+  ops_cat    (not by default) torch.cat's host cost over 2..32 inputs, forward and backward
+             (CatBackward's narrows and the gradient adds of a map several cats take): ops "cat"
+             (fixed part) and "cat_input" (per input), host only; a DenseNet's concatenations.
   tv         host time of a whole torchvision ResNet-50 step (batch 2, 32x32): op "tv_resnet50".
   gemm_unaligned  cuBLAS fwd/dgrad/wgrad of a linear layer with a vocabulary not a multiple of 8
              (tokens x vocab x hidden), bf16 and TF32: the profile's "gemm_unaligned" tables.
@@ -1033,6 +1036,50 @@ def measure_hf_pairs(torch, log, models, depths=(1, 3), rounds=8, warmup=2, seco
         if flush:
             flush(out, statistics.median(probes), probes, diag, pairs)
     return out, statistics.median(probes), probes, diag, pairs
+
+
+# the input counts torch.cat is timed at (part ops_cat): a DenseNet concatenates 2..49 maps
+CAT_INPUTS = (2, 4, 8, 16, 32)
+
+
+def measure_cat_host(torch, log, reps=40):
+    """Host cost of torch.cat over k inputs, as a DenseNet runs it (part ops_cat; tiny tensors,
+    so the wall time is the host's): forward, the calls back to back; backward, the backward() of
+    a cat of one map k times (CatBackward's narrow of every input and the k - 1 gradient adds
+    that sum them into the map, as each DenseNet map's gradient sums its consumers' slices) less
+    the same step without the cat. Each a line over k (statistics.linear_regression): op "cat"
+    holds the intercepts, op "cat_input" the slopes, host only (device time is a copy's)."""
+    out = []
+    for dname, dt in (("bf16", torch.bfloat16), ("fp32", torch.float32)):
+        leaf = torch.randn(2, 32, 4, 4, device="cuda", dtype=dt, requires_grad=True)
+        xs = [torch.randn(2, 32, 4, 4, device="cuda", dtype=dt, requires_grad=True) for _ in range(max(CAT_INPUTS))]
+
+        def bwd_us(k):
+            ts = []
+            for i in range(reps + 5):
+                x = leaf.relu()
+                loss = (torch.cat([x] * k, 1) if k else x).sum()
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                loss.backward()
+                t1 = time.perf_counter()
+                torch.cuda.synchronize()
+                leaf.grad = None
+                if i >= 5:
+                    ts.append((t1 - t0) * 1e6)
+            return statistics.median(ts)
+        tm = Timer(torch)
+        fwd = [tm.host_us(lambda: torch.cat(xs[:k], 1)) for k in CAT_INPUTS]
+        base = bwd_us(0)
+        bwd = [bwd_us(k) - base for k in CAT_INPUTS]
+        (sf, af), (sb, ab) = (statistics.linear_regression(CAT_INPUTS, v) for v in (fwd, bwd))
+        for op, f, b in (("cat", af, ab), ("cat_input", sf, sb)):
+            out.append({"op": op, "dtype": dname, "numel": [], "fwd_us": [], "bwd_us": [],
+                        "host_fwd_us": round(f, 3), "host_bwd_us": round(b, 3)})
+        log("cat %s host over %s inputs: fwd %s us, bwd %s us (over the step without it, %.1f us); "
+            "per input %.2f / %.2f us, fixed %.2f / %.2f us" % (dname, list(CAT_INPUTS), [round(v, 1) for v in fwd],
+                                                                [round(v, 1) for v in bwd], base, sf, sb, af, ab))
+    return out
 
 
 def measure_tv_host(torch, log):
@@ -2082,6 +2129,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, NCHW_OPS))
     elif part == "ops_vit":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, VIT_OPS))
+    elif part == "ops_cat":
+        comp.setdefault("ops", []).extend(measure_cat_host(torch, log))
     elif part == "tv":
         comp.setdefault("ops", []).extend(measure_tv_host(torch, log))
     elif part == "attention":
@@ -2097,7 +2146,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
 
 
 PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
-         "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn", "ops_nchw", "ops_vit", "timer")
+         "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn", "ops_nchw", "ops_vit", "ops_cat", "timer")
 
 if __name__ == "__main__":
     sys.exit(main())
