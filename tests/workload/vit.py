@@ -20,6 +20,8 @@ torchvision does, checked against independent data and by hand:
   overhead cancels): block 1's ln_1 forward (one copy) moves by that, block 0's in_proj forward
   (a copy of the input, the bias add and the q/k/v copy at 3x the elements) by 48.415 + 2 x
   145.244, block 0's MLP residual add by 48.415; tables in bf16 alone leave a tf32 build as it is;
+- the patch embedding's NCHW conv table (k16s16) where a profile has one: flat hand-made tables
+  of 100 and 300 us move the patch convolution's forward and backward by 200 us each, nothing else;
 - bad input: a patch that does not tile the image, --seq or --vocab with vit, --patch or --image
   without vit, --kv-heads with vit: one line naming it, exit 64, nothing written.
 Usage: vit.py FUSIM"""
@@ -148,6 +150,34 @@ with tempfile.TemporaryDirectory() as tmp:
     bf = layer_ops(with_tables(1, "bf16"))
     if plain and bf and plain != bf:
         fails.append("ops_vit tables in bf16 alone changed a tf32 build: %s against %s" % (bf, plain))
+
+    # the patch embedding's NCHW table (calib_torch --conv-format nchw --conv-classes k16s16):
+    # hand-made A (every point 100 us) and B (300 us), fwd and wgrad; the table is flat, so the
+    # convolution's forward and backward each move by 200 us, and a channels-last build of a CNN
+    # has no such class, so nothing else does
+    def with_patch(us):
+        p = copy.deepcopy(base)
+        p["compute"]["conv"] = [t for t in p["compute"].get("conv", []) if t["kernel"] != 16] + [
+            {"dtype": "tf32", "layout": lay, "kernel": 16, "stride": 16, "format": "nchw", "m": m, "n": n, "k": k,
+             "us": [us] * 4} for lay, m, n, k in (("fwd", [1568, 25088], [384, 1280], [768]),
+                                                  ("wgrad", [384, 1280], [768], [1568, 25088]))]
+        path = os.path.join(tmp, "patch_%g.json" % us)
+        json.dump(p, open(path, "w"))
+        out = os.path.join(tmp, "p.csv")
+        r = subprocess.run(vit_args("vit_b_16", 32, ["--precision", "tf32", "--profile", path, "--ops", out,
+                                                     "--out", os.path.join(tmp, "t.json")]), capture_output=True, text=True)
+        if r.returncode:
+            fails.append("patch table: exit %d: %s" % (r.returncode, r.stderr.strip()))
+            return None
+        return ops(out)
+    pa, pb = with_patch(100), with_patch(300)
+    if pa and pb:
+        for x, y in zip(pa, pb):
+            moved = [float(y[c]) - float(x[c]) for c in ("fwd_us", "bwd_us")]
+            want = [200.0, 200.0] if x["op"] == "conv" else [0.0, 0.0]
+            if any(abs(m - w) > 0.01 for m, w in zip(moved, want)):
+                fails.append("patch table: %s %s moves %s from A to B, expected %s" % (x["op"], x["param"], moved, want))
+                break
 
     for what, extra, says in (("patch 15 of 224", ["--patch", "15"], "does not tile"), ("--seq", ["--seq", "197"], "--seq"),
                               ("--vocab", ["--vocab", "1000"], "--vocab"), ("--kv-heads", ["--kv-heads", "4"], "--kv-heads")):
