@@ -1870,6 +1870,24 @@ static const double *fu__resnet_blocks(const char *model, double *widen) {
   return NULL;
 }
 
+/* A pooling layer over n_in elements in the CNN's layout, priced by the max pool table; max
+ * pooling keeps its input and the int64 indices of its n_idx outputs for backward (0: an average
+ * pool, which keeps its input alone). */
+static fu__op *fu__pool(fu__ctx *x, double n_in, double n_idx) {
+  return fu__memop(x, x->nchw ? "maxpool_nchw" : "maxpool", x->adt, n_in, x->ab * n_in + 8 * n_idx);
+}
+
+/* The classifier of a CNN whose features end in a global average pool: one linear layer from the
+ * batch's din features to 1000 classes, and the loss (NULL: out of memory). */
+static fu__op *fu__cnn_classifier(fu__ctx *x, const char *name, double din, double B) {
+  double Tsave = x->T;
+  x->T = B;
+  fu__op *o = fu__linear(x, name, din, 1000, 1, 0, 1, 1);
+  if (o) o = fu__memop(x, "cross_entropy", x->adt, B * 1000, 4 * B * 1000);
+  x->T = Tsave;
+  return o;
+}
+
 /* A CNN's batch norm over c channels of B x h x h (+ an in-place ReLU after it). NCHW batch norm
  * has tables of its own (calib_torch ops_nchw): at 64 channels cuDNN's NCHW batch norm backward
  * takes 5x the channels-last one's time in bf16. */
@@ -1897,8 +1915,7 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double
   FU__TRY(fu__conv(x, "conv1", B, 3, 64, 7, 2, img, 1, &h));
   BN("bn1", 64, h, 1);
   double hp = floor((h + 2 - 3) / 2) + 1; /* max pooling keeps its input and int64 indices */
-  FU__TRY(fu__memop(x, x->nchw ? "maxpool_nchw" : "maxpool", A, B * 64 * h * h,
-                    x->ab * B * 64 * h * h + 8 * B * 64 * hp * hp));
+  FU__TRY(fu__pool(x, B * 64 * h * h, B * 64 * hp * hp));
   h = hp;
   static const double cfg[4][2] = {{64, 1}, {128, 2}, {256, 2}, {512, 2}}; /* width, stride */
   const double *r50 = fu__resnet_blocks("resnet50", NULL);
@@ -1937,11 +1954,7 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double
     }
   x->past_block = 0;
   FU__TRY(fu__memop(x, "bias_grad", A, B * cin * h * h, 0)); /* the average pool: a reduction */
-  double Tsave = x->T;
-  x->T = B;
-  FU__TRY(fu__linear(x, "fc", cin, 1000, 1, 0, 1, 1));
-  FU__TRY(fu__memop(x, "cross_entropy", A, B * 1000, 4 * B * 1000));
-  x->T = Tsave;
+  FU__TRY(fu__cnn_classifier(x, "fc", cin, B));
 #undef NM
 #undef BN
   return FU_OK;
@@ -1987,8 +2000,7 @@ static int fu__vgg_ops(fu__ctx *x, const int *cfg, int bn, double B, double img)
   for (const int *v = cfg; *v >= 0; v++) {
     if (*v == 0) { /* max pool 2x2 stride 2: keeps its input and int64 indices */
       double hp = floor(h / 2);
-      FU__TRY(fu__memop(x, x->nchw ? "maxpool_nchw" : "maxpool", A, B * cin * h * h,
-                        x->ab * B * cin * h * h + 8 * B * cin * hp * hp));
+      FU__TRY(fu__pool(x, B * cin * h * h, B * cin * hp * hp));
       h = hp;
       idx++;
       continue;
@@ -2077,13 +2089,11 @@ static int fu__densenet_ops(fu__ctx *x, const double *cfg, double B, double img)
   const char *A = x->adt;
   double growth = cfg[0], c = cfg[1], h, t;
   char nm[96];
-  fu__op *o;
   x->layer = -1;
   FU__TRY(fu__conv(x, "features.conv0", B, 3, c, 7, 2, img, 1, &h));
   FU__TRY(fu__cnn_bn(x, "features.norm0", B, c, h, 1));
   double hp = floor((h + 2 - 3) / 2) + 1;
-  FU__TRY(fu__memop(x, x->nchw ? "maxpool_nchw" : "maxpool", A, B * c * h * h,
-                    x->ab * B * c * h * h + 8 * B * c * hp * hp));
+  FU__TRY(fu__pool(x, B * c * h * h, B * c * hp * hp));
   h = hp;
   for (int bi = 0; bi < 4; bi++) {
     int L = (int)cfg[2 + bi];
@@ -2113,17 +2123,12 @@ static int fu__densenet_ops(fu__ctx *x, const double *cfg, double B, double img)
     snprintf(nm, sizeof nm, "features.transition%d.conv", bi + 1);
     FU__TRY(fu__conv(x, nm, B, c, floor(c / 2), 1, 1, h, 1, &t));
     c = floor(c / 2);
-    FU__TRY(fu__memop(x, x->nchw ? "maxpool_nchw" : "maxpool", A, B * c * h * h, x->ab * B * c * h * h));
+    FU__TRY(fu__pool(x, B * c * h * h, 0)); /* the 2x2 average pool */
     h = floor(h / 2);
   }
   FU__TRY(fu__cnn_bn(x, "features.norm5", B, c, h, 1));
   FU__TRY(fu__memop(x, "bias_grad", A, B * c * h * h, 0)); /* the global average pool: a reduction */
-  double Tsave = x->T;
-  x->T = B;
-  o = fu__linear(x, "classifier", c, 1000, 1, 0, 1, 1);
-  if (o) o = fu__memop(x, "cross_entropy", A, B * 1000, 4 * B * 1000);
-  x->T = Tsave;
-  return o ? FU_OK : FU_ENOMEM;
+  return fu__cnn_classifier(x, "classifier", c, B) ? FU_OK : FU_ENOMEM;
 }
 
 int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_name,

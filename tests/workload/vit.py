@@ -127,14 +127,20 @@ with tempfile.TemporaryDirectory() as tmp:
         json.dump(p, open(path, "w"))
         return path
 
-    def layer_ops(prof):
+    def b16_ops(prof, what):
+        """ViT-B/16 b32 TF32's --ops rows under prof (None, and a failure named what, where it fails)."""
         out = os.path.join(tmp, "o.csv")
         r = subprocess.run(vit_args("vit_b_16", 32, ["--precision", "tf32", "--profile", prof, "--ops", out,
                                                      "--out", os.path.join(tmp, "t.json")]), capture_output=True, text=True)
         if r.returncode:
-            fails.append("ops_vit tables: exit %d: %s" % (r.returncode, r.stderr.strip()))
+            fails.append("%s: exit %d: %s" % (what, r.returncode, r.stderr.strip()))
             return None
-        rows = ops(out)
+        return ops(out)
+
+    def layer_ops(prof):
+        rows = b16_ops(prof, "ops_vit tables")
+        if rows is None:
+            return None
         l0 = [o for o in rows if o["layer"] == "0"]
         return {"ln_1@1": float(next(o for o in rows if o["param"].endswith("encoder_layer_1.ln_1.weight"))["fwd_us"]),
                 "in_proj@0": float(next(o for o in l0 if o["param"].endswith("in_proj_weight"))["fwd_us"]),
@@ -163,13 +169,7 @@ with tempfile.TemporaryDirectory() as tmp:
                                                   ("wgrad", [384, 1280], [768], [1568, 25088]))]
         path = os.path.join(tmp, "patch_%g.json" % us)
         json.dump(p, open(path, "w"))
-        out = os.path.join(tmp, "p.csv")
-        r = subprocess.run(vit_args("vit_b_16", 32, ["--precision", "tf32", "--profile", path, "--ops", out,
-                                                     "--out", os.path.join(tmp, "t.json")]), capture_output=True, text=True)
-        if r.returncode:
-            fails.append("patch table: exit %d: %s" % (r.returncode, r.stderr.strip()))
-            return None
-        return ops(out)
+        return b16_ops(path, "patch table")
     pa, pb = with_patch(100), with_patch(300)
     if pa and pb:
         for x, y in zip(pa, pb):
