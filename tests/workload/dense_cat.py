@@ -7,8 +7,8 @@ forward and backward, times the one factor every CNN operation's host cost takes
 whole step, which has no cat, so the factor does not depend on these rows). Two hand-made
 profiles, the repository's H200 profile with A: cat 1 us, cat_input 0; B: cat 0, cat_input 1 us
 (fp32, both directions): every cat costs the same under A, and B / A is its input count k, cat by
-cat in the build's order; device times are the same under both. Without the rows (the bundled
-profile today) the cats cost no host time, as before; rows in bf16 alone leave a tf32 build as it
+cat in the build's order; device times are the same under both. Without the rows (taken out of
+the bundled profile) the cats cost no host time, as before session 42; rows in bf16 alone leave a tf32 build as it
 is. Usage: dense_cat.py FUSIM"""
 import copy
 import csv
