@@ -82,6 +82,8 @@ NEW = {
     # session 42: the cat host rows (calib_torch ops_cat) checked on two more DenseNets
     "densenet169_b32_bf16": ("densenet169", {}, 32, 0, "bf16"),
     "densenet201_b16_tf32": ("densenet201", {}, 16, 0, "tf32"),
+    "densenet121_b32_bf16": ("densenet121", {}, 32, 0, "bf16"),
+    "densenet169_b32_tf32": ("densenet169", {}, 32, 0, "tf32"),
 }
 ALL = dict(SET, **NEW)
 
