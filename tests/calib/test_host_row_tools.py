@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Two tools that put host rows on a profile's scale, on hand-made inputs (values by hand):
+- tools/cat_rows.py: ops_cat calibrations whose cat_input rows are (1, 10), (2, 12), (3, 11) us
+  (median 2 / 11) and cat rows (5, -4), (6, -2), (7, 3) (median 6 / -2, written as 0); captures of
+  the lease whose reference steps are 200 / 400 us (fp32), 100 / 200 us (bf16) and 100 / 100 (fp32)
+  against the profile's tv_resnet50_held 100 / 100 (fp32) and 50 / 40 (bf16): ratios 0.5 / 0.25,
+  0.5 / 0.2 and 1 / 1, medians 0.5 forward, 0.25 backward (their means would be 0.667, 0.483); so
+  cat_input is 1.0 / 2.75 us and cat 3.0 / 0 in both modes.
+  A capture without a reference step: one line, exit 1, nothing written.
+- tools/deep_row_carry.py: hf_vit_layer_tiny (100, 200) beside hf_bert_layer_tiny (50, 100) and
+  hf_bert_deep_tiny (60, 105): hf_vit_deep_tiny (120, 210) in each mode; a profile without the
+  anchor's deep row: one line, exit 65, nothing written.
+Usage: test_host_row_tools.py"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+fails = []
+
+
+def host_row(op, dtype, f, b):
+    return {"op": op, "dtype": dtype, "numel": [], "fwd_us": [], "bwd_us": [], "host_fwd_us": f, "host_bwd_us": b}
+
+
+def run(tool, args):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", tool)] + args, capture_output=True, text=True)
+
+
+def rows_of(path):
+    return {(o["op"], o["dtype"]): (o["host_fwd_us"], o["host_bwd_us"]) for o in json.load(open(path))["compute"]["ops"]}
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    prof = os.path.join(tmp, "p.json")
+    json.dump({"compute": {"ops": [host_row("tv_resnet50_held", "fp32", 100.0, 100.0),
+                                   host_row("tv_resnet50_held", "bf16", 50.0, 40.0)]}}, open(prof, "w"))
+    caps = []
+    for i, (prec, f, b) in enumerate((("tf32", 200.0, 400.0), ("bf16", 100.0, 200.0), ("tf32", 100.0, 100.0))):
+        caps.append(os.path.join(tmp, "cap%d.json" % i))
+        json.dump({"meta": {"precision": prec, "host_ref": {"fwd_us": f, "bwd_us": b}}}, open(caps[-1], "w"))
+    calibs = []
+    for i, (ci, c) in enumerate((((1.0, 10.0), (5.0, -4.0)), ((2.0, 12.0), (6.0, -2.0)), ((3.0, 11.0), (7.0, 3.0)))):
+        calibs.append(os.path.join(tmp, "cal%d.json" % i))
+        json.dump({"compute": {"ops": [host_row("cat_input", m, *ci) for m in ("bf16", "fp32")] +
+                               [host_row("cat", m, *c) for m in ("bf16", "fp32")]}}, open(calibs[-1], "w"))
+    out = os.path.join(tmp, "cat.json")
+    r = run("cat_rows.py", ["--profile", prof, "--captures", ",".join(caps), "--out", out] + calibs)
+    if r.returncode:
+        fails.append("cat_rows: exit %d: %s" % (r.returncode, r.stderr.strip()))
+    else:
+        got = rows_of(out)
+        for m in ("bf16", "fp32"):
+            for op, want in (("cat_input", (1.0, 2.75)), ("cat", (3.0, 0.0))):
+                if any(abs(g - w) > 1e-3 for g, w in zip(got.get((op, m), (None, None)) or (1e9, 1e9), want)):
+                    fails.append("cat_rows: %s %s is %s, expected %s" % (op, m, got.get((op, m)), want))
+    json.dump({"meta": {"precision": "tf32"}}, open(caps[0], "w"))
+    bad = os.path.join(tmp, "bad.json")
+    r = run("cat_rows.py", ["--profile", prof, "--captures", ",".join(caps), "--out", bad] + calibs)
+    if r.returncode != 1 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(bad):
+        fails.append("cat_rows without a reference step: exit %d, %r" % (r.returncode, r.stderr))
+
+    ops = []
+    for m in ("bf16", "fp32"):
+        ops += [host_row("hf_vit_layer_tiny", m, 100.0, 200.0), host_row("hf_bert_layer_tiny", m, 50.0, 100.0),
+                host_row("hf_bert_deep_tiny", m, 60.0, 105.0)]
+    json.dump({"compute": {"ops": ops}}, open(prof, "w"))
+    out = os.path.join(tmp, "deep.json")
+    r = run("deep_row_carry.py", ["--profile", prof, "--arch", "vit", "--anchor", "bert", "--out", out])
+    if r.returncode:
+        fails.append("deep_row_carry: exit %d: %s" % (r.returncode, r.stderr.strip()))
+    else:
+        got = rows_of(out)
+        for m in ("bf16", "fp32"):
+            g = got.get(("hf_vit_deep_tiny", m))
+            if g is None or abs(g[0] - 120.0) > 1e-6 or abs(g[1] - 210.0) > 1e-6:
+                fails.append("deep_row_carry: hf_vit_deep_tiny %s is %s, expected (120, 210)" % (m, g))
+    json.dump({"compute": {"ops": [o for o in ops if o["op"] != "hf_bert_deep_tiny"]}}, open(prof, "w"))
+    r = run("deep_row_carry.py", ["--profile", prof, "--arch", "vit", "--anchor", "bert", "--out", bad])
+    if r.returncode != 65 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(bad):
+        fails.append("deep_row_carry without the anchor's deep row: exit %d, %r" % (r.returncode, r.stderr))
+
+for f in fails:
+    print("FAIL", f)
+print("host row tools: %d failed" % len(fails))
+sys.exit(1 if fails else 0)

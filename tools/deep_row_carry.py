@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""deep_row_carry.py: an architecture's hf_<arch>_deep_tiny rows from another's depth effect, where
+no GPU measured its own (tools/hf_depth.py).
+
+The _tiny rows' per-layer host cost is the slope between 1 and 3 layers; a layer past the
+reference step's depth costs more (hf_depth.py timed tiny BERT at 3 and 12 layers: 1.05-1.22x the
+slope; sim/fu_builder.c fu__deep_row), which is the framework's (Python module calls and an
+autograd graph that grows with depth), not the architecture's. An architecture whose layer rows
+were made beside an anchor's (tools/qwen3_rows.py --arch A --anchor B) takes the anchor's ratio:
+
+    hf_<arch>_deep_tiny = hf_<arch>_layer_tiny x hf_<anchor>_deep_tiny / hf_<anchor>_layer_tiny
+
+per mode, forward and backward apart. A derived row, written as one (its "derived" names the
+anchor), for `fusim fit --compute OUT --merge-into PROFILE`; a GPU's hf_depth.py run replaces it.
+
+Usage: python3 tools/deep_row_carry.py --profile P --arch vit --anchor bert --out OUT.json
+"""
+import argparse
+import json
+import sys
+
+MODES = ("bf16", "fp32")
+
+
+def deep_rows(compute, arch, anchor):
+    """The derived rows, one a mode; ValueError where a row they need is missing."""
+    row = {(o["op"], o["dtype"]): o for o in compute.get("ops", [])}
+    out = []
+    for mode in MODES:
+        need = ["hf_%s_layer_tiny" % arch, "hf_%s_layer_tiny" % anchor, "hf_%s_deep_tiny" % anchor]
+        got = [row.get((k, mode)) for k in need]
+        for k, g in zip(need, got):
+            if g is None:
+                raise ValueError("the profile has no %s row in %s" % (k, mode))
+        layer, alayer, adeep = got
+        r = [adeep[k] / alayer[k] if alayer[k] > 0 else 0 for k in ("host_fwd_us", "host_bwd_us")]
+        if not all(v > 0 for v in r):
+            raise ValueError("hf_%s_layer_tiny in %s is not above 0" % (anchor, mode))
+        out.append({"op": "hf_%s_deep_tiny" % arch, "dtype": mode, "numel": [], "fwd_us": [], "bwd_us": [],
+                    "host_fwd_us": round(layer["host_fwd_us"] * r[0], 3),
+                    "host_bwd_us": round(layer["host_bwd_us"] * r[1], 3),
+                    "derived": "hf_%s_layer_tiny x hf_%s_deep_tiny / hf_%s_layer_tiny (%.3f, %.3f)"
+                               % (arch, anchor, anchor, r[0], r[1])})
+    return out
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--profile", required=True)
+    ap.add_argument("--arch", required=True)
+    ap.add_argument("--anchor", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args(argv)
+    try:
+        rows = deep_rows(json.load(open(a.profile))["compute"], a.arch, a.anchor)
+    except (OSError, ValueError, KeyError) as e:
+        print("deep_row_carry: %s" % e, file=sys.stderr)
+        return 65
+    out = {"format": "fusim-compute-1",
+           "command": "tools/deep_row_carry.py " + " ".join(argv),
+           "compute": {"source": "tools/deep_row_carry.py: hf_%s_deep_tiny by hf_%s's depth effect (derived, "
+                                 "not measured on %s)" % (a.arch, a.anchor, a.arch), "ops": rows}}
+    with open(a.out, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    for r in rows:
+        print("%s %s fwd %.1f bwd %.1f us: %s" % (r["op"], r["dtype"], r["host_fwd_us"], r["host_bwd_us"], r["derived"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
