@@ -11,9 +11,21 @@ fastest_interval resamples a run's rounds, each plan's iteration of a round kept
 - one round (or none): no interval, None.
 unresolved: a model 15% off whose interval is (0, 0.30) reaches 1%: the run cannot resolve it; one
 10% off with (0.10, 0.10) is a miss the run resolves; one within 1% is no miss, with or without an
-interval; one 2% off without an interval (no rounds) is not counted as unresolved. -> ["a"]."""
+interval; one 2% off without an interval (no rounds) is not counted as unresolved. -> ["a"].
+
+Plan groups (validate_torch.plan_groups: a model's plans timed in several loops, a runs.json entry
+each): round i of one loop has nothing to do with round i of another, so plans of different groups
+are resampled each on its own (paired=False):
+- pick [100, 130] against fastest [100, 130], unpaired: each median is 100, 115 or 130 with
+  probability 1/4, 1/2, 1/4, alone; the lowest gap 100 / 130 - 1 and the highest 130 / 100 - 1 each
+  come with probability 1/16 > 5%: (100 / 130 - 1, 0.30); paired it is (0, 0);
+- round_times gives each plan its loop: the group's index, None for a model timed in one loop;
+- score: pick 'a' (group 1) 10% slower than 'b' round for round; as two groups its interval is the
+  unpaired one, not the (0.10, 0.10) of a pairing across loops; in one group, (0.10, 0.10)."""
+import json
 import os
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_validation_bench as tb  # noqa: E402
@@ -39,4 +51,35 @@ check("fastest_interval, one round", tb.fastest_interval([110], [100]), None)
 check("unresolved", tb.unresolved({"a": 0.15, "b": 0.10, "c": 0.005, "d": 0.02},
                                   {"a": (0.0, 0.30), "b": (0.10, 0.10), "c": (-0.02, 0.03),
                                    "d": None}), ["a"])
+
+check("fastest_interval, paired", tb.fastest_interval([100, 130], [100, 130]), (0.0, 0.0))
+check("fastest_interval, unpaired", tb.fastest_interval([100, 130], [100, 130], paired=False),
+      (100 / 130 - 1, 0.30))
+fast, pick = [100, 130, 100, 130], [110, 143, 110, 143]
+rows = {"a": pick, "b": fast, "c": [200, 200, 200, 200]}
+entries = [{"workload": "w", "plan_group": [g, 2],
+            "rows": [{"plan_label": p, "times_us": rows[p]} for p in plans]}
+           for g, plans in ((1, ["a", "c"]), (2, ["b"]))] + \
+    [{"workload": "v", "rows": [{"plan_label": "a", "times_us": pick}]}]
+with tempfile.TemporaryDirectory() as d:
+    with open(os.path.join(d, "runs.json"), "w") as f:
+        json.dump({"models": entries}, f)
+    times = tb.round_times(d)
+check("round_times: each plan's loop", {k: v[0] for k, v in times.items()},
+      {("w", "a"): 1, ("w", "c"): 1, ("w", "b"): 2, ("v", "a"): None})
+
+
+def row(plan, predicted):
+    t = sorted(rows[plan])
+    return {"workload": "w", "plan": plan, "predicted_us": predicted, "lo_us": 0.0,
+            "hi_us": 1e9, "rel_err": 0.0, "inside": True, "overhead_ok": True, "iterations": 4,
+            "iters_inside": 4, "measured_us": (t[1] + t[2]) / 2}
+
+
+scored = [row("a", 90.0), row("b", 100.0), row("c", 150.0)]
+check("score, pick and fastest in two groups: unpaired", tb.score("  w", scored, times)[4]["w"],
+      tb.fastest_interval(pick, fast, paired=False))
+one_loop = {k: (1, v[1]) for k, v in times.items()}
+check("score, pick and fastest in one group: paired", tb.score("  w", scored, one_loop)[4]["w"],
+      (0.10, 0.10))
 sys.exit(1 if FAIL else 0)

@@ -102,21 +102,25 @@ def ranks(rundir):
 
 
 def round_times(rundir):
-    """{(workload, plan): [iteration time per round, us]} from the run's runs.json (a several-rank
-    run: rank 0's, as its rows are scored); rows without them are left out."""
+    """{(workload, plan): (loop, [iteration time per round, us])} from the run's runs.json (a
+    several-rank run: rank 0's, as its rows are scored); rows without them are left out. loop: the
+    plan group's index (runs.json plan_group, validate_torch.plan_groups), None for a model timed
+    in one loop: only plans of the same loop share their rounds."""
     run = torch_runs.load(rundir)
-    return {(m["workload"], r["plan_label"]): r["times_us"] for m in run["models"]
-            for r in m["rows"] if r.get("times_us")}
+    return {(m["workload"], r["plan_label"]): ((m.get("plan_group") or [None])[0], r["times_us"])
+            for m in run["models"] for r in m["rows"] if r.get("times_us")}
 
 
-def fastest_interval(pick, fastest, boot=BOOT, seed=1):
+def fastest_interval(pick, fastest, boot=BOOT, seed=1, paired=True):
     """The 90% interval (p5, p95) of median(pick) / median(fastest) - 1 over the run's rounds
     resampled with replacement, the two plans' iterations of a round kept together (every round
     runs each plan once, interleaved, so the pair shares the round's host and clocks). pick,
     fastest: per-round times. Where the interval's low end is at most FASTEST_MAX the run cannot
     tell the pick from one within 1% of the fastest. It errs strict: the fastest measured is the
     lowest of a dozen noisy medians, so its own median sits low and the gap high. None without
-    paired rounds."""
+    paired rounds. paired False (plans of different plan groups, timed in different loops, so
+    round i of one has nothing to do with round i of the other): each plan's rounds resampled on
+    their own."""
     n = min(len(pick), len(fastest))
     if n < 2:
         return None
@@ -124,8 +128,9 @@ def fastest_interval(pick, fastest, boot=BOOT, seed=1):
     gaps = []
     for _ in range(boot):
         idx = [rng.randrange(n) for _ in range(n)]
+        other = idx if paired else [rng.randrange(n) for _ in range(n)]
         gaps.append(statistics.median(pick[i] for i in idx)
-                    / statistics.median(fastest[i] for i in idx) - 1)
+                    / statistics.median(fastest[i] for i in other) - 1)
     gaps.sort()
     return gaps[int(0.05 * (boot - 1))], gaps[int(round(0.95 * (boot - 1)))]
 
@@ -136,8 +141,9 @@ def verdict(ok):
 
 def score(label, rows, times=None):
     """One line of figures for a set of rows; returns the fastest-plan gap per model and, where
-    times ({(workload, plan): per-round times}) has both plans and they differ, its interval
-    (fastest_interval; printed for one model's rows)."""
+    times ({(workload, plan): (loop, per-round times)}, round_times) has both plans and they
+    differ, its interval (fastest_interval, paired where both ran in the same loop; printed for one
+    model's rows)."""
     errs = [abs(r["rel_err"]) for r in rows]
     width = [(r["hi_us"] - r["lo_us"]) / r["predicted_us"] for r in rows]
     inside = sum(r["inside"] for r in rows)
@@ -153,7 +159,8 @@ def score(label, rows, times=None):
         best_m = min(rs, key=lambda r: r["measured_us"])
         gaps[w] = best_p["measured_us"] / best_m["measured_us"] - 1
         a, b = ((times or {}).get((w, r["plan"])) for r in (best_p, best_m))
-        spans[w] = fastest_interval(a, b) if a and b and best_p is not best_m else None
+        spans[w] = fastest_interval(a[1], b[1], paired=a[0] == b[0]) \
+            if a and b and best_p is not best_m else None
     span = spans[w] if len(gaps) == 1 and spans[w] else None
     print("%-30s rows %3d  median %6.2f%%  max %6.2f%%  above 5%% %3d  interval holds %3d (%5.1f%%), "
           "median width %6.2f%%, single iterations inside %5.1f%%  overhead ok %3d  fastest plan %+.2f%%%s"
