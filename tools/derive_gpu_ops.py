@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""derive_gpu_ops.py: memory-bound operation tables for a GPU that did not measure them, from
+another GPU's, by the two GPUs' own tables of a base operation, point by point.
+
+Why: torchvision ViT's layout operations (calib_torch's ops_vit: copy_t, bias_add, add_t) were
+measured on an H100; the H200 has no such tables, and prices them as contiguous copies and adds,
+faster than they run. They are bound by memory traffic, as the elementwise add is, so at each size
+the target's time is the source's times the ratio of the two GPUs' add tables at that size:
+
+    target op (n) = source op (n) x target base (n) / source base (n)
+
+(base: the same dtype's "add" unless --base; the tables interpolated as fusim does, log-log
+between sizes, proportional above the largest), forward's ratio for backward too (the ops'
+backward is a column sum or nothing: memory-bound either way). Host costs are the source's (a
+layer's host costs are scaled to its measured rows anyway). Each table carries "derived": the
+source GPU; a measured table of the target is kept, none made for it. Merge: fusim fit
+--compute OUT --merge-into TARGET.
+
+Usage: python3 tools/derive_gpu_ops.py OUT TARGET_PROFILE SOURCE_PROFILE [--ops a,b] [--base add]
+"""
+import argparse
+import copy
+import json
+import math
+import sys
+
+
+def table_us(t, n, key="fwd_us"):
+    """t's time at n elements, as fusim's fu__op_table_us interpolates it."""
+    xs, ys = t["numel"], t[key]
+    if n <= xs[0]:
+        return ys[0]
+    if n >= xs[-1]:
+        return ys[-1] * n / xs[-1]
+    i = 0
+    while i + 2 < len(xs) and n >= xs[i + 1]:
+        i += 1
+    f = (math.log(n) - math.log(xs[i])) / (math.log(xs[i + 1]) - math.log(xs[i]))
+    return math.exp((1 - f) * math.log(ys[i]) + f * math.log(ys[i + 1]))
+
+
+def derive(target, source, ops, base):
+    """(derived tables, notes on what could not be made)."""
+    def tables(p):
+        return {(o["op"], o["dtype"]): o for o in p["compute"].get("ops", [])}
+    tt, st = tables(target), tables(source)
+    out, notes = [], []
+    gpu = source.get("compute", {}).get("gpu") or source.get("name") or "another GPU"
+    for (op, dt), s in sorted(st.items()):
+        if op not in ops:
+            continue
+        if (op, dt) in tt:
+            notes.append("%s %s: measured on the target, kept" % (op, dt))
+            continue
+        bt, bs = tt.get((base, dt)), st.get((base, dt))
+        if not (bt and bs and bt.get("numel") and bs.get("numel")):
+            notes.append("%s %s: no %s table in both profiles" % (op, dt, base))
+            continue
+        r = [table_us(bt, n) / table_us(bs, n) for n in s["numel"]]
+        d = copy.deepcopy(s)
+        d["fwd_us"] = [round(v * k, 3) for v, k in zip(s["fwd_us"], r)]
+        d["bwd_us"] = [round(v * k, 3) for v, k in zip(s["bwd_us"], r)]
+        d["derived"] = "%s x %s ratio" % (gpu, base)
+        out.append(d)
+    return out, notes
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("target")
+    ap.add_argument("source")
+    ap.add_argument("--ops", default="copy_t,bias_add,add_t")
+    ap.add_argument("--base", default="add")
+    a = ap.parse_args(argv)
+    try:
+        target, source = json.load(open(a.target)), json.load(open(a.source))
+        rows, notes = derive(target, source, set(a.ops.split(",")), a.base)
+    except (OSError, ValueError, KeyError) as e:
+        print("derive_gpu_ops: %s" % e, file=sys.stderr)
+        return 65
+    for n in notes:
+        print("derive_gpu_ops: " + n, file=sys.stderr)
+    if not rows:
+        print("derive_gpu_ops: no table made", file=sys.stderr)
+        return 65
+    with open(a.out, "w") as f:
+        json.dump({"format": "fusim-compute-1", "command": "tools/derive_gpu_ops.py " + " ".join(argv),
+                   "compute": {"source": "tools/derive_gpu_ops.py: %s from %s by the %s tables' ratio"
+                                         % (a.ops, a.source, a.base), "ops": rows}}, f, indent=1)
+        f.write("\n")
+    for r in rows:
+        print("%s %s fwd %s" % (r["op"], r["dtype"], r["fwd_us"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
