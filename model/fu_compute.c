@@ -442,6 +442,7 @@ json_t *fu_compute_to_json(const fu_compute *c) {
                           "numel", fu__farr(t->numel, t->nsizes), "fwd_us",
                           fu__farr(t->fwd_us, t->nsizes), "bwd_us", fu__farr(t->bwd_us, t->nsizes),
                           "host_fwd_us", t->host_fwd_us, "host_bwd_us", t->host_bwd_us);
+    if (e && t->derived[0]) json_object_set_new(e, "derived", json_string(t->derived));
     if (!e || json_array_append_new(ops, e)) goto oom;
   }
   for (int i = 0; i < c->noptim; i++) {
@@ -595,6 +596,10 @@ static int fu__parse_op(json_t *e, const char *what, const char *where, fu_op_ta
   t->nsizes = n1;
   if (fu__num(e, "host_fwd_us", 0, 1e6, &t->host_fwd_us) || fu__num(e, "host_bwd_us", 0, 1e6, &t->host_bwd_us))
     return fu__bad(what, where, "host_fwd_us and host_bwd_us must be numbers >= 0");
+  json_t *d = json_object_get(e, "derived");
+  if (d && !(json_is_string(d) && strlen(json_string_value(d)) < sizeof t->derived))
+    return fu__bad(what, where, "derived must be a string of at most 47 bytes");
+  if (d) snprintf(t->derived, sizeof t->derived, "%s", json_string_value(d));
   return FU_OK;
 }
 

@@ -27,7 +27,9 @@
  *                profile's unaligned tables, leaves the aligned ones ],
  *     "attention": [ {"dtype", "head_dim", "causal", "dropout", "seq", "bh", "fwd_us", "bwd_us"}, ..],
  *     "ops": [ {"op", "dtype", "numel": [..], "fwd_us": [..], "bwd_us": [..], "host_fwd_us",
- *               "host_bwd_us", "kernels_fwd", "kernels_bwd"}, .. ],
+ *               "host_bwd_us", "kernels_fwd", "kernels_bwd"[, "derived"]}, .. ],
+ *              an op row's "derived" says how a row not measured on this GPU or architecture was
+ *              made (tools/derive_gpu_ops.py, tools/deep_row_carry.py);
  *     "optimizer": [ {"name", "base_us", "per_tensor_us", "per_elem_us"[, "host_per_tensor_us",
  *                "host_base_us", "tail_frac", "host_probe_us"[, "prologue_frac", "tail_us"]][,
  *                "launch_us", "per_moved_elem_us", "per_chunk_elem_us"[, "hbm_launch_us",
@@ -102,6 +104,7 @@ typedef struct fu_op_table {
   double bwd_us[FU_OPS_SIZES];  /* backward device time */
   double host_fwd_us;        /* host time to issue the forward (eager PyTorch, back to back) */
   double host_bwd_us;        /* host time of its backward node in the autograd engine */
+  char derived[48];          /* "" measured; else how it was made from other measurements */
 } fu_op_table;
 
 typedef struct fu_optim_fit {

@@ -551,6 +551,17 @@ static int fu__vit_dropout(fu__ctx *x, double p, const char *dtype, double numel
   return p > 0 ? fu__memop(x, "dropout", dtype, numel, numel) != NULL : 1;
 }
 
+/* The patch embedding's convolution: torchvision's ViT feeds it the image in PyTorch's default
+ * NCHW layout, which cuDNN runs several times slower than the implicit GEMM (0.32 against 0.03 ms
+ * for ViT-B/16 b32's forward on an H100); the profile's NCHW table of the class (P, P) where it
+ * has one (tools/calib_torch.py --parts conv --conv-format nchw --conv-classes k16s16,k32s32),
+ * else as any other convolution. */
+static double fu__patch_conv_us(fu__ctx *x, const char *layout, int P, double m, double n, double k) {
+  double us;
+  if (fu_compute_conv_us(x->c, x->gdt, layout, P, P, 1, m, n, k, &us) == FU_OK) return us;
+  return fu__conv_us(x, layout, P, P, m, n, k);
+}
+
 /* torchvision's VisionTransformer (vision_transformer.py) as PyTorch runs its training step,
  * operation by operation (its aten operations traced with torch.profiler on the CPU, and
  * its kernels profiled on a GPU: data/compute/vit-2026-12-06/profiles, tools/profile_step.py).
@@ -572,17 +583,6 @@ static int fu__vit_dropout(fu__ctx *x, double p, const char *dtype, double numel
  *   batch); the head reads the class token alone (select's backward: a zero-filled gradient of
  *   every token).
  * s->vocab is the number of classes; the loss is over the batch's rows. */
-/* The patch embedding's convolution: torchvision's ViT feeds it the image in PyTorch's default
- * NCHW layout, which cuDNN runs several times slower than the implicit GEMM (0.32 against 0.03 ms
- * for ViT-B/16 b32's forward on an H100); the profile's NCHW table of the class (P, P) where it
- * has one (tools/calib_torch.py --parts conv --conv-format nchw --conv-classes k16s16,k32s32),
- * else as any other convolution. */
-static double fu__patch_conv_us(fu__ctx *x, const char *layout, int P, double m, double n, double k) {
-  double us;
-  if (fu_compute_conv_us(x->c, x->gdt, layout, P, P, 1, m, n, k, &us) == FU_OK) return us;
-  return fu__conv_us(x, layout, P, P, m, n, k);
-}
-
 static int fu__vit_ops(fu__ctx *x, const fu_tf_spec *s, double p) {
   double T = x->T, H = (double)s->hidden, F = (double)s->ffn, C = (double)s->vocab, B = (double)s->batch;
   double P = (double)s->patch, img = (double)s->image, np = B * (double)(s->seq - 1), K = 3 * P * P;
@@ -896,6 +896,21 @@ static const fu_op_table *fu__mode_row(const fu__ctx *x, const char *key) {
   const char *mode = x->autocast ? "bf16" : "fp32";
   const fu_op_table *t = fu_compute_op(x->c, key, mode);
   return t && !strcmp(t->dtype, mode) ? t : NULL;
+}
+
+/* One line on stderr naming the rows of names (NULL-terminated) in the step's mode that the
+ * profile marks derived (made from other measurements, not measured as the build uses them). */
+static void fu__warn_derived(const fu__ctx *x, const char *const *names, const char *prof_name) {
+  char list[512] = "";
+  size_t at = 0;
+  for (; *names; names++) {
+    const fu_op_table *t = fu__mode_row(x, *names);
+    if (t && t->derived[0] && at < sizeof list)
+      at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%s)", at ? ", " : "", t->op, t->derived);
+  }
+  if (at)
+    fu_warn("workload: profile %s prices with rows not measured on its GPU or this architecture: %s",
+            prof_name, list);
 }
 
 /* The profile's hf_<arch>_layer_tiny row in the step's mode (NULL: none, or another mode's). */
@@ -1677,6 +1692,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     fu_warn("workload: a bf16 GEMM dimension (%.0f) is not a multiple of 8: cuBLAS runs slower, "
             "unaligned kernels for it that the shape sweep does not measure, so its time is optimistic",
             x.unaligned);
+  static const char *const vit_rows[] = {"copy_t", "bias_add", "add_t", "hf_vit_deep_tiny", NULL};
+  if (!x.roofline && s->arch == FU_ARCH_VIT) fu__warn_derived(&x, vit_rows, prof_name);
   fu_workload_init(w);
   double fwd, bwd, hbm = 0, ku = 0, lead = 0;
   if (x.roofline) {
@@ -2059,10 +2076,11 @@ static const double *fu__densenet_cfg(const char *model) {
 
 /* A DenseNet's torch.cat of k maps (numel elements in all): a copy of them all on the device;
  * on the host the profile's rows (tools/calib_torch.py --parts ops_cat) where it has them: "cat"
- * the fixed part, "cat_input" the part per input, forward, and in backward CatBackward's narrow of
- * each input with the gradient add that sums it into its map (every map but a block's input
- * feeds several cats, and the block's cats and maps are as many, so a line in k measured on one
- * map taken k times carries them). */
+ * a cat of one input, "cat_input" each input past the first, forward, and in backward
+ * CatBackward's narrow of each input with the gradient add that sums it into its map. The rows
+ * are a line measured on one map taken k times (k narrows, k - 1 adds); in a block each map's
+ * first gradient needs no add and the block has as many maps as cats (L + 1), so its cats carry
+ * exactly its adds. */
 static fu__op *fu__dense_cat(fu__ctx *x, double k, double numel) {
   fu__op *o = fu__push(x);
   if (!o) return NULL;
@@ -2070,8 +2088,8 @@ static fu__op *fu__dense_cat(fu__ctx *x, double k, double numel) {
   o->fwd_us = fu__copy_us(x, 2 * x->ab * numel);
   const fu_op_table *c = fu__mode_row(x, "cat"), *in = fu__mode_row(x, "cat_input");
   if (c && in) {
-    o->hfwd_us = fmax(0, c->host_fwd_us + k * in->host_fwd_us);
-    o->hbwd_us = fmax(0, c->host_bwd_us + k * in->host_bwd_us);
+    o->hfwd_us = c->host_fwd_us + (k - 1) * in->host_fwd_us;
+    o->hbwd_us = c->host_bwd_us + (k - 1) * in->host_bwd_us;
   }
   return o;
 }

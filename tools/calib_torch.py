@@ -43,9 +43,10 @@ the GPU waits on the host):
   timer      (not by default) what device_us's per-call events add to a call of the tables above
              (op, GEMM, conv, attention calls; a stream of them against one event pair around
              it): "timer_overhead_us", which fusim subtracts from every table's time.
-  ops_cat    (not by default) torch.cat's host cost over 2..32 inputs, forward and backward
+  ops_cat    (not by default) torch.cat's host cost over 1..48 inputs, forward and backward
              (CatBackward's narrows and the gradient adds of a map several cats take): ops "cat"
-             (fixed part) and "cat_input" (per input), host only; a DenseNet's concatenations.
+             (at one input) and "cat_input" (each input past it), host only; a DenseNet's
+             concatenations.
   tv         host time of a whole torchvision ResNet-50 step (batch 2, 32x32): op "tv_resnet50".
   gemm_unaligned  cuBLAS fwd/dgrad/wgrad of a linear layer with a vocabulary not a multiple of 8
              (tokens x vocab x hidden), bf16 and TF32: the profile's "gemm_unaligned" tables.
@@ -1038,8 +1039,9 @@ def measure_hf_pairs(torch, log, models, depths=(1, 3), rounds=8, warmup=2, seco
     return out, statistics.median(probes), probes, diag, pairs
 
 
-# the input counts torch.cat is timed at (part ops_cat): a DenseNet concatenates 2..49 maps
-CAT_INPUTS = (2, 4, 8, 16, 32)
+# the input counts torch.cat is timed at (part ops_cat): a DenseNet concatenates 1..49 maps (each
+# block's first layer a cat of its one input; DenseNet-201's third block 49 at its end)
+CAT_INPUTS = (1, 2, 4, 8, 16, 32, 48)
 
 
 def measure_cat_host(torch, log, reps=40):
@@ -1047,38 +1049,40 @@ def measure_cat_host(torch, log, reps=40):
     so the wall time is the host's): forward, the calls back to back; backward, the backward() of
     a cat of one map k times (CatBackward's narrow of every input and the k - 1 gradient adds
     that sum them into the map, as each DenseNet map's gradient sums its consumers' slices) less
-    the same step without the cat. Each a line over k (statistics.linear_regression): op "cat"
-    holds the intercepts, op "cat_input" the slopes, host only (device time is a copy's)."""
+    the same step without the cat, timed beside it in every round (the median of the rounds'
+    differences: a baseline timed once would put its drift into every point). Each a line over k
+    (statistics.linear_regression), written at one input: op "cat" the line at k = 1 ("at_inputs":
+    1), op "cat_input" its slope, each input past the first; host only (device time is a copy's)."""
     out = []
     for dname, dt in (("bf16", torch.bfloat16), ("fp32", torch.float32)):
         leaf = torch.randn(2, 32, 4, 4, device="cuda", dtype=dt, requires_grad=True)
         xs = [torch.randn(2, 32, 4, 4, device="cuda", dtype=dt, requires_grad=True) for _ in range(max(CAT_INPUTS))]
 
+        def step_us(k):
+            x = leaf.relu()
+            loss = (torch.cat([x] * k, 1) if k else x).sum()
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            loss.backward()
+            t1 = time.perf_counter()
+            torch.cuda.synchronize()
+            leaf.grad = None
+            return (t1 - t0) * 1e6
+
         def bwd_us(k):
-            ts = []
-            for i in range(reps + 5):
-                x = leaf.relu()
-                loss = (torch.cat([x] * k, 1) if k else x).sum()
-                torch.cuda.synchronize()
-                t0 = time.perf_counter()
-                loss.backward()
-                t1 = time.perf_counter()
-                torch.cuda.synchronize()
-                leaf.grad = None
-                if i >= 5:
-                    ts.append((t1 - t0) * 1e6)
-            return statistics.median(ts)
+            ds = [step_us(k) - step_us(0) for _ in range(reps + 5)]
+            return statistics.median(ds[5:])
         tm = Timer(torch)
         fwd = [tm.host_us(lambda: torch.cat(xs[:k], 1)) for k in CAT_INPUTS]
-        base = bwd_us(0)
-        bwd = [bwd_us(k) - base for k in CAT_INPUTS]
+        bwd = [bwd_us(k) for k in CAT_INPUTS]
         (sf, af), (sb, ab) = (statistics.linear_regression(CAT_INPUTS, v) for v in (fwd, bwd))
-        for op, f, b in (("cat", af, ab), ("cat_input", sf, sb)):
-            out.append({"op": op, "dtype": dname, "numel": [], "fwd_us": [], "bwd_us": [],
-                        "host_fwd_us": round(f, 3), "host_bwd_us": round(b, 3)})
-        log("cat %s host over %s inputs: fwd %s us, bwd %s us (over the step without it, %.1f us); "
-            "per input %.2f / %.2f us, fixed %.2f / %.2f us" % (dname, list(CAT_INPUTS), [round(v, 1) for v in fwd],
-                                                                [round(v, 1) for v in bwd], base, sf, sb, af, ab))
+        out.append({"op": "cat", "dtype": dname, "numel": [], "fwd_us": [], "bwd_us": [], "at_inputs": 1,
+                    "host_fwd_us": round(max(0.0, af + sf), 3), "host_bwd_us": round(max(0.0, ab + sb), 3)})
+        out.append({"op": "cat_input", "dtype": dname, "numel": [], "fwd_us": [], "bwd_us": [],
+                    "host_fwd_us": round(max(0.0, sf), 3), "host_bwd_us": round(max(0.0, sb), 3)})
+        log("cat %s host over %s inputs: fwd %s us, bwd %s us (over the step without it); per input "
+            "%.2f / %.2f us, at one input %.2f / %.2f us" % (dname, list(CAT_INPUTS), [round(v, 1) for v in fwd],
+                                                             [round(v, 1) for v in bwd], sf, sb, af + sf, ab + sb))
     return out
 
 
@@ -1423,8 +1427,8 @@ def measure_gemm_aligned(torch, tm, quick, log, dl):
 
 # Convolution classes (kernel, stride) and their grid: output pixels M = batch x Ho x Wo (as
 # batch, Ho), input and output channels. Torchvision's ResNets (and most CNNs) are made of
-# these: 1x1 and 3x3 at stride 1 and 2, the 7x7 stride-2 stem on 3 channels; a ViT's 16x16 and
-# 32x32 patch embeddings (kernel = stride, no padding).
+# these: 1x1 and 3x3 at stride 1 and 2, the 7x7 stride-2 stem on 3 channels; a ViT's 14x14, 16x16
+# and 32x32 patch embeddings (kernel = stride, no padding).
 CONV_M = [(32, 7), (32, 14), (32, 28), (32, 56), (128, 56)]  # M = 1568 .. 401408
 CONV_CLASSES = [
     (1, 1, CONV_M, [64, 128, 256, 512, 1024, 2048], [64, 128, 256, 512, 1024, 2048]),
@@ -1433,6 +1437,7 @@ CONV_CLASSES = [
     (1, 2, CONV_M[:4], [64, 256, 512, 1024], [128, 256, 512, 1024, 2048]),
     (7, 2, [(2, 112), (8, 112), (32, 112), (128, 112)], [3], [32, 64]),
     # a ViT's patch embedding: P x P at stride P, no padding, on the 3-channel 224x224 image
+    (14, 14, [(8, 16), (32, 16), (64, 16), (128, 16)], [3], [384, 768, 1024, 1280]),
     (16, 16, [(8, 14), (32, 14), (64, 14), (128, 14)], [3], [384, 768, 1024, 1280]),
     (32, 32, [(8, 7), (32, 7), (64, 7), (128, 7)], [3], [384, 768, 1024, 1280]),
 ]

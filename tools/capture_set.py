@@ -79,7 +79,8 @@ NEW = {
     # torchvision's DenseNet-121 (fusim workload --cnn densenet121, session 41: its backward priced
     # 21-24% fast on three validation captures), NCHW as a training loop without channels_last runs it
     "densenet121_b32_tf32": ("densenet121", {}, 32, 0, "tf32"),
-    # session 42: the cat host rows (calib_torch ops_cat) checked on two more DenseNets
+    # session 42: the cat host rows (calib_torch ops_cat) checked on two more DenseNets and on
+    # DenseNet-121 and -169 in the other precision (precision apart from the model)
     "densenet169_b32_bf16": ("densenet169", {}, 32, 0, "bf16"),
     "densenet201_b16_tf32": ("densenet201", {}, 16, 0, "tf32"),
     "densenet121_b32_bf16": ("densenet121", {}, 32, 0, "bf16"),

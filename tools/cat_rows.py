@@ -13,10 +13,15 @@ the profile's scale is, forward and backward apart,
     k = median over the captures of (the profile's tv_resnet50_held in the capture's mode /
                                       the capture's reference step)
 
-and each row is the median over the calibrations of its value, times k of its direction. Written
-as a calibration file (fusim-compute-1) with these rows only, so that `fusim fit --compute OUT
---merge-into PROFILE` adds them and changes nothing else; diag holds the ratios and every
-calibration's rows.
+and each row is the median over the calibrations of its value, times k of its direction. That
+assumes the profile's per-operation host rows were measured at the host speed of its
+tv_resnet50_held row (the builder scales the operations to that row, so a difference between
+them would reach the cat rows twice); the bundled profiles' are one calibration's. "cat" is the
+line at one input ("at_inputs": 1; calibrations of session 42, which lack it, held the line's
+intercept, and their slope is added), "cat_input" the slope. Written as a calibration file
+(fusim-compute-1) with these rows only, so that `fusim fit --compute OUT --merge-into PROFILE`
+adds them and changes nothing else; diag holds the ratios and every calibration's rows. Bad input:
+one line on stderr, exit 65, nothing written.
 
 Usage: python3 tools/cat_rows.py --profile P --captures CAP.json[,CAP.json...] --out OUT.json CALIB.json [...]
 """
@@ -29,9 +34,8 @@ ROWS = ("cat", "cat_input")
 MODES = ("bf16", "fp32")
 
 
-def die(msg):
-    print("cat_rows: " + msg, file=sys.stderr)
-    sys.exit(1)
+class Bad(Exception):
+    """Input cat_rows cannot use: its message is the one line said."""
 
 
 def lease_scale(profile, captures):
@@ -44,11 +48,29 @@ def lease_scale(profile, captures):
         ref = meta.get("host_ref") or {}
         mode = "bf16" if meta.get("precision") == "bf16" else "fp32"
         if not (ref.get("fwd_us", 0) > 0 and ref.get("bwd_us", 0) > 0):
-            die("%s: no reference step (meta.host_ref; tools/capture_set.py times one)" % name)
+            raise Bad("%s: no reference step (meta.host_ref; tools/capture_set.py times one)" % name)
         if mode not in held:
-            die("the profile has no tv_resnet50_held row in %s" % mode)
+            raise Bad("the profile has no tv_resnet50_held row in %s" % mode)
         ratios.append((name, held[mode]["host_fwd_us"] / ref["fwd_us"], held[mode]["host_bwd_us"] / ref["bwd_us"]))
+    if not ratios:
+        raise Bad("no captures given (--captures CAP.json[,CAP.json...])")
     return (statistics.median(r[1] for r in ratios), statistics.median(r[2] for r in ratios), ratios)
+
+
+def calib_rows(path):
+    """{(op, dtype): (host forward, host backward) at one input for "cat", per input for
+    "cat_input"} of one ops_cat calibration."""
+    ops = {(o["op"], o["dtype"]): o for o in json.load(open(path))["compute"].get("ops", []) if o["op"] in ROWS}
+    out = {}
+    for (op, dt), o in ops.items():
+        v = (float(o["host_fwd_us"]), float(o["host_bwd_us"]))
+        if op == "cat" and "at_inputs" not in o:  # session 42's form: the intercept
+            per = ops.get(("cat_input", dt))
+            if per is None:
+                raise Bad("%s: a cat row in %s without its cat_input row" % (path, dt))
+            v = (v[0] + float(per["host_fwd_us"]), v[1] + float(per["host_bwd_us"]))
+        out[(op, dt)] = v
+    return out
 
 
 def main(argv):
@@ -58,24 +80,28 @@ def main(argv):
     ap.add_argument("--out", required=True)
     ap.add_argument("calibs", nargs="+")
     a = ap.parse_args(argv)
-    profile = json.load(open(a.profile))
-    kf, kb, ratios = lease_scale(profile, [(f, json.load(open(f))) for f in a.captures.split(",") if f])
-    got = {}
-    for f in a.calibs:
-        for o in json.load(open(f))["compute"].get("ops", []):
-            if o["op"] in ROWS:
-                got.setdefault((o["op"], o["dtype"]), []).append((o["host_fwd_us"], o["host_bwd_us"]))
-    rows = []
-    for op in ROWS:
-        for mode in MODES:
-            vals = got.get((op, mode))
-            if not vals:
-                die("no %s row in %s in the calibrations (tools/calib_torch.py --parts ops_cat)" % (op, mode))
-            # a fixed part below zero is the line's noise (the calibrations' backward intercepts
-            # spread -31..+4 us about a slope of 11-15 us an input): none, as a profile row must be
-            f, b = (max(0.0, statistics.median(v[i] for v in vals)) for i in (0, 1))
-            rows.append({"op": op, "dtype": mode, "numel": [], "fwd_us": [], "bwd_us": [],
-                         "host_fwd_us": round(f * kf, 3), "host_bwd_us": round(b * kb, 3)})
+    try:
+        profile = json.load(open(a.profile))
+        kf, kb, ratios = lease_scale(profile, [(f, json.load(open(f))) for f in a.captures.split(",") if f])
+        got = {}
+        for f in a.calibs:
+            for key, v in calib_rows(f).items():
+                got.setdefault(key, []).append(v)
+        rows = []
+        for op in ROWS:
+            for mode in MODES:
+                vals = got.get((op, mode))
+                if not vals:
+                    raise Bad("no %s row in %s in the calibrations (tools/calib_torch.py --parts ops_cat)" % (op, mode))
+                # a row below zero (noise about zero) is none, as a profile row must be
+                f, b = (max(0.0, statistics.median(v[i] for v in vals)) for i in (0, 1))
+                rows.append({"op": op, "dtype": mode, "numel": [], "fwd_us": [], "bwd_us": [],
+                             "host_fwd_us": round(f * kf, 3), "host_bwd_us": round(b * kb, 3)})
+                if op == "cat":
+                    rows[-1]["at_inputs"] = 1
+    except (Bad, OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        print("cat_rows: %s" % e, file=sys.stderr)
+        return 65
     out = {"format": "fusim-compute-1",
            "compute": {"source": "tools/cat_rows.py: the median of %d ops_cat calibrations, carried to the "
                                  "profile's host scale by %d captures' reference steps (x %.3f forward, x %.3f "

@@ -11,7 +11,7 @@ were made beside an anchor's (tools/qwen3_rows.py --arch A --anchor B) takes the
     hf_<arch>_deep_tiny = hf_<arch>_layer_tiny x hf_<anchor>_deep_tiny / hf_<anchor>_layer_tiny
 
 per mode, forward and backward apart. A derived row, written as one (its "derived" names the
-anchor), for `fusim fit --compute OUT --merge-into PROFILE`; a GPU's hf_depth.py run replaces it.
+anchor and the ratios; fusim workload says so when it prices with it), for `fusim fit --compute OUT --merge-into PROFILE`; a GPU's hf_depth.py run replaces it.
 
 Usage: python3 tools/deep_row_carry.py --profile P --arch vit --anchor bert --out OUT.json
 """
@@ -24,23 +24,23 @@ MODES = ("bf16", "fp32")
 
 def deep_rows(compute, arch, anchor):
     """The derived rows, one a mode; ValueError where a row they need is missing."""
-    row = {(o["op"], o["dtype"]): o for o in compute.get("ops", [])}
+    rows = {(o["op"], o["dtype"]): o for o in compute.get("ops", [])}
     out = []
     for mode in MODES:
         need = ["hf_%s_layer_tiny" % arch, "hf_%s_layer_tiny" % anchor, "hf_%s_deep_tiny" % anchor]
-        got = [row.get((k, mode)) for k in need]
+        got = [rows.get((k, mode)) for k in need]
         for k, g in zip(need, got):
             if g is None:
                 raise ValueError("the profile has no %s row in %s" % (k, mode))
         layer, alayer, adeep = got
-        r = [adeep[k] / alayer[k] if alayer[k] > 0 else 0 for k in ("host_fwd_us", "host_bwd_us")]
-        if not all(v > 0 for v in r):
-            raise ValueError("hf_%s_layer_tiny in %s is not above 0" % (anchor, mode))
+        for t in (alayer, adeep):
+            if not (t["host_fwd_us"] > 0 and t["host_bwd_us"] > 0):
+                raise ValueError("%s in %s is not above 0" % (t["op"], mode))
+        r = [adeep[k] / alayer[k] for k in ("host_fwd_us", "host_bwd_us")]
         out.append({"op": "hf_%s_deep_tiny" % arch, "dtype": mode, "numel": [], "fwd_us": [], "bwd_us": [],
                     "host_fwd_us": round(layer["host_fwd_us"] * r[0], 3),
                     "host_bwd_us": round(layer["host_bwd_us"] * r[1], 3),
-                    "derived": "hf_%s_layer_tiny x hf_%s_deep_tiny / hf_%s_layer_tiny (%.3f, %.3f)"
-                               % (arch, anchor, anchor, r[0], r[1])})
+                    "derived": ("%s's depth ratio %.3f / %.3f" % (anchor, r[0], r[1]))[:47]})
     return out
 
 
@@ -64,7 +64,8 @@ def main(argv):
         json.dump(out, f, indent=1)
         f.write("\n")
     for r in rows:
-        print("%s %s fwd %.1f bwd %.1f us: %s" % (r["op"], r["dtype"], r["host_fwd_us"], r["host_bwd_us"], r["derived"]))
+        print("%s %s fwd %.1f bwd %.1f us: hf_%s_layer_tiny x %s" % (r["op"], r["dtype"], r["host_fwd_us"],
+                                                                   r["host_bwd_us"], a.arch, r["derived"]))
     return 0
 
 

@@ -13,7 +13,8 @@ the target's time is the source's times the ratio of the two GPUs' add tables at
 between sizes, proportional above the largest), forward's ratio for backward too (the ops'
 backward is a column sum or nothing: memory-bound either way). Host costs are the source's (a
 layer's host costs are scaled to its measured rows anyway). Each table carries "derived": the
-source GPU; a measured table of the target is kept, none made for it. Merge: fusim fit
+source profile and the base (fusim workload names it when it prices with one); a measured table
+of the target is kept, none made for it (a derived one is made anew). Merge: fusim fit
 --compute OUT --merge-into TARGET.
 
 Usage: python3 tools/derive_gpu_ops.py OUT TARGET_PROFILE SOURCE_PROFILE [--ops a,b] [--base add]
@@ -45,22 +46,25 @@ def derive(target, source, ops, base):
         return {(o["op"], o["dtype"]): o for o in p["compute"].get("ops", [])}
     tt, st = tables(target), tables(source)
     out, notes = [], []
-    gpu = source.get("compute", {}).get("gpu") or source.get("name") or "another GPU"
+    gpu = source.get("name") or source.get("gpu") or "another GPU"
     for (op, dt), s in sorted(st.items()):
         if op not in ops:
             continue
-        if (op, dt) in tt:
+        if (op, dt) in tt and not tt[(op, dt)].get("derived"):
             notes.append("%s %s: measured on the target, kept" % (op, dt))
             continue
         bt, bs = tt.get((base, dt)), st.get((base, dt))
         if not (bt and bs and bt.get("numel") and bs.get("numel")):
             notes.append("%s %s: no %s table in both profiles" % (op, dt, base))
             continue
+        if min(bt["fwd_us"] + bs["fwd_us"]) <= 0:
+            notes.append("%s %s: a %s time not above 0" % (op, dt, base))
+            continue
         r = [table_us(bt, n) / table_us(bs, n) for n in s["numel"]]
         d = copy.deepcopy(s)
         d["fwd_us"] = [round(v * k, 3) for v, k in zip(s["fwd_us"], r)]
         d["bwd_us"] = [round(v * k, 3) for v, k in zip(s["bwd_us"], r)]
-        d["derived"] = "%s x %s ratio" % (gpu, base)
+        d["derived"] = ("%s x %s ratio" % (gpu, base))[:47]
         out.append(d)
     return out, notes
 

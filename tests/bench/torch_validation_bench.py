@@ -127,8 +127,11 @@ def fastest_interval(pick, fastest, boot=BOOT, seed=1, paired=True):
     rng = random.Random(seed)
     gaps = []
     for _ in range(boot):
-        idx = [rng.randrange(n) for _ in range(n)]
-        other = idx if paired else [rng.randrange(n) for _ in range(n)]
+        if paired:
+            idx = other = [rng.randrange(n) for _ in range(n)]
+        else:  # each over all of its own rounds
+            idx = [rng.randrange(len(pick)) for _ in pick]
+            other = [rng.randrange(len(fastest)) for _ in fastest]
         gaps.append(statistics.median(pick[i] for i in idx)
                     / statistics.median(fastest[i] for i in other) - 1)
     gaps.sort()

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""tools/derive_gpu_ops.py on hand-made profiles: the source's add table is 10 us at 1e6 elements
-and 1000 at 1e8, the target's 5 and 500, so the ratio is 0.5 at every size between (log-log
-interpolation of two power laws with one exponent); the source's copy_t (fp32: 20 / 100 us forward,
-2 / 4 backward at 1e6 / 1e7) becomes 10 / 50 and 1 / 2 on the target, with the source's host
-costs; at 2e8, past both add tables' largest size, both are proportional, so the ratio stays 0.5.
-The target's own bf16 copy_t is kept (no table made for it); a profile pair with no add table in
-a dtype makes none there. Nothing to make: one line per skipped table, exit 65, no file.
-Usage: test_derive_gpu_ops.py"""
+"""tools/derive_gpu_ops.py on hand-made profiles (values by hand). The source's fp32 add table is
+10 us at 1e6 elements and 1000 at 1e8 (so 30 at 3e6 and 100 at 1e7, log-log); the target's 5, 40
+and 500 at 1e6, 1e7 and 1e8, so at 3e6 5^0.5229 x 40^0.4771 = 13.485. Ratios: 0.5 at 1e6, 0.44950
+at 3e6, 0.4 at 1e7, and at 2e8, past both tables, 1000 / 2000 = 0.5. The source's copy_t (fp32:
+20, 60, 100, 400 us forward, 2, 3, 4, 8 backward at 1e6, 3e6, 1e7, 2e8) becomes 10, 26.970, 40,
+200 and 1, 1.349, 1.6, 4 on the target, with the source's host costs and "derived" naming the
+source; the target's derived bias_add is made anew; its measured bf16 copy_t is kept; the bf16
+add_t has no bf16 add table in either profile and is not made; both said on stderr. Nothing to
+make: exit 65, no file. Usage: test_derive_gpu_ops.py"""
 import json
 import os
 import subprocess
@@ -18,31 +19,40 @@ tool = os.path.join(ROOT, "tools", "derive_gpu_ops.py")
 fails = []
 
 
-def op(name, dtype, numel, fwd, bwd, host=(3.0, 4.0)):
-    return {"op": name, "dtype": dtype, "numel": numel, "fwd_us": fwd, "bwd_us": bwd,
-            "host_fwd_us": host[0], "host_bwd_us": host[1]}
+def op(name, dtype, numel, fwd, bwd, host=(3.0, 4.0), **extra):
+    return dict({"op": name, "dtype": dtype, "numel": numel, "fwd_us": fwd, "bwd_us": bwd,
+                 "host_fwd_us": host[0], "host_bwd_us": host[1]}, **extra)
 
 
 with tempfile.TemporaryDirectory() as tmp:
     src, tgt, out = (os.path.join(tmp, n) for n in ("s.json", "t.json", "o.json"))
+    sizes = [1e6, 3e6, 1e7, 2e8]
     json.dump({"name": "src-gpu", "compute": {"ops": [
         op("add", "fp32", [1e6, 1e8], [10.0, 1000.0], [1.0, 1.0]),
-        op("copy_t", "fp32", [1e6, 1e7, 2e8], [20.0, 100.0, 400.0], [2.0, 4.0, 8.0]),
-        op("copy_t", "bf16", [1e6], [7.0], [7.0])]}}, open(src, "w"))
-    json.dump({"compute": {"ops": [op("add", "fp32", [1e6, 1e8], [5.0, 500.0], [1.0, 1.0], (9.0, 9.0)),
+        op("copy_t", "fp32", sizes, [20.0, 60.0, 100.0, 400.0], [2.0, 3.0, 4.0, 8.0]),
+        op("bias_add", "fp32", [1e6], [8.0], [8.0]),
+        op("copy_t", "bf16", [1e6], [7.0], [7.0]),
+        op("add_t", "bf16", [1e6], [7.0], [7.0])]}}, open(src, "w"))
+    json.dump({"compute": {"ops": [op("add", "fp32", [1e6, 1e7, 1e8], [5.0, 40.0, 500.0], [1.0, 1.0, 1.0], (9.0, 9.0)),
+                                   op("bias_add", "fp32", [1e6], [1.0], [1.0], derived="an earlier derivation"),
                                    op("copy_t", "bf16", [1e6], [3.0], [3.0])]}}, open(tgt, "w"))
-    r = subprocess.run([sys.executable, tool, out, tgt, src, "--ops", "copy_t"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, tool, out, tgt, src], capture_output=True, text=True)
     if r.returncode:
         fails.append("exit %d: %s" % (r.returncode, r.stderr.strip()))
     else:
-        rows = json.load(open(out))["compute"]["ops"]
-        want = op("copy_t", "fp32", [1e6, 1e7, 2e8], [10.0, 50.0, 200.0], [1.0, 2.0, 4.0])
-        if len(rows) != 1 or any(abs(a - b) > 1e-3 for k in ("fwd_us", "bwd_us", "numel") for a, b in
-                                 zip(rows[0][k], want[k])) or rows[0]["dtype"] != "fp32" or \
-                (rows[0]["host_fwd_us"], rows[0]["host_bwd_us"]) != (3.0, 4.0) or "src-gpu" not in rows[0].get("derived", ""):
-            fails.append("tables %s, expected [%s] derived from src-gpu" % (rows, want))
-        if "bf16" not in r.stderr or "kept" not in r.stderr:
-            fails.append("the target's own bf16 copy_t not named as kept: %r" % r.stderr)
+        rows = {(o["op"], o["dtype"]): o for o in json.load(open(out))["compute"]["ops"]}
+        c = rows.get(("copy_t", "fp32"))
+        want = {"fwd_us": [10.0, 26.970, 40.0, 200.0], "bwd_us": [1.0, 1.349, 1.6, 4.0]}
+        if c is None or any(abs(a - b) > 0.002 for k in want for a, b in zip(c[k], want[k])) or \
+                (c["host_fwd_us"], c["host_bwd_us"]) != (3.0, 4.0) or "src-gpu" not in c.get("derived", ""):
+            fails.append("copy_t fp32 %s, expected %s, host 3 / 4, derived from src-gpu" % (c, want))
+        b = rows.get(("bias_add", "fp32"))
+        if b is None or abs(b["fwd_us"][0] - 4.0) > 1e-6:
+            fails.append("the target's derived bias_add not made anew at 8 x 0.5 = 4: %s" % b)
+        if set(rows) != {("copy_t", "fp32"), ("bias_add", "fp32")}:
+            fails.append("tables made: %s, expected copy_t and bias_add in fp32" % sorted(rows))
+        if "copy_t bf16: measured on the target, kept" not in r.stderr or "add_t bf16: no add table" not in r.stderr:
+            fails.append("stderr does not name the kept and the unmade tables: %r" % r.stderr)
     json.dump({"compute": {"ops": []}}, open(tgt, "w"))
     os.remove(out)
     r = subprocess.run([sys.executable, tool, out, tgt, src, "--ops", "copy_t"], capture_output=True, text=True)

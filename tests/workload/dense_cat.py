@@ -2,12 +2,12 @@
 """dense_cat.py: a DenseNet's concatenations on the host (fu__dense_cat), by hand. torchvision's
 DenseNet-121 concatenates, in block b's layer l, the block's input and the l maps before it
 (l + 1 inputs), and at each block's end all L + 1 (L = 6, 12, 24, 16): 62 cats. With the profile's
-ops_cat rows (tools/calib_torch.py --parts ops_cat) a cat's host cost is "cat" + k x "cat_input",
-forward and backward, times the one factor every CNN operation's host cost takes (ResNet-50's
-whole step, which has no cat, so the factor does not depend on these rows). Two hand-made
-profiles, the repository's H200 profile with A: cat 1 us, cat_input 0; B: cat 0, cat_input 1 us
-(fp32, both directions): every cat costs the same under A, and B / A is its input count k, cat by
-cat in the build's order; device times are the same under both. Without the rows (taken out of
+ops_cat rows (tools/calib_torch.py --parts ops_cat) a cat's host cost is "cat" (one input) +
+(k - 1) x "cat_input", forward and backward, times the one factor every CNN operation's host cost
+takes (ResNet-50's whole step, which has no cat, so the factor does not depend on these rows).
+Two hand-made profiles, the repository's H200 profile with A: cat 1 us, cat_input 0; B: cat 1,
+cat_input 1 us (fp32, both directions): every cat costs the same under A, and B / A is its input
+count k, cat by cat in the build's order; device times are the same under both. Without the rows (taken out of
 the bundled profile) the cats cost no host time, as before session 42; rows in bf16 alone leave a tf32 build as it
 is. Usage: dense_cat.py FUSIM"""
 import copy
@@ -45,9 +45,9 @@ def cats(tmp, rows, dtype="fp32"):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    a, b = cats(tmp, [("cat", 1.0), ("cat_input", 0.0)]), cats(tmp, [("cat", 0.0), ("cat_input", 1.0)])
+    a, b = cats(tmp, [("cat", 1.0), ("cat_input", 0.0)]), cats(tmp, [("cat", 1.0), ("cat_input", 1.0)])
     none, bf = cats(tmp, []), cats(tmp, [("cat", 1.0), ("cat_input", 1.0)], "bf16")
-    if a and b:
+    if a is not None and b is not None:
         if len(a) != len(want_k) or len(b) != len(want_k):
             fails.append("%d and %d cats, expected %d" % (len(a), len(b), len(want_k)))
         else:
@@ -62,9 +62,10 @@ with tempfile.TemporaryDirectory() as tmp:
                         break
                 if x["fwd_us"] != y["fwd_us"]:
                     fails.append("cat %d: device time moved with host rows (%s, %s)" % (i, x["fwd_us"], y["fwd_us"]))
-    if none and any(float(o["host_fwd_us"]) or float(o["host_bwd_us"]) for o in none):
-        fails.append("without ops_cat rows a cat has host time")
-    if none and bf and none != bf:
+    if none is not None and (len(none) != len(want_k) or
+                             any(float(o["host_fwd_us"]) or float(o["host_bwd_us"]) for o in none)):
+        fails.append("without ops_cat rows: %d cats, or a cat with host time" % len(none))
+    if none is not None and bf is not None and none != bf:
         fails.append("ops_cat rows in bf16 alone changed a tf32 build")
 
 for f in fails:

@@ -22,6 +22,8 @@ torchvision does, checked against independent data and by hand:
   145.244, block 0's MLP residual add by 48.415; tables in bf16 alone price a tf32 build as no tables do;
 - the patch embedding's NCHW conv table (k16s16) where a profile has one: flat hand-made tables
   of 100 and 300 us move the patch convolution's forward and backward by 200 us each, nothing else;
+- rows marked derived (the bundled profile's ViT layout tables and deep row) are named in one
+  warning, and with the marks taken out there is none;
 - bad input: a patch that does not tile the image, --seq or --vocab with vit, --patch or --image
   without vit, --kv-heads with vit: one line naming it, exit 64, nothing written.
 Usage: vit.py FUSIM"""
@@ -159,8 +161,8 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # the patch embedding's NCHW table (calib_torch --conv-format nchw --conv-classes k16s16):
     # hand-made A (every point 100 us) and B (300 us), fwd and wgrad; the table is flat, so the
-    # convolution's forward and backward each move by 200 us, and a channels-last build of a CNN
-    # has no such class, so nothing else does
+    # convolution's forward and backward each move by 200 us, and it is the ViT's one convolution,
+    # so nothing else does
     def with_patch(us):
         p = copy.deepcopy(base)
         p["compute"]["conv"] = [t for t in p["compute"].get("conv", []) if t["kernel"] != 16] + [
@@ -178,6 +180,22 @@ with tempfile.TemporaryDirectory() as tmp:
             if any(abs(m - w) > 0.01 for m, w in zip(moved, want)):
                 fails.append("patch table: %s %s moves %s from A to B, expected %s" % (x["op"], x["param"], moved, want))
                 break
+
+    # derived rows (tools/derive_gpu_ops.py, tools/deep_row_carry.py) are named in one warning: the
+    # bundled H200 profile's ViT layout tables and deep row are derived; without the marks, none
+    r = subprocess.run(vit_args("vit_b_16", 32, ["--precision", "tf32", "--out", os.path.join(tmp, "d.json")]),
+                       capture_output=True, text=True)
+    said = [ln for ln in r.stderr.splitlines() if "not measured on its GPU" in ln]
+    if r.returncode or len(said) != 1 or not all(k + " (" in said[0] for k in ("copy_t", "add_t", "hf_vit_deep_tiny")):
+        fails.append("derived rows: exit %d, warning %r" % (r.returncode, said))
+    unmarked = copy.deepcopy(base)
+    for o in unmarked["compute"]["ops"]:
+        o.pop("derived", None)
+    json.dump(unmarked, open(os.path.join(tmp, "unmarked.json"), "w"))
+    r = subprocess.run(vit_args("vit_b_16", 32, ["--precision", "tf32", "--profile", os.path.join(tmp, "unmarked.json"),
+                                                 "--out", os.path.join(tmp, "d.json")]), capture_output=True, text=True)
+    if r.returncode or "not measured on its GPU" in r.stderr:
+        fails.append("rows without derived marks: exit %d, %r" % (r.returncode, r.stderr))
 
     for what, extra, says in (("patch 15 of 224", ["--patch", "15"], "does not tile"), ("--seq", ["--seq", "197"], "--seq"),
                               ("--vocab", ["--vocab", "1000"], "--vocab"), ("--kv-heads", ["--kv-heads", "4"], "--kv-heads")):
