@@ -554,7 +554,7 @@ static int fu__vit_dropout(fu__ctx *x, double p, const char *dtype, double numel
 /* The patch embedding's convolution: torchvision's ViT feeds it the image in PyTorch's default
  * NCHW layout, which cuDNN runs several times slower than the implicit GEMM (0.32 against 0.03 ms
  * for ViT-B/16 b32's forward on an H100); the profile's NCHW table of the class (P, P) where it
- * has one (tools/calib_torch.py --parts conv --conv-format nchw --conv-classes k16s16,k32s32),
+ * has one (tools/calib_torch.py --parts conv --conv-format nchw --conv-classes k14s14,k16s16,k32s32),
  * else as any other convolution. */
 static double fu__patch_conv_us(fu__ctx *x, const char *layout, int P, double m, double n, double k) {
   double us;

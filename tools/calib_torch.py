@@ -1445,8 +1445,9 @@ CONV_CLASSES = [
 
 def conv_calls(torch, dt, batch, ho, cin, cout, k, s, nchw=False):
     """fwd, dgrad, wgrad of one channels-last (nchw: NCHW, PyTorch's default) convolution
-    (padding k // 2; none where kernel = stride) as autograd runs them (aten::convolution_backward with one output asked
-    for); dgrad None for 3 channels (an image needs no gradient)."""
+    (padding k // 2; none where kernel = stride) as autograd runs them
+    (aten::convolution_backward with one output asked for); dgrad None for 3 channels (an image
+    needs no gradient)."""
     hin = ho * s
     cl = torch.contiguous_format if nchw else torch.channels_last
     x = torch.randn(batch, cin, hin, hin, device="cuda", dtype=dt).to(memory_format=cl)
