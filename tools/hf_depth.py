@@ -7,9 +7,10 @@ The profile's per-layer host rows (hf_<arch>_layer_tiny) are the slope between t
 what those rows give (data/compute/README.md, cpuB; by depth about 1.04 at 6 layers, 1.1 at 8,
 1.15 at 12, where depth and token count are confounded): if a layer's host cost grows with the
 autograd graph's depth, rows from 1-3 layers cannot show it. Here the same tiny models (hidden 64,
-batch 1 x 16, calib_torch.hf_model) run at REF_LAYERS and at --depth layers, timed as the
+batch 1 x 16 or one tiny ViT image, calib_torch.hf_model) run at REF_LAYERS and at --depth layers, timed as the
 reference step is (calib_torch.plain_step_host: wall time of forward() and backward(), the GPU
-not held), both depths in every round (order alternating), for bert, gpt2 and llama in bf16
+not held), both depths in every round (order alternating), for bert, gpt2 and llama (qwen3 and
+torchvision's ViT on request) in bf16
 autocast and fp32. Per round the per-layer cost between the two depths over that round's
 reference-depth step is the host's speed cancelled; its median over rounds times the profile's
 own reference step (hf_<arch>_rest_tiny + REF_LAYERS x hf_<arch>_layer_tiny) gives the row
@@ -74,8 +75,8 @@ def main(argv=None):
     ap.add_argument("--archs", default="bert,gpt2,llama")
     a = ap.parse_args(argv)
     archs = [x for x in a.archs.split(",") if x]
-    if a.depth <= REF_LAYERS or a.rounds < 1 or any(x not in ("bert", "gpt2", "llama", "qwen3") for x in archs):
-        print("hf_depth: --depth above %d, --rounds at least 1, --archs from bert,gpt2,llama,qwen3" % REF_LAYERS,
+    if a.depth <= REF_LAYERS or a.rounds < 1 or any(x not in ("bert", "gpt2", "llama", "qwen3", "vit") for x in archs):
+        print("hf_depth: --depth above %d, --rounds at least 1, --archs from bert,gpt2,llama,qwen3,vit" % REF_LAYERS,
               file=sys.stderr)
         return 64
     # what deep_rows reads of the profile, checked before the GPU time
@@ -96,7 +97,7 @@ def main(argv=None):
                 torch.manual_seed(0)
                 m, V = calib_torch.hf_model(tf, arch, L, "tiny")
                 m = m.cuda().train()
-                ids = torch.randint(0, V, (1, 16), device="cuda")
+                ids = calib_torch.hf_input(torch, arch, V, 1, 16)  # a ViT: one tiny image
                 fwd = calib_torch.hf_loss(torch, m, ids, mode == "bf16")
                 models[(arch, mode, L)] = (m, fwd)
                 for _ in range(3):
