@@ -1,6 +1,6 @@
-/* cmd_workload.c: fusim workload: make a workload from a model's hyper-parameters
- * (--transformer, --cnn; the model lives in fu_builder.c), summarise one (--info), validate one
- * (--check) or list the bundled ones. */
+/* cmd_workload.c: fusim workload: make a workload from a model's hyper-parameters (--transformer,
+ * --cnn; the models live in fu_builder.c and fu_build_cnn.c), summarise one (--info), validate
+ * one (--check) or list the bundled ones. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

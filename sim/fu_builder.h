@@ -123,4 +123,103 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
 void fu_mem_check(double need_bytes, double fusion_bytes, double gpu_bytes, int *fits,
                   double *over_bytes);
 
+/* ---- inside sim/ only: what the builders share (fu_builder.c: the operations, the transformer
+ * builder, the host model, the timelines and the optimizer step; fu_build_cnn.c: the torchvision
+ * CNNs). A file that defines FU_BUILDER_INTERNAL before including this header sees it; the
+ * interface is the part above. */
+#ifdef FU_BUILDER_INTERNAL
+
+/* ---- operations --------------------------------------------------------------------------- */
+
+typedef struct fu__op {
+  char what[24];             /* the operation's kind, for --ops listings */
+  double fwd_us, bwd_us;     /* device time */
+  double hfwd_us, hbwd_us;   /* host time to issue (Python forward, autograd backward) */
+  double hbwd_paths_us;      /* of hbwd_us: what the real-size paths add (fu__emb_sort,
+                              * fu__reduce_split), listed by --ops for tools/shape_rows.py */
+  double saved;              /* bytes kept for backward */
+  int layer;                 /* transformer layer it belongs to, -1 outside the layers */
+  int past_block;            /* CNN: 1 + which bottleneck block past ResNet-50's it belongs to; 0 none */
+  int nparams;               /* parameters it owns (0..2) */
+  char pname[2][128];        /* their names, in the order their gradients become ready */
+  uint64_t numel[2];         /* their element counts */
+  double tail_us[2];         /* backward time after the op's own (gradient casts) per param */
+  /* roofline only */
+  double flops, bytes;       /* forward FLOPs and HBM bytes */
+  int kernels;               /* forward kernels */
+  double nidx;               /* an embedding's index count (its backward's path: fu__emb_sort) */
+  double red_rows, red_cols; /* a column sum in backward (a bias's gradient, a weight broadcast
+                              * over rows): rows summed, outputs (its path: fu__reduce_split) */
+  int row_lacks_bias;        /* a bias the architecture's host rows were measured without (Qwen2's
+                              * q, k, v on Llama's rows): its host costs added after (fu__bias_host) */
+} fu__op;
+
+typedef struct fu__ctx {
+  const fu_compute *c;       /* tables */
+  fu_precision prec;         /* precision */
+  const char *gdt;           /* GEMM table dtype: bf16, tf32, fp32 */
+  const char *adt;           /* activation dtype name (bf16 / fp32) */
+  const char *rdt;           /* residual stream dtype name */
+  double ab, rb;             /* bytes per activation / residual element */
+  int autocast;              /* 1 under autocast: fp32 inputs and weights cast to bf16 */
+  double T;                  /* tokens (or rows) of the micro-batch */
+  int layer;                 /* current layer, -1 outside */
+  int past_block;            /* current CNN block past ResNet-50's (fu__op.past_block) */
+  fu__op *ops;               /* forward order (malloc'd) */
+  size_t n, cap;             /* used, allocated */
+  double casts;              /* autocast weight copies, bytes */
+  int missing;               /* an operation had no table (priced 0; reported) */
+  char missing_what[96];     /* its name, dtype and shape (fu__miss) */
+  int roofline;              /* 1: price by the roofline instead */
+  double unaligned;          /* a bf16 GEMM dimension that is not a multiple of 8 (0: none) */
+  double host_k;             /* --host-probe over the profile's probe (0: not given, as 1) */
+  double ref_kf;             /* --host-ref: forward's host speed over the profile's (0: not given) */
+  double hook_us;            /* --ready-hook-us: the host's cost of a hook after each gradient */
+  int nchw;                  /* CNN in PyTorch's default NCHW layout (else channels-last) */
+} fu__ctx;
+
+#define FU__TRY(e) \
+  do {             \
+    if (!(e)) return FU_ENOMEM; \
+  } while (0)
+
+/* shared helpers (each documented where it is defined) */
+void fu__bn_channels(const fu__ctx *x, fu__op *o, const char *dtype, double numel, double c);
+int fu__clip_fit(const fu_compute *c, const char *name, const char *prof_name);
+void fu__cnn_deep(fu__ctx *x);
+void fu__conv_bias(fu__ctx *x, fu__op *o, const char *name, double cout, double rows);
+double fu__copy_us(const fu__ctx *x, double bytes);
+void fu__ctx_prec(fu__ctx *x, fu_precision p);
+void fu__dump_ops(const fu__ctx *x, const char *path);
+fu__op *fu__fanout(fu__ctx *x, double numel, const char *dtype, int consumers);
+int fu__has_tables(const fu_profile *p);
+void fu__hook_note(const fu__ctx *x, char *buf, size_t n);
+void fu__host_bound(const fu__ctx *x, const char *how, int measured, char *buf, size_t n);
+int fu__host_carry(fu__ctx *x, double probe_us, double bprobe_us, const double ref[2],
+                   const char *arch, const char *prof_name);
+const char *fu__host_how(const double ref[2], double probe_us, double bprobe_us);
+fu__op *fu__linear(fu__ctx *x, const char *name, double din, double dout, int bias,
+                   int in_fp32, int saved_in, int has_weight);
+void fu__mem_finish(fu_mem *m, double loss_transient, double opt_temp);
+fu__op *fu__memop(fu__ctx *x, const char *table, const char *dtype, double numel,
+                  double saved);
+void fu__miss(fu__ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const fu_op_table *fu__mode_row(const fu__ctx *x, const char *key);
+void fu__no_input_cast(fu__ctx *x, fu__op *o, int in_fp32);
+double fu__opt_states(const char *opt, fu_precision p);
+double fu__opt_temp(const char *opt);
+int fu__optim(const fu_compute *c, const char *name, double clip, const fu_workload *w,
+              double elem_bytes, double lead, double host_k, double probe_us, double ref_kf,
+              const char *prof_name, double *us, char *note, size_t nnote);
+void fu__param(fu__op *o, const char *name, const char *suffix, uint64_t numel);
+const char *fu__prec_name(fu_precision p);
+fu__op *fu__push(fu__ctx *x);
+void fu__scale_host_whole(fu__ctx *x, const fu__ctx *ref, const char *key);
+int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, double *bwd_out,
+                 double *lead_out);
+/* fu_build_cnn.c: a convolution by the profile's conv tables (a ViT's patch embedding too) */
+double fu__conv_us(fu__ctx *x, const char *layout, int kernel, int stride, double m, double n, double k);
+
+#endif /* FU_BUILDER_INTERNAL */
+
 #endif

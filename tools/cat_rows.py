@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cat_rows.py: the profile's torch.cat host rows ("cat", "cat_input"; sim/fu_builder.c
+"""cat_rows.py: the profile's torch.cat host rows ("cat", "cat_input"; sim/fu_build_cnn.c
 fu__dense_cat) from ops_cat calibrations (tools/calib_torch.py --parts ops_cat) and captures taken
 on the same lease.
 

@@ -1,0 +1,481 @@
+/* fu_build_cnn.c: torchvision's CNNs (ResNet, Wide ResNet, VGG, DenseNet) operation by operation,
+ * priced from the profile's tables (fusim workload --cnn). */
+#define FU_BUILDER_INTERNAL /* fu_builder.h: the builders' shared part */
+#include "fu_builder.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fu_common.h"
+
+/* ---- CNN: torchvision ResNet-50 --------------------------------------------------------- */
+
+void fu_cnn_spec_init(fu_cnn_spec *s) {
+  memset(s, 0, sizeof *s);
+  snprintf(s->model, sizeof s->model, "resnet50");
+  s->batch = 64;
+  s->image = 224;
+  s->prec = FU_PREC_AUTOCAST;
+  snprintf(s->optimizer, sizeof s->optimizer, "sgd");
+  s->accum = 1;
+}
+
+/* One layout of a convolution (m, n, k of its implicit GEMM in that layout): the profile's conv
+ * table of its class (kernel, stride) and memory format where there is one (cuDNN as the
+ * framework runs it), else, channels-last, the aligned GEMM table of the implicit GEMM. NCHW
+ * has no such fallback: cuDNN runs it 1.1-3.4x slower than channels-last at the same shape
+ * (an H100 in bf16, tools/calib_torch.py --conv-format nchw), slower still than the GEMM. */
+double fu__conv_us(fu__ctx *x, const char *layout, int kernel, int stride, double m, double n,
+                   double k) {
+  double us;
+  if (fu_compute_conv_us(x->c, x->gdt, layout, kernel, stride, x->nchw, m, n, k, &us) == FU_OK) return us;
+  if (x->nchw) {
+    fu__miss(x, "conv %s %s k%d s%d nchw, %.0f x %.0f x %.0f", x->gdt, layout, kernel, stride, m, n, k);
+    return 0;
+  }
+  /* cuDNN pads channels to a multiple of 8 (the 3-channel image): the aligned GEMM's time */
+  m = ceil(m / 8) * 8, n = ceil(n / 8) * 8, k = ceil(k / 8) * 8;
+  if (fu_compute_gemm_us(x->c, x->gdt, layout, m, n, k, &us) == FU_OK) return us;
+  fu__miss(x, "conv k%d s%d or gemm %s %s, %.0f x %.0f x %.0f", kernel, stride, x->gdt, layout, m, n, k);
+  return 0;
+}
+
+/* A convolution as its implicit GEMM (cuDNN's formulation): forward M = N*Ho*Wo, N = Cout,
+ * K = Cin*k*k; the data gradient and the weight gradient in their layouts. */
+static fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, double cout,
+                        double k, double stride, double hin, int saved_in, double *hout) {
+  double ho = floor((hin + 2 * floor(k / 2) - k) / stride) + 1;
+  *hout = ho;
+  fu__op *o = fu__push(x);
+  if (!o) return NULL;
+  double M = batch * ho * ho, N = cout, K = cin * k * k;
+  snprintf(o->what, sizeof o->what, "conv");
+  int kk = (int)k, ss = (int)stride;
+  o->fwd_us = fu__conv_us(x, "fwd", kk, ss, M, N, K);
+  o->bwd_us = (cin == 3 ? 0 : fu__conv_us(x, "dgrad", kk, ss, M, K, N)) + /* the image needs no gradient */
+              fu__conv_us(x, "wgrad", kk, ss, N, K, M);
+  const fu_op_table *h = fu_compute_op(x->c, "conv", x->autocast ? "bf16" : "fp32");
+  o->hfwd_us = h ? h->host_fwd_us : 0;
+  o->hbwd_us = h ? h->host_bwd_us : 0;
+  fu__no_input_cast(x, o, cin == 3); /* only the image arrives in fp32 */
+  const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
+  if (x->autocast) {
+    o->fwd_us += fu_op_us(x->c, cast, cout * K, 0);
+    o->tail_us[0] = fu_op_us(x->c, cast, cout * K, 1);
+    x->casts += 2 * cout * K;
+  }
+  if (saved_in) o->saved = x->ab * batch * cin * hin * hin; /* its input */
+  fu__param(o, name, ".weight", (uint64_t)(cout * K));
+  return o;
+}
+
+/* torchvision's bottleneck ResNets differ only in their stages' block counts, and the wide ones
+ * (wide_resnet50_2, wide_resnet101_2: width_per_group 128) in their blocks' inner width, twice
+ * the stage's (conv1, conv2, bn1, bn2; conv3's output the same); *widen (where not NULL): 2 for
+ * those, else 1. resnet18 and resnet34 are built of basic blocks (two 3x3 convolutions at the
+ * stage's width, no expansion): *widen 0 says so. */
+static const double *fu__resnet_blocks(const char *model, double *widen) {
+  static const double r50[4] = {3, 4, 6, 3}, r101[4] = {3, 4, 23, 3}, r152[4] = {3, 8, 36, 3},
+                      r18[4] = {2, 2, 2, 2};
+  static const struct {
+    const char *name;
+    const double *blocks;
+    double widen;
+  } nets[] = {{"resnet18", r18, 0},        {"resnet34", r50, 0},
+              {"resnet50", r50, 1},        {"resnet101", r101, 1},       {"resnet152", r152, 1},
+              {"wide_resnet50_2", r50, 2}, {"wide_resnet101_2", r101, 2}};
+  for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
+    if (!strcmp(model, nets[i].name)) {
+      if (widen) *widen = nets[i].widen;
+      return nets[i].blocks;
+    }
+  return NULL;
+}
+
+/* A pooling layer over n_in elements in the CNN's layout, priced by the max pool table; max
+ * pooling keeps its input and the int64 indices of its n_idx outputs for backward (0: an average
+ * pool, which keeps its input alone). */
+static fu__op *fu__pool(fu__ctx *x, double n_in, double n_idx) {
+  return fu__memop(x, x->nchw ? "maxpool_nchw" : "maxpool", x->adt, n_in, x->ab * n_in + 8 * n_idx);
+}
+
+/* The classifier of a CNN whose features end in a global average pool: one linear layer from the
+ * batch's din features to 1000 classes, and the loss (NULL: out of memory). */
+static fu__op *fu__cnn_classifier(fu__ctx *x, const char *name, double din, double B) {
+  double Tsave = x->T;
+  x->T = B;
+  fu__op *o = fu__linear(x, name, din, 1000, 1, 0, 1, 1);
+  if (o) o = fu__memop(x, "cross_entropy", x->adt, B * 1000, 4 * B * 1000);
+  x->T = Tsave;
+  return o;
+}
+
+/* A CNN's batch norm over c channels of B x h x h (+ an in-place ReLU after it). NCHW batch norm
+ * has tables of its own (calib_torch ops_nchw): at 64 channels cuDNN's NCHW batch norm backward
+ * takes 5x the channels-last one's time in bf16. */
+static fu__op *fu__cnn_bn(fu__ctx *x, const char *name, double B, double c, double h, int relu) {
+  double n = B * c * h * h;
+  fu__op *o = fu__memop(x, x->nchw ? "batchnorm2d_nchw" : "batchnorm2d", x->adt, n, x->ab * n);
+  if (!o) return NULL;
+  fu__bn_channels(x, o, x->adt, n, c);
+  fu__param(o, name, ".weight", (uint64_t)c);
+  fu__param(o, name, ".bias", (uint64_t)c);
+  if (relu && !fu__memop(x, "relu", x->adt, n, 0)) return NULL;
+  return o;
+}
+
+/* widen 0: basic blocks (torchvision's BasicBlock: conv1 3x3 at the block's stride, conv2 3x3,
+ * a 1x1 downsample where the stride or the width changes); else bottlenecks of that inner width
+ * factor. */
+static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double B, double img) {
+  const char *A = x->adt;
+  double h, h2, cin = 64;
+  char p[64], nm[128];
+#define NM(sfx) (snprintf(nm, sizeof nm, "%s%s", p, sfx), nm)
+#define BN(name, c, hh, relu) FU__TRY(fu__cnn_bn(x, name, B, c, hh, relu))
+  x->layer = -1;
+  FU__TRY(fu__conv(x, "conv1", B, 3, 64, 7, 2, img, 1, &h));
+  BN("bn1", 64, h, 1);
+  double hp = floor((h + 2 - 3) / 2) + 1; /* max pooling keeps its input and int64 indices */
+  FU__TRY(fu__pool(x, B * 64 * h * h, B * 64 * hp * hp));
+  h = hp;
+  static const double cfg[4][2] = {{64, 1}, {128, 2}, {256, 2}, {512, 2}}; /* width, stride */
+  const double *r50 = fu__resnet_blocks("resnet50", NULL);
+  int npast = 0;
+  for (int li = 0; li < 4; li++)
+    for (int b = 0; b < blocks[li]; b++) {
+      double planes = cfg[li][0], width = planes * widen, s = b == 0 ? cfg[li][1] : 1, hin = h, t;
+      double cout = widen > 0 ? planes * 4 : planes; /* the block's output channels */
+      /* past ResNet-50's bottleneck blocks in this stage (fu__cnn_deep's row is theirs) */
+      x->past_block = widen > 0 && b >= r50[li] ? ++npast : 0;
+      snprintf(p, sizeof p, "layer%d.%d.", li + 1, b);
+      /* the block's input: conv1 and the shortcut (downsample or the add) */
+      FU__TRY(fu__fanout(x, B * cin * hin * hin, A, 2));
+      if (widen > 0) {
+        FU__TRY(fu__conv(x, NM("conv1"), B, cin, width, 1, 1, hin, 1, &t));
+        BN(NM("bn1"), width, hin, 1);
+        FU__TRY(fu__conv(x, NM("conv2"), B, width, width, 3, s, hin, 1, &h2));
+        BN(NM("bn2"), width, h2, 1);
+        FU__TRY(fu__conv(x, NM("conv3"), B, width, cout, 1, 1, h2, 1, &t));
+        BN(NM("bn3"), cout, h2, 0);
+      } else {
+        FU__TRY(fu__conv(x, NM("conv1"), B, cin, planes, 3, s, hin, 1, &h2));
+        BN(NM("bn1"), planes, h2, 1);
+        FU__TRY(fu__conv(x, NM("conv2"), B, planes, planes, 3, 1, h2, 1, &t));
+        BN(NM("bn2"), planes, h2, 0);
+      }
+      if (b == 0 && (s != 1 || cin != cout)) {
+        FU__TRY(fu__conv(x, NM("downsample.0"), B, cin, cout, 1, s, hin, 0, &t));
+        BN(NM("downsample.1"), cout, h2, 0);
+      }
+      FU__TRY(fu__memop(x, "add", A, B * cout * h2 * h2, 0));
+      /* its output is the next block's input, which the next convolution keeps */
+      FU__TRY(fu__memop(x, "relu", A, B * cout * h2 * h2, 0));
+      h = h2;
+      cin = cout;
+    }
+  x->past_block = 0;
+  FU__TRY(fu__memop(x, "bias_grad", A, B * cin * h * h, 0)); /* the average pool: a reduction */
+  FU__TRY(fu__cnn_classifier(x, "fc", cin, B));
+#undef NM
+#undef BN
+  return FU_OK;
+}
+
+/* torchvision's VGGs: the features' configuration (widths of the 3x3 convolutions, 0 a 2x2
+ * max pool at stride 2; vgg.py's cfgs "A", "B", "D", "E") and whether batch norm follows each
+ * convolution (the _bn models). NULL for another name. */
+static const int *fu__vgg_cfg(const char *model, int *bn) {
+  static const int a[] = {64, 0, 128, 0, 256, 256, 0, 512, 512, 0, 512, 512, 0, -1};
+  static const int b[] = {64, 64, 0, 128, 128, 0, 256, 256, 0, 512, 512, 0, 512, 512, 0, -1};
+  static const int d[] = {64, 64, 0, 128, 128, 0, 256, 256, 256, 0, 512, 512, 512, 0, 512, 512, 512, 0, -1};
+  static const int e[] = {64, 64, 0, 128, 128, 0, 256, 256, 256, 256, 0, 512, 512, 512, 512, 0,
+                          512, 512, 512, 512, 0, -1};
+  static const struct {
+    const char *name;
+    const int *cfg;
+  } nets[] = {{"vgg11", a}, {"vgg13", b}, {"vgg16", d}, {"vgg19", e}};
+  for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++) {
+    size_t n = strlen(nets[i].name);
+    if (strncmp(model, nets[i].name, n) != 0) continue;
+    if (!strcmp(model + n, "") || !strcmp(model + n, "_bn")) {
+      *bn = model[n] != '\0';
+      return nets[i].cfg;
+    }
+  }
+  return NULL;
+}
+
+/* A VGG (torchvision vgg.py): each 3x3 convolution (padding 1, with a bias: cuDNN's convolution
+ * then the bias added over its output, its gradient a column sum) followed by batch norm in the
+ * _bn models and an in-place ReLU; 2x2 max pools at stride 2 (priced by the profile's max pool
+ * table, by its input's elements); the adaptive average pool to 7x7 (a copy at 224-pixel inputs);
+ * the classifier's three linear layers over the batch's rows with ReLU and dropout 0.5 between
+ * them (features.N and classifier.N: nn.Sequential's indices, as torchvision names them). */
+static int fu__vgg_ops(fu__ctx *x, const int *cfg, int bn, double B, double img) {
+  const char *A = x->adt;
+  double h = img, cin = 3, t;
+  int idx = 0;
+  char nm[64];
+  fu__op *o;
+  x->layer = -1;
+  for (const int *v = cfg; *v >= 0; v++) {
+    if (*v == 0) { /* max pool 2x2 stride 2: keeps its input and int64 indices */
+      double hp = floor(h / 2);
+      FU__TRY(fu__pool(x, B * cin * h * h, B * cin * hp * hp));
+      h = hp;
+      idx++;
+      continue;
+    }
+    double c = *v;
+    snprintf(nm, sizeof nm, "features.%d", idx);
+    FU__TRY(o = fu__conv(x, nm, B, cin, c, 3, 1, h, 1, &t));
+    fu__conv_bias(x, o, nm, c, B * h * h);
+    if (bn) {
+      snprintf(nm, sizeof nm, "features.%d", ++idx);
+      FU__TRY(fu__cnn_bn(x, nm, B, c, h, 1));
+    } else {
+      FU__TRY(fu__memop(x, "relu", A, B * c * h * h, 0));
+    }
+    idx += 2;
+    cin = c;
+  }
+  FU__TRY(o = fu__push(x)); /* the adaptive average pool to 7 x 7 */
+  snprintf(o->what, sizeof o->what, "avgpool");
+  o->fwd_us = o->bwd_us = fu__copy_us(x, 2 * x->ab * B * cin * h * h);
+  double Tsave = x->T, feat = cin * 7 * 7;
+  x->T = B;
+  static const struct {
+    const char *name;
+    int relu;
+  } fc[] = {{"classifier.0", 1}, {"classifier.3", 1}, {"classifier.6", 0}};
+  double din = feat;
+  for (int i = 0; i < 3; i++) {
+    double dout = i < 2 ? 4096 : 1000;
+    o = fu__linear(x, fc[i].name, din, dout, 1, 0, 1, 1);
+    if (!o) break;
+    if (fc[i].relu && (!fu__memop(x, "relu", A, B * dout, 0) || !fu__memop(x, "dropout", A, B * dout, B * dout))) {
+      o = NULL;
+      break;
+    }
+    din = dout;
+  }
+  if (o) o = fu__memop(x, "cross_entropy", A, B * 1000, 4 * B * 1000);
+  x->T = Tsave;
+  return o ? FU_OK : FU_ENOMEM;
+}
+
+/* torchvision's DenseNets (densenet.py): growth rate, initial features and the four blocks'
+ * layer counts; NULL for another name. */
+static const double *fu__densenet_cfg(const char *model) {
+  static const double d121[6] = {32, 64, 6, 12, 24, 16}, d161[6] = {48, 96, 6, 12, 36, 24},
+                      d169[6] = {32, 64, 6, 12, 32, 32}, d201[6] = {32, 64, 6, 12, 48, 32};
+  static const struct {
+    const char *name;
+    const double *cfg;
+  } nets[] = {{"densenet121", d121}, {"densenet161", d161}, {"densenet169", d169}, {"densenet201", d201}};
+  for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
+    if (!strcmp(model, nets[i].name)) return nets[i].cfg;
+  return NULL;
+}
+
+/* A DenseNet's torch.cat of k maps (numel elements in all): a copy of them all on the device;
+ * on the host the profile's rows (tools/calib_torch.py --parts ops_cat) where it has them: "cat"
+ * a cat of one input, "cat_input" each input past the first, forward, and in backward
+ * CatBackward's narrow of each input with the gradient add that sums it into its map. The rows
+ * are a line measured on one map taken k times (k narrows, k - 1 adds); in a block each map's
+ * first gradient needs no add and the block has as many maps as cats (L + 1), so its cats carry
+ * exactly its adds. */
+static fu__op *fu__dense_cat(fu__ctx *x, double k, double numel) {
+  fu__op *o = fu__push(x);
+  if (!o) return NULL;
+  snprintf(o->what, sizeof o->what, "cat");
+  o->fwd_us = fu__copy_us(x, 2 * x->ab * numel);
+  const fu_op_table *c = fu__mode_row(x, "cat"), *in = fu__mode_row(x, "cat_input");
+  if (c && in) {
+    o->hfwd_us = c->host_fwd_us + (k - 1) * in->host_fwd_us;
+    o->hbwd_us = c->host_bwd_us + (k - 1) * in->host_bwd_us;
+  }
+  return o;
+}
+
+/* A DenseNet (densenet.py, memory_efficient off, dropout 0): the stem (7x7 convolution at
+ * stride 2, batch norm, ReLU, 3x3 max pool); four dense blocks, each layer concatenating every
+ * feature map before it (torch.cat: a copy of them all), then batch norm, ReLU, a 1x1
+ * convolution to 4 x growth channels, batch norm, ReLU, a 3x3 convolution to growth channels; the
+ * block's output the concatenation of all its maps. In backward each map's gradient is the sum
+ * of what every later concatenation in its block gives it: a gradient add of its size for each
+ * consumer past the first (fu__fanout). Between blocks a transition (batch norm, ReLU, 1x1
+ * convolution halving the channels, 2x2 average pool: priced by the max pool table, by its
+ * input's elements); then batch norm, ReLU, the global average pool and the classifier. */
+static int fu__densenet_ops(fu__ctx *x, const double *cfg, double B, double img) {
+  const char *A = x->adt;
+  double growth = cfg[0], c = cfg[1], h, t;
+  char nm[96];
+  x->layer = -1;
+  FU__TRY(fu__conv(x, "features.conv0", B, 3, c, 7, 2, img, 1, &h));
+  FU__TRY(fu__cnn_bn(x, "features.norm0", B, c, h, 1));
+  double hp = floor((h + 2 - 3) / 2) + 1;
+  FU__TRY(fu__pool(x, B * c * h * h, B * c * hp * hp));
+  h = hp;
+  for (int bi = 0; bi < 4; bi++) {
+    int L = (int)cfg[2 + bi];
+    for (int l = 0; l < L; l++) {
+      double cin = c + l * growth, mid = 4 * growth;
+      /* the maps so far concatenated; the gradient sums of the block's maps are charged here,
+       * where backward reaches the first consumer of the newest map: it feeds the L - l later
+       * layers' concatenations and the block's output */
+      FU__TRY(fu__fanout(x, B * (l ? growth : c) * h * h, A, L - l + 1));
+      FU__TRY(fu__dense_cat(x, l + 1, B * cin * h * h));
+      snprintf(nm, sizeof nm, "features.denseblock%d.denselayer%d.", bi + 1, l + 1);
+      size_t k = strlen(nm);
+      snprintf(nm + k, sizeof nm - k, "norm1");
+      FU__TRY(fu__cnn_bn(x, nm, B, cin, h, 1));
+      snprintf(nm + k, sizeof nm - k, "conv1");
+      FU__TRY(fu__conv(x, nm, B, cin, mid, 1, 1, h, 1, &t));
+      snprintf(nm + k, sizeof nm - k, "norm2");
+      FU__TRY(fu__cnn_bn(x, nm, B, mid, h, 1));
+      snprintf(nm + k, sizeof nm - k, "conv2");
+      FU__TRY(fu__conv(x, nm, B, mid, growth, 3, 1, h, 1, &t));
+    }
+    c += L * growth;
+    FU__TRY(fu__dense_cat(x, L + 1, B * c * h * h)); /* the block's output: every map concatenated */
+    if (bi == 3) break;
+    snprintf(nm, sizeof nm, "features.transition%d.norm", bi + 1);
+    FU__TRY(fu__cnn_bn(x, nm, B, c, h, 1));
+    snprintf(nm, sizeof nm, "features.transition%d.conv", bi + 1);
+    FU__TRY(fu__conv(x, nm, B, c, floor(c / 2), 1, 1, h, 1, &t));
+    c = floor(c / 2);
+    FU__TRY(fu__pool(x, B * c * h * h, 0)); /* the 2x2 average pool */
+    h = floor(h / 2);
+  }
+  FU__TRY(fu__cnn_bn(x, "features.norm5", B, c, h, 1));
+  FU__TRY(fu__memop(x, "bias_grad", A, B * c * h * h, 0)); /* the global average pool: a reduction */
+  return fu__cnn_classifier(x, "classifier", c, B) ? FU_OK : FU_ENOMEM;
+}
+
+int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_name,
+                 fu_workload *w) {
+  double widen = 0;
+  int vgg_bn = 0;
+  const double *blocks = fu__resnet_blocks(s->model, &widen);
+  const int *vgg = blocks ? NULL : fu__vgg_cfg(s->model, &vgg_bn);
+  const double *dense = blocks || vgg ? NULL : fu__densenet_cfg(s->model);
+  if (!blocks && !vgg && !dense) {
+    fu_error("workload: --cnn '%s': the CNN builder knows resnet18, resnet34, resnet50, resnet101, resnet152, "
+             "wide_resnet50_2, wide_resnet101_2, vgg11, vgg13, vgg16, vgg19 and their _bn twins, densenet121, "
+             "densenet161, densenet169 and densenet201", s->model);
+    return FU_EUSAGE;
+  }
+  if (s->batch < 1 || s->image < 32) {
+    fu_error("workload: --cnn needs --micro-batch >= 1 and --image >= 32");
+    return FU_EUSAGE;
+  }
+  if (!fu__has_tables(prof)) {
+    fu_error("workload: profile %s has no compute tables", prof_name);
+    return FU_EUSAGE;
+  }
+  if (s->clip_norm > 0) FU_CHECK(fu__clip_fit(&prof->compute, s->optimizer, prof_name));
+  fu__ctx x;
+  memset(&x, 0, sizeof x);
+  fu__ctx_prec(&x, s->prec);
+  x.c = &prof->compute;
+  x.T = (double)s->batch;
+  x.nchw = s->nchw;
+  int st = vgg     ? fu__vgg_ops(&x, vgg, vgg_bn, (double)s->batch, (double)s->image)
+           : dense ? fu__densenet_ops(&x, dense, (double)s->batch, (double)s->image)
+                   : fu__resnet_ops(&x, blocks, widen, (double)s->batch, (double)s->image);
+  if (st == FU_OK && x.missing) {
+    fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
+             "timed; recalibrate with tools/calib_torch.py%s", prof_name, x.missing_what,
+             x.nchw ? " --parts conv,ops_nchw --conv-format nchw (the NCHW tables)" : "");
+    st = FU_EDATA;
+  }
+  /* after the refusal above, which is then the only line */
+  for (int i = 0; st == FU_OK && x.nchw && i < x.c->nconv; i++)
+    if (x.c->conv[i].nchw && x.c->conv[i].derived[0] && !strcmp(x.c->conv[i].dtype, x.gdt)) {
+      fu_warn("workload: profile %s's NCHW %s convolution tables were not measured on its GPU but "
+              "derived from its channels-last ones by %s's NCHW / channels-last ratio (tools/derive_nchw.py)",
+              prof_name, x.gdt, x.c->conv[i].derived);
+      break;
+    }
+  if (st == FU_OK) { /* the host total was measured on (plain) ResNet-50 */
+    fu__ctx r50 = x;
+    r50.ops = NULL, r50.n = r50.cap = 0;
+    if (!strcmp(s->model, "resnet50")) fu__scale_host_whole(&x, &x, "tv_resnet50_held");
+    else if ((st = fu__resnet_ops(&r50, fu__resnet_blocks("resnet50", NULL), 1, (double)s->batch,
+                                  (double)s->image)) == FU_OK)
+      fu__scale_host_whole(&x, &r50, "tv_resnet50_held");
+    free(r50.ops);
+    fu__cnn_deep(&x);
+  }
+  if (st == FU_OK)
+    st = fu__host_carry(&x, s->host_probe_us, s->host_bwd_probe_us, s->host_ref_us, NULL, prof_name);
+  x.hook_us = s->ready_hook_us;
+  if (st != FU_OK) {
+    free(x.ops);
+    return st;
+  }
+  fu_workload_init(w);
+  double fwd, bwd, act = 0, lead = 0;
+  char optnote[384] = "";
+  st = fu__timeline(&x, w, &fwd, &bwd, &lead);
+  if (st == FU_OK && s->ops_csv) fu__dump_ops(&x, s->ops_csv);
+  char bound[640] = "";
+  if (st == FU_OK)
+    fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us, s->host_bwd_probe_us),
+                   s->host_ref_us[0] > 0 || s->host_probe_us > 0, bound, sizeof bound);
+  fu__hook_note(&x, bound, sizeof bound);
+  uint64_t nparam = 0;
+  size_t gi = 0;
+  for (size_t i = x.n; i-- > 0;)
+    for (int k = 0; k < x.ops[i].nparams; k++) {
+      nparam += x.ops[i].numel[k];
+      if (gi < w->ngrads) w->grads[gi++].bytes = x.ops[i].numel[k] * 4;
+    }
+  for (size_t i = 0; i < x.n; i++) act += x.ops[i].saved;
+  free(x.ops);
+  if (st == FU_OK) {
+    st = fu__optim(&prof->compute, s->optimizer, s->clip_norm, w, 4, lead, x.host_k, s->host_probe_us, x.ref_kf,
+                   prof_name, &w->opt_us, optnote, sizeof optnote);
+  }
+  if (st != FU_OK) {
+    fu_workload_finish(w);
+    return st;
+  }
+  w->fwd_us = fwd;
+  w->bwd_us = bwd;
+  w->accum_steps = (int)s->accum;
+  w->estimated = 1;
+  if (s->name[0]) snprintf(w->name, sizeof w->name, "%s", s->name);
+  else snprintf(w->name, sizeof w->name, "%s_b%ld", s->model, s->batch);
+  fu_mem *mem = &w->mem;
+  memset(mem, 0, sizeof *mem);
+  mem->params = (double)nparam * 4;
+  mem->grads = (double)nparam * 4;
+  mem->optimizer = (double)nparam * fu__opt_states(s->optimizer, s->prec);
+  mem->casts = x.casts;
+  mem->activations = act;
+  fu__mem_finish(mem, 0, (double)nparam * fu__opt_temp(s->optimizer));
+  char notes[2048];
+  snprintf(notes, sizeof notes,
+           "ESTIMATE from fusim workload --cnn %s: torchvision %s, batch %ld, %ldx%ld images, "
+           "%s, %s, %s; %llu params in %zu tensors. Convolutions priced from the cuDNN "
+           "tables by kernel and stride (else as implicit GEMMs), batch norm, ReLU, pooling, adds "
+           "and gradient sums from the memory-bound tables, host issue costs per operation, host "
+           "and GPU timelines (profile %s). Memory (GiB): "
+           "params %.3f, optimizer %.3f, activations %.3f, peak %.3f.%s%s",
+           s->model, s->model, s->batch, s->image, s->image, s->nchw ? "NCHW" : "channels-last",
+           fu__prec_name(s->prec), s->optimizer,
+           (unsigned long long)nparam, w->ngrads, prof_name, mem->params / 1073741824.0,
+           mem->optimizer / 1073741824.0, mem->activations / 1073741824.0, mem->peak / 1073741824.0,
+           optnote, bound);
+  if (!(w->notes = strdup(notes))) {
+    fu_workload_finish(w);
+    return FU_ENOMEM;
+  }
+  return FU_OK;
+}
+
