@@ -356,6 +356,29 @@ static int fu__densenet_ops(fu__ctx *x, const double *cfg, double B, double img)
   return fu__cnn_classifier(x, "classifier", c, B) ? FU_OK : FU_ENOMEM;
 }
 
+/* A bottleneck block past ResNet-50's blocks (a deeper ResNet's extra blocks): its host costs
+ * add up to the profile's tv_resnet_block_deep row in the step's mode (tools/cnn_depth.py:
+ * ResNet-101 against ResNet-50, held as tv_resnet50_held is, interleaved rounds, per block at
+ * the profile's host speed), where it has one above 0. fu__scale_host_whole gives every block
+ * the one factor that makes ResNet-50 add up to its whole step, whose stem, head, loss and
+ * backward()'s own start are spread over its 16 blocks; a block past them measured 0.81-0.85x
+ * of that (data/compute/README.md, 2026-12-04u). The operations keep their shares of the block. */
+static void fu__cnn_deep(fu__ctx *x) {
+  const fu_op_table *t = fu__mode_row(x, "tv_resnet_block_deep");
+  if (!t || !(t->host_fwd_us > 0 && t->host_bwd_us > 0)) return;
+  for (size_t i = 0; i < x->n;) {
+    size_t j = i;
+    double sf = 0, sb = 0;
+    int blk = x->ops[i].past_block;
+    for (; j < x->n && x->ops[j].past_block == blk; j++) sf += x->ops[j].hfwd_us, sb += x->ops[j].hbwd_us;
+    for (size_t k = i; blk && k < j; k++) {
+      if (sf > 0) x->ops[k].hfwd_us *= t->host_fwd_us / sf;
+      if (sb > 0) x->ops[k].hbwd_us *= t->host_bwd_us / sb;
+    }
+    i = j;
+  }
+}
+
 int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_name,
                  fu_workload *w) {
   double widen = 0;
@@ -379,7 +402,9 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   }
   if (s->clip_norm > 0) FU_CHECK(fu__clip_fit(&prof->compute, s->optimizer, prof_name));
   fu__ctx x;
+  fu__derived_seen seen = {0};
   memset(&x, 0, sizeof x);
+  x.seen = &seen;
   fu__ctx_prec(&x, s->prec);
   x.c = &prof->compute;
   x.T = (double)s->batch;
@@ -418,6 +443,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     free(x.ops);
     return st;
   }
+  fu__warn_derived(&x, prof_name);
   fu_workload_init(w);
   double fwd, bwd, act = 0, lead = 0;
   char optnote[384] = "";

@@ -40,7 +40,6 @@ void fu__param(fu__op *o, const char *name, const char *suffix, uint64_t numel) 
 }
 
 /* The first operation the profile has no time for, named with its dtype (and shape). */
-void fu__miss(fu__ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fu__miss(fu__ctx *x, const char *fmt, ...) {
   if (!x->missing) {
     va_list ap;
@@ -59,6 +58,7 @@ fu__op *fu__memop(fu__ctx *x, const char *table, const char *dtype, double numel
   const fu_op_table *t = fu_compute_op(x->c, table, dtype);
   snprintf(o->what, sizeof o->what, "%s", table);
   if (!t) fu__miss(x, "%s (%s)", table, dtype);
+  fu__seen(x, t);
   o->fwd_us = fu_op_us(x->c, t, numel, 0);
   o->bwd_us = fu_op_us(x->c, t, numel, 1);
   o->hfwd_us = t ? t->host_fwd_us : 0;
@@ -326,6 +326,7 @@ static void fu__by_size(const fu__ctx *x, fu__op *o, const char *name, const cha
   if (lo < 0) lo = hi;
   if (hi < 0) hi = lo;
   double f = hi == lo ? 0 : (log(d) - log(ds[lo])) / (log(ds[hi]) - log(ds[lo]));
+  fu__seen(x, t[lo]), fu__seen(x, t[hi]);
   for (int b = 0; b < 2; b++) {
     double a = fu_op_us(x->c, t[lo], numel, b), c = fu_op_us(x->c, t[hi], numel, b);
     double v = a > 0 && c > 0 ? exp((1 - f) * log(a) + f * log(c)) : a;
@@ -465,7 +466,9 @@ void fu__conv_bias(fu__ctx *x, fu__op *o, const char *name, double cout, double 
 static double fu__vit_op_us(const fu__ctx *x, const char *table, const char *dtype, double numel,
                             double fallback_us) {
   const fu_op_table *t = fu_compute_op(x->c, table, dtype);
-  return t && !strcmp(t->dtype, dtype) ? fu_op_us(x->c, t, numel, 0) : fallback_us;
+  if (!t || strcmp(t->dtype, dtype)) return fallback_us;
+  fu__seen(x, t);
+  return fu_op_us(x->c, t, numel, 0);
 }
 
 /* A copy between (batch, seq) and (seq, batch) order, rows of the hidden size moved whole. */
@@ -843,18 +846,26 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
 const fu_op_table *fu__mode_row(const fu__ctx *x, const char *key) {
   const char *mode = x->autocast ? "bf16" : "fp32";
   const fu_op_table *t = fu_compute_op(x->c, key, mode);
-  return t && !strcmp(t->dtype, mode) ? t : NULL;
+  if (!t || strcmp(t->dtype, mode)) return NULL;
+  fu__seen(x, t);
+  return t;
 }
 
-/* One line on stderr naming the rows of names (NULL-terminated) in the step's mode that the
- * profile marks derived (made from other measurements, not measured as the build uses them). */
-static void fu__warn_derived(const fu__ctx *x, const char *const *names, const char *prof_name) {
+/* Notes t, where the profile marks it derived, among the rows the build prices with. */
+void fu__seen(const fu__ctx *x, const fu_op_table *t) {
+  if (!t || !t->derived[0] || !x->seen) return;
+  for (int i = 0; i < x->seen->n; i++)
+    if (x->seen->t[i] == t) return;
+  if (x->seen->n < (int)(sizeof x->seen->t / sizeof x->seen->t[0])) x->seen->t[x->seen->n++] = t;
+}
+
+/* One line on stderr naming the derived rows the build priced with (fu__seen), if any. */
+void fu__warn_derived(const fu__ctx *x, const char *prof_name) {
   char list[512] = "";
   size_t at = 0;
-  for (; *names; names++) {
-    const fu_op_table *t = fu__mode_row(x, *names);
-    if (t && t->derived[0] && at < sizeof list)
-      at += (size_t)snprintf(list + at, sizeof list - at, "%s%s (%s)", at ? ", " : "", t->op, t->derived);
+  for (int i = 0; x->seen && i < x->seen->n && at < sizeof list; i++) {
+    const fu_op_table *t = x->seen->t[i];
+    at += (size_t)snprintf(list + at, sizeof list - at, "%s%s %s (%s)", at ? ", " : "", t->op, t->dtype, t->derived);
   }
   if (at)
     fu_warn("workload: profile %s prices with rows not measured on its GPU or this architecture: %s",
@@ -993,7 +1004,9 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
     /* layers past the reference's depth: the per-layer cost hf_depth measured beyond it, where
      * the profile has it (fu__deep_row) */
     double deep[2] = {kf, kb};
-    if (!part && t == fu__tiny_layer(x, arch)) fu__deep_row(x, arch, sf, sb, deep);
+    int past_ref = 0; /* a layer past the reference's depth, which the deep row prices */
+    for (size_t i = 0; i < x->n && !past_ref; i++) past_ref = x->ops[i].layer >= FU__REF_LAYERS;
+    if (!part && past_ref && t == fu__tiny_layer(x, arch)) fu__deep_row(x, arch, sf, sb, deep);
     if (!part && shp) deep[1] = kb; /* the shape's row is every layer's backward */
     for (size_t i = 0; i < x->n; i++) {
       int in = part ? x->ops[i].layer < 0 : x->ops[i].layer >= 0;
@@ -1087,29 +1100,6 @@ void fu__scale_host_whole(fu__ctx *x, const fu__ctx *ref, const char *key) {
   for (size_t i = 0; i < ref->n; i++) sf += ref->ops[i].hfwd_us, sb += ref->ops[i].hbwd_us;
   double kf = sf > 0 ? t->host_fwd_us / sf : 1, kb = sb > 0 ? t->host_bwd_us / sb : 1;
   fu__scale_ops(x, kf, kb);
-}
-
-/* A bottleneck block past ResNet-50's blocks (a deeper ResNet's extra blocks): its host costs
- * add up to the profile's tv_resnet_block_deep row in the step's mode (tools/cnn_depth.py:
- * ResNet-101 against ResNet-50, held as tv_resnet50_held is, interleaved rounds, per block at
- * the profile's host speed), where it has one above 0. fu__scale_host_whole gives every block
- * the one factor that makes ResNet-50 add up to its whole step, whose stem, head, loss and
- * backward()'s own start are spread over its 16 blocks; a block past them measured 0.81-0.85x
- * of that (data/compute/README.md, 2026-12-04u). The operations keep their shares of the block. */
-void fu__cnn_deep(fu__ctx *x) {
-  const fu_op_table *t = fu__mode_row(x, "tv_resnet_block_deep");
-  if (!t || !(t->host_fwd_us > 0 && t->host_bwd_us > 0)) return;
-  for (size_t i = 0; i < x->n;) {
-    size_t j = i;
-    double sf = 0, sb = 0;
-    int blk = x->ops[i].past_block;
-    for (; j < x->n && x->ops[j].past_block == blk; j++) sf += x->ops[j].hfwd_us, sb += x->ops[j].hbwd_us;
-    for (size_t k = i; blk && k < j; k++) {
-      if (sf > 0) x->ops[k].hfwd_us *= t->host_fwd_us / sf;
-      if (sb > 0) x->ops[k].hbwd_us *= t->host_bwd_us / sb;
-    }
-    i = j;
-  }
 }
 
 /* The host's speed: host costs measured where the profile's probe read c->host_probe_min_us
@@ -1593,7 +1583,9 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
                          fu_workload *w) {
   FU_CHECK(fu_tf_spec_check(s));
   fu__ctx x;
+  fu__derived_seen seen = {0};
   memset(&x, 0, sizeof x);
+  x.seen = &seen;
   fu__ctx_prec(&x, s->prec);
   x.T = (double)s->batch * s->seq;
   x.roofline = s->tflops > 0;
@@ -1640,8 +1632,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     fu_warn("workload: a bf16 GEMM dimension (%.0f) is not a multiple of 8: cuBLAS runs slower, "
             "unaligned kernels for it that the shape sweep does not measure, so its time is optimistic",
             x.unaligned);
-  static const char *const vit_rows[] = {"copy_t", "bias_add", "add_t", "hf_vit_deep_tiny", NULL};
-  if (!x.roofline && s->arch == FU_ARCH_VIT) fu__warn_derived(&x, vit_rows, prof_name);
+  if (!x.roofline) fu__warn_derived(&x, prof_name);
   fu_workload_init(w);
   double fwd, bwd, hbm = 0, ku = 0, lead = 0;
   if (x.roofline) {

@@ -154,6 +154,13 @@ typedef struct fu__op {
                               * q, k, v on Llama's rows): its host costs added after (fu__bias_host) */
 } fu__op;
 
+/* The derived rows (fu_op_table.derived: made from other measurements) a build prices with,
+ * named in one warning at its end (fu__warn_derived). */
+typedef struct fu__derived_seen {
+  const fu_op_table *t[8];
+  int n;
+} fu__derived_seen;
+
 typedef struct fu__ctx {
   const fu_compute *c;       /* tables */
   fu_precision prec;         /* precision */
@@ -176,6 +183,7 @@ typedef struct fu__ctx {
   double ref_kf;             /* --host-ref: forward's host speed over the profile's (0: not given) */
   double hook_us;            /* --ready-hook-us: the host's cost of a hook after each gradient */
   int nchw;                  /* CNN in PyTorch's default NCHW layout (else channels-last) */
+  fu__derived_seen *seen;    /* derived rows priced with (NULL: not tracked) */
 } fu__ctx;
 
 #define FU__TRY(e) \
@@ -186,7 +194,6 @@ typedef struct fu__ctx {
 /* shared helpers (each documented where it is defined) */
 void fu__bn_channels(const fu__ctx *x, fu__op *o, const char *dtype, double numel, double c);
 int fu__clip_fit(const fu_compute *c, const char *name, const char *prof_name);
-void fu__cnn_deep(fu__ctx *x);
 void fu__conv_bias(fu__ctx *x, fu__op *o, const char *name, double cout, double rows);
 double fu__copy_us(const fu__ctx *x, double bytes);
 void fu__ctx_prec(fu__ctx *x, fu_precision p);
@@ -205,6 +212,8 @@ fu__op *fu__memop(fu__ctx *x, const char *table, const char *dtype, double numel
                   double saved);
 void fu__miss(fu__ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const fu_op_table *fu__mode_row(const fu__ctx *x, const char *key);
+void fu__seen(const fu__ctx *x, const fu_op_table *t);
+void fu__warn_derived(const fu__ctx *x, const char *prof_name);
 void fu__no_input_cast(fu__ctx *x, fu__op *o, int in_fp32);
 double fu__opt_states(const char *opt, fu_precision p);
 double fu__opt_temp(const char *opt);

@@ -18,7 +18,8 @@ assumes the profile's per-operation host rows were measured at the host speed of
 tv_resnet50_held row (the builder scales the operations to that row, so a difference between
 them would reach the cat rows twice); the bundled profiles' are one calibration's. "cat" is the
 line at one input ("at_inputs": 1; calibrations of session 42, which lack it, held the line's
-intercept, and their slope is added), "cat_input" the slope. Written as a calibration file
+intercept, and their slope is added; fusim keeps no "at_inputs" in a profile, so give this
+calibrations, never a profile's rows), "cat_input" the slope. Written as a calibration file
 (fusim-compute-1) with these rows only, so that `fusim fit --compute OUT --merge-into PROFILE`
 adds them and changes nothing else; diag holds the ratios and every calibration's rows. Bad input:
 one line on stderr, exit 65, nothing written.

@@ -14,7 +14,7 @@ third) run as tv_resnet50_held is timed (calib_torch.held_step_host), all three 
 (order alternating), bf16 autocast and fp32. Per round (ResNet-101 - ResNet-50) / 17 blocks over
 that round's ResNet-50 step is the host's speed cancelled; its median over rounds times the
 profile's tv_resnet50_held gives the row tv_resnet_block_deep (host time of one bottleneck block
-past ResNet-50's, at the profile's host speed; sim/fu_builder.c fu__cnn_deep prices each such
+past ResNet-50's, at the profile's host speed; sim/fu_build_cnn.c fu__cnn_deep prices each such
 block by it). ResNet-152 is timed beside them as a check (diag: each deep model's median ratio
 to ResNet-50 and its own per-block row), not in the row: held, its calls can outlast the sleep
 (more launches than the GPU's queue takes while it sleeps: on 2026-12-04u in bf16 both calls

@@ -64,7 +64,7 @@ def derive(target, source, ops, base):
         d = copy.deepcopy(s)
         d["fwd_us"] = [round(v * k, 3) for v, k in zip(s["fwd_us"], r)]
         d["bwd_us"] = [round(v * k, 3) for v, k in zip(s["bwd_us"], r)]
-        d["derived"] = ("%s x %s ratio" % (gpu, base))[:47]
+        d["derived"] = ("%s x %s ratio" % (gpu, base)).encode()[:47].decode("utf-8", "ignore")
         out.append(d)
     return out, notes
 

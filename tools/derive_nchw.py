@@ -43,11 +43,12 @@ def ratio(base, num, den):
 def derive_conv(target, source, gpu, log):
     """The derived NCHW conv tables (list) from the two profiles' compute blocks."""
     src = {conv_key(t): t for t in source.get("conv", [])}
-    have = {conv_key(t) for t in target.get("conv", [])}
+    have = {conv_key(t): t for t in target.get("conv", [])}
     out = []
     for t in target.get("conv", []):
-        if t.get(FORMAT, "channels_last") != "channels_last" or conv_key(t, "nchw") in have:
-            continue
+        mine = have.get(conv_key(t, "nchw"))
+        if t.get(FORMAT, "channels_last") != "channels_last" or (mine and not mine.get("derived")):
+            continue  # measured on the target: kept (a derived one is made anew)
         cl, nc = src.get(conv_key(t)), src.get(conv_key(t, "nchw"))
         if not cl or not nc:
             log("conv %s %s k%d s%d: the source has no channels-last and NCHW pair" % conv_key(t)[:4])
@@ -62,15 +63,15 @@ def derive_conv(target, source, gpu, log):
     return out
 
 
-def derive_ops(target, source, log):
-    """The derived NCHW op tables (list): each source op named *_nchw* whose channels-last op (the
-    name without "_nchw") both profiles have at the same sizes."""
+def derive_ops(target, source, log, gpu):
+    """The derived NCHW op tables (list, each marked "derived": gpu): each source op named *_nchw*
+    whose channels-last op (the name without "_nchw") both profiles have at the same sizes."""
     src = {(o["op"], o["dtype"]): o for o in source.get("ops", [])}
     tgt = {(o["op"], o["dtype"]): o for o in target.get("ops", [])}
     out = []
     for (name, dt), nc in sorted(src.items()):
-        if "_nchw" not in name or (name, dt) in tgt:
-            continue
+        if "_nchw" not in name or ((name, dt) in tgt and not tgt[(name, dt)].get("derived")):
+            continue  # measured on the target: kept (a derived one is made anew)
         base = name.replace("_nchw", "")
         t, cl = tgt.get((base, dt)), src.get((base, dt))
         if not t or not cl or not t.get("numel"):
@@ -81,6 +82,7 @@ def derive_ops(target, source, log):
             continue
         d = copy.deepcopy(t)
         d["op"] = name
+        d["derived"] = gpu.encode()[:47].decode("utf-8", "ignore")
         for f in ("fwd_us", "bwd_us"):
             d[f] = [ratio(b, n, c) for b, n, c in zip(t[f], nc[f], cl[f])]
         if any(x is None for f in ("fwd_us", "bwd_us") for x in d[f]):
@@ -102,7 +104,7 @@ def main(argv):
     def log(msg):
         print("derive_nchw.py: left out: " + msg, file=sys.stderr)
     conv = derive_conv(target.get("compute", {}), source.get("compute", {}), gpu, log)
-    ops = derive_ops(target.get("compute", {}), source.get("compute", {}), log)
+    ops = derive_ops(target.get("compute", {}), source.get("compute", {}), log, gpu)
     if not conv:
         sys.exit("derive_nchw.py: no NCHW table could be derived")
     src = ("NCHW tables derived: %s's channels-last x %s's NCHW / channels-last ratio (tools/derive_nchw.py)"

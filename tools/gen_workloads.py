@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Generate the bundled estimated workloads (data/workloads/{resnet50,bert_large,llama2_7b}.json)
-with fusim's own builder (`fusim workload --transformer/--cnn`, sim/fu_builder.c), priced from
+with fusim's own builders (`fusim workload --transformer/--cnn`, sim/fu_builder.c and
+sim/fu_build_cnn.c), priced from
 the bundled default profile's compute tables (data/profiles/h200-default.json). The captured
 workloads (*_captured.json) sit beside them and are not touched.
 

@@ -46,6 +46,8 @@ with tempfile.TemporaryDirectory() as tmp:
     calibs = []
     for i, (ci, c, at_one) in enumerate((((1.0, 10.0), (6.0, 8.0), True), ((2.0, 12.0), (5.0, 10.0), True),
                                          ((3.0, 11.0), (4.0, -2.0), False))):
+        # the third's own slope (3, 11) makes its cat (7, 9); another's (1, 10) or (2, 12) would
+        # make (5, 8) or (6, 10) and move the medians
         calibs.append(os.path.join(tmp, "cal%d.json" % i))
         cats = [dict(host_row("cat", m, *c), **({"at_inputs": 1} if at_one else {})) for m in ("bf16", "fp32")]
         json.dump({"compute": {"ops": [host_row("cat_input", m, *ci) for m in ("bf16", "fp32")] + cats}},
@@ -82,6 +84,11 @@ with tempfile.TemporaryDirectory() as tmp:
             g = got.get(("hf_vit_deep_tiny", m))
             if g is None or abs(g[0] - 120.0) > 1e-6 or abs(g[1] - 210.0) > 1e-6:
                 fails.append("deep_row_carry: hf_vit_deep_tiny %s is %s, expected (120, 210)" % (m, g))
+    zero = [dict(o, host_bwd_us=0.0) if o["op"] == "hf_bert_deep_tiny" else o for o in ops]
+    json.dump({"compute": {"ops": zero}}, open(prof, "w"))
+    r = run("deep_row_carry.py", ["--profile", prof, "--arch", "vit", "--anchor", "bert", "--out", bad])
+    if r.returncode != 65 or "hf_bert_deep_tiny" not in r.stderr or "not above 0" not in r.stderr or os.path.exists(bad):
+        fails.append("deep_row_carry with the anchor's deep row at 0: exit %d, %r" % (r.returncode, r.stderr))
     json.dump({"compute": {"ops": [o for o in ops if o["op"] != "hf_bert_deep_tiny"]}}, open(prof, "w"))
     r = run("deep_row_carry.py", ["--profile", prof, "--arch", "vit", "--anchor", "bert", "--out", bad])
     if r.returncode != 65 or len(r.stderr.strip().splitlines()) != 1 or os.path.exists(bad):

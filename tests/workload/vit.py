@@ -22,8 +22,10 @@ torchvision does, checked against independent data and by hand:
   145.244, block 0's MLP residual add by 48.415; tables in bf16 alone price a tf32 build as no tables do;
 - the patch embedding's NCHW conv table (k16s16) where a profile has one: flat hand-made tables
   of 100 and 300 us move the patch convolution's forward and backward by 200 us each, nothing else;
-- rows marked derived (the bundled profile's ViT layout tables and deep row) are named in one
-  warning, and with the marks taken out there is none;
+- rows marked derived are named in one warning where the build prices with them: the bundled
+  profile's ViT layout tables and deep row at TF32, not the deep row at 2 layers, bf16 marks at
+  --precision bf16 but not at TF32, the fp32 copy under autocast but not add_t (not priced
+  there), none without marks; a mark over 47 bytes is refused in one line;
 - bad input: a patch that does not tile the image, --seq or --vocab with vit, --patch or --image
   without vit, --kv-heads with vit: one line naming it, exit 64, nothing written.
 Usage: vit.py FUSIM"""
@@ -181,21 +183,51 @@ with tempfile.TemporaryDirectory() as tmp:
                 fails.append("patch table: %s %s moves %s from A to B, expected %s" % (x["op"], x["param"], moved, want))
                 break
 
-    # derived rows (tools/derive_gpu_ops.py, tools/deep_row_carry.py) are named in one warning: the
-    # bundled H200 profile's ViT layout tables and deep row are derived; without the marks, none
-    r = subprocess.run(vit_args("vit_b_16", 32, ["--precision", "tf32", "--out", os.path.join(tmp, "d.json")]),
+    # derived rows (tools/derive_gpu_ops.py, tools/deep_row_carry.py) are named in one warning, each
+    # where the build prices with it: the bundled H200 profile's ViT layout tables (both dtypes)
+    # and deep row (a layer past the reference's 3); none with the marks taken out or when no
+    # derived row is used (2 layers: no deep row; bf16 marks alone and a TF32 build)
+    def derived_warning(extra, prof=None):
+        r = subprocess.run(vit_args("vit_b_16", 32, extra + (["--profile", prof] if prof else []) +
+                                    ["--out", os.path.join(tmp, "d.json")]), capture_output=True, text=True)
+        said = [ln for ln in r.stderr.splitlines() if "not measured on its GPU" in ln]
+        if r.returncode or len(said) > 1:
+            fails.append("derived rows %s: exit %d, %r" % (extra, r.returncode, r.stderr))
+        return said[0] if said else ""
+
+    def marked(dtypes):
+        """The H200 profile with its ops_vit rows marked derived in dtypes only, the deep row unmarked."""
+        p = copy.deepcopy(base)
+        for o in p["compute"]["ops"]:
+            o.pop("derived", None)
+            if o["op"] in ("copy_t", "bias_add", "add_t") and o["dtype"] in dtypes:
+                o["derived"] = "by hand"
+        path = os.path.join(tmp, "marked_%s.json" % "_".join(dtypes) if dtypes else "unmarked")
+        json.dump(p, open(path, "w"))
+        return path
+    said = derived_warning(["--precision", "tf32"])
+    for k in ("copy_t fp32 (", "bias_add fp32 (", "add_t fp32 (", "hf_vit_deep_tiny fp32 ("):
+        if k not in said:
+            fails.append("bundled profile, TF32: %r not named in %r" % (k, said))
+    said = derived_warning(["--precision", "tf32", "--layers", "2"])
+    if "hf_vit_deep_tiny" in said or "copy_t fp32" not in said:
+        fails.append("2 layers: the deep row named or the layout rows not: %r" % said)
+    for extra, dtypes, want, unwanted in ((["--precision", "bf16"], ["bf16"], ["copy_t bf16", "bias_add bf16"], []),
+                                          (["--precision", "tf32"], ["bf16"], [], ["copy_t", "bias_add", "add_t"]),
+                                          (["--precision", "autocast-bf16"], ["bf16", "fp32"], ["copy_t fp32"], ["add_t"]),
+                                          (["--precision", "tf32"], [], [], ["copy_t", "bias_add", "add_t"])):
+        said = derived_warning(extra, marked(dtypes))
+        if any(k not in said for k in want) or any(k in said for k in unwanted):
+            fails.append("%s with %s rows marked: %r (expected %s named, %s not)" % (extra, dtypes, said, want, unwanted))
+    # a mark longer than 47 bytes: one line, exit 65, nothing written
+    p = copy.deepcopy(base)
+    next(o for o in p["compute"]["ops"] if o["op"] == "copy_t")["derived"] = "x" * 48
+    json.dump(p, open(os.path.join(tmp, "long.json"), "w"))
+    no = os.path.join(tmp, "long_out.json")
+    r = subprocess.run(vit_args("vit_b_16", 8, ["--profile", os.path.join(tmp, "long.json"), "--out", no]),
                        capture_output=True, text=True)
-    said = [ln for ln in r.stderr.splitlines() if "not measured on its GPU" in ln]
-    if r.returncode or len(said) != 1 or not all(k + " (" in said[0] for k in ("copy_t", "add_t", "hf_vit_deep_tiny")):
-        fails.append("derived rows: exit %d, warning %r" % (r.returncode, said))
-    unmarked = copy.deepcopy(base)
-    for o in unmarked["compute"]["ops"]:
-        o.pop("derived", None)
-    json.dump(unmarked, open(os.path.join(tmp, "unmarked.json"), "w"))
-    r = subprocess.run(vit_args("vit_b_16", 32, ["--precision", "tf32", "--profile", os.path.join(tmp, "unmarked.json"),
-                                                 "--out", os.path.join(tmp, "d.json")]), capture_output=True, text=True)
-    if r.returncode or "not measured on its GPU" in r.stderr:
-        fails.append("rows without derived marks: exit %d, %r" % (r.returncode, r.stderr))
+    if r.returncode == 0 or len(r.stderr.strip().splitlines()) != 1 or "47 bytes" not in r.stderr or os.path.exists(no):
+        fails.append("a 48-byte derived mark: exit %d, %r" % (r.returncode, r.stderr))
 
     for what, extra, says in (("patch 15 of 224", ["--patch", "15"], "does not tile"), ("--seq", ["--seq", "197"], "--seq"),
                               ("--vocab", ["--vocab", "1000"], "--vocab"), ("--kv-heads", ["--kv-heads", "4"], "--kv-heads")):
