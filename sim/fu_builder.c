@@ -945,6 +945,8 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
   char key[48];
   const char *mode = x->autocast ? "bf16" : "fp32";
   double kb_layer = 0; /* the layer's backward factor (part 0), for the rest's operations */
+  int past_ref = 0;      /* a layer past the reference's depth, which the deep row prices */
+  for (size_t i = 0; i < x->n && !past_ref; i++) past_ref = x->ops[i].layer >= FU__REF_LAYERS;
   for (int part = 0; part < 2; part++) {
     /* a profile with a host-speed probe: the rows its calibration measured beside the probe
      * (hf_host's _tiny rows, the hf part's method), so that --host-probe scales what the probe
@@ -1004,8 +1006,6 @@ static void fu__scale_host(fu__ctx *x, const char *arch) {
     /* layers past the reference's depth: the per-layer cost hf_depth measured beyond it, where
      * the profile has it (fu__deep_row) */
     double deep[2] = {kf, kb};
-    int past_ref = 0; /* a layer past the reference's depth, which the deep row prices */
-    for (size_t i = 0; i < x->n && !past_ref; i++) past_ref = x->ops[i].layer >= FU__REF_LAYERS;
     if (!part && past_ref && t == fu__tiny_layer(x, arch)) fu__deep_row(x, arch, sf, sb, deep);
     if (!part && shp) deep[1] = kb; /* the shape's row is every layer's backward */
     for (size_t i = 0; i < x->n; i++) {

@@ -19,6 +19,8 @@ import argparse
 import json
 import sys
 
+from derive_nchw import derived_mark
+
 MODES = ("bf16", "fp32")
 
 
@@ -40,8 +42,7 @@ def deep_rows(compute, arch, anchor):
         out.append({"op": "hf_%s_deep_tiny" % arch, "dtype": mode, "numel": [], "fwd_us": [], "bwd_us": [],
                     "host_fwd_us": round(layer["host_fwd_us"] * r[0], 3),
                     "host_bwd_us": round(layer["host_bwd_us"] * r[1], 3),
-                    "derived": ("%s's depth ratio %.3f / %.3f" % (anchor, r[0], r[1])).encode()[:47]
-                               .decode("utf-8", "ignore")})
+                    "derived": derived_mark("%s's depth ratio %.3f / %.3f" % (anchor, r[0], r[1]))})
     return out
 
 

@@ -25,6 +25,8 @@ import json
 import math
 import sys
 
+from derive_nchw import derived_mark
+
 
 def table_us(t, n, key="fwd_us"):
     """t's time at n elements, as fusim's fu__op_table_us interpolates it."""
@@ -64,7 +66,7 @@ def derive(target, source, ops, base):
         d = copy.deepcopy(s)
         d["fwd_us"] = [round(v * k, 3) for v, k in zip(s["fwd_us"], r)]
         d["bwd_us"] = [round(v * k, 3) for v, k in zip(s["bwd_us"], r)]
-        d["derived"] = ("%s x %s ratio" % (gpu, base)).encode()[:47].decode("utf-8", "ignore")
+        d["derived"] = derived_mark("%s x %s ratio" % (gpu, base))
         out.append(d)
     return out, notes
 

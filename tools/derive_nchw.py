@@ -31,6 +31,12 @@ import sys
 FORMAT = "format"
 
 
+def derived_mark(text):
+    """A table's "derived" mark: text cut to the 47 bytes fusim keeps (fu_op_table.derived and
+    the conv tables' are 48 with the terminator; a longer mark refuses the profile)."""
+    return text.encode()[:47].decode("utf-8", "ignore")
+
+
 def conv_key(t, fmt=None):
     return (t["dtype"], t["layout"], t["kernel"], t["stride"], fmt or t.get(FORMAT, "channels_last"))
 
@@ -57,7 +63,7 @@ def derive_conv(target, source, gpu, log):
             log("conv %s %s k%d s%d: the source's grid is not the target's" % conv_key(t)[:4])
             continue
         d = copy.deepcopy(t)
-        d[FORMAT], d["derived"] = "nchw", gpu
+        d[FORMAT], d["derived"] = "nchw", derived_mark(gpu)
         d["us"] = [ratio(b, n, c) for b, n, c in zip(t["us"], nc["us"], cl["us"])]
         out.append(d)
     return out
@@ -82,7 +88,7 @@ def derive_ops(target, source, log, gpu):
             continue
         d = copy.deepcopy(t)
         d["op"] = name
-        d["derived"] = gpu.encode()[:47].decode("utf-8", "ignore")
+        d["derived"] = derived_mark(gpu)
         for f in ("fwd_us", "bwd_us"):
             d[f] = [ratio(b, n, c) for b, n, c in zip(t[f], nc[f], cl[f])]
         if any(x is None for f in ("fwd_us", "bwd_us") for x in d[f]):
