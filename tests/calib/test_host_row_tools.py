@@ -10,8 +10,10 @@
   cat_input is 1.0 / 2.75 us and cat 3.0 / 2.25 in both modes.
   A capture without a reference step, or no capture: one line, exit 65, nothing written.
 - tools/deep_row_carry.py: hf_vit_layer_tiny (100, 200) beside hf_bert_layer_tiny (50, 100) and
-  hf_bert_deep_tiny (60, 105): hf_vit_deep_tiny (120, 210) in each mode; a profile without the
-  anchor's deep row: one line, exit 65, nothing written.
+  hf_bert_deep_tiny (60, 105): hf_vit_deep_tiny (120, 210) in each mode; with --anchor vit
+  --anchor-profile of another GPU's hf_vit_layer_tiny (40, 80) and hf_vit_deep_tiny (50, 88):
+  (125, 220), marked with that profile's name; a profile without the anchor's deep row: one line,
+  exit 65, nothing written.
 Usage: test_host_row_tools.py"""
 import json
 import os
@@ -84,6 +86,21 @@ with tempfile.TemporaryDirectory() as tmp:
             g = got.get(("hf_vit_deep_tiny", m))
             if g is None or abs(g[0] - 120.0) > 1e-6 or abs(g[1] - 210.0) > 1e-6:
                 fails.append("deep_row_carry: hf_vit_deep_tiny %s is %s, expected (120, 210)" % (m, g))
+    other = os.path.join(tmp, "other.json")
+    json.dump({"name": "gpu-b", "compute": {"ops": [host_row(op, m, f, b) for m in ("bf16", "fp32") for op, f, b in
+                                                    (("hf_vit_layer_tiny", 40.0, 80.0),
+                                                     ("hf_vit_deep_tiny", 50.0, 88.0))]}}, open(other, "w"))
+    r = run("deep_row_carry.py", ["--profile", prof, "--arch", "vit", "--anchor", "vit", "--anchor-profile", other,
+                                  "--out", out])
+    if r.returncode:
+        fails.append("deep_row_carry --anchor-profile: exit %d: %s" % (r.returncode, r.stderr.strip()))
+    else:
+        got = json.load(open(out))["compute"]["ops"]
+        for o in got:
+            if abs(o["host_fwd_us"] - 125.0) > 1e-6 or abs(o["host_bwd_us"] - 220.0) > 1e-6 or "gpu-b" not in o["derived"]:
+                fails.append("deep_row_carry --anchor-profile: %s, expected (125, 220) marked gpu-b" % o)
+        if len(got) != 2:
+            fails.append("deep_row_carry --anchor-profile: %d rows, expected 2" % len(got))
     zero = [dict(o, host_bwd_us=0.0) if o["op"] == "hf_bert_deep_tiny" else o for o in ops]
     json.dump({"compute": {"ops": zero}}, open(prof, "w"))
     r = run("deep_row_carry.py", ["--profile", prof, "--arch", "vit", "--anchor", "bert", "--out", bad])
