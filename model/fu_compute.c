@@ -180,18 +180,28 @@ int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layou
   return st;
 }
 
-int fu_compute_conv_us(const fu_compute *c, const char *dtype, const char *layout, int kernel,
-                       int stride, int nchw, double m, double n, double k, double *us) {
+static int fu__conv_table_us(const fu_compute *c, int grouped, const char *dtype, const char *layout,
+                             int kernel, int stride, int nchw, double m, double n, double k, double *us) {
   for (int i = 0; i < c->nconv; i++) {
     const fu_gemm_table *t = &c->conv[i];
-    if (t->kernel == kernel && t->stride == stride && t->nchw == nchw && !strcmp(t->dtype, dtype) &&
-        !strcmp(t->layout, layout)) {
+    if (t->kernel == kernel && t->stride == stride && t->nchw == nchw && t->grouped == grouped &&
+        !strcmp(t->dtype, dtype) && !strcmp(t->layout, layout)) {
       int st = fu__table_us(t, m, n, k, us);
       if (st == FU_OK) *us = fu__untimed(c, *us);
       return st;
     }
   }
   return FU_EDATA;
+}
+
+int fu_compute_conv_us(const fu_compute *c, const char *dtype, const char *layout, int kernel,
+                       int stride, int nchw, double m, double n, double k, double *us) {
+  return fu__conv_table_us(c, 0, dtype, layout, kernel, stride, nchw, m, n, k, us);
+}
+
+int fu_compute_gconv_us(const fu_compute *c, const char *dtype, const char *layout, int kernel,
+                        int stride, int nchw, double m, double n, double k, double *us) {
+  return fu__conv_table_us(c, 1, dtype, layout, kernel, stride, nchw, m, n, k, us);
 }
 
 /* ---- attention ---- */
@@ -425,6 +435,7 @@ json_t *fu_compute_to_json(const fu_compute *c) {
       json_object_set_new(e, "kernel", json_integer(t->kernel));
       json_object_set_new(e, "stride", json_integer(t->stride));
       if (t->nchw) json_object_set_new(e, "format", json_string("nchw"));
+      if (t->grouped) json_object_set_new(e, "groups", json_string("grouped"));
       if (t->derived[0]) json_object_set_new(e, "derived", json_string(t->derived));
     }
     if (!e || json_array_append_new(t->kernel > 0 ? cv : t->unaligned ? gu : g, e)) goto oom;
@@ -611,7 +622,7 @@ static int fu__table_points(const fu_gemm_table *t) {
 }
 
 /* t in place of the table of the same key in arr[0..*n) (dtype, layout, alignment, kernel,
- * stride, memory format), else appended; FU_EDATA when arr is full. A replacement with fewer
+ * stride, memory format, grouped), else appended; FU_EDATA when arr is full. A replacement with fewer
  * timed points than the table it replaces is said on stderr: a sweep cut by its time budget
  * leaves nulls, and shapes with no timed point around them then have no time at all (fit
  * --merge-into). */
@@ -620,7 +631,7 @@ static int fu__put_table(fu_gemm_table *arr, int *n, int max, const fu_gemm_tabl
   int i = 0;
   while (i < *n && (strcmp(arr[i].dtype, t->dtype) || strcmp(arr[i].layout, t->layout) ||
                     arr[i].unaligned != t->unaligned || arr[i].kernel != t->kernel ||
-                    arr[i].stride != t->stride || arr[i].nchw != t->nchw))
+                    arr[i].stride != t->stride || arr[i].nchw != t->nchw || arr[i].grouped != t->grouped))
     i++;
   if (i == max) return FU_EDATA;
   if (i < *n && fu__table_points(t) < fu__table_points(&arr[i]))
@@ -667,6 +678,11 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
                                          !strcmp(json_string_value(f), "channels_last"))))
           return fu__bad(what, where, "format must be \"nchw\" or \"channels_last\"");
         t.nchw = f && !strcmp(json_string_value(f), "nchw");
+        json_t *g = json_object_get(e, "groups");
+        if (g && !(json_is_string(g) && (!strcmp(json_string_value(g), "grouped") ||
+                                         !strcmp(json_string_value(g), "dense"))))
+          return fu__bad(what, where, "groups must be \"grouped\" or \"dense\"");
+        t.grouped = g && !strcmp(json_string_value(g), "grouped");
         json_t *d = json_object_get(e, "derived");
         if (d && !(json_is_string(d) && strlen(json_string_value(d)) < sizeof t.derived))
           return fu__bad(what, where, "derived must be a string of at most 47 bytes");

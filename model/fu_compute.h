@@ -51,7 +51,7 @@
  *                step by these host rows, over the captures that measured one
  *                (tools/host_ref_range.py): how far a real step's host speed is seen to move }
  * Merging (fu_compute_parse into tables already there): a GEMM, conv or operation table replaces
- * the one of the same key (dtype, layout[, kernel, stride]; op, dtype) and leaves the others, so a
+ * the one of the same key (dtype, layout[, kernel, stride, format, groups]; op, dtype) and leaves the others, so a
  * partial calibration updates what it measured; an optimizer fit replaces the one of its name and
  * leaves the others; "attention" replaces all. */
 #ifndef FU_COMPUTE_H
@@ -66,7 +66,8 @@
 #define FU_OPS_MAX 256            /* memory-bound operation tables and host-only entries */
 #define FU_OPS_SIZES 16           /* sizes per operation table (batch norm: 13, tools/calib_torch.py) */
 #define FU_OPTIM_MAX 8            /* optimizer fits */
-#define FU_CONV_TABLES 64         /* 2 dtypes x 5 classes x 3 layouts x 2 memory formats, and room */
+#define FU_CONV_TABLES 160        /* 2 dtypes x 3 layouts x 2 memory formats x (8 dense classes
+                                     and 5 grouped), and room */
 
 typedef struct fu_gemm_table {
   char dtype[8];             /* "bf16", "tf32", "fp32" */
@@ -74,6 +75,8 @@ typedef struct fu_gemm_table {
   int unaligned;             /* 1: measured with the vocabulary-like dimension not a multiple of 8 */
   int kernel, stride;        /* convolution tables: kernel size and stride (0 in GEMM tables) */
   int nchw;                  /* convolution tables: 1 measured in the NCHW layout, 0 channels-last */
+  int grouped;               /* convolution tables: 1 grouped (k: input channels per group x k x k;
+                              * depthwise at k x k), 0 dense */
   char derived[48];          /* convolution tables: "" measured; else the GPU whose NCHW over
                               * channels-last ratio, point by point, made this NCHW table from the
                               * profile's own channels-last one (tools/derive_nchw.py) */
@@ -191,6 +194,13 @@ int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layou
  * measured point surrounds it. */
 int fu_compute_conv_us(const fu_compute *c, const char *dtype, const char *layout, int kernel,
                        int stride, int nchw, double m, double n, double k, double *us);
+
+/* The same for a grouped convolution (groups > 1; depthwise: groups = channels) from the grouped
+ * table of its class ("groups": "grouped"): fwd (N Ho Wo, Cout, (Cin / groups) k k), dgrad
+ * (N Ho Wo, (Cin / groups) k k, Cout), wgrad (Cout, (Cin / groups) k k, N Ho Wo). FU_EDATA (no
+ * message) where there is no such table: a grouped convolution is not a GEMM, nothing stands in. */
+int fu_compute_gconv_us(const fu_compute *c, const char *dtype, const char *layout, int kernel,
+                        int stride, int nchw, double m, double n, double k, double *us);
 
 /* Attention forward and backward for bh problems of seq x head_dim: the nearest measured
  * (dtype, head_dim, causal, dropout), log-linear in seq between points; in bh log-linear per

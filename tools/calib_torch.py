@@ -59,6 +59,13 @@ the GPU waits on the host):
              --conv-format nchw: in PyTorch's default NCHW layout instead (tables "format": "nchw").
   ops_nchw   (not by default) batch norm (at 256 channels and BN_CHANNELS) and max pooling in the
              NCHW layout: ops "batchnorm2d_nchw", "batchnorm2d_nchw_c64", ..., "maxpool_nchw".
+  dwconv     (not by default) cuDNN's depthwise convolutions (groups = channels) of MobileNet,
+             EfficientNet, MNASNet and ConvNeXt: 3x3 and 5x5 at stride 1 and 2, 7x7 at stride 1
+             (classes dw3s1, ..., dw7s1), as the conv part (--conv-format, --conv-dtypes,
+             --conv-classes): tables "groups": "grouped" with k = kernel x kernel.
+  ops_mobile (in ops too) relu6, silu, sigmoid, hardswish, hardsigmoid; squeeze-and-excitation's
+             gate multiply ("se_scale") and global average pool ("avgpool_global"), each also in
+             NCHW ("_nchw"); EfficientNet's stochastic depth in training ("stochastic_depth").
   ops_vit    (in ops too) torchvision's ViT layout operations (width 768, 197 tokens): a copy from
              (batch, seq) to (seq, batch) order ("copy_t"), a bias added apart onto a (tokens,
              2304) output ("bias_add"), and an add of operands in the two orders ("add_t").
@@ -365,6 +372,34 @@ def op_defs(torch, F):
         b = torch.randn(B, S, E, device="cuda", dtype=dt, requires_grad=True)
         return [a, b], (lambda a, b: a.transpose(0, 1) + b), []
 
+    # squeeze-and-excitation's gate (torchvision.ops.SqueezeExcitation: scale * input, the
+    # scale (batch, C, 1, 1) from the pooled map) and its global average pool, at 256 channels
+    # of 16 images (their reductions over the pixels depend on the layout)
+    def mobile_map(numel, dt, fmt):
+        C = BN_BASE_C
+        hw = max(1, int(math.sqrt(max(1, numel // (C * 16)))))
+        x = torch.randn(16, C, hw, hw, device="cuda", dtype=dt).to(memory_format=fmt)
+        return x.requires_grad_(True)
+
+    def mk_se_scale(fmt):
+        def mk(numel, dt):
+            x = mobile_map(numel, dt, fmt)
+            g = torch.rand(16, x.shape[1], 1, 1, device="cuda", dtype=dt, requires_grad=True)
+            return [x, g], (lambda x, g: g * x), []
+        return mk
+
+    def mk_avgpool_global(fmt):
+        def mk(numel, dt):
+            return [mobile_map(numel, dt, fmt)], (lambda x: F.adaptive_avg_pool2d(x, 1)), []
+        return mk
+
+    def mk_stochastic_depth(numel, dt):
+        # EfficientNet's residual branch in training (torchvision.ops.stochastic_depth, mode
+        # "row": a bernoulli draw per image, divided by the survival rate, times the map)
+        from torchvision.ops import stochastic_depth
+        x = torch.randn(16, max(1, numel // 16), device="cuda", dtype=dt, requires_grad=True)
+        return [x], (lambda x: stochastic_depth(x, 0.2, "row", True)), []
+
     return {
         "layernorm": mk_ln, "rmsnorm": mk_rms,
         "gelu": mk_unary(F.gelu), "gelu_tanh": mk_unary(lambda x: F.gelu(x, approximate="tanh")),
@@ -387,6 +422,12 @@ def op_defs(torch, F):
         "batchnorm2d_nchw": mk_bn_c(BN_BASE_C, nchw), "maxpool_nchw": mk_pool_f(nchw),
         **{"batchnorm2d_nchw_c%d" % c: mk_bn_c(c, nchw) for c in BN_CHANNELS},
         "copy_t": mk_copy_t, "bias_add": mk_bias_add, "add_t": mk_add_t,
+        # MobileNet's, EfficientNet's and MNASNet's (part ops_mobile)
+        "relu6": mk_unary(F.relu6), "silu": mk_unary(F.silu), "sigmoid": mk_unary(torch.sigmoid),
+        "hardswish": mk_unary(F.hardswish), "hardsigmoid": mk_unary(F.hardsigmoid),
+        "se_scale": mk_se_scale(torch.channels_last), "se_scale_nchw": mk_se_scale(nchw),
+        "avgpool_global": mk_avgpool_global(torch.channels_last), "avgpool_global_nchw": mk_avgpool_global(nchw),
+        "stochastic_depth": mk_stochastic_depth,
     }
 
 
@@ -404,6 +445,9 @@ BN_CHANNELS = (64, 128, 512, 1024, 2048)
 NCHW_OPS = ["batchnorm2d_nchw", "maxpool_nchw"] + ["batchnorm2d_nchw_c%d" % c for c in BN_CHANNELS]
 # torchvision's ViT layout copies and adds: part ops_vit
 VIT_OPS = ["copy_t", "bias_add", "add_t"]
+# MobileNet's, EfficientNet's and MNASNet's activations, gates, pools and stochastic depth: part ops_mobile
+MOBILE_OPS = ["relu6", "silu", "sigmoid", "hardswish", "hardsigmoid", "se_scale", "se_scale_nchw",
+              "avgpool_global", "avgpool_global_nchw", "stochastic_depth"]
 # cuDNN's fp32 batch norm doubles its time between 2^21.5 and 2^22 elements (backward) and 2^22 and
 # 2^22.5 (forward), at every channel count (its semi-persistent kernels; tools/bn_probe.py, 2026-12-04s):
 # the batch norm tables add sqrt(2)-spaced sizes from 2^21 to 2^25 to the sweep, where ResNets' norms lie
@@ -1447,61 +1491,75 @@ CONV_CLASSES = [
     (16, 16, [(8, 14), (32, 14), (64, 14), (128, 14)], [3], [384, 768, 1024, 1280]),
     (32, 32, [(8, 7), (32, 7), (64, 7), (128, 7)], [3], [384, 768, 1024, 1280]),
 ]
+# Depthwise convolutions (part dwconv; groups = channels): MobileNet's, EfficientNet's and
+# MNASNet's 3x3 and 5x5 at stride 1 and 2, ConvNeXt's 7x7, over output pixels (as CONV_M, and
+# the 112x112 maps of the first blocks) and channels (16: MobileNetV3-small's first; 3840:
+# EfficientNet-B7's widest). Tables "groups": "grouped" with k = k x k (one input channel a
+# group); shapes of more than DW_MAX_ELEMS input elements are left out (memory; no torchvision
+# model at batch <= 128 and 224 pixels has them).
+DW_M = CONV_M[:4] + [(32, 112), (128, 112)]
+DW_CHANNELS = [16, 48, 144, 432, 1296, 3888]
+DW_CLASSES = [(3, 1, DW_M), (3, 2, DW_M[:5]), (5, 1, DW_M), (5, 2, DW_M[:5]), (7, 1, DW_M[:5])]
+DW_MAX_ELEMS = 2 ** 28
 
 
-def conv_calls(torch, dt, batch, ho, cin, cout, k, s, nchw=False):
+def conv_calls(torch, dt, batch, ho, cin, cout, k, s, nchw=False, groups=1):
     """fwd, dgrad, wgrad of one channels-last (nchw: NCHW, PyTorch's default) convolution
-    (padding k // 2; none where kernel = stride) as autograd runs them
-    (aten::convolution_backward with one output asked for); dgrad None for 3 channels (an image
-    needs no gradient)."""
+    (padding k // 2; none where kernel = stride) of `groups` groups (depthwise: groups = cin =
+    cout) as autograd runs them (aten::convolution_backward with one output asked for); dgrad
+    None for 3 channels (an image needs no gradient)."""
     hin = ho * s
     cl = torch.contiguous_format if nchw else torch.channels_last
     x = torch.randn(batch, cin, hin, hin, device="cuda", dtype=dt).to(memory_format=cl)
-    w = torch.randn(cout, cin, k, k, device="cuda", dtype=dt).to(memory_format=cl)
+    w = torch.randn(cout, cin // groups, k, k, device="cuda", dtype=dt).to(memory_format=cl)
     pad = [0, 0] if k == s else [k // 2, k // 2]  # a patch embedding's tiles do not overlap
-    y = torch.nn.functional.conv2d(x, w, None, s, pad)
+    y = torch.nn.functional.conv2d(x, w, None, s, pad, 1, groups)
     gy = torch.randn_like(y)
 
     def bwd(mask):
         return lambda: torch.ops.aten.convolution_backward(gy, x, w, None, [s, s], pad, [1, 1], False,
-                                                            [0, 0], 1, mask)
-    f = lambda: torch.nn.functional.conv2d(x, w, None, s, pad)  # noqa: E731
+                                                            [0, 0], groups, mask)
+    f = lambda: torch.nn.functional.conv2d(x, w, None, s, pad, 1, groups)  # noqa: E731
     return f, (bwd([True, False, False]) if cin != 3 else None), bwd([False, True, False])
 
 
-def measure_conv(torch, tm, dtypes, log, dl, classes=None, nchw=False):
+def measure_conv(torch, tm, dtypes, log, dl, classes=None, nchw=False, depthwise=False):
     """Convolution tables by class (kernel, stride) and layout, in fusim's (m, n, k) of the
     implicit GEMM: fwd (M, Cout, Cin k k), dgrad (M, Cin k k, Cout), wgrad (Cout, Cin k k, M),
     M = batch x Ho x Wo. cuDNN with benchmark mode on (the algorithm search runs in the
     warm-up), channels-last, as tools/capture_set.py runs torchvision models; nchw: in
     PyTorch's default layout, as a training loop that never asks for channels-last runs them
-    (tables marked "format": "nchw")."""
+    (tables marked "format": "nchw"). depthwise: DW_CLASSES instead (named dwKsS in classes), one
+    input channel a group, so K = k x k (tables marked "groups": "grouped")."""
     out = []
     bench = torch.backends.cudnn.benchmark
     torch.backends.cudnn.benchmark = True
+    todo = ([(k, s, ms, DW_CHANNELS, None, "dw%ds%d" % (k, s)) for k, s, ms in DW_CLASSES] if depthwise else
+            [(k, s, ms, cins, couts, "k%ds%d" % (k, s)) for k, s, ms, cins, couts in CONV_CLASSES])
     for dname in dtypes:
         dt = torch.bfloat16 if dname == "bf16" else torch.float32
         with Tf32(torch, dname):
-            for k, s, ms, cins, couts in CONV_CLASSES:
-                if classes and "k%ds%d" % (k, s) not in classes:
+            for k, s, ms, cins, couts, cname in todo:
+                if classes and cname not in classes:
                     continue
                 pts = {"fwd": {}, "dgrad": {}, "wgrad": {}}
                 for b, ho in ms:
                     M = b * ho * ho
                     for cin in cins:
-                        for cout in couts:
-                            if dl.passed():
+                        for cout in (couts or [cin]):
+                            if dl.passed() or (depthwise and M * s * s * cin > DW_MAX_ELEMS):
                                 break
-                            K = cin * k * k
+                            groups = cin if depthwise else 1
+                            K = cin // groups * k * k
                             try:
-                                f, dg, wg = conv_calls(torch, dt, b, ho, cin, cout, k, s, nchw)
+                                f, dg, wg = conv_calls(torch, dt, b, ho, cin, cout, k, s, nchw, groups)
                                 pts["fwd"][(M, cout, K)] = tm.device_us(f, reps=5)
                                 if dg:
                                     pts["dgrad"][(M, K, cout)] = tm.device_us(dg, reps=5)
                                 pts["wgrad"][(cout, K, M)] = tm.device_us(wg, reps=5)
                                 del f, dg, wg
                             except RuntimeError as e:
-                                log("conv %s k%d s%d %dx%d %d->%d: %s" % (dname, k, s, b, ho, cin, cout,
+                                log("conv %s %s %dx%d %d->%d: %s" % (dname, cname, b, ho, cin, cout,
                                                                          str(e).split("\n")[0][:100]))
                 torch.cuda.empty_cache()
                 for lay, p in pts.items():
@@ -1514,7 +1572,9 @@ def measure_conv(torch, tm, dtypes, log, dl, classes=None, nchw=False):
                                        for a in ax[0] for b_ in ax[1] for c in ax[2]]})
                     if nchw:
                         out[-1]["format"] = "nchw"
-                log("conv %s%s k%d s%d: %d shapes" % (dname, " nchw" if nchw else "", k, s, len(pts["fwd"])))
+                    if depthwise:
+                        out[-1]["groups"] = "grouped"
+                log("conv %s%s %s: %d shapes" % (dname, " nchw" if nchw else "", cname, len(pts["fwd"])))
     torch.backends.cudnn.benchmark = bench
     return out
 
@@ -2102,6 +2162,10 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         comp["conv"] = comp.get("conv", []) + measure_conv(torch, tm, a.conv_dtypes.split(","), log, dl,
                                                            [c for c in a.conv_classes.split(",") if c],
                                                            a.conv_format == "nchw")
+    elif part == "dwconv":
+        comp["conv"] = comp.get("conv", []) + measure_conv(torch, tm, a.conv_dtypes.split(","), log, dl,
+                                                           [c for c in a.conv_classes.split(",") if c],
+                                                           a.conv_format == "nchw", depthwise=True)
     elif part == "ops":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log))
     elif part == "ops_unaligned":
@@ -2141,6 +2205,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, NCHW_OPS))
     elif part == "ops_vit":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, VIT_OPS))
+    elif part == "ops_mobile":
+        comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, MOBILE_OPS))
     elif part == "ops_cat":
         comp.setdefault("ops", []).extend(measure_cat_host(torch, log))
     elif part == "tv":
@@ -2158,7 +2224,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
 
 
 PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
-         "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn", "ops_nchw", "ops_vit", "ops_cat", "timer")
+         "dwconv", "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn", "ops_nchw", "ops_vit", "ops_mobile",
+         "ops_cat", "timer")
 
 if __name__ == "__main__":
     sys.exit(main())

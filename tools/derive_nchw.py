@@ -38,7 +38,8 @@ def derived_mark(text):
 
 
 def conv_key(t, fmt=None):
-    return (t["dtype"], t["layout"], t["kernel"], t["stride"], fmt or t.get(FORMAT, "channels_last"))
+    return (t["dtype"], t["layout"], t["kernel"], t["stride"], fmt or t.get(FORMAT, "channels_last"),
+            t.get("groups", "dense"))
 
 
 def ratio(base, num, den):

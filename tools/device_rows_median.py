@@ -30,9 +30,9 @@ import sys
 from host_rows_median import write
 
 GRID_KEYS = {"gemm": ("dtype", "layout"), "gemm_unaligned": ("dtype", "layout"),
-             "conv": ("dtype", "layout", "kernel", "stride", "format")}
-# a key's value where a table leaves it out: conv tables are channels-last unless marked
-KEY_DEFAULTS = {"format": "channels_last"}
+             "conv": ("dtype", "layout", "kernel", "stride", "format", "groups")}
+# a key's value where a table leaves it out: conv tables are channels-last and dense unless marked
+KEY_DEFAULTS = {"format": "channels_last", "groups": "dense"}
 
 
 def median_or_none(values):

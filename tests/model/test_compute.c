@@ -447,6 +447,32 @@ static void test_conv(void) {
   EXPECT_INT_EQ(merge("{\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"kernel\": 3, \"stride\": 1, "
                       "\"format\": \"nhwc\", \"m\": [1], \"n\": [1], \"k\": [1], \"us\": [1]}]}",
                       &q->compute), FU_EDATA);
+  /* A grouped (depthwise) table (calib_torch --parts dwconv) is a key of its own too: merged
+   * beside the dense ones of its class it replaces neither, only fu_compute_gconv_us finds it
+   * (k = 9: one input channel a group x 3 x 3), and the round trip keeps its mark; "dense"
+   * spelled out is the dense key; any other value is refused */
+  const char *dw = "{\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"kernel\": 3, \"stride\": 1, "
+                   "\"groups\": \"grouped\", \"m\": [2000], \"n\": [64], \"k\": [9], \"us\": [5.5]}]}";
+  EXPECT_INT_EQ(merge(dw, &p->compute), FU_OK);
+  EXPECT_INT_EQ(p->compute.nconv, 3);
+  EXPECT_INT_EQ(fu_compute_gconv_us(&p->compute, "bf16", "fwd", 3, 1, 0, 2000, 64, 9, &us), FU_OK);
+  EXPECT_REL(us, 5.5, 1e-6);
+  EXPECT_INT_EQ(fu_compute_gconv_us(&p->compute, "bf16", "fwd", 3, 1, 1, 2000, 64, 9, &us), FU_EDATA);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 1, 0, 2000, 64, 576, &us), FU_OK);
+  EXPECT_REL(us, 3.6864, 1e-6);
+  roundtrip(p, q);
+  EXPECT_INT_EQ(q->compute.nconv, 3);
+  EXPECT_INT_EQ(fu_compute_gconv_us(&q->compute, "bf16", "fwd", 3, 1, 0, 2000, 64, 9, &us), FU_OK);
+  EXPECT_REL(us, 5.5, 1e-6);
+  EXPECT_INT_EQ(merge("{\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"kernel\": 3, \"stride\": 1, "
+                      "\"groups\": \"dense\", \"m\": [2000], \"n\": [64], \"k\": [576], \"us\": [3.0]}]}",
+                      &q->compute), FU_OK);
+  EXPECT_INT_EQ(q->compute.nconv, 3);
+  EXPECT_INT_EQ(fu_compute_conv_us(&q->compute, "bf16", "fwd", 3, 1, 0, 2000, 64, 576, &us), FU_OK);
+  EXPECT_REL(us, 3.0, 1e-6);
+  EXPECT_INT_EQ(merge("{\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"kernel\": 3, \"stride\": 1, "
+                      "\"groups\": 32, \"m\": [1], \"n\": [1], \"k\": [1], \"us\": [1]}]}",
+                      &q->compute), FU_EDATA);
   free(p);
   free(q);
 }
