@@ -46,8 +46,10 @@ class Net:
         self.bn(name + "." + sub[1], cout, act)
 
     def se(self, name, c, sq, act, gate):
-        """ops.misc.SqueezeExcitation: pool to 1x1, fc1 (bias), act, fc2 (bias), gate, x * gate"""
+        """ops.misc.SqueezeExcitation: pool to 1x1, fc1 (bias), act, fc2 (bias), gate, x * gate;
+        x feeds the pool and the product (autograd sums its two gradients)"""
         numel, h = self.B * c * self.h ** 2, self.h
+        self.ops.append(dict(kind="fanout", numel=numel))
         self.ops.append(dict(kind="avgpool_global", numel=numel))
         self.h = 1
         self.conv(name + ".fc1", c, sq, 1, 1, bias=True)

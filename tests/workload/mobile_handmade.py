@@ -6,7 +6,8 @@ m = n = k = 1 (every product then costs its table's us x m x n x k), whose memor
 one point at one element (us x numel) and whose host costs are 0 (no tv_resnet50_held row: the
 GPU runs the operations back to back). Forward is then the sum over mobile_arch.py's own list of
 torchvision's operations (not fusim's) of those products, and so is the --ops listing's; each
-depthwise convolution's forward is its grouped table's product.
+depthwise convolution's forward is its grouped table's product. MobileNetV3 large and small,
+EfficientNet-B0 and MNASNet 0.5 list mobile_arch's operations in its order.
 Refused, one line on stderr, exit 65, nothing written: a profile without the grouped tables (the
 line says "grouped conv"), one without the relu6 row (names it), and NCHW mobilenet_v3_small on a
 profile without se_scale_nchw (names it; the channels-last row is no stand-in).
@@ -85,6 +86,22 @@ if r.returncode == 0:
               1e-5 * (o["k"] + o["s"]) * o["B"] * o["hout"] ** 2 * o["cout"] * o["k"] ** 2, 1e-3, 1e-6)
 else:
     fails.append("stderr: " + r.stderr.strip())
+
+# every family's operations in order (the SE blocks, stochastic depth and gradient sums carry no
+# parameter for mobile_params.py to see) against mobile_arch's list
+LISTED = {"gconv": "conv", "fanout": "grad_sum"}
+for model in ("mobilenet_v3_large", "mobilenet_v3_small", "efficientnet_b0", "mnasnet0_5"):
+    r = subprocess.run([fusim, "workload", "--cnn", model, "--micro-batch", "2", "--image", "64", "--precision", "tf32",
+                        "--profile", full, "--out", out, "--ops", ops], capture_output=True, text=True)
+    check(model + ": exit", r.returncode, 0, 0)
+    if r.returncode == 0:
+        with open(ops) as f:
+            got = [x["op"] for x in csv.DictReader(f)]
+        want = [LISTED.get(o["kind"], o["kind"]) for o in mobile_arch.build(model, 2, 64).ops]
+        if got != want:
+            i = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+            fails.append("%s: operation %d is %s, torchvision's %s (%d listed, %d expected)"
+                         % (model, i, got[i:i + 1], want[i:i + 1], len(got), len(want)))
 
 
 def refused(what, argv, path, words):
