@@ -1,5 +1,5 @@
 /* fu_build_cnn.c: torchvision's CNNs (ResNet, Wide ResNet, VGG, DenseNet) operation by operation,
- * priced from the profile's tables (fusim workload --cnn). */
+ * priced from the profile's tables (fusim workload --cnn; the depthwise ones: fu_build_mobile.c). */
 #define FU_BUILDER_INTERNAL /* fu_builder.h: the builders' shared part */
 #include "fu_builder.h"
 
@@ -42,32 +42,39 @@ double fu__conv_us(fu__ctx *x, const char *layout, int kernel, int stride, doubl
   return 0;
 }
 
+/* What a convolution op (dense or grouped) adds to its device time: the host row "conv" (less the
+ * input's cast where the input is already bf16: only the image arrives in fp32), under autocast
+ * the cast of its wnumel-element weight, and the weight as its parameter. */
+void fu__conv_finish(fu__ctx *x, fu__op *o, const char *name, int in_fp32, double wnumel) {
+  snprintf(o->what, sizeof o->what, "conv");
+  const fu_op_table *h = fu_compute_op(x->c, "conv", x->autocast ? "bf16" : "fp32");
+  o->hfwd_us = h ? h->host_fwd_us : 0;
+  o->hbwd_us = h ? h->host_bwd_us : 0;
+  fu__no_input_cast(x, o, in_fp32);
+  const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
+  if (x->autocast) {
+    o->fwd_us += fu_op_us(x->c, cast, wnumel, 0);
+    o->tail_us[0] = fu_op_us(x->c, cast, wnumel, 1);
+    x->casts += 2 * wnumel;
+  }
+  fu__param(o, name, ".weight", (uint64_t)wnumel);
+}
+
 /* A convolution as its implicit GEMM (cuDNN's formulation): forward M = N*Ho*Wo, N = Cout,
  * K = Cin*k*k; the data gradient and the weight gradient in their layouts. */
-static fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, double cout,
-                        double k, double stride, double hin, int saved_in, double *hout) {
+fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, double cout, double k,
+                 double stride, double hin, int saved_in, double *hout) {
   double ho = floor((hin + 2 * floor(k / 2) - k) / stride) + 1;
   *hout = ho;
   fu__op *o = fu__push(x);
   if (!o) return NULL;
   double M = batch * ho * ho, N = cout, K = cin * k * k;
-  snprintf(o->what, sizeof o->what, "conv");
   int kk = (int)k, ss = (int)stride;
   o->fwd_us = fu__conv_us(x, "fwd", kk, ss, M, N, K);
   o->bwd_us = (cin == 3 ? 0 : fu__conv_us(x, "dgrad", kk, ss, M, K, N)) + /* the image needs no gradient */
               fu__conv_us(x, "wgrad", kk, ss, N, K, M);
-  const fu_op_table *h = fu_compute_op(x->c, "conv", x->autocast ? "bf16" : "fp32");
-  o->hfwd_us = h ? h->host_fwd_us : 0;
-  o->hbwd_us = h ? h->host_bwd_us : 0;
-  fu__no_input_cast(x, o, cin == 3); /* only the image arrives in fp32 */
-  const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
-  if (x->autocast) {
-    o->fwd_us += fu_op_us(x->c, cast, cout * K, 0);
-    o->tail_us[0] = fu_op_us(x->c, cast, cout * K, 1);
-    x->casts += 2 * cout * K;
-  }
+  fu__conv_finish(x, o, name, cin == 3, cout * K);
   if (saved_in) o->saved = x->ab * batch * cin * hin * hin; /* its input */
-  fu__param(o, name, ".weight", (uint64_t)(cout * K));
   return o;
 }
 
@@ -103,7 +110,7 @@ static fu__op *fu__pool(fu__ctx *x, double n_in, double n_idx) {
 
 /* The classifier of a CNN whose features end in a global average pool: one linear layer from the
  * batch's din features to 1000 classes, and the loss (NULL: out of memory). */
-static fu__op *fu__cnn_classifier(fu__ctx *x, const char *name, double din, double B) {
+fu__op *fu__cnn_classifier(fu__ctx *x, const char *name, double din, double B) {
   double Tsave = x->T;
   x->T = B;
   fu__op *o = fu__linear(x, name, din, 1000, 1, 0, 1, 1);
@@ -115,7 +122,7 @@ static fu__op *fu__cnn_classifier(fu__ctx *x, const char *name, double din, doub
 /* A CNN's batch norm over c channels of B x h x h (+ an in-place ReLU after it). NCHW batch norm
  * has tables of its own (calib_torch ops_nchw): at 64 channels cuDNN's NCHW batch norm backward
  * takes 5x the channels-last one's time in bf16. */
-static fu__op *fu__cnn_bn(fu__ctx *x, const char *name, double B, double c, double h, int relu) {
+fu__op *fu__cnn_bn(fu__ctx *x, const char *name, double B, double c, double h, int relu) {
   double n = B * c * h * h;
   fu__op *o = fu__memop(x, x->nchw ? "batchnorm2d_nchw" : "batchnorm2d", x->adt, n, x->ab * n);
   if (!o) return NULL;
@@ -386,10 +393,12 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   const double *blocks = fu__resnet_blocks(s->model, &widen);
   const int *vgg = blocks ? NULL : fu__vgg_cfg(s->model, &vgg_bn);
   const double *dense = blocks || vgg ? NULL : fu__densenet_cfg(s->model);
-  if (!blocks && !vgg && !dense) {
+  int mobile = !blocks && !vgg && !dense && fu__mobile_known(s->model);
+  if (!blocks && !vgg && !dense && !mobile) {
     fu_error("workload: --cnn '%s': the CNN builder knows resnet18, resnet34, resnet50, resnet101, resnet152, "
              "wide_resnet50_2, wide_resnet101_2, vgg11, vgg13, vgg16, vgg19 and their _bn twins, densenet121, "
-             "densenet161, densenet169 and densenet201", s->model);
+             "densenet161, densenet169, densenet201, mobilenet_v2, mobilenet_v3_large, mobilenet_v3_small, "
+             "efficientnet_b0 to efficientnet_b7, mnasnet0_5, mnasnet0_75, mnasnet1_0 and mnasnet1_3", s->model);
     return FU_EUSAGE;
   }
   if (s->batch < 1 || s->image < 32) {
@@ -411,10 +420,12 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   x.nchw = s->nchw;
   int st = vgg     ? fu__vgg_ops(&x, vgg, vgg_bn, (double)s->batch, (double)s->image)
            : dense ? fu__densenet_ops(&x, dense, (double)s->batch, (double)s->image)
+           : mobile ? fu__mobile_ops(&x, s->model, (double)s->batch, (double)s->image)
                    : fu__resnet_ops(&x, blocks, widen, (double)s->batch, (double)s->image);
   if (st == FU_OK && x.missing) {
     fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
-             "timed; recalibrate with tools/calib_torch.py%s", prof_name, x.missing_what,
+             "timed; recalibrate with tools/calib_torch.py%s%s", prof_name, x.missing_what,
+             mobile ? " --parts dwconv,ops_mobile" : "",
              x.nchw ? " --parts conv,ops_nchw --conv-format nchw (the NCHW tables)" : "");
     st = FU_EDATA;
   }
@@ -489,13 +500,15 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   snprintf(notes, sizeof notes,
            "ESTIMATE from fusim workload --cnn %s: torchvision %s, batch %ld, %ldx%ld images, "
            "%s, %s, %s; %llu params in %zu tensors. Convolutions priced from the cuDNN "
-           "tables by kernel and stride (else as implicit GEMMs), batch norm, ReLU, pooling, adds "
+           "tables by kernel and stride (else as implicit GEMMs%s), batch norm, ReLU, pooling, adds "
            "and gradient sums from the memory-bound tables, host issue costs per operation, host "
            "and GPU timelines (profile %s). Memory (GiB): "
            "params %.3f, optimizer %.3f, activations %.3f, peak %.3f.%s%s",
            s->model, s->model, s->batch, s->image, s->image, s->nchw ? "NCHW" : "channels-last",
-           fu__prec_name(s->prec), s->optimizer,
-           (unsigned long long)nparam, w->ngrads, prof_name, mem->params / 1073741824.0,
+           fu__prec_name(s->prec), s->optimizer, (unsigned long long)nparam, w->ngrads,
+           mobile ? "; depthwise ones from the grouped tables, activations, SE blocks and stochastic depth from "
+                    "their rows" : "",
+           prof_name, mem->params / 1073741824.0,
            mem->optimizer / 1073741824.0, mem->activations / 1073741824.0, mem->peak / 1073741824.0,
            optnote, bound);
   if (!(w->notes = strdup(notes))) {

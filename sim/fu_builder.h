@@ -125,8 +125,8 @@ void fu_mem_check(double need_bytes, double fusion_bytes, double gpu_bytes, int 
 
 /* ---- inside sim/ only: what the builders share (fu_builder.c: the operations, the transformer
  * builder, the host model, the timelines and the optimizer step; fu_build_cnn.c: the torchvision
- * CNNs). A file that defines FU_BUILDER_INTERNAL before including this header sees it; the
- * interface is the part above. */
+ * CNNs; fu_build_mobile.c: the depthwise ones among them). A file that defines FU_BUILDER_INTERNAL
+ * before including this header sees it; the interface is the part above. */
 #ifdef FU_BUILDER_INTERNAL
 
 /* ---- operations --------------------------------------------------------------------------- */
@@ -226,8 +226,17 @@ fu__op *fu__push(fu__ctx *x);
 void fu__scale_host_whole(fu__ctx *x, const fu__ctx *ref, const char *key);
 int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, double *bwd_out,
                  double *lead_out);
-/* fu_build_cnn.c: a convolution by the profile's conv tables (a ViT's patch embedding too) */
+/* fu_build_cnn.c: a convolution by the profile's conv tables (a ViT's patch embedding too), the
+ * CNN operations fu_build_mobile.c builds with too */
 double fu__conv_us(fu__ctx *x, const char *layout, int kernel, int stride, double m, double n, double k);
+fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, double cout, double k,
+                 double stride, double hin, int saved_in, double *hout);
+void fu__conv_finish(fu__ctx *x, fu__op *o, const char *name, int in_fp32, double wnumel);
+fu__op *fu__cnn_bn(fu__ctx *x, const char *name, double B, double c, double h, int relu);
+fu__op *fu__cnn_classifier(fu__ctx *x, const char *name, double din, double B);
+/* fu_build_mobile.c: torchvision's depthwise-convolution CNNs (1: model is one of them) */
+int fu__mobile_known(const char *model);
+int fu__mobile_ops(fu__ctx *x, const char *model, double B, double img);
 
 #endif /* FU_BUILDER_INTERNAL */
 

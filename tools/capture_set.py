@@ -85,8 +85,16 @@ NEW = {
     "densenet201_b16_tf32": ("densenet201", {}, 16, 0, "tf32"),
     "densenet121_b32_bf16": ("densenet121", {}, 32, 0, "bf16"),
     "densenet169_b32_tf32": ("densenet169", {}, 32, 0, "tf32"),
+    # the depthwise-convolution CNNs (fusim workload --cnn mobilenet_v2 ..., session 43: the grouped
+    # conv tables and calib_torch's ops_mobile rows), NCHW as build_torchvision runs them
+    "mobilenet_v2_b64_bf16": ("mobilenet_v2", {}, 64, 0, "bf16"),
+    "mobilenet_v3_large_b64_tf32": ("mobilenet_v3_large", {}, 64, 0, "tf32"),
+    "efficientnet_b0_b32_bf16": ("efficientnet_b0", {}, 32, 0, "bf16"),
+    "mnasnet1_0_b64_tf32": ("mnasnet1_0", {}, 64, 0, "tf32"),
 }
 ALL = dict(SET, **NEW)
+# the torchvision classifiers build_torchvision makes by name (NCHW, SGD with momentum)
+TORCHVISION_NCHW = ("densenet", "mobilenet_v", "efficientnet_b", "mnasnet")
 
 
 def build(arch, hp, batch, seq):
@@ -96,7 +104,7 @@ def build(arch, hp, batch, seq):
         return capture_torch.build_resnet50(batch, dev, depth=int(arch[6:]))
     if arch == "vit":
         return build_vit(hp, batch, dev)
-    if arch.startswith("densenet"):
+    if arch.startswith(TORCHVISION_NCHW):
         return build_torchvision(arch, batch, dev)
     import transformers as tf
     if arch == "bert":
@@ -187,12 +195,12 @@ def main(argv=None):
             # the host's speed for this kind of work, timed between the steps (fusim --host-ref)
             ref = None if a.no_host_ref else host_ref.maker(arch, amp)
             meta = dict(hp, arch=arch, batch=batch, seq=seq, model=name)
-            if arch.startswith("densenet"):
+            if arch.startswith(TORCHVISION_NCHW):
                 meta["memory_format"] = "nchw"   # build_torchvision's layout (compare_compute prices it so)
             notes = ("CAPTURED with tools/capture_set.py (capture_torch.capture) on %s: %s %s, micro-batch %d, "
                      "seq %d, %s, %s; random init." % (torch.cuda.get_device_name(0), arch, json.dumps(hp), batch,
                                                        seq, "autocast bf16" if amp == "bf16" else "fp32 with TF32",
-                                                       "SGD momentum" if arch.startswith(("resnet", "densenet")) else "AdamW"))
+                                                       "SGD momentum" if arch.startswith(("resnet",) + TORCHVISION_NCHW) else "AdamW"))
             w = capture_torch.capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=amp,
                                       host="never", name=name, notes=notes, meta=meta, host_ref=ref,
                                       ready_separate=a.ready_separate)

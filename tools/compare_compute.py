@@ -59,6 +59,10 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
     "wide_resnet101_2": dict(arch="wide_resnet101_2"),
     **{m: dict(arch=m) for m in ("vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn",
                                  "densenet121", "densenet161", "densenet169", "densenet201")},
+    # the depthwise-convolution CNNs (sim/fu_build_mobile.c)
+    **{m: dict(arch=m) for m in ("mobilenet_v2", "mobilenet_v3_large", "mobilenet_v3_small", "mnasnet0_5",
+                                 "mnasnet0_75", "mnasnet1_0", "mnasnet1_3")},
+    **{"efficientnet_b%d" % i: dict(arch="efficientnet_b%d" % i) for i in range(8)},
     # tools/validate_torch.py's HF models (its captures' meta.model)
     "bert_base": dict(arch="bert", layers=12, hidden=768, heads=12, ffn=3072, vocab=30522),
     "gpt2": dict(arch="gpt2", layers=12, hidden=768, heads=12, ffn=3072, vocab=50257),
@@ -93,8 +97,9 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
 
 
 def is_cnn(arch):
-    """Whether fusim builds arch with --cnn (torchvision's ResNets, Wide ResNets, VGGs, DenseNets)."""
-    return "resnet" in arch or arch.startswith("vgg") or arch.startswith("densenet")
+    """Whether fusim builds arch with --cnn (torchvision's ResNets, Wide ResNets, VGGs, DenseNets,
+    MobileNets, EfficientNets B0-B7, MNASNets)."""
+    return "resnet" in arch or arch.startswith(("vgg", "densenet", "mobilenet_v", "efficientnet_b", "mnasnet"))
 
 
 def optimizer_for(model):
@@ -112,7 +117,7 @@ def args_for(meta):
     opt = meta.get("optimizer") or optimizer_for(meta["arch"])
     clip = ["--clip-grad-norm", "%g" % meta["clip_grad_norm"]] if meta.get("clip_grad_norm") else []
     prec = "autocast-bf16" if meta.get("amp", "bf16") == "bf16" else ("tf32" if meta["amp"] == "tf32" else "fp32")
-    if is_cnn(meta["arch"]):   # torchvision's ResNets, Wide ResNets, VGGs, DenseNets (--cnn)
+    if is_cnn(meta["arch"]):   # torchvision's CNNs (--cnn)
         return ["--cnn", meta["arch"], "--micro-batch", str(meta["batch"]), "--precision", prec,
                 "--optimizer", opt] + clip + \
             (["--memory-format", "nchw"] if meta.get("memory_format") == "nchw" else [])

@@ -1,0 +1,303 @@
+/* fu_build_mobile.c: torchvision's depthwise-convolution CNNs (MobileNetV2, MobileNetV3 large and
+ * small, EfficientNet-B0..B7, MNASNet) operation by operation, priced as fu_build_cnn.c prices the
+ * ResNets (fusim workload --cnn builds them through it), their depthwise convolutions from the
+ * profile's grouped conv tables. */
+#define FU_BUILDER_INTERNAL /* fu_builder.h: the builders' shared part */
+#include "fu_builder.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fu_common.h"
+#include "fu_compute.h"
+
+/* torchvision's _make_divisible(v, 8): the nearest multiple of 8, at least 8, never 10% below v */
+static double fu__div8(double v) {
+  double n = floor((v + 4) / 8) * 8;
+  if (n < 8) n = 8;
+  return n < 0.9 * v ? n + 8 : n;
+}
+
+/* One layout of a depthwise convolution from the profile's grouped table of its class: no GEMM
+ * stands in where there is none (a depthwise convolution, K = k x k per group, is no GEMM). */
+static double fu__gconv_us(fu__ctx *x, const char *layout, int kernel, int stride, double m, double n,
+                           double k) {
+  double us;
+  if (fu_compute_gconv_us(x->c, x->gdt, layout, kernel, stride, x->nchw, m, n, k, &us) == FU_OK) return us;
+  fu__miss(x, "grouped conv %s %s k%d s%d%s, %.0f x %.0f x %.0f", x->gdt, layout, kernel, stride,
+           x->nchw ? " nchw" : "", m, n, k);
+  return 0;
+}
+
+/* A depthwise convolution (groups = c channels, no bias, padding (k - 1) / 2) over B x c x hin x
+ * hin: as fu__conv with K per group, k x k; it keeps its input for backward. */
+static fu__op *fu__gconv(fu__ctx *x, const char *name, double B, double c, double k, double stride,
+                         double hin, double *hout) {
+  double ho = floor((hin + 2 * floor((k - 1) / 2) - k) / stride) + 1;
+  *hout = ho;
+  fu__op *o = fu__push(x);
+  if (!o) return NULL;
+  double M = B * ho * ho, K = k * k;
+  int kk = (int)k, ss = (int)stride;
+  o->fwd_us = fu__gconv_us(x, "fwd", kk, ss, M, c, K);
+  o->bwd_us = fu__gconv_us(x, "dgrad", kk, ss, M, K, c) + fu__gconv_us(x, "wgrad", kk, ss, c, K, M);
+  fu__conv_finish(x, o, name, 0, c * K);
+  o->saved = x->ab * B * c * hin * hin;
+  return o;
+}
+
+/* An activation of numel elements from its row ("relu", "relu6", "silu", "hardswish", "sigmoid",
+ * "hardsigmoid"). In place after a batch norm; what backward needs kept: ReLU and ReLU6 their
+ * output (the next convolution's saved input), the others their input (the sigmoid its output, the
+ * same size). */
+static fu__op *fu__act(fu__ctx *x, const char *act, double numel) {
+  int keeps = strcmp(act, "relu") && strcmp(act, "relu6");
+  return fu__memop(x, act, x->adt, numel, keeps ? x->ab * numel : 0);
+}
+
+/* A convolution (depthwise where dw), its batch norm and activation (NULL: none) as
+ * Conv2dNormActivation builds them; cname and bname the convolution's and the norm's names. */
+static int fu__conv_bn(fu__ctx *x, const char *cname, const char *bname, double B, double cin,
+                       double cout, double k, double s, int dw, const char *act, double *h) {
+  double hin = *h;
+  FU__TRY(dw ? fu__gconv(x, cname, B, cin, k, s, hin, h) : fu__conv(x, cname, B, cin, cout, k, s, hin, 1, h));
+  FU__TRY(fu__cnn_bn(x, bname, B, cout, *h, 0));
+  if (act) FU__TRY(fu__act(x, act, B * cout * *h * *h));
+  return FU_OK;
+}
+
+/* The squeeze-and-excitation block (torchvision.ops.SqueezeExcitation) on B x c x h x h: the
+ * global average pool, fc1 and fc2 (1x1 convolutions with biases on B x c x 1 x 1, act between
+ * them), the gate and x * gate. x feeds the pool and the product: its two gradients are summed. */
+static int fu__se(fu__ctx *x, const char *p, double B, double c, double sq, double h,
+                  const char *act, const char *gate) {
+  char nm[160];
+  double n = B * c * h * h, one = 1, t;
+  fu__op *o;
+  FU__TRY(fu__fanout(x, n, x->adt, 2));
+  FU__TRY(fu__memop(x, x->nchw ? "avgpool_global_nchw" : "avgpool_global", x->adt, n, 0));
+  snprintf(nm, sizeof nm, "%sfc1", p);
+  FU__TRY(o = fu__conv(x, nm, B, c, sq, 1, 1, one, 1, &t));
+  fu__conv_bias(x, o, nm, sq, B);
+  FU__TRY(fu__act(x, act, B * sq));
+  snprintf(nm, sizeof nm, "%sfc2", p);
+  FU__TRY(o = fu__conv(x, nm, B, sq, c, 1, 1, one, 1, &t));
+  fu__conv_bias(x, o, nm, c, B);
+  FU__TRY(fu__memop(x, gate, x->adt, B * c, x->ab * B * c));
+  /* keeps x and the gate; its backward sums the gate's gradient over h x h */
+  FU__TRY(fu__memop(x, x->nchw ? "se_scale_nchw" : "se_scale", x->adt, n, x->ab * (n + B * c)));
+  return FU_OK;
+}
+
+/* How a family names an inverted residual block's modules: torchvision's Conv2dNormActivation
+ * ("i.0" the convolution, "i.1" its norm, the SE block "i" between); MobileNetV2's projection is a
+ * bare convolution and norm ("i", "i + 1"); MNASNet's block is one flat nn.Sequential. */
+typedef enum { FU__NAME_CNA, FU__NAME_V2, FU__NAME_FLAT } fu__naming;
+
+typedef struct fu__mb {
+  double cin, exp, cout, k, stride; /* channels in, expanded, out; the depthwise kernel, stride */
+  const char *act;           /* the activation after the expansion and the depthwise convolution */
+  double sq;                 /* the SE block's squeezed channels (0: no SE block) */
+  const char *se_act, *gate; /* the SE block's activation and gate */
+  double sd;                 /* stochastic depth's drop probability on the residual branch */
+} fu__mb;
+
+/* A block's convolution and norm names: module i's "i.0" and "i.1", or, flat, "fc" and "fb". */
+static void fu__mb_names(char cn[128], char bn[128], const char *p, int flat, int i, int fc, int fb) {
+  if (flat) {
+    snprintf(cn, 128, "%s%d", p, fc);
+    snprintf(bn, 128, "%s%d", p, fb);
+  } else {
+    snprintf(cn, 128, "%s%d.0", p, i);
+    snprintf(bn, 128, "%s%d.1", p, i);
+  }
+}
+
+/* An inverted residual block (MobileNetV2's InvertedResidual, MobileNetV3's, EfficientNet's
+ * MBConv, MNASNet's _InvertedResidual): the 1x1 expansion (where exp differs from cin), the
+ * depthwise convolution, the SE block, the 1x1 projection with no activation; a residual add
+ * where the shape is kept, after stochastic depth (training: a per-sample mask, a multiply)
+ * where its probability is above 0. p: the block's name prefix. */
+static int fu__mb_block(fu__ctx *x, const char *p, fu__naming nm, const fu__mb *b, double B, double *h) {
+  char cn[128], bn[128];
+  int res = b->stride == 1 && b->cin == b->cout, i = 0, flat = nm == FU__NAME_FLAT;
+  if (res) FU__TRY(fu__fanout(x, B * b->cin * *h * *h, x->adt, 2)); /* the input feeds the block and the add */
+  if (b->exp != b->cin) {
+    fu__mb_names(cn, bn, p, flat, i++, 0, 1);
+    FU_CHECK(fu__conv_bn(x, cn, bn, B, b->cin, b->exp, 1, 1, 0, b->act, h));
+  }
+  fu__mb_names(cn, bn, p, flat, i, 3, 4);
+  FU_CHECK(fu__conv_bn(x, cn, bn, B, b->exp, b->exp, b->k, b->stride, 1, b->act, h));
+  if (b->sq > 0) {
+    snprintf(cn, sizeof cn, "%s%d.", p, ++i);
+    FU_CHECK(fu__se(x, cn, B, b->exp, b->sq, *h, b->se_act, b->gate));
+  }
+  i++;
+  if (nm == FU__NAME_V2) fu__mb_names(cn, bn, p, 1, 0, i, i + 1);
+  else fu__mb_names(cn, bn, p, flat, i, 6, 7);
+  FU_CHECK(fu__conv_bn(x, cn, bn, B, b->exp, b->cout, 1, 1, 0, NULL, h));
+  double n = B * b->cout * *h * *h;
+  if (res && b->sd > 0) FU__TRY(fu__memop(x, "stochastic_depth", x->adt, n, x->ab * B));
+  if (res) FU__TRY(fu__memop(x, "add", x->adt, n, 0));
+  return FU_OK;
+}
+
+/* The head: the global average pool (MNASNet's mean over the pixels is the same reduction),
+ * MobileNetV3's hidden Linear and hardswish (hidden > 0), dropout, the classifier Linear, the
+ * loss. */
+static int fu__mobile_head(fu__ctx *x, double B, double c, double h, double hidden) {
+  FU__TRY(fu__memop(x, x->nchw ? "avgpool_global_nchw" : "avgpool_global", x->adt, B * c * h * h, 0));
+  if (hidden > 0) {
+    FU__TRY(fu__linear(x, "classifier.0", c, hidden, 1, 0, 1, 1));
+    FU__TRY(fu__act(x, "hardswish", B * hidden));
+    c = hidden;
+  }
+  FU__TRY(fu__memop(x, "dropout", x->adt, B * c, B * c));
+  return fu__cnn_classifier(x, hidden > 0 ? "classifier.3" : "classifier.1", c, B) ? FU_OK : FU_ENOMEM;
+}
+
+/* MobileNetV2 (width 1.0): t, c, n, s of mobilenetv2.py's inverted_residual_setting; ReLU6 */
+static int fu__mobilenet_v2(fu__ctx *x, double B, double img) {
+  static const double cfg[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
+                                   {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
+  double h = img, cin = 32;
+  char p[64];
+  FU_CHECK(fu__conv_bn(x, "features.0.0", "features.0.1", B, 3, cin, 3, 2, 0, "relu6", &h));
+  int f = 1;
+  for (int g = 0; g < 7; g++)
+    for (int r = 0; r < cfg[g][2]; r++, f++) {
+      fu__mb b = {cin, round(cin * cfg[g][0]), cfg[g][1], 3, r ? 1 : cfg[g][3], "relu6", 0, NULL, NULL, 0};
+      snprintf(p, sizeof p, "features.%d.conv.", f);
+      FU_CHECK(fu__mb_block(x, p, FU__NAME_V2, &b, B, &h));
+      cin = b.cout;
+    }
+  char cn[128], bn[128];
+  fu__mb_names(cn, bn, "features.", 0, f, 0, 0);
+  FU_CHECK(fu__conv_bn(x, cn, bn, B, cin, 1280, 1, 1, 0, "relu6", &h));
+  return fu__mobile_head(x, B, 1280, h, 0);
+}
+
+/* MobileNetV3 (mobilenetv3.py's _mobilenet_v3_conf, width 1.0): input, kernel, expanded, output
+ * channels, SE, hardswish (else ReLU), stride; the SE block squeezes to _make_divisible(exp / 4)
+ * with ReLU and a hardsigmoid gate; the last convolution widens 6x, the head's hidden Linear. */
+static int fu__mobilenet_v3(fu__ctx *x, int small, double B, double img) {
+  static const double large[15][7] = {
+      {16, 3, 16, 16, 0, 0, 1},     {16, 3, 64, 24, 0, 0, 2},     {24, 3, 72, 24, 0, 0, 1},
+      {24, 5, 72, 40, 1, 0, 2},     {40, 5, 120, 40, 1, 0, 1},    {40, 5, 120, 40, 1, 0, 1},
+      {40, 3, 240, 80, 0, 1, 2},    {80, 3, 200, 80, 0, 1, 1},    {80, 3, 184, 80, 0, 1, 1},
+      {80, 3, 184, 80, 0, 1, 1},    {80, 3, 480, 112, 1, 1, 1},   {112, 3, 672, 112, 1, 1, 1},
+      {112, 5, 672, 160, 1, 1, 2},  {160, 5, 960, 160, 1, 1, 1},  {160, 5, 960, 160, 1, 1, 1}};
+  static const double smallc[11][7] = {
+      {16, 3, 16, 16, 1, 0, 2},   {16, 3, 72, 24, 0, 0, 2},   {24, 3, 88, 24, 0, 0, 1},
+      {24, 5, 96, 40, 1, 1, 2},   {40, 5, 240, 40, 1, 1, 1},  {40, 5, 240, 40, 1, 1, 1},
+      {40, 5, 120, 48, 1, 1, 1},  {48, 5, 144, 48, 1, 1, 1},  {48, 5, 288, 96, 1, 1, 2},
+      {96, 5, 576, 96, 1, 1, 1},  {96, 5, 576, 96, 1, 1, 1}};
+  const double(*cfg)[7] = small ? smallc : large;
+  int n = small ? 11 : 15;
+  double h = img;
+  char p[128];
+  FU_CHECK(fu__conv_bn(x, "features.0.0", "features.0.1", B, 3, 16, 3, 2, 0, "hardswish", &h));
+  for (int i = 0; i < n; i++) {
+    const double *c = cfg[i];
+    fu__mb b = {c[0], c[2], c[3], c[1], c[6], c[5] ? "hardswish" : "relu", c[4] ? fu__div8(floor(c[2] / 4)) : 0,
+                "relu", "hardsigmoid", 0};
+    snprintf(p, sizeof p, "features.%d.block.", i + 1);
+    FU_CHECK(fu__mb_block(x, p, FU__NAME_CNA, &b, B, &h));
+  }
+  double c = cfg[n - 1][3];
+  char bn[128];
+  fu__mb_names(p, bn, "features.", 0, n + 1, 0, 0);
+  FU_CHECK(fu__conv_bn(x, p, bn, B, c, 6 * c, 1, 1, 0, "hardswish", &h));
+  return fu__mobile_head(x, B, 6 * c, h, small ? 1024 : 1280);
+}
+
+/* EfficientNet-B0..B7 (efficientnet.py): the B0 stages (expansion, kernel, stride, input, output
+ * channels, blocks) at the model's width (channels by _make_divisible) and depth (blocks rounded
+ * up); SiLU, the SE block squeezed to input / 4 with SiLU and a sigmoid gate; stochastic depth 0.2
+ * times the block's index over the block count; the last convolution widens 4x. */
+static int fu__efficientnet(fu__ctx *x, int v, double B, double img) {
+  static const double mult[8][2] = {{1.0, 1.0}, {1.0, 1.1}, {1.1, 1.2}, {1.2, 1.4},
+                                    {1.4, 1.8}, {1.6, 2.2}, {1.8, 2.6}, {2.0, 3.1}};
+  static const double stages[7][6] = {{1, 3, 1, 32, 16, 1},  {6, 3, 2, 16, 24, 2},   {6, 5, 2, 24, 40, 2},
+                                      {6, 3, 2, 40, 80, 3},  {6, 5, 1, 80, 112, 3},  {6, 5, 2, 112, 192, 4},
+                                      {6, 3, 1, 192, 320, 1}};
+  double w = mult[v][0], d = mult[v][1], h = img, total = 0;
+  for (int s = 0; s < 7; s++) total += ceil(stages[s][5] * d);
+  double cin = fu__div8(32 * w), id = 0;
+  char p[64];
+  FU_CHECK(fu__conv_bn(x, "features.0.0", "features.0.1", B, 3, cin, 3, 2, 0, "silu", &h));
+  for (int s = 0; s < 7; s++) {
+    const double *g = stages[s];
+    double cout = fu__div8(g[4] * w);
+    for (int r = 0; r < ceil(g[5] * d); r++, id++) {
+      fu__mb b = {cin, fu__div8(cin * g[0]), cout, g[1], r ? 1 : g[2], "silu", fmax(1, floor(cin / 4)),
+                  "silu", "sigmoid", 0.2 * id / total};
+      snprintf(p, sizeof p, "features.%d.%d.block.", s + 1, r);
+      FU_CHECK(fu__mb_block(x, p, FU__NAME_CNA, &b, B, &h));
+      cin = cout;
+    }
+  }
+  FU_CHECK(fu__conv_bn(x, "features.8.0", "features.8.1", B, cin, 4 * cin, 1, 1, 0, "silu", &h));
+  return fu__mobile_head(x, B, 4 * cin, h, 0);
+}
+
+/* MNASNet (mnasnet.py, version 2): _get_depths(alpha) rounds each depth to a multiple of 8 by
+ * _round_to_multiple_of (up unless within 10%); the stem a 3x3 convolution and a depthwise
+ * separable one, then six stacks of inverted residuals (kernel, stride, expansion, repeats),
+ * ReLU throughout, no SE. */
+static int fu__mnasnet(fu__ctx *x, double alpha, double B, double img) {
+  static const double base[8] = {32, 16, 24, 40, 80, 96, 192, 320};
+  static const double stacks[6][4] = {{3, 2, 3, 3}, {5, 2, 3, 3}, {5, 2, 6, 3}, {3, 1, 6, 2}, {5, 2, 6, 4}, {3, 1, 6, 1}};
+  double dp[8], h = img;
+  for (int i = 0; i < 8; i++) {
+    double v = base[i] * alpha, r = fmax(8, floor((v + 4) / 8) * 8);
+    dp[i] = r >= 0.9 * v ? r : r + 8;
+  }
+  FU_CHECK(fu__conv_bn(x, "layers.0", "layers.1", B, 3, dp[0], 3, 2, 0, "relu", &h));
+  FU_CHECK(fu__conv_bn(x, "layers.3", "layers.4", B, dp[0], dp[0], 3, 1, 1, "relu", &h));
+  FU_CHECK(fu__conv_bn(x, "layers.6", "layers.7", B, dp[0], dp[1], 1, 1, 0, NULL, &h));
+  char p[64];
+  for (int s = 0; s < 6; s++)
+    for (int r = 0; r < stacks[s][3]; r++) {
+      double cin = r ? dp[s + 2] : dp[s + 1];
+      fu__mb b = {cin, cin * stacks[s][2], dp[s + 2], stacks[s][0], r ? 1 : stacks[s][1], "relu", 0, NULL, NULL, 0};
+      snprintf(p, sizeof p, "layers.%d.%d.layers.", s + 8, r);
+      FU_CHECK(fu__mb_block(x, p, FU__NAME_FLAT, &b, B, &h));
+    }
+  FU_CHECK(fu__conv_bn(x, "layers.14", "layers.15", B, dp[7], 1280, 1, 1, 0, "relu", &h));
+  return fu__mobile_head(x, B, 1280, h, 0);
+}
+
+/* The model's family and variant: 1 mobilenet_v2, 2 mobilenet_v3, 3 efficientnet, 4 mnasnet
+ * (0: none of them); *v the variant (small; B number; alpha x 100). */
+static int fu__mobile_family(const char *m, int *v) {
+  static const struct {
+    const char *name;
+    int family, v;
+  } nets[] = {{"mobilenet_v2", 1, 0},     {"mobilenet_v3_large", 2, 0}, {"mobilenet_v3_small", 2, 1},
+              {"efficientnet_b0", 3, 0},  {"efficientnet_b1", 3, 1},    {"efficientnet_b2", 3, 2},
+              {"efficientnet_b3", 3, 3},  {"efficientnet_b4", 3, 4},    {"efficientnet_b5", 3, 5},
+              {"efficientnet_b6", 3, 6},  {"efficientnet_b7", 3, 7},    {"mnasnet0_5", 4, 50},
+              {"mnasnet0_75", 4, 75},     {"mnasnet1_0", 4, 100},       {"mnasnet1_3", 4, 130}};
+  for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
+    if (!strcmp(m, nets[i].name)) {
+      *v = nets[i].v;
+      return nets[i].family;
+    }
+  return 0;
+}
+
+int fu__mobile_known(const char *model) {
+  int v = 0;
+  return fu__mobile_family(model, &v) != 0;
+}
+
+int fu__mobile_ops(fu__ctx *x, const char *model, double B, double img) {
+  int v = 0, f = fu__mobile_family(model, &v);
+  x->layer = -1;
+  return f == 1   ? fu__mobilenet_v2(x, B, img)
+         : f == 2 ? fu__mobilenet_v3(x, v, B, img)
+         : f == 3 ? fu__efficientnet(x, v, B, img)
+                  : fu__mnasnet(x, v / 100.0, B, img);
+}
