@@ -48,11 +48,19 @@ static fu__op *fu__gconv(fu__ctx *x, const char *name, double B, double c, doubl
 }
 
 /* An activation of numel elements from its row ("relu", "relu6", "silu", "hardswish", "sigmoid",
- * "hardsigmoid"). In place after a batch norm; what backward needs kept: ReLU and ReLU6 their
- * output (the next convolution's saved input), the others their input (the sigmoid its output, the
- * same size). */
-static fu__op *fu__act(fu__ctx *x, const char *act, double numel) {
-  int keeps = strcmp(act, "relu") && strcmp(act, "relu6");
+ * "hardsigmoid"); inplace as Conv2dNormActivation and the heads run theirs. What backward needs
+ * kept: ReLU its output (the next convolution's saved input: nothing more), the others their
+ * input (the sigmoid its output, the same size). In place, an activation whose backward needs its
+ * input cannot keep it: autograd copies the input first (aten::clone before hardtanh_, silu_,
+ * hardswish_; tools/calib_torch.py ops_mobile's "clone" row prices the copy, forward only: no
+ * node of its own in backward) and keeps the copy. */
+static fu__op *fu__act(fu__ctx *x, const char *act, double numel, int inplace) {
+  int keeps = strcmp(act, "relu");
+  if (inplace && keeps) {
+    fu__op *c = fu__memop(x, "clone", x->adt, numel, 0);
+    if (!c) return NULL;
+    c->bwd_us = c->hbwd_us = 0;
+  }
   return fu__memop(x, act, x->adt, numel, keeps ? x->ab * numel : 0);
 }
 
@@ -63,7 +71,7 @@ static int fu__conv_bn(fu__ctx *x, const char *cname, const char *bname, double 
   double hin = *h;
   FU__TRY(dw ? fu__gconv(x, cname, B, cin, k, s, hin, h) : fu__conv(x, cname, B, cin, cout, k, s, hin, 1, h));
   FU__TRY(fu__cnn_bn(x, bname, B, cout, *h, 0));
-  if (act) FU__TRY(fu__act(x, act, B * cout * *h * *h));
+  if (act) FU__TRY(fu__act(x, act, B * cout * *h * *h, 1));
   return FU_OK;
 }
 
@@ -80,7 +88,7 @@ static int fu__se(fu__ctx *x, const char *p, double B, double c, double sq, doub
   snprintf(nm, sizeof nm, "%sfc1", p);
   FU__TRY(o = fu__conv(x, nm, B, c, sq, 1, 1, one, 1, &t));
   fu__conv_bias(x, o, nm, sq, B);
-  FU__TRY(fu__act(x, act, B * sq));
+  FU__TRY(fu__act(x, act, B * sq, 0)); /* SqueezeExcitation's own, not in place */
   snprintf(nm, sizeof nm, "%sfc2", p);
   FU__TRY(o = fu__conv(x, nm, B, sq, c, 1, 1, one, 1, &t));
   fu__conv_bias(x, o, nm, c, B);
@@ -150,7 +158,7 @@ static int fu__mobile_head(fu__ctx *x, double B, double c, double h, double hidd
   FU__TRY(fu__memop(x, x->nchw ? "avgpool_global_nchw" : "avgpool_global", x->adt, B * c * h * h, 0));
   if (hidden > 0) {
     FU__TRY(fu__linear(x, "classifier.0", c, hidden, 1, 0, 1, 1));
-    FU__TRY(fu__act(x, "hardswish", B * hidden));
+    FU__TRY(fu__act(x, "hardswish", B * hidden, 1)); /* nn.Hardswish(inplace=True) */
     c = hidden;
   }
   FU__TRY(fu__memop(x, "dropout", x->adt, B * c, B * c));

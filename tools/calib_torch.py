@@ -65,7 +65,8 @@ the GPU waits on the host):
              --conv-classes): tables "groups": "grouped" with k = kernel x kernel.
   ops_mobile (in ops too) relu6, silu, sigmoid, hardswish, hardsigmoid; squeeze-and-excitation's
              gate multiply ("se_scale") and global average pool ("avgpool_global"), each also in
-             NCHW ("_nchw"); EfficientNet's stochastic depth in training ("stochastic_depth").
+             NCHW ("_nchw"); EfficientNet's stochastic depth in training ("stochastic_depth"); the
+             copy autograd makes before an in-place activation that keeps its input ("clone").
   ops_vit    (in ops too) torchvision's ViT layout operations (width 768, 197 tokens): a copy from
              (batch, seq) to (seq, batch) order ("copy_t"), a bias added apart onto a (tokens,
              2304) output ("bias_add"), and an add of operands in the two orders ("add_t").
@@ -428,6 +429,9 @@ def op_defs(torch, F):
         "se_scale": mk_se_scale(torch.channels_last), "se_scale_nchw": mk_se_scale(nchw),
         "avgpool_global": mk_avgpool_global(torch.channels_last), "avgpool_global_nchw": mk_avgpool_global(nchw),
         "stochastic_depth": mk_stochastic_depth,
+        # the copy autograd makes of an in-place activation's input that its backward needs
+        # (ReLU6, SiLU, Hardswish with inplace=True: aten::clone before the op)
+        "clone": mk_unary(torch.clone),
     }
 
 
@@ -447,7 +451,7 @@ NCHW_OPS = ["batchnorm2d_nchw", "maxpool_nchw"] + ["batchnorm2d_nchw_c%d" % c fo
 VIT_OPS = ["copy_t", "bias_add", "add_t"]
 # MobileNet's, EfficientNet's and MNASNet's activations, gates, pools and stochastic depth: part ops_mobile
 MOBILE_OPS = ["relu6", "silu", "sigmoid", "hardswish", "hardsigmoid", "se_scale", "se_scale_nchw",
-              "avgpool_global", "avgpool_global_nchw", "stochastic_depth"]
+              "avgpool_global", "avgpool_global_nchw", "stochastic_depth", "clone"]
 # cuDNN's fp32 batch norm doubles its time between 2^21.5 and 2^22 elements (backward) and 2^22 and
 # 2^22.5 (forward), at every channel count (its semi-persistent kernels; tools/bn_probe.py, 2026-12-04s):
 # the batch norm tables add sqrt(2)-spaced sizes from 2^21 to 2^25 to the sweep, where ResNets' norms lie

@@ -35,10 +35,14 @@ class Net:
     def bn(self, name, c, act=None):
         self.params[name + ".weight"] = self.params[name + ".bias"] = c
         self.ops.append(dict(kind="batchnorm2d", name=name, numel=self.B * c * self.h ** 2, c=c))
-        if act:
-            self.act(act, self.B * c * self.h ** 2)
+        if act:  # Conv2dNormActivation's activation, in place
+            self.act(act, self.B * c * self.h ** 2, inplace=True)
 
-    def act(self, kind, numel):
+    def act(self, kind, numel, inplace=False):
+        """in place, an activation whose backward needs its input (all but ReLU) is preceded by
+        autograd's copy of that input (aten::clone)"""
+        if inplace and kind != "relu":
+            self.ops.append(dict(kind="clone", numel=numel))
         self.ops.append(dict(kind=kind, numel=numel))
 
     def conv_bn(self, name, cin, cout, k, s, act, groups=1, sub=("0", "1")):
@@ -65,7 +69,7 @@ class Net:
         idx = 0
         if hidden:
             self.linear("classifier.0", c, hidden)
-            self.act("hardswish", self.B * hidden)
+            self.act("hardswish", self.B * hidden, inplace=True)
             c, idx = hidden, 2
         self.ops.append(dict(kind="dropout", numel=self.B * c))
         self.linear("classifier.%d" % (idx + 1), c, 1000)
@@ -234,7 +238,7 @@ if __name__ == "__main__":
 
 GROUPED_CLASSES = ((3, 1), (3, 2), (5, 1), (5, 2))   # the depthwise (kernel, stride) these models use
 MOBILE_ROWS = ("relu6", "silu", "sigmoid", "hardswish", "hardsigmoid", "se_scale", "avgpool_global",
-               "stochastic_depth", "se_scale_nchw", "avgpool_global_nchw")
+               "stochastic_depth", "se_scale_nchw", "avgpool_global_nchw", "clone")
 
 
 def conv_table(dtype, layout, kernel, stride, us, grouped=False, nchw=False):
