@@ -17,7 +17,14 @@ source profile and the base (fusim workload names it when it prices with one); a
 of the target is kept, none made for it (a derived one is made anew). Merge: fusim fit
 --compute OUT --merge-into TARGET.
 
+--grouped-conv: the source's grouped (depthwise) convolution tables too (calib_torch --parts
+dwconv), each point by the same ratio at the elements of the map it reads or writes (fwd (M, C,
+k k): M x C; dgrad (M, k k, C) and wgrad (C, k k, M): M x C), the add of the conv's dtype (bf16;
+fp32 for tf32): a depthwise convolution does k x k multiply-adds per element, memory-bound on
+both GPUs at these sizes, so the same traffic argument holds; marked derived as the ops are.
+
 Usage: python3 tools/derive_gpu_ops.py OUT TARGET_PROFILE SOURCE_PROFILE [--ops a,b] [--base add]
+                                       [--grouped-conv]
 """
 import argparse
 import copy
@@ -25,7 +32,7 @@ import json
 import math
 import sys
 
-from derive_nchw import derived_mark
+from derive_nchw import conv_key, derived_mark
 
 
 def table_us(t, n, key="fwd_us"):
@@ -71,6 +78,41 @@ def derive(target, source, ops, base):
     return out, notes
 
 
+def derive_grouped(target, source, base):
+    """(derived grouped conv tables, notes): each source table the target has not measured."""
+    def tables(p):
+        return {(o["op"], o["dtype"]): o for o in p["compute"].get("ops", [])}
+    tt, st = tables(target), tables(source)
+    have = {conv_key(t): t for t in target["compute"].get("conv", [])}
+    gpu = source.get("name") or source.get("gpu") or "another GPU"
+    out, notes = [], []
+    for t in source["compute"].get("conv", []):
+        if t.get("groups") != "grouped":
+            continue
+        name = "grouped conv %s %s k%d s%d %s" % conv_key(t)[:5]
+        mine = have.get(conv_key(t))
+        if mine and not mine.get("derived"):
+            notes.append(name + ": measured on the target, kept")
+            continue
+        dt = "bf16" if t["dtype"] == "bf16" else "fp32"
+        bt, bs = tt.get((base, dt)), st.get((base, dt))
+        if not (bt and bs and bt.get("numel") and bs.get("numel")):
+            notes.append("%s: no %s %s table in both profiles" % (name, base, dt))
+            continue
+        d = copy.deepcopy(t)
+        us, i = [], 0
+        for m in t["m"]:
+            for n in t["n"]:
+                for k in t["k"]:
+                    e = m * n if t["layout"] == "fwd" else m * k
+                    v = t["us"][i]
+                    us.append(round(v * table_us(bt, e) / table_us(bs, e), 3) if v else v)
+                    i += 1
+        d["us"], d["derived"] = us, derived_mark("%s x %s ratio" % (gpu, base))
+        out.append(d)
+    return out, notes
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
@@ -78,25 +120,36 @@ def main(argv):
     ap.add_argument("source")
     ap.add_argument("--ops", default="copy_t,bias_add,add_t")
     ap.add_argument("--base", default="add")
+    ap.add_argument("--grouped-conv", action="store_true", help="the grouped conv tables too")
     a = ap.parse_args(argv)
     try:
         target, source = json.load(open(a.target)), json.load(open(a.source))
-        rows, notes = derive(target, source, set(a.ops.split(",")), a.base)
+        rows, notes = derive(target, source, set(a.ops.split(",")) - {""}, a.base)
+        convs = []
+        if a.grouped_conv:
+            convs, more = derive_grouped(target, source, a.base)
+            notes += more
     except (OSError, ValueError, KeyError) as e:
         print("derive_gpu_ops: %s" % e, file=sys.stderr)
         return 65
     for n in notes:
         print("derive_gpu_ops: " + n, file=sys.stderr)
-    if not rows:
+    if not rows and not convs:
         print("derive_gpu_ops: no table made", file=sys.stderr)
         return 65
+    comp = {"source": "tools/derive_gpu_ops.py: %s%s from %s by the %s tables' ratio"
+                      % (a.ops, " and the grouped conv tables" if a.grouped_conv else "", a.source, a.base),
+            "ops": rows}
+    if convs:
+        comp["conv"] = convs
     with open(a.out, "w") as f:
         json.dump({"format": "fusim-compute-1", "command": "tools/derive_gpu_ops.py " + " ".join(argv),
-                   "compute": {"source": "tools/derive_gpu_ops.py: %s from %s by the %s tables' ratio"
-                                         % (a.ops, a.source, a.base), "ops": rows}}, f, indent=1)
+                   "compute": comp}, f, indent=1)
         f.write("\n")
     for r in rows:
         print("%s %s fwd %s" % (r["op"], r["dtype"], r["fwd_us"]))
+    for t in convs:
+        print("grouped conv %s %s k%d s%d %s: %d points" % (conv_key(t)[:5] + (sum(1 for v in t["us"] if v),)))
     return 0
 
 

@@ -7,7 +7,10 @@ at 3e6, 0.4 at 1e7, and at 2e8, past both tables, 1000 / 2000 = 0.5. The source'
 200 and 1, 1.349, 1.6, 4 on the target, with the source's host costs and "derived" naming the
 source; the target's derived bias_add is made anew; its measured bf16 copy_t is kept; the bf16
 add_t has no bf16 add table in either profile and is not made; both said on stderr. Nothing to
-make: exit 65, no file. Usage: test_derive_gpu_ops.py"""
+make: exit 65, no file. --grouped-conv: the source's grouped TF32 tables (fp32 add's ratio) fwd
+(m 100, n 1e4, k 9: 1e6 elements, ratio 0.5) 8 us -> 4 and dgrad (m 1000, n 9, k 3000: 3e6,
+0.44950) 10 us -> 4.495, the untimed point left untimed; the target's measured NCHW fwd kept; the
+dense table not derived. Usage: test_derive_gpu_ops.py"""
 import json
 import os
 import subprocess
@@ -53,6 +56,30 @@ with tempfile.TemporaryDirectory() as tmp:
             fails.append("tables made: %s, expected copy_t and bias_add in fp32" % sorted(rows))
         if "copy_t bf16: measured on the target, kept" not in r.stderr or "add_t bf16: no add table" not in r.stderr:
             fails.append("stderr does not name the kept and the unmade tables: %r" % r.stderr)
+    def conv(layout, m, n, k, us, **extra):
+        return dict({"dtype": "tf32", "layout": layout, "kernel": 3, "stride": 1, "m": m, "n": n, "k": k,
+                     "us": us}, **extra)
+    s = json.load(open(src))
+    s["compute"]["conv"] = [conv("fwd", [100], [1e4], [9], [8.0], groups="grouped"),
+                            conv("dgrad", [1000, 2000], [9], [3000], [10.0, None], groups="grouped"),
+                            conv("fwd", [100], [1e4], [9], [8.0], groups="grouped", format="nchw"),
+                            conv("fwd", [100], [64], [576], [8.0])]
+    json.dump(s, open(src, "w"))
+    t = json.load(open(tgt))
+    t["compute"]["conv"] = [conv("fwd", [100], [1e4], [9], [1.0], groups="grouped", format="nchw")]
+    json.dump(t, open(tgt, "w"))
+    r = subprocess.run([sys.executable, tool, out, tgt, src, "--ops", "", "--grouped-conv"], capture_output=True,
+                       text=True)
+    got = json.load(open(out))["compute"].get("conv", []) if r.returncode == 0 else []
+    by = {(c["layout"], c.get("format", "channels_last")): c for c in got}
+    f, d = by.get(("fwd", "channels_last")), by.get(("dgrad", "channels_last"))
+    if r.returncode or len(got) != 2 or not f or not d or abs(f["us"][0] - 4.0) > 1e-3 or \
+            abs(d["us"][0] - 4.495) > 2e-3 or d["us"][1] is not None or "src-gpu" not in f.get("derived", "") or \
+            f.get("groups") != "grouped":
+        fails.append("--grouped-conv: exit %d, %s, expected fwd 4 and dgrad [4.495, None], derived, grouped"
+                     % (r.returncode, got))
+    if "measured on the target, kept" not in r.stderr:
+        fails.append("--grouped-conv: the kept NCHW table not said: %r" % r.stderr)
     json.dump({"compute": {"ops": []}}, open(tgt, "w"))
     os.remove(out)
     r = subprocess.run([sys.executable, tool, out, tgt, src, "--ops", "copy_t"], capture_output=True, text=True)
