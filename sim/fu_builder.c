@@ -349,10 +349,10 @@ static void fu__ln_width(const fu__ctx *x, fu__op *o, const char *dtype, double 
  * batch x pixels, so at one element count the time depends on c (fp32 forward at 2^24 elements:
  * 62 us at 64 channels, 83 at 256; backward at 2^26: 320 at 64, 428 at 2048). From the
  * batchnorm2d_cN tables where the profile has them (tools/calib_torch.py ops_bn; "batchnorm2d"
- * has 256 channels). */
+ * has 256 channels; 16 and 32, MobileNet's narrow early norms, from ops_bn_small). */
 void fu__bn_channels(const fu__ctx *x, fu__op *o, const char *dtype, double numel, double c) {
-  static const double cs[] = {64, 128, 256, 512, 1024, 2048};
-  fu__by_size(x, o, x->nchw ? "batchnorm2d_nchw" : "batchnorm2d", "c", cs, 6, 256, dtype, numel, c);
+  static const double cs[] = {16, 32, 64, 128, 256, 512, 1024, 2048};
+  fu__by_size(x, o, x->nchw ? "batchnorm2d_nchw" : "batchnorm2d", "c", cs, 8, 256, dtype, numel, c);
 }
 
 /* A norm (layernorm or the HF RMSNorm composite) over the residual stream. */

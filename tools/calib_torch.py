@@ -57,6 +57,8 @@ the GPU waits on the host):
              wgrad by class (1x1 and 3x3 at stride 1 and 2, the 7x7 stride-2 stem) over output
              pixels x input x output channels, bf16 and TF32: the profile's "conv" tables.
              --conv-format nchw: in PyTorch's default NCHW layout instead (tables "format": "nchw").
+  ops_bn_small (not by default) batch norm at 16 and 32 channels, channels-last and NCHW
+             ("batchnorm2d_c16", "batchnorm2d_nchw_c16", ...): MobileNet's narrow early norms.
   ops_nchw   (not by default) batch norm (at 256 channels and BN_CHANNELS) and max pooling in the
              NCHW layout: ops "batchnorm2d_nchw", "batchnorm2d_nchw_c64", ..., "maxpool_nchw".
   dwconv     (not by default) cuDNN's depthwise convolutions (groups = channels) of MobileNet,
@@ -444,7 +446,11 @@ LOSS_AC_OPS = ["cross_entropy_ac", "cross_entropy_ac_unal"]
 LN_WIDTHS = (512, 768, 2048, 4096)
 # batch norm's channel count in "batchnorm2d" and the others a ResNet has: part ops_bn
 BN_BASE_C = 256
-BN_CHANNELS = (64, 128, 512, 1024, 2048)
+BN_CHANNELS = (16, 32, 64, 128, 512, 1024, 2048)
+# MobileNet's and EfficientNet's narrow early norms (16-32 channels over 112x112 maps): part
+# ops_bn_small, the two narrowest of BN_CHANNELS in both layouts (ATen's statistics kernel runs a
+# block per channel: at 16 channels the GPU is mostly idle)
+BN_SMALL_OPS = ["batchnorm2d%s_c%d" % (f, c) for f in ("", "_nchw") for c in (16, 32)]
 # the layout-bound operations of a CNN in PyTorch's default NCHW layout: part ops_nchw
 NCHW_OPS = ["batchnorm2d_nchw", "maxpool_nchw"] + ["batchnorm2d_nchw_c%d" % c for c in BN_CHANNELS]
 # torchvision's ViT layout copies and adds: part ops_vit
@@ -1487,7 +1493,7 @@ CONV_M = [(32, 7), (32, 14), (32, 28), (32, 56), (128, 56)]  # M = 1568 .. 40140
 CONV_CLASSES = [
     (1, 1, CONV_M, [64, 128, 256, 512, 1024, 2048], [64, 128, 256, 512, 1024, 2048]),
     (3, 1, CONV_M, [64, 128, 256, 512], [64, 128, 256, 512]),
-    (3, 2, CONV_M[:4], [64, 128, 256, 512], [64, 128, 256, 512]),
+    (3, 2, CONV_M[:4], [3, 64, 128, 256, 512], [32, 64, 128, 256, 512]),  # cin 3: MobileNet, EfficientNet stems
     (1, 2, CONV_M[:4], [64, 256, 512, 1024], [128, 256, 512, 1024, 2048]),
     (7, 2, [(2, 112), (8, 112), (32, 112), (128, 112)], [3], [32, 64]),
     # a ViT's patch embedding: P x P at stride P, no padding, on the 3-channel 224x224 image
@@ -2205,6 +2211,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         # "batchnorm2d" again beside them: one lease's clocks for the whole channel axis
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, ["batchnorm2d"] +
                                                       ["batchnorm2d_c%d" % c for c in BN_CHANNELS]))
+    elif part == "ops_bn_small":
+        comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, BN_SMALL_OPS))
     elif part == "ops_nchw":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, NCHW_OPS))
     elif part == "ops_vit":
@@ -2228,7 +2236,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
 
 
 PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
-         "dwconv", "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn", "ops_nchw", "ops_vit", "ops_mobile",
+         "dwconv", "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn", "ops_nchw", "ops_bn_small", "ops_vit", "ops_mobile",
          "ops_cat", "timer")
 
 if __name__ == "__main__":
