@@ -300,11 +300,14 @@ void fu__ctx_prec(fu__ctx *x, fu_precision p) {
 /* An operation whose device time at one element count depends on a second size d too, from
  * tables at the sizes ds[0..nd) (ascending): at ds[i] == base the plain table `name`, else
  * `name`_<axis><ds[i]> (tools/calib_torch.py). The time from the two sizes either side of d,
- * geometric in the size, the nearest beyond them; where the plain table or all the others are
- * missing, o keeps fu__memop's price (the plain table's). */
+ * geometric in the size, the nearest beyond them (below the smallest, with extrapolate_below, the
+ * two smallest tables' trend carried on, geometric in the size, never faster than the smallest);
+ * where the plain table or all the others are missing, o keeps fu__memop's price (the plain
+ * table's). */
 #define FU__BY_SIZE_MAX 8
 static void fu__by_size(const fu__ctx *x, fu__op *o, const char *name, const char *axis, const double *ds,
-                        int nd, double base, const char *dtype, double numel, double d) {
+                        int nd, double base, const char *dtype, double numel, double d,
+                        int extrapolate_below) {
   const fu_op_table *t[FU__BY_SIZE_MAX];
   int n = 0, have[FU__BY_SIZE_MAX], has_base = 0;
   for (int i = 0; i < nd && i < FU__BY_SIZE_MAX; i++) {
@@ -323,6 +326,11 @@ static void fu__by_size(const fu__ctx *x, fu__op *o, const char *name, const cha
     if (ds[i] <= d) lo = i;
     if (ds[i] >= d && hi < 0) hi = i;
   }
+  int below = lo < 0 && extrapolate_below;
+  if (below) { /* the smallest table and the next: their trend, carried below */
+    lo = hi;
+    for (hi = lo + 1; hi < nd && hi < FU__BY_SIZE_MAX && !have[hi]; hi++) {}
+  }
   if (lo < 0) lo = hi;
   if (hi < 0) hi = lo;
   double f = hi == lo ? 0 : (log(d) - log(ds[lo])) / (log(ds[hi]) - log(ds[lo]));
@@ -330,6 +338,7 @@ static void fu__by_size(const fu__ctx *x, fu__op *o, const char *name, const cha
   for (int b = 0; b < 2; b++) {
     double a = fu_op_us(x->c, t[lo], numel, b), c = fu_op_us(x->c, t[hi], numel, b);
     double v = a > 0 && c > 0 ? exp((1 - f) * log(a) + f * log(c)) : a;
+    if (below && v < a) v = a; /* a trend that falls toward fewer: the smallest's time */
     if (b) o->bwd_us = v;
     else o->fwd_us = v;
   }
@@ -342,17 +351,23 @@ static void fu__by_size(const fu__ctx *x, fu__op *o, const char *name, const cha
  * (tools/calib_torch.py ops_ln; "layernorm" is 1024 wide). */
 static void fu__ln_width(const fu__ctx *x, fu__op *o, const char *dtype, double T, double H) {
   static const double ws[] = {512, 768, 1024, 2048, 4096};
-  fu__by_size(x, o, "layernorm", "w", ws, 5, 1024, dtype, T * H, H);
+  fu__by_size(x, o, "layernorm", "w", ws, 5, 1024, dtype, T * H, H, 0);
 }
 
 /* Batch norm's device time at c channels: its per-channel statistics and gradients reduce over
  * batch x pixels, so at one element count the time depends on c (fp32 forward at 2^24 elements:
  * 62 us at 64 channels, 83 at 256; backward at 2^26: 320 at 64, 428 at 2048). From the
  * batchnorm2d_cN tables where the profile has them (tools/calib_torch.py ops_bn; "batchnorm2d"
- * has 256 channels; 16 and 32, MobileNet's narrow early norms, from ops_bn_small). */
+ * has 256 channels; 16 and 32, MobileNet's narrow early norms, from ops_bn_small). Below the
+ * narrowest table the two narrowest tables' trend is carried on: the statistics and gradient
+ * kernels give each channel its own blocks, so with fewer channels than the GPU has SMs fewer of
+ * them work (MobileNetV2 b64 bf16's NCHW norms, many of 16-32 channels over 112x112 maps, took
+ * 5.9 / 10.1 ms forward / backward in its kernel profile where the tables, held at 64 channels
+ * below it, gave 4.3 / 6.8; data/compute/README.md session 43; from 128 to 64 channels the NCHW
+ * bf16 table rises 1.6x forward, 1.9x backward). */
 void fu__bn_channels(const fu__ctx *x, fu__op *o, const char *dtype, double numel, double c) {
   static const double cs[] = {16, 32, 64, 128, 256, 512, 1024, 2048};
-  fu__by_size(x, o, x->nchw ? "batchnorm2d_nchw" : "batchnorm2d", "c", cs, 8, 256, dtype, numel, c);
+  fu__by_size(x, o, x->nchw ? "batchnorm2d_nchw" : "batchnorm2d", "c", cs, 8, 256, dtype, numel, c, 1);
 }
 
 /* A norm (layernorm or the HF RMSNorm composite) over the residual stream. */

@@ -115,7 +115,8 @@ with tempfile.TemporaryDirectory() as tmp:
     after = json.load(open(merged))["compute"]["conv"]
     check("nchw merged: the NCHW table beside the bundled channels-last one of its class",
           sorted(t.get("format", "channels_last") for t in after
-                 if (t["dtype"], t["layout"], t["kernel"], t["stride"]) == ("bf16", "fwd", 3, 1)),
+                 if (t["dtype"], t["layout"], t["kernel"], t["stride"], t.get("groups", "dense")) ==
+                 ("bf16", "fwd", 3, 1, "dense")),
           ["channels_last", "nchw"])
 
     calib(runs[2], [11, 22, 40], [5, None], (130, 190), [2, 9], [2, 9], gpu="GPU Y")

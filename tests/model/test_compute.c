@@ -556,21 +556,26 @@ static void test_merge(void) {
 
 /* The embedded default carries the H200's tables: every dtype and layout of the sweep, aligned
  * and unaligned, and the convolution classes in bf16 and TF32, channels-last measured and NCHW
- * derived (tools/derive_nchw.py: marked with the GPU whose ratio made them). */
+ * derived (tools/derive_nchw.py: marked with the GPU whose ratio made them); the depthwise
+ * (grouped) tables all derived from the H100's (tools/derive_gpu_ops.py --grouped-conv). */
 static void test_default(void) {
   fu_profile *p = malloc(sizeof *p);
   EXPECT_INT_EQ(fu_profile_load_default(p), FU_OK);
   EXPECT_INT_EQ(p->compute.ngemm, 15); /* 9 aligned, bf16 and TF32 unaligned */
-  /* 2 dtypes x (4 classes x 3 layouts + the stem's 2), in each memory format */
-  EXPECT_INT_EQ(p->compute.nconv, 56);
-  int measured = 0, derived = 0;
+  /* dense: 2 dtypes x (4 classes x 3 layouts + the stem's 2), in each memory format */
+  int measured = 0, derived = 0, grouped = 0, grouped_derived = 0;
   for (int i = 0; i < p->compute.nconv; i++) {
     const fu_gemm_table *t = &p->compute.conv[i];
-    measured += !t->nchw && !t->derived[0];
-    derived += t->nchw && strstr(t->derived, "H100") != NULL;
+    grouped += t->grouped;
+    grouped_derived += t->grouped && strstr(t->derived, "h100") != NULL;
+    measured += !t->grouped && !t->nchw && !t->derived[0];
+    derived += !t->grouped && t->nchw && strstr(t->derived, "H100") != NULL;
   }
   EXPECT_INT_EQ(measured, 28);
   EXPECT_INT_EQ(derived, 28);
+  EXPECT_INT_EQ(p->compute.nconv, 56 + grouped);
+  EXPECT(grouped > 0);
+  EXPECT_INT_EQ(grouped_derived, grouped);
   EXPECT(p->compute.nattn > 0 && p->compute.nops > 0);
   EXPECT(p->gpu_mem_bytes > 100e9);
   double us;

@@ -25,6 +25,8 @@ from wlcheck import check, fails, finish, start, workload  # noqa: E402
 
 fusim, tmp, prof = start()
 comp = prof["compute"]
+# the dense convolutions (the grouped ones, MobileNet's depthwise, play no part here)
+comp["conv"] = [t for t in comp["conv"] if t.get("groups", "dense") == "dense"]
 channels_last = [t for t in comp["conv"] if t.get("format", "channels_last") == "channels_last"]
 cl_ops = [t for t in comp["ops"] if "_nchw" not in t["op"]]
 nchw_conv = [dict(copy.deepcopy(t), format="nchw", us=[None if u is None else 2 * u for u in t["us"]])

@@ -261,8 +261,12 @@ def op_row(op, dtype, fwd, bwd, host=0.0):
 
 def with_mobile_tables(prof, skip=()):
     """prof (modified) with hand-made grouped tables (both dtypes, layouts and formats) and the
-    new op rows (bf16, fp32), less those named in skip ("grouped" drops every grouped table)."""
+    new op rows (bf16, fp32) in place of its own, less those named in skip ("grouped" drops every
+    grouped table)."""
     comp = prof["compute"]
+    # the bundled profile's own (derived from the H100's) go first: the hand-made ones alone
+    comp["conv"] = [t for t in comp["conv"] if t.get("groups") != "grouped"]
+    comp["ops"] = [o for o in comp["ops"] if o["op"] not in MOBILE_ROWS]
     if "grouped" not in skip:
         comp["conv"] += [conv_table(dt, lay, k, s, 1e-5 * (k + s), True, nchw)
                          for dt in ("bf16", "tf32") for lay in ("fwd", "dgrad", "wgrad")

@@ -41,8 +41,9 @@ def profile(name, skip=(), nchw=False):
     # host costs 0, no ResNet-50 host scaling, no batch norm by channels (one table, by element count)
     comp["ops"] = [dict(t, host_fwd_us=0.0, host_bwd_us=0.0) for t in comp["ops"]
                    if not t["op"].startswith(("tv_", "batchnorm2d_c", "batchnorm2d_nchw_c")) and t["op"] not in ROWS]
+    mobile_arch.with_mobile_tables(p, tuple(skip))
+    comp["ops"] = [t for t in comp["ops"] if t["op"] not in ROWS]   # these rows at this file's values
     comp["ops"] += [op_row(op, dt, us, 2 * us) for op, us in ROWS.items() if op not in skip for dt in ("fp32", "bf16")]
-    mobile_arch.with_mobile_tables(p, tuple(skip) + tuple(ROWS))
     comp["ops"] = [dict(t, host_fwd_us=0.0, host_bwd_us=0.0) for t in comp["ops"]]
     path = os.path.join(tmp, name + ".json")
     with open(path, "w") as f:

@@ -7,8 +7,8 @@ and every tensor by name and size against mobile_arch.py's independent layer-by-
 description; by hand: mobilenet_v2's first depthwise convolution 32 x 1 x 3 x 3, efficientnet_b0's
 first SE block (fc1 8 x 32 with a bias of 8: 32 channels squeezed to 32 / 4), mobilenet_v3_large's
 hidden classifier layer 1280 x 960, mnasnet0_5's stem 16 x 3 x 3 x 3 (_get_depths scales it).
-Priced on the bundled profile with hand-made grouped tables and ops_mobile rows (the bundled one
-has none).
+Priced on the bundled profile with hand-made grouped tables and ops_mobile rows in place of its
+own (derived from an H100's).
 Usage: mobile_params.py FUSIM"""
 import json
 import os
