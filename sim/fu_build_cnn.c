@@ -431,10 +431,19 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   }
   /* after the refusal above, which is then the only line */
   for (int i = 0; st == FU_OK && x.nchw && i < x.c->nconv; i++)
-    if (x.c->conv[i].nchw && x.c->conv[i].derived[0] && !strcmp(x.c->conv[i].dtype, x.gdt)) {
+    if (x.c->conv[i].nchw && !x.c->conv[i].grouped && x.c->conv[i].derived[0] &&
+        !strcmp(x.c->conv[i].dtype, x.gdt)) {
       fu_warn("workload: profile %s's NCHW %s convolution tables were not measured on its GPU but "
               "derived from its channels-last ones by %s's NCHW / channels-last ratio (tools/derive_nchw.py)",
               prof_name, x.gdt, x.c->conv[i].derived);
+      break;
+    }
+  for (int i = 0; st == FU_OK && mobile && i < x.c->nconv; i++)
+    if (x.c->conv[i].grouped && x.c->conv[i].nchw == x.nchw && x.c->conv[i].derived[0] &&
+        !strcmp(x.c->conv[i].dtype, x.gdt)) {
+      fu_warn("workload: profile %s's %s%s depthwise convolution tables were not measured on its GPU but "
+              "derived from another's (%s; tools/derive_gpu_ops.py --grouped-conv)",
+              prof_name, x.nchw ? "NCHW " : "", x.gdt, x.c->conv[i].derived);
       break;
     }
   if (st == FU_OK) { /* the host total was measured on (plain) ResNet-50 */
