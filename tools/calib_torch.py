@@ -61,7 +61,8 @@ the GPU waits on the host):
              ("batchnorm2d_c16", "batchnorm2d_nchw_c16", ...): MobileNet's narrow early norms.
   ops_nchw   (not by default) batch norm (at 256 channels and BN_CHANNELS) and max pooling in the
              NCHW layout: ops "batchnorm2d_nchw", "batchnorm2d_nchw_c64", ..., "maxpool_nchw".
-  dwconv     (not by default) cuDNN's depthwise convolutions (groups = channels) of MobileNet,
+  dwconv     (not by default) the depthwise convolutions (groups = channels; cuDNN channels-last,
+             ATen's conv_depthwise2d kernels in NCHW, as F.conv2d dispatches them) of MobileNet,
              EfficientNet, MNASNet and ConvNeXt: 3x3 and 5x5 at stride 1 and 2, 7x7 at stride 1
              (classes dw3s1, ..., dw7s1), as the conv part (--conv-format, --conv-dtypes,
              --conv-classes): tables "groups": "grouped" with k = kernel x kernel.
