@@ -13,8 +13,11 @@
 #   mobile   any GPU: the depthwise convolutions (--parts dwconv) channels-last and NCHW, and the
 #            MobileNet / EfficientNet operations (--parts ops_mobile)
 #                                                        -> dw.json, dw-nchw.json, mobile.json
+#   narrow   any GPU (after the session: not yet run): batch norm at 16 and 32 channels in both
+#            layouts (--parts ops_bn_small) and the k3s2 class with the 3-channel stems of
+#            MobileNet and EfficientNet, NCHW and channels-last  -> bn-small.json, k3s2-nchw.json, k3s2.json
 # Run from the repository root:  bash calib/device_session43.sh STAGE [SECONDS]   (results in $OUT)
-STAGE=${1:?stage: h200 or mobile}
+STAGE=${1:?stage: h200, mobile or narrow}
 LIMIT=${2:-560}
 . calib/device_torch_env.sh
 calib() {  # OUT-FILE SECONDS ARGS...: one calib_torch run, if SECONDS are left
@@ -43,6 +46,10 @@ case $STAGE in
     calib mobile.json 90 --parts ops_mobile
     calib dw-nchw.json 150 --parts dwconv --conv-format nchw
     calib dw.json 150 --parts dwconv ;;
+  narrow)
+    calib bn-small.json 60 --parts ops_bn_small
+    calib k3s2-nchw.json 120 --parts conv --conv-format nchw --conv-classes k3s2
+    calib k3s2.json 120 --parts conv --conv-classes k3s2 ;;
   *) t "unknown stage $STAGE"; exit 2 ;;
 esac
 t "done"
