@@ -104,7 +104,7 @@ static const double *fu__resnet_blocks(const char *model, double *widen) {
 /* A pooling layer over n_in elements in the CNN's layout, priced by the max pool table; max
  * pooling keeps its input and the int64 indices of its n_idx outputs for backward (0: an average
  * pool, which keeps its input alone). */
-static fu__op *fu__pool(fu__ctx *x, double n_in, double n_idx) {
+fu__op *fu__pool(fu__ctx *x, double n_in, double n_idx) {
   return fu__memop(x, x->nchw ? "maxpool_nchw" : "maxpool", x->adt, n_in, x->ab * n_in + 8 * n_idx);
 }
 
@@ -295,7 +295,7 @@ static const double *fu__densenet_cfg(const char *model) {
  * are a line measured on one map taken k times (k narrows, k - 1 adds); in a block each map's
  * first gradient needs no add and the block has as many maps as cats (L + 1), so its cats carry
  * exactly its adds. */
-static fu__op *fu__dense_cat(fu__ctx *x, double k, double numel) {
+fu__op *fu__dense_cat(fu__ctx *x, double k, double numel) {
   fu__op *o = fu__push(x);
   if (!o) return NULL;
   snprintf(o->what, sizeof o->what, "cat");
@@ -398,7 +398,8 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     fu_error("workload: --cnn '%s': the CNN builder knows resnet18, resnet34, resnet50, resnet101, resnet152, "
              "wide_resnet50_2, wide_resnet101_2, vgg11, vgg13, vgg16, vgg19 and their _bn twins, densenet121, "
              "densenet161, densenet169, densenet201, mobilenet_v2, mobilenet_v3_large, mobilenet_v3_small, "
-             "efficientnet_b0 to efficientnet_b7, mnasnet0_5, mnasnet0_75, mnasnet1_0 and mnasnet1_3", s->model);
+             "efficientnet_b0 to efficientnet_b7, mnasnet0_5, mnasnet0_75, mnasnet1_0, mnasnet1_3 and "
+             "shufflenet_v2_x0_5, _x1_0, _x1_5, _x2_0", s->model);
     return FU_EUSAGE;
   }
   if (s->batch < 1 || s->image < 32) {

@@ -64,6 +64,14 @@ static fu__op *fu__act(fu__ctx *x, const char *act, double numel, int inplace) {
   return fu__memop(x, act, x->adt, numel, keeps ? x->ab * numel : 0);
 }
 
+/* An in-place ReLU keeps its output for backward (ReluBackward's saved result), which costs
+ * nothing more where the next operation keeps the same tensor (a convolution's input); where
+ * none does (a concatenation, the mean over the pixels) the ReLU's output stays for it alone:
+ * added to the ReLU just pushed, of numel elements. */
+static void fu__relu_kept(fu__ctx *x, double numel) {
+  if (x->n > 0) x->ops[x->n - 1].saved += x->ab * numel;
+}
+
 /* A convolution (depthwise where dw), its batch norm and activation (NULL: none) as
  * Conv2dNormActivation builds them; cname and bname the convolution's and the norm's names. */
 static int fu__conv_bn(fu__ctx *x, const char *cname, const char *bname, double B, double cin,
@@ -274,11 +282,96 @@ static int fu__mnasnet(fu__ctx *x, double alpha, double B, double img) {
       FU_CHECK(fu__mb_block(x, p, FU__NAME_FLAT, &b, B, &h));
     }
   FU_CHECK(fu__conv_bn(x, "layers.14", "layers.15", B, dp[7], 1280, 1, 1, 0, "relu", &h));
+  fu__relu_kept(x, B * 1280 * h * h); /* into the mean */
   return fu__mobile_head(x, B, 1280, h, 0);
 }
 
-/* The model's family and variant: 1 mobilenet_v2, 2 mobilenet_v3, 3 efficientnet, 4 mnasnet
- * (0: none of them); *v the variant (small; B number; alpha x 100). */
+/* ShuffleNetV2's channel shuffle (shufflenetv2.py channel_shuffle: view, transpose, contiguous,
+ * view) of numel elements: the contiguous() is a copy, priced as one ("clone"); its gradient
+ * arrives as a transposed view, which the next backward kernel needs contiguous: a copy in
+ * backward too. Host: the three views and the copy. Keeps nothing. */
+static fu__op *fu__shuffle(fu__ctx *x, double numel) {
+  fu__op *o = fu__memop(x, "clone", x->adt, numel, 0);
+  if (!o) return NULL;
+  snprintf(o->what, sizeof o->what, "shuffle");
+  o->bwd_us = o->fwd_us;
+  const fu_op_table *v = fu__mode_row(x, "view");
+  if (v) o->hfwd_us += 3 * v->host_fwd_us;
+  return o;
+}
+
+/* x.chunk(2, dim=1) of numel elements: views forward; backward puts the two halves' gradients
+ * back into one tensor (a copy of numel). The convolution that keeps the second half keeps a view:
+ * the whole tensor stays alive, so the first half is kept here. */
+static fu__op *fu__chunk(fu__ctx *x, double numel) {
+  fu__op *o = fu__push(x);
+  if (!o) return NULL;
+  snprintf(o->what, sizeof o->what, "chunk");
+  o->saved = x->ab * numel / 2;
+  o->bwd_us = fu__copy_us(x, 2 * x->ab * numel);
+  const fu_op_table *v = fu__mode_row(x, "view"), *c = fu__mode_row(x, "cat");
+  o->hfwd_us = v ? v->host_fwd_us : 0;
+  o->hbwd_us = c ? c->host_bwd_us : 0;
+  return o;
+}
+
+/* ShuffleNetV2 (shufflenetv2.py): the stem (3x3 convolution at stride 2 to 24 channels, batch
+ * norm, ReLU, 3x3 max pool at stride 2); three stages of inverted residuals: the first at stride
+ * 2 runs two branches on its input (branch1: depthwise 3x3, norm, 1x1, norm, ReLU; branch2: 1x1,
+ * norm, ReLU, depthwise 3x3, norm, 1x1, norm, ReLU), the others split the input's channels in two
+ * and run branch2 on one half; then the halves are concatenated and shuffled; conv5 (1x1, norm,
+ * ReLU), the mean over the pixels, fc. ReLUs in place, no SE. */
+static int fu__shufflenet(fu__ctx *x, int v, double B, double img) {
+  static const double outs[4][4] = {{48, 96, 192, 1024}, {116, 232, 464, 1024}, {176, 352, 704, 1024},
+                                    {244, 488, 976, 2048}};
+  static const int repeats[3] = {4, 8, 4};
+  const double *oc = outs[v];
+  double h = img, cin = 24, t;
+  char p[96], cn[128], bn[128];
+  FU_CHECK(fu__conv_bn(x, "conv1.0", "conv1.1", B, 3, cin, 3, 2, 0, "relu", &h));
+  double hp = floor((h + 2 - 3) / 2) + 1;
+  FU__TRY(fu__pool(x, B * cin * h * h, B * cin * hp * hp));
+  h = hp;
+  for (int s = 0; s < 3; s++) {
+    double bf = oc[s] / 2;
+    for (int r = 0; r < repeats[s]; r++) {
+      double hin = h, in2 = r ? bf : cin;
+      if (r == 0) { /* both branches read the block's input */
+        FU__TRY(fu__fanout(x, B * cin * h * h, x->adt, 2));
+        snprintf(p, sizeof p, "stage%d.0.branch1.", s + 2);
+        t = h; /* branch1's resolution, from the block's input */
+        snprintf(cn, sizeof cn, "%s0", p), snprintf(bn, sizeof bn, "%s1", p);
+        FU_CHECK(fu__conv_bn(x, cn, bn, B, cin, cin, 3, 2, 1, NULL, &t));
+        snprintf(cn, sizeof cn, "%s2", p), snprintf(bn, sizeof bn, "%s3", p);
+        FU_CHECK(fu__conv_bn(x, cn, bn, B, cin, bf, 1, 1, 0, "relu", &t));
+        fu__relu_kept(x, B * bf * t * t); /* into the concatenation */
+      } else {
+        FU__TRY(fu__chunk(x, B * oc[s] * h * h));
+      }
+      snprintf(p, sizeof p, "stage%d.%d.branch2.", s + 2, r);
+      snprintf(cn, sizeof cn, "%s0", p), snprintf(bn, sizeof bn, "%s1", p);
+      /* at stride 2 its input is branch1's, already kept */
+      FU__TRY(fu__conv(x, cn, B, in2, bf, 1, 1, h, r ? 1 : 0, &h));
+      FU__TRY(fu__cnn_bn(x, bn, B, bf, h, 1));
+      snprintf(cn, sizeof cn, "%s3", p), snprintf(bn, sizeof bn, "%s4", p);
+      h = hin;
+      FU_CHECK(fu__conv_bn(x, cn, bn, B, bf, bf, 3, r ? 1 : 2, 1, NULL, &h));
+      snprintf(cn, sizeof cn, "%s5", p), snprintf(bn, sizeof bn, "%s6", p);
+      FU_CHECK(fu__conv_bn(x, cn, bn, B, bf, bf, 1, 1, 0, "relu", &h));
+      fu__relu_kept(x, B * bf * h * h);
+      FU__TRY(fu__dense_cat(x, 2, B * oc[s] * h * h));
+      FU__TRY(fu__shuffle(x, B * oc[s] * h * h));
+    }
+    cin = oc[s];
+  }
+  FU_CHECK(fu__conv_bn(x, "conv5.0", "conv5.1", B, cin, oc[3], 1, 1, 0, "relu", &h));
+  fu__relu_kept(x, B * oc[3] * h * h); /* into the mean */
+  FU__TRY(fu__memop(x, x->nchw ? "avgpool_global_nchw" : "avgpool_global", x->adt, B * oc[3] * h * h, 0));
+  return fu__cnn_classifier(x, "fc", oc[3], B) ? FU_OK : FU_ENOMEM;
+}
+
+/* The model's family and variant: 1 mobilenet_v2, 2 mobilenet_v3, 3 efficientnet, 4 mnasnet,
+ * 5 shufflenet_v2 (0: none of them); *v the variant (small; B number; alpha x 100; width index). */
 static int fu__mobile_family(const char *m, int *v) {
   static const struct {
     const char *name;
@@ -287,7 +380,9 @@ static int fu__mobile_family(const char *m, int *v) {
               {"efficientnet_b0", 3, 0},  {"efficientnet_b1", 3, 1},    {"efficientnet_b2", 3, 2},
               {"efficientnet_b3", 3, 3},  {"efficientnet_b4", 3, 4},    {"efficientnet_b5", 3, 5},
               {"efficientnet_b6", 3, 6},  {"efficientnet_b7", 3, 7},    {"mnasnet0_5", 4, 50},
-              {"mnasnet0_75", 4, 75},     {"mnasnet1_0", 4, 100},       {"mnasnet1_3", 4, 130}};
+              {"mnasnet0_75", 4, 75},     {"mnasnet1_0", 4, 100},       {"mnasnet1_3", 4, 130},
+              {"shufflenet_v2_x0_5", 5, 0}, {"shufflenet_v2_x1_0", 5, 1}, {"shufflenet_v2_x1_5", 5, 2},
+              {"shufflenet_v2_x2_0", 5, 3}};
   for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
     if (!strcmp(m, nets[i].name)) {
       *v = nets[i].v;
@@ -307,5 +402,6 @@ int fu__mobile_ops(fu__ctx *x, const char *model, double B, double img) {
   return f == 1   ? fu__mobilenet_v2(x, B, img)
          : f == 2 ? fu__mobilenet_v3(x, v, B, img)
          : f == 3 ? fu__efficientnet(x, v, B, img)
-                  : fu__mnasnet(x, v / 100.0, B, img);
+         : f == 4 ? fu__mnasnet(x, v / 100.0, B, img)
+                  : fu__shufflenet(x, v, B, img);
 }

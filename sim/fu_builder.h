@@ -234,6 +234,8 @@ fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, double 
 void fu__conv_finish(fu__ctx *x, fu__op *o, const char *name, int in_fp32, double wnumel);
 fu__op *fu__cnn_bn(fu__ctx *x, const char *name, double B, double c, double h, int relu);
 fu__op *fu__cnn_classifier(fu__ctx *x, const char *name, double din, double B);
+fu__op *fu__pool(fu__ctx *x, double n_in, double n_idx);
+fu__op *fu__dense_cat(fu__ctx *x, double k, double numel);
 /* fu_build_mobile.c: torchvision's depthwise-convolution CNNs (1: model is one of them) */
 int fu__mobile_known(const char *model);
 int fu__mobile_ops(fu__ctx *x, const char *model, double B, double img);

@@ -61,7 +61,8 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
                                  "densenet121", "densenet161", "densenet169", "densenet201")},
     # the depthwise-convolution CNNs (sim/fu_build_mobile.c)
     **{m: dict(arch=m) for m in ("mobilenet_v2", "mobilenet_v3_large", "mobilenet_v3_small", "mnasnet0_5",
-                                 "mnasnet0_75", "mnasnet1_0", "mnasnet1_3")},
+                                 "mnasnet0_75", "mnasnet1_0", "mnasnet1_3", "shufflenet_v2_x0_5", "shufflenet_v2_x1_0",
+                                 "shufflenet_v2_x1_5", "shufflenet_v2_x2_0")},
     **{"efficientnet_b%d" % i: dict(arch="efficientnet_b%d" % i) for i in range(8)},
     # tools/validate_torch.py's HF models (its captures' meta.model)
     "bert_base": dict(arch="bert", layers=12, hidden=768, heads=12, ffn=3072, vocab=30522),
@@ -99,7 +100,8 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
 def is_cnn(arch):
     """Whether fusim builds arch with --cnn (torchvision's ResNets, Wide ResNets, VGGs, DenseNets,
     MobileNets, EfficientNets B0-B7, MNASNets)."""
-    return "resnet" in arch or arch.startswith(("vgg", "densenet", "mobilenet_v", "efficientnet_b", "mnasnet"))
+    return "resnet" in arch or arch.startswith(("vgg", "densenet", "mobilenet_v", "efficientnet_b", "mnasnet",
+                                                 "shufflenet_v2"))
 
 
 def optimizer_for(model):

@@ -209,6 +209,40 @@ def mnasnet(n, alpha):
     n.head(1280)
 
 
+SHUFFLE = {"shufflenet_v2_x0_5": (48, 96, 192, 1024), "shufflenet_v2_x1_0": (116, 232, 464, 1024),
+           "shufflenet_v2_x1_5": (176, 352, 704, 1024), "shufflenet_v2_x2_0": (244, 488, 976, 2048)}
+
+
+def shufflenet(n, outs):
+    """shufflenetv2.py: conv1 (3x3 s2, BN, ReLU), max pool, stages 2-4 of inverted residuals
+    (stride 2 first: branch1 and branch2 on the input; then branch2 on half the channels), cat,
+    channel shuffle; conv5, the mean, fc (this list's parameters; the op order is not checked)"""
+    n.conv("conv1.0", 3, 24, 3, 2)
+    n.bn("conv1.1", 24, "relu")
+    n.h = (n.h + 2 - 3) // 2 + 1
+    cin = 24
+    for si, (reps, c) in enumerate(zip((4, 8, 4), outs[:3])):
+        bf = c // 2
+        for r in range(reps):
+            p, h = "stage%d.%d." % (si + 2, r), n.h
+            if r == 0:
+                n.conv(p + "branch1.0", cin, cin, 3, 2, groups=cin)
+                n.bn(p + "branch1.1", cin)
+                n.conv(p + "branch1.2", cin, bf, 1, 1)
+                n.bn(p + "branch1.3", bf, "relu")
+                n.h = h
+            n.conv(p + "branch2.0", cin if r == 0 else bf, bf, 1, 1)
+            n.bn(p + "branch2.1", bf, "relu")
+            n.conv(p + "branch2.3", bf, bf, 3, 2 if r == 0 else 1, groups=bf)
+            n.bn(p + "branch2.4", bf)
+            n.conv(p + "branch2.5", bf, bf, 1, 1)
+            n.bn(p + "branch2.6", bf, "relu")
+        cin = c
+    n.conv("conv5.0", cin, outs[3], 1, 1)
+    n.bn("conv5.1", outs[3], "relu")
+    n.linear("fc", outs[3], 1000)
+
+
 def build(model, batch=8, image=224):
     """Net of torchvision's model at batch x image x image."""
     n = Net(batch, image)
@@ -220,6 +254,8 @@ def build(model, batch=8, image=224):
         efficientnet(n, *EFFNET[model])
     elif model in MNAS:
         mnasnet(n, MNAS[model])
+    elif model in SHUFFLE:
+        shufflenet(n, SHUFFLE[model])
     else:
         raise KeyError(model)
     return n
@@ -229,7 +265,9 @@ PUBLISHED = {"mobilenet_v2": 3504872, "mobilenet_v3_large": 5483032, "mobilenet_
              "efficientnet_b0": 5288548, "efficientnet_b1": 7794184, "efficientnet_b2": 9109994,
              "efficientnet_b3": 12233232, "efficientnet_b4": 19341616, "efficientnet_b5": 30389784,
              "efficientnet_b6": 43040704, "efficientnet_b7": 66347960, "mnasnet0_5": 2218512,
-             "mnasnet0_75": 3170208, "mnasnet1_0": 4383312, "mnasnet1_3": 6282256}
+             "mnasnet0_75": 3170208, "mnasnet1_0": 4383312, "mnasnet1_3": 6282256,
+             "shufflenet_v2_x0_5": 1366792, "shufflenet_v2_x1_0": 2278604, "shufflenet_v2_x1_5": 3503624,
+             "shufflenet_v2_x2_0": 7393996}
 if __name__ == "__main__":
     for m, p in PUBLISHED.items():
         n = build(m)
