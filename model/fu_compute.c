@@ -815,13 +815,20 @@ int fu_compute_load_torch(const char *path, fu_compute *c, double *gpu_mem_bytes
   }
   if (st == FU_OK) {
     json_t *o = json_object_get(root, "compute");
-    fu_compute tmp = *c;
+    fu_compute *tmp = malloc(sizeof *tmp); /* about 3 MB: not on the stack */
     char torch_src[160];
     const char *ts = json_string_value(json_object_get(o, "source"));
     snprintf(torch_src, sizeof torch_src, "%s", ts ? ts : path);
     json_object_del(o, "source"); /* the profile's source says both parts */
-    st = fu_compute_parse(o, path, &tmp);
-    if (st == FU_OK) *c = tmp;
+    if (!tmp) {
+      fu_error("%s: out of memory", path);
+      st = FU_ENOMEM;
+    } else {
+      *tmp = *c;
+      st = fu_compute_parse(o, path, tmp);
+      if (st == FU_OK) *c = *tmp;
+      free(tmp);
+    }
     json_t *mem = json_object_get(root, "gpu_mem_bytes");
     if (st == FU_OK && json_is_number(mem) && json_number_value(mem) > 0) *gpu_mem_bytes = json_number_value(mem);
     size_t l = strlen(src);
