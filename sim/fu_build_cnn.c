@@ -386,6 +386,17 @@ static void fu__cnn_deep(fu__ctx *x) {
   }
 }
 
+/* The "derived" mark of the first conv table of the step's dtype and layout, dense or grouped,
+ * that was not measured on this GPU (NULL: none). */
+static const char *fu__derived_conv(const fu__ctx *x, int grouped) {
+  for (int i = 0; i < x->c->nconv; i++) {
+    const fu_gemm_table *t = &x->c->conv[i];
+    if (t->grouped == grouped && t->nchw == x->nchw && t->derived[0] && !strcmp(t->dtype, x->gdt))
+      return t->derived;
+  }
+  return NULL;
+}
+
 int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_name,
                  fu_workload *w) {
   double widen = 0;
@@ -431,22 +442,16 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     st = FU_EDATA;
   }
   /* after the refusal above, which is then the only line */
-  for (int i = 0; st == FU_OK && x.nchw && i < x.c->nconv; i++)
-    if (x.c->conv[i].nchw && !x.c->conv[i].grouped && x.c->conv[i].derived[0] &&
-        !strcmp(x.c->conv[i].dtype, x.gdt)) {
-      fu_warn("workload: profile %s's NCHW %s convolution tables were not measured on its GPU but "
-              "derived from its channels-last ones by %s's NCHW / channels-last ratio (tools/derive_nchw.py)",
-              prof_name, x.gdt, x.c->conv[i].derived);
-      break;
-    }
-  for (int i = 0; st == FU_OK && mobile && i < x.c->nconv; i++)
-    if (x.c->conv[i].grouped && x.c->conv[i].nchw == x.nchw && x.c->conv[i].derived[0] &&
-        !strcmp(x.c->conv[i].dtype, x.gdt)) {
-      fu_warn("workload: profile %s's %s%s depthwise convolution tables were not measured on its GPU but "
-              "derived from another's (%s; tools/derive_gpu_ops.py --grouped-conv)",
-              prof_name, x.nchw ? "NCHW " : "", x.gdt, x.c->conv[i].derived);
-      break;
-    }
+  const char *dmark = st == FU_OK && x.nchw ? fu__derived_conv(&x, 0) : NULL;
+  if (dmark)
+    fu_warn("workload: profile %s's NCHW %s convolution tables were not measured on its GPU but "
+            "derived from its channels-last ones by %s's NCHW / channels-last ratio (tools/derive_nchw.py)",
+            prof_name, x.gdt, dmark);
+  dmark = st == FU_OK && mobile ? fu__derived_conv(&x, 1) : NULL;
+  if (dmark)
+    fu_warn("workload: profile %s's %s%s depthwise convolution tables were not measured on its GPU but "
+            "derived from another's (%s; tools/derive_gpu_ops.py --grouped-conv)",
+            prof_name, x.nchw ? "NCHW " : "", x.gdt, dmark);
   if (st == FU_OK) { /* the host total was measured on (plain) ResNet-50 */
     fu__ctx r50 = x;
     r50.ops = NULL, r50.n = r50.cap = 0;

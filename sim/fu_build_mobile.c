@@ -83,6 +83,12 @@ static int fu__conv_bn(fu__ctx *x, const char *cname, const char *bname, double 
   return FU_OK;
 }
 
+/* The global average pool (adaptive_avg_pool2d to 1x1, or MNASNet's and ShuffleNet's mean over the
+ * pixels: the same reduction) of numel elements, by the row of the step's layout; keeps nothing. */
+static fu__op *fu__global_pool(fu__ctx *x, double numel) {
+  return fu__memop(x, x->nchw ? "avgpool_global_nchw" : "avgpool_global", x->adt, numel, 0);
+}
+
 /* The squeeze-and-excitation block (torchvision.ops.SqueezeExcitation) on B x c x h x h: the
  * global average pool, fc1 and fc2 (1x1 convolutions with biases on B x c x 1 x 1, act between
  * them), the gate and x * gate. x feeds the pool and the product: its two gradients are summed. */
@@ -92,7 +98,7 @@ static int fu__se(fu__ctx *x, const char *p, double B, double c, double sq, doub
   double n = B * c * h * h, one = 1, t;
   fu__op *o;
   FU__TRY(fu__fanout(x, n, x->adt, 2));
-  FU__TRY(fu__memop(x, x->nchw ? "avgpool_global_nchw" : "avgpool_global", x->adt, n, 0));
+  FU__TRY(fu__global_pool(x, n));
   snprintf(nm, sizeof nm, "%sfc1", p);
   FU__TRY(o = fu__conv(x, nm, B, c, sq, 1, 1, one, 1, &t));
   fu__conv_bias(x, o, nm, sq, B);
@@ -163,7 +169,7 @@ static int fu__mb_block(fu__ctx *x, const char *p, fu__naming nm, const fu__mb *
  * MobileNetV3's hidden Linear and hardswish (hidden > 0), dropout, the classifier Linear, the
  * loss. */
 static int fu__mobile_head(fu__ctx *x, double B, double c, double h, double hidden) {
-  FU__TRY(fu__memop(x, x->nchw ? "avgpool_global_nchw" : "avgpool_global", x->adt, B * c * h * h, 0));
+  FU__TRY(fu__global_pool(x, B * c * h * h));
   if (hidden > 0) {
     FU__TRY(fu__linear(x, "classifier.0", c, hidden, 1, 0, 1, 1));
     FU__TRY(fu__act(x, "hardswish", B * hidden, 1)); /* nn.Hardswish(inplace=True) */
@@ -259,17 +265,14 @@ static int fu__efficientnet(fu__ctx *x, int v, double B, double img) {
 }
 
 /* MNASNet (mnasnet.py, version 2): _get_depths(alpha) rounds each depth to a multiple of 8 by
- * _round_to_multiple_of (up unless within 10%); the stem a 3x3 convolution and a depthwise
+ * _round_to_multiple_of (up unless within 10%: _make_divisible's rule, fu__div8); the stem a 3x3 convolution and a depthwise
  * separable one, then six stacks of inverted residuals (kernel, stride, expansion, repeats),
  * ReLU throughout, no SE. */
 static int fu__mnasnet(fu__ctx *x, double alpha, double B, double img) {
   static const double base[8] = {32, 16, 24, 40, 80, 96, 192, 320};
   static const double stacks[6][4] = {{3, 2, 3, 3}, {5, 2, 3, 3}, {5, 2, 6, 3}, {3, 1, 6, 2}, {5, 2, 6, 4}, {3, 1, 6, 1}};
   double dp[8], h = img;
-  for (int i = 0; i < 8; i++) {
-    double v = base[i] * alpha, r = fmax(8, floor((v + 4) / 8) * 8);
-    dp[i] = r >= 0.9 * v ? r : r + 8;
-  }
+  for (int i = 0; i < 8; i++) dp[i] = fu__div8(base[i] * alpha);
   FU_CHECK(fu__conv_bn(x, "layers.0", "layers.1", B, 3, dp[0], 3, 2, 0, "relu", &h));
   FU_CHECK(fu__conv_bn(x, "layers.3", "layers.4", B, dp[0], dp[0], 3, 1, 1, "relu", &h));
   FU_CHECK(fu__conv_bn(x, "layers.6", "layers.7", B, dp[0], dp[1], 1, 1, 0, NULL, &h));
@@ -366,7 +369,7 @@ static int fu__shufflenet(fu__ctx *x, int v, double B, double img) {
   }
   FU_CHECK(fu__conv_bn(x, "conv5.0", "conv5.1", B, cin, oc[3], 1, 1, 0, "relu", &h));
   fu__relu_kept(x, B * oc[3] * h * h); /* into the mean */
-  FU__TRY(fu__memop(x, x->nchw ? "avgpool_global_nchw" : "avgpool_global", x->adt, B * oc[3] * h * h, 0));
+  FU__TRY(fu__global_pool(x, B * oc[3] * h * h));
   return fu__cnn_classifier(x, "fc", oc[3], B) ? FU_OK : FU_ENOMEM;
 }
 
