@@ -49,27 +49,47 @@ def table_us(t, n, key="fwd_us"):
     return math.exp((1 - f) * math.log(ys[i]) + f * math.log(ys[i + 1]))
 
 
+def op_tables(p):
+    """A profile's op tables by (op, dtype)."""
+    return {(o["op"], o["dtype"]): o for o in p["compute"].get("ops", [])}
+
+
+def source_gpu(source):
+    return source.get("name") or source.get("gpu") or "another GPU"
+
+
+def base_pair(tt, st, base, dt):
+    """(target's, source's) base table of dtype dt, or (None, why not) where the ratio cannot be
+    taken: either missing, or a time not above 0."""
+    bt, bs = tt.get((base, dt)), st.get((base, dt))
+    if not (bt and bs and bt.get("numel") and bs.get("numel")):
+        return None, "no %s table in both profiles" % base
+    if min(bt["fwd_us"] + bs["fwd_us"]) <= 0:
+        return None, "a %s time not above 0" % base
+    return (bt, bs), None
+
+
+def ratio(pair, n):
+    """The target's base time over the source's at n elements."""
+    return table_us(pair[0], n) / table_us(pair[1], n)
+
+
 def derive(target, source, ops, base):
     """(derived tables, notes on what could not be made)."""
-    def tables(p):
-        return {(o["op"], o["dtype"]): o for o in p["compute"].get("ops", [])}
-    tt, st = tables(target), tables(source)
+    tt, st = op_tables(target), op_tables(source)
     out, notes = [], []
-    gpu = source.get("name") or source.get("gpu") or "another GPU"
+    gpu = source_gpu(source)
     for (op, dt), s in sorted(st.items()):
         if op not in ops:
             continue
         if (op, dt) in tt and not tt[(op, dt)].get("derived"):
             notes.append("%s %s: measured on the target, kept" % (op, dt))
             continue
-        bt, bs = tt.get((base, dt)), st.get((base, dt))
-        if not (bt and bs and bt.get("numel") and bs.get("numel")):
-            notes.append("%s %s: no %s table in both profiles" % (op, dt, base))
+        pair, why = base_pair(tt, st, base, dt)
+        if why:
+            notes.append("%s %s: %s" % (op, dt, why))
             continue
-        if min(bt["fwd_us"] + bs["fwd_us"]) <= 0:
-            notes.append("%s %s: a %s time not above 0" % (op, dt, base))
-            continue
-        r = [table_us(bt, n) / table_us(bs, n) for n in s["numel"]]
+        r = [ratio(pair, n) for n in s["numel"]]
         d = copy.deepcopy(s)
         d["fwd_us"] = [round(v * k, 3) for v, k in zip(s["fwd_us"], r)]
         d["bwd_us"] = [round(v * k, 3) for v, k in zip(s["bwd_us"], r)]
@@ -80,11 +100,9 @@ def derive(target, source, ops, base):
 
 def derive_grouped(target, source, base):
     """(derived grouped conv tables, notes): each source table the target has not measured."""
-    def tables(p):
-        return {(o["op"], o["dtype"]): o for o in p["compute"].get("ops", [])}
-    tt, st = tables(target), tables(source)
+    tt, st = op_tables(target), op_tables(source)
     have = {conv_key(t): t for t in target["compute"].get("conv", [])}
-    gpu = source.get("name") or source.get("gpu") or "another GPU"
+    gpu = source_gpu(source)
     out, notes = [], []
     for t in source["compute"].get("conv", []):
         if t.get("groups") != "grouped":
@@ -95,9 +113,9 @@ def derive_grouped(target, source, base):
             notes.append(name + ": measured on the target, kept")
             continue
         dt = "bf16" if t["dtype"] == "bf16" else "fp32"
-        bt, bs = tt.get((base, dt)), st.get((base, dt))
-        if not (bt and bs and bt.get("numel") and bs.get("numel")):
-            notes.append("%s: no %s %s table in both profiles" % (name, base, dt))
+        pair, why = base_pair(tt, st, base, dt)
+        if why:
+            notes.append("%s: %s (%s)" % (name, why, dt))
             continue
         d = copy.deepcopy(t)
         us, i = [], 0
@@ -106,7 +124,7 @@ def derive_grouped(target, source, base):
                 for k in t["k"]:
                     e = m * n if t["layout"] == "fwd" else m * k
                     v = t["us"][i]
-                    us.append(round(v * table_us(bt, e) / table_us(bs, e), 3) if v else v)
+                    us.append(round(v * ratio(pair, e), 3) if v else v)
                     i += 1
         d["us"], d["derived"] = us, derived_mark("%s x %s ratio" % (gpu, base))
         out.append(d)
