@@ -321,6 +321,12 @@ def op_defs(torch, F):
             return [qkv], (lambda x: torch.cat([empty, src(x)], dim=-2)), []
         return mk
 
+    def image_batch(numel, C, dt, fmt, min_hw=1):
+        # 16 square images of C channels, about numel elements in all, in layout fmt, a leaf
+        # that wants its gradient (the CNN operations' inputs below)
+        hw = max(min_hw, int(math.sqrt(max(1, numel // (C * 16)))))
+        return torch.randn(16, C, hw, hw, device="cuda", dtype=dt).to(memory_format=fmt).requires_grad_(True)
+
     def mk_bn_c(C, fmt=torch.channels_last):
         # batch 16, square images, channels-last (fmt: torch.contiguous_format for the NCHW
         # tables); fp32 parameters as a CNN has them (under autocast a bf16 input meets fp32
@@ -328,9 +334,7 @@ def op_defs(torch, F):
         # gradients reduce over batch x pixels: at one element count the time depends on the
         # channel count too
         def mk(numel, dt):
-            hw = max(1, int(math.sqrt(max(1, numel // (C * 16)))))
-            x = torch.randn(16, C, hw, hw, device="cuda", dtype=dt).to(memory_format=fmt)
-            x.requires_grad_(True)
+            x = image_batch(numel, C, dt, fmt)
             bn = torch.nn.BatchNorm2d(C).cuda()
             return [x], (lambda x: bn(x)), list(bn.parameters())
         return mk
@@ -341,10 +345,7 @@ def op_defs(torch, F):
 
     def mk_pool_f(fmt):
         def mk(numel, dt):
-            C = 64
-            hw = max(2, int(math.sqrt(max(1, numel // (C * 16)))))
-            x = torch.randn(16, C, hw, hw, device="cuda", dtype=dt).to(memory_format=fmt)
-            x.requires_grad_(True)
+            x = image_batch(numel, 64, dt, fmt, min_hw=2)
             return [x], (lambda x: F.max_pool2d(x, 3, 2, 1)), []
         return mk
     mk_pool = mk_pool_f(torch.channels_last)
@@ -379,22 +380,16 @@ def op_defs(torch, F):
     # squeeze-and-excitation's gate (torchvision.ops.SqueezeExcitation: scale * input, the
     # scale (batch, C, 1, 1) from the pooled map) and its global average pool, at 256 channels
     # of 16 images (their reductions over the pixels depend on the layout)
-    def mobile_map(numel, dt, fmt):
-        C = BN_BASE_C
-        hw = max(1, int(math.sqrt(max(1, numel // (C * 16)))))
-        x = torch.randn(16, C, hw, hw, device="cuda", dtype=dt).to(memory_format=fmt)
-        return x.requires_grad_(True)
-
     def mk_se_scale(fmt):
         def mk(numel, dt):
-            x = mobile_map(numel, dt, fmt)
+            x = image_batch(numel, BN_BASE_C, dt, fmt)
             g = torch.rand(16, x.shape[1], 1, 1, device="cuda", dtype=dt, requires_grad=True)
             return [x, g], (lambda x, g: g * x), []
         return mk
 
     def mk_avgpool_global(fmt):
         def mk(numel, dt):
-            return [mobile_map(numel, dt, fmt)], (lambda x: F.adaptive_avg_pool2d(x, 1)), []
+            return [image_batch(numel, BN_BASE_C, dt, fmt)], (lambda x: F.adaptive_avg_pool2d(x, 1)), []
         return mk
 
     def mk_stochastic_depth(numel, dt):
@@ -2169,14 +2164,10 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         comp["gemm_unaligned"] = measure_gemm_unaligned(torch, tm, a.quick, log, dl)
     elif part == "gemm":
         comp["gemm"] = measure_gemm_aligned(torch, tm, a.quick, log, dl)
-    elif part == "conv":
+    elif part in ("conv", "dwconv"):
         comp["conv"] = comp.get("conv", []) + measure_conv(torch, tm, a.conv_dtypes.split(","), log, dl,
                                                            [c for c in a.conv_classes.split(",") if c],
-                                                           a.conv_format == "nchw")
-    elif part == "dwconv":
-        comp["conv"] = comp.get("conv", []) + measure_conv(torch, tm, a.conv_dtypes.split(","), log, dl,
-                                                           [c for c in a.conv_classes.split(",") if c],
-                                                           a.conv_format == "nchw", depthwise=True)
+                                                           a.conv_format == "nchw", depthwise=part == "dwconv")
     elif part == "ops":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log))
     elif part == "ops_unaligned":
