@@ -20,15 +20,6 @@
 STAGE=${1:?stage: h200, mobile or narrow}
 LIMIT=${2:-560}
 . calib/device_torch_env.sh
-calib() {  # OUT-FILE SECONDS ARGS...: one calib_torch run, if SECONDS are left
-  local f=$1 s=$2; shift 2
-  local left=$(( LIMIT - $(el) - 5 ))
-  [ "$left" -gt 20 ] || { t "$f skipped: $left s left"; return 0; }
-  [ "$s" -gt "$left" ] && s=$left
-  # --budget: a sweep stops short of the timeout and its file is still written
-  timeout "$s" python3 tools/calib_torch.py --out "$OUT/$f" --budget $(( s * 3 / 4 )) "$@"
-  t "$f exit $?"
-}
 case $STAGE in
   h200)
     nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 || { t "not an H200"; exit 3; }

@@ -196,12 +196,14 @@ static int fu__conv_table_us(const fu_compute *c, int grouped, const char *dtype
 
 int fu_compute_conv_us(const fu_compute *c, const char *dtype, const char *layout, int kernel,
                        int stride, int nchw, double m, double n, double k, double *us) {
-  return fu__conv_table_us(c, 0, dtype, layout, kernel, stride, nchw, m, n, k, us);
+  return fu__conv_table_us(c, FU_CONV_DENSE, dtype, layout, kernel, stride, nchw, m, n, k, us);
 }
 
 int fu_compute_gconv_us(const fu_compute *c, const char *dtype, const char *layout, int kernel,
                         int stride, int nchw, double m, double n, double k, double *us) {
-  return fu__conv_table_us(c, 1, dtype, layout, kernel, stride, nchw, m, n, k, us);
+  double per_group_k = strcmp(layout, "fwd") ? n : k;
+  int kind = per_group_k <= kernel * kernel ? FU_CONV_DEPTHWISE : FU_CONV_GROUPED;
+  return fu__conv_table_us(c, kind, dtype, layout, kernel, stride, nchw, m, n, k, us);
 }
 
 /* ---- attention ---- */
@@ -621,6 +623,18 @@ static int fu__table_points(const fu_gemm_table *t) {
   return k;
 }
 
+/* A grouped table's kind: depthwise where its per-group K axis (k in fwd; n in dgrad and wgrad,
+ * whose K is their second axis) holds kernel x kernel alone (one input channel a group), else
+ * grouped of wider groups. The two are kept apart: cuDNN runs them with other kernels, and
+ * calib_torch measures them in parts of their own (dwconv, gconv). */
+static int fu__grouped_kind(const fu_gemm_table *t) {
+  const int *ax = strcmp(t->layout, "fwd") ? t->n : t->k;
+  int n = strcmp(t->layout, "fwd") ? t->nn : t->nk;
+  for (int i = 0; i < n; i++)
+    if (ax[i] != t->kernel * t->kernel) return FU_CONV_GROUPED;
+  return FU_CONV_DEPTHWISE;
+}
+
 /* t in place of the table of the same key in arr[0..*n) (dtype, layout, alignment, kernel,
  * stride, memory format, grouped), else appended; FU_EDATA when arr is full. A replacement with fewer
  * timed points than the table it replaces is said on stderr: a sweep cut by its time budget
@@ -682,7 +696,7 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
         if (g && !(json_is_string(g) && (!strcmp(json_string_value(g), "grouped") ||
                                          !strcmp(json_string_value(g), "dense"))))
           return fu__bad(what, where, "groups must be \"grouped\" or \"dense\"");
-        t.grouped = g && !strcmp(json_string_value(g), "grouped");
+        t.grouped = g && !strcmp(json_string_value(g), "grouped") ? fu__grouped_kind(&t) : FU_CONV_DENSE;
         json_t *d = json_object_get(e, "derived");
         if (d && !(json_is_string(d) && strlen(json_string_value(d)) < sizeof t.derived))
           return fu__bad(what, where, "derived must be a string of at most 47 bytes");

@@ -66,8 +66,13 @@
 #define FU_OPS_MAX 256            /* memory-bound operation tables and host-only entries */
 #define FU_OPS_SIZES 16           /* sizes per operation table (batch norm: 13, tools/calib_torch.py) */
 #define FU_OPTIM_MAX 8            /* optimizer fits */
-#define FU_CONV_TABLES 160        /* 2 dtypes x 3 layouts x 2 memory formats x (8 dense classes
-                                     and 5 grouped), and room */
+#define FU_CONV_TABLES 192        /* 2 dtypes x 3 layouts x 2 memory formats x (8 dense classes,
+                                     5 depthwise, 2 grouped), and room */
+
+/* A convolution table's groups: dense; depthwise (one input channel a group: JSON "groups":
+ * "grouped" with a per-group K of kernel x kernel alone); grouped of wider groups (ResNeXt's,
+ * RegNet's: the other "grouped" tables). */
+enum fu_conv_groups { FU_CONV_DENSE = 0, FU_CONV_DEPTHWISE = 1, FU_CONV_GROUPED = 2 };
 
 typedef struct fu_gemm_table {
   char dtype[8];             /* "bf16", "tf32", "fp32" */
@@ -75,8 +80,8 @@ typedef struct fu_gemm_table {
   int unaligned;             /* 1: measured with the vocabulary-like dimension not a multiple of 8 */
   int kernel, stride;        /* convolution tables: kernel size and stride (0 in GEMM tables) */
   int nchw;                  /* convolution tables: 1 measured in the NCHW layout, 0 channels-last */
-  int grouped;               /* convolution tables: 1 grouped (k: input channels per group x k x k;
-                              * depthwise at k x k), 0 dense */
+  int grouped;               /* convolution tables: an fu_conv_groups (K: input channels per
+                              * group x k x k; depthwise k x k) */
   char derived[48];          /* convolution tables: "" measured; else the GPU whose NCHW over
                               * channels-last ratio, point by point, made this NCHW table from the
                               * profile's own channels-last one (tools/derive_nchw.py) */
@@ -197,8 +202,10 @@ int fu_compute_conv_us(const fu_compute *c, const char *dtype, const char *layou
 
 /* The same for a grouped convolution (groups > 1; depthwise: groups = channels) from the grouped
  * table of its class ("groups": "grouped"): fwd (N Ho Wo, Cout, (Cin / groups) k k), dgrad
- * (N Ho Wo, (Cin / groups) k k, Cout), wgrad (Cout, (Cin / groups) k k, N Ho Wo). FU_EDATA (no
- * message) where there is no such table: a grouped convolution is not a GEMM, nothing stands in. */
+ * (N Ho Wo, (Cin / groups) k k, Cout), wgrad (Cout, (Cin / groups) k k, N Ho Wo). A per-group K
+ * of k x k (depthwise) reads the depthwise table, a larger one the table of wider groups.
+ * FU_EDATA (no message) where there is no such table: a grouped convolution is not a GEMM,
+ * nothing stands in. */
 int fu_compute_gconv_us(const fu_compute *c, const char *dtype, const char *layout, int kernel,
                         int stride, int nchw, double m, double n, double k, double *us);
 

@@ -66,6 +66,9 @@ the GPU waits on the host):
              EfficientNet, MNASNet and ConvNeXt: 3x3 and 5x5 at stride 1 and 2, 7x7 at stride 1
              (classes dw3s1, ..., dw7s1), as the conv part (--conv-format, --conv-dtypes,
              --conv-classes): tables "groups": "grouped" with k = kernel x kernel.
+  gconv      (not by default) grouped convolutions of wider groups (ResNeXt's, RegNet's): 3x3 at
+             stride 1 and 2 (classes g3s1, g3s2) over group widths 4..128 and channels 128, 512,
+             2048, as the conv part: tables "groups": "grouped" with k = width x 3 x 3.
   ops_mobile (in ops too) relu6, silu, sigmoid, hardswish, hardsigmoid; squeeze-and-excitation's
              gate multiply ("se_scale") and global average pool ("avgpool_global"), each also in
              NCHW ("_nchw"); EfficientNet's stochastic depth in training ("stochastic_depth"); the
@@ -1507,6 +1510,14 @@ DW_M = CONV_M[:4] + [(32, 112), (128, 112)]
 DW_CHANNELS = [16, 48, 144, 432, 1296, 3888]
 DW_CLASSES = [(3, 1, DW_M), (3, 2, DW_M[:5]), (5, 1, DW_M), (5, 2, DW_M[:5]), (7, 1, DW_M[:5])]
 DW_MAX_ELEMS = 2 ** 28
+# Grouped convolutions of wider groups (part gconv): ResNeXt's and RegNet's 3x3 at stride 1 and 2,
+# over group widths (input channels a group: ResNeXt-50 32x4d's 4..32, RegNet's 8..232) and
+# channels (each a multiple of every width, so the grid has no hole), output pixels as CONV_M.
+# Tables "groups": "grouped" with per-group K = width x 3 x 3 (fusim keeps them apart from the
+# depthwise ones, whose K is 3 x 3); inputs of more than DW_MAX_ELEMS elements left out.
+GCONV_WIDTHS = [4, 8, 16, 32, 64, 128]
+GCONV_CHANNELS = [128, 512, 2048]
+GCONV_CLASSES = [(3, 1, CONV_M), (3, 2, CONV_M[:4])]
 
 
 def conv_calls(torch, dt, batch, ho, cin, cout, k, s, nchw=False, groups=1):
@@ -1529,44 +1540,53 @@ def conv_calls(torch, dt, batch, ho, cin, cout, k, s, nchw=False, groups=1):
     return f, (bwd([True, False, False]) if cin != 3 else None), bwd([False, True, False])
 
 
-def measure_conv(torch, tm, dtypes, log, dl, classes=None, nchw=False, depthwise=False):
+def conv_todo(groups):
+    """The classes a conv part measures: (kernel, stride, output pixels (batch, Ho), [(cin, cout,
+    groups)], name) for groups "dense" (part conv), "depthwise" (dwconv) or "grouped" (gconv)."""
+    if groups == "depthwise":
+        return [(k, s, ms, [(c, c, c) for c in DW_CHANNELS], "dw%ds%d" % (k, s)) for k, s, ms in DW_CLASSES]
+    if groups == "grouped":
+        return [(k, s, ms, [(c, c, c // w) for c in GCONV_CHANNELS for w in GCONV_WIDTHS if w < c],
+                 "g%ds%d" % (k, s)) for k, s, ms in GCONV_CLASSES]
+    return [(k, s, ms, [(ci, co, 1) for ci in cins for co in couts], "k%ds%d" % (k, s))
+            for k, s, ms, cins, couts in CONV_CLASSES]
+
+
+def measure_conv(torch, tm, dtypes, log, dl, classes=None, nchw=False, groups="dense"):
     """Convolution tables by class (kernel, stride) and layout, in fusim's (m, n, k) of the
     implicit GEMM: fwd (M, Cout, Cin k k), dgrad (M, Cin k k, Cout), wgrad (Cout, Cin k k, M),
     M = batch x Ho x Wo. cuDNN with benchmark mode on (the algorithm search runs in the
     warm-up), channels-last, as tools/capture_set.py runs torchvision models; nchw: in
     PyTorch's default layout, as a training loop that never asks for channels-last runs them
-    (tables marked "format": "nchw"). depthwise: DW_CLASSES instead (named dwKsS in classes), one
-    input channel a group, so K = k x k (tables marked "groups": "grouped")."""
+    (tables marked "format": "nchw"). groups "depthwise": DW_CLASSES instead (named dwKsS in
+    classes), one input channel a group, so K = k x k; "grouped": GCONV_CLASSES (gKsS), K = the
+    group's width x k x k (tables marked "groups": "grouped")."""
     out = []
     bench = torch.backends.cudnn.benchmark
     torch.backends.cudnn.benchmark = True
-    todo = ([(k, s, ms, DW_CHANNELS, None, "dw%ds%d" % (k, s)) for k, s, ms in DW_CLASSES] if depthwise else
-            [(k, s, ms, cins, couts, "k%ds%d" % (k, s)) for k, s, ms, cins, couts in CONV_CLASSES])
     for dname in dtypes:
         dt = torch.bfloat16 if dname == "bf16" else torch.float32
         with Tf32(torch, dname):
-            for k, s, ms, cins, couts, cname in todo:
+            for k, s, ms, shapes, cname in conv_todo(groups):
                 if classes and cname not in classes:
                     continue
                 pts = {"fwd": {}, "dgrad": {}, "wgrad": {}}
                 for b, ho in ms:
                     M = b * ho * ho
-                    for cin in cins:
-                        for cout in (couts or [cin]):
-                            if dl.passed() or (depthwise and M * s * s * cin > DW_MAX_ELEMS):
-                                break
-                            groups = cin if depthwise else 1
-                            K = cin // groups * k * k
-                            try:
-                                f, dg, wg = conv_calls(torch, dt, b, ho, cin, cout, k, s, nchw, groups)
-                                pts["fwd"][(M, cout, K)] = tm.device_us(f, reps=5)
-                                if dg:
-                                    pts["dgrad"][(M, K, cout)] = tm.device_us(dg, reps=5)
-                                pts["wgrad"][(cout, K, M)] = tm.device_us(wg, reps=5)
-                                del f, dg, wg
-                            except RuntimeError as e:
-                                log("conv %s %s %dx%d %d->%d: %s" % (dname, cname, b, ho, cin, cout,
-                                                                         str(e).split("\n")[0][:100]))
+                    for cin, cout, g in shapes:
+                        if dl.passed() or (groups != "dense" and M * s * s * cin > DW_MAX_ELEMS):
+                            continue
+                        K = cin // g * k * k
+                        try:
+                            f, dg, wg = conv_calls(torch, dt, b, ho, cin, cout, k, s, nchw, g)
+                            pts["fwd"][(M, cout, K)] = tm.device_us(f, reps=5)
+                            if dg:
+                                pts["dgrad"][(M, K, cout)] = tm.device_us(dg, reps=5)
+                            pts["wgrad"][(cout, K, M)] = tm.device_us(wg, reps=5)
+                            del f, dg, wg
+                        except RuntimeError as e:
+                            log("conv %s %s %dx%d %d->%d /%d: %s" % (dname, cname, b, ho, cin, cout, g,
+                                                                     str(e).split("\n")[0][:100]))
                 torch.cuda.empty_cache()
                 for lay, p in pts.items():
                     if not p:
@@ -1578,7 +1598,7 @@ def measure_conv(torch, tm, dtypes, log, dl, classes=None, nchw=False, depthwise
                                        for a in ax[0] for b_ in ax[1] for c in ax[2]]})
                     if nchw:
                         out[-1]["format"] = "nchw"
-                    if depthwise:
+                    if groups != "dense":
                         out[-1]["groups"] = "grouped"
                 log("conv %s%s %s: %d shapes" % (dname, " nchw" if nchw else "", cname, len(pts["fwd"])))
     torch.backends.cudnn.benchmark = bench
@@ -2164,10 +2184,11 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         comp["gemm_unaligned"] = measure_gemm_unaligned(torch, tm, a.quick, log, dl)
     elif part == "gemm":
         comp["gemm"] = measure_gemm_aligned(torch, tm, a.quick, log, dl)
-    elif part in ("conv", "dwconv"):
+    elif part in ("conv", "dwconv", "gconv"):
+        groups = {"conv": "dense", "dwconv": "depthwise", "gconv": "grouped"}[part]
         comp["conv"] = comp.get("conv", []) + measure_conv(torch, tm, a.conv_dtypes.split(","), log, dl,
                                                            [c for c in a.conv_classes.split(",") if c],
-                                                           a.conv_format == "nchw", depthwise=part == "dwconv")
+                                                           a.conv_format == "nchw", groups)
     elif part == "ops":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log))
     elif part == "ops_unaligned":
@@ -2228,7 +2249,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
 
 
 PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
-         "dwconv", "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn", "ops_nchw", "ops_bn_small", "ops_vit", "ops_mobile",
+         "dwconv", "gconv", "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn", "ops_nchw", "ops_bn_small", "ops_vit", "ops_mobile",
          "ops_cat", "timer")
 
 if __name__ == "__main__":

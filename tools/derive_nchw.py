@@ -37,9 +37,19 @@ def derived_mark(text):
     return text.encode()[:47].decode("utf-8", "ignore")
 
 
+def conv_groups(t):
+    """A conv table's groups as fusim keys them (fu_compute.c fu__grouped_kind): "dense",
+    "depthwise" (a "grouped" table whose per-group K axis, k in fwd and n in dgrad and wgrad,
+    holds kernel x kernel alone) or "grouped" (wider groups)."""
+    if t.get("groups", "dense") != "grouped":
+        return "dense"
+    per_group_k = t["k"] if t["layout"] == "fwd" else t["n"]
+    return "depthwise" if all(v == t["kernel"] ** 2 for v in per_group_k) else "grouped"
+
+
 def conv_key(t, fmt=None):
     return (t["dtype"], t["layout"], t["kernel"], t["stride"], fmt or t.get(FORMAT, "channels_last"),
-            t.get("groups", "dense"))
+            conv_groups(t))
 
 
 def ratio(base, num, den):

@@ -27,12 +27,11 @@ import json
 import statistics
 import sys
 
+from derive_nchw import conv_key
 from host_rows_median import write
 
-GRID_KEYS = {"gemm": ("dtype", "layout"), "gemm_unaligned": ("dtype", "layout"),
-             "conv": ("dtype", "layout", "kernel", "stride", "format", "groups")}
-# a key's value where a table leaves it out: conv tables are channels-last and dense unless marked
-KEY_DEFAULTS = {"format": "channels_last", "groups": "dense"}
+# a grid table's key by part (conv: derive_nchw.conv_key's, whose format and groups have defaults)
+GRID_KEYS = {"gemm": ("dtype", "layout"), "gemm_unaligned": ("dtype", "layout"), "conv": None}
 
 
 def median_or_none(values):
@@ -46,8 +45,8 @@ def grid_tables(comps, part):
     by_key = {}
     for comp in comps:
         for t in comp.get(part, []):
-            by_key.setdefault(tuple(t.get(k, KEY_DEFAULTS[k]) if k in KEY_DEFAULTS else t[k] for k in keys),
-                              []).append(t)
+            key = conv_key(t) if part == "conv" else tuple(t[k] for k in keys)
+            by_key.setdefault(key, []).append(t)
     tables, holes = [], []
     for key, ts in by_key.items():
         if any(t[a] != ts[0][a] for t in ts for a in ("m", "n", "k")):

@@ -473,6 +473,37 @@ static void test_conv(void) {
   EXPECT_INT_EQ(merge("{\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"kernel\": 3, \"stride\": 1, "
                       "\"groups\": 32, \"m\": [1], \"n\": [1], \"k\": [1], \"us\": [1]}]}",
                       &q->compute), FU_EDATA);
+  /* A grouped table of wider groups (calib_torch --parts gconv: per-group K 36 and 72, that is 4
+   * and 8 input channels a group x 3 x 3) is a key apart from the depthwise one of its class: both
+   * stay, a per-group K of 9 reads the depthwise table, a larger one the wider groups'. In dgrad
+   * the per-group K is the second axis (n). By hand: fwd at K 36 is the point, 4.0; at K 36 sqrt 2,
+   * log halfway between 36 and 72, the efficiency's log average of 2 x 2000 x 128 x 36 / 4 and
+   * 2 x 2000 x 128 x 72 / 6 is 2 x 2000 x 128 x sqrt(36 x 72 / 24), so 36 sqrt 2 / sqrt(108) =
+   * 4.899 us */
+  const char *gw = "{\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"kernel\": 3, \"stride\": 1, "
+                   "\"groups\": \"grouped\", \"m\": [2000], \"n\": [128], \"k\": [36, 72], \"us\": [4, 6]}, "
+                   "{\"dtype\": \"bf16\", \"layout\": \"dgrad\", \"kernel\": 3, \"stride\": 1, "
+                   "\"groups\": \"grouped\", \"m\": [2000], \"n\": [9], \"k\": [64], \"us\": [7]}, "
+                   "{\"dtype\": \"bf16\", \"layout\": \"dgrad\", \"kernel\": 3, \"stride\": 1, "
+                   "\"groups\": \"grouped\", \"m\": [2000], \"n\": [36], \"k\": [128], \"us\": [8]}]}";
+  EXPECT_INT_EQ(merge(gw, &q->compute), FU_OK);
+  EXPECT_INT_EQ(q->compute.nconv, 6);
+  EXPECT_INT_EQ(fu_compute_gconv_us(&q->compute, "bf16", "fwd", 3, 1, 0, 2000, 64, 9, &us), FU_OK);
+  EXPECT_REL(us, 5.5, 1e-6);
+  EXPECT_INT_EQ(fu_compute_gconv_us(&q->compute, "bf16", "fwd", 3, 1, 0, 2000, 128, 36, &us), FU_OK);
+  EXPECT_REL(us, 4.0, 1e-6);
+  EXPECT_INT_EQ(fu_compute_gconv_us(&q->compute, "bf16", "fwd", 3, 1, 0, 2000, 128, 36 * sqrt(2), &us), FU_OK);
+  EXPECT_REL(us, 36 * sqrt(2) / sqrt(108), 1e-6);
+  EXPECT_INT_EQ(fu_compute_gconv_us(&q->compute, "bf16", "dgrad", 3, 1, 0, 2000, 9, 64, &us), FU_OK);
+  EXPECT_REL(us, 7.0, 1e-6);
+  EXPECT_INT_EQ(fu_compute_gconv_us(&q->compute, "bf16", "dgrad", 3, 1, 0, 2000, 36, 128, &us), FU_OK);
+  EXPECT_REL(us, 8.0, 1e-6);
+  roundtrip(q, p);
+  EXPECT_INT_EQ(p->compute.nconv, 6);
+  EXPECT_INT_EQ(fu_compute_gconv_us(&p->compute, "bf16", "dgrad", 3, 1, 0, 2000, 9, 64, &us), FU_OK);
+  EXPECT_REL(us, 7.0, 1e-6);
+  EXPECT_INT_EQ(fu_compute_gconv_us(&p->compute, "bf16", "fwd", 3, 1, 0, 2000, 128, 36, &us), FU_OK);
+  EXPECT_REL(us, 4.0, 1e-6);
   free(p);
   free(q);
 }

@@ -281,11 +281,15 @@ MOBILE_ROWS = ("relu6", "silu", "sigmoid", "hardswish", "hardsigmoid", "se_scale
 
 def conv_table(dtype, layout, kernel, stride, us, grouped=False, nchw=False):
     """A hand-made conv table of one grid point at m = n = k = 1: every (m, n, k) then costs
-    us x m x n x k (fu_compute's efficiency is the point's)."""
+    us x m x n x k (fu_compute's efficiency is the point's). grouped: a depthwise table, whose
+    per-group K axis (k in fwd, n in dgrad and wgrad) must hold kernel x kernel alone, so the
+    point is there at us x kernel^2, the same efficiency."""
     t = {"dtype": dtype, "layout": layout, "kernel": kernel, "stride": stride, "m": [1], "n": [1], "k": [1],
          "us": [us]}
     if grouped:
         t["groups"] = "grouped"
+        t["k" if layout == "fwd" else "n"] = [kernel * kernel]
+        t["us"] = [us * kernel * kernel]
     if nchw:
         t["format"] = "nchw"
     return t
