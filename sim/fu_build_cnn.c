@@ -78,6 +78,36 @@ fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, double 
   return o;
 }
 
+/* One layout of a grouped convolution from the profile's grouped table of its class (depthwise or
+ * of wider groups, as the per-group K asks): no GEMM stands in where there is none (a grouped
+ * convolution is no GEMM). */
+static double fu__gconv_us(fu__ctx *x, const char *layout, int kernel, int stride, double m, double n,
+                           double k) {
+  double us;
+  if (fu_compute_gconv_us(x->c, x->gdt, layout, kernel, stride, x->nchw, m, n, k, &us) == FU_OK) return us;
+  fu__miss(x, "grouped conv %s %s k%d s%d%s, %.0f x %.0f x %.0f", x->gdt, layout, kernel, stride,
+           x->nchw ? " nchw" : "", m, n, k);
+  return 0;
+}
+
+/* A grouped convolution of c channels in and out, gw input channels a group (1: depthwise; no
+ * bias, padding (k - 1) / 2) over B x c x hin x hin: as fu__conv with K per group, gw x k x k;
+ * it keeps its input for backward. */
+fu__op *fu__gconv(fu__ctx *x, const char *name, double B, double c, double gw, double k, double stride,
+                  double hin, double *hout) {
+  double ho = floor((hin + 2 * floor((k - 1) / 2) - k) / stride) + 1;
+  *hout = ho;
+  fu__op *o = fu__push(x);
+  if (!o) return NULL;
+  double M = B * ho * ho, K = gw * k * k;
+  int kk = (int)k, ss = (int)stride;
+  o->fwd_us = fu__gconv_us(x, "fwd", kk, ss, M, c, K);
+  o->bwd_us = fu__gconv_us(x, "dgrad", kk, ss, M, K, c) + fu__gconv_us(x, "wgrad", kk, ss, c, K, M);
+  fu__conv_finish(x, o, name, 0, c * K);
+  o->saved = x->ab * B * c * hin * hin;
+  return o;
+}
+
 /* torchvision's bottleneck ResNets differ only in their stages' block counts, and the wide ones
  * (wide_resnet50_2, wide_resnet101_2: width_per_group 128) in their blocks' inner width, twice
  * the stage's (conv1, conv2, bn1, bn2; conv3's output the same); *widen (where not NULL): 2 for

@@ -13,38 +13,10 @@
 #include "fu_compute.h"
 
 /* torchvision's _make_divisible(v, 8): the nearest multiple of 8, at least 8, never 10% below v */
-static double fu__div8(double v) {
+double fu__div8(double v) {
   double n = floor((v + 4) / 8) * 8;
   if (n < 8) n = 8;
   return n < 0.9 * v ? n + 8 : n;
-}
-
-/* One layout of a depthwise convolution from the profile's grouped table of its class: no GEMM
- * stands in where there is none (a depthwise convolution, K = k x k per group, is no GEMM). */
-static double fu__gconv_us(fu__ctx *x, const char *layout, int kernel, int stride, double m, double n,
-                           double k) {
-  double us;
-  if (fu_compute_gconv_us(x->c, x->gdt, layout, kernel, stride, x->nchw, m, n, k, &us) == FU_OK) return us;
-  fu__miss(x, "grouped conv %s %s k%d s%d%s, %.0f x %.0f x %.0f", x->gdt, layout, kernel, stride,
-           x->nchw ? " nchw" : "", m, n, k);
-  return 0;
-}
-
-/* A depthwise convolution (groups = c channels, no bias, padding (k - 1) / 2) over B x c x hin x
- * hin: as fu__conv with K per group, k x k; it keeps its input for backward. */
-static fu__op *fu__gconv(fu__ctx *x, const char *name, double B, double c, double k, double stride,
-                         double hin, double *hout) {
-  double ho = floor((hin + 2 * floor((k - 1) / 2) - k) / stride) + 1;
-  *hout = ho;
-  fu__op *o = fu__push(x);
-  if (!o) return NULL;
-  double M = B * ho * ho, K = k * k;
-  int kk = (int)k, ss = (int)stride;
-  o->fwd_us = fu__gconv_us(x, "fwd", kk, ss, M, c, K);
-  o->bwd_us = fu__gconv_us(x, "dgrad", kk, ss, M, K, c) + fu__gconv_us(x, "wgrad", kk, ss, c, K, M);
-  fu__conv_finish(x, o, name, 0, c * K);
-  o->saved = x->ab * B * c * hin * hin;
-  return o;
 }
 
 /* An activation of numel elements from its row ("relu", "relu6", "silu", "hardswish", "sigmoid",
@@ -54,7 +26,7 @@ static fu__op *fu__gconv(fu__ctx *x, const char *name, double B, double c, doubl
  * input cannot keep it: autograd copies the input first (aten::clone before hardtanh_, silu_,
  * hardswish_; tools/calib_torch.py ops_mobile's "clone" row prices the copy, forward only: no
  * node of its own in backward) and keeps the copy. */
-static fu__op *fu__act(fu__ctx *x, const char *act, double numel, int inplace) {
+fu__op *fu__act(fu__ctx *x, const char *act, double numel, int inplace) {
   int keeps = strcmp(act, "relu");
   if (inplace && keeps) {
     fu__op *c = fu__memop(x, "clone", x->adt, numel, 0);
@@ -68,16 +40,16 @@ static fu__op *fu__act(fu__ctx *x, const char *act, double numel, int inplace) {
  * nothing more where the next operation keeps the same tensor (a convolution's input); where
  * none does (a concatenation, the mean over the pixels) the ReLU's output stays for it alone:
  * added to the ReLU just pushed, of numel elements. */
-static void fu__relu_kept(fu__ctx *x, double numel) {
+void fu__relu_kept(fu__ctx *x, double numel) {
   if (x->n > 0) x->ops[x->n - 1].saved += x->ab * numel;
 }
 
 /* A convolution (depthwise where dw), its batch norm and activation (NULL: none) as
  * Conv2dNormActivation builds them; cname and bname the convolution's and the norm's names. */
-static int fu__conv_bn(fu__ctx *x, const char *cname, const char *bname, double B, double cin,
-                       double cout, double k, double s, int dw, const char *act, double *h) {
+int fu__conv_bn(fu__ctx *x, const char *cname, const char *bname, double B, double cin, double cout,
+                double k, double s, int dw, const char *act, double *h) {
   double hin = *h;
-  FU__TRY(dw ? fu__gconv(x, cname, B, cin, k, s, hin, h) : fu__conv(x, cname, B, cin, cout, k, s, hin, 1, h));
+  FU__TRY(dw ? fu__gconv(x, cname, B, cin, 1, k, s, hin, h) : fu__conv(x, cname, B, cin, cout, k, s, hin, 1, h));
   FU__TRY(fu__cnn_bn(x, bname, B, cout, *h, 0));
   if (act) FU__TRY(fu__act(x, act, B * cout * *h * *h, 1));
   return FU_OK;
@@ -85,15 +57,15 @@ static int fu__conv_bn(fu__ctx *x, const char *cname, const char *bname, double 
 
 /* The global average pool (adaptive_avg_pool2d to 1x1, or MNASNet's and ShuffleNet's mean over the
  * pixels: the same reduction) of numel elements, by the row of the step's layout; keeps nothing. */
-static fu__op *fu__global_pool(fu__ctx *x, double numel) {
+fu__op *fu__global_pool(fu__ctx *x, double numel) {
   return fu__memop(x, x->nchw ? "avgpool_global_nchw" : "avgpool_global", x->adt, numel, 0);
 }
 
 /* The squeeze-and-excitation block (torchvision.ops.SqueezeExcitation) on B x c x h x h: the
  * global average pool, fc1 and fc2 (1x1 convolutions with biases on B x c x 1 x 1, act between
  * them), the gate and x * gate. x feeds the pool and the product: its two gradients are summed. */
-static int fu__se(fu__ctx *x, const char *p, double B, double c, double sq, double h,
-                  const char *act, const char *gate) {
+int fu__se(fu__ctx *x, const char *p, double B, double c, double sq, double h, const char *act,
+           const char *gate) {
   char nm[160];
   double n = B * c * h * h, one = 1, t;
   fu__op *o;

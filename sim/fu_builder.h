@@ -236,9 +236,20 @@ fu__op *fu__cnn_bn(fu__ctx *x, const char *name, double B, double c, double h, i
 fu__op *fu__cnn_classifier(fu__ctx *x, const char *name, double din, double B);
 fu__op *fu__pool(fu__ctx *x, double n_in, double n_idx);
 fu__op *fu__dense_cat(fu__ctx *x, double k, double numel);
-/* fu_build_mobile.c: torchvision's depthwise-convolution CNNs (1: model is one of them) */
+fu__op *fu__gconv(fu__ctx *x, const char *name, double B, double c, double gw, double k, double stride,
+                  double hin, double *hout);
+/* fu_build_mobile.c: torchvision's depthwise-convolution CNNs (1: model is one of them), and their
+ * operations other CNNs share (activations, Conv2dNormActivation, the SE block, the global pool) */
 int fu__mobile_known(const char *model);
 int fu__mobile_ops(fu__ctx *x, const char *model, double B, double img);
+fu__op *fu__act(fu__ctx *x, const char *act, double numel, int inplace);
+void fu__relu_kept(fu__ctx *x, double numel);
+int fu__conv_bn(fu__ctx *x, const char *cname, const char *bname, double B, double cin, double cout,
+                double k, double s, int dw, const char *act, double *h);
+double fu__div8(double v);
+fu__op *fu__global_pool(fu__ctx *x, double numel);
+int fu__se(fu__ctx *x, const char *p, double B, double c, double sq, double h, const char *act,
+           const char *gate);
 
 #endif /* FU_BUILDER_INTERNAL */
 
