@@ -66,7 +66,7 @@
 #define FU_OPS_MAX 256            /* memory-bound operation tables and host-only entries */
 #define FU_OPS_SIZES 16           /* sizes per operation table (batch norm: 13, tools/calib_torch.py) */
 #define FU_OPTIM_MAX 8            /* optimizer fits */
-#define FU_CONV_TABLES 192        /* 2 dtypes x 3 layouts x 2 memory formats x (8 dense classes,
+#define FU_CONV_TABLES 224        /* 2 dtypes x 3 layouts x 2 memory formats x (10 dense classes,
                                      5 depthwise, 2 grouped), and room */
 
 /* A convolution table's groups: dense; depthwise (one input channel a group: JSON "groups":

@@ -54,7 +54,8 @@ the GPU waits on the host):
              fusim calib's grid (fp32) and at the widths between its powers of two (bf16, TF32:
              GEMM_WIDTHS): the profile's "gemm" tables.
   conv       (not by default) cuDNN convolutions (channels-last, benchmark mode) fwd, dgrad,
-             wgrad by class (1x1 and 3x3 at stride 1 and 2, the 7x7 stride-2 stem) over output
+             wgrad by class (1x1 and 3x3 at stride 1 and 2, the 7x7 stride-2 stem, ViT's patch
+             embeddings, ConvNeXt's 4x4 stem and 2x2 downsampling) over output
              pixels x input x output channels, bf16 and TF32: the profile's "conv" tables.
              --conv-format nchw: in PyTorch's default NCHW layout instead (tables "format": "nchw").
   ops_bn_small (not by default) batch norm at 16 and 32 channels, channels-last and NCHW
@@ -1499,6 +1500,10 @@ CONV_CLASSES = [
     (14, 14, [(8, 16), (32, 16), (64, 16), (128, 16)], [3], [384, 768, 1024, 1280]),
     (16, 16, [(8, 14), (32, 14), (64, 14), (128, 14)], [3], [384, 768, 1024, 1280]),
     (32, 32, [(8, 7), (32, 7), (64, 7), (128, 7)], [3], [384, 768, 1024, 1280]),
+    # ConvNeXt's stem (4x4 at stride 4 on the image) and its downsampling (2x2 at stride 2 to twice
+    # the channels: tiny and small 96..768, base 128..1024, large 192..1536)
+    (4, 4, [(8, 56), (32, 56), (128, 56)], [3], [96, 128, 192]),
+    (2, 2, [(32, 7), (32, 14), (32, 28), (128, 28)], [96, 192, 384, 768], [192, 384, 768, 1536]),
 ]
 # Depthwise convolutions (part dwconv; groups = channels): MobileNet's, EfficientNet's and
 # MNASNet's 3x3 and 5x5 at stride 1 and 2, ConvNeXt's 7x7, over output pixels (as CONV_M, and
