@@ -112,7 +112,7 @@ int main(int argc, char **argv) {
   }
   fu_workload w;
   su_workload(&w, (size_t)n, by, rd, 1000, t, 0);
-  static fu_profile prof; /* ~2.8 MB: not on the stack */
+  static fu_profile prof; /* ~3.8 MB: not on the stack */
   su_profile(&prof, 1, 1);
   prof.comm_slowdown = 1.1;
   prof.issue_us = 2.1;
