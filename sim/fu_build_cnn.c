@@ -439,8 +439,8 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     fu_error("workload: --cnn '%s': the CNN builder knows resnet18, resnet34, resnet50, resnet101, resnet152, "
              "wide_resnet50_2, wide_resnet101_2, vgg11, vgg13, vgg16, vgg19 and their _bn twins, densenet121, "
              "densenet161, densenet169, densenet201, mobilenet_v2, mobilenet_v3_large, mobilenet_v3_small, "
-             "efficientnet_b0 to efficientnet_b7, mnasnet0_5, mnasnet0_75, mnasnet1_0, mnasnet1_3 and "
-             "shufflenet_v2_x0_5, _x1_0, _x1_5, _x2_0", s->model);
+             "efficientnet_b0 to efficientnet_b7, efficientnet_v2_s, _m, _l, mnasnet0_5, mnasnet0_75, mnasnet1_0, "
+             "mnasnet1_3 and shufflenet_v2_x0_5, _x1_0, _x1_5, _x2_0", s->model);
     return FU_EUSAGE;
   }
   if (s->batch < 1 || s->image < 32) {
