@@ -194,7 +194,7 @@ def efficientnet_v2(n, cfg):
     """FusedMBConv: a dense k x k convolution at the stride (BN, SiLU) to the expanded width then
     a 1x1 projection (BN), or at expand ratio 1 the k x k convolution alone to the output (BN,
     SiLU); MBConv as EfficientNet-B0's; stochastic depth 0.2 x block / blocks on the residual"""
-    total, bid = sum(c[6] for c in cfg), 0
+    bid = 0   # stochastic depth 0 (no operation) at the first block alone
     n.conv_bn("features.0", 3, cfg[0][4], 3, 2, "silu")
     for si, (kind, e, k, s, cin0, cout, reps) in enumerate(cfg, 1):
         for r in range(reps):

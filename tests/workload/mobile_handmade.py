@@ -22,7 +22,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mobile_arch  # noqa: E402
 from mobile_arch import conv_table, op_row  # noqa: E402
-from wlcheck import check, fails, finish, start  # noqa: E402
+from wlcheck import check, fails, finish, refused, same_order, start  # noqa: E402
 
 fusim, tmp, base = start()
 DENSE = {"fwd": 2e-6, "dgrad": 3e-6, "wgrad": 4e-6}      # us per m x n x k, the dense classes
@@ -112,25 +112,12 @@ for model in ("mobilenet_v3_large", "mobilenet_v3_small", "efficientnet_b0", "mn
         with open(ops) as f:
             got = [x["op"] for x in csv.DictReader(f)]
         want = [LISTED.get(o["kind"], o["kind"]) for o in mobile_arch.build(model, 2, 64).ops]
-        if got != want:
-            i = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-            fails.append("%s: operation %d is %s, torchvision's %s (%d listed, %d expected)"
-                         % (model, i, got[i:i + 1], want[i:i + 1], len(got), len(want)))
+        same_order(model, got, want)
 
 
-def refused(what, argv, path, words):
-    r = subprocess.run([fusim, "workload"] + argv + ["--profile", path, "--out", os.path.join(tmp, "no.json")],
-                       capture_output=True, text=True)
-    check(what + ": exit", r.returncode, 65, 0)
-    check(what + ": one line", len(r.stderr.strip().splitlines()), 1, 0)
-    for word in words:
-        check("%s: says %r" % (what, word), word in r.stderr, 1, 0)
-    check(what + ": nothing written", os.path.exists(os.path.join(tmp, "no.json")), 0, 0)
-
-
-refused("no grouped tables", args, profile("no_grouped", ("grouped",)), ["grouped conv", "dwconv"])
-refused("no relu6 row", args, profile("no_relu6", ("relu6",)), ["relu6"])
-refused("NCHW without se_scale_nchw", ["--cnn", "mobilenet_v3_small", "--micro-batch", "2", "--image", "64",
+refused(fusim, tmp, "no grouped tables", args, profile("no_grouped", ("grouped",)), ["grouped conv", "dwconv"])
+refused(fusim, tmp, "no relu6 row", args, profile("no_relu6", ("relu6",)), ["relu6"])
+refused(fusim, tmp, "NCHW without se_scale_nchw", ["--cnn", "mobilenet_v3_small", "--micro-batch", "2", "--image", "64",
                                        "--precision", "tf32", "--memory-format", "nchw"],
         profile("no_se_nchw", ("se_scale_nchw",), nchw=True), ["se_scale_nchw"])
 # the embedded profile's depthwise tables are derived from another GPU's: one warning says so; the

@@ -13,12 +13,11 @@ own (derived from an H100's).
 Usage: mobile_params.py FUSIM"""
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mobile_arch  # noqa: E402
-from wlcheck import fails, finish, start  # noqa: E402
+from wlcheck import cnn_params, fails, finish, start  # noqa: E402
 
 fusim, tmp, prof = start()
 path = os.path.join(tmp, "mobile.json")
@@ -26,19 +25,8 @@ with open(path, "w") as f:
     json.dump(mobile_arch.with_mobile_tables(prof), f)
 grads = {}
 for model, published in mobile_arch.PUBLISHED.items():
-    out = os.path.join(tmp, model + ".json")
-    r = subprocess.run([fusim, "workload", "--cnn", model, "--micro-batch", "8", "--profile", path, "--out", out],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        fails.append("%s: exit %d: %s" % (model, r.returncode, r.stderr.strip()))
-        continue
-    g = grads[model] = {x["name"]: x["bytes"] // 4 for x in json.load(open(out))["grads"]}   # fp32 parameters
-    if sum(g.values()) != published:
-        fails.append("%s: %d parameters, torchvision publishes %d" % (model, sum(g.values()), published))
-    want = mobile_arch.build(model).params
-    for name in sorted(set(g) | set(want)):
-        if g.get(name) != want.get(name):
-            fails.append("%s %s: %r, torchvision's %r" % (model, name, g.get(name), want.get(name)))
+    grads[model] = cnn_params(fusim, model, ["--micro-batch", "8", "--profile", path], os.path.join(tmp, model + ".json"),
+                              published, mobile_arch.build(model).params) or {}
 for model, name, numel in (("mobilenet_v2", "features.1.conv.0.0.weight", 32 * 9),
                            ("efficientnet_b0", "features.1.0.block.1.fc1.weight", 8 * 32),
                            ("efficientnet_b0", "features.1.0.block.1.fc1.bias", 8),
