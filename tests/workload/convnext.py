@@ -7,6 +7,7 @@ torchvision 0.29 does:
   a block's layer scale (96), its first Linear 384 x 96, the last downsampling 768 x 384 x 2 x 2;
 - operations: convnext_tiny's --ops listing in convnext_arch's order, NCHW (with the stem's layout
   copies) and channels-last (without them);
+- activations: convnext_tiny's in TF32 and under autocast against convnext_arch's count;
 - forward by hand: convnext_tiny at batch 2 on 64-pixel images in TF32 on a hand-made profile whose
   conv and GEMM tables are one point at m = n = k = 1 (us x m x n x k), whose memory-bound rows are
   one point at one element (us x numel) and whose host costs are 0: the sum over convnext_arch's
@@ -41,7 +42,8 @@ def profile(name, skip=()):
     comp["conv"] = [convnext_arch.conv_table(dt, lay, k, s, DENSE[lay]) for dt in ("tf32", "bf16") for lay in DENSE
                     for k, s in ((1, 1), (3, 1))]
     convnext_arch.with_convnext_tables(p, tuple(skip))
-    comp["gemm"] = [{"dtype": "tf32", "layout": lay, "m": [1], "n": [1], "k": [1], "us": [us]} for lay, us in GEMM.items()]
+    comp["gemm"] = [{"dtype": dt, "layout": lay, "m": [1], "n": [1], "k": [1], "us": [us]} for lay, us in GEMM.items()
+                    for dt in ("tf32", "bf16")]
     comp["gemm_unaligned"] = []
     # no ResNet-50 host scaling, no LayerNorm by width (one table, by element count), host costs 0
     comp["ops"] = [dict(t, host_fwd_us=0.0, host_bwd_us=0.0) for t in comp["ops"]
@@ -100,6 +102,15 @@ for layout, nchw in (("NCHW", True), ("channels-last", False)):
     check(layout + ": forward, by hand", json.load(open(out))["fwd_us"], by_hand(net), 1e-3, 1e-6)
 
 
+# activations by mechanism: TF32 (fp32) and under autocast (the fp32 LayerNorms, the bf16 casts
+# the convolutions and Linear layers keep), against convnext_arch's own count
+for prec, ac in (("tf32", False), ("autocast-bf16", True)):
+    r = subprocess.run([fusim, "workload", "--cnn", "convnext_tiny", "--micro-batch", "2", "--image", "64", "--precision",
+                        prec, "--profile", full, "--out", out], capture_output=True, text=True)
+    check(prec + ": exit", r.returncode, 0, 0)
+    if r.returncode == 0:
+        check(prec + ": activations", json.load(open(out))["memory"]["activations_bytes"],
+              convnext_arch.build("convnext_tiny", 2, 64, False, ac).saved, 0.5)
 args = ["--cnn", "convnext_tiny", "--micro-batch", "2", "--image", "64", "--precision", "tf32"]
 refused(fusim, tmp, "NCHW without k4s4", args + ["--memory-format", "nchw"], profile("no_k4s4", ("k4s4",)),
         ["k4 s4 nchw", "--conv-classes k4s4,k2s2"])

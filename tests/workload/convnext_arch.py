@@ -14,10 +14,14 @@ PUBLISHED = {"convnext_tiny": 28589128, "convnext_small": 50223688, "convnext_ba
 
 
 class Net:
-    """ops: dicts with kind and sizes; params by name; saved: fp32 bytes autograd keeps."""
+    """ops: dicts with kind and sizes; params by name; saved: the bytes autograd keeps, fp32, or
+    under CUDA's autocast (ac): what a bf16 operation keeps (a convolution's, a Linear's input, its
+    bf16 cast; GELU's input; the layer scale's branch) 2 bytes an element, LayerNorm (autocast's
+    fp32 list) its fp32 input."""
 
-    def __init__(self, batch, image, nchw):
+    def __init__(self, batch, image, nchw, ac=False):
         self.B, self.h, self.nchw, self.ops, self.params, self.saved = batch, image, nchw, [], {}, 0
+        self.eb = 2 if ac else 4
 
     def conv(self, name, cin, cout, k, s, groups=1):
         """a convolution with a bias, padding (k - 1) // 2 at odd k, 0 at the patchify ones; keeps its input"""
@@ -27,7 +31,7 @@ class Net:
         self.params[name + ".weight"], self.params[name + ".bias"] = cout * (cin // groups) * k * k, cout
         self.ops.append(dict(kind="gconv" if groups > 1 else "conv", name=name, cin=cin, cout=cout, k=k, s=s,
                              groups=groups, hin=hin, hout=self.h, B=self.B))
-        self.saved += 4 * self.B * cin * hin * hin
+        self.saved += self.eb * self.B * cin * hin * hin
 
     def ln(self, name, c, rows):
         """LayerNorm over c channels: keeps its input and two fp32 statistics a row"""
@@ -38,16 +42,16 @@ class Net:
     def linear(self, name, din, dout, rows):
         self.params[name + ".weight"], self.params[name + ".bias"] = din * dout, dout
         self.ops.append(dict(kind="linear", name=name, din=din, dout=dout, rows=rows))
-        self.saved += 4 * rows * din
+        self.saved += self.eb * rows * din
 
     def op(self, kind, numel, saved=0, **kw):
         self.ops.append(dict(kind=kind, numel=numel, **kw))
         self.saved += saved
 
 
-def build(model, batch=8, image=224, nchw=True):
+def build(model, batch=8, image=224, nchw=True, ac=False):
     dims, depths, sd_last = NETS[model]
-    n = Net(batch, image, nchw)
+    n = Net(batch, image, nchw, ac)
     B = batch
     n.conv("features.0.0", 3, dims[0], 4, 4)
     if nchw:   # LayerNorm2d's copy to NHWC (and again in backward); the stem's gradient back to NCHW
@@ -69,12 +73,12 @@ def build(model, batch=8, image=224, nchw=True):
             n.conv(p + "block.0", c, c, 7, 1, groups=c)
             n.ln(p + "block.2", c, rows)
             n.linear(p + "block.3", c, 4 * c, rows)
-            n.op("gelu", 4 * numel, 4 * 4 * numel)
+            n.op("gelu", 4 * numel, n.eb * 4 * numel)
             n.linear(p + "block.5", 4 * c, c, rows)
             if s == 3:   # UnsafeViewBackward's copy of the NCHW gradient
                 n.op("copy_t", numel, fwd=0, bwd=1)
             n.params[p + "layer_scale"] = c
-            n.op("se_scale", numel, 4 * numel)   # gamma * branch keeps the branch
+            n.op("se_scale", numel, n.eb * numel)   # gamma * branch keeps the branch
             if sd > 0:
                 n.op("stochastic_depth", numel, 4 * B)
             n.op("add", numel)
