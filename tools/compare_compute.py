@@ -64,6 +64,8 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
                                  "mnasnet0_75", "mnasnet1_0", "mnasnet1_3", "shufflenet_v2_x0_5", "shufflenet_v2_x1_0",
                                  "shufflenet_v2_x1_5", "shufflenet_v2_x2_0")},
     **{"efficientnet_b%d" % i: dict(arch="efficientnet_b%d" % i) for i in range(8)},
+    **{m: dict(arch=m) for m in ("efficientnet_v2_s", "efficientnet_v2_m", "efficientnet_v2_l", "convnext_tiny",
+                                 "convnext_small", "convnext_base", "convnext_large")},
     # tools/validate_torch.py's HF models (its captures' meta.model)
     "bert_base": dict(arch="bert", layers=12, hidden=768, heads=12, ffn=3072, vocab=30522),
     "gpt2": dict(arch="gpt2", layers=12, hidden=768, heads=12, ffn=3072, vocab=50257),
@@ -99,9 +101,9 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
 
 def is_cnn(arch):
     """Whether fusim builds arch with --cnn (torchvision's ResNets, Wide ResNets, VGGs, DenseNets,
-    MobileNets, EfficientNets B0-B7, MNASNets)."""
-    return "resnet" in arch or arch.startswith(("vgg", "densenet", "mobilenet_v", "efficientnet_b", "mnasnet",
-                                                 "shufflenet_v2"))
+    MobileNets, EfficientNets B0-B7 and V2, MNASNets, ShuffleNetV2, ConvNeXt)."""
+    return "resnet" in arch or arch.startswith(("vgg", "densenet", "mobilenet_v", "efficientnet_", "mnasnet",
+                                                 "shufflenet_v2", "convnext"))
 
 
 def optimizer_for(model):

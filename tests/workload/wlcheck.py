@@ -108,6 +108,42 @@ def workload(fusim, args, prof_path, tmp):
     return json.load(open(w)), list(csv.DictReader(open(o)))
 
 
+def cnn_params(fusim, model, argv, out, published, want):
+    """fusim workload --cnn MODEL ARGV --out OUT: its parameters by name (fp32: bytes / 4), their
+    total against published and each against want (name -> size); None where it failed."""
+    r = subprocess.run([fusim, "workload", "--cnn", model] + argv + ["--out", out], capture_output=True, text=True)
+    if r.returncode != 0:
+        fails.append("%s: exit %d: %s" % (model, r.returncode, r.stderr.strip()))
+        return None
+    g = {x["name"]: x["bytes"] // 4 for x in json.load(open(out))["grads"]}
+    if sum(g.values()) != published:
+        fails.append("%s: %d parameters, torchvision's %d" % (model, sum(g.values()), published))
+    for name in sorted(set(g) | set(want)):
+        if g.get(name) != want.get(name):
+            fails.append("%s %s: %r, torchvision's %r" % (model, name, g.get(name), want.get(name)))
+    return g
+
+
+def same_order(what, got, want):
+    """A failure line at the first operation where the listed kinds got and the expected want differ."""
+    if got != want:
+        i = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+        fails.append("%s: operation %d is %s, torchvision's %s (%d listed, %d expected)"
+                     % (what, i, got[i:i + 1], want[i:i + 1], len(got), len(want)))
+
+
+def refused(fusim, tmp, what, argv, path, words):
+    """fusim workload ARGV on the profile at path refuses: exit 65, one line naming each of words,
+    nothing written."""
+    r = subprocess.run([fusim, "workload"] + argv + ["--profile", path, "--out", os.path.join(tmp, "no.json")],
+                       capture_output=True, text=True)
+    check(what + ": exit", r.returncode, 65, 0)
+    check(what + ": one line", len(r.stderr.strip().splitlines()), 1, 0)
+    for word in words:
+        check("%s: says %r" % (what, word), word in r.stderr, 1, 0)
+    check(what + ": nothing written", os.path.exists(os.path.join(tmp, "no.json")), 0, 0)
+
+
 def finish():
     for f in fails:
         print("FAIL: " + f, file=sys.stderr)
