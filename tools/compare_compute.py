@@ -64,6 +64,10 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
                                  "mnasnet0_75", "mnasnet1_0", "mnasnet1_3", "shufflenet_v2_x0_5", "shufflenet_v2_x1_0",
                                  "shufflenet_v2_x1_5", "shufflenet_v2_x2_0")},
     **{"efficientnet_b%d" % i: dict(arch="efficientnet_b%d" % i) for i in range(8)},
+    # the ResNeXts (sim/fu_build_cnn.c) and RegNets (sim/fu_build_regnet.c)
+    **{m: dict(arch=m) for m in ["resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d"] +
+       ["regnet_y_" + v for v in ("400mf", "800mf", "1_6gf", "3_2gf", "8gf", "16gf", "32gf", "128gf")] +
+       ["regnet_x_" + v for v in ("400mf", "800mf", "1_6gf", "3_2gf", "8gf", "16gf", "32gf")]},
     # tools/validate_torch.py's HF models (its captures' meta.model)
     "bert_base": dict(arch="bert", layers=12, hidden=768, heads=12, ffn=3072, vocab=30522),
     "gpt2": dict(arch="gpt2", layers=12, hidden=768, heads=12, ffn=3072, vocab=50257),
@@ -99,9 +103,9 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
 
 def is_cnn(arch):
     """Whether fusim builds arch with --cnn (torchvision's ResNets, Wide ResNets, VGGs, DenseNets,
-    MobileNets, EfficientNets B0-B7, MNASNets)."""
+    MobileNets, EfficientNets B0-B7, MNASNets, ShuffleNets, ResNeXts, RegNets)."""
     return "resnet" in arch or arch.startswith(("vgg", "densenet", "mobilenet_v", "efficientnet_b", "mnasnet",
-                                                 "shufflenet_v2"))
+                                                 "shufflenet_v2", "resnext", "regnet_"))
 
 
 def optimizer_for(model):

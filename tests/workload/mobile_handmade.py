@@ -21,7 +21,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mobile_arch  # noqa: E402
 from mobile_arch import conv_table, op_row  # noqa: E402
-from wlcheck import check, fails, finish, start  # noqa: E402
+from wlcheck import check, fails, finish, op_order, start  # noqa: E402
 
 fusim, tmp, base = start()
 DENSE = {"fwd": 2e-6, "dgrad": 3e-6, "wgrad": 4e-6}      # us per m x n x k, the dense classes
@@ -90,19 +90,12 @@ else:
 
 # every family's operations in order (the SE blocks, stochastic depth and gradient sums carry no
 # parameter for mobile_params.py to see) against mobile_arch's list
-LISTED = {"gconv": "conv", "fanout": "grad_sum"}
 for model in ("mobilenet_v3_large", "mobilenet_v3_small", "efficientnet_b0", "mnasnet0_5"):
     r = subprocess.run([fusim, "workload", "--cnn", model, "--micro-batch", "2", "--image", "64", "--precision", "tf32",
                         "--profile", full, "--out", out, "--ops", ops], capture_output=True, text=True)
     check(model + ": exit", r.returncode, 0, 0)
     if r.returncode == 0:
-        with open(ops) as f:
-            got = [x["op"] for x in csv.DictReader(f)]
-        want = [LISTED.get(o["kind"], o["kind"]) for o in mobile_arch.build(model, 2, 64).ops]
-        if got != want:
-            i = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-            fails.append("%s: operation %d is %s, torchvision's %s (%d listed, %d expected)"
-                         % (model, i, got[i:i + 1], want[i:i + 1], len(got), len(want)))
+        op_order(model, ops, mobile_arch.build(model, 2, 64).ops)
 
 
 def refused(what, argv, path, words):

@@ -10,39 +10,18 @@ hidden classifier layer 1280 x 960, mnasnet0_5's stem 16 x 3 x 3 x 3 (_get_depth
 Priced on the bundled profile with hand-made grouped tables and ops_mobile rows in place of its
 own (derived from an H100's).
 Usage: mobile_params.py FUSIM"""
-import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mobile_arch  # noqa: E402
-from wlcheck import fails, finish, start  # noqa: E402
+from wlcheck import cnn_params, finish, start  # noqa: E402
 
 fusim, tmp, prof = start()
-path = os.path.join(tmp, "mobile.json")
-with open(path, "w") as f:
-    json.dump(mobile_arch.with_mobile_tables(prof), f)
-grads = {}
-for model, published in mobile_arch.PUBLISHED.items():
-    out = os.path.join(tmp, model + ".json")
-    r = subprocess.run([fusim, "workload", "--cnn", model, "--micro-batch", "8", "--profile", path, "--out", out],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        fails.append("%s: exit %d: %s" % (model, r.returncode, r.stderr.strip()))
-        continue
-    g = grads[model] = {x["name"]: x["bytes"] // 4 for x in json.load(open(out))["grads"]}   # fp32 parameters
-    if sum(g.values()) != published:
-        fails.append("%s: %d parameters, torchvision publishes %d" % (model, sum(g.values()), published))
-    want = mobile_arch.build(model).params
-    for name in sorted(set(g) | set(want)):
-        if g.get(name) != want.get(name):
-            fails.append("%s %s: %r, torchvision's %r" % (model, name, g.get(name), want.get(name)))
-for model, name, numel in (("mobilenet_v2", "features.1.conv.0.0.weight", 32 * 9),
-                           ("efficientnet_b0", "features.1.0.block.1.fc1.weight", 8 * 32),
-                           ("efficientnet_b0", "features.1.0.block.1.fc1.bias", 8),
-                           ("mobilenet_v3_large", "classifier.0.weight", 960 * 1280),
-                           ("mnasnet0_5", "layers.0.weight", 16 * 3 * 9)):
-    if grads.get(model, {}).get(name) != numel:
-        fails.append("%s %s: %r, expected %d" % (model, name, grads.get(model, {}).get(name), numel))
+BY_HAND = (("mobilenet_v2", "features.1.conv.0.0.weight", 32 * 9),
+           ("efficientnet_b0", "features.1.0.block.1.fc1.weight", 8 * 32),
+           ("efficientnet_b0", "features.1.0.block.1.fc1.bias", 8),
+           ("mobilenet_v3_large", "classifier.0.weight", 960 * 1280),
+           ("mnasnet0_5", "layers.0.weight", 16 * 3 * 9))
+cnn_params(fusim, tmp, mobile_arch.with_mobile_tables(prof), mobile_arch.PUBLISHED, mobile_arch.build, BY_HAND)
 finish()

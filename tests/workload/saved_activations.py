@@ -7,7 +7,9 @@ torchvision 0.29; the same operations save the same tensors on a GPU). fusim wor
 --micro-batch 8 --precision tf32 --memory-format nchw (the embedded profile; memory does not
 depend on the tables' times) must give memory.activations_bytes within 2%: the measured gaps are
 0.01-1.1% (int64 pooling indices and storages counted whole), and one missing class of saved
-tensor is far more (MobileNetV2's in-place ReLU6 copies were 36% of it, session 43).
+tensor is far more (MobileNetV2's in-place ReLU6 copies were 36% of it, session 43). Where the
+embedded profile has no grouped tables of wider groups (ResNeXt's, RegNet's: tools/calib_torch.py
+--parts gconv), its copy with hand-made ones (regnet_arch.with_gconv_tables) stands in.
 Usage: saved_activations.py FUSIM"""
 import json
 import os
@@ -15,16 +17,24 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import regnet_arch  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 fusim = sys.argv[1]
 ref = json.load(open(os.path.join(ROOT, "tests", "data", "saved_activations_cpu.json")))
 fails = []
 with tempfile.TemporaryDirectory() as tmp:
-    out = os.path.join(tmp, "w.json")
+    out, prof_args = os.path.join(tmp, "w.json"), []
+    embedded = json.load(open(os.path.join(ROOT, "data", "profiles", "h200-default.json")))
+    if not any(regnet_arch.is_wider(t) for t in embedded["compute"]["conv"]):
+        prof_args = ["--profile", os.path.join(tmp, "gconv.json")]
+        with open(prof_args[1], "w") as f:
+            json.dump(regnet_arch.with_gconv_tables(embedded), f)
     for r in ref["models"]:
         p = subprocess.run([fusim, "workload", "--cnn", r["model"], "--micro-batch", str(r["batch"]), "--image",
-                            str(r["image"]), "--precision", "tf32", "--memory-format", "nchw", "--out", out],
-                           capture_output=True, text=True)
+                            str(r["image"]), "--precision", "tf32", "--memory-format", "nchw", "--out", out]
+                           + prof_args, capture_output=True, text=True)
         if p.returncode:
             fails.append("%s: exit %d: %s" % (r["model"], p.returncode, p.stderr.strip()[-200:]))
             continue
