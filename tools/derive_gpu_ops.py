@@ -23,16 +23,25 @@ k k): M x C; dgrad (M, k k, C) and wgrad (C, k k, M): M x C), the add of the con
 fp32 for tf32): a depthwise convolution does k x k multiply-adds per element, memory-bound on
 both GPUs at these sizes, so the same traffic argument holds; marked derived as the ops are.
 
+--conv-classes k4s4,k2s2,g3s1,...: the source's dense (kNsS) and wider-group (gNsS: calib_torch
+--parts gconv) convolution tables of those classes, each point times the target's speed over the
+source's in dense convolutions: per dtype, layout and memory format, the median ratio of the two
+GPUs' times over every point of the dense tables both measured on the same grid (channels-last's
+where the format has no such pair). Convolutions of these classes run as implicit GEMMs, neither
+bound by memory traffic alone nor at the same rate as a plain GEMM, so the measured classes'
+ratio stands in for theirs (an H200 over an H100: 0.89-1.00 by table); marked derived.
+
 Usage: python3 tools/derive_gpu_ops.py OUT TARGET_PROFILE SOURCE_PROFILE [--ops a,b] [--base add]
-                                       [--grouped-conv]
+                                       [--grouped-conv] [--conv-classes LIST]
 """
 import argparse
 import copy
 import json
 import math
+import statistics
 import sys
 
-from derive_nchw import conv_key, derived_mark
+from derive_nchw import conv_groups, conv_key, derived_mark
 
 
 def table_us(t, n, key="fwd_us"):
@@ -105,7 +114,7 @@ def derive_grouped(target, source, base):
     gpu = source_gpu(source)
     out, notes = [], []
     for t in source["compute"].get("conv", []):
-        if t.get("groups") != "grouped":
+        if conv_groups(t) != "depthwise":
             continue
         name = "grouped conv %s %s k%d s%d %s" % conv_key(t)[:5]
         mine = have.get(conv_key(t))
@@ -131,6 +140,54 @@ def derive_grouped(target, source, base):
     return out, notes
 
 
+def conv_class(t):
+    """A conv table's class name as calib_torch's --conv-classes spells it: kNsS dense, gNsS of
+    wider groups, dwNsS depthwise."""
+    return {"dense": "k", "grouped": "g", "depthwise": "dw"}[conv_groups(t)] + "%ds%d" % (t["kernel"], t["stride"])
+
+
+def dense_ratios(target, source):
+    """{(dtype, layout, format): median target / source time} over the points of the dense conv
+    tables both GPUs measured (not derived) on the same grid."""
+    have = {conv_key(t): t for t in target["compute"].get("conv", []) if not t.get("derived")}
+    pts = {}
+    for s in source["compute"].get("conv", []):
+        t = have.get(conv_key(s))
+        if s.get("derived") or conv_groups(s) != "dense" or not t or \
+                any(t[a] != s[a] for a in ("m", "n", "k")):
+            continue
+        k = conv_key(s)
+        pts.setdefault((k[0], k[1], k[4]), []).extend(b / a for a, b in zip(s["us"], t["us"]) if a and b)
+    return {k: statistics.median(v) for k, v in pts.items() if v}
+
+
+def derive_conv_classes(target, source, classes):
+    """(derived conv tables of those classes, notes): each source table of a class in classes that
+    the target has not measured, times dense_ratios' ratio of its dtype, layout and format."""
+    ratios = dense_ratios(target, source)
+    have = {conv_key(t): t for t in target["compute"].get("conv", [])}
+    gpu = source_gpu(source)
+    out, notes = [], []
+    for t in source["compute"].get("conv", []):
+        if conv_class(t) not in classes:
+            continue
+        key = conv_key(t)
+        name = "conv %s %s %s %s" % (conv_class(t), key[0], key[1], key[4])
+        mine = have.get(key)
+        if mine and not mine.get("derived"):
+            notes.append(name + ": measured on the target, kept")
+            continue
+        r = ratios.get((key[0], key[1], key[4])) or ratios.get((key[0], key[1], "channels_last"))
+        if not r:
+            notes.append(name + ": no dense conv table both GPUs measured")
+            continue
+        d = copy.deepcopy(t)
+        d["us"] = [round(v * r, 3) if v else v for v in t["us"]]
+        d["derived"] = derived_mark("%s x dense conv ratio %.3f" % (gpu, r))
+        out.append(d)
+    return out, notes
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
@@ -139,6 +196,7 @@ def main(argv):
     ap.add_argument("--ops", default="copy_t,bias_add,add_t")
     ap.add_argument("--base", default="add")
     ap.add_argument("--grouped-conv", action="store_true", help="the grouped conv tables too")
+    ap.add_argument("--conv-classes", default="", help="dense (kNsS) and wider-group (gNsS) conv classes too")
     a = ap.parse_args(argv)
     try:
         target, source = json.load(open(a.target)), json.load(open(a.source))
@@ -146,6 +204,10 @@ def main(argv):
         convs = []
         if a.grouped_conv:
             convs, more = derive_grouped(target, source, a.base)
+            notes += more
+        if a.conv_classes:
+            more_convs, more = derive_conv_classes(target, source, set(a.conv_classes.split(",")))
+            convs += more_convs
             notes += more
     except (OSError, ValueError, KeyError) as e:
         print("derive_gpu_ops: %s" % e, file=sys.stderr)
@@ -155,8 +217,9 @@ def main(argv):
     if not rows and not convs:
         print("derive_gpu_ops: no table made", file=sys.stderr)
         return 65
-    comp = {"source": "tools/derive_gpu_ops.py: %s%s from %s by the %s tables' ratio"
-                      % (a.ops, " and the grouped conv tables" if a.grouped_conv else "", a.source, a.base),
+    comp = {"source": "tools/derive_gpu_ops.py: %s%s%s from %s by the %s tables' ratio"
+                      % (a.ops, " and the grouped conv tables" if a.grouped_conv else "",
+                         " and conv classes " + a.conv_classes if a.conv_classes else "", a.source, a.base),
             "ops": rows}
     if convs:
         comp["conv"] = convs
@@ -167,7 +230,8 @@ def main(argv):
     for r in rows:
         print("%s %s fwd %s" % (r["op"], r["dtype"], r["fwd_us"]))
     for t in convs:
-        print("grouped conv %s %s k%d s%d %s: %d points" % (conv_key(t)[:5] + (sum(1 for v in t["us"] if v),)))
+        print("conv %s %s %s %s: %d points" % ((conv_class(t),) + conv_key(t)[:2] + conv_key(t)[4:5] +
+                                             (sum(1 for v in t["us"] if v),)))
     return 0
 
 

@@ -10,7 +10,8 @@ add_t has no bf16 add table in either profile and is not made; both said on stde
 make: exit 65, no file. --grouped-conv: the source's grouped TF32 tables (fp32 add's ratio) fwd
 (m 100, n 1e4, k 9: 1e6 elements, ratio 0.5) 8 us -> 4 and dgrad (m 1000, n 9, k 3000: 3e6,
 0.44950) 10 us -> 4.495, the untimed point left untimed; the target's measured NCHW fwd kept; the
-dense table not derived. Usage: test_derive_gpu_ops.py"""
+dense table not derived. --conv-classes: by the dense conv tables' median ratio (below). Usage:
+test_derive_gpu_ops.py"""
 import json
 import os
 import subprocess
@@ -80,6 +81,28 @@ with tempfile.TemporaryDirectory() as tmp:
                      % (r.returncode, got))
     if "measured on the target, kept" not in r.stderr:
         fails.append("--grouped-conv: the kept NCHW table not said: %r" % r.stderr)
+    # --conv-classes: the dense TF32 fwd k1s1 table both measured on one grid (source 8, 10, 20 us;
+    # target 4, 6, 10: ratios 0.5, 0.6, 0.5, median 0.5) prices the source's k4s4 fwd (12 us ->
+    # 6) and its g3s1 fwd (per-group K 36: wider groups; 30 -> 15); the g3s1 dgrad has no dense
+    # dgrad pair and is not made (said); the depthwise table is not of the classes asked for
+    s["compute"]["conv"] = [conv("fwd", [100], [64], [64, 128, 256], [8.0, 10.0, 20.0], kernel=1),
+                            dict(conv("fwd", [1000], [96], [48], [12.0]), kernel=4, stride=4),
+                            conv("fwd", [100], [512], [36], [30.0], groups="grouped"),
+                            conv("dgrad", [100], [36], [512], [30.0], groups="grouped"),
+                            conv("fwd", [100], [1e4], [9], [8.0], groups="grouped")]
+    json.dump(s, open(src, "w"))
+    t["compute"]["conv"] = [conv("fwd", [100], [64], [64, 128, 256], [4.0, 6.0, 10.0], kernel=1)]
+    json.dump(t, open(tgt, "w"))
+    r = subprocess.run([sys.executable, tool, out, tgt, src, "--ops", "", "--conv-classes", "k4s4,g3s1"],
+                       capture_output=True, text=True)
+    got = json.load(open(out))["compute"].get("conv", []) if r.returncode == 0 else []
+    by = {(c["kernel"], c["layout"]): c for c in got}
+    k4, g3 = by.get((4, "fwd")), by.get((3, "fwd"))
+    if r.returncode or len(got) != 2 or not k4 or not g3 or abs(k4["us"][0] - 6.0) > 1e-3 or \
+            abs(g3["us"][0] - 15.0) > 1e-3 or g3.get("groups") != "grouped" or "src-gpu" not in k4.get("derived", ""):
+        fails.append("--conv-classes: exit %d, %s, expected k4s4 fwd 6 and g3s1 fwd 15, derived" % (r.returncode, got))
+    if "conv g3s1 tf32 dgrad channels_last: no dense conv table both GPUs measured" not in r.stderr:
+        fails.append("--conv-classes: the unmade dgrad not said: %r" % r.stderr)
     json.dump({"compute": {"ops": []}}, open(tgt, "w"))
     os.remove(out)
     r = subprocess.run([sys.executable, tool, out, tgt, src, "--ops", "copy_t"], capture_output=True, text=True)
