@@ -221,6 +221,8 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double
       cin = cout;
     }
   x->past_block = 0;
+  /* the last block's ReLU output feeds no convolution: the ReLU (and the pool) keep it alone */
+  fu__relu_kept(x, B * cin * h * h);
   FU__TRY(fu__memop(x, "bias_grad", A, B * cin * h * h, 0)); /* the average pool: a reduction */
   FU__TRY(fu__cnn_classifier(x, "fc", cin, B));
 #undef NM
