@@ -134,11 +134,16 @@ static const char fu__workload_head[] =
 "               densenet121, densenet161, densenet169 or densenet201 (each layer's concatenation\n"
 "               of the maps before it a copy, their gradients summed in backward),\n"
 "               mobilenet_v2, mobilenet_v3_large, mobilenet_v3_small, efficientnet_b0 ..\n"
-"               efficientnet_b7, mnasnet0_5, mnasnet0_75, mnasnet1_0, mnasnet1_3,\n"
+"               efficientnet_b7, efficientnet_v2_s, efficientnet_v2_m, efficientnet_v2_l (FusedMBConv\n"
+"               stages: dense 3x3 convolutions), mnasnet0_5, mnasnet0_75, mnasnet1_0, mnasnet1_3,\n"
 "               shufflenet_v2_x0_5, shufflenet_v2_x1_0, shufflenet_v2_x1_5 or shufflenet_v2_x2_0 (depthwise\n"
 "               convolutions from the profile's grouped conv tables, their activations, SE blocks\n"
 "               and stochastic depth from its rows: tools/calib_torch.py --parts dwconv,ops_mobile;\n"
-"               refused, exit 65, where it has none) at --micro-batch and --image\n"
+"               refused, exit 65, where it has none), convnext_tiny, convnext_small, convnext_base\n"
+"               or convnext_large (the 4x4 stem and 2x2 downsampling convolutions from the dense\n"
+"               k4s4 and k2s2 tables, tools/calib_torch.py --parts conv --conv-classes k4s4,k2s2,\n"
+"               refused where it has none; LayerNorm, Linear, GELU, the layout copies) at\n"
+"               --micro-batch and --image\n"
 "               (default 224), channels-last, convolutions priced from the profile's cuDNN tables\n"
 "               (else as their implicit GEMMs); SGD with momentum by default. --memory-format\n"
 "               nchw: PyTorch's default layout, a training loop that never calls\n"
@@ -253,7 +258,7 @@ int fu_cmd_workload(int argc, char **argv) {
   const fu_option rows[] = {
       FU_OPT_HEADER("what to do (one of)"),
       {FU_OPT_FLAG(0, "transformer", &transformer, "a transformer from its hyper-parameters")},
-      {FU_OPT_STR(0, "cnn", &cnn, "MODEL", "a CNN (resnet18, resnet34, resnet50, resnet101, resnet152,\nwide_resnet50_2, wide_resnet101_2, resnext50_32x4d, resnext101_32x8d/64x4d,\nregnet_y_400mf..128gf, regnet_x_400mf..32gf, vgg11..vgg19[_bn], densenet121..201,\nmobilenet_v2, mobilenet_v3_large/small, efficientnet_b0..b7, mnasnet0_5..1_3,\nshufflenet_v2_x0_5..x2_0)\nat --micro-batch and --image")},
+      {FU_OPT_STR(0, "cnn", &cnn, "MODEL", "a CNN (resnet18, resnet34, resnet50, resnet101, resnet152,\nwide_resnet50_2, wide_resnet101_2, resnext50_32x4d, resnext101_32x8d/64x4d,\nregnet_y_400mf..128gf, regnet_x_400mf..32gf, vgg11..vgg19[_bn], densenet121..201,\nmobilenet_v2, mobilenet_v3_large/small, efficientnet_b0..b7, efficientnet_v2_s/m/l,\nmnasnet0_5..1_3,\nshufflenet_v2_x0_5..x2_0, convnext_tiny/small/base/large)\nat --micro-batch and --image")},
       {FU_OPT_STR(0, "info", &info, "FILE|NAME", "summarise a workload (also: a bare FILE|NAME)")},
       {FU_OPT_STR(0, "check", &check, "FILE|NAME", "validate a workload")},
       {FU_OPT_FLAG(0, "list", &list, "list the bundled workloads")},

@@ -61,10 +61,17 @@ void fu__conv_finish(fu__ctx *x, fu__op *o, const char *name, int in_fp32, doubl
 }
 
 /* A convolution as its implicit GEMM (cuDNN's formulation): forward M = N*Ho*Wo, N = Cout,
- * K = Cin*k*k; the data gradient and the weight gradient in their layouts. */
+ * K = Cin*k*k; the data gradient and the weight gradient in their layouts. Padding k / 2
+ * (torchvision's odd kernels). */
 fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, double cout, double k,
                  double stride, double hin, int saved_in, double *hout) {
-  double ho = floor((hin + 2 * floor(k / 2) - k) / stride) + 1;
+  return fu__conv_pad(x, name, batch, cin, cout, k, stride, floor(k / 2), hin, saved_in, hout);
+}
+
+/* fu__conv at padding pad (ConvNeXt's patchify convolutions: 0). */
+fu__op *fu__conv_pad(fu__ctx *x, const char *name, double batch, double cin, double cout, double k,
+                     double stride, double pad, double hin, int saved_in, double *hout) {
+  double ho = floor((hin + 2 * pad - k) / stride) + 1;
   *hout = ho;
   fu__op *o = fu__push(x);
   if (!o) return NULL;
@@ -444,16 +451,18 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   const int *vgg = blocks ? NULL : fu__vgg_cfg(s->model, &vgg_bn);
   const double *dense = blocks || vgg ? NULL : fu__densenet_cfg(s->model);
   int mobile = !blocks && !vgg && !dense && fu__mobile_known(s->model);
-  int regnet = !blocks && !vgg && !dense && !mobile && fu__regnet_known(s->model);
+  int cnx = !blocks && !vgg && !dense && !mobile && fu__convnext_known(s->model);
+  int regnet = !blocks && !vgg && !dense && !mobile && !cnx && fu__regnet_known(s->model);
   int grouped = groups > 1 || regnet; /* grouped convolutions of wider groups */
-  if (!blocks && !vgg && !dense && !mobile && !regnet) {
+  if (!blocks && !vgg && !dense && !mobile && !cnx && !regnet) {
     fu_error("workload: --cnn '%s': the CNN builder knows resnet18, resnet34, resnet50, resnet101, resnet152, "
              "wide_resnet50_2, wide_resnet101_2, resnext50_32x4d, resnext101_32x8d, resnext101_64x4d, vgg11, vgg13, "
              "vgg16, vgg19 and their _bn twins, densenet121, "
              "densenet161, densenet169, densenet201, mobilenet_v2, mobilenet_v3_large, mobilenet_v3_small, "
-             "efficientnet_b0 to efficientnet_b7, mnasnet0_5, mnasnet0_75, mnasnet1_0, mnasnet1_3 and "
-             "shufflenet_v2_x0_5, _x1_0, _x1_5, _x2_0; regnet_y_400mf, _800mf, _1_6gf, _3_2gf, _8gf, _16gf, _32gf, "
-             "_128gf and regnet_x_400mf to regnet_x_32gf", s->model);
+             "efficientnet_b0 to efficientnet_b7, efficientnet_v2_s, _m, _l, mnasnet0_5, mnasnet0_75, mnasnet1_0, "
+             "mnasnet1_3, shufflenet_v2_x0_5, _x1_0, _x1_5, _x2_0, convnext_tiny, _small, _base, _large; "
+             "regnet_y_400mf, _800mf, _1_6gf, _3_2gf, _8gf, _16gf, _32gf, _128gf and regnet_x_400mf to regnet_x_32gf",
+             s->model);
     return FU_EUSAGE;
   }
   if (s->batch < 1 || s->image < 32) {
@@ -476,6 +485,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   int st = vgg     ? fu__vgg_ops(&x, vgg, vgg_bn, (double)s->batch, (double)s->image)
            : dense ? fu__densenet_ops(&x, dense, (double)s->batch, (double)s->image)
            : mobile ? fu__mobile_ops(&x, s->model, (double)s->batch, (double)s->image)
+           : cnx    ? fu__convnext_ops(&x, s->model, (double)s->batch, (double)s->image)
            : regnet ? fu__regnet_ops(&x, s->model, (double)s->batch, (double)s->image)
                    : fu__resnet_ops(&x, blocks, widen, groups, (double)s->batch, (double)s->image);
   if (st == FU_OK && x.missing) {
@@ -485,6 +495,8 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
              "timed; recalibrate with tools/calib_torch.py%s%s", prof_name, x.missing_what,
              mobile  ? " --parts dwconv,ops_mobile"
+             : cnx   ? " --parts conv,dwconv --conv-classes k4s4,k2s2 (ConvNeXt's stem and downsampling, its 7x7 "
+                       "depthwise convolutions)"
              : gmiss ? " --parts gconv"
              : regnet && strncmp(x.missing_what, "conv", 4) ? " --parts ops_mobile"
                                                             : "",
@@ -500,7 +512,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
             "derived from its channels-last ones by %s's NCHW / channels-last ratio (tools/derive_nchw.py)",
             prof_name, x.gdt, dmark);
   for (int kind = FU_CONV_DEPTHWISE; kind <= FU_CONV_GROUPED; kind++) {
-    dmark = st == FU_OK && (kind == FU_CONV_DEPTHWISE ? mobile : grouped) ? fu__derived_conv(&x, kind) : NULL;
+    dmark = st == FU_OK && (kind == FU_CONV_DEPTHWISE ? mobile || cnx : grouped) ? fu__derived_conv(&x, kind) : NULL;
     if (dmark)
       fu_warn("workload: profile %s's %s%s %s convolution tables were not measured on its GPU but "
               "derived from another's (%s; tools/derive_gpu_ops.py %s)", prof_name, x.nchw ? "NCHW " : "",

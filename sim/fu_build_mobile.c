@@ -1,5 +1,5 @@
 /* fu_build_mobile.c: torchvision's depthwise-convolution CNNs (MobileNetV2, MobileNetV3 large and
- * small, EfficientNet-B0..B7, MNASNet) operation by operation, priced as fu_build_cnn.c prices the
+ * small, EfficientNet-B0..B7, EfficientNetV2 S/M/L, MNASNet, ShuffleNetV2) operation by operation, priced as fu_build_cnn.c prices the
  * ResNets (fusim workload --cnn builds them through it), their depthwise convolutions from the
  * profile's grouped conv tables. */
 #define FU_BUILDER_INTERNAL /* fu_builder.h: the builders' shared part */
@@ -101,6 +101,8 @@ typedef struct fu__mb {
   double sq;                 /* the SE block's squeezed channels (0: no SE block) */
   const char *se_act, *gate; /* the SE block's activation and gate */
   double sd;                 /* stochastic depth's drop probability on the residual branch */
+  int fused;                 /* EfficientNetV2's FusedMBConv: a dense k x k convolution at the stride
+                              * in place of the expansion and the depthwise one (no SE block) */
 } fu__mb;
 
 /* A block's convolution and norm names: module i's "i.0" and "i.1", or, flat, "fc" and "fb". */
@@ -118,25 +120,33 @@ static void fu__mb_names(char cn[128], char bn[128], const char *p, int flat, in
  * MBConv, MNASNet's _InvertedResidual): the 1x1 expansion (where exp differs from cin), the
  * depthwise convolution, the SE block, the 1x1 projection with no activation; a residual add
  * where the shape is kept, after stochastic depth (training: a per-sample mask, a multiply)
- * where its probability is above 0. p: the block's name prefix. */
+ * where its probability is above 0. p: the block's name prefix. Fused (EfficientNetV2's
+ * FusedMBConv): the dense k x k convolution at the stride to exp channels with its norm and
+ * activation, then the projection; where exp is cin that convolution alone, to cout. */
 static int fu__mb_block(fu__ctx *x, const char *p, fu__naming nm, const fu__mb *b, double B, double *h) {
   char cn[128], bn[128];
   int res = b->stride == 1 && b->cin == b->cout, i = 0, flat = nm == FU__NAME_FLAT;
   if (res) FU__TRY(fu__fanout(x, B * b->cin * *h * *h, x->adt, 2)); /* the input feeds the block and the add */
-  if (b->exp != b->cin) {
-    fu__mb_names(cn, bn, p, flat, i++, 0, 1);
-    FU_CHECK(fu__conv_bn(x, cn, bn, B, b->cin, b->exp, 1, 1, 0, b->act, h));
-  }
-  fu__mb_names(cn, bn, p, flat, i, 3, 4);
-  FU_CHECK(fu__conv_bn(x, cn, bn, B, b->exp, b->exp, b->k, b->stride, 1, b->act, h));
-  if (b->sq > 0) {
-    snprintf(cn, sizeof cn, "%s%d.", p, ++i);
-    FU_CHECK(fu__se(x, cn, B, b->exp, b->sq, *h, b->se_act, b->gate));
+  if (b->fused) {
+    fu__mb_names(cn, bn, p, flat, i, 0, 1);
+    double mid = b->exp != b->cin ? b->exp : b->cout;
+    FU_CHECK(fu__conv_bn(x, cn, bn, B, b->cin, mid, b->k, b->stride, 0, b->act, h));
+  } else {
+    if (b->exp != b->cin) {
+      fu__mb_names(cn, bn, p, flat, i++, 0, 1);
+      FU_CHECK(fu__conv_bn(x, cn, bn, B, b->cin, b->exp, 1, 1, 0, b->act, h));
+    }
+    fu__mb_names(cn, bn, p, flat, i, 3, 4);
+    FU_CHECK(fu__conv_bn(x, cn, bn, B, b->exp, b->exp, b->k, b->stride, 1, b->act, h));
+    if (b->sq > 0) {
+      snprintf(cn, sizeof cn, "%s%d.", p, ++i);
+      FU_CHECK(fu__se(x, cn, B, b->exp, b->sq, *h, b->se_act, b->gate));
+    }
   }
   i++;
   if (nm == FU__NAME_V2) fu__mb_names(cn, bn, p, 1, 0, i, i + 1);
   else fu__mb_names(cn, bn, p, flat, i, 6, 7);
-  FU_CHECK(fu__conv_bn(x, cn, bn, B, b->exp, b->cout, 1, 1, 0, NULL, h));
+  if (!b->fused || b->exp != b->cin) FU_CHECK(fu__conv_bn(x, cn, bn, B, b->exp, b->cout, 1, 1, 0, NULL, h));
   double n = B * b->cout * *h * *h;
   if (res && b->sd > 0) FU__TRY(fu__memop(x, "stochastic_depth", x->adt, n, x->ab * B));
   if (res) FU__TRY(fu__memop(x, "add", x->adt, n, 0));
@@ -167,7 +177,7 @@ static int fu__mobilenet_v2(fu__ctx *x, double B, double img) {
   int f = 1;
   for (int g = 0; g < 7; g++)
     for (int r = 0; r < cfg[g][2]; r++, f++) {
-      fu__mb b = {cin, round(cin * cfg[g][0]), cfg[g][1], 3, r ? 1 : cfg[g][3], "relu6", 0, NULL, NULL, 0};
+      fu__mb b = {cin, round(cin * cfg[g][0]), cfg[g][1], 3, r ? 1 : cfg[g][3], "relu6", 0, NULL, NULL, 0, 0};
       snprintf(p, sizeof p, "features.%d.conv.", f);
       FU_CHECK(fu__mb_block(x, p, FU__NAME_V2, &b, B, &h));
       cin = b.cout;
@@ -201,7 +211,7 @@ static int fu__mobilenet_v3(fu__ctx *x, int small, double B, double img) {
   for (int i = 0; i < n; i++) {
     const double *c = cfg[i];
     fu__mb b = {c[0], c[2], c[3], c[1], c[6], c[5] ? "hardswish" : "relu", c[4] ? fu__div8(floor(c[2] / 4)) : 0,
-                "relu", "hardsigmoid", 0};
+                "relu", "hardsigmoid", 0, 0};
     snprintf(p, sizeof p, "features.%d.block.", i + 1);
     FU_CHECK(fu__mb_block(x, p, FU__NAME_CNA, &b, B, &h));
   }
@@ -212,34 +222,58 @@ static int fu__mobilenet_v3(fu__ctx *x, int small, double B, double img) {
   return fu__mobile_head(x, B, 6 * c, h, small ? 1024 : 1280);
 }
 
-/* EfficientNet-B0..B7 (efficientnet.py): the B0 stages (expansion, kernel, stride, input, output
- * channels, blocks) at the model's width (channels by _make_divisible) and depth (blocks rounded
- * up); SiLU, the SE block squeezed to input / 4 with SiLU and a sigmoid gate; stochastic depth 0.2
- * times the block's index over the block count; the last convolution widens 4x. */
-static int fu__efficientnet(fu__ctx *x, int v, double B, double img) {
-  static const double mult[8][2] = {{1.0, 1.0}, {1.0, 1.1}, {1.1, 1.2}, {1.2, 1.4},
-                                    {1.4, 1.8}, {1.6, 2.2}, {1.8, 2.6}, {2.0, 3.1}};
-  static const double stages[7][6] = {{1, 3, 1, 32, 16, 1},  {6, 3, 2, 16, 24, 2},   {6, 5, 2, 24, 40, 2},
-                                      {6, 3, 2, 40, 80, 3},  {6, 5, 1, 80, 112, 3},  {6, 5, 2, 112, 192, 4},
-                                      {6, 3, 1, 192, 320, 1}};
-  double w = mult[v][0], d = mult[v][1], h = img, total = 0;
-  for (int s = 0; s < 7; s++) total += ceil(stages[s][5] * d);
-  double cin = fu__div8(32 * w), id = 0;
+/* An EfficientNet (efficientnet.py): the stages (FusedMBConv, expansion, kernel, stride, input,
+ * output channels, blocks) at width w (channels by _make_divisible) and depth d (blocks rounded
+ * up); SiLU throughout, the MBConv blocks' SE block squeezed to input / 4 with SiLU and a sigmoid
+ * gate (FusedMBConv has none); stochastic depth 0.2 times the block's index over the block count;
+ * the last 1x1 convolution to last channels (0: 4x its input). */
+static int fu__effnet(fu__ctx *x, const double (*cfg)[7], int ns, double w, double d, double last, double B,
+                      double img) {
+  double h = img, total = 0, id = 0, cin = fu__div8(cfg[0][4] * w);
+  for (int s = 0; s < ns; s++) total += ceil(cfg[s][6] * d);
   char p[64];
   FU_CHECK(fu__conv_bn(x, "features.0.0", "features.0.1", B, 3, cin, 3, 2, 0, "silu", &h));
-  for (int s = 0; s < 7; s++) {
-    const double *g = stages[s];
-    double cout = fu__div8(g[4] * w);
-    for (int r = 0; r < ceil(g[5] * d); r++, id++) {
-      fu__mb b = {cin, fu__div8(cin * g[0]), cout, g[1], r ? 1 : g[2], "silu", fmax(1, floor(cin / 4)),
-                  "silu", "sigmoid", 0.2 * id / total};
+  for (int s = 0; s < ns; s++) {
+    const double *g = cfg[s];
+    double cout = fu__div8(g[5] * w);
+    for (int r = 0; r < ceil(g[6] * d); r++, id++) {
+      fu__mb b = {cin, fu__div8(cin * g[1]), cout, g[2], r ? 1 : g[3], "silu", g[0] ? 0 : fmax(1, floor(cin / 4)),
+                  "silu", "sigmoid", 0.2 * id / total, (int)g[0]};
       snprintf(p, sizeof p, "features.%d.%d.block.", s + 1, r);
       FU_CHECK(fu__mb_block(x, p, FU__NAME_CNA, &b, B, &h));
       cin = cout;
     }
   }
-  FU_CHECK(fu__conv_bn(x, "features.8.0", "features.8.1", B, cin, 4 * cin, 1, 1, 0, "silu", &h));
-  return fu__mobile_head(x, B, 4 * cin, h, 0);
+  if (last <= 0) last = 4 * cin;
+  char cn[128], bn[128];
+  fu__mb_names(cn, bn, "features.", 0, ns + 1, 0, 0);
+  FU_CHECK(fu__conv_bn(x, cn, bn, B, cin, last, 1, 1, 0, "silu", &h));
+  return fu__mobile_head(x, B, last, h, 0);
+}
+
+/* EfficientNet-B0..B7: the B0 stages at the model's width and depth multipliers. */
+static int fu__efficientnet(fu__ctx *x, int v, double B, double img) {
+  static const double mult[8][2] = {{1.0, 1.0}, {1.0, 1.1}, {1.1, 1.2}, {1.2, 1.4},
+                                    {1.4, 1.8}, {1.6, 2.2}, {1.8, 2.6}, {2.0, 3.1}};
+  static const double stages[7][7] = {{0, 1, 3, 1, 32, 16, 1},   {0, 6, 3, 2, 16, 24, 2},  {0, 6, 5, 2, 24, 40, 2},
+                                      {0, 6, 3, 2, 40, 80, 3},   {0, 6, 5, 1, 80, 112, 3}, {0, 6, 5, 2, 112, 192, 4},
+                                      {0, 6, 3, 1, 192, 320, 1}};
+  return fu__effnet(x, stages, 7, mult[v][0], mult[v][1], 0, B, img);
+}
+
+/* EfficientNetV2 S, M, L (_efficientnet_conf): FusedMBConv stages (dense 3x3 convolutions) then
+ * MBConv ones, no width or depth multiplier, the last convolution to 1280 channels. Batch norm's
+ * eps (1e-3) changes no time. */
+static int fu__efficientnet_v2(fu__ctx *x, int v, double B, double img) {
+  static const double s_cfg[6][7] = {{1, 1, 3, 1, 24, 24, 2},   {1, 4, 3, 2, 24, 48, 4},   {1, 4, 3, 2, 48, 64, 4},
+                                     {0, 4, 3, 2, 64, 128, 6},  {0, 6, 3, 1, 128, 160, 9}, {0, 6, 3, 2, 160, 256, 15}};
+  static const double m_cfg[7][7] = {{1, 1, 3, 1, 24, 24, 3},   {1, 4, 3, 2, 24, 48, 5},    {1, 4, 3, 2, 48, 80, 5},
+                                     {0, 4, 3, 2, 80, 160, 7},  {0, 6, 3, 1, 160, 176, 14}, {0, 6, 3, 2, 176, 304, 18},
+                                     {0, 6, 3, 1, 304, 512, 5}};
+  static const double l_cfg[7][7] = {{1, 1, 3, 1, 32, 32, 4},   {1, 4, 3, 2, 32, 64, 7},    {1, 4, 3, 2, 64, 96, 7},
+                                     {0, 4, 3, 2, 96, 192, 10}, {0, 6, 3, 1, 192, 224, 19}, {0, 6, 3, 2, 224, 384, 25},
+                                     {0, 6, 3, 1, 384, 640, 7}};
+  return fu__effnet(x, v == 0 ? s_cfg : v == 1 ? m_cfg : l_cfg, v == 0 ? 6 : 7, 1, 1, 1280, B, img);
 }
 
 /* MNASNet (mnasnet.py, version 2): _get_depths(alpha) rounds each depth to a multiple of 8 by
@@ -258,7 +292,7 @@ static int fu__mnasnet(fu__ctx *x, double alpha, double B, double img) {
   for (int s = 0; s < 6; s++)
     for (int r = 0; r < stacks[s][3]; r++) {
       double cin = r ? dp[s + 2] : dp[s + 1];
-      fu__mb b = {cin, cin * stacks[s][2], dp[s + 2], stacks[s][0], r ? 1 : stacks[s][1], "relu", 0, NULL, NULL, 0};
+      fu__mb b = {cin, cin * stacks[s][2], dp[s + 2], stacks[s][0], r ? 1 : stacks[s][1], "relu", 0, NULL, NULL, 0, 0};
       snprintf(p, sizeof p, "layers.%d.%d.layers.", s + 8, r);
       FU_CHECK(fu__mb_block(x, p, FU__NAME_FLAT, &b, B, &h));
     }
@@ -352,7 +386,8 @@ static int fu__shufflenet(fu__ctx *x, int v, double B, double img) {
 }
 
 /* The model's family and variant: 1 mobilenet_v2, 2 mobilenet_v3, 3 efficientnet, 4 mnasnet,
- * 5 shufflenet_v2 (0: none of them); *v the variant (small; B number; alpha x 100; width index). */
+ * 5 shufflenet_v2, 6 efficientnet_v2 (0: none of them); *v the variant (small; B number; alpha x
+ * 100; width index; S, M, L). */
 static int fu__mobile_family(const char *m, int *v) {
   static const struct {
     const char *name;
@@ -363,7 +398,8 @@ static int fu__mobile_family(const char *m, int *v) {
               {"efficientnet_b6", 3, 6},  {"efficientnet_b7", 3, 7},    {"mnasnet0_5", 4, 50},
               {"mnasnet0_75", 4, 75},     {"mnasnet1_0", 4, 100},       {"mnasnet1_3", 4, 130},
               {"shufflenet_v2_x0_5", 5, 0}, {"shufflenet_v2_x1_0", 5, 1}, {"shufflenet_v2_x1_5", 5, 2},
-              {"shufflenet_v2_x2_0", 5, 3}};
+              {"shufflenet_v2_x2_0", 5, 3}, {"efficientnet_v2_s", 6, 0}, {"efficientnet_v2_m", 6, 1},
+              {"efficientnet_v2_l", 6, 2}};
   for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
     if (!strcmp(m, nets[i].name)) {
       *v = nets[i].v;
@@ -384,5 +420,6 @@ int fu__mobile_ops(fu__ctx *x, const char *model, double B, double img) {
          : f == 2 ? fu__mobilenet_v3(x, v, B, img)
          : f == 3 ? fu__efficientnet(x, v, B, img)
          : f == 4 ? fu__mnasnet(x, v / 100.0, B, img)
-                  : fu__shufflenet(x, v, B, img);
+         : f == 5 ? fu__shufflenet(x, v, B, img)
+                  : fu__efficientnet_v2(x, v, B, img);
 }

@@ -371,8 +371,7 @@ void fu__bn_channels(const fu__ctx *x, fu__op *o, const char *dtype, double nume
 }
 
 /* A norm (layernorm or the HF RMSNorm composite) over the residual stream. */
-static fu__op *fu__norm(fu__ctx *x, const char *name, int layernorm, int bias, double H,
-                        const char *dtype) {
+fu__op *fu__norm(fu__ctx *x, const char *name, int layernorm, int bias, double H, const char *dtype) {
   double T = x->T, eb = strcmp(dtype, "bf16") ? 4 : 2;
   /* LayerNorm keeps its input (and per-row statistics); the RMSNorm composite keeps its fp32
    * input and the normalized fp32 tensor */
@@ -478,8 +477,7 @@ void fu__conv_bias(fu__ctx *x, fu__op *o, const char *name, double cout, double 
  * (tools/calib_torch.py: copy_t, bias_add, add_t), else fallback_us (a copy's traffic at the
  * cast table's pace, an add table's time): another dtype's table would be off by its element
  * size. */
-static double fu__vit_op_us(const fu__ctx *x, const char *table, const char *dtype, double numel,
-                            double fallback_us) {
+double fu__vit_op_us(const fu__ctx *x, const char *table, const char *dtype, double numel, double fallback_us) {
   const fu_op_table *t = fu_compute_op(x->c, table, dtype);
   if (!t || strcmp(t->dtype, dtype)) return fallback_us;
   fu__seen(x, t);
@@ -487,7 +485,7 @@ static double fu__vit_op_us(const fu__ctx *x, const char *table, const char *dty
 }
 
 /* A copy between (batch, seq) and (seq, batch) order, rows of the hidden size moved whole. */
-static double fu__vit_copy_us(const fu__ctx *x, const char *dtype, double numel) {
+double fu__vit_copy_us(const fu__ctx *x, const char *dtype, double numel) {
   return fu__vit_op_us(x, "copy_t", dtype, numel, fu__copy_us(x, 2 * (strcmp(dtype, "bf16") ? 4 : 2) * numel));
 }
 

@@ -125,7 +125,8 @@ void fu_mem_check(double need_bytes, double fusion_bytes, double gpu_bytes, int 
 
 /* ---- inside sim/ only: what the builders share (fu_builder.c: the operations, the transformer
  * builder, the host model, the timelines and the optimizer step; fu_build_cnn.c: the torchvision
- * CNNs; fu_build_mobile.c: the depthwise ones among them; fu_build_regnet.c: the RegNets). A file that defines FU_BUILDER_INTERNAL
+ * CNNs; fu_build_mobile.c: the depthwise ones among them; fu_build_convnext.c: ConvNeXt;
+ * fu_build_regnet.c: the RegNets). A file that defines FU_BUILDER_INTERNAL
  * before including this header sees it; the interface is the part above. */
 #ifdef FU_BUILDER_INTERNAL
 
@@ -207,6 +208,9 @@ int fu__host_carry(fu__ctx *x, double probe_us, double bprobe_us, const double r
 const char *fu__host_how(const double ref[2], double probe_us, double bprobe_us);
 fu__op *fu__linear(fu__ctx *x, const char *name, double din, double dout, int bias,
                    int in_fp32, int saved_in, int has_weight);
+fu__op *fu__norm(fu__ctx *x, const char *name, int layernorm, int bias, double H, const char *dtype);
+double fu__vit_op_us(const fu__ctx *x, const char *table, const char *dtype, double numel, double fallback_us);
+double fu__vit_copy_us(const fu__ctx *x, const char *dtype, double numel);
 void fu__mem_finish(fu_mem *m, double loss_transient, double opt_temp);
 fu__op *fu__memop(fu__ctx *x, const char *table, const char *dtype, double numel,
                   double saved);
@@ -231,6 +235,8 @@ int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, double *bwd_
 double fu__conv_us(fu__ctx *x, const char *layout, int kernel, int stride, double m, double n, double k);
 fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, double cout, double k,
                  double stride, double hin, int saved_in, double *hout);
+fu__op *fu__conv_pad(fu__ctx *x, const char *name, double batch, double cin, double cout, double k,
+                     double stride, double pad, double hin, int saved_in, double *hout);
 void fu__conv_finish(fu__ctx *x, fu__op *o, const char *name, int in_fp32, double wnumel);
 fu__op *fu__cnn_bn(fu__ctx *x, const char *name, double B, double c, double h, int relu);
 fu__op *fu__cnn_classifier(fu__ctx *x, const char *name, double din, double B);
@@ -251,6 +257,9 @@ double fu__make_divisible(double v, double d);
 fu__op *fu__global_pool(fu__ctx *x, double numel);
 int fu__se(fu__ctx *x, const char *p, double B, double c, double sq, double h, const char *act,
            const char *gate);
+/* fu_build_convnext.c: torchvision's ConvNeXt (1: model is one of them) */
+int fu__convnext_known(const char *model);
+int fu__convnext_ops(fu__ctx *x, const char *model, double B, double img);
 /* fu_build_regnet.c: torchvision's RegNets (1: model is one of them) */
 int fu__regnet_known(const char *model);
 int fu__regnet_ops(fu__ctx *x, const char *model, double B, double img);

@@ -64,6 +64,8 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
                                  "mnasnet0_75", "mnasnet1_0", "mnasnet1_3", "shufflenet_v2_x0_5", "shufflenet_v2_x1_0",
                                  "shufflenet_v2_x1_5", "shufflenet_v2_x2_0")},
     **{"efficientnet_b%d" % i: dict(arch="efficientnet_b%d" % i) for i in range(8)},
+    **{m: dict(arch=m) for m in ("efficientnet_v2_s", "efficientnet_v2_m", "efficientnet_v2_l", "convnext_tiny",
+                                 "convnext_small", "convnext_base", "convnext_large")},
     # the ResNeXts (sim/fu_build_cnn.c) and RegNets (sim/fu_build_regnet.c)
     **{m: dict(arch=m) for m in ["resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d"] +
        ["regnet_y_" + v for v in ("400mf", "800mf", "1_6gf", "3_2gf", "8gf", "16gf", "32gf", "128gf")] +
@@ -103,9 +105,9 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
 
 def is_cnn(arch):
     """Whether fusim builds arch with --cnn (torchvision's ResNets, Wide ResNets, VGGs, DenseNets,
-    MobileNets, EfficientNets B0-B7, MNASNets, ShuffleNets, ResNeXts, RegNets)."""
-    return "resnet" in arch or arch.startswith(("vgg", "densenet", "mobilenet_v", "efficientnet_b", "mnasnet",
-                                                 "shufflenet_v2", "resnext", "regnet_"))
+    MobileNets, EfficientNets B0-B7 and V2, MNASNets, ShuffleNetV2, ConvNeXt, ResNeXts, RegNets)."""
+    return "resnet" in arch or arch.startswith(("vgg", "densenet", "mobilenet_v", "efficientnet_", "mnasnet",
+                                                 "shufflenet_v2", "convnext", "resnext", "regnet_"))
 
 
 def optimizer_for(model):

@@ -1,4 +1,4 @@
-"""mobile_arch.py: torchvision 0.26's depthwise-convolution CNNs written out layer by layer in
+"""mobile_arch.py: torchvision 0.26's depthwise-convolution CNNs (EfficientNetV2: 0.29's) written out layer by layer in
 Python, independently of fusim's C builder (sim/fu_build_mobile.c), for the tests: each model's
 parameters by name and its forward operations in order (what a training step runs)."""
 import math
@@ -177,6 +177,51 @@ def efficientnet(n, width, depth):
     n.head(4 * c)
 
 
+# efficientnet.py's _efficientnet_conf for V2: (block, expand ratio, kernel, stride, in, out, layers);
+# "F" FusedMBConv, "M" MBConv; the last convolution to 1280 channels
+EFFNET_V2 = {
+    "efficientnet_v2_s": [("F", 1, 3, 1, 24, 24, 2), ("F", 4, 3, 2, 24, 48, 4), ("F", 4, 3, 2, 48, 64, 4),
+                          ("M", 4, 3, 2, 64, 128, 6), ("M", 6, 3, 1, 128, 160, 9), ("M", 6, 3, 2, 160, 256, 15)],
+    "efficientnet_v2_m": [("F", 1, 3, 1, 24, 24, 3), ("F", 4, 3, 2, 24, 48, 5), ("F", 4, 3, 2, 48, 80, 5),
+                          ("M", 4, 3, 2, 80, 160, 7), ("M", 6, 3, 1, 160, 176, 14), ("M", 6, 3, 2, 176, 304, 18),
+                          ("M", 6, 3, 1, 304, 512, 5)],
+    "efficientnet_v2_l": [("F", 1, 3, 1, 32, 32, 4), ("F", 4, 3, 2, 32, 64, 7), ("F", 4, 3, 2, 64, 96, 7),
+                          ("M", 4, 3, 2, 96, 192, 10), ("M", 6, 3, 1, 192, 224, 19), ("M", 6, 3, 2, 224, 384, 25),
+                          ("M", 6, 3, 1, 384, 640, 7)]}
+
+
+def efficientnet_v2(n, cfg):
+    """FusedMBConv: a dense k x k convolution at the stride (BN, SiLU) to the expanded width then
+    a 1x1 projection (BN), or at expand ratio 1 the k x k convolution alone to the output (BN,
+    SiLU); MBConv as EfficientNet-B0's; stochastic depth 0.2 x block / blocks on the residual"""
+    bid = 0   # stochastic depth 0 (no operation) at the first block alone
+    n.conv_bn("features.0", 3, cfg[0][4], 3, 2, "silu")
+    for si, (kind, e, k, s, cin0, cout, reps) in enumerate(cfg, 1):
+        for r in range(reps):
+            cin, stride = (cin0, s) if r == 0 else (cout, 1)
+            exp, p = make_divisible(cin * e), "features.%d.%d.block." % (si, r)
+            res = stride == 1 and cin == cout
+            if res:
+                n.ops.append(dict(kind="fanout", numel=n.B * cin * n.h ** 2))
+            if kind == "F" and exp == cin:
+                n.conv_bn(p + "0", cin, cout, k, stride, "silu")
+            elif kind == "F":
+                n.conv_bn(p + "0", cin, exp, k, stride, "silu")
+                n.conv_bn(p + "1", exp, cout, 1, 1, None)
+            else:
+                n.conv_bn(p + "0", cin, exp, 1, 1, "silu")
+                n.conv_bn(p + "1", exp, exp, k, stride, "silu", groups=exp)
+                n.se(p + "2", exp, max(1, cin // 4), "silu", "sigmoid")
+                n.conv_bn(p + "3", exp, cout, 1, 1, None)
+            if res:
+                if bid > 0:
+                    n.ops.append(dict(kind="stochastic_depth", numel=n.B * cout * n.h ** 2))
+                n.ops.append(dict(kind="add", numel=n.B * cout * n.h ** 2))
+            bid += 1
+    n.conv_bn("features.%d" % (len(cfg) + 1), cfg[-1][5], 1280, 1, 1, "silu")
+    n.head(1280)
+
+
 MNAS = {"mnasnet0_5": 0.5, "mnasnet0_75": 0.75, "mnasnet1_0": 1.0, "mnasnet1_3": 1.3}
 
 
@@ -252,6 +297,8 @@ def build(model, batch=8, image=224):
         mobilenet_v3(n, model.endswith("small"))
     elif model in EFFNET:
         efficientnet(n, *EFFNET[model])
+    elif model in EFFNET_V2:
+        efficientnet_v2(n, EFFNET_V2[model])
     elif model in MNAS:
         mnasnet(n, MNAS[model])
     elif model in SHUFFLE:
@@ -267,7 +314,8 @@ PUBLISHED = {"mobilenet_v2": 3504872, "mobilenet_v3_large": 5483032, "mobilenet_
              "efficientnet_b6": 43040704, "efficientnet_b7": 66347960, "mnasnet0_5": 2218512,
              "mnasnet0_75": 3170208, "mnasnet1_0": 4383312, "mnasnet1_3": 6282256,
              "shufflenet_v2_x0_5": 1366792, "shufflenet_v2_x1_0": 2278604, "shufflenet_v2_x1_5": 3503624,
-             "shufflenet_v2_x2_0": 7393996}
+             "shufflenet_v2_x2_0": 7393996, "efficientnet_v2_s": 21458488, "efficientnet_v2_m": 54139356,
+             "efficientnet_v2_l": 118515272}
 if __name__ == "__main__":
     for m, p in PUBLISHED.items():
         n = build(m)

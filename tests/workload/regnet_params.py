@@ -15,16 +15,18 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import regnet_arch  # noqa: E402
-from wlcheck import cnn_params, fails, finish, start  # noqa: E402
+from wlcheck import cnn_params_all, fails, finish, start  # noqa: E402
 
 fusim, tmp, prof = start()
 for model, cfg in regnet_arch.REGNET.items():
     got = tuple(list(v) for v in regnet_arch.regnet_stages(*cfg[:5]))
     if got != regnet_arch.TORCHVISION_STAGES[model]:
         fails.append("%s: stages %r, torchvision's %r" % (model, got, regnet_arch.TORCHVISION_STAGES[model]))
-BY_HAND = (("resnext50_32x4d", "layer1.0.conv2.weight", 128 * 4 * 9),
-           ("regnet_y_400mf", "trunk_output.block1.block1-0.f.se.fc1.weight", 8 * 48),
-           ("regnet_y_400mf", "trunk_output.block1.block1-0.f.se.fc1.bias", 8),
-           ("regnet_y_32gf", "trunk_output.block1.block1-0.f.b.0.weight", 232 * 232 * 9))
-cnn_params(fusim, tmp, regnet_arch.with_gconv_tables(prof), regnet_arch.PUBLISHED, regnet_arch.build, BY_HAND)
+grads = cnn_params_all(fusim, tmp, regnet_arch.with_gconv_tables(prof), regnet_arch.PUBLISHED, regnet_arch.build)
+for model, name, numel in (("resnext50_32x4d", "layer1.0.conv2.weight", 128 * 4 * 9),
+                           ("regnet_y_400mf", "trunk_output.block1.block1-0.f.se.fc1.weight", 8 * 48),
+                           ("regnet_y_400mf", "trunk_output.block1.block1-0.f.se.fc1.bias", 8),
+                           ("regnet_y_32gf", "trunk_output.block1.block1-0.f.b.0.weight", 232 * 232 * 9)):
+    if grads.get(model, {}).get(name) != numel:
+        fails.append("%s %s: %r, expected %d" % (model, name, grads.get(model, {}).get(name), numel))
 finish()

@@ -127,7 +127,7 @@ for bad in "--layers 0" "--heads 7" "--kv-heads 5" "--precision fp8" "--arch gpt
   eq "bad $bad: one line" "$(wc -l <"$dir/err")" 1
   eq "bad $bad: no file" "$(ls "$dir" | grep -c bad.json)" 0
 done
-"$fusim" workload --cnn convnext_tiny --micro-batch 8 --out "$dir/bad.json" >/dev/null 2>&1; eq "unknown cnn" $? 64
+"$fusim" workload --cnn alexnet --micro-batch 8 --out "$dir/bad.json" >/dev/null 2>&1; eq "unknown cnn" $? 64
 # ... and a workload already at --out (and --ops) is left as it was
 echo kept >"$dir/old.json"; echo kept >"$dir/old.csv"
 "$fusim" workload --transformer --arch llama --layers 2 --hidden 64 --heads 3 --ffn 256 --vocab 100 \

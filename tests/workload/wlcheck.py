@@ -108,44 +108,50 @@ def workload(fusim, args, prof_path, tmp):
     return json.load(open(w)), list(csv.DictReader(open(o)))
 
 
-def cnn_params(fusim, tmp, prof, published, build, by_hand=()):
-    """fusim workload --cnn MODEL at batch 8 on the profile prof (a dict) for each model of published
-    (its torchvision parameter count): a failure line where the total differs, or any tensor by name
-    and size from build(model).params (an independent layer list), or from by_hand's (model, name,
-    numel)."""
-    prof_path = os.path.join(tmp, "cnn_params.json")
-    with open(prof_path, "w") as f:
+def cnn_params(fusim, model, argv, out, published, want):
+    """fusim workload --cnn MODEL ARGV --out OUT: its parameters by name (fp32: bytes / 4), their
+    total against published and each against want (name -> size); None where it failed."""
+    r = subprocess.run([fusim, "workload", "--cnn", model] + argv + ["--out", out], capture_output=True, text=True)
+    if r.returncode != 0:
+        fails.append("%s: exit %d: %s" % (model, r.returncode, r.stderr.strip()))
+        return None
+    g = {x["name"]: x["bytes"] // 4 for x in json.load(open(out))["grads"]}
+    if sum(g.values()) != published:
+        fails.append("%s: %d parameters, torchvision's %d" % (model, sum(g.values()), published))
+    for name in sorted(set(g) | set(want)):
+        if g.get(name) != want.get(name):
+            fails.append("%s %s: %r, torchvision's %r" % (model, name, g.get(name), want.get(name)))
+    return g
+
+
+def cnn_params_all(fusim, tmp, prof, published, build):
+    """cnn_params at batch 8 on the profile prof (a dict, written to tmp) for each model of published
+    (its torchvision count) against build(model).params: {model: its parameters} ({} where it failed)."""
+    path = os.path.join(tmp, "cnn_params.json")
+    with open(path, "w") as f:
         json.dump(prof, f)
-    grads = {}
-    for model, count in published.items():
-        out = os.path.join(tmp, model + ".json")
-        r = subprocess.run([fusim, "workload", "--cnn", model, "--micro-batch", "8", "--profile", prof_path,
-                            "--out", out], capture_output=True, text=True)
-        if r.returncode != 0:
-            fails.append("%s: exit %d: %s" % (model, r.returncode, r.stderr.strip()))
-            continue
-        g = grads[model] = {x["name"]: x["bytes"] // 4 for x in json.load(open(out))["grads"]}   # fp32 parameters
-        if sum(g.values()) != count:
-            fails.append("%s: %d parameters, torchvision publishes %d" % (model, sum(g.values()), count))
-        want = build(model).params
-        for name in sorted(set(g) | set(want)):
-            if g.get(name) != want.get(name):
-                fails.append("%s %s: %r, torchvision's %r" % (model, name, g.get(name), want.get(name)))
-    for model, name, numel in by_hand:
-        if grads.get(model, {}).get(name) != numel:
-            fails.append("%s %s: %r, expected %d" % (model, name, grads.get(model, {}).get(name), numel))
+    return {model: cnn_params(fusim, model, ["--micro-batch", "8", "--profile", path], os.path.join(tmp, model + ".json"),
+                              count, build(model).params) or {} for model, count in published.items()}
 
 
-def op_order(model, ops_csv, want_ops, listed=(("gconv", "conv"), ("fanout", "grad_sum"))):
-    """A failure line where the --ops listing's operations (ops_csv's op column) are not want_ops'
-    kinds in order (an independent layer list's; listed: its kinds under fusim's names)."""
-    with open(ops_csv) as f:
-        got = [x["op"] for x in csv.DictReader(f)]
-    want = [dict(listed).get(o["kind"], o["kind"]) for o in want_ops]
+def same_order(what, got, want):
+    """A failure line at the first operation where the listed kinds got and the expected want differ."""
     if got != want:
         i = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
         fails.append("%s: operation %d is %s, torchvision's %s (%d listed, %d expected)"
-                     % (model, i, got[i:i + 1], want[i:i + 1], len(got), len(want)))
+                     % (what, i, got[i:i + 1], want[i:i + 1], len(got), len(want)))
+
+
+def refused(fusim, tmp, what, argv, path, words):
+    """fusim workload ARGV on the profile at path refuses: exit 65, one line naming each of words,
+    nothing written."""
+    r = subprocess.run([fusim, "workload"] + argv + ["--profile", path, "--out", os.path.join(tmp, "no.json")],
+                       capture_output=True, text=True)
+    check(what + ": exit", r.returncode, 65, 0)
+    check(what + ": one line", len(r.stderr.strip().splitlines()), 1, 0)
+    for word in words:
+        check("%s: says %r" % (what, word), word in r.stderr, 1, 0)
+    check(what + ": nothing written", os.path.exists(os.path.join(tmp, "no.json")), 0, 0)
 
 
 def finish():
