@@ -1,6 +1,6 @@
 /* cmd_workload.c: fusim workload: make a workload from a model's hyper-parameters (--transformer,
- * --cnn; the models live in fu_builder.c, fu_build_cnn.c and fu_build_mobile.c), summarise one
- * (--info), validate one (--check) or list the bundled ones. */
+ * --cnn; the models live in fu_builder.c, fu_build_cnn.c, fu_build_mobile.c and
+ * fu_build_regnet.c), summarise one (--info), validate one (--check) or list the bundled ones. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +126,10 @@ static const char fu__workload_head[] =
 "               backward host time, what the real-size paths add) as CSV.\n"
 "--cnn          torchvision's resnet18 or resnet34 (basic blocks), resnet50, resnet101, resnet152,\n"
 "               wide_resnet50_2 or wide_resnet101_2 (the bottleneck blocks twice as wide inside),\n"
+"               resnext50_32x4d, resnext101_32x8d or resnext101_64x4d, regnet_y_400mf, _800mf,\n"
+"               _1_6gf, _3_2gf, _8gf, _16gf, _32gf, _128gf or regnet_x_400mf .. regnet_x_32gf (their\n"
+"               grouped 3x3 convolutions from the profile's grouped conv tables of wider groups:\n"
+"               tools/calib_torch.py --parts gconv; refused, exit 65, where it has none),\n"
 "               vgg11, vgg13, vgg16, vgg19 or their _bn twins (batch norm after each convolution),\n"
 "               densenet121, densenet161, densenet169 or densenet201 (each layer's concatenation\n"
 "               of the maps before it a copy, their gradients summed in backward),\n"
@@ -254,7 +258,7 @@ int fu_cmd_workload(int argc, char **argv) {
   const fu_option rows[] = {
       FU_OPT_HEADER("what to do (one of)"),
       {FU_OPT_FLAG(0, "transformer", &transformer, "a transformer from its hyper-parameters")},
-      {FU_OPT_STR(0, "cnn", &cnn, "MODEL", "a CNN (resnet18, resnet34, resnet50, resnet101, resnet152,\nwide_resnet50_2, wide_resnet101_2, vgg11..vgg19[_bn], densenet121..201,\nmobilenet_v2, mobilenet_v3_large/small, efficientnet_b0..b7, efficientnet_v2_s/m/l,\nmnasnet0_5..1_3,\nshufflenet_v2_x0_5..x2_0, convnext_tiny/small/base/large)\nat --micro-batch and --image")},
+      {FU_OPT_STR(0, "cnn", &cnn, "MODEL", "a CNN (resnet18, resnet34, resnet50, resnet101, resnet152,\nwide_resnet50_2, wide_resnet101_2, resnext50_32x4d, resnext101_32x8d/64x4d,\nregnet_y_400mf..128gf, regnet_x_400mf..32gf, vgg11..vgg19[_bn], densenet121..201,\nmobilenet_v2, mobilenet_v3_large/small, efficientnet_b0..b7, efficientnet_v2_s/m/l,\nmnasnet0_5..1_3,\nshufflenet_v2_x0_5..x2_0, convnext_tiny/small/base/large)\nat --micro-batch and --image")},
       {FU_OPT_STR(0, "info", &info, "FILE|NAME", "summarise a workload (also: a bare FILE|NAME)")},
       {FU_OPT_STR(0, "check", &check, "FILE|NAME", "validate a workload")},
       {FU_OPT_FLAG(0, "list", &list, "list the bundled workloads")},

@@ -119,20 +119,25 @@ fu__op *fu__gconv(fu__ctx *x, const char *name, double B, double c, double gw, d
  * (wide_resnet50_2, wide_resnet101_2: width_per_group 128) in their blocks' inner width, twice
  * the stage's (conv1, conv2, bn1, bn2; conv3's output the same); *widen (where not NULL): 2 for
  * those, else 1. resnet18 and resnet34 are built of basic blocks (two 3x3 convolutions at the
- * stage's width, no expansion): *widen 0 says so. */
-static const double *fu__resnet_blocks(const char *model, double *widen) {
+ * stage's width, no expansion): *widen 0 says so. The ResNeXts (resnet.py's resnext50_32x4d,
+ * resnext101_32x8d, resnext101_64x4d) are bottleneck ResNets of inner width planes x
+ * width_per_group / 64 x groups (*widen 2, 4, 4) whose conv2 is grouped: *groups (where not
+ * NULL) 32, 32, 64, else 1. */
+static const double *fu__resnet_blocks(const char *model, double *widen, double *groups) {
   static const double r50[4] = {3, 4, 6, 3}, r101[4] = {3, 4, 23, 3}, r152[4] = {3, 8, 36, 3},
                       r18[4] = {2, 2, 2, 2};
   static const struct {
     const char *name;
     const double *blocks;
-    double widen;
-  } nets[] = {{"resnet18", r18, 0},        {"resnet34", r50, 0},
-              {"resnet50", r50, 1},        {"resnet101", r101, 1},       {"resnet152", r152, 1},
-              {"wide_resnet50_2", r50, 2}, {"wide_resnet101_2", r101, 2}};
+    double widen, groups;
+  } nets[] = {{"resnet18", r18, 0, 1},        {"resnet34", r50, 0, 1},
+              {"resnet50", r50, 1, 1},        {"resnet101", r101, 1, 1},       {"resnet152", r152, 1, 1},
+              {"wide_resnet50_2", r50, 2, 1}, {"wide_resnet101_2", r101, 2, 1},
+              {"resnext50_32x4d", r50, 2, 32}, {"resnext101_32x8d", r101, 4, 32}, {"resnext101_64x4d", r101, 4, 64}};
   for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
     if (!strcmp(model, nets[i].name)) {
       if (widen) *widen = nets[i].widen;
+      if (groups) *groups = nets[i].groups;
       return nets[i].blocks;
     }
   return NULL;
@@ -172,8 +177,9 @@ fu__op *fu__cnn_bn(fu__ctx *x, const char *name, double B, double c, double h, i
 
 /* widen 0: basic blocks (torchvision's BasicBlock: conv1 3x3 at the block's stride, conv2 3x3,
  * a 1x1 downsample where the stride or the width changes); else bottlenecks of that inner width
- * factor. */
-static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double B, double img) {
+ * factor, conv2 grouped where groups > 1 (ResNeXt: width / groups input channels a group, from
+ * the profile's grouped tables). */
+static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double groups, double B, double img) {
   const char *A = x->adt;
   double h, h2, cin = 64;
   char p[64], nm[128];
@@ -186,7 +192,7 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double
   FU__TRY(fu__pool(x, B * 64 * h * h, B * 64 * hp * hp));
   h = hp;
   static const double cfg[4][2] = {{64, 1}, {128, 2}, {256, 2}, {512, 2}}; /* width, stride */
-  const double *r50 = fu__resnet_blocks("resnet50", NULL);
+  const double *r50 = fu__resnet_blocks("resnet50", NULL, NULL);
   int npast = 0;
   for (int li = 0; li < 4; li++)
     for (int b = 0; b < blocks[li]; b++) {
@@ -200,7 +206,8 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double
       if (widen > 0) {
         FU__TRY(fu__conv(x, NM("conv1"), B, cin, width, 1, 1, hin, 1, &t));
         BN(NM("bn1"), width, hin, 1);
-        FU__TRY(fu__conv(x, NM("conv2"), B, width, width, 3, s, hin, 1, &h2));
+        FU__TRY(groups > 1 ? fu__gconv(x, NM("conv2"), B, width, width / groups, 3, s, hin, &h2)
+                           : fu__conv(x, NM("conv2"), B, width, width, 3, s, hin, 1, &h2));
         BN(NM("bn2"), width, h2, 1);
         FU__TRY(fu__conv(x, NM("conv3"), B, width, cout, 1, 1, h2, 1, &t));
         BN(NM("bn3"), cout, h2, 0);
@@ -438,19 +445,24 @@ static const char *fu__derived_conv(const fu__ctx *x, int grouped) {
 
 int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_name,
                  fu_workload *w) {
-  double widen = 0;
+  double widen = 0, groups = 1;
   int vgg_bn = 0;
-  const double *blocks = fu__resnet_blocks(s->model, &widen);
+  const double *blocks = fu__resnet_blocks(s->model, &widen, &groups);
   const int *vgg = blocks ? NULL : fu__vgg_cfg(s->model, &vgg_bn);
   const double *dense = blocks || vgg ? NULL : fu__densenet_cfg(s->model);
   int mobile = !blocks && !vgg && !dense && fu__mobile_known(s->model);
   int cnx = !blocks && !vgg && !dense && !mobile && fu__convnext_known(s->model);
-  if (!blocks && !vgg && !dense && !mobile && !cnx) {
+  int regnet = !blocks && !vgg && !dense && !mobile && !cnx && fu__regnet_known(s->model);
+  int grouped = groups > 1 || regnet; /* grouped convolutions of wider groups */
+  if (!blocks && !vgg && !dense && !mobile && !cnx && !regnet) {
     fu_error("workload: --cnn '%s': the CNN builder knows resnet18, resnet34, resnet50, resnet101, resnet152, "
-             "wide_resnet50_2, wide_resnet101_2, vgg11, vgg13, vgg16, vgg19 and their _bn twins, densenet121, "
+             "wide_resnet50_2, wide_resnet101_2, resnext50_32x4d, resnext101_32x8d, resnext101_64x4d, vgg11, vgg13, "
+             "vgg16, vgg19 and their _bn twins, densenet121, "
              "densenet161, densenet169, densenet201, mobilenet_v2, mobilenet_v3_large, mobilenet_v3_small, "
              "efficientnet_b0 to efficientnet_b7, efficientnet_v2_s, _m, _l, mnasnet0_5, mnasnet0_75, mnasnet1_0, "
-             "mnasnet1_3, shufflenet_v2_x0_5, _x1_0, _x1_5, _x2_0 and convnext_tiny, _small, _base, _large", s->model);
+             "mnasnet1_3, shufflenet_v2_x0_5, _x1_0, _x1_5, _x2_0, convnext_tiny, _small, _base, _large; "
+             "regnet_y_400mf, _800mf, _1_6gf, _3_2gf, _8gf, _16gf, _32gf, _128gf and regnet_x_400mf to regnet_x_32gf",
+             s->model);
     return FU_EUSAGE;
   }
   if (s->batch < 1 || s->image < 32) {
@@ -474,14 +486,23 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
            : dense ? fu__densenet_ops(&x, dense, (double)s->batch, (double)s->image)
            : mobile ? fu__mobile_ops(&x, s->model, (double)s->batch, (double)s->image)
            : cnx    ? fu__convnext_ops(&x, s->model, (double)s->batch, (double)s->image)
-                   : fu__resnet_ops(&x, blocks, widen, (double)s->batch, (double)s->image);
+           : regnet ? fu__regnet_ops(&x, s->model, (double)s->batch, (double)s->image)
+                   : fu__resnet_ops(&x, blocks, widen, groups, (double)s->batch, (double)s->image);
   if (st == FU_OK && x.missing) {
+    /* the part that measures what is missing: the grouped tables of wider groups (ResNeXt's,
+     * RegNet's) in the step's layout, the mobile rows (RegNet Y's SE blocks) */
+    int gmiss = grouped && !strncmp(x.missing_what, "grouped", 7);
     fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
              "timed; recalibrate with tools/calib_torch.py%s%s", prof_name, x.missing_what,
-             mobile ? " --parts dwconv,ops_mobile"
-             : cnx  ? " --parts conv,dwconv --conv-classes k4s4,k2s2 (ConvNeXt's stem and downsampling, its 7x7 "
-                      "depthwise convolutions)" : "",
-             x.nchw ? " --parts conv,ops_nchw --conv-format nchw (the NCHW tables)" : "");
+             mobile  ? " --parts dwconv,ops_mobile"
+             : cnx   ? " --parts conv,dwconv --conv-classes k4s4,k2s2 (ConvNeXt's stem and downsampling, its 7x7 "
+                       "depthwise convolutions)"
+             : gmiss ? " --parts gconv"
+             : regnet && strncmp(x.missing_what, "conv", 4) ? " --parts ops_mobile"
+                                                            : "",
+             gmiss ? (x.nchw ? " --conv-format nchw (grouped convolutions of wider groups, NCHW)"
+                             : " (grouped convolutions of wider groups)")
+             : x.nchw ? " --parts conv,ops_nchw --conv-format nchw (the NCHW tables)" : "");
     st = FU_EDATA;
   }
   /* after the refusal above, which is then the only line */
@@ -490,16 +511,19 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     fu_warn("workload: profile %s's NCHW %s convolution tables were not measured on its GPU but "
             "derived from its channels-last ones by %s's NCHW / channels-last ratio (tools/derive_nchw.py)",
             prof_name, x.gdt, dmark);
-  dmark = st == FU_OK && (mobile || cnx) ? fu__derived_conv(&x, 1) : NULL;
-  if (dmark)
-    fu_warn("workload: profile %s's %s%s depthwise convolution tables were not measured on its GPU but "
-            "derived from another's (%s; tools/derive_gpu_ops.py --grouped-conv)",
-            prof_name, x.nchw ? "NCHW " : "", x.gdt, dmark);
+  for (int kind = FU_CONV_DEPTHWISE; kind <= FU_CONV_GROUPED; kind++) {
+    dmark = st == FU_OK && (kind == FU_CONV_DEPTHWISE ? mobile || cnx : grouped) ? fu__derived_conv(&x, kind) : NULL;
+    if (dmark)
+      fu_warn("workload: profile %s's %s%s %s convolution tables were not measured on its GPU but "
+              "derived from another's (%s; tools/derive_gpu_ops.py %s)", prof_name, x.nchw ? "NCHW " : "",
+              x.gdt, kind == FU_CONV_DEPTHWISE ? "depthwise" : "grouped", dmark,
+              kind == FU_CONV_DEPTHWISE ? "--grouped-conv" : "--conv-classes");
+  }
   if (st == FU_OK) { /* the host total was measured on (plain) ResNet-50 */
     fu__ctx r50 = x;
     r50.ops = NULL, r50.n = r50.cap = 0;
     if (!strcmp(s->model, "resnet50")) fu__scale_host_whole(&x, &x, "tv_resnet50_held");
-    else if ((st = fu__resnet_ops(&r50, fu__resnet_blocks("resnet50", NULL), 1, (double)s->batch,
+    else if ((st = fu__resnet_ops(&r50, fu__resnet_blocks("resnet50", NULL, NULL), 1, 1, (double)s->batch,
                                   (double)s->image)) == FU_OK)
       fu__scale_host_whole(&x, &r50, "tv_resnet50_held");
     free(r50.ops);
@@ -564,8 +588,9 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
            "params %.3f, optimizer %.3f, activations %.3f, peak %.3f.%s%s",
            s->model, s->model, s->batch, s->image, s->image, s->nchw ? "NCHW" : "channels-last",
            fu__prec_name(s->prec), s->optimizer, (unsigned long long)nparam, w->ngrads,
-           mobile ? "; depthwise ones from the grouped tables, activations, SE blocks and stochastic depth from "
-                    "their rows" : "",
+           mobile    ? "; depthwise ones from the grouped tables, activations, SE blocks and stochastic depth from "
+                       "their rows"
+           : grouped ? "; grouped ones from the grouped tables of wider groups" : "",
            prof_name, mem->params / 1073741824.0,
            mem->optimizer / 1073741824.0, mem->activations / 1073741824.0, mem->peak / 1073741824.0,
            optnote, bound);

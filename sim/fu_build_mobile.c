@@ -12,12 +12,16 @@
 #include "fu_common.h"
 #include "fu_compute.h"
 
-/* torchvision's _make_divisible(v, 8): the nearest multiple of 8, at least 8, never 10% below v */
-double fu__div8(double v) {
-  double n = floor((v + 4) / 8) * 8;
-  if (n < 8) n = 8;
-  return n < 0.9 * v ? n + 8 : n;
+/* torchvision's _make_divisible(v, d): the nearest multiple of d, at least d, never 10% below v
+ * (RegNet's widths by their group widths) */
+double fu__make_divisible(double v, double d) {
+  double n = floor((v + d / 2) / d) * d;
+  if (n < d) n = d;
+  return n < 0.9 * v ? n + d : n;
 }
+
+/* _make_divisible(v, 8), the mobile builders' */
+double fu__div8(double v) { return fu__make_divisible(v, 8); }
 
 /* An activation of numel elements from its row ("relu", "relu6", "silu", "hardswish", "sigmoid",
  * "hardsigmoid"); inplace as Conv2dNormActivation and the heads run theirs. What backward needs
@@ -44,12 +48,14 @@ void fu__relu_kept(fu__ctx *x, double numel) {
   if (x->n > 0) x->ops[x->n - 1].saved += x->ab * numel;
 }
 
-/* A convolution (depthwise where dw), its batch norm and activation (NULL: none) as
- * Conv2dNormActivation builds them; cname and bname the convolution's and the norm's names. */
+/* A convolution, its batch norm and activation (NULL: none) as Conv2dNormActivation builds them;
+ * cname and bname the convolution's and the norm's names. gw: a grouped convolution's input
+ * channels a group (cin = cout; 1: depthwise); 0, or cin (one group), a dense one. */
 int fu__conv_bn(fu__ctx *x, const char *cname, const char *bname, double B, double cin, double cout,
-                double k, double s, int dw, const char *act, double *h) {
+                double k, double s, double gw, const char *act, double *h) {
   double hin = *h;
-  FU__TRY(dw ? fu__gconv(x, cname, B, cin, 1, k, s, hin, h) : fu__conv(x, cname, B, cin, cout, k, s, hin, 1, h));
+  FU__TRY(gw > 0 && gw < cin ? fu__gconv(x, cname, B, cin, gw, k, s, hin, h)
+                             : fu__conv(x, cname, B, cin, cout, k, s, hin, 1, h));
   FU__TRY(fu__cnn_bn(x, bname, B, cout, *h, 0));
   if (act) FU__TRY(fu__act(x, act, B * cout * *h * *h, 1));
   return FU_OK;

@@ -92,8 +92,8 @@ long fu_vit_seq(const fu_tf_spec *s);
 int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char *prof_name,
                          fu_workload *w);
 
-/* A CNN by name (resnet50, resnet101, resnet152, wide_resnet50_2, wide_resnet101_2 as torchvision
- * builds them), at batch x image x image, channels-last unless nchw; SGD with momentum unless
+/* A CNN by name (resnet50, resnet101, resnet152, wide_resnet50_2, wide_resnet101_2, the ResNeXts,
+ * the RegNets, ... as torchvision builds them), at batch x image x image, channels-last unless nchw; SGD with momentum unless
  * optimizer says otherwise. */
 typedef struct fu_cnn_spec {
   char model[32];            /* "resnet50", ..., "wide_resnet101_2" */
@@ -125,7 +125,8 @@ void fu_mem_check(double need_bytes, double fusion_bytes, double gpu_bytes, int 
 
 /* ---- inside sim/ only: what the builders share (fu_builder.c: the operations, the transformer
  * builder, the host model, the timelines and the optimizer step; fu_build_cnn.c: the torchvision
- * CNNs; fu_build_mobile.c: the depthwise ones among them; fu_build_convnext.c: ConvNeXt). A file that defines FU_BUILDER_INTERNAL
+ * CNNs; fu_build_mobile.c: the depthwise ones among them; fu_build_convnext.c: ConvNeXt;
+ * fu_build_regnet.c: the RegNets). A file that defines FU_BUILDER_INTERNAL
  * before including this header sees it; the interface is the part above. */
 #ifdef FU_BUILDER_INTERNAL
 
@@ -250,14 +251,18 @@ int fu__mobile_ops(fu__ctx *x, const char *model, double B, double img);
 fu__op *fu__act(fu__ctx *x, const char *act, double numel, int inplace);
 void fu__relu_kept(fu__ctx *x, double numel);
 int fu__conv_bn(fu__ctx *x, const char *cname, const char *bname, double B, double cin, double cout,
-                double k, double s, int dw, const char *act, double *h);
+                double k, double s, double gw, const char *act, double *h);
 double fu__div8(double v);
+double fu__make_divisible(double v, double d);
 fu__op *fu__global_pool(fu__ctx *x, double numel);
 int fu__se(fu__ctx *x, const char *p, double B, double c, double sq, double h, const char *act,
            const char *gate);
 /* fu_build_convnext.c: torchvision's ConvNeXt (1: model is one of them) */
 int fu__convnext_known(const char *model);
 int fu__convnext_ops(fu__ctx *x, const char *model, double B, double img);
+/* fu_build_regnet.c: torchvision's RegNets (1: model is one of them) */
+int fu__regnet_known(const char *model);
+int fu__regnet_ops(fu__ctx *x, const char *model, double B, double img);
 
 #endif /* FU_BUILDER_INTERNAL */
 

@@ -99,7 +99,8 @@ NEW = {
 }
 ALL = dict(SET, **NEW)
 # the torchvision classifiers build_torchvision makes by name (NCHW, SGD with momentum)
-TORCHVISION_NCHW = ("densenet", "mobilenet_v", "efficientnet_", "mnasnet", "shufflenet_v2", "convnext")
+TORCHVISION_NCHW = ("densenet", "mobilenet_v", "efficientnet_", "mnasnet", "shufflenet_v2", "convnext", "resnext",
+                    "regnet_")
 
 
 def build(arch, hp, batch, seq):

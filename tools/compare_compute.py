@@ -66,6 +66,10 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
     **{"efficientnet_b%d" % i: dict(arch="efficientnet_b%d" % i) for i in range(8)},
     **{m: dict(arch=m) for m in ("efficientnet_v2_s", "efficientnet_v2_m", "efficientnet_v2_l", "convnext_tiny",
                                  "convnext_small", "convnext_base", "convnext_large")},
+    # the ResNeXts (sim/fu_build_cnn.c) and RegNets (sim/fu_build_regnet.c)
+    **{m: dict(arch=m) for m in ["resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d"] +
+       ["regnet_y_" + v for v in ("400mf", "800mf", "1_6gf", "3_2gf", "8gf", "16gf", "32gf", "128gf")] +
+       ["regnet_x_" + v for v in ("400mf", "800mf", "1_6gf", "3_2gf", "8gf", "16gf", "32gf")]},
     # tools/validate_torch.py's HF models (its captures' meta.model)
     "bert_base": dict(arch="bert", layers=12, hidden=768, heads=12, ffn=3072, vocab=30522),
     "gpt2": dict(arch="gpt2", layers=12, hidden=768, heads=12, ffn=3072, vocab=50257),
@@ -101,9 +105,9 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
 
 def is_cnn(arch):
     """Whether fusim builds arch with --cnn (torchvision's ResNets, Wide ResNets, VGGs, DenseNets,
-    MobileNets, EfficientNets B0-B7 and V2, MNASNets, ShuffleNetV2, ConvNeXt)."""
+    MobileNets, EfficientNets B0-B7 and V2, MNASNets, ShuffleNetV2, ConvNeXt, ResNeXts, RegNets)."""
     return "resnet" in arch or arch.startswith(("vgg", "densenet", "mobilenet_v", "efficientnet_", "mnasnet",
-                                                 "shufflenet_v2", "convnext"))
+                                                 "shufflenet_v2", "convnext", "resnext", "regnet_"))
 
 
 def optimizer_for(model):

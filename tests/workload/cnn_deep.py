@@ -9,16 +9,20 @@ With a hand-made bf16 row of 111 / 222 us: the 17 (34) blocks past add up to it,
 block and the stem and head keep what the profile without the row gives; in TF32 (the row is
 bf16 only), ResNet-50 (no block past its own), and with a row not above 0 nothing moves; a
 reference step (--host-ref) at twice the profile's backward time doubles the deep blocks'
-backward too.
+backward too. The ResNeXts are ResNets of grouped conv2s (hand-made grouped tables of wider groups
+here): resnext101_32x8d's 17 blocks past ResNet-50's take the row as ResNet-101's do,
+resnext50_32x4d none.
 Usage: cnn_deep.py FUSIM"""
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import regnet_arch  # noqa: E402
 from wlcheck import check, finish, start, workload  # noqa: E402
 
 fusim, tmp, prof = start()
+regnet_arch.with_gconv_tables(prof)
 DEEP = (111.0, 222.0)
 R50 = {1: 3, 2: 4, 3: 6, 4: 3}  # ResNet-50's blocks per stage
 ops = [t for t in prof["compute"]["ops"] if t["op"] != "tv_resnet_block_deep"]
@@ -59,7 +63,8 @@ def past(blk):
     return int(b) >= R50[int(s)]
 
 
-for model, npast in (("resnet101", 17), ("resnet152", 34), ("resnet50", 0)):
+for model, npast in (("resnet101", 17), ("resnet152", 34), ("resnet50", 0), ("resnext101_32x8d", 17),
+                     ("resnext50_32x4d", 0)):
     base = blocks(model, paths["none"])
     got = blocks(model, paths["row"])
     deep = [k for k in got if k != "stem+head" and past(k)]

@@ -11,22 +11,15 @@ hidden classifier layer 1280 x 960, mnasnet0_5's stem 16 x 3 x 3 x 3 (_get_depth
 Priced on the bundled profile with hand-made grouped tables and ops_mobile rows in place of its
 own (derived from an H100's).
 Usage: mobile_params.py FUSIM"""
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mobile_arch  # noqa: E402
-from wlcheck import cnn_params, fails, finish, start  # noqa: E402
+from wlcheck import cnn_params_all, fails, finish, start  # noqa: E402
 
 fusim, tmp, prof = start()
-path = os.path.join(tmp, "mobile.json")
-with open(path, "w") as f:
-    json.dump(mobile_arch.with_mobile_tables(prof), f)
-grads = {}
-for model, published in mobile_arch.PUBLISHED.items():
-    grads[model] = cnn_params(fusim, model, ["--micro-batch", "8", "--profile", path], os.path.join(tmp, model + ".json"),
-                              published, mobile_arch.build(model).params) or {}
+grads = cnn_params_all(fusim, tmp, mobile_arch.with_mobile_tables(prof), mobile_arch.PUBLISHED, mobile_arch.build)
 for model, name, numel in (("mobilenet_v2", "features.1.conv.0.0.weight", 32 * 9),
                            ("efficientnet_b0", "features.1.0.block.1.fc1.weight", 8 * 32),
                            ("efficientnet_b0", "features.1.0.block.1.fc1.bias", 8),

@@ -6,9 +6,11 @@ one training forward, parameters left out (tools/saved_activations.py on the CPU
 torchvision 0.29; the same operations save the same tensors on a GPU). fusim workload --cnn MODEL
 --micro-batch 8 --precision tf32 --memory-format nchw (the embedded profile; memory does not
 depend on the tables' times; ConvNeXt's on it with convnext_arch.py's hand-made patchify and 7x7
-depthwise tables where it has none) must give memory.activations_bytes within 2%: the measured
-gaps are 0.01-1.1% (int64 pooling indices and storages counted whole), and one missing class of
-saved tensor is far more (MobileNetV2's in-place ReLU6 copies were 36% of it, session 43).
+depthwise tables where it has none, the others on it with hand-made grouped tables of wider groups
+(regnet_arch.with_gconv_tables: ResNeXt's, RegNet's) where it has none) must give
+memory.activations_bytes within 2%: the measured gaps are 0.01-1.1% (int64 pooling indices and
+storages counted whole), and one missing class of saved tensor is far more (MobileNetV2's in-place
+ReLU6 copies were 36% of it, session 43).
 Usage: saved_activations.py FUSIM"""
 import json
 import os
@@ -22,6 +24,7 @@ ref = json.load(open(os.path.join(ROOT, "tests", "data", "saved_activations_cpu.
 fails = []
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import convnext_arch  # noqa: E402
+import regnet_arch  # noqa: E402
 with tempfile.TemporaryDirectory() as tmp:
     out, cnx = os.path.join(tmp, "w.json"), os.path.join(tmp, "convnext.json")
     prof = json.load(open(os.path.join(ROOT, "data", "profiles", "h200-default.json")))
@@ -32,10 +35,15 @@ with tempfile.TemporaryDirectory() as tmp:
             t for t in convnext_arch.with_convnext_tables(json.loads(json.dumps(prof)))["compute"]["conv"]
             if (t["dtype"], t["layout"], t["kernel"], t["stride"], t.get("groups", ""), t.get("format", ""))
             not in have])), f)
+    prof_args = []
+    if not any(regnet_arch.is_wider(t) for t in prof["compute"]["conv"]):
+        prof_args = ["--profile", os.path.join(tmp, "gconv.json")]
+        with open(prof_args[1], "w") as f:
+            json.dump(regnet_arch.with_gconv_tables(json.loads(json.dumps(prof))), f)
     for r in ref["models"]:
         p = subprocess.run([fusim, "workload", "--cnn", r["model"], "--micro-batch", str(r["batch"]), "--image",
                             str(r["image"]), "--precision", "tf32", "--memory-format", "nchw", "--out", out]
-                           + (["--profile", cnx] if r["model"].startswith("convnext") else []),
+                           + (["--profile", cnx] if r["model"].startswith("convnext") else prof_args),
                            capture_output=True, text=True)
         if p.returncode:
             fails.append("%s: exit %d: %s" % (r["model"], p.returncode, p.stderr.strip()[-200:]))

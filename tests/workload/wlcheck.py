@@ -124,6 +124,16 @@ def cnn_params(fusim, model, argv, out, published, want):
     return g
 
 
+def cnn_params_all(fusim, tmp, prof, published, build):
+    """cnn_params at batch 8 on the profile prof (a dict, written to tmp) for each model of published
+    (its torchvision count) against build(model).params: {model: its parameters} ({} where it failed)."""
+    path = os.path.join(tmp, "cnn_params.json")
+    with open(path, "w") as f:
+        json.dump(prof, f)
+    return {model: cnn_params(fusim, model, ["--micro-batch", "8", "--profile", path], os.path.join(tmp, model + ".json"),
+                              count, build(model).params) or {} for model, count in published.items()}
+
+
 def same_order(what, got, want):
     """A failure line at the first operation where the listed kinds got and the expected want differ."""
     if got != want:
