@@ -1,7 +1,7 @@
 /* fu_build_mobile.c: torchvision's depthwise-convolution CNNs (MobileNetV2, MobileNetV3 large and
- * small, EfficientNet-B0..B7, EfficientNetV2 S/M/L, MNASNet, ShuffleNetV2) operation by operation, priced as fu_build_cnn.c prices the
- * ResNets (fusim workload --cnn builds them through it), their depthwise convolutions from the
- * profile's grouped conv tables. */
+ * small, EfficientNet-B0..B7, EfficientNetV2 S/M/L, MNASNet, ShuffleNetV2) operation by operation,
+ * priced as fu_build_cnn.c prices the ResNets (fusim workload --cnn builds them through it), their
+ * depthwise convolutions from the profile's grouped conv tables. */
 #define FU_BUILDER_INTERNAL /* fu_builder.h: the builders' shared part */
 #include "fu_builder.h"
 
