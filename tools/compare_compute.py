@@ -25,7 +25,7 @@ Then, held to the same numbers but outside the exit status, the held-out-like se
 shapes never in the comparison set, captured on another lease than the calibration), and outside
 any targets the --others folders.
 
-Usage: python3 tools/compare_compute.py [--fusim build/fusim] [--profile data/profiles/h200-default.json]
+Usage: python3 tools/compare_compute.py [--fusim build/fusim] [--profile data/profiles/h200-default.json] [--by-gpu]
                                         [--captures DIR] [--heldout DIRS] [--others DIRS] [--csv FILE]
                                         [--no-host-probe] [--no-host-ref] [--no-bwd-probe]
 """
@@ -180,6 +180,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fusim", default=os.path.join(ROOT, "build", "fusim"))
     ap.add_argument("--profile", default=os.path.join(ROOT, "data", "profiles", "h200-default.json"))
+    ap.add_argument("--by-gpu", action="store_true",
+                    help="price each capture with the repository's profile of the GPU it ran on (its meta.gpu: "
+                         "GPU_PROFILES), --profile for the others")
     ap.add_argument("--captures", default=os.path.join(ROOT, "data", "compute", "captures"))
     ap.add_argument("--csv", help="also write the rows as CSV")
     ap.add_argument("--no-host-probe", action="store_true",
@@ -272,6 +275,20 @@ def with_run_recipe(meta, folder):
     return meta if recipe is None else dict(meta, optimizer=recipe[0], clip_grad_norm=recipe[1])
 
 
+# the repository's profile of each GPU a capture names in meta.gpu (--by-gpu)
+GPU_PROFILES = {"H100": os.path.join(ROOT, "data", "profiles", "h100-sxm.json")}
+
+
+def profile_for(a, meta):
+    """The profile a capture is priced with: with --by-gpu its GPU's (GPU_PROFILES), else
+    --profile."""
+    if a.by_gpu:
+        for gpu, path in GPU_PROFILES.items():
+            if gpu in (meta.get("gpu") or ""):
+                return path
+    return a.profile
+
+
 def compare(a, files, leave_out=False):
     """The rows of the captures in files priced by fusim. A capture fusim cannot price is the end
     (one line, status 70), but for leave_out (--others, --heldout): where the profile has no table
@@ -280,7 +297,7 @@ def compare(a, files, leave_out=False):
     rows = []
     # a capture that recorded the host-speed probe is priced at its host's speed where the
     # profile's host rows carry theirs (host_args, probe_speeds)
-    pc = json.load(open(a.profile)).get("compute", {})
+    computes = {}
     with tempfile.TemporaryDirectory() as tmp:
         for f in files:
             cap = json.load(open(f))
@@ -299,7 +316,11 @@ def compare(a, files, leave_out=False):
                     continue
                 return rows, 70
             out, ops = os.path.join(tmp, "est.json"), os.path.join(tmp, "ops.csv")
-            cmd = [a.fusim, "workload"] + args_for(meta) + ["--profile", a.profile, "--out", out, "--ops", ops]
+            prof = profile_for(a, meta)
+            if prof not in computes:
+                computes[prof] = json.load(open(prof)).get("compute", {})
+            pc = computes[prof]
+            cmd = [a.fusim, "workload"] + args_for(meta) + ["--profile", prof, "--out", out, "--ops", ops]
             carry, by = host_args(pc, meta, not a.no_host_ref, not a.no_host_probe, not a.no_bwd_probe)
             cmd += carry
             r = subprocess.run(cmd, capture_output=True, text=True)

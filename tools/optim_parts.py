@@ -56,6 +56,7 @@ def main(argv):
     ap.add_argument("--profile", default=os.path.join(os.path.dirname(HERE), "data", "profiles", "h200-default.json"))
     a = ap.parse_args(argv)
     a.no_host_ref = a.no_host_probe = a.no_bwd_probe = False
+    a.by_gpu = False  # one profile: its optimizer rows are read below
     rows_of = {r["name"]: r for r in json.load(open(a.profile))["compute"]["optimizer"]}
     rows, st = compare_compute.compare(a, compare_compute.captures_in(a.dirs))
     if st:
