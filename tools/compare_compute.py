@@ -97,6 +97,10 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
     "vit_b_16": dict(arch="vit", layers=12, hidden=768, heads=12, ffn=3072, image=224, patch=16, classes=1000),
     "vit_b_32": dict(arch="vit", layers=12, hidden=768, heads=12, ffn=3072, image=224, patch=32, classes=1000),
     "vit_l_16": dict(arch="vit", layers=24, hidden=1024, heads=16, ffn=4096, image=224, patch=16, classes=1000),
+    # Qwen3's layer (fusim's --arch qwen3: Llama's with q_norm and k_norm; validate_torch's config:
+    # 4 KV heads of 12, heads of 64, tied 152k vocabulary)
+    "qwen3_small": dict(arch="qwen3", layers=12, hidden=768, heads=12, kv_heads=4, head_dim=64, ffn=2048,
+                        vocab=151936, tied=True),
     # Qwen2's layer is Llama's with biases on q, k and v (Qwen2-0.5B's shapes: 2 KV heads of 14)
     "qwen2_small": dict(arch="llama", layers=24, hidden=896, heads=14, kv_heads=2, ffn=4864, vocab=151936,
                         tied=True, qkv_bias=True),
