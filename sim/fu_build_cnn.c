@@ -495,7 +495,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
              "timed; recalibrate with tools/calib_torch.py%s%s", prof_name, x.missing_what,
              mobile  ? " --parts dwconv,ops_mobile"
-             : cnx   ? " --parts conv,dwconv --conv-classes k4s4,k2s2 (ConvNeXt's stem and downsampling, its 7x7 "
+             : cnx   ? " --parts conv,dwconv --conv-classes k4s4,k2s2,dw7s1 (ConvNeXt's stem and downsampling, its 7x7 "
                        "depthwise convolutions)"
              : gmiss ? " --parts gconv"
              : regnet && strncmp(x.missing_what, "conv", 4) ? " --parts ops_mobile"

@@ -113,7 +113,7 @@ for prec, ac in (("tf32", False), ("autocast-bf16", True)):
               convnext_arch.build("convnext_tiny", 2, 64, False, ac).saved, 0.5)
 args = ["--cnn", "convnext_tiny", "--micro-batch", "2", "--image", "64", "--precision", "tf32"]
 refused(fusim, tmp, "NCHW without k4s4", args + ["--memory-format", "nchw"], profile("no_k4s4", ("k4s4",)),
-        ["k4 s4 nchw", "--conv-classes k4s4,k2s2"])
-refused(fusim, tmp, "channels-last without k2s2", args, profile("no_k2s2", ("k2s2",)), ["k2 s2", "--conv-classes k4s4,k2s2"])
-refused(fusim, tmp, "without the depthwise 7x7", args, profile("no_dw7", ("dw7s1",)), ["grouped conv tf32 fwd k7 s1", "dwconv"])
+        ["k4 s4 nchw", "--conv-classes k4s4,k2s2,dw7s1"])
+refused(fusim, tmp, "channels-last without k2s2", args, profile("no_k2s2", ("k2s2",)), ["k2 s2", "--conv-classes k4s4,k2s2,dw7s1"])
+refused(fusim, tmp, "without the depthwise 7x7", args, profile("no_dw7", ("dw7s1",)), ["grouped conv tf32 fwd k7 s1", "dwconv", "dw7s1"])
 finish()
