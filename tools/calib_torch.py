@@ -68,7 +68,7 @@ the GPU waits on the host):
              (classes dw3s1, ..., dw7s1), as the conv part (--conv-format, --conv-dtypes,
              --conv-classes): tables "groups": "grouped" with k = kernel x kernel.
   gconv      (not by default) grouped convolutions of wider groups (ResNeXt's, RegNet's): 3x3 at
-             stride 1 and 2 (classes g3s1, g3s2) over group widths 4..128 and channels 128, 512,
+             stride 1 and 2 (classes g3s1, g3s2) over group widths 4..256 and channels 128, 512,
              2048, as the conv part: tables "groups": "grouped" with k = width x 3 x 3.
   ops_mobile (in ops too) relu6, silu, sigmoid, hardswish, hardsigmoid; squeeze-and-excitation's
              gate multiply ("se_scale") and global average pool ("avgpool_global"), each also in
@@ -1516,11 +1516,11 @@ DW_CHANNELS = [16, 48, 144, 432, 1296, 3888]
 DW_CLASSES = [(3, 1, DW_M), (3, 2, DW_M[:5]), (5, 1, DW_M), (5, 2, DW_M[:5]), (7, 1, DW_M[:5])]
 DW_MAX_ELEMS = 2 ** 28
 # Grouped convolutions of wider groups (part gconv): ResNeXt's and RegNet's 3x3 at stride 1 and 2,
-# over group widths (input channels a group: ResNeXt-50 32x4d's 4..32, RegNet's 8..232) and
+# over group widths (input channels a group: ResNeXt-50 32x4d's 4..32, RegNet's 8..264) and
 # channels (each a multiple of every width, so the grid has no hole), output pixels as CONV_M.
 # Tables "groups": "grouped" with per-group K = width x 3 x 3 (fusim keeps them apart from the
 # depthwise ones, whose K is 3 x 3); inputs of more than DW_MAX_ELEMS elements left out.
-GCONV_WIDTHS = [4, 8, 16, 32, 64, 128]
+GCONV_WIDTHS = [4, 8, 16, 32, 64, 128, 256]
 GCONV_CHANNELS = [128, 512, 2048]
 GCONV_CLASSES = [(3, 1, CONV_M), (3, 2, CONV_M[:4])]
 
