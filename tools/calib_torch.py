@@ -1517,7 +1517,8 @@ DW_CLASSES = [(3, 1, DW_M), (3, 2, DW_M[:5]), (5, 1, DW_M), (5, 2, DW_M[:5]), (7
 DW_MAX_ELEMS = 2 ** 28
 # Grouped convolutions of wider groups (part gconv): ResNeXt's and RegNet's 3x3 at stride 1 and 2,
 # over group widths (input channels a group: ResNeXt-50 32x4d's 4..32, RegNet's 8..264) and
-# channels (each a multiple of every width, so the grid has no hole), output pixels as CONV_M.
+# channels (each a multiple of every width below it; a width of all the channels, one group, is a
+# dense convolution, left out: the 128-channel row stops at 64), output pixels as CONV_M.
 # Tables "groups": "grouped" with per-group K = width x 3 x 3 (fusim keeps them apart from the
 # depthwise ones, whose K is 3 x 3); inputs of more than DW_MAX_ELEMS elements left out.
 GCONV_WIDTHS = [4, 8, 16, 32, 64, 128, 256]
