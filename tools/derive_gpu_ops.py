@@ -107,37 +107,48 @@ def derive(target, source, ops, base):
     return out, notes
 
 
-def derive_grouped(target, source, base):
-    """(derived grouped conv tables, notes): each source table the target has not measured."""
-    tt, st = op_tables(target), op_tables(source)
+def derive_convs(target, source, wanted, pricing):
+    """(derived conv tables, notes): each source table that wanted(t) names (None: not wanted) and
+    the target has not measured, every timed point times its ratio. pricing(t) gives (the ratio
+    of a point (m, n, k), the "derived" mark), or (None, why none can be made)."""
     have = {conv_key(t): t for t in target["compute"].get("conv", [])}
-    gpu = source_gpu(source)
     out, notes = [], []
     for t in source["compute"].get("conv", []):
-        if conv_groups(t) != "depthwise":
+        name = wanted(t)
+        if not name:
             continue
-        name = "grouped conv %s %s k%d s%d %s" % conv_key(t)[:5]
         mine = have.get(conv_key(t))
         if mine and not mine.get("derived"):
             notes.append(name + ": measured on the target, kept")
             continue
+        point_ratio, mark = pricing(t)
+        if point_ratio is None:
+            notes.append("%s: %s" % (name, mark))
+            continue
+        d = copy.deepcopy(t)
+        points = [(m, n, k) for m in t["m"] for n in t["n"] for k in t["k"]]
+        d["us"] = [round(v * point_ratio(*p), 3) if v else v for v, p in zip(t["us"], points)]
+        d["derived"] = derived_mark(mark)
+        out.append(d)
+    return out, notes
+
+
+def derive_grouped(target, source, base):
+    """(derived depthwise conv tables, notes): each source table the target has not measured, by
+    the base's ratio at the elements of the map the point reads or writes."""
+    tt, st = op_tables(target), op_tables(source)
+    gpu = source_gpu(source)
+
+    def pricing(t):
         dt = "bf16" if t["dtype"] == "bf16" else "fp32"
         pair, why = base_pair(tt, st, base, dt)
         if why:
-            notes.append("%s: %s (%s)" % (name, why, dt))
-            continue
-        d = copy.deepcopy(t)
-        us, i = [], 0
-        for m in t["m"]:
-            for n in t["n"]:
-                for k in t["k"]:
-                    e = m * n if t["layout"] == "fwd" else m * k
-                    v = t["us"][i]
-                    us.append(round(v * ratio(pair, e), 3) if v else v)
-                    i += 1
-        d["us"], d["derived"] = us, derived_mark("%s x %s ratio" % (gpu, base))
-        out.append(d)
-    return out, notes
+            return None, "%s (%s)" % (why, dt)
+        fwd = t["layout"] == "fwd"
+        return (lambda m, n, k: ratio(pair, m * n if fwd else m * k)), "%s x %s ratio" % (gpu, base)
+    return derive_convs(target, source,
+                        lambda t: "grouped conv %s %s k%d s%d %s" % conv_key(t)[:5]
+                        if conv_groups(t) == "depthwise" else None, pricing)
 
 
 def conv_class(t):
@@ -165,27 +176,19 @@ def derive_conv_classes(target, source, classes):
     """(derived conv tables of those classes, notes): each source table of a class in classes that
     the target has not measured, times dense_ratios' ratio of its dtype, layout and format."""
     ratios = dense_ratios(target, source)
-    have = {conv_key(t): t for t in target["compute"].get("conv", [])}
     gpu = source_gpu(source)
-    out, notes = [], []
-    for t in source["compute"].get("conv", []):
-        if conv_class(t) not in classes:
-            continue
+
+    def pricing(t):
         key = conv_key(t)
-        name = "conv %s %s %s %s" % (conv_class(t), key[0], key[1], key[4])
-        mine = have.get(key)
-        if mine and not mine.get("derived"):
-            notes.append(name + ": measured on the target, kept")
-            continue
         r = ratios.get((key[0], key[1], key[4])) or ratios.get((key[0], key[1], "channels_last"))
         if not r:
-            notes.append(name + ": no dense conv table both GPUs measured")
-            continue
-        d = copy.deepcopy(t)
-        d["us"] = [round(v * r, 3) if v else v for v in t["us"]]
-        d["derived"] = derived_mark("%s x dense conv ratio %.3f" % (gpu, r))
-        out.append(d)
-    return out, notes
+            return None, "no dense conv table both GPUs measured"
+        return (lambda m, n, k: r), "%s x dense conv ratio %.3f" % (gpu, r)
+
+    def wanted(t):
+        key = conv_key(t)
+        return "conv %s %s %s %s" % (conv_class(t), key[0], key[1], key[4]) if conv_class(t) in classes else None
+    return derive_convs(target, source, wanted, pricing)
 
 
 def main(argv):
