@@ -1,6 +1,6 @@
 /* cmd_workload.c: fusim workload: make a workload from a model's hyper-parameters (--transformer,
- * --cnn; the models live in fu_builder.c, fu_build_cnn.c, fu_build_mobile.c and
- * fu_build_regnet.c), summarise one (--info), validate one (--check) or list the bundled ones. */
+ * --cnn; the models live in fu_builder.c, fu_build_cnn.c, fu_build_mobile.c, fu_build_convnext.c
+ * and fu_build_regnet.c), summarise one (--info), validate one (--check) or list the bundled ones. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

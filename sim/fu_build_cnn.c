@@ -450,9 +450,8 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   const double *blocks = fu__resnet_blocks(s->model, &widen, &groups);
   const int *vgg = blocks ? NULL : fu__vgg_cfg(s->model, &vgg_bn);
   const double *dense = blocks || vgg ? NULL : fu__densenet_cfg(s->model);
-  int mobile = !blocks && !vgg && !dense && fu__mobile_known(s->model);
-  int cnx = !blocks && !vgg && !dense && !mobile && fu__convnext_known(s->model);
-  int regnet = !blocks && !vgg && !dense && !mobile && !cnx && fu__regnet_known(s->model);
+  /* the families' names are apart: one of these at most */
+  int mobile = fu__mobile_known(s->model), cnx = fu__convnext_known(s->model), regnet = fu__regnet_known(s->model);
   int grouped = groups > 1 || regnet; /* grouped convolutions of wider groups */
   if (!blocks && !vgg && !dense && !mobile && !cnx && !regnet) {
     fu_error("workload: --cnn '%s': the CNN builder knows resnet18, resnet34, resnet50, resnet101, resnet152, "

@@ -93,8 +93,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
                          fu_workload *w);
 
 /* A CNN by name (resnet50, resnet101, resnet152, wide_resnet50_2, wide_resnet101_2, the ResNeXts,
- * the RegNets, ... as torchvision builds them), at batch x image x image, channels-last unless nchw; SGD with momentum unless
- * optimizer says otherwise. */
+ * the RegNets, ... as torchvision builds them), at batch x image x image, channels-last unless
+ * nchw; SGD with momentum unless optimizer says otherwise. */
 typedef struct fu_cnn_spec {
   char model[32];            /* "resnet50", ..., "wide_resnet101_2" */
   long batch;                /* micro-batch */
