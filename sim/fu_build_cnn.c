@@ -71,7 +71,7 @@ fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, double 
 /* fu__conv at padding pad (ConvNeXt's patchify convolutions: 0). */
 fu__op *fu__conv_pad(fu__ctx *x, const char *name, double batch, double cin, double cout, double k,
                      double stride, double pad, double hin, int saved_in, double *hout) {
-  double ho = floor((hin + 2 * pad - k) / stride) + 1;
+  double ho = fu__conv_out(hin, k, stride, pad);
   *hout = ho;
   fu__op *o = fu__push(x);
   if (!o) return NULL;
@@ -102,7 +102,7 @@ static double fu__gconv_us(fu__ctx *x, const char *layout, int kernel, int strid
  * it keeps its input for backward. */
 fu__op *fu__gconv(fu__ctx *x, const char *name, double B, double c, double gw, double k, double stride,
                   double hin, double *hout) {
-  double ho = floor((hin + 2 * floor((k - 1) / 2) - k) / stride) + 1;
+  double ho = fu__conv_out(hin, k, stride, floor((k - 1) / 2));
   *hout = ho;
   fu__op *o = fu__push(x);
   if (!o) return NULL;
@@ -143,11 +143,25 @@ static const double *fu__resnet_blocks(const char *model, double *widen, double 
   return NULL;
 }
 
+/* The side of a convolution's or pool's output: hin in, kernel k, stride, padding pad each side. */
+double fu__conv_out(double hin, double k, double stride, double pad) {
+  return floor((hin + 2 * pad - k) / stride) + 1;
+}
+
 /* A pooling layer over n_in elements in the CNN's layout, priced by the max pool table; max
  * pooling keeps its input and the int64 indices of its n_idx outputs for backward (0: an average
  * pool, which keeps its input alone). */
 fu__op *fu__pool(fu__ctx *x, double n_in, double n_idx) {
   return fu__memop(x, x->nchw ? "maxpool_nchw" : "maxpool", x->adt, n_in, x->ab * n_in + 8 * n_idx);
+}
+
+/* The stem's 3x3 max pool at stride 2, padding 1 (ResNet, DenseNet, ShuffleNet) over B x c x *h x
+ * *h; keeps its input and int64 indices; *h becomes its output's side. */
+fu__op *fu__stem_pool(fu__ctx *x, double B, double c, double *h) {
+  double hp = fu__conv_out(*h, 3, 2, 1);
+  fu__op *o = fu__pool(x, B * c * *h * *h, B * c * hp * hp);
+  *h = hp;
+  return o;
 }
 
 /* The classifier of a CNN whose features end in a global average pool: one linear layer from the
@@ -188,9 +202,7 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double
   x->layer = -1;
   FU__TRY(fu__conv(x, "conv1", B, 3, 64, 7, 2, img, 1, &h));
   BN("bn1", 64, h, 1);
-  double hp = floor((h + 2 - 3) / 2) + 1; /* max pooling keeps its input and int64 indices */
-  FU__TRY(fu__pool(x, B * 64 * h * h, B * 64 * hp * hp));
-  h = hp;
+  FU__TRY(fu__stem_pool(x, B, 64, &h));
   static const double cfg[4][2] = {{64, 1}, {128, 2}, {256, 2}, {512, 2}}; /* width, stride */
   const double *r50 = fu__resnet_blocks("resnet50", NULL, NULL);
   int npast = 0;
@@ -370,9 +382,7 @@ static int fu__densenet_ops(fu__ctx *x, const double *cfg, double B, double img)
   x->layer = -1;
   FU__TRY(fu__conv(x, "features.conv0", B, 3, c, 7, 2, img, 1, &h));
   FU__TRY(fu__cnn_bn(x, "features.norm0", B, c, h, 1));
-  double hp = floor((h + 2 - 3) / 2) + 1;
-  FU__TRY(fu__pool(x, B * c * h * h, B * c * hp * hp));
-  h = hp;
+  FU__TRY(fu__stem_pool(x, B, c, &h));
   for (int bi = 0; bi < 4; bi++) {
     int L = (int)cfg[2 + bi];
     for (int l = 0; l < L; l++) {

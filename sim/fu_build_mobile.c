@@ -344,9 +344,7 @@ static int fu__shufflenet(fu__ctx *x, int v, double B, double img) {
   double h = img, cin = 24, t;
   char p[96], cn[128], bn[128];
   FU_CHECK(fu__conv_bn(x, "conv1.0", "conv1.1", B, 3, cin, 3, 2, 0, "relu", &h));
-  double hp = floor((h + 2 - 3) / 2) + 1;
-  FU__TRY(fu__pool(x, B * cin * h * h, B * cin * hp * hp));
-  h = hp;
+  FU__TRY(fu__stem_pool(x, B, cin, &h));
   for (int s = 0; s < 3; s++) {
     double bf = oc[s] / 2;
     for (int r = 0; r < repeats[s]; r++) {
