@@ -165,11 +165,12 @@ fu__op *fu__stem_pool(fu__ctx *x, double B, double c, double *h) {
 }
 
 /* The classifier of a CNN whose features end in a global average pool: one linear layer from the
- * batch's din features to 1000 classes, and the loss (NULL: out of memory). */
-fu__op *fu__cnn_classifier(fu__ctx *x, const char *name, double din, double B) {
+ * batch's din features to 1000 classes, and the loss (NULL: out of memory). in_fp32: its input is
+ * fp32 under autocast (ConvNeXt's LayerNorm2d before it), cast to bf16 by the linear layer. */
+fu__op *fu__cnn_classifier(fu__ctx *x, const char *name, double din, double B, int in_fp32) {
   double Tsave = x->T;
   x->T = B;
-  fu__op *o = fu__linear(x, name, din, 1000, 1, 0, 1, 1);
+  fu__op *o = fu__linear(x, name, din, 1000, 1, in_fp32, 1, 1);
   if (o) o = fu__memop(x, "cross_entropy", x->adt, B * 1000, 4 * B * 1000);
   x->T = Tsave;
   return o;
@@ -243,7 +244,7 @@ static int fu__resnet_ops(fu__ctx *x, const double *blocks, double widen, double
   /* the last block's ReLU output feeds no convolution: the ReLU (and the pool) keep it alone */
   fu__relu_kept(x, B * cin * h * h);
   FU__TRY(fu__memop(x, "bias_grad", A, B * cin * h * h, 0)); /* the average pool: a reduction */
-  FU__TRY(fu__cnn_classifier(x, "fc", cin, B));
+  FU__TRY(fu__cnn_classifier(x, "fc", cin, B, 0));
 #undef NM
 #undef BN
   return FU_OK;
@@ -416,7 +417,7 @@ static int fu__densenet_ops(fu__ctx *x, const double *cfg, double B, double img)
   }
   FU__TRY(fu__cnn_bn(x, "features.norm5", B, c, h, 1));
   FU__TRY(fu__memop(x, "bias_grad", A, B * c * h * h, 0)); /* the global average pool: a reduction */
-  return fu__cnn_classifier(x, "classifier", c, B) ? FU_OK : FU_ENOMEM;
+  return fu__cnn_classifier(x, "classifier", c, B, 0) ? FU_OK : FU_ENOMEM;
 }
 
 /* A bottleneck block past ResNet-50's blocks (a deeper ResNet's extra blocks): its host costs

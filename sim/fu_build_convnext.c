@@ -166,8 +166,7 @@ static int fu__cnx_block(fu__ctx *x, const char *p, double B, double C, double h
  * stages of CNBlocks, a downsampling between them (LayerNorm2d, the 2x2 stride-2 convolution with a
  * bias), stochastic depth's probability linear in the block's index up to the model's last; the
  * head: the global average pool, LayerNorm2d on B x C x 1 x 1, Flatten, the classifier Linear
- * (priced by fu__cnn_classifier, its fp32 input's cast to bf16 under autocast, B x C elements, left
- * out). */
+ * (fu__cnn_classifier; under autocast its input, LayerNorm's fp32 output, cast to bf16). */
 int fu__convnext_ops(fu__ctx *x, const char *model, double B, double img) {
   int m = fu__cnx_find(model), nchw = x->nchw, f = 1;
   if (m < 0) return FU_EUSAGE;
@@ -206,7 +205,7 @@ int fu__convnext_ops(fu__ctx *x, const char *model, double B, double img) {
   int st = id == total ? FU_OK : FU_ENOMEM;
   if (st == FU_OK && !fu__global_pool(x, B * dims[3] * h * h)) st = FU_ENOMEM;
   if (st == FU_OK && !fu__cnx_ln(x, "classifier.0", B, dims[3], 0)) st = FU_ENOMEM;
-  if (st == FU_OK && !fu__cnn_classifier(x, "classifier.2", dims[3], B)) st = FU_ENOMEM;
+  if (st == FU_OK && !fu__cnn_classifier(x, "classifier.2", dims[3], B, 1)) st = FU_ENOMEM;
   x->nchw = nchw;
   return st;
 }

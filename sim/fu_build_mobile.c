@@ -164,7 +164,7 @@ static int fu__mobile_head(fu__ctx *x, double B, double c, double h, double hidd
     c = hidden;
   }
   FU__TRY(fu__memop(x, "dropout", x->adt, B * c, B * c));
-  return fu__cnn_classifier(x, hidden > 0 ? "classifier.3" : "classifier.1", c, B) ? FU_OK : FU_ENOMEM;
+  return fu__cnn_classifier(x, hidden > 0 ? "classifier.3" : "classifier.1", c, B, 0) ? FU_OK : FU_ENOMEM;
 }
 
 /* MobileNetV2 (width 1.0): t, c, n, s of mobilenetv2.py's inverted_residual_setting; ReLU6 */
@@ -380,7 +380,7 @@ static int fu__shufflenet(fu__ctx *x, int v, double B, double img) {
   FU_CHECK(fu__conv_bn(x, "conv5.0", "conv5.1", B, cin, oc[3], 1, 1, 0, "relu", &h));
   fu__relu_kept(x, B * oc[3] * h * h); /* into the mean */
   FU__TRY(fu__global_pool(x, B * oc[3] * h * h));
-  return fu__cnn_classifier(x, "fc", oc[3], B) ? FU_OK : FU_ENOMEM;
+  return fu__cnn_classifier(x, "fc", oc[3], B, 0) ? FU_OK : FU_ENOMEM;
 }
 
 /* The model's family and variant: 1 mobilenet_v2, 2 mobilenet_v3, 3 efficientnet, 4 mnasnet,

@@ -116,5 +116,5 @@ int fu__regnet_ops(fu__ctx *x, const char *model, double B, double img) {
     }
   fu__relu_kept(x, B * cin * h * h); /* into the pool */
   FU__TRY(fu__global_pool(x, B * cin * h * h));
-  return fu__cnn_classifier(x, "fc", cin, B) ? FU_OK : FU_ENOMEM;
+  return fu__cnn_classifier(x, "fc", cin, B, 0) ? FU_OK : FU_ENOMEM;
 }

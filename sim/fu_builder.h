@@ -239,7 +239,7 @@ fu__op *fu__conv_pad(fu__ctx *x, const char *name, double batch, double cin, dou
                      double stride, double pad, double hin, int saved_in, double *hout);
 void fu__conv_finish(fu__ctx *x, fu__op *o, const char *name, int in_fp32, double wnumel);
 fu__op *fu__cnn_bn(fu__ctx *x, const char *name, double B, double c, double h, int relu);
-fu__op *fu__cnn_classifier(fu__ctx *x, const char *name, double din, double B);
+fu__op *fu__cnn_classifier(fu__ctx *x, const char *name, double din, double B, int in_fp32);
 double fu__conv_out(double hin, double k, double stride, double pad);
 fu__op *fu__pool(fu__ctx *x, double n_in, double n_idx);
 fu__op *fu__stem_pool(fu__ctx *x, double B, double c, double *h);

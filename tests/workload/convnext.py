@@ -8,6 +8,7 @@ torchvision 0.29 does:
 - operations: convnext_tiny's --ops listing in convnext_arch's order, NCHW (with the stem's layout
   copies) and channels-last (without them);
 - activations: convnext_tiny's in TF32 and under autocast against convnext_arch's count;
+- under autocast, the classifier's forward by hand (its fp32 input's cast included);
 - forward by hand: convnext_tiny at batch 2 on 64-pixel images in TF32 on a hand-made profile whose
   conv and GEMM tables are one point at m = n = k = 1 (us x m x n x k), whose memory-bound rows are
   one point at one element (us x numel) and whose host costs are 0: the sum over convnext_arch's
@@ -32,7 +33,7 @@ DENSE = {"fwd": 2e-6, "dgrad": 3e-6, "wgrad": 4e-6}      # us per m x n x k, the
 GEMM = {"fwd": 5e-6, "dgrad": 6e-6, "wgrad": 7e-6}       # the Linear layers
 ROWS = {"layernorm": 3e-4, "add": 5e-4, "gelu": 7e-4, "cross_entropy": 11e-4, "se_scale": 13e-4,
         "avgpool_global": 17e-4, "copy_t": 19e-4, "stochastic_depth": 23e-4, "add_t": 29e-4,
-        "bias_grad": 31e-4}                                          # us per element, forward (backward twice)
+        "bias_grad": 31e-4, "cast": 37e-4}                           # us per element, forward (backward twice)
 
 
 def profile(name, skip=()):
@@ -111,6 +112,16 @@ for prec, ac in (("tf32", False), ("autocast-bf16", True)):
     if r.returncode == 0:
         check(prec + ": activations", json.load(open(out))["memory"]["activations_bytes"],
               convnext_arch.build("convnext_tiny", 2, 64, False, ac).saved, 0.5)
+# under autocast the classifier's input, LayerNorm2d's fp32 output, is cast to bf16 by the Linear:
+# its forward is the GEMM and three casts (the input B x C, the weight C x 1000, the bias)
+ops = os.path.join(tmp, "ops.csv")
+r = subprocess.run([fusim, "workload", "--cnn", "convnext_tiny", "--micro-batch", "2", "--image", "64", "--precision",
+                    "autocast-bf16", "--profile", full, "--out", out, "--ops", ops], capture_output=True, text=True)
+check("autocast: exit", r.returncode, 0, 0)
+if r.returncode == 0:
+    fc = [x for x in csv.DictReader(open(ops)) if x["param"] == "classifier.2.weight"]
+    check("autocast: classifier.2 forward", float(fc[0]["fwd_us"]) if fc else -1,
+          GEMM["fwd"] * 2 * 1000 * 768 + ROWS["cast"] * (2 * 768 + 768 * 1000 + 1000), 0.01)
 args = ["--cnn", "convnext_tiny", "--micro-batch", "2", "--image", "64", "--precision", "tf32"]
 refused(fusim, tmp, "NCHW without k4s4", args + ["--memory-format", "nchw"], profile("no_k4s4", ("k4s4",)),
         ["k4 s4 nchw", "--conv-classes k4s4,k2s2,dw7s1"])
