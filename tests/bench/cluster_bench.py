@@ -21,6 +21,8 @@ its two columns (the same call timed twice in one run) differ, and the least max
 that does not fall with size can reach (a row slower than a larger size), with the GPUs one process
 drove (nccl-tests -g: one process per node driving g GPUs puts their network proxy threads on the
 cores that process is bound to).
+Under each band, an "interval" line (diagnostic): how many of its rows fusim cost's 95% interval
+holds.
 Under each band, a "per-call offset" line (diagnostic): the range of one cost X that, added to the
 model's every line at every size, would meet both targets ("no X does" where the misses are not
 one constant apart: a rate, or rows off in both directions), and under each multi-node band a
@@ -203,6 +205,10 @@ def compare(label, prof, comm, rows, bands, path=None):
         nsel = [abs(e) for b, e in near_errs if b >= lo]
         print(f"  nearest-line bound, same sizes: median {100 * statistics.median(nsel):.1f}%, "
               f"max {100 * max(nsel):.1f}%")
+        # diagnostic: how often fusim cost's 95% interval (a cost-model price's is its nominal
+        # band, sim/fu_cost.h FU_COST_MODEL_BAND) holds the measured time
+        held = sum(p["lo_us"] <= t <= p["hi_us"] for (b, t), p in zip(rows, pred) if b >= lo)
+        print(f"  interval (fusim cost's 95%), same sizes: holds {held} of {len(sel)}")
         band = [(b, t, p["time_us"], p["algo"]) for (b, t), p in zip(rows, pred) if b >= lo]
         print(offset_range([r[:3] for r in band], med_t, max_t))
         if nodes > 1:
