@@ -14,7 +14,9 @@ between sizes, proportional above the largest), forward's ratio for backward too
 backward is a column sum or nothing: memory-bound either way). Host costs are the source's (a
 layer's host costs are scaled to its measured rows anyway). Each table carries "derived": the
 source profile and the base (fusim workload names it when it prices with one); a measured table
-of the target is kept, none made for it (a derived one is made anew). Merge: fusim fit
+of the target is kept, none made for it (a derived one is made anew), except a conv table whose
+timed points stop short of the source's largest m, n or k (a sweep cut by its time budget), which
+the derived one replaces. Merge: fusim fit
 --compute OUT --merge-into TARGET.
 
 --grouped-conv: the source's grouped (depthwise) convolution tables too (calib_torch --parts
@@ -107,6 +109,13 @@ def derive(target, source, ops, base):
     return out, notes
 
 
+def timed_span(t):
+    """A conv table's largest timed m, n and k ((0, 0, 0) where none is timed)."""
+    pts = [(m, n, k) for m in t["m"] for n in t["n"] for k in t["k"]]
+    timed = [p for p, v in zip(pts, t["us"]) if v]
+    return tuple(max((p[i] for p in timed), default=0) for i in range(3))
+
+
 def derive_convs(target, source, wanted, pricing):
     """(derived conv tables, notes): each source table that wanted(t) names (None: not wanted) and
     the target has not measured, every timed point times its ratio. pricing(t) gives (the ratio
@@ -119,8 +128,14 @@ def derive_convs(target, source, wanted, pricing):
             continue
         mine = have.get(conv_key(t))
         if mine and not mine.get("derived"):
-            notes.append(name + ": measured on the target, kept")
-            continue
+            # a sweep cut by its time budget stops short of the larger shapes (session 43's H100
+            # depthwise 7x7 in bf16: one timed point), and fusim prices every shape beyond a
+            # table's largest by proportion from it: the source's table that reaches them does better
+            if all(a >= b for a, b in zip(timed_span(mine), timed_span(t))):
+                notes.append(name + ": measured on the target, kept")
+                continue
+            notes.append("%s: measured on the target up to (m, n, k) %s, short of the source's %s: derived"
+                         % (name, timed_span(mine), timed_span(t)))
         point_ratio, mark = pricing(t)
         if point_ratio is None:
             notes.append("%s: %s" % (name, mark))

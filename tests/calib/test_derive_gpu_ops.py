@@ -10,7 +10,8 @@ add_t has no bf16 add table in either profile and is not made; both said on stde
 make: exit 65, no file. --grouped-conv: the source's grouped TF32 tables (fp32 add's ratio) fwd
 (m 100, n 1e4, k 9: 1e6 elements, ratio 0.5) 8 us -> 4 and dgrad (m 1000, n 9, k 3000: 3e6,
 0.44950) 10 us -> 4.495, the untimed point left untimed; the target's measured NCHW fwd kept; the
-dense table not derived. --conv-classes: by the dense conv tables' median ratio (below). Usage:
+dense table not derived. --conv-classes: by the dense conv tables' median ratio (below); a
+measured table of the target whose timed points stop short of the source's is replaced. Usage:
 test_derive_gpu_ops.py"""
 import json
 import os
@@ -91,7 +92,10 @@ with tempfile.TemporaryDirectory() as tmp:
                             conv("dgrad", [100], [36], [512], [30.0], groups="grouped"),
                             conv("fwd", [100], [1e4], [9], [8.0], groups="grouped")]
     json.dump(s, open(src, "w"))
-    t["compute"]["conv"] = [conv("fwd", [100], [64], [64, 128, 256], [4.0, 6.0, 10.0], kernel=1)]
+    # the target's own k4s4 fwd, timed at m 10 alone (a sweep cut short of the source's m 1000),
+    # gives way to the derived one
+    t["compute"]["conv"] = [conv("fwd", [100], [64], [64, 128, 256], [4.0, 6.0, 10.0], kernel=1),
+                            dict(conv("fwd", [10, 1000], [96], [48], [1.0, None]), kernel=4, stride=4)]
     json.dump(t, open(tgt, "w"))
     r = subprocess.run([sys.executable, tool, out, tgt, src, "--ops", "", "--conv-classes", "k4s4,g3s1"],
                        capture_output=True, text=True)
@@ -101,6 +105,9 @@ with tempfile.TemporaryDirectory() as tmp:
     if r.returncode or len(got) != 2 or not k4 or not g3 or abs(k4["us"][0] - 6.0) > 1e-3 or \
             abs(g3["us"][0] - 15.0) > 1e-3 or g3.get("groups") != "grouped" or "src-gpu" not in k4.get("derived", ""):
         fails.append("--conv-classes: exit %d, %s, expected k4s4 fwd 6 and g3s1 fwd 15, derived" % (r.returncode, got))
+    if "conv k4s4 tf32 fwd channels_last: measured on the target up to (m, n, k) (10, 96, 48), short of the " \
+            "source's (1000, 96, 48): derived" not in r.stderr:
+        fails.append("--conv-classes: the replaced short table not said: %r" % r.stderr)
     if "conv g3s1 tf32 dgrad channels_last: no dense conv table both GPUs measured" not in r.stderr:
         fails.append("--conv-classes: the unmade dgrad not said: %r" % r.stderr)
     json.dump({"compute": {"ops": []}}, open(tgt, "w"))

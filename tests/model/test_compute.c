@@ -586,27 +586,40 @@ static void test_merge(void) {
 }
 
 /* The embedded default carries the H200's tables: every dtype and layout of the sweep, aligned
- * and unaligned, and the convolution classes in bf16 and TF32, channels-last measured and NCHW
- * derived (tools/derive_nchw.py: marked with the GPU whose ratio made them); the depthwise
- * (grouped) tables all derived from the H100's (tools/derive_gpu_ops.py --grouped-conv). */
+ * and unaligned, and the convolution classes in bf16 and TF32: channels-last measured (with
+ * ConvNeXt's k4s4 and k2s2, session 45), NCHW derived (tools/derive_nchw.py: marked with the GPU
+ * whose ratio made them) but for k3s2 and k4s4, measured in session 45; the depthwise tables
+ * derived from the H100's (tools/derive_gpu_ops.py --grouped-conv: marked h100) but for the
+ * channels-last 7x7, measured; the grouped ones of wider groups (calib_torch --parts gconv) all
+ * measured. */
 static void test_default(void) {
   fu_profile *p = malloc(sizeof *p);
   EXPECT_INT_EQ(fu_profile_load_default(p), FU_OK);
   EXPECT_INT_EQ(p->compute.ngemm, 15); /* 9 aligned, bf16 and TF32 unaligned */
-  /* dense: 2 dtypes x (4 classes x 3 layouts + the stem's 2), in each memory format */
-  int measured = 0, derived = 0, grouped = 0, grouped_derived = 0;
+  /* dense: 2 dtypes x (4 classes x 3 layouts + the stem's 2 + k2s2's 3 + k4s4's 2) channels-last,
+   * 2 dtypes x (3 classes x 3 + the stem's 2) NCHW derived, 2 dtypes x (k3s2's 3 + k4s4's 2) NCHW */
+  int measured = 0, derived = 0, nchw_measured = 0, dw = 0, dw_derived = 0, wider = 0, wider_derived = 0;
   for (int i = 0; i < p->compute.nconv; i++) {
     const fu_gemm_table *t = &p->compute.conv[i];
-    grouped += t->grouped;
-    grouped_derived += t->grouped && strstr(t->derived, "h100") != NULL;
+    dw += t->grouped == FU_CONV_DEPTHWISE;
+    dw_derived += t->grouped == FU_CONV_DEPTHWISE && strstr(t->derived, "h100") != NULL;
+    wider += t->grouped == FU_CONV_GROUPED;
+    wider_derived += t->grouped == FU_CONV_GROUPED && t->derived[0];
     measured += !t->grouped && !t->nchw && !t->derived[0];
     derived += !t->grouped && t->nchw && strstr(t->derived, "H100") != NULL;
+    nchw_measured += !t->grouped && t->nchw && !t->derived[0];
   }
-  EXPECT_INT_EQ(measured, 28);
-  EXPECT_INT_EQ(derived, 28);
-  EXPECT_INT_EQ(p->compute.nconv, 56 + grouped);
-  EXPECT(grouped > 0);
-  EXPECT_INT_EQ(grouped_derived, grouped);
+  EXPECT_INT_EQ(measured, 38);
+  EXPECT_INT_EQ(derived, 22);
+  EXPECT_INT_EQ(nchw_measured, 10);
+  /* depthwise: 2 dtypes x 2 formats x 5 classes x 3 layouts; the channels-last 7x7 measured */
+  EXPECT_INT_EQ(dw, 60);
+  EXPECT_INT_EQ(dw_derived, 54);
+  /* wider groups: NCHW g3s1 and g3s2 in both dtypes, channels-last g3s1 in both and g3s2 in bf16
+   * (the TF32 sweep was cut before it) */
+  EXPECT_INT_EQ(wider, 21);
+  EXPECT_INT_EQ(wider_derived, 0);
+  EXPECT_INT_EQ(p->compute.nconv, measured + derived + nchw_measured + dw + wider);
   EXPECT(p->compute.nattn > 0 && p->compute.nops > 0);
   EXPECT(p->gpu_mem_bytes > 100e9);
   double us;

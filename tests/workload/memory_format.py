@@ -34,7 +34,8 @@ nchw_conv = [dict(copy.deepcopy(t), format="nchw", us=[None if u is None else 2 
 nchw_ops = [dict(copy.deepcopy(t), op=t["op"].replace("batchnorm2d", "batchnorm2d_nchw").replace("maxpool", "maxpool_nchw"),
                  fwd_us=[3 * v for v in t["fwd_us"]], bwd_us=[3 * v for v in t["bwd_us"]])
             for t in cl_ops if t["op"].startswith(("batchnorm2d", "maxpool"))]
-check("channels-last tf32 conv tables to copy (5 classes x 3 layouts, less the stem's dgrad)", len(nchw_conv), 14, 0)
+check("channels-last tf32 conv tables to copy (ResNet's 5 classes and ConvNeXt's k2s2 and k4s4 x 3 layouts, less the "
+      "two stems' dgrad)", len(nchw_conv), 19, 0)
 paths = {}
 for name, conv, ops in (("both", nchw_conv, nchw_ops), ("conv_only", nchw_conv, []), ("none", [], [])):
     p = copy.deepcopy(prof)
