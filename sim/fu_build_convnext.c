@@ -15,9 +15,10 @@
  *   backward (the saved input, under native_layer_norm_backward); its output, permuted back, is
  *   NHWC in memory (channels-last). From there on every tensor is channels-last whatever the loop's
  *   format: the blocks' depthwise convolutions and the downsampling ones run channels-last, the
- *   block's permutes are free, its add takes operands of one order, and the stem convolution's
- *   backward copies the channels-last gradient to NCHW (aten::contiguous under
- *   convolution_backward). A channels-last loop has none of those three copies.
+ *   block's permutes copy nothing (views: a host call and a backward node each, the view row),
+ *   its add takes operands of one order, and the stem convolution's backward copies the
+ *   channels-last gradient to NCHW (aten::contiguous under convolution_backward). A channels-last
+ *   loop has none of those three copies.
  * - The global average pool's backward gives an NCHW gradient (the mean's expanded gradient), so
  *   in the last stage each block's branch gradient reaches the permute in the other order:
  *   UnsafeViewBackward copies it (aten::clone, once a block); the residual gradient (NCHW) and
@@ -71,6 +72,14 @@ static void fu__cnx_cast(fu__ctx *x, fu__op *o, double numel) {
   o->fwd_us += fu_op_us(x->c, cast, numel, 0);
   o->bwd_us += fu_op_us(x->c, cast, numel, 1);
   if (cast) o->hfwd_us += cast->host_fwd_us, o->hbwd_us += cast->host_bwd_us;
+}
+
+/* n permutes (views: no kernel) charged to o: each a call forward and a PermuteBackward node in
+ * backward, on the host, at the profile's "view" row (the block's two Permute modules, LayerNorm2d's
+ * two permutes). */
+static void fu__cnx_permutes(fu__ctx *x, fu__op *o, int n) {
+  const fu_op_table *v = fu__mode_row(x, "view");
+  if (v) o->hfwd_us += n * v->host_fwd_us, o->hbwd_us += n * v->host_bwd_us;
 }
 
 /* A copy of numel elements of dtype between NCHW and NHWC order (the header says where and why
@@ -135,6 +144,7 @@ static int fu__cnx_block(fu__ctx *x, const char *p, double B, double C, double h
   snprintf(nm, sizeof nm, "%sblock.0", p);
   FU__TRY(o = fu__gconv(x, nm, B, C, 1, 7, 1, h, &t));
   fu__conv_bias(x, o, nm, C, rows);
+  fu__cnx_permutes(x, o, 1); /* block.1: to NHWC */
   if (!in_bf16) fu__cnx_cast(x, o, n); /* the fp32 residual stream into a bf16 convolution */
   snprintf(nm, sizeof nm, "%sblock.2", p);
   FU__TRY(fu__cnx_ln(x, nm, rows, C, 1));
@@ -146,6 +156,7 @@ static int fu__cnx_block(fu__ctx *x, const char *p, double B, double C, double h
   if (o) o = fu__linear(x, nm, 4 * C, C, 1, 0, 1, 1);
   x->T = T;
   FU__TRY(o);
+  fu__cnx_permutes(x, o, 1); /* block.6: back to NCHW */
   if (last) FU__TRY(fu__cnx_copy(x, x->adt, n, 0, 1)); /* UnsafeViewBackward's copy of the NCHW gradient */
   /* gamma * branch: the profile's se_scale row (a per-channel factor times a map, the factor's
    * gradient summed over the pixels), channels-last; keeps the branch. Under autocast the fp32
@@ -180,12 +191,15 @@ int fu__convnext_ops(fu__ctx *x, const char *model, double B, double img) {
    * to NCHW (the header) */
   if (nchw) FU__TRY(fu__cnx_copy(x, x->rdt, B * dims[0] * h * h, 1, 1));
   if (nchw) FU__TRY(fu__cnx_copy(x, x->adt, B * dims[0] * h * h, 0, 1));
-  FU__TRY(fu__cnx_ln(x, "features.0.1", B * h * h, dims[0], 1));
+  fu__op *ln;
+  FU__TRY(ln = fu__cnx_ln(x, "features.0.1", B * h * h, dims[0], 1));
+  fu__cnx_permutes(x, ln, 2); /* LayerNorm2d's */
   x->nchw = 0; /* channels-last from here on */
   for (int s = 0; s < 4; s++) {
     if (s > 0) { /* downsampling: LayerNorm2d on the fp32 stream, the convolution */
       snprintf(nm, sizeof nm, "features.%d.0", f);
-      if (!fu__cnx_ln(x, nm, B * h * h, dims[s - 1], 0)) break;
+      if (!(ln = fu__cnx_ln(x, nm, B * h * h, dims[s - 1], 0))) break;
+      fu__cnx_permutes(x, ln, 2);
       snprintf(nm, sizeof nm, "features.%d.1", f++);
       if (!fu__cnx_patch(x, nm, B, dims[s - 1], dims[s], 2, &h)) break;
       /* before the last stage its gradient arrives in NCHW order: copied to channels-last */
@@ -204,7 +218,8 @@ int fu__convnext_ops(fu__ctx *x, const char *model, double B, double img) {
   }
   int st = id == total ? FU_OK : FU_ENOMEM;
   if (st == FU_OK && !fu__global_pool(x, B * dims[3] * h * h)) st = FU_ENOMEM;
-  if (st == FU_OK && !fu__cnx_ln(x, "classifier.0", B, dims[3], 0)) st = FU_ENOMEM;
+  if (st == FU_OK && !(ln = fu__cnx_ln(x, "classifier.0", B, dims[3], 0))) st = FU_ENOMEM;
+  if (st == FU_OK) fu__cnx_permutes(x, ln, 2);
   if (st == FU_OK && !fu__cnn_classifier(x, "classifier.2", dims[3], B, 1)) st = FU_ENOMEM;
   x->nchw = nchw;
   return st;

@@ -9,6 +9,7 @@ torchvision 0.29 does:
   copies) and channels-last (without them);
 - activations: convnext_tiny's in TF32 and under autocast against convnext_arch's count;
 - under autocast, the classifier's forward by hand (its fp32 input's cast included);
+- the permutes' host costs by the view row (46 in convnext_tiny);
 - forward by hand: convnext_tiny at batch 2 on 64-pixel images in TF32 on a hand-made profile whose
   conv and GEMM tables are one point at m = n = k = 1 (us x m x n x k), whose memory-bound rows are
   one point at one element (us x numel) and whose host costs are 0: the sum over convnext_arch's
@@ -122,6 +123,24 @@ if r.returncode == 0:
     fc = [x for x in csv.DictReader(open(ops)) if x["param"] == "classifier.2.weight"]
     check("autocast: classifier.2 forward", float(fc[0]["fwd_us"]) if fc else -1,
           GEMM["fwd"] * 2 * 1000 * 768 + ROWS["cast"] * (2 * 768 + 768 * 1000 + 1000), 0.01)
+# the permutes (views, no kernel): the block's two Permute modules and LayerNorm2d's two (the stem's,
+# the three downsamplings', the head's) on the host at the view row: 18 x 2 + 5 x 2 = 46 calls
+# forward and as many PermuteBackward nodes; every other host cost of the hand-made profile is 0
+pv = json.load(open(full))
+pv["compute"]["ops"] = [o for o in pv["compute"]["ops"] if o["op"] != "view"] + [
+    {"op": "view", "dtype": dt, "numel": [], "fwd_us": [], "bwd_us": [], "host_fwd_us": 1.0, "host_bwd_us": 2.0}
+    for dt in ("fp32", "bf16")]
+pvf = os.path.join(tmp, "view.json")
+json.dump(pv, open(pvf, "w"))
+r = subprocess.run([fusim, "workload", "--cnn", "convnext_tiny", "--micro-batch", "2", "--image", "64", "--precision",
+                    "tf32", "--profile", pvf, "--out", out, "--ops", ops], capture_output=True, text=True)
+check("permutes: exit", r.returncode, 0, 0)
+if r.returncode:
+    fails.append("stderr: " + r.stderr.strip())
+if r.returncode == 0:
+    rows = list(csv.DictReader(open(ops)))
+    check("permutes: host forward", sum(float(x["host_fwd_us"]) for x in rows), 46, 0.01)
+    check("permutes: host backward", sum(float(x["host_bwd_us"]) for x in rows), 92, 0.01)
 args = ["--cnn", "convnext_tiny", "--micro-batch", "2", "--image", "64", "--precision", "tf32"]
 refused(fusim, tmp, "NCHW without k4s4", args + ["--memory-format", "nchw"], profile("no_k4s4", ("k4s4",)),
         ["k4 s4 nchw", "--conv-classes k4s4,k2s2,dw7s1"])
