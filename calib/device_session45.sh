@@ -1,0 +1,38 @@
+#!/bin/bash
+# device_session45.sh: what session 45's two H200 calls (calib/device_session44.sh grouped, then
+# the TF32 and channels-last grouped sweeps) left unmeasured, PyTorch only (no build), in calls of
+# at most about 560 s, by stage:
+#   h200   the H200 (refuses on any other GPU, exit 3), most wanted first:
+#            1. the clipped optimizer steps (calib/device_compute_clip.sh: the embedded profile has
+#               no adamw_clip, so --clip-grad-norm and two RegNet captures are refused)   -> clip/
+#            2. the channels-last grouped convolutions at stride 2 (g3s2: the bf16 sweep stopped
+#               at m 1568, the TF32 one never ran; ResNeXt and RegNet in channels-last)  -> gconv-s2.json
+#            3. while SECONDS allow, session 43's h200 stage (the NCHW tables the profile still
+#               derives from the H100's, ViT's)                 -> nchw.json, vit.json, patch.json
+#   h100   an H100: its own grouped convolutions of wider groups, NCHW then channels-last (its
+#          profile holds the H200's, derived), and the 7x7 depthwise in bf16 channels-last
+#                                                      -> gconv-nchw.json, gconv.json, dw7.json
+# Merge as data/compute/README.md says (session 45: make_default_profile.sh for the H200; fit
+# --compute F --merge-into data/profiles/h100-sxm.json for the H100; a measured table replaces the
+# derived one of its key).
+# Run from the repository root:  bash calib/device_session45.sh STAGE [SECONDS]   (results in $OUT)
+STAGE=${1:?stage: h200 or h100}
+LIMIT=${2:-560}
+. calib/device_torch_env.sh
+gpu() { nvidia-smi --query-gpu=name --format=csv,noheader | grep -q "$1" || { t "not an $1"; exit 3; }; }
+case $STAGE in
+  h200)
+    gpu H200
+    OUT=$OUT/clip bash calib/device_compute_clip.sh 118
+    tar -C "$OUT" -czf "$OUT/clip.tgz" clip && rm -rf "$OUT/clip"
+    calib gconv-s2.json 200 --parts gconv --conv-classes g3s2
+    calib nchw.json 180 --parts conv,ops_nchw --conv-format nchw
+    calib vit.json 40 --parts ops_vit ;;
+  h100)
+    gpu H100
+    calib gconv-nchw.json 230 --parts gconv --conv-format nchw
+    calib gconv.json 230 --parts gconv
+    calib dw7.json 80 --parts dwconv --conv-classes dw7s1 --conv-dtypes bf16 ;;
+  *) t "unknown stage $STAGE"; exit 2 ;;
+esac
+t "done"
