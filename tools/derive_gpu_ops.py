@@ -16,8 +16,7 @@ layer's host costs are scaled to its measured rows anyway). Each table carries "
 source profile and the base (fusim workload names it when it prices with one); a measured table
 of the target is kept, none made for it (a derived one is made anew), except a conv table whose
 timed points stop short of the source's largest m, n or k (a sweep cut by its time budget), which
-the derived one replaces. Merge: fusim fit
---compute OUT --merge-into TARGET.
+the derived one replaces. Merge: fusim fit --compute OUT --merge-into TARGET.
 
 --grouped-conv: the source's grouped (depthwise) convolution tables too (calib_torch --parts
 dwconv), each point by the same ratio at the elements of the map it reads or writes (fwd (M, C,
