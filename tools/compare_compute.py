@@ -228,7 +228,7 @@ def main():
         return st
     others = []
     for d in (a.others.split(",") if a.others else []):
-        others += sorted(glob.glob(os.path.join(d, "*_captured.json" if d.endswith("workloads") else "*.json")))
+        others += sorted(glob.glob(os.path.join(d, other_pattern(d))))
     others = distinct(others)
     orows, st = compare(a, others, leave_out=True) if others else ([], 0)
     if st:
@@ -472,6 +472,17 @@ def distinct(files):
             seen.add(digest)
             out.append(f)
     return out
+
+
+def other_pattern(d):
+    """The captures of an --others folder: data/workloads' *_captured.json; a validation run's
+    (its runs.json) wl_*.json, validate_torch's captures, not the other files kept beside them (run
+    27's repro_engine_stuck.json, a capture rescaled to reproduce an engine fault); else every *.json."""
+    if d.rstrip("/").endswith("workloads"):
+        return "*_captured.json"
+    if glob.glob(os.path.join(d, "runs.json*")):
+        return "wl_*.json"
+    return "*.json"
 
 
 def captures_in(dirs):
