@@ -12,6 +12,12 @@
 #   h100   an H100: its own grouped convolutions of wider groups, NCHW then channels-last (its
 #          profile holds the H200's, derived), and the 7x7 depthwise in bf16 channels-last
 #                                                      -> gconv-nchw.json, gconv.json, dw7.json
+# Both stages first time the host-only rows (--parts host -> host.json, seconds): its "gconv" row, a
+# grouped convolution of wider groups, against its "conv" row of the same call: the ResNeXt and
+# RegNet captures' backward CPU time was 0.9-2.1x (median 1.3) the estimate's host time, the other
+# CNNs' of the same runs 0.7-1.2x (median 0.95) (data/compute/README.md, session 45); whether the
+# grouped call's host path costs more is what this row says. Merge only the gconv row, at the
+# profile's host scale: the profile's conv row x host.json's gconv / conv, forward and backward.
 # Merge as data/compute/README.md says (session 45: make_default_profile.sh for the H200; fit
 # --compute F --merge-into data/profiles/h100-sxm.json for the H100; a measured table replaces the
 # derived one of its key).
@@ -23,6 +29,7 @@ gpu() { nvidia-smi --query-gpu=name --format=csv,noheader | grep -q "$1" || { t 
 case $STAGE in
   h200)
     gpu H200
+    calib host.json 30 --parts host
     OUT=$OUT/clip bash calib/device_compute_clip.sh 118
     tar -C "$OUT" -czf "$OUT/clip.tgz" clip && rm -rf "$OUT/clip"
     calib gconv-s2.json 200 --parts gconv --conv-classes g3s2
@@ -30,6 +37,7 @@ case $STAGE in
     calib vit.json 40 --parts ops_vit ;;
   h100)
     gpu H100
+    calib host.json 30 --parts host
     calib gconv-nchw.json 230 --parts gconv --conv-format nchw
     calib gconv.json 230 --parts gconv
     calib dw7.json 80 --parts dwconv --conv-classes dw7s1 --conv-dtypes bf16 ;;

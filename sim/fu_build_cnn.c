@@ -42,12 +42,13 @@ double fu__conv_us(fu__ctx *x, const char *layout, int kernel, int stride, doubl
   return 0;
 }
 
-/* What a convolution op (dense or grouped) adds to its device time: the host row "conv" (less the
- * input's cast where the input is already bf16: only the image arrives in fp32), under autocast
- * the cast of its wnumel-element weight, and the weight as its parameter. */
-void fu__conv_finish(fu__ctx *x, fu__op *o, const char *name, int in_fp32, double wnumel) {
+/* What a convolution op (dense or grouped) adds to its device time: the host row host_row ("conv",
+ * or "gconv" for a grouped one of wider groups; less the input's cast where the input is already
+ * bf16: only the image arrives in fp32), under autocast the cast of its wnumel-element weight, and
+ * the weight as its parameter. */
+void fu__conv_finish(fu__ctx *x, fu__op *o, const char *name, int in_fp32, double wnumel, const char *host_row) {
   snprintf(o->what, sizeof o->what, "conv");
-  const fu_op_table *h = fu_compute_op(x->c, "conv", x->autocast ? "bf16" : "fp32");
+  const fu_op_table *h = fu_compute_op(x->c, host_row, x->autocast ? "bf16" : "fp32");
   o->hfwd_us = h ? h->host_fwd_us : 0;
   o->hbwd_us = h ? h->host_bwd_us : 0;
   fu__no_input_cast(x, o, in_fp32);
@@ -80,7 +81,7 @@ fu__op *fu__conv_pad(fu__ctx *x, const char *name, double batch, double cin, dou
   o->fwd_us = fu__conv_us(x, "fwd", kk, ss, M, N, K);
   o->bwd_us = (cin == 3 ? 0 : fu__conv_us(x, "dgrad", kk, ss, M, K, N)) + /* the image needs no gradient */
               fu__conv_us(x, "wgrad", kk, ss, N, K, M);
-  fu__conv_finish(x, o, name, cin == 3, cout * K);
+  fu__conv_finish(x, o, name, cin == 3, cout * K, "conv");
   if (saved_in) o->saved = x->ab * batch * cin * hin * hin; /* its input */
   return o;
 }
@@ -110,7 +111,11 @@ fu__op *fu__gconv(fu__ctx *x, const char *name, double B, double c, double gw, d
   int kk = (int)k, ss = (int)stride;
   o->fwd_us = fu__gconv_us(x, "fwd", kk, ss, M, c, K);
   o->bwd_us = fu__gconv_us(x, "dgrad", kk, ss, M, K, c) + fu__gconv_us(x, "wgrad", kk, ss, c, K, M);
-  fu__conv_finish(x, o, name, 0, c * K);
+  /* a grouped convolution of wider groups takes its own host row where the profile measured one
+   * (calib_torch's host part: "gconv", the "conv" row's call with 4 groups); a depthwise one and a
+   * profile without it take the dense convolution's */
+  const char *row = gw > 1 && fu_compute_op(x->c, "gconv", x->autocast ? "bf16" : "fp32") ? "gconv" : "conv";
+  fu__conv_finish(x, o, name, 0, c * K, row);
   o->saved = x->ab * B * c * hin * hin;
   return o;
 }

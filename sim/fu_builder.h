@@ -237,7 +237,8 @@ fu__op *fu__conv(fu__ctx *x, const char *name, double batch, double cin, double 
                  double stride, double hin, int saved_in, double *hout);
 fu__op *fu__conv_pad(fu__ctx *x, const char *name, double batch, double cin, double cout, double k,
                      double stride, double pad, double hin, int saved_in, double *hout);
-void fu__conv_finish(fu__ctx *x, fu__op *o, const char *name, int in_fp32, double wnumel);
+void fu__conv_finish(fu__ctx *x, fu__op *o, const char *name, int in_fp32, double wnumel,
+                     const char *host_row);
 fu__op *fu__cnn_bn(fu__ctx *x, const char *name, double B, double c, double h, int relu);
 fu__op *fu__cnn_classifier(fu__ctx *x, const char *name, double din, double B, int in_fp32);
 double fu__conv_out(double hin, double k, double stride, double pad);

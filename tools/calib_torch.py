@@ -16,7 +16,8 @@ the GPU waits on the host):
              backward node: layernorm, rmsnorm (the HF Llama composite), gelu, gelu_tanh,
              gelu_new (the HF composite formula), silu_mul, dropout, add, bias_grad, cast,
              embedding, cross_entropy (fp32 over a [rows, 32768] input), rotary (HF composite),
-             batchnorm2d, relu, maxpool, and host-only entries linear, sdpa, view, module, conv.
+             batchnorm2d, relu, maxpool, and host-only entries linear, sdpa, view, module, conv,
+             gconv (conv's call with 4 groups).
   optimizer  torch.optim AdamW, Adam (PyTorch's default: foreach on CUDA) and SGD (momentum 0.9)
              stepped inside training steps of model-like nets (Linear + LayerNorm blocks, 16..1000
              tensors): device time behind a sleep kernel, least squares
@@ -543,6 +544,9 @@ def measure_host_only(torch, F, tm, log):
     lin = torch.nn.Linear(64, 64).cuda()
     x = torch.randn(8, 64, device="cuda", requires_grad=True)
     conv = torch.nn.Conv2d(16, 16, 3, padding=1).cuda().to(memory_format=torch.channels_last)
+    # the same call with 4 groups of 4 channels (a grouped convolution of wider groups, ResNeXt's
+    # and RegNet's): its own row, "gconv", where its host path differs from the dense one's
+    gconv = torch.nn.Conv2d(16, 16, 3, padding=1, groups=4).cuda().to(memory_format=torch.channels_last)
     xi = torch.randn(1, 16, 8, 8, device="cuda").to(memory_format=torch.channels_last).requires_grad_(True)
     mod = torch.nn.Identity()
     for mode in ("bf16", "fp32"):
@@ -562,6 +566,7 @@ def measure_host_only(torch, F, tm, log):
             "view": (lambda x: x.view(2, 4, 64).transpose(0, 1), [x]),
             "module": (lambda x: mod(x), [x]),
             "conv": (wrap(lambda xi: conv(xi)), [xi]),
+            "gconv": (wrap(lambda xi: gconv(xi)), [xi]),
         }
         for name, (fn, inp) in cases.items():
             try:

@@ -13,7 +13,8 @@ Refused, one line on stderr, exit 65, nothing written: regnet_x_400mf and resnex
 profile with the depthwise tables but none of wider groups (the line says "grouped conv" and
 "--parts gconv"); regnet_y_400mf without the sigmoid row (names it and "--parts ops_mobile"). A
 wider table marked derived draws one warning naming the grouped tables and derive_gpu_ops
---conv-classes; the hand-made ones (measured, as far as fusim knows) none.
+--conv-classes; the hand-made ones (measured, as far as fusim knows) none. Host: a grouped
+convolution of wider groups costs the "gconv" row where the profile has one, else "conv"'s.
 Usage: regnet_handmade.py FUSIM"""
 import csv
 import json
@@ -125,6 +126,29 @@ for model in ("resnext50_32x4d", "regnet_x_400mf", "regnet_y_400mf"):
         with open(ops) as f:
             got = [x["op"] for x in csv.DictReader(f)]
         same_order(model, got, [LISTED.get(o["kind"], o["kind"]) for o in regnet_arch.build(model, 2, 64).ops])
+
+# host: a grouped convolution of wider groups takes the profile's "gconv" row where it has one (else
+# the dense "conv" row's), a depthwise or dense one the "conv" row: with gconv at 1 / 2 us and conv
+# at 10 / 20 (every other host cost 0, no host scaling), resnext50_32x4d's 16 grouped and 37 dense
+# convolutions cost 16 x 1 + 37 x 10 forward, 16 x 2 + 37 x 20 backward; without the gconv row
+# all 53 take the conv row's
+for label, rows, fwd, bwd in (("with a gconv row", {"gconv": (1.0, 2.0), "conv": (10.0, 20.0)}, 386, 772),
+                              ("without", {"conv": (10.0, 20.0)}, 530, 1060)):
+    hp = json.load(open(full))
+    hp["compute"]["ops"] = [t for t in hp["compute"]["ops"] if t["op"] not in ("conv", "gconv")] + [
+        {"op": op, "dtype": dt, "numel": [], "fwd_us": [], "bwd_us": [], "host_fwd_us": h[0], "host_bwd_us": h[1]}
+        for op, h in rows.items() for dt in ("fp32", "bf16")]
+    path = os.path.join(tmp, "host.json")
+    json.dump(hp, open(path, "w"))
+    r, out, ops = run("resnext50_32x4d", path)
+    check("host " + label + ": exit", r.returncode, 0, 0)
+    if r.returncode:
+        fails.append("stderr: " + r.stderr.strip())
+    else:
+        with open(ops) as f:
+            listed = list(csv.DictReader(f))
+        check("host " + label + ": forward", sum(float(x["host_fwd_us"]) for x in listed), fwd, 0.01)
+        check("host " + label + ": backward", sum(float(x["host_bwd_us"]) for x in listed), bwd, 0.01)
 
 no_wider, no_sigmoid = profile("no_wider", wider=False), profile("no_sigmoid", skip=("sigmoid",))
 for model, path, what, words in (
