@@ -9,6 +9,8 @@
 #               at m 1568, the TF32 one never ran; ResNeXt and RegNet in channels-last)  -> gconv-s2.json
 #            3. while SECONDS allow, session 43's h200 stage (the NCHW tables the profile still
 #               derives from the H100's, ViT's)                 -> nchw.json, vit.json, patch.json
+#   grouped  any GPU: tools/capture_set.py's ResNeXt, RegNet and ConvNeXt captures (NEW; the
+#            reference step between the steps)                                     -> captures/
 #   h100   an H100: its own grouped convolutions of wider groups, NCHW then channels-last (its
 #          profile holds the H200's, derived), and the 7x7 depthwise in bf16 channels-last
 #                                                      -> gconv-nchw.json, gconv.json, dw7.json
@@ -22,7 +24,7 @@
 # --compute F --merge-into data/profiles/h100-sxm.json for the H100; a measured table replaces the
 # derived one of its key).
 # Run from the repository root:  bash calib/device_session45.sh STAGE [SECONDS]   (results in $OUT)
-STAGE=${1:?stage: h200 or h100}
+STAGE=${1:?stage: h200, grouped or h100}
 LIMIT=${2:-560}
 . calib/device_torch_env.sh
 gpu() { nvidia-smi --query-gpu=name --format=csv,noheader | grep -q "$1" || { t "not an $1"; exit 3; }; }
@@ -41,6 +43,10 @@ case $STAGE in
     calib gconv-nchw.json 230 --parts gconv --conv-format nchw
     calib gconv.json 230 --parts gconv
     calib dw7.json 80 --parts dwconv --conv-classes dw7s1 --conv-dtypes bf16 ;;
+  grouped)
+    timeout $(( LIMIT - 20 )) python3 tools/capture_set.py --dir "$OUT/captures" \
+      --only resnext50_32x4d_b32_tf32,regnet_y_1_6gf_b32_bf16,regnet_x_3_2gf_b32_tf32,convnext_tiny_b32_bf16
+    t "capture_set exit $?" ;;
   *) t "unknown stage $STAGE"; exit 2 ;;
 esac
 t "done"

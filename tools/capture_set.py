@@ -96,6 +96,13 @@ NEW = {
     "efficientnet_b2_b32_tf32": ("efficientnet_b2", {}, 32, 0, "tf32"),
     "efficientnet_b4_b16_bf16": ("efficientnet_b4", {}, 16, 0, "bf16"),
     "mobilenet_v3_small_b128_bf16": ("mobilenet_v3_small", {}, 128, 0, "bf16"),
+    # the grouped convolutions of wider groups and ConvNeXt (session 44's builders, session 45's
+    # tables): captured with the reference step between the steps, so that host and device can be
+    # told apart (the validation runs' captures of them were all too fast, most host-bound)
+    "resnext50_32x4d_b32_tf32": ("resnext50_32x4d", {}, 32, 0, "tf32"),
+    "regnet_y_1_6gf_b32_bf16": ("regnet_y_1_6gf", {}, 32, 0, "bf16"),
+    "regnet_x_3_2gf_b32_tf32": ("regnet_x_3_2gf", {}, 32, 0, "tf32"),
+    "convnext_tiny_b32_bf16": ("convnext_tiny", {}, 32, 0, "bf16"),
 }
 ALL = dict(SET, **NEW)
 # the torchvision classifiers build_torchvision makes by name (NCHW, SGD with momentum)
