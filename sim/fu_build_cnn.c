@@ -507,8 +507,12 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     /* the part that measures what is missing: the grouped tables of wider groups (ResNeXt's,
      * RegNet's) in the step's layout, the mobile rows (RegNet Y's SE blocks) */
     int gmiss = grouped && !strncmp(x.missing_what, "grouped", 7);
+    /* channels-last missing where the profile has NCHW tables of wider groups: say so */
+    int nchw_has = 0;
+    for (int i = 0; gmiss && !x.nchw && i < x.c->nconv; i++)
+      nchw_has |= x.c->conv[i].grouped == FU_CONV_GROUPED && x.c->conv[i].nchw && !strcmp(x.c->conv[i].dtype, x.gdt);
     fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
-             "timed; recalibrate with tools/calib_torch.py%s%s", prof_name, x.missing_what,
+             "timed; recalibrate with tools/calib_torch.py%s%s%s", prof_name, x.missing_what,
              mobile  ? " --parts dwconv,ops_mobile"
              : cnx   ? " --parts conv,dwconv --conv-classes k4s4,k2s2,dw7s1 (ConvNeXt's stem and downsampling, its 7x7 "
                        "depthwise convolutions)"
@@ -517,7 +521,8 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
                                                             : "",
              gmiss ? (x.nchw ? " --conv-format nchw (grouped convolutions of wider groups, NCHW)"
                              : " (grouped convolutions of wider groups)")
-             : x.nchw ? " --parts conv,ops_nchw --conv-format nchw (the NCHW tables)" : "");
+             : x.nchw ? " --parts conv,ops_nchw --conv-format nchw (the NCHW tables)" : "",
+             nchw_has ? "; its NCHW tables of them price --memory-format nchw" : "");
     st = FU_EDATA;
   }
   /* after the refusal above, which is then the only line */

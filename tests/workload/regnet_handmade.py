@@ -11,7 +11,9 @@ convolution's forward (16, 48 x 8 .. 440 x 8 per group) is its table's product (
 its order.
 Refused, one line on stderr, exit 65, nothing written: regnet_x_400mf and resnext50_32x4d on a
 profile with the depthwise tables but none of wider groups (the line says "grouped conv" and
-"--parts gconv"); regnet_y_400mf without the sigmoid row (names it and "--parts ops_mobile"). A
+"--parts gconv", not "--memory-format nchw"); resnext50_32x4d in channels-last where the profile has
+NCHW tables of wider groups alone (the line also offers --memory-format nchw); regnet_y_400mf without
+the sigmoid row (names it and "--parts ops_mobile"). A
 wider table marked derived draws one warning naming the grouped tables and derive_gpu_ops
 --conv-classes; the hand-made ones (measured, as far as fusim knows) none. Host: a grouped
 convolution of wider groups costs the "gconv" row where the profile has one, else "conv"'s.
@@ -151,6 +153,19 @@ for label, rows, fwd, bwd in (("with a gconv row", {"gconv": (1.0, 2.0), "conv":
         check("host " + label + ": backward", sum(float(x["host_bwd_us"]) for x in listed), bwd, 0.01)
 
 no_wider, no_sigmoid = profile("no_wider", wider=False), profile("no_sigmoid", skip=("sigmoid",))
+# channels-last refused where the profile has only NCHW tables of wider groups: the line says that
+# NCHW prices it (and does not where it has none: the no_wider case below)
+nchw_only = json.load(open(full))
+nchw_only["compute"]["conv"] = [t for t in nchw_only["compute"]["conv"]
+                                if not regnet_arch.is_wider(t) or t.get("format") == "nchw"]
+nchw_only_path = os.path.join(tmp, "nchw_only.json")
+json.dump(nchw_only, open(nchw_only_path, "w"))
+refused(fusim, tmp, "resnext50_32x4d channels-last with NCHW wider tables alone",
+        ["--cnn", "resnext50_32x4d", "--micro-batch", "2", "--image", "64", "--precision", "tf32"], nchw_only_path,
+        ("grouped conv", "--parts gconv", "--memory-format nchw"))
+r = subprocess.run([fusim, "workload", "--cnn", "resnext50_32x4d", "--micro-batch", "2", "--image", "64", "--precision",
+                    "tf32", "--profile", no_wider, "--out", os.path.join(tmp, "no.json")], capture_output=True, text=True)
+check("without any wider tables: the line does not offer NCHW", "--memory-format nchw" in r.stderr, 0, 0)
 for model, path, what, words in (
         ("regnet_x_400mf", no_wider, "without the wider grouped tables", ("grouped conv", "--parts gconv")),
         ("resnext50_32x4d", no_wider, "without the wider grouped tables", ("grouped conv", "--parts gconv")),
