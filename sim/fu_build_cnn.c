@@ -448,6 +448,18 @@ static void fu__cnn_deep(fu__ctx *x) {
   }
 }
 
+/* 1 where the profile has a conv table of the step's dtype of this kind (an fu_conv_groups) and
+ * memory format, of class kNsS where kernel and stride are above 0 (else of any class). */
+int fu__has_conv_table(const fu__ctx *x, int grouped, int nchw, int kernel, int stride) {
+  for (int i = 0; i < x->c->nconv; i++) {
+    const fu_gemm_table *t = &x->c->conv[i];
+    if (t->grouped == grouped && t->nchw == nchw && !strcmp(t->dtype, x->gdt) &&
+        (kernel <= 0 || (t->kernel == kernel && t->stride == stride)))
+      return 1;
+  }
+  return 0;
+}
+
 /* The "derived" mark of the first conv table of the step's dtype and layout, dense or grouped,
  * that was not measured on this GPU (NULL: none). */
 static const char *fu__derived_conv(const fu__ctx *x, int grouped) {
@@ -508,9 +520,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
      * RegNet's) in the step's layout, the mobile rows (RegNet Y's SE blocks) */
     int gmiss = grouped && !strncmp(x.missing_what, "grouped", 7);
     /* channels-last missing where the profile has NCHW tables of wider groups: say so */
-    int nchw_has = 0;
-    for (int i = 0; gmiss && !x.nchw && i < x.c->nconv; i++)
-      nchw_has |= x.c->conv[i].grouped == FU_CONV_GROUPED && x.c->conv[i].nchw && !strcmp(x.c->conv[i].dtype, x.gdt);
+    int nchw_has = gmiss && !x.nchw && fu__has_conv_table(&x, FU_CONV_GROUPED, 1, 0, 0);
     fu_error("workload: profile %s has no time for %s: no such table, or none of its points around it "
              "timed; recalibrate with tools/calib_torch.py%s%s%s", prof_name, x.missing_what,
              mobile  ? " --parts dwconv,ops_mobile"

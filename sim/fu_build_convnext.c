@@ -113,12 +113,8 @@ static fu__op *fu__cnx_ln(fu__ctx *x, const char *name, double rows, double C, i
  * as the other CNNs' stems, by the host row alone). Its class's dense table must be in the profile
  * (no implicit GEMM stands in). */
 static fu__op *fu__cnx_patch(fu__ctx *x, const char *name, double B, double cin, double cout, double k, double *h) {
-  int have = 0;
-  for (int i = 0; i < x->c->nconv; i++) {
-    const fu_gemm_table *t = &x->c->conv[i];
-    have |= !t->grouped && t->kernel == (int)k && t->stride == (int)k && t->nchw == x->nchw && !strcmp(t->dtype, x->gdt);
-  }
-  if (!have) fu__miss(x, "conv %s k%.0f s%.0f%s (no such table)", x->gdt, k, k, x->nchw ? " nchw" : "");
+  if (!fu__has_conv_table(x, FU_CONV_DENSE, x->nchw, (int)k, (int)k))
+    fu__miss(x, "conv %s k%.0f s%.0f%s (no such table)", x->gdt, k, k, x->nchw ? " nchw" : "");
   double hin = *h;
   fu__op *o = fu__conv_pad(x, name, B, cin, cout, k, k, 0, hin, 1, h);
   if (!o) return NULL;

@@ -247,6 +247,7 @@ fu__op *fu__stem_pool(fu__ctx *x, double B, double c, double *h);
 fu__op *fu__dense_cat(fu__ctx *x, double k, double numel);
 fu__op *fu__gconv(fu__ctx *x, const char *name, double B, double c, double gw, double k, double stride,
                   double hin, double *hout);
+int fu__has_conv_table(const fu__ctx *x, int grouped, int nchw, int kernel, int stride);
 /* fu_build_mobile.c: torchvision's depthwise-convolution CNNs (1: model is one of them), and their
  * operations other CNNs share (activations, Conv2dNormActivation, the SE block, the global pool) */
 int fu__mobile_known(const char *model);
