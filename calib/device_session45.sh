@@ -7,7 +7,8 @@
 #               no adamw_clip, so --clip-grad-norm and two RegNet captures are refused)   -> clip/
 #            2. the channels-last grouped convolutions at stride 2 (g3s2: the bf16 sweep stopped
 #               at m 1568, the TF32 one never ran; ResNeXt and RegNet in channels-last)  -> gconv-s2.json
-#            3. while SECONDS allow, session 43's h200 stage (the NCHW tables the profile still
+#            3. the narrow layernorms (96-384 wide: ConvNeXt's, priced at 512 today) -> ln.json
+#            4. while SECONDS allow, session 43's h200 stage (the NCHW tables the profile still
 #               derives from the H100's, ViT's)                 -> nchw.json, vit.json, patch.json
 #   grouped  any GPU: tools/capture_set.py's ResNeXt, RegNet and ConvNeXt captures (NEW; the
 #            reference step between the steps)                                     -> captures/
@@ -23,26 +24,30 @@
 # Merge as data/compute/README.md says (session 45: make_default_profile.sh for the H200; fit
 # --compute F --merge-into data/profiles/h100-sxm.json for the H100; a measured table replaces the
 # derived one of its key).
-# Run from the repository root:  bash calib/device_session45.sh STAGE [SECONDS]   (results in $OUT)
-STAGE=${1:?stage: h200, grouped or h100}
+# Run from the repository root:  [FROM=N] bash calib/device_session45.sh STAGE [SECONDS]   (results
+# in $OUT; FROM=N skips a stage's steps before N)
+STAGE=${1:?stage: h200, grouped, h100 or gpu (h200 or h100, whichever this GPU is)}
 LIMIT=${2:-560}
 . calib/device_torch_env.sh
+[ "$STAGE" = gpu ] && { nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && STAGE=h200 || STAGE=h100; }
+step() { [ "$1" -ge "${FROM:-1}" ]; }  # FROM=N: start at step N (a call taken back part way)
 gpu() { nvidia-smi --query-gpu=name --format=csv,noheader | grep -q "$1" || { t "not an $1"; exit 3; }; }
 case $STAGE in
   h200)
     gpu H200
-    calib host.json 30 --parts host
-    OUT=$OUT/clip bash calib/device_compute_clip.sh 118
-    tar -C "$OUT" -czf "$OUT/clip.tgz" clip && rm -rf "$OUT/clip"
-    calib gconv-s2.json 200 --parts gconv --conv-classes g3s2
-    calib nchw.json 180 --parts conv,ops_nchw --conv-format nchw
-    calib vit.json 40 --parts ops_vit ;;
+    step 1 && calib host.json 30 --parts host
+    step 2 && { OUT=$OUT/clip bash calib/device_compute_clip.sh 118
+                tar -C "$OUT" -czf "$OUT/clip.tgz" clip && rm -rf "$OUT/clip"; }
+    step 3 && calib gconv-s2.json 200 --parts gconv --conv-classes g3s2
+    step 4 && calib ln.json 40 --parts ops_ln_narrow
+    step 5 && calib nchw.json 180 --parts conv,ops_nchw --conv-format nchw
+    step 6 && calib vit.json 40 --parts ops_vit ;;
   h100)
     gpu H100
-    calib host.json 30 --parts host
-    calib gconv-nchw.json 230 --parts gconv --conv-format nchw
-    calib gconv.json 230 --parts gconv
-    calib dw7.json 80 --parts dwconv --conv-classes dw7s1 --conv-dtypes bf16 ;;
+    step 1 && calib host.json 30 --parts host
+    step 2 && calib gconv-nchw.json 230 --parts gconv --conv-format nchw
+    step 3 && calib gconv.json 230 --parts gconv
+    step 4 && calib dw7.json 80 --parts dwconv --conv-classes dw7s1 --conv-dtypes bf16 ;;
   grouped)
     timeout $(( LIMIT - 20 )) python3 tools/capture_set.py --dir "$OUT/captures" \
       --only resnext50_32x4d_b32_tf32,regnet_y_1_6gf_b32_bf16,regnet_x_3_2gf_b32_tf32,convnext_tiny_b32_bf16

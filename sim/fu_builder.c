@@ -348,10 +348,11 @@ static void fu__by_size(const fu__ctx *x, fu__op *o, const char *name, const cha
  * so at one element count a narrower layer (more rows) takes longer (bert_base's backward at 768
  * wide: 64.5 us in its kernel profile against 52.3 from the 1024-wide table; BERT-large's at
  * 1024: 33.9 against 35.9). From the layernorm_wN tables where the profile has them
- * (tools/calib_torch.py ops_ln; "layernorm" is 1024 wide). */
+ * (tools/calib_torch.py ops_ln; ops_ln_narrow from 96 to 384, ConvNeXt's; "layernorm" is 1024
+ * wide). */
 static void fu__ln_width(const fu__ctx *x, fu__op *o, const char *dtype, double T, double H) {
-  static const double ws[] = {512, 768, 1024, 2048, 4096};
-  fu__by_size(x, o, "layernorm", "w", ws, 5, 1024, dtype, T * H, H, 0);
+  static const double ws[] = {96, 192, 384, 512, 768, 1024, 2048, 4096};
+  fu__by_size(x, o, "layernorm", "w", ws, 8, 1024, dtype, T * H, H, 0);
 }
 
 /* Batch norm's device time at c channels: its per-channel statistics and gradients reduce over

@@ -38,6 +38,8 @@ the GPU waits on the host):
              the fp32 loss again).
   ops_ln     (not by default) layernorm at widths 512, 768, 2048 and 4096 (ops "layernorm_w512",
              ...; "layernorm" is 1024 wide): its weight's gradient reduces over the rows.
+  ops_ln_narrow (not by default) layernorm at widths 96, 192, 384 and 512 again (ConvNeXt's
+             and small ViTs' norms): ops "layernorm_w96", ...
   ops_bn     (not by default) batch norm at 64, 128, 512, 1024 and 2048 channels (ops
              "batchnorm2d_c64", ...) and again at 256 ("batchnorm2d"): its statistics reduce over the pixels.
              Batch norm's tables (here and in ops) add sqrt(2)-spaced sizes 2^21..2^25 (BN_FINE_SIZES).
@@ -419,7 +421,7 @@ def op_defs(torch, F):
         # BERT's vocabulary (30522, not a multiple of 8) for the unaligned one
         "cross_entropy_ac": mk_ce_ac_vocab(32768), "cross_entropy_ac_unal": mk_ce_ac_vocab(30522),
         # layernorm at other widths than H (part ops_ln)
-        **{"layernorm_w%d" % w: mk_ln_w(w) for w in LN_WIDTHS},
+        **{"layernorm_w%d" % w: mk_ln_w(w) for w in LN_WIDTHS + LN_NARROW_WIDTHS},
         # batch norm at other channel counts than BN_BASE_C (part ops_bn)
         **{"batchnorm2d_c%d" % c: mk_bn_c(c) for c in BN_CHANNELS},
         # batch norm and max pooling in PyTorch's default layout (part ops_nchw)
@@ -445,6 +447,10 @@ LAYOUT_OPS = ["kv_cat", "kv_cat_contig", "rotary_hf", "gelu_new_ac", "add_mixed"
 LOSS_AC_OPS = ["cross_entropy_ac", "cross_entropy_ac_unal"]
 # layernorm's widths besides op_defs' H = 1024 ("layernorm"): part ops_ln
 LN_WIDTHS = (512, 768, 2048, 4096)
+# ConvNeXt's (96-768 wide) and small ViTs' narrower layernorms: part ops_ln_narrow, with 512
+# again beside them (one lease's clocks from 96 to 512)
+LN_NARROW_WIDTHS = (96, 192, 384)
+LN_NARROW_OPS = ["layernorm_w%d" % w for w in LN_NARROW_WIDTHS + (512,)]
 # batch norm's channel count in "batchnorm2d" and the others a ResNet has: part ops_bn
 BN_BASE_C = 256
 BN_CHANNELS = (16, 32, 64, 128, 512, 1024, 2048)
@@ -2231,6 +2237,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
     elif part == "ops_ln":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log,
                                                       ["layernorm_w%d" % w for w in LN_WIDTHS]))
+    elif part == "ops_ln_narrow":
+        comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, LN_NARROW_OPS))
     elif part == "ops_bn":
         # "batchnorm2d" again beside them: one lease's clocks for the whole channel axis
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log, ["batchnorm2d"] +
@@ -2260,7 +2268,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
 
 
 PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
-         "dwconv", "gconv", "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_bn", "ops_nchw", "ops_bn_small", "ops_vit", "ops_mobile",
+         "dwconv", "gconv", "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_ln_narrow", "ops_bn", "ops_nchw", "ops_bn_small", "ops_vit", "ops_mobile",
          "ops_cat", "timer")
 
 if __name__ == "__main__":
