@@ -384,6 +384,40 @@ static void test_unaligned(void) {
 
 /* Convolution tables: looked up by dtype, layout, kernel and stride, interpolated like GEMM
  * tables (efficiency log-linear; a missing point skipped); other classes have none. */
+/* A table timed at one value along an axis (a sweep cut short) takes its trend along that axis
+ * from the same class in the other layout where that one spans it, not the proportion to its one
+ * point. Channels-last 3x3 s2 timed at M 1568 only (10 us); NCHW at 1568 and 6272 (20, 40 us). */
+static void test_conv_cut(void) {
+  fu_profile *p = malloc(sizeof *p);
+  fu_profile_init(p);
+  EXPECT_INT_EQ(merge("{\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"kernel\": 3, \"stride\": 2, "
+                      "\"m\": [1568], \"n\": [64], \"k\": [576], \"us\": [10]}]}", &p->compute), FU_OK);
+  double us;
+  /* alone: in proportion to its one point (M 6272: 4 x 10) */
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 2, 0, 6272, 64, 576, &us), FU_OK);
+  EXPECT_REL(us, 40.0, 1e-6);
+  EXPECT_INT_EQ(merge("{\"conv\": [{\"dtype\": \"bf16\", \"layout\": \"fwd\", \"kernel\": 3, \"stride\": 2, "
+                      "\"format\": \"nchw\", \"m\": [1568, 6272], \"n\": [64], \"k\": [576], "
+                      "\"us\": [20, 40]}]}", &p->compute), FU_OK);
+  /* with the NCHW table: 10 x 40 / 20 at M 6272 */
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 2, 0, 6272, 64, 576, &us), FU_OK);
+  EXPECT_REL(us, 20.0, 1e-6);
+  /* M 3136, half way in log space: NCHW efficiency sqrt(2) x its 1568 one, time 20 x 2 / sqrt(2) */
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 2, 0, 3136, 64, 576, &us), FU_OK);
+  EXPECT_REL(us, 10.0 * sqrt(2.0), 1e-6);
+  /* below both grids NCHW costs its smallest's time: the ratio is 1; at its own point, its time */
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 2, 0, 784, 64, 576, &us), FU_OK);
+  EXPECT_REL(us, 10.0, 1e-6);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 2, 0, 1568, 64, 576, &us), FU_OK);
+  EXPECT_REL(us, 10.0, 1e-6);
+  /* the NCHW table spans M: its own interpolation (N and K are single in both: proportion) */
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 2, 1, 6272, 64, 576, &us), FU_OK);
+  EXPECT_REL(us, 40.0, 1e-6);
+  EXPECT_INT_EQ(fu_compute_conv_us(&p->compute, "bf16", "fwd", 3, 2, 0, 6272, 128, 576, &us), FU_OK);
+  EXPECT_REL(us, 40.0, 1e-6);
+  free(p);
+}
+
 static void test_conv(void) {
   fu_profile *p = malloc(sizeof *p), *q = malloc(sizeof *q);
   fu_profile_init(p);
@@ -649,6 +683,7 @@ int main(void) {
   test_json();
   test_unaligned();
   test_conv();
+  test_conv_cut();
   test_merge();
   test_timer();
   test_default();
