@@ -21,7 +21,15 @@ are resampled each on its own (paired=False):
   come with probability 1/16 > 5%: (100 / 130 - 1, 0.30); paired it is (0, 0);
 - round_times gives each plan its loop: the group's index, None for a model timed in one loop;
 - score: pick 'a' (group 1) 10% slower than 'b' round for round; as two groups its interval is the
-  unpaired one, not the (0.10, 0.10) of a pairing across loops; in one group, (0.10, 0.10)."""
+  unpaired one, not the (0.10, 0.10) of a pairing across loops; in one group, (0.10, 0.10).
+
+The measured overhead's interval (overhead_interval: median(plan) - median(compute-only) over the
+loop's rounds resampled, a round's two iterations together), by the same counting:
+- plan [110, 110] against compute-only [100, 100]: 10 in every resample, (10, 10);
+- plan [100, 130] against [100, 100]: 0, 15 or 30 with probability 1/4, 1/2, 1/4: (0, 30).
+overhead_unresolved counts the misses whose interval holds a value within max(15%, 300 us) of the
+prediction: predicted 20 inside (0, 30): yes; 320 against (0, 30): 30 is 290 us away, yes; 350:
+320 us, no; 1000 against (10, 10): no; a row that met the target or has no rounds: not counted -> 2."""
 import json
 import os
 import sys
@@ -87,4 +95,19 @@ check("score, pick and fastest in two groups: unpaired", tb.score("  w", scored,
 one_loop = {k: (1, v[1]) for k, v in times.items()}
 check("score, pick and fastest in one group: paired", tb.score("  w", scored, one_loop)[4]["w"],
       (0.10, 0.10))
+check("overhead_interval, every round 10 us more", tb.overhead_interval([110, 110], [100, 100]), (10, 10))
+check("overhead_interval, one round 30 us more", tb.overhead_interval([100, 130], [100, 100]), (0, 30))
+check("overhead_interval, one round", tb.overhead_interval([110], [100]), None)
+spread, steady = (None, [100, 130], [100, 100]), (None, [110, 110], [100, 100])
+ov_times = {("w", "in"): spread, ("w", "near"): spread, ("w", "far"): spread, ("w", "steady"): steady,
+            ("w", "met"): spread}
+
+
+def ov_row(plan, predicted, ok=False):
+    return {"workload": "w", "plan": plan, "overhead_predicted_us": predicted, "overhead_ok": ok}
+
+
+check("overhead_unresolved", tb.overhead_unresolved(
+    [ov_row("in", 20.0), ov_row("near", 320.0), ov_row("far", 350.0), ov_row("steady", 1000.0),
+     ov_row("met", 20.0, ok=True), ov_row("no rounds", 20.0)], ov_times), 2)
 sys.exit(1 if FAIL else 0)

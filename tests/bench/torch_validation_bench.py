@@ -8,7 +8,10 @@ compute-only) within 15% or 300 us, and per model how far the plan fusim ranks f
 the fastest measured, with that gap's 90% interval over the run's rounds (fastest_interval).
 
 Beside the strict count of models whose pick is within 1%, the targets line says how many of the
-others the run itself cannot resolve: their interval reaches 1%. Each plan's median comes from one
+others the run itself cannot resolve: their interval reaches 1%. Likewise beside the overhead
+count: how many of its misses the run cannot resolve, the measured overhead's own 90% interval
+over the rounds holding a value the prediction would meet (all 44 runs from 11 on: 427 of the 506
+misses). Each plan's median comes from one
 iteration a round (12-36 rounds) on a shared host; on runs 13-28, every one of the 15 picks more
 than 1% off has an interval that reaches 1% (python3 tests/bench/torch_validation_bench.py
 build/fusim data/validation/torch_h200_runN). The strict figure stays the target.
@@ -71,7 +74,7 @@ def matrix(fusim, rundir, tmp, extra=()):
     with open(out) as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
     for r in rows:
-        for k in ("measured_us", "predicted_us", "rel_err", "lo_us", "hi_us"):
+        for k in ("measured_us", "predicted_us", "rel_err", "lo_us", "hi_us", "overhead_predicted_us"):
             r[k] = float(r[k])
         r["inside"] = r["inside"] == "1"
         r["overhead_ok"] = r["overhead_ok"] == "1"
@@ -102,13 +105,22 @@ def ranks(rundir):
 
 
 def round_times(rundir):
-    """{(workload, plan): (loop, [iteration time per round, us])} from the run's runs.json (a
-    several-rank run: rank 0's, as its rows are scored); rows without them are left out. loop: the
-    plan group's index (runs.json plan_group, validate_torch.plan_groups), None for a model timed
-    in one loop: only plans of the same loop share their rounds."""
+    """{(workload, plan): (loop, [iteration time per round, us], [its loop's compute-only time per
+    round, us])} from the run's runs.json (a several-rank run: rank 0's, as its rows are scored);
+    rows without them are left out. loop: the plan group's index (runs.json plan_group,
+    validate_torch.plan_groups), None for a model timed in one loop: only plans of the same loop
+    share their rounds (each loop has its compute-only iteration)."""
     run = torch_runs.load(rundir)
-    return {(m["workload"], r["plan_label"]): ((m.get("plan_group") or [None])[0], r["times_us"])
+    return {(m["workload"], r["plan_label"]): ((m.get("plan_group") or [None])[0], r["times_us"],
+                                               m.get("compute_only_times_us") or [])
             for m in run["models"] for r in m["rows"] if r.get("times_us")}
+
+
+def interval_90(draw, boot, seed):
+    """The p5 and p95 of boot values of draw(rng), one resample of the rounds each."""
+    rng = random.Random(seed)
+    xs = sorted(draw(rng) for _ in range(boot))
+    return xs[int(0.05 * (boot - 1))], xs[int(round(0.95 * (boot - 1)))]
 
 
 def fastest_interval(pick, fastest, boot=BOOT, seed=1, paired=True):
@@ -124,18 +136,52 @@ def fastest_interval(pick, fastest, boot=BOOT, seed=1, paired=True):
     n = min(len(pick), len(fastest))
     if n < 2:
         return None
-    rng = random.Random(seed)
-    gaps = []
-    for _ in range(boot):
+
+    def gap(rng):
         if paired:
             idx = other = [rng.randrange(n) for _ in range(n)]
         else:  # each over all of its own rounds
             idx = [rng.randrange(len(pick)) for _ in pick]
             other = [rng.randrange(len(fastest)) for _ in fastest]
-        gaps.append(statistics.median(pick[i] for i in idx)
-                    / statistics.median(fastest[i] for i in other) - 1)
-    gaps.sort()
-    return gaps[int(0.05 * (boot - 1))], gaps[int(round(0.95 * (boot - 1)))]
+        return statistics.median(pick[i] for i in idx) / statistics.median(fastest[i] for i in other) - 1
+    return interval_90(gap, boot, seed)
+
+
+def overhead_interval(plan, compute_only, boot=BOOT, seed=1):
+    """The 90% interval (p5, p95) of median(plan) - median(compute_only) over the loop's rounds
+    resampled with replacement, a round's two iterations kept together: how well the run itself
+    knows a plan's overhead. None without two paired rounds."""
+    n = min(len(plan), len(compute_only))
+    if n < 2:
+        return None
+
+    def overhead(rng):
+        idx = [rng.randrange(n) for _ in range(n)]
+        return statistics.median(plan[i] for i in idx) - statistics.median(compute_only[i] for i in idx)
+    return interval_90(overhead, boot, seed)
+
+
+def overhead_ok(predicted, measured):
+    """issue 10's overhead target: within 15% or 300 us, whichever is larger."""
+    return abs(predicted - measured) <= max(0.15 * abs(measured), 300.0)
+
+
+def overhead_unresolved(rows, times):
+    """The rows whose overhead misses the target but whose measured overhead's 90% interval
+    (overhead_interval) holds a value the prediction would meet: the run cannot resolve that miss."""
+    n = 0
+    for r in rows:
+        t = (times or {}).get((r["workload"], r["plan"]))
+        if r["overhead_ok"] or not t:
+            continue
+        span = overhead_interval(t[1], t[2])
+        if not span:
+            continue
+        lo, hi = span
+        pred = r["overhead_predicted_us"]
+        nearest = min(max(pred, lo), hi)   # the value in the interval closest to the prediction
+        n += overhead_ok(pred, nearest)
+    return n
 
 
 def verdict(ok):
@@ -182,19 +228,23 @@ def unresolved(gaps, spans):
             if g > FASTEST_MAX and spans.get(w) and spans[w][0] <= FASTEST_MAX]
 
 
-def targets(errs, inside, over, gaps, spans, n):
-    """The targets line for n scored rows (score's results)."""
+def targets(errs, inside, over, gaps, spans, n, over_unresolved):
+    """The targets line for n scored rows (score's results; over_unresolved: overhead_unresolved's
+    count)."""
     off = sum(g > FASTEST_MAX for g in gaps.values())
     print("  targets: median |error| <= 2%%: %s; no row above 5%%: %s (%d above); "
           "fastest plan within 1%% for every model: %s (%d of %d%s); overhead within 15%% "
-          "or 300 us: %s (%d/%d); interval holds >= 90%%: %s (%d/%d)"
+          "or 300 us: %s (%d/%d%s); interval holds >= 90%%: %s (%d/%d)"
           % (verdict(statistics.median(errs) <= MEDIAN_MAX),
              verdict(max(errs) <= ROW_MAX), sum(e > ROW_MAX for e in errs),
              verdict(all(g <= FASTEST_MAX for g in gaps.values())),
              sum(g <= FASTEST_MAX for g in gaps.values()), len(gaps),
              "; of the %d above 1%%, %d not resolved by the run: 90%% interval reaches 1%%"
              % (off, len(unresolved(gaps, spans))) if off else "",
-             verdict(over == n), over, n, verdict(inside >= INSIDE_MIN * n), inside, n))
+             verdict(over == n), over, n,
+             "; of the %d missed, %d not resolved by the run: the measured overhead's 90%% "
+             "interval holds a value within the target" % (n - over, over_unresolved) if over < n else "",
+             verdict(inside >= INSIDE_MIN * n), inside, n))
 
 
 def main():
@@ -217,14 +267,14 @@ def main():
                 score("  " + w, [r for r in rows if r["workload"] == w], times)
             errs, inside, over, gaps, spans = score("  all", rows, times)
             ranks(rundir)
-            targets(errs, inside, over, gaps, spans, len(rows))
+            targets(errs, inside, over, gaps, spans, len(rows), overhead_unresolved(rows, times))
             run = os.path.basename(os.path.normpath(rundir))
             pooled += [dict(r, workload="%s/%s" % (run, r["workload"])) for r in rows]
             pooled_times.update({("%s/%s" % (run, w), p): t for (w, p), t in times.items()})
     if len(rundirs) > 1:   # the runs' rows together: each row counts once, each model-run is a model
         print("\n%d runs pooled (%d rows)" % (len(rundirs), len(pooled)))
         errs, inside, over, gaps, spans = score("  all runs", pooled, pooled_times)
-        targets(errs, inside, over, gaps, spans, len(pooled))
+        targets(errs, inside, over, gaps, spans, len(pooled), overhead_unresolved(pooled, pooled_times))
     return 0
 
 if __name__ == "__main__":
