@@ -1569,7 +1569,27 @@ def conv_todo(groups):
             for k, s, ms, cins, couts in CONV_CLASSES]
 
 
-def measure_conv(torch, tm, dtypes, log, dl, classes=None, nchw=False, groups="dense"):
+def conv_tables(pts, dname, k, s, nchw, groups):
+    """One class's tables (fusim's JSON form) from its timed points pts[layout][(m, n, k)]; null
+    where a grid point was not timed."""
+    out = []
+    for lay, p in pts.items():
+        if not p:
+            continue
+        ax = [sorted({q[i] for q in p}) for i in range(3)]
+        out.append({"dtype": dname, "layout": lay, "kernel": k, "stride": s,
+                    "m": ax[0], "n": ax[1], "k": ax[2],
+                    "us": [round(p[(a, b_, c)], 3) if (a, b_, c) in p else None
+                           for a in ax[0] for b_ in ax[1] for c in ax[2]]})
+        if nchw:
+            out[-1]["format"] = "nchw"
+        if groups != "dense":
+            out[-1]["groups"] = "grouped"
+    return out
+
+
+def measure_conv(torch, tm, dtypes, log, dl, classes=None, nchw=False, groups="dense", into=None,
+                 flush=None):
     """Convolution tables by class (kernel, stride) and layout, in fusim's (m, n, k) of the
     implicit GEMM: fwd (M, Cout, Cin k k), dgrad (M, Cin k k, Cout), wgrad (Cout, Cin k k, M),
     M = batch x Ho x Wo. cuDNN with benchmark mode on (the algorithm search runs in the
@@ -1577,8 +1597,11 @@ def measure_conv(torch, tm, dtypes, log, dl, classes=None, nchw=False, groups="d
     PyTorch's default layout, as a training loop that never asks for channels-last runs them
     (tables marked "format": "nchw"). groups "depthwise": DW_CLASSES instead (named dwKsS in
     classes), one input channel a group, so K = k x k; "grouped": GCONV_CLASSES (gKsS), K = the
-    group's width x k x k (tables marked "groups": "grouped")."""
-    out = []
+    group's width x k x k (tables marked "groups": "grouped"). The tables go into the list into
+    (a new one by default), which is returned; with flush, the class's tables so far are put there
+    and flush() called after every batch x map size: a sweep killed by its timeout (a cuDNN search
+    can run past --budget) keeps what it timed."""
+    out = [] if into is None else into
     bench = torch.backends.cudnn.benchmark
     torch.backends.cudnn.benchmark = True
     for dname in dtypes:
@@ -1588,6 +1611,7 @@ def measure_conv(torch, tm, dtypes, log, dl, classes=None, nchw=False, groups="d
                 if classes and cname not in classes:
                     continue
                 pts = {"fwd": {}, "dgrad": {}, "wgrad": {}}
+                base = len(out)
                 for b, ho in ms:
                     M = b * ho * ho
                     for cin, cout, g in shapes:
@@ -1604,19 +1628,11 @@ def measure_conv(torch, tm, dtypes, log, dl, classes=None, nchw=False, groups="d
                         except RuntimeError as e:
                             log("conv %s %s %dx%d %d->%d /%d: %s" % (dname, cname, b, ho, cin, cout, g,
                                                                      str(e).split("\n")[0][:100]))
+                    if flush and pts["fwd"]:
+                        out[base:] = conv_tables(pts, dname, k, s, nchw, groups)
+                        flush()
                 torch.cuda.empty_cache()
-                for lay, p in pts.items():
-                    if not p:
-                        continue
-                    ax = [sorted({q[i] for q in p}) for i in range(3)]
-                    out.append({"dtype": dname, "layout": lay, "kernel": k, "stride": s,
-                                "m": ax[0], "n": ax[1], "k": ax[2],
-                                "us": [round(p[(a, b_, c)], 3) if (a, b_, c) in p else None
-                                       for a in ax[0] for b_ in ax[1] for c in ax[2]]})
-                    if nchw:
-                        out[-1]["format"] = "nchw"
-                    if groups != "dense":
-                        out[-1]["groups"] = "grouped"
+                out[base:] = conv_tables(pts, dname, k, s, nchw, groups)
                 log("conv %s%s %s: %d shapes" % (dname, " nchw" if nchw else "", cname, len(pts["fwd"])))
     torch.backends.cudnn.benchmark = bench
     return out
@@ -2203,9 +2219,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         comp["gemm"] = measure_gemm_aligned(torch, tm, a.quick, log, dl)
     elif part in ("conv", "dwconv", "gconv"):
         groups = {"conv": "dense", "dwconv": "depthwise", "gconv": "grouped"}[part]
-        comp["conv"] = comp.get("conv", []) + measure_conv(torch, tm, a.conv_dtypes.split(","), log, dl,
-                                                           [c for c in a.conv_classes.split(",") if c],
-                                                           a.conv_format == "nchw", groups)
+        measure_conv(torch, tm, a.conv_dtypes.split(","), log, dl, [c for c in a.conv_classes.split(",") if c],
+                     a.conv_format == "nchw", groups, into=comp.setdefault("conv", []), flush=flush)
     elif part == "ops":
         comp.setdefault("ops", []).extend(measure_ops(torch, F, tm, sizes, log))
     elif part == "ops_unaligned":
