@@ -87,6 +87,7 @@ Usage: python3 tools/calib_torch.py --out compute.json [--quick] [--parts a,b,..
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -2195,10 +2196,11 @@ def main(argv=None):
     out = {"format": "fusim-compute-1", "gpu": prop.name, "gpu_mem_bytes": prop.total_memory,
            "torch": torch.__version__, "cuda": torch.version.cuda, "command": " ".join(sys.argv),
            "compute": comp}
-    def write():
-        with open(a.out, "w") as f:
+    def write():  # whole or not at all: a timeout may kill the sweep between two writes
+        with open(a.out + ".tmp", "w") as f:
             json.dump(out, f, indent=1)
             f.write("\n")
+        os.replace(a.out + ".tmp", a.out)
 
     for part in parts:  # in the order given; the file is rewritten after each
         dl = Deadline(a.budget)
