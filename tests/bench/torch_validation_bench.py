@@ -11,10 +11,10 @@ Beside the strict count of models whose pick is within 1%, the targets line says
 others the run itself cannot resolve: their interval reaches 1%. Likewise beside the overhead
 count: how many of its misses the run cannot resolve, the measured overhead's own 90% interval
 over the rounds holding a value the prediction would meet (all 44 runs from 11 on: 427 of the 506
-misses). Each plan's median comes from one
-iteration a round (12-36 rounds) on a shared host; on runs 13-28, every one of the 15 picks more
-than 1% off has an interval that reaches 1% (python3 tests/bench/torch_validation_bench.py
-build/fusim data/validation/torch_h200_runN). The strict figure stays the target.
+misses). Each plan's median comes from one iteration a round (12-36 rounds) on a shared host; on
+runs 13-28, every one of the 15 picks more than 1% off has an interval that reaches 1% (python3
+tests/bench/torch_validation_bench.py build/fusim data/validation/torch_h200_runN). The strict
+figures stay the targets.
 
     python3 tests/bench/torch_validation_bench.py build/fusim [RUNDIR ...] [-- STORE-OPTIONS]
     meson test -C build --benchmark torch-validation
