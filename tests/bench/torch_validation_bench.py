@@ -10,7 +10,7 @@ the fastest measured, with that gap's 90% interval over the run's rounds (fastes
 Beside the strict count of models whose pick is within 1%, the targets line says how many of the
 others the run itself cannot resolve: their interval reaches 1%. Likewise beside the overhead
 count: how many of its misses the run cannot resolve, the measured overhead's own 90% interval
-over the rounds holding a value the prediction would meet (all 44 runs from 11 on: 427 of the 506
+over the rounds holding a value the prediction would meet (all 44 runs from 11 on: 434 of the 511
 misses). Each plan's median comes from one iteration a round (12-36 rounds) on a shared host; on
 runs 13-28, every one of the 15 picks more than 1% off has an interval that reaches 1% (python3
 tests/bench/torch_validation_bench.py build/fusim data/validation/torch_h200_runN). The strict

@@ -148,6 +148,22 @@ int main(void) {
   su_comm_ar8(&ar);
   EXPECT_NEAR(run(&w, &p, &ar, &prof, one, 1, &r), 982 + su_ar(3 * MiB) + 20, tol);
   EXPECT_NEAR(r.buckets[0].start_us, 982, tol);
+  /*     The same over one rank, with a one-rank curve as slow as the 8-rank one: DDP's Reducer
+   *     all-reduces in place, and NCCL over one rank in place moves nothing, so the bucket costs
+   *     no device time (its call's 30 us on the host stay): the tail [982,992] and opt 20: 1012.
+   *     The ideal framework (fusim's own executor) still pays the curve: the same as over 8 ranks,
+   *     whose curve this one copies. */
+  fu_comm ar1 = ar;
+  ar1.ranks = 1;
+  su_curve(&prof, "allreduce", "nvlink", 1, A_AR, B_AR, 175.0, 0.1);
+  EXPECT_NEAR(run(&w, &p, &ar1, &prof, one, 1, &r), 1012, tol);
+  EXPECT_NEAR(r.buckets[0].start_us, 982, tol);
+  p.framework = FU_FRAMEWORK_IDEAL;
+  double ideal8 = run(&w, &p, &ar, &prof, one, 1, &r);
+  EXPECT_NEAR(run(&w, &p, &ar1, &prof, one, 1, &r), ideal8, tol);
+  EXPECT_NEAR(r.buckets[0].end_us - r.buckets[0].start_us, su_ar(3 * MiB), tol);
+  p.framework = FU_FRAMEWORK_DDP;
+  prof.ncurves--;
   w.host.kernel_us = 0;
 
   /* 4. Host-bound: the second hook fires at 900 us, backward() returns at 1000 us (DDP, views,
