@@ -13,7 +13,8 @@ forward_us F:
 
 Session 46 (every one-GPU run with the measurement, 58 models): median |difference| 343 us with no
 carry, 523 with the forward factor, 362 with backward()'s; sums 48.1, 55.2 and 49.1 ms. In the
-bench (tests/bench/torch_validation_bench.py, runs 11 on) either change was a wash (median 1.88%
+bench (tests/bench/torch_validation_bench.py, runs 11 on; before the one-rank all-reduce change of
+the same session) either change was a wash (median 1.88%
 -> 1.89 or 1.96%, overhead 708 -> 716 or 708 of 1214), so the forward factor was kept. Some
 loops' forwards wait on the GPU (ALBERT's forward CPU time in run 41b, 15.5 ms, is its GPU time),
 so a forward CPU time is not always the host's speed.
