@@ -50,6 +50,7 @@ typedef struct fu_cost_model {
   double issue_us;           /* profile issue_us (host, per operation) */
   double launch_us;          /* profile launch_us (host, per pack/unpack kernel) */
   double handoff_us;         /* profile pack_handoff_us (device, per packed bucket) */
+  int moves_nothing;         /* 1: DDP's in-place all-reduce over one rank: no device time */
   double busbw_factor;       /* bus bytes per byte (nccl-tests' factor; 1 for offload) */
   double peak_gbps;          /* best bus bandwidth of comm as charged (see fu_cost.c), GB/s */
 } fu_cost_model;

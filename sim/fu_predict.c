@@ -148,16 +148,6 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
     FU_CHECK(fu_cost_model_bucket(&s->cm, b->bytes, b->ntensors, &b->cost));
     b->wire_bytes = (double)b->bytes * factor;
     b->wire_us = peak > 0 ? b->wire_bytes / (peak * 1e3) : 0.0;
-    /* DDP's Reducer all-reduces each bucket in place, and NCCL over one rank in place moves
-     * nothing (nccl-tests on one H200: 0.3-0.8 us at every size from 8 B to 512 MiB, against
-     * the out-of-place copy the profile's one-rank curve holds, 256 us at 512 MiB;
-     * ../shared/data/reference/h200-1gpu-allreduce-nccl-tests.txt): no device time. Its call's
-     * host cost stays (host.ddp.bucket_us). */
-    if (p->framework == FU_FRAMEWORK_DDP && !offload && c->ranks == 1 &&
-        fu_comm_op(c) == FU_OP_ALLREDUCE) {
-      b->cost.comm_us = b->cost.comm_lo_us = b->cost.comm_hi_us = 0;
-      b->wire_bytes = b->wire_us = 0;
-    }
     b->stream = (uint32_t)(k % (size_t)nstreams);
   }
   if (nb && bks[nb - 1].last != w->ngrads - 1) {
