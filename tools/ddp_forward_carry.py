@@ -28,6 +28,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import store_torch_validation  # noqa: E402
 import torch_runs  # noqa: E402
 
 
@@ -53,7 +54,7 @@ def rows(rundir):
         if not extra or not fm.get("bwd_cpu_us"):
             continue
         out.append((m["workload"], statistics.median(extra), w["host"]["ddp"]["forward_us"],
-                    cpu[0] / fm["ddp_forward"]["fwd_cpu_us"], cpu[1] / fm["bwd_cpu_us"]))
+                    store_torch_validation.forward_factor(w, m), cpu[1] / fm["bwd_cpu_us"]))
     return out
 
 
