@@ -41,6 +41,7 @@ import tempfile
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 STORE = os.path.join(ROOT, "tools", "store_torch_validation.py")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+import store_torch_validation  # noqa: E402
 import torch_runs  # noqa: E402
 
 # issue 10's targets on the real-PyTorch matrix
@@ -161,11 +162,6 @@ def overhead_interval(plan, compute_only, boot=BOOT, seed=1):
     return interval_90(overhead, boot, seed)
 
 
-def overhead_ok(predicted, measured):
-    """issue 10's overhead target: within 15% or 300 us, whichever is larger."""
-    return abs(predicted - measured) <= max(0.15 * abs(measured), 300.0)
-
-
 def overhead_unresolved(rows, times):
     """The rows whose overhead misses the target but whose measured overhead's 90% interval
     (overhead_interval) holds a value the prediction would meet: the run cannot resolve that miss."""
@@ -180,7 +176,7 @@ def overhead_unresolved(rows, times):
         lo, hi = span
         pred = r["overhead_predicted_us"]
         nearest = min(max(pred, lo), hi)   # the value in the interval closest to the prediction
-        n += overhead_ok(pred, nearest)
+        n += store_torch_validation.overhead_ok(pred, nearest)
     return n
 
 
