@@ -43,12 +43,14 @@ double fu__conv_us(fu__ctx *x, const char *layout, int kernel, int stride, doubl
 }
 
 /* What a convolution op (dense or grouped) adds to its device time: the host row host_row ("conv",
- * or "gconv" for a grouped one of wider groups; less the input's cast where the input is already
- * bf16: only the image arrives in fp32), under autocast the cast of its wnumel-element weight, and
- * the weight as its parameter. */
+ * or "gconv" for a grouped one of wider groups, "conv" where the profile has no such row; less the
+ * input's cast where the input is already bf16: only the image arrives in fp32), under autocast
+ * the cast of its wnumel-element weight, and the weight as its parameter. */
 void fu__conv_finish(fu__ctx *x, fu__op *o, const char *name, int in_fp32, double wnumel, const char *host_row) {
   snprintf(o->what, sizeof o->what, "conv");
-  const fu_op_table *h = fu_compute_op(x->c, host_row, x->autocast ? "bf16" : "fp32");
+  const char *dt = x->autocast ? "bf16" : "fp32";
+  const fu_op_table *h = fu_compute_op(x->c, host_row, dt);
+  if (!h) h = fu_compute_op(x->c, "conv", dt);
   o->hfwd_us = h ? h->host_fwd_us : 0;
   o->hbwd_us = h ? h->host_bwd_us : 0;
   fu__no_input_cast(x, o, in_fp32);
@@ -112,10 +114,9 @@ fu__op *fu__gconv(fu__ctx *x, const char *name, double B, double c, double gw, d
   o->fwd_us = fu__gconv_us(x, "fwd", kk, ss, M, c, K);
   o->bwd_us = fu__gconv_us(x, "dgrad", kk, ss, M, K, c) + fu__gconv_us(x, "wgrad", kk, ss, c, K, M);
   /* a grouped convolution of wider groups takes its own host row where the profile measured one
-   * (calib_torch's host part: "gconv", the "conv" row's call with 4 groups); a depthwise one and a
-   * profile without it take the dense convolution's */
-  const char *row = gw > 1 && fu_compute_op(x->c, "gconv", x->autocast ? "bf16" : "fp32") ? "gconv" : "conv";
-  fu__conv_finish(x, o, name, 0, c * K, row);
+   * (calib_torch's host part: "gconv", the "conv" row's call with 4 groups); a depthwise one takes
+   * the dense convolution's */
+  fu__conv_finish(x, o, name, 0, c * K, gw > 1 ? "gconv" : "conv");
   o->saved = x->ab * B * c * hin * hin;
   return o;
 }
