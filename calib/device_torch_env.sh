@@ -1,6 +1,7 @@
 # device_torch_env.sh: sourced by the PyTorch-only device scripts: OUT (default /tmp/fusim-out),
 # the log (tee to $OUT/log.txt), the elapsed-time helpers el and t, calib (one calib_torch run
-# within the script's LIMIT seconds), and the machine and versions first.
+# within the script's LIMIT seconds), the machine and versions first, and a clock log
+# ($OUT/clocks.csv).
 set -u
 OUT=${OUT:-/tmp/fusim-out}
 mkdir -p "$OUT"
@@ -21,3 +22,9 @@ export PYTHONUNBUFFERED=1
 date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
 python3 -c 'import torch, transformers, torchvision; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(), "transformers", transformers.__version__, "torchvision", torchvision.__version__)'
 uname -r; nproc; lscpu | grep -i 'model name'
+# The SM clock, power and temperature every second while the script works (-> clocks.csv): the
+# clocks follow a power cap, so a sweep or a capture can be set beside the clock it ran at.
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu \
+  --format=csv,nounits -l 1 > "$OUT/clocks.csv" 2>/dev/null &
+CLOCK_LOGGER=$!
+trap 'kill $CLOCK_LOGGER 2>/dev/null' EXIT
