@@ -16,6 +16,8 @@
 #          from the H200's) and the 7x7 depthwise in bf16 channels-last (its sweep reached m 6272)
 #                                                                   -> gconv-tf32.json, dw7.json
 #   gpu    h200 or h100, whichever this GPU is.
+# Every stage first measures the framework's resident workspaces (calib_torch --parts memory, a few
+# seconds: the profiles' workspace_bytes)                                           -> memory.json
 # The host-only "gconv" row was timed on the H100 in session 46: a grouped call's host cost equals a
 # dense one's (data/compute/README.md), so neither stage times it again.
 # Merge as data/compute/README.md says (session 46: make_default_profile.sh for the H200; fit
@@ -27,6 +29,7 @@ STAGE=${1:?stage: h200, grouped, h100 or gpu (h200 or h100, whichever this GPU i
 LIMIT=${2:-560}
 . calib/device_torch_env.sh
 [ "$STAGE" = gpu ] && { nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && STAGE=h200 || STAGE=h100; }
+calib memory.json 40 --parts memory
 step() { [ "$1" -ge "${FROM:-1}" ]; }  # FROM=N: start at step N (a call taken back part way)
 gpu() { nvidia-smi --query-gpu=name --format=csv,noheader | grep -q "$1" || { t "not an $1"; exit 3; }; }
 case $STAGE in

@@ -532,6 +532,7 @@ json_t *fu_compute_to_json(const fu_compute *c) {
   if (c->host_probe_us > 0) json_object_set_new(o, "host_probe_us", json_real(c->host_probe_us));
   if (c->host_probe_min_us > 0) json_object_set_new(o, "host_probe_min_us", json_real(c->host_probe_min_us));
   if (c->timer_us > 0) json_object_set_new(o, "timer_overhead_us", json_real(c->timer_us));
+  if (c->workspace_bytes > 0) json_object_set_new(o, "workspace_bytes", json_real(c->workspace_bytes));
   /* o owns the tables by now: on failure it alone is released (not through oom) */
   if (c->host_speed_range[0] > 0 &&
       json_object_set_new(o, "host_speed_range", fu__farr(c->host_speed_range, 4))) {
@@ -785,6 +786,9 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
   if (json_object_get(o, "timer_overhead_us") &&
       fu__num(o, "timer_overhead_us", 0, 100, &c->timer_us) != FU_OK)
     return fu__bad(what, "timer_overhead_us", "not a number from 0 to 100");
+  if (json_object_get(o, "workspace_bytes") &&
+      fu__num(o, "workspace_bytes", 0, 1e12, &c->workspace_bytes) != FU_OK)
+    return fu__bad(what, "workspace_bytes", "not a byte count from 0 to 1e12");
   if (json_object_get(o, "host_speed_range")) {
     double v[4];
     int n = 0;

@@ -46,6 +46,9 @@
  *                a model's calls (calib_torch --parts timer: model-like streams of calls timed with
  *                one event pair against the sum of their per-call times); every lookup below gives
  *                a table's time less it, not below 0 (absent: 0, the tables as measured),
+ *     "workspace_bytes": the device memory the framework holds through a step beside the model's
+ *                tensors (calib_torch --parts memory: PyTorch's cuBLAS workspaces, one per handle
+ *                and stream, forward's thread and autograd's); absent: 0, none counted,
  *     "host_speed_range": [forward lo, hi, backward lo, hi]: the lowest and highest ratio of a
  *                reference step timed between a capture's steps (tools/host_ref.py) to the same
  *                step by these host rows, over the captures that measured one
@@ -168,6 +171,7 @@ typedef struct fu_compute {
   double host_speed_range[4]; /* forward lo, hi, backward lo, hi: the host's speed inside real
                                * training steps over these host rows' (0s: not measured) */
   double timer_us;           /* timer_overhead_us: taken off every table lookup's time (0: none) */
+  double workspace_bytes;    /* the framework's device buffers through a step (0: not measured) */
 } fu_compute;
 
 void fu_compute_init(fu_compute *c);

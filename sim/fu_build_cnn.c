@@ -608,6 +608,9 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   mem->optimizer = (double)nparam * fu__opt_states(s->optimizer, s->prec);
   mem->casts = x.casts;
   mem->activations = act;
+  /* the labels, and the fp32 images where the stem keeps their bf16 cast (else it keeps them) */
+  mem->inputs = ((x.autocast ? 4.0 * 3 * (double)s->image * (double)s->image : 0) + 8) * (double)s->batch;
+  mem->workspace = prof->compute.workspace_bytes;
   fu__mem_finish(mem, 0, (double)nparam * fu__opt_temp(s->optimizer));
   char notes[2048];
   snprintf(notes, sizeof notes,
@@ -616,15 +619,15 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
            "tables by kernel and stride (else as implicit GEMMs%s), batch norm, ReLU, pooling, adds "
            "and gradient sums from the memory-bound tables, host issue costs per operation, host "
            "and GPU timelines (profile %s). Memory (GiB): "
-           "params %.3f, optimizer %.3f, activations %.3f, peak %.3f.%s%s",
+           "params %.3f, optimizer %.3f, activations %.3f, inputs %.3f, framework workspace %.3f, peak %.3f.%s%s",
            s->model, s->model, s->batch, s->image, s->image, s->nchw ? "NCHW" : "channels-last",
            fu__prec_name(s->prec), s->optimizer, (unsigned long long)nparam, w->ngrads,
            mobile    ? "; depthwise ones from the grouped tables, activations, SE blocks and stochastic depth from "
                        "their rows"
            : grouped ? "; grouped ones from the grouped tables of wider groups" : "",
            prof_name, mem->params / 1073741824.0,
-           mem->optimizer / 1073741824.0, mem->activations / 1073741824.0, mem->peak / 1073741824.0,
-           optnote, bound);
+           mem->optimizer / 1073741824.0, mem->activations / 1073741824.0, mem->inputs / 1073741824.0,
+           mem->workspace / 1073741824.0, mem->peak / 1073741824.0, optnote, bound);
   if (!(w->notes = strdup(notes))) {
     fu_workload_finish(w);
     return FU_ENOMEM;

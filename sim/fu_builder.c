@@ -571,8 +571,9 @@ static int fu__vit_ops(fu__ctx *x, const fu_tf_spec *s, double p) {
     o->fwd_us += fu_op_us(x->c, cast, B * 3 * img * img, 0) + fu_op_us(x->c, cast, H * K + H, 0);
     o->tail_us[0] = fu_op_us(x->c, cast, H * K, 1);
     x->casts += 2 * (H * K + H);
-    o->saved = 2 * B * 3 * img * img; /* the image's bf16 copy, for the weight's gradient */
   }
+  /* the image for the weight's gradient: its bf16 copy under autocast, else the image itself */
+  o->saved = (x->autocast ? 2 : 4) * B * 3 * img * img;
   fu__param(o, "conv_proj", ".weight", (uint64_t)(H * K));
   fu__conv_bias(x, o, "conv_proj", H, np);
   /* the class token concatenated before the patches: a copy of every token; in backward the
@@ -1570,11 +1571,11 @@ int fu__has_tables(const fu_profile *p) {
   return p && p->compute.ngemm > 0 && p->compute.nops > 0;
 }
 
-/* Peak memory: parameters, gradients, states and casts are there throughout; forward's
- * activations all at once at the loss, with the logits' transient; the optimizer's
- * temporaries at the step. */
+/* Peak memory: parameters, states, the micro-batch's inputs and the framework's workspaces
+ * are there throughout; autocast's casts and forward's activations all at once at the loss,
+ * with the logits' transient; the gradients and the optimizer's temporaries at the step. */
 void fu__mem_finish(fu_mem *m, double loss_transient, double opt_temp) {
-  double fixed = m->params + m->optimizer;
+  double fixed = m->params + m->optimizer + m->inputs + m->workspace;
   double at_loss = fixed + m->casts + m->activations + loss_transient;
   double at_step = fixed + m->grads + opt_temp;
   m->transient = at_loss >= at_step ? loss_transient : opt_temp;
@@ -1713,6 +1714,12 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   mem->optimizer = (double)nparam * fu__opt_states(s->optimizer, s->prec);
   mem->casts = x.casts;
   mem->activations = act;
+  /* the micro-batch's tensors besides those saved for backward: a ViT's labels, and its fp32
+   * images where conv_proj keeps their bf16 cast; a language model's token ids and labels */
+  double img = (double)s->image;
+  mem->inputs = s->arch == FU_ARCH_VIT ? ((x.autocast ? 4 * 3 * img * img : 0) + 8) * (double)s->batch
+                                       : 16.0 * (double)s->batch * (double)s->seq;
+  mem->workspace = prof ? prof->compute.workspace_bytes : 0;
   double loss_rows = s->arch == FU_ARCH_VIT ? (double)s->batch : x.T; /* a ViT's loss: one row an image */
   fu__mem_finish(mem, fu__loss_bytes(s, &x) * loss_rows * s->vocab, (double)nparam * fu__opt_temp(s->optimizer));
   char notes[4096], vit_shape[64] = "";
@@ -1738,7 +1745,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              "memory-bound operations by element count, host issue costs per operation (scaled to "
              "the framework's measured per-layer host time where the profile has it), host and GPU "
              "timelines; optimizer from the profile's fit. Memory (GiB): params %.3f, grads %.3f, "
-             "optimizer %.3f, autocast casts %.3f, activations %.3f, peak %.3f.%s%s",
+             "optimizer %.3f, autocast casts %.3f, activations %.3f, inputs %.3f, framework workspace %.3f, "
+             "peak %.3f.%s%s",
              fu__arch_name(s->arch), s->layers, s->hidden, s->heads,
              s->kv_heads ? s->kv_heads : s->heads, s->ffn, s->arch == FU_ARCH_VIT ? "classes" : "vocab", s->vocab,
              s->tied && (s->arch == FU_ARCH_LLAMA || s->arch == FU_ARCH_QWEN3 || s->arch == FU_ARCH_CUSTOM)
@@ -1748,7 +1756,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              prof_name, prof->compute.source[0] ? prof->compute.source : "unnamed",
              mem->params / 1073741824.0, mem->grads / 1073741824.0,
              mem->optimizer / 1073741824.0, mem->casts / 1073741824.0,
-             mem->activations / 1073741824.0, mem->peak / 1073741824.0, optnote, bound);
+             mem->activations / 1073741824.0, mem->inputs / 1073741824.0, mem->workspace / 1073741824.0,
+             mem->peak / 1073741824.0, optnote, bound);
   if (!(w->notes = strdup(notes))) {
     fu_workload_finish(w);
     return FU_ENOMEM;

@@ -151,10 +151,10 @@ int fu_wlinfo_list(fu_format fmt) {
 void fu_wlinfo_print_mem(const fu_mem *m, double gpu) {
   char b[32];
   printf("%-18s", "memory");
-  const double v[] = {m->params, m->grads, m->optimizer, m->casts, m->activations, m->transient};
-  const char *const k[] = {"params", "grads", "optimizer", "casts", "activations", "transient"};
-  for (int i = 0; i < 6; i++)
-    printf("%s %s %s", i ? "," : "", k[i], fu_format_size((uint64_t)v[i], b, sizeof b));
+  fu_mem parts = *m;
+  for (int i = 0; i < FU_MEM_KEYS - 1; i++) /* every part but the peak, by its key less "_bytes" */
+    printf("%s %.*s %s", i ? "," : "", (int)(strlen(fu_mem_keys[i]) - 6), fu_mem_keys[i],
+           fu_format_size((uint64_t)*fu_mem_field(&parts, i), b, sizeof b));
   printf("\n%-18s %s", "memory peak", fu_format_size((uint64_t)m->peak, b, sizeof b));
   if (gpu > 0) {
     char g[32];

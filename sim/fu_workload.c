@@ -45,6 +45,16 @@
 #define FU__MAX_WHOLE 9007199254740992.0 /* 2^53: larger sizes lose integer precision in JSON */
 #define FU__MAX_ACCUM 1048576        /* accum_steps upper bound (a sanity limit) */
 
+const char *const fu_mem_keys[FU_MEM_KEYS] = {"params_bytes",      "grads_bytes",  "optimizer_bytes",
+                                               "casts_bytes",       "activations_bytes", "inputs_bytes",
+                                               "workspace_bytes",   "transient_bytes",   "peak_bytes"};
+
+double *fu_mem_field(fu_mem *m, int i) {
+  double *f[FU_MEM_KEYS] = {&m->params,      &m->grads,  &m->optimizer, &m->casts, &m->activations,
+                            &m->inputs,      &m->workspace, &m->transient, &m->peak};
+  return f[i];
+}
+
 void fu_workload_init(fu_workload *w) {
   memset(w, 0, sizeof *w);
   w->accum_steps = 1;
@@ -476,19 +486,15 @@ static int fu__from_json(const json_t *root, const char *what, int strict, fu_wo
       fu_error("%s: memory: not an object", what);
       return FU_EDATA;
     }
-    static const char *const mkeys[] = {"params_bytes", "grads_bytes", "optimizer_bytes", "casts_bytes",
-                                        "activations_bytes", "transient_bytes", "peak_bytes"};
-    double *mv[] = {&w->mem.params, &w->mem.grads, &w->mem.optimizer, &w->mem.casts,
-                    &w->mem.activations, &w->mem.transient, &w->mem.peak};
-    for (size_t i = 0; i < sizeof mkeys / sizeof mkeys[0]; i++) {
-      const json_t *v = json_object_get(memo, mkeys[i]);
+    for (int i = 0; i < FU_MEM_KEYS; i++) {
+      const json_t *v = json_object_get(memo, fu_mem_keys[i]);
       if (!v) continue;
       double d = json_is_number(v) ? json_number_value(v) : NAN;
       if (!isfinite(d) || d < 0 || d > 1e18) {
-        fu_error("%s: memory.%s: not a byte count from 0 to 1e18", what, mkeys[i]);
+        fu_error("%s: memory.%s: not a byte count from 0 to 1e18", what, fu_mem_keys[i]);
         return FU_EDATA;
       }
-      *mv[i] = d;
+      *fu_mem_field(&w->mem, i) = d;
     }
   }
   const json_t *host = json_object_get(root, "host");
@@ -618,12 +624,9 @@ int fu_workload_to_json(const fu_workload *w, json_t **out) {
   if (st == FU_OK && w->mem.peak > 0) {
     json_t *m = json_object();
     st = fu__set(root, "memory", m);
-    static const char *const mkeys[] = {"params_bytes", "grads_bytes", "optimizer_bytes", "casts_bytes",
-                                        "activations_bytes", "transient_bytes", "peak_bytes"};
-    const double mv[] = {w->mem.params, w->mem.grads, w->mem.optimizer, w->mem.casts,
-                         w->mem.activations, w->mem.transient, w->mem.peak};
-    for (size_t i = 0; st == FU_OK && i < sizeof mkeys / sizeof mkeys[0]; i++)
-      if (mv[i] > 0) st = fu__set(m, mkeys[i], json_real(round(mv[i])));
+    fu_mem mem = w->mem;
+    for (int i = 0; st == FU_OK && i < FU_MEM_KEYS; i++)
+      if (*fu_mem_field(&mem, i) > 0) st = fu__set(m, fu_mem_keys[i], json_real(round(*fu_mem_field(&mem, i))));
   }
   json_t *arr = json_array();
   if (st == FU_OK) st = fu__set(root, "grads", arr);

@@ -26,9 +26,16 @@ typedef struct fu_mem {
   double optimizer;          /* optimizer states (+ fp32 master weights) */
   double casts;              /* autocast's low-precision weight copies */
   double activations;        /* tensors kept for backward at the micro-batch */
+  double inputs;             /* the micro-batch's input tensors (images or token ids, labels) */
+  double workspace;          /* the framework's own buffers through the step (cuBLAS workspaces) */
   double transient;          /* the largest temporary at the peak */
   double peak;               /* the step's peak (what max_memory_allocated reports) */
 } fu_mem;
+
+/* The memory block's keys, in fu_mem's order: "params_bytes", ... "peak_bytes". */
+#define FU_MEM_KEYS 9
+extern const char *const fu_mem_keys[FU_MEM_KEYS];
+double *fu_mem_field(fu_mem *m, int i);
 
 typedef struct fu_workload {
   char name[128];            /* workload name */

@@ -43,6 +43,11 @@ the GPU waits on the host):
   ops_bn     (not by default) batch norm at 64, 128, 512, 1024 and 2048 channels (ops
              "batchnorm2d_c64", ...) and again at 256 ("batchnorm2d"): its statistics reduce over the pixels.
              Batch norm's tables (here and in ops) add sqrt(2)-spaced sizes 2^21..2^25 (BN_FINE_SIZES).
+  memory     (not by default) the device memory PyTorch keeps through a training step beside the
+             model's tensors: memory_allocated() after a Linear layer's forward and backward (plain
+             and under bf16 autocast), its tensors freed, less before, from no cuBLAS workspace
+             (each handle and stream takes one: forward's thread and autograd's):
+             "workspace_bytes", which fusim workload counts in the step's memory.
   timer      (not by default) what device_us's per-call events add to a call of the tables above
              (op, GEMM, conv, attention calls; a stream of them against one event pair around
              it): "timer_overhead_us", which fusim subtracts from every table's time.
@@ -1278,6 +1283,29 @@ def timer_overhead(rows):
     return statistics.median(stream_excess(r) for r in rows if r["kind"] == "stream")
 
 
+def measure_workspace(torch, log):
+    """The bytes PyTorch's allocator holds after a training step's matrix products once their
+    tensors are freed: the cuBLAS workspaces (32 MiB a handle and stream on Hopper in PyTorch 2.x),
+    forward's on this thread and backward's on autograd's, which max_memory_allocated counts."""
+    clear = getattr(torch._C, "_cuda_clearCublasWorkspaces", None)
+    torch.cuda.synchronize()
+    if clear:
+        clear()
+    before = torch.cuda.memory_allocated()
+    net = torch.nn.Linear(512, 512, device="cuda")
+    x = torch.randn(256, 512, device="cuda")
+    for amp in (False, True):
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=amp):
+            y = net(x)
+        y.float().sum().backward()
+    torch.cuda.synchronize()
+    del net, x, y
+    held = torch.cuda.memory_allocated() - before
+    log("memory: %.1f MiB held beside the tensors (cuBLAS workspaces%s)" % (
+        held / 2**20, "" if clear else "; none cleared first: this PyTorch has no _cuda_clearCublasWorkspaces"))
+    return held
+
+
 def measure_timer(torch, F, tm, log, rounds=3):
     """The device time device_us's per-call events add to every call of the op, GEMM, conv and
     attention tables. Each call timed as the tables are (device_us, reps 10) and repeating itself
@@ -2274,6 +2302,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         comp.setdefault("ops", []).extend(measure_tv_host(torch, log))
     elif part == "attention":
         comp["attention"] = measure_attention(torch, F, tm, a.quick, log)
+    elif part == "memory":
+        comp["workspace_bytes"] = measure_workspace(torch, log)
     elif part == "timer":
         over, rows = measure_timer(torch, F, tm, log)
         comp["timer_overhead_us"] = round(over, 3)
@@ -2286,7 +2316,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
 
 PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
          "dwconv", "gconv", "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_ln_narrow", "ops_bn", "ops_nchw", "ops_bn_small", "ops_vit", "ops_mobile",
-         "ops_cat", "timer")
+         "ops_cat", "timer", "memory")
 
 if __name__ == "__main__":
     sys.exit(main())
