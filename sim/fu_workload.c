@@ -45,13 +45,13 @@
 #define FU__MAX_WHOLE 9007199254740992.0 /* 2^53: larger sizes lose integer precision in JSON */
 #define FU__MAX_ACCUM 1048576        /* accum_steps upper bound (a sanity limit) */
 
-const char *const fu_mem_keys[FU_MEM_KEYS] = {"params_bytes",      "grads_bytes",  "optimizer_bytes",
-                                               "casts_bytes",       "activations_bytes", "inputs_bytes",
-                                               "workspace_bytes",   "transient_bytes",   "peak_bytes"};
+const char *const fu_mem_keys[FU_MEM_KEYS] = {
+    "params_bytes", "grads_bytes", "optimizer_bytes", "casts_bytes", "activations_bytes",
+    "inputs_bytes", "workspace_bytes", "transient_bytes", "peak_bytes"};
 
 double *fu_mem_field(fu_mem *m, int i) {
-  double *f[FU_MEM_KEYS] = {&m->params,      &m->grads,  &m->optimizer, &m->casts, &m->activations,
-                            &m->inputs,      &m->workspace, &m->transient, &m->peak};
+  double *f[FU_MEM_KEYS] = {&m->params, &m->grads, &m->optimizer, &m->casts, &m->activations,
+                            &m->inputs, &m->workspace, &m->transient, &m->peak};
   return f[i];
 }
 
