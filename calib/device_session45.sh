@@ -5,11 +5,13 @@
 #   h200   the H200 (refuses on any other GPU, exit 3), most wanted first:
 #            1. the clipped optimizer steps (calib/device_compute_clip.sh: the embedded profile has
 #               no adamw_clip, so --clip-grad-norm and two RegNet captures are refused)   -> clip/
-#            2. its own channels-last grouped convolutions at stride 2 (derived from the H100's)
-#                                                                                     -> gconv-s2.json
+#            2. ViT's layout tables (ops_vit; derived from the H100's: ViT's TF32 backward in
+#               the validation captures is 11-14% slower than the estimate on every lease)  -> vit.json
 #            3. its own narrow layernorms (96-384 wide, derived from the H100's)       -> ln.json
-#            4. while SECONDS allow, session 43's h200 stage (the NCHW tables the profile still
-#               derives from the H100's, ViT's)                 -> nchw.json, vit.json, patch.json
+#            4. its own channels-last grouped convolutions at stride 2 (derived from the H100's)
+#                                                                                     -> gconv-s2.json
+#            5. while SECONDS allow, the NCHW tables the profile still derives from the H100's
+#                                                                                     -> nchw.json
 #   grouped  any GPU: tools/capture_set.py's ResNeXt, RegNet and ConvNeXt captures (NEW; the
 #            reference step between the steps)                                     -> captures/
 #   h100   an H100: what session 46's lease had no time for: channels-last g3s1 in TF32 (derived
@@ -37,10 +39,10 @@ case $STAGE in
     gpu H200
     step 1 && { OUT=$OUT/clip bash calib/device_compute_clip.sh 118
                 tar -C "$OUT" -czf "$OUT/clip.tgz" clip && rm -rf "$OUT/clip"; }
-    step 2 && calib gconv-s2.json 200 --parts gconv --conv-classes g3s2
+    step 2 && calib vit.json 40 --parts ops_vit
     step 3 && calib ln.json 40 --parts ops_ln_narrow
-    step 4 && calib nchw.json 180 --parts conv,ops_nchw --conv-format nchw
-    step 5 && calib vit.json 40 --parts ops_vit ;;
+    step 4 && calib gconv-s2.json 200 --parts gconv --conv-classes g3s2
+    step 5 && calib nchw.json 180 --parts conv,ops_nchw --conv-format nchw ;;
   h100)
     gpu H100
     step 1 && calib gconv-tf32.json 300 --parts gconv --conv-classes g3s1 --conv-dtypes tf32
