@@ -3,8 +3,9 @@
 # of at most about 560 s, by stage (session 46 ran the h100 stage and its g3s2 / narrow layernorm
 # sweeps on an H100; the H200's tables of those are derived from them):
 #   h200   the H200 (refuses on any other GPU, exit 3), most wanted first:
-#            1. the clipped optimizer steps (calib/device_compute_clip.sh: the embedded profile has
-#               no adamw_clip, so --clip-grad-norm and two RegNet captures are refused)   -> clip/
+#            1. the clipped optimizer steps (calib/device_compute_clip.sh: the embedded profile's
+#               _clip fits are derived from the H100's, tools/derive_clip_rows.py; a measured file
+#               merged after h200-calib-torch-2026-12-07c-clip-derived.json replaces them)  -> clip/
 #            2. ViT's layout tables (ops_vit; derived from the H100's: ViT's TF32 backward in
 #               the validation captures is 11-14% slower than the estimate on every lease)  -> vit.json
 #            3. its own narrow layernorms (96-384 wide, derived from the H100's)       -> ln.json

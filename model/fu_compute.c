@@ -515,6 +515,7 @@ json_t *fu_compute_to_json(const fu_compute *c) {
       json_object_set_new(e, "hbm_sat_blocks", json_real(f->hbm_sat_blocks));
       json_object_set_new(e, "cache_bytes", json_real(f->cache_bytes));
     }
+    if (e && f->derived[0]) json_object_set_new(e, "derived", json_string(f->derived));
     if (!e || json_array_append_new(opt, e)) goto oom;
   }
   json_object_set_new(o, "gemm", g);
@@ -554,6 +555,15 @@ oom:
 static int fu__bad(const char *what, const char *where, const char *msg) {
   fu_error("%s: compute.%s: %s", what, where, msg);
   return FU_EDATA;
+}
+
+/* e's optional "derived" (how a table or fit not measured on this GPU was made) into buf[48]. */
+static int fu__derived(json_t *e, const char *what, const char *where, char *buf) {
+  json_t *d = json_object_get(e, "derived");
+  if (d && !(json_is_string(d) && strlen(json_string_value(d)) < 48))
+    return fu__bad(what, where, "derived must be a string of at most 47 bytes");
+  if (d) snprintf(buf, 48, "%s", json_string_value(d));
+  return FU_OK;
 }
 
 /* A finite number of o[key] in [lo, hi]. */
@@ -642,11 +652,7 @@ static int fu__parse_op(json_t *e, const char *what, const char *where, fu_op_ta
   t->nsizes = n1;
   if (fu__num(e, "host_fwd_us", 0, 1e6, &t->host_fwd_us) || fu__num(e, "host_bwd_us", 0, 1e6, &t->host_bwd_us))
     return fu__bad(what, where, "host_fwd_us and host_bwd_us must be numbers >= 0");
-  json_t *d = json_object_get(e, "derived");
-  if (d && !(json_is_string(d) && strlen(json_string_value(d)) < sizeof t->derived))
-    return fu__bad(what, where, "derived must be a string of at most 47 bytes");
-  if (d) snprintf(t->derived, sizeof t->derived, "%s", json_string_value(d));
-  return FU_OK;
+  return fu__derived(e, what, where, t->derived);
 }
 
 /* Grid points of t with a time. */
@@ -730,10 +736,7 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
                                          !strcmp(json_string_value(g), "dense"))))
           return fu__bad(what, where, "groups must be \"grouped\" or \"dense\"");
         t.grouped = g && !strcmp(json_string_value(g), "grouped") ? fu__grouped_kind(&t) : FU_CONV_DENSE;
-        json_t *d = json_object_get(e, "derived");
-        if (d && !(json_is_string(d) && strlen(json_string_value(d)) < sizeof t.derived))
-          return fu__bad(what, where, "derived must be a string of at most 47 bytes");
-        if (d) snprintf(t.derived, sizeof t.derived, "%s", json_string_value(d));
+        FU_CHECK(fu__derived(e, what, where, t.derived));
       }
       if (fu__put_table(u == 2 ? c->conv : c->gemm, u == 2 ? &c->nconv : &c->ngemm,
                         u == 2 ? FU_CONV_TABLES : FU_GEMM_TABLES, &t, what, where) != FU_OK)
@@ -836,6 +839,7 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
            fu__num(e, "cache_bytes", 0, 1e12, &f->cache_bytes)))
         return fu__bad(what, where, "hbm_launch_us (above 0), hbm_per_moved_elem_us (0 to 1), hbm_sat_blocks "
                                     "(0 to 320) and cache_bytes (0 to 1e12) go together, with the launch form");
+      FU_CHECK(fu__derived(e, what, where, f->derived));
       /* a fit replaces the one of its name and leaves the others (a calibration of the clipped
        * steps alone keeps the plain ones) */
       int k = 0;

@@ -33,7 +33,9 @@
  *     "optimizer": [ {"name", "base_us", "per_tensor_us", "per_elem_us"[, "host_per_tensor_us",
  *                "host_base_us", "tail_frac", "host_probe_us"[, "prologue_frac", "tail_us"]][,
  *                "launch_us", "per_moved_elem_us", "per_chunk_elem_us"[, "hbm_launch_us",
- *                "hbm_per_moved_elem_us", "hbm_sat_blocks", "cache_bytes"]]}, .. ] (fu_optim_fit),
+ *                "hbm_per_moved_elem_us", "hbm_sat_blocks", "cache_bytes"]][, "derived"]}, .. ]
+ *                (fu_optim_fit; "derived": how a fit not measured on this GPU was made,
+ *                tools/derive_clip_rows.py),
  *     "conv": [ {"dtype", "layout", "kernel", "stride", "m", "n", "k", "us"[, "format": "nchw"
  *                (or "channels_last", the default)]}, .. ],
  *     "host_probe_us": tools/torch_host.host_probe's CPU time per launch when the host costs were
@@ -152,6 +154,7 @@ typedef struct fu_optim_fit {
    * so a launch of fewer full chunks than hbm_sat_blocks runs at the blocks' rate, not HBM's
    * (tools/calib_torch.py fit_optim_hbm). Smaller operations keep the launch form. */
   double hbm_launch_us, hbm_per_moved_elem_us, hbm_sat_blocks, cache_bytes;
+  char derived[48];          /* "" measured; else how it was made from other measurements */
 } fu_optim_fit;
 
 typedef struct fu_compute {

@@ -1554,6 +1554,9 @@ int fu__optim(const fu_compute *c, const char *name, double clip, const fu_workl
     fu_error("workload: profile %s has no fit for the %s optimizer", prof_name, name);
     return FU_EDATA;
   }
+  if (o->derived[0])
+    fu_warn("workload: profile %s's \"%s\" optimizer fit was not measured on its GPU but derived (%s)",
+            prof_name, fit, o->derived);
   double *sizes = fu__grad_sizes(w, elem_bytes);
   if (!sizes) return FU_ENOMEM;
   int st = fu__optim_sized(o, c, sizes, w->ngrads, lead, host_k, probe_us, ref_kf, us, note, nnote);
