@@ -51,4 +51,7 @@ def main(dirs):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]) if len(sys.argv) > 1 else (print(__doc__.strip().splitlines()[-1]) or 64))
+    if len(sys.argv) < 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        sys.exit(64)
+    sys.exit(main(sys.argv[1:]))

@@ -5,6 +5,9 @@ image), and the fp32 images (3 x 224 x 224 x 4 bytes) under autocast, where the 
 conv1, ViT's conv_proj) keeps their bf16 cast instead of them; in TF32 it keeps the images
 themselves, so they are activations (their 4-byte copy there, not the 2-byte cast). The profile's
 workspace_bytes (3 MiB here; absent, 0) is held through the step: the peak moves by it exactly.
+tools/workspace_residual.py on hand-made captures: a CNN's between-step memory less 4 bytes a
+parameter for each of parameters, gradients and SGD's momentum, less its images and labels; a
+language model's less AdamW's two states and its token ids and labels.
 Usage: mem_inputs.py FUSIM"""
 import json
 import os
@@ -46,4 +49,21 @@ for what, args in (("resnet18", ["--cnn", "resnet18"]), ("vit", VIT)):
               mem[prec, "none"].get("workspace_bytes", 0.0), 0.0, 0.5)
         check("%s %s: the peak moves by the workspace" % (what, prec),
               mem[prec, "ws"]["peak_bytes"] - mem[prec, "none"]["peak_bytes"], WS, 1.0)
+# tools/workspace_residual.py: 1000 parameters; a CNN at batch 2 (images 224 x 224), SGD momentum
+# (12000 bytes); a language model at batch 2 x seq 8, AdamW (16000 bytes); 5 MiB left in each
+import subprocess  # noqa: E402
+caps = os.path.join(tmp, "caps")
+os.makedirs(caps)
+left = 5 * 2 ** 20
+for name, meta, notes, model in (
+        ("cnn", {"batch": 2, "seq": 0}, "SGD momentum", 12000 + 2 * (4 * IMG + 8)),
+        ("lm", {"batch": 2, "seq": 8}, "AdamW", 16000 + 16 * 2 * 8)):
+    with open(os.path.join(caps, name + ".json"), "w") as f:
+        json.dump({"notes": notes, "meta": dict(meta, gpu="G", params=1000,
+                                                memory_allocated_between_steps=model + left)}, f)
+tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "workspace_residual.py")
+r = subprocess.run([sys.executable, tool, caps], capture_output=True, text=True)
+check("workspace_residual.py exit", r.returncode, 0, 0)
+check("workspace_residual.py: G's median 5 MiB", "G: 2 captures, residual median 5.0 MiB (range 5.0 .. 5.0)" in r.stdout,
+      True, 0)
 finish()
