@@ -7,7 +7,9 @@
 #               _clip fits are derived from the H100's, tools/derive_clip_rows.py; a measured file
 #               merged after h200-calib-torch-2026-12-07c-clip-derived.json replaces them)  -> clip/
 #            2. ViT's layout tables (ops_vit; derived from the H100's: ViT's TF32 backward in
-#               the validation captures is 11-14% slower than the estimate on every lease)  -> vit.json
+#               the validation captures is 11-14% slower than the estimate on every lease), and
+#               cuBLAS at ViT's 6304 tokens, off the GEMM tables' powers of two
+#                                                                 -> vit.json, gemm-tokens.json
 #            3. its own narrow layernorms (96-384 wide, derived from the H100's)       -> ln.json
 #            4. its own channels-last grouped convolutions at stride 2 (derived from the H100's)
 #                                                                                     -> gconv-s2.json
@@ -40,7 +42,11 @@ case $STAGE in
     gpu H200
     step 1 && { OUT=$OUT/clip bash calib/device_compute_clip.sh 118
                 tar -C "$OUT" -czf "$OUT/clip.tgz" clip && rm -rf "$OUT/clip"; }
-    step 2 && calib vit.json 40 --parts ops_vit
+    step 2 && { calib vit.json 40 --parts ops_vit
+                # ViT's tokens (32 x 197 = 6304) lie between the GEMM tables' powers of two: whole
+                # waves of tiles or the interpolation (ViT's TF32 backward 11% over the estimate)
+                timeout 90 python3 tools/gemm_offgrid.py --out "$OUT/gemm-tokens.json" --dtypes tf32,bf16 \
+                  --tokens 4096,6304,8192 --widths 768,2304,3072; t "gemm-tokens exit $?"; }
     step 3 && calib ln.json 40 --parts ops_ln_narrow
     step 4 && calib gconv-s2.json 200 --parts gconv --conv-classes g3s2
     step 5 && calib nchw.json 180 --parts conv,ops_nchw --conv-format nchw ;;
