@@ -557,12 +557,12 @@ static int fu__bad(const char *what, const char *where, const char *msg) {
   return FU_EDATA;
 }
 
-/* e's optional "derived" (how a table or fit not measured on this GPU was made) into buf[48]. */
-static int fu__derived(json_t *e, const char *what, const char *where, char *buf) {
+/* e's optional "derived" (how a table or fit not measured on this GPU was made) into buf. */
+static int fu__derived(json_t *e, const char *what, const char *where, char *buf, size_t n) {
   json_t *d = json_object_get(e, "derived");
-  if (d && !(json_is_string(d) && strlen(json_string_value(d)) < 48))
+  if (d && !(json_is_string(d) && strlen(json_string_value(d)) < n))
     return fu__bad(what, where, "derived must be a string of at most 47 bytes");
-  if (d) snprintf(buf, 48, "%s", json_string_value(d));
+  if (d) snprintf(buf, n, "%s", json_string_value(d));
   return FU_OK;
 }
 
@@ -652,7 +652,7 @@ static int fu__parse_op(json_t *e, const char *what, const char *where, fu_op_ta
   t->nsizes = n1;
   if (fu__num(e, "host_fwd_us", 0, 1e6, &t->host_fwd_us) || fu__num(e, "host_bwd_us", 0, 1e6, &t->host_bwd_us))
     return fu__bad(what, where, "host_fwd_us and host_bwd_us must be numbers >= 0");
-  return fu__derived(e, what, where, t->derived);
+  return fu__derived(e, what, where, t->derived, sizeof t->derived);
 }
 
 /* Grid points of t with a time. */
@@ -736,7 +736,7 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
                                          !strcmp(json_string_value(g), "dense"))))
           return fu__bad(what, where, "groups must be \"grouped\" or \"dense\"");
         t.grouped = g && !strcmp(json_string_value(g), "grouped") ? fu__grouped_kind(&t) : FU_CONV_DENSE;
-        FU_CHECK(fu__derived(e, what, where, t.derived));
+        FU_CHECK(fu__derived(e, what, where, t.derived, sizeof t.derived));
       }
       if (fu__put_table(u == 2 ? c->conv : c->gemm, u == 2 ? &c->nconv : &c->ngemm,
                         u == 2 ? FU_CONV_TABLES : FU_GEMM_TABLES, &t, what, where) != FU_OK)
@@ -839,7 +839,7 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
            fu__num(e, "cache_bytes", 0, 1e12, &f->cache_bytes)))
         return fu__bad(what, where, "hbm_launch_us (above 0), hbm_per_moved_elem_us (0 to 1), hbm_sat_blocks "
                                     "(0 to 320) and cache_bytes (0 to 1e12) go together, with the launch form");
-      FU_CHECK(fu__derived(e, what, where, f->derived));
+      FU_CHECK(fu__derived(e, what, where, f->derived, sizeof f->derived));
       /* a fit replaces the one of its name and leaves the others (a calibration of the clipped
        * steps alone keeps the plain ones) */
       int k = 0;

@@ -5,7 +5,8 @@ the target's kernel costs (launch and HBM forms, tail_us), adds the source's cli
 cost carried to the target's probe (base: 500 x 5/8 - 200 x 5/4 = 62.5 us; per tensor: 20 x 5/8 -
 8 x 5/4 = 2.5 us), takes the source clip's overlap shares, scales the old form's times by the source's
 clip / plain ratio, and carries "derived"; fusim prices --clip-grad-norm with it and warns. A source
-whose fits lack the target's HBM form is refused (exit 65, nothing written).
+whose fits lack the target's HBM form is refused (exit 65, nothing written), and so is a profile whose
+fit's "derived" mark is longer than 47 bytes (one line).
 Usage: derive_clip.py FUSIM"""
 import json
 import os
@@ -26,7 +27,7 @@ source_plain = dict(target_plain, base_us=100.0, host_base_us=200.0, host_per_te
                     launch_us=9.0, tail_us=60.0)
 source_clip = dict(source_plain, name="adamw_clip", base_us=150.0, host_base_us=500.0, host_per_tensor_us=20.0,
                    host_probe_us=8.0, prologue_frac=0.25, tail_frac=0.2, tail_us=40.0)
-paths = {n: os.path.join(tmp, n + ".json") for n in ("target", "source", "bad", "out", "merged")}
+paths = {n: os.path.join(tmp, n + ".json") for n in ("target", "source", "bad", "out", "merged", "longmark")}
 target = dict(prof, compute=dict(prof["compute"], optimizer=[target_plain]))
 for name, fits in (("target", None), ("source", [source_plain, source_clip]),
                    ("bad", [dict((k, v) for k, v in f.items() if not k.startswith("hbm_") and k != "cache_bytes")
@@ -59,9 +60,18 @@ else:
                        capture_output=True, text=True)
     if r.returncode or "\"adamw_clip\" optimizer fit was not measured on its GPU but derived" not in r.stderr:
         fails.append("fusim workload --clip-grad-norm on the derived fit: exit %d, %r" % (r.returncode, r.stderr[-300:]))
+# an optimizer fit's "derived" mark longer than 47 bytes: one line, exit 65
+with open(paths["longmark"], "w") as f:
+    json.dump(dict(prof, compute=dict(prof["compute"], optimizer=[dict(target_plain, derived="x" * 60)])), f)
+r = subprocess.run([fusim, "workload", "--cnn", "resnet18", "--micro-batch", "8", "--optimizer", "adamw",
+                    "--profile", paths["longmark"], "--out", paths["merged"] + ".x"], capture_output=True, text=True)
+if r.returncode != 65 or "derived must be a string of at most 47 bytes" not in r.stderr or \
+        len(r.stderr.strip().splitlines()) != 1 or os.path.exists(paths["merged"] + ".x"):
+    fails.append("an optimizer fit's long derived mark: exit %d, %r" % (r.returncode, r.stderr))
 os.remove(paths["out"]) if os.path.exists(paths["out"]) else None
 r = subprocess.run([sys.executable, tool, paths["out"], paths["target"], paths["bad"]], capture_output=True, text=True)
-if r.returncode != 65 or os.path.exists(paths["out"]) or len(r.stderr.strip().splitlines()) != 1:
+if r.returncode != 65 or os.path.exists(paths["out"]) or len(r.stderr.strip().splitlines()) != 1 or \
+        "differ in form" not in r.stderr:
     fails.append("fits of another form: exit %d, wrote %s, stderr %r" % (r.returncode, os.path.exists(paths["out"]),
                                                                        r.stderr))
 finish()
