@@ -69,6 +69,8 @@ if r.returncode != 65 or "derived must be a string of at most 47 bytes" not in r
         len(r.stderr.strip().splitlines()) != 1 or os.path.exists(paths["merged"] + ".x"):
     fails.append("an optimizer fit's long derived mark: exit %d, %r" % (r.returncode, r.stderr))
 os.remove(paths["out"]) if os.path.exists(paths["out"]) else None
+with open(paths["target"], "w") as f:  # the target as it was, without the merged clip fit
+    json.dump(target, f)
 r = subprocess.run([sys.executable, tool, paths["out"], paths["target"], paths["bad"]], capture_output=True, text=True)
 if r.returncode != 65 or os.path.exists(paths["out"]) or len(r.stderr.strip().splitlines()) != 1 or \
         "differ in form" not in r.stderr:
