@@ -15,11 +15,12 @@
 #                                                                                     -> gconv-s2.json
 #            5. while SECONDS allow, the NCHW tables the profile still derives from the H100's
 #                                                                                     -> nchw.json
-#   grouped  any GPU: tools/capture_set.py's ResNeXt, RegNet and ConvNeXt captures (NEW; the
-#            reference step between the steps)                                     -> captures/
-#   h100   an H100: what session 46's lease had no time for: channels-last g3s1 in TF32 (derived
-#          from the H200's) and the 7x7 depthwise in bf16 channels-last (its sweep reached m 6272)
-#                                                                   -> gconv-tf32.json, dw7.json
+#   grouped  any GPU: tools/capture_set.py's ResNeXt, RegNet and ConvNeXt captures with the
+#            reference step between the steps (session 47 ran it on an H100)       -> captures/
+#   h100   an H100 (session 47 measured its g3s1 TF32 and dw7 bf16 tables, and cuBLAS at 6304
+#          tokens: TF32 products up to 18.5% over the tables' interpolation): the token axis at
+#          1.5x steps and at whole 128-row tiles (6144) beside ViT's 6304, TF32 and bf16
+#                                                                           -> gemm-tokens-axis.json
 #   gpu    h200 or h100, whichever this GPU is.
 # Every stage first measures the framework's resident workspaces (calib_torch --parts memory, a few
 # seconds: the profiles' workspace_bytes)                                           -> memory.json
@@ -52,8 +53,9 @@ case $STAGE in
     step 5 && calib nchw.json 180 --parts conv,ops_nchw --conv-format nchw ;;
   h100)
     gpu H100
-    step 1 && calib gconv-tf32.json 300 --parts gconv --conv-classes g3s1 --conv-dtypes tf32
-    step 2 && calib dw7.json 200 --parts dwconv --conv-classes dw7s1 --conv-dtypes bf16 ;;
+    step 1 && { timeout 240 python3 tools/gemm_offgrid.py --out "$OUT/gemm-tokens-axis.json" --dtypes tf32,bf16 \
+                  --tokens 3072,4096,6144,6304,8192,12288 --widths 768,1024,2304,3072,4096
+                t "gemm-tokens-axis exit $?"; } ;;
   grouped)
     timeout $(( LIMIT - 20 )) python3 tools/capture_set.py --dir "$OUT/captures" \
       --only resnext50_32x4d_b32_tf32,regnet_y_1_6gf_b32_bf16,regnet_x_3_2gf_b32_tf32,convnext_tiny_b32_bf16
