@@ -850,7 +850,12 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
     out->comm_us += o->comm_us;
     pack += o->pack_us;
     wire += b->wire_bytes;
-    if (!p->pack_view && b->ntensors > 1 && b->bytes > out->fusion_buffer_bytes)
+    /* DDP's reducer keeps a flat tensor for every bucket through the step: beside the
+     * gradients in copy mode, as the gradients themselves (alive through forward too) with
+     * gradient_as_bucket_view; elsewhere one fusion buffer of the largest packed bucket */
+    if (p->framework == FU_FRAMEWORK_DDP)
+      out->fusion_buffer_bytes += b->bytes;
+    else if (!p->pack_view && b->ntensors > 1 && b->bytes > out->fusion_buffer_bytes)
       out->fusion_buffer_bytes = b->bytes;
   }
   out->nbuckets = nb;

@@ -31,6 +31,13 @@ near "$(field "$tmp/view.json" iter_us)" 747.987826 1e-5; check "ddp view iter_u
 near "$(field "$tmp/view.json" compute_us)" 680 1e-9; check "compute alone 680" $?
 p --framework ddp --pack copy > "$tmp/copy.json"
 near "$(field "$tmp/copy.json" iter_us)" 1347.987826 1e-5; check "ddp copy iter_us 1347.987826" $?
+# memory: DDP's reducer keeps every bucket (host2.json's 2 gradients, 3 MiB in all) through the step,
+# as views too, where fusim's own plans hold one buffer of the largest packed bucket (none: 0)
+near "$(field "$tmp/view.json" fusion_buffer_bytes)" 3145728 0; check "ddp view keeps its bucket: 3 MiB" $?
+p --framework ddp --fusion none > "$tmp/none.json"
+near "$(field "$tmp/none.json" fusion_buffer_bytes)" 3145728 0; check "ddp, a bucket a tensor: both, 3 MiB" $?
+p --fusion none > "$tmp/none-ideal.json"
+near "$(field "$tmp/none-ideal.json" fusion_buffer_bytes)" 0 0; check "ideal, a bucket a tensor: no buffer" $?
 
 "$fusim" predict --workload "$here/data/tiny.json" --profile "$prof" --comm offload --fusion single \
   --framework ddp --db "$tmp/x.db" > "$tmp/out" 2> "$tmp/err"
