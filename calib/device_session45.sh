@@ -18,9 +18,12 @@
 #   grouped  any GPU: tools/capture_set.py's ResNeXt, RegNet and ConvNeXt captures with the
 #            reference step between the steps (session 47 ran it on an H100)       -> captures/
 #   h100   an H100 (session 47 measured its g3s1 TF32 and dw7 bf16 tables, and cuBLAS at 6304
-#          tokens: TF32 products up to 18.5% over the tables' interpolation): the token axis at
-#          1.5x steps and at whole 128-row tiles (6144) beside ViT's 6304, TF32 and bf16
-#                                                                           -> gemm-tokens-axis.json
+#          tokens: TF32 products up to 18.5% over the tables' interpolation):
+#            1. batch norm at 16 and 32 channels, both layouts (derived from the H200's: RegNetY-1.6GF's
+#               stem and first-stage norms end backward 1.6x later in the estimate than in its
+#               capture's ready curve, which makes its optimizer step look device-bound)  -> bn-small.json
+#            2. the token axis at 1.5x steps and at whole 128-row tiles (6144) beside ViT's 6304,
+#               TF32 and bf16                                             -> gemm-tokens-axis.json
 #   gpu    h200 or h100, whichever this GPU is.
 # Every stage first measures the framework's resident workspaces (calib_torch --parts memory, a few
 # seconds: the profiles' workspace_bytes)                                           -> memory.json
@@ -53,7 +56,8 @@ case $STAGE in
     step 5 && calib nchw.json 180 --parts conv,ops_nchw --conv-format nchw ;;
   h100)
     gpu H100
-    step 1 && { timeout 240 python3 tools/gemm_offgrid.py --out "$OUT/gemm-tokens-axis.json" --dtypes tf32,bf16 \
+    step 1 && calib bn-small.json 90 --parts ops_bn_small
+    step 2 && { timeout 240 python3 tools/gemm_offgrid.py --out "$OUT/gemm-tokens-axis.json" --dtypes tf32,bf16 \
                   --tokens 3072,4096,6144,6304,8192,12288 --widths 768,1024,2304,3072,4096
                 t "gemm-tokens-axis exit $?"; } ;;
   grouped)
