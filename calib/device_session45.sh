@@ -20,7 +20,7 @@
 #   h100   an H100 (session 47 measured its g3s1 TF32 and dw7 bf16 tables, and cuBLAS at 6304
 #          tokens: TF32 products up to 18.5% over the tables' interpolation):
 #            1. batch norm at 16 and 32 channels, both layouts (derived from the H200's: RegNetY-1.6GF's
-#               stem and first-stage norms end backward 1.6x later in the estimate than in its
+#               stem and first-stage norms end backward 1.7x later in the estimate than in its
 #               capture's ready curve, which makes its optimizer step look device-bound)  -> bn-small.json
 #            2. the token axis at 1.5x steps and at whole 128-row tiles (6144) beside ViT's 6304,
 #               TF32 and bf16                                             -> gemm-tokens-axis.json
