@@ -5,7 +5,7 @@ image), and the fp32 images (3 x 224 x 224 x 4 bytes) under autocast, where the 
 conv1, ViT's conv_proj) keeps their bf16 cast instead of them; in TF32 it keeps the images
 themselves, so they are activations (their 4-byte copy there, not the 2-byte cast). The profile's
 workspace_bytes (3 MiB here; absent, 0) is held through the step: the peak moves by it exactly.
-tools/workspace_residual.py on hand-made captures: a CNN's between-step memory less 4 bytes a
+fusim workload --info --format json carries the block. tools/workspace_residual.py on hand-made captures: a CNN's between-step memory less 4 bytes a
 parameter for each of parameters, gradients and SGD's momentum, less its images and labels; a
 language model's less AdamW's two states and its token ids and labels.
 Usage: mem_inputs.py FUSIM"""
@@ -49,10 +49,17 @@ for what, args in (("resnet18", ["--cnn", "resnet18"]), ("vit", VIT)):
               mem[prec, "none"].get("workspace_bytes", 0.0), 0.0, 0.5)
         check("%s %s: the peak moves by the workspace" % (what, prec),
               mem[prec, "ws"]["peak_bytes"] - mem[prec, "none"]["peak_bytes"], WS, 1.0)
+# fusim workload --info FILE --format json carries the memory block as the file holds it
+import subprocess  # noqa: E402
+wf = os.path.join(tmp, "w.json")
+w, _ = workload(fusim, ["--cnn", "resnet18", "--micro-batch", str(B), "--precision", "autocast-bf16"], paths["ws"], tmp)
+r = subprocess.run([fusim, "workload", "--info", wf, "--format", "json"], capture_output=True, text=True)
+info = json.loads(r.stdout).get("memory", {}) if r.returncode == 0 else {}
+for key in ("inputs_bytes", "workspace_bytes", "peak_bytes"):
+    check("--info json memory." + key, info.get(key, -1.0), w["memory"][key] if w else 0.0, 0.5)
 # tools/workspace_residual.py: a million parameters (3.8 MiB a state: a state missed or extra moves
 # the median by that much); a CNN at batch 2 (images 224 x 224), SGD momentum (12 MB); a language
 # model at batch 2 x seq 8, AdamW (16 MB); 5 MiB left in each
-import subprocess  # noqa: E402
 caps = os.path.join(tmp, "caps")
 os.makedirs(caps)
 left = 5 * 2 ** 20
