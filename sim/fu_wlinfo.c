@@ -31,9 +31,8 @@ int fu_wlinfo_print(const fu_workload *w, fu_format fmt, int tensors) {
     if (!o) return FU_ENOMEM;
     if (w->mem.peak > 0) { /* the memory block's parts, by its keys */
       json_t *m = json_object();
-      fu_mem parts = w->mem;
       for (int i = 0; m && i < FU_MEM_KEYS; i++)
-        json_object_set_new(m, fu_mem_keys[i], json_real(*fu_mem_field(&parts, i)));
+        json_object_set_new(m, fu_mem_keys[i], json_real(fu_mem_value(&w->mem, i)));
       if (!m || json_object_set_new(o, "memory", m)) {
         json_decref(o);
         return FU_ENOMEM;
@@ -161,10 +160,9 @@ int fu_wlinfo_list(fu_format fmt) {
 void fu_wlinfo_print_mem(const fu_mem *m, double gpu) {
   char b[32];
   printf("%-18s", "memory");
-  fu_mem parts = *m;
   for (int i = 0; i < FU_MEM_KEYS - 1; i++) /* every part but the peak, by its key less "_bytes" */
     printf("%s %.*s %s", i ? "," : "", (int)(strlen(fu_mem_keys[i]) - 6), fu_mem_keys[i],
-           fu_format_size((uint64_t)*fu_mem_field(&parts, i), b, sizeof b));
+           fu_format_size((uint64_t)fu_mem_value(m, i), b, sizeof b));
   printf("\n%-18s %s", "memory peak", fu_format_size((uint64_t)m->peak, b, sizeof b));
   if (gpu > 0) {
     char g[32];

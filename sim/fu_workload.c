@@ -55,6 +55,8 @@ double *fu_mem_field(fu_mem *m, int i) {
   return f[i];
 }
 
+double fu_mem_value(const fu_mem *m, int i) { return *fu_mem_field((fu_mem *)m, i); }
+
 void fu_workload_init(fu_workload *w) {
   memset(w, 0, sizeof *w);
   w->accum_steps = 1;
@@ -624,9 +626,8 @@ int fu_workload_to_json(const fu_workload *w, json_t **out) {
   if (st == FU_OK && w->mem.peak > 0) {
     json_t *m = json_object();
     st = fu__set(root, "memory", m);
-    fu_mem mem = w->mem;
     for (int i = 0; st == FU_OK && i < FU_MEM_KEYS; i++)
-      if (*fu_mem_field(&mem, i) > 0) st = fu__set(m, fu_mem_keys[i], json_real(round(*fu_mem_field(&mem, i))));
+      if (fu_mem_value(&w->mem, i) > 0) st = fu__set(m, fu_mem_keys[i], json_real(round(fu_mem_value(&w->mem, i))));
   }
   json_t *arr = json_array();
   if (st == FU_OK) st = fu__set(root, "grads", arr);

@@ -35,7 +35,8 @@ typedef struct fu_mem {
 /* The memory block's keys, in fu_mem's order: "params_bytes", ... "peak_bytes". */
 #define FU_MEM_KEYS 9
 extern const char *const fu_mem_keys[FU_MEM_KEYS];
-double *fu_mem_field(fu_mem *m, int i);
+double *fu_mem_field(fu_mem *m, int i);          /* the part of key i, to set */
+double fu_mem_value(const fu_mem *m, int i);     /* the part of key i */
 
 typedef struct fu_workload {
   char name[128];            /* workload name */
