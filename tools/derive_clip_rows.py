@@ -10,8 +10,8 @@ H100, the adamw and adamw_clip fits' launch_us 2.24 / 2.22, per_moved_elem_us 1.
 hbm_per_moved_elem_us 2.10e-6 / 2.12e-6). So the derived fit is the target's plain fit with:
   - its kernel costs (launch and HBM forms, tail_us: the same last kernels) as they are;
   - the host's added cost of clipping (host_base_us, host_per_tensor_us: the source's clip less
-    its plain fit, each carried to the target's host-speed probe from its own) added to the
-    target's plain host cost;
+    its plain fit, each carried to the target's host-speed probe from its own; never below 0:
+    clipping adds work) added to the target's plain host cost;
   - the source clip fit's host/device overlap shares (prologue_frac, tail_frac: where the host's
     time goes in the clipped step's code);
   - the old form's base_us, per_tensor_us, per_elem_us (used only without the launch form) as the
