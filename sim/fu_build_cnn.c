@@ -608,8 +608,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   mem->optimizer = (double)nparam * fu__opt_states(s->optimizer, s->prec);
   mem->casts = x.casts;
   mem->activations = act;
-  /* the labels, and the fp32 images where the stem keeps their bf16 cast (else it keeps them) */
-  mem->inputs = ((x.autocast ? 4.0 * 3 * (double)s->image * (double)s->image : 0) + 8) * (double)s->batch;
+  mem->inputs = fu__image_inputs(&x, (double)s->batch, (double)s->image);
   mem->workspace = prof->compute.workspace_bytes;
   fu__mem_finish(mem, 0, (double)nparam * fu__opt_temp(s->optimizer));
   char notes[2048];

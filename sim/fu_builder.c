@@ -1585,6 +1585,13 @@ void fu__mem_finish(fu_mem *m, double loss_transient, double opt_temp) {
   m->peak = at_loss >= at_step ? at_loss : at_step;
 }
 
+/* An image classifier's micro-batch beside the tensors autograd saves: its int64 labels, and
+ * its fp32 images where the stem keeps their bf16 cast (in fp32 it keeps the images themselves,
+ * counted as its activation). */
+double fu__image_inputs(const fu__ctx *x, double batch, double image) {
+  return ((x->autocast ? 4.0 * 3 * image * image : 0) + 8) * batch;
+}
+
 /* The loss's most bytes per logit alive at once, beside the activations. GPT-2's and Llama's
  * losses (and every loss in fp32) run log-softmax in fp32 and keep its output for backward (4);
  * in backward its gradient (4) and its input's gradient (4) are alive together: 12. BERT's MLM
@@ -1717,10 +1724,9 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   mem->optimizer = (double)nparam * fu__opt_states(s->optimizer, s->prec);
   mem->casts = x.casts;
   mem->activations = act;
-  /* the micro-batch's tensors besides those saved for backward: a ViT's labels, and its fp32
-   * images where conv_proj keeps their bf16 cast; a language model's token ids and labels */
-  double img = (double)s->image;
-  mem->inputs = s->arch == FU_ARCH_VIT ? ((x.autocast ? 4 * 3 * img * img : 0) + 8) * (double)s->batch
+  /* the micro-batch besides what autograd saves: a ViT's images and labels, a language model's
+   * token ids and labels (int64) */
+  mem->inputs = s->arch == FU_ARCH_VIT ? fu__image_inputs(&x, (double)s->batch, (double)s->image)
                                        : 16.0 * (double)s->batch * (double)s->seq;
   mem->workspace = prof ? prof->compute.workspace_bytes : 0;
   double loss_rows = s->arch == FU_ARCH_VIT ? (double)s->batch : x.T; /* a ViT's loss: one row an image */

@@ -29,14 +29,9 @@ int fu_wlinfo_print(const fu_workload *w, fu_format fmt, int tensors) {
                           "max_tensor_bytes", (json_int_t)mx, "first_ready_us", first,
                           "last_ready_us", last);
     if (!o) return FU_ENOMEM;
-    if (w->mem.peak > 0) { /* the memory block's parts, by its keys */
-      json_t *m = json_object();
-      for (int i = 0; m && i < FU_MEM_KEYS; i++)
-        json_object_set_new(m, fu_mem_keys[i], json_real(fu_mem_value(&w->mem, i)));
-      if (!m || json_object_set_new(o, "memory", m)) {
-        json_decref(o);
-        return FU_ENOMEM;
-      }
+    if (w->mem.peak > 0 && json_object_set_new(o, "memory", fu_mem_to_json(&w->mem))) {
+      json_decref(o);
+      return FU_ENOMEM;
     }
     if (tensors) {
       json_t *arr = json_array();

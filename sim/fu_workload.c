@@ -57,6 +57,16 @@ double *fu_mem_field(fu_mem *m, int i) {
 
 double fu_mem_value(const fu_mem *m, int i) { return *fu_mem_field((fu_mem *)m, i); }
 
+json_t *fu_mem_to_json(const fu_mem *m) {
+  json_t *o = json_object();
+  for (int i = 0; o && i < FU_MEM_KEYS; i++)
+    if (fu_mem_value(m, i) > 0 && json_object_set_new(o, fu_mem_keys[i], json_real(round(fu_mem_value(m, i))))) {
+      json_decref(o);
+      return NULL;
+    }
+  return o;
+}
+
 void fu_workload_init(fu_workload *w) {
   memset(w, 0, sizeof *w);
   w->accum_steps = 1;
@@ -623,12 +633,7 @@ int fu_workload_to_json(const fu_workload *w, json_t **out) {
     if (st == FU_OK) st = fu__set(h, "hook_us", json_real(w->hook_us));
     if (st == FU_OK) st = fu__set(h, "issue_us", json_real(w->issue_us));
   }
-  if (st == FU_OK && w->mem.peak > 0) {
-    json_t *m = json_object();
-    st = fu__set(root, "memory", m);
-    for (int i = 0; st == FU_OK && i < FU_MEM_KEYS; i++)
-      if (fu_mem_value(&w->mem, i) > 0) st = fu__set(m, fu_mem_keys[i], json_real(round(fu_mem_value(&w->mem, i))));
-  }
+  if (st == FU_OK && w->mem.peak > 0) st = fu__set(root, "memory", fu_mem_to_json(&w->mem));
   json_t *arr = json_array();
   if (st == FU_OK) st = fu__set(root, "grads", arr);
   for (size_t i = 0; st == FU_OK && i < w->ngrads; i++) {

@@ -37,6 +37,8 @@ typedef struct fu_mem {
 extern const char *const fu_mem_keys[FU_MEM_KEYS];
 double *fu_mem_field(fu_mem *m, int i);          /* the part of key i, to set */
 double fu_mem_value(const fu_mem *m, int i);     /* the part of key i */
+/* The memory block as the workload file holds it (parts above 0, whole bytes); NULL: no memory. */
+struct json_t *fu_mem_to_json(const fu_mem *m);
 
 typedef struct fu_workload {
   char name[128];            /* workload name */
