@@ -6,14 +6,17 @@
 #            1. the clipped optimizer steps (calib/device_compute_clip.sh: the embedded profile's
 #               _clip fits are derived from the H100's, tools/derive_clip_rows.py; a measured file
 #               merged after h200-calib-torch-2026-12-07c-clip-derived.json replaces them)  -> clip/
-#            2. ViT's layout tables (ops_vit; derived from the H100's: ViT's TF32 backward in
+#            2. the aligned GEMM tables on the token axis with the 1.5x steps (calib_torch
+#               GEMM_TOKENS: TF32 products climb in whole waves between the powers of two, up to
+#               18.5% over their interpolation at ViT's 6304 tokens on the H100)     -> gemm.json
+#            3. ViT's layout tables (ops_vit; derived from the H100's: ViT's TF32 backward in
 #               the validation captures is 11-14% slower than the estimate on every lease), and
-#               cuBLAS at ViT's 6304 tokens, off the GEMM tables' powers of two
+#               cuBLAS at ViT's 6304 tokens, off the tables' grid (step 2's check)
 #                                                                 -> vit.json, gemm-tokens.json
-#            3. its own narrow layernorms (96-384 wide, derived from the H100's)       -> ln.json
-#            4. its own channels-last grouped convolutions at stride 2 (derived from the H100's)
+#            4. its own narrow layernorms (96-384 wide, derived from the H100's)       -> ln.json
+#            5. its own channels-last grouped convolutions at stride 2 (derived from the H100's)
 #                                                                                     -> gconv-s2.json
-#            5. while SECONDS allow, the NCHW tables the profile still derives from the H100's
+#            6. while SECONDS allow, the NCHW tables the profile still derives from the H100's
 #                                                                                     -> nchw.json
 #   grouped  any GPU: tools/capture_set.py's ResNeXt, RegNet and ConvNeXt captures with the
 #            reference step between the steps (session 47 ran it on an H100)       -> captures/
@@ -22,8 +25,9 @@
 #            1. batch norm at 16 and 32 channels, both layouts (derived from the H200's: RegNetY-1.6GF's
 #               stem and first-stage norms end backward 1.7x later in the estimate than in its
 #               capture's ready curve, which makes its optimizer step look device-bound)  -> bn-small.json
-#            2. the token axis at 1.5x steps and at whole 128-row tiles (6144) beside ViT's 6304,
-#               TF32 and bf16                                             -> gemm-tokens-axis.json
+#            2. the aligned GEMM tables on the token axis with the 1.5x steps (as h200's 2) -> gemm.json
+#            3. cuBLAS on the token axis at 1.5x steps and at whole 128-row tiles (6144) beside
+#               ViT's 6304, TF32 and bf16 (step 2's check)                -> gemm-tokens-axis.json
 #   gpu    h200 or h100, whichever this GPU is.
 # Every stage first measures the framework's resident workspaces (calib_torch --parts memory, a few
 # seconds: the profiles' workspace_bytes)                                           -> memory.json
@@ -46,18 +50,20 @@ case $STAGE in
     gpu H200
     step 1 && { OUT=$OUT/clip bash calib/device_compute_clip.sh 118
                 tar -C "$OUT" -czf "$OUT/clip.tgz" clip && rm -rf "$OUT/clip"; }
-    step 2 && { calib vit.json 40 --parts ops_vit
+    step 2 && calib gemm.json 180 --parts gemm
+    step 3 && { calib vit.json 40 --parts ops_vit
                 # ViT's tokens (32 x 197 = 6304) lie between the GEMM tables' powers of two: whole
                 # waves of tiles or the interpolation (ViT's TF32 backward 11% over the estimate)
                 timeout 90 python3 tools/gemm_offgrid.py --out "$OUT/gemm-tokens.json" --dtypes tf32,bf16 \
                   --tokens 4096,6304,8192 --widths 768,2304,3072; t "gemm-tokens exit $?"; }
-    step 3 && calib ln.json 40 --parts ops_ln_narrow
-    step 4 && calib gconv-s2.json 200 --parts gconv --conv-classes g3s2
-    step 5 && calib nchw.json 180 --parts conv,ops_nchw --conv-format nchw ;;
+    step 4 && calib ln.json 40 --parts ops_ln_narrow
+    step 5 && calib gconv-s2.json 200 --parts gconv --conv-classes g3s2
+    step 6 && calib nchw.json 180 --parts conv,ops_nchw --conv-format nchw ;;
   h100)
     gpu H100
     step 1 && calib bn-small.json 90 --parts ops_bn_small
-    step 2 && { timeout 240 python3 tools/gemm_offgrid.py --out "$OUT/gemm-tokens-axis.json" --dtypes tf32,bf16 \
+    step 2 && calib gemm.json 180 --parts gemm
+    step 3 && { timeout 240 python3 tools/gemm_offgrid.py --out "$OUT/gemm-tokens-axis.json" --dtypes tf32,bf16 \
                   --tokens 3072,4096,6144,6304,8192,12288 --widths 768,1024,2304,3072,4096
                 t "gemm-tokens-axis exit $?"; } ;;
   grouped)

@@ -59,8 +59,8 @@ the GPU waits on the host):
   gemm_unaligned  cuBLAS fwd/dgrad/wgrad of a linear layer with a vocabulary not a multiple of 8
              (tokens x vocab x hidden), bf16 and TF32: the profile's "gemm_unaligned" tables.
   gemm       (not by default) the aligned fwd/dgrad/wgrad tables as torch.matmul runs them, on
-             fusim calib's grid (fp32) and at the widths between its powers of two (bf16, TF32:
-             GEMM_WIDTHS): the profile's "gemm" tables.
+             fusim calib's grid (fp32) and at the widths and token counts between its powers of
+             two (bf16, TF32: GEMM_WIDTHS, GEMM_TOKENS): the profile's "gemm" tables.
   conv       (not by default) cuDNN convolutions (channels-last, benchmark mode) fwd, dgrad,
              wgrad by class (1x1 and 3x3 at stride 1 and 2, the 7x7 stride-2 stem, ViT's patch
              embeddings, ConvNeXt's 4x4 stem and 2x2 downsampling) over output
@@ -1501,19 +1501,26 @@ def measure_gemm_unaligned(torch, tm, quick, log, dl):
 # the multiples of 256 models use between them. cuBLAS's speed is not smooth between powers of two
 # (2026-12-04o, tools/gemm_offgrid.py: TF32 products 768, 1280 or 1792 wide run 10-20% below the
 # log-linear interpolation of their power-of-two neighbours, bf16 1792 wide 10%), so a grid of
-# powers alone prices such widths fast. Tokens (the rows) stay powers of two.
+# powers alone prices such widths fast.
 GEMM_WIDTHS = [128, 256, 512, 768, 1024, 1280, 1536, 1792, 2048, 2560, 3072, 4096, 5120, 6144, 8192, 16384]
+# The tokens (fwd's and dgrad's rows, wgrad's inner dimension): the powers of two and the 1.5x
+# steps between them. TF32 products run cuBLAS's 128 x 128-tile kernels in whole waves over the
+# SMs, so their time climbs in steps between powers of two: at 6304 tokens (ViT-B/16, batch 32)
+# up to 18.5% above the interpolation of 4096 and 8192 (H100, gemm-tokens-h100-2026-12-07c.json),
+# where bf16's persistent kernels stay within 3%. A point halfway (in log terms) halves the span
+# a step can hide in.
+GEMM_TOKENS = sorted([128 << i for i in range(8)] + [192 << i for i in range(7)])
 
 
 def measure_gemm_aligned(torch, tm, quick, log, dl):
     """The aligned GEMM tables as PyTorch runs them (torch.matmul: cuBLASLt with PyTorch's
-    workspace and heuristics): bf16 and TF32 over tokens 128..16384 by 2 and the widths
-    GEMM_WIDTHS (fwd and dgrad (tokens, width, width), wgrad (width, width, tokens)), fp32
+    workspace and heuristics): bf16 and TF32 over the tokens GEMM_TOKENS (128..16384) and the
+    widths GEMM_WIDTHS (fwd and dgrad (tokens, width, width), wgrad (width, width, tokens)), fp32
     256..16384 by 4 in every axis. A profile merging them prices GEMMs from the framework's own
     calls."""
     out = []
     for dname in ("bf16", "tf32", "fp32"):
-        ax = [256, 1024, 4096, 16384] if dname == "fp32" or quick else [128 << i for i in range(8)]
+        ax = [256, 1024, 4096, 16384] if dname == "fp32" or quick else GEMM_TOKENS
         wx = ax if dname == "fp32" or quick else GEMM_WIDTHS
         with Tf32(torch, dname):
             for lay in ("fwd", "dgrad", "wgrad"):

@@ -2,9 +2,10 @@
 """tools/calib_torch.py's gemm part lays its tables out as fusim reads them (no torch, no GPU): a
 stand-in torch whose products report their (m, n, k) and a timer that prices them at an efficiency
 that depends on which axis a size sits on, so a swapped axis shows. bf16 and TF32 fwd and dgrad
-must run tokens (powers of two) x GEMM_WIDTHS x GEMM_WIDTHS, wgrad GEMM_WIDTHS x GEMM_WIDTHS x
-tokens; fp32 stays on its 4-point grid; GEMM_WIDTHS must fit fusim's axis (FU_GEMM_GRID_AXIS in
-model/fu_compute.h) and hold the powers of two."""
+must run tokens (the powers of two 128..16384 and the 1.5x steps between) x GEMM_WIDTHS x
+GEMM_WIDTHS, wgrad GEMM_WIDTHS x GEMM_WIDTHS x tokens; fp32 stays on its 4-point grid; GEMM_WIDTHS
+and GEMM_TOKENS must fit fusim's axis (FU_GEMM_GRID_AXIS in model/fu_compute.h) and hold the powers
+of two."""
 import os
 import re
 import sys
@@ -42,7 +43,8 @@ class Tm:
 
 fails = []
 tabs = c.measure_gemm_aligned(torch, Tm(), False, lambda msg: None, c.Deadline(0))
-tok = [128 << i for i in range(8)]
+pow2 = [128 << i for i in range(8)]
+tok = [128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384]  # by hand
 W = c.GEMM_WIDTHS
 for t in tabs:
     want = ([256, 1024, 4096, 16384],) * 3 if t["dtype"] == "fp32" else \
@@ -60,8 +62,9 @@ for t in tabs:
 if [(t["dtype"], t["layout"]) for t in tabs] != [(d, lay) for d in ("bf16", "tf32", "fp32") for lay in ("fwd", "dgrad", "wgrad")]:
     fails.append("tables: %s" % [(t["dtype"], t["layout"]) for t in tabs])
 axis = int(re.search(r"#define FU_GEMM_GRID_AXIS (\d+)", open(os.path.join(ROOT, "model", "fu_compute.h")).read()).group(1))
-if len(W) > axis or W != sorted(set(W)) or not set(tok) <= set(W):
-    fails.append("GEMM_WIDTHS: %d values (fusim's axis holds %d), ascending, with the powers of two" % (len(W), axis))
+for name, ax in (("GEMM_WIDTHS", W), ("GEMM_TOKENS", c.GEMM_TOKENS)):
+    if len(ax) > axis or ax != sorted(set(ax)) or not set(pow2) <= set(ax):
+        fails.append("%s: %d values (fusim's axis holds %d), ascending, with the powers of two" % (name, len(ax), axis))
 for f in fails[:10]:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
