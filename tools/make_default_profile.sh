@@ -129,4 +129,4 @@ if [ -n "$gemm_sql" ] && [ -f "$root"/data/compute/h200-calib-torch.json ]; then
 fi
 
 cp "$prof" "$out"
-echo "wrote $out; rebuild to embed it" >&2
+echo "wrote $out; rebuild to embed it, then sh tools/make_ndr_profile.sh (h200-ndr is this profile with links)" >&2

@@ -653,4 +653,30 @@ done
 [ $ok = 0 ]
 check "plan: a bad --gpus-per-process or --nccl-version is exit 64, one line" $?
 
+# --- a bundled profile with links across nodes: h200-ndr (tools/make_ndr_profile.sh) is the
+# default with the cost model's links borrowed from the DGX H100 pair's 2-GPU and 1 + 1 logs.
+# The script rebuilds its links from those logs; its 2x8 price is that of a profile fitted on
+# the same two logs (a 2x8 price reads the links alone); the default refuses 2x8 in one line.
+src=${FUSIM_SOURCE_ROOT:?}
+sh "$src/tools/make_ndr_profile.sh" "$fusim" "$tmp/ndr.json" 2>/dev/null &&
+  python3 - "$tmp/ndr.json" "$src/data/profiles/h200-ndr.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+sys.exit(0 if a == b and a["cluster"]["nic_gbps"] > 0 and "borrowed" in a["cluster"]["net_source"] else 1)
+PY
+check "tools/make_ndr_profile.sh rebuilds the bundled h200-ndr (links borrowed and said so)" $?
+mn=$pub/multi-node
+"$fusim" import --db "$tmp/dgx2.db" --link nvlink "$mn/mghpcc-dgxh100-2gpu-1node-allreduce.txt" >/dev/null &&
+  "$fusim" import --db "$tmp/dgx2.db" "$mn/mghpcc-dgxh100-2gpu-2node-allreduce.txt" >/dev/null &&
+  "$fusim" fit --db "$tmp/dgx2.db" --no-store --out "$tmp/dgx2.json" >/dev/null 2>&1 &&
+  "$fusim" cost --profile "$tmp/dgx2.json" --comm allreduce:2x8 --bytes 1MiB,1GiB --format json >"$tmp/c1.json" &&
+  "$fusim" cost --profile h200-ndr --comm allreduce:2x8 --bytes 1MiB,1GiB --format json >"$tmp/c2.json"
+[ $? -eq 0 ] && [ "$(js "$tmp/c1.json" "[(r['time_us'], r['algo']) for r in j]")" = \
+  "$(js "$tmp/c2.json" "[(r['time_us'], r['algo']) for r in j]")" ] &&
+  [ "$(js "$tmp/c2.json" "sorted(set(r['basis'] for r in j))")" = "['predicted']" ]
+check "--profile h200-ndr prices allreduce:2x8 as predicted, as a fit of the same DGX logs does" $?
+"$fusim" cost --comm allreduce:2x8 --bytes 1GiB >/dev/null 2>"$tmp/err"
+[ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no network parameters" "$tmp/err"
+check "the embedded default (no links) refuses allreduce:2x8 in one line" $?
+
 finish cli_cluster
