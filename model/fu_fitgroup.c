@@ -504,10 +504,10 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
   fu_cluster_fit(&prof->cluster, obs, no, what, prof->gpu, &fi, &fn);
   free(obs);
   if (!fi) memcpy(prof->cluster.intra_link, link0, sizeof link0);
-  /* the machine */
+  /* the machine: every curve the profile holds (a merge's and those it already had) */
   int nodes = 1, gpn = prof->cluster.gpus_per_node;
-  for (size_t k = 0; k < ng; k++) {
-    const fu_curve *c = &g[k].curve;
+  for (int k = 0; k < prof->ncurves; k++) {
+    const fu_curve *c = &prof->curves[k];
     if (c->nodes > nodes) nodes = c->nodes;
     if (c->ranks / (c->nodes > 0 ? c->nodes : 1) > gpn) gpn = c->ranks / (c->nodes > 0 ? c->nodes : 1);
   }
