@@ -679,4 +679,15 @@ check "--profile h200-ndr prices allreduce:2x8 as predicted, as a fit of the sam
 [ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no network parameters" "$tmp/err"
 check "the embedded default (no links) refuses allreduce:2x8 in one line" $?
 
+# --- a profile names its machine by every curve it holds: a merge of one-GPU copies into an
+# 8-GPU A100 profile (its curve labelled ring, so no link fit counts its GPUs) leaves "8 GPUs per
+# node" (the merged curves alone once gave "1 GPU per node", as the default said)
+printf 'op,ranks,bytes,time_us,link\nh2d,1,1048576,50,pcie_h2d\nh2d,1,4194304,170,pcie_h2d\nh2d,1,16777216,650,pcie_h2d\n' >"$tmp/h2d.csv"
+"$fusim" import --db "$tmp/a8.db" "$pub/a100x8-nvlink-allreduce.txt" >/dev/null &&
+  "$fusim" fit --db "$tmp/a8.db" --no-store --out "$tmp/a8.json" --label-algo ring >/dev/null 2>&1 &&
+  "$fusim" import --db "$tmp/h2d.db" --gpu "NVIDIA A100-SXM4-40GB" "$tmp/h2d.csv" >/dev/null &&
+  "$fusim" fit --db "$tmp/h2d.db" --no-store --merge-into "$tmp/a8.json" >/dev/null 2>&1 &&
+  [ "$(js "$tmp/a8.json" "j['machine']")" = "NVIDIA A100-SXM4-40GB, 8 GPUs per node" ]
+check "a merge of one-GPU copies into an 8-GPU profile keeps its machine line (8 GPUs per node)" $?
+
 finish cli_cluster
