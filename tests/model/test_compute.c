@@ -621,18 +621,31 @@ static void test_merge(void) {
 
 /* The embedded default carries the H200's tables: every dtype and layout of the sweep, aligned
  * and unaligned, and the convolution classes in bf16 and TF32: channels-last measured (with
- * ConvNeXt's k4s4 and k2s2, session 45), NCHW derived (tools/derive_nchw.py: marked with the GPU
- * whose ratio made them) but for k3s2 and k4s4, measured in session 45; the depthwise tables
- * derived from the H100's (tools/derive_gpu_ops.py --grouped-conv: marked h100) but for the
- * channels-last 7x7, measured; the grouped ones of wider groups (calib_torch --parts gconv)
- * measured but channels-last g3s2, derived from the H100's (session 46: the H200's bf16 sweep was
- * cut at m 1568, its TF32 one never ran). */
+ * ConvNeXt's k4s4 and k2s2, session 45); NCHW bf16 every class measured (session 48), NCHW TF32
+ * derived (tools/derive_nchw.py: marked with the GPU whose ratio made them) but for k3s2 and k4s4
+ * (session 45) and k1s1 (session 48), measured; the depthwise tables derived from the H100's
+ * (tools/derive_gpu_ops.py --grouped-conv: marked h100) but for the channels-last 7x7, measured;
+ * the grouped ones of wider groups (calib_torch --parts gconv) measured (channels-last g3s2 in
+ * session 48, derived from the H100's before). */
 static void test_default(void) {
   fu_profile *p = malloc(sizeof *p);
   EXPECT_INT_EQ(fu_profile_load_default(p), FU_OK);
   EXPECT_INT_EQ(p->compute.ngemm, 15); /* 9 aligned, bf16 and TF32 unaligned */
-  /* dense: 2 dtypes x (4 classes x 3 layouts + the stem's 2 + k2s2's 3 + k4s4's 2) channels-last,
-   * 2 dtypes x (3 classes x 3 + the stem's 2) NCHW derived, 2 dtypes x (k3s2's 3 + k4s4's 2) NCHW */
+  /* bf16's and TF32's aligned tables: the token axis (fwd, dgrad m; wgrad k) at the powers of two
+   * 128..16384 and the 1.5x steps between (calib_torch GEMM_TOKENS, session 48): 15 values */
+  int tok_tables = 0;
+  for (int i = 0; i < p->compute.ngemm; i++) {
+    const fu_gemm_table *t = &p->compute.gemm[i];
+    if (t->unaligned || !strcmp(t->dtype, "fp32")) continue;
+    int wg = !strcmp(t->layout, "wgrad"), n = wg ? t->nk : t->nm;
+    const int *ax = wg ? t->k : t->m;
+    tok_tables += n == 15 && ax[0] == 128 && ax[1] == 192 && ax[11] == 6144 && ax[14] == 16384;
+  }
+  EXPECT_INT_EQ(tok_tables, 6);
+  /* dense: 2 dtypes x (4 classes x 3 layouts + the stem's 2 + k2s2's 3 + k4s4's 2) channels-last;
+   * NCHW derived: TF32 k3s1 and k1s2 (3 layouts each) and the stem (2); NCHW measured: bf16's 25
+   * (4 classes x 3, the stem's 2, three patch embeddings' 2, k4s4's 2, k2s2's 3) and TF32's k1s1 3,
+   * k3s2 3 and k4s4 2 */
   int measured = 0, derived = 0, nchw_measured = 0, dw = 0, dw_derived = 0, wider = 0, wider_derived = 0;
   for (int i = 0; i < p->compute.nconv; i++) {
     const fu_gemm_table *t = &p->compute.conv[i];
@@ -645,14 +658,14 @@ static void test_default(void) {
     nchw_measured += !t->grouped && t->nchw && !t->derived[0];
   }
   EXPECT_INT_EQ(measured, 38);
-  EXPECT_INT_EQ(derived, 22);
-  EXPECT_INT_EQ(nchw_measured, 10);
+  EXPECT_INT_EQ(derived, 8);
+  EXPECT_INT_EQ(nchw_measured, 33);
   /* depthwise: 2 dtypes x 2 formats x 5 classes x 3 layouts; the channels-last 7x7 measured */
   EXPECT_INT_EQ(dw, 60);
   EXPECT_INT_EQ(dw_derived, 54);
-  /* wider groups: 2 dtypes x 2 formats x 2 classes x 3 layouts; channels-last g3s2 derived */
+  /* wider groups: 2 dtypes x 2 formats x 2 classes x 3 layouts, all measured */
   EXPECT_INT_EQ(wider, 24);
-  EXPECT_INT_EQ(wider_derived, 6);
+  EXPECT_INT_EQ(wider_derived, 0);
   EXPECT_INT_EQ(p->compute.nconv, measured + derived + nchw_measured + dw + wider);
   EXPECT(p->compute.nattn > 0 && p->compute.nops > 0);
   EXPECT(p->gpu_mem_bytes > 100e9);
