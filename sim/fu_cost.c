@@ -359,7 +359,8 @@ int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link,
   }
   if (nodes > 1) {
     fu_error("profile %s: no %s curve at %d ranks on %d nodes and no network parameters to "
-             "predict one; fit it on multi-node logs or give fit --base a profile that has them",
+             "predict one; fit it on multi-node logs, give fit --base a profile that has them, or "
+             "for a what-if take the bundled --profile h200-ndr (links borrowed from a DGX H100 pair)",
              prof->name[0] ? prof->name : "(unnamed)", on, ranks, nodes);
     return FU_EDATA;
   }

@@ -676,8 +676,9 @@ mn=$pub/multi-node
   [ "$(js "$tmp/c2.json" "sorted(set(r['basis'] for r in j))")" = "['predicted']" ]
 check "--profile h200-ndr prices allreduce:2x8 as predicted, as a fit of the same DGX logs does" $?
 "$fusim" cost --comm allreduce:2x8 --bytes 1GiB >/dev/null 2>"$tmp/err"
-[ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no network parameters" "$tmp/err"
-check "the embedded default (no links) refuses allreduce:2x8 in one line" $?
+[ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no network parameters" "$tmp/err" &&
+  grep -q -- "--profile h200-ndr" "$tmp/err"
+check "the embedded default (no links) refuses allreduce:2x8 in one line naming h200-ndr" $?
 
 # --- a profile names its machine by every curve it holds: a merge of one-GPU copies into an
 # 8-GPU A100 profile (its curve labelled ring, so no link fit counts its GPUs) leaves "8 GPUs per
