@@ -20,6 +20,8 @@
 #                                                                                     -> gconv-s2.json
 #            6. while SECONDS allow, the NCHW tables the profile still derives from the H100's
 #                                                                                     -> nchw.json
+#            7. NCHW TF32 beyond 1x1 (session 48's step 6 stopped there): STEPS="1 3 7"
+#                                                                                -> nchw-tf32.json
 #   grouped  any GPU: tools/capture_set.py's ResNeXt, RegNet and ConvNeXt captures with the
 #            reference step between the steps (session 47 ran it on an H100)       -> captures/
 #   h100   an H100 (session 47 measured its g3s1 TF32 and dw7 bf16 tables, and cuBLAS at 6304
@@ -39,13 +41,17 @@
 # --compute F --merge-into data/profiles/h100-sxm.json for the H100; a measured table replaces the
 # derived one of its key, unless its sweep stopped short of the derived one's sizes).
 # Run from the repository root:  [FROM=N] bash calib/device_session45.sh STAGE [SECONDS]   (results
-# in $OUT; FROM=N skips a stage's steps before N)
+# in $OUT; FROM=N skips a stage's steps before N, STEPS="1 3 7" runs those alone)
 STAGE=${1:?stage: h200, grouped, h100 or gpu (h200 or h100, whichever this GPU is)}
 LIMIT=${2:-560}
 . calib/device_torch_env.sh
 [ "$STAGE" = gpu ] && { nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && STAGE=h200 || STAGE=h100; }
 calib memory.json 40 --parts memory
-step() { [ "$1" -ge "${FROM:-1}" ]; }  # FROM=N: start at step N (a call taken back part way)
+# FROM=N: start at step N (a call taken back part way); STEPS="1 3": only those steps
+step() {
+  if [ -n "${STEPS:-}" ]; then case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; fi
+  [ "$1" -ge "${FROM:-1}" ]
+}
 gpu() { nvidia-smi --query-gpu=name --format=csv,noheader | grep -q "$1" || { t "not an $1"; exit 3; }; }
 case $STAGE in
   h200)
@@ -60,7 +66,10 @@ case $STAGE in
                   --tokens 4096,6304,8192 --widths 768,2304,3072; t "gemm-tokens exit $?"; }
     step 4 && calib ln.json 40 --parts ops_ln_narrow
     step 5 && calib gconv-s2.json 200 --parts gconv --conv-classes g3s2
-    step 6 && calib nchw.json 180 --parts conv,ops_nchw --conv-format nchw ;;
+    step 6 && calib nchw.json 180 --parts conv,ops_nchw --conv-format nchw
+    # session 48's step 6 stopped after TF32's 1x1: the other TF32 classes alone
+    step 7 && calib nchw-tf32.json 200 --parts conv --conv-format nchw --conv-dtypes tf32 \
+                --conv-classes k3s1,k1s2,k3s2,k7s2,k2s2,k4s4,k14s14,k16s16,k32s32 ;;
   h100)
     gpu H100
     step 1 && calib bn-small.json 90 --parts ops_bn_small
