@@ -616,6 +616,15 @@ double fu_curve_time(const fu_curve *c, double bytes, double *lo_us, double *hi_
 
 int fu_curve_extrapolated(const fu_curve *c, double bytes) { return c->max_bytes > 0 && bytes > c->max_bytes; }
 
+void fu_segment_rescale(fu_segment *s, fu_op o, fu_algo a, int p_from, int p_to) {
+  fu_hockney h = fu_coll_rescale((fu_hockney){s->alpha_us, s->beta_us_per_byte}, o, a, p_from, p_to);
+  fu_hockney l = fu_coll_rescale((fu_hockney){s->alpha_ci[0], s->beta_ci[0]}, o, a, p_from, p_to);
+  fu_hockney u = fu_coll_rescale((fu_hockney){s->alpha_ci[1], s->beta_ci[1]}, o, a, p_from, p_to);
+  s->alpha_us = h.alpha_us, s->beta_us_per_byte = h.beta_us_per_byte;
+  s->alpha_ci[0] = l.alpha_us, s->beta_ci[0] = l.beta_us_per_byte;
+  s->alpha_ci[1] = u.alpha_us, s->beta_ci[1] = u.beta_us_per_byte;
+}
+
 int fu_profile_time(const fu_profile *p, const char *op, const char *link, int ranks, double bytes,
                     double *t_us, double *lo_us, double *hi_us) {
   int rescaled = 0;
@@ -638,15 +647,7 @@ int fu_profile_time(const fu_profile *p, const char *op, const char *link, int r
   fu_algo a;
   if (fu_op_parse(c->op, &o) != FU_OK || fu_algo_parse(c->algo, &a) != FU_OK) return FU_EINTERNAL;
   fu_segment s = c->seg[fu_curve_segment(c, bytes)];
-  fu_hockney h = fu_coll_rescale((fu_hockney){s.alpha_us, s.beta_us_per_byte}, o, a, c->ranks, ranks);
-  fu_hockney l = fu_coll_rescale((fu_hockney){s.alpha_ci[0], s.beta_ci[0]}, o, a, c->ranks, ranks);
-  fu_hockney u = fu_coll_rescale((fu_hockney){s.alpha_ci[1], s.beta_ci[1]}, o, a, c->ranks, ranks);
-  s.alpha_us = h.alpha_us;
-  s.beta_us_per_byte = h.beta_us_per_byte;
-  s.alpha_ci[0] = l.alpha_us;
-  s.beta_ci[0] = l.beta_us_per_byte;
-  s.alpha_ci[1] = u.alpha_us;
-  s.beta_ci[1] = u.beta_us_per_byte;
+  fu_segment_rescale(&s, o, a, c->ranks, ranks);
   *t_us = fu__seg_time(&s, bytes, lo_us, hi_us);
   return FU_OK;
 }

@@ -109,6 +109,10 @@ int fu_curve_is_plain(const fu_curve *c);
 const fu_curve *fu_profile_find(const fu_profile *p, const char *op, const char *link, int ranks,
                                 int *rescaled);
 
+/* Carries a segment fitted at p_from ranks to p_to ranks (its line and both CI bounds) by
+ * fu_coll_rescale. */
+void fu_segment_rescale(fu_segment *s, fu_op o, fu_algo a, int p_from, int p_to);
+
 /* Time of one operation of `bytes` at `ranks`: the segment containing bytes, carried to ranks
  * when needed. lo/hi (may be NULL) bound it from the 95% CIs of alpha and beta. FU_EDATA if no
  * curve matches (message printed). */

@@ -377,15 +377,7 @@ int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link,
   if (rescaled) {
     fu_algo a;
     if (fu_algo_parse(c->algo, &a) != FU_OK) return FU_EINTERNAL;
-    for (int i = 0; i < out->nseg; i++) {
-      fu_segment *s = &out->seg[i];
-      fu_hockney h = fu_coll_rescale((fu_hockney){s->alpha_us, s->beta_us_per_byte}, o, a, c->ranks, ranks);
-      fu_hockney l = fu_coll_rescale((fu_hockney){s->alpha_ci[0], s->beta_ci[0]}, o, a, c->ranks, ranks);
-      fu_hockney u = fu_coll_rescale((fu_hockney){s->alpha_ci[1], s->beta_ci[1]}, o, a, c->ranks, ranks);
-      s->alpha_us = h.alpha_us, s->beta_us_per_byte = h.beta_us_per_byte;
-      s->alpha_ci[0] = l.alpha_us, s->beta_ci[0] = l.beta_us_per_byte;
-      s->alpha_ci[1] = u.alpha_us, s->beta_ci[1] = u.beta_us_per_byte;
-    }
+    for (int i = 0; i < out->nseg; i++) fu_segment_rescale(&out->seg[i], o, a, c->ranks, ranks);
     out->ranks = ranks;
     out->max_bytes = 0; /* carried lines, not measured sizes */
   }
