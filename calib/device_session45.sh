@@ -3,8 +3,8 @@
 # of at most about 560 s, by stage (session 46 ran the h100 stage and its g3s2 / narrow layernorm
 # sweeps on an H100; the H200's tables of those are derived from them):
 #   h200   the H200 (refuses on any other GPU, exit 3), most wanted first (session 48 ran 2-6 with
-#          FROM=2: merged, data/compute/README.md "Session 48"; 3's vit.json did not come back and
-#          6's TF32 NCHW sweep stopped after 1x1, so 1, 3 and 6's TF32 are still to measure):
+#          FROM=2, session 49 STEPS="1 3 7": all merged, data/compute/README.md "Session 48" and
+#          "Session 49"; the H200 stage is done):
 #            1. the clipped optimizer steps (calib/device_compute_clip.sh: the embedded profile's
 #               _clip fits are derived from the H100's, tools/derive_clip_rows.py; a measured file
 #               merged after h200-calib-torch-2026-12-07c-clip-derived.json replaces them)  -> clip/

@@ -10,9 +10,9 @@ convolution's forward and backward is then twice the channels-last one's, every 
 pooling three times, every other operation the same. Refused, one line, exit 65: NCHW on a profile
 without NCHW conv tables (the bundled one less its NCHW tables) or without the NCHW batch norm;
 exit 64: the option with --transformer; tools/compare_compute.py on an NCHW capture the profile
-cannot price (the comparison set: the end, status 70; --others: left out). The embedded profile's
-NCHW tables are derived (tools/derive_nchw.py, "derived" in each): it prices NCHW with one warning
-line that says so; a measured table gives none.
+cannot price (the comparison set: the end, status 70; --others: left out). NCHW tables marked
+derived (tools/derive_nchw.py, "derived" in each) price NCHW with one warning line that says so; a
+measured table (the hand-made ones, the embedded profile's) gives none.
 Usage: memory_format.py FUSIM"""
 import copy
 import json
@@ -37,7 +37,10 @@ nchw_ops = [dict(copy.deepcopy(t), op=t["op"].replace("batchnorm2d", "batchnorm2
 check("channels-last tf32 conv tables to copy (ResNet's 5 classes and ConvNeXt's k2s2 and k4s4 x 3 layouts, less the "
       "two stems' dgrad)", len(nchw_conv), 19, 0)
 paths = {}
-for name, conv, ops in (("both", nchw_conv, nchw_ops), ("conv_only", nchw_conv, []), ("none", [], [])):
+# the same NCHW tables marked as tools/derive_nchw.py marks them (the GPU whose ratio made them)
+nchw_derived = [dict(t, derived="NVIDIA H100 80GB HBM3") for t in nchw_conv]
+for name, conv, ops in (("both", nchw_conv, nchw_ops), ("conv_only", nchw_conv, []), ("none", [], []),
+                        ("derived", nchw_derived, nchw_ops)):
     p = copy.deepcopy(prof)
     p["compute"]["conv"] = channels_last + conv
     p["compute"]["ops"] = cl_ops + ops
@@ -80,9 +83,10 @@ def refused(what, argv, prof_path, status, words):
 
 refused("a profile without NCHW tables", args + ["--memory-format", "nchw"], paths["none"], 65,
         ["nchw", "--conv-format nchw"])
-# the embedded profile's derived NCHW tables: priced, with one warning naming the derivation; the
-# hand-made (measured, as far as fusim knows) ones: no warning
-for label, prof_args, warned in (("embedded", [], 1), ("measured", ["--profile", paths["both"]], 0)):
+# derived NCHW tables: priced, with one warning naming the derivation; the hand-made (measured, as
+# far as fusim knows) ones and the embedded profile's (measured on the H200 since session 49): none
+for label, prof_args, warned in (("derived", ["--profile", paths["derived"]], 1),
+                                 ("measured", ["--profile", paths["both"]], 0), ("embedded", [], 0)):
     r = subprocess.run([fusim, "workload"] + args + ["--memory-format", "nchw"] + prof_args +
                        ["--out", os.path.join(tmp, "d.json")], capture_output=True, text=True)
     check(label + " NCHW tables: exit 0", r.returncode, 0, 0)
