@@ -623,8 +623,9 @@ static void test_merge(void) {
  * and unaligned, and the convolution classes in bf16 and TF32: channels-last measured (with
  * ConvNeXt's k4s4 and k2s2, session 45); NCHW bf16 every class measured (session 48), NCHW TF32
  * every class measured (k3s2 and k4s4 in session 45, k1s1 in 48, the rest in 49: none derived by
- * tools/derive_nchw.py, which marks the GPU whose ratio made them); the depthwise tables derived from the H100's
- * (tools/derive_gpu_ops.py --grouped-conv: marked h100) but for the channels-last 7x7, measured;
+ * tools/derive_nchw.py, which marks the GPU whose ratio made them); the depthwise tables derived
+ * from the H100's (tools/derive_gpu_ops.py --grouped-conv: marked h100) but for the channels-last
+ * 7x7, measured;
  * the grouped ones of wider groups (calib_torch --parts gconv) measured (channels-last g3s2 in
  * session 48, derived from the H100's before). */
 static void test_default(void) {
