@@ -22,6 +22,11 @@
 #                                                                                     -> nchw.json
 #            7. NCHW TF32 beyond 1x1 (session 48's step 6 stopped there): STEPS="1 3 7"
 #                                                                                -> nchw-tf32.json
+#            8-11. what the profile still derives from the H100's by the add ratio
+#               (tools/derive_gpu_ops.py): MobileNet's and EfficientNet's rows (ops_mobile) and the
+#               depthwise tables, NCHW (PyTorch's own kernels) and channels-last (cuDNN, whose
+#               search is slow: bf16 and TF32 apart; dw7s1 measured in session 45)
+#                                          -> mobile.json, dw-nchw.json, dw-bf16.json, dw-tf32.json
 #   grouped  any GPU: tools/capture_set.py's ResNeXt, RegNet and ConvNeXt captures with the
 #            reference step between the steps (session 47 ran it on an H100)       -> captures/
 #   h100   an H100 (session 47 measured its g3s1 TF32 and dw7 bf16 tables, and cuBLAS at 6304
@@ -69,7 +74,11 @@ case $STAGE in
     step 6 && calib nchw.json 180 --parts conv,ops_nchw --conv-format nchw
     # session 48's step 6 stopped after TF32's 1x1: the other TF32 classes alone
     step 7 && calib nchw-tf32.json 200 --parts conv --conv-format nchw --conv-dtypes tf32 \
-                --conv-classes k3s1,k1s2,k3s2,k7s2,k2s2,k4s4,k14s14,k16s16,k32s32 ;;
+                --conv-classes k3s1,k1s2,k3s2,k7s2,k2s2,k4s4,k14s14,k16s16,k32s32
+    step 8 && calib mobile.json 60 --parts ops_mobile
+    step 9 && calib dw-nchw.json 120 --parts dwconv --conv-format nchw
+    step 10 && calib dw-bf16.json 150 --parts dwconv --conv-dtypes bf16 --conv-classes dw3s1,dw3s2,dw5s1,dw5s2
+    step 11 && calib dw-tf32.json 240 --parts dwconv --conv-dtypes tf32 --conv-classes dw3s1,dw3s2,dw5s1,dw5s2 ;;
   h100)
     gpu H100
     step 1 && calib bn-small.json 90 --parts ops_bn_small
