@@ -39,7 +39,7 @@
 #               ViT's 6304, TF32 and bf16 (step 2's check)                -> gemm-tokens-axis.json
 #   gpu    h200 or h100, whichever this GPU is.
 # Every stage first measures the framework's resident workspaces (calib_torch --parts memory, a few
-# seconds: the profiles' workspace_bytes)                                           -> memory.json
+# seconds: the profiles' workspace_bytes; NO_MEMORY=1 skips it)                     -> memory.json
 # The host-only "gconv" row was timed on the H100 in session 46: a grouped call's host cost equals a
 # dense one's (data/compute/README.md), so neither stage times it again.
 # Merge as data/compute/README.md says (session 46: make_default_profile.sh for the H200; fit
@@ -51,7 +51,7 @@ STAGE=${1:?stage: h200, grouped, h100 or gpu (h200 or h100, whichever this GPU i
 LIMIT=${2:-560}
 . calib/device_torch_env.sh
 [ "$STAGE" = gpu ] && { nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && STAGE=h200 || STAGE=h100; }
-calib memory.json 40 --parts memory
+[ -n "${NO_MEMORY:-}" ] || calib memory.json 40 --parts memory  # NO_MEMORY=1: measured already
 # FROM=N: start at step N (a call taken back part way); STEPS="1 3": only those steps
 step() {
   if [ -n "${STEPS:-}" ]; then case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; fi
