@@ -679,6 +679,12 @@ check "--profile h200-ndr prices allreduce:2x8 as predicted, as a fit of the sam
 [ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no network parameters" "$tmp/err" &&
   grep -q -- "--profile h200-ndr" "$tmp/err"
 check "the embedded default (no links) refuses allreduce:2x8 in one line naming h200-ndr" $?
+# NCCL runs no NVLS on 2 GPUs (nvls.cc: more than 2): the default's 2-rank price, carried from its
+# 8-rank NVLS curve, says so; at 4 ranks NVLS runs, and h200-ndr's cost model prices 2 as a ring
+out=$("$fusim" cost --comm allreduce:2 --bytes 1GiB) && echo "$out" | grep -q "NCCL runs no NVLS on 2 GPUs" &&
+  out=$("$fusim" cost --comm allreduce:4 --bytes 1GiB) && ! echo "$out" | grep -q "no NVLS" &&
+  out=$("$fusim" cost --profile h200-ndr --comm allreduce:2 --bytes 1GiB) && ! echo "$out" | grep -q "no NVLS"
+check "cost at 2 ranks from an NVLS curve says NCCL runs no NVLS there; not at 4, nor by a cost model" $?
 
 # --- a profile names its machine by every curve it holds: a merge of one-GPU copies into an
 # 8-GPU A100 profile (its curve labelled ring, so no link fit counts its GPUs) leaves "8 GPUs per
