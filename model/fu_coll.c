@@ -55,10 +55,11 @@ int fu_gpu_compcap(const char *gpu) {
 }
 
 double fu_coll_nvls_efficiency(const char *gpu) {
-  /* NCCL's nvlsEfficiency by compute capability: Hopper 0.85, Blackwell 0.74, earlier 0 */
+  /* the measured NVLS / ring share by compute capability (fu_coll.h): Hopper 0.74, Blackwell
+   * 0.70, earlier 0 (NCCL's tuning model: 0.85, 0.74) */
   int i = fu__gpu_index(gpu);
   if (i < 0 || !fu__gpus[i].nvswitch || strstr(gpu, "PCIe") || strstr(gpu, " NVL")) return 0; /* no NVSwitch */
-  return fu__gpus[i].compcap >= 100 ? 0.74 : 0.85;
+  return fu__gpus[i].compcap >= 100 ? 0.70 : 0.74;
 }
 
 int fu_cluster_nvls_from_machine(fu_cluster *c, const char *gpu) {
@@ -68,7 +69,7 @@ int fu_cluster_nvls_from_machine(fu_cluster *c, const char *gpu) {
     return 0;
   c->nvls_algbw_gbps[0] = e * c->intra_gbps;
   snprintf(c->nvls_source, sizeof c->nvls_source,
-           "machine: NCCL's NVLS efficiency %.2f for %.40s x the ring's %.1f GB/s", e, gpu, c->intra_gbps);
+           "machine: NVLS at %.2f of the ring (measured share) for %.40s x the ring's %.1f GB/s", e, gpu, c->intra_gbps);
   return 1;
 }
 
@@ -744,8 +745,9 @@ static int fu__intra_lat(const fu_cluster *c, const fu_coll_obs *obs, size_t n, 
 }
 
 /* Where one node's all-reduces over > 2 ranks are all the fit has: on a machine with NVLS (the
- * GPU has NCCL's nvlsEfficiency e and the ring rate they imply, A / e, exceeds half its NVLink
- * bandwidth, as only an NVSwitch gives: fu_cluster_nvls_from_machine's test) NCCL ran them as
+ * GPU has an NVLS share e (fu_coll_nvls_efficiency) and the ring rate they imply, A / e,
+ * exceeds half its NVLink bandwidth, as only an NVSwitch gives: fu_cluster_nvls_from_machine's
+ * test) NCCL ran them as
  * NVLS at large sizes, so their best algorithm bandwidth A is A_nvls and the ring reaches A / e
  * (the inverse of fu_cluster_nvls_from_machine: the all-gather and reduce-scatter, which run
  * the ring, are priced from it, not from the switch's rate). Elsewhere they were rings and
@@ -810,7 +812,7 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
     }
     if (source && c->nvls_algbw_gbps[0] > 0 && ar_only)
       snprintf(c->intra_source, sizeof c->intra_source,
-               "%.100s (ring: its NVLS all-reduce / NCCL's NVLS efficiency)", source);
+               "%.100s (ring: its NVLS all-reduce / the measured NVLS share)", source);
     else if (source)
       snprintf(c->intra_source, sizeof c->intra_source, "%s", source);
     *fitted_intra = 1;

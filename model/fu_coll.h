@@ -37,7 +37,8 @@
  *              Where no one-node all-reduce over > 2 GPUs measured A_nvls, the machine decides
  *              (fu_cluster_nvls_from_machine): a Hopper or Blackwell GPU whose pair of GPUs
  *              reaches more than half its NVLink bandwidth (all its links to the peer: an
- *              NVSwitch) has NVLS at NCCL's per-architecture nvlsEfficiency of the ring rate.
+ *              NVSwitch) has NVLS at the architecture's measured share of the ring rate
+ *              (fu_coll_nvls_efficiency).
  *   nvls_tree  (all-reduce, N > 1, g > 2, NVLS known) NVLS inside the node, the tree between nodes:
  *              latency = base + 2 (l_intra + ceil(log2 N) l_net): one pass through the switch each
  *              way (the NVLS line's two steps), not the tree's chain of g - 1 hops, and the tree's
@@ -339,7 +340,7 @@ typedef struct fu_coll_obs {
  * intra-node ring bandwidth from one-node curves (all-gather and reduce-scatter at busbw /
  * fu_coll_ring_share, 2-rank all-reduce; an all-reduce over more ranks well above it is NVLS
  * and gives A_nvls; where one-node all-reduces over > 2 ranks are all there is, on a machine
- * with NVLS they are NVLS and the ring is A_nvls / nvlsEfficiency), latency from their small
+ * with NVLS they are NVLS and the ring is A_nvls / fu_coll_nvls_efficiency), latency from their small
  * sizes (base + steps * l_intra by least squares; with one step count, split as NCCL's
  * tuning.cc splits the latency of the algorithm that ran), and from multi-node curves
  * the NIC bandwidth and network step latency that minimise the squared log error of the
@@ -351,14 +352,19 @@ typedef struct fu_coll_obs {
 int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *source,
                    const char *gpu, int *fitted_intra, int *fitted_net);
 
-/* NCCL's nvlsEfficiency (src/tuning/nvls.cc) for the GPU model named: 0.85 Hopper (H100, H200,
- * H800, H20, GH200), 0.74 Blackwell (B100, B200, B300, GB200, GB300); 0 where the GPU has no
- * NVLS: older or unknown models, and PCIe cards ("PCIe", NVLink-bridged "NVL"), which have no
- * NVSwitch. */
+/* NVLS's algorithm bandwidth as a share of the ring's bus bandwidth on one NVSwitch node, for the
+ * GPU model named, as public logs measured it: 0.74 Hopper (H100, H200, H800, H20, GH200: the
+ * published 8x H200 NVLS all-reduce, 274 GB/s at 8 GiB, over a DGX H100 pair's 368 GB/s ring;
+ * H100 nodes' NVLS 480 GB/s busbw is the same share), 0.70 Blackwell (B100, B200, B300, GB200,
+ * GB300: the MIT B200 node's NVLS all-reduce over its own all-gather's and reduce-scatter's ring,
+ * 0.69-0.71). NCCL's tuning model rates them 0.85 and 0.74 (nvlsEfficiency, src/tuning/nvls.cc),
+ * above what these machines reach; fusim prices time, so it takes the measured share. 0 where the
+ * GPU has no NVLS: older or unknown models, and PCIe cards ("PCIe", NVLink-bridged "NVL"), which
+ * have no NVSwitch. */
 double fu_coll_nvls_efficiency(const char *gpu);
 
 /* NVLS from the machine, as NCCL enables it by hardware: where c has no all-reduce A_nvls, its
- * intra-node link is NVLink and the GPU has an NVLS efficiency e (fu_coll_nvls_efficiency), and
+ * intra-node link is NVLink and the GPU has an NVLS share e (fu_coll_nvls_efficiency), and
  * the fitted ring rate exceeds half the GPU's NVLink bandwidth (fu_link_limit_gbps: a pair of
  * GPUs using all their links, as only an NVSwitch gives; boards that wire GPUs directly split
  * the links among peers), sets A_nvls = e x intra_gbps and nvls_source. Returns 1 when it did. */

@@ -167,9 +167,9 @@ check "fit the DGX H100 pair at 2 ranks on 1 node, 1+1, 2+2, 4+4" $?
 check "the NIC bandwidth fitted from the multi-node runs is one NDR rail's (45-53 GB/s)" $?
 # NVLS from the machine: no run measured it (NCCL has none with 2 GPUs a node), but the profile
 # names an H100 whose pair reaches 368 GB/s, more than half its 450 GB/s of NVLink (an NVSwitch),
-# so A_nvls = NCCL's Hopper nvlsEfficiency 0.85 x the ring's rate, and says so
-[ "$(js "$tmp/h.json" "abs(j['cluster']['nvls_algbw_gbps'][0] / (0.85 * j['cluster']['intra_gbps']) - 1) < 1e-9 and j['cluster']['nvls_source'].startswith('machine:')")" = True ]
-check "DGX H100 fit: NVLS from the machine, 0.85 x the ring rate, source says so" $?
+# so A_nvls = Hopper's measured NVLS share 0.74 (fu_coll.h) x the ring's rate, and says so
+[ "$(js "$tmp/h.json" "abs(j['cluster']['nvls_algbw_gbps'][0] / (0.74 * j['cluster']['intra_gbps']) - 1) < 1e-9 and j['cluster']['nvls_source'].startswith('machine:')")" = True ]
+check "DGX H100 fit: NVLS from the machine, 0.74 x the ring rate, source says so" $?
 # 8+8 at 4-16 GiB (the held-out log: 17660, 34410, 68200 us) runs NVLS-tree: within 10% (the
 # ring or tree without NVLS priced it 28-30% slow); 4 nodes of 2 GPUs have no NVLS line
 "$fusim" cost --profile "$tmp/h.json" --comm allreduce:2x8 --bytes 4GiB,8GiB,16GiB --gpus-per-process 8 --format json >"$tmp/c.json" &&
@@ -491,10 +491,10 @@ done
 check "H200 pair: all-gather and reduce-scatter from the all-reduce fit within issue 12's band at >= 64 MiB" $?
 # Public one-node logs, fitted on all-reduce alone: two RTX 2080 Ti over PCIe (all-gather measured
 # beside it; the old pricing was 15-19% fast at >= 64 MiB), and 8 B200s on an NVSwitch, whose
-# all-reduce NCCL ran as NVLS: the ring the all-gather and reduce-scatter run is A_nvls / 0.74
-# (taken as the ring, the all-reduce's 841 GB/s priced them 17-21% fast at >= 1 GiB). The B200's
-# band is wider: NCCL's nominal NVLS efficiency 0.74 against this node's 0.69-0.71 (its NVLS
-# all-reduce over its all-gather and reduce-scatter rings) alone makes 4-7%, and the sizes
+# all-reduce NCCL ran as NVLS: the ring the all-gather and reduce-scatter run is A_nvls / 0.70,
+# Blackwell's measured NVLS share (fu_coll.h: this node's 0.69-0.71, its NVLS all-reduce over its
+# all-gather and reduce-scatter rings; taken as the ring, the all-reduce's 841 GB/s priced them
+# 17-21% fast at >= 1 GiB, and NCCL's nominal 0.74 4-7% slow). The sizes
 # below 1 GiB are not checked here: the fitted Simple latency is an intercept of NVLS sizes whose
 # rate still rises (fu_coll.c fu__intra_lat); NCCL runs LL128 at 16-256 MiB (checked below).
 for f in allreduce allgather; do
@@ -506,14 +506,14 @@ done
 check "RTX 2080 Ti pair: all-gather from the all-reduce fit within issue 12's band at >= 64 MiB" $?
 "$fusim" import --db "$tmp/b1.db" "$d/mit-b200-8gpu-1node-allreduce.txt" >/dev/null &&
   "$fusim" fit --db "$tmp/b1.db" --op allreduce --no-store --out "$tmp/b1.json" >/dev/null 2>&1 &&
-  [ "$(js "$tmp/b1.json" "(lambda c: abs(c['intra_gbps'] * 0.74 / c['nvls_algbw_gbps'][0] - 1) < 1e-9)(j['cluster'])")" = True ]
+  [ "$(js "$tmp/b1.json" "(lambda c: abs(c['intra_gbps'] * 0.70 / c['nvls_algbw_gbps'][0] - 1) < 1e-9)(j['cluster'])")" = True ]
 ok=$?
 for o in allgather reducescatter; do
   awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {print $1, $6}' "$d/mit-b200-8gpu-1node-$o.txt" >"$tmp/m.txt"
   r=$(errs "$tmp/b1.json" $o:8:nvlink "$tmp/m.txt" 1073741824) && within "$r" 15 16 || ok=1
 done
 [ $ok = 0 ]
-check "B200 all-reduce alone read as NVLS (ring = A_nvls / 0.74); all-gather and reduce-scatter within 16% at >= 1 GiB" $?
+check "B200 all-reduce alone read as NVLS (ring = A_nvls / 0.70); all-gather and reduce-scatter within 16% at >= 1 GiB" $?
 # LL128 on one NVLink node (fu_coll.h), from the B200's all-reduce fit: the ring at 0.92 of Simple's bandwidth, LL's fitted
 # latencies x NCCL's 14 / 6.6 (base) and 1.9 / 0.6 (step). B200 all-gather at 8 ranks, 16, 64 and
 # 256 MiB (NCCL runs LL128 there): base x 14/6.6 + 7 steps x 1.9/0.6 + 7/8 n over 0.92 x the
