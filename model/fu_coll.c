@@ -69,7 +69,8 @@ int fu_cluster_nvls_from_machine(fu_cluster *c, const char *gpu) {
     return 0;
   c->nvls_algbw_gbps[0] = e * c->intra_gbps;
   snprintf(c->nvls_source, sizeof c->nvls_source,
-           "machine: NVLS at %.2f of the ring (measured share) for %.40s x the ring's %.1f GB/s", e, gpu, c->intra_gbps);
+           "machine: NVLS at %.2f of the ring (measured share) for %.40s x the ring's %.1f GB/s", e, gpu,
+           c->intra_gbps);
   return 1;
 }
 
@@ -745,10 +746,10 @@ static int fu__intra_lat(const fu_cluster *c, const fu_coll_obs *obs, size_t n, 
 }
 
 /* Where one node's all-reduces over > 2 ranks are all the fit has: on a machine with NVLS (the
- * GPU has an NVLS share e (fu_coll_nvls_efficiency) and the ring rate they imply, A / e,
- * exceeds half its NVLink bandwidth, as only an NVSwitch gives: fu_cluster_nvls_from_machine's
- * test) NCCL ran them as
- * NVLS at large sizes, so their best algorithm bandwidth A is A_nvls and the ring reaches A / e
+ * GPU has an NVLS share e, fu_coll_nvls_efficiency, and the ring rate they imply, A / e, exceeds
+ * half its NVLink bandwidth, as only an NVSwitch gives: fu_cluster_nvls_from_machine's test)
+ * NCCL ran them as NVLS at large sizes, so their best algorithm bandwidth A is A_nvls and the
+ * ring reaches A / e
  * (the inverse of fu_cluster_nvls_from_machine: the all-gather and reduce-scatter, which run
  * the ring, are priced from it, not from the switch's rate). Elsewhere they were rings and
  * c is left as it is. */

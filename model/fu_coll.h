@@ -340,8 +340,8 @@ typedef struct fu_coll_obs {
  * intra-node ring bandwidth from one-node curves (all-gather and reduce-scatter at busbw /
  * fu_coll_ring_share, 2-rank all-reduce; an all-reduce over more ranks well above it is NVLS
  * and gives A_nvls; where one-node all-reduces over > 2 ranks are all there is, on a machine
- * with NVLS they are NVLS and the ring is A_nvls / fu_coll_nvls_efficiency), latency from their small
- * sizes (base + steps * l_intra by least squares; with one step count, split as NCCL's
+ * with NVLS they are NVLS and the ring is A_nvls / fu_coll_nvls_efficiency), latency from
+ * their small sizes (base + steps * l_intra by least squares; with one step count, split as NCCL's
  * tuning.cc splits the latency of the algorithm that ran), and from multi-node curves
  * the NIC bandwidth and network step latency that minimise the squared log error of the
  * model's best algorithm over them. gpu (may be NULL) names the GPU model: with the intra-node

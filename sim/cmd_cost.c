@@ -106,10 +106,10 @@ static int fu__nvls_derived(const fu_profile *prof, const fu_comm_price *p) {
   return p->basis != FU_BASIS_MEASURED && strncmp(p->algo, "nvls", 4) == 0 && prof->cluster.nvls_source[0];
 }
 
-/* A price carried from an NVLS curve to one node's 1 or 2 ranks, where NCCL runs no NVLS (its
- * nvls.cc needs more than 2 GPUs): a ring there need not reach the curve's bus bandwidth. */
-static int fu__nvls_below_three(const fu_comm_price *p, int ranks, int nodes) {
-  return p->basis != FU_BASIS_MEASURED && strncmp(p->algo, "nvls", 4) == 0 && nodes == 1 && ranks <= 2;
+/* A price carried from an NVLS curve to 2 ranks on one node, where NCCL runs no NVLS (its nvls.cc
+ * needs more than 2 GPUs): the ring that runs there need not reach the curve's bus bandwidth. */
+static int fu__nvls_on_two(const fu_comm_price *p, int ranks, int nodes) {
+  return p->basis != FU_BASIS_MEASURED && strncmp(p->algo, "nvls", 4) == 0 && nodes == 1 && ranks == 2;
 }
 
 int fu_cmd_cost(int argc, char **argv) {
@@ -228,11 +228,10 @@ int fu_cmd_cost(int argc, char **argv) {
         break;
       }
     for (size_t i = 0; i < ns; i++)
-      if (fu__nvls_below_three(&pr[i], c.ranks, nodes)) {
-        printf("  NCCL runs no NVLS on %d GPU%s: this carries an NVLS curve of more ranks at its bus "
-               "bandwidth, which a ring of %d may not reach (fit a %d-rank curve into the profile, or "
-               "for a what-if take --profile h200-ndr: links borrowed from a DGX H100 pair)\n",
-               c.ranks, c.ranks == 1 ? "" : "s", c.ranks, c.ranks);
+      if (fu__nvls_on_two(&pr[i], c.ranks, nodes)) {
+        printf("  NCCL runs no NVLS on 2 GPUs: this carries an NVLS curve of more ranks at its bus "
+               "bandwidth, which a ring of 2 may not reach (fit a 2-rank curve into the profile, or "
+               "for a what-if take --profile h200-ndr: links borrowed from a DGX H100 pair)\n");
         break;
       }
   }
