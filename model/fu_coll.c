@@ -702,6 +702,10 @@ static void fu__fit_layout(fu_cluster *c, const fu_coll_obs *obs, size_t n) {
 #define FU__NCCL_PCIE_STEP_SIMPLE 5.7
 #define FU__NCCL_NVLS_LAT 25.0
 
+double fu_coll_nccl_ring_simple_us(int p) {
+  return FU__NCCL_RING_BASE_SIMPLE + 2.0 * (p - 1) * FU__NCCL_NVLINK_STEP_SIMPLE;
+}
+
 /* Least squares of lat = base + s * step over the one-node observations (simple: their Simple
  * latency), step >= 0. 0 when no observation has it. With one step count the data cannot split a
  * call's fixed cost from its steps': they are split as NCCL's tuning.cc does, its latency of the

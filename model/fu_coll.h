@@ -363,6 +363,10 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
  * have no NVSwitch. */
 double fu_coll_nvls_efficiency(const char *gpu);
 
+/* NCCL's tuning.cc latency (us) of a one-node ring all-reduce of p ranks over NVLink, Simple: its
+ * base and 2 (p - 1) steps (8.4 + 2 x 3.4 = 15.2 at 2 ranks). */
+double fu_coll_nccl_ring_simple_us(int p);
+
 /* NVLS from the machine, as NCCL enables it by hardware: where c has no all-reduce A_nvls, its
  * intra-node link is NVLink and the GPU has an NVLS share e (fu_coll_nvls_efficiency), and
  * the fitted ring rate exceeds half the GPU's NVLink bandwidth (fu_link_limit_gbps: a pair of

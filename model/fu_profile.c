@@ -616,13 +616,21 @@ double fu_curve_time(const fu_curve *c, double bytes, double *lo_us, double *hi_
 
 int fu_curve_extrapolated(const fu_curve *c, double bytes) { return c->max_bytes > 0 && bytes > c->max_bytes; }
 
-void fu_segment_rescale(fu_segment *s, fu_op o, fu_algo a, int p_from, int p_to) {
+fu_algo fu_segment_carry(fu_segment *s, fu_op o, fu_algo a, int p_from, int p_to, const char *gpu) {
+  double e = fu_coll_nvls_efficiency(gpu);
+  if (a == FU_ALGO_NVLS && o == FU_OP_ALLREDUCE && p_from > 2 && p_to == 2 && e > 0) {
+    double alpha = fu_coll_nccl_ring_simple_us(p_to), k = s->alpha_us > 0 ? alpha / s->alpha_us : 1.0;
+    s->alpha_us = alpha, s->alpha_ci[0] *= k, s->alpha_ci[1] *= k;
+    s->beta_us_per_byte *= e, s->beta_ci[0] *= e, s->beta_ci[1] *= e;
+    return FU_ALGO_RING;
+  }
   fu_hockney h = fu_coll_rescale((fu_hockney){s->alpha_us, s->beta_us_per_byte}, o, a, p_from, p_to);
   fu_hockney l = fu_coll_rescale((fu_hockney){s->alpha_ci[0], s->beta_ci[0]}, o, a, p_from, p_to);
   fu_hockney u = fu_coll_rescale((fu_hockney){s->alpha_ci[1], s->beta_ci[1]}, o, a, p_from, p_to);
   s->alpha_us = h.alpha_us, s->beta_us_per_byte = h.beta_us_per_byte;
   s->alpha_ci[0] = l.alpha_us, s->beta_ci[0] = l.beta_us_per_byte;
   s->alpha_ci[1] = u.alpha_us, s->beta_ci[1] = u.beta_us_per_byte;
+  return a;
 }
 
 int fu_profile_time(const fu_profile *p, const char *op, const char *link, int ranks, double bytes,
@@ -647,7 +655,7 @@ int fu_profile_time(const fu_profile *p, const char *op, const char *link, int r
   fu_algo a;
   if (fu_op_parse(c->op, &o) != FU_OK || fu_algo_parse(c->algo, &a) != FU_OK) return FU_EINTERNAL;
   fu_segment s = c->seg[fu_curve_segment(c, bytes)];
-  fu_segment_rescale(&s, o, a, c->ranks, ranks);
+  fu_segment_carry(&s, o, a, c->ranks, ranks, c->gpu[0] ? c->gpu : p->gpu);
   *t_us = fu__seg_time(&s, bytes, lo_us, hi_us);
   return FU_OK;
 }

@@ -105,13 +105,18 @@ int fu_curve_is_plain(const fu_curve *c);
  * (op, link, ranks) if present; else for one rank a 1-rank curve of the op on any link (one rank
  * crosses no link: NCCL copies locally); else the same op and link at the nearest rank count on
  * a log scale, 1-rank curves standing in for multi-rank queries only when nothing else matches
- * (then *rescaled = 1 and times are carried over by fu_coll_rescale). NULL if none. */
+ * (then *rescaled = 1 and times are carried over by fu_segment_carry). NULL if none. */
 const fu_curve *fu_profile_find(const fu_profile *p, const char *op, const char *link, int ranks,
                                 int *rescaled);
 
 /* Carries a segment fitted at p_from ranks to p_to ranks (its line and both CI bounds) by
- * fu_coll_rescale. */
-void fu_segment_rescale(fu_segment *s, fu_op o, fu_algo a, int p_from, int p_to);
+ * fu_coll_rescale, but for an NVLS all-reduce carried to 2 ranks: NCCL runs no NVLS on 2 GPUs
+ * (nvls.cc), but the ring, whose bus bandwidth is NVLS's algorithm bandwidth / the GPU's NVLS
+ * share (fu_coll_nvls_efficiency; a 2-rank all-reduce moves its bytes once), so the time per byte
+ * is the share x NVLS's, and the fixed cost NCCL's for that ring (fu_coll_nccl_ring_simple_us),
+ * the CIs kept in proportion. gpu names the curve's GPU; where it has no NVLS share the segment is
+ * rescaled as the others. Returns the algorithm the carried segment prices. */
+fu_algo fu_segment_carry(fu_segment *s, fu_op o, fu_algo a, int p_from, int p_to, const char *gpu);
 
 /* Time of one operation of `bytes` at `ranks`: the segment containing bytes, carried to ranks
  * when needed. lo/hi (may be NULL) bound it from the 95% CIs of alpha and beta. FU_EDATA if no

@@ -106,10 +106,14 @@ static int fu__nvls_derived(const fu_profile *prof, const fu_comm_price *p) {
   return p->basis != FU_BASIS_MEASURED && strncmp(p->algo, "nvls", 4) == 0 && prof->cluster.nvls_source[0];
 }
 
-/* A price carried from an NVLS curve to 2 ranks on one node, where NCCL runs no NVLS (its nvls.cc
- * needs more than 2 GPUs): the ring that runs there need not reach the curve's bus bandwidth. */
-static int fu__nvls_on_two(const fu_comm_price *p, int ranks, int nodes) {
-  return p->basis != FU_BASIS_MEASURED && strncmp(p->algo, "nvls", 4) == 0 && nodes == 1 && ranks == 2;
+/* The NVLS curve of more ranks a 2-rank price on one node was carried from, as the ring NCCL runs
+ * there (fu_segment_carry), so that the output can say how; NULL for any other price. */
+static const fu_curve *fu__nvls_to_ring(const fu_profile *prof, const char *op, const char *link,
+                                        const fu_comm_price *p, int ranks, int nodes) {
+  int rescaled = 0;
+  const fu_curve *c = nodes == 1 && ranks == 2 && p->basis != FU_BASIS_MEASURED && !strcmp(p->algo, "ring")
+                          ? fu_profile_find(prof, op, link, ranks, &rescaled) : NULL;
+  return c && rescaled && !strcmp(c->algo, "nvls") ? c : NULL;
 }
 
 int fu_cmd_cost(int argc, char **argv) {
@@ -227,11 +231,12 @@ int fu_cmd_cost(int argc, char **argv) {
         printf("  NVLS rate not measured: %s\n", prof->cluster.nvls_source);
         break;
       }
+    const fu_curve *nv = NULL;
     for (size_t i = 0; i < ns; i++)
-      if (fu__nvls_on_two(&pr[i], c.ranks, nodes)) {
-        printf("  NCCL runs no NVLS on 2 GPUs: this carries an NVLS curve of more ranks at its bus "
-               "bandwidth, which a ring of 2 may not reach (fit a 2-rank curve into the profile, or "
-               "for a what-if take --profile h200-ndr: links borrowed from a DGX H100 pair)\n");
+      if ((nv = fu__nvls_to_ring(prof, op, link, &pr[i], c.ranks, nodes)) != NULL) {
+        printf("  NCCL runs no NVLS on 2 GPUs but a ring: priced from the profile's %d-rank NVLS curve, "
+               "its rate over the GPU's NVLS share %.2f, NCCL's ring latency %.1f us\n", nv->ranks,
+               fu_coll_nvls_efficiency(nv->gpu[0] ? nv->gpu : prof->gpu), fu_coll_nccl_ring_simple_us(2));
         break;
       }
   }

@@ -2,7 +2,7 @@
  * numbers and the plan search optimises over them, through the same prepared fu_cost_model.
  *
  *  comm      the collective's curve over c->ranks on c->link (carried from the nearest rank
- *            count by fu_coll_rescale when the profile has no curve at that count, exactly as
+ *            count by fu_segment_carry when the profile has no curve at that count, exactly as
  *            fu_profile_time does), or for offload a device-to-host copy ("d2h" on "pcie_d2h",
  *            one rank). lo/hi from the fit's CIs.
  *  pack      with pack=copy and more than one tensor: the batched pack kernel gathering the
@@ -377,7 +377,10 @@ int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link,
   if (rescaled) {
     fu_algo a;
     if (fu_algo_parse(c->algo, &a) != FU_OK) return FU_EINTERNAL;
-    for (int i = 0; i < out->nseg; i++) fu_segment_rescale(&out->seg[i], o, a, c->ranks, ranks);
+    fu_algo carried = a;
+    for (int i = 0; i < out->nseg; i++)
+      carried = fu_segment_carry(&out->seg[i], o, a, c->ranks, ranks, c->gpu[0] ? c->gpu : prof->gpu);
+    snprintf(out->algo, sizeof out->algo, "%s", fu_algo_name(carried)); /* NVLS to 2 ranks: the ring */
     out->ranks = ranks;
     out->max_bytes = 0; /* carried lines, not measured sizes */
   }

@@ -693,12 +693,18 @@ check "--profile h200-ndr prices allreduce:2x8 as predicted, as a fit of the sam
 [ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no network parameters" "$tmp/err" &&
   grep -q -- "--profile h200-ndr" "$tmp/err"
 check "the embedded default (no links) refuses allreduce:2x8 in one line naming h200-ndr" $?
-# NCCL runs no NVLS on 2 GPUs (nvls.cc: more than 2): the default's 2-rank price, carried from its
-# 8-rank NVLS curve, says so; at 4 ranks NVLS runs, and h200-ndr's cost model prices 2 as a ring
-out=$("$fusim" cost --comm allreduce:2 --bytes 1GiB) && echo "$out" | grep -q "NCCL runs no NVLS on 2 GPUs" &&
+# NCCL runs no NVLS on 2 GPUs (nvls.cc: more than 2) but a ring: the default carries its 8-rank
+# NVLS curve to 2 ranks as that ring (fu_segment_carry: NVLS's time per byte x Hopper's share 0.74,
+# NCCL's 15.2 us ring latency) and says so. Against the DGX H100 pair's 2-GPU log (NVLink 4, as
+# the H200's; not in the default): 64 MiB, 256 MiB, 1 GiB, 4 GiB measured 214.0, 775.4, 2985.0,
+# 11707.0 us, each within 5% (carried at NVLS's bus bandwidth: -3, -17, -21, -23%). At 4 ranks
+# NVLS runs; h200-ndr's cost model prices 2 ranks itself.
+"$fusim" cost --comm allreduce:2 --bytes 64MiB,256MiB,1GiB,4GiB --format json >"$tmp/c2r.json" &&
+  [ "$(js "$tmp/c2r.json" "all(r['algo'] == 'ring' and abs(r['time_us'] / m - 1) < 0.05 for r, m in zip(j, (214.0, 775.4, 2985.0, 11707.0)))")" = True ] &&
+  out=$("$fusim" cost --comm allreduce:2 --bytes 1GiB) && echo "$out" | grep -q "NCCL runs no NVLS on 2 GPUs but a ring" &&
   out=$("$fusim" cost --comm allreduce:4 --bytes 1GiB) && ! echo "$out" | grep -q "no NVLS" &&
   out=$("$fusim" cost --profile h200-ndr --comm allreduce:2 --bytes 1GiB) && ! echo "$out" | grep -q "no NVLS"
-check "cost at 2 ranks from an NVLS curve says NCCL runs no NVLS there; not at 4, nor by a cost model" $?
+check "the default's 2-rank all-reduce: its NVLS curve carried as NCCL's ring, within 5% of a DGX H100 pair at 64 MiB-4 GiB, and said so; not at 4, nor by a cost model" $?
 
 # --- a profile names its machine by every curve it holds: a merge of one-GPU copies into an
 # 8-GPU A100 profile (its curve labelled ring, so no link fit counts its GPUs) leaves "8 GPUs per

@@ -542,6 +542,31 @@ static void test_default(void) {
   }
 }
 
+/* fu_segment_carry, by hand: an 8-rank NVLS all-reduce segment (60 us + 4e-6 us/B, CIs 50..70 and
+ * 3.8e-6..4.2e-6) carried to 2 ranks on an H200 is NCCL's ring: 15.2 us (8.4 + 2 x 3.4), its CI
+ * 15.2 x 50/60 .. 15.2 x 70/60, time per byte x 0.74 (Hopper's NVLS share), CIs likewise. On an
+ * A100 (no NVLS share) or to 4 ranks it is rescaled as before (NVLS: 2 steps whatever the ranks,
+ * busbw factor 1.5 / 1.75). */
+static void test_carry(void) {
+  const fu_segment s0 = {.lo_bytes = 0, .hi_bytes = 1e12, .alpha_us = 60, .beta_us_per_byte = 4e-6,
+                         .alpha_ci = {50, 70}, .beta_ci = {3.8e-6, 4.2e-6}};
+  fu_segment s = s0;
+  EXPECT_INT_EQ(fu_segment_carry(&s, FU_OP_ALLREDUCE, FU_ALGO_NVLS, 8, 2, "NVIDIA H200"), FU_ALGO_RING);
+  EXPECT_NEAR(s.alpha_us, 15.2, 1e-12);
+  EXPECT_NEAR(s.alpha_ci[0], 15.2 * 50 / 60, 1e-12);
+  EXPECT_NEAR(s.alpha_ci[1], 15.2 * 70 / 60, 1e-12);
+  EXPECT_NEAR(s.beta_us_per_byte, 0.74 * 4e-6, 1e-18);
+  EXPECT_NEAR(s.beta_ci[0], 0.74 * 3.8e-6, 1e-18);
+  EXPECT_NEAR(s.beta_ci[1], 0.74 * 4.2e-6, 1e-18);
+  s = s0;
+  EXPECT_INT_EQ(fu_segment_carry(&s, FU_OP_ALLREDUCE, FU_ALGO_NVLS, 8, 2, "NVIDIA A100-SXM4-80GB"), FU_ALGO_NVLS);
+  EXPECT_NEAR(s.beta_us_per_byte, 4e-6 * 1.0 / 1.75, 1e-18);
+  s = s0;
+  EXPECT_INT_EQ(fu_segment_carry(&s, FU_OP_ALLREDUCE, FU_ALGO_NVLS, 8, 4, "NVIDIA H200"), FU_ALGO_NVLS);
+  EXPECT_NEAR(s.alpha_us, 60, 1e-12);
+  EXPECT_NEAR(s.beta_us_per_byte, 4e-6 * 1.5 / 1.75, 1e-18);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/fusim-test-profile-XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
@@ -549,6 +574,7 @@ int main(void) {
   test_errors();
   test_lookup();
   test_default();
+  test_carry();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
