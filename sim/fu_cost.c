@@ -378,8 +378,16 @@ int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link,
     fu_algo a;
     if (fu_algo_parse(c->algo, &a) != FU_OK) return FU_EINTERNAL;
     fu_algo carried = a;
-    for (int i = 0; i < out->nseg; i++)
-      carried = fu_segment_carry(&out->seg[i], o, a, c->ranks, ranks, c->gpu[0] ? c->gpu : prof->gpu);
+    for (int i = 0; i < out->nseg; i++) {
+      fu_segment *s = &out->seg[i];
+      carried = fu_segment_carry(s, o, a, c->ranks, ranks, c->gpu[0] ? c->gpu : prof->gpu);
+      /* a carried line is a model's price, not a fit of these ranks: its interval at least the
+       * model's band (the fit's CIs say nothing of the carrying) */
+      s->alpha_ci[0] = fmin(s->alpha_ci[0], s->alpha_us / (1 + FU_COST_MODEL_BAND));
+      s->alpha_ci[1] = fmax(s->alpha_ci[1], s->alpha_us * (1 + FU_COST_MODEL_BAND));
+      s->beta_ci[0] = fmin(s->beta_ci[0], s->beta_us_per_byte / (1 + FU_COST_MODEL_BAND));
+      s->beta_ci[1] = fmax(s->beta_ci[1], s->beta_us_per_byte * (1 + FU_COST_MODEL_BAND));
+    }
     snprintf(out->algo, sizeof out->algo, "%s", fu_algo_name(carried)); /* NVLS to 2 ranks: the ring */
     out->ranks = ranks;
     out->max_bytes = 0; /* carried lines, not measured sizes */

@@ -79,7 +79,9 @@ typedef enum fu_cost_basis {
 
 const char *fu_cost_basis_name(fu_cost_basis b); /* "measured", "interpolated", "predicted" */
 
-/* Relative half-width of the interval of a cost-model price (no fit CI exists for it). Nominal:
+/* Relative half-width of the interval of a cost-model price (no fit CI exists for it), and the
+ * least of a curve carried to another rank count (its fit's CIs do not cover the carrying: the
+ * default's NVLS curve carried to 2 ranks is 34% off at 64 KiB against a DGX H100 pair). Nominal:
  * on the public rank sweeps (tests/bench/cluster_bench.py) the model's median error at >= 64 MiB
  * runs from 3% (all-gather, reduce-scatter) to 61% (the B200 all-reduce), so a predicted price's
  * interval is narrower than its error there. */
@@ -98,7 +100,8 @@ int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link,
 
 typedef struct fu_comm_price {
   double t_us;               /* time of one operation */
-  double lo_us, hi_us;       /* its interval (fit CIs; FU_COST_MODEL_BAND for the model) */
+  double lo_us, hi_us;       /* its interval (fit CIs; FU_COST_MODEL_BAND for the model and, at
+                                least, for a carried curve) */
   double busbw_gbps;         /* bus bandwidth: nccl-tests' factor * bytes / time */
   char algo[20];             /* measured curve's algo ("nccl": NCCL's choice) or the model's
                                 algorithm and protocol ("ring/Simple") */
