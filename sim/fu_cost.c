@@ -388,7 +388,7 @@ int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link,
       s->beta_ci[0] = fmin(s->beta_ci[0], s->beta_us_per_byte / (1 + FU_COST_MODEL_BAND));
       s->beta_ci[1] = fmax(s->beta_ci[1], s->beta_us_per_byte * (1 + FU_COST_MODEL_BAND));
     }
-    snprintf(out->algo, sizeof out->algo, "%s", fu_algo_name(carried)); /* NVLS to 2 ranks: the ring */
+    if (carried != a) snprintf(out->algo, sizeof out->algo, "%s", fu_algo_name(carried)); /* NVLS to 2: ring */
     out->ranks = ranks;
     out->max_bytes = 0; /* carried lines, not measured sizes */
   }
