@@ -4,7 +4,8 @@
  *  comm      the collective's curve over c->ranks on c->link (carried from the nearest rank
  *            count by fu_segment_carry when the profile has no curve at that count, exactly as
  *            fu_profile_time does), or for offload a device-to-host copy ("d2h" on "pcie_d2h",
- *            one rank). lo/hi from the fit's CIs.
+ *            one rank). lo/hi from the fit's CIs, a carried curve's widened to at least
+ *            FU_COST_MODEL_BAND (fu_profile_time keeps the fit's).
  *  pack      with pack=copy and more than one tensor: the batched pack kernel gathering the
  *            bucket's tensors into the fusion buffer, timed by the profile's measured "pack"
  *            curve on "hbm" (fusim calib -s pack); a profile without one falls back to the

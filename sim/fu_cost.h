@@ -93,8 +93,8 @@ const char *fu_cost_basis_name(fu_cost_basis b); /* "measured", "interpolated", 
  * else the cost model's lower envelope (fu_coll.h) as
  * segments, else (a profile with no link parameters) the nearest rank count carried by
  * fu_segment_carry. *basis says which; *algo (16 bytes) names the measured curve's algo (the
- * carried one's: "ring" for an NVLS all-reduce carried to 2 ranks) or, for the model, "model". link NULL/"" = any; for nodes > 1 the network. FU_EDATA with a
- * message when nothing prices it. */
+ * carried one's: "ring" for an NVLS all-reduce carried to 2 ranks) or, for the model, "model".
+ * link NULL/"" = any; for nodes > 1 the network. FU_EDATA with a message when nothing prices it. */
 int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link, int ranks,
                        int nodes, fu_curve *out, fu_cost_basis *basis);
 
