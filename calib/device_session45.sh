@@ -37,6 +37,10 @@
 #            2. the aligned GEMM tables on the token axis with the 1.5x steps (as h200's 2) -> gemm.json
 #            3. cuBLAS on the token axis at 1.5x steps and at whole 128-row tiles (6144) beside
 #               ViT's 6304, TF32 and bf16 (step 2's check)                -> gemm-tokens-axis.json
+#            (session 50 ran 1-3, merged: data/compute/README.md "Session 50")
+#            4-6. the tables the H100 profile still derives from the H200's, ConvNeXt's: 7x7
+#               depthwise TF32, the 4x4 stem and 2x2 downsampling convolutions channels-last and
+#               the 4x4 NCHW              -> dw7-tf32.json, k4k2.json, k4-nchw.json (STEPS="4 5 6")
 #   gpu    h200 or h100, whichever this GPU is.
 # Every stage first measures the framework's resident workspaces (calib_torch --parts memory, a few
 # seconds: the profiles' workspace_bytes; NO_MEMORY=1 skips it)                     -> memory.json
@@ -85,7 +89,11 @@ case $STAGE in
     step 2 && calib gemm.json 180 --parts gemm
     step 3 && { timeout 240 python3 tools/gemm_offgrid.py --out "$OUT/gemm-tokens-axis.json" --dtypes tf32,bf16 \
                   --tokens 3072,4096,6144,6304,8192,12288 --widths 768,1024,2304,3072,4096
-                t "gemm-tokens-axis exit $?"; } ;;
+                t "gemm-tokens-axis exit $?"; } ;
+    # session 50 ran 1-3: what the H100 profile still derives from the H200's (ConvNeXt's)
+    step 4 && calib dw7-tf32.json 150 --parts dwconv --conv-dtypes tf32 --conv-classes dw7s1
+    step 5 && calib k4k2.json 120 --parts conv --conv-classes k4s4,k2s2
+    step 6 && calib k4-nchw.json 80 --parts conv --conv-format nchw --conv-classes k4s4 ;;
   grouped)
     timeout $(( LIMIT - 20 )) python3 tools/capture_set.py --dir "$OUT/captures" \
       --only resnext50_32x4d_b32_tf32,regnet_y_1_6gf_b32_bf16,regnet_x_3_2gf_b32_tf32,convnext_tiny_b32_bf16

@@ -16,7 +16,7 @@
 
 static const char fu__workload_head[] =
 "usage: fusim workload --transformer --layers L --hidden H --heads A [--kv-heads K] --ffn F\n"
-"                      --vocab V --seq S --micro-batch B [--arch llama|bert|gpt2|qwen3|custom]\n"
+"                      --vocab V --seq S --micro-batch B [--arch llama|bert|gpt2|qwen3|phi3|custom]\n"
 "                      [--head-dim D]\n"
 "                      [--precision autocast-bf16|bf16|tf32|fp32] [--dtype bf16|fp16|fp32]\n"
 "                      [--grad-dtype bf16|fp16|fp32] [--optimizer adamw|adam|sgd] [--dropout P]\n"
@@ -47,7 +47,12 @@ static const char fu__workload_head[] =
 "               (GPT2LMHeadModel: fused c_attn, gelu_new, tied head), qwen3 (Qwen3ForCausalLM:\n"
 "               Llama's layer with an RMSNorm on each head's queries and keys, q_norm and k_norm;\n"
 "               untied unless --tied-embeddings; priced by the profile's own hf_qwen3_layer_tiny\n"
-"               and hf_qwen3_rest_tiny host rows, refused, exit 65, where it has none); custom\n"
+"               and hf_qwen3_rest_tiny host rows, refused, exit 65, where it has none); phi3\n"
+"               (Phi3ForCausalLM, Phi-3 and Phi-4: Llama's layer with q, k and v in one\n"
+"               projection, qkv_proj, and gate and up in one, gate_up_proj; the slices of both and\n"
+"               its rotary step's concatenation priced as PyTorch runs them; full rotary, a head\n"
+"               of --hidden / --heads; untied unless --tied-embeddings; by its own\n"
+"               hf_phi3_layer_tiny and hf_phi3_rest_tiny host rows, as qwen3); custom\n"
 "               (default) is the first version's Llama names with the switches --gated-ffn,\n"
 "               --bias, --layernorm, --tied-embeddings. --head-dim: a head's size where it is\n"
 "               not --hidden / --heads (Qwen3-0.6B: hidden 1024, 16 heads of 128); llama, qwen3\n"
@@ -243,7 +248,7 @@ static int fu__gpu_mem(const char *profile, double *gpu) {
 }
 
 int fu_cmd_workload(int argc, char **argv) {
-  static const char *const archs[] = {"llama", "bert", "gpt2", "qwen3", "vit", "custom", NULL}; /* fu_arch order */
+  static const char *const archs[] = {"llama", "bert", "gpt2", "qwen3", "phi3", "vit", "custom", NULL}; /* fu_arch order */
   fu_tf_spec t;
   fu_tf_spec_init(&t);
   fu_cnn_spec cn;
@@ -287,7 +292,7 @@ int fu_cmd_workload(int argc, char **argv) {
       {FU_OPT_FLAG(0, "gated-ffn", &t.gated, "custom: gate, up, down as SwiGLU")},
       {FU_OPT_FLAG(0, "bias", &t.bias, "custom: biases")},
       {FU_OPT_FLAG(0, "layernorm", &t.layernorm, "custom: LayerNorm (norms get a bias)")},
-      {FU_OPT_FLAG(0, "tied-embeddings", &t.tied, "custom, llama, qwen3: lm head tied to the embedding")},
+      {FU_OPT_FLAG(0, "tied-embeddings", &t.tied, "custom, llama, qwen3, phi3: lm head tied to the\nembedding")},
       {FU_OPT_FLAG(0, "qkv-bias", &t.qkv_bias, "llama, qwen3, custom: biases on q, k and v alone\n(Qwen2's attention)")},
       {FU_OPT_DOUBLE(0, "dropout", &t.dropout, 0, 0.99, "P", "dropout probability")},
       FU_OPT_HEADER("training"),

@@ -248,12 +248,12 @@ int fu_tf_spec_check(const fu_tf_spec *s) {
   long kv = s->kv_heads ? s->kv_heads : s->heads;
   /* BERT and GPT-2 split the hidden size over the heads; HF's Llama and Qwen3 configs may state a
    * head size of their own (Qwen3-0.6B: hidden 1024, 16 heads of 128) */
-  if (s->head_dim > 0 && (s->arch == FU_ARCH_BERT || s->arch == FU_ARCH_GPT2)) {
-    fu_error("workload: --head-dim is for --arch llama, qwen3 or custom (bert and gpt2 split --hidden over --heads)");
+  if (s->head_dim > 0 && (s->arch == FU_ARCH_BERT || s->arch == FU_ARCH_GPT2 || s->arch == FU_ARCH_PHI3)) {
+    fu_error("workload: --head-dim is for --arch llama, qwen3 or custom (bert, gpt2 and phi3 split --hidden over --heads)");
     return FU_EUSAGE;
   }
-  if (s->qkv_bias && (s->arch == FU_ARCH_BERT || s->arch == FU_ARCH_GPT2)) {
-    fu_error("workload: --qkv-bias is for --arch llama, qwen3 or custom (bert and gpt2 have every bias)");
+  if (s->qkv_bias && (s->arch == FU_ARCH_BERT || s->arch == FU_ARCH_GPT2 || s->arch == FU_ARCH_PHI3)) {
+    fu_error("workload: --qkv-bias is for --arch llama, qwen3 or custom (bert and gpt2 have every bias, phi3 none)");
     return FU_EUSAGE;
   }
   if (s->head_dim == 0 && s->hidden % s->heads != 0) {
@@ -639,6 +639,36 @@ static int fu__vit_ops(fu__ctx *x, const fu_tf_spec *s, double p) {
   return FU_OK;
 }
 
+/* Phi-3's attention input (Phi3Attention): one product for q, k and v, width Hq + 2 Hkv, sliced
+ * into the three (views). Backward runs each slice's SliceBackward: a zero-filled gradient of the
+ * whole product (a fill: a copy's writes), the slice's gradient copied into it, and autograd sums
+ * the three (two adds), where Llama sums its norm output's three gradients (fu__fanout). Traced
+ * with torch.profiler on the CPU (torch 2.15, transformers 5.25, Phi3ForCausalLM against
+ * LlamaForCausalLM, tiny sizes): slice_backward, zeros and add_ of these shapes. */
+static fu__op *fu__phi3_qkv(fu__ctx *x, const char *name, double H, double Hq, double Hkv, int fp32_in) {
+  double W = Hq + 2 * Hkv, T = x->T, ab = x->ab;
+  fu__op *o = fu__linear(x, name, H, W, 0, fp32_in, 1, 1);
+  if (!o) return NULL;
+  const fu_op_table *add = fu_compute_op(x->c, "add", x->adt);
+  if (!add) fu__miss(x, "add (%s)", x->adt);
+  o->bwd_us += 3 * fu__copy_us(x, ab * T * W) + fu__copy_us(x, 2 * ab * T * W) + 2 * fu_op_us(x->c, add, T * W, 0);
+  return o;
+}
+
+/* Phi-3's rotary step (its apply_rotary_pos_emb) on n elements of q and k: it slices each into
+ * the rotated part and the rest (empty at full rotary) and concatenates them again, a copy of the
+ * rotated output (fp32 under autocast: q * cos promotes); in backward the empty part's
+ * SliceBackward fills a zero gradient of the whole q and k, which autograd adds to the rotated
+ * part's (the profiler's slice_backward of width 0, zeros and add_ per q and k). Charged to the
+ * rotary operation o. */
+static void fu__phi3_rotary_cat(fu__ctx *x, fu__op *o, double n) {
+  const fu_op_table *add = fu_compute_op(x->c, "add", x->adt);
+  if (!add) fu__miss(x, "add (%s)", x->adt);
+  double eb = x->autocast ? 4 : x->ab;
+  o->fwd_us += fu__copy_us(x, 2 * eb * n);
+  o->bwd_us += fu__copy_us(x, x->ab * n) + fu_op_us(x->c, add, n, 0);
+}
+
 static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
   double T = x->T, H = (double)s->hidden, F = (double)s->ffn, V = (double)s->vocab;
   double Hkv = H * (s->kv_heads ? s->kv_heads : s->heads) / s->heads;
@@ -765,7 +795,8 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     FU__TRY(o = fu__linear(x, "lm_head", H, V, 0, fp32_in, 1, 0)); /* tied to wte */
     fu__tied_head(x, o, emb, V * H);
   } else {
-    int llama = s->arch == FU_ARCH_LLAMA || s->arch == FU_ARCH_QWEN3, qwen3 = s->arch == FU_ARCH_QWEN3;
+    int qwen3 = s->arch == FU_ARCH_QWEN3, phi3 = s->arch == FU_ARCH_PHI3;
+    int llama = s->arch == FU_ARCH_LLAMA || qwen3 || phi3;
     int ln = llama ? 0 : s->layernorm, bias = llama ? 0 : s->bias, gated = llama ? 1 : s->gated;
     int tied = s->tied; /* Llama 3.2 1B and 3B, Qwen3 up to 4B tie theirs */
     int qkv_bias = bias || s->qkv_bias; /* Qwen2: q, k and v projections with biases */
@@ -779,18 +810,22 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       snprintf(p, sizeof p, "model.layers.%ld.", i);
       FU__TRY(fu__fanout(x, T * H, R, 2)); /* the residual stream: the norm, the add */
       FU__TRY(fu__norm(x, NM("input_layernorm"), ln, ln, H, R));
-      /* the norm's output (the residual's dtype: HF's RMSNorm and LayerNorm under autocast
-       * return fp32) feeds q, k and v */
-      FU__TRY(fu__fanout(x, T * H, R, 3));
-      /* Qwen3: q_norm on q_proj's output, k_norm on k_proj's, in that order (Qwen3Attention) */
-      FU__TRY(o = fu__linear(x, NM("self_attn.q_proj"), H, Hq, qkv_bias, fp32_in, 1, 1));
-      o->row_lacks_bias = qkv_only;
-      if (qwen3) FU__TRY(fu__head_norm(x, NM("self_attn.q_norm"), T * Hq, T * s->heads, hd, A));
-      FU__TRY(o = fu__linear(x, NM("self_attn.k_proj"), H, Hkv, qkv_bias, fp32_in, 0, 1));
-      o->row_lacks_bias = qkv_only;
-      if (qwen3) FU__TRY(fu__head_norm(x, NM("self_attn.k_norm"), T * Hkv, T * Hkv / hd, hd, A));
-      FU__TRY(o = fu__linear(x, NM("self_attn.v_proj"), H, Hkv, qkv_bias, fp32_in, 0, 1));
-      o->row_lacks_bias = qkv_only;
+      if (phi3) {
+        FU__TRY(fu__phi3_qkv(x, NM("self_attn.qkv_proj"), H, Hq, Hkv, fp32_in));
+      } else {
+        /* the norm's output (the residual's dtype: HF's RMSNorm and LayerNorm under autocast
+         * return fp32) feeds q, k and v */
+        FU__TRY(fu__fanout(x, T * H, R, 3));
+        /* Qwen3: q_norm on q_proj's output, k_norm on k_proj's, in that order (Qwen3Attention) */
+        FU__TRY(o = fu__linear(x, NM("self_attn.q_proj"), H, Hq, qkv_bias, fp32_in, 1, 1));
+        o->row_lacks_bias = qkv_only;
+        if (qwen3) FU__TRY(fu__head_norm(x, NM("self_attn.q_norm"), T * Hq, T * s->heads, hd, A));
+        FU__TRY(o = fu__linear(x, NM("self_attn.k_proj"), H, Hkv, qkv_bias, fp32_in, 0, 1));
+        o->row_lacks_bias = qkv_only;
+        if (qwen3) FU__TRY(fu__head_norm(x, NM("self_attn.k_norm"), T * Hkv, T * Hkv / hd, hd, A));
+        FU__TRY(o = fu__linear(x, NM("self_attn.v_proj"), H, Hkv, qkv_bias, fp32_in, 0, 1));
+        o->row_lacks_bias = qkv_only;
+      }
       /* rotary_hf: measured as HF lays it out (q and k transposed views of their projections,
        * fp32 cos and sin: the strided type-promoting path); else the contiguous rotary table.
        * Qwen3's q and k come out of their norms, whose fp32 weight times the bf16 normalised
@@ -804,8 +839,9 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
         o->fwd_us += fu_op_us(x->c, cast, T * (Hq + Hkv), 0);
         o->bwd_us += fu_op_us(x->c, cast, T * (Hq + Hkv), 1);
       } else {
-        FU__TRY(fu__memop(x, rot, A, T * (Hq + Hkv), 0));
+        FU__TRY(o = fu__memop(x, rot, A, T * (Hq + Hkv), 0));
       }
+      if (phi3) fu__phi3_rotary_cat(x, o, T * (Hq + Hkv));
       /* keys leave the rotary step in its dtype (fp32 under autocast, see above) */
       if (llama) FU__TRY(fu__kv_cache(x, T * Hkv, 0, x->autocast ? "fp32" : A));
       FU__TRY(fu__attn(x, s, Hq, Hkv, 1, dropout));
@@ -815,7 +851,13 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       FU__TRY(fu__resid_add(x, R, T * H));
       FU__TRY(fu__fanout(x, T * H, R, 2));
       FU__TRY(fu__norm(x, NM("post_attention_layernorm"), ln, ln, H, R));
-      if (gated) {
+      if (phi3) {
+        /* one product for gate and up; chunk's halves are views, its backward concatenates
+         * their gradients (a copy of both) */
+        FU__TRY(o = fu__linear(x, NM("mlp.gate_up_proj"), H, 2 * F, 0, fp32_in, 1, 1));
+        o->bwd_us += fu__copy_us(x, 2 * x->ab * T * 2 * F);
+        FU__TRY(fu__memop(x, "silu_mul", A, T * F, 3 * x->ab * T * F));
+      } else if (gated) {
         FU__TRY(fu__fanout(x, T * H, R, 2)); /* gate and up share their input */
         FU__TRY(fu__linear(x, NM("mlp.gate_proj"), H, F, bias, fp32_in, 1, 1));
         FU__TRY(fu__linear(x, NM("mlp.up_proj"), H, F, bias, fp32_in, 0, 1));
@@ -1450,6 +1492,7 @@ static const char *fu__arch_name(fu_arch a) {
   case FU_ARCH_BERT: return "bert";
   case FU_ARCH_GPT2: return "gpt2";
   case FU_ARCH_QWEN3: return "qwen3";
+  case FU_ARCH_PHI3: return "phi3";
   case FU_ARCH_VIT: return "vit";
   default: return "custom";
   }
@@ -1634,7 +1677,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     free(x.ops);
     return FU_EDATA;
   }
-  if (!x.roofline && s->arch == FU_ARCH_QWEN3 && fu__own_rows(&x, "qwen3", prof_name) != FU_OK) {
+  if (!x.roofline && (s->arch == FU_ARCH_QWEN3 || s->arch == FU_ARCH_PHI3) &&
+      fu__own_rows(&x, fu__arch_name(s->arch), prof_name) != FU_OK) {
     free(x.ops);
     return FU_EDATA;
   }
@@ -1642,7 +1686,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   if (!x.roofline) fu__emb_sort(&x), fu__reduce_split(&x), fu__bias_host(&x);
   if (!x.roofline && s->arch == FU_ARCH_CUSTOM && s->host_ref_us[0] + s->host_ref_us[1] > 0 &&
       !(s->host_probe_us > 0)) {
-    fu_error("workload: --host-ref needs --arch bert, gpt2, llama or qwen3 (the reference's model)");
+    fu_error("workload: --host-ref needs --arch bert, gpt2, llama, qwen3 or phi3 (the reference's model)");
     st = FU_EUSAGE;
   } else if (!x.roofline) {
     st = fu__host_carry(&x, s->host_probe_us, s->host_bwd_probe_us, s->host_ref_us, fu__arch_name(s->arch),
@@ -1658,6 +1702,15 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
             "unaligned kernels for it that the shape sweep does not measure, so its time is optimistic",
             x.unaligned);
   if (!x.roofline) fu__warn_derived(&x, prof_name);
+  /* transformers calls SDPA with enable_gqa where keys are grouped; no fused kernel takes that in
+   * fp32 (flash is 16-bit only, memory-efficient takes no grouped keys), so PyTorch runs the math
+   * path, which materialises every score: the attention table (fused kernels) does not price it
+   * (data/compute/README.md, session 50: a TF32 Phi-3 and Mistral forward 27-38% and memory 25-73%
+   * over the estimate on an H100) */
+  if (!x.roofline && strcmp(x.adt, "bf16") && s->kv_heads && s->kv_heads != s->heads)
+    fu_warn("workload: %ld KV heads of %ld in %s: PyTorch's SDPA runs its math path for grouped keys outside "
+            "bf16, which fusim does not price; forward, backward and memory are optimistic",
+            s->kv_heads, s->heads, fu__prec_name(s->prec));
   fu_workload_init(w);
   double fwd, bwd, hbm = 0, ku = 0, lead = 0;
   if (x.roofline) {
@@ -1758,7 +1811,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              "peak %.3f.%s%s",
              fu__arch_name(s->arch), s->layers, s->hidden, s->heads,
              s->kv_heads ? s->kv_heads : s->heads, s->ffn, s->arch == FU_ARCH_VIT ? "classes" : "vocab", s->vocab,
-             s->tied && (s->arch == FU_ARCH_LLAMA || s->arch == FU_ARCH_QWEN3 || s->arch == FU_ARCH_CUSTOM)
+             s->tied && (s->arch == FU_ARCH_LLAMA || s->arch == FU_ARCH_QWEN3 || s->arch == FU_ARCH_PHI3 ||
+                         s->arch == FU_ARCH_CUSTOM)
                  ? (qkv_only ? " (tied head, q/k/v biases)" : " (tied head)")
                  : (qkv_only ? " (q/k/v biases)" : ""),
              s->seq, vit_shape, s->batch, fu__prec_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,

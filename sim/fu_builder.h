@@ -32,6 +32,8 @@ typedef enum fu_arch {
   FU_ARCH_GPT2,              /* HF GPT2LMHeadModel: pre-LayerNorm, fused c_attn, gelu_new, tied */
   FU_ARCH_QWEN3,             /* HF Qwen3ForCausalLM: Llama's layer plus an RMSNorm on each head's
                               * queries and keys (q_norm, k_norm); host rows of its own */
+  FU_ARCH_PHI3,              /* HF Phi3ForCausalLM: Llama's layer with q, k, v in one projection
+                              * (qkv_proj) and gate, up in one (gate_up_proj); host rows of its own */
   FU_ARCH_VIT,               /* torchvision's VisionTransformer: a patch convolution, a class
                               * token, pre-LayerNorm nn.MultiheadAttention, GELU MLP, a head on the
                               * class token (seq = (image / patch)^2 + 1, vocab = classes) */
@@ -52,7 +54,7 @@ typedef struct fu_tf_spec {
   fu_arch arch;              /* layer structure and parameter names */
   fu_precision prec;         /* precision of parameters and compute */
   int grad_bytes;            /* bytes per gradient element (0: from prec) */
-  int gated, bias, layernorm, tied; /* FU_ARCH_CUSTOM's switches (tied: llama's, qwen3's too) */
+  int gated, bias, layernorm, tied; /* FU_ARCH_CUSTOM's switches (tied: llama's, qwen3's, phi3's too) */
   int qkv_bias;              /* biases on q, k and v alone (Qwen2); llama, qwen3 and custom */
   double dropout;            /* dropout probability (< 0: the architecture's default) */
   char optimizer[16];        /* "adamw", "adam", "sgd" */

@@ -103,6 +103,14 @@ NEW = {
     "regnet_y_1_6gf_b32_bf16": ("regnet_y_1_6gf", {}, 32, 0, "bf16"),
     "regnet_x_3_2gf_b32_tf32": ("regnet_x_3_2gf", {}, 32, 0, "tf32"),
     "convnext_tiny_b32_bf16": ("convnext_tiny", {}, 32, 0, "bf16"),
+    # Qwen3 and Phi-3 (fusim's --arch qwen3, phi3; session 50: their host rows measured beside
+    # Llama's): validate_torch's qwen3_small and phi3_small shapes, and a Phi-3 in TF32 at another width
+    "qwen3_h768_l12_b8_s512_bf16": ("qwen3", dict(layers=12, hidden=768, heads=12, kv_heads=4, head_dim=64, ffn=2048,
+                                                  vocab=151936, tied=True), 8, 512, "bf16"),
+    "phi3_h768_l12_b16_s512_bf16": ("phi3", dict(layers=12, hidden=768, heads=12, kv_heads=4, ffn=2048, vocab=32064),
+                                    16, 512, "bf16"),
+    "phi3_h1024_l8_b4_s1024_tf32": ("phi3", dict(layers=8, hidden=1024, heads=16, kv_heads=8, ffn=2816, vocab=32064),
+                                    4, 1024, "tf32"),
 }
 ALL = dict(SET, **NEW)
 # the torchvision classifiers build_torchvision makes by name (NCHW, SGD with momentum)
@@ -134,6 +142,17 @@ def build(arch, hp, batch, seq):
                              num_hidden_layers=hp["layers"], num_attention_heads=hp["heads"],
                              num_key_value_heads=hp["heads"], max_position_embeddings=max(2048, seq))
         cls = tf.LlamaForCausalLM
+    elif arch in ("qwen3", "phi3"):  # their own HF classes: grouped keys, head size, tied head from hp
+        common = dict(vocab_size=hp["vocab"], hidden_size=hp["hidden"], intermediate_size=hp["ffn"],
+                      num_hidden_layers=hp["layers"], num_attention_heads=hp["heads"],
+                      num_key_value_heads=hp.get("kv_heads", hp["heads"]), max_position_embeddings=max(2048, seq),
+                      tie_word_embeddings=bool(hp.get("tied")))
+        if arch == "qwen3":
+            cfg = tf.Qwen3Config(head_dim=hp.get("head_dim", hp["hidden"] // hp["heads"]), **common)
+            cls = tf.Qwen3ForCausalLM
+        else:
+            cfg = tf.Phi3Config(original_max_position_embeddings=max(2048, seq), pad_token_id=0, **common)
+            cls = tf.Phi3ForCausalLM
     else:
         raise ValueError(arch)
     try:

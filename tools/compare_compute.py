@@ -104,6 +104,9 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
     # Qwen2's layer is Llama's with biases on q, k and v (Qwen2-0.5B's shapes: 2 KV heads of 14)
     "qwen2_small": dict(arch="llama", layers=24, hidden=896, heads=14, kv_heads=2, ffn=4864, vocab=151936,
                         tied=True, qkv_bias=True),
+    # Phi-3's layer (fusim's --arch phi3: fused qkv_proj and gate_up_proj; validate_torch's config:
+    # 4 KV heads of 12, untied 32064 vocabulary)
+    "phi3_small": dict(arch="phi3", layers=12, hidden=768, heads=12, kv_heads=4, ffn=2048, vocab=32064),
 }
 
 

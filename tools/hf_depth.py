@@ -9,7 +9,7 @@ what those rows give (data/compute/README.md, cpuB; by depth about 1.04 at 6 lay
 autograd graph's depth, rows from 1-3 layers cannot show it. Here the same tiny models (hidden 64,
 batch 1 x 16 or one tiny ViT image, calib_torch.hf_model) run at REF_LAYERS and at --depth layers, timed as the
 reference step is (calib_torch.plain_step_host: wall time of forward() and backward(), the GPU
-not held), both depths in every round (order alternating), for bert, gpt2 and llama (qwen3 and
+not held), both depths in every round (order alternating), for bert, gpt2 and llama (qwen3, phi3 and
 torchvision's ViT on request) in bf16
 autocast and fp32. Per round the per-layer cost between the two depths over that round's
 reference-depth step is the host's speed cancelled; its median over rounds times the profile's
@@ -29,7 +29,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from host_ref import REF_LAYERS, profile_host_row, load_profile, out_writable  # noqa: E402
+from host_ref import HF_ARCHS, REF_LAYERS, profile_host_row, load_profile, out_writable  # noqa: E402
 
 MODES = ("bf16", "fp32")
 
@@ -75,8 +75,8 @@ def main(argv=None):
     ap.add_argument("--archs", default="bert,gpt2,llama")
     a = ap.parse_args(argv)
     archs = [x for x in a.archs.split(",") if x]
-    if a.depth <= REF_LAYERS or a.rounds < 1 or any(x not in ("bert", "gpt2", "llama", "qwen3", "vit") for x in archs):
-        print("hf_depth: --depth above %d, --rounds at least 1, --archs from bert,gpt2,llama,qwen3,vit" % REF_LAYERS,
+    if a.depth <= REF_LAYERS or a.rounds < 1 or any(x not in HF_ARCHS for x in archs):
+        print("hf_depth: --depth above %d, --rounds at least 1, --archs from %s" % (REF_LAYERS, ",".join(HF_ARCHS)),
               file=sys.stderr)
         return 64
     # what deep_rows reads of the profile, checked before the GPU time

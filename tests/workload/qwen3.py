@@ -28,7 +28,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wlcheck import check, fails, finish, start, workload  # noqa: E402
+from wlcheck import check, check_layer_host, check_same_grads, fails, finish, host_row, profile_with, start, workload  # noqa: E402
 
 fusim, tmp, prof = start()
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -36,16 +36,11 @@ ops = [t for t in prof["compute"]["ops"] if not t["op"].startswith("hf_qwen3_")]
 rows = {(t["op"], t["dtype"]): t for t in ops}
 
 
-def row(op, dtype, f, b):
-    return {"op": op, "dtype": dtype, "numel": [], "fwd_us": [], "bwd_us": [], "host_fwd_us": f, "host_bwd_us": b}
-
-
 def write(name, extra):
-    prof["compute"]["ops"] = ops + extra
-    path = os.path.join(tmp, name)
-    with open(path, "w") as f:
-        json.dump(prof, f)
-    return path
+    return profile_with(prof, tmp, name, ops, extra)
+
+
+row = host_row
 
 
 LAYER, REST = (1000.0, 2000.0), (3000.0, 4000.0)
@@ -81,12 +76,7 @@ w, _ = workload(fusim, ["--transformer", "--arch", "qwen3", "--tied-embeddings",
                         "--heads", "12", "--kv-heads", "4", "--ffn", "2048", "--vocab", "151936", "--seq", "512",
                         "--micro-batch", "8", "--precision", "autocast-bf16", "--optimizer", "adamw"], full, tmp)
 if w:
-    got = [(g["name"], g["bytes"]) for g in w["grads"]]
-    want = [(g["name"], g["bytes"]) for g in cap["grads"]]
-    if got != want:
-        diff = sorted(set(got) ^ set(want))[:4]
-        fails.append("run 35's Qwen3 capture: the builder's gradients differ (%d against %d; %s)"
-                     % (len(got), len(want), diff or "same tensors, another order"))
+    check_same_grads("run 35's Qwen3 capture", w, cap)
     check("run 35's Qwen3 capture: parameters", sum(g["bytes"] for g in w["grads"]) / 4, 192205056, 0)
 
 # 3. refused without the rows
@@ -114,17 +104,7 @@ if r.returncode != 0:
 # 4. the host costs add up to the Qwen3 rows
 w, lst = workload(fusim, SMALL + ["--precision", "autocast-bf16"], full, tmp)
 if lst:
-    sums = {}
-    for x in lst:
-        s = sums.setdefault(int(x["layer"]), [0.0, 0.0, 0])
-        s[0] += float(x["host_fwd_us"])
-        s[1] += float(x["host_bwd_us"])
-        s[2] += 1
-    check("layers listed", len([k for k in sums if k >= 0]), 4, 0)
-    for k, s in sorted(sums.items()):
-        want = REST if k < 0 else LAYER
-        for i, what in ((0, "fwd"), (1, "bwd")):
-            check("%s host %s" % ("rest" if k < 0 else "layer %d" % k, what), s[i], want[i], 0.0005 * s[2] + 1e-6)
+    check_layer_host(lst, 4, LAYER, REST)
     if sum(float(x["host_bwd_paths_us"]) for x in lst) != 0:
         fails.append("a real-size path added to the host rows at 64 tokens")
     # the head norms: tokens x heads x head size elements, the rmsnorm table (bf16: q_proj's output

@@ -154,6 +154,47 @@ def refused(fusim, tmp, what, argv, path, words):
     check(what + ": nothing written", os.path.exists(os.path.join(tmp, "no.json")), 0, 0)
 
 
+def host_row(op, dtype, host_fwd_us, host_bwd_us):
+    """A hand-made host-only row (no device tables) of op in dtype."""
+    return {"op": op, "dtype": dtype, "numel": [], "fwd_us": [], "bwd_us": [], "host_fwd_us": host_fwd_us,
+            "host_bwd_us": host_bwd_us}
+
+
+def profile_with(prof, tmp, name, ops, extra):
+    """prof with its operation rows ops + extra, written to tmp/name; the path."""
+    prof["compute"]["ops"] = ops + extra
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        json.dump(prof, f)
+    return path
+
+
+def check_layer_host(lst, layers, layer, rest):
+    """The --ops rows lst: every layer's host costs (forward, backward) add up to layer, the rest's
+    (layer -1) to rest, to the listing's 3 decimals a row; layers listed."""
+    sums = {}
+    for x in lst:
+        s = sums.setdefault(int(x["layer"]), [0.0, 0.0, 0])
+        s[0] += float(x["host_fwd_us"])
+        s[1] += float(x["host_bwd_us"])
+        s[2] += 1
+    check("layers listed", len([k for k in sums if k >= 0]), layers, 0)
+    for k, s in sorted(sums.items()):
+        want = rest if k < 0 else layer
+        for i, what in ((0, "fwd"), (1, "bwd")):
+            check("%s host %s" % ("rest" if k < 0 else "layer %d" % k, what), s[i], want[i], 0.0005 * s[2] + 1e-6)
+
+
+def check_same_grads(what, w, cap):
+    """The builder's gradients in w are the capture cap's, names and bytes, in its ready order."""
+    got = [(g["name"], g["bytes"]) for g in w["grads"]]
+    want = [(g["name"], g["bytes"]) for g in cap["grads"]]
+    if got != want:
+        diff = sorted(set(got) ^ set(want))[:4]
+        fails.append("%s: the builder's gradients differ (%d against %d; %s)"
+                     % (what, len(got), len(want), diff or "same tensors, another order"))
+
+
 def finish():
     for f in fails:
         print("FAIL: " + f, file=sys.stderr)
