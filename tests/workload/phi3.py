@@ -34,12 +34,8 @@ def write(name, extra):
     return profile_with(prof, tmp, name, ops, extra)
 
 
-row = host_row
-
-
 LAYER, REST = (1000.0, 2000.0), (3000.0, 4000.0)
-full = write("p.json", [row("hf_phi3_layer_tiny", "bf16", *LAYER), row("hf_phi3_rest_tiny", "bf16", *REST),
-                        row("hf_qwen3_layer_tiny", "bf16", *LAYER), row("hf_qwen3_rest_tiny", "bf16", *REST)])
+full = write("p.json", [host_row("hf_phi3_layer_tiny", "bf16", *LAYER), host_row("hf_phi3_rest_tiny", "bf16", *REST)])
 none = write("n.json", [])
 
 # 1. Phi-3-mini by hand

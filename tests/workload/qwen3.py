@@ -40,13 +40,10 @@ def write(name, extra):
     return profile_with(prof, tmp, name, ops, extra)
 
 
-row = host_row
-
-
 LAYER, REST = (1000.0, 2000.0), (3000.0, 4000.0)
-full = write("q.json", [row("hf_qwen3_layer_tiny", "bf16", *LAYER), row("hf_qwen3_rest_tiny", "bf16", *REST)])
+full = write("q.json", [host_row("hf_qwen3_layer_tiny", "bf16", *LAYER), host_row("hf_qwen3_rest_tiny", "bf16", *REST)])
 none = write("n.json", [])
-layer_only = write("l.json", [row("hf_qwen3_layer_tiny", "bf16", *LAYER)])
+layer_only = write("l.json", [host_row("hf_qwen3_layer_tiny", "bf16", *LAYER)])
 
 # 1. Qwen3-0.6B by hand
 Q06 = ["--transformer", "--arch", "qwen3", "--layers", "28", "--hidden", "1024", "--heads", "16", "--kv-heads", "8",
