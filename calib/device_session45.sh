@@ -27,6 +27,9 @@
 #               depthwise tables, NCHW (PyTorch's own kernels) and channels-last (cuDNN, whose
 #               search is slow: bf16 and TF32 apart; dw7s1 measured in session 45)
 #                                          -> mobile.json, dw-nchw.json, dw-bf16.json, dw-tf32.json
+#            12. SDPA's math path for grouped keys outside bf16 (the H100's measured in session
+#               50: a TF32 Phi-3's forward -38% without it)                      -> attn-gqa.json
+#            (and, apart: bash calib/device_compute_qwen3.sh, the Qwen3 and Phi-3 host rows)
 #   grouped  any GPU: tools/capture_set.py's ResNeXt, RegNet and ConvNeXt captures with the
 #            reference step between the steps (session 47 ran it on an H100)       -> captures/
 #   h100   an H100 (session 47 measured its g3s1 TF32 and dw7 bf16 tables, and cuBLAS at 6304
@@ -82,7 +85,8 @@ case $STAGE in
     step 8 && calib mobile.json 60 --parts ops_mobile
     step 9 && calib dw-nchw.json 120 --parts dwconv --conv-format nchw
     step 10 && calib dw-bf16.json 150 --parts dwconv --conv-dtypes bf16 --conv-classes dw3s1,dw3s2,dw5s1,dw5s2
-    step 11 && calib dw-tf32.json 240 --parts dwconv --conv-dtypes tf32 --conv-classes dw3s1,dw3s2,dw5s1,dw5s2 ;;
+    step 11 && calib dw-tf32.json 240 --parts dwconv --conv-dtypes tf32 --conv-classes dw3s1,dw3s2,dw5s1,dw5s2
+    step 12 && calib attn-gqa.json 60 --parts attention_gqa ;;
   h100)
     gpu H100
     step 1 && calib bn-small.json 90 --parts ops_bn_small

@@ -242,7 +242,7 @@ int fu_compute_gconv_us(const fu_compute *c, const char *dtype, const char *layo
 
 static int fu__attn_same(const fu_attn_point *a, const fu_attn_point *v) {
   return !strcmp(a->dtype, v->dtype) && a->head_dim == v->head_dim && a->causal == v->causal &&
-         a->dropout == v->dropout;
+         a->dropout == v->dropout && a->gqa == v->gqa;
 }
 
 /* Time per problem of variant v at one measured sequence length s for bh problems. Where s was
@@ -274,14 +274,14 @@ static void fu__attn_seq(const fu_compute *c, const fu_attn_point *v, int s, dou
   }
 }
 
-int fu_compute_attn_us(const fu_compute *c, const char *dtype, int head_dim, int causal,
-                       double dropout, double seq, double bh, double *fwd_us, double *bwd_us) {
+int fu_compute_attn_us(const fu_compute *c, const char *dtype, int head_dim, int causal, double dropout,
+                       int gqa, double seq, double bh, double *fwd_us, double *bwd_us) {
   /* the nearest variant: same dtype; then head size, causal, dropout (in that order) */
   int best = -1;
   double best_d = INFINITY;
   for (int i = 0; i < c->nattn; i++) {
     const fu_attn_point *a = &c->attn[i];
-    if (strcmp(a->dtype, dtype) != 0) continue;
+    if (strcmp(a->dtype, dtype) != 0 || a->gqa != gqa) continue;
     double d = 100.0 * fabs(log((double)a->head_dim / head_dim)) + 10.0 * (a->causal != causal) +
                fabs(a->dropout - dropout) * 10.0;
     if (d < best_d) best_d = d, best = i;
@@ -454,8 +454,8 @@ static json_t *fu__iarr(const int *v, int n) {
 
 json_t *fu_compute_to_json(const fu_compute *c) {
   json_t *o = json_object(), *g = json_array(), *gu = json_array(), *at = json_array(),
-         *ops = json_array(), *opt = json_array(), *cv = json_array();
-  if (!o || !g || !gu || !at || !ops || !opt || !cv) goto oom;
+         *atg = json_array(), *ops = json_array(), *opt = json_array(), *cv = json_array();
+  if (!o || !g || !gu || !at || !atg || !ops || !opt || !cv) goto oom;
   json_object_set_new(o, "source", json_string(c->source));
   for (int i = 0; i < c->ngemm + c->nconv; i++) {
     const fu_gemm_table *t = i < c->ngemm ? &c->gemm[i] : &c->conv[i - c->ngemm];
@@ -479,7 +479,7 @@ json_t *fu_compute_to_json(const fu_compute *c) {
     json_t *e = json_pack("{s:s, s:i, s:i, s:f, s:i, s:i, s:f, s:f}", "dtype", a->dtype, "head_dim",
                           a->head_dim, "causal", a->causal, "dropout", a->dropout, "seq", a->seq,
                           "bh", a->bh, "fwd_us", a->fwd_us, "bwd_us", a->bwd_us);
-    if (!e || json_array_append_new(at, e)) goto oom;
+    if (!e || json_array_append_new(a->gqa ? atg : at, e)) goto oom;
   }
   for (int i = 0; i < c->nops; i++) {
     const fu_op_table *t = &c->ops[i];
@@ -524,6 +524,10 @@ json_t *fu_compute_to_json(const fu_compute *c) {
   else
     json_decref(gu);
   json_object_set_new(o, "attention", at);
+  if (json_array_size(atg) > 0)
+    json_object_set_new(o, "attention_gqa", atg);
+  else
+    json_decref(atg);
   json_object_set_new(o, "ops", ops);
   json_object_set_new(o, "optimizer", opt);
   if (json_array_size(cv) > 0)
@@ -743,14 +747,21 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
         return fu__bad(what, where, "too many tables");
     }
   }
-  if ((a = json_object_get(o, "attention"))) {
-    if (!json_is_array(a) || json_array_size(a) > FU_ATTN_MAX)
-      return fu__bad(what, "attention", "not an array of at most 1024 points");
-    c->nattn = 0;
+  /* the fused kernels' points ("attention") and the math path's for grouped keys
+   * ("attention_gqa"): each key replaces its own kind and keeps the other (fit --merge-into) */
+  static const char *const attn_keys[] = {"attention", "attention_gqa"};
+  for (int gqa = 0; gqa < 2; gqa++) {
+    if (!(a = json_object_get(o, attn_keys[gqa]))) continue;
+    int kept = 0;
+    for (int i = 0; i < c->nattn; i++)
+      if (c->attn[i].gqa != gqa) c->attn[kept++] = c->attn[i];
+    if (!json_is_array(a) || kept + json_array_size(a) > FU_ATTN_MAX)
+      return fu__bad(what, attn_keys[gqa], "not an array of points that fit 1024 in all");
+    c->nattn = kept;
     for (size_t i = 0; i < json_array_size(a); i++) {
-      snprintf(where, sizeof where, "attention[%zu]", i);
+      snprintf(where, sizeof where, "%s[%zu]", attn_keys[gqa], i);
       FU_CHECK(fu__parse_attn(json_array_get(a, i), what, where, &c->attn[c->nattn]));
-      c->nattn++;
+      c->attn[c->nattn++].gqa = gqa;
     }
   }
   if ((a = json_object_get(o, "ops"))) {

@@ -58,7 +58,8 @@
  * Merging (fu_compute_parse into tables already there): a GEMM, conv or operation table replaces
  * the one of the same key (dtype, layout[, kernel, stride, format, groups]; op, dtype) and leaves the others, so a
  * partial calibration updates what it measured; an optimizer fit replaces the one of its name and
- * leaves the others; "attention" replaces all. */
+ * leaves the others; "attention" replaces every fused-kernel point, "attention_gqa" every math-path
+ * point of grouped keys, each keeping the other kind. */
 #ifndef FU_COMPUTE_H
 #define FU_COMPUTE_H
 
@@ -106,6 +107,9 @@ typedef struct fu_attn_point {
   int bh;                    /* batch x heads of the measurement */
   double fwd_us;             /* forward device time */
   double bwd_us;             /* backward device time */
+  int gqa;                   /* 1: keys in groups of two query heads, SDPA's enable_gqa outside bf16,
+                              * which PyTorch runs on its math path (calib_torch --parts
+                              * attention_gqa; the profile's "attention_gqa" points) */
 } fu_attn_point;
 
 typedef struct fu_op_table {
@@ -216,13 +220,14 @@ int fu_compute_conv_us(const fu_compute *c, const char *dtype, const char *layou
 int fu_compute_gconv_us(const fu_compute *c, const char *dtype, const char *layout, int kernel,
                         int stride, int nchw, double m, double n, double k, double *us);
 
-/* Attention forward and backward for bh problems of seq x head_dim: the nearest measured
- * (dtype, head_dim, causal, dropout), log-linear in seq between points; in bh log-linear per
- * problem between the bh a length was timed at, linear above the largest, the smallest's whole
- * time below it (linear where a length has one bh). FU_EDATA when nothing of that dtype is
- * measured. */
-int fu_compute_attn_us(const fu_compute *c, const char *dtype, int head_dim, int causal,
-                       double dropout, double seq, double bh, double *fwd_us, double *bwd_us);
+/* Attention forward and backward for bh problems (query heads) of seq x head_dim: the nearest
+ * measured (dtype, head_dim, causal, dropout) among the points of that gqa kind (0: the fused
+ * kernels; 1: grouped keys on the math path), log-linear in seq between points; in bh log-linear
+ * per problem between the bh a length was timed at, linear above the largest, the smallest's
+ * whole time below it (linear where a length has one bh). FU_EDATA when nothing of that dtype and
+ * kind is measured. */
+int fu_compute_attn_us(const fu_compute *c, const char *dtype, int head_dim, int causal, double dropout,
+                       int gqa, double seq, double bh, double *fwd_us, double *bwd_us);
 
 /* The table of an operation (dtype falls back to the other one when missing); NULL if none. */
 const fu_op_table *fu_compute_op(const fu_compute *c, const char *op, const char *dtype);

@@ -444,21 +444,35 @@ static fu__op *fu__kv_cache(fu__ctx *x, double numel, int k_strided, const char 
 
 /* SDPA over the micro-batch; q, k, v and the output kept (outputs of operations before it). H:
  * the queries' width (heads x head size), Hkv the keys' and values'. */
+/* 1 where transformers' SDPA call runs PyTorch's math path: keys grouped (enable_gqa) outside bf16,
+ * where flash attention takes only 16-bit inputs and the memory-efficient kernel no grouped keys */
+static int fu__attn_math(const fu__ctx *x, double H, double Hkv) {
+  return strcmp(x->adt, "bf16") && Hkv < H;
+}
+
 static fu__op *fu__attn(fu__ctx *x, const fu_tf_spec *s, double H, double Hkv, int causal, double p) {
   fu__op *o = fu__push(x);
   if (!o) return NULL;
-  double f, b, hd = H / s->heads;
+  double f, b, hd = H / s->heads, B = (double)s->batch, S = (double)s->seq;
+  /* the math path where the profile measured it (else the fused kernels, and a warning); its
+   * batched products follow the TF32 switch, so its points are the GEMMs' dtype */
+  int math = fu__attn_math(x, H, Hkv) && fu_compute_attn_us(x->c, x->gdt, (int)hd, causal, p, 1, S, B * s->heads,
+                                                             &f, &b) == FU_OK;
   snprintf(o->what, sizeof o->what, "attention");
-  if (fu_compute_attn_us(x->c, x->adt, (int)hd, causal, p, ceil(s->seq / FU__ATTN_TILE) * FU__ATTN_TILE,
-                         (double)s->batch * s->heads, &f, &b) != FU_OK) {
+  if (!math && fu_compute_attn_us(x->c, x->adt, (int)hd, causal, p, 0, ceil(S / FU__ATTN_TILE) * FU__ATTN_TILE,
+                                  B * s->heads, &f, &b) != FU_OK) {
     fu__miss(x, "attention (%s, head size %.0f)", x->adt, hd);
     f = b = 0;
   }
+  if (fu__attn_math(x, H, Hkv) && !math) x->attn_unpriced = 1;
   o->fwd_us = f, o->bwd_us = b;
   const fu_op_table *h = fu_compute_op(x->c, "sdpa", x->autocast ? "bf16" : "fp32");
   o->hfwd_us = h ? h->host_fwd_us : 0;
   o->hbwd_us = h ? h->host_bwd_us : 0;
-  o->saved = x->ab * x->T * (2 * H + 2 * Hkv) + 4.0 * s->batch * s->heads * s->seq;
+  /* the fused kernels keep q, k, v, the output and the log-sum-exp; the math path keeps the scaled
+   * q, the keys and values repeated to every head, the output, and every score's softmax (fp32) */
+  o->saved = math ? x->ab * x->T * 4 * H + 4.0 * B * s->heads * S * S
+                  : x->ab * x->T * (2 * H + 2 * Hkv) + 4.0 * B * s->heads * S;
   o->flops = 4.0 * s->batch * s->seq * s->seq * H;
   o->bytes = x->T * (2 * H + 2 * Hkv) * x->ab;
   o->kernels = 1;
@@ -1702,15 +1716,15 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
             "unaligned kernels for it that the shape sweep does not measure, so its time is optimistic",
             x.unaligned);
   if (!x.roofline) fu__warn_derived(&x, prof_name);
-  /* transformers calls SDPA with enable_gqa where keys are grouped; no fused kernel takes that in
-   * fp32 (flash is 16-bit only, memory-efficient takes no grouped keys), so PyTorch runs the math
-   * path, which materialises every score: the attention table (fused kernels) does not price it
+  /* grouped keys outside bf16 run SDPA's math path (fu__attn_math), which materialises every
+   * score; without the profile's points of it the fused kernels' price is optimistic
    * (data/compute/README.md, session 50: a TF32 Phi-3 and Mistral forward 27-38% and memory 25-73%
-   * over the estimate on an H100) */
-  if (!x.roofline && strcmp(x.adt, "bf16") && s->kv_heads && s->kv_heads != s->heads)
+   * over it on an H100) */
+  if (!x.roofline && x.attn_unpriced)
     fu_warn("workload: %ld KV heads of %ld in %s: PyTorch's SDPA runs its math path for grouped keys outside "
-            "bf16, which fusim does not price; forward, backward and memory are optimistic",
-            s->kv_heads, s->heads, fu__prec_name(s->prec));
+            "bf16, and profile %s has no attention_gqa points (tools/calib_torch.py --parts attention_gqa): "
+            "priced as the fused kernels, forward, backward and memory are optimistic",
+            s->kv_heads, s->heads, fu__prec_name(s->prec), prof_name);
   fu_workload_init(w);
   double fwd, bwd, hbm = 0, ku = 0, lead = 0;
   if (x.roofline) {

@@ -179,6 +179,7 @@ typedef struct fu__ctx {
   size_t n, cap;             /* used, allocated */
   double casts;              /* autocast weight copies, bytes */
   int missing;               /* an operation had no table (priced 0; reported) */
+  int attn_unpriced;         /* grouped keys on SDPA's math path priced as the fused kernels (warned) */
   char missing_what[96];     /* its name, dtype and shape (fu__miss) */
   int roofline;              /* 1: price by the roofline instead */
   double unaligned;          /* a bf16 GEMM dimension that is not a multiple of 8 (0: none) */

@@ -1418,6 +1418,44 @@ def measure_attention(torch, F, tm, quick, log):
     return out
 
 
+# attention_gqa: keys in groups of GQA_GROUP query heads, as transformers passes them to SDPA
+# (enable_gqa=True where no mask is needed). Outside bf16 no fused kernel takes grouped keys (flash
+# is 16-bit only, the memory-efficient kernel has no grouped keys), so PyTorch runs its math path:
+# the keys and values repeated to every head, two batched products, the causal mask, softmax, every
+# score written (a TF32 Phi-3 and Mistral forward 27-38% over the fused kernels' price, session 50).
+# The path's matrix products follow the TF32 switch: "tf32" and "fp32" apart, as the GEMM tables.
+GQA_GROUP = 2
+
+
+def measure_attention_gqa(torch, F, tm, quick, log):
+    out = []
+    seqs = [128, 512, 2048] if quick else [128, 256, 512, 1024, 2048]
+    for dname in ("tf32", "fp32"):
+        with Tf32(torch, dname):
+            for hd in (64, 128):
+                n0 = len(out)
+                for s, bh in ((s, bh) for s in seqs for bh in attn_bhs(s, quick)):
+                    try:
+                        q = torch.randn(1, bh, s, hd, device="cuda", requires_grad=True)
+                        k, v = (torch.randn(1, bh // GQA_GROUP, s, hd, device="cuda", requires_grad=True)
+                                for _ in range(2))
+                        fn = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)  # noqa: E731
+                        f_us = tm.device_us(fn, reps=5)
+                        y = fn()
+                        g = torch.randn_like(y)
+                        b_us = tm.device_us(lambda: torch.autograd.grad(y, (q, k, v), g, retain_graph=True), reps=5)
+                    except Exception as e:
+                        log("sdpa gqa %s hd %d seq %d bh %d: skipped (%s)" % (dname, hd, s, bh, str(e).split("\n")[0][:120]))
+                        continue
+                    out.append({"dtype": dname, "head_dim": hd, "causal": 1, "dropout": 0.0,
+                                "seq": s, "bh": bh, "fwd_us": round(f_us, 2), "bwd_us": round(b_us, 2)})
+                    del q, k, v, y, g
+                    torch.cuda.empty_cache()
+                log("sdpa gqa %s hd %d causal: %s" % (dname, hd, [(e["seq"], e["bh"], e["fwd_us"], e["bwd_us"])
+                                                                  for e in out[n0:]]))
+    return out
+
+
 def gemm_operands(torch, dt, layout, m, n, k):
     """Operands and the call of one product in fusim's (m, n, k) convention of a linear layer's
     layouts: fwd y[m,n] = x[m,k] W[n,k]^T; dgrad dx[m,n] = dy[m,k] W[k,n]; wgrad
@@ -2317,6 +2355,8 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
         comp.setdefault("ops", []).extend(measure_tv_host(torch, log))
     elif part == "attention":
         comp["attention"] = measure_attention(torch, F, tm, a.quick, log)
+    elif part == "attention_gqa":
+        comp["attention_gqa"] = measure_attention_gqa(torch, F, tm, a.quick, log)
     elif part == "memory":
         comp["workspace_bytes"] = measure_workspace(torch, log)
     elif part == "timer":
@@ -2329,7 +2369,7 @@ def run_part(part, a, comp, torch, F, tm, sizes, log, dl, flush=None):
                                                     "l2_cache_bytes": l2_cache_bytes(torch)}
 
 
-PARTS = ("ops", "ops_unaligned", "host", "attention", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
+PARTS = ("ops", "ops_unaligned", "host", "attention", "attention_gqa", "optimizer", "hf", "tv", "gemm_unaligned", "gemm", "conv",
          "dwconv", "gconv", "hf_host", "ops_kv", "ops_loss", "ops_ln", "ops_ln_narrow", "ops_bn", "ops_nchw", "ops_bn_small", "ops_vit", "ops_mobile",
          "ops_cat", "timer", "memory")
 

@@ -111,6 +111,10 @@ NEW = {
                                     16, 512, "bf16"),
     "phi3_h1024_l8_b4_s1024_tf32": ("phi3", dict(layers=8, hidden=1024, heads=16, kv_heads=8, ffn=2816, vocab=32064),
                                     4, 1024, "tf32"),
+    # held out from the math path's points (keys in groups of 2): a TF32 Qwen3 whose keys are in
+    # groups of 4, at another length
+    "qwen3_h1024_l6_b8_s512_tf32": ("qwen3", dict(layers=6, hidden=1024, heads=16, kv_heads=4, head_dim=64, ffn=3072,
+                                                  vocab=151936, tied=True), 8, 512, "tf32"),
 }
 ALL = dict(SET, **NEW)
 # the torchvision classifiers build_torchvision makes by name (NCHW, SGD with momentum)

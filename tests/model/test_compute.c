@@ -125,32 +125,32 @@ static void test_attn_bh(void) {
   static const double t[2][3] = {{20, 40, 120}, {60, 130, 400}};
   for (int i = 0; i < 2; i++)
     for (int j = 0; j < 3; j++)
-      c->attn[c->nattn++] = (fu_attn_point){"bf16", 64, 0, 0.0, seqs[i], bhs[j], t[i][j], 2 * t[i][j]};
-  c->attn[c->nattn++] = (fu_attn_point){"fp32", 64, 0, 0.0, 512, 1024, 100, 200}; /* one bh */
+      c->attn[c->nattn++] = (fu_attn_point){"bf16", 64, 0, 0.0, seqs[i], bhs[j], t[i][j], 2 * t[i][j], 0};
+  c->attn[c->nattn++] = (fu_attn_point){"fp32", 64, 0, 0.0, 512, 1024, 100, 200, 0}; /* one bh */
   double f, b;
-  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 512, 64, &f, &b), FU_OK);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 0, 512, 64, &f, &b), FU_OK);
   EXPECT_REL(f, 40, 1e-9); /* a measured point */
   EXPECT_REL(b, 80, 1e-9);
   /* bh 32, half way in log bh: per problem sqrt(20/16 x 40/64) = 0.88388, x 32 */
-  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 512, 32, &f, &b), FU_OK);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 0, 512, 32, &f, &b), FU_OK);
   EXPECT_REL(f, 28.2843, 1e-4);
   EXPECT_REL(b, 56.5685, 1e-4);
   /* above the largest bh: its time per problem, 120 / 256 x 512 */
-  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 512, 512, &f, &b), FU_OK);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 0, 512, 512, &f, &b), FU_OK);
   EXPECT_REL(f, 240, 1e-9);
   /* below the smallest: the smallest's whole time */
-  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 512, 8, &f, &b), FU_OK);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 0, 512, 8, &f, &b), FU_OK);
   EXPECT_REL(f, 20, 1e-9);
   /* between the lengths (seq 724.077 = sqrt(512 x 1024)) at bh 64: per problem
    * sqrt(40/64 x 130/64) = 1.12673, x 64 */
-  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, sqrt(512.0 * 1024), 64, &f, &b), FU_OK);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 0, sqrt(512.0 * 1024), 64, &f, &b), FU_OK);
   EXPECT_REL(f, 72.111, 1e-4);
   /* above the longest length (2048, quadratic) at bh 32: 1024's per problem sqrt(60/16 x
    * 130/64) = 2.75994, x 4 x 32 */
-  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 2048, 32, &f, &b), FU_OK);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 0, 2048, 32, &f, &b), FU_OK);
   EXPECT_REL(f, 353.272, 1e-4);
   /* a length timed at one bh keeps its time per problem at any bh: 100 / 1024 x 16 */
-  EXPECT_INT_EQ(fu_compute_attn_us(c, "fp32", 64, 0, 0.0, 512, 16, &f, &b), FU_OK);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "fp32", 64, 0, 0.0, 0, 512, 16, &f, &b), FU_OK);
   EXPECT_REL(f, 1.5625, 1e-9);
   free(c);
 }
@@ -258,18 +258,18 @@ static void test_ops_attn_optim(void) {
   EXPECT_REL(fu_op_us(c, NULL, 4e6, 0), 0, 1e-9);
 
   fu_attn_point *a = &c->attn[c->nattn++];
-  *a = (fu_attn_point){"bf16", 64, 1, 0.0, 512, 1024, 100, 300};
+  *a = (fu_attn_point){"bf16", 64, 1, 0.0, 512, 1024, 100, 300, 0};
   a = &c->attn[c->nattn++];
-  *a = (fu_attn_point){"bf16", 64, 1, 0.0, 2048, 256, 400, 1000};
+  *a = (fu_attn_point){"bf16", 64, 1, 0.0, 2048, 256, 400, 1000, 0};
   double f, b;
   /* seq 1024 between: per problem 100/1024 and 400/256 -> geometric mean; bh 512 */
-  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 1, 0.0, 1024, 512, &f, &b), FU_OK);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 1, 0.0, 0, 1024, 512, &f, &b), FU_OK);
   EXPECT_REL(f, sqrt((100.0 / 1024) * (400.0 / 256)) * 512, 1e-9);
   EXPECT_REL(b, sqrt((300.0 / 1024) * (1000.0 / 256)) * 512, 1e-9);
   /* above the table: quadratic in seq; head size 128 doubles it */
-  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 128, 1, 0.0, 4096, 256, &f, &b), FU_OK);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 128, 1, 0.0, 0, 4096, 256, &f, &b), FU_OK);
   EXPECT_REL(f, 400.0 / 256 * 4 * 256 * 2, 1e-9);
-  EXPECT_INT_EQ(fu_compute_attn_us(c, "fp32", 64, 1, 0.0, 512, 1, &f, &b), FU_EDATA);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "fp32", 64, 1, 0.0, 0, 512, 1, &f, &b), FU_EDATA);
 
   fu_optim_fit *o = &c->optim[c->noptim++];
   *o = (fu_optim_fit){.name = "adamw", .base_us = 100, .per_tensor_us = 10, .per_elem_us = 1e-5};
@@ -298,6 +298,46 @@ static void roundtrip(fu_profile *p, fu_profile *q) {
   json_decref(j);
   EXPECT_INT_EQ(fu_profile_parse(text, "roundtrip", q), FU_OK);
   free(text);
+}
+
+/* The math path's points for grouped keys ("attention_gqa") are a kind apart: a lookup of one
+ * kind never takes the other's, "attention" and "attention_gqa" each replace their own kind when
+ * merged, and both survive a profile's round trip. */
+static void test_attn_gqa(void) {
+  fu_compute *c = malloc(sizeof *c);
+  fu_compute_init(c);
+  EXPECT_INT_EQ(merge("{\"attention\": [{\"dtype\": \"fp32\", \"head_dim\": 64, \"causal\": 1, \"dropout\": 0, "
+                      "\"seq\": 512, \"bh\": 64, \"fwd_us\": 100, \"bwd_us\": 200}], "
+                      "\"attention_gqa\": [{\"dtype\": \"fp32\", \"head_dim\": 64, \"causal\": 1, \"dropout\": 0, "
+                      "\"seq\": 512, \"bh\": 64, \"fwd_us\": 700, \"bwd_us\": 900}]}", c), FU_OK);
+  double f, b;
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "fp32", 64, 1, 0.0, 0, 512, 64, &f, &b), FU_OK);
+  EXPECT_REL(f, 100, 1e-9);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "fp32", 64, 1, 0.0, 1, 512, 64, &f, &b), FU_OK);
+  EXPECT_REL(f, 700, 1e-9);
+  EXPECT_REL(b, 900, 1e-9);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 1, 0.0, 1, 512, 64, &f, &b), FU_EDATA); /* none in bf16 */
+  /* a calibration of the fused kernels alone keeps the math path's point, and the reverse */
+  EXPECT_INT_EQ(merge("{\"attention\": [{\"dtype\": \"fp32\", \"head_dim\": 64, \"causal\": 1, \"dropout\": 0, "
+                      "\"seq\": 512, \"bh\": 64, \"fwd_us\": 150, \"bwd_us\": 250}]}", c), FU_OK);
+  EXPECT_INT_EQ(c->nattn, 2);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "fp32", 64, 1, 0.0, 1, 512, 64, &f, &b), FU_OK);
+  EXPECT_REL(f, 700, 1e-9);
+  EXPECT_INT_EQ(merge("{\"attention_gqa\": []}", c), FU_OK);
+  EXPECT_INT_EQ(c->nattn, 1);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "fp32", 64, 1, 0.0, 0, 512, 64, &f, &b), FU_OK);
+  EXPECT_REL(f, 150, 1e-9);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "fp32", 64, 1, 0.0, 1, 512, 64, &f, &b), FU_EDATA);
+  /* both kinds through a profile's JSON */
+  c->attn[c->nattn++] = (fu_attn_point){"fp32", 64, 1, 0.0, 512, 64, 700, 900, 1};
+  fu_profile *p = malloc(sizeof *p), *q = malloc(sizeof *q);
+  fu_profile_init(p);
+  p->compute = *c;
+  roundtrip(p, q);
+  EXPECT_INT_EQ(q->compute.nattn, 2);
+  EXPECT_INT_EQ(fu_compute_attn_us(&q->compute, "fp32", 64, 1, 0.0, 1, 512, 64, &f, &b), FU_OK);
+  EXPECT_REL(f, 700, 1e-6);
+  free(p), free(q), free(c);
 }
 
 /* The tables survive a profile's JSON round trip, and bad tables are refused in one line. */
@@ -570,7 +610,7 @@ static void test_timer(void) {
   EXPECT_REL(us, 3.5, 1e-6);
   EXPECT_INT_EQ(fu_compute_conv_us(c, "bf16", "fwd", 1, 1, 0, 64, 64, 64, &us), FU_OK);
   EXPECT_REL(us, 5.5, 1e-6);
-  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 128, 16, &f, &b), FU_OK);
+  EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 0, 128, 16, &f, &b), FU_OK);
   EXPECT_REL(f, 7.5, 1e-9);
   EXPECT_REL(b, 15.5, 1e-9);
   /* a later partial calibration without the field keeps it; the JSON round trip keeps it */
@@ -690,6 +730,7 @@ int main(void) {
   test_gemm();
   test_widths();
   test_attn_bh();
+  test_attn_gqa();
   test_optim_launches();
   test_optim_hbm();
   test_ops_attn_optim();
