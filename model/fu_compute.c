@@ -274,6 +274,12 @@ static void fu__attn_seq(const fu_compute *c, const fu_attn_point *v, int s, dou
   }
 }
 
+const char *fu_compute_attn_derived(const fu_compute *c, const char *dtype, int gqa) {
+  for (int i = 0; i < c->nattn; i++)
+    if (!strcmp(c->attn[i].dtype, dtype) && c->attn[i].gqa == gqa) return c->attn[i].derived;
+  return "";
+}
+
 int fu_compute_attn_us(const fu_compute *c, const char *dtype, int head_dim, int causal, double dropout,
                        int gqa, double seq, double bh, double *fwd_us, double *bwd_us) {
   /* the nearest variant: same dtype; then head size, causal, dropout (in that order) */
@@ -479,6 +485,7 @@ json_t *fu_compute_to_json(const fu_compute *c) {
     json_t *e = json_pack("{s:s, s:i, s:i, s:f, s:i, s:i, s:f, s:f}", "dtype", a->dtype, "head_dim",
                           a->head_dim, "causal", a->causal, "dropout", a->dropout, "seq", a->seq,
                           "bh", a->bh, "fwd_us", a->fwd_us, "bwd_us", a->bwd_us);
+    if (e && a->derived[0]) json_object_set_new(e, "derived", json_string(a->derived));
     if (!e || json_array_append_new(a->gqa ? atg : at, e)) goto oom;
   }
   for (int i = 0; i < c->nops; i++) {
@@ -641,7 +648,7 @@ static int fu__parse_attn(json_t *e, const char *what, const char *where, fu_att
       fu__num(e, "fwd_us", 1e-6, 1e12, &a->fwd_us) || fu__num(e, "bwd_us", 1e-6, 1e12, &a->bwd_us))
     return fu__bad(what, where, "needs dtype, head_dim, causal (0/1), dropout, seq, bh, fwd_us, bwd_us > 0");
   a->head_dim = (int)hd, a->causal = (int)causal, a->seq = (int)seq, a->bh = (int)bh;
-  return FU_OK;
+  return fu__derived(e, what, where, a->derived, sizeof a->derived);
 }
 
 static int fu__parse_op(json_t *e, const char *what, const char *where, fu_op_table *t) {

@@ -25,7 +25,9 @@
  *     "gemm_unaligned": [ the same, measured with one dimension not a multiple of 8 (the
  *                vocabulary's place in a linear layer: fwd n, dgrad k, wgrad m); replaces the
  *                profile's unaligned tables, leaves the aligned ones ],
- *     "attention": [ {"dtype", "head_dim", "causal", "dropout", "seq", "bh", "fwd_us", "bwd_us"}, ..],
+ *     "attention": [ {"dtype", "head_dim", "causal", "dropout", "seq", "bh", "fwd_us", "bwd_us"
+ *                    [, "derived"]}, ..],
+ *     "attention_gqa": [ the same, SDPA's math path for keys in groups of 2 outside bf16 ],
  *     "ops": [ {"op", "dtype", "numel": [..], "fwd_us": [..], "bwd_us": [..], "host_fwd_us",
  *               "host_bwd_us", "kernels_fwd", "kernels_bwd"[, "derived"]}, .. ],
  *              an op row's "derived" says how a row not measured on this GPU or architecture was
@@ -110,6 +112,7 @@ typedef struct fu_attn_point {
   int gqa;                   /* 1: keys in groups of two query heads, SDPA's enable_gqa outside bf16,
                               * which PyTorch runs on its math path (calib_torch --parts
                               * attention_gqa; the profile's "attention_gqa" points) */
+  char derived[48];          /* "" measured; else how it was made from other measurements */
 } fu_attn_point;
 
 typedef struct fu_op_table {
@@ -228,6 +231,10 @@ int fu_compute_gconv_us(const fu_compute *c, const char *dtype, const char *layo
  * kind is measured. */
 int fu_compute_attn_us(const fu_compute *c, const char *dtype, int head_dim, int causal, double dropout,
                        int gqa, double seq, double bh, double *fwd_us, double *bwd_us);
+
+/* The "derived" mark of c's attention points of dtype and gqa kind ("" where the first such point
+ * was measured, or none exists): a derivation marks every point it makes. */
+const char *fu_compute_attn_derived(const fu_compute *c, const char *dtype, int gqa);
 
 /* The table of an operation (dtype falls back to the other one when missing); NULL if none. */
 const fu_op_table *fu_compute_op(const fu_compute *c, const char *op, const char *dtype);

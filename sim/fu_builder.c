@@ -465,6 +465,7 @@ static fu__op *fu__attn(fu__ctx *x, const fu_tf_spec *s, double H, double Hkv, i
     f = b = 0;
   }
   if (fu__attn_math(x, H, Hkv) && !math) x->attn_unpriced = 1;
+  if (math && fu_compute_attn_derived(x->c, x->gdt, 1)[0]) x->attn_derived = fu_compute_attn_derived(x->c, x->gdt, 1);
   o->fwd_us = f, o->bwd_us = b;
   const fu_op_table *h = fu_compute_op(x->c, "sdpa", x->autocast ? "bf16" : "fp32");
   o->hfwd_us = h ? h->host_fwd_us : 0;
@@ -938,6 +939,9 @@ void fu__warn_derived(const fu__ctx *x, const char *prof_name) {
     const fu_op_table *t = x->seen->t[i];
     at += (size_t)snprintf(list + at, sizeof list - at, "%s%s %s (%s)", at ? ", " : "", t->op, t->dtype, t->derived);
   }
+  if (x->attn_derived && at < sizeof list)
+    at += (size_t)snprintf(list + at, sizeof list - at, "%sattention_gqa %s (%s)", at ? ", " : "", x->gdt,
+                           x->attn_derived);
   if (at)
     fu_warn("workload: profile %s prices with rows not measured on its GPU or this architecture: %s",
             prof_name, list);

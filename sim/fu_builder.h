@@ -180,6 +180,7 @@ typedef struct fu__ctx {
   double casts;              /* autocast weight copies, bytes */
   int missing;               /* an operation had no table (priced 0; reported) */
   int attn_unpriced;         /* grouped keys on SDPA's math path priced as the fused kernels (warned) */
+  const char *attn_derived;  /* the math path's points priced with, where derived (warned) */
   char missing_what[96];     /* its name, dtype and shape (fu__miss) */
   int roofline;              /* 1: price by the roofline instead */
   double unaligned;          /* a bf16 GEMM dimension that is not a multiple of 8 (0: none) */

@@ -32,8 +32,15 @@ where the format has no such pair). Convolutions of these classes run as implici
 bound by memory traffic alone nor at the same rate as a plain GEMM, so the measured classes'
 ratio stands in for theirs (an H200 over an H100: 0.89-1.00 by table); marked derived.
 
+--attention-gqa: the source's "attention_gqa" points (SDPA's math path for grouped keys outside
+bf16: calib_torch --parts attention_gqa), each times the fp32 base's ratio at the scores' elements
+(bh x seq x seq): the path writes every score and passes over them for the mask and softmax,
+memory-bound on both GPUs (an H100's at seq 1024, bh 64, head 64: 17 us a problem where its two
+TF32 products need under 1 us), the products' share riding along; marked derived. Kept where the
+target measured its own.
+
 Usage: python3 tools/derive_gpu_ops.py OUT TARGET_PROFILE SOURCE_PROFILE [--ops a,b] [--base add]
-                                       [--grouped-conv] [--conv-classes LIST]
+                                       [--grouped-conv] [--conv-classes LIST] [--attention-gqa]
 """
 import argparse
 import copy
@@ -205,6 +212,26 @@ def derive_conv_classes(target, source, classes):
     return derive_convs(target, source, wanted, pricing)
 
 
+def derive_attention_gqa(target, source, base):
+    """(derived attention_gqa points, notes): the source's, each times the fp32 base's ratio at
+    bh x seq x seq elements, unless the target measured its own."""
+    have = target["compute"].get("attention_gqa", [])
+    if have and not any(p.get("derived") for p in have):
+        return [], ["attention_gqa: measured on the target, kept"]
+    pair, why = base_pair(op_tables(target), op_tables(source), base, "fp32")
+    if why:
+        return [], ["attention_gqa: %s" % why]
+    out = []
+    mark = derived_mark("%s x %s ratio" % (source_gpu(source), base))
+    for p in source["compute"].get("attention_gqa", []):
+        r = ratio(pair, p["bh"] * p["seq"] * p["seq"])
+        d = dict(p, fwd_us=round(p["fwd_us"] * r, 2), bwd_us=round(p["bwd_us"] * r, 2), derived=mark)
+        out.append(d)
+    if not out:
+        return [], ["attention_gqa: none in the source"]
+    return out, []
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
@@ -214,6 +241,7 @@ def main(argv):
     ap.add_argument("--base", default="add")
     ap.add_argument("--grouped-conv", action="store_true", help="the grouped conv tables too")
     ap.add_argument("--conv-classes", default="", help="dense (kNsS) and wider-group (gNsS) conv classes too")
+    ap.add_argument("--attention-gqa", action="store_true", help="the math path's attention_gqa points too")
     a = ap.parse_args(argv)
     try:
         target, source = json.load(open(a.target)), json.load(open(a.source))
@@ -226,26 +254,36 @@ def main(argv):
             more_convs, more = derive_conv_classes(target, source, set(a.conv_classes.split(",")))
             convs += more_convs
             notes += more
+        attn = []
+        if a.attention_gqa:
+            attn, more = derive_attention_gqa(target, source, a.base)
+            notes += more
     except (OSError, ValueError, KeyError) as e:
         print("derive_gpu_ops: %s" % e, file=sys.stderr)
         return 65
     for n in notes:
         print("derive_gpu_ops: " + n, file=sys.stderr)
-    if not rows and not convs:
+    if not rows and not convs and not attn:
         print("derive_gpu_ops: no table made", file=sys.stderr)
         return 65
-    comp = {"source": "tools/derive_gpu_ops.py: %s%s%s from %s by the %s tables' ratio"
+    comp = {"source": "tools/derive_gpu_ops.py: %s%s%s%s from %s by the %s tables' ratio"
                       % (a.ops, " and the grouped conv tables" if a.grouped_conv else "",
-                         " and conv classes " + a.conv_classes if a.conv_classes else "", a.source, a.base),
-            "ops": rows}
+                         " and conv classes " + a.conv_classes if a.conv_classes else "",
+                         " and the attention_gqa points" if a.attention_gqa else "", a.source, a.base)}
+    if rows:
+        comp["ops"] = rows
     if convs:
         comp["conv"] = convs
+    if attn:
+        comp["attention_gqa"] = attn
     with open(a.out, "w") as f:
         json.dump({"format": "fusim-compute-1", "command": "tools/derive_gpu_ops.py " + " ".join(argv),
                    "compute": comp}, f, indent=1)
         f.write("\n")
     for r in rows:
         print("%s %s fwd %s" % (r["op"], r["dtype"], r["fwd_us"]))
+    if attn:
+        print("attention_gqa: %d points" % len(attn))
     for t in convs:
         print("conv %s %s %s %s: %d points" % ((conv_class(t),) + conv_key(t)[:2] + conv_key(t)[4:5] +
                                              (sum(1 for v in t["us"] if v),)))

@@ -11,8 +11,9 @@ make: exit 65, no file. --grouped-conv: the source's grouped TF32 tables (fp32 a
 (m 100, n 1e4, k 9: 1e6 elements, ratio 0.5) 8 us -> 4 and dgrad (m 1000, n 9, k 3000: 3e6,
 0.44950) 10 us -> 4.495, the untimed point left untimed; the target's measured NCHW fwd kept; the
 dense table not derived. --conv-classes: by the dense conv tables' median ratio (below); a
-measured table of the target whose timed points stop short of the source's is replaced. Usage:
-test_derive_gpu_ops.py"""
+measured table of the target whose timed points stop short of the source's is replaced.
+--attention-gqa: the math path's points by the fp32 add's ratio at their scores' elements (below).
+Usage: test_derive_gpu_ops.py"""
 import json
 import os
 import subprocess
@@ -110,8 +111,33 @@ with tempfile.TemporaryDirectory() as tmp:
         fails.append("--conv-classes: the replaced short table not said: %r" % r.stderr)
     if "conv g3s1 tf32 dgrad channels_last: no dense conv table both GPUs measured" not in r.stderr:
         fails.append("--conv-classes: the unmade dgrad not said: %r" % r.stderr)
-    json.dump({"compute": {"ops": []}}, open(tgt, "w"))
+    # --attention-gqa: the source's math-path points by the fp32 add's ratio at bh x seq x seq
+    # elements: bh 4 at seq 500 is 1e6 (0.5): 30 / 50 us -> 15 / 25; bh 12 at seq 500 is 3e6
+    # (0.44950): 100 / 80 -> 44.950 / 35.960; marked derived; a target that measured its own keeps them
+    def pt(bh, fwd, bwd):
+        return {"dtype": "tf32", "head_dim": 64, "causal": 1, "dropout": 0.0, "seq": 500, "bh": bh,
+                "fwd_us": fwd, "bwd_us": bwd}
+    json.dump({"name": "src-gpu", "compute": {"ops": [op("add", "fp32", [1e6, 1e8], [10.0, 1000.0], [1.0, 1.0])],
+                                              "attention_gqa": [pt(4, 30.0, 50.0), pt(12, 100.0, 80.0)]}}, open(src, "w"))
+    target = {"compute": {"ops": [op("add", "fp32", [1e6, 1e7, 1e8], [5.0, 40.0, 500.0], [1.0, 1.0, 1.0])]}}
+    json.dump(target, open(tgt, "w"))
+    r = subprocess.run([sys.executable, tool, out, tgt, src, "--ops", "", "--attention-gqa"], capture_output=True,
+                       text=True)
+    got = json.load(open(out))["compute"].get("attention_gqa", []) if r.returncode == 0 else []
+    want = [(15.0, 25.0), (44.950, 35.960)]
+    if len(got) != 2 or any(abs(g["fwd_us"] - w[0]) > 0.01 or abs(g["bwd_us"] - w[1]) > 0.01 or
+                            "src-gpu" not in g.get("derived", "") for g, w in zip(got, want)):
+        fails.append("--attention-gqa: exit %d, %s, expected %s, derived" % (r.returncode, got, want))
+    target["compute"]["attention_gqa"] = [pt(4, 9.0, 9.0)]
+    json.dump(target, open(tgt, "w"))
     os.remove(out)
+    r = subprocess.run([sys.executable, tool, out, tgt, src, "--ops", "", "--attention-gqa"], capture_output=True,
+                       text=True)
+    if r.returncode != 65 or os.path.exists(out) or "attention_gqa: measured on the target, kept" not in r.stderr:
+        fails.append("--attention-gqa, measured target: exit %d, %r" % (r.returncode, r.stderr))
+    json.dump({"compute": {"ops": []}}, open(tgt, "w"))
+    if os.path.exists(out):
+        os.remove(out)
     r = subprocess.run([sys.executable, tool, out, tgt, src, "--ops", "copy_t"], capture_output=True, text=True)
     if r.returncode != 65 or os.path.exists(out) or "no table made" not in r.stderr:
         fails.append("nothing to make: exit %d, %r" % (r.returncode, r.stderr))

@@ -125,8 +125,8 @@ static void test_attn_bh(void) {
   static const double t[2][3] = {{20, 40, 120}, {60, 130, 400}};
   for (int i = 0; i < 2; i++)
     for (int j = 0; j < 3; j++)
-      c->attn[c->nattn++] = (fu_attn_point){"bf16", 64, 0, 0.0, seqs[i], bhs[j], t[i][j], 2 * t[i][j], 0};
-  c->attn[c->nattn++] = (fu_attn_point){"fp32", 64, 0, 0.0, 512, 1024, 100, 200, 0}; /* one bh */
+      c->attn[c->nattn++] = (fu_attn_point){"bf16", 64, 0, 0.0, seqs[i], bhs[j], t[i][j], 2 * t[i][j], 0, ""};
+  c->attn[c->nattn++] = (fu_attn_point){"fp32", 64, 0, 0.0, 512, 1024, 100, 200, 0, ""}; /* one bh */
   double f, b;
   EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 0, 0.0, 0, 512, 64, &f, &b), FU_OK);
   EXPECT_REL(f, 40, 1e-9); /* a measured point */
@@ -258,9 +258,9 @@ static void test_ops_attn_optim(void) {
   EXPECT_REL(fu_op_us(c, NULL, 4e6, 0), 0, 1e-9);
 
   fu_attn_point *a = &c->attn[c->nattn++];
-  *a = (fu_attn_point){"bf16", 64, 1, 0.0, 512, 1024, 100, 300, 0};
+  *a = (fu_attn_point){"bf16", 64, 1, 0.0, 512, 1024, 100, 300, 0, ""};
   a = &c->attn[c->nattn++];
-  *a = (fu_attn_point){"bf16", 64, 1, 0.0, 2048, 256, 400, 1000, 0};
+  *a = (fu_attn_point){"bf16", 64, 1, 0.0, 2048, 256, 400, 1000, 0, ""};
   double f, b;
   /* seq 1024 between: per problem 100/1024 and 400/256 -> geometric mean; bh 512 */
   EXPECT_INT_EQ(fu_compute_attn_us(c, "bf16", 64, 1, 0.0, 0, 1024, 512, &f, &b), FU_OK);
@@ -329,7 +329,7 @@ static void test_attn_gqa(void) {
   EXPECT_REL(f, 150, 1e-9);
   EXPECT_INT_EQ(fu_compute_attn_us(c, "fp32", 64, 1, 0.0, 1, 512, 64, &f, &b), FU_EDATA);
   /* both kinds through a profile's JSON */
-  c->attn[c->nattn++] = (fu_attn_point){"fp32", 64, 1, 0.0, 512, 64, 700, 900, 1};
+  c->attn[c->nattn++] = (fu_attn_point){"fp32", 64, 1, 0.0, 512, 64, 700, 900, 1, "by hand"};
   fu_profile *p = malloc(sizeof *p), *q = malloc(sizeof *q);
   fu_profile_init(p);
   p->compute = *c;
@@ -337,6 +337,8 @@ static void test_attn_gqa(void) {
   EXPECT_INT_EQ(q->compute.nattn, 2);
   EXPECT_INT_EQ(fu_compute_attn_us(&q->compute, "fp32", 64, 1, 0.0, 1, 512, 64, &f, &b), FU_OK);
   EXPECT_REL(f, 700, 1e-6);
+  EXPECT_STR_EQ(fu_compute_attn_derived(&q->compute, "fp32", 1), "by hand");
+  EXPECT_STR_EQ(fu_compute_attn_derived(&q->compute, "fp32", 0), "");
   free(p), free(q), free(c);
 }
 
