@@ -115,6 +115,20 @@ NEW = {
     # groups of 4, at another length
     "qwen3_h1024_l6_b8_s512_tf32": ("qwen3", dict(layers=6, hidden=1024, heads=16, kv_heads=4, head_dim=64, ffn=3072,
                                                   vocab=151936, tied=True), 8, 512, "tf32"),
+    # session 50, a held-out-like sweep for mechanisms the sets above do not exercise (chosen before
+    # any was priced): a long sequence with grouped keys, heads of 96 (Phi-3-mini's), strict fp32
+    # (grouped and not), a long TF32 GPT-2, ViT-L/14 (257 tokens), a wider Qwen3 of heads of 128
+    "llama_h2048_l6_kv8_b2_s4096_bf16": ("llama", dict(layers=6, hidden=2048, heads=16, kv_heads=8, ffn=5632,
+                                                       vocab=32000), 2, 4096, "bf16"),
+    "phi3_h3072_l4_b2_s2048_bf16": ("phi3", dict(layers=4, hidden=3072, heads=32, ffn=8192, vocab=32064), 2, 2048, "bf16"),
+    "llama_h1024_l8_kv4_b4_s1024_fp32": ("llama", dict(layers=8, hidden=1024, heads=16, kv_heads=4, ffn=2816,
+                                                       vocab=32000), 4, 1024, "none"),
+    "bert_h768_l12_b32_s256_fp32": ("bert", dict(layers=12, hidden=768, heads=12, ffn=3072, vocab=30522), 32, 256, "none"),
+    "gpt2_h768_l12_b4_s2048_tf32": ("gpt2", dict(layers=12, hidden=768, heads=12, ffn=3072, vocab=50257), 4, 2048, "tf32"),
+    "vit_l14_b32_bf16": ("vit", dict(layers=24, hidden=1024, heads=16, ffn=4096, image=224, patch=14, classes=1000),
+                         32, 257, "bf16"),
+    "qwen3_h2048_l8_b2_s2048_bf16": ("qwen3", dict(layers=8, hidden=2048, heads=16, kv_heads=8, head_dim=128, ffn=6144,
+                                                   vocab=151936, tied=True), 2, 2048, "bf16"),
 }
 ALL = dict(SET, **NEW)
 # the torchvision classifiers build_torchvision makes by name (NCHW, SGD with momentum)
@@ -144,7 +158,7 @@ def build(arch, hp, batch, seq):
     elif arch == "llama":
         cfg = tf.LlamaConfig(vocab_size=hp["vocab"], hidden_size=hp["hidden"], intermediate_size=hp["ffn"],
                              num_hidden_layers=hp["layers"], num_attention_heads=hp["heads"],
-                             num_key_value_heads=hp["heads"], max_position_embeddings=max(2048, seq))
+                             num_key_value_heads=hp.get("kv_heads", hp["heads"]), max_position_embeddings=max(2048, seq))
         cls = tf.LlamaForCausalLM
     elif arch in ("qwen3", "phi3"):  # their own HF classes: grouped keys, head size, tied head from hp
         common = dict(vocab_size=hp["vocab"], hidden_size=hp["hidden"], intermediate_size=hp["ffn"],
@@ -235,7 +249,7 @@ def main(argv=None):
                 meta["memory_format"] = "nchw"   # build_torchvision's layout (compare_compute prices it so)
             notes = ("CAPTURED with tools/capture_set.py (capture_torch.capture) on %s: %s %s, micro-batch %d, "
                      "seq %d, %s, %s; random init." % (torch.cuda.get_device_name(0), arch, json.dumps(hp), batch,
-                                                       seq, "autocast bf16" if amp == "bf16" else "fp32 with TF32",
+                                                       seq, {"bf16": "autocast bf16", "tf32": "fp32 with TF32"}.get(amp, "strict fp32"),
                                                        "SGD momentum" if arch.startswith(("resnet",) + TORCHVISION_NCHW) else "AdamW"))
             w = capture_torch.capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=amp,
                                       host="never", name=name, notes=notes, meta=meta, host_ref=ref,
