@@ -129,6 +129,13 @@ NEW = {
                          32, 257, "bf16"),
     "qwen3_h2048_l8_b2_s2048_bf16": ("qwen3", dict(layers=8, hidden=2048, heads=16, kv_heads=8, head_dim=128, ffn=6144,
                                                    vocab=151936, tied=True), 2, 2048, "bf16"),
+    # the sweep's second call: past the attention table's longest sequence (8192, bf16), one
+    # sequence of 512 (small GEMMs), BERT-large at 384 tokens in TF32, GPT-2 XL's width (25 heads)
+    "llama_h2048_l4_kv8_b1_s8192_bf16": ("llama", dict(layers=4, hidden=2048, heads=16, kv_heads=8, ffn=5632,
+                                                       vocab=32000), 1, 8192, "bf16"),
+    "llama_h2048_l8_b1_s512_bf16": ("llama", dict(layers=8, hidden=2048, heads=16, ffn=5632, vocab=32000), 1, 512, "bf16"),
+    "bert_large_b16_s384_tf32": ("bert", dict(layers=24, hidden=1024, heads=16, ffn=4096, vocab=30522), 16, 384, "tf32"),
+    "gpt2_h1600_l4_b4_s1024_bf16": ("gpt2", dict(layers=4, hidden=1600, heads=25, ffn=6400, vocab=50257), 4, 1024, "bf16"),
 }
 ALL = dict(SET, **NEW)
 # the torchvision classifiers build_torchvision makes by name (NCHW, SGD with momentum)
