@@ -138,6 +138,8 @@ static const char fu__workload_head[] =
 "               grouped 3x3 convolutions from the profile's grouped conv tables of wider groups:\n"
 "               tools/calib_torch.py --parts gconv; refused, exit 65, where it has none),\n"
 "               vgg11, vgg13, vgg16, vgg19 or their _bn twins (batch norm after each convolution),\n"
+"               squeezenet1_0 or squeezenet1_1 (Fire modules: a 1x1 squeeze convolution whose\n"
+"               output 1x1 and 3x3 expand convolutions share, their outputs concatenated),\n"
 "               densenet121, densenet161, densenet169 or densenet201 (each layer's concatenation\n"
 "               of the maps before it a copy, their gradients summed in backward),\n"
 "               mobilenet_v2, mobilenet_v3_large, mobilenet_v3_small, efficientnet_b0 ..\n"
@@ -268,7 +270,7 @@ int fu_cmd_workload(int argc, char **argv) {
   const fu_option rows[] = {
       FU_OPT_HEADER("what to do (one of)"),
       {FU_OPT_FLAG(0, "transformer", &transformer, "a transformer from its hyper-parameters")},
-      {FU_OPT_STR(0, "cnn", &cnn, "MODEL", "a CNN (resnet18, resnet34, resnet50, resnet101, resnet152,\nwide_resnet50_2, wide_resnet101_2, resnext50_32x4d, resnext101_32x8d/64x4d,\nregnet_y_400mf..128gf, regnet_x_400mf..32gf, vgg11..vgg19[_bn], densenet121..201,\nmobilenet_v2, mobilenet_v3_large/small, efficientnet_b0..b7, efficientnet_v2_s/m/l,\nmnasnet0_5..1_3,\nshufflenet_v2_x0_5..x2_0, convnext_tiny/small/base/large)\nat --micro-batch and --image")},
+      {FU_OPT_STR(0, "cnn", &cnn, "MODEL", "a CNN (resnet18, resnet34, resnet50, resnet101, resnet152,\nwide_resnet50_2, wide_resnet101_2, resnext50_32x4d, resnext101_32x8d/64x4d,\nregnet_y_400mf..128gf, regnet_x_400mf..32gf, vgg11..vgg19[_bn], densenet121..201,\nsqueezenet1_0/1_1, mobilenet_v2, mobilenet_v3_large/small, efficientnet_b0..b7, efficientnet_v2_s/m/l,\nmnasnet0_5..1_3,\nshufflenet_v2_x0_5..x2_0, convnext_tiny/small/base/large)\nat --micro-batch and --image")},
       {FU_OPT_STR(0, "info", &info, "FILE|NAME", "summarise a workload (also: a bare FILE|NAME)")},
       {FU_OPT_STR(0, "check", &check, "FILE|NAME", "validate a workload")},
       {FU_OPT_FLAG(0, "list", &list, "list the bundled workloads")},

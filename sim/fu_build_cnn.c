@@ -426,6 +426,84 @@ static int fu__densenet_ops(fu__ctx *x, const double *cfg, double B, double img)
   return fu__cnn_classifier(x, "classifier", c, B, 0) ? FU_OK : FU_ENOMEM;
 }
 
+/* torchvision's SqueezeNets (squeezenet.py): 1.1 (1.0 for another name: NULL) for "squeezenet1_1"
+ * ("squeezenet1_0"); each Fire module's (inplanes, squeeze, expand1x1, expand3x3), a 0 for a max
+ * pool between them, ended by -1; *stem the first convolution's kernel (1.1: 3x3 to 64, 1.0:
+ * 7x7 to 96) and *c its channels. */
+static const int *fu__squeezenet_cfg(const char *model, int *stem, int *c) {
+  static const int v10[] = {96, 16, 64, 64, 128, 16, 64, 64, 128, 32, 128, 128, 0, 256, 32, 128, 128,
+                            256, 48, 192, 192, 384, 48, 192, 192, 384, 64, 256, 256, 0, 512, 64, 256, 256, -1};
+  static const int v11[] = {64, 16, 64, 64, 128, 16, 64, 64, 0, 128, 32, 128, 128, 256, 32, 128, 128, 0,
+                            256, 48, 192, 192, 384, 48, 192, 192, 384, 64, 256, 256, 512, 64, 256, 256, -1};
+  if (!strcmp(model, "squeezenet1_0")) return *stem = 7, *c = 96, v10;
+  if (!strcmp(model, "squeezenet1_1")) return *stem = 3, *c = 64, v11;
+  return NULL;
+}
+
+/* The 3x3 max pool at stride 2 with ceil_mode (SqueezeNet's) over B x c x *h x *h: keeps its
+ * input and int64 indices; *h becomes its output's side, ceil((h - 3) / 2) + 1. */
+static fu__op *fu__ceil_pool(fu__ctx *x, double B, double c, double *h) {
+  double hp = ceil((*h - 3) / 2) + 1;
+  fu__op *o = fu__pool(x, B * c * *h * *h, B * c * hp * hp);
+  *h = hp;
+  return o;
+}
+
+/* A convolution with its bias and an in-place ReLU after it (SqueezeNet's every convolution),
+ * padding pad; *h becomes its output's side. saved_in: the convolution keeps its input (not where
+ * another convolution keeps the same tensor); keep_out: the ReLU's output is kept for its backward
+ * by it alone (no later operation keeps it: it feeds a concatenation or the average pool). */
+static fu__op *fu__conv_relu(fu__ctx *x, const char *name, double B, double cin, double cout, double k,
+                             double stride, double pad, double *h, int saved_in, int keep_out) {
+  double hin = *h;
+  fu__op *o = fu__conv_pad(x, name, B, cin, cout, k, stride, pad, hin, saved_in, h);
+  if (!o) return NULL;
+  fu__conv_bias(x, o, name, cout, B * *h * *h);
+  double n = B * cout * *h * *h;
+  return fu__memop(x, "relu", x->adt, n, keep_out ? x->ab * n : 0);
+}
+
+/* A SqueezeNet (squeezenet.py): the stem convolution (stride 2, no padding) and ReLU, max pools at
+ * stride 2 with ceil_mode, Fire modules (a 1x1 squeeze convolution and ReLU whose output feeds a
+ * 1x1 and a 3x3 expand convolution, each with its ReLU, their outputs concatenated: torch.cat, a
+ * copy of both; in backward the squeeze output's two gradients summed; the expands' ReLUs keep
+ * their outputs, the concatenation keeps nothing, the two expands one input), then the classifier:
+ * dropout 0.5, a 1x1 convolution to 1000 classes with its ReLU, the global average pool (a
+ * reduction), the loss. features.N and classifier.N: nn.Sequential's indices, as torchvision
+ * names them. */
+static int fu__squeezenet_ops(fu__ctx *x, const int *cfg, int stem, double c, double B, double img) {
+  const char *A = x->adt;
+  double h = img;
+  int idx = 0;
+  char nm[96];
+  x->layer = -1;
+  FU__TRY(fu__conv_relu(x, "features.0", B, 3, c, stem, 2, 0, &h, 1, 0));
+  FU__TRY(fu__ceil_pool(x, B, c, &h));
+  idx = 3;
+  for (const int *v = cfg; *v >= 0; v++, idx++) {
+    if (*v == 0) {
+      FU__TRY(fu__ceil_pool(x, B, c, &h));
+      continue;
+    }
+    double in = v[0], sq = v[1], e1 = v[2], e3 = v[3], t = h;
+    v += 3;
+    snprintf(nm, sizeof nm, "features.%d.squeeze", idx);
+    FU__TRY(fu__conv_relu(x, nm, B, in, sq, 1, 1, 0, &t, 1, 0));
+    FU__TRY(fu__fanout(x, B * sq * h * h, A, 2)); /* both expand convolutions read it */
+    snprintf(nm, sizeof nm, "features.%d.expand1x1", idx);
+    FU__TRY(fu__conv_relu(x, nm, B, sq, e1, 1, 1, 0, &t, 1, 1));
+    snprintf(nm, sizeof nm, "features.%d.expand3x3", idx);
+    t = h;
+    FU__TRY(fu__conv_relu(x, nm, B, sq, e3, 3, 1, 1, &t, 0, 1));
+    FU__TRY(fu__dense_cat(x, 2, B * (e1 + e3) * h * h));
+    c = e1 + e3;
+  }
+  FU__TRY(fu__memop(x, "dropout", A, B * c * h * h, B * c * h * h));
+  FU__TRY(fu__conv_relu(x, "classifier.1", B, c, 1000, 1, 1, 0, &h, 1, 1));
+  FU__TRY(fu__memop(x, "bias_grad", A, B * 1000 * h * h, 0)); /* the global average pool: a reduction */
+  return fu__memop(x, "cross_entropy", A, B * 1000, 4 * B * 1000) ? FU_OK : FU_ENOMEM;
+}
+
 /* A bottleneck block past ResNet-50's blocks (a deeper ResNet's extra blocks): its host costs
  * add up to the profile's tv_resnet_block_deep row in the step's mode (tools/cnn_depth.py:
  * ResNet-101 against ResNet-50, held as tv_resnet50_held is, interleaved rounds, per block at
@@ -479,14 +557,16 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   const double *blocks = fu__resnet_blocks(s->model, &widen, &groups);
   const int *vgg = blocks ? NULL : fu__vgg_cfg(s->model, &vgg_bn);
   const double *dense = blocks || vgg ? NULL : fu__densenet_cfg(s->model);
+  int sq_stem = 0, sq_c = 0;
+  const int *squeeze = fu__squeezenet_cfg(s->model, &sq_stem, &sq_c);
   /* the families' names are apart: one of these at most */
   int mobile = fu__mobile_known(s->model), cnx = fu__convnext_known(s->model), regnet = fu__regnet_known(s->model);
   int grouped = groups > 1 || regnet; /* grouped convolutions of wider groups */
-  if (!blocks && !vgg && !dense && !mobile && !cnx && !regnet) {
+  if (!blocks && !vgg && !dense && !squeeze && !mobile && !cnx && !regnet) {
     fu_error("workload: --cnn '%s': the CNN builder knows resnet18, resnet34, resnet50, resnet101, resnet152, "
              "wide_resnet50_2, wide_resnet101_2, resnext50_32x4d, resnext101_32x8d, resnext101_64x4d, vgg11, vgg13, "
              "vgg16, vgg19 and their _bn twins, densenet121, "
-             "densenet161, densenet169, densenet201, mobilenet_v2, mobilenet_v3_large, mobilenet_v3_small, "
+             "densenet161, densenet169, densenet201, squeezenet1_0, squeezenet1_1, mobilenet_v2, mobilenet_v3_large, mobilenet_v3_small, "
              "efficientnet_b0 to efficientnet_b7, efficientnet_v2_s, _m, _l, mnasnet0_5, mnasnet0_75, mnasnet1_0, "
              "mnasnet1_3, shufflenet_v2_x0_5, _x1_0, _x1_5, _x2_0, convnext_tiny, _small, _base, _large; "
              "regnet_y_400mf, _800mf, _1_6gf, _3_2gf, _8gf, _16gf, _32gf, _128gf and regnet_x_400mf to regnet_x_32gf",
@@ -512,6 +592,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   x.nchw = s->nchw;
   int st = vgg     ? fu__vgg_ops(&x, vgg, vgg_bn, (double)s->batch, (double)s->image)
            : dense ? fu__densenet_ops(&x, dense, (double)s->batch, (double)s->image)
+           : squeeze ? fu__squeezenet_ops(&x, squeeze, sq_stem, sq_c, (double)s->batch, (double)s->image)
            : mobile ? fu__mobile_ops(&x, s->model, (double)s->batch, (double)s->image)
            : cnx    ? fu__convnext_ops(&x, s->model, (double)s->batch, (double)s->image)
            : regnet ? fu__regnet_ops(&x, s->model, (double)s->batch, (double)s->image)

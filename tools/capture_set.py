@@ -136,11 +136,14 @@ NEW = {
     "llama_h2048_l8_b1_s512_bf16": ("llama", dict(layers=8, hidden=2048, heads=16, ffn=5632, vocab=32000), 1, 512, "bf16"),
     "bert_large_b16_s384_tf32": ("bert", dict(layers=24, hidden=1024, heads=16, ffn=4096, vocab=30522), 16, 384, "tf32"),
     "gpt2_h1600_l4_b4_s1024_bf16": ("gpt2", dict(layers=4, hidden=1600, heads=25, ffn=6400, vocab=50257), 4, 1024, "bf16"),
+    # SqueezeNet (fusim's --cnn squeezenet1_0 / 1_1, session 50), NCHW as build_torchvision runs it
+    "squeezenet1_1_b64_bf16": ("squeezenet1_1", {}, 64, 0, "bf16"),
+    "squeezenet1_0_b128_tf32": ("squeezenet1_0", {}, 128, 0, "tf32"),
 }
 ALL = dict(SET, **NEW)
 # the torchvision classifiers build_torchvision makes by name (NCHW, SGD with momentum)
 TORCHVISION_NCHW = ("densenet", "mobilenet_v", "efficientnet_", "mnasnet", "shufflenet_v2", "convnext", "resnext",
-                    "regnet_")
+                    "regnet_", "squeezenet")
 
 
 def build(arch, hp, batch, seq):

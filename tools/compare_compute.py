@@ -58,7 +58,8 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
     "wide_resnet50_2": dict(arch="wide_resnet50_2"),
     "wide_resnet101_2": dict(arch="wide_resnet101_2"),
     **{m: dict(arch=m) for m in ("vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn",
-                                 "densenet121", "densenet161", "densenet169", "densenet201")},
+                                 "densenet121", "densenet161", "densenet169", "densenet201", "squeezenet1_0",
+                                 "squeezenet1_1")},
     # the depthwise-convolution CNNs (sim/fu_build_mobile.c)
     **{m: dict(arch=m) for m in ("mobilenet_v2", "mobilenet_v3_large", "mobilenet_v3_small", "mnasnet0_5",
                                  "mnasnet0_75", "mnasnet1_0", "mnasnet1_3", "shufflenet_v2_x0_5", "shufflenet_v2_x1_0",
@@ -112,9 +113,10 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
 
 def is_cnn(arch):
     """Whether fusim builds arch with --cnn (torchvision's ResNets, Wide ResNets, VGGs, DenseNets,
-    MobileNets, EfficientNets B0-B7 and V2, MNASNets, ShuffleNetV2, ConvNeXt, ResNeXts, RegNets)."""
+    MobileNets, EfficientNets B0-B7 and V2, MNASNets, ShuffleNetV2, ConvNeXt, ResNeXts, RegNets,
+    SqueezeNets)."""
     return "resnet" in arch or arch.startswith(("vgg", "densenet", "mobilenet_v", "efficientnet_", "mnasnet",
-                                                 "shufflenet_v2", "convnext", "resnext", "regnet_"))
+                                                 "shufflenet_v2", "convnext", "resnext", "regnet_", "squeezenet"))
 
 
 def optimizer_for(model):

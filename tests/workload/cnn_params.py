@@ -18,7 +18,12 @@ classifier.0 4096 x 512 x 7 x 7, classifier.6 1000 x 4096; vgg16_bn's features.1
 20,013,928; 364, 484, 508, 604 tensors); by hand for densenet121: denseblock1.denselayer1.conv1
 128 x 64 (4 x growth 32 from the 64 initial maps), denselayer6.conv1 128 x (64 + 5 x 32),
 conv2 32 x 128 x 3 x 3, transition1.conv 128 x 256 (block 1 ends at 64 + 6 x 32 = 256 maps,
-halved), norm5 1024 maps, the classifier 1000 x 1024. An unknown name
+halved), norm5 1024 maps, the classifier 1000 x 1024. torchvision's SqueezeNets (published:
+squeezenet1_0 1,248,424, squeezenet1_1 1,235,496; 52 tensors: the stem, 8 Fire modules of three
+convolutions, the classifier's convolution, each with a bias); by hand for squeezenet1_1:
+features.0 64 x 3 x 3 x 3, features.3.squeeze 16 x 64, features.3.expand3x3 64 x 16 x 3 x 3,
+features.12.expand1x1 256 x 64, classifier.1 1000 x 512 and its bias 1000; squeezenet1_0's stem
+96 x 3 x 7 x 7. An unknown name
 (wide_resnet152_2, which torchvision does not have; vgg16_b): one line, exit 64.
 Usage: cnn_params.py FUSIM"""
 import json
@@ -35,7 +40,7 @@ PUBLISHED = {"resnet18": (11689512, 62), "resnet34": (21797672, 110),
              "vgg11_bn": (132868840, 38), "vgg13_bn": (133053736, 46), "vgg16_bn": (138365992, 58),
              "vgg19_bn": (143678248, 70),
              "densenet121": (7978856, 364), "densenet161": (28681000, 484), "densenet169": (14149480, 508),
-             "densenet201": (20013928, 604)}
+             "densenet201": (20013928, 604), "squeezenet1_0": (1248424, 52), "squeezenet1_1": (1235496, 52)}
 fails = []
 grads = {}
 with tempfile.TemporaryDirectory() as tmp:
@@ -79,6 +84,14 @@ with tempfile.TemporaryDirectory() as tmp:
                         ("features.norm5.weight", 1024), ("classifier.weight", 1000 * 1024)):
         if d121.get(name) != numel:
             fails.append("densenet121 %s: %r, expected %d" % (name, d121.get(name), numel))
+    sq, sq0 = grads.get("squeezenet1_1", {}), grads.get("squeezenet1_0", {})
+    for g, name, numel in ((sq, "features.0.weight", 64 * 3 * 9), (sq, "features.3.squeeze.weight", 16 * 64),
+                           (sq, "features.3.expand3x3.weight", 64 * 16 * 9), (sq, "features.12.expand1x1.weight", 256 * 64),
+                           (sq, "classifier.1.weight", 1000 * 512), (sq, "classifier.1.bias", 1000),
+                           (sq0, "features.0.weight", 96 * 3 * 49)):
+        if g.get(name) != numel:
+            fails.append("%s %s: %r, expected %d" % ("squeezenet1_0" if g is sq0 else "squeezenet1_1", name,
+                                                   g.get(name), numel))
     for bad in ("wide_resnet152_2", "vgg16_b"):
         r = subprocess.run([fusim, "workload", "--cnn", bad, "--micro-batch", "8",
                             "--out", os.path.join(tmp, "no.json")], capture_output=True, text=True)
