@@ -16,7 +16,7 @@
 
 static const char fu__workload_head[] =
 "usage: fusim workload --transformer --layers L --hidden H --heads A [--kv-heads K] --ffn F\n"
-"                      --vocab V --seq S --micro-batch B [--arch llama|bert|gpt2|qwen3|phi3|custom]\n"
+"                      --vocab V --seq S --micro-batch B [--arch llama|bert|gpt2|qwen3|phi3|olmo2|custom]\n"
 "                      [--head-dim D]\n"
 "                      [--precision autocast-bf16|bf16|tf32|fp32] [--dtype bf16|fp16|fp32]\n"
 "                      [--grad-dtype bf16|fp16|fp32] [--optimizer adamw|adam|sgd] [--dropout P]\n"
@@ -52,7 +52,10 @@ static const char fu__workload_head[] =
 "               projection, qkv_proj, and gate and up in one, gate_up_proj; the slices of both and\n"
 "               its rotary step's concatenation priced as PyTorch runs them; full rotary, a head\n"
 "               of --hidden / --heads; untied unless --tied-embeddings; by its own\n"
-"               hf_phi3_layer_tiny and hf_phi3_rest_tiny host rows, as qwen3); custom\n"
+"               hf_phi3_layer_tiny and hf_phi3_rest_tiny host rows, as qwen3); olmo2\n"
+"               (Olmo2ForCausalLM: Llama's layer with an RMSNorm after attention and after the\n"
+"               MLP instead of before, and one on all of q and all of k; untied unless\n"
+"               --tied-embeddings; by its own hf_olmo2_* host rows, as qwen3); custom\n"
 "               (default) is the first version's Llama names with the switches --gated-ffn,\n"
 "               --bias, --layernorm, --tied-embeddings. --head-dim: a head's size where it is\n"
 "               not --hidden / --heads (Qwen3-0.6B: hidden 1024, 16 heads of 128); llama, qwen3\n"
@@ -252,7 +255,7 @@ static int fu__gpu_mem(const char *profile, double *gpu) {
 }
 
 int fu_cmd_workload(int argc, char **argv) {
-  static const char *const archs[] = {"llama", "bert", "gpt2", "qwen3", "phi3", "vit", "custom", NULL}; /* fu_arch order */
+  static const char *const archs[] = {"llama", "bert", "gpt2", "qwen3", "phi3", "olmo2", "vit", "custom", NULL}; /* fu_arch order */
   fu_tf_spec t;
   fu_tf_spec_init(&t);
   fu_cnn_spec cn;
@@ -279,7 +282,7 @@ int fu_cmd_workload(int argc, char **argv) {
       {FU_OPT_INT(0, "hidden", &t.hidden, 1, 262144, "H", "hidden size")},
       {FU_OPT_INT(0, "heads", &t.heads, 1, 65536, "A", "attention heads")},
       {FU_OPT_INT(0, "kv-heads", &t.kv_heads, 1, 65536, "K", "key/value heads (default: --heads)")},
-      {FU_OPT_INT(0, "head-dim", &t.head_dim, 1, 65536, "D", "a head's size (default: --hidden / --heads; llama,\nqwen3, custom)")},
+      {FU_OPT_INT(0, "head-dim", &t.head_dim, 1, 65536, "D", "a head's size (default: --hidden / --heads; llama,\nqwen3, olmo2, custom)")},
       {FU_OPT_INT(0, "ffn", &t.ffn, 1, 1048576, "F", "feed-forward size")},
       {FU_OPT_INT(0, "vocab", &t.vocab, 1, 4194304, "V", "vocabulary size"), .seen = &vocab_set},
       {FU_OPT_INT(0, "seq", &t.seq, 1, 16777216, "S", "sequence length"), .seen = &seq_set},
@@ -296,7 +299,7 @@ int fu_cmd_workload(int argc, char **argv) {
       {FU_OPT_FLAG(0, "gated-ffn", &t.gated, "custom: gate, up, down as SwiGLU")},
       {FU_OPT_FLAG(0, "bias", &t.bias, "custom: biases")},
       {FU_OPT_FLAG(0, "layernorm", &t.layernorm, "custom: LayerNorm (norms get a bias)")},
-      {FU_OPT_FLAG(0, "tied-embeddings", &t.tied, "custom, llama, qwen3, phi3: lm head tied to the\nembedding")},
+      {FU_OPT_FLAG(0, "tied-embeddings", &t.tied, "custom, llama, qwen3, phi3, olmo2: lm head tied\nto the embedding")},
       {FU_OPT_FLAG(0, "qkv-bias", &t.qkv_bias, "llama, qwen3, custom: biases on q, k and v alone\n(Qwen2's attention)")},
       {FU_OPT_DOUBLE(0, "dropout", &t.dropout, 0, 0.99, "P", "dropout probability")},
       FU_OPT_HEADER("training"),

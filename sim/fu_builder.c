@@ -249,11 +249,14 @@ int fu_tf_spec_check(const fu_tf_spec *s) {
   /* BERT and GPT-2 split the hidden size over the heads; HF's Llama and Qwen3 configs may state a
    * head size of their own (Qwen3-0.6B: hidden 1024, 16 heads of 128) */
   if (s->head_dim > 0 && (s->arch == FU_ARCH_BERT || s->arch == FU_ARCH_GPT2 || s->arch == FU_ARCH_PHI3)) {
-    fu_error("workload: --head-dim is for --arch llama, qwen3 or custom (bert, gpt2 and phi3 split --hidden over --heads)");
+    fu_error("workload: --head-dim is for --arch llama, qwen3, olmo2 or custom (bert, gpt2 and phi3 split --hidden "
+             "over --heads)");
     return FU_EUSAGE;
   }
-  if (s->qkv_bias && (s->arch == FU_ARCH_BERT || s->arch == FU_ARCH_GPT2 || s->arch == FU_ARCH_PHI3)) {
-    fu_error("workload: --qkv-bias is for --arch llama, qwen3 or custom (bert and gpt2 have every bias, phi3 none)");
+  if (s->qkv_bias && (s->arch == FU_ARCH_BERT || s->arch == FU_ARCH_GPT2 || s->arch == FU_ARCH_PHI3 ||
+                      s->arch == FU_ARCH_OLMO2)) {
+    fu_error("workload: --qkv-bias is for --arch llama, qwen3 or custom (bert and gpt2 have every bias, phi3 and "
+             "olmo2 none)");
     return FU_EUSAGE;
   }
   if (s->head_dim == 0 && s->hidden % s->heads != 0) {
@@ -810,8 +813,8 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     FU__TRY(o = fu__linear(x, "lm_head", H, V, 0, fp32_in, 1, 0)); /* tied to wte */
     fu__tied_head(x, o, emb, V * H);
   } else {
-    int qwen3 = s->arch == FU_ARCH_QWEN3, phi3 = s->arch == FU_ARCH_PHI3;
-    int llama = s->arch == FU_ARCH_LLAMA || qwen3 || phi3;
+    int qwen3 = s->arch == FU_ARCH_QWEN3, phi3 = s->arch == FU_ARCH_PHI3, olmo2 = s->arch == FU_ARCH_OLMO2;
+    int llama = s->arch == FU_ARCH_LLAMA || qwen3 || phi3 || olmo2;
     int ln = llama ? 0 : s->layernorm, bias = llama ? 0 : s->bias, gated = llama ? 1 : s->gated;
     int tied = s->tied; /* Llama 3.2 1B and 3B, Qwen3 up to 4B tie theirs */
     int qkv_bias = bias || s->qkv_bias; /* Qwen2: q, k and v projections with biases */
@@ -823,21 +826,29 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
     for (long i = 0; i < s->layers; i++) {
       x->layer = (int)i;
       snprintf(p, sizeof p, "model.layers.%ld.", i);
-      FU__TRY(fu__fanout(x, T * H, R, 2)); /* the residual stream: the norm, the add */
-      FU__TRY(fu__norm(x, NM("input_layernorm"), ln, ln, H, R));
+      if (olmo2) { /* no norm before attention: the residual stream feeds q, k, v and the add */
+        FU__TRY(fu__fanout(x, T * H, R, 4));
+      } else {
+        FU__TRY(fu__fanout(x, T * H, R, 2)); /* the residual stream: the norm, the add */
+        FU__TRY(fu__norm(x, NM("input_layernorm"), ln, ln, H, R));
+      }
       if (phi3) {
         FU__TRY(fu__phi3_qkv(x, NM("self_attn.qkv_proj"), H, Hq, Hkv, fp32_in));
       } else {
         /* the norm's output (the residual's dtype: HF's RMSNorm and LayerNorm under autocast
          * return fp32) feeds q, k and v */
-        FU__TRY(fu__fanout(x, T * H, R, 3));
-        /* Qwen3: q_norm on q_proj's output, k_norm on k_proj's, in that order (Qwen3Attention) */
+        if (!olmo2) FU__TRY(fu__fanout(x, T * H, R, 3));
+        /* Qwen3: q_norm on q_proj's output, k_norm on k_proj's, in that order (Qwen3Attention),
+         * over each head; OLMo 2's over the whole projection (Olmo2Attention), its output cast
+         * back to the projection's dtype */
         FU__TRY(o = fu__linear(x, NM("self_attn.q_proj"), H, Hq, qkv_bias, fp32_in, 1, 1));
         o->row_lacks_bias = qkv_only;
         if (qwen3) FU__TRY(fu__head_norm(x, NM("self_attn.q_norm"), T * Hq, T * s->heads, hd, A));
+        if (olmo2) FU__TRY(fu__head_norm(x, NM("self_attn.q_norm"), T * Hq, T, Hq, A));
         FU__TRY(o = fu__linear(x, NM("self_attn.k_proj"), H, Hkv, qkv_bias, fp32_in, 0, 1));
         o->row_lacks_bias = qkv_only;
         if (qwen3) FU__TRY(fu__head_norm(x, NM("self_attn.k_norm"), T * Hkv, T * Hkv / hd, hd, A));
+        if (olmo2) FU__TRY(fu__head_norm(x, NM("self_attn.k_norm"), T * Hkv, T, Hkv, A));
         FU__TRY(o = fu__linear(x, NM("self_attn.v_proj"), H, Hkv, qkv_bias, fp32_in, 0, 1));
         o->row_lacks_bias = qkv_only;
       }
@@ -863,9 +874,16 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       FU__TRY(o = fu__linear(x, NM("self_attn.o_proj"), Hq, H, bias, 0, 1, 1));
       o->fwd_us += fu__copy_us(x, 2 * x->ab * T * Hq);
       if (dropout > 0) FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
+      /* OLMo 2 normalises each branch's output before its residual add (in the branch's dtype,
+       * cast back to it), and the MLP reads the residual stream itself */
+      if (olmo2) FU__TRY(fu__norm(x, NM("post_attention_layernorm"), 0, 0, H, A));
       FU__TRY(fu__resid_add(x, R, T * H));
-      FU__TRY(fu__fanout(x, T * H, R, 2));
-      FU__TRY(fu__norm(x, NM("post_attention_layernorm"), ln, ln, H, R));
+      if (olmo2) {
+        FU__TRY(fu__fanout(x, T * H, R, 3)); /* gate, up, the residual add */
+      } else {
+        FU__TRY(fu__fanout(x, T * H, R, 2));
+        FU__TRY(fu__norm(x, NM("post_attention_layernorm"), ln, ln, H, R));
+      }
       if (phi3) {
         /* one product for gate and up; chunk's halves are views, its backward concatenates
          * their gradients (a copy of both) */
@@ -873,7 +891,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
         o->bwd_us += fu__copy_us(x, 2 * x->ab * T * 2 * F);
         FU__TRY(fu__memop(x, "silu_mul", A, T * F, 3 * x->ab * T * F));
       } else if (gated) {
-        FU__TRY(fu__fanout(x, T * H, R, 2)); /* gate and up share their input */
+        if (!olmo2) FU__TRY(fu__fanout(x, T * H, R, 2)); /* gate and up share their input */
         FU__TRY(fu__linear(x, NM("mlp.gate_proj"), H, F, bias, fp32_in, 1, 1));
         FU__TRY(fu__linear(x, NM("mlp.up_proj"), H, F, bias, fp32_in, 0, 1));
         /* SiLU keeps the gate, the product keeps SiLU's output and up's */
@@ -884,6 +902,7 @@ static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {
       }
       FU__TRY(fu__linear(x, NM("mlp.down_proj"), F, H, bias, 0, 1, 1));
       if (dropout > 0) FU__TRY(fu__memop(x, "dropout", A, T * H, T * H));
+      if (olmo2) FU__TRY(fu__norm(x, NM("post_feedforward_layernorm"), 0, 0, H, A));
       FU__TRY(fu__resid_add(x, R, T * H));
     }
     x->layer = -1;
@@ -1511,6 +1530,7 @@ static const char *fu__arch_name(fu_arch a) {
   case FU_ARCH_GPT2: return "gpt2";
   case FU_ARCH_QWEN3: return "qwen3";
   case FU_ARCH_PHI3: return "phi3";
+  case FU_ARCH_OLMO2: return "olmo2";
   case FU_ARCH_VIT: return "vit";
   default: return "custom";
   }
@@ -1695,7 +1715,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     free(x.ops);
     return FU_EDATA;
   }
-  if (!x.roofline && (s->arch == FU_ARCH_QWEN3 || s->arch == FU_ARCH_PHI3) &&
+  if (!x.roofline && (s->arch == FU_ARCH_QWEN3 || s->arch == FU_ARCH_PHI3 || s->arch == FU_ARCH_OLMO2) &&
       fu__own_rows(&x, fu__arch_name(s->arch), prof_name) != FU_OK) {
     free(x.ops);
     return FU_EDATA;
@@ -1704,7 +1724,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   if (!x.roofline) fu__emb_sort(&x), fu__reduce_split(&x), fu__bias_host(&x);
   if (!x.roofline && s->arch == FU_ARCH_CUSTOM && s->host_ref_us[0] + s->host_ref_us[1] > 0 &&
       !(s->host_probe_us > 0)) {
-    fu_error("workload: --host-ref needs --arch bert, gpt2, llama, qwen3 or phi3 (the reference's model)");
+    fu_error("workload: --host-ref needs --arch bert, gpt2, llama, qwen3, phi3 or olmo2 (the reference's model)");
     st = FU_EUSAGE;
   } else if (!x.roofline) {
     st = fu__host_carry(&x, s->host_probe_us, s->host_bwd_probe_us, s->host_ref_us, fu__arch_name(s->arch),
@@ -1830,7 +1850,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              fu__arch_name(s->arch), s->layers, s->hidden, s->heads,
              s->kv_heads ? s->kv_heads : s->heads, s->ffn, s->arch == FU_ARCH_VIT ? "classes" : "vocab", s->vocab,
              s->tied && (s->arch == FU_ARCH_LLAMA || s->arch == FU_ARCH_QWEN3 || s->arch == FU_ARCH_PHI3 ||
-                         s->arch == FU_ARCH_CUSTOM)
+                         s->arch == FU_ARCH_OLMO2 || s->arch == FU_ARCH_CUSTOM)
                  ? (qkv_only ? " (tied head, q/k/v biases)" : " (tied head)")
                  : (qkv_only ? " (q/k/v biases)" : ""),
              s->seq, vit_shape, s->batch, fu__prec_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,

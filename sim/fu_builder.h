@@ -34,6 +34,8 @@ typedef enum fu_arch {
                               * queries and keys (q_norm, k_norm); host rows of its own */
   FU_ARCH_PHI3,              /* HF Phi3ForCausalLM: Llama's layer with q, k, v in one projection
                               * (qkv_proj) and gate, up in one (gate_up_proj); host rows of its own */
+  FU_ARCH_OLMO2,             /* HF Olmo2ForCausalLM: Llama's layer with its norms after attention and
+                              * the MLP, an RMSNorm on all of q and all of k; host rows of its own */
   FU_ARCH_VIT,               /* torchvision's VisionTransformer: a patch convolution, a class
                               * token, pre-LayerNorm nn.MultiheadAttention, GELU MLP, a head on the
                               * class token (seq = (image / patch)^2 + 1, vocab = classes) */

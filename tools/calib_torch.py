@@ -667,15 +667,16 @@ def measure_hf_layers(torch, log):
 # Llama at 128
 HF_REAL = {"bert": dict(hidden=1024, heads=16, ffn=4096), "gpt2": dict(hidden=1024, heads=16, ffn=4096),
            "llama": dict(hidden=1024, heads=8, ffn=2816), "qwen3": dict(hidden=1024, heads=8, ffn=2816),
-           "phi3": dict(hidden=1024, heads=8, ffn=2816), "vit": dict(hidden=1024, heads=16, ffn=4096)}
+           "phi3": dict(hidden=1024, heads=8, ffn=2816), "olmo2": dict(hidden=1024, heads=8, ffn=2816), "vit": dict(hidden=1024, heads=16, ffn=4096)}
 # hf_host's models (--hf-archs): the HF architectures, then "resnet50" (torchvision, held; rows
 # tv_resnet50_held / _plain). Qwen3 is Llama's layer plus an RMSNorm on each head's queries and
 # keys (q_norm, k_norm): its rows say what those add to a layer's host cost. Phi-3 is Llama's layer
 # with q, k and v in one projection (qkv_proj) and gate and up in one (gate_up_proj): two Linear
-# calls fewer, the slices and the chunk views more. "vit" is torchvision's
+# calls fewer, the slices and the chunk views more. OLMo 2 is Llama's with its two norms after
+# attention and the MLP and one on all of q and of k. "vit" is torchvision's
 # VisionTransformer (nn.MultiheadAttention's Python path; not an HF model, built and fed alike:
 # hf_model, hf_input), measured where --hf-archs names it (calib/device_compute_vit.sh)
-HF_HOST_ARCHS = ("bert", "gpt2", "llama", "qwen3", "phi3", "vit")
+HF_HOST_ARCHS = ("bert", "gpt2", "llama", "qwen3", "phi3", "olmo2", "vit")
 HF_HOST_MODELS = HF_HOST_ARCHS + ("resnet50",)
 HF_HOST_DEFAULT = ("bert", "gpt2", "llama", "qwen3", "resnet50")  # --hf-archs' default
 HF_REAL_SEQ, HF_REAL_VOCAB = 512, 32000
@@ -693,7 +694,7 @@ def hf_model(tf, arch, L, size, shape=None):
     torchvision's VisionTransformer of that width at VIT_IMAGE[size], the vocabulary its classes
     (tf unused)."""
     if size == "tiny":
-        h, nh, f, V, P = 64, 2, 256 if arch not in ("llama", "qwen3", "phi3") else 172, 128, 64
+        h, nh, f, V, P = 64, 2, 256 if arch not in ("llama", "qwen3", "phi3", "olmo2") else 172, 128, 64
     else:
         r = shape or dict(HF_REAL[arch], vocab=HF_REAL_VOCAB)
         h, nh, f, V, P = r["hidden"], r["heads"], r["ffn"], r["vocab"], HF_REAL_POSITIONS
@@ -719,6 +720,11 @@ def hf_model(tf, arch, L, size, shape=None):
                           num_attention_heads=nh, num_key_value_heads=nh, max_position_embeddings=P,
                           original_max_position_embeddings=P, pad_token_id=0, tie_word_embeddings=False)
         m = tf.Phi3ForCausalLM(c)
+    elif arch == "olmo2":  # Llama's layer, its norms moved after attention and the MLP, q and k normed
+        c = tf.Olmo2Config(vocab_size=V, hidden_size=h, intermediate_size=f, num_hidden_layers=L,
+                           num_attention_heads=nh, num_key_value_heads=nh, max_position_embeddings=P,
+                           tie_word_embeddings=False, pad_token_id=0, bos_token_id=None, eos_token_id=None)
+        m = tf.Olmo2ForCausalLM(c)
     else:
         c = tf.LlamaConfig(vocab_size=V, hidden_size=h, intermediate_size=f, num_hidden_layers=L,
                            num_attention_heads=nh, num_key_value_heads=nh, max_position_embeddings=P)
@@ -760,7 +766,7 @@ def first_layer(m, arch):
     """The first transformer layer of an HF model built by hf_model."""
     return {"bert": lambda: m.bert.encoder.layer[0], "gpt2": lambda: m.transformer.h[0],
             "llama": lambda: m.model.layers[0], "qwen3": lambda: m.model.layers[0],
-            "phi3": lambda: m.model.layers[0],
+            "phi3": lambda: m.model.layers[0], "olmo2": lambda: m.model.layers[0],
             "vit": lambda: m.encoder.layers[0]}[arch]()
 
 

@@ -139,6 +139,12 @@ NEW = {
     # SqueezeNet (fusim's --cnn squeezenet1_0 / 1_1, session 50), NCHW as build_torchvision runs it
     "squeezenet1_1_b64_bf16": ("squeezenet1_1", {}, 64, 0, "bf16"),
     "squeezenet1_0_b128_tf32": ("squeezenet1_0", {}, 128, 0, "tf32"),
+    # OLMo 2 (fusim's --arch olmo2, session 50): validate_torch's olmo2_small shape, and a TF32 one
+    # with grouped keys (the math path's points)
+    "olmo2_h768_l12_b16_s512_bf16": ("olmo2", dict(layers=12, hidden=768, heads=12, ffn=2048, vocab=50304),
+                                     16, 512, "bf16"),
+    "olmo2_h1024_l8_kv4_b4_s1024_tf32": ("olmo2", dict(layers=8, hidden=1024, heads=16, kv_heads=4, ffn=2816,
+                                                       vocab=50304), 4, 1024, "tf32"),
 }
 ALL = dict(SET, **NEW)
 # the torchvision classifiers build_torchvision makes by name (NCHW, SGD with momentum)
@@ -170,7 +176,7 @@ def build(arch, hp, batch, seq):
                              num_hidden_layers=hp["layers"], num_attention_heads=hp["heads"],
                              num_key_value_heads=hp.get("kv_heads", hp["heads"]), max_position_embeddings=max(2048, seq))
         cls = tf.LlamaForCausalLM
-    elif arch in ("qwen3", "phi3"):  # their own HF classes: grouped keys, head size, tied head from hp
+    elif arch in ("qwen3", "phi3", "olmo2"):  # their own HF classes: grouped keys, head size, tied head from hp
         common = dict(vocab_size=hp["vocab"], hidden_size=hp["hidden"], intermediate_size=hp["ffn"],
                       num_hidden_layers=hp["layers"], num_attention_heads=hp["heads"],
                       num_key_value_heads=hp.get("kv_heads", hp["heads"]), max_position_embeddings=max(2048, seq),
@@ -178,9 +184,12 @@ def build(arch, hp, batch, seq):
         if arch == "qwen3":
             cfg = tf.Qwen3Config(head_dim=hp.get("head_dim", hp["hidden"] // hp["heads"]), **common)
             cls = tf.Qwen3ForCausalLM
-        else:
+        elif arch == "phi3":
             cfg = tf.Phi3Config(original_max_position_embeddings=max(2048, seq), pad_token_id=0, **common)
             cls = tf.Phi3ForCausalLM
+        else:
+            cfg = tf.Olmo2Config(pad_token_id=0, bos_token_id=None, eos_token_id=None, **common)
+            cls = tf.Olmo2ForCausalLM
     else:
         raise ValueError(arch)
     try:

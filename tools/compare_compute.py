@@ -108,6 +108,8 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
     # Phi-3's layer (fusim's --arch phi3: fused qkv_proj and gate_up_proj; validate_torch's config:
     # 4 KV heads of 12, untied 32064 vocabulary)
     "phi3_small": dict(arch="phi3", layers=12, hidden=768, heads=12, kv_heads=4, ffn=2048, vocab=32064),
+    # OLMo 2's layer (fusim's --arch olmo2; validate_torch's config: 12 heads, untied 50304 vocabulary)
+    "olmo2_small": dict(arch="olmo2", layers=12, hidden=768, heads=12, ffn=2048, vocab=50304),
 }
 
 

@@ -10,7 +10,7 @@ while the calibration's own tiny HF steps, timed through a whole minute, did (th
 priced bert_h512's held step +18% / +4%). So the reference is the work the rows were measured
 on, timed between the steps it is meant to describe:
 
-  transformers (bert, gpt2, llama, qwen3, phi3) calib_torch's tiny HF model (hidden 64, 2 heads, vocabulary
+  transformers (bert, gpt2, llama, qwen3, phi3, olmo2) calib_torch's tiny HF model (hidden 64, 2 heads, vocabulary
       128) at REF_LAYERS layers, batch 1 x 16, in the step's mode (bf16 autocast, or fp32), timed
       as hf_host times the rows the builder uses (hf_<arch>_layer_tiny, _rest_tiny: the wall time
       of forward() and of backward(), unheld); the profile's value for it is rest + REF_LAYERS x
@@ -38,7 +38,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 REF_LAYERS = 3  # sim/fu_builder.c fu__host_ref prices the same depth from the profile's rows
-HF_ARCHS = ("bert", "gpt2", "llama", "qwen3", "phi3", "vit")  # calib_torch's hf_host models
+HF_ARCHS = ("bert", "gpt2", "llama", "qwen3", "phi3", "olmo2", "vit")  # calib_torch's hf_host models
 
 
 def profile_host_row(profile, op, mode):
@@ -87,7 +87,7 @@ def maker_for(model, amp):
 
 
 def maker(arch, amp):
-    """A reference step for a capture of arch (bert, gpt2, llama, qwen3, phi3, or a --cnn model: every
+    """A reference step for a capture of arch (bert, gpt2, llama, qwen3, phi3, olmo2, or a --cnn model: every
     one's host rows are carried by ResNet-50's held step) in amp (bf16, tf32, fp32, none); None
     where there is none (fp16: the profile has no such rows). step.arch names it (meta.host_ref.arch:
     the architecture whose rows it carries)."""
@@ -137,7 +137,7 @@ def maker(arch, amp):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--arch", required=True, help="bert, gpt2, llama, qwen3, phi3, vit, or a --cnn model (resnet50, vgg16, ...)")
+    ap.add_argument("--arch", required=True, help="bert, gpt2, llama, qwen3, phi3, olmo2, vit, or a --cnn model (resnet50, vgg16, ...)")
     ap.add_argument("--amp", default="bf16", help="bf16, tf32 or fp32")
     ap.add_argument("--steps", type=int, default=30)
     a = ap.parse_args(argv)

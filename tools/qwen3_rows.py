@@ -47,7 +47,7 @@ def host_rows(comp):
             for o in comp.get("ops", []) if "host_fwd_us" in o and not o.get("numel")}
 
 
-def qwen3_rows(profile, calibs, arch="qwen3", anchor="llama"):
+def qwen3_rows(profile, calibs, arch="qwen3", anchor="llama", modes=MODES):
     """(rows, diag): the hf_<arch> rows (default qwen3) from the profile's hf_<anchor> rows (default
     llama) and the calibrations' arch / anchor ratios (calibs: [(name, compute object)]). ValueError
     where a row cannot be made."""
@@ -55,7 +55,7 @@ def qwen3_rows(profile, calibs, arch="qwen3", anchor="llama"):
     rows, diag = [], {}
     paired = [(name, comp["hf_pairs"]) for name, comp in calibs if comp.get("hf_pairs")]
     for name, pr in paired:
-        for mode in MODES:
+        for mode in modes:
             got = pr.get("modes", {}).get(mode, {}).get("rounds_us", {})
             if anchor not in got or arch not in got:
                 raise ValueError("%s: its hf_pairs record has no %s and %s rounds in %s (calib_torch.py "
@@ -64,7 +64,7 @@ def qwen3_rows(profile, calibs, arch="qwen3", anchor="llama"):
         diag["paired"] = {"calibrations": [n for n, _ in paired],
                           "left_out": [n for n, comp in calibs if not comp.get("hf_pairs")]}
     for part in PARTS:
-        for mode in MODES:
+        for mode in modes:
             key = "hf_%s_%s_tiny"
             base = prof.get((key % (anchor, part), mode))
             if base is None:
@@ -122,15 +122,21 @@ def main(argv=None):
     ap.add_argument("--arch", default="qwen3", help="the architecture whose rows are made (default qwen3)")
     ap.add_argument("--anchor", default="llama",
                     help="the architecture timed beside it, whose profile rows carry the ratio (default llama)")
+    ap.add_argument("--modes", default=",".join(MODES),
+                    help="the modes made (default bf16,fp32; bf16 alone from a calibration cut short in fp32)")
     ap.add_argument("calibs", nargs="+")
     a = ap.parse_args(argv)
+    modes = tuple(m for m in a.modes.split(",") if m)
+    if not modes or any(m not in MODES for m in modes):
+        print("qwen3_rows: --modes: from %s" % ",".join(MODES), file=sys.stderr)
+        return 64
     try:
         profile = json.load(open(a.profile))
         calibs = []
         for p in a.calibs:
             d = json.load(open(p))
             calibs.append((p, d.get("compute", d)))
-        rows, diag = qwen3_rows(profile, calibs, a.arch, a.anchor)
+        rows, diag = qwen3_rows(profile, calibs, a.arch, a.anchor, modes)
         if a.depth:
             deep = [o for o in json.load(open(a.depth)).get("compute", {}).get("ops", [])
                     if o["op"] == "hf_%s_deep_tiny" % a.arch]

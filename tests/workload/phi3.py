@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wlcheck import check, check_layer_host, check_same_grads, fails, finish, host_row, profile_with, start, workload  # noqa: E402
+from wlcheck import check, check_layer_host, check_refused, check_same_grads, finish, host_row, profile_with, start, workload  # noqa: E402
 
 fusim, tmp, prof = start()
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -70,16 +70,10 @@ if w:
 SMALL = ["--transformer", "--arch", "phi3", "--layers", "4", "--hidden", "128", "--heads", "4", "--kv-heads", "2",
          "--ffn", "256", "--vocab", "1000", "--seq", "64", "--micro-batch", "1"]
 for path, prec in ((none, "autocast-bf16"), (full, "tf32")):
-    out = os.path.join(tmp, "refused.json")
-    r = subprocess.run([fusim, "workload"] + SMALL + ["--precision", prec, "--profile", path, "--out", out],
-                       capture_output=True, text=True)
-    what = "refused (%s, %s)" % (os.path.basename(path), prec)
-    check(what + ": exit", r.returncode, 65, 0)
-    check(what + ": one line", len(r.stderr.splitlines()), 1, 0)
-    if "has no hf_phi3_layer_tiny / hf_phi3_rest_tiny row in %s" % ("bf16" if prec == "autocast-bf16" else "fp32") \
-            not in r.stderr or "--hf-archs llama,phi3" not in r.stderr:
-        fails.append("%s: the line does not name the rows and the calibration: %r" % (what, r.stderr))
-    check(what + ": nothing written", os.path.exists(out), False, 0)
+    check_refused(fusim, tmp, "refused (%s, %s)" % (os.path.basename(path), prec),
+                  SMALL + ["--precision", prec, "--profile", path],
+                  ["has no hf_phi3_layer_tiny / hf_phi3_rest_tiny row in %s"
+                   % ("bf16" if prec == "autocast-bf16" else "fp32"), "--hf-archs llama,phi3"])
 for extra in (["--head-dim", "64"], ["--qkv-bias"]):
     r = subprocess.run([fusim, "workload"] + SMALL + extra + ["--profile", full, "--out", os.path.join(tmp, "u.json")],
                        capture_output=True, text=True)

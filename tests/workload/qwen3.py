@@ -28,7 +28,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wlcheck import check, check_layer_host, check_same_grads, fails, finish, host_row, profile_with, start, workload  # noqa: E402
+from wlcheck import check, check_layer_host, check_refused, check_same_grads, fails, finish, host_row, profile_with, start, workload  # noqa: E402
 
 fusim, tmp, prof = start()
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -82,16 +82,10 @@ SMALL = ["--transformer", "--arch", "qwen3", "--layers", "4", "--hidden", "128",
 for path, prec, missing in ((none, "autocast-bf16", "hf_qwen3_layer_tiny / hf_qwen3_rest_tiny"),
                             (layer_only, "autocast-bf16", "hf_qwen3_rest_tiny"),
                             (full, "tf32", "hf_qwen3_layer_tiny / hf_qwen3_rest_tiny")):
-    out = os.path.join(tmp, "refused.json")
-    r = subprocess.run([fusim, "workload"] + SMALL + ["--precision", prec, "--profile", path, "--out", out],
-                       capture_output=True, text=True)
-    what = "refused (%s, %s)" % (os.path.basename(path), prec)
-    check(what + ": exit", r.returncode, 65, 0)
-    check(what + ": one line", len(r.stderr.splitlines()), 1, 0)
-    if "has no %s row in %s" % (missing, "bf16" if prec == "autocast-bf16" else "fp32") not in r.stderr or \
-            "--hf-archs llama,qwen3" not in r.stderr:
-        fails.append("%s: the line does not name the rows and the calibration: %r" % (what, r.stderr))
-    check(what + ": nothing written", os.path.exists(out), False, 0)
+    check_refused(fusim, tmp, "refused (%s, %s)" % (os.path.basename(path), prec),
+                  SMALL + ["--precision", prec, "--profile", path],
+                  ["has no %s row in %s" % (missing, "bf16" if prec == "autocast-bf16" else "fp32"),
+                   "--hf-archs llama,qwen3"])
 # the embedded profile too (no Qwen3 rows measured yet; once they are, this case prices)
 r = subprocess.run([fusim, "workload"] + SMALL + ["--out", os.path.join(tmp, "e.json")], capture_output=True, text=True)
 if r.returncode != 0:

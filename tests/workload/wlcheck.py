@@ -195,6 +195,18 @@ def check_same_grads(what, w, cap):
                      % (what, len(got), len(want), diff or "same tensors, another order"))
 
 
+def check_refused(fusim, tmp, what, args, needles, status=65):
+    """fusim workload ARGS refused: exit status, one line on stderr holding every needle, no file."""
+    out = os.path.join(tmp, "refused.json")
+    r = subprocess.run([fusim, "workload"] + list(args) + ["--out", out], capture_output=True, text=True)
+    check(what + ": exit", r.returncode, status, 0)
+    check(what + ": one line", len(r.stderr.splitlines()), 1, 0)
+    missing = [n for n in needles if n not in r.stderr]
+    if missing:
+        fails.append("%s: the line lacks %s: %r" % (what, missing, r.stderr))
+    check(what + ": nothing written", os.path.exists(out), False, 0)
+
+
 def finish():
     for f in fails:
         print("FAIL: " + f, file=sys.stderr)
