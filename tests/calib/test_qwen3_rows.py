@@ -8,7 +8,8 @@ other row; the builder then prices --arch qwen3 (it refuses without them). --dep
 hf_depth.py's hf_qwen3_deep_tiny row as it is. Calibrations with calib_torch's hf_pairs record
 (--hf-interleave): the median of each round's ratio, the rounds of all of them pooled, the
 interval printed, the others left out (said so). Bad input: a calibration without the Qwen3 rows, a
-Llama row at 0, a missing file: one line, exit 65 / 65 / 66.
+Llama row at 0, a missing file: one line, exit 65 / 65 / 66. --modes bf16 makes a cut-short
+calibration's bf16 rows alone.
 Usage: test_qwen3_rows.py FUSIM"""
 import json
 import os
@@ -168,6 +169,19 @@ with tempfile.TemporaryDirectory() as tmp:
         r = run("--profile", pf, "--out", out, *args)
         if r.returncode != 65 or len(r.stderr.splitlines()) != 1 or os.path.exists(out):
             fails.append("paired %s: exit %d (want 65), stderr %r" % (args, r.returncode, r.stderr))
+    # --modes bf16 takes the calibration cut short as it is: bf16's rows alone, the layer's by its
+    # rounds (every one 1400 / 1000 forward, 2000 / 2000 backward): 500 x 1.4 = 700, 700 x 1.0 = 700
+    os.path.exists(out) and os.remove(out)
+    r = run("--profile", pf, "--out", out, "--modes", "bf16", p2)
+    got = {(o["op"], o["dtype"]): (o["host_fwd_us"], o["host_bwd_us"])
+           for o in json.load(open(out))["compute"]["ops"]} if r.returncode == 0 else {}
+    lay = got.get(("hf_qwen3_layer_tiny", "bf16"))
+    if r.returncode or not lay or abs(lay[0] - 700) > 0.01 or abs(lay[1] - 700) > 0.01 or \
+            any(dt != "bf16" for _, dt in got):
+        fails.append("--modes bf16: exit %d, %s, expected the bf16 layer 700 / 700 and no fp32 row" % (r.returncode, got))
+    r = run("--profile", pf, "--out", out, "--modes", "fp16", p2)
+    if r.returncode != 64 or len(r.stderr.splitlines()) != 1:
+        fails.append("--modes fp16: exit %d (want 64), stderr %r" % (r.returncode, r.stderr))
     # bad input
     calib(cs[2], L, {"layer": (1500.0, 3000.0)})  # Qwen3's rest and pre rows missing
     calib(os.path.join(tmp, "z.json"), {"layer": (0.0, 2000.0), "rest": (1.0, 1.0), "pre": (1.0, 0.0)},
