@@ -108,6 +108,24 @@ KNOWN = {  # captures by tools/capture_torch.py --model NAME (data/workloads/*_c
     # Phi-3's layer (fusim's --arch phi3: fused qkv_proj and gate_up_proj; validate_torch's config:
     # 4 KV heads of 12, untied 32064 vocabulary)
     "phi3_small": dict(arch="phi3", layers=12, hidden=768, heads=12, kv_heads=4, ffn=2048, vocab=32064),
+    # DistilBERT's layer and MLM head are BERT's (post-LayerNorm, GELU, biases, the head's transform,
+    # LayerNorm and tied decoder) but for the token-type embedding it has not (1536 parameters):
+    # validate_torch's DistilBertConfig defaults, 6 layers
+    "distilbert": dict(arch="bert", layers=6, hidden=768, heads=12, ffn=3072, vocab=30522,
+                       rename=tuple(("distilbert.transformer.layer.%d.%s" % (i, a), "bert.encoder.layer.%d.%s" % (i, b))
+                                    for i in range(6) for a, b in (
+                                        ("attention.q_lin.", "attention.self.query."),
+                                        ("attention.k_lin.", "attention.self.key."),
+                                        ("attention.v_lin.", "attention.self.value."),
+                                        ("attention.out_lin.", "attention.output.dense."),
+                                        ("sa_layer_norm.", "attention.output.LayerNorm."),
+                                        ("ffn.lin1.", "intermediate.dense."),
+                                        ("ffn.lin2.", "output.dense."),
+                                        ("output_layer_norm.", "output.LayerNorm."))) +
+                       (("distilbert.embeddings.", "bert.embeddings."),
+                        ("vocab_transform.", "cls.predictions.transform.dense."),
+                        ("vocab_layer_norm.", "cls.predictions.transform.LayerNorm."),
+                        ("vocab_projector.bias", "cls.predictions.bias"))),
     # OLMo 2's layer (fusim's --arch olmo2; validate_torch's config: 12 heads, untied 50304 vocabulary)
     "olmo2_small": dict(arch="olmo2", layers=12, hidden=768, heads=12, ffn=2048, vocab=50304),
 }
