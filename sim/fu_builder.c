@@ -468,7 +468,8 @@ static fu__op *fu__attn(fu__ctx *x, const fu_tf_spec *s, double H, double Hkv, i
     f = b = 0;
   }
   if (fu__attn_math(x, H, Hkv) && !math) x->attn_unpriced = 1;
-  if (math && fu_compute_attn_derived(x->c, x->gdt, 1)[0]) x->attn_derived = fu_compute_attn_derived(x->c, x->gdt, 1);
+  const char *mark = math ? fu_compute_attn_derived(x->c, x->gdt, 1) : "";
+  if (mark[0]) x->attn_derived = mark;
   o->fwd_us = f, o->bwd_us = b;
   const fu_op_table *h = fu_compute_op(x->c, "sdpa", x->autocast ? "bf16" : "fp32");
   o->hfwd_us = h ? h->host_fwd_us : 0;
