@@ -178,6 +178,14 @@ fu__op *fu__linear(fu__ctx *x, const char *name, double din, double dout, int bi
  * autograd sums the head's gradient with the embedding's before accumulating it, an fp32 add of
  * the weight's size when the embedding's backward (the last operation) delivers its part.
  * fu__linear prices neither for a head that owns no weight. */
+/* An add of numel elements in dtype by the profile's add table (a gradient sum); without the
+ * table, 0 and the build's missing table named. */
+static double fu__add_us(fu__ctx *x, const char *dtype, double numel) {
+  const fu_op_table *t = fu_compute_op(x->c, "add", dtype);
+  if (!t) fu__miss(x, "add (%s)", dtype);
+  return fu_op_us(x->c, t, numel, 0);
+}
+
 static void fu__tied_head(fu__ctx *x, fu__op *head, size_t emb, double numel) {
   if (x->autocast) {
     const fu_op_table *cast = fu_compute_op(x->c, "cast", "fp32");
@@ -185,9 +193,7 @@ static void fu__tied_head(fu__ctx *x, fu__op *head, size_t emb, double numel) {
     head->bwd_us += fu_op_us(x->c, cast, numel, 1);
     x->casts += 2 * numel;
   }
-  const fu_op_table *add = fu_compute_op(x->c, "add", "fp32");
-  if (!add) fu__miss(x, "add (fp32)");
-  x->ops[emb].bwd_us += fu_op_us(x->c, add, numel, 0);
+  x->ops[emb].bwd_us += fu__add_us(x, "fp32", numel);
 }
 
 /* ---- the transformer ------------------------------------------------------------------------ */
@@ -414,9 +420,7 @@ fu__op *fu__fanout(fu__ctx *x, double numel, const char *dtype, int consumers) {
   fu__op *o = fu__push(x);
   if (!o) return NULL;
   snprintf(o->what, sizeof o->what, "grad_sum");
-  const fu_op_table *t = fu_compute_op(x->c, "add", dtype);
-  if (!t) fu__miss(x, "add (%s)", dtype);
-  o->bwd_us = (consumers - 1) * fu_op_us(x->c, t, numel, 0);
+  o->bwd_us = (consumers - 1) * fu__add_us(x, dtype, numel);
   return o;
 }
 
@@ -668,9 +672,7 @@ static fu__op *fu__phi3_qkv(fu__ctx *x, const char *name, double H, double Hq, d
   double W = Hq + 2 * Hkv, T = x->T, ab = x->ab;
   fu__op *o = fu__linear(x, name, H, W, 0, fp32_in, 1, 1);
   if (!o) return NULL;
-  const fu_op_table *add = fu_compute_op(x->c, "add", x->adt);
-  if (!add) fu__miss(x, "add (%s)", x->adt);
-  o->bwd_us += 3 * fu__copy_us(x, ab * T * W) + fu__copy_us(x, 2 * ab * T * W) + 2 * fu_op_us(x->c, add, T * W, 0);
+  o->bwd_us += 3 * fu__copy_us(x, ab * T * W) + fu__copy_us(x, 2 * ab * T * W) + 2 * fu__add_us(x, x->adt, T * W);
   return o;
 }
 
@@ -681,11 +683,9 @@ static fu__op *fu__phi3_qkv(fu__ctx *x, const char *name, double H, double Hq, d
  * part's (the profiler's slice_backward of width 0, zeros and add_ per q and k). Charged to the
  * rotary operation o. */
 static void fu__phi3_rotary_cat(fu__ctx *x, fu__op *o, double n) {
-  const fu_op_table *add = fu_compute_op(x->c, "add", x->adt);
-  if (!add) fu__miss(x, "add (%s)", x->adt);
   double eb = x->autocast ? 4 : x->ab;
   o->fwd_us += fu__copy_us(x, 2 * eb * n);
-  o->bwd_us += fu__copy_us(x, x->ab * n) + fu_op_us(x->c, add, n, 0);
+  o->bwd_us += fu__copy_us(x, x->ab * n) + fu__add_us(x, x->adt, n);
 }
 
 static int fu__tf_ops(fu__ctx *x, const fu_tf_spec *s, double dropout) {

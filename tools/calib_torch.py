@@ -710,25 +710,18 @@ def hf_model(tf, arch, L, size, shape=None):
     elif arch == "gpt2":
         c = tf.GPT2Config(vocab_size=V, n_embd=h, n_layer=L, n_head=nh, n_inner=f, n_positions=P)
         m = tf.GPT2LMHeadModel(c)
-    elif arch == "qwen3":  # as Llama's (head size h / nh, untied head) but for q_norm and k_norm
-        c = tf.Qwen3Config(vocab_size=V, hidden_size=h, intermediate_size=f, num_hidden_layers=L,
-                           num_attention_heads=nh, num_key_value_heads=nh, head_dim=h // nh,
-                           max_position_embeddings=P, tie_word_embeddings=False)
-        m = tf.Qwen3ForCausalLM(c)
-    elif arch == "phi3":  # as Llama's (untied head) but for the fused qkv_proj and gate_up_proj
-        c = tf.Phi3Config(vocab_size=V, hidden_size=h, intermediate_size=f, num_hidden_layers=L,
-                          num_attention_heads=nh, num_key_value_heads=nh, max_position_embeddings=P,
-                          original_max_position_embeddings=P, pad_token_id=0, tie_word_embeddings=False)
-        m = tf.Phi3ForCausalLM(c)
-    elif arch == "olmo2":  # Llama's layer, its norms moved after attention and the MLP, q and k normed
-        c = tf.Olmo2Config(vocab_size=V, hidden_size=h, intermediate_size=f, num_hidden_layers=L,
-                           num_attention_heads=nh, num_key_value_heads=nh, max_position_embeddings=P,
-                           tie_word_embeddings=False, pad_token_id=0, bos_token_id=None, eos_token_id=None)
-        m = tf.Olmo2ForCausalLM(c)
-    else:
-        c = tf.LlamaConfig(vocab_size=V, hidden_size=h, intermediate_size=f, num_hidden_layers=L,
-                           num_attention_heads=nh, num_key_value_heads=nh, max_position_embeddings=P)
-        m = tf.LlamaForCausalLM(c)
+    else:  # the decoders: Llama's layer (untied: LlamaConfig's default), as each HF class varies it
+        dec = dict(vocab_size=V, hidden_size=h, intermediate_size=f, num_hidden_layers=L, num_attention_heads=nh,
+                   num_key_value_heads=nh, max_position_embeddings=P)
+        untied = dict(dec, tie_word_embeddings=False)
+        if arch == "qwen3":  # q_norm and k_norm on each head (head size h / nh)
+            m = tf.Qwen3ForCausalLM(tf.Qwen3Config(head_dim=h // nh, **untied))
+        elif arch == "phi3":  # the fused qkv_proj and gate_up_proj
+            m = tf.Phi3ForCausalLM(tf.Phi3Config(original_max_position_embeddings=P, pad_token_id=0, **untied))
+        elif arch == "olmo2":  # its norms moved after attention and the MLP, q and k normed
+            m = tf.Olmo2ForCausalLM(tf.Olmo2Config(pad_token_id=0, bos_token_id=None, eos_token_id=None, **untied))
+        else:
+            m = tf.LlamaForCausalLM(tf.LlamaConfig(**dec))
     try:
         m.config._attn_implementation = "sdpa"
     except Exception:
@@ -1396,6 +1389,18 @@ def measure_timer(torch, F, tm, log, rounds=3):
     return over, rows
 
 
+def sdpa_us(torch, F, tm, dt, bh, kv, s, hd, **kw):
+    """Forward and backward device time of SDPA (kw: its options) on bh query heads and kv key and
+    value heads of s x hd in dtype dt."""
+    q = torch.randn(1, bh, s, hd, device="cuda", dtype=dt, requires_grad=True)
+    k, v = (torch.randn(1, kv, s, hd, device="cuda", dtype=dt, requires_grad=True) for _ in range(2))
+    fn = lambda: F.scaled_dot_product_attention(q, k, v, **kw)  # noqa: E731
+    f_us = tm.device_us(fn, reps=5)
+    y = fn()
+    g = torch.randn_like(y)
+    return f_us, tm.device_us(lambda: torch.autograd.grad(y, (q, k, v), g, retain_graph=True), reps=5)
+
+
 def measure_attention(torch, F, tm, quick, log):
     out = []
     for dname, dt in (("bf16", torch.bfloat16), ("fp32", torch.float32)):
@@ -1406,19 +1411,12 @@ def measure_attention(torch, F, tm, quick, log):
                     n0 = len(out)
                     for s, bh in ((s, bh) for s in seqs for bh in attn_bhs(s, quick)):
                         try:
-                            q, k, v = (torch.randn(1, bh, s, hd, device="cuda", dtype=dt, requires_grad=True)
-                                       for _ in range(3))
-                            fn = lambda: F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=bool(causal))  # noqa: E731
-                            f_us = tm.device_us(fn, reps=5)
-                            y = fn()
-                            g = torch.randn_like(y)
-                            b_us = tm.device_us(lambda: torch.autograd.grad(y, (q, k, v), g, retain_graph=True), reps=5)
+                            f_us, b_us = sdpa_us(torch, F, tm, dt, bh, bh, s, hd, dropout_p=p, is_causal=bool(causal))
                         except Exception as e:
                             log("sdpa %s hd %d: skipped (%s)" % (dname, hd, str(e).split("\n")[0][:120]))
                             continue
                         out.append({"dtype": dname, "head_dim": hd, "causal": causal, "dropout": p,
                                     "seq": s, "bh": bh, "fwd_us": round(f_us, 2), "bwd_us": round(b_us, 2)})
-                        del q, k, v, y, g
                     log("sdpa %s hd %d causal %d p %.1f: %s" % (dname, hd, causal, p,
                         [(e["seq"], e["bh"], e["fwd_us"], e["bwd_us"]) for e in out[n0:]]))
     return out
@@ -1442,20 +1440,13 @@ def measure_attention_gqa(torch, F, tm, quick, log):
                 n0 = len(out)
                 for s, bh in ((s, bh) for s in seqs for bh in attn_bhs(s, quick)):
                     try:
-                        q = torch.randn(1, bh, s, hd, device="cuda", requires_grad=True)
-                        k, v = (torch.randn(1, bh // GQA_GROUP, s, hd, device="cuda", requires_grad=True)
-                                for _ in range(2))
-                        fn = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)  # noqa: E731
-                        f_us = tm.device_us(fn, reps=5)
-                        y = fn()
-                        g = torch.randn_like(y)
-                        b_us = tm.device_us(lambda: torch.autograd.grad(y, (q, k, v), g, retain_graph=True), reps=5)
+                        f_us, b_us = sdpa_us(torch, F, tm, torch.float32, bh, bh // GQA_GROUP, s, hd,
+                                             is_causal=True, enable_gqa=True)
                     except Exception as e:
                         log("sdpa gqa %s hd %d seq %d bh %d: skipped (%s)" % (dname, hd, s, bh, str(e).split("\n")[0][:120]))
                         continue
                     out.append({"dtype": dname, "head_dim": hd, "causal": 1, "dropout": 0.0,
                                 "seq": s, "bh": bh, "fwd_us": round(f_us, 2), "bwd_us": round(b_us, 2)})
-                    del q, k, v, y, g
                     torch.cuda.empty_cache()
                 log("sdpa gqa %s hd %d causal: %s" % (dname, hd, [(e["seq"], e["bh"], e["fwd_us"], e["bwd_us"])
                                                                   for e in out[n0:]]))

@@ -171,17 +171,15 @@ def build(arch, hp, batch, seq):
         cfg = tf.GPT2Config(vocab_size=hp["vocab"], n_embd=hp["hidden"], n_layer=hp["layers"],
                             n_head=hp["heads"], n_inner=hp["ffn"], n_positions=max(1024, seq))
         cls = tf.GPT2LMHeadModel
-    elif arch == "llama":
-        cfg = tf.LlamaConfig(vocab_size=hp["vocab"], hidden_size=hp["hidden"], intermediate_size=hp["ffn"],
-                             num_hidden_layers=hp["layers"], num_attention_heads=hp["heads"],
-                             num_key_value_heads=hp.get("kv_heads", hp["heads"]), max_position_embeddings=max(2048, seq))
-        cls = tf.LlamaForCausalLM
-    elif arch in ("qwen3", "phi3", "olmo2"):  # their own HF classes: grouped keys, head size, tied head from hp
+    elif arch in ("llama", "qwen3", "phi3", "olmo2"):  # the decoders: grouped keys, head size, tied head from hp
         common = dict(vocab_size=hp["vocab"], hidden_size=hp["hidden"], intermediate_size=hp["ffn"],
                       num_hidden_layers=hp["layers"], num_attention_heads=hp["heads"],
                       num_key_value_heads=hp.get("kv_heads", hp["heads"]), max_position_embeddings=max(2048, seq),
                       tie_word_embeddings=bool(hp.get("tied")))
-        if arch == "qwen3":
+        if arch == "llama":
+            cfg = tf.LlamaConfig(**common)
+            cls = tf.LlamaForCausalLM
+        elif arch == "qwen3":
             cfg = tf.Qwen3Config(head_dim=hp.get("head_dim", hp["hidden"] // hp["heads"]), **common)
             cls = tf.Qwen3ForCausalLM
         elif arch == "phi3":
