@@ -365,8 +365,12 @@ int fu_compute_optim_us(const fu_compute *c, const char *name, double ntensors, 
   return FU_EDATA;
 }
 
-void fu_optim_launches(const double *numel, size_t n, int lists, int scalarlist, double *launches,
-                       double *moved, double *chunk, double sat_blocks, double *sat) {
+/* Each launch of one foreach operation as ATen's MultiTensorApply.cuh cuts its tensors: chunks of
+ * 65536 elements, at most 320 a launch and at most 110 / 64 / 48 / 36 / 30 tensors for 1..5 lists
+ * (96 for one list with a scalar list); a tensor cut by the chunk limit carries on in the next.
+ * fn gets each launch's elements and largest chunk. */
+static void fu__each_launch(const double *numel, size_t n, int lists, int scalarlist,
+                            void (*fn)(double elements, double chunk, void *arg), void *arg) {
   static const int max_tensors[5] = {110, 64, 48, 36, 30};
   const double kchunk = 65536;
   const int kblocks = 320;
@@ -384,62 +388,132 @@ void fu_optim_launches(const double *numel, size_t n, int lists, int scalarlist,
       if (sz > big) big = sz;
       int last = ch == nch - 1;
       if (nb == kblocks || (nt == max_t && last)) { /* launch; a tensor cut mid-way carries on */
-        *launches += 1, *moved += sum * lists, *chunk += big * lists;
-        if (sat) *sat += lists * fmax(sum, sat_blocks * big);
+        fn(sum, big, arg);
         nb = 0, sum = 0, big = 0;
         nt = last ? 0 : 1;
       }
     }
   }
-  if (nb > 0) {
-    *launches += 1, *moved += sum * lists, *chunk += big * lists;
-    if (sat) *sat += lists * fmax(sum, sat_blocks * big);
+  if (nb > 0) fn(sum, big, arg);
+}
+
+typedef struct fu__launch_sums {
+  int lists;
+  double sat_blocks, touches, chunk_touches, per_touch_us;
+  double launches, moved, chunk, sat, cold_us;
+} fu__launch_sums;
+
+static void fu__add_launch(double sum, double big, void *arg) {
+  fu__launch_sums *s = arg;
+  s->launches += 1, s->moved += sum * s->lists, s->chunk += big * s->lists;
+  s->sat += s->lists * fmax(sum, s->sat_blocks * big);
+  s->cold_us += s->per_touch_us * hypot(s->touches * sum, s->chunk_touches * big);
+}
+
+void fu_optim_launches(const double *numel, size_t n, int lists, int scalarlist, double *launches,
+                       double *moved, double *chunk, double sat_blocks, double *sat) {
+  fu__launch_sums s = {.lists = lists, .sat_blocks = sat_blocks};
+  fu__each_launch(numel, n, lists, scalarlist, fu__add_launch, &s);
+  *launches += s.launches, *moved += s.moved, *chunk += s.chunk;
+  if (sat) *sat += s.sat;
+}
+
+/* One foreach operation of an optimizer step (torch/optim/adam.py _multi_tensor_adam, sgd.py
+ * _multi_tensor_sgd, torch.nn.utils.clip_grad_norm_): the lists it takes (they set the launch
+ * cut), whether it takes a scalar list, its byte share in the launch and HBM forms, the times it
+ * reads or writes each element (in place: every list read, one written; the same tensor twice
+ * reads once), and the lists it reads and the one it creates, as FU__L_* bits (the cold form). */
+enum { FU__L_PARAM = 1, FU__L_GRAD = 2, FU__L_AVG = 4, FU__L_SQ = 8, FU__L_DENOM = 16 };
+typedef struct fu__foreach_op {
+  int lists, scalarlist;
+  double share, touches;
+  unsigned reads, creates;
+} fu__foreach_op;
+
+static const fu__foreach_op fu__sgd_ops[] = {
+  {1, 0, 1, 2, FU__L_AVG, 0},               /* mul_ (the momentum buffer) */
+  {2, 0, 1, 3, FU__L_AVG | FU__L_GRAD, 0},  /* add_ (buffer += gradient) */
+  {2, 0, 1, 3, FU__L_PARAM | FU__L_AVG, 0}, /* add_ (parameter -= lr x buffer) */
+};
+static const fu__foreach_op fu__adamw_ops[] = {
+  {1, 0, 1, 2, FU__L_PARAM, 0},                          /* mul_ (weight decay) */
+  {2, 0, 1, 3, FU__L_AVG | FU__L_GRAD, 0},               /* lerp_ */
+  {1, 0, 1, 2, FU__L_SQ, 0},                             /* mul_ */
+  {3, 0, 1, 3, FU__L_SQ | FU__L_GRAD, 0},                /* addcmul_ (the gradient twice) */
+  {2, 0, 1, 2, FU__L_SQ, FU__L_DENOM},                   /* sqrt, into new tensors */
+  {1, 1, 1, 2, FU__L_DENOM, 0},                          /* div_ */
+  {1, 0, 1, 2, FU__L_DENOM, 0},                          /* add_ (eps) */
+  {3, 1, 1, 4, FU__L_PARAM | FU__L_AVG | FU__L_DENOM, 0} /* addcdiv_ */
+};
+/* clip_grad_norm_ first (tools/calib_torch.py CLIP_FOREACH): _foreach_norm (one list, read
+ * only: half the bytes of an in-place one-list operation), _foreach_mul_ (one list, in place) */
+static const fu__foreach_op fu__clip_ops[] = {
+  {1, 0, 0.5, 1, FU__L_GRAD, 0},
+  {1, 0, 1, 2, FU__L_GRAD, 0},
+};
+
+/* Whether every list that operation k reads is still in the L2: touched earlier in the step,
+ * with its own and the other lists touched since within cache_bytes (the step's first touch of
+ * a list reads it from HBM: forward and backward have streamed far more than the cache since) */
+static int fu__op_warm(const fu__foreach_op *ops, int k, double list_bytes, double cache_bytes) {
+  for (unsigned bit = 1; bit <= FU__L_DENOM; bit <<= 1) {
+    if (!(ops[k].reads & bit)) continue;
+    int last = k - 1;
+    while (last >= 0 && !((ops[last].reads | ops[last].creates) & bit)) last--;
+    if (last < 0) return 0;
+    unsigned since = 0;
+    for (int j = last + 1; j < k; j++) since |= ops[j].reads | ops[j].creates;
+    since &= ~bit;
+    if ((1 + __builtin_popcount(since)) * list_bytes > cache_bytes) return 0;
   }
+  return 1;
 }
 
 double fu_optim_dev_us(const fu_optim_fit *o, const double *numel, size_t n) {
-  /* PyTorch's foreach paths (torch/optim/adam.py _multi_tensor_adam, sgd.py _multi_tensor_sgd):
-   * the lists each operation touches, 10 + lists marking a scalarlist operation */
-  static const int adamw[] = {1, 2, 1, 3, 2, 11, 1, 13};  /* mul_ (decay), lerp_, mul_, addcmul_,
-                                                          * sqrt, div_, add_ (eps), addcdiv_ */
-  static const int adam[] = {2, 1, 3, 2, 11, 1, 13};
-  static const int sgd[] = {1, 2, 2}; /* mul_ (momentum), add_ (buffer), add_ (params) */
-  /* "<optimizer>_clip": torch.nn.utils.clip_grad_norm_ first (tools/calib_torch.py optim_ops,
-   * CLIP_FOREACH): _foreach_norm (one list, read only: half the bytes of an in-place one-list
-   * operation), _foreach_mul_ (one list, in place), and small kernels, a launch each: the
-   * norm's zeroed buffer, vector_norm, + eps, reciprocal, mul, clamp (6), the norm's cleanup (a
-   * kernel per 400 tensors) and the stack of the norms (a cat kernel per 128; clip_small_launches) */
-  static const int clip[] = {1, 1};
-  static const double clip_share[] = {0.5, 1.0};
-  const int *ops = NULL;
-  size_t nops = 0, len = strlen(o->name);
+  /* "<optimizer>_clip": torch.nn.utils.clip_grad_norm_ first, then the optimizer's operations;
+   * besides them the clip runs small kernels, a launch each: the norm's zeroed buffer,
+   * vector_norm, + eps, reciprocal, mul, clamp (6), the norm's cleanup (a kernel per 400
+   * tensors) and the stack of the norms (a cat kernel per 128; clip_small_launches) */
+  fu__foreach_op ops[16];
+  const fu__foreach_op *base = NULL;
+  size_t nbase = 0, nops = 0, len = strlen(o->name);
   int clipped = len > 5 && !strcmp(o->name + len - 5, "_clip");
-  char base[sizeof o->name];
-  snprintf(base, sizeof base, "%.*s", (int)(clipped ? len - 5 : len), o->name);
-  if (!strcmp(base, "adamw")) ops = adamw, nops = sizeof adamw / sizeof *adamw;
-  else if (!strcmp(base, "adam")) ops = adam, nops = sizeof adam / sizeof *adam;
-  else if (!strcmp(base, "sgd")) ops = sgd, nops = sizeof sgd / sizeof *sgd;
-  if (!(o->launch_us > 0) || !ops) {
+  char name[sizeof o->name];
+  snprintf(name, sizeof name, "%.*s", (int)(clipped ? len - 5 : len), o->name);
+  if (!strcmp(name, "adamw")) base = fu__adamw_ops, nbase = sizeof fu__adamw_ops / sizeof *fu__adamw_ops;
+  else if (!strcmp(name, "adam")) base = fu__adamw_ops + 1, nbase = sizeof fu__adamw_ops / sizeof *fu__adamw_ops - 1;
+  else if (!strcmp(name, "sgd")) base = fu__sgd_ops, nbase = sizeof fu__sgd_ops / sizeof *fu__sgd_ops;
+  if (!(o->launch_us > 0) || !base) {
     double total = 0;
     for (size_t i = 0; i < n; i++) total += numel[i];
     return o->base_us + o->per_tensor_us * (double)n + o->per_elem_us * total;
   }
+  if (clipped) for (size_t k = 0; k < 2; k++) ops[nops++] = fu__clip_ops[k];
+  for (size_t k = 0; k < nbase; k++) ops[nops++] = base[k];
   double total = 0, us = 0, nonempty = 0;
   for (size_t i = 0; i < n; i++) total += numel[i] > 0 ? numel[i] : 0, nonempty += numel[i] > 0;
-  size_t nclip = clipped ? sizeof clip / sizeof *clip : 0;
-  for (size_t k = 0; k < nclip + nops; k++) {
-    int code = k < nclip ? clip[k] : ops[k - nclip], lists = code % 10;
-    double share = k < nclip ? clip_share[k] : 1.0;
-    double launches = 0, moved = 0, chunk = 0, sat = 0;
-    fu_optim_launches(numel, n, lists, code >= 10, &launches, &moved, &chunk, o->hbm_sat_blocks, &sat);
-    if (o->hbm_launch_us > 0 && lists * total * 4 > o->cache_bytes) /* streams from HBM */
-      us += o->hbm_launch_us * launches + o->hbm_per_moved_elem_us * sat * share;
+  int cold = o->cold_launch_us > 0;
+  for (size_t k = 0; k < nops; k++) {
+    const fu__foreach_op *op = &ops[k];
+    fu__launch_sums s = {.lists = op->lists, .sat_blocks = o->hbm_sat_blocks, .touches = op->touches};
+    if (cold) { /* the cold form: one price for every size, the op's lists in the cache or not */
+      int warm = o->warm_per_touch_us > 0 && fu__op_warm(ops, (int)k, total * 4, o->cache_bytes);
+      s.per_touch_us = warm ? o->warm_per_touch_us : o->cold_per_touch_us;
+      s.chunk_touches = warm ? o->warm_chunk_touches : o->cold_chunk_touches;
+    }
+    fu__each_launch(numel, n, op->lists, op->scalarlist, fu__add_launch, &s);
+    if (cold)
+      us += o->cold_launch_us * s.launches + s.cold_us;
+    else if (o->hbm_launch_us > 0 && op->lists * total * 4 > o->cache_bytes) /* streams from HBM */
+      us += o->hbm_launch_us * s.launches + o->hbm_per_moved_elem_us * s.sat * op->share;
     else
-      us += o->launch_us * launches + (o->per_moved_elem_us * moved + o->per_chunk_elem_us * chunk) * share;
+      us += o->launch_us * s.launches + (o->per_moved_elem_us * s.moved + o->per_chunk_elem_us * s.chunk) * op->share;
   }
   if (clipped) { /* the one-element kernels, at the launch cost of the clip's one-list operations */
     double small = 6 + ceil(nonempty / 400) + ceil(nonempty / 128);
-    us += small * (o->hbm_launch_us > 0 && total * 4 > o->cache_bytes ? o->hbm_launch_us : o->launch_us);
+    us += small * (cold                                                      ? o->cold_launch_us
+                   : o->hbm_launch_us > 0 && total * 4 > o->cache_bytes ? o->hbm_launch_us
+                                                                           : o->launch_us);
   }
   return us;
 }
@@ -521,6 +595,14 @@ json_t *fu_compute_to_json(const fu_compute *c) {
       json_object_set_new(e, "hbm_per_moved_elem_us", json_real(f->hbm_per_moved_elem_us));
       json_object_set_new(e, "hbm_sat_blocks", json_real(f->hbm_sat_blocks));
       json_object_set_new(e, "cache_bytes", json_real(f->cache_bytes));
+    }
+    if (e && f->cold_launch_us > 0) {
+      json_object_set_new(e, "cold_launch_us", json_real(f->cold_launch_us));
+      json_object_set_new(e, "cold_per_touch_us", json_real(f->cold_per_touch_us));
+      json_object_set_new(e, "cold_chunk_touches", json_real(f->cold_chunk_touches));
+      json_object_set_new(e, "warm_per_touch_us", json_real(f->warm_per_touch_us));
+      json_object_set_new(e, "warm_chunk_touches", json_real(f->warm_chunk_touches));
+      if (!(f->hbm_launch_us > 0)) json_object_set_new(e, "cache_bytes", json_real(f->cache_bytes));
     }
     if (e && f->derived[0]) json_object_set_new(e, "derived", json_string(f->derived));
     if (!e || json_array_append_new(opt, e)) goto oom;
@@ -857,6 +939,16 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
            fu__num(e, "cache_bytes", 0, 1e12, &f->cache_bytes)))
         return fu__bad(what, where, "hbm_launch_us (above 0), hbm_per_moved_elem_us (0 to 1), hbm_sat_blocks "
                                     "(0 to 320) and cache_bytes (0 to 1e12) go together, with the launch form");
+      if (json_object_get(e, "cold_launch_us") &&
+          (!(f->launch_us > 0) || fu__num(e, "cold_launch_us", 1e-6, 1e6, &f->cold_launch_us) ||
+           fu__num(e, "cold_per_touch_us", 0, 1, &f->cold_per_touch_us) ||
+           fu__num(e, "cold_chunk_touches", 0, 1e4, &f->cold_chunk_touches) ||
+           fu__num(e, "warm_per_touch_us", 0, 1, &f->warm_per_touch_us) ||
+           fu__num(e, "warm_chunk_touches", 0, 1e4, &f->warm_chunk_touches) ||
+           fu__num(e, "cache_bytes", 1, 1e12, &f->cache_bytes)))
+        return fu__bad(what, where, "cold_launch_us (above 0), cold_per_touch_us and warm_per_touch_us (0 to 1), "
+                                    "cold_chunk_touches and warm_chunk_touches (0 to 1e4) and cache_bytes (1 to "
+                                    "1e12) go together, with the launch form");
       FU_CHECK(fu__derived(e, what, where, f->derived, sizeof f->derived));
       /* a fit replaces the one of its name and leaves the others (a calibration of the clipped
        * steps alone keeps the plain ones) */

@@ -161,6 +161,15 @@ typedef struct fu_optim_fit {
    * so a launch of fewer full chunks than hbm_sat_blocks runs at the blocks' rate, not HBM's
    * (tools/calib_torch.py fit_optim_hbm). Smaller operations keep the launch form. */
   double hbm_launch_us, hbm_per_moved_elem_us, hbm_sat_blocks, cache_bytes;
+  /* The step as a training step runs it, where cold_launch_us > 0 (it then replaces the launch
+   * and HBM forms at every size): forward and backward have streamed far more than the L2 since
+   * the last step, so each list's first read in the step comes from HBM; an operation whose lists
+   * were all touched earlier in the step, within cache_bytes since, reads them from the L2 (warm).
+   * Each launch costs cold_launch_us + per_touch_us x hypot(touches x its elements,
+   * chunk_touches x its largest chunk), with the cold or warm pair: a block works through its
+   * chunk at the memory's latency, and a full launch at its bandwidth (tools/optim_cold_rows.py,
+   * from cold steps of the calibration's nets). warm_per_touch_us 0: warm operations priced cold. */
+  double cold_launch_us, cold_per_touch_us, cold_chunk_touches, warm_per_touch_us, warm_chunk_touches;
   char derived[48];          /* "" measured; else how it was made from other measurements */
 } fu_optim_fit;
 

@@ -1862,16 +1862,7 @@ def fit_optim_launch(name, pts):
     error beside it."""
     X = [optim_launch_features(name, opt_point_sizes(p)) for p in pts]
     y = [p["dev_us"] for p in pts]
-    A = [[x / v for x in row] for row, v in zip(X, y)]
-    M = [[sum(a[i] * a[j] for a in A) for j in range(3)] + [sum(a[i] for a in A)] for i in range(3)]
-    for i in range(3):  # Gauss-Jordan with partial pivoting
-        k = max(range(i, 3), key=lambda r: abs(M[r][i]))
-        M[i], M[k] = M[k], M[i]
-        for r in range(3):
-            if r != i:
-                f = M[r][i] / M[i][i]
-                M[r] = [a - f * b for a, b in zip(M[r], M[i])]
-    coef = [M[i][3] / M[i][i] for i in range(3)]
+    coef = rel_lsq(X, y)
     err = max(abs(sum(c * x for c, x in zip(coef, row)) / v - 1) for row, v in zip(X, y))
     return coef[0], coef[1], coef[2], err
 
@@ -1921,7 +1912,8 @@ def optim_hbm_features(name, sizes, sat_blocks):
 
 def optim_dev_us(row, sizes):
     """The device time fusim gives a fitted row's step over tensors of `sizes` elements in
-    parameter order (model/fu_compute.c fu_optim_dev_us, the same rule): per foreach operation
+    parameter order (model/fu_compute.c fu_optim_dev_us, the same rule): the cold form where the
+    row has it (cold_features; without a warm pair every operation is priced cold); else per foreach operation
     (optim_ops) the HBM form where the row has one and the operation's lists x elements x 4 bytes
     pass its cache, else the launch form; an "_clip" row's one-element kernels at the launch cost
     of its one-list operations. A row without a launch form: base + per tensor + per element."""
@@ -1929,6 +1921,10 @@ def optim_dev_us(row, sizes):
     total = sum(e for e in sizes if e > 0)
     if not row.get("launch_us", 0) > 0 or not has_launch_form(name):
         return row["base_us"] + row["per_tensor_us"] * len(sizes) + row["per_elem_us"] * total
+    if row.get("cold_launch_us", 0) > 0:   # the cold form, at every size
+        n, cold, warm = cold_features(name, sizes, row["cold_chunk_touches"], row["warm_chunk_touches"],
+                                      row["cache_bytes"] if row.get("warm_per_touch_us", 0) > 0 else 0)
+        return row["cold_launch_us"] * n + row["cold_per_touch_us"] * cold + row.get("warm_per_touch_us", 0) * warm
     hbm = row.get("hbm_launch_us", 0) > 0
     us = 0.0
     for lists, sl, share in optim_ops(name):
@@ -1977,6 +1973,116 @@ def fit_optim_hbm(name, pts, cache_bytes):
     _, r, a, m, worst = best
     return {"hbm_launch_us": round(a, 4), "hbm_per_moved_elem_us": float("%.6g" % m),
             "hbm_sat_blocks": r, "cache_bytes": int(cache_bytes), "hbm_max_rel_err": round(worst, 4)}
+
+
+# The cold form (2026-12-07, fu_compute.h): per foreach operation of a step, (lists, scalarlist,
+# touches: times each element is read or written, lists it reads, the list it creates), the
+# lists as letters: P parameters, G gradients, A momentum buffer / exp_avg, S exp_avg_sq, D the
+# denominator AdamW's sqrt creates. The same tables as model/fu_compute.c's fu__*_ops.
+COLD_OPS = {
+    "sgd": [(1, 0, 2, "A", ""), (2, 0, 3, "AG", ""), (2, 0, 3, "PA", "")],
+    "adamw": [(1, 0, 2, "P", ""), (2, 0, 3, "AG", ""), (1, 0, 2, "S", ""), (3, 0, 3, "SG", ""),
+              (2, 0, 2, "S", "D"), (1, 1, 2, "D", ""), (1, 0, 2, "D", ""), (3, 1, 4, "PAD", "")],
+}
+COLD_OPS["adam"] = COLD_OPS["adamw"][1:]
+COLD_CLIP_OPS = [(1, 0, 1, "G", ""), (1, 0, 2, "G", "")]   # _foreach_norm (read only), _foreach_mul_
+COLD_FIELDS = ("cold_launch_us", "cold_per_touch_us", "cold_chunk_touches", "warm_per_touch_us",
+               "warm_chunk_touches", "cache_bytes")
+
+
+def cold_ops(name):
+    """COLD_OPS of a row's step, the clip's first for an "<optimizer>_clip" row; KeyError else."""
+    base = optim_base(name)
+    return (COLD_CLIP_OPS if base != name else []) + COLD_OPS[base]
+
+
+def op_warm(ops, k, list_bytes, cache_bytes):
+    """Whether every list operation k reads was touched earlier in the step, with its own and the
+    other lists touched since within cache_bytes (fu_compute.c fu__op_warm)."""
+    for x in ops[k][3]:
+        last = max((j for j in range(k) if x in ops[j][3] + ops[j][4]), default=-1)
+        if last < 0:
+            return False
+        since = set("".join(ops[j][3] + ops[j][4] for j in range(last + 1, k))) - {x}
+        if (1 + len(since)) * list_bytes > cache_bytes:
+            return False
+    return True
+
+
+def cold_launches(name, sizes, cache_bytes):
+    """[(warm, touches x elements, largest chunk)] of each launch of a step over tensors of
+    `sizes` elements (op_warm of its operation), and the one-element kernels' count of an "_clip"
+    row."""
+    ops, total = cold_ops(name), sum(e for e in sizes if e > 0)
+    out = []
+    for k, (lists, sl, touches, _, _) in enumerate(ops):
+        hot = op_warm(ops, k, 4 * total, cache_bytes)
+        out += [(hot, touches * e, c) for e, c in mta_launch_list(sizes, lists, sl)]
+    small = clip_small_launches(sum(1 for e in sizes if e > 0)) if name.endswith("_clip") else 0
+    return out, small
+
+
+def cold_sum(launches, warm, chunk):
+    """The sum over the warm (or cold) launches of hypot(touches x elements, chunk x largest chunk)."""
+    return sum(math.hypot(te, chunk * c) for hot, te, c in launches if hot == warm)
+
+
+def cold_features(name, sizes, cold_chunk, warm_chunk, cache_bytes):
+    """(launches, the cold operations' cold_sum, the warm ones') of a step over tensors of
+    `sizes` elements: the cold form's features (an "_clip" row's one-element kernels add
+    launches)."""
+    ls, small = cold_launches(name, sizes, cache_bytes)
+    return len(ls) + small, cold_sum(ls, False, cold_chunk), cold_sum(ls, True, warm_chunk)
+
+
+def rel_lsq(X, y):
+    """Coefficients c minimising sum((X c / y - 1)^2) (relative least squares, the normal
+    equations by Gauss-Jordan with partial pivoting); None where they are singular."""
+    k = len(X[0])
+    A = [[x / v for x in row] for row, v in zip(X, y)]
+    M = [[sum(a[i] * a[j] for a in A) for j in range(k)] + [sum(a[i] for a in A)] for i in range(k)]
+    for i in range(k):
+        r = max(range(i, k), key=lambda q: abs(M[q][i]))
+        M[i], M[r] = M[r], M[i]
+        if abs(M[i][i]) < 1e-300:
+            return None
+        for q in range(k):
+            if q != i:
+                f = M[q][i] / M[i][i]
+                M[q] = [a - f * b for a, b in zip(M[q], M[i])]
+    return [M[i][k] / M[i][i] for i in range(k)]
+
+
+def fit_optim_cold(name, pts, cache_bytes, chunk_grid=range(8, 401, 4)):
+    """The cold form's fields of row `name` from cold steps (dicts: sizes, cold_dev_us): launch
+    cost and the cold and warm operations' time per touched element by relative least squares,
+    their chunk weights over chunk_grid, the pair with the smallest largest-plus-median relative
+    error (a step's error, not a kernel's, is what a price is held to). The warm pair is left 0
+    where no operation of the step is warm on these points. {} where no fit has every coefficient
+    positive."""
+    y = [p["cold_dev_us"] for p in pts]
+    ls = [cold_launches(name, p["sizes"], cache_bytes) for p in pts]
+    any_warm = any(hot for launches, _ in ls for hot, _, _ in launches)
+    cold = {sc: [cold_sum(launches, False, sc) for launches, _ in ls] for sc in chunk_grid}
+    warm = {sw: [cold_sum(launches, True, sw) for launches, _ in ls] for sw in chunk_grid} if any_warm else {0: None}
+    best = None
+    for sw, wf in warm.items():
+        for sc, cf in cold.items():
+            X = [[len(launches) + small, cf[i]] + ([wf[i]] if any_warm else []) for i, (launches, small) in enumerate(ls)]
+            c = rel_lsq(X, y)
+            if not c or min(c) <= 0:
+                continue
+            errs = sorted(abs(sum(a * b for a, b in zip(c, row)) / v - 1) for row, v in zip(X, y))
+            score = errs[-1] + errs[len(errs) // 2]
+            if best is None or score < best[0]:
+                best = (score, sc, sw, c, errs[-1], errs[len(errs) // 2])
+    if best is None:
+        return {}
+    _, sc, sw, c, worst, med = best
+    return {"cold_launch_us": round(c[0], 4), "cold_per_touch_us": float("%.6g" % c[1]), "cold_chunk_touches": sc,
+            "warm_per_touch_us": float("%.6g" % c[2]) if any_warm else 0.0, "warm_chunk_touches": sw,
+            "cache_bytes": int(cache_bytes), "cold_max_rel_err": round(worst, 4),
+            "cold_median_rel_err": round(med, 4)}
 
 
 def fit_optim_host(pts):

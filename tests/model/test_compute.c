@@ -239,6 +239,43 @@ static void test_optim_hbm(void) {
   EXPECT_REL(fu_optim_dev_us(&o, w, 20), 64.9824, 1e-9);
 }
 
+/* The cold form (fu_optim_fit.cold_*), by hand: one tensor of 65536 elements (one launch per
+ * operation, 65536 elements, largest chunk 65536), so each launch costs cold_launch_us +
+ * per_touch_us x 65536 x hypot(touches, chunk_touches). */
+static void test_optim_cold(void) {
+  double one[1] = {65536};
+  /* SGD: mul_ (2 touches), add_ (3), add_ (3), every one cold (each reads a list first):
+   * 3 x 2 + 1e-6 x 65536 x (hypot(2, 4) + 2 x hypot(3, 4)) */
+  fu_optim_fit o = {.name = "sgd", .launch_us = 9, .per_moved_elem_us = 1, .per_chunk_elem_us = 1,
+                    .hbm_launch_us = 9, .hbm_per_moved_elem_us = 1, .hbm_sat_blocks = 1, .cache_bytes = 1e9,
+                    .cold_launch_us = 2, .cold_per_touch_us = 1e-6, .cold_chunk_touches = 4,
+                    .warm_per_touch_us = 5e-7, .warm_chunk_touches = 0};
+  EXPECT_REL(fu_optim_dev_us(&o, one, 1), 6 + 0.065536 * (sqrt(20) + 10), 1e-12);
+  /* AdamW with a cache of 1e9: mul_ P, lerp_ A G, mul_ S read lists first (cold: touches 2, 3,
+   * 2); addcmul_ S G (3), sqrt S (2), div_ D (2), add_ D (2), addcdiv_ P A D (4) read lists
+   * touched since the step began (warm, chunk weight 0): 8 x 2 + 0.065536 x (2 sqrt(20) + 5) +
+   * 0.032768 x 13 */
+  snprintf(o.name, sizeof o.name, "adamw");
+  EXPECT_REL(fu_optim_dev_us(&o, one, 1), 16 + 0.065536 * (2 * sqrt(20) + 5) + 0.032768 * 13, 1e-12);
+  /* a cache of two lists (524288 bytes): addcdiv_'s P was last touched before A, G, S and D, so
+   * it reads from HBM (cold, hypot(4, 4)); the other warm operations stay warm */
+  o.cache_bytes = 2 * 65536 * 4;
+  EXPECT_REL(fu_optim_dev_us(&o, one, 1), 16 + 0.065536 * (2 * sqrt(20) + 5 + sqrt(32)) + 0.032768 * 9, 1e-12);
+  /* a byte less: addcmul_'s G (touched by lerp_, S since) no longer fits with S: cold too */
+  o.cache_bytes = 2 * 65536 * 4 - 1;
+  EXPECT_REL(fu_optim_dev_us(&o, one, 1), 16 + 0.065536 * (2 * sqrt(20) + 10 + sqrt(32)) + 0.032768 * 6, 1e-12);
+  /* without a warm pair every operation is priced cold */
+  o.warm_per_touch_us = 0;
+  EXPECT_REL(fu_optim_dev_us(&o, one, 1), 16 + 0.065536 * (5 * sqrt(20) + 10 + sqrt(32)), 1e-12);
+  /* SGD clipped: _foreach_norm (1 touch, cold), _foreach_mul_ of the gradients (2, warm: G just
+   * read), then SGD's three, where add_ A G finds G warm but A, read by mul_ just before, also
+   * warm: warm (chunk 0); 2 + 3 launches + the clip's 8 one-element kernels (6 + 1 + 1) */
+  snprintf(o.name, sizeof o.name, "sgd_clip");
+  o.warm_per_touch_us = 5e-7, o.cache_bytes = 1e9;
+  EXPECT_REL(fu_optim_dev_us(&o, one, 1),
+             13 * 2 + 0.065536 * (sqrt(17) + sqrt(20) + 5) + 0.032768 * (2 + 3), 1e-12);
+}
+
 static void test_ops_attn_optim(void) {
   fu_compute *c = malloc(sizeof *c);
   fu_compute_init(c);
@@ -735,6 +772,7 @@ int main(void) {
   test_attn_gqa();
   test_optim_launches();
   test_optim_hbm();
+  test_optim_cold();
   test_ops_attn_optim();
   test_json();
   test_unaligned();

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""The cold form in Python (tools/calib_torch.py cold_features, fit_optim_cold, optim_dev_us)
+and tools/optim_cold_rows.py, no torch: the prices of tests/model/test_compute.c's
+test_optim_cold worked by hand (the C and Python forms must agree), the fit recovering the
+fields that priced its own points, and bad input.
+
+Usage: test_optim_cold.py"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import calib_torch as c  # noqa: E402
+
+fails = []
+
+
+def near(what, got, want, tol=1e-9):
+    if not abs(got - want) <= tol * max(1.0, abs(want)):
+        fails.append("%s: %.9g, expected %.9g" % (what, got, want))
+
+
+one = [65536.0]
+row = {"name": "sgd", "launch_us": 9, "cold_launch_us": 2, "cold_per_touch_us": 1e-6, "cold_chunk_touches": 4,
+       "warm_per_touch_us": 5e-7, "warm_chunk_touches": 0, "cache_bytes": 1e9}
+# as test_compute.c: each launch 2 + per_touch x 65536 x hypot(touches, chunk weight)
+near("sgd", c.optim_dev_us(row, one), 6 + 0.065536 * (math.sqrt(20) + 10))
+near("adamw", c.optim_dev_us(dict(row, name="adamw"), one), 16 + 0.065536 * (2 * math.sqrt(20) + 5) + 0.032768 * 13)
+near("adamw, cache of two lists", c.optim_dev_us(dict(row, name="adamw", cache_bytes=524288), one),
+     16 + 0.065536 * (2 * math.sqrt(20) + 5 + math.sqrt(32)) + 0.032768 * 9)
+near("adamw, a byte less", c.optim_dev_us(dict(row, name="adamw", cache_bytes=524287), one),
+     16 + 0.065536 * (2 * math.sqrt(20) + 10 + math.sqrt(32)) + 0.032768 * 6)
+near("adamw, no warm pair", c.optim_dev_us(dict(row, name="adamw", warm_per_touch_us=0), one),
+     16 + 0.065536 * (5 * math.sqrt(20) + 10 + math.sqrt(32)))
+near("sgd_clip", c.optim_dev_us(dict(row, name="sgd_clip"), one),
+     26 + 0.065536 * (math.sqrt(17) + math.sqrt(20) + 5) + 0.032768 * 5)
+
+# The fit gives back the fields that priced its points: the calibration's nets at a cache of
+# 25 MB (some of AdamW's operations warm on the small nets, none on the large), chunk weights on
+# the grid.
+truth = {"adamw": dict(cold_launch_us=2.5, cold_per_touch_us=1.4e-6, cold_chunk_touches=200,
+                       warm_per_touch_us=1.9e-6, warm_chunk_touches=60, cache_bytes=25e6),
+         "sgd": dict(cold_launch_us=2.4, cold_per_touch_us=1.45e-6, cold_chunk_touches=160,
+                     warm_per_touch_us=0.0, warm_chunk_touches=0, cache_bytes=25e6)}
+for name, t in truth.items():
+    pts = [{"sizes": [W * W, W, W, W] * L} for L, W in c.OPT_NETS]
+    for p in pts:
+        p["cold_dev_us"] = c.optim_dev_us(dict(t, name=name, launch_us=1), p["sizes"])
+    got = c.fit_optim_cold(name, pts, 25e6, chunk_grid=range(20, 241, 20))
+    for k, v in t.items():
+        near("%s fit %s" % (name, k), got.get(k, -1), v, 1e-4)
+    near("%s fit's largest error" % name, got["cold_max_rel_err"], 0, 1e-4)
+
+# optim_cold_rows.py: a probe without cold times, and one whose nets are too few, in one line each
+tool = os.path.join(ROOT, "tools", "optim_cold_rows.py")
+profile = os.path.join(ROOT, "data", "profiles", "h100-sxm.json")
+with tempfile.TemporaryDirectory() as tmp:
+    warm = os.path.join(tmp, "warm.json")
+    json.dump({"l2_cache_bytes": 52428800, "points": [{"label": "net 4x256", "optimizer": "sgd", "L": 4, "W": 256,
+                                                     "dev_us": 30.0}]}, open(warm, "w"))
+    few = os.path.join(tmp, "few.json")
+    json.dump({"l2_cache_bytes": 52428800, "points": [{"label": "net 4x256", "optimizer": "sgd", "L": 4, "W": 256,
+                                                     "dev_us": 30.0, "cold_dev_us": 52.0}]}, open(few, "w"))
+    out = os.path.join(tmp, "rows.json")
+    for probe, words in ((warm, "--states cold"), (few, "fewer than 4")):
+        r = subprocess.run([sys.executable, tool, "--profile", profile, "--out", out, probe],
+                           capture_output=True, text=True)
+        lines = r.stderr.strip().splitlines()
+        if r.returncode != 65 or len(lines) != 1 or words not in lines[0] or os.path.exists(out):
+            fails.append("%s: exit %d, stderr %r, rows written %s" % (probe, r.returncode, r.stderr, os.path.exists(out)))
+
+for f in fails:
+    print("FAIL", f)
+print("test_optim_cold: %d failed" % len(fails))
+sys.exit(1 if fails else 0)
