@@ -12,7 +12,19 @@ profile's row as it is (the other lists, torchvision models', are the check, not
 writes the profile's rows with the cold fields added: a calibration file (fusim-compute-1) to
 merge with `fusim fit --compute OUT --merge-into PROFILE` (each row replaces its own name's).
 
-Usage: python3 tools/optim_cold_rows.py --profile P --out OUT.json PROBE.json [PROBE.json ...]"""
+--carry-from SOURCE instead carries another GPU's fitted cold form to the profile's rows, where
+that GPU was measured and this one was not: the per-touch cost at this profile's own HBM rate
+(scaled until the carried form prices the calibration's streaming nets as this profile's own
+launch and HBM forms, fitted on this GPU, do), the chunk weight divided by the same ratio (a
+block's walk through its chunk is the memory's latency, not its bandwidth: the floor's time is
+kept), the launch cost by the ratio of the two launch forms' launch_us, the warm pair as the
+source's (the L2 of the same die) and the cache this profile's.
+Each row so made carries "derived" (fusim workload names it). Only between GPUs of one
+architecture (the H100 and H200 share the GH100 die); check against captures of the target
+before merging.
+
+Usage: python3 tools/optim_cold_rows.py --profile P --out OUT.json PROBE.json [PROBE.json ...]
+       python3 tools/optim_cold_rows.py --profile P --out OUT.json --carry-from SOURCE_PROFILE"""
 import argparse
 import json
 import os
@@ -55,14 +67,63 @@ def summary(label, errs):
     return "%s: median |err| %.1f%%, max %.1f%% (%d)" % (label, 100 * statistics.median(a), 100 * max(a), len(a))
 
 
+# The calibration's nets whose every list streams on a GPU of 50-60 MiB of L2: where the target's
+# own launch and HBM forms priced what it measured, and the carried cold form must price the same
+STREAMING_NETS = [(8, 4096), (64, 2048), (200, 512), (64, 512), (128, 512), (4, 2048), (8, 2048)]
+
+
+def carry(target, source, mark):
+    """The target row with the source row's cold form carried to it (the module's doc): the
+    per-touch cost first at the ratio of the two HBM forms, then scaled until the carried form
+    prices the streaming nets as the target's own forms do (median ratio, three rounds: the
+    hypot couples the two terms), the chunk weight divided by the same ratio throughout."""
+    floor = source["cold_per_touch_us"] * source["cold_chunk_touches"]   # the chunk's latency, kept
+    per_touch = source["cold_per_touch_us"] * target["hbm_per_moved_elem_us"] / source["hbm_per_moved_elem_us"]
+    d = dict(target, derived=mark, cold_launch_us=round(source["cold_launch_us"] * target["launch_us"] /
+                                                        source["launch_us"], 4),
+             warm_per_touch_us=source["warm_per_touch_us"], warm_chunk_touches=source["warm_chunk_touches"])
+    nets = [[W * W, W, W, W] * L for L, W in STREAMING_NETS]
+    for _ in range(3):
+        d.update(cold_per_touch_us=per_touch, cold_chunk_touches=floor / per_touch)
+        per_touch *= statistics.median(calib_torch.optim_dev_us(target, s) / calib_torch.optim_dev_us(d, s)
+                                       for s in nets)
+    d.update(cold_per_touch_us=float("%.6g" % per_touch), cold_chunk_touches=round(floor / per_touch, 1))
+    return d
+
+
+def carried_rows(rows, source_path):
+    with open(source_path) as f:
+        src = {r["name"]: r for r in json.load(f)["compute"]["optimizer"] if r.get("cold_launch_us", 0) > 0}
+    if not src:
+        raise ValueError("%s: no optimizer row with the cold form to carry" % source_path)
+    out = []
+    for name in sorted(src):
+        if name in rows and rows[name].get("hbm_per_moved_elem_us", 0) > 0 and rows[name].get("launch_us", 0) > 0:
+            out.append(carry(rows[name], src[name], "cold form carried from %.24s" % os.path.basename(source_path)))
+            print("%s: carried (%s)" % (name, ", ".join("%s %g" % (k, out[-1][k]) for k in calib_torch.COLD_FIELDS)))
+    if not out:
+        raise ValueError("no row of the profile has the launch and HBM forms the carry scales by")
+    return out
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--profile", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("probes", nargs="+")
+    ap.add_argument("--carry-from", metavar="SOURCE_PROFILE")
+    ap.add_argument("probes", nargs="*")
     a = ap.parse_args(argv)
+    if bool(a.carry_from) == bool(a.probes):
+        raise ValueError("give probe files or --carry-from SOURCE_PROFILE, not both or neither")
     with open(a.profile) as f:
         rows = {r["name"]: r for r in json.load(f)["compute"]["optimizer"]}
+    if a.carry_from:
+        out = carried_rows(rows, a.carry_from)
+        doc = {"format": "fusim-compute-1", "command": "python3 tools/optim_cold_rows.py " + " ".join(argv),
+               "compute": {"source": "optimizer rows of %s with %s's cold form carried" % (
+                   os.path.basename(a.profile), os.path.basename(a.carry_from)), "optimizer": out}}
+        host_rows_median.write(a.out, doc)
+        return 0
     pts, l2 = load_points(a.probes)
     out = []
     for name in sorted(pts):

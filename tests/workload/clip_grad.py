@@ -169,8 +169,11 @@ for model, what in ((MID, "8.4 M elements"), (BIG, "BIG")):
               want, 0.051)
 DERIVED = "\"adamw_clip\" optimizer fit was not measured on its GPU but derived (h100-sxm clip less plain)"
 use([dict(ROW, name="adamw_clip", derived="h100-sxm clip less plain")])
-for what, prof_args, warned in (("a derived _clip row", ["--profile", pf], True), ("the embedded default", [], False)):
+# the embedded default's clip rows were measured on its H200; their cold form is carried from the
+# H100's (tools/optim_cold_rows.py --carry-from), and the warning says that, not the clip's mark
+CARRIED = "\"adamw_clip\" optimizer fit was not measured on its GPU but derived (cold form carried from h100-sxm"
+for what, prof_args, mark in (("a derived _clip row", ["--profile", pf], DERIVED), ("the embedded default", [], CARRIED)):
     r = subprocess.run([fusim, "workload"] + SMALL + ["--clip-grad-norm", "1"] + prof_args, capture_output=True, text=True)
-    if r.returncode != 0 or (DERIVED in r.stderr) != warned or ("optimizer fit was not measured" in r.stderr) != warned:
+    if r.returncode != 0 or mark not in r.stderr or r.stderr.count("optimizer fit was not measured") != 1:
         fails.append("--clip-grad-norm on %s: exit %d, stderr %r" % (what, r.returncode, r.stderr))
 finish()
