@@ -55,6 +55,24 @@ for name, t in truth.items():
         near("%s fit %s" % (name, k), got.get(k, -1), v, 1e-4)
     near("%s fit's largest error" % name, got["cold_max_rel_err"], 0, 1e-4)
 
+# --carry-from (optim_cold_rows.carry): the floor per_touch x chunk weight and the warm pair are the
+# source's, the launch cost at the launch forms' ratio, and the carried row prices the streaming
+# nets as the target's own forms do (median ratio 1; every net within the form's spread, 10%)
+import optim_cold_rows  # noqa: E402
+src = dict(row, name="sgd", launch_us=2.0, cold_launch_us=2.5, cold_per_touch_us=1.4e-6, cold_chunk_touches=160,
+           hbm_per_moved_elem_us=2.3e-6)
+tgt = {"name": "sgd", "launch_us": 1.8, "per_moved_elem_us": 1.5e-6, "per_chunk_elem_us": 6e-5, "hbm_launch_us": 1.7,
+       "hbm_per_moved_elem_us": 1.6e-6, "hbm_sat_blocks": 100, "cache_bytes": 62914560}
+got = optim_cold_rows.carry(tgt, src, "test")
+near("carried floor", got["cold_per_touch_us"] * got["cold_chunk_touches"], 1.4e-6 * 160, 1e-3)
+near("carried launch", got["cold_launch_us"], 2.5 * 1.8 / 2.0, 1e-3)
+near("carried warm", got["warm_per_touch_us"], 5e-7)
+ratios = sorted(c.optim_dev_us(got, s) / c.optim_dev_us(tgt, s)
+                for s in ([W * W, W, W, W] * L for L, W in optim_cold_rows.STREAMING_NETS))
+near("carried, streaming nets' median ratio", ratios[len(ratios) // 2], 1.0, 0.005)
+if not 0.9 < ratios[0] <= ratios[-1] < 1.1:
+    fails.append("carried, streaming nets' ratios %s" % ratios)
+
 # optim_cold_rows.py: a probe without cold times, and one whose nets are too few, in one line each
 tool = os.path.join(ROOT, "tools", "optim_cold_rows.py")
 profile = os.path.join(ROOT, "data", "profiles", "h100-sxm.json")
