@@ -14,8 +14,9 @@ lists (0.7-20M parameters, every list within the L2): a training step's optimize
 forward and backward that stream far more than the L2 through it, so its parameters and
 optimizer states come from HBM, while the calibration's nets (batch 8) leave them in the cache.
 --states warm,cold times each step both ways, interleaved: warm as above, cold after a write of
-four times the L2 (the flush) ahead of the sleep. --kernels adds one cold step per list under
-torch.profiler: each kernel's name and device time, in order.
+four times the L2 (the flush) ahead of the sleep; dev_us is the first state's, cold_dev_us the
+cold one's. --kernels adds one step per list under torch.profiler (cold where --states has cold):
+each kernel's name and device time, in order.
 
 --dry-run needs no torch: it prints the lists and their prices, and with --fusim checks that
 price_us gives fusim's own "Optimizer step: device" note for ResNet-50/101/152
@@ -94,11 +95,6 @@ def dry_run(a, rows):
     return 1 if fails else 0
 
 
-def flush_l2(torch, buf, i):
-    """Write every byte of buf (four times the L2): what was in the cache is evicted."""
-    buf.fill_(float(i))
-
-
 def kernel_times(torch, step):
     """[(kernel name, device us)] of one step() under torch.profiler, in launch order."""
     from torch.profiler import ProfilerActivity, profile
@@ -139,8 +135,8 @@ def measure(a, rows):
                 for state in a.states:
                     for p in ps:   # fresh gradients, as set_to_none and backward leave them
                         p.grad = torch.randn_like(p)
-                    if state == "cold":
-                        flush_l2(torch, buf, i)
+                    if state == "cold":   # write four times the L2: what was in the cache is evicted
+                        buf.fill_(float(i))
                     torch.cuda.synchronize()
                     e0, e1, e2 = ev(), ev(), ev()
                     e0.record()
@@ -163,17 +159,18 @@ def measure(a, rows):
                         "est_us": round(price_us(rows[name], name, sizes), 2),
                         "sizes": sizes if cnn else None})
             p = pts[-1]
-            for state in a.states[1:]:
+            for state in (s for s in a.states if s != "warm"):
                 p[state + "_dev_us"] = round(statistics.median(devs[state]), 2)
                 p[state + "_dev_all_us"] = [round(d, 2) for d in devs[state]]
             if a.kernels:
                 for q in ps:
                     q.grad = torch.randn_like(q)
-                flush_l2(torch, buf, 0) if buf is not None else None
+                if buf is not None:
+                    buf.fill_(0.0)
                 p["kernels"] = kernel_times(torch, opt.step)
             print("%-18s %-6s %5d tensors %7.1f MB a list: device %8.1f us%s, priced %8.1f (%+.1f%%)" % (
                 label, name, p["n"], 4 * p["numel"] / 1e6, p["dev_us"],
-                "".join(", %s %.1f" % (s, p[s + "_dev_us"]) for s in a.states[1:]), p["est_us"],
+                "".join(", %s %.1f" % (s, p[s + "_dev_us"]) for s in a.states if s != "warm"), p["est_us"],
                 100 * (p["est_us"] / p["dev_us"] - 1)), flush=True)
             del ps, opt
             torch.cuda.empty_cache()
