@@ -35,9 +35,11 @@
  *     "optimizer": [ {"name", "base_us", "per_tensor_us", "per_elem_us"[, "host_per_tensor_us",
  *                "host_base_us", "tail_frac", "host_probe_us"[, "prologue_frac", "tail_us"]][,
  *                "launch_us", "per_moved_elem_us", "per_chunk_elem_us"[, "hbm_launch_us",
- *                "hbm_per_moved_elem_us", "hbm_sat_blocks", "cache_bytes"]][, "derived"]}, .. ]
+ *                "hbm_per_moved_elem_us", "hbm_sat_blocks", "cache_bytes"]][, "cold_launch_us",
+ *                "cold_per_touch_us", "cold_chunk_touches", "warm_per_touch_us",
+ *                "warm_chunk_touches", "cache_bytes"][, "derived"]}, .. ]
  *                (fu_optim_fit; "derived": how a fit not measured on this GPU was made,
- *                tools/derive_clip_rows.py),
+ *                tools/derive_clip_rows.py, tools/optim_cold_rows.py --carry-from),
  *     "conv": [ {"dtype", "layout", "kernel", "stride", "m", "n", "k", "us"[, "format": "nchw"
  *                (or "channels_last", the default)]}, .. ],
  *     "host_probe_us": tools/torch_host.host_probe's CPU time per launch when the host costs were
