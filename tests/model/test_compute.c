@@ -421,6 +421,26 @@ static void test_json(void) {
   snprintf(text, sizeof text, "{\"optimizer\": [{\"name\": \"sgd\", \"base_us\": 1, \"per_tensor_us\": 0, "
            "\"per_elem_us\": 0, %s", hbm);
   EXPECT_INT_EQ(merge(text, h), FU_EDATA);
+  /* the cold form read back with its own cache (no HBM form), and refused without the launch
+   * form or with a field out of range */
+  const char *cold = "\"cold_launch_us\": 2.5, \"cold_per_touch_us\": 1.4e-6, \"cold_chunk_touches\": 160, "
+                     "\"warm_per_touch_us\": 1.9e-6, \"warm_chunk_touches\": 60, \"cache_bytes\": 52428800}]}";
+  snprintf(text, sizeof text, "{\"optimizer\": [{\"name\": \"adamw\", \"base_us\": 1, \"per_tensor_us\": 0, "
+           "\"per_elem_us\": 0, %s%s", launch, cold);
+  fu_compute_init(h);
+  EXPECT_INT_EQ(merge(text, h), FU_OK);
+  p->compute = *h;
+  roundtrip(p, q);
+  EXPECT_REL(q->compute.optim[0].cold_per_touch_us, 1.4e-6, 1e-12);
+  EXPECT_REL(q->compute.optim[0].warm_chunk_touches, 60, 1e-12);
+  EXPECT_REL(q->compute.optim[0].cache_bytes, 52428800, 1e-12);
+  snprintf(text, sizeof text, "{\"optimizer\": [{\"name\": \"adamw\", \"base_us\": 1, \"per_tensor_us\": 0, "
+           "\"per_elem_us\": 0, %s", cold);
+  EXPECT_INT_EQ(merge(text, h), FU_EDATA);
+  snprintf(text, sizeof text, "{\"optimizer\": [{\"name\": \"adamw\", \"base_us\": 1, \"per_tensor_us\": 0, "
+           "\"per_elem_us\": 0, %s\"cold_launch_us\": 2.5, \"cold_per_touch_us\": 2, \"cold_chunk_touches\": 160, "
+           "\"warm_per_touch_us\": 0, \"warm_chunk_touches\": 0, \"cache_bytes\": 1}]}", launch);
+  EXPECT_INT_EQ(merge(text, h), FU_EDATA);
   free(h);
   free(p);
   free(q);
