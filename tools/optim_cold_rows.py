@@ -19,7 +19,8 @@ launch and HBM forms, fitted on this GPU, do), the chunk weight divided by the s
 block's walk through its chunk is the memory's latency, not its bandwidth: the floor's time is
 kept), the launch cost by the ratio of the two launch forms' launch_us, the warm pair as the
 source's (the L2 of the same die) and the cache this profile's.
-Each row so made carries "derived" (fusim workload names it). Only between GPUs of one
+Each row so made carries "derived" (fusim workload names it; a row already derived keeps its
+mark first); a row with its own measured cold form is kept as it is. Only between GPUs of one
 architecture (the H100 and H200 share the GH100 die); check against captures of the target
 before merging.
 
@@ -79,6 +80,10 @@ def carry(target, source, mark):
     hypot couples the two terms), the chunk weight divided by the same ratio throughout."""
     floor = source["cold_per_touch_us"] * source["cold_chunk_touches"]   # the chunk's latency, kept
     per_touch = source["cold_per_touch_us"] * target["hbm_per_moved_elem_us"] / source["hbm_per_moved_elem_us"]
+    target = {k: v for k, v in target.items() if k not in calib_torch.COLD_FIELDS[:-1]}   # its own forms
+    before = target.get("derived", "")
+    if before and not before.startswith("cold form carried"):   # made from other measurements: still says how
+        mark = ("%s; %s" % (before, mark))[:47]
     d = dict(target, derived=mark, cold_launch_us=round(source["cold_launch_us"] * target["launch_us"] /
                                                         source["launch_us"], 4),
              warm_per_touch_us=source["warm_per_touch_us"], warm_chunk_touches=source["warm_chunk_touches"])
@@ -98,11 +103,15 @@ def carried_rows(rows, source_path):
         raise ValueError("%s: no optimizer row with the cold form to carry" % source_path)
     out = []
     for name in sorted(src):
+        if rows.get(name, {}).get("cold_launch_us", 0) > 0 and not rows[name].get("derived"):
+            print("%s: its own cold form measured, kept" % name)
+            continue
         if name in rows and rows[name].get("hbm_per_moved_elem_us", 0) > 0 and rows[name].get("launch_us", 0) > 0:
             out.append(carry(rows[name], src[name], "cold form carried from %.24s" % os.path.basename(source_path)))
             print("%s: carried (%s)" % (name, ", ".join("%s %g" % (k, out[-1][k]) for k in calib_torch.COLD_FIELDS)))
     if not out:
-        raise ValueError("no row of the profile has the launch and HBM forms the carry scales by")
+        raise ValueError("no row to carry to: each has its own measured cold form, or lacks the launch and HBM "
+                         "forms the carry scales by")
     return out
 
 

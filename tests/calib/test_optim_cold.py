@@ -63,7 +63,7 @@ src = dict(row, name="sgd", launch_us=2.0, cold_launch_us=2.5, cold_per_touch_us
            hbm_per_moved_elem_us=2.3e-6)
 tgt = {"name": "sgd", "launch_us": 1.8, "per_moved_elem_us": 1.5e-6, "per_chunk_elem_us": 6e-5, "hbm_launch_us": 1.7,
        "hbm_per_moved_elem_us": 1.6e-6, "hbm_sat_blocks": 100, "cache_bytes": 62914560}
-got = optim_cold_rows.carry(tgt, src, "test")
+got = optim_cold_rows.carry(tgt, src, "cold form carried (test)")
 near("carried floor", got["cold_per_touch_us"] * got["cold_chunk_touches"], 1.4e-6 * 160, 1e-3)
 near("carried launch", got["cold_launch_us"], 2.5 * 1.8 / 2.0, 1e-3)
 near("carried warm", got["warm_per_touch_us"], 5e-7)
@@ -72,6 +72,22 @@ ratios = sorted(c.optim_dev_us(got, s) / c.optim_dev_us(tgt, s)
 near("carried, streaming nets' median ratio", ratios[len(ratios) // 2], 1.0, 0.005)
 if not 0.9 < ratios[0] <= ratios[-1] < 1.1:
     fails.append("carried, streaming nets' ratios %s" % ratios)
+
+# a row already derived keeps its mark first (not a carried one's), and the same carry again gives
+# the same row; a target row with its own measured cold form is kept (none left: refused)
+again = optim_cold_rows.carry(got, src, "cold form carried (test)")
+if again != got:
+    fails.append("carrying a carried row again changed it: %r" % {k: (got.get(k), v) for k, v in again.items()})
+if optim_cold_rows.carry(dict(tgt, derived="by hand"), src, "test")["derived"] != "by hand; test":
+    fails.append("a derived row's mark not kept first")
+with tempfile.TemporaryDirectory() as tmp:
+    srcp = os.path.join(tmp, "src.json")
+    json.dump({"compute": {"optimizer": [src]}}, open(srcp, "w"))
+    try:
+        optim_cold_rows.carried_rows({"sgd": dict(tgt, **{k: src[k] for k in c.COLD_FIELDS})}, srcp)
+        fails.append("a measured cold form was carried over")
+    except ValueError:
+        pass
 
 # optim_cold_rows.py: a probe without cold times, and one whose nets are too few, in one line each
 tool = os.path.join(ROOT, "tools", "optim_cold_rows.py")
