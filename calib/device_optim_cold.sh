@@ -2,11 +2,13 @@
 # device_optim_cold.sh: the optimizer step's device time with its lists cold (PyTorch only, one GPU,
 # about 2 minutes). A training step's optimizer follows a forward and backward that stream far more
 # than the L2, so parameters and optimizer states come from HBM; the calibration's nets (batch 8)
-# leave them in the cache. tools/optim_stream_probe.py times SGD and AdamW alone (behind a sleep)
-# warm and cold (after a write of four times the L2), interleaved, with one profiled cold step per
-# list (each kernel's time): the calibration's nets and small torchvision models' lists
-# (-> $OUT/cold-small.json), then the streaming nets and ResNets (-> $OUT/cold-nets.json).
-# Read: cold_dev_us against the captures' opt_gpu_only_us of the same models.
+# leave them in the cache. tools/optim_stream_probe.py times the optimizers named (default SGD and
+# AdamW; "_clip" ones clip first) alone, behind a sleep, warm and cold (after a write of four times
+# the L2), interleaved, with one profiled cold step per list (each kernel's time): the
+# calibration's nets and small torchvision models' lists (-> $OUT/cold-small.json), then the
+# streaming nets and ResNets (-> $OUT/cold-nets.json). Then, here: python3 tools/optim_cold_rows.py
+# --profile PROFILE --out data/compute/GPU-calib-torch-DATE-optcold.json cold-small.json
+# cold-nets.json (the fit, and the torchvision lists against it), and fusim fit --merge-into.
 # Run from the repository root:
 #   bash calib/device_optim_cold.sh [SECONDS] [PROFILE] [OPTIMIZERS]   (results in $OUT)
 LIMIT=${1:-240}
