@@ -139,6 +139,12 @@ NEW = {
     # SqueezeNet (fusim's --cnn squeezenet1_0 / 1_1, session 50), NCHW as build_torchvision runs it
     "squeezenet1_1_b64_bf16": ("squeezenet1_1", {}, 64, 0, "bf16"),
     "squeezenet1_0_b128_tf32": ("squeezenet1_0", {}, 128, 0, "tf32"),
+    # small CNNs with AdamW (session 51: the optimizer's cold form checked in real steps with an
+    # optimizer that reuses lists within the step; meta's "optimizer" tells compare_compute)
+    "squeezenet1_0_b128_tf32_adamw": ("squeezenet1_0", {"optimizer": "adamw"}, 128, 0, "tf32"),
+    "mobilenet_v2_b64_bf16_adamw": ("mobilenet_v2", {"optimizer": "adamw"}, 64, 0, "bf16"),
+    "efficientnet_b0_b32_bf16_adamw": ("efficientnet_b0", {"optimizer": "adamw"}, 32, 0, "bf16"),
+    "densenet121_b32_tf32_adamw": ("densenet121", {"optimizer": "adamw"}, 32, 0, "tf32"),
     # OLMo 2 (fusim's --arch olmo2, session 50): validate_torch's olmo2_small shape, and a TF32 one
     # with grouped keys (the math path's points)
     "olmo2_h768_l12_b16_s512_bf16": ("olmo2", dict(layers=12, hidden=768, heads=12, ffn=2048, vocab=50304),
@@ -160,7 +166,7 @@ def build(arch, hp, batch, seq):
     if arch == "vit":
         return build_vit(hp, batch, dev)
     if arch.startswith(TORCHVISION_NCHW):
-        return build_torchvision(arch, batch, dev)
+        return build_torchvision(arch, batch, dev, hp.get("optimizer", "sgd"))
     import transformers as tf
     if arch == "bert":
         cfg = tf.BertConfig(vocab_size=hp["vocab"], hidden_size=hp["hidden"], num_hidden_layers=hp["layers"],
@@ -212,13 +218,15 @@ def classifier_step(model, batch, image, classes, opt):
     return model, (x, y), (lambda m, inp: crit(m(inp[0]), inp[1])), opt
 
 
-def build_torchvision(arch, batch, dev):
+def build_torchvision(arch, batch, dev, optimizer="sgd"):
     """A torchvision classifier by name in PyTorch's default NCHW layout (random init), SGD with
-    momentum as torchvision's reference recipe."""
+    momentum as torchvision's reference recipe (or AdamW: optimizer "adamw")."""
     import torch
     import torchvision
     model = getattr(torchvision.models, arch)(weights=None).to(dev)
-    return classifier_step(model, batch, 224, 1000, torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9))
+    opt = (torch.optim.AdamW(model.parameters(), lr=1e-4) if optimizer == "adamw" else
+           torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9))
+    return classifier_step(model, batch, 224, 1000, opt)
 
 
 def build_vit(hp, batch, dev):
@@ -267,7 +275,8 @@ def main(argv=None):
             notes = ("CAPTURED with tools/capture_set.py (capture_torch.capture) on %s: %s %s, micro-batch %d, "
                      "seq %d, %s, %s; random init." % (torch.cuda.get_device_name(0), arch, json.dumps(hp), batch,
                                                        seq, {"bf16": "autocast bf16", "tf32": "fp32 with TF32"}.get(amp, "strict fp32"),
-                                                       "SGD momentum" if arch.startswith(("resnet",) + TORCHVISION_NCHW) else "AdamW"))
+                                                       "AdamW" if hp.get("optimizer") == "adamw" or not
+                                                       arch.startswith(("resnet",) + TORCHVISION_NCHW) else "SGD momentum"))
             w = capture_torch.capture(model, inputs, loss_fn, opt, iters=a.iters, warmup=a.warmup, amp=amp,
                                       host="never", name=name, notes=notes, meta=meta, host_ref=ref,
                                       ready_separate=a.ready_separate)
