@@ -1741,12 +1741,19 @@ def opt_net(torch, L, W):
 
 
 # PyTorch's foreach optimizer steps (torch/optim/adam.py _multi_tensor_adam, sgd.py
-# _multi_tensor_sgd): each operation's lists touched and 1 where it takes a scalar per tensor.
+# _multi_tensor_sgd), per operation: the lists it takes (they set the launch cut), 1 where it
+# takes a scalar per tensor, and for the cold form (fit_optim_cold, fu_compute.h) the times it
+# reads or writes each element (in place: every list read, one written; the same tensor twice
+# reads once), the lists it reads and the one it creates, as letters: P parameters, G gradients,
+# A momentum buffer / exp_avg, S exp_avg_sq, D the denominator AdamW's sqrt creates. The same
+# table as model/fu_compute.c's fu__*_ops.
 OPT_FOREACH = {
-    "adamw": [(1, 0), (2, 0), (1, 0), (3, 0), (2, 0), (1, 1), (1, 0), (3, 1)],  # mul_ (decay), lerp_,
-    "adam": [(2, 0), (1, 0), (3, 0), (2, 0), (1, 1), (1, 0), (3, 1)],           # mul_, addcmul_, sqrt,
-    "sgd": [(1, 0), (2, 0), (2, 0)],  # mul_, add_ (momentum buffer), add_    # div_, add_, addcdiv_
+    "sgd": [(1, 0, 2, "A", ""), (2, 0, 3, "AG", ""), (2, 0, 3, "PA", "")],  # mul_, add_ (buffer), add_
+    # mul_ (decay), lerp_, mul_, addcmul_ (the gradient twice), sqrt (new tensors), div_, add_ (eps), addcdiv_
+    "adamw": [(1, 0, 2, "P", ""), (2, 0, 3, "AG", ""), (1, 0, 2, "S", ""), (3, 0, 3, "SG", ""),
+              (2, 0, 2, "S", "D"), (1, 1, 2, "D", ""), (1, 0, 2, "D", ""), (3, 1, 4, "PAD", "")],
 }
+OPT_FOREACH["adam"] = OPT_FOREACH["adamw"][1:]   # no decay
 
 
 # torch.nn.utils.clip_grad_norm_(params, max_norm) on its foreach path (PyTorch 2.x, CUDA, one
@@ -1754,10 +1761,10 @@ OPT_FOREACH = {
 # "<optimizer>_clip" rows): _foreach_norm over the gradients (one list, read only: half the bytes
 # of a one-list in-place operation such as mul_, so half its moved and chunk elements), then,
 # after a few one-element kernels (clip_small_launches), _foreach_mul_ of every gradient by the
-# clamped coefficient (one list, in place: read and written, as mul_ above). As (lists,
-# scalarlist, share of a one-list in-place operation's bytes). No host sync (error_if_nonfinite
-# False, the default).
-CLIP_FOREACH = [(1, 0, 0.5), (1, 0, 1.0)]
+# clamped coefficient (one list, in place: read and written, as mul_ above). No host sync
+# (error_if_nonfinite False, the default). As (lists, scalarlist, share of a one-list in-place
+# operation's bytes), then OPT_FOREACH's cold-form fields.
+CLIP_FOREACH = [(1, 0, 0.5, 1, "G", ""), (1, 0, 1.0, 2, "G", "")]
 CLIP_FIXED = 6          # one-element kernels whatever the tensor count (clip_small_launches)
 NORM_CLEANUP_BATCH = 400  # tensors one _foreach_norm cleanup kernel finishes (MAX_TENSORS_PER_KERNEL)
 CAT_BATCH = 128         # inputs one cat kernel copies (ATen's CAT_ARRAY_BATCH_SIZE)
@@ -1783,8 +1790,8 @@ def optim_ops(name):
     """(lists, scalarlist, byte share) of each foreach operation of a row's step: OPT_FOREACH's
     (share 1), after CLIP_FOREACH's for an "<optimizer>_clip" row; KeyError for another name."""
     base = optim_base(name)
-    ops = [(lists, sl, 1.0) for lists, sl in OPT_FOREACH[base]]
-    return CLIP_FOREACH + ops if base != name else ops
+    ops = [(lists, sl, 1.0) for lists, sl, *_ in OPT_FOREACH[base]]
+    return [op[:3] for op in CLIP_FOREACH] + ops if base != name else ops
 
 
 def has_launch_form(name):
@@ -1975,25 +1982,17 @@ def fit_optim_hbm(name, pts, cache_bytes):
             "hbm_sat_blocks": r, "cache_bytes": int(cache_bytes), "hbm_max_rel_err": round(worst, 4)}
 
 
-# The cold form (2026-12-07, fu_compute.h): per foreach operation of a step, (lists, scalarlist,
-# touches: times each element is read or written, lists it reads, the list it creates), the
-# lists as letters: P parameters, G gradients, A momentum buffer / exp_avg, S exp_avg_sq, D the
-# denominator AdamW's sqrt creates. The same tables as model/fu_compute.c's fu__*_ops.
-COLD_OPS = {
-    "sgd": [(1, 0, 2, "A", ""), (2, 0, 3, "AG", ""), (2, 0, 3, "PA", "")],
-    "adamw": [(1, 0, 2, "P", ""), (2, 0, 3, "AG", ""), (1, 0, 2, "S", ""), (3, 0, 3, "SG", ""),
-              (2, 0, 2, "S", "D"), (1, 1, 2, "D", ""), (1, 0, 2, "D", ""), (3, 1, 4, "PAD", "")],
-}
-COLD_OPS["adam"] = COLD_OPS["adamw"][1:]
-COLD_CLIP_OPS = [(1, 0, 1, "G", ""), (1, 0, 2, "G", "")]   # _foreach_norm (read only), _foreach_mul_
+# The cold form's fields (2026-12-07, fu_compute.h)
 COLD_FIELDS = ("cold_launch_us", "cold_per_touch_us", "cold_chunk_touches", "warm_per_touch_us",
                "warm_chunk_touches", "cache_bytes")
 
 
 def cold_ops(name):
-    """COLD_OPS of a row's step, the clip's first for an "<optimizer>_clip" row; KeyError else."""
+    """(lists, scalarlist, touches, reads, creates) of each foreach operation of a row's step
+    (OPT_FOREACH's), the clip's first for an "<optimizer>_clip" row; KeyError else."""
     base = optim_base(name)
-    return (COLD_CLIP_OPS if base != name else []) + COLD_OPS[base]
+    clip = [op[:2] + op[3:] for op in CLIP_FOREACH] if base != name else []   # without the share
+    return clip + OPT_FOREACH[base]
 
 
 def op_warm(ops, k, list_bytes, cache_bytes):

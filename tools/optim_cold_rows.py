@@ -115,6 +115,14 @@ def carried_rows(rows, source_path):
     return out
 
 
+def write(path, argv, source, rows):
+    """The rows as a calibration file (fusim-compute-1) that fusim fit --merge-into takes; 0."""
+    host_rows_median.write(path, {"format": "fusim-compute-1",
+                                  "command": "python3 tools/optim_cold_rows.py " + " ".join(argv),
+                                  "compute": {"source": source, "optimizer": rows}})
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--profile", required=True)
@@ -127,16 +135,12 @@ def main(argv):
     with open(a.profile) as f:
         rows = {r["name"]: r for r in json.load(f)["compute"]["optimizer"]}
     if a.carry_from:
-        out = carried_rows(rows, a.carry_from)
-        doc = {"format": "fusim-compute-1", "command": "python3 tools/optim_cold_rows.py " + " ".join(argv),
-               "compute": {"source": "optimizer rows of %s with %s's cold form carried" % (
-                   os.path.basename(a.profile), os.path.basename(a.carry_from)), "optimizer": out}}
-        host_rows_median.write(a.out, doc)
-        return 0
+        return write(a.out, argv, "optimizer rows of %s with %s's cold form carried" % (
+            os.path.basename(a.profile), os.path.basename(a.carry_from)), carried_rows(rows, a.carry_from))
     pts, l2 = load_points(a.probes)
     out = []
     for name in sorted(pts):
-        if name not in rows or calib_torch.optim_base(name) not in calib_torch.COLD_OPS:
+        if name not in rows or calib_torch.optim_base(name) not in calib_torch.OPT_FOREACH:
             raise ValueError("%s: the profile has no %r row, or the cold form has no operations for it"
                              % (a.profile, name))
         nets = [p for p in pts[name] if p["label"].startswith("net ")]
@@ -161,11 +165,8 @@ def main(argv):
                       summary("before", rel_errs(old, group)))
         new.pop("points", None)
         out.append(new)
-    doc = {"format": "fusim-compute-1", "command": "python3 tools/optim_cold_rows.py " + " ".join(argv),
-           "compute": {"source": "optimizer rows of %s with the cold form fitted on %s" % (
-               os.path.basename(a.profile), ", ".join(os.path.basename(p) for p in a.probes)), "optimizer": out}}
-    host_rows_median.write(a.out, doc)
-    return 0
+    return write(a.out, argv, "optimizer rows of %s with the cold form fitted on %s" % (
+        os.path.basename(a.profile), ", ".join(os.path.basename(p) for p in a.probes)), out)
 
 
 if __name__ == "__main__":
