@@ -80,7 +80,8 @@ def carry(target, source, mark):
     hypot couples the two terms), the chunk weight divided by the same ratio throughout."""
     floor = source["cold_per_touch_us"] * source["cold_chunk_touches"]   # the chunk's latency, kept
     per_touch = source["cold_per_touch_us"] * target["hbm_per_moved_elem_us"] / source["hbm_per_moved_elem_us"]
-    target = {k: v for k, v in target.items() if k not in calib_torch.COLD_FIELDS[:-1]}   # its own forms
+    target = {k: v for k, v in target.items()   # its own forms: a cold form on it set aside, its cache kept
+              if k not in calib_torch.COLD_FIELDS or k == "cache_bytes"}
     before = target.get("derived", "")
     if before and not before.startswith("cold form carried"):   # made from other measurements: still says how
         mark = ("%s; %s" % (before, mark))[:47]
