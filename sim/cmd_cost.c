@@ -28,7 +28,8 @@ static const char fu__head[] =
 static const char fu__foot[] =
     "\n"
     "--comm: OP:RANKS[:LINK], OP allreduce|reducescatter|allgather, RANKS N (one node) or\n"
-    "NODESxGPUS (2x8: two nodes of 8 GPUs), LINK nvlink (default)|pcie|net.\n"
+    "NODESxGPUS (2x8: two nodes of 8 GPUs), LINK nvlink|pcie|net (default: the profile's\n"
+    "machine's link inside a node, else nvlink).\n"
     "--bytes: sizes with a unit (B, KiB, MiB, GiB), comma separated: 64MiB,1GiB.\n"
     "--gpus-per-process: the job's process layout across nodes (nccl-tests -g; default 1, one\n"
     "process per GPU, as training frameworks run); a process driving more GPUs pays the fitted\n"
@@ -156,7 +157,6 @@ int fu_cmd_cost(int argc, char **argv) {
     return fu_exit_code(st);
   }
   const char *op = fu_op_name(fu_comm_op(&c));
-  const char *link = fu_link_name(c.link);
   int nodes = c.nodes > 0 ? c.nodes : 1;
   int nsrc = FU_NCCL_UNKNOWN;
   char ver[16] = ""; /* the NCCL priced, X.Y.Z ("" unknown) */
@@ -167,6 +167,7 @@ int fu_cmd_cost(int argc, char **argv) {
     free(prof);
     return fu_exit_code(st);
   }
+  const char *link = fu_link_name(c.link);
   const char *layout = gpp > 0 ? "given" : "assumed";
   int code = prof->cluster.job_nccl_version;
   if (code) fu_nccl_version_string(code, ver, sizeof ver);

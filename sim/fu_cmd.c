@@ -23,13 +23,18 @@ int fu_cmd_get_comm(const fu_opt_target *t, fu_comm *c) {
   return fu_comm_parse(t->comm ? t->comm : FU_CMD_DEFAULT_COMM, c);
 }
 
-int fu_cmd_layout(const char *cmd, long gpus_per_proc, const fu_comm *c, fu_profile *prof) {
+int fu_cmd_layout(const char *cmd, long gpus_per_proc, fu_comm *c, fu_profile *prof) {
   int gpn = c->ranks / (c->nodes > 0 ? c->nodes : 1);
   if (gpus_per_proc > 0 && (gpn < 1 || gpn % gpus_per_proc != 0)) {
     fu_error("%s: --gpus-per-process %ld does not divide the %d GPUs of a node", cmd, gpus_per_proc, gpn);
     return FU_EUSAGE;
   }
   prof->cluster.job_gpus_per_proc = gpus_per_proc > 0 ? (int)gpus_per_proc : 1;
+  /* a PCIe machine's profile prices allreduce:8 over PCIe, its measured curves included */
+  fu_link l;
+  if (!c->link_given && c->kind != FU_COMM_OFFLOAD && prof->cluster.intra_link[0] &&
+      fu_link_parse(prof->cluster.intra_link, &l) == FU_OK)
+    c->link = l;
   return FU_OK;
 }
 

@@ -12,7 +12,7 @@
 #include "fu_profile.h"
 #include "fu_workload.h"
 
-#define FU_CMD_DEFAULT_COMM "allreduce:8:nvlink"
+#define FU_CMD_DEFAULT_COMM "allreduce:8"
 
 /* The plan: fu_plan_init, then --plan FILE, then the flags given over it (each message names
  * its flag). *p is finished by the caller (fu_plan_finish) whatever the status. */
@@ -21,9 +21,10 @@ int fu_cmd_get_plan(const fu_opt_plan *o, fu_plan *p);
 int fu_cmd_get_comm(const fu_opt_target *t, fu_comm *c);
 
 /* --gpus-per-process N (0: not given, one process per GPU) as the layout prof's cost model prices
- * (fu_cluster.job_gpus_per_proc); FU_EUSAGE (one line naming `cmd`) where N does not divide the
- * GPUs of a node of c. */
-int fu_cmd_layout(const char *cmd, long gpus_per_proc, const fu_comm *c, fu_profile *prof);
+ * (fu_cluster.job_gpus_per_proc), and where --comm names no LINK, the link inside a node of the
+ * profile's machine (its cluster's intra_link; NVLink where it names none); FU_EUSAGE (one line
+ * naming `cmd`) where N does not divide the GPUs of a node of c. */
+int fu_cmd_layout(const char *cmd, long gpus_per_proc, fu_comm *c, fu_profile *prof);
 /* --nccl-version X.Y.Z[+...] as prof's cost model prices it (fu_cluster.job_nccl_version,
  * NCCL_VERSION_CODE; and job_compcap from the profile's GPU, which NCCL's tuning reads); NULL (not given): the profile's nccl_version, the NCCL its logs ran, where it
  * has one, else unknown. *src (fu_nccl_source) says which. FU_EUSAGE (one line naming `cmd`)

@@ -327,12 +327,23 @@ static fu_cost_basis fu__model_basis(const fu_profile *prof, const char *op, int
   return below && above ? FU_BASIS_INTERPOLATED : FU_BASIS_PREDICTED;
 }
 
+/* Whether the profile's cost model (fu_coll.h: its machine's link inside a node, the network
+ * between nodes) prices a job over link: not one rank (it crosses no link: the one-rank curve,
+ * or a curve carried down to it), nor a link inside a node other than the machine's ("net"
+ * across nodes names the network alone). */
+static int fu__model_prices(const fu_profile *prof, const char *link, int ranks, int nodes) {
+  const char *own = prof->cluster.intra_link;
+  if (ranks == 1) return 0;
+  if (!link || !*link || !own[0] || (nodes > 1 && strcmp(link, "net") == 0)) return 1;
+  return strcmp(link, own) == 0;
+}
+
 int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link, int ranks,
                        int nodes, fu_curve *out, fu_cost_basis *basis) {
   fu_op o;
   if (!prof || !op || fu_op_parse(op, &o) != FU_OK || ranks < 1 || nodes < 1) return FU_EINTERNAL;
   const char *on = fu_op_name(o);
-  const fu_curve *c = fu__exact(prof, on, link, ranks, nodes);
+  const fu_curve *c = fu__exact(prof, on, ranks == 1 ? NULL : link, ranks, nodes);
   /* a curve measured across nodes at another process layout than the job's (fu_coll.h: each
    * Simple call pays the layout's cost) is not this job's: the cost model prices it at the job's
    * layout where it can; a curve whose layout is unknown stands for any */
@@ -345,7 +356,17 @@ int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link,
     *basis = FU_BASIS_MEASURED;
     return FU_OK;
   }
-  if (fu_coll_nvls_slot(o) >= 0 && fu_cluster_usable(&prof->cluster, nodes)) {
+  int model = fu_coll_nvls_slot(o) >= 0 && fu_cluster_usable(&prof->cluster, nodes);
+  if (model && !fu__model_prices(prof, link, ranks, nodes)) {
+    model = 0;
+    if (nodes > 1) {
+      fu_error("profile %s: its cost model is of nodes whose GPUs are linked by %s, not %s: no %s "
+               "curve at %d ranks on %d nodes over %s; fit a profile on that machine's logs",
+               prof->name[0] ? prof->name : "(unnamed)", prof->cluster.intra_link, link, on, ranks, nodes, link);
+      return FU_EDATA;
+    }
+  }
+  if (model) {
     memset(out, 0, sizeof *out);
     snprintf(out->op, sizeof out->op, "%s", on);
     snprintf(out->link, sizeof out->link, "%s", nodes > 1 ? "net" : link && *link ? link : prof->cluster.intra_link);

@@ -719,6 +719,7 @@ int fu_comm_parse(const char *s, fu_comm *c) {
   c->ranks = (int)(nodes * gpus);
   c->nodes = (int)nodes;
   c->link = link;
+  c->link_given = l != NULL;
   return FU_OK;
 }
 

@@ -133,10 +133,12 @@ typedef struct fu_comm {
   int ranks;                 /* data-parallel ranks in all, nodes x GPUs per node (1 for offload) */
   int nodes;                 /* nodes (1: one node; the intra-node link plus the network above) */
   fu_link link;              /* intra-node link: NVLINK, PCIE, NET (HBM: one GPU); PCIE_D2H for offload */
+  int link_given;            /* the spec named LINK (else fu_cmd_layout takes the profile's) */
 } fu_comm;
 
 /* --comm value: OP:RANKS[:LINK] with OP allreduce|reducescatter|allgather, RANKS N (>= 1, one
- * node) or NODESxGPUS (2x8), LINK nvlink (default), pcie, net or hbm; or offload. One line naming
+ * node) or NODESxGPUS (2x8), LINK nvlink (default: the profile's, fu_cmd_layout), pcie, net or
+ * hbm; or offload. One line naming
  * --comm on failure (FU_EUSAGE). */
 int fu_comm_parse(const char *s, fu_comm *c);
 /* "allreduce:8:nvlink", "allreduce:2x8:nvlink", "offload". */

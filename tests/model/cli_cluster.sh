@@ -717,4 +717,27 @@ printf 'op,ranks,bytes,time_us,link\nh2d,1,1048576,50,pcie_h2d\nh2d,1,4194304,17
   [ "$(js "$tmp/a8.json" "j['machine']")" = "NVIDIA A100-SXM4-40GB, 8 GPUs per node" ]
 check "a merge of one-GPU copies into an 8-GPU profile keeps its machine line (8 GPUs per node)" $?
 
+# --- the link of --comm: a PCIe machine's profile prices allreduce:8 (no LINK) by its measured
+# PCIe curve; a link the profile's machine does not have is refused, not priced as its NVLink;
+# one rank crosses no link: the measured one-rank curve, whatever the cluster model
+"$fusim" import --db "$tmp/p5.db" --link pcie "$pub/rtx5090x8-pcie-allreduce.txt" >/dev/null &&
+  "$fusim" fit --db "$tmp/p5.db" --no-store --out "$tmp/p5.json" >/dev/null 2>&1 &&
+  "$fusim" cost --profile "$tmp/p5.json" --comm allreduce:8 --bytes 1MiB --format json >"$tmp/c0.json" &&
+  "$fusim" cost --profile "$tmp/p5.json" --comm allreduce:8:pcie --bytes 1MiB --format json >"$tmp/c1.json" &&
+  [ "$(js "$tmp/c0.json" "(j[0]['basis'], j[0]['link'])")" = "('measured', 'pcie')" ] &&
+  [ "$(js "$tmp/c0.json" "j[0]['time_us']")" = "$(js "$tmp/c1.json" "j[0]['time_us']")" ] &&
+  "$fusim" predict --workload resnet50 --profile "$tmp/p5.json" --no-store | grep -q "allreduce:8:pcie  (profile fitted; measured"
+check "no LINK in --comm on a PCIe profile: its measured PCIe curve (cost and predict)" $?
+"$fusim" cost --profile h200-ndr --comm allreduce:8:pcie --bytes 1GiB >/dev/null 2>"$tmp/err"
+[ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no curve for allreduce over pcie" "$tmp/err"
+check "allreduce:8:pcie on the NVLink h200-ndr: refused in one line (was priced as NVLS)" $?
+"$fusim" cost --profile h200-ndr --comm allreduce:2x8:pcie --bytes 1GiB >/dev/null 2>"$tmp/err"
+[ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "linked by nvlink, not pcie" "$tmp/err"
+check "allreduce:2x8:pcie on nodes linked by NVLink: refused in one line" $?
+"$fusim" cost --profile h200-ndr --comm allreduce:1 --bytes 1GiB --format json >"$tmp/c2.json" &&
+  "$fusim" cost --comm allreduce:1 --bytes 1GiB --format json >"$tmp/c3.json" &&
+  [ "$(js "$tmp/c2.json" "j[0]['basis']")" = measured ] &&
+  [ "$(js "$tmp/c2.json" "j[0]['time_us']")" = "$(js "$tmp/c3.json" "j[0]['time_us']")" ]
+check "allreduce:1 on h200-ndr: the measured one-rank curve it shares with the default (was a 5.6x slower ring)" $?
+
 finish cli_cluster
