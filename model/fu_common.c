@@ -125,7 +125,8 @@ int fu_parse_size(const char *s, uint64_t *out) {
     double mult;
   } units[] = {{"", 1},          {"B", 1},          {"K", 1024.0},      {"KB", 1024.0},
                {"KiB", 1024.0},  {"M", 1048576.0},  {"MB", 1048576.0},  {"MiB", 1048576.0},
-               {"G", 1073741824.0}, {"GB", 1073741824.0}, {"GiB", 1073741824.0}};
+               {"G", 1073741824.0}, {"GB", 1073741824.0}, {"GiB", 1073741824.0},
+               {"TiB", 1099511627776.0}};
   size_t n = strcspn(end, " \t\r\n");
   if (!fu__only_blanks(end + n)) return FU_EDATA;
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {

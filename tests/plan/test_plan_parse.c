@@ -113,6 +113,8 @@ static void test_kinds(void) {
   EXPECT_INT_EQ(parse("optimal:256MiB", &p, msg, sizeof msg), FU_OK);
   EXPECT_INT_EQ(p.mem_cap_bytes, 256ull << 20);
   EXPECT_STR_EQ(str(&p), "optimal:256MiB overlap=on pack=copy streams=1");
+  EXPECT_INT_EQ(parse("optimal:2TiB", &p, msg, sizeof msg), FU_OK); /* TiB is read (GiB written) */
+  EXPECT_INT_EQ(p.mem_cap_bytes, 2ull << 40);
 
   EXPECT_INT_EQ(parse("mgwfbp", &p, msg, sizeof msg), FU_OK);
   EXPECT_INT_EQ(p.kind, FU_FUSION_MGWFBP);
@@ -171,6 +173,14 @@ static void test_errors(void) {
       {"horovod:64,1ms", "fusion threshold '64' has no unit"},
       {"optimal:1000", "memory cap '1000' has no unit"},
       {"cap:1.5", "has no unit"},
+      /* K, M, G, KB, MB, GB (any case) are refused: powers of 1000 or of 1024? (25MB was 25MiB) */
+      {"cap:25MB", "cap '25MB' has an ambiguous unit, 'MB' (powers of 1000 or 1024?); say 25MiB"},
+      {"cap:25M", "say 25MiB"},
+      {"cap:25Mb", "ambiguous unit, 'Mb'"},
+      {"cap:1.5MB", "or give bytes (1500000B)"},
+      {"horovod:64GB,1ms", "say 64GiB"},
+      {"cap:25MiB,first:1kb", "first bucket cap '1kb' has an ambiguous unit"},
+      {"optimal:100MB", "memory cap '100MB' has an ambiguous unit"},
       /* hexadecimal is refused, with or without a unit */
       {"cap:0x10", "hexadecimal is not accepted"},
       {"cap:0x10MiB", "hexadecimal is not accepted"},
