@@ -425,13 +425,27 @@ static int fu__collective_curve(const fu_curve *c) {
   return fu_op_parse(c->op, &op) == FU_OK && fu_op_is_collective(op);
 }
 
-/* The NCCL a profile's collective curves ran, before g's curves go in: the one they share, each
- * group's (fu_fitgroup.nccl) and, for a collective curve already in prof that no group replaces
- * (fit --merge-into keeps BASE's), prof's own; "" where they differ or one does not say. A fit
- * with no collective curve keeps prof's. */
+/* Folds one curve's NCCL (v: "" where it names none) into the profile's: *agreed the version
+ * every curve naming one names ("" where two differ, once differing), *silent counts the curves
+ * that name none, *named the ones that name one. */
+static void fu__fold_nccl(const char *v, char *agreed, size_t len, int *named, int *silent, int *differ) {
+  if (!v[0]) {
+    (*silent)++;
+    return;
+  }
+  if (!(*named)++) snprintf(agreed, len, "%s", v);
+  else if (strcmp(agreed, v) != 0) *differ = 1;
+}
+
+/* The NCCL a profile's collective curves ran, before g's curves go in: the one that each group
+ * (fu_fitgroup.nccl) and each collective curve already in prof that no group replaces (fit
+ * --merge-into keeps BASE's; prof's own version) name; "" where two name different ones. A curve
+ * whose log names none does not veto the others' (a sendrecv log without the NCCL line beside
+ * all-reduce logs of 2.29.2 emptied it, and the 2x8 price moved 2.2x): a warning says the
+ * version is taken from the others. A fit with no collective curve keeps prof's. */
 static void fu__profile_nccl(const fu_fitgroup *g, size_t ng, fu_profile *prof) {
-  char v[sizeof prof->nccl_version];
-  int any = 0;
+  char v[sizeof prof->nccl_version] = "";
+  int named = 0, silent = 0, differ = 0;
   for (int i = 0; i < prof->ncurves; i++) {
     const fu_curve *c = &prof->curves[i];
     int kept = fu__collective_curve(c);
@@ -440,16 +454,16 @@ static void fu__profile_nccl(const fu_fitgroup *g, size_t ng, fu_profile *prof) 
       kept = !(strcmp(n->op, c->op) == 0 && strcmp(n->link, c->link) == 0 && n->ranks == c->ranks &&
                (n->nodes > 0 ? n->nodes : 1) == (c->nodes > 0 ? c->nodes : 1) && strcmp(n->algo, c->algo) == 0);
     }
-    if (!kept) continue;
-    if (!any++) memcpy(v, prof->nccl_version, sizeof v);
-    else if (strcmp(v, prof->nccl_version) != 0) v[0] = '\0';
+    if (kept) fu__fold_nccl(prof->nccl_version, v, sizeof v, &named, &silent, &differ);
   }
-  for (size_t k = 0; k < ng; k++) {
-    if (!fu__collective_curve(&g[k].curve)) continue;
-    if (!any++) snprintf(v, sizeof v, "%s", g[k].nccl);
-    else if (strcmp(v, g[k].nccl) != 0) v[0] = '\0';
-  }
-  if (any) memcpy(prof->nccl_version, v, sizeof v);
+  for (size_t k = 0; k < ng; k++)
+    if (fu__collective_curve(&g[k].curve)) fu__fold_nccl(g[k].nccl, v, sizeof v, &named, &silent, &differ);
+  if (!named && !silent) return;
+  if (differ) v[0] = '\0';
+  else if (named && silent)
+    fu_warn("%d collective curve%s name%s no NCCL version; the profile records %s, the one the other %d name",
+            silent, silent == 1 ? "" : "s", silent == 1 ? "s" : "", v, named);
+  memcpy(prof->nccl_version, v, sizeof v);
 }
 
 int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base, const char *what,
