@@ -148,7 +148,8 @@ const char *fu_format_size(uint64_t bytes, char *buf, size_t len) {
     v /= 1024.0;
     u++;
   }
-  if (v == floor(v))
+  /* three significant digits, but never an exponent: 1000.03 MiB is "1000 MiB", not "1e+03" */
+  if (v == floor(v) || v >= 100)
     snprintf(buf, len, "%.0f %s", v, names[u]);
   else
     snprintf(buf, len, "%.3g %s", v, names[u]);

@@ -140,14 +140,19 @@ static int fu__print_json(fu__row *rows, size_t n, void (*add)(const fu__row *, 
   return FU_OK;
 }
 
+/* fits, mem_need_bytes and mem_over_bytes of a row (fu_mem_check), as plan's JSON has them */
+static void fu__add_mem(const fu__row *row, json_t *j) {
+  json_object_set_new(j, "fits", row->fits < 0 ? json_null() : json_boolean(row->fits));
+  json_object_set_new(j, "mem_need_bytes", row->mem_need > 0 ? json_real(row->mem_need) : json_null());
+  json_object_set_new(j, "mem_over_bytes", row->fits < 0 ? json_null() : json_real(row->mem_over));
+}
+
 static void fu__add_rank(const fu__row *row, json_t *j, const void *mem_cap) {
   json_object_set_new(j, "label", json_string(row->label));
   json_object_set_new(j, "rank", json_integer(row->rank));
   json_object_set_new(j, "speedup_vs_ddp", json_real(row->speedup));
   if (mem_cap) json_object_set_new(j, "over_mem_cap", json_boolean(row->over_cap));
-  json_object_set_new(j, "fits", row->fits < 0 ? json_null() : json_boolean(row->fits));
-  json_object_set_new(j, "mem_need_bytes", row->mem_need > 0 ? json_real(row->mem_need) : json_null());
-  json_object_set_new(j, "mem_over_bytes", row->fits < 0 ? json_null() : json_real(row->mem_over));
+  fu__add_mem(row, j);
 }
 
 static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_profile *prof,
@@ -344,6 +349,7 @@ static int fu__plot_sweep(const char *path, const fu__row *rows, size_t n, const
 static void fu__add_sweep(const fu__row *row, json_t *j, const void *ddp_us) {
   json_object_set_new(j, "cap_bytes", json_integer((json_int_t)row->plan.cap_bytes));
   json_object_set_new(j, "speedup_vs_ddp", json_real(*(const double *)ddp_us / row->r.iter_us));
+  fu__add_mem(row, j);
 }
 
 /* --sweep: cap:SIZE for SIZE = 64 KiB .. 1 GiB. */
@@ -361,9 +367,12 @@ static int fu__sweep(const fu__opts *o, const fu_workload *w, const fu_plan *bas
     snprintf(spec, sizeof spec, "cap:%lluKiB", (1ull << (16 + k)) >> 10);
     st = fu__row_run(o, &rows[k], "cap", spec, &nocap, w, c, prof, NULL);
   }
-  /* References: DDP's default and the optimum. */
+  /* References: DDP's default and the optimum (re-planned to fit, as plan's comparison has it). */
+  fu_search_stats stats;
+  memset(&stats, 0, sizeof stats);
   if (st == FU_OK) st = fu__row_run(o, &ref[0], "DDP default", "ddp", base, w, c, prof, NULL);
-  if (st == FU_OK) st = fu__row_run(o, &ref[1], "optimal", "optimal", base, w, c, prof, NULL);
+  if (st == FU_OK) st = fu__row_run(o, &ref[1], "optimal", "optimal", base, w, c, prof, &stats);
+  if (st == FU_OK) st = fu__fit_optimal(o, &ref[1], base, w, c, prof, &stats);
   if (st == FU_OK) st = fu__store(o, rows, NCAPS, w, prof);
   if (st == FU_OK) {
     double ddp = ref[0].r.iter_us, opt = ref[1].r.iter_us;
@@ -372,14 +381,14 @@ static int fu__sweep(const fu__opts *o, const fu_workload *w, const fu_plan *bas
       st = fu__print_json(rows, NCAPS, fu__add_sweep, &ddp);
     } else if (o->out.format == FU_FORMAT_CSV) {
       printf("cap_bytes,cap,iter_us,iter_lo_us,iter_hi_us,exposed_comm_us,comm_us,n_ops,"
-             "bus_util,speedup_vs_ddp\n");
+             "bus_util,speedup_vs_ddp,mem_need_bytes,fits\n");
       for (size_t k = 0; k < NCAPS; k++) {
         const fu_result *r = &rows[k].r;
-        printf("%llu,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%zu,%.6f,%.6f\n",
+        printf("%llu,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%zu,%.6f,%.6f,%.0f,%s\n",
                (unsigned long long)rows[k].plan.cap_bytes,
                fu_format_size(rows[k].plan.cap_bytes, sz, sizeof sz), r->iter_us, r->iter_lo_us,
                r->iter_hi_us, r->exposed_comm_us, r->comm_us, r->n_ops, r->bus_util,
-               ddp / r->iter_us);
+               ddp / r->iter_us, rows[k].mem_need, rows[k].fits < 0 ? "" : rows[k].fits ? "1" : "0");
       }
     } else {
       char note[192];
@@ -387,12 +396,26 @@ static int fu__sweep(const fu__opts *o, const fu_workload *w, const fu_plan *bas
              fu_result_comm_note(&rows[0].r, note, sizeof note));
       printf("%10s %12s %12s %7s %8s %8s\n", "cap", "iter_us", "exposed_us", "ops", "busutil",
              "vs DDP");
-      for (size_t k = 0; k < NCAPS; k++)
-        printf("%10s %12.1f %12.1f %7zu %7.1f%% %7.3fx\n",
-               fu_format_size(rows[k].plan.cap_bytes, sz, sizeof sz), rows[k].r.iter_us,
+      int n_out = 0;
+      for (size_t k = 0; k < NCAPS; k++) {
+        char cap[40];
+        snprintf(cap, sizeof cap, "%s%s", fu_format_size(rows[k].plan.cap_bytes, sz, sizeof sz),
+                 rows[k].fits == 0 ? "!" : "");
+        printf("%10s %12.1f %12.1f %7zu %7.1f%% %7.3fx\n", cap, rows[k].r.iter_us,
                rows[k].r.exposed_comm_us, rows[k].r.n_ops, 100 * rows[k].r.bus_util,
                ddp / rows[k].r.iter_us);
-      printf("\nDDP default %.1f us, optimal %.1f us\n", ddp, opt);
+        n_out += rows[k].fits == 0;
+      }
+      printf("\nDDP default %.1f us%s, optimal %.1f us%s\n", ddp, ref[0].fits == 0 ? " (does not fit)" : "",
+             opt, ref[1].uncapped_buffer ? " (its buffer capped to fit, as plan's comparison does)" :
+                  ref[1].fits == 0 ? " (does not fit)" : "");
+      if (n_out) {
+        char gpu[32];
+        printf("! %d cap%s do%s not fit in one GPU's memory beside the step's peak (%s of %s)\n", n_out,
+               n_out == 1 ? "" : "s", n_out == 1 ? "es" : "",
+               fu_format_size((uint64_t)w->mem.peak, sz, sizeof sz),
+               fu_format_size((uint64_t)prof->gpu_mem_bytes, gpu, sizeof gpu));
+      }
     }
     if (st == FU_OK && o->plot) st = fu__plot_sweep(o->plot, rows, NCAPS, w, rows[0].r.comm, opt, ddp);
   }

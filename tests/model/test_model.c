@@ -137,7 +137,20 @@ static void test_rescale(void) {
   EXPECT_NEAR(r.alpha_us, 14.0, 0);
 }
 
+/* Sizes as tables print them: whole units plain, else three significant digits, never an
+ * exponent (1,048,608,768 B printed "1e+03 MiB"). */
+static void test_format_size(void) {
+  char b[32];
+  EXPECT_STR_EQ(fu_format_size(1048576, b, sizeof b), "1 MiB");
+  EXPECT_STR_EQ(fu_format_size(1536, b, sizeof b), "1.5 KiB");
+  EXPECT_STR_EQ(fu_format_size(1048608768ull, b, sizeof b), "1000 MiB");
+  EXPECT_STR_EQ(fu_format_size(1048064, b, sizeof b), "1024 KiB"); /* 1023.5 KiB */
+  EXPECT_STR_EQ(fu_format_size(104333312, b, sizeof b), "99.5 MiB");
+  EXPECT_STR_EQ(fu_format_size(3ull << 40, b, sizeof b), "3 TiB");
+}
+
 int main(void) {
+  test_format_size();
   test_names();
   test_busbw();
   test_steps();

@@ -134,6 +134,29 @@ expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --mem-cap
 python3 "$T/mem_check.py" "$FUSIM_SOURCE_ROOT" "$T/tight.json" "$T/out" "$T/roomy.json" 900 && ok ||
   bad "--mem-cap is kept: its optimal plan does not fit and ranks below"
 
+# --sweep checks memory as the comparison does: every cap's fits and need in its JSON, by hand;
+# the caps that do not fit marked '!' in its table; its optimal the comparison's (capped to fit)
+expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --sweep --no-store --db "$DB" --format json
+python3 - "$FUSIM_SOURCE_ROOT" "$T/tight.json" "$T/out" <<'EOF' && ok || bad "sweep JSON: fits and mem_need_bytes by hand"
+import json, sys
+root, tight, out = sys.argv[1:]
+peak = json.load(open(root + "/data/workloads/bert_large.json"))["memory"]["peak_bytes"]
+gpu = json.load(open(tight))["gpu_mem_bytes"]
+a = json.load(open(out))
+for o in a:
+    need = peak + o["fusion_buffer_bytes"]
+    assert o["mem_need_bytes"] == need and o["fits"] == (need <= gpu) and o["mem_over_bytes"] == need - gpu, o
+assert a[0]["fits"] and not a[-1]["fits"], [o["fits"] for o in a]
+EOF
+expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --sweep --no-store --db "$DB" --format table
+n_out=$(grep -c '^ *[0-9.]* [KMG]iB! ' "$T/out")
+[ "$n_out" -ge 1 ] && grep -q "^! $n_out caps* do.* not fit in one GPU's memory" "$T/out" && ok || bad "sweep table marks $n_out caps: $(tail -3 "$T/out")"
+expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --no-store --db "$DB" --format csv
+cmp_opt=$(grep '^1,optimal,' "$T/out" | cut -d, -f7)
+expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --sweep --no-store --db "$DB" --format table
+grep -q "optimal $(printf '%.1f' "$cmp_opt") us (its buffer capped to fit" "$T/out" && ok ||
+  bad "sweep's optimal is the comparison's $cmp_opt: $(grep '^DDP default' "$T/out")"
+
 # The optimal buckets saved as a bucket file predict the same iteration when read back.
 expect 0 "$FUSIM" plan --workload bert_large --no-store --save-buckets "$T/opt.json" --format csv --db "$DB"
 opt=$(grep '^1,optimal,' "$T/out" | cut -d, -f7)
