@@ -111,6 +111,18 @@ static int fu__to_gpu_half(const char *cmd, char **argv) {
 }
 #endif
 
+/* A full disk while a command wrote stdout: the buffered rest is flushed here, and a failure
+ * the command did not notice (it returned 0) is said in one line, exit 74, so that a script
+ * does not take a truncated JSON file for a result. A command that failed keeps its status and
+ * its own message. */
+static int fu__output_status(const char *cmd, int rc) {
+  errno = 0;
+  int bad = fflush(stdout) != 0 || ferror(stdout);
+  if (!bad || rc != 0) return rc;
+  fu_error("%s: cannot write the output: %s", cmd, strerror(errno ? errno : EIO));
+  return fu_exit_code(FU_EIO);
+}
+
 int main(int argc, char **argv) {
 #if defined(__GLIBC__) && defined(M_MXFAST)
   /* No fastbins: a JSON tree (Jansson) of a large workload is millions of small blocks; freed
@@ -141,7 +153,7 @@ int main(int argc, char **argv) {
       if (st != FU_OK) return fu_exit_code(st);
     }
 #endif
-    return commands[i].run(argc - 1, argv + 1);
+    return fu__output_status(commands[i].name, commands[i].run(argc - 1, argv + 1));
   }
   fu_error("'%s' is not a fusim command; see 'fusim --help'", argv[1]);
   return fu_exit_code(FU_EUSAGE);

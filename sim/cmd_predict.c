@@ -1,8 +1,10 @@
 /* cmd_predict.c: fusim predict: one workload under one fusion plan -> the predicted iteration,
  * its interval from the fits' confidence intervals, where the time goes, a per-bucket table,
  * optionally a Chrome trace; the prediction is stored in the results database. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fu_builder.h"
 #include "fu_cmd.h"
@@ -101,6 +103,9 @@ int fu_cmd_predict(int argc, char **argv) {
     else if (out.format == FU_FORMAT_CSV && buckets_csv) st = fu_result_print_buckets_csv(stdout, &r);
     else if (out.format == FU_FORMAT_CSV) st = fu_result_print_csv(stdout, &r);
     else st = fu_result_print_table(stdout, &r);
+    if (st == FU_EIO)
+      fu_error("predict: cannot write the output: %s%s", strerror(errno ? errno : EIO),
+               out.no_store ? "" : "; the prediction is stored");
     if (tr) fprintf(stderr, "fusim: trace written to %s (%zu events)\n", fu_trace_path(tr),
                     fu_trace_nevents(tr));
   }

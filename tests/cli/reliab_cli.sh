@@ -93,6 +93,15 @@ expect 74 "$FUSIM" fit --db "$DB" --no-store --out "$T/devfull"
 grep -q "devfull: cannot write: No space left on device" "$T/err" && ok || bad "fit --out /dev/full: $(cat "$T/err")"
 expect 74 "$FUSIM" predict --workload resnet50 --no-store --trace "$T/devfull"
 one_line "devfull: cannot write: No space left on device"
+# stdout on a full disk: every command says so in one line and exits 74 (plan, predict's CSV,
+# cost and import exited 0 with their output cut short; predict's table 74 without a word)
+for args in "plan --workload resnet50 --no-store --format json" "plan --workload resnet50 --no-store --sweep" \
+            "predict --workload resnet50 --no-store --format csv" "predict --workload resnet50 --no-store" \
+            "cost --comm allreduce:8 --bytes 1MiB" "workload --list"; do
+  # shellcheck disable=SC2086
+  expect 74 sh -c 'exec "$@" >"$0"' "$T/devfull" "$FUSIM" $args
+  one_line "cannot write the output: No space left on device"
+done
 if command -v gnuplot >/dev/null 2>&1; then
   expect 74 full "$FUSIM" plan --workload resnet50 --no-store --sweep --plot "$T/full/s.png"
   one_line "s.png: gnuplot wrote an incomplete PNG"
