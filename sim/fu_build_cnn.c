@@ -691,7 +691,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   mem->activations = act;
   mem->inputs = fu__image_inputs(&x, (double)s->batch, (double)s->image);
   mem->workspace = prof->compute.workspace_bytes;
-  fu__mem_finish(mem, 0, (double)nparam * fu__opt_temp(s->optimizer));
+  fu__mem_finish(mem, 0, (double)nparam * fu__opt_temp(s->optimizer), s->accum);
   char notes[2048];
   snprintf(notes, sizeof notes,
            "ESTIMATE from fusim workload --cnn %s: torchvision %s, batch %ld, %ldx%ld images, "

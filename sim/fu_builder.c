@@ -1659,9 +1659,11 @@ int fu__has_tables(const fu_profile *p) {
 /* Peak memory: parameters, states, the micro-batch's inputs and the framework's workspaces
  * are there throughout; autocast's casts and forward's activations all at once at the loss,
  * with the logits' transient; the gradients and the optimizer's temporaries at the step. */
-void fu__mem_finish(fu_mem *m, double loss_transient, double opt_temp) {
+void fu__mem_finish(fu_mem *m, double loss_transient, double opt_temp, long accum) {
   double fixed = m->params + m->optimizer + m->inputs + m->workspace;
-  double at_loss = fixed + m->casts + m->activations + loss_transient;
+  /* with gradient accumulation the gradients of the earlier micro-batches are alive through
+   * the later ones' forward and loss */
+  double at_loss = fixed + m->casts + m->activations + loss_transient + (accum > 1 ? m->grads : 0);
   double at_step = fixed + m->grads + opt_temp;
   m->transient = at_loss >= at_step ? loss_transient : opt_temp;
   m->peak = at_loss >= at_step ? at_loss : at_step;
@@ -1822,7 +1824,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
                                        : 16.0 * (double)s->batch * (double)s->seq;
   mem->workspace = prof ? prof->compute.workspace_bytes : 0;
   double loss_rows = s->arch == FU_ARCH_VIT ? (double)s->batch : x.T; /* a ViT's loss: one row an image */
-  fu__mem_finish(mem, fu__loss_bytes(s, &x) * loss_rows * s->vocab, (double)nparam * fu__opt_temp(s->optimizer));
+  fu__mem_finish(mem, fu__loss_bytes(s, &x) * loss_rows * s->vocab, (double)nparam * fu__opt_temp(s->optimizer),
+                 s->accum);
   char notes[4096], vit_shape[64] = "";
   int qkv_only = fu__qkv_bias_only(s);
   if (s->arch == FU_ARCH_VIT)

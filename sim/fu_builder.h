@@ -217,7 +217,7 @@ fu__op *fu__linear(fu__ctx *x, const char *name, double din, double dout, int bi
 fu__op *fu__norm(fu__ctx *x, const char *name, int layernorm, int bias, double H, const char *dtype);
 double fu__vit_op_us(const fu__ctx *x, const char *table, const char *dtype, double numel, double fallback_us);
 double fu__vit_copy_us(const fu__ctx *x, const char *dtype, double numel);
-void fu__mem_finish(fu_mem *m, double loss_transient, double opt_temp);
+void fu__mem_finish(fu_mem *m, double loss_transient, double opt_temp, long accum);
 double fu__image_inputs(const fu__ctx *x, double batch, double image);
 fu__op *fu__memop(fu__ctx *x, const char *table, const char *dtype, double numel,
                   double saved);

@@ -49,6 +49,21 @@ for what, args in (("resnet18", ["--cnn", "resnet18"]), ("vit", VIT)):
               mem[prec, "none"].get("workspace_bytes", 0.0), 0.0, 0.5)
         check("%s %s: the peak moves by the workspace" % (what, prec),
               mem[prec, "ws"]["peak_bytes"] - mem[prec, "none"]["peak_bytes"], WS, 1.0)
+# gradient accumulation: from the second micro-batch on, forward and the loss run with the
+# earlier micro-batches' gradients alive, so where the loss phase is the peak (GPT-2-like, AdamW)
+# K > 1 adds the gradients' bytes to it exactly; a CNN's peak alike where its loss phase is
+GPT = ["--transformer", "--arch", "gpt2", "--layers", "2", "--hidden", "256", "--heads", "4", "--ffn", "1024",
+       "--vocab", "5000", "--seq", "256", "--micro-batch", "8"]
+for what, args in (("gpt2", GPT), ("resnet18", ["--cnn", "resnet18", "--micro-batch", str(B)])):
+    w1, _ = workload(fusim, args + ["--accum-steps", "1"], paths["ws"], tmp)
+    w4, _ = workload(fusim, args + ["--accum-steps", "4"], paths["ws"], tmp)
+    if w1 and w4:
+        m1, m4 = w1["memory"], w4["memory"]
+        at_step = sum(m1[k] for k in ("params_bytes", "grads_bytes", "optimizer_bytes", "inputs_bytes",
+                                      "workspace_bytes"))
+        check(what + ": K = 1's peak is its loss phase (above the step's parts)", m1["peak_bytes"] > at_step, True)
+        check(what + ": accum 4 adds the gradients to the loss phase's peak",
+              m4["peak_bytes"] - m1["peak_bytes"], m1["grads_bytes"], 1.0)
 # fusim workload --info FILE --format json carries the memory block as the file holds it
 import subprocess  # noqa: E402
 wf = os.path.join(tmp, "w.json")
