@@ -216,10 +216,14 @@ typedef struct fu_opt_plan {
 #define FU_OPTS_PLAN(o)                                                                         \
   {FU_OPT_STR(0, "fusion", &(o)->fusion, "SPEC",                                                \
               "none|single|cap:SIZE[,first:SIZE]|horovod:SIZE,CYCLE|buckets:FILE|optimal|mgwfbp")}, \
+  FU_OPTS_PLAN_REST(o)
+
+/* The plan's rows but --fusion (plan compares its own fusions). */
+#define FU_OPTS_PLAN_REST(o)                                                                    \
   {FU_OPT_STR(0, "overlap", &(o)->overlap, "on|off", "communicate as buckets fill (on) or after backward")}, \
   {FU_OPT_STR(0, "pack", &(o)->pack, "copy|view", "copy gradients into a fusion buffer, or they live there")}, \
   {FU_OPT_STR(0, "comm-streams", &(o)->comm_streams, "N", "communication streams")},            \
-  {FU_OPT_STR(0, "plan", &(o)->plan_file, "FILE", "JSON plan object (or array); flags given win"), \
+  {FU_OPT_STR(0, "plan", &(o)->plan_file, "FILE", "JSON plan object; flags given win"), \
    .aliases = "plans"},                                                                         \
   {FU_OPT_STR(0, "framework", &(o)->framework, "ideal|ddp|hooks", "whose host-side costs apply")}
 

@@ -265,6 +265,18 @@ int fu_tf_spec_check(const fu_tf_spec *s) {
              "olmo2 none)");
     return FU_EUSAGE;
   }
+  /* the architectures build their layers as Hugging Face does: custom's switches change none
+   * of them, and BERT's and GPT-2's attention has no grouped keys */
+  if (s->arch != FU_ARCH_CUSTOM && (s->gated || s->bias || s->layernorm)) {
+    fu_error("workload: --gated-ffn, --bias and --layernorm are --arch custom's switches; the other "
+             "architectures build their layers as Hugging Face does");
+    return FU_EUSAGE;
+  }
+  if ((s->arch == FU_ARCH_BERT || s->arch == FU_ARCH_GPT2) && s->kv_heads && s->kv_heads != s->heads) {
+    fu_error("workload: --kv-heads is for --arch llama, qwen3, phi3, olmo2 or custom (BERT's and GPT-2's "
+             "attention has a key and value head for every query head)");
+    return FU_EUSAGE;
+  }
   if (s->head_dim == 0 && s->hidden % s->heads != 0) {
     fu_error("workload: --hidden %ld is not a multiple of --heads %ld", s->hidden, s->heads);
     return FU_EUSAGE;

@@ -713,7 +713,10 @@ int fu_comm_parse(const char *s, fu_comm *c) {
   if (fu_op_parse(buf, &op) == FU_OK && op == FU_OP_ALLREDUCE) c->kind = FU_COMM_ALLREDUCE;
   else if (fu_op_parse(buf, &op) == FU_OK && op == FU_OP_REDUCESCATTER) c->kind = FU_COMM_REDUCESCATTER;
   else if (fu_op_parse(buf, &op) == FU_OK && op == FU_OP_ALLGATHER) c->kind = FU_COMM_ALLGATHER;
-  else {
+  else if (strcmp(buf, "offload") == 0) {
+    fu_error("--comm '%s': offload takes no ranks or link (D2H copies over one GPU's PCIe): say --comm offload", s);
+    return FU_EUSAGE;
+  } else {
     fu_error("--comm '%s': unknown operation '%s'; expected allreduce, reducescatter, allgather "
              "or offload",
              s, buf);

@@ -151,6 +151,9 @@ for bad in "cap:25|say 25MiB or 25B" "cap:0x10|hexadecimal" "horovod:64MiB,1e-20
   [ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$says" "$tmp/err"
   check "--fusion $spec refused in one line ($says)" $?
 done
+"$fusim" predict --workload "$wl" --profile "$prof" --comm offload:2 --no-store >/dev/null 2>"$tmp/err"
+[ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "offload takes no ranks or link" "$tmp/err"
+check "--comm offload:2 refused in one line that says why (it called offload an unknown operation)" $?
 p --fusion horovod:1MiB,2 --no-store --format csv >"$tmp/hv.csv"; check "horovod cycle without unit runs" $?
 grep -q 'horovod:1MiB,2ms' "$tmp/hv.csv"; check "horovod cycle without unit is ms" $?
 # issue 12's case: horovod:64MiB,3.5 is 3.5 ms as HOROVOD_CYCLE_TIME=3.5 (it was 3.5 us)

@@ -119,7 +119,9 @@ eq "times too large: no file" "$(ls "$dir" | grep -c huge)" 0
 # --- the per-operation model (issue 13) ---
 root=${FUSIM_SOURCE_ROOT:-$(dirname "$0")/../..}
 # impossible hyper-parameters: one line, exit 64, nothing written
-for bad in "--layers 0" "--heads 7" "--kv-heads 5" "--precision fp8" "--arch gpt3" "--dropout 1.5" "--optimizer lamb"; do
+# (--kv-heads 2: BERT has no grouped keys; --bias, --gated-ffn: custom's switches, not BERT's)
+for bad in "--layers 0" "--heads 7" "--kv-heads 5" "--precision fp8" "--arch gpt3" "--dropout 1.5" "--optimizer lamb" \
+           "--kv-heads 2" "--bias" "--gated-ffn"; do
   rm -f "$dir/bad.json"
   "$fusim" workload --transformer --arch bert --layers 2 --hidden 64 --heads 4 --ffn 256 --vocab 100 \
     --seq 16 --micro-batch 2 $bad --out "$dir/bad.json" >/dev/null 2>"$dir/err"
@@ -128,6 +130,10 @@ for bad in "--layers 0" "--heads 7" "--kv-heads 5" "--precision fp8" "--arch gpt
   eq "bad $bad: no file" "$(ls "$dir" | grep -c bad.json)" 0
 done
 "$fusim" workload --cnn alexnet --micro-batch 8 --out "$dir/bad.json" >/dev/null 2>&1; eq "unknown cnn" $? 64
+# an unknown optimizer for --cnn: one line and 64 before any work (it built the model, warned, then 65)
+"$fusim" workload --cnn resnet18 --micro-batch 8 --optimizer lamb --out "$dir/bad.json" >/dev/null 2>"$dir/err"
+eq "cnn --optimizer lamb: exit" $? 64
+eq "cnn --optimizer lamb: one line" "$(wc -l <"$dir/err")" 1
 # ... and a workload already at --out (and --ops) is left as it was
 echo kept >"$dir/old.json"; echo kept >"$dir/old.csv"
 "$fusim" workload --transformer --arch llama --layers 2 --hidden 64 --heads 3 --ffn 256 --vocab 100 \
