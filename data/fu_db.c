@@ -68,10 +68,15 @@ const char *fu_db_build_commit(void) { return fu__build_commit[0] ? fu__build_co
 
 /* The busy timeout: $FUSIM_DB_BUSY_MS (0 .. 1 hour) or 10 s. Tests shorten it to provoke
  * a locked database quickly. */
+/* FUSIM_DB_BUSY_MS, whole milliseconds; a value that is not one is said (a user who wrote "5s"
+ * got the 10 s default in silence) and the default kept. */
 static int fu__busy_ms(void) {
   const char *e = getenv("FUSIM_DB_BUSY_MS");
   long v;
-  if (e && *e && fu_parse_long(e, 0, 3600000, &v) == FU_OK) return (int)v;
+  if (!e || !*e) return FU__BUSY_MS_DEFAULT;
+  if (fu_parse_long(e, 0, 3600000, &v) == FU_OK) return (int)v;
+  fu_warn("FUSIM_DB_BUSY_MS='%s' is not whole milliseconds from 0 to 3600000; waiting the default %d ms",
+          e, FU__BUSY_MS_DEFAULT);
   return FU__BUSY_MS_DEFAULT;
 }
 

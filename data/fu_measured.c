@@ -113,7 +113,7 @@ int fu_measured_parse(const char *name, const char *text, size_t len, fu_measure
   text = fu__skip_bom(text, &len);
   const char *p = text, *end = text + len;
   char buf[4096];
-  int col[FU__M_NCOLS], have_header = 0, too_long, st = FU_OK;
+  int col[FU__M_NCOLS], have_header = 0, ncols = 0, too_long, st = FU_OK;
   for (int k = 0; k < FU__M_NCOLS; k++) col[k] = -1; /* set by the header; GCC -O3 cannot see that */
   size_t cap = 0;
   long line = 0;
@@ -152,7 +152,15 @@ int fu_measured_parse(const char *name, const char *text, size_t len, fu_measure
           st = FU_EDATA;
         }
       have_header = 1;
+      ncols = nf;
       continue;
+    }
+    /* a row misaligned with its header would give its gpus or framework to another column, and
+     * so join other predictions: refused, as in the samples CSV */
+    if (nf != ncols) {
+      fu_error("%s:%ld: row has %d fields, the header has %d", name, line, nf, ncols);
+      st = FU_EDATA;
+      break;
     }
     if (*n == cap) {
       size_t nc = cap ? 2 * cap : 16;

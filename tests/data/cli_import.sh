@@ -456,6 +456,21 @@ old-formats)
   expect_fail 65 "row has 12 fields, the header has 13" "$FUSIM" import --db "$T/s.db" "$T/short-allreduce.txt"
   echo "ok [$CASE]"
   ;;
+measured-fields)
+  # a measured-times row with more or fewer fields than its header is refused, as in the samples
+  # CSV (its gpus or framework went to another column, or were dropped: it joined other predictions)
+  base
+  printf 'workload,plan,measured_us\nresnet50,single,100,8,ddp,"run 1"\n' >"$T/long.csv"
+  expect_fail 65 "long.csv:2: row has 6 fields, the header has 3" "$FUSIM" import --db "$DB" "$T/long.csv"
+  unchanged
+  printf 'workload,plan,measured_us,spread_us,gpus\nresnet50,single,100\n' >"$T/short.csv"
+  expect_fail 65 "short.csv:2: row has 3 fields, the header has 5" "$FUSIM" import --db "$DB" "$T/short.csv"
+  unchanged
+  # FUSIM_DB_BUSY_MS that is not whole milliseconds is said, not replaced in silence
+  FUSIM_DB_BUSY_MS=5s "$FUSIM" report --db "$DB" runs >/dev/null 2>"$T/err" || fail "report with a bad FUSIM_DB_BUSY_MS"
+  grep -q "FUSIM_DB_BUSY_MS='5s' is not whole milliseconds" "$T/err" || fail "FUSIM_DB_BUSY_MS=5s: $(cat "$T/err")"
+  echo "ok [$CASE]"
+  ;;
 *)
   fail "unknown case"
   ;;
