@@ -166,6 +166,30 @@ int fu_import_file_parse(fu_import_file *f, const fu_import_opts *opts) {
   return st;
 }
 
+/* A row's framework column: one of fusim's, and the one its plan names where it names one (a
+ * row whose plan said framework=ddp and whose column said hooks was stored and joined nothing). */
+static int fu__measured_framework(const char *path, const fu_measured_csv_row *r) {
+  static const char *const names[] = {"ideal", "ddp", "hooks"};
+  if (!*r->framework) return FU_OK;
+  int known = 0;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) known |= strcmp(r->framework, names[i]) == 0;
+  if (!known) {
+    fu_error("%s:%ld: framework '%s': expected ideal, ddp or hooks", path, r->line, r->framework);
+    return FU_EDATA;
+  }
+  const char *named = strstr(r->plan, "framework=");
+  if (named) {
+    named += strlen("framework=");
+    size_t n = strcspn(named, " ");
+    if (n != strlen(r->framework) || strncmp(named, r->framework, n) != 0) {
+      fu_error("%s:%ld: the plan says framework=%.*s, the framework column %s", path, r->line, (int)n, named,
+               r->framework);
+      return FU_EDATA;
+    }
+  }
+  return FU_OK;
+}
+
 /* The workload a measured row names: by hash or name in the database, else a workload file or
  * bundled name (stored by content then, as predict would). */
 static int fu__measured_workload(fu_db *db, const char *file, const fu_measured_csv_row *r,
@@ -237,6 +261,7 @@ int fu_import_file_store(fu_db *db, fu_import_file *f, const char *cmdline, int 
     fu_plan pl;
     fu_plan_init(&pl);
     st = fu__measured_workload(db, f->path, r, &m.workload_id);
+    if (st == FU_OK) st = fu__measured_framework(f->path, r);
     /* the framework column joins the plan (predictions keep it there: "... framework=ddp") */
     char spec[sizeof r->plan + 40];
     snprintf(spec, sizeof spec, "%s%s%s", r->plan, *r->framework && !strstr(r->plan, "framework=")
