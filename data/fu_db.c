@@ -282,6 +282,11 @@ static int fu__migrate(fu_db *db) {
     fu_db_close(rw);
     if (st == FU_OK)
       st = fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv);
+    /* a statement on the schema makes this connection load the migrated one: a statement
+     * prepared on the cached one named the old views' columns (SQLite re-prepares it at its
+     * first step, after they were printed) */
+    int64_t ntab;
+    if (st == FU_OK) st = fu__query_int(db, "SELECT count(*) FROM sqlite_schema", "read the schema", &ntab);
     db->version = (int)uv;
     return st;
   }
