@@ -211,6 +211,8 @@ int fu_fit_line(const fu_fit_point *pts, size_t n, fu_fit_method method, int non
     fu__line_to_segment(&l, n, seg);
     seg->lo_bytes = p[0].bytes;
     seg->hi_bytes = INFINITY;
+    seg->first_bytes = p[0].bytes;
+    seg->last_bytes = p[n - 1].bytes;
     if (alpha_negative) *alpha_negative = l.negative;
   }
   free(p);
@@ -433,6 +435,8 @@ static int fu__fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_opt
       break;
     }
     fu__line_to_segment(&l, i1 - i0, &out->seg[s]);
+    out->seg[s].first_bytes = p[i0].bytes;
+    out->seg[s].last_bytes = p[i1 - 1].bytes;
     out->first[s] = (int)i0;
     out->alpha_negative[s] = l.negative;
     out->alpha_clamped[s] = l.clamped;

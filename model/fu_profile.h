@@ -25,6 +25,8 @@ typedef struct fu_segment {
   double max_rel_err;        /* worst |fit - measured| / measured over the segment's samples */
   int n_samples;             /* samples the segment was fitted on */
   int flags;                 /* FU_SEG_* bits: what the segment should not be trusted for */
+  double first_bytes;        /* its smallest and largest sample size (0 unknown): between one */
+  double last_bytes;         /* segment's last and the next one's first the time is bridged */
 } fu_segment;
 
 enum {

@@ -762,4 +762,27 @@ check "fit: a sendrecv log without an NCCL version beside 2.29.2 all-reduce logs
   "$fusim" fit --db "$tmp/gm.db" --gpu B200 --no-store --merge-into "$tmp/gm.json" >/dev/null 2>&1
 check "fit --merge-into: another GPU's samples refused in one line, the profile unchanged; its own GPU's merged" $?
 
+# --- between two segments' samples the price is bridged: the B200 2x8 all-gather log is monotone
+# (64 MiB 806.7 us, 256 MiB 1010.2), and its fit's two lines jump down between them (80 MiB was
+# priced 545 us, below 64 MiB's 778); now every size from 16 MiB to 1 GiB costs at least the one
+# below it, the sample sizes keep their fitted times, and the profile records each segment's sizes
+"$fusim" import --db "$tmp/br.db" "$pub/multi-node/mit-b200-16gpu-2node-allgather.txt" >/dev/null 2>&1 &&
+  "$fusim" fit --db "$tmp/br.db" --no-store --out "$tmp/br.json" >/dev/null 2>&1 &&
+  "$fusim" cost --profile "$tmp/br.json" --comm allgather:2x8 --gpus-per-process 8 \
+    --bytes 16MiB,32MiB,48MiB,64MiB,65MiB,80MiB,128MiB,200MiB,256MiB,512MiB,1GiB --format json >"$tmp/br_c.json" &&
+  [ "$(js "$tmp/br_c.json" "all(a['time_us'] <= b['time_us'] for a, b in zip(j, j[1:]))")" = True ] &&
+  [ "$(js "$tmp/br_c.json" "all(r['basis'] == 'measured' for r in j)")" = True ] &&
+  python3 - "$tmp/br.json" "$tmp/br_c.json" <<'EOF'
+import json, sys
+prof, costs = (json.load(open(f)) for f in sys.argv[1:])
+segs = [c for c in prof["curves"] if c["op"] == "allgather"][0]["segments"]
+assert all(s["first_bytes"] <= s["last_bytes"] for s in segs), segs
+t = {r["bytes"]: r["time_us"] for r in costs}
+for s in segs:  # at a segment's own sample sizes: its line
+    for b in (s["first_bytes"], s["last_bytes"]):
+        if b in t:
+            assert abs(t[b] - (s["alpha_us"] + s["beta_us_per_byte"] * b)) < 1e-6 * t[b], (b, t[b], s)
+EOF
+check "fit: the price between two segments' samples bridged, so the B200 2x8 all-gather stays monotone where its log is" $?
+
 finish cli_cluster

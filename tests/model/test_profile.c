@@ -65,8 +65,8 @@ static void make_profile(fu_profile *p) {
   c.ranks = 8;
   c.nseg = 2;
   /* [1 KiB, 1 MiB): 14 us + 1e-5 us/B; [1 MiB, inf): 20 us + 1.75e-6 us/B (CI unknown) */
-  c.seg[0] = (fu_segment){1024, 1048576, 14.0, 1e-5, {13.0, 15.0}, {0.9e-5, 1.1e-5}, 0.03, 10, 0};
-  c.seg[1] = (fu_segment){1048576, INFINITY, 20.0, 1.75e-6, {NAN, NAN}, {NAN, NAN}, 0.05, 2, 0};
+  c.seg[0] = (fu_segment){1024, 1048576, 14.0, 1e-5, {13.0, 15.0}, {0.9e-5, 1.1e-5}, 0.03, 10, 0, 1024, 524288};
+  c.seg[1] = (fu_segment){1048576, INFINITY, 20.0, 1.75e-6, {NAN, NAN}, {NAN, NAN}, 0.05, 2, 0, 0, 0};
   c.peak_busbw_gbps = 450;
   EXPECT_INT_EQ(fu_profile_put_curve(p, &c), FU_OK);
   snprintf(c.op, sizeof c.op, "h2d");
@@ -74,7 +74,7 @@ static void make_profile(fu_profile *p) {
   c.algo[0] = '\0';
   c.ranks = 1;
   c.nseg = 1;
-  c.seg[0] = (fu_segment){4, INFINITY, 4.4, 1.0 / 55200.0, {4.3, 4.5}, {1.0 / 55300.0, 1.0 / 55100.0}, 0.05, 15, 0};
+  c.seg[0] = (fu_segment){4, INFINITY, 4.4, 1.0 / 55200.0, {4.3, 4.5}, {1.0 / 55300.0, 1.0 / 55100.0}, 0.05, 15, 0, 0, 0};
   EXPECT_INT_EQ(fu_profile_put_curve(p, &c), FU_OK);
   /* putting the same key again replaces */
   c.seg[0].alpha_us = 4.45;
@@ -120,6 +120,7 @@ static void test_round_trip(void) {
       EXPECT(same(y->beta_ci[0], x->beta_ci[0]) && same(y->beta_ci[1], x->beta_ci[1]));
       EXPECT(same(y->max_rel_err, x->max_rel_err));
       EXPECT_INT_EQ(y->n_samples, x->n_samples);
+      EXPECT(same(y->first_bytes, x->first_bytes) && same(y->last_bytes, x->last_bytes));
     }
   }
   EXPECT(isinf(q.curves[0].seg[1].hi_bytes));
@@ -567,6 +568,27 @@ static void test_carry(void) {
   EXPECT_NEAR(s.beta_us_per_byte, 4e-6 * 1.5 / 1.75, 1e-18);
 }
 
+/* Between one segment's last sample and the next one's first the time is the straight line
+ * between their fitted times, by hand: [1 KiB, 1 MiB) 14 us + 1e-5 us/B sampled to 512 KiB
+ * (19.24288 us there), [1 MiB, inf) 20 us + 1.75e-6 us/B sampled from 2 MiB (23.6700160 us).
+ * Without the sizes (an older profile) each line as before. */
+static void test_bridge(void) {
+  fu_curve c;
+  memset(&c, 0, sizeof c);
+  c.nseg = 2;
+  c.seg[0] = (fu_segment){1024, 1048576, 14.0, 1e-5, {13.0, 15.0}, {0.9e-5, 1.1e-5}, 0.03, 10, 0, 1024, 524288};
+  c.seg[1] = (fu_segment){1048576, INFINITY, 20.0, 1.75e-6, {NAN, NAN}, {NAN, NAN}, 0.05, 4, 0, 2097152, 8388608};
+  double ta = 14.0 + 1e-5 * 524288, tb = 20.0 + 1.75e-6 * 2097152;
+  EXPECT_NEAR(fu_curve_time(&c, 524288, NULL, NULL), ta, 1e-9);              /* a sample: its line */
+  EXPECT_NEAR(fu_curve_time(&c, 2097152, NULL, NULL), tb, 1e-9);
+  EXPECT_NEAR(fu_curve_time(&c, 1048576, NULL, NULL), ta + (tb - ta) / 3, 1e-9); /* a third of the gap */
+  EXPECT_NEAR(fu_curve_time(&c, 786432, NULL, NULL), ta + (tb - ta) / 6, 1e-9);  /* in segment 0's range */
+  EXPECT_NEAR(fu_curve_time(&c, 4194304, NULL, NULL), 20.0 + 1.75e-6 * 4194304, 1e-9);
+  c.seg[0].first_bytes = c.seg[0].last_bytes = c.seg[1].first_bytes = c.seg[1].last_bytes = 0;
+  EXPECT_NEAR(fu_curve_time(&c, 786432, NULL, NULL), 14.0 + 1e-5 * 786432, 1e-9);
+  EXPECT_NEAR(fu_curve_time(&c, 1048576, NULL, NULL), 20.0 + 1.75e-6 * 1048576, 1e-9);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/fusim-test-profile-XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
@@ -575,6 +597,7 @@ int main(void) {
   test_lookup();
   test_default();
   test_carry();
+  test_bridge();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
