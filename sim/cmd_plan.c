@@ -210,9 +210,16 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
            fu_format_size((uint64_t)prof->gpu_mem_bytes, gpu, sizeof gpu),
            fu_format_size((uint64_t)rows[k].mem_over, over, sizeof over));
   }
-  if (rows[0].fits == 0)
-    printf("memory: no plan fits in one GPU's memory (the step alone needs %s)\n",
-           fu_format_size((uint64_t)(rows[0].mem_need - (double)rows[0].r.fusion_buffer_bytes), sz, sizeof sz));
+  if (rows[0].fits == 0) {
+    double step = rows[0].mem_need - (double)rows[0].r.fusion_buffer_bytes;
+    if (step > prof->gpu_mem_bytes)
+      printf("memory: no plan fits in one GPU's memory (the step alone needs %s)\n",
+             fu_format_size((uint64_t)step, sz, sizeof sz));
+    else /* the step fits; every plan's buffers (under DDP, all of its buckets) do not */
+      printf("memory: no plan fits in one GPU's memory: the step alone needs %s of %s, and every plan's "
+             "fusion buffers need more than the rest\n",
+             fu_format_size((uint64_t)step, sz, sizeof sz), fu_format_size((uint64_t)prof->gpu_mem_bytes, gpubuf, sizeof gpubuf));
+  }
   else if (rows[0].fits > 0)
     printf("\nmemory: %s peak per GPU without fusion buffers, %s available\n",
            fu_format_size((uint64_t)(rows[0].mem_need - (double)rows[0].r.fusion_buffer_bytes), sz, sizeof sz),
@@ -221,9 +228,11 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
     if (rows[k].uncapped_buffer) {
       char cap[32], unc[32];
       printf("memory: the optimal plan's buffer capped at %s, the memory left beside the step's peak "
-             "(its best plan without a cap needs a %s buffer, which does not fit)\n",
+             "(its best plan without a cap needs a %s buffer, which does not fit)%s\n",
              fu_format_size(rows[k].plan.mem_cap_bytes, cap, sizeof cap),
-             fu_format_size(rows[k].uncapped_buffer, unc, sizeof unc));
+             fu_format_size(rows[k].uncapped_buffer, unc, sizeof unc),
+             rows[k].fits == 0 ? "; capped, it still does not fit (its buffers in all are what counts: "
+                                 "under DDP, every bucket)" : "");
     }
   for (size_t k = 0; k < n && n_over; k++)
     if (rows[k].plan.kind == FU_FUSION_OPTIMAL)

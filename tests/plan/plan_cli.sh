@@ -157,6 +157,16 @@ expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --sweep -
 grep -q "optimal $(printf '%.1f' "$cmp_opt") us (its buffer capped to fit" "$T/out" && ok ||
   bad "sweep's optimal is the comparison's $cmp_opt: $(grep '^DDP default' "$T/out")"
 
+# Under DDP every plan keeps all of its buckets: with 500 MiB beside the step's peak none fits, and
+# the notes say the step alone fits (they blamed the step) and that the capped optimal plan still
+# does not (they said it was capped as if that helped)
+W=$FUSIM_SOURCE_ROOT/data/validation/torch_h200_run21/wl_llama_small_b8_s512_torchval.json
+python3 -c "import json,sys; w=json.load(open(sys.argv[1])); p=json.load(open(sys.argv[2])); p['gpu_mem_bytes']=w['memory']['peak_bytes']+500*2**20; json.dump(p, open(sys.argv[3],'w'))" \
+  "$W" "$FUSIM_SOURCE_ROOT/data/profiles/h200-default.json" "$T/ddp_tight.json" && ok || bad "the DDP memory profile"
+expect 0 "$FUSIM" plan --workload "$W" --profile "$T/ddp_tight.json" --framework ddp --no-store --db "$DB"
+grep -q "^memory: no plan fits in one GPU's memory: the step alone needs .* of .*, and every plan's fusion buffers need more than the rest$" "$T/out" &&
+  grep -q "capped, it still does not fit" "$T/out" && ok || bad "DDP memory notes: $(grep '^memory' "$T/out")"
+
 # The optimal buckets saved as a bucket file predict the same iteration when read back.
 expect 0 "$FUSIM" plan --workload bert_large --no-store --save-buckets "$T/opt.json" --format csv --db "$DB"
 opt=$(grep '^1,optimal,' "$T/out" | cut -d, -f7)
