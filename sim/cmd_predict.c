@@ -36,10 +36,15 @@ static const char fu__foot[] =
     "says us, ms or s. A --plan file's buckets:FILE is read beside the plan file when it is there.\n";
 
 /* One warning line when the plan does not fit the GPU's memory (fu_mem_check, as plan ranks). */
-static void fu__warn_mem(const fu_workload *w, const fu_result *r, const fu_profile *prof) {
+static void fu__warn_mem(const fu_workload *w, fu_result *r, const fu_profile *prof) {
   int fits;
   double over;
   fu_mem_check(w->mem.peak, (double)r->fusion_buffer_bytes, prof->gpu_mem_bytes, &fits, &over);
+  if (w->mem.peak > 0) { /* the JSON says it too, as plan's does */
+    r->mem_fits = fits;
+    r->mem_need_bytes = w->mem.peak + (double)r->fusion_buffer_bytes;
+    r->mem_over_bytes = over;
+  }
   if (fits != 0) return;
   char need[32], buf[32], gpu[32], ov[32];
   fu_warn("predict: the plan does not fit one GPU's memory: it needs %s (the step's peak + a %s fusion "

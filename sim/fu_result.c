@@ -156,6 +156,14 @@ static json_t *fu__summary_json(const fu_result *r) {
     json_decref(j);
     return NULL;
   }
+  /* the memory check, as plan's objects carry it */
+  if (j && r->mem_need_bytes > 0 &&
+      (json_object_set_new(j, "fits", r->mem_fits < 0 ? json_null() : json_boolean(r->mem_fits)) != 0 ||
+       json_object_set_new(j, "mem_need_bytes", json_real(r->mem_need_bytes)) != 0 ||
+       json_object_set_new(j, "mem_over_bytes", r->mem_fits < 0 ? json_null() : json_real(r->mem_over_bytes)) != 0)) {
+    json_decref(j);
+    return NULL;
+  }
   return j;
 }
 

@@ -134,6 +134,18 @@ expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --mem-cap
 python3 "$T/mem_check.py" "$FUSIM_SOURCE_ROOT" "$T/tight.json" "$T/out" "$T/roomy.json" 900 && ok ||
   bad "--mem-cap is kept: its optimal plan does not fit and ranks below"
 
+# predict's JSON carries the same memory check (it said so on stderr alone): single does not fit
+expect 0 "$FUSIM" predict --workload bert_large --profile "$T/tight.json" --fusion single --no-store --db "$DB" --format json
+python3 - "$FUSIM_SOURCE_ROOT" "$T/tight.json" "$T/out" <<'EOF' && ok || bad "predict JSON: fits, mem_need_bytes, mem_over_bytes by hand"
+import json, sys
+root, tight, out = sys.argv[1:]
+wl = json.load(open(root + "/data/workloads/bert_large.json"))
+need = wl["memory"]["peak_bytes"] + sum(g["bytes"] for g in wl["grads"])
+gpu = json.load(open(tight))["gpu_mem_bytes"]
+o = json.load(open(out))
+assert o["fits"] is False and o["mem_need_bytes"] == need and o["mem_over_bytes"] == need - gpu, o
+EOF
+
 # --sweep checks memory as the comparison does: every cap's fits and need in its JSON, by hand;
 # the caps that do not fit marked '!' in its table; its optimal the comparison's (capped to fit)
 expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --sweep --no-store --db "$DB" --format json
