@@ -141,6 +141,10 @@ int fu_cmd_report(int argc, char **argv) {
       fu_opt_usage_error(&cmd, "report check takes no argument after 'check'");
       return fu_exit_code(FU_EUSAGE);
     }
+    if (out.format != FU_FORMAT_TABLE) { /* a script asking for JSON must not get text back */
+      fu_opt_usage_error(&cmd, "report check prints its findings as text, one a line; it takes no --format");
+      return fu_exit_code(FU_EUSAGE);
+    }
     return fu__check(fu_db_path_default(out.db));
   }
   if (is_sql) {

@@ -488,6 +488,8 @@ migrate-report)
   case $h1 in *,workload_hash,profile_hash,framework,gpus,notes,source) ;; *) fail "v1 errors header: $h1" ;; esac
   h5=$("$FUSIM" report --db "$T/v5.db" fits --format csv | head -1)
   case $h5 in *,nodes,gpus_per_proc,gpu) ;; *) fail "v5 fits header: $h5" ;; esac
+  # report check prints text: a --format it cannot honour is refused (JSON was asked, text came)
+  expect_fail 64 "report check prints its findings as text" "$FUSIM" report --db "$T/v5.db" check --format json
   echo "ok [$CASE]"
   ;;
 *)
