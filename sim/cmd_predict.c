@@ -35,8 +35,9 @@ static const char fu__foot[] =
     "--fusion sizes take a unit (B, KiB, MiB, GiB); horovod:SIZE,CYCLE's cycle is in ms unless it\n"
     "says us, ms or s. A --plan file's buckets:FILE is read beside the plan file when it is there.\n";
 
-/* One warning line when the plan does not fit the GPU's memory (fu_mem_check, as plan ranks). */
-static void fu__warn_mem(const fu_workload *w, fu_result *r, const fu_profile *prof) {
+/* The memory check (fu_mem_check, as plan ranks): into the result (its JSON), and one warning
+ * line when the plan does not fit the GPU's memory. */
+static void fu__check_memory(const fu_workload *w, fu_result *r, const fu_profile *prof) {
   int fits;
   double over;
   fu_mem_check(w->mem.peak, (double)r->fusion_buffer_bytes, prof->gpu_mem_bytes, &fits, &over);
@@ -97,7 +98,7 @@ int fu_cmd_predict(int argc, char **argv) {
   if (st == FU_OK) st = fu_cmd_nccl_version("predict", nccl, prof, &nsrc);
   if (st == FU_OK && trace) st = fu_trace_create(trace, &tr);
   if (st == FU_OK) st = fu_predict_plan(&w, &p, &c, prof, tr, NULL, &r);
-  if (st == FU_OK) fu__warn_mem(&w, &r, prof);
+  if (st == FU_OK) fu__check_memory(&w, &r, prof);
   if (st == FU_OK) r.layout_given = gpp > 0;
   if (st == FU_OK) r.nccl_source = nsrc;
   if (st == FU_OK && tr) st = fu_trace_write(tr);
