@@ -439,10 +439,11 @@ static void fu__fold_nccl(const char *v, char *agreed, size_t len, int *named, i
 
 /* The NCCL a profile's collective curves ran, before g's curves go in: the one that each group
  * (fu_fitgroup.nccl) and each collective curve already in prof that no group replaces (fit
- * --merge-into keeps BASE's; prof's own version) name; "" where two name different ones. A curve
- * whose log names none does not veto the others' (a sendrecv log without the NCCL line beside
- * all-reduce logs of 2.29.2 emptied it, and the 2x8 price moved 2.2x): a warning says the
- * version is taken from the others. A fit with no collective curve keeps prof's. */
+ * --merge-into keeps BASE's; prof's own version) name; "" where two differ or one names none
+ * (its NCCL is unknown, so the profile's is). Where some name one and others none, a warning
+ * says so: the version decides NCCL's choice of algorithm across nodes, and a sendrecv log
+ * without the NCCL line beside 2.29.2 all-reduce logs moved a 2x8 price 2.2x in silence. A fit
+ * with no collective curve keeps prof's. */
 static void fu__profile_nccl(const fu_fitgroup *g, size_t ng, fu_profile *prof) {
   char v[sizeof prof->nccl_version] = "";
   int named = 0, silent = 0, differ = 0;
@@ -459,10 +460,11 @@ static void fu__profile_nccl(const fu_fitgroup *g, size_t ng, fu_profile *prof) 
   for (size_t k = 0; k < ng; k++)
     if (fu__collective_curve(&g[k].curve)) fu__fold_nccl(g[k].nccl, v, sizeof v, &named, &silent, &differ);
   if (!named && !silent) return;
-  if (differ) v[0] = '\0';
-  else if (named && silent)
-    fu_warn("%d collective curve%s name%s no NCCL version; the profile records %s, the one the other %d name",
-            silent, silent == 1 ? "" : "s", silent == 1 ? "s" : "", v, named);
+  if (named && silent && !differ)
+    fu_warn("%d collective curve%s name%s no NCCL version, so the profile records none (the other %d "
+            "name %s): cost and predict across nodes price the fastest algorithm unless --nccl-version says "
+            "which NCCL runs", silent, silent == 1 ? "" : "s", silent == 1 ? "s" : "", named, v);
+  if (differ || silent) v[0] = '\0';
   memcpy(prof->nccl_version, v, sizeof v);
 }
 
