@@ -457,23 +457,23 @@ old-formats)
   echo "ok [$CASE]"
   ;;
 measured-fields)
-  # a measured-times row with more or fewer fields than its header is refused, as in the samples
-  # CSV (its gpus or framework went to another column, or were dropped: it joined other predictions)
+  # refused CSV-TEXT PATTERN: the measured-times CSV (backslash escapes read) refused in one line
+  # holding PATTERN, exit 65, the database as it was
+  refused() {
+    printf '%b' "$1" >"$T/m.csv"
+    expect_fail 65 "m.csv:2: $2" "$FUSIM" import --db "$DB" "$T/m.csv"
+    unchanged
+  }
   base
-  printf 'workload,plan,measured_us\nresnet50,single,100,8,ddp,"run 1"\n' >"$T/long.csv"
-  expect_fail 65 "long.csv:2: row has 6 fields, the header has 3" "$FUSIM" import --db "$DB" "$T/long.csv"
-  unchanged
-  printf 'workload,plan,measured_us,spread_us,gpus\nresnet50,single,100\n' >"$T/short.csv"
-  expect_fail 65 "short.csv:2: row has 3 fields, the header has 5" "$FUSIM" import --db "$DB" "$T/short.csv"
-  unchanged
-  # a framework column fusim does not know, or one its plan contradicts, is refused in one line
-  # naming the column (it was reported as the plan, or stored to join nothing)
-  printf 'workload,plan,measured_us,framework\nresnet50,single,100,pytorch\n' >"$T/fw.csv"
-  expect_fail 65 "fw.csv:2: framework 'pytorch': expected ideal, ddp or hooks" "$FUSIM" import --db "$DB" "$T/fw.csv"
-  unchanged
-  printf 'workload,plan,measured_us,framework\nresnet50,"single framework=ddp",100,hooks\n' >"$T/fw2.csv"
-  expect_fail 65 "fw2.csv:2: the plan says framework=ddp, the framework column hooks" "$FUSIM" import --db "$DB" "$T/fw2.csv"
-  unchanged
+  # a row with more or fewer fields than its header, as in the samples CSV (its gpus or framework
+  # went to another column, or were dropped: it joined other predictions)
+  refused 'workload,plan,measured_us\nresnet50,single,100,8,ddp,"run 1"\n' "row has 6 fields, the header has 3"
+  refused 'workload,plan,measured_us,spread_us,gpus\nresnet50,single,100\n' "row has 3 fields, the header has 5"
+  # a framework column fusim does not know, or one its plan contradicts, naming the column (it was
+  # reported as the plan, or stored to join nothing)
+  refused 'workload,plan,measured_us,framework\nresnet50,single,100,pytorch\n' "framework 'pytorch': expected ideal, ddp or hooks"
+  refused 'workload,plan,measured_us,framework\nresnet50,"single framework=ddp",100,hooks\n' \
+    "the plan says framework=ddp, the framework column hooks"
   # FUSIM_DB_BUSY_MS that is not whole milliseconds is said, not replaced in silence
   FUSIM_DB_BUSY_MS=5s "$FUSIM" report --db "$DB" runs >/dev/null 2>"$T/err" || fail "report with a bad FUSIM_DB_BUSY_MS"
   grep -q "FUSIM_DB_BUSY_MS='5s' is not whole milliseconds" "$T/err" || fail "FUSIM_DB_BUSY_MS=5s: $(cat "$T/err")"
