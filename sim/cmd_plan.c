@@ -77,9 +77,6 @@ typedef struct fu__row {
                                 (the cap binds only the optimal plan) */
   uint64_t uncapped_buffer;  /* the optimal plan re-planned to fit (fu__fit_optimal): the largest
                                 fusion buffer of its best plan without a cap, which did not fit */
-  int fits;                  /* 1 fits the GPU's memory, 0 does not, -1 unknown (fu_mem_check) */
-  double mem_need;           /* the workload's peak + the plan's fusion buffer, bytes */
-  double mem_over;           /* mem_need - the GPU's memory (> 0 when it does not fit) */
 } fu__row;
 
 /* Sets row's fusion from spec over base (the optimal plan keeps base's memory cap) and
@@ -96,9 +93,7 @@ static int fu__row_run(const fu__opts *o, fu__row *row, const char *label, const
   row->r.layout_given = o->layout_given;
   row->r.nccl_source = o->nccl_source;
   row->over_cap = base->mem_cap_bytes && row->r.fusion_buffer_bytes > base->mem_cap_bytes;
-  fu_mem_check(w->mem.peak, (double)row->r.fusion_buffer_bytes, prof->gpu_mem_bytes, &row->fits,
-               &row->mem_over);
-  row->mem_need = w->mem.peak > 0 ? w->mem.peak + (double)row->r.fusion_buffer_bytes : 0;
+  fu_result_mem(&row->r, w->mem.peak, prof->gpu_mem_bytes);
   return FU_OK;
 }
 
@@ -113,7 +108,7 @@ static int fu__store(const fu__opts *o, fu__row *rows, size_t n, const fu_worklo
  * on a tie the optimal plan first, then fewer operations. */
 static int fu__row_cmp(const void *a, const void *b) {
   const fu__row *x = a, *y = b;
-  int xf = x->fits != 0, yf = y->fits != 0;
+  int xf = x->r.mem_fits != 0, yf = y->r.mem_fits != 0;
   if (xf != yf) return yf - xf;
   if (x->r.iter_us != y->r.iter_us) return x->r.iter_us < y->r.iter_us ? -1 : 1;
   int xo = x->plan.kind == FU_FUSION_OPTIMAL, yo = y->plan.kind == FU_FUSION_OPTIMAL;
@@ -140,19 +135,11 @@ static int fu__print_json(fu__row *rows, size_t n, void (*add)(const fu__row *, 
   return FU_OK;
 }
 
-/* fits, mem_need_bytes and mem_over_bytes of a row (fu_mem_check), as plan's JSON has them */
-static void fu__add_mem(const fu__row *row, json_t *j) {
-  json_object_set_new(j, "fits", row->fits < 0 ? json_null() : json_boolean(row->fits));
-  json_object_set_new(j, "mem_need_bytes", row->mem_need > 0 ? json_real(row->mem_need) : json_null());
-  json_object_set_new(j, "mem_over_bytes", row->fits < 0 ? json_null() : json_real(row->mem_over));
-}
-
 static void fu__add_rank(const fu__row *row, json_t *j, const void *mem_cap) {
   json_object_set_new(j, "label", json_string(row->label));
   json_object_set_new(j, "rank", json_integer(row->rank));
   json_object_set_new(j, "speedup_vs_ddp", json_real(row->speedup));
   if (mem_cap) json_object_set_new(j, "over_mem_cap", json_boolean(row->over_cap));
-  fu__add_mem(row, j);
 }
 
 static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_profile *prof,
@@ -170,7 +157,7 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
       fu_csv_field(stdout, rows[k].label);
       putchar(',');
       fu_result_csv_fields(stdout, &rows[k].r);
-      printf(",%.0f,%s,%.6f", rows[k].mem_need, rows[k].fits < 0 ? "" : rows[k].fits ? "1" : "0",
+      printf(",%.0f,%s,%.6f", rows[k].r.mem_need_bytes, rows[k].r.mem_fits < 0 ? "" : rows[k].r.mem_fits ? "1" : "0",
              rows[k].speedup);
       if (o->mem_cap) printf(",%d", rows[k].over_cap);
       putchar('\n');
@@ -192,7 +179,7 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
     char iv[48], fusion[64], buf[40];
     snprintf(iv, sizeof iv, "[%.1f, %.1f]", r->iter_lo_us, r->iter_hi_us);
     snprintf(buf, sizeof buf, "%s%s%s", fu_format_size(r->fusion_buffer_bytes, sz, sizeof sz),
-             rows[k].over_cap ? "*" : "", rows[k].fits == 0 ? "!" : "");
+             rows[k].over_cap ? "*" : "", rows[k].r.mem_fits == 0 ? "!" : "");
     snprintf(fusion, sizeof fusion, "%.*s", (int)strcspn(r->plan, " "), r->plan);
     printf("%4d  %-16s %-24s %11.1f %23s %11.1f %6zu %10s %6.1f%% %6.3fx\n", rows[k].rank,
            rows[k].label, fusion, r->iter_us, iv, r->exposed_comm_us, r->n_ops, buf,
@@ -201,17 +188,17 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
   }
   /* memory: every plan that does not fit is ranked below those that do */
   for (size_t k = 0; k < n; k++) {
-    if (rows[k].fits != 0) continue;
+    if (rows[k].r.mem_fits != 0) continue;
     char need[32], gpu[32], over[32];
     printf("%s rank %d %s (!) does not fit: needs %s (the step's peak + a %s fusion buffer) of %s, "
-           "%s over\n", k == 0 || rows[k - 1].fits != 0 ? "\nmemory:" : "       ", rows[k].rank,
-           rows[k].label, fu_format_size((uint64_t)rows[k].mem_need, need, sizeof need),
+           "%s over\n", k == 0 || rows[k - 1].r.mem_fits != 0 ? "\nmemory:" : "       ", rows[k].rank,
+           rows[k].label, fu_format_size((uint64_t)rows[k].r.mem_need_bytes, need, sizeof need),
            fu_format_size(rows[k].r.fusion_buffer_bytes, sz, sizeof sz),
            fu_format_size((uint64_t)prof->gpu_mem_bytes, gpu, sizeof gpu),
-           fu_format_size((uint64_t)rows[k].mem_over, over, sizeof over));
+           fu_format_size((uint64_t)rows[k].r.mem_over_bytes, over, sizeof over));
   }
-  if (rows[0].fits == 0) {
-    double step = rows[0].mem_need - (double)rows[0].r.fusion_buffer_bytes;
+  if (rows[0].r.mem_fits == 0) {
+    double step = rows[0].r.mem_need_bytes - (double)rows[0].r.fusion_buffer_bytes;
     if (step > prof->gpu_mem_bytes)
       printf("memory: no plan fits in one GPU's memory (the step alone needs %s)\n",
              fu_format_size((uint64_t)step, sz, sizeof sz));
@@ -220,9 +207,9 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
              "fusion buffers need more than the rest\n",
              fu_format_size((uint64_t)step, sz, sizeof sz), fu_format_size((uint64_t)prof->gpu_mem_bytes, gpubuf, sizeof gpubuf));
   }
-  else if (rows[0].fits > 0)
+  else if (rows[0].r.mem_fits > 0)
     printf("\nmemory: %s peak per GPU without fusion buffers, %s available\n",
-           fu_format_size((uint64_t)(rows[0].mem_need - (double)rows[0].r.fusion_buffer_bytes), sz, sizeof sz),
+           fu_format_size((uint64_t)(rows[0].r.mem_need_bytes - (double)rows[0].r.fusion_buffer_bytes), sz, sizeof sz),
            fu_format_size((uint64_t)prof->gpu_mem_bytes, gpubuf, sizeof gpubuf));
   for (size_t k = 0; k < n; k++)
     if (rows[k].uncapped_buffer) {
@@ -231,7 +218,7 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
              "(its best plan without a cap needs a %s buffer, which does not fit)%s\n",
              fu_format_size(rows[k].plan.mem_cap_bytes, cap, sizeof cap),
              fu_format_size(rows[k].uncapped_buffer, unc, sizeof unc),
-             rows[k].fits == 0 ? "; capped, it still does not fit (its buffers in all are what counts: "
+             rows[k].r.mem_fits == 0 ? "; capped, it still does not fit (its buffers in all are what counts: "
                                  "under DDP, every bucket)" : "");
     }
   for (size_t k = 0; k < n && n_over; k++)
@@ -263,7 +250,7 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
  * best plan one can run, where the uncapped one would only be ranked below the rest. */
 static int fu__fit_optimal(const fu__opts *o, fu__row *row, const fu_plan *base, const fu_workload *w,
                            const fu_comm *c, const fu_profile *prof, fu_search_stats *stats) {
-  if (o->mem_cap || row->fits != 0 || !(w->mem.peak > 0) || !(prof->gpu_mem_bytes > w->mem.peak))
+  if (o->mem_cap || row->r.mem_fits != 0 || !(w->mem.peak > 0) || !(prof->gpu_mem_bytes > w->mem.peak))
     return FU_OK;
   fu_plan capped = *base;
   capped.mem_cap_bytes = (uint64_t)((prof->gpu_mem_bytes - w->mem.peak) / 1048576) * 1048576; /* whole MiB */
@@ -358,7 +345,6 @@ static int fu__plot_sweep(const char *path, const fu__row *rows, size_t n, const
 static void fu__add_sweep(const fu__row *row, json_t *j, const void *ddp_us) {
   json_object_set_new(j, "cap_bytes", json_integer((json_int_t)row->plan.cap_bytes));
   json_object_set_new(j, "speedup_vs_ddp", json_real(*(const double *)ddp_us / row->r.iter_us));
-  fu__add_mem(row, j);
 }
 
 /* --sweep: cap:SIZE for SIZE = 64 KiB .. 1 GiB. */
@@ -397,7 +383,7 @@ static int fu__sweep(const fu__opts *o, const fu_workload *w, const fu_plan *bas
                (unsigned long long)rows[k].plan.cap_bytes,
                fu_format_size(rows[k].plan.cap_bytes, sz, sizeof sz), r->iter_us, r->iter_lo_us,
                r->iter_hi_us, r->exposed_comm_us, r->comm_us, r->n_ops, r->bus_util,
-               ddp / r->iter_us, rows[k].mem_need, rows[k].fits < 0 ? "" : rows[k].fits ? "1" : "0");
+               ddp / r->iter_us, rows[k].r.mem_need_bytes, rows[k].r.mem_fits < 0 ? "" : rows[k].r.mem_fits ? "1" : "0");
       }
     } else {
       char note[192];
@@ -409,15 +395,15 @@ static int fu__sweep(const fu__opts *o, const fu_workload *w, const fu_plan *bas
       for (size_t k = 0; k < NCAPS; k++) {
         char cap[40];
         snprintf(cap, sizeof cap, "%s%s", fu_format_size(rows[k].plan.cap_bytes, sz, sizeof sz),
-                 rows[k].fits == 0 ? "!" : "");
+                 rows[k].r.mem_fits == 0 ? "!" : "");
         printf("%10s %12.1f %12.1f %7zu %7.1f%% %7.3fx\n", cap, rows[k].r.iter_us,
                rows[k].r.exposed_comm_us, rows[k].r.n_ops, 100 * rows[k].r.bus_util,
                ddp / rows[k].r.iter_us);
-        n_out += rows[k].fits == 0;
+        n_out += rows[k].r.mem_fits == 0;
       }
-      printf("\nDDP default %.1f us%s, optimal %.1f us%s\n", ddp, ref[0].fits == 0 ? " (does not fit)" : "",
+      printf("\nDDP default %.1f us%s, optimal %.1f us%s\n", ddp, ref[0].r.mem_fits == 0 ? " (does not fit)" : "",
              opt, ref[1].uncapped_buffer ? " (its buffer capped to fit, as plan's comparison does)" :
-                  ref[1].fits == 0 ? " (does not fit)" : "");
+                  ref[1].r.mem_fits == 0 ? " (does not fit)" : "");
       if (n_out) {
         char gpu[32];
         printf("! %d cap%s do%s not fit in one GPU's memory beside the step's peak (%s of %s)\n", n_out,

@@ -38,21 +38,15 @@ static const char fu__foot[] =
 /* The memory check (fu_mem_check, as plan ranks): into the result (its JSON), and one warning
  * line when the plan does not fit the GPU's memory. */
 static void fu__check_memory(const fu_workload *w, fu_result *r, const fu_profile *prof) {
-  int fits;
-  double over;
-  fu_mem_check(w->mem.peak, (double)r->fusion_buffer_bytes, prof->gpu_mem_bytes, &fits, &over);
-  if (w->mem.peak > 0) { /* the JSON says it too, as plan's does */
-    r->mem_fits = fits;
-    r->mem_need_bytes = w->mem.peak + (double)r->fusion_buffer_bytes;
-    r->mem_over_bytes = over;
-  }
-  if (fits != 0) return;
+  if (!(w->mem.peak > 0)) return; /* no memory block: nothing to check, nothing in the JSON */
+  fu_result_mem(r, w->mem.peak, prof->gpu_mem_bytes);
+  if (r->mem_fits != 0) return;
   char need[32], buf[32], gpu[32], ov[32];
   fu_warn("predict: the plan does not fit one GPU's memory: it needs %s (the step's peak + a %s fusion "
           "buffer) of %s, %s over",
-          fu_format_size((uint64_t)(w->mem.peak + (double)r->fusion_buffer_bytes), need, sizeof need),
+          fu_format_size((uint64_t)r->mem_need_bytes, need, sizeof need),
           fu_format_size(r->fusion_buffer_bytes, buf, sizeof buf), fu_format_size((uint64_t)prof->gpu_mem_bytes, gpu, sizeof gpu),
-          fu_format_size((uint64_t)over, ov, sizeof ov));
+          fu_format_size((uint64_t)r->mem_over_bytes, ov, sizeof ov));
 }
 
 int fu_cmd_predict(int argc, char **argv) {

@@ -88,10 +88,10 @@ typedef struct fu_result {
                                 nodes for (fu_cluster.job_nccl_version); 0: unknown, or not priced
                                 by the model across nodes */
   int nccl_source;           /* where that NCCL came from (fu_nccl_source; the command sets it) */
-  int mem_fits;              /* the memory check (fu_mem_check), where the command made it: 1 fits,
-                                0 does not, -1 unknown; mem_need_bytes 0: not made */
-  double mem_need_bytes;     /* the workload's peak + the plan's fusion buffer */
-  double mem_over_bytes;     /* mem_need_bytes - the GPU's memory */
+  int mem_checked;           /* 1: the command made the memory check (fu_result_mem) */
+  int mem_fits;              /* 1 fits the GPU's memory, 0 does not, -1 unknown (fu_mem_check) */
+  double mem_need_bytes;     /* the workload's peak + the plan's fusion buffer (0 unknown) */
+  double mem_over_bytes;     /* mem_need_bytes - the GPU's memory (> 0 when it does not fit) */
 } fu_result;
 
 /* Where the NCCL a job is priced for came from: --nccl-version, the profile's logs (its

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fu_builder.h"
 #include "fu_common.h"
 
 const char *fu_nccl_source_name(int src) {
@@ -156,15 +157,20 @@ static json_t *fu__summary_json(const fu_result *r) {
     json_decref(j);
     return NULL;
   }
-  /* the memory check, as plan's objects carry it */
-  if (j && r->mem_need_bytes > 0 &&
+  if (j && r->mem_checked &&
       (json_object_set_new(j, "fits", r->mem_fits < 0 ? json_null() : json_boolean(r->mem_fits)) != 0 ||
-       json_object_set_new(j, "mem_need_bytes", json_real(r->mem_need_bytes)) != 0 ||
+       json_object_set_new(j, "mem_need_bytes", r->mem_need_bytes > 0 ? json_real(r->mem_need_bytes) : json_null()) != 0 ||
        json_object_set_new(j, "mem_over_bytes", r->mem_fits < 0 ? json_null() : json_real(r->mem_over_bytes)) != 0)) {
     json_decref(j);
     return NULL;
   }
   return j;
+}
+
+void fu_result_mem(fu_result *r, double peak_bytes, double gpu_bytes) {
+  fu_mem_check(peak_bytes, (double)r->fusion_buffer_bytes, gpu_bytes, &r->mem_fits, &r->mem_over_bytes);
+  r->mem_need_bytes = peak_bytes > 0 ? peak_bytes + (double)r->fusion_buffer_bytes : 0;
+  r->mem_checked = 1;
 }
 
 #define FU__BUCKETS_KEY "buckets" /* the summary's last key, the bucket array */
