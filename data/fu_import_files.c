@@ -169,11 +169,9 @@ int fu_import_file_parse(fu_import_file *f, const fu_import_opts *opts) {
 /* A row's framework column: one of fusim's, and the one its plan names where it names one (a
  * row whose plan said framework=ddp and whose column said hooks was stored and joined nothing). */
 static int fu__measured_framework(const char *path, const fu_measured_csv_row *r) {
-  static const char *const names[] = {"ideal", "ddp", "hooks"};
+  fu_framework fw;
   if (!*r->framework) return FU_OK;
-  int known = 0;
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) known |= strcmp(r->framework, names[i]) == 0;
-  if (!known) {
+  if (fu_framework_parse(r->framework, &fw) != FU_OK) {
     fu_error("%s:%ld: framework '%s': expected ideal, ddp or hooks", path, r->line, r->framework);
     return FU_EDATA;
   }

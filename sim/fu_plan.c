@@ -456,13 +456,18 @@ static int fu__parse_pack(const char *s, const char *what, fu_plan *p) {
   return FU_OK;
 }
 
-static int fu__parse_framework(const char *s, const char *what, fu_plan *p) {
+int fu_framework_parse(const char *s, fu_framework *f) {
   static const fu_framework all[] = {FU_FRAMEWORK_IDEAL, FU_FRAMEWORK_DDP, FU_FRAMEWORK_HOOKS};
   for (size_t i = 0; s && i < sizeof all / sizeof all[0]; i++)
     if (strcmp(s, fu_framework_name(all[i])) == 0) {
-      p->framework = all[i];
+      *f = all[i];
       return FU_OK;
     }
+  return FU_EUSAGE;
+}
+
+static int fu__parse_framework(const char *s, const char *what, fu_plan *p) {
+  if (fu_framework_parse(s, &p->framework) == FU_OK) return FU_OK;
   fu_error("%s '%s': expected ideal (no framework cost), ddp (PyTorch DDP's Reducer) or hooks "
            "(post-accumulate-grad hooks)",
            what, s ? s : "");

@@ -123,6 +123,8 @@ int fu_plan_parse_string(const char *s, const char *what, fu_plan *p);
  * parses back to the same plan. */
 const char *fu_plan_string(const fu_plan *p, char *buf, size_t len);
 const char *fu_framework_name(fu_framework f);
+/* "ideal", "ddp" or "hooks" into *f; FU_EUSAGE, printing nothing, for any other. */
+int fu_framework_parse(const char *s, fu_framework *f);
 
 /* ---- communication targets ---- */
 
