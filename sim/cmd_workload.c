@@ -240,10 +240,7 @@ static int fu__opt_name(void *v, const char *s, char *why, size_t len) {
   return fu__opt_text(v, sizeof ((fu_tf_spec *)0)->name, s, why, len);
 }
 
-/* checked here, for --cnn as for --transformer: an unknown one is a usage error, before any work */
 static int fu__opt_optimizer(void *v, const char *s, char *why, size_t len) {
-  if (strcmp(s, "adamw") && strcmp(s, "adam") && strcmp(s, "sgd"))
-    return snprintf(why, len, "expected adamw, adam or sgd"), FU_EUSAGE;
   return fu__opt_text(v, sizeof ((fu_tf_spec *)0)->optimizer, s, why, len);
 }
 

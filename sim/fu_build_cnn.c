@@ -573,6 +573,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
              s->model);
     return FU_EUSAGE;
   }
+  FU_CHECK(fu__optimizer_check(s->optimizer)); /* before any work, as the transformer builder */
   if (s->batch < 1 || s->image < 32) {
     fu_error("workload: --cnn needs --micro-batch >= 1 and --image >= 32");
     return FU_EUSAGE;

@@ -222,6 +222,12 @@ static int fu__qkv_bias_only(const fu_tf_spec *s) {
   return s->qkv_bias && !(s->arch == FU_ARCH_CUSTOM && s->bias);
 }
 
+int fu__optimizer_check(const char *name) {
+  if (!strcmp(name, "adamw") || !strcmp(name, "adam") || !strcmp(name, "sgd")) return FU_OK;
+  fu_error("workload: --optimizer '%s': expected adamw, adam or sgd", name);
+  return FU_EUSAGE;
+}
+
 int fu_tf_spec_check(const fu_tf_spec *s) {
   if (s->arch == FU_ARCH_VIT) {
     if (!fu_vit_seq(s)) {
@@ -289,10 +295,7 @@ int fu_tf_spec_check(const fu_tf_spec *s) {
     fu_error("workload: --dropout %g: expected a probability below 1", s->dropout);
     return FU_EUSAGE;
   }
-  if (strcmp(s->optimizer, "adamw") && strcmp(s->optimizer, "adam") && strcmp(s->optimizer, "sgd")) {
-    fu_error("workload: --optimizer '%s': expected adamw, adam or sgd", s->optimizer);
-    return FU_EUSAGE;
-  }
+  FU_CHECK(fu__optimizer_check(s->optimizer));
   /* both carry the profile's host rows to another host; the roofline prices no host rows */
   if (s->tflops > 0 && (s->host_probe_us > 0 || s->host_bwd_probe_us > 0 || s->host_ref_us[0] > 0 ||
                         s->host_ref_us[1] > 0 || s->ready_hook_us > 0)) {

@@ -218,6 +218,8 @@ fu__op *fu__norm(fu__ctx *x, const char *name, int layernorm, int bias, double H
 double fu__vit_op_us(const fu__ctx *x, const char *table, const char *dtype, double numel, double fallback_us);
 double fu__vit_copy_us(const fu__ctx *x, const char *dtype, double numel);
 void fu__mem_finish(fu_mem *m, double loss_transient, double opt_temp, long accum);
+/* One of the optimizers the profiles' fits price (adamw, adam, sgd); else one line, FU_EUSAGE. */
+int fu__optimizer_check(const char *name);
 double fu__image_inputs(const fu__ctx *x, double batch, double image);
 fu__op *fu__memop(fu__ctx *x, const char *table, const char *dtype, double numel,
                   double saved);
