@@ -119,14 +119,13 @@ int fu_plan_size_arg(void *value, const char *s, char *why, size_t len) {
 static int fu__size(const char *what, const char *full, const char *text, const char *role,
                     uint64_t *out) {
   char why[256];
-  if (fu_parse_size(text, out) == FU_OK && *out == 0) {
+  if (fu_plan_size_arg(out, text, why, sizeof why) == FU_OK) return FU_OK;
+  if (fu_parse_size(text, out) == FU_OK && *out == 0)
     fu_error("%s '%s': a %s of 0 puts nothing in a bucket; use 'none' for one operation per "
              "tensor",
              what, full, role);
-    return FU_EUSAGE;
-  }
-  if (fu_plan_size_arg(out, text, why, sizeof why) == FU_OK) return FU_OK;
-  fu_error("%s '%s': %s '%s' %s", what, full, role, text, why);
+  else
+    fu_error("%s '%s': %s '%s' %s", what, full, role, text, why);
   return FU_EUSAGE;
 }
 
