@@ -26,6 +26,7 @@ extern const char fu__migration_003[];  /* data/migrations/003_cluster.sql */
 extern const char fu__migration_004[];  /* data/migrations/004_layout.sql */
 extern const char fu__migration_005[];  /* data/migrations/005_nccl.sql */
 extern const char fu__migration_006[];  /* data/migrations/006_fit_shape.sql */
+extern const char fu__migration_007[];  /* data/migrations/007_fit_samples.sql */
 extern const char fu__build_commit[];   /* data/fu_build.c, from meson's vcs_tag */
 
 /* Migrations in order; migration i brings user_version from i to i + 1. Append, never edit a
@@ -47,6 +48,7 @@ static const struct {
     {4, fu__migration_004, "process layout: samples.gpus_per_proc"},
     {5, fu__migration_005, "NCCL version: samples.nccl_version"},
     {6, fu__migration_006, "fitted curves' machine: fit_segments.nodes, gpus_per_proc, gpu"},
+    {7, fu__migration_007, "fitted curves' samples: fit_segments.in_place, dtype, graph"},
 };
 #define FU__SCHEMA_VERSION ((int)(sizeof fu__migrations / sizeof fu__migrations[0]))
 
@@ -757,9 +759,9 @@ int fu_db_fit_store(fu_db *db, const char *cmdline, const fu_fit_row *rows, size
     s = fu__prepare(db,
                     "INSERT INTO fit_segments (fit_id, op, link, ranks, algo, segment, lo_bytes, "
                     "hi_bytes, alpha_us, alpha_lo, alpha_hi, beta_us_per_byte, beta_lo, beta_hi, "
-                    "max_rel_err, n_samples, method, profile, flags, nodes, gpus_per_proc, gpu) VALUES (?1, "
-                    "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-                    "?19, ?20, ?21, ?22)",
+                    "max_rel_err, n_samples, method, profile, flags, nodes, gpus_per_proc, gpu, in_place, "
+                    "dtype, graph) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                    "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
                     &st);
   for (size_t i = 0; s == FU_OK && i < n; i++) {
     const fu_fit_row *r = &rows[i];
@@ -792,6 +794,11 @@ int fu_db_fit_store(fu_db *db, const char *cmdline, const fu_fit_row *rows, size
     fu__bind_int_known(st, 20, r->nodes);
     fu__bind_int_known(st, 21, r->gpus_per_proc);
     fu__bind_text(st, 22, r->gpu);
+    if (r->in_place >= 0) sqlite3_bind_int(st, 23, r->in_place);
+    else sqlite3_bind_null(st, 23);
+    fu__bind_text(st, 24, r->dtype);
+    if (r->graph >= 0) sqlite3_bind_int(st, 25, r->graph);
+    else sqlite3_bind_null(st, 25);
     s = fu__step_done(db, st, "store a fit segment", NULL);
   }
   sqlite3_finalize(st);

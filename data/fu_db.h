@@ -118,6 +118,9 @@ typedef struct fu_fit_row {
   int nodes;                 /* hosts the curve's ranks spanned (0 unknown) */
   int gpus_per_proc;         /* GPUs one process drove (0 unknown or mixed) */
   char gpu[64];              /* GPU model the samples came from ("" unknown) */
+  int in_place;              /* the samples fitted: 1 in-place, 0 out-of-place, -1 unknown */
+  char dtype[16];            /* their data type, canonical ("" unknown) */
+  int graph;                 /* 1 captured in a CUDA graph, 0 not, -1 unknown */
 } fu_fit_row;
 
 /* A fit: rows stored under one fit run (kept with the command line and time). */

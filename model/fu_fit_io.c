@@ -31,6 +31,9 @@ int fu_fit_rows_build(const fu_fitgroup *g, size_t ng, const char *method, const
       w->nodes = cv->nodes;
       w->gpus_per_proc = cv->gpus_per_proc;
       snprintf(w->gpu, sizeof w->gpu, "%s", cv->gpu);
+      w->in_place = g[k].in_place;
+      snprintf(w->dtype, sizeof w->dtype, "%s", g[k].dtype);
+      w->graph = g[k].graph;
       w->segment = s;
       w->lo_bytes = x->lo_bytes;
       w->hi_bytes = x->hi_bytes;

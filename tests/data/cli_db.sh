@@ -181,7 +181,7 @@ migrate)
   [ "$s1" = "$s2" ] || fail "migrated schema differs from a new database's"
   # schema 5 on: its samples' NCCL unknown (NULL), and fit reads them (migrated, and a read-only
   # schema 1 file as it is): the profile names no NCCL
-  [ "$(q "PRAGMA user_version")" = 6 ] || fail "not migrated to schema 6"
+  [ "$(q "PRAGMA user_version")" = 7 ] || fail "not migrated to schema 7"
   [ "$(q "SELECT count(*) FROM samples WHERE nccl_version IS NULL")" = 101 ] || fail "old samples' NCCL not unknown"
   cp "$D/v1/v1.db" "$T/ro.db" && chmod 444 "$T/ro.db"
   for db in "$DB" "$T/ro.db"; do
@@ -216,7 +216,7 @@ migrate5)
 import sqlite3, sys
 old, new = (sqlite3.connect(p) for p in sys.argv[1:])
 assert old.execute("PRAGMA user_version").fetchone()[0] == 5
-assert new.execute("PRAGMA user_version").fetchone()[0] == 6
+assert new.execute("PRAGMA user_version").fetchone()[0] == 7
 tables = [t for t, in old.execute("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")]
 for t in tables:
     cols = [c[1] for c in old.execute("PRAGMA table_info(%s)" % t)]
@@ -240,6 +240,40 @@ PY
     fail "fit 3's nodes: $(q "SELECT group_concat(ranks || '/' || nodes, ' ') FROM v_fit_quality WHERE fit_id = 3")"
   [ "$(q "SELECT count(*) || ' ' || (max(abs(rel_err)) < 1e-9) FROM v_fit_error_by_size WHERE fit_id = 3")" = "44 1" ] ||
     fail "fit 3's error by size: $(q "SELECT count(*), max(abs(rel_err)) FROM v_fit_error_by_size WHERE fit_id = 3")"
+  echo "ok [$CASE]"
+  ;;
+fitsamples)
+  # A curve is fitted on one placement, data type and graph mode; v_fit_error_by_size compares it
+  # with those samples only (schema 7; before, with every sample under its key). For each data
+  # type, spelled every way model/fu_dtype.c reads it: out-of-place plain samples on an exact
+  # line t = 20 us + n / 300 GB/s, two sizes a spelling; beside them at the same sizes, in-place
+  # samples at twice the time, CUDA-graph ones at three times and another type's at four times,
+  # none of which the fit takes. The view: 2 sizes a spelling, one sample each, error 0.
+  for spec in float:float,fp32,float32,FP32 bf16:bf16,bfloat16 half:half,fp16,float16 \
+              double:double,fp64,float64 int8:int8,char,i8 uint8:uint8,u8 int32:int32,int,i32 int64:int64,i64; do
+    canon=${spec%%:*}
+    python3 - "${spec#*:}" "$canon" >"$T/$canon.csv" <<'PY'
+import sys
+names, canon = sys.argv[1].split(","), sys.argv[2]
+other = "float" if canon != "float" else "bf16"
+print("op,ranks,link,bytes,time_us,dtype,in_place,graph")
+for k, name in enumerate(names):
+    for n in (2 ** (20 + 2 * k), 2 ** (21 + 2 * k)):
+        t = 20 + n / 300e3
+        print("allreduce,8,nvlink,%d,%r,%s,0,0" % (n, t, name))
+        print("allreduce,8,nvlink,%d,%r,%s,1,0" % (n, 2 * t, name))
+        print("allreduce,8,nvlink,%d,%r,%s,0,1" % (n, 3 * t, name))
+        print("allreduce,8,nvlink,%d,%r,%s,0,0" % (n, 4 * t, other))
+PY
+    n=$(( $(echo "${spec#*:}" | tr ',' '\n' | wc -l) * 2 ))
+    rm -f "$DB"
+    "$FUSIM" import --db "$DB" "$T/$canon.csv" >/dev/null 2>"$T/err" || fail "import $canon: $(cat "$T/err")"
+    "$FUSIM" fit --db "$DB" --dtype "$canon" >/dev/null 2>"$T/err" || fail "fit $canon: $(cat "$T/err")"
+    [ "$(q "SELECT in_place || ' ' || dtype || ' ' || graph FROM v_fit_quality GROUP BY 1")" = "0 $canon 0" ] ||
+      fail "$canon: fit recorded $(q "SELECT group_concat(DISTINCT in_place || ' ' || dtype || ' ' || graph) FROM v_fit_quality")"
+    got=$(q "SELECT count(*) || ' ' || sum(n_samples) || ' ' || (max(abs(rel_err)) < 1e-9) FROM v_fit_error_by_size")
+    [ "$got" = "$n $n 1" ] || fail "$canon: error by size: $got, want $n $n 1"
+  done
   echo "ok [$CASE]"
   ;;
 *) fail "unknown case" ;;
