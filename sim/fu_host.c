@@ -196,6 +196,12 @@ int fu_host_parse(const json_t *obj, const char *what, size_t ngrads, fu_host *h
   FU_CHECK(fu__hnum(obj, "opt_gpu_us", what, "", 1, 0, T, &h->opt_gpu_us));
   FU_CHECK(fu__harr(obj, "grad_cpu_us", what, ngrads, grad_cpu));
   FU_CHECK(fu__harr(obj, "grad_gpu_us", what, ngrads, grad_gpu));
+  for (size_t i = 0; i < ngrads; i++) /* as a ready_us past bwd_us: rounding alone forgiven */
+    if (grad_gpu[i] > h->bwd_gpu_us + 0.05) {
+      fu_error("%s: host.grad_gpu_us[%zu]: %g is after the end of backward on the GPU "
+               "(host.bwd_gpu_us %g)", what, i, grad_gpu[i], h->bwd_gpu_us);
+      return FU_EDATA;
+    }
   FU_CHECK(fu__hint(obj, "buffers", what, &h->buffers));
   FU_CHECK(fu__hnum(obj, "copy_gbps", what, "", 0, 0, 1e6, &h->copy_gbps));
   FU_CHECK(fu__hnum(obj, "kernel_us", what, "", 0, 0, 1e6, &h->kernel_us));

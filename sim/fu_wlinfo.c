@@ -29,6 +29,17 @@ int fu_wlinfo_print(const fu_workload *w, fu_format fmt, int tensors) {
                           "max_tensor_bytes", (json_int_t)mx, "first_ready_us", first,
                           "last_ready_us", last);
     if (!o) return FU_ENOMEM;
+    const fu_host *h = &w->host;
+    if (h->version == FU_HOST_VERSION &&
+        json_object_set_new(o, "host", json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:b}",
+                                                 "version", h->version, "fwd_gpu_us", h->fwd_gpu_us,
+                                                 "bwd_gpu_us", h->bwd_gpu_us, "opt_gpu_us", h->opt_gpu_us,
+                                                 "fwd_cpu_us", h->fwd_cpu_us, "bwd_cpu_us", h->bwd_cpu_us,
+                                                 "opt_cpu_us", h->opt_cpu_us, "ddp", h->has_ddp,
+                                                 "hooks", h->has_hooks))) {
+      json_decref(o);
+      return FU_ENOMEM;
+    }
     if (w->mem.peak > 0 && json_object_set_new(o, "memory", fu_mem_to_json(&w->mem))) {
       json_decref(o);
       return FU_ENOMEM;
@@ -81,7 +92,17 @@ int fu_wlinfo_print(const fu_workload *w, fu_format fmt, int tensors) {
   printf("%-18s %.1f\n", "bwd_us", w->bwd_us);
   printf("%-18s %.1f\n", "opt_us", w->opt_us);
   printf("%-18s %d\n", "accum_steps", w->accum_steps);
-  printf("%-18s %.3g / %.3g\n", "host hook/issue us", w->hook_us, w->issue_us);
+  const fu_host *h = &w->host;
+  if (h->version == FU_HOST_VERSION) { /* the simulator runs this timeline, not the times above */
+    printf("%-18s version 2: simulated from its GPU-only fwd/bwd/opt %.1f / %.1f / %.1f us and "
+           "per-gradient times, enqueued along CPU %.1f / %.1f / %.1f us (fwd_us, bwd_us, opt_us "
+           "and ready_us above are the run's as measured, shown only)\n", "host timeline",
+           h->fwd_gpu_us, h->bwd_gpu_us, h->opt_gpu_us, h->fwd_cpu_us, h->bwd_cpu_us, h->opt_cpu_us);
+    printf("%-18s %s%s%s\n", "framework costs", h->has_ddp ? "ddp" : "",
+           h->has_ddp && h->has_hooks ? ", " : "", h->has_hooks ? "hooks" : "");
+  } else {
+    printf("%-18s %.3g / %.3g\n", "host hook/issue us", w->hook_us, w->issue_us);
+  }
   printf("%-18s %.1f .. %.1f\n", "ready_us", first, last);
   if (tensors) {
     printf("\n%6s  %-60s %14s %12s\n", "index", "name", "bytes", "ready_us");

@@ -24,7 +24,8 @@
  *     "host": {"hook_us", "issue_us"} numbers >= 0 (version 1, read as before), or a version-2
  *     block (fu_host.h: the host timeline and the frameworks' costs, per-gradient arrays in
  *     the order of "grads" as written);
- *     "estimated" a boolean, "notes" a string, "meta" anything (for tools);
+ *     "estimated" a boolean, "notes" a string, "meta" anything (for tools; kept and written
+ *     back); "memory" {"peak_bytes" > 0 and its parts, fu_mem_keys} byte counts;
  *   - other top-level keys: a warning, or an error with `strict` (catches typos like "opt_usec").
  * Duplicate keys in one object are rejected by the JSON reader (JSON_REJECT_DUPLICATES). */
 #include "fu_workload.h"
@@ -77,6 +78,7 @@ void fu_workload_finish(fu_workload *w) {
   for (size_t i = 0; i < w->ngrads; i++) free(w->grads[i].name);
   free(w->grads);
   free(w->notes);
+  json_decref(w->meta);
   fu_host_finish(&w->host);
   fu_workload_init(w);
 }
@@ -294,6 +296,14 @@ static int fu__parse_layers(const json_t *arr, const char *what, double fwd_give
     fu_error("%s: bwd_us: %g is less than the layers' sum %g", what, bwd_given, bwd_sum);
     return FU_EDATA;
   }
+  /* each layer's time is checked against the limit; their sums are checked here (they were
+     predicted and stored, then refused on re-reading the stored copy) */
+  if (fwd_sum > FU__MAX_TIME_US || bwd_sum > FU__MAX_TIME_US) {
+    fu_error("%s: layers: the layers' %s times add up to %g us, above the %g us a workload may hold",
+             what, fwd_sum > FU__MAX_TIME_US ? "fwd_us" : "bwd_us",
+             fwd_sum > FU__MAX_TIME_US ? fwd_sum : bwd_sum, FU__MAX_TIME_US);
+    return FU_EDATA;
+  }
   w->fwd_us = fwd_given >= 0 && fwd_given > fwd_sum ? fwd_given : fwd_sum;
   w->bwd_us = bwd_given >= 0 && bwd_given > bwd_sum ? bwd_given : bwd_sum;
   FU_CHECK(fu__grads_alloc(w, total));
@@ -508,6 +518,11 @@ static int fu__from_json(const json_t *root, const char *what, int strict, fu_wo
       }
       *fu_mem_field(&w->mem, i) = d;
     }
+    if (!(w->mem.peak > 0)) { /* the check compares the peak; parts alone were dropped unused */
+      fu_error("%s: memory.peak_bytes: missing or 0 (the memory check compares the step's peak "
+               "with the GPU's memory; the other keys are its parts)", what);
+      return FU_EDATA;
+    }
   }
   const json_t *host = json_object_get(root, "host");
   if (host) {
@@ -544,6 +559,8 @@ static int fu__from_json(const json_t *root, const char *what, int strict, fu_wo
     return FU_EDATA;
   }
   if (notes && !(w->notes = strdup(json_string_value(notes)))) return FU_ENOMEM;
+  const json_t *meta = json_object_get(root, "meta"); /* tools' data: kept, written back */
+  if (meta && !(w->meta = json_deep_copy(meta))) return FU_ENOMEM;
 
   const json_t *grads = json_object_get(root, "grads"), *layers = json_object_get(root, "layers");
   if (grads && layers) {
@@ -612,6 +629,7 @@ int fu_workload_to_json(const fu_workload *w, json_t **out) {
   if (st == FU_OK) st = fu__set(root, "name", json_string(w->name[0] ? w->name : "workload"));
   if (st == FU_OK && w->estimated) st = fu__set(root, "estimated", json_true());
   if (st == FU_OK && notes) st = fu__set(root, "notes", json_string(notes));
+  if (st == FU_OK && w->meta) st = fu__set(root, "meta", json_deep_copy(w->meta));
   if (st == FU_OK) st = fu__set(root, "fwd_us", json_real(w->fwd_us));
   if (st == FU_OK) st = fu__set(root, "bwd_us", json_real(w->bwd_us));
   if (st == FU_OK) st = fu__set(root, "opt_us", json_real(w->opt_us));

@@ -55,6 +55,7 @@ typedef struct fu_workload {
   int estimated;             /* 1 when times are roofline estimates, not measurements */
   char *notes;               /* free text kept with the workload ("notes" key; malloc'd, may be NULL) */
   fu_mem mem;                /* device memory of the step ("memory" block; zeros when absent) */
+  json_t *meta;              /* "meta" as read (tools' data, written back unchanged), or NULL */
 } fu_workload;
 
 void fu_workload_init(fu_workload *w);

@@ -45,6 +45,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import bad_input  # noqa: E402
 import torch_runs  # noqa: E402  (tools/: a validation run's runs.json, gzipped or not)
 
 
@@ -329,7 +330,7 @@ def compare(a, files, leave_out=False):
     computes = {}
     with tempfile.TemporaryDirectory() as tmp:
         for f in files:
-            cap = json.load(open(f))
+            cap = bad_input.load_json(f)
             if "meta" not in cap:  # a run's other files (runs.json) beside its captures
                 continue
             meta = with_memory_format(with_run_recipe(cap["meta"], os.path.dirname(f)), cap)
@@ -347,7 +348,7 @@ def compare(a, files, leave_out=False):
             out, ops = os.path.join(tmp, "est.json"), os.path.join(tmp, "ops.csv")
             prof = profile_for(a, meta)
             if prof not in computes:
-                computes[prof] = json.load(open(prof)).get("compute", {})
+                computes[prof] = bad_input.load_json(prof).get("compute", {})
             pc = computes[prof]
             cmd = [a.fusim, "workload"] + args_for(meta) + ["--profile", prof, "--out", out, "--ops", ops]
             carry, by = host_args(pc, meta, not a.no_host_ref, not a.no_host_probe, not a.no_bwd_probe)
@@ -609,4 +610,4 @@ def targets(rows):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(bad_input.run("compare_compute", main))

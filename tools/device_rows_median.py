@@ -27,6 +27,8 @@ import json
 import statistics
 import sys
 
+import bad_input
+
 from derive_nchw import conv_key
 from host_rows_median import write
 
@@ -135,4 +137,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(bad_input.run("device_rows_median", lambda: main(sys.argv)))

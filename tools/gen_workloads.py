@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 
+import bad_input
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PROFILE = os.path.join(ROOT, "data", "profiles", "h200-default.json")
@@ -82,4 +84,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(bad_input.run("gen_workloads", main))

@@ -16,6 +16,8 @@ import json
 import statistics
 import sys
 
+import bad_input
+
 
 def write(path, doc):
     """Writes a calibration file (also tools/optim_rows_median.py's)."""
@@ -72,4 +74,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(bad_input.run("host_rows_median", lambda: main(sys.argv)))

@@ -65,4 +65,22 @@ for fw in ddp hooks; do
   check "host block v1 with --framework $fw: exit 65, one line (got $rc)" $?
 done
 
+# the host timeline is what is simulated: --info says so and gives its GPU-only times (it showed
+# only the top-level times, which the simulator does not use with a version-2 block, and "host
+# hook/issue us 0 / 0", which read as no host data)
+python3 -c "
+import json, sys
+w = json.load(open(sys.argv[1])); w['fwd_us'], w['bwd_us'], w['opt_us'] = 999.0, 888.0, 77.0
+json.dump(w, open(sys.argv[2], 'w'))" "$wl" "$tmp/top.json"
+"$fusim" workload --info "$tmp/top.json" >"$tmp/info.txt" &&
+  grep -q "^host timeline  *version 2: simulated from its GPU-only fwd/bwd/opt 400.0 / 260.0 / 20.0 us" "$tmp/info.txt" &&
+  grep -q "^framework costs  *ddp, hooks" "$tmp/info.txt" && ! grep -q "hook/issue" "$tmp/info.txt"
+check "workload --info names the host timeline's times" $?
+"$fusim" workload --info "$tmp/top.json" --format json >"$tmp/info.json" &&
+  python3 -c "
+import json, sys
+h = json.load(open(sys.argv[1]))['host']
+assert (h['version'], h['fwd_gpu_us'], h['bwd_gpu_us'], h['opt_gpu_us'], h['bwd_cpu_us'], h['ddp']) == (2, 400, 260, 20, 320, True), h" "$tmp/info.json"
+check "workload --info --format json: host block" $?
+
 finish cli_framework

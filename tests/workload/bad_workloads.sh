@@ -58,6 +58,16 @@ check_wl bad_layer 65 'layers[1].bwd_us: negative' '{'"$W"',"layers":[{"name":"a
 check_wl bad_layer_bytes 65 'layers[0].grad_bytes[1]: negative' '{'"$W"',"layers":[{"name":"a","fwd_us":1,"bwd_us":1,"grad_bytes":[4,-4]}]}'
 check_wl both_forms 65 'grads, layers' '{'"$W"',"fwd_us":1,"bwd_us":2,"grads":['"$G"'],"layers":[]}'
 check_wl not_json 65 'not valid JSON' '{'"$W"',"fwd_us":1,'
+# the layers' sums above the 1e12 us a workload may hold (each layer under it): predicted and
+# stored, then refused when the stored copy was read back
+check_wl layers_sum 65 "layers: the layers' fwd_us times add up to 2e+12 us" '{'"$W"',"layers":[{"name":"a","fwd_us":1e12,"bwd_us":1,"grad_bytes":[4]},{"name":"b","fwd_us":1e12,"bwd_us":1,"grad_bytes":[4]}]}'
+# a memory block without its peak: read, then dropped by --out and never checked
+check_wl memory_no_peak 65 'memory.peak_bytes: missing or 0' '{'"$W"',"fwd_us":1,"bwd_us":2,"memory":{"params_bytes":4096},"grads":['"$G"']}'
+# a version-2 host block's gradient ready on the GPU after backward's end there (priced as a
+# longer backward in silence)
+H='"host":{"version":2,"fwd_cpu_us":1,"bwd_cpu_us":2,"opt_cpu_us":1,"fwd_gpu_us":1,"bwd_gpu_us":2,"opt_gpu_us":1,"grad_cpu_us":[1],"grad_gpu_us":[GG],"buffers":0,"copy_gbps":100}'
+check_wl host_grad_after_bwd 65 'host.grad_gpu_us[0]: 10 is after the end of backward on the GPU' '{'"$W"',"fwd_us":1,"bwd_us":2,'"$(echo "$H" | sed 's/GG/10/')"',"grads":['"$G"']}'
+check_wl host_grad_at_bwd 0 '' '{'"$W"',"fwd_us":1,"bwd_us":2,'"$(echo "$H" | sed 's/GG/2.04/')"',"grads":['"$G"']}'
 O='{'"$W"',"fwd_us":1,"bwd_us":5,"grads":[{"name":"a","bytes":4,"ready_us":3},{"name":"b","bytes":4,"ready_us":1}]}'
 check_wl out_of_order_strict 65 'grads[1].ready_us: 1 is before grads[0].ready_us 3' "$O" --strict
 check_wl out_of_order_sorted 0 '' "$O"
@@ -71,6 +81,16 @@ for w in good_layers out_of_order_sorted; do
     "$fusim" workload --check "$dir/$w.norm.json" --strict >/dev/null ||
     { bad "$w: normal form does not check strictly"; }
 done
+# --out keeps what it read: "meta" (tools' data: capture settings, host references) and the
+# memory block were dropped by the rewrite
+M='{'"$W"',"fwd_us":1,"bwd_us":2,"meta":{"tool":"x","host_ref":[1.5,{"a":null}]},"memory":{"peak_bytes":8192,"params_bytes":4096},"grads":['"$G"']}'
+printf '%s\n' "$M" >"$dir/meta.json"
+"$fusim" workload --check "$dir/meta.json" --out "$dir/meta.norm.json" >/dev/null 2>&1 &&
+  python3 -c "
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert b['meta'] == a['meta'] and b['memory'] == a['memory'], b" "$dir/meta.json" "$dir/meta.norm.json" && ok ||
+  bad "--check --out dropped meta or memory: $(cat "$dir/meta.norm.json")"
 # a missing file: 66, naming it
 err=$("$fusim" workload --check "$dir/none.json" 2>&1 >/dev/null); st=$?
 [ "$st" = 66 ] || { bad "missing file: exit $st, expected 66"; }
