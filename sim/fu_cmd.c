@@ -35,6 +35,18 @@ int fu_cmd_layout(const char *cmd, long gpus_per_proc, fu_comm *c, fu_profile *p
   if (!c->link_given && c->kind != FU_COMM_OFFLOAD && prof->cluster.intra_link[0] &&
       fu_link_parse(prof->cluster.intra_link, &l) == FU_OK)
     c->link = l;
+  /* N ranks is one node: more GPUs on one node than the profile ever measured on one is
+     likely N GPUs meant over several nodes (it is priced as one node all the same) */
+  int most = prof->cluster.gpus_per_node;
+  for (int i = 0; i < prof->ncurves; i++) {
+    const fu_curve *cv = &prof->curves[i];
+    int per = cv->ranks / (cv->nodes > 0 ? cv->nodes : 1);
+    if (per > most) most = per;
+  }
+  if (c->kind != FU_COMM_OFFLOAD && c->nodes == 1 && most > 1 && c->ranks > most)
+    fu_warn("%s: --comm: %d ranks on ONE node, priced as one node of %d GPUs, but the profile "
+            "measured at most %d GPUs on a node; for %d nodes of %d say %dx%d", cmd, c->ranks,
+            c->ranks, most, (c->ranks + most - 1) / most, most, (c->ranks + most - 1) / most, most);
   return FU_OK;
 }
 

@@ -743,6 +743,11 @@ int fu_comm_parse(const char *s, fu_comm *c) {
     fu_error("--comm '%s': unknown link '%s'; expected nvlink, pcie, net (or hbm: one GPU)", s, l);
     return FU_EUSAGE;
   }
+  if (link == FU_LINK_HBM && nodes * gpus > 1) { /* it priced 8 GPUs at 1.6 TB/s bus bandwidth */
+    fu_error("--comm '%s': hbm is one GPU's own memory (RANKS 1); %ld GPUs talk over nvlink, pcie "
+             "or net", s, nodes * gpus);
+    return FU_EUSAGE;
+  }
   c->ranks = (int)(nodes * gpus);
   c->nodes = (int)nodes;
   c->link = link;
@@ -817,20 +822,22 @@ static int fu__buckets_cap(const fu_workload *w, const fu_plan *p, fu_bucket **a
 
 /* Horovod: at each cycle tick t_k = k * CYCLE (from the start of backward) the tensors ready by
  * then are fused in order into buffers of at most THRESHOLD bytes. A bucket's ready_us is the
- * tick that sends it (iteration clock). With cycle 0 a tick happens at every ready time. */
+ * tick that sends it (iteration clock). With cycle 0 a tick happens at every ready time. With
+ * overlap off every tensor is handed over when backward ends: one tick takes them all. */
 static int fu__buckets_horovod(const fu_workload *w, const fu_plan *p, fu_bucket **arr, size_t *n,
                                size_t *cap) {
   double t0 = fu_plan_backward_start_us(w);
+#define FU__HVD_READY(k) (p->overlap ? w->grads[k].ready_us : w->bwd_us)
   size_t i = 0;
   while (i < w->ngrads) {
-    double r = w->grads[i].ready_us;
+    double r = FU__HVD_READY(i);
     double tick = r;
     if (p->cycle_us > 0) {
       tick = ceil(r / p->cycle_us) * p->cycle_us;
       if (tick < r) tick += p->cycle_us; /* rounding */
     }
     size_t end = i; /* exclusive end of the tensors ready by the tick */
-    while (end < w->ngrads && w->grads[end].ready_us <= tick) end++;
+    while (end < w->ngrads && FU__HVD_READY(end) <= tick) end++;
     while (i < end) {
       uint64_t size = w->grads[i].bytes;
       size_t j = i + 1;
@@ -841,6 +848,7 @@ static int fu__buckets_horovod(const fu_workload *w, const fu_plan *p, fu_bucket
       i = j;
     }
   }
+#undef FU__HVD_READY
   return FU_OK;
 }
 

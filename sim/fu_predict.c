@@ -772,6 +772,32 @@ static void fu__label(fu_result *r, const fu_workload *w, const fu_plan *p, cons
   r->nccl_version = r->layout_gpus > 0 ? prof->cluster.job_nccl_version : 0;
 }
 
+/* A time interval [start, end] of the engine's timeline. */
+typedef struct fu__span {
+  double start_us, end_us;
+} fu__span;
+
+static int fu__span_cmp(const void *a, const void *b) {
+  double x = ((const fu__span *)a)->start_us, y = ((const fu__span *)b)->start_us;
+  return (x > y) - (x < y);
+}
+
+/* The length of the union of n intervals (sorted in place). O(n log n). */
+static double fu__spans_union_us(fu__span *sp, size_t n) {
+  qsort(sp, n, sizeof *sp, fu__span_cmp);
+  double total = 0, lo = 0, hi = -INFINITY;
+  for (size_t i = 0; i < n; i++) {
+    if (sp[i].start_us > hi) { /* a gap: close the run so far */
+      if (hi > lo) total += hi - lo;
+      lo = sp[i].start_us;
+      hi = sp[i].end_us;
+    } else if (sp[i].end_us > hi) {
+      hi = sp[i].end_us;
+    }
+  }
+  return hi > lo ? total + hi - lo : total;
+}
+
 int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                            const fu_profile *prof, const fu_bucket *bks, size_t nb,
                            fu_trace *trace, fu_result *out) {
@@ -828,6 +854,19 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
    * (the host may bound it); otherwise the workload's own times. */
   out->compute_us = v2 ? alone : K * (w->fwd_us + w->bwd_us) + w->opt_us;
   double pack = 0, wire = 0;
+  /* the intervals of the communication operations, and of those with their packs, hand-offs and
+     unpacks: with several communication streams they overlap, and comm_us, overlap_frac and
+     bus_util count wall time (a sum counted two concurrent operations twice) */
+  fu__span *sp_comm = malloc((nb ? nb : 1) * sizeof *sp_comm);
+  fu__span *sp_busy = malloc((nb ? 4 * nb : 1) * sizeof *sp_busy);
+  size_t n_comm = 0, n_busy = 0;
+  if (!sp_comm || !sp_busy) {
+    free(sp_comm);
+    free(sp_busy);
+    fu__sim_finish(&s);
+    fu_result_finish(out);
+    return FU_ENOMEM;
+  }
   /* Bus bandwidth of each operation as nccl-tests defines it (algbw for offload copies). */
   double factor = c->kind == FU_COMM_OFFLOAD ? 1.0 : fu_busbw_factor(fu_comm_op(c), c->ranks);
   for (size_t k = 0; k < nb; k++) {
@@ -840,14 +879,16 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
     o->start_us = e->tasks[b->t_first].start_us;
     o->end_us = e->tasks[b->t_last].end_us;
     o->comm_us = e->tasks[b->t_comm].end_us - e->tasks[b->t_comm].start_us;
-    if (b->t_pack != FU_TASK_NONE) o->pack_us += e->tasks[b->t_pack].end_us - e->tasks[b->t_pack].start_us;
-    if (b->t_handoff != FU_TASK_NONE)
-      o->pack_us += e->tasks[b->t_handoff].end_us - e->tasks[b->t_handoff].start_us;
-    if (b->t_unpack != FU_TASK_NONE)
-      o->pack_us += e->tasks[b->t_unpack].end_us - e->tasks[b->t_unpack].start_us;
+    sp_comm[n_comm++] = sp_busy[n_busy++] = (fu__span){e->tasks[b->t_comm].start_us, e->tasks[b->t_comm].end_us};
+    const uint32_t around[3] = {b->t_pack, b->t_handoff, b->t_unpack};
+    for (int a = 0; a < 3; a++)
+      if (around[a] != FU_TASK_NONE) {
+        const fu_engine_task *t = &e->tasks[around[a]];
+        o->pack_us += t->end_us - t->start_us;
+        sp_busy[n_busy++] = (fu__span){t->start_us, t->end_us};
+      }
     o->busbw_gbps = o->comm_us > 0 ? (double)o->bytes * factor / o->comm_us / 1e3 : 0;
     o->last_tensor = w->grads[o->last].name ? w->grads[o->last].name : "";
-    out->comm_us += o->comm_us;
     pack += o->pack_us;
     wire += b->wire_bytes;
     /* DDP's reducer keeps a flat tensor for every bucket through the step: beside the
@@ -861,8 +902,11 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   out->nbuckets = nb;
   out->n_ops = nb;
   out->pack_us = pack;
+  out->comm_us = fu__spans_union_us(sp_comm, n_comm);
+  double busy = fu__spans_union_us(sp_busy, n_busy);
+  free(sp_comm);
+  free(sp_busy);
   out->exposed_comm_us = out->iter_us > out->compute_us ? out->iter_us - out->compute_us : 0;
-  double busy = out->comm_us + pack;
   out->overlap_frac = busy > 0 ? 1.0 - out->exposed_comm_us / busy : 0.0;
   if (out->overlap_frac < 0) out->overlap_frac = 0;
   if (out->overlap_frac > 1) out->overlap_frac = 1;

@@ -785,4 +785,15 @@ for s in segs:  # at a segment's own sample sizes: its line
 EOF
 check "fit: the price between two segments' samples bridged, so the B200 2x8 all-gather stays monotone where its log is" $?
 
+# hbm is one GPU's memory: 8 ranks over it were priced at 1.6 TB/s bus bandwidth; refused in one
+# line. N ranks is one node: more than the profile measured on a node is said (16 GPUs meant as
+# 2x8 were priced as one NVLink node, 2.7x below 2x8 on h200-ndr, without a word).
+"$fusim" cost --profile h200-ndr --comm allreduce:8:hbm --bytes 64MiB >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "hbm is one GPU's own memory" "$tmp/err" && [ ! -s "$tmp/out" ]
+check "cost --comm allreduce:8:hbm refused in one line" $?
+"$fusim" cost --profile h200-ndr --comm allreduce:16 --bytes 64MiB >/dev/null 2>"$tmp/err" &&
+  grep -q "16 ranks on ONE node.*measured at most 8 GPUs on a node; for 2 nodes of 8 say 2x8" "$tmp/err" &&
+  "$fusim" cost --profile h200-ndr --comm allreduce:8 --bytes 64MiB >/dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ]
+check "cost --comm allreduce:16 on an 8-GPU-a-node profile: a warning naming 2x8; allreduce:8 none" $?
+
 finish cli_cluster

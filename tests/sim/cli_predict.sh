@@ -185,4 +185,34 @@ check "a plan that does not fit: predicted, one warning with how much" $?
 [ $? -eq 0 ] && [ ! -s "$tmp/err" ]
 check "a plan that fits: no warning" $?
 
+# two streams: two 64 MiB operations run at once, each stretched by the other. comm_us is the wall
+# time communication runs (the first's start to the last's end), not the sum of the two stretched
+# ones; nothing overlaps compute with overlap off; bus_util is over that wall time, so it stands
+# to the one-stream run's as the one-stream comm_us to the two-stream one (the same bytes). The
+# sum gave comm_us 1121 against 562 us of wall time and a bus use half the real one.
+printf '%s\n' '{"format":"fusim-workload-1","name":"two","fwd_us":100,"bwd_us":200,"opt_us":0,"grads":[{"name":"a","bytes":67108864,"ready_us":200},{"name":"b","bytes":67108864,"ready_us":200}]}' >"$tmp/two.json"
+for n in 1 2; do
+  "$fusim" predict --workload "$tmp/two.json" --profile "$prof" --fusion none --overlap off --comm-streams $n --no-store --format json >"$tmp/s$n.json" || bad "two streams: predict --comm-streams $n"
+done
+python3 - "$tmp/s1.json" "$tmp/s2.json" <<'PY'
+import json, sys
+one, two = (json.load(open(f)) for f in sys.argv[1:])
+b = two["buckets"]
+assert abs(b[0]["start_us"] - b[1]["start_us"]) < 5 and b[0]["comm_us"] > 1.5 * one["buckets"][0]["comm_us"], b  # at once, stretched
+wall = max(x["end_us"] for x in b) - min(x["start_us"] for x in b)
+assert abs(two["comm_us"] - wall) < 1e-6, (two["comm_us"], wall)
+assert abs(one["comm_us"] - sum(x["comm_us"] for x in one["buckets"])) < 1e-6, one["comm_us"]
+assert two["overlap_frac"] == 0 and one["overlap_frac"] == 0, (one["overlap_frac"], two["overlap_frac"])
+assert abs(two["bus_util"] / one["bus_util"] - one["comm_us"] / two["comm_us"]) < 1e-9, (one["bus_util"], two["bus_util"])
+PY
+check "two streams: comm_us and bus_util over wall time" $?
+
+# Horovod with overlap off: every tensor is handed over when backward ends, so one cycle fuses
+# them all under the threshold: the single bucket's plan (it fused by the ready times of an
+# overlapped run: three operations for tiny.json's three tensors)
+p --fusion horovod:128MiB,1ms --overlap off --no-store --format json >"$tmp/hvd.json" &&
+  p --fusion single --overlap off --no-store --format json >"$tmp/single.json"
+[ "$(field "$tmp/hvd.json" n_ops)" = 1 ] && near "$(field "$tmp/hvd.json" iter_us)" "$(field "$tmp/single.json" iter_us)" 1e-6
+check "horovod, overlap off: one bucket, the single plan's time" $?
+
 finish cli_predict
