@@ -213,18 +213,25 @@ typedef struct fu_opt_plan {
   const char *framework;     /* --framework ideal|ddp|hooks */
 } fu_opt_plan;
 
-#define FU_OPTS_PLAN(o)                                                                         \
+#define FU_OPTS_PLAN(o) FU_OPT_ROW_FUSION(o), FU_OPTS_PLAN_REST(o)
+#define FU_OPT_ROW_FUSION(o)                                                                    \
   {FU_OPT_STR(0, "fusion", &(o)->fusion, "SPEC",                                                \
-              "none|single|cap:SIZE[,first:SIZE]|horovod:SIZE,CYCLE|buckets:FILE|optimal|mgwfbp")}, \
-  FU_OPTS_PLAN_REST(o)
+              "none|single|ddp|cap:SIZE[,first:SIZE]|horovod[:SIZE[,CYCLE]]|buckets:FILE|\n"   \
+              "optimal[:MEMCAP]|mgwfbp (sizes in B, KiB, MiB, GiB or TiB)")}
 
 /* The plan's rows but --fusion (plan compares its own fusions). */
 #define FU_OPTS_PLAN_REST(o)                                                                    \
-  {FU_OPT_STR(0, "overlap", &(o)->overlap, "on|off", "communicate as buckets fill (on) or after backward")}, \
-  {FU_OPT_STR(0, "pack", &(o)->pack, "copy|view", "copy gradients into a fusion buffer, or they live there")}, \
-  {FU_OPT_STR(0, "comm-streams", &(o)->comm_streams, "N", "communication streams")},            \
+  FU_OPTS_PLAN_SHAPE(o),                                                                        \
   {FU_OPT_STR(0, "plan", &(o)->plan_file, "FILE", "JSON plan object; flags given win"), \
    .aliases = "plans"},                                                                         \
+  FU_OPT_ROW_FRAMEWORK(o)
+/* How the buckets are communicated (validate takes these, --fusion and --framework, with its
+ * own --plan: a list of plans). */
+#define FU_OPTS_PLAN_SHAPE(o)                                                                   \
+  {FU_OPT_STR(0, "overlap", &(o)->overlap, "on|off", "communicate as buckets fill (on) or after backward")}, \
+  {FU_OPT_STR(0, "pack", &(o)->pack, "copy|view", "copy gradients into a fusion buffer, or they live there")}, \
+  {FU_OPT_STR(0, "comm-streams", &(o)->comm_streams, "N", "communication streams")}
+#define FU_OPT_ROW_FRAMEWORK(o) \
   {FU_OPT_STR(0, "framework", &(o)->framework, "ideal|ddp|hooks", "whose host-side costs apply")}
 
 /* gpus: how many GPUs a measuring command uses. */

@@ -32,7 +32,7 @@ static const char fu__foot[] =
     "--comm: OP:RANKS[:LINK], OP allreduce|reducescatter|allgather, RANKS N or NODESxGPUS, LINK\n"
     "nvlink|pcie|net (default: the profile's machine's, else nvlink); or offload (D2H copies over\n"
     "PCIe). Default " FU_CMD_DEFAULT_COMM ".\n"
-    "--fusion sizes take a unit (B, KiB, MiB, GiB); horovod:SIZE,CYCLE's cycle is in ms unless it\n"
+    "--fusion sizes take a unit (B, KiB, MiB, GiB, TiB); horovod:SIZE,CYCLE's cycle is in ms unless it\n"
     "says us, ms or s. A --plan file's buckets:FILE is read beside the plan file when it is there.\n";
 
 /* The memory check (fu_mem_check, as plan ranks): into the result (its JSON), and one warning

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fu_cmd.h"
 #include "fu_common.h"
 #include "fu_options.h"
 #include "fu_plan.h"
@@ -23,7 +24,8 @@ static const char fu__foot[] =
     "--workload takes bundled workload names (resnet50, bert_large, ...) or files, comma-separated.\n"
     "--plan FILE: a JSON plan object or an array of them ({\"fusion\": \"cap:25MiB\", \"overlap\":\n"
     "\"on\", \"pack\": \"copy\", \"comm_streams\": 1}); default: none, single, cap:25MiB,first:1MiB,\n"
-    "cap:4MiB, cap:100MiB and optimal, each with overlap on and off.\n"
+    "cap:4MiB, cap:100MiB and optimal, each with overlap on and off. Or one plan by flags, as\n"
+    "predict spells them: --fusion, --overlap, --pack, --comm-streams (--framework ideal).\n"
     "--comm auto (default: offload on one GPU, NCCL all-reduce on several), offload, allreduce\n"
     "(NCCL even on one GPU), or allreduce:N[:LINK] as predict spells it (N GPUs).\n";
 
@@ -64,12 +66,14 @@ int fu_cmd_validate(int argc, char **argv) {
   fu_opt_output out;
   fu_opt_output_init(&out);
   fu_opt_gpus gp = {0};
+  fu_opt_plan pf = {0}; /* one plan by flags, as predict spells it (its --plan is a list here) */
   const char *plans = NULL, *from = NULL;
   int table = 0, no_host = 0;
   long iters = 20, warmup = 3, reps = 20;
   const fu_option rows[] = {
       FU_OPT_HEADER("inputs"), FU_OPTS_INPUTS(&in), FU_OPTS_TARGET(&tg), FU_OPTS_GPUS(&gp),
       {FU_OPT_STR(0, "plan", &plans, "FILE|default", "plans to run (see below)"), .aliases = "plans"},
+      FU_OPT_ROW_FUSION(&pf), FU_OPTS_PLAN_SHAPE(&pf), FU_OPT_ROW_FRAMEWORK(&pf),
       {FU_OPT_FLAG(0, "no-host", &no_host, "do not emulate the workload's host costs (hook_us, issue_us)")},
       FU_OPT_HEADER("runs"),
       {FU_OPT_INT(0, "iters", &iters, 1, 100000, "N", "timed iterations per plan, interleaved across plans (20)")},
@@ -99,6 +103,25 @@ int fu_cmd_validate(int argc, char **argv) {
     fu_opt_usage_error(&cmd, "--workload, --fusion-table and --from-csv are separate runs; give one");
     return fu_exit_code(FU_EUSAGE);
   }
+  fu_plan one;
+  if (pf.fusion || pf.overlap || pf.pack || pf.comm_streams || pf.framework) {
+    if (plans || !o.workloads) {
+      fu_opt_usage_error(&cmd, "--fusion, --overlap, --pack, --comm-streams and --framework make one "
+                               "plan for --workload; give them or --plan, not both");
+      return fu_exit_code(FU_EUSAGE);
+    }
+    st = fu_cmd_get_plan(&pf, &one);
+    fu_framework fw = one.framework; /* finish resets it */
+    if (st != FU_OK || fw != FU_FRAMEWORK_IDEAL) fu_plan_finish(&one);
+    if (st != FU_OK) return fu_exit_code(st);
+    if (fw != FU_FRAMEWORK_IDEAL) { /* the executor issues from C: no framework */
+      fu_error("validate: --framework %s: fusim's executor issues every operation from C, with no "
+               "framework's host costs (ideal); real PyTorch DDP and the hook pattern are measured "
+               "by tools/validate_torch.py", pf.framework);
+      return fu_exit_code(FU_EUSAGE);
+    }
+    o.plan = &one;
+  }
   if (table && o.plot) {
     fu_opt_usage_error(&cmd, "--plot draws the matrix (--workload or --from-csv), not --fusion-table");
     return fu_exit_code(FU_EUSAGE);
@@ -112,5 +135,6 @@ int fu_cmd_validate(int argc, char **argv) {
     st = fu_validate_run(&o);
   }
   free(cmdline);
+  if (o.plan) fu_plan_finish(&one);
   return fu_exit_code(st);
 }

@@ -641,9 +641,13 @@ int fu_validate_run(const fu_validate_opts *o) {
   if (!prof) return FU_ENOMEM;
   /* Profile, plans and workloads: everything that can be wrong in the input. */
   st = fu_profile_load_arg("--profile", o->profile, prof);
-  if (st == FU_OK)
+  if (st == FU_OK && o->plan) {
+    if ((plans = malloc(sizeof *plans))) fu_plan_copy(plans, o->plan), nplans = 1;
+    else st = FU_ENOMEM;
+  } else if (st == FU_OK) {
     st = strcmp(o->plans, "default") == 0 ? fu_validate_default_plans(&plans, &nplans)
                                            : fu_validate_load_plans(o->plans, &plans, &nplans);
+  }
   char *list = st == FU_OK ? strdup(o->workloads) : NULL;
   if (st == FU_OK && !list) st = FU_ENOMEM;
   char *save = NULL;

@@ -27,6 +27,7 @@
 typedef struct fu_validate_opts {
   const char *workloads;     /* comma-separated workload names or paths */
   const char *plans;         /* plan file (JSON object or array of objects) or "default" */
+  const fu_plan *plan;       /* one plan from the command's flags, in place of plans (or NULL) */
   const char *profile;       /* profile file, or NULL for the bundled default */
   const char *db_path;       /* database, or NULL for no storing */
   const char *plot;          /* gnuplot output (.png/.svg), or NULL */

@@ -87,6 +87,15 @@ one_line "b.json: cannot write: File too large"
 expect 74 full "$FUSIM" workload --check bert_large --out "$T/full/w.json"
 one_line "w.json: cannot write: File too large"
 only_files "$T/full"
+# the same limit as a user sets it (ulimit -f, SIGXFSZ not ignored by the caller): fusim ignores
+# the signal itself, so the write fails, one line, exit 74, nothing left (the signal killed it
+# mid-write, exit 153, its temporary file left behind)
+mkdir "$T/full2"
+expect 74 sh -c 'trap - XFSZ; ulimit -f 8; exec "$@"' sh "$FUSIM" predict --workload resnet50 --no-store --trace "$T/full2/t.json"
+one_line "t.json: cannot write: File too large"
+expect 74 sh -c 'trap - XFSZ; ulimit -f 8; exec "$@"' sh "$FUSIM" workload --check bert_large --out "$T/full2/w.json"
+one_line "w.json: cannot write: File too large"
+only_files "$T/full2"
 # a device that is full: written in place, the failure reported (fit cannot run under a file
 # size limit: SQLite refuses a database larger than the limit)
 expect 74 "$FUSIM" fit --db "$DB" --no-store --out "$T/devfull"

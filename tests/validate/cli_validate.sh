@@ -25,6 +25,15 @@ echo "[{\"fusion\": \"buckets:$T/none.json\"}]" >"$T/p5.json"
 refused 66 "none.json" "$FUSIM" validate --workload "$W" --plan "$T/p5.json" --no-store
 refused 64 "names no workload" "$FUSIM" validate --workload ,, --no-store
 refused 64 "separate runs" "$FUSIM" validate --workload "$W" --fusion-table --no-store
+# one plan by predict's flags (they were refused as unknown, and --fusion was read as a prefix of
+# --fusion-table): a framework the executor does not have, flags beside --plan, a bad plan value
+refused 64 "tools/validate_torch.py" "$FUSIM" validate --workload "$W" --framework ddp --no-store
+refused 64 "give them or --plan, not both" "$FUSIM" validate --workload "$W" --fusion none --plan default --no-store
+refused 64 "give them or --plan, not both" "$FUSIM" validate --fusion-table --overlap off
+refused 64 "cap '25' has no unit" "$FUSIM" validate --workload "$W" --fusion cap:25 --no-store
+"$FUSIM" validate --workload "$W" --fusion none --overlap off --iters 2 --warmup 0 --no-store >/dev/null 2>"$T/err"
+rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 69 ] && ok || bad "validate --fusion none --overlap off: exit $rc (0 with a GPU, 69 without): $(cat "$T/err")"
 refused 64 "not --fusion-table" "$FUSIM" validate --fusion-table --plot "$T/t.png"
 # --plot is checked before any work: .png or .svg in a writable folder.
 refused 64 "png or .svg" "$FUSIM" validate --workload "$W" --no-store --plot "$T/plot.pdf"

@@ -161,6 +161,23 @@ int main(void) {
   EXPECT_INT_EQ(nrows, nplans); /* one measured prediction per plan */
   sqlite3_close(db);
 
+  /* one plan from the command's flags (validate --fusion cap:4MiB --overlap off): one row, that
+     plan, in a database of its own */
+  fu_plan one;
+  fu_plan_init(&one);
+  EXPECT_INT_EQ(fu_plan_parse_fusion("cap:4MiB", &one), FU_OK);
+  EXPECT_INT_EQ(fu_plan_parse_overlap("off", &one), FU_OK);
+  snprintf(db_path, sizeof db_path, "%s/one.db", dir);
+  o.plan = &one;
+  EXPECT_INT_EQ(fu_validate_run(&o), FU_OK);
+  fu_plan_finish(&one);
+  EXPECT_INT_EQ(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  char *plan1 = text_of(db, "SELECT group_concat(plan, ';') || ' ' || count(*) FROM v_prediction_error WHERE ?1 = 1", 1);
+  EXPECT(plan1 && strncmp(plan1, "cap:4MiB overlap=off", 20) == 0 && strcmp(plan1 + strlen(plan1) - 2, " 1") == 0);
+  if (plan1 && strncmp(plan1, "cap:4MiB overlap=off", 20) != 0) fprintf(stderr, "one plan stored as '%s'\n", plan1);
+  free(plan1);
+  sqlite3_close(db);
+
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) return 1;
