@@ -21,4 +21,10 @@ awk -F, '/^tiny_validate,/ { if ($NF != 1 || $4 <= 0 || $7 <= 0) bad = 1 } END {
 n=$(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" \
   "$T/v.db" "SELECT count(*) FROM v_prediction_error WHERE workload = 'tiny_validate'")
 [ "$n" = 12 ] || { echo "FAIL: $n rows in v_prediction_error"; exit 1; }
+# one plan by predict's flags: one verified row, that plan
+"$FUSIM" validate --workload "$FUSIM_SOURCE_ROOT/tests/validate/tiny.json" --fusion single --overlap off \
+  --iters 5 --warmup 1 --no-store --format csv >"$T/one" 2>"$T/err" || { echo "FAIL: one plan: $(cat "$T/err")"; exit 1; }
+[ "$(grep -c "^tiny_validate," "$T/one")" -eq 1 ] && grep -q "^tiny_validate,single overlap=off" "$T/one" &&
+  awk -F, '/^tiny_validate,/ { if ($NF != 1) bad = 1 } END { exit bad }' "$T/one" ||
+  { echo "FAIL: one plan by flags"; cat "$T/one"; exit 1; }
 exit 0
