@@ -816,8 +816,9 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
       t.unaligned = u == 1;
       double kernel, stride;
       if (u == 2) {
-        if (fu__num(e, "kernel", 1, 64, &kernel) || fu__num(e, "stride", 1, 64, &stride))
-          return fu__bad(what, where, "kernel and stride must be numbers from 1 to 64");
+        if (fu__num(e, "kernel", 1, 64, &kernel) || fu__num(e, "stride", 1, 64, &stride) ||
+            kernel != floor(kernel) || stride != floor(stride))
+          return fu__bad(what, where, "kernel and stride must be whole numbers from 1 to 64");
         t.kernel = (int)kernel, t.stride = (int)stride;
         json_t *f = json_object_get(e, "format");
         if (f && !(json_is_string(f) && (!strcmp(json_string_value(f), "nchw") ||

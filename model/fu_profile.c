@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,6 +224,16 @@ static int fu__get_num(const fu__ctx *x, json_t *obj, const char *key, int optio
   return FU_OK;
 }
 
+/* A count: fu__get_num's checks, and a whole number (a fraction was truncated, and a count past
+ * INT_MAX cast to int, which C leaves undefined). */
+static int fu__get_count(const fu__ctx *x, json_t *obj, const char *key, int optional, int hi, int *out) {
+  double d;
+  FU_CHECK(fu__get_num(x, obj, key, optional, 0, 0, hi, 0, &d));
+  if (d != floor(d)) return fu__bad(x, key, "not a whole number");
+  *out = (int)d;
+  return FU_OK;
+}
+
 static int fu__get_str(const fu__ctx *x, json_t *obj, const char *key, int optional, char *buf, size_t len) {
   json_t *v = json_object_get(obj, key);
   if (!v) {
@@ -311,9 +322,7 @@ static int fu__parse_curve(fu__ctx *x, json_t *jc, fu_curve *c) {
     FU_CHECK(fu__get_pair(x, js, "alpha_ci", s->alpha_ci));
     FU_CHECK(fu__get_pair(x, js, "beta_ci", s->beta_ci));
     FU_CHECK(fu__get_num(x, js, "max_rel_err", 1, 1, 0, 1e12, NAN, &s->max_rel_err));
-    double ns;
-    FU_CHECK(fu__get_num(x, js, "n_samples", 1, 0, 0, 1e12, 0, &ns));
-    s->n_samples = (int)ns;
+    FU_CHECK(fu__get_count(x, js, "n_samples", 1, INT_MAX, &s->n_samples));
     FU_CHECK(fu__get_num(x, js, "first_bytes", 1, 0, 0, 1e300, 0, &s->first_bytes));
     FU_CHECK(fu__get_num(x, js, "last_bytes", 1, 0, 0, 1e300, 0, &s->last_bytes));
     if (s->last_bytes < s->first_bytes) return fu__bad(x, "last_bytes", "below first_bytes");
@@ -361,7 +370,6 @@ static int fu__parse_cluster(fu__ctx *x, json_t *root, fu_cluster *c) {
   if (!o || json_is_null(o)) return FU_OK;
   if (!json_is_object(o)) return fu__bad(x, "cluster", "not an object");
   snprintf(x->path, sizeof x->path, "cluster");
-  double npn, gpn;
   FU_CHECK(fu__get_num(x, o, "base_us", 1, 0, 0, 1e6, 0, &c->base_us));
   FU_CHECK(fu__get_num(x, o, "intra_step_us", 1, 0, 0, 1e6, 0, &c->intra_step_us));
   FU_CHECK(fu__get_num(x, o, "intra_gbps", 1, 1, 0, 1e6, 0, &c->intra_gbps));
@@ -369,8 +377,8 @@ static int fu__parse_cluster(fu__ctx *x, json_t *root, fu_cluster *c) {
   FU_CHECK(fu__get_str(x, o, "intra_link", 1, c->intra_link, sizeof c->intra_link));
   FU_CHECK(fu__get_num(x, o, "net_step_us", 1, 1, 0, 1e6, 0, &c->net_step_us));
   FU_CHECK(fu__get_num(x, o, "nic_gbps", 1, 1, 0, 1e6, 0, &c->nic_gbps));
-  FU_CHECK(fu__get_num(x, o, "nics_per_node", 1, 0, 0, 1024, 0, &npn));
-  FU_CHECK(fu__get_num(x, o, "gpus_per_node", 1, 0, 0, 1024, 0, &gpn));
+  FU_CHECK(fu__get_count(x, o, "nics_per_node", 1, 1024, &c->nics_per_node));
+  FU_CHECK(fu__get_count(x, o, "gpus_per_node", 1, 1024, &c->gpus_per_node));
   FU_CHECK(fu__get_str(x, o, "intra_source", 1, c->intra_source, sizeof c->intra_source));
   FU_CHECK(fu__get_str(x, o, "net_source", 1, c->net_source, sizeof c->net_source));
   FU_CHECK(fu__get_str(x, o, "nvls_source", 1, c->nvls_source, sizeof c->nvls_source));
@@ -381,8 +389,6 @@ static int fu__parse_cluster(fu__ctx *x, json_t *root, fu_cluster *c) {
   FU_CHECK(fu__get_num(x, o, "proc_pair_us", 1, 0, 0, 1e6, 0, &c->proc_pair_us));
   if (!isfinite(c->net_step_us)) c->net_step_us = 0;
   if (!isfinite(c->nic_gbps)) c->nic_gbps = 0;
-  c->nics_per_node = (int)npn;
-  c->gpus_per_node = (int)gpn;
   json_t *nv = json_object_get(o, "nvls_algbw_gbps");
   if (nv && !json_is_null(nv)) {
     if (!json_is_array(nv) || json_array_size(nv) != FU_COLL_NVLS_OPS)

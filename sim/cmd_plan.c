@@ -550,6 +550,10 @@ int fu_cmd_plan(int argc, char **argv) {
   fu_workload_init(&w);
   fu_profile *prof = NULL;
   st = fu_cmd_get_plan(&po, &base);
+  if (st == FU_OK && po.plan_file && base.kind != FU_FUSION_NONE) /* as --fusion is refused */
+    fu_warn("plan: --plan %s: its fusion is not used: plan compares its own plans (the file's "
+            "overlap, pack, comm_streams and framework are used; 'fusim predict --plan' runs it)",
+            po.plan_file);
   if (mem_cap_given) base.mem_cap_bytes = mem_cap;
   if (st == FU_OK) st = fu_cmd_get_comm(&tg, &c);
   if (st == FU_OK) st = fu_cmd_inputs("plan", &in, strict, table ? NULL : &w, &prof);

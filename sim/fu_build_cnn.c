@@ -579,8 +579,9 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     return FU_EUSAGE;
   }
   if (!fu__has_tables(prof)) {
-    fu_error("workload: profile %s has no compute tables", prof_name);
-    return FU_EUSAGE;
+    fu_error("workload: profile %s has no compute tables (fusim calib --suite gemm, "
+             "tools/calib_torch.py, fusim fit --compute)", prof_name);
+    return FU_EDATA; /* the profile lacks what this command reads, as a missing NCHW table */
   }
   if (s->clip_norm > 0) FU_CHECK(fu__clip_fit(&prof->compute, s->optimizer, prof_name));
   fu__ctx x;

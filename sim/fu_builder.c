@@ -1717,7 +1717,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     fu_error("workload: profile %s has no compute tables (fusim calib --suite gemm, "
              "tools/calib_torch.py, fusim fit --compute); pass --tflops for the roofline",
              prof_name);
-    return FU_EUSAGE;
+    return FU_EDATA; /* the profile lacks what this command reads, as a missing NCHW table */
   }
   if (prof) x.c = &prof->compute;
   if (!x.roofline && s->clip_norm > 0) FU_CHECK(fu__clip_fit(x.c, s->optimizer, prof_name));

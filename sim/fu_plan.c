@@ -529,7 +529,8 @@ int fu_plan_from_json(json_t *root, const char *what, const char *dir, fu_plan *
         if (!json_is_string(v)) fu_error("%s: expected \"ideal\", \"ddp\" or \"hooks\"", w);
         st = FU_EDATA;
       }
-    } else if (strcmp(key, "comm_streams") == 0) {
+    } else if (strcmp(key, "comm_streams") == 0 || strcmp(key, "comm-streams") == 0) {
+      /* the flag's spelling too: DESIGN.md's "the same keys" */
       if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 64) {
         fu_error("%s: expected a whole number from 1 to 64", w);
         st = FU_EDATA;

@@ -447,6 +447,84 @@ static const char *const fu__known_keys[] = {
     "format", "name", "fwd_us", "bwd_us", "opt_us", "host", "accum_steps",
     "estimated", "notes", "meta", "grads", "layers", "memory"};
 
+/* Unknown keys of obj (prefix: its place, "host.ddp."): an error with strict, else a warning
+ * each; *seen set when there was one (an array's elements then stop at the first that has). */
+static int fu__fields(const json_t *obj, const char *const *known, size_t nk, const char *what,
+                      const char *prefix, int strict, int *seen) {
+  const char *key;
+  const json_t *val;
+  if (!json_is_object(obj)) return FU_OK; /* the parser said what it should be */
+  json_object_foreach((json_t *)obj, key, val) {
+    size_t k = 0;
+    while (k < nk && strcmp(key, known[k]) != 0) k++;
+    if (k < nk) continue;
+    if (strict) {
+      fu_error("%s: %s%s: unknown field", what, prefix, key);
+      return FU_EDATA;
+    }
+    fu_warn("%s: %s%s: unknown field, ignored", what, prefix, key);
+    *seen = 1;
+  }
+  return FU_OK;
+}
+#define FU__NK(a) (sizeof(a) / sizeof(a)[0])
+
+/* Every key below the top level that this reader knows (typos such as host.ddp.broadcst_us
+ * were ignored in silence, even with --strict). */
+static int fu__nested_fields(const json_t *root, const char *what, int strict) {
+  static const char *const grad[] = {"name", "bytes", "ready_us"};
+  static const char *const layer[] = {"name", "fwd_us", "bwd_us", "grad_bytes", "grad_names"};
+  static const char *const host1[] = {"hook_us", "issue_us"};
+  static const char *const host2[] = {
+      "version", "fwd_cpu_us", "bwd_cpu_us", "opt_cpu_us", "fwd_gpu_us", "bwd_gpu_us",
+      "opt_gpu_us", "grad_cpu_us", "grad_gpu_us", "buffers", "copy_gbps", "kernel_us",
+      "queue_depth", "launches", "fwd_points", "jitter", "ddp", "hooks", "beside_d2h",
+      "issue_spacing", "ci"};
+  static const char *const launches[] = {"fwd", "bwd", "opt"};
+  static const char *const jitter[] = {"step_rel_lo", "step_rel_hi", "host_rel_lo",
+                                       "host_rel_hi", "fw_rel_lo", "fw_rel_hi"};
+  static const char *const ddp[] = {"param_us", "copy_us", "bucket_us", "hook_bucket_us",
+                                    "finalize_us", "forward_us", "buffer_us", "broadcast_us"};
+  static const char *const hooks[] = {"hook_us", "bucket_us", "noop_hook_us"};
+  static const char *const beside[] = {"compute"};
+  static const char *const spacing[] = {"hooks", "ddp_offload", "ddp"};
+  static const char *const ci[] = {"ddp", "hooks"};
+  int seen = 0;
+  const json_t *a = json_object_get(root, "grads");
+  for (size_t i = 0; !seen && i < json_array_size(a); i++) {
+    char pre[48];
+    snprintf(pre, sizeof pre, "grads[%zu].", i);
+    FU_CHECK(fu__fields(json_array_get(a, i), grad, FU__NK(grad), what, pre, strict, &seen));
+  }
+  seen = 0;
+  a = json_object_get(root, "layers");
+  for (size_t i = 0; !seen && i < json_array_size(a); i++) {
+    char pre[48];
+    snprintf(pre, sizeof pre, "layers[%zu].", i);
+    FU_CHECK(fu__fields(json_array_get(a, i), layer, FU__NK(layer), what, pre, strict, &seen));
+  }
+  FU_CHECK(fu__fields(json_object_get(root, "memory"), fu_mem_keys, FU_MEM_KEYS, what, "memory.", strict, &seen));
+  const json_t *h = json_object_get(root, "host");
+  if (h && !json_object_get(h, "version"))
+    return fu__fields(h, host1, FU__NK(host1), what, "host.", strict, &seen);
+  FU_CHECK(fu__fields(h, host2, FU__NK(host2), what, "host.", strict, &seen));
+  static const struct {
+    const char *key, *prefix;
+    const char *const *known;
+    size_t n;
+  } sub[] = {{"launches", "host.launches.", launches, FU__NK(launches)},
+             {"jitter", "host.jitter.", jitter, FU__NK(jitter)},
+             {"ddp", "host.ddp.", ddp, FU__NK(ddp)},
+             {"hooks", "host.hooks.", hooks, FU__NK(hooks)},
+             {"beside_d2h", "host.beside_d2h.", beside, FU__NK(beside)},
+             {"issue_spacing", "host.issue_spacing.", spacing, FU__NK(spacing)},
+             {"ci", "host.ci.", ci, FU__NK(ci)}};
+  for (size_t i = 0; h && i < FU__NK(sub); i++) /* ci's own costs: fu_host_parse refuses others */
+    FU_CHECK(fu__fields(json_object_get(h, sub[i].key), sub[i].known, sub[i].n, what, sub[i].prefix,
+                        strict, &seen));
+  return FU_OK;
+}
+
 /* Default name: the file's base name without ".json". */
 static void fu__default_name(const char *what, char *out, size_t len) {
   const char *base = strrchr(what, '/');
@@ -472,18 +550,9 @@ static int fu__from_json(const json_t *root, const char *what, int strict, fu_wo
              json_is_string(fmt) ? json_string_value(fmt) : "(not a string)", FU__FORMAT);
     return FU_EDATA;
   }
-  const char *key;
-  const json_t *val;
-  json_object_foreach((json_t *)root, key, val) {
-    size_t k = 0, nk = sizeof fu__known_keys / sizeof fu__known_keys[0];
-    while (k < nk && strcmp(key, fu__known_keys[k]) != 0) k++;
-    if (k < nk) continue;
-    if (strict) {
-      fu_error("%s: %s: unknown field", what, key);
-      return FU_EDATA;
-    }
-    fu_warn("%s: %s: unknown field, ignored", what, key);
-  }
+  int seen = 0;
+  FU_CHECK(fu__fields(root, fu__known_keys, FU__NK(fu__known_keys), what, "", strict, &seen));
+  FU_CHECK(fu__nested_fields(root, what, strict));
 
   const json_t *nm = json_object_get(root, "name");
   if (nm) {
@@ -582,6 +651,15 @@ static int fu__from_json(const json_t *root, const char *what, int strict, fu_wo
     FU_CHECK(fu__parse_layers(layers, what, f, b, w));
   }
   if (host && json_object_get(host, "version")) FU_CHECK(fu__parse_host2(host, what, w));
+  /* the step repeats forward and backward accum_steps times: held to the limit of one time
+     (2^20 steps of 1e12 us printed an iteration below its compute, and took a minute to plan) */
+  double step = (double)w->accum_steps * (w->fwd_us + w->bwd_us) + w->opt_us;
+  if (w->accum_steps > 1 && step > FU__MAX_TIME_US) {
+    fu_error("%s: accum_steps: %d micro-batches of fwd_us + bwd_us %g us make a step of %g us, "
+             "above the %g us a workload may hold", what, w->accum_steps, w->fwd_us + w->bwd_us,
+             step, FU__MAX_TIME_US);
+    return FU_EDATA;
+  }
   return fu__check_grads(what, strict, w);
 }
 

@@ -215,6 +215,26 @@ expect 65 "$FUSIM" predict --workload resnet50 --no-store --profile "$T/negprof.
 one_line "negprof.json: curves\[[0-9]*\].segments\[0\].alpha_us: alpha_us -1e+06 .* (curve allreduce nvlink x[0-9]*): a time must be positive"
 expect 65 "$FUSIM" plan --workload resnet50 --no-store --profile "$T/negprof.json"
 one_line "a time must be positive"
+# counts are whole numbers that fit an int: n_samples 1e12 was cast to int (undefined in C),
+# 2.5 truncated; a conv table's kernel 1.5 likewise
+for case in "n_samples 1e12 out.of.range" "n_samples 2.5 not.a.whole.number" "gpus_per_node 7.5 not.a.whole.number" \
+            "kernel 1.5 whole.numbers.from.1.to.64"; do
+  set -- $case
+  python3 - "$T/cnt.json" "$1" "$2" <<'EOF'
+import json, os, sys
+p = json.load(open(os.path.join(os.environ["FUSIM_SOURCE_ROOT"], "data/profiles/h200-default.json")))
+key, v = sys.argv[2], float(sys.argv[3])
+if key == "n_samples":
+    p["curves"][0]["segments"][0]["n_samples"] = v
+elif key == "gpus_per_node":
+    p["cluster"] = {"gpus_per_node": v}
+else:
+    p["compute"]["conv"][0]["kernel"] = v
+json.dump(p, open(sys.argv[1], "w"))
+EOF
+  expect 65 "$FUSIM" predict --workload resnet50 --no-store --profile "$T/cnt.json"
+  one_line "$3"
+done
 
 # ---- 8. validate --from-csv: every column what it claims ----
 V="$FUSIM_SOURCE_ROOT/data/validation/h200_offload_matrix_run3.csv"

@@ -255,4 +255,13 @@ grep -q "empty.json" "$T/err" && ok || bad "empty workload names the file: $(cat
 after=$(sql "$DB" "SELECT count(*) FROM predictions")
 [ "$before" = "$after" ] && ok || bad "database changed on errors ($before -> $after)"
 
+# a --plan file's fusion is not used by plan (as --fusion is refused): said, the rest taken (the
+# file's overlap off gives the rows of --overlap off)
+printf '{"fusion": "cap:4MiB", "overlap": "off"}\n' >"$T/pf.json"
+expect 0 "$FUSIM" plan --workload resnet50 --plan "$T/pf.json" --no-store --format json
+cp "$T/out" "$T/pf.out"
+one_line "pf.json: its fusion is not used"
+expect 0 "$FUSIM" plan --workload resnet50 --overlap off --no-store --format json
+cmp -s "$T/out" "$T/pf.out" && ok || bad "plan --plan FILE (overlap off) differs from --overlap off"
+
 finish plan_cli

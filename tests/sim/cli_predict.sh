@@ -215,4 +215,11 @@ p --fusion horovod:128MiB,1ms --overlap off --no-store --format json >"$tmp/hvd.
 [ "$(field "$tmp/hvd.json" n_ops)" = 1 ] && near "$(field "$tmp/hvd.json" iter_us)" "$(field "$tmp/single.json" iter_us)" 1e-6
 check "horovod, overlap off: one bucket, the single plan's time" $?
 
+# a plan file takes the flag's spelling too (DESIGN.md: "the same keys"): comm-streams as
+# comm_streams (it was an unknown key)
+printf '{"fusion": "none", "overlap": "off", "comm-streams": 2}\n' >"$tmp/plan2.json"
+"$fusim" predict --workload "$tmp/two.json" --profile "$prof" --plan "$tmp/plan2.json" --no-store --format json >"$tmp/pf.json" &&
+  near "$(field "$tmp/pf.json" iter_us)" "$(field "$tmp/s2.json" iter_us)" 1e-9
+check "plan file key comm-streams = --comm-streams" $?
+
 finish cli_predict
