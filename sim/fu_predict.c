@@ -782,11 +782,14 @@ static int fu__span_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The length of the union of n intervals (sorted in place). O(n log n). */
+/* The length of the union of n intervals (sorted in place where they are not in order already,
+ * as one stream's are). O(n log n), O(n) in order. */
 static double fu__spans_union_us(fu__span *sp, size_t n) {
-  qsort(sp, n, sizeof *sp, fu__span_cmp);
+  size_t i = 1;
+  while (i < n && sp[i].start_us >= sp[i - 1].start_us) i++;
+  if (i < n) qsort(sp, n, sizeof *sp, fu__span_cmp);
   double total = 0, lo = 0, hi = -INFINITY;
-  for (size_t i = 0; i < n; i++) {
+  for (i = 0; i < n; i++) {
     if (sp[i].start_us > hi) { /* a gap: close the run so far */
       if (hi > lo) total += hi - lo;
       lo = sp[i].start_us;
