@@ -430,8 +430,8 @@ static int fu__polish_seed(fu__polish *pl, const fu_plan *q) {
 /* Where the engine charges more than the DP models (compute slowed beside communication,
  * several streams or shared links, a cut or Pareto state the DP could not keep), the DP's
  * buckets are a start: the plans `fusim plan` compares and a cap sweep are simulated as seeds,
- * then single boundary moves (drop a cut, move one a gradient left or right) are taken while
- * they help. Every candidate is simulated, so the result is never worse than any seed. */
+ * then single boundary moves (drop a cut, move one a gradient left or right; where none helps, add
+ * one) are taken while they help. Every candidate is simulated, so the result is never worse than any seed. */
 static int fu__polish_run(fu__polish *pl, const fu_bucket *dp, size_t ndp, int moves,
                           double *dp_us) {
   size_t n = pl->w->ngrads;
@@ -494,6 +494,14 @@ static int fu__polish_run(fu__polish *pl, const fu_bucket *dp, size_t ndp, int m
         FU_CHECK(fu__polish_try(pl, &better));
       }
       improved |= better;
+    }
+    /* where no cut moved for the better, a split: the moves above never add a bucket (two
+       streams: one 8-gradient case 11% slower than its best contiguous bucketing) */
+    for (size_t i = 0; !improved && i + 1 < n && pl->sims < budget; i++) {
+      if (pl->best_cut[i]) continue;
+      memcpy(pl->cut, pl->best_cut, n);
+      pl->cut[i] = 1;
+      FU_CHECK(fu__polish_try(pl, &improved));
     }
   }
   return FU_OK;

@@ -264,4 +264,23 @@ one_line "pf.json: its fusion is not used"
 expect 0 "$FUSIM" plan --workload resnet50 --overlap off --no-store --format json
 cmp -s "$T/out" "$T/pf.out" && ok || bad "plan --plan FILE (overlap off) differs from --overlap off"
 
+# the optimal plan's local search adds a bucket where no cut move helps: on two streams this
+# 8-gradient workload's best contiguous bucketing (all 128 enumerated by hand through
+# buckets:FILE) is g0+g1 | g2 | g3+g4+g5 | g6+g7 at 727.9 us; the search stopped at 811.3
+cat >"$T/q8.json" <<'EOW'
+{"format":"fusim-workload-1","name":"q8","fwd_us":200,"bwd_us":376,"opt_us":10,"grads":[
+{"name":"g0","bytes":41943040,"ready_us":0},{"name":"g1","bytes":4096,"ready_us":3},
+{"name":"g2","bytes":41943040,"ready_us":153},{"name":"g3","bytes":9437184,"ready_us":213},
+{"name":"g4","bytes":9437184,"ready_us":213},{"name":"g5","bytes":1048576,"ready_us":273},
+{"name":"g6","bytes":4096,"ready_us":333},{"name":"g7","bytes":1048576,"ready_us":336}]}
+EOW
+echo '[["g0","g1"],["g2"],["g3","g4","g5"],["g6","g7"]]' >"$T/q8b.json"
+expect 0 "$FUSIM" predict --workload "$T/q8.json" --comm-streams 2 --fusion optimal --no-store --format json
+cp "$T/out" "$T/q8o.json"
+expect 0 "$FUSIM" predict --workload "$T/q8.json" --comm-streams 2 --fusion "buckets:$T/q8b.json" --no-store --format json
+python3 -c "
+import json, sys
+o, b = (json.load(open(f))['iter_us'] for f in sys.argv[1:])
+sys.exit(0 if o <= b * (1 + 1e-9) else 1)" "$T/q8o.json" "$T/out" && ok || bad "optimal on two streams slower than the best bucketing"
+
 finish plan_cli
