@@ -939,6 +939,22 @@ int fu_sim_iter_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c
   return st;
 }
 
+int fu_sim_grad_ready(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                      const fu_profile *prof, const fu_bucket *bks, size_t nb, double *ready_us) {
+  fu__sim s;
+  memset(&s, 0, sizeof s);
+  int st = fu__build(&s, w, p, c, prof, bks, nb, 0);
+  if (st == FU_OK) st = fu_engine_run(&s.e);
+  if (st == FU_OK) {
+    double origin = s.e.tasks[s.t_bwd0].start_us; /* Horovod's cycle grid starts here */
+    for (size_t i = 0; i < w->ngrads; i++) ready_us[i] = s.e.tasks[s.t_seg[i]].end_us - origin;
+  } else if (st == FU_EINTERNAL) {
+    fu_error("simulation of %s failed: %s", w->name, fu_strerror(st));
+  }
+  fu__sim_finish(&s);
+  return st;
+}
+
 void fu_result_finish(fu_result *r) {
   if (!r) return;
   free(r->buckets);

@@ -114,4 +114,11 @@ int fu_sim_iter_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c
                         const fu_profile *prof, const fu_bucket *buckets, size_t nbuckets,
                         double *iter_us);
 
+/* When each gradient is ready in the same run, from the start of the communicating backward
+ * (ready_us: one per gradient): the ready times as compute slowed beside communication and the
+ * host's pace made them. */
+int fu_sim_grad_ready(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                      const fu_profile *prof, const fu_bucket *buckets, size_t nbuckets,
+                      double *ready_us);
+
 #endif

@@ -215,6 +215,18 @@ p --fusion horovod:128MiB,1ms --overlap off --no-store --format json >"$tmp/hvd.
 [ "$(field "$tmp/hvd.json" n_ops)" = 1 ] && near "$(field "$tmp/hvd.json" iter_us)" "$(field "$tmp/single.json" iter_us)" 1e-6
 check "horovod, overlap off: one bucket, the single plan's time" $?
 
+# Horovod with overlap on fuses the tensors ready by each cycle as they really become ready: on
+# the bundled profile (compute 1.31x slower beside NCCL) g0's all-reduce, sent at the 500 us tick,
+# delays g1 (990 us from backward's start) past the 1000 us tick, so g1 goes at 1500 us with g2
+# (1400 us): two operations. Buckets fixed on the workload's own ready times sent g1 and g2 apart.
+printf '%s\n' '{"format":"fusim-workload-1","name":"hvd","fwd_us":1000,"bwd_us":2000,"opt_us":0,"grads":[{"name":"g0","bytes":8388608,"ready_us":100},{"name":"g1","bytes":1048576,"ready_us":990},{"name":"g2","bytes":1048576,"ready_us":1400}]}' >"$tmp/hvd3.json"
+"$fusim" predict --workload "$tmp/hvd3.json" --fusion horovod:128MiB,0.5ms --no-store --format json >"$tmp/hvd3.out" &&
+  python3 -c "
+import json, sys
+b = json.load(open(sys.argv[1]))['buckets']
+assert [(x['first'], x['last']) for x in b] == [(0, 0), (1, 2)] and b[1]['start_us'] >= 2500, b" "$tmp/hvd3.out"
+check "horovod, overlap on: a tensor slowed past a tick goes with the next tick's" $?
+
 # a plan file takes the flag's spelling too (DESIGN.md: "the same keys"): comm-streams as
 # comm_streams (it was an unknown key)
 printf '{"fusion": "none", "overlap": "off", "comm-streams": 2}\n' >"$tmp/plan2.json"
