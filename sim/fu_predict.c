@@ -926,33 +926,34 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   return st;
 }
 
-int fu_sim_iter_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
-                        const fu_profile *prof, const fu_bucket *bks, size_t nb, double *iter_us) {
+/* One run of the nominal graph: its iteration time and/or each gradient's ready time from the
+ * start of the communicating backward (either may be NULL). */
+static int fu__run_once(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                        const fu_profile *prof, const fu_bucket *bks, size_t nb, double *iter_us,
+                        double *ready_us) {
   fu__sim s;
   memset(&s, 0, sizeof s);
-  *iter_us = NAN;
   int st = fu__build(&s, w, p, c, prof, bks, nb, 0);
   if (st == FU_OK) st = fu_engine_run(&s.e);
-  if (st == FU_OK) *iter_us = s.e.makespan_us;
-  else if (st == FU_EINTERNAL) fu_error("simulation of %s failed: %s", w->name, fu_strerror(st));
+  if (st == FU_OK && iter_us) *iter_us = s.e.makespan_us;
+  if (st == FU_OK && ready_us) {
+    double origin = s.e.tasks[s.t_bwd0].start_us; /* Horovod's cycle grid starts here */
+    for (size_t i = 0; i < w->ngrads; i++) ready_us[i] = s.e.tasks[s.t_seg[i]].end_us - origin;
+  }
+  if (st == FU_EINTERNAL) fu_error("simulation of %s failed: %s", w->name, fu_strerror(st));
   fu__sim_finish(&s);
   return st;
 }
 
+int fu_sim_iter_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                        const fu_profile *prof, const fu_bucket *bks, size_t nb, double *iter_us) {
+  *iter_us = NAN;
+  return fu__run_once(w, p, c, prof, bks, nb, iter_us, NULL);
+}
+
 int fu_sim_grad_ready(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                       const fu_profile *prof, const fu_bucket *bks, size_t nb, double *ready_us) {
-  fu__sim s;
-  memset(&s, 0, sizeof s);
-  int st = fu__build(&s, w, p, c, prof, bks, nb, 0);
-  if (st == FU_OK) st = fu_engine_run(&s.e);
-  if (st == FU_OK) {
-    double origin = s.e.tasks[s.t_bwd0].start_us; /* Horovod's cycle grid starts here */
-    for (size_t i = 0; i < w->ngrads; i++) ready_us[i] = s.e.tasks[s.t_seg[i]].end_us - origin;
-  } else if (st == FU_EINTERNAL) {
-    fu_error("simulation of %s failed: %s", w->name, fu_strerror(st));
-  }
-  fu__sim_finish(&s);
-  return st;
+  return fu__run_once(w, p, c, prof, bks, nb, NULL, ready_us);
 }
 
 void fu_result_finish(fu_result *r) {
