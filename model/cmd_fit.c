@@ -337,7 +337,9 @@ int fu_cmd_fit(int argc, char **argv) {
   if (plot && (st = fu_fitgroup_plot(plot, groups, ng)) != FU_OK) goto done;
   if (!out.no_store) {
     int64_t fit_id = 0;
-    cmdline = fu_join_argv(argc, argv);
+    char *args = fu_join_argv(argc, argv); /* as the runs table has it: "fusim fit ..." */
+    if (args && (cmdline = malloc(strlen(args) + 7))) sprintf(cmdline, "fusim %s", args);
+    free(args);
     if (!cmdline) st = FU_ENOMEM;
     if (st == FU_OK) st = fu_fit_rows_build(groups, ng, fu_fit_method_name(fo.method), written ? prof->name : NULL,
                                        &frows, &nrows);

@@ -113,64 +113,85 @@ int fu_wlinfo_print(const fu_workload *w, fu_format fmt, int tensors) {
   return FU_OK;
 }
 
-/* Bundled workloads: *.json in the first data folder of fu_paths_data_dirs ($FUSIM_DATA, else
+/* 1 when name is among the first n of seen. */
+static int fu__listed(char **seen, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(seen[i], name) == 0) return 1;
+  return 0;
+}
+
+/* Bundled workloads: *.json in the data folders of fu_paths_data_dirs ($FUSIM_DATA, then
  * fusim's own: share/fusim in an install, data/ beside a build folder). */
 int fu_wlinfo_list(fu_format fmt) {
   char dirs[FU_DATA_NDIRS][FU_PATH_MAX];
   fu_paths_data_dirs(dirs);
-  const char *dir = NULL;
-  for (int d = 0; d < FU_DATA_NDIRS && !dir; d++)
-    if (*dirs[d]) dir = dirs[d];
-  if (!dir) {
-    fu_error("workload: no data folder found beside this fusim; set FUSIM_DATA");
-    return FU_ENOINPUT;
-  }
-  char path[1024];
-  snprintf(path, sizeof path, "%s/workloads", dir);
-  struct dirent **ents;
-  int n = scandir(path, &ents, NULL, alphasort);
-  if (n < 0) {
-    fu_error("%s: cannot list the bundled workloads", path);
-    return FU_ENOINPUT;
-  }
+  /* every data folder in the order --workload NAME searches them (a name in an earlier one
+     hides the same name later; FUSIM_DATA's empty folder listed nothing while every bundled
+     name still resolved) */
+  char **seen = NULL;
+  size_t nseen = 0;
+  int nfolders = 0, st = FU_OK;
   json_t *arr = fmt == FU_FORMAT_JSON ? json_array() : NULL;
   if (fmt == FU_FORMAT_CSV) printf("name,file,tensors,total_bytes,kind\n");
   else if (fmt == FU_FORMAT_TABLE) printf("%-20s %8s %16s  %-9s %s\n", "name", "tensors", "bytes", "times", "workload");
-  for (int i = 0; i < n; i++) {
-    const char *f = ents[i]->d_name;
-    size_t len = strlen(f);
-    if (len > 5 && strcmp(f + len - 5, ".json") == 0) {
-      char full[2048], base[256];
-      snprintf(full, sizeof full, "%s/%s", path, f);
-      snprintf(base, sizeof base, "%.*s", (int)(len - 5), f);
-      fu_workload w;
-      if (fu_workload_load(full, 0, &w) == FU_OK) {
-        unsigned long long tb = (unsigned long long)fu_workload_total_bytes(&w);
-        const char *kind = w.estimated ? "estimated" : "measured";
-        if (arr)
-          json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I, s:s}", "name", base, "file", full,
-                                               "tensors", (json_int_t)w.ngrads, "total_bytes",
-                                               (json_int_t)tb, "kind", kind));
-        else if (fmt == FU_FORMAT_CSV) {
-          fu_csv_field(stdout, base);
-          putchar(',');
-          fu_csv_field(stdout, full);
-          printf(",%zu,%llu,%s\n", w.ngrads, tb, kind);
-        } else {
-          printf("%-20s %8zu %16llu  %-9s %s\n", base, w.ngrads, tb, kind, w.name);
+  for (int d = 0; d < FU_DATA_NDIRS && st == FU_OK; d++) {
+    if (!*dirs[d]) continue;
+    char path[FU_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%.*s/workloads", (int)strnlen(dirs[d], FU_PATH_MAX), dirs[d]);
+    struct dirent **ents;
+    int n = scandir(path, &ents, NULL, alphasort);
+    if (n < 0) continue;
+    nfolders++;
+    for (int i = 0; i < n; i++) {
+      const char *f = ents[i]->d_name;
+      size_t len = strlen(f);
+      char full[FU_PATH_MAX + 300], base[256];
+      snprintf(base, sizeof base, "%.*s", len > 5 ? (int)(len - 5) : 0, f);
+      if (len > 5 && strcmp(f + len - 5, ".json") == 0 && !fu__listed(seen, nseen, base)) {
+        char **more = realloc(seen, (nseen + 1) * sizeof *seen);
+        if (!more || !(more[nseen] = strdup(base))) {
+          seen = more ? more : seen;
+          st = FU_ENOMEM;
+          break;
         }
+        seen = more;
+        nseen++;
+        snprintf(full, sizeof full, "%s/%s", path, f);
+        fu_workload w;
+        if (fu_workload_load(full, 0, &w) == FU_OK) {
+          unsigned long long tb = (unsigned long long)fu_workload_total_bytes(&w);
+          const char *kind = w.estimated ? "estimated" : "measured";
+          if (arr)
+            json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I, s:s}", "name", base, "file", full,
+                                                 "tensors", (json_int_t)w.ngrads, "total_bytes",
+                                                 (json_int_t)tb, "kind", kind));
+          else if (fmt == FU_FORMAT_CSV) {
+            fu_csv_field(stdout, base);
+            putchar(',');
+            fu_csv_field(stdout, full);
+            printf(",%zu,%llu,%s\n", w.ngrads, tb, kind);
+          } else {
+            printf("%-20s %8zu %16llu  %-9s %s\n", base, w.ngrads, tb, kind, w.name);
+          }
+        }
+        fu_workload_finish(&w);
       }
-      fu_workload_finish(&w);
     }
-    free(ents[i]);
+    for (int i = 0; i < n; i++) free(ents[i]);
+    free(ents);
   }
-  free(ents);
-  if (arr) {
+  for (size_t i = 0; i < nseen; i++) free(seen[i]);
+  free(seen);
+  if (st == FU_OK && !nfolders) {
+    fu_error("workload: no data folder with workloads found beside this fusim; set FUSIM_DATA");
+    st = FU_ENOINPUT;
+  }
+  if (arr && st == FU_OK) {
     json_dumpf(arr, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     fputc('\n', stdout);
-    json_decref(arr);
   }
-  return FU_OK;
+  json_decref(arr);
+  return st;
 }
 
 void fu_wlinfo_print_mem(const fu_mem *m, double gpu) {

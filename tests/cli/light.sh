@@ -53,6 +53,12 @@ printf '{"format":"fusim-workload-1","name":"mine","fwd_us":1,"bwd_us":2,"grads"
   >"$T/mine/workloads/resnet50.json"
 expect 0 env FUSIM_DATA="$T/mine" "$T/inst/bin/fusim" workload --info resnet50 --format csv
 grep -q "mine" "$T/out" || bad "FUSIM_DATA first: the bundled resnet50 was read instead of \$FUSIM_DATA's"
+# --list names what --workload finds, in the same order: FUSIM_DATA's resnet50 (its own file),
+# then the bundled ones ($FUSIM_DATA's folder alone was listed: an empty one listed nothing
+# while every bundled name resolved)
+expect 0 env FUSIM_DATA="$T/mine" "$T/inst/bin/fusim" workload --list --format csv
+grep -q "^resnet50,$T/mine/workloads/resnet50.json," "$T/out" && grep -q "^bert_large," "$T/out" &&
+  [ "$(grep -c '^resnet50,' "$T/out")" = 1 ] && ok || bad "workload --list with FUSIM_DATA: $(cat "$T/out")"
 # the older name still works, with one warning line
 expect 0 env FUSIM_DATADIR="$T/mine" "$T/inst/bin/fusim" predict --workload resnet50 --no-store --format json
 grep -q "FUSIM_DATADIR is the older name" "$T/err" || bad "FUSIM_DATADIR: no warning"

@@ -274,6 +274,9 @@ PY
     got=$(q "SELECT count(*) || ' ' || sum(n_samples) || ' ' || (max(abs(rel_err)) < 1e-9) FROM v_fit_error_by_size")
     [ "$got" = "$n $n 1" ] || fail "$canon: error by size: $got, want $n $n 1"
   done
+  # the fit's command line as its run row has it ("fusim fit ..."; it lacked "fusim ")
+  [ "$(q "SELECT count(*) FROM fits f JOIN runs r ON r.id = f.run_id WHERE f.cmdline = r.cmdline AND f.cmdline LIKE 'fusim fit %'")" = 1 ] ||
+    fail "fit's cmdline: $(q "SELECT f.cmdline || ' / ' || r.cmdline FROM fits f JOIN runs r ON r.id = f.run_id")"
   echo "ok [$CASE]"
   ;;
 *) fail "unknown case" ;;
