@@ -202,7 +202,7 @@ int fu_cmd_cost(int argc, char **argv) {
   } else if (st == FU_OK && out.format == FU_FORMAT_CSV) {
     printf("op,ranks,nodes,bytes,time_us,lo_us,hi_us,busbw_gbps,algo,measured,basis,extrapolated\n");
     for (size_t i = 0; i < ns; i++)
-      printf("%s,%d,%d,%.0f,%.6g,%.6g,%.6g,%.6g,%s,%d,%s,%d\n", op, c.ranks, nodes, sizes[i], pr[i].t_us,
+      printf("%s,%d,%d,%.0f,%.10g,%.10g,%.10g,%.10g,%s,%d,%s,%d\n", op, c.ranks, nodes, sizes[i], pr[i].t_us,
              pr[i].lo_us, pr[i].hi_us, pr[i].busbw_gbps, pr[i].algo, pr[i].basis == FU_BASIS_MEASURED,
              fu_cost_basis_name(pr[i].basis), pr[i].extrapolated);
   } else if (st == FU_OK) {

@@ -796,4 +796,15 @@ check "cost --comm allreduce:8:hbm refused in one line" $?
   "$fusim" cost --profile h200-ndr --comm allreduce:8 --bytes 64MiB >/dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ]
 check "cost --comm allreduce:16 on an 8-GPU-a-node profile: a warning naming 2x8; allreduce:8 none" $?
 
+# cost's CSV carries the times as JSON does (6 significant digits cut 4023.583626 us to 4023.58)
+"$fusim" cost --comm allreduce:8 --bytes 1GiB --format csv >"$tmp/c.csv" &&
+  "$fusim" cost --comm allreduce:8 --bytes 1GiB --format json >"$tmp/c.json" &&
+  python3 -c "
+import csv, json, sys
+row = list(csv.DictReader(open(sys.argv[1])))[0]
+j = json.load(open(sys.argv[2]))[0]
+for k in ('time_us', 'lo_us', 'hi_us', 'busbw_gbps'):
+    assert abs(float(row[k]) - j[k]) <= 1e-9 * abs(j[k]), (k, row[k], j[k])" "$tmp/c.csv" "$tmp/c.json"
+check "cost --format csv: times and bus bandwidth as JSON gives them (10 significant digits)" $?
+
 finish cli_cluster
