@@ -180,15 +180,19 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, int gpp
   double ring_bw = fmin(fmin(bintra, bnic) * k.ring_bw * fu_coll_ring_share(op, p, proto), k.max_busbw);
   fu__line(&lines[(*nlines)++], FU_CALGO_RING, proto, k.base + (steps - inter) * k.lintra + inter * k.lnet,
            f / ring_bw);
-  /* NCCL runs NVLS and NVLS-tree on Simple only */
-  double nvls = proto == FU_PROTO_LL || proto == FU_PROTO_LL128 ? 0 : c->nvls_algbw_gbps[slot] * 1e3;
+  /* NCCL runs NVLS and NVLS-tree on Simple only, NVLS from 2.17.1 and NVLS-tree from 2.18.1 (a
+     job on an older NCCL has neither; an unknown one, the machine's) */
+  int v = c->job_nccl_version;
+  double nvls = proto == FU_PROTO_LL || proto == FU_PROTO_LL128 || (v > 0 && v < FU_COLL_NCCL_NVLS)
+                    ? 0 : c->nvls_algbw_gbps[slot] * 1e3;
+  int nvls_tree_ok = !(v > 0 && v < FU_COLL_NCCL_NVLS_TREE);
   double tree_lat = k.tbase + 2.0 * ((g - 1) * k.tintra + fu__clog2(N) * k.tnet);
   if (ar && N > 1) {
     /* the busiest node sends n over its NICs on 2 nodes, 1.5n on 3, 2n on more (fu_coll.h) */
     double t_intra = 2.0 / bintra, t_net = (N == 2 ? 1.0 : N == 3 ? 1.5 : 2.0) / bnic;
     double tree_t = fmax(fmax(t_intra, t_net) / k.tree_bw, 2.0 / k.max_busbw);
     fu__line(&lines[(*nlines)++], FU_CALGO_TREE, proto, tree_lat, tree_t);
-    if (nvls > 0 && g > 2) { /* NCCL: no NVLS with 2 GPUs or fewer in a node */
+    if (nvls > 0 && nvls_tree_ok && g > 2) { /* NCCL: no NVLS with 2 GPUs or fewer in a node */
       /* NCCL's tuning.cc converts NVLS_TREE bus bandwidth to algorithm bandwidth with
        * 0.70 N / (2 (N - 1)): the tree between nodes reaches 70% of its links at N = 2 and
        * half that as N grows (each node sends and receives through an inner and a leaf role). */

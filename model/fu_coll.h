@@ -206,6 +206,10 @@ typedef struct fu_coll_line {
  * 128 KiB by default, and 64 KiB from 4 nodes (NCCL_NVLSTREE_MAX_CHUNKSIZE's default; enqueue.cc
  * calcCollChunking), not the 512 KiB Simple step; the ladder below it is 2.18's. */
 #define FU_COLL_NCCL_NVLS_CHUNK 21900
+/* NVLS (NVLink SHARP) came with NCCL 2.17.1, NVLS-tree and NVLS across nodes with 2.18.1 (its
+ * release notes): a job on an older NCCL runs neither. */
+#define FU_COLL_NCCL_NVLS 21701
+#define FU_COLL_NCCL_NVLS_TREE 21801
 #define FU_COLL_NVLS_CHUNK_BYTES 131072.0
 /* NCCL_VERSION_CODE of an NCCL 2 version as NCCL prints it ("2.29.2", "2.29.2+cuda12.9": 22902),
  * 0 where s is not one (no patch, another major, trailing text other than "+..."). */

@@ -171,8 +171,13 @@ static double fu__untimed(const fu_compute *c, double us) {
 
 int fu_compute_gemm_us(const fu_compute *c, const char *dtype, const char *layout, double m,
                        double n, double k, double *us) {
-  /* a dimension off the multiple of 8 takes the unaligned table where one was measured */
-  int off = fmod(floor(m + 0.5), 8) != 0 || fmod(floor(n + 0.5), 8) != 0 || fmod(floor(k + 0.5), 8) != 0;
+  /* a leading dimension off the multiple of 8 takes the unaligned table where one was measured:
+     the two that are not the tokens (fwd and dgrad: n and k; wgrad, which sums over the tokens:
+     m and n). The token count is never a leading dimension, and keying on it priced every
+     linear layer of 1023 tokens 9x its 1024-token time */
+  int wgrad = layout && !strcmp(layout, "wgrad");
+  double a = wgrad ? m : n, b = wgrad ? n : k;
+  int off = fmod(floor(a + 0.5), 8) != 0 || fmod(floor(b + 0.5), 8) != 0;
   const fu_gemm_table *t = off ? fu__gemm_find((fu_compute *)c, dtype, layout, 1) : NULL;
   if (!t) t = fu__gemm_find((fu_compute *)c, dtype, layout, 0);
   int st = t ? fu__table_us(t, m, n, k, us) : FU_EDATA;
