@@ -43,10 +43,14 @@ int fu_cmd_layout(const char *cmd, long gpus_per_proc, fu_comm *c, fu_profile *p
     int per = cv->ranks / (cv->nodes > 0 ? cv->nodes : 1);
     if (per > most) most = per;
   }
+  int per = c->nodes > 0 ? c->ranks / c->nodes : c->ranks;
   if (c->kind != FU_COMM_OFFLOAD && c->nodes == 1 && most > 1 && c->ranks > most)
     fu_warn("%s: --comm: %d ranks on ONE node, priced as one node of %d GPUs, but the profile "
             "measured at most %d GPUs on a node; for %d nodes of %d say %dx%d", cmd, c->ranks,
             c->ranks, most, (c->ranks + most - 1) / most, most, (c->ranks + most - 1) / most, most);
+  else if (c->kind != FU_COMM_OFFLOAD && c->nodes > 1 && most > 1 && per > most)
+    fu_warn("%s: --comm: %d GPUs on each node, priced so, but the profile measured at most %d GPUs "
+            "on a node", cmd, per, most);
   return FU_OK;
 }
 

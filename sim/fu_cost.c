@@ -63,6 +63,30 @@ static inline double fu__less(double t, double host_us) {
   return d > 0 ? d : 0;
 }
 
+/* A collective's time at `bytes` from its curve. The cost model's curve (algo "model") carries
+ * NCCL's size steps (its tree correction and chunk ladders step at powers of two): there a size
+ * just below a step can price above the step's own size, but a message can always be padded up,
+ * so it costs the least of its own time and every larger segment start's (63 MiB over 2x8 cost
+ * 963 us, 64 MiB 767). A fitted curve is priced as it was fitted. */
+static double fu__comm_time(const fu_curve *cv, double bytes, double *lo_us, double *hi_us,
+                            double *priced_at) {
+  double t = fu_curve_time(cv, bytes, lo_us, hi_us);
+  if (priced_at) *priced_at = bytes;
+  if (strcmp(cv->algo, "model") != 0) return t;
+  for (int j = 0; j < cv->nseg; j++) {
+    double x = cv->seg[j].lo_bytes, lo, hi;
+    if (!(x > bytes)) continue;
+    double tj = fu_curve_time(cv, x, &lo, &hi);
+    if (tj < t) {
+      t = tj;
+      if (lo_us) *lo_us = lo;
+      if (hi_us) *hi_us = hi;
+      if (priced_at) *priced_at = x;
+    }
+  }
+  return t;
+}
+
 /* Device time of the pack (or unpack) kernel over `bytes`. */
 static double fu__pack_time(const fu_cost_model *m, double bytes) {
   if (m->pack_src == FU_PACK_HBM_GBPS) return bytes / (m->hbm_gbps * 1e3); /* 1e3 B/us per GB/s */
@@ -172,7 +196,7 @@ int fu_cost_model_bucket(const fu_cost_model *m, uint64_t bytes, size_t ntensors
     return FU_EINTERNAL;
   }
   double n = (double)bytes, lo, hi;
-  double t = fu_curve_time(&m->comm, n, &lo, &hi);
+  double t = fu__comm_time(&m->comm, n, &lo, &hi, NULL);
   if (!isfinite(lo) || lo > t) lo = t;
   if (!isfinite(hi) || hi < t) hi = t;
   if (m->moves_nothing) t = lo = hi = 0;
@@ -315,12 +339,13 @@ static int fu__envelope(const fu_cluster *cl, fu_op o, int ranks, int nodes, fu_
   return FU_OK;
 }
 
-/* Interpolated when the profile measured the op at fewer and at more ranks than asked. */
-static fu_cost_basis fu__model_basis(const fu_profile *prof, const char *op, int ranks) {
+/* Interpolated when the profile measured the op at fewer and at more ranks than asked on as many
+ * nodes (one node's curves say nothing measured of 2x4: it was called interpolated). */
+static fu_cost_basis fu__model_basis(const fu_profile *prof, const char *op, int ranks, int nodes) {
   int below = 0, above = 0;
   for (int i = 0; i < prof->ncurves; i++) {
     const fu_curve *c = &prof->curves[i];
-    if (strcmp(c->op, op) != 0 || !fu_curve_is_plain(c)) continue;
+    if (strcmp(c->op, op) != 0 || !fu_curve_is_plain(c) || (c->nodes > 0 ? c->nodes : 1) != nodes) continue;
     below |= c->ranks < ranks;
     above |= c->ranks > ranks;
   }
@@ -376,7 +401,7 @@ int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link,
     snprintf(out->source, sizeof out->source, "cost model (fu_coll.h) of profile %s", prof->name);
     out->peak_busbw_gbps = NAN;
     FU_CHECK(fu__envelope(&prof->cluster, o, ranks, nodes, out));
-    *basis = fu__model_basis(prof, on, ranks);
+    *basis = fu__model_basis(prof, on, ranks, nodes);
     return FU_OK;
   }
   if (nodes > 1) {
@@ -425,13 +450,14 @@ int fu_cost_comm(const fu_profile *prof, const char *op, const char *link, int r
   FU_CHECK(fu_cost_comm_curve(prof, op, link, ranks, nodes, &cv, &out->basis));
   if (fu_op_parse(op, &o) != FU_OK) return FU_EINTERNAL;
   FU_CHECK(fu__open_ended(prof, &cv));
-  out->t_us = fu_curve_time(&cv, bytes, &out->lo_us, &out->hi_us);
+  double at; /* the size whose line prices it (a larger one where padding costs less) */
+  out->t_us = fu__comm_time(&cv, bytes, &out->lo_us, &out->hi_us, &at);
   out->extrapolated = fu_curve_extrapolated(&cv, bytes);
   double f = fu_busbw_factor(o, ranks);
   out->busbw_gbps = out->t_us > 0 ? (f > 0 ? f : 1.0) * bytes / out->t_us / 1e3 : 0;
   if (strcmp(cv.algo, "model") == 0) {
     double t;
-    FU_CHECK(fu_coll_time(&prof->cluster, o, ranks, nodes, bytes, &t, out->algo, sizeof out->algo));
+    FU_CHECK(fu_coll_time(&prof->cluster, o, ranks, nodes, at, &t, out->algo, sizeof out->algo));
   } else {
     snprintf(out->algo, sizeof out->algo, "%s", cv.algo[0] ? cv.algo : "nccl");
   }

@@ -749,6 +749,11 @@ int fu_comm_parse(const char *s, fu_comm *c) {
              "or net", s, nodes * gpus);
     return FU_EUSAGE;
   }
+  if (link == FU_LINK_NET && nodes * gpus == 1) { /* it was priced as the one-GPU copy, "measured" */
+    fu_error("--comm '%s': one rank crosses no network; net links nodes (say NODESxGPUS, e.g. 2x8), "
+             "or allreduce:1 for one GPU", s);
+    return FU_EUSAGE;
+  }
   c->ranks = (int)(nodes * gpus);
   c->nodes = (int)nodes;
   c->link = link;
