@@ -574,6 +574,12 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
     return FU_EUSAGE;
   }
   FU_CHECK(fu__optimizer_check(s->optimizer)); /* before any work, as the transformer builder */
+  if (s->prec == FU_PREC_BF16) { /* it counted bf16 weights at 4 bytes, priced as autocast */
+    fu_error("workload: --cnn --precision bf16: the CNN builder models autocast-bf16 (fp32 weights, "
+             "bf16 compute: PyTorch AMP, as the captures ran), tf32 or fp32; bf16 weights and "
+             "gradients are the transformer builder's");
+    return FU_EUSAGE;
+  }
   if (s->batch < 1 || s->image < 32) {
     fu_error("workload: --cnn needs --micro-batch >= 1 and --image >= 32");
     return FU_EUSAGE;

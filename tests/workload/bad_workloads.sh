@@ -127,4 +127,8 @@ for b in "--cnn resnet50" "--transformer --layers 2 --hidden 256 --heads 4 --ffn
   [ "$st" = 65 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *"has no compute tables"*) true ;; *) false ;; esac &&
     ok || bad "workload $b --profile h200-pcie: exit $st: $err"
 done
+# --cnn models autocast, tf32 or fp32: bf16 weights were counted at 4 bytes and priced as autocast
+err=$("$fusim" workload --cnn resnet50 --micro-batch 8 --precision bf16 2>&1 >/dev/null); st=$?
+[ "$st" = 64 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *"--cnn --precision bf16"*) true ;; *) false ;; esac &&
+  ok || bad "workload --cnn --precision bf16: exit $st: $err"
 finish bad_workloads

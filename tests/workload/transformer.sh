@@ -455,6 +455,17 @@ for kept, warned in ((1, True), (n, False)):
         assert r.returncode == 0, r.stderr
     shutil.copy(os.path.join(root, "data", "profiles", "h200-default.json"), base)
 PY
+# The roofline builds --arch custom's decoder: --arch gpt2 with --tflops built Llama-named layers
+# without a word (162M parameters for GPT-2 small's 124M); it counts no activations, so it writes
+# no memory block (its peak passed a 964 GiB step as fitting 140 GiB)
+"$fusim" workload --transformer --arch gpt2 --layers 2 --hidden 768 --heads 12 --ffn 3072 --vocab 50257 \
+  --seq 1024 --micro-batch 8 --tflops 990 >/dev/null 2>"$dir/err"
+eq "roofline with --arch gpt2: usage" $? 64
+eq "roofline with --arch gpt2: one line" "$(wc -l <"$dir/err")" 1
+"$fusim" workload --transformer $L7 --tflops 989.4 --out "$dir/rl.json" >/dev/null 2>&1 &&
+  python3 -c "import json, sys; j = json.load(open(sys.argv[1])); sys.exit('memory' in j or 'Memory not estimated' not in j['notes'])" "$dir/rl.json"
+eq "roofline: no memory block, said in the notes" $? 0
+
 # The token count is never a GEMM's leading dimension: 1023 tokens a layer cost what 1024 do (every
 # linear layer took the unaligned-vocabulary table, 9x slower: fwd 7753 against 4595 us), while
 # an unaligned vocabulary (GPT-2's 50257) still takes it.
