@@ -20,7 +20,7 @@ python3 -c 'import torch, transformers, torchvision; print("torch", torch.__vers
 nvcc --version | tail -1; uname -r; nproc; lscpu | grep -i 'model name'
 . calib/nccl_wheel.sh   # NCCL only as a pip wheel: a folder with the unversioned names for meson
 B=build-gpu
-{ meson setup $B -Dbuildtype=release && ninja -C $B fusim; } > $W/build.log 2>&1 || tail -30 $W/build.log
+{ meson setup $B -Dbuildtype=release && ninja -C $B fusim fusim-gpu; } > $W/build.log 2>&1 || tail -30 $W/build.log
 t "build: $(ls $B/fusim 2>&1)"
 PYTHONUNBUFFERED=1 python3 tools/capture_set.py --dir $W/captures
 t "captures done"

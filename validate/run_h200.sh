@@ -14,7 +14,7 @@ B=build-gpu
 meson setup $B -Dwerror=false -Dbuildtype=release >"$OUT/build.log" 2>&1 ||
   meson setup --reconfigure $B -Dwerror=false -Dbuildtype=release >>"$OUT/build.log" 2>&1 ||
   { tail -30 "$OUT/build.log"; exit 1; }
-ninja -C $B fusim >>"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" -A4 "$OUT/build.log" | head -60; exit 1; }
+ninja -C $B fusim fusim-gpu >>"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" -A4 "$OUT/build.log" | head -60; exit 1; }
 F=$B/fusim
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit --format=csv
 PROF=""
@@ -58,7 +58,7 @@ if [ "${EXTRA:-1}" = 1 ]; then
   show "$OUT/extra.csv"
   echo "== NCCL path on one GPU (all-reduce over 1 rank: a check of the code path, not a link)"
   $F validate --comm allreduce --workload tests/validate/tiny.json,resnet50 --iters 10 --warmup 2 \
-    --format csv --no-db $PROF >"$OUT/allreduce.csv" 2>"$OUT/err.txt"
+    --format csv --no-store $PROF >"$OUT/allreduce.csv" 2>"$OUT/err.txt"
   echo "allreduce exit $?"; tail -3 "$OUT/err.txt"
   show "$OUT/allreduce.csv"
 fi

@@ -74,6 +74,11 @@ expect 69 "$T/inst/bin/fusim" calib --quick
 one_line ""
 grep -q "GPU half cannot start here: .*libnccl.so.2: cannot open shared object file" "$T/err" ||
   { bad "gpu half cannot start: the loader's reason is not in the line"; cat "$T/err" >&2; }
+# what needs no GPU stays with the light command then: --help, validate --from-csv (both 69)
+expect 0 "$T/inst/bin/fusim" calib --help
+expect 0 "$T/inst/bin/fusim" validate --help
+V=${FUSIM_SOURCE_ROOT:-$(dirname "$0")/../..}/data/validation/h200_offload_matrix_run3.csv
+expect 0 "$T/inst/bin/fusim" validate --from-csv "$V"
 # a stand-in GPU half that starts: calib and validate get the same argv, others stay in fusim
 cat >"$T/inst/libexec/fusim/fusim-gpu" <<'SH'
 #!/bin/sh
