@@ -64,6 +64,8 @@ if [ "${CHECK:-0}" = 1 ]; then   # drop the models that do not build or step in 
   t "models that build and step: $MODELS"
 fi
 LEFT=$(( BUDGET - $(el) - 15 ))
+# timeout 0 is no limit and a negative one fails at once: too little left is said and skipped
+[ "$LEFT" -ge 30 ] || { t "only $LEFT s left of the budget: validate_torch not run"; exit 1; }
 t "validate_torch $MODELS iters $ITERS model-cost-rounds $MC fw-rounds $FW, cut at $LEFT s"
 timeout $LEFT python3 tools/validate_torch.py --out $W/run --iters $ITERS --warmup 2 \
   --capture-iters 5 --fw-rounds $FW --no-chain --model-cost-rounds $MC --beside-rounds 5 \

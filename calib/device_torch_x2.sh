@@ -75,7 +75,7 @@ if [ -x $G ]; then
     --format table >"$OUT/fit.txt" 2>&1
   t "fit exit $?: $(grep -c . "$OUT/fit.txt") lines"
   # 4. fusim's own executor over N GPUs (NCCL all-reduce) against the prediction (NO_EXEC=1: not)
-  [ -n "${NO_EXEC:-}" ] || timeout 90 $G validate --workload resnet50 --comm "allreduce:$N:${link:-nvlink}" -g "$N" \
+  [ -n "${NO_EXEC:-}" ] || timeout 90 $G validate --workload resnet50 --comm "allreduce:$N" -g "$N" \
     --profile "$OUT/profile_x$N.json" --iters 10 --warmup 2 --db "$OUT/calib.db" \
     >"$OUT/validate_fusim.txt" 2>&1
   t "fusim validate exit $?"; tail -6 "$OUT/validate_fusim.txt"
@@ -86,6 +86,7 @@ n_w=$(echo ${WORLDS:-$N} | wc -w)
 for W in ${WORLDS:-$N}; do
   left=$(( (BUDGET - $(el) - 25) / n_w ))
   n_w=$(( n_w - 1 ))
+  [ "$left" -ge 30 ] || { t "only $left s left for world size $W: not run"; continue; }
   plans=""
   [ "$W" -eq 1 ] && plans="ddp none,ddp 1MiB,ddp 4MiB,ddp default,ddp 100MiB,ddp default view"
   t "validate_torch --world-size $W on $MODELS, $left s"
