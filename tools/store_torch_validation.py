@@ -705,6 +705,8 @@ def arg_parser():
     ap.add_argument("--profile", help="profile for fusim predict (default: RUNDIR/profile.json, "
                     "the one a run measured in its own call, else the bundled one)")
     ap.add_argument("--no-store", action="store_true")
+    ap.add_argument("--again", action="store_true",
+                    help="store a run the database holds already (refused otherwise)")
     ap.add_argument("--link", choices=("nvlink", "pcie"),
                     help="the link of DDP's all-reduce between the run's GPUs (default: from "
                          "runs.json's nvidia-smi topo -m, nvlink without one)")
@@ -817,7 +819,10 @@ def main():
     path = torch_runs.find(os.path.join(a.rundir, "runs.json"))
     if not os.path.isfile(path):
         die("%s: no such file (a run of tools/validate_torch.py)" % path, 66)
-    run = torch_runs.load(path)
+    try:
+        run = torch_runs.load(path)
+    except (ValueError, EOFError, OSError) as e:   # a cut or damaged file, gzipped or not
+        die("%s: not readable as a validation run (%s: %.100s)" % (path, type(e).__name__, e))
     if run.get("format") != "fusim-torch-validation-1" or not run.get("models"):
         die("%s: not a validation run with models" % path)
     gpus = int(run.get("world_size", 1))
@@ -827,6 +832,20 @@ def main():
         # the profile measured in the run's own call (--world-size runs: calib -g N, fit)
         a.profile = os.path.join(a.rundir, "profile.json")
     prof = ["--profile", a.profile] if a.profile else []
+    if not a.no_store and not a.again and os.path.isfile(db):
+        # a run stored twice counts its iterations twice in every view over the database
+        con = sqlite3.connect(db)
+        try:   # the run as stored, under any spelling of its path
+            stored = con.execute("SELECT json_extract(json, '$.run') FROM measurements "
+                                 "WHERE json_extract(json, '$.harness') = 'tools/validate_torch.py'").fetchall()
+        except sqlite3.Error:
+            stored = []   # no measurements table yet: fusim makes the schema
+        finally:
+            con.close()
+        n = sum(1 for (q,) in stored if q and os.path.realpath(q) == os.path.realpath(path))
+        if n:
+            die("%s: this run is stored in %s already (%d measurements); --again stores it once more "
+                "(its iterations then count twice), --no-store prints it" % (path, db, n))
     commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or None
     tmp = tempfile.mkdtemp(prefix="fusim-torchval-")
@@ -850,7 +869,11 @@ def main():
                 lq = json.load(f)
         except (OSError, ValueError) as e:
             die("%s: %s" % (a.launchq, getattr(e, "strerror", None) or e), 66)
-    rows = []
+    rows, pending = [], []
+    for m in run["models"]:   # every file before any work: a missing one ended in a traceback
+        wpath = os.path.join(a.rundir, "wl_%s.json" % m.get("workload"))
+        if not os.path.isfile(wpath):
+            die("%s: no such file (the run's captured workload of %s)" % (wpath, m.get("workload")), 66)
     # the frameworks' buckets (each row's, from runs.json) as files fusim reads: kept with the run
     # where stored (the database's plan names the file), else scratch (the run folder untouched)
     bdir = os.path.join(tmp if a.no_store else a.rundir, "buckets")
@@ -928,12 +951,11 @@ def main():
                     fusion = "buckets:" + bfile
             args = ["predict", "--workload", spath, "--format", "json", "--fusion", fusion] + \
                 plan_args(r, link) + prof
-            args += ["--no-store"] if a.no_store else ["--db", db]
             if a.trace_dir:
                 os.makedirs(a.trace_dir, exist_ok=True)
                 args += ["--trace", os.path.join(a.trace_dir, "%s__%s.json" % (
                     m["workload"], r["plan_label"].replace(" ", "_")))]
-            p = fusim_json(a.fusim, args)
+            p = fusim_json(a.fusim, args + ["--no-store"])   # stored below, once every row predicts
             if a.plan_jitter:
                 shift = jitter_shift(m.get("compute_only_times_us"), p["iter_us"] - p["compute_us"],
                                      framework_rel_sd(run.get("framework_costs")))
@@ -958,39 +980,44 @@ def main():
                 "fw_model_scale": mf,
             }
             rows.append(row)
-            if not a.no_store:   # beside the prediction fusim just stored, as validate does
-                note = ("validate_torch %s: %s; %d iterations"
-                        % (os.path.basename(os.path.normpath(a.rundir)), r["plan_label"],
-                           len(r["times_us"])))
-                ck = m.get("clocks_sm_mhz_power_w_temp_c") or [None, None]
-                con = sqlite3.connect(db)
-                try:
-                    with con:
-                        pid, wid, plid = con.execute(
-                            "SELECT id, workload_id, plan_id FROM predictions "
-                            "ORDER BY id DESC LIMIT 1").fetchone()
-                        con.execute(
-                            "INSERT INTO measurements (prediction_id, run_id, workload_id, plan_id, "
-                            "gpus, framework, measured_us, spread_us, iterations, compute_only_us, "
-                            "sm_clock_mhz_start, sm_clock_mhz_end, power_w, git_commit, notes, json) "
-                            "SELECT ?, run_id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
-                            "FROM predictions WHERE id = ?",
-                            (pid, wid, plid, gpus, r["framework"], meas, r["p95_us"] - r["p5_us"],
-                             len(r["times_us"]), co, ck[0][0] if ck[0] else None,
-                             ck[-1][0] if ck[-1] else None, ck[-1][1] if ck[-1] else None, commit,
-                             note,
-                             json.dumps({"harness": "tools/validate_torch.py", "run": path,
-                                         "plan_label": r["plan_label"], "machine": run["machine"],
-                                         "command": run["command"], "overhead_measured_us": ov_m,
-                                         "overhead_predicted_us": ov_p,
-                                         "host_scale": hf, "gpu_scale": gf, "fw_scale": ff,
-                                         "fw_model_scale": mf,
-                                         "times_us": r["times_us"],
-                                         # --world-size runs: every rank's medians, the skew
-                                         "rank_measured_us": r.get("rank_measured_us"),
-                                         "rank_skew_iter_us": r.get("rank_skew_iter_us")}), pid))
-                finally:
-                    con.close()
+            if not a.no_store:
+                pending.append((args, r, m, meas, co, ov_m, ov_p, hf, gf, ff, mf))
+    # every row predicted: now each prediction stored by fusim, its measurement beside it (a run
+    # that failed part-way stored its first models)
+    for args, r, m, meas, co, ov_m, ov_p, hf, gf, ff, mf in pending:
+        fusim_json(a.fusim, args + ["--db", db])
+        note = ("validate_torch %s: %s; %d iterations"
+                % (os.path.basename(os.path.normpath(a.rundir)), r["plan_label"],
+                   len(r["times_us"])))
+        ck = m.get("clocks_sm_mhz_power_w_temp_c") or [None, None]
+        con = sqlite3.connect(db)
+        try:
+            with con:
+                pid, wid, plid = con.execute(
+                    "SELECT id, workload_id, plan_id FROM predictions "
+                    "ORDER BY id DESC LIMIT 1").fetchone()
+                con.execute(
+                    "INSERT INTO measurements (prediction_id, run_id, workload_id, plan_id, "
+                    "gpus, framework, measured_us, spread_us, iterations, compute_only_us, "
+                    "sm_clock_mhz_start, sm_clock_mhz_end, power_w, git_commit, notes, json) "
+                    "SELECT ?, run_id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
+                    "FROM predictions WHERE id = ?",
+                    (pid, wid, plid, gpus, r["framework"], meas, r["p95_us"] - r["p5_us"],
+                     len(r["times_us"]), co, ck[0][0] if ck[0] else None,
+                     ck[-1][0] if ck[-1] else None, ck[-1][1] if ck[-1] else None, commit,
+                     note,
+                     json.dumps({"harness": "tools/validate_torch.py", "run": path,
+                                 "plan_label": r["plan_label"], "machine": run["machine"],
+                                 "command": run["command"], "overhead_measured_us": ov_m,
+                                 "overhead_predicted_us": ov_p,
+                                 "host_scale": hf, "gpu_scale": gf, "fw_scale": ff,
+                                 "fw_model_scale": mf,
+                                 "times_us": r["times_us"],
+                                 # --world-size runs: every rank's medians, the skew
+                                 "rank_measured_us": r.get("rank_measured_us"),
+                                 "rank_skew_iter_us": r.get("rank_skew_iter_us")}), pid))
+        finally:
+            con.close()
     # the matrix and its summary
     hdr = ["workload", "plan", "framework", "comm", "n_buckets", "rule_buckets", "compute_only_us",
            "measured_us", "predicted_us", "rel_err", "lo_us", "hi_us", "inside",
