@@ -882,7 +882,8 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
     o->start_us = e->tasks[b->t_first].start_us;
     o->end_us = e->tasks[b->t_last].end_us;
     o->comm_us = e->tasks[b->t_comm].end_us - e->tasks[b->t_comm].start_us;
-    sp_comm[n_comm++] = sp_busy[n_busy++] = (fu__span){e->tasks[b->t_comm].start_us, e->tasks[b->t_comm].end_us};
+    const fu_engine_task *op = &e->tasks[b->t_comm];
+    sp_comm[n_comm++] = sp_busy[n_busy++] = (fu__span){op->start_us, op->end_us};
     const uint32_t around[3] = {b->t_pack, b->t_handoff, b->t_unpack};
     for (int a = 0; a < 3; a++)
       if (around[a] != FU_TASK_NONE) {

@@ -34,7 +34,8 @@ static int fu__horovod_settle(const fu_workload *w, const fu_plan *p, const fu_c
     size_t nb = 0;
     if ((st = fu_plan_rule_buckets(&w2, p, &b, &nb)) != FU_OK) break;
     int same = nb == *nbuckets;
-    for (size_t k = 0; same && k < nb; k++) same = b[k].first == (*out)[k].first && b[k].last == (*out)[k].last;
+    for (size_t k = 0; same && k < nb; k++)
+      same = b[k].first == (*out)[k].first && b[k].last == (*out)[k].last;
     free(*out);
     *out = b;
     *nbuckets = nb;

@@ -431,7 +431,8 @@ static int fu__polish_seed(fu__polish *pl, const fu_plan *q) {
  * several streams or shared links, a cut or Pareto state the DP could not keep), the DP's
  * buckets are a start: the plans `fusim plan` compares and a cap sweep are simulated as seeds,
  * then single boundary moves (drop a cut, move one a gradient left or right; where none helps, add
- * one) are taken while they help. Every candidate is simulated, so the result is never worse than any seed. */
+ * one) are taken while they help. Every candidate is simulated, so the result is never worse than
+ * any seed. */
 static int fu__polish_run(fu__polish *pl, const fu_bucket *dp, size_t ndp, int moves,
                           double *dp_us) {
   size_t n = pl->w->ngrads;

@@ -503,7 +503,8 @@ static int fu__nested_fields(const json_t *root, const char *what, int strict) {
     snprintf(pre, sizeof pre, "layers[%zu].", i);
     FU_CHECK(fu__fields(json_array_get(a, i), layer, FU__NK(layer), what, pre, strict, &seen));
   }
-  FU_CHECK(fu__fields(json_object_get(root, "memory"), fu_mem_keys, FU_MEM_KEYS, what, "memory.", strict, &seen));
+  FU_CHECK(fu__fields(json_object_get(root, "memory"), fu_mem_keys, FU_MEM_KEYS, what, "memory.", strict,
+                      &seen));
   const json_t *h = json_object_get(root, "host");
   if (h && !json_object_get(h, "version"))
     return fu__fields(h, host1, FU__NK(host1), what, "host.", strict, &seen);
