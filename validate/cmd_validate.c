@@ -70,18 +70,20 @@ int fu_cmd_validate(int argc, char **argv) {
   const char *plans = NULL, *from = NULL;
   int table = 0, no_host = 0;
   long iters = 20, warmup = 3, reps = 20;
+  int iters_seen = 0, warmup_seen = 0, reps_seen = 0;
   const fu_option rows[] = {
       FU_OPT_HEADER("inputs"), FU_OPTS_INPUTS(&in), FU_OPTS_TARGET(&tg), FU_OPTS_GPUS(&gp),
       {FU_OPT_STR(0, "plan", &plans, "FILE|default", "plans to run (see below)"), .aliases = "plans"},
       FU_OPT_ROW_FUSION(&pf), FU_OPTS_PLAN_SHAPE(&pf), FU_OPT_ROW_FRAMEWORK(&pf),
       {FU_OPT_FLAG(0, "no-host", &no_host, "do not emulate the workload's host costs (hook_us, issue_us)")},
       FU_OPT_HEADER("runs"),
-      {FU_OPT_INT(0, "iters", &iters, 1, 100000, "N", "timed iterations per plan, interleaved across plans (20)")},
-      {FU_OPT_INT(0, "warmup", &warmup, 0, 100000, "N", "untimed rounds first (3)")},
+      {FU_OPT_INT(0, "iters", &iters, 1, 100000, "N", "timed iterations per plan, interleaved across plans (20)"),
+       .seen = &iters_seen},
+      {FU_OPT_INT(0, "warmup", &warmup, 0, 100000, "N", "untimed rounds first (3)"), .seen = &warmup_seen},
       {FU_OPT_FLAG(0, "fusion-table", &table,
                    "the classic table: 4 separate messages vs one fused message at 1, 8 and\n"
                    "128 MiB each (and 64 x 4 KiB, 64 x 64 KiB) over PCIe")},
-      {FU_OPT_INT(0, "reps", &reps, 1, 100000, "N", "timed runs per fusion-table cell (20)")},
+      {FU_OPT_INT(0, "reps", &reps, 1, 100000, "N", "timed runs per fusion-table cell (20)"), .seen = &reps_seen},
       {FU_OPT_STR(0, "from-csv", &from, "FILE", "print (and --plot) results a run stored with --format csv; no GPU")},
       FU_OPT_HEADER("output"), FU_OPTS_OUTPUT(&out),
       {FU_OPT_PLOT(0, "plot", &o.plot, "predicted vs measured through gnuplot (.png or .svg)")},
@@ -121,6 +123,16 @@ int fu_cmd_validate(int argc, char **argv) {
       return fu_exit_code(FU_EUSAGE);
     }
     o.plan = &one;
+  }
+  /* the runs' options of one mode given to another were ignored in silence */
+  if (table && (iters_seen || warmup_seen || tg.comm || in.profile || no_host || gp.gpus)) {
+    fu_opt_usage_error(&cmd, "--fusion-table takes --reps and the output options; --iters, --warmup, "
+                             "--comm, --profile, --no-host and -g are the matrix's (--workload)");
+    return fu_exit_code(FU_EUSAGE);
+  }
+  if (!table && reps_seen) {
+    fu_opt_usage_error(&cmd, "--reps is --fusion-table's; the matrix takes --iters and --warmup");
+    return fu_exit_code(FU_EUSAGE);
   }
   if (table && o.plot) {
     fu_opt_usage_error(&cmd, "--plot draws the matrix (--workload or --from-csv), not --fusion-table");

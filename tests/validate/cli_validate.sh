@@ -35,6 +35,10 @@ refused 64 "cap '25' has no unit" "$FUSIM" validate --workload "$W" --fusion cap
 rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 69 ] && ok || bad "validate --fusion none --overlap off: exit $rc (0 with a GPU, 69 without): $(cat "$T/err")"
 refused 64 "not --fusion-table" "$FUSIM" validate --fusion-table --plot "$T/t.png"
+# one mode's run options given to another were ignored in silence
+refused 64 "are the matrix's" "$FUSIM" validate --fusion-table --iters 5
+refused 64 "are the matrix's" "$FUSIM" validate --fusion-table --comm offload
+refused 64 "--reps is --fusion-table's" "$FUSIM" validate --workload "$W" --reps 3 --no-store
 # --plot is checked before any work: .png or .svg in a writable folder.
 refused 64 "png or .svg" "$FUSIM" validate --workload "$W" --no-store --plot "$T/plot.pdf"
 refused 64 "no: No such file or directory" "$FUSIM" validate --workload "$W" --no-store --plot "$T/no/plot.png"
