@@ -307,7 +307,10 @@ int fu_compute_attn_us(const fu_compute *c, const char *dtype, int head_dim, int
     if (a->seq <= seq && (!lo || a->seq > lo->seq)) lo = a;
     if (a->seq >= seq && (!hi || a->seq < hi->seq)) hi = a;
   }
-  double scale_hd = (double)head_dim / v->head_dim; /* FLOPs grow with the head size */
+  /* FLOPs grow with the head size, but no kernel runs a head narrower than 32: FlashAttention's
+     are built for 32, 64, 96, ... and pad up to them (a head of 1 was priced at 1/64 of one of
+     64, so 1024 heads of 1 cost less than 8 of 128) */
+  double scale_hd = (head_dim < 32 ? 32.0 : (double)head_dim) / v->head_dim;
   double pf, pb;
   if (lo && hi && lo->seq != hi->seq) {
     double f = (log(seq) - log(lo->seq)) / (log(hi->seq) - log(lo->seq)), lf, lb, hf, hb;

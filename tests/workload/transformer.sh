@@ -466,6 +466,19 @@ eq "roofline with --arch gpt2: one line" "$(wc -l <"$dir/err")" 1
   python3 -c "import json, sys; j = json.load(open(sys.argv[1])); sys.exit('memory' in j or 'Memory not estimated' not in j['notes'])" "$dir/rl.json"
 eq "roofline: no memory block, said in the notes" $? 0
 
+# no attention kernel runs a head narrower than 32 (FlashAttention pads up to its built sizes):
+# 1024 heads of 1 cost what 1024 heads of 32 do (--head-dim 32; they were priced at 1/32 of it,
+# below 8 heads of 128)
+for hd in "" "--head-dim 32"; do
+  # shellcheck disable=SC2086
+  "$fusim" workload --transformer --arch llama --layers 2 --hidden 1024 --heads 1024 $hd --ffn 4096 --vocab 32000 \
+    --seq 1024 --micro-batch 4 --ops "$dir/att${hd:+32}.csv" --out "$dir/att.json" >/dev/null 2>&1 || { echo "FAIL: head dim $hd" >&2; fail=1; }
+done
+python3 -c "
+import csv, sys
+t = [sum(float(r['fwd_us']) + float(r['bwd_us']) for r in csv.DictReader(open(f)) if r['op'] == 'attention') for f in sys.argv[1:]]
+assert abs(t[0] / t[1] - 1) < 1e-9, t" "$dir/att.csv" "$dir/att32.csv" || { echo "FAIL: one-wide heads priced under 32-wide ones" >&2; fail=1; }
+
 # The token count is never a GEMM's leading dimension: 1023 tokens a layer cost what 1024 do (every
 # linear layer took the unaligned-vocabulary table, 9x slower: fwd 7753 against 4595 us), while
 # an unaligned vocabulary (GPT-2's 50257) still takes it.
