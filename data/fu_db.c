@@ -68,10 +68,9 @@ int fu_db_schema_version(void) { return FU__SCHEMA_VERSION; }
 const char *fu_db_build_version(void) { return fu_version(); }
 const char *fu_db_build_commit(void) { return fu__build_commit[0] ? fu__build_commit : "unknown"; }
 
-/* The busy timeout: $FUSIM_DB_BUSY_MS (0 .. 1 hour) or 10 s. Tests shorten it to provoke
- * a locked database quickly. */
-/* FUSIM_DB_BUSY_MS, whole milliseconds; a value that is not one is said (a user who wrote "5s"
- * got the 10 s default in silence) and the default kept. */
+/* The busy timeout: $FUSIM_DB_BUSY_MS, whole milliseconds from 0 to 1 hour, or 10 s. Tests
+ * shorten it to provoke a locked database quickly. A value that is not one is said (a user who
+ * wrote "5s" got the default in silence) and the default kept. */
 static int fu__busy_ms(void) {
   const char *e = getenv("FUSIM_DB_BUSY_MS");
   long v;

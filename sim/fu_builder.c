@@ -1853,8 +1853,8 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              s->image, s->patch, s->patch);
   /* the roofline's operations count no saved activations: a peak without them passed 964 GiB
      as fitting in 140, so it writes no memory block (no check) and says so */
-  if (x.roofline) memset(mem, 0, sizeof *mem);
-  if (x.roofline)
+  if (x.roofline) {
+    memset(mem, 0, sizeof *mem);
     snprintf(notes, sizeof notes,
              "ESTIMATE from fusim workload --transformer (roofline): %ld layers, hidden %ld, %ld heads "
              "(%ld kv), ffn %ld%s, vocab %ld, seq %ld, micro-batch %ld, %s; %llu params. Per "
@@ -1864,7 +1864,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              s->layers, s->hidden, s->heads, s->kv_heads ? s->kv_heads : s->heads, s->ffn,
              s->gated ? " gated" : "", s->vocab, s->seq, s->batch, fu__prec_name(s->prec),
              (unsigned long long)nparam, s->tflops, s->efficiency, hbm, ku, opt_bytes);
-  else
+  } else {
     snprintf(notes, sizeof notes,
              "ESTIMATE from fusim workload --transformer: %s architecture, %ld layers, hidden %ld, "
              "%ld heads (%ld kv), ffn %ld, %s %ld%s, seq %ld%s, micro-batch %ld, %s, dropout %g, %s; "
@@ -1887,6 +1887,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              mem->optimizer / 1073741824.0, mem->casts / 1073741824.0,
              mem->activations / 1073741824.0, mem->inputs / 1073741824.0, mem->workspace / 1073741824.0,
              mem->peak / 1073741824.0, optnote, bound);
+  }
   if (!(w->notes = strdup(notes))) {
     fu_workload_finish(w);
     return FU_ENOMEM;

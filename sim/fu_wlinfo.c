@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fu_paths.h"
 
@@ -113,10 +114,15 @@ int fu_wlinfo_print(const fu_workload *w, fu_format fmt, int tensors) {
   return FU_OK;
 }
 
-/* 1 when name is among the first n of seen. */
-static int fu__listed(char **seen, size_t n, const char *name) {
-  for (size_t i = 0; i < n; i++)
-    if (strcmp(seen[i], name) == 0) return 1;
+/* 1 when file (a workload's file name) is in an earlier data folder than dirs[d], which
+ * --workload NAME then finds first. */
+static int fu__hidden(char dirs[FU_DATA_NDIRS][FU_PATH_MAX], int d, const char *file) {
+  for (int e = 0; e < d; e++) {
+    char p[FU_PATH_MAX + 300];
+    struct stat st;
+    snprintf(p, sizeof p, "%.*s/workloads/%s", (int)strnlen(dirs[e], FU_PATH_MAX), dirs[e], file);
+    if (*dirs[e] && stat(p, &st) == 0 && S_ISREG(st.st_mode)) return 1;
+  }
   return 0;
 }
 
@@ -128,13 +134,11 @@ int fu_wlinfo_list(fu_format fmt) {
   /* every data folder in the order --workload NAME searches them (a name in an earlier one
      hides the same name later; FUSIM_DATA's empty folder listed nothing while every bundled
      name still resolved) */
-  char **seen = NULL;
-  size_t nseen = 0;
-  int nfolders = 0, st = FU_OK;
+  int nfolders = 0;
   json_t *arr = fmt == FU_FORMAT_JSON ? json_array() : NULL;
   if (fmt == FU_FORMAT_CSV) printf("name,file,tensors,total_bytes,kind\n");
   else if (fmt == FU_FORMAT_TABLE) printf("%-20s %8s %16s  %-9s %s\n", "name", "tensors", "bytes", "times", "workload");
-  for (int d = 0; d < FU_DATA_NDIRS && st == FU_OK; d++) {
+  for (int d = 0; d < FU_DATA_NDIRS; d++) {
     if (!*dirs[d]) continue;
     char path[FU_PATH_MAX + 16];
     snprintf(path, sizeof path, "%.*s/workloads", (int)strnlen(dirs[d], FU_PATH_MAX), dirs[d]);
@@ -147,15 +151,7 @@ int fu_wlinfo_list(fu_format fmt) {
       size_t len = strlen(f);
       char full[FU_PATH_MAX + 300], base[256];
       snprintf(base, sizeof base, "%.*s", len > 5 ? (int)(len - 5) : 0, f);
-      if (len > 5 && strcmp(f + len - 5, ".json") == 0 && !fu__listed(seen, nseen, base)) {
-        char **more = realloc(seen, (nseen + 1) * sizeof *seen);
-        if (!more || !(more[nseen] = strdup(base))) {
-          seen = more ? more : seen;
-          st = FU_ENOMEM;
-          break;
-        }
-        seen = more;
-        nseen++;
+      if (len > 5 && strcmp(f + len - 5, ".json") == 0 && !fu__hidden(dirs, d, f)) {
         snprintf(full, sizeof full, "%s/%s", path, f);
         fu_workload w;
         if (fu_workload_load(full, 0, &w) == FU_OK) {
@@ -176,22 +172,21 @@ int fu_wlinfo_list(fu_format fmt) {
         }
         fu_workload_finish(&w);
       }
+      free(ents[i]);
     }
-    for (int i = 0; i < n; i++) free(ents[i]);
     free(ents);
   }
-  for (size_t i = 0; i < nseen; i++) free(seen[i]);
-  free(seen);
-  if (st == FU_OK && !nfolders) {
+  if (!nfolders) {
+    json_decref(arr);
     fu_error("workload: no data folder with workloads found beside this fusim; set FUSIM_DATA");
-    st = FU_ENOINPUT;
+    return FU_ENOINPUT;
   }
-  if (arr && st == FU_OK) {
+  if (arr) {
     json_dumpf(arr, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     fputc('\n', stdout);
+    json_decref(arr);
   }
-  json_decref(arr);
-  return st;
+  return FU_OK;
 }
 
 void fu_wlinfo_print_mem(const fu_mem *m, double gpu) {

@@ -105,6 +105,20 @@ int fu_cmd_validate(int argc, char **argv) {
     fu_opt_usage_error(&cmd, "--workload, --fusion-table and --from-csv are separate runs; give one");
     return fu_exit_code(FU_EUSAGE);
   }
+  /* the runs' options of one mode given to another were ignored in silence */
+  if (table && (iters_seen || warmup_seen || tg.comm || in.profile || no_host || gp.gpus)) {
+    fu_opt_usage_error(&cmd, "--fusion-table takes --reps and the output options; --iters, --warmup, "
+                             "--comm, --profile, --no-host and -g are the matrix's (--workload)");
+    return fu_exit_code(FU_EUSAGE);
+  }
+  if (!table && reps_seen) {
+    fu_opt_usage_error(&cmd, "--reps is --fusion-table's; the matrix takes --iters and --warmup");
+    return fu_exit_code(FU_EUSAGE);
+  }
+  if (table && o.plot) {
+    fu_opt_usage_error(&cmd, "--plot draws the matrix (--workload or --from-csv), not --fusion-table");
+    return fu_exit_code(FU_EUSAGE);
+  }
   fu_plan one;
   if (pf.fusion || pf.overlap || pf.pack || pf.comm_streams || pf.framework) {
     if (plans || !o.workloads) {
@@ -123,20 +137,6 @@ int fu_cmd_validate(int argc, char **argv) {
       return fu_exit_code(FU_EUSAGE);
     }
     o.plan = &one;
-  }
-  /* the runs' options of one mode given to another were ignored in silence */
-  if (table && (iters_seen || warmup_seen || tg.comm || in.profile || no_host || gp.gpus)) {
-    fu_opt_usage_error(&cmd, "--fusion-table takes --reps and the output options; --iters, --warmup, "
-                             "--comm, --profile, --no-host and -g are the matrix's (--workload)");
-    return fu_exit_code(FU_EUSAGE);
-  }
-  if (!table && reps_seen) {
-    fu_opt_usage_error(&cmd, "--reps is --fusion-table's; the matrix takes --iters and --warmup");
-    return fu_exit_code(FU_EUSAGE);
-  }
-  if (table && o.plot) {
-    fu_opt_usage_error(&cmd, "--plot draws the matrix (--workload or --from-csv), not --fusion-table");
-    return fu_exit_code(FU_EUSAGE);
   }
   char *cmdline = fu_join_argv(argc, argv);
   o.cmdline = cmdline;
