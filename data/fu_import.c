@@ -598,8 +598,11 @@ static int fu__text_cfg(fu__text *t, char *body, long line) {
   return FU_OK;
 }
 
-/* "#  Rank  0 Group  0 Pid 1341852 on HOST device  0 [0x07] NVIDIA A100-SXM4-40GB" */
-static void fu__text_rank(fu__text *t, const char *body) {
+/* "#  Rank  0 Group  0 Pid 1341852 on HOST device  0 [0x07] NVIDIA A100-SXM4-40GB". A run that
+ * follows rows of another (logs concatenated) on a GPU model other than theirs is refused: the
+ * file's samples share one host row, so its samples would be stored, and fitted, as the first
+ * run's GPU. */
+static int fu__text_rank(fu__text *t, const char *body, long line) {
   t->rank_lines++;
   fu_provenance *p = &t->c->r->prov;
   const char *on = strstr(body, " on ");
@@ -629,10 +632,22 @@ static void fu__text_rank(fu__text *t, const char *body) {
     snprintf(t->last_proc, sizeof t->last_proc, "%s", key);
   }
   const char *dev = strstr(body, " device ");
-  if (dev && !p->gpu[0]) {
-    const char *g = strchr(dev, ']');
-    if (g) snprintf(p->gpu, sizeof p->gpu, "%s", fu__skip_ws(g + 1));
+  const char *g = dev ? strchr(dev, ']') : NULL;
+  if (g && !p->gpu[0]) snprintf(p->gpu, sizeof p->gpu, "%s", fu__skip_ws(g + 1));
+  else if (g && t->c->r->n > 0) {
+    const char *m = fu__skip_ws(g + 1);
+    size_t len = strlen(m);
+    while (len && isspace((unsigned char)m[len - 1])) len--;
+    size_t plen = strlen(p->gpu);
+    while (plen && isspace((unsigned char)p->gpu[plen - 1])) plen--;
+    if (len && (len != plen || strncmp(m, p->gpu, len) != 0)) {
+      fu__err(t->c, line, "this run's GPU is '%.*s' but the rows above ran on '%.*s': a file holds "
+                          "the runs of one GPU model (its samples share one host row); split the log",
+              (int)len, m, (int)plen, p->gpu);
+      return FU_EDATA;
+    }
   }
+  return FU_OK;
 }
 
 /* Column header: "# size count type redop root time algbw busbw #wrong time algbw busbw #wrong". */
@@ -933,10 +948,7 @@ static int fu__text_comment(fu__text *t, char *buf, long line) {
     FU_CHECK(fu__table_end(t, line));
     return fu__text_cfg(t, copy, line);
   }
-  if (!strncmp(body, "Rank ", 5)) {
-    fu__text_rank(t, body);
-    return FU_OK;
-  }
+  if (!strncmp(body, "Rank ", 5)) return fu__text_rank(t, body, line);
   if (!strncmp(body, "Using devices", 13)) {
     FU_CHECK(fu__table_end(t, line));
     fu__text_ranks_reset(t);

@@ -492,6 +492,21 @@ migrate-report)
   expect_fail 64 "report check prints its findings as text" "$FUSIM" report --db "$T/v5.db" check --format json
   echo "ok [$CASE]"
   ;;
+concat-gpus)
+  # logs concatenated into one file: runs on one GPU model import as before; a run on another
+  # model is refused in one line (the file's samples share one host row, so the B200 rows were
+  # stored, and fitted, as H100 ones) and nothing is stored
+  MN=$PUB/multi-node
+  cat "$MN/mghpcc-dgxh100-2gpu-1node-allreduce.txt" "$MN/mghpcc-dgxh100-4gpu-2node-allreduce.txt" >"$T/same-allreduce.txt"
+  "$FUSIM" import --db "$DB" "$T/same-allreduce.txt" >/dev/null 2>"$T/err" || fail "one model: $(cat "$T/err")"
+  [ "$(q "SELECT count(*) FROM samples")" = 124 ] || fail "one model: $(q "SELECT count(*) FROM samples") samples"
+  BEFORE=$(snapshot)
+  cat "$MN/mghpcc-dgxh100-2gpu-1node-allreduce.txt" "$MN/mit-b200-8gpu-1node-allreduce.txt" >"$T/two-allreduce.txt"
+  expect_fail 65 "this run's GPU is 'NVIDIA B200' but the rows above ran on 'NVIDIA H100 80GB HBM3'" \
+    "$FUSIM" import --db "$DB" "$T/two-allreduce.txt"
+  unchanged
+  echo "ok [$CASE]"
+  ;;
 *)
   fail "unknown case"
   ;;
