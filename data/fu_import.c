@@ -464,6 +464,8 @@ typedef struct fu__text {
   int nhosts;                /* distinct hosts (may exceed FU__MAX_HOSTS; then only counted) */
   char op[24];               /* from "Collective test starting", "" unknown */
   fu__cmd cmd;               /* from a command line in the log */
+  char run_nccl[16];         /* NCCL version this run printed ("" none): its rows keep it */
+  int nccl_fresh;            /* run_nccl was printed after the last row (it is the next run's) */
   /* the current table */
   int in_table;              /* a column header was seen and the table has not ended */
   int expect_units;          /* the next comment line may be the "(B) (elements)" line */
@@ -595,7 +597,16 @@ static int fu__text_cfg(fu__text *t, char *body, long line) {
   }
   t->have_cfg = 1;
   fu__text_ranks_reset(t);
+  /* a run of a concatenated log that prints no version of its own does not take the last run's */
+  if (!t->nccl_fresh) t->run_nccl[0] = '\0';
   return FU_OK;
+}
+
+/* A version NCCL or nccl-tests printed: the rows that follow ran it. */
+static void fu__text_run_nccl(fu__text *t, const char *v) {
+  if (!fu_nccl_version_code(v)) return;
+  snprintf(t->run_nccl, sizeof t->run_nccl, "%s", v);
+  t->nccl_fresh = 1;
 }
 
 /* "#  Rank  0 Group  0 Pid 1341852 on HOST device  0 [0x07] NVIDIA A100-SXM4-40GB". A run that
@@ -876,6 +887,7 @@ static int fu__text_row(fu__text *t, char *line_buf, long line, int cut) {
     snprintf(x->link, sizeof x->link, "%s", t->t_link);
     snprintf(x->dtype, sizeof x->dtype, "%s", type);
     snprintf(x->algo, sizeof x->algo, "%s", t->cmd.algo);
+    if (t->run_nccl[0]) snprintf(x->nccl_version, sizeof x->nccl_version, "%.15s", t->run_nccl);
     snprintf(x->proto, sizeof x->proto, "%s", t->cmd.proto);
     x->ranks = t->t_ranks;
     x->nodes = t->nhosts; /* the host row names only the first 4 */
@@ -887,6 +899,7 @@ static int fu__text_row(fu__text *t, char *line_buf, long line, int cut) {
     ns++;
   }
   for (int i = 0; i < ns; i++) FU_CHECK(fu__push(c->r, &s[i]));
+  t->nccl_fresh = 0;
   return FU_OK;
 }
 
@@ -918,6 +931,9 @@ static void fu__text_nccl_line(fu__text *t, const char *s) {
   fu_provenance *p = &t->c->r->prov;
   const char *v = strstr(s, "NCCL version ");
   if (v) {
+    char run[16] = "";
+    fu__scan_version(v, "NCCL", run, sizeof run);
+    fu__text_run_nccl(t, run);
     fu__scan_version(v, "NCCL", t->c->printed_nccl, sizeof t->c->printed_nccl);
     fu__scan_version(v, "NCCL", p->nccl, sizeof p->nccl);
     const char *cu = strstr(v, "+cuda");
@@ -986,6 +1002,9 @@ static int fu__text_comment(fu__text *t, char *buf, long line) {
       char num[16] = "";
       sscanf(lib + 13, "%15[0-9]", num);
       if (fu_parse_long(num, 0, 1000000, &code) == FU_OK) {
+        char run[16];
+        fu_nccl_version_string(code, run, sizeof run);
+        fu__text_run_nccl(t, run);
         fu_nccl_version_string(code, p->nccl, sizeof p->nccl);
         if (!c->printed_nccl[0]) fu_nccl_version_string(code, c->printed_nccl, sizeof c->printed_nccl);
       }

@@ -428,6 +428,13 @@ nccl-version)
   [ "$(nv malformed-allreduce.txt)" = NULL/16 ] || fail "2.29 (no patch) not ignored: $(nv malformed-allreduce.txt)"
   [ "$(nv garbled-allreduce.txt)" = NULL/16 ] || fail "garbled not ignored: $(nv garbled-allreduce.txt)"
   [ "$(q "SELECT coalesce(nccl_version, 'NULL') FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.source_file LIKE '%v.csv' ORDER BY bytes" | tr '\n' ' ')" = "2.27.3 NULL " ] || fail "CSV column"
+  # two runs concatenated, each printing its own NCCL: each run's rows keep their own (all 32
+  # were stored as the first run's 2.27.3)
+  { grep -v '^##' "$MN/mit-b200-16gpu-2node-allreduce.txt" | sed 's/^NCCL version 2.29.2/NCCL version 2.27.3/'
+    grep -v '^##' "$MN/mit-b200-16gpu-2node-allreduce.txt"; } >"$T/two-runs-allreduce.txt"
+  "$FUSIM" import --db "$DB" "$T/two-runs-allreduce.txt" >/dev/null 2>"$T/err" || fail "two runs: $(cat "$T/err")"
+  [ "$(q "SELECT group_concat(coalesce(s.nccl_version, 'NULL'), ' ') FROM (SELECT s.nccl_version FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.source_file LIKE '%two-runs-allreduce.txt' AND s.in_place = 0 AND s.bytes = 1048576 ORDER BY s.id) s")" = "2.27.3 2.29.2" ] ||
+    fail "runs' own NCCL: $(q "SELECT s.nccl_version, count(*) FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.source_file LIKE '%two-runs-allreduce.txt' GROUP BY 1")"
   # a CSV cell that is not a version: the row refused in one line, nothing stored
   BEFORE=$(snapshot)
   printf 'op,ranks,bytes,time_us,link,nccl_version\nallreduce,8,1048576,40,nvlink,2.27\n' >"$T/bad.csv"
