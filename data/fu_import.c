@@ -954,6 +954,30 @@ static void fu__text_command(fu__text *t, const char *cmd) {
   fu__scan_cmd(cmd, &t->cmd);
 }
 
+/* Whether a comment says the GPUs are joined by NVLink or NVSwitch: a mention that denies it
+ * ("PCIe only (no NVLink)", "without NVSwitch", "non-NVLink", "NVLink x0" as a PCIe machine's
+ * topology line has it) does not count. */
+static int fu__names_nvlink(const char *body) {
+  static const char *const words[] = {"nvlink", "nvswitch"};
+  static const char *const denials[] = {"no", "non", "not", "without", "w/o"};
+  for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+    size_t wl = strlen(words[w]);
+    for (const char *m = body; (m = strcasestr(m, words[w])) != NULL; m += wl) {
+      if (w == 0 && strncasecmp(m + wl, " x0", 3) == 0) continue;
+      /* the word before it, past blanks, '(' and '-' */
+      const char *e = m;
+      while (e > body && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '(' || e[-1] == '-')) e--;
+      const char *b = e;
+      while (b > body && (isalpha((unsigned char)b[-1]) || b[-1] == '/')) b--;
+      int denied = 0;
+      for (size_t d = 0; d < sizeof denials / sizeof denials[0] && !denied; d++)
+        denied = (size_t)(e - b) == strlen(denials[d]) && strncasecmp(b, denials[d], (size_t)(e - b)) == 0;
+      if (!denied) return 1;
+    }
+  }
+  return 0;
+}
+
 static int fu__text_comment(fu__text *t, char *buf, long line) {
   fu__ctx *c = t->c;
   fu_provenance *p = &c->r->prov;
@@ -989,8 +1013,7 @@ static int fu__text_comment(fu__text *t, char *buf, long line) {
   t->expect_units = 0;
   /* "## hardware: 8 x NVIDIA B200, NVLink5/NVSwitch": the link of a one-host log ("NVLink x0",
    * as a PCIe machine's topology line says, does not count) */
-  const char *nv = strcasestr(body, "nvlink");
-  if (strcasestr(body, "nvswitch") || (nv && strncasecmp(nv + 6, " x0", 3) != 0)) c->says_nvlink = 1;
+  if (fu__names_nvlink(body)) c->says_nvlink = 1;
   if (fu__ends_table(body)) FU_CHECK(fu__table_end(t, line));
   if (!strncmp(body, "nccl-tests version ", 19)) {
     char ver[32] = "";

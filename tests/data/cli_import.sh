@@ -41,6 +41,23 @@ as_user() {
 }
 
 case $CASE in
+nvlink-comment)
+  # the link of a one-host log whose file name names none comes from a comment naming NVLink or
+  # NVSwitch; one that denies it ("PCIe only (no NVLink)", "no NVLink") does not count: the
+  # public PCIe logs renamed were stored as nvlink
+  cp "$PUB/rtx5090x8-pcie-allreduce.txt" "$T/rtx5090-allreduce.txt"
+  cp "$PUB/rtx2080tix2-pcie-allreduce.txt" "$T/rtx2080-allreduce.txt"
+  cp "$A100" "$T/a100-allreduce.txt"
+  "$FUSIM" import --db "$DB" "$T/a100-allreduce.txt" >/dev/null 2>"$T/err" || fail "a100: $(cat "$T/err")"
+  [ "$(q "SELECT DISTINCT link FROM samples")" = nvlink ] || fail "a100 (NVSwitch board): $(q "SELECT DISTINCT link FROM samples")"
+  BEFORE=$(snapshot)
+  expect_fail 64 "does not say which link the 8 ranks use" "$FUSIM" import --db "$DB" "$T/rtx5090-allreduce.txt"
+  unchanged
+  expect_fail 64 "does not say which link the 2 ranks use" "$FUSIM" import --db "$DB" "$T/rtx2080-allreduce.txt"
+  unchanged
+  "$FUSIM" import --db "$DB" --link pcie "$T/rtx2080-allreduce.txt" >/dev/null 2>"$T/err" || fail "--link pcie: $(cat "$T/err")"
+  echo "ok [$CASE]"
+  ;;
 public)
   # every public log and reference file, one command, counts by hand from the files
   "$FUSIM" import --db "$DB" "$PUB"/*.txt "$REF"/*.csv "$REF/h200-1gpu-allreduce-nccl-tests.txt" >/dev/null ||
