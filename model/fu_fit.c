@@ -83,6 +83,20 @@ static int fu__wls(const fu_fit_point *p, size_t n, int nonneg, double *x, doubl
     l->dof = (int)n - 1;
     l->clamped = 1;
   }
+  /* A falling line (beta < 0: flat sizes with noise, or an outlier at the small end) prices a
+   * bigger message below a smaller one at every size it spans, even where the log rises: the
+   * segment is a constant instead, the weighted mean of its times (alpha = sum(w t) / sum(w)). */
+  if (l->beta < 0 && !l->clamped) {
+    double sw = 0;
+    for (size_t i = 0; i < n; i++) sw += w[i];
+    l->alpha = gsl_stats_wmean(w, 1, y, 1, n);
+    l->beta = 0;
+    l->cov00 = 1.0 / sw;
+    l->cov01 = l->cov11 = 0;
+    chisq = gsl_stats_wtss_m(w, 1, y, 1, n, l->alpha);
+    l->dof = (int)n - 1;
+    l->negative = 0;
+  }
   /* gsl_fit_wlinear's covariance takes the weights as 1/sigma^2; ours are relative, so scale
    * by the residual variance chisq / dof. */
   double s2 = l->dof > 0 ? chisq / l->dof : NAN;

@@ -123,6 +123,40 @@ static void test_robust(void) {
   EXPECT(fabs(w.beta_us_per_byte - 1e-4) > fabs(b.beta_us_per_byte - 1e-4));
 }
 
+/* A falling line prices a bigger message below a smaller one at every size it spans: flat
+ * latency-bound sizes with one slow sample at the small end (the RTX 5090 log, 8 B .. 2 KiB)
+ * gave beta -1.4e-4 us/B, 2 KiB priced 24.51 us below 16 B's 24.79 while the log rose. Such a
+ * segment is a constant: the weighted mean sum(1/t) / sum(1/t^2), with its CI. */
+static void test_falling(void) {
+  static const double t[] = {25.47, 24.52, 24.65, 24.72, 24.67, 24.77, 24.62, 24.66, 24.54};
+  fu_fit_point p[9];
+  double s1 = 0, s2 = 0;
+  for (int i = 0; i < 9; i++) {
+    p[i].bytes = 8.0 * (1 << i);
+    p[i].t_us = t[i];
+    s1 += 1 / t[i], s2 += 1 / (t[i] * t[i]);
+  }
+  fu_segment s;
+  int neg = -1;
+  EXPECT_INT_EQ(fu_fit_line(p, 9, FU_FIT_WLS, 0, &s, &neg), FU_OK);
+  EXPECT_NEAR(s.beta_us_per_byte, 0, 0);
+  EXPECT_NEAR(s.alpha_us, s1 / s2, 1e-9);
+  EXPECT(s.alpha_ci[0] < s.alpha_us && s.alpha_us < s.alpha_ci[1]);
+  EXPECT_INT_EQ(neg, 0);
+  /* the whole log: no segment falls */
+  char path[1024];
+  td_set d;
+  snprintf(path, sizeof path, "%s/data/public-nccl-tests/rtx5090x8-pcie-allreduce.txt", td_shared());
+  EXPECT(td_read_nccl(path, 0, &d) == 25);
+  fu_fit_options o;
+  fu_fit_options_init(&o);
+  o.criterion = FU_FIT_BIC;
+  fu_fit_result res;
+  EXPECT_INT_EQ(fu_fit_piecewise(d.pts, d.n, &o, "rtx5090", &res), FU_OK);
+  for (int k = 0; k < res.nseg; k++) EXPECT(res.seg[k].beta_us_per_byte >= 0);
+  fu_fit_result_finish(&res);
+}
+
 /* Fit one data set with default options; every sample within tol; prints what it missed. */
 static int check_dataset(const char *name, const td_set *d, double tol, int min_points) {
   fu_fit_options o;
@@ -153,6 +187,7 @@ static int check_dataset(const char *name, const td_set *d, double tol, int min_
 int main(void) {
   test_exact();
   test_robust();
+  test_falling();
   /* (a) 40 fixed seeds, both criteria: every fit must find the 3 segments, every alpha and beta
    * within 5% and every breakpoint within one size step. The 95% CIs must hold the true value
    * in about 95% of cases: over 480 intervals a rate below 90% would be 5 binomial standard
