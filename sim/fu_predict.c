@@ -342,6 +342,7 @@ typedef struct fu__hg {
   int depth;                 /* launch queue depth (0: the host is not bounded) */
   double nl;                 /* launches made so far */
   double sh_hooks, sh_off, sh_ddp; /* the issue-spacing curves' anchors (fu__spacing_anchor) */
+  uint32_t seg;              /* the compute task of the last segment (fu__hg_seg) */
 } fu__hg;
 
 /* Host task `host` makes n launches whose work is GPU task `gpu`: it cannot start before the
@@ -449,6 +450,27 @@ static int fu__hg_issue(fu__hg *g, const fu_host *h, fu_framework fw, const fu_c
   return fu__hg_fw(g, us, FU__K_ISSUE, k, id);
 }
 
+/* Horovod (overlap on): bucket k is issued by the background thread, not the host thread, on
+ * the cycle grid counted from the start of backward (as the graph without a host timeline
+ * does), once its last gradient is ready and its hook has run on the host. The host thread
+ * goes on meanwhile. */
+static int fu__hg_issue_hvd(fu__hg *g, const fu_plan *p, size_t k, uint32_t ready,
+                            uint32_t *id) {
+  fu__sim *s = g->s;
+  fu_task_spec sp;
+  fu_task_spec_init(&sp, s->lane_hvd);
+  sp.work_us = s->bk[k].cost.issue_us * g->fh;
+  sp.tag = FU__TAG(FU__K_ISSUE, k);
+  if (p->cycle_us > 0) {
+    sp.align_us = p->cycle_us;
+    sp.align_origin = s->t_bwd0;
+  }
+  FU_CHECK(fu_engine_task_add(&s->e, &sp, id));
+  FU_CHECK(fu_engine_dep(&s->e, ready, *id));
+  if (g->last != FU_TASK_NONE) FU_CHECK(fu_engine_dep(&s->e, g->last, *id));
+  return FU_OK;
+}
+
 /* n kernels (copies; 0: a stream wait) as one task that host task `host` launched at its end. */
 static int fu__hg_gpu(fu__hg *g, double us, int kind, size_t idx, uint32_t host, double n,
                       uint32_t *id) {
@@ -464,6 +486,7 @@ static int fu__hg_gpu(fu__hg *g, double us, int kind, size_t idx, uint32_t host,
 static int fu__hg_seg(fu__hg *g, double us, double n, int kind, size_t idx, uint32_t *id) {
   uint32_t k;
   FU_CHECK(fu__task(g->s, g->s->lane_compute, FU_TASK_COMPUTE, us * g->fg, FU__TAG(kind, idx), &k));
+  g->seg = k;
   if (g->prev != FU_TASK_NONE) FU_CHECK(fu_engine_dep(&g->s->e, g->prev, k));
   FU_CHECK(fu__hg_launch(g, g->last, k, n));
   FU_CHECK(fu__task(g->s, g->s->lane_compute, FU_TASK_PLAIN, 0, FU__TAG(FU__K_GATE, idx), id));
@@ -538,7 +561,8 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   }
   fu__hg g = {s, 1.0, 1.0, 1.0, FU_TASK_NONE, FU_TASK_NONE, h->queue_depth, 0,
               fu__spacing_anchor(&h->sp_hooks, w), fu__spacing_anchor(&h->sp_offload, w),
-              fu__spacing_anchor(&h->sp_ddp, w)};
+              fu__spacing_anchor(&h->sp_ddp, w), FU_TASK_NONE};
+  int hvd = p->kind == FU_FUSION_HOROVOD && s->lane_hvd != FU_TASK_NONE;
   s->lq_n = 0;
   if (which == 1) g.fh += h->host_rel_lo, g.ff += h->fw_rel_lo, g.fg += h->step_rel_lo;
   if (which == 2) g.fh += h->host_rel_hi, g.ff += h->fw_rel_hi, g.fg += h->step_rel_hi;
@@ -598,7 +622,7 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
     if ((st = fu__hg_seg(&g, cg - pg, fu__share(h->launches_bwd, cc - pc, h->bwd_cpu_us),
                          FU__K_SEG, i, &s->t_seg[i])) != FU_OK)
       break;
-    if (i == 0) s->t_bwd0 = s->t_seg[0];
+    if (i == 0) s->t_bwd0 = g.seg; /* backward's start on the GPU, not gradient 0's ready */
     pc = cc;
     pg = cg;
     uint32_t ready = s->t_seg[i];
@@ -611,8 +635,12 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
                                  1, &ready)) != FU_OK)
       break;
     while (p->overlap && next < nb && bks[next].last == i && st == FU_OK) {
-      if ((st = fu__hg_issue(&g, h, fw, c, next, apart, &hid)) != FU_OK) break;
-      apart = 0;
+      if (hvd) {
+        if ((st = fu__hg_issue_hvd(&g, p, next, ready, &hid)) != FU_OK) break;
+      } else {
+        if ((st = fu__hg_issue(&g, h, fw, c, next, apart, &hid)) != FU_OK) break;
+        apart = 0;
+      }
       st = fu__hg_bucket(&g, c, next, fw == FU_FRAMEWORK_IDEAL, hid, ready, stream_last, which);
       next++;
     }

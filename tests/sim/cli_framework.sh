@@ -83,4 +83,28 @@ h = json.load(open(sys.argv[1]))['host']
 assert (h['version'], h['fwd_gpu_us'], h['bwd_gpu_us'], h['opt_gpu_us'], h['bwd_cpu_us'], h['ddp']) == (2, 400, 260, 20, 320, True), h" "$tmp/info.json"
 check "workload --info --format json: host block" $?
 
+# Horovod on a workload with a host timeline (data/host4.json, allreduce:8 at 20 us + n x 1e-5
+# us/B, pack/unpack d2d 5 us + n x 5e-7 us/B): the background thread issues each fusion on the
+# cycle grid counted from backward's start on the GPU (300 us), as without a host block. It
+# issued on the host thread as soon as a bucket's last gradient was ready (a cycle of 50 ms cost
+# nothing), and its buckets were cut on ready times counted from gradient 0's ready time (g0
+# always alone at tick 0).
+#   1 ms: ticks 300, 1300: every gradient (ready 450..800) goes at 1300, one 4 MiB bucket:
+#         1300 + pack 7.097152 + 61.94304 + unpack 7.097152 + optimizer 50 = 1426.137344
+#   50 ms: the same at 50300                                               = 50426.137344
+#   0.1 ms: g0 (450) at 500, g1 (600) at 600, g2 and g3 (750, 800) at 800, compute-bound: 950
+h4=$here/data/host4.json
+for cyc in "1ms 1426.137344 1" "50ms 50426.137344 1" "0.1ms 950 3"; do
+  set -- $cyc
+  "$fusim" predict --workload "$h4" --profile "$prof" --comm allreduce:8 --fusion horovod:64MiB,$1 \
+    --no-store --format json > "$tmp/hvd.json"
+  near "$(field "$tmp/hvd.json" iter_us)" "$2" 1e-5 && [ "$(field "$tmp/hvd.json" n_ops)" = "$3" ]
+  check "horovod:64MiB,$1 on a host timeline: iter_us $2, $3 buckets" $?
+done
+python3 -c "
+import json, sys
+b = json.load(open(sys.argv[1]))['buckets']
+assert [(x['first'], x['last'], x['start_us']) for x in b] == [(0, 0, 500), (1, 1, 600), (2, 3, 800)], b" "$tmp/hvd.json"
+check "horovod 0.1ms on a host timeline: buckets start on the cycle grid" $?
+
 finish cli_framework
