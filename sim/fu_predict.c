@@ -925,8 +925,11 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
     wire += b->wire_bytes;
     /* DDP's reducer keeps a flat tensor for every bucket through the step: beside the
      * gradients in copy mode, as the gradients themselves (alive through forward too) with
-     * gradient_as_bucket_view; elsewhere one fusion buffer of the largest packed bucket */
-    if (p->framework == FU_FRAMEWORK_DDP)
+     * gradient_as_bucket_view; the hook pattern in copy mode a fusion buffer per bucket
+     * (tools/torch_host.py HookFuser: one for every bucket, a lone tensor's too, into which
+     * each gradient is copied, as the simulation charges); elsewhere one fusion buffer of the
+     * largest packed bucket */
+    if (p->framework == FU_FRAMEWORK_DDP || (p->framework == FU_FRAMEWORK_HOOKS && !p->pack_view))
       out->fusion_buffer_bytes += b->bytes;
     else if (!p->pack_view && b->ntensors > 1 && b->bytes > out->fusion_buffer_bytes)
       out->fusion_buffer_bytes = b->bytes;

@@ -36,6 +36,10 @@ near "$(field "$tmp/copy.json" iter_us)" 1347.987826 1e-5; check "ddp copy iter_
 near "$(field "$tmp/view.json" fusion_buffer_bytes)" 3145728 0; check "ddp view keeps its bucket: 3 MiB" $?
 p --framework ddp --fusion none > "$tmp/none.json"
 near "$(field "$tmp/none.json" fusion_buffer_bytes)" 3145728 0; check "ddp, a bucket a tensor: both, 3 MiB" $?
+# the hook pattern (copy) keeps a fusion buffer per bucket, a lone tensor's too, and copies every
+# gradient into it (tools/torch_host.py HookFuser): 3 MiB for host2.json's two one-tensor buckets
+p --framework hooks --fusion none > "$tmp/none-hooks.json"
+near "$(field "$tmp/none-hooks.json" fusion_buffer_bytes)" 3145728 0; check "hooks, a bucket a tensor: a buffer each, 3 MiB" $?
 p --fusion none > "$tmp/none-ideal.json"
 near "$(field "$tmp/none-ideal.json" fusion_buffer_bytes)" 0 0; check "ideal, a bucket a tensor: no buffer" $?
 
