@@ -289,12 +289,12 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  * segment, and a segment cannot start before the host has enqueued it (its host segment ended).
  * With segments as fine as the gradients, this lags the host by at most one segment's GPU time.
  * Framework costs (fu_host.h), charged in order:
- *   ddp   before forward: forward_us + (with buffers) broadcast_us + buffers x buffer_us (the
- *         broadcast's fixed part and its share per buffer), then on the compute stream one
- *         kernel per buffer (the broadcast copied back); per gradient: param_us (+ copy_us / 2 in
- *         copy mode) and a kernel on the compute stream over its bytes (the copy into the bucket,
- *         or with bucket views and the default all-reduce the in-place division by the world
- *         size; none with views and a comm hook); per bucket, after
+ *   ddp   before each micro-batch's forward: forward_us + (with buffers) broadcast_us + buffers x
+ *         buffer_us (the broadcast's fixed part and its share per buffer), then on the compute
+ *         stream one kernel per buffer (the broadcast copied back); per gradient: param_us
+ *         (+ copy_us / 2 in copy mode) and a kernel on the compute stream over its bytes (the
+ *         copy into the bucket, or with bucket views and the default all-reduce the in-place
+ *         division by the world size; none with views and a comm hook); per bucket, after
  *         the hook that fills it: bucket_us (default all-reduce) or hook_bucket_us (Python comm
  *         hook: offload); after backward's enqueue: finalize_us (+ copy_us / 2 per gradient),
  *         the compute stream waits for every bucket; in copy mode bucket by bucket, each copied
@@ -479,6 +479,20 @@ static int fu__hg_gpu(fu__hg *g, double us, int kind, size_t idx, uint32_t host,
   return host != FU_TASK_NONE ? fu__hg_launch(g, host, *id, n) : FU_OK;
 }
 
+/* DDP's forward, every micro-batch (under no_sync too, which skips only the gradients' sync):
+ * pre-forward, the buffers' broadcast and prepare on the host, then one kernel per buffer on the
+ * compute stream (the broadcast copied back). */
+static int fu__hg_ddp_forward(fu__hg *g, const fu_host *h, double kus, size_t ngrads) {
+  uint32_t hid, gid;
+  FU_CHECK(fu__hg_fw(g,
+                     h->ddp.forward_us +
+                         (h->buffers > 0 ? h->ddp.broadcast_us + h->buffers * h->ddp.buffer_us : 0),
+                     FU__K_FWHOST, 0, &hid));
+  if (h->buffers > 0 && kus > 0)
+    FU_CHECK(fu__hg_gpu(g, h->buffers * kus, FU__K_FWCOPY, ngrads + 1, hid, h->buffers, &gid));
+  return FU_OK;
+}
+
 /* The GPU side of the segment the last host task enqueued (n launches): its kernels go out while
  * that task runs, so they may start when it starts (the host task before it ended), but the
  * segment ends no earlier than its enqueue did (a zero-length gate on the stream after it).
@@ -579,18 +593,13 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   uint32_t hid, gid = FU_TASK_NONE;
   int K = w->accum_steps > 0 ? w->accum_steps : 1;
   for (int m = 0; m < K - 1; m++) { /* micro-batches before the last: no communication */
+    if (fw == FU_FRAMEWORK_DDP) FU_CHECK(fu__hg_ddp_forward(&g, h, kus, w->ngrads));
     FU_CHECK(fu__hg_host(&g, h->fwd_cpu_us + h->bwd_cpu_us, FU__K_FWD,
                          (size_t)m, &hid));
     FU_CHECK(fu__hg_seg(&g, h->fwd_gpu_us + h->bwd_gpu_us, h->launches_fwd + h->launches_bwd,
                         FU__K_BWD, (size_t)m, &gid));
   }
-  if (fw == FU_FRAMEWORK_DDP) /* DDP's forward: pre-forward, buffer broadcast, prepare */
-    FU_CHECK(fu__hg_fw(&g,
-                       h->ddp.forward_us +
-                           (h->buffers > 0 ? h->ddp.broadcast_us + h->buffers * h->ddp.buffer_us : 0),
-                       FU__K_FWHOST, 0, &hid));
-  if (fw == FU_FRAMEWORK_DDP && h->buffers > 0 && kus > 0)
-    FU_CHECK(fu__hg_gpu(&g, h->buffers * kus, FU__K_FWCOPY, w->ngrads + 1, hid, h->buffers, &gid));
+  if (fw == FU_FRAMEWORK_DDP) FU_CHECK(fu__hg_ddp_forward(&g, h, kus, w->ngrads));
   /* Forward, point by point (times kept non-decreasing). */
   double pc = 0, pg = 0;
   for (size_t k = 0; k <= h->nfwd; k++) {

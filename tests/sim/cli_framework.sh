@@ -111,4 +111,17 @@ b = json.load(open(sys.argv[1]))['buckets']
 assert [(x['first'], x['last'], x['start_us']) for x in b] == [(0, 0, 500), (1, 1, 600), (2, 3, 800)], b" "$tmp/hvd.json"
 check "horovod 0.1ms on a host timeline: buckets start on the cycle grid" $?
 
+# DDP runs its forward (pre-forward, buffers, prepare: host4.json's forward_us 11) every
+# micro-batch, under no_sync too. With accum_steps 2 the GPU-bound step is the one-micro-batch
+# step (1761, ddp copy, a bucket a tensor) plus the first micro-batch's GPU time (300 + 600),
+# which waits for its own DDP forward as the last one does: 1761 + 900 = 2661 (the first
+# micro-batch paid none: 2650).
+python3 -c "
+import json, sys
+w = json.load(open(sys.argv[1])); w['accum_steps'] = 2; json.dump(w, open(sys.argv[2], 'w'))" "$h4" "$tmp/accum.json"
+"$fusim" predict --workload "$tmp/accum.json" --profile "$prof" --comm allreduce:8 --framework ddp \
+  --no-store --format json > "$tmp/accum-out.json"
+near "$(field "$tmp/accum-out.json" iter_us)" 2661 1e-6
+check "ddp, accum_steps 2: DDP's forward every micro-batch, 2661" $?
+
 finish cli_framework
