@@ -21,9 +21,10 @@ static const char fu__head[] =
     "iteration time with its interval (every operation at the 95% CI bounds of its fit),\n"
     "compute, communication, exposed communication, overlap fraction, bus utilisation (achieved\n"
     "bus bandwidth of the operations over the best the fitted curve reaches at any size, and at\n"
-    "least its measured peak: never above 100%), operations, fusion buffer bytes (the largest\n"
-    "packed bucket; with --framework ddp all its buckets, which DDP keeps through the step, and so\n"
-    "with --framework hooks and --pack copy, a buffer per bucket), events\n"
+    "least its measured peak: never above 100%), operations, fusion buffer bytes (for each\n"
+    "communication stream the largest bucket packed on it, Horovod's whole threshold; with\n"
+    "--framework ddp all its buckets, which DDP keeps through the step, and so with --framework\n"
+    "hooks and --pack copy, a buffer per bucket), events\n"
     "simulated, and a table of buckets. A plan that does not fit the GPU's memory (the step's\n"
     "peak from the workload's memory block plus the fusion buffer, against the profile's\n"
     "gpu_mem_bytes, as fusim plan checks it) is predicted all the same, with a warning.\n";

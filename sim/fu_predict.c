@@ -899,10 +899,15 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
      bus_util count wall time (a sum counted two concurrent operations twice) */
   fu__span *sp_comm = malloc((nb ? nb : 1) * sizeof *sp_comm);
   fu__span *sp_busy = malloc((nb ? 4 * nb : 1) * sizeof *sp_busy);
+  /* the fusion buffer each communication stream needs: its buckets run one after another on it
+     (pack, operation, unpack), the streams side by side */
+  size_t nstreams = p->comm_streams >= 1 ? (size_t)p->comm_streams : 1;
+  uint64_t *stream_buf = calloc(nstreams, sizeof *stream_buf);
   size_t n_comm = 0, n_busy = 0;
-  if (!sp_comm || !sp_busy) {
+  if (!sp_comm || !sp_busy || !stream_buf) {
     free(sp_comm);
     free(sp_busy);
+    free(stream_buf);
     fu__sim_finish(&s);
     fu_result_finish(out);
     return FU_ENOMEM;
@@ -936,13 +941,21 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
      * gradients in copy mode, as the gradients themselves (alive through forward too) with
      * gradient_as_bucket_view; the hook pattern in copy mode a fusion buffer per bucket
      * (tools/torch_host.py HookFuser: one for every bucket, a lone tensor's too, into which
-     * each gradient is copied, as the simulation charges); elsewhere one fusion buffer of the
-     * largest packed bucket */
-    if (p->framework == FU_FRAMEWORK_DDP || (p->framework == FU_FRAMEWORK_HOOKS && !p->pack_view))
+     * each gradient is copied, as the simulation charges); elsewhere a fusion buffer for each
+     * communication stream, of the largest bucket packed on it (the streams' packed buckets are
+     * alive at the same time: fusim's executor allocates one per stream, validate/fu_exec.c),
+     * and Horovod's of its whole threshold (FusionBufferManager allocates
+     * HOROVOD_FUSION_THRESHOLD bytes once a response fuses two tensors) */
+    if (p->framework == FU_FRAMEWORK_DDP || (p->framework == FU_FRAMEWORK_HOOKS && !p->pack_view)) {
       out->fusion_buffer_bytes += b->bytes;
-    else if (!p->pack_view && b->ntensors > 1 && b->bytes > out->fusion_buffer_bytes)
-      out->fusion_buffer_bytes = b->bytes;
+    } else if (!p->pack_view && b->ntensors > 1) {
+      uint64_t need = b->bytes;
+      if (p->kind == FU_FUSION_HOROVOD && p->cap_bytes > need) need = p->cap_bytes;
+      if (need > stream_buf[b->stream]) stream_buf[b->stream] = need;
+    }
   }
+  for (size_t k = 0; k < nstreams; k++) out->fusion_buffer_bytes += stream_buf[k];
+  free(stream_buf);
   out->nbuckets = nb;
   out->n_ops = nb;
   out->pack_us = pack;

@@ -146,6 +146,27 @@ o = json.load(open(out))
 assert o["fits"] is False and o["mem_need_bytes"] == need and o["mem_over_bytes"] == need - gpu, o
 EOF
 
+# Fusion buffers outside DDP: every communication stream packs its buckets into a buffer of its
+# own while the others do (fusim's executor allocates one per stream), so the plan needs each
+# stream's largest packed bucket, all at once (it counted the largest bucket alone: four 256 MiB
+# buffers alive together after backward passed as one); Horovod's buffer is its whole threshold
+# (FusionBufferManager allocates HOROVOD_FUSION_THRESHOLD bytes), not its largest bucket.
+expect 0 "$FUSIM" predict --workload bert_large --fusion cap:256MiB --comm-streams 4 --overlap off --no-store --db "$DB" --format json
+python3 - "$T/out" <<'EOF' && ok || bad "predict: a fusion buffer per communication stream"
+import json, sys
+o = json.load(open(sys.argv[1]))
+b = o["buckets"]
+per = [max([x["bytes"] for k, x in enumerate(b) if k % 4 == s and x["last"] > x["first"]] or [0]) for s in range(4)]
+assert o["fusion_buffer_bytes"] == sum(per) and sum(per) > max(per), (o["fusion_buffer_bytes"], per)
+EOF
+expect 0 "$FUSIM" predict --workload bert_large --fusion horovod --no-store --db "$DB" --format json
+python3 - "$T/out" <<'EOF' && ok || bad "predict: Horovod's fusion buffer is its threshold"
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert max(x["bytes"] for x in o["buckets"] if x["last"] > x["first"]) < 128 << 20, o["buckets"]
+assert o["fusion_buffer_bytes"] == 128 << 20, o["fusion_buffer_bytes"]
+EOF
+
 # --sweep checks memory as the comparison does: every cap's fits and need in its JSON, by hand;
 # the caps that do not fit marked '!' in its table; its optimal the comparison's (capped to fit)
 expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --sweep --no-store --db "$DB" --format json
