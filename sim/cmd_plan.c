@@ -95,7 +95,13 @@ static int fu__row_run(const fu__opts *o, fu__row *row, const char *label, const
   FU_CHECK(fu_predict_plan(w, &row->plan, c, prof, NULL, stats, &row->r));
   row->r.layout_given = o->layout_given;
   row->r.nccl_source = o->nccl_source;
-  row->over_cap = base->mem_cap_bytes && row->r.fusion_buffer_bytes > base->mem_cap_bytes;
+  /* the cap binds a bucket of several tensors (fu_search.c), never the plan's buffers in all:
+     under DDP those are every bucket, which starred every plan, the capped optimal one too */
+  uint64_t largest = 0;
+  for (size_t k = 0; k < row->r.nbuckets; k++)
+    if (row->r.buckets[k].last > row->r.buckets[k].first && row->r.buckets[k].bytes > largest)
+      largest = row->r.buckets[k].bytes;
+  row->over_cap = base->mem_cap_bytes && largest > base->mem_cap_bytes;
   fu_result_mem(&row->r, w->mem.peak, prof->gpu_mem_bytes);
   return FU_OK;
 }

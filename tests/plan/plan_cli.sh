@@ -200,6 +200,19 @@ expect 0 "$FUSIM" plan --workload "$W" --profile "$T/ddp_tight.json" --framework
 grep -q "^memory: no plan fits in one GPU's memory: the step alone needs .* of .*, and every plan's fusion buffers need more than the rest$" "$T/out" &&
   grep -q "capped, it still does not fit" "$T/out" && ok || bad "DDP memory notes: $(grep '^memory' "$T/out")"
 
+# --mem-cap binds a bucket, under DDP too: DDP's buffers in all are every bucket, and comparing
+# that with the cap starred every plan, the optimal one planned under the cap and 'none' too
+expect 0 "$FUSIM" plan --workload "$W" --framework ddp --mem-cap 64MiB --no-store --db "$DB" --format json
+python3 - "$T/out" <<'EOF' && ok || bad "DDP --mem-cap stars only plans with a bucket above it"
+import json, sys
+a = json.load(open(sys.argv[1]))
+for o in a:
+    big = max([b["bytes"] for b in o["buckets"] if b["last"] > b["first"]] or [0])
+    assert o["over_mem_cap"] == (big > 64 << 20), (o["label"], big, o["over_mem_cap"])
+by = {o["label"]: o for o in a}
+assert not by["optimal"]["over_mem_cap"] and not by["none"]["over_mem_cap"], by
+EOF
+
 # The optimal buckets saved as a bucket file predict the same iteration when read back.
 expect 0 "$FUSIM" plan --workload bert_large --no-store --save-buckets "$T/opt.json" --format csv --db "$DB"
 opt=$(grep '^1,optimal,' "$T/out" | cut -d, -f7)
