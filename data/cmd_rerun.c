@@ -103,6 +103,21 @@ static int fu__rerun_one(sqlite3_stmt *q, fu_profile *prof, fu__rerun_row *r) {
   /* the NCCL predict and plan price by default: the one the profile's logs ran */
   if (st == FU_OK) prof->cluster.job_nccl_version = fu_nccl_version_code(prof->nccl_version);
   if (st == FU_OK) prof->cluster.job_compcap = fu_gpu_compcap(prof->gpu);
+  /* ... unless the prediction priced a job across nodes at a layout and an NCCL of its own
+   * (--gpus-per-process, --nccl-version): its result JSON names both (fu_result.c) */
+  if (st == FU_OK) {
+    prof->cluster.job_gpus_per_proc = 1;
+    const char *rjson = (const char *)sqlite3_column_text(q, 9);
+    json_t *rj = rjson ? json_loads(rjson, 0, NULL) : NULL;
+    json_t *gpp = json_object_get(rj, "gpus_per_process");
+    const char *ver = json_string_value(json_object_get(rj, "nccl_version"));
+    const char *src = json_string_value(json_object_get(rj, "nccl_source"));
+    if (json_is_integer(gpp) && json_integer_value(gpp) >= 1 && json_integer_value(gpp) <= 1048576)
+      prof->cluster.job_gpus_per_proc = (int)json_integer_value(gpp);
+    if (ver && fu_nccl_version_code(ver)) prof->cluster.job_nccl_version = fu_nccl_version_code(ver);
+    else if (src && !strcmp(src, "unknown")) prof->cluster.job_nccl_version = 0;
+    json_decref(rj);
+  }
   /* buckets:FILE is not read again (the file need not be here): the stored buckets are the plan */
   int from_file = plan_s && !strncmp(plan_s, "buckets:", 8);
   char swapped[300];
@@ -200,7 +215,7 @@ int fu_report_rerun(const char *dbpath, fu_format fmt, int nids, char **ids) {
   if (st == FU_OK &&
       sqlite3_prepare_v2(fu_db_handle(db),
                          "SELECT p.id, w.name, w.json, pr.json, pl.plan, p.comm, p.iter_us, "
-                         "p.buckets, r.kind FROM predictions p "
+                         "p.buckets, r.kind, p.json FROM predictions p "
                          "JOIN workloads w ON w.id = p.workload_id "
                          "JOIN plans pl ON pl.id = p.plan_id "
                          "LEFT JOIN profiles pr ON pr.id = p.profile_id "

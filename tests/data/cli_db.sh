@@ -146,6 +146,23 @@ import sqlite3; c = sqlite3.connect('$DB'); c.execute('UPDATE predictions SET it
   grep -q "^3,.*,differs$" "$T/out" || fail "$(cat "$T/out")"
   echo "ok [$CASE]"
   ;;
+rerun-job)
+  # a job across nodes priced at --nccl-version and --gpus-per-process of its own: report rerun
+  # re-prices it at the same (the prediction's JSON names both), not at the profile's NCCL and one
+  # process per GPU. h200-ndr prices 4x8 all-reduce by the cost model; NCCL 2.29.2 picks another
+  # line than the profile's (unknown) NCCL, and a layout cost makes 8 GPUs a process dearer.
+  cp "$D/../../data/profiles/h200-ndr.json" "$T/ndr.json" || fail "h200-ndr.json"
+  py "
+import json; p = json.load(open('$T/ndr.json')); p['cluster']['proc_pair_us'] = 3.0; json.dump(p, open('$T/ndr.json', 'w'))"
+  for a in "" "--nccl-version 2.29.2" "--gpus-per-process 8"; do
+    "$FUSIM" predict --db "$DB" --workload resnet50 --profile "$T/ndr.json" --comm allreduce:4x8 \
+      --fusion none --overlap off $a >/dev/null 2>&1 || fail "predict $a"
+  done
+  [ "$(q "SELECT count(DISTINCT iter_us) FROM predictions")" = 3 ] || fail "the three jobs should price apart"
+  "$FUSIM" report --db "$DB" --format csv rerun >"$T/out" 2>"$T/err" || fail "rerun: $(cat "$T/out" "$T/err")"
+  [ "$(grep -c ",same,reproduces$" "$T/out")" = 3 ] || fail "$(cat "$T/out")"
+  echo "ok [$CASE]"
+  ;;
 precision)
   # report prints the shortest decimal that reads back exactly: the same double as predict's JSON
   "$FUSIM" predict --db "$DB" --workload llama2_7b --fusion single --format json >"$T/j" || fail predict
