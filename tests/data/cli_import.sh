@@ -232,6 +232,8 @@ readonly)
   # ... but it can be read (report opens it as immutable there)
   [ "$(as_user "$FUSIM" report --db "$T/ro/r.db" --format csv sql "SELECT count(*) FROM samples" | tail -n +2)" = 22 ] ||
     fail "cannot report from a database in a read-only folder"
+  # ... and checked whole, not called broken for want of its -shm file
+  as_user "$FUSIM" report --db "$T/ro/r.db" check >"$T/out" 2>&1 || fail "report check in a read-only folder: $(cat "$T/out")"
   [ "$(sha256sum "$T/ro/r.db")" = "$S1" ] || fail "report changed the database"
   echo "ok [$CASE]"
   ;;
