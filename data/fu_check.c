@@ -273,7 +273,11 @@ int fu_db_check(const char *path, FILE *out, size_t *nproblems, size_t *nchecks)
     return FU_EUSAGE;
   }
   fu__chk c = {NULL, out, 0, 0};
-  if (sqlite3_open_v2(path, &c.h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+  char *oname = fu_db_sqlite_name(path); /* "file:x.db" is that file, not a URI */
+  if (!oname) return FU_ENOMEM;
+  int orc = sqlite3_open_v2(oname, &c.h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+  free(oname);
+  if (orc != SQLITE_OK) {
     fu__problem(&c, "the file cannot be opened as SQLite: %s", c.h ? sqlite3_errmsg(c.h) : "?");
     sqlite3_close_v2(c.h);
     *nproblems = c.problems;

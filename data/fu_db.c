@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -406,6 +407,14 @@ static int fu__readonly_folder(fu_db *db) {
   return FU_OK;
 }
 
+char *fu_db_sqlite_name(const char *path) {
+  int special = !strncasecmp(path, "file:", 5) || !strcmp(path, ":memory:");
+  size_t n = strlen(path) + 3;
+  char *s = malloc(n);
+  if (s) snprintf(s, n, "%s%s", special ? "./" : "", path);
+  return s;
+}
+
 int fu_db_open(const char *path, int flags, fu_db **out) {
   *out = NULL;
   if (!path || !*path) {
@@ -442,7 +451,14 @@ int fu_db_open(const char *path, int flags, fu_db **out) {
    * call (a measurable share of a bulk insert). */
   int oflags = SQLITE_OPEN_NOMUTEX |
                (db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  int rc = sqlite3_open_v2(path, &db->h, oflags, NULL);
+  /* --db names a file: "file:x.db" is the file of that name, not a URI for x.db */
+  char *oname = fu_db_sqlite_name(path);
+  if (!oname) {
+    fu_db_close(db);
+    return FU_ENOMEM;
+  }
+  int rc = sqlite3_open_v2(oname, &db->h, oflags, NULL);
+  free(oname);
   if (rc != SQLITE_OK) {
     int st = fu__fail(db, rc, db->readonly ? "read it" : "write it");
     fu_db_close(db);

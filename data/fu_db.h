@@ -16,6 +16,10 @@ enum { FU_DB_READWRITE = 0, FU_DB_READONLY = 1 };
  * on failure (corrupt, not a database, read-only, locked) and returns FU_EDB / FU_ENOINPUT. */
 int fu_db_open(const char *path, int flags, fu_db **out);
 void fu_db_close(fu_db *db);          /* accepts NULL */
+/* The name to give sqlite3_open_v2 for the file `path`: path itself, or "./path" where SQLite
+ * would read path as something else than that file (a "file:" URI, which the system's SQLite
+ * may be built to take without SQLITE_OPEN_URI, or ":memory:"). malloc'd; NULL: out of memory. */
+char *fu_db_sqlite_name(const char *path);
 sqlite3 *fu_db_handle(fu_db *db);     /* for ad-hoc queries (report) */
 const char *fu_db_path(const fu_db *db);
 /* The schema version this build migrates to (PRAGMA user_version). */

@@ -163,6 +163,22 @@ import json; p = json.load(open('$T/ndr.json')); p['cluster']['proc_pair_us'] = 
   [ "$(grep -c ",same,reproduces$" "$T/out")" = 3 ] || fail "$(cat "$T/out")"
   echo "ok [$CASE]"
   ;;
+dbname)
+  # --db names a file, whatever its name: "file:x.db" is not an SQLite URI for x.db (the system's
+  # SQLite may take URIs without SQLITE_OPEN_URI) and ":memory:" is not a database that vanishes
+  FUSIM=$(cd "$(dirname "$FUSIM")" && pwd)/$(basename "$FUSIM")
+  cd "$T" || fail "cd"
+  for name in "file:u.db" "file:m.db?mode=memory" ":memory:"; do
+    "$FUSIM" predict --db "$name" --workload resnet50 --fusion none >/dev/null 2>"$T/err" ||
+      fail "predict --db $name: $(cat "$T/err")"
+    [ -f "$T/$name" ] || fail "--db $name: no file of that name ($(ls "$T"))"
+    [ "$("$FUSIM" report --db "$name" --format csv sql "SELECT count(*) FROM predictions" | tail -n +2)" = 1 ] ||
+      fail "--db $name: the prediction is not in it"
+    "$FUSIM" report --db "$name" check >/dev/null 2>&1 || fail "report check --db $name"
+  done
+  [ ! -e "$T/u.db" ] || fail "file:u.db wrote u.db"
+  echo "ok [$CASE]"
+  ;;
 precision)
   # report prints the shortest decimal that reads back exactly: the same double as predict's JSON
   "$FUSIM" predict --db "$DB" --workload llama2_7b --fusion single --format json >"$T/j" || fail predict
