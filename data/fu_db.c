@@ -415,6 +415,28 @@ char *fu_db_sqlite_name(const char *path) {
   return s;
 }
 
+/* Is the file a fusim database, or empty (new)? An SQLite file with tables and no schema version,
+ * or with a schema version but none of the tables every fusim schema has (runs, samples), is
+ * another program's: FU_EDATA with one line. O(schema). */
+static int fu__identify(fu_db *db) {
+  int64_t uv = 0, ntab = 0, nours = 0;
+  FU_CHECK(fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv));
+  FU_CHECK(fu__query_int(db, "SELECT count(*) FROM sqlite_schema", "read the schema", &ntab));
+  FU_CHECK(fu__query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN "
+                             "('runs', 'samples')", "read the schema", &nours));
+  if (uv == 0 && ntab > 0) {
+    fu_error("%s: an SQLite database, but not a fusim one (it has tables and no schema version)",
+             db->path);
+    return FU_EDATA;
+  }
+  if (uv != 0 && nours < 2) {
+    fu_error("%s: an SQLite database, but not a fusim one (schema version %lld, but not the tables "
+             "of fusim's results)", db->path, (long long)uv);
+    return FU_EDATA;
+  }
+  return FU_OK;
+}
+
 int fu_db_open(const char *path, int flags, fu_db **out) {
   *out = NULL;
   if (!path || !*path) {
@@ -484,6 +506,9 @@ int fu_db_open(const char *path, int flags, fu_db **out) {
     /* The first read of the header: a file that is not SQLite fails here (NOTADB). */
     st = fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv);
   }
+  /* Another program's SQLite file is refused before anything is written to it: switching it to
+   * WAL would change its header (its journal mode) for good. */
+  if (st == FU_OK) st = fu__identify(db);
   if (st == FU_OK && !db->readonly) st = fu__wal(db);
   /* WAL with synchronous=NORMAL cannot corrupt the file; at worst a power cut loses the last
    * commits. It is what makes bulk imports and many small prediction writes cheap. */

@@ -179,6 +179,24 @@ dbname)
   [ ! -e "$T/u.db" ] || fail "file:u.db wrote u.db"
   echo "ok [$CASE]"
   ;;
+foreign)
+  # another program's SQLite file (rollback journal, a table, user_version 0 or one a fusim schema
+  # also has) is refused as not a fusim database (65) by a writing command and by report, and
+  # left as it was: not switched to WAL, not migrated
+  for uv in 0 1 3; do
+    py "
+import sqlite3; c = sqlite3.connect('$T/app$uv.db'); c.execute('CREATE TABLE t (x)'); c.execute('INSERT INTO t VALUES (1)')
+c.execute('PRAGMA user_version = $uv'); c.commit()"
+    S1=$(sha256sum "$T/app$uv.db")
+    "$FUSIM" predict --db "$T/app$uv.db" --workload resnet50 --fusion none >/dev/null 2>"$T/err"
+    [ $? = 65 ] && grep -q "not a fusim one" "$T/err" || fail "predict into app$uv.db: $(cat "$T/err")"
+    "$FUSIM" report --db "$T/app$uv.db" runs >/dev/null 2>"$T/err"
+    [ $? = 65 ] && grep -q "not a fusim one" "$T/err" || fail "report of app$uv.db: $(cat "$T/err")"
+    [ "$(sha256sum "$T/app$uv.db")" = "$S1" ] || fail "app$uv.db changed"
+    [ ! -e "$T/app$uv.db-wal" ] || fail "app$uv.db has a WAL file"
+  done
+  echo "ok [$CASE]"
+  ;;
 precision)
   # report prints the shortest decimal that reads back exactly: the same double as predict's JSON
   "$FUSIM" predict --db "$DB" --workload llama2_7b --fusion single --format json >"$T/j" || fail predict
