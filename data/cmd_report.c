@@ -134,6 +134,13 @@ int fu_cmd_report(int argc, char **argv) {
   }
   const char *what = argv[optind];
   const char *sql = NULL;
+  /* the filters select samples: given to another report they would be ignored, and the whole
+   * table printed as if it were the selection */
+  if ((op || link || ranks || run) && strcmp(what, "samples") != 0) {
+    fu_opt_usage_error(&cmd, "--op, --link, --ranks and --run filter the samples report only, not '%s' "
+                       "(for the others: fusim report sql \"SELECT ... WHERE ...\")", what);
+    return fu_exit_code(FU_EUSAGE);
+  }
   int is_sql = strcmp(what, "sql") == 0;
   if (!strcmp(what, "rerun")) return fu_exit_code(fu_report_rerun(out.db, out.format, argc - optind - 1, argv + optind + 1));
   if (!strcmp(what, "check")) {

@@ -338,6 +338,10 @@ usage)
   expect_fail 64 "--link" "$FUSIM" import --db "$DB" --link warp-drive "$T/run.log"
   expect_fail 64 "--op" "$FUSIM" import --db "$DB" --op hypercube "$T/run.log"
   expect_fail 64 "lists 8 ranks but --ranks says 4" "$FUSIM" import --db "$DB" --ranks 4 "$A100"
+  # report's filters select samples; another report refuses them rather than print every row
+  expect_fail 64 "filter the samples report only" "$FUSIM" report --db "$DB" fits --op allreduce
+  expect_fail 64 "filter the samples report only" "$FUSIM" report --db "$DB" fit-error --ranks 8
+  [ "$("$FUSIM" report --db "$DB" --format csv samples --link pcie | tail -n +2 | wc -l)" = 2 ] || fail "samples --link"
   unchanged
   ;;
 roundtrip)
