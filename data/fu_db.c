@@ -242,6 +242,27 @@ static int fu__tx_close(fu_db *db, int owned, int st) {
 
 /* ---- open, migrate, close -------------------------------------------------------------- */
 
+/* Is the file (schema version uv) a fusim database, or empty (new)? An SQLite file with tables
+ * and no schema version, or with a schema version but none of the tables every fusim schema has
+ * (runs, samples), is another program's: FU_EDATA with one line. O(schema). */
+static int fu__foreign(fu_db *db, int64_t uv) {
+  int64_t ntab = 0, nours = 0;
+  FU_CHECK(fu__query_int(db, "SELECT count(*) FROM sqlite_schema", "read the schema", &ntab));
+  FU_CHECK(fu__query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN "
+                             "('runs', 'samples')", "read the schema", &nours));
+  if (uv == 0 && ntab > 0) {
+    fu_error("%s: an SQLite database, but not a fusim one (it has tables and no schema version)",
+             db->path);
+    return FU_EDATA;
+  }
+  if (uv != 0 && nours < 2) {
+    fu_error("%s: an SQLite database, but not a fusim one (schema version %lld, but not the tables "
+             "of fusim's results)", db->path, (long long)uv);
+    return FU_EDATA;
+  }
+  return FU_OK;
+}
+
 static int fu__migrate(fu_db *db) {
   int64_t uv = 0;
   FU_CHECK(fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv));
@@ -257,13 +278,7 @@ static int fu__migrate(fu_db *db) {
     FU_CHECK(fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv));
   }
   if (db->readonly && uv == 0) {
-    int64_t ntab = 0;
-    FU_CHECK(fu__query_int(db, "SELECT count(*) FROM sqlite_schema", "read the schema", &ntab));
-    if (ntab > 0) {
-      fu_error("%s: an SQLite database, but not a fusim one (it has tables and no schema version)",
-               db->path);
-      return FU_EDATA;
-    }
+    FU_CHECK(fu__foreign(db, uv));
     fu_error("%s: an empty database: nothing has been stored in it yet", db->path);
     return FU_ENOINPUT;
   }
@@ -302,15 +317,7 @@ static int fu__migrate(fu_db *db) {
   }
   /* Another process may have migrated while we waited for the lock: read again. */
   int st = fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv);
-  if (st == FU_OK && uv == 0) {
-    int64_t ntab = 0;
-    st = fu__query_int(db, "SELECT count(*) FROM sqlite_schema", "read the schema", &ntab);
-    if (st == FU_OK && ntab > 0) {
-      fu_error("%s: an SQLite database, but not a fusim one (it has tables and no schema version)",
-               db->path);
-      st = FU_EDATA;
-    }
-  }
+  if (st == FU_OK) st = fu__foreign(db, uv);
   for (int i = 0; st == FU_OK && i < FU__SCHEMA_VERSION; i++) {
     if (fu__migrations[i].version <= uv) continue;
     FU_DEBUG("%s: migrating to schema version %d (%s)", db->path, fu__migrations[i].version,
@@ -415,28 +422,6 @@ char *fu_db_sqlite_name(const char *path) {
   return s;
 }
 
-/* Is the file a fusim database, or empty (new)? An SQLite file with tables and no schema version,
- * or with a schema version but none of the tables every fusim schema has (runs, samples), is
- * another program's: FU_EDATA with one line. O(schema). */
-static int fu__identify(fu_db *db) {
-  int64_t uv = 0, ntab = 0, nours = 0;
-  FU_CHECK(fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv));
-  FU_CHECK(fu__query_int(db, "SELECT count(*) FROM sqlite_schema", "read the schema", &ntab));
-  FU_CHECK(fu__query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN "
-                             "('runs', 'samples')", "read the schema", &nours));
-  if (uv == 0 && ntab > 0) {
-    fu_error("%s: an SQLite database, but not a fusim one (it has tables and no schema version)",
-             db->path);
-    return FU_EDATA;
-  }
-  if (uv != 0 && nours < 2) {
-    fu_error("%s: an SQLite database, but not a fusim one (schema version %lld, but not the tables "
-             "of fusim's results)", db->path, (long long)uv);
-    return FU_EDATA;
-  }
-  return FU_OK;
-}
-
 int fu_db_open(const char *path, int flags, fu_db **out) {
   *out = NULL;
   if (!path || !*path) {
@@ -501,14 +486,12 @@ int fu_db_open(const char *path, int flags, fu_db **out) {
   }
   if (st == FU_OK && db->readonly) st = fu__readonly_folder(db);
   if (st == FU_OK) st = fu__exec(db, "PRAGMA foreign_keys = ON", "turn on foreign keys");
-  if (st == FU_OK) {
-    int64_t uv;
-    /* The first read of the header: a file that is not SQLite fails here (NOTADB). */
-    st = fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv);
-  }
+  int64_t uv = 0;
+  /* The first read of the header: a file that is not SQLite fails here (NOTADB). */
+  if (st == FU_OK) st = fu__query_int(db, "PRAGMA user_version", "read the schema version", &uv);
   /* Another program's SQLite file is refused before anything is written to it: switching it to
    * WAL would change its header (its journal mode) for good. */
-  if (st == FU_OK) st = fu__identify(db);
+  if (st == FU_OK) st = fu__foreign(db, uv);
   if (st == FU_OK && !db->readonly) st = fu__wal(db);
   /* WAL with synchronous=NORMAL cannot corrupt the file; at worst a power cut loses the last
    * commits. It is what makes bulk imports and many small prediction writes cheap. */
