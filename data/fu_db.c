@@ -28,6 +28,7 @@ extern const char fu__migration_004[];  /* data/migrations/004_layout.sql */
 extern const char fu__migration_005[];  /* data/migrations/005_nccl.sql */
 extern const char fu__migration_006[];  /* data/migrations/006_fit_shape.sql */
 extern const char fu__migration_007[];  /* data/migrations/007_fit_samples.sql */
+extern const char fu__migration_008[];  /* data/migrations/008_fit_error_curve.sql */
 extern const char fu__build_commit[];   /* data/fu_build.c, from meson's vcs_tag */
 
 /* Migrations in order; migration i brings user_version from i to i + 1. Append, never edit a
@@ -50,6 +51,7 @@ static const struct {
     {5, fu__migration_005, "NCCL version: samples.nccl_version"},
     {6, fu__migration_006, "fitted curves' machine: fit_segments.nodes, gpus_per_proc, gpu"},
     {7, fu__migration_007, "fitted curves' samples: fit_segments.in_place, dtype, graph"},
+    {8, fu__migration_008, "v_fit_error_by_size names its curve: segment_id, nodes, gpu, ..."},
 };
 #define FU__SCHEMA_VERSION ((int)(sizeof fu__migrations / sizeof fu__migrations[0]))
 

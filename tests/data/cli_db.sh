@@ -232,7 +232,7 @@ migrate)
   [ "$s1" = "$s2" ] || fail "migrated schema differs from a new database's"
   # schema 5 on: its samples' NCCL unknown (NULL), and fit reads them (migrated, and a read-only
   # schema 1 file as it is): the profile names no NCCL
-  [ "$(q "PRAGMA user_version")" = 7 ] || fail "not migrated to schema 7"
+  [ "$(q "PRAGMA user_version")" = 8 ] || fail "not migrated to schema 8"
   [ "$(q "SELECT count(*) FROM samples WHERE nccl_version IS NULL")" = 101 ] || fail "old samples' NCCL not unknown"
   cp "$D/v1/v1.db" "$T/ro.db" && chmod 444 "$T/ro.db"
   for db in "$DB" "$T/ro.db"; do
@@ -267,7 +267,7 @@ migrate5)
 import sqlite3, sys
 old, new = (sqlite3.connect(p) for p in sys.argv[1:])
 assert old.execute("PRAGMA user_version").fetchone()[0] == 5
-assert new.execute("PRAGMA user_version").fetchone()[0] == 7
+assert new.execute("PRAGMA user_version").fetchone()[0] == 8
 tables = [t for t, in old.execute("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")]
 for t in tables:
     cols = [c[1] for c in old.execute("PRAGMA table_info(%s)" % t)]
@@ -278,7 +278,8 @@ assert new.execute("SELECT count(*) FROM fit_segments").fetchone()[0] == 17
 assert new.execute("SELECT count(*) FROM fit_segments WHERE nodes IS NULL AND gpus_per_proc IS NULL "
                    "AND gpu IS NULL").fetchone()[0] == 17
 assert new.execute("SELECT count(*) FROM fit_segments WHERE flags LIKE '%over_link_limit%'").fetchone()[0] == 2
-q = "SELECT * FROM v_fit_error_by_size ORDER BY fit_id, op, link, ranks, algo, segment, bytes"
+q = ("SELECT fit_id, op, link, ranks, algo, segment, bytes, n_samples, measured_us, fitted_us, rel_err "
+     "FROM v_fit_error_by_size ORDER BY fit_id, op, link, ranks, algo, segment, bytes")
 a, b = old.execute(q).fetchall(), new.execute(q).fetchall()
 assert len(a) == 28 + 44 + 28 and a == b, (len(a), len(b))  # the log's 28 sizes in each fit, the CSV's 11 x 4 curves
 assert new.execute("SELECT count(*) FROM pragma_foreign_key_check").fetchone()[0] == 0
@@ -291,6 +292,23 @@ PY
     fail "fit 3's nodes: $(q "SELECT group_concat(ranks || '/' || nodes, ' ') FROM v_fit_quality WHERE fit_id = 3")"
   [ "$(q "SELECT count(*) || ' ' || (max(abs(rel_err)) < 1e-9) FROM v_fit_error_by_size WHERE fit_id = 3")" = "44 1" ] ||
     fail "fit 3's error by size: $(q "SELECT count(*), max(abs(rel_err)) FROM v_fit_error_by_size WHERE fit_id = 3")"
+  echo "ok [$CASE]"
+  ;;
+fitcurves)
+  # v_fit_error_by_size names the curve a row is of (schema 8): two curves of one fit at the same
+  # op, link and ranks (16 ranks over 2 nodes and over 4: exact lines t = 20 or 40 us + n / 10
+  # GB/s) gave rows at a size that nothing told apart; each row now carries its segment's id and
+  # node count, and compares the curve with its own samples (error 0)
+  { echo 'op,ranks,bytes,time_us,link,nodes'
+    for n in 1024 4096 16384 65536 262144; do
+      py "n = $n; print(f'allreduce,16,{n},{20 + n / 1e4:.6f},net,2'); print(f'allreduce,16,{n},{40 + n / 1e4:.6f},net,4')"
+    done; } >"$T/c.csv"
+  "$FUSIM" import --db "$DB" "$T/c.csv" >/dev/null 2>&1 || fail import
+  "$FUSIM" fit --db "$DB" --base none --out "$T/p.json" >/dev/null 2>&1 || fail fit
+  [ "$(q "SELECT group_concat(nodes || ':' || round(fitted_us, 4), ' ') FROM (SELECT nodes, fitted_us FROM v_fit_error_by_size WHERE bytes = 1024 ORDER BY nodes)")" = "2:20.1024 4:40.1024" ] ||
+    fail "$(q "SELECT * FROM v_fit_error_by_size WHERE bytes = 1024")"
+  [ "$(q "SELECT count(DISTINCT segment_id) || ' ' || (max(abs(rel_err)) < 1e-9) FROM v_fit_error_by_size")" = "2 1" ] ||
+    fail "$(q "SELECT segment_id, nodes, bytes, rel_err FROM v_fit_error_by_size")"
   echo "ok [$CASE]"
   ;;
 fitsamples)

@@ -441,7 +441,7 @@ nccl-version)
     "$FUSIM" import --db "$DB" --link nvlink "$f" >/dev/null 2>"$T/err" || fail "import $f: $(cat "$T/err")"
   done
   "$FUSIM" import --db "$DB" --link nvlink "$SEEDS/nccl-tests-J.json" >/dev/null || fail "JSON import"
-  [ "$(q "PRAGMA user_version")" = 7 ] || fail "schema $(q "PRAGMA user_version")"
+  [ "$(q "PRAGMA user_version")" = 8 ] || fail "schema $(q "PRAGMA user_version")"
   [ "$(nv 16gpu-2node-allreduce.txt)" = 2.29.2/16 ] || fail "printed line: $(nv 16gpu-2node-allreduce.txt)"
   [ "$(nv 8gpu-1node-allreduce.txt)" = 2.29.2/16 ] || fail "comment: $(nv 8gpu-1node-allreduce.txt)"
   [ "$(nv rtx5090x8-pcie-allreduce.txt)" = 2.29.7/50 ] || fail "nccl-library=22907: $(nv rtx5090x8-pcie-allreduce.txt)"
