@@ -227,37 +227,15 @@ static void fu__hashes_of(fu__chk *c, const char *table) {
   sqlite3_finalize(st);
 }
 
-/* Where the first read fails for want of the WAL's -shm file (CANTOPEN, READONLY) and the
- * folder cannot be written, c->h is reopened as immutable. FU_OK, or a problem said and not OK
- * when the reopened file cannot be opened either. */
+/* A WAL database in a folder it may not write: c->h reopened as immutable (fu_db_reopen_immutable).
+ * FU_OK, or a problem said and not OK when the reopened file cannot be opened either. */
 static int fu__readonly_folder(fu__chk *c, const char *path) {
-  sqlite3_stmt *st = NULL;
-  int rc = sqlite3_prepare_v2(c->h, "PRAGMA user_version", -1, &st, NULL);
-  if (rc == SQLITE_OK) rc = sqlite3_step(st);
-  sqlite3_finalize(st);
-  if ((rc & 0xff) != SQLITE_READONLY && (rc & 0xff) != SQLITE_CANTOPEN) return FU_OK;
-  char dir[1024];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
-  else snprintf(dir, sizeof dir, ".");
-  if (access(dir, W_OK) == 0) return FU_OK;
-  char uri[3200] = "file:";
-  size_t k = strlen(uri);
-  for (const char *p = path; *p && k + 4 < sizeof uri - 16; p++) {
-    if (*p == '%' || *p == '?' || *p == '#') k += (size_t)snprintf(uri + k, sizeof uri - k, "%%%02X", (unsigned char)*p);
-    else uri[k++] = *p;
-  }
-  snprintf(uri + k, sizeof uri - k, "?immutable=1");
+  int reopened;
+  if (fu_db_reopen_immutable(&c->h, path, &reopened) == SQLITE_OK) return FU_OK;
+  fu__problem(c, "the file cannot be opened as SQLite: %s", c->h ? sqlite3_errmsg(c->h) : "?");
   sqlite3_close_v2(c->h);
   c->h = NULL;
-  if (sqlite3_open_v2(uri, &c->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-    fu__problem(c, "the file cannot be opened as SQLite: %s", c->h ? sqlite3_errmsg(c->h) : "?");
-    sqlite3_close_v2(c->h);
-    c->h = NULL;
-    return FU_EDB;
-  }
-  return FU_OK;
+  return FU_EDB;
 }
 
 int fu_db_check(const char *path, FILE *out, size_t *nproblems, size_t *nchecks) {

@@ -383,33 +383,38 @@ static int fu__wal(fu_db *db) {
   }
 }
 
-/* A WAL database in a folder we may not write cannot be read the usual way: readers need the
- * -shm file. When the first read fails so, reopen the file as immutable (no other process can
- * be writing it either: nobody can create the WAL files there). */
-static int fu__readonly_folder(fu_db *db) {
+int fu_db_reopen_immutable(sqlite3 **h, const char *path, int *reopened) {
+  *reopened = 0;
   sqlite3_stmt *st = NULL;
-  int rc = sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL);
+  int rc = sqlite3_prepare_v2(*h, "PRAGMA user_version", -1, &st, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_step(st);
   sqlite3_finalize(st);
   int prim = rc & 0xff;
-  if (prim != SQLITE_READONLY && prim != SQLITE_CANTOPEN) return FU_OK; /* handled later */
+  if (prim != SQLITE_READONLY && prim != SQLITE_CANTOPEN) return SQLITE_OK; /* handled later */
   char dir[1024];
-  snprintf(dir, sizeof dir, "%s", db->path);
+  snprintf(dir, sizeof dir, "%s", path);
   char *slash = strrchr(dir, '/');
   if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
   else snprintf(dir, sizeof dir, ".");
-  if (access(dir, W_OK) == 0) return FU_OK;
+  if (access(dir, W_OK) == 0) return SQLITE_OK;
   char uri[3200] = "file:";
   size_t k = strlen(uri);
-  for (const char *p = db->path; *p && k + 4 < sizeof uri - 16; p++) {
+  for (const char *p = path; *p && k + 4 < sizeof uri - 16; p++) {
     if (*p == '%' || *p == '?' || *p == '#') k += (size_t)snprintf(uri + k, sizeof uri - k, "%%%02X", (unsigned char)*p);
     else uri[k++] = *p;
   }
   snprintf(uri + k, sizeof uri - k, "?immutable=1");
-  sqlite3_close_v2(db->h);
-  db->h = NULL;
-  rc = sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+  sqlite3_close_v2(*h);
+  *h = NULL;
+  *reopened = 1;
+  return sqlite3_open_v2(uri, h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+}
+
+static int fu__readonly_folder(fu_db *db) {
+  int reopened;
+  int rc = fu_db_reopen_immutable(&db->h, db->path, &reopened);
   if (rc != SQLITE_OK) return fu__fail(db, rc, "read it");
+  if (!reopened) return FU_OK;
   sqlite3_extended_result_codes(db->h, 1);
   sqlite3_busy_timeout(db->h, db->busy_ms);
   FU_DEBUG("%s: folder not writable; reading the file as immutable", db->path);

@@ -20,6 +20,11 @@ void fu_db_close(fu_db *db);          /* accepts NULL */
  * would read path as something else than that file (a "file:" URI, which the system's SQLite
  * may be built to take without SQLITE_OPEN_URI, or ":memory:"). malloc'd; NULL: out of memory. */
 char *fu_db_sqlite_name(const char *path);
+/* A WAL database in a folder we may not write cannot be read the usual way: readers need the
+ * -shm file. When the first read on *h (opened read-only on path) fails so, *h is reopened as
+ * immutable (no other process can be writing it either: nobody can create the WAL files there)
+ * and *reopened set. SQLite result code of the reopen, SQLITE_OK where none was needed. */
+int fu_db_reopen_immutable(sqlite3 **h, const char *path, int *reopened);
 sqlite3 *fu_db_handle(fu_db *db);     /* for ad-hoc queries (report) */
 const char *fu_db_path(const fu_db *db);
 /* The schema version this build migrates to (PRAGMA user_version). */
