@@ -124,4 +124,14 @@ w = json.load(open(sys.argv[1])); w['accum_steps'] = 2; json.dump(w, open(sys.ar
 near "$(field "$tmp/accum-out.json" iter_us)" 2661 1e-6
 check "ddp, accum_steps 2: DDP's forward every micro-batch, 2661" $?
 
+# --framework ddp with --overlap off or several streams: priced, with one warning line each (no run
+# of real DDP waits for backward's end or uses more than its process group's one NCCL stream)
+"$fusim" predict --workload "$h4" --profile "$prof" --comm allreduce:8 --framework ddp --overlap off \
+  --comm-streams 2 --no-store --format json > "$tmp/w.json" 2> "$tmp/w.err"
+[ $? = 0 ] && [ "$(grep -c "what-if real DDP does not run" "$tmp/w.err")" = 2 ] && [ "$(wc -l < "$tmp/w.err")" = 2 ]
+check "ddp, overlap off, 2 streams: priced, two warning lines" $?
+"$fusim" predict --workload "$h4" --profile "$prof" --comm allreduce:8 --framework ddp --no-store \
+  --format json > "$tmp/w.json" 2> "$tmp/w.err"
+[ ! -s "$tmp/w.err" ]; check "ddp as it runs: no warning" $?
+
 finish cli_framework
