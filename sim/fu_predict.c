@@ -301,7 +301,8 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  *         back once its own work has ended (DDP's finalize_backward order);
  *   hooks per gradient: hook_us (noop_hook_us with --pack view) and a device copy into the fusion
  *         buffer; per bucket: bucket_us when it fills (overlap on) or after backward (off); the
- *         compute stream waits for every bucket before the optimizer;
+ *         compute stream waits for every bucket before the optimizer; after a collective (not an
+ *         offload) in copy mode, each bucket is copied back into its gradients as DDP's are;
  *   ideal no framework cost: each bucket is issued at the cost model's issue cost (pack and
  *         unpack as the cost model prices them), when its last gradient is ready.
  * With host.issue_spacing, a bucket of the hook pattern, of DDP's offload hook or of DDP's
@@ -672,12 +673,16 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   /* Finalize: the compute stream waits for every bucket (DDP's finalize, the hook pattern's
    * wait_stream, or the optimizer's dependency). DDP in copy mode goes bucket by bucket, in
    * order (Reducer::finalize_backward: wait for the bucket's work, then copy it back), so a
-   * bucket whose communication ended early is copied back while later ones are in flight. */
+   * bucket whose communication ended early is copied back while later ones are in flight; so
+   * does the hook pattern in copy mode after an all-reduce (or any collective: its result is
+   * in the fusion buffer, not in the gradients; an offload leaves them as they are). */
+  int copy_back = copy && (fw == FU_FRAMEWORK_DDP ||
+                           (fw == FU_FRAMEWORK_HOOKS && c->kind != FU_COMM_OFFLOAD));
   if (fw == FU_FRAMEWORK_DDP)
     FU_CHECK(fu__hg_fw(&g, h->ddp.finalize_us + (copy ? w->ngrads * h->ddp.copy_us / 2 : 0),
                        FU__K_FWHOST, 1, &hid));
   uint32_t wait;
-  if (fw == FU_FRAMEWORK_DDP && copy && nb > 0) {
+  if (copy_back && nb > 0) {
     for (size_t k = 0; k < nb; k++) {
       const fu__bk *b = &s->bk[k];
       FU_CHECK(fu__hg_gpu(&g, 0, FU__K_WAIT, 0, hid, 0, &wait));

@@ -134,4 +134,13 @@ check "ddp, overlap off, 2 streams: priced, two warning lines" $?
   --format json > "$tmp/w.json" 2> "$tmp/w.err"
 [ ! -s "$tmp/w.err" ]; check "ddp as it runs: no warning" $?
 
+# the hook pattern in copy mode after an all-reduce: the result is in each bucket's fusion buffer,
+# so the compute stream copies it back into the gradients, bucket by bucket as DDP's finalize
+# does (host4.json, a bucket a tensor: backward with the copies in ends at 300 + 600 + 4 x 100 =
+# 1300, the last all-reduce at 1230.5; then 4 copies back of 1 MiB at 10.48576 GB/s, 100 us each,
+# and the optimizer's 50: 1750; none were charged: 1350). An offload leaves the gradients as they are.
+"$fusim" predict --workload "$h4" --profile "$prof" --comm allreduce:8 --framework hooks --fusion none \
+  --no-store --format json > "$tmp/hk.json"
+near "$(field "$tmp/hk.json" iter_us)" 1750 1e-6; check "hooks, copy, all-reduce: copied back, 1750" $?
+
 finish cli_framework
