@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -188,8 +189,30 @@ void fu_gnuplot_quote(FILE *out, const char *s) {
   fputc('\'', out);
 }
 
+int fu_out_fd(const char *path) {
+  if (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0) return STDOUT_FILENO;
+  if (strcmp(path, "/dev/stderr") == 0) return STDERR_FILENO;
+  const char *n = strncmp(path, "/dev/fd/", 8) == 0         ? path + 8
+                  : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14
+                                                             : NULL;
+  if (!n || !isdigit((unsigned char)*n)) return -1;
+  char *end;
+  errno = 0;
+  long fd = strtol(n, &end, 10);
+  return *end || errno || fd > 1 << 20 ? -1 : (int)fd;
+}
+
 int fu_out_path_why(const char *path, int writable, char *why, size_t why_len) {
   struct stat st;
+  int fd = fu_out_fd(path);
+  if (fd >= 0) { /* written through the descriptor: it must be open for writing */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+      snprintf(why, why_len, "descriptor %d is not open for writing", fd);
+      return FU_EUSAGE;
+    }
+    return FU_OK;
+  }
   int exists = stat(path, &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) {
     snprintf(why, why_len, "a folder, not a file");

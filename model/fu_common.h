@@ -74,6 +74,11 @@ void fu_gnuplot_quote(FILE *out, const char *s);
  * exists and is not a regular file (/dev/stdout, a FIFO: written in place). FU_OK, or FU_EUSAGE
  * with the reason in why ("folder /x: No such file or directory"). */
 int fu_out_path_why(const char *path, int writable, char *why, size_t why_len);
+/* The descriptor an output path names, or -1: "-" and /dev/stdout are 1, /dev/stderr 2,
+ * /dev/fd/N and /proc/self/fd/N are N. Such a path is written through that descriptor, in
+ * place: it is a link to whatever the descriptor holds (a terminal, a pipe, or a regular file
+ * the shell opened, which a temporary file renamed over the link would not reach). */
+int fu_out_fd(const char *path);
 /* A plot file name: it ends in .png or .svg (*svg, when not NULL, says which), holds no control
  * character, and it can be written (fu_out_path_why, and an existing file writable). FU_OK, or
  * FU_EUSAGE with the reason in why; fu_plot_path_check prints it in one line naming WHAT. */

@@ -28,6 +28,18 @@ static int fu__create_status(int err) {
 int fu_outfile_open(fu_outfile *o, const char *path) {
   memset(o, 0, sizeof *o);
   o->path = path;
+  int ofd = fu_out_fd(path);
+  if (ofd >= 0) { /* "-", /dev/stdout, /dev/fd/N: through the descriptor, sharing its offset */
+    if (ofd == STDOUT_FILENO) fflush(stdout); /* what the command printed so far comes first */
+    int fd = dup(ofd);
+    if (fd < 0 || (o->f = fdopen(fd, "w")) == NULL) {
+      int err = errno;
+      if (fd >= 0) close(fd);
+      fu_error("%s: cannot write: %s", path, strerror(err));
+      return err == EBADF ? FU_EUSAGE : FU_EIO;
+    }
+    return FU_OK;
+  }
   struct stat sb;
   if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
     if (S_ISDIR(sb.st_mode)) {

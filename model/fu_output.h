@@ -5,7 +5,10 @@
  * symlink planted by someone else cannot redirect the write) in the target's folder, and renamed
  * over the target only after every write, the flush and the close succeeded; on any failure the
  * temporary file is removed and the target is left as it was. A target that exists and is not a
- * regular file (/dev/stdout, a FIFO, /dev/full) is written in place, every write still checked. */
+ * regular file (a terminal, a FIFO, /dev/full) is written in place, every write still checked;
+ * so is a path that names a descriptor ("-" and /dev/stdout, /dev/stderr, /dev/fd/N: fu_out_fd),
+ * through a dup of it, whatever it holds: such a path is a link, and a temporary file renamed
+ * over it replaced the link (/dev/stdout itself, as root) and never reached the shell's file. */
 #ifndef FU_OUTPUT_H
 #define FU_OUTPUT_H
 

@@ -68,6 +68,24 @@ expect 0 "$FUSIM" predict $W --no-store --trace /dev/null
 expect 0 "$FUSIM" predict $W --no-store --trace t.json
 [ -s t.json ] && ok || bad "predict --trace t.json wrote nothing"
 
+# a path that names a descriptor ("-", /dev/stdout, /dev/fd/N) is written through it, whatever it
+# holds: here a regular file the shell opened (the temporary file renamed over the link never
+# reached it: /dev/fd/3 was refused, "-" made a file named "-", and /dev/stdout with stdout in a
+# file was replaced by a regular file, for root)
+mkdir "$T/fd"
+expect 0 sh -c 'exec "$@" 3>"$0"' "$T/fd/t3.json" "$FUSIM" predict $W --no-store --trace /dev/fd/3
+python3 -c "import json, sys; assert json.load(open(sys.argv[1]))['traceEvents']" "$T/fd/t3.json" \
+  && ok || bad "--trace /dev/fd/3 3>FILE: no trace in the file: $(head -c 200 "$T/err")"
+expect 0 sh -c 'cd "$0" && exec "$@"' "$T/fd" "$FUSIM" plan $W --no-store --format json --save-buckets -
+[ ! -e "$T/fd/-" ] && ok || bad "--save-buckets - made a file named '-'"
+python3 -c "
+import json, sys
+s = open(sys.argv[1]).read(); d = json.JSONDecoder()
+b, i = d.raw_decode(s); rows, _ = d.raw_decode(s[i:].lstrip())
+assert isinstance(b, list) and isinstance(rows, list) and 'plan' in rows[0]" "$T/out" \
+  && ok || bad "--save-buckets -: not the buckets then plan's JSON on stdout: $(head -c 200 "$T/out")"
+refused 64 "descriptor 7 is not open for writing" "$FUSIM" predict $W --no-store --trace /dev/fd/7
+
 # A locked database loses nothing: two predictions stored, another writer holds the write lock,
 # a third waits 300 ms and gives up (75, one line); the two rows are as they were; once the lock
 # is gone the third is stored.
