@@ -204,7 +204,7 @@ int fu__clip_fit(const fu_compute *c, const char *name, const char *prof_name);
 void fu__conv_bias(fu__ctx *x, fu__op *o, const char *name, double cout, double rows);
 double fu__copy_us(const fu__ctx *x, double bytes);
 void fu__ctx_prec(fu__ctx *x, fu_precision p);
-void fu__dump_ops(const fu__ctx *x, const char *path);
+int fu__dump_ops(const fu__ctx *x, const char *path);
 fu__op *fu__fanout(fu__ctx *x, double numel, const char *dtype, int consumers);
 int fu__has_tables(const fu_profile *p);
 void fu__hook_note(const fu__ctx *x, char *buf, size_t n);

@@ -87,6 +87,13 @@ one_line "b.json: cannot write: File too large"
 expect 74 full "$FUSIM" workload --check bert_large --out "$T/full/w.json"
 one_line "w.json: cannot write: File too large"
 only_files "$T/full"
+# workload --ops: the same (it warned, exited 0 and left the CSV cut at the limit)
+expect 74 full "$FUSIM" workload --cnn resnet50 --ops "$T/full/o.csv"
+grep -q "o.csv: cannot write: File too large" "$T/err" && ok || bad "workload --ops past the limit: $(cat "$T/err")"
+only_files "$T/full"
+expect 74 "$FUSIM" workload --transformer --arch llama --layers 2 --hidden 256 --heads 4 --ffn 512 \
+  --vocab 1000 --seq 128 --micro-batch 1 --ops "$T/devfull"
+grep -q "devfull: cannot write: No space left on device" "$T/err" && ok || bad "workload --ops /dev/full: $(cat "$T/err")"
 # the same limit as a user sets it (ulimit -f, SIGXFSZ not ignored by the caller): fusim ignores
 # the signal itself, so the write fails, one line, exit 74, nothing left (the signal killed it
 # mid-write, exit 153, its temporary file left behind)
