@@ -135,6 +135,15 @@ int fu_parse_size(const char *s, uint64_t *out) {
       double bytes = v * units[i].mult;
       if (bytes > 1.8e19 || bytes != floor(bytes)) return FU_EDATA;
       *out = (uint64_t)bytes;
+      /* a whole number of units is read again as an integer: strtod rounds past 2^53 (2^53 + 1
+         bytes read as 2^53) */
+      size_t d = strspn(s, "0123456789"), k = d;
+      while (s + k < end && isspace((unsigned char)s[k])) k++;
+      unsigned long long whole, exact;
+      errno = 0;
+      if (d > 0 && s + k == end && (whole = strtoull(s, NULL, 10), errno == 0) &&
+          !__builtin_mul_overflow(whole, (unsigned long long)units[i].mult, &exact))
+        *out = exact;
       return FU_OK;
     }
   }

@@ -41,6 +41,8 @@ static const char fu__foot[] =
     "each size), NVLS-tree in NCCL's chunks, priced by the model's line for it.\n";
 
 /* The comma-separated sizes of --bytes into *out (malloc'd). One line naming --bytes on error. */
+#define FU_COST_MAX_BYTES (1ull << 53)
+
 static int fu__sizes(const char *arg, double **out, size_t *n) {
   *out = NULL;
   *n = 0;
@@ -60,6 +62,13 @@ static int fu__sizes(const char *arg, double **out, size_t *n) {
     if (comma) *comma = '\0';
     uint64_t b;
     st = fu_plan_parse_size("cost: --bytes", t, &b); /* a unit is required: '25' is an error */
+    /* sizes are priced and printed as doubles, and JSON's "bytes" is an integer: above 2^53 the
+       size printed was not the one given (2^53 + 1 B printed 2^53), and from 8 EiB on JSON said
+       -9223372036854775808 (a double past INT64_MAX cast to json_int_t) */
+    if (st == FU_OK && b > FU_COST_MAX_BYTES) {
+      fu_error("cost: --bytes '%s': above 8192TiB (2^53 bytes, the largest size priced and printed exactly)", t);
+      st = FU_EUSAGE;
+    }
     if (st == FU_OK) v[(*n)++] = (double)b;
     t = comma ? comma + 1 : NULL;
   }

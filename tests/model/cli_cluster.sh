@@ -285,6 +285,15 @@ check "predict --comm allreduce:64 on the 8-rank default profile says predicted"
 "$fusim" cost --comm allreduce:8 --bytes 25 >/dev/null 2>"$tmp/err"
 [ $? -eq 64 ] && grep -q "say 25MiB or 25B" "$tmp/err"
 check "cost --bytes 25 (no unit) refused" $?
+# sizes past 2^53 bytes: JSON printed 2^63 and up as -9223372036854775808 and 2^53 + 1 as 2^53
+"$fusim" cost --comm allreduce:8 --bytes 8192TiB --format json >"$tmp/c.json" 2>/dev/null &&
+  [ "$(js "$tmp/c.json" "j[0]['bytes']")" = 9007199254740992 ]
+check "cost --bytes 8192TiB (2^53): JSON bytes exact" $?
+for b in 9007199254740993B 8388608TiB; do
+  "$fusim" cost --comm allreduce:8 --bytes 1MiB,$b --format json >/dev/null 2>"$tmp/err"
+  [ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "above 8192TiB" "$tmp/err"
+  check "cost --bytes $b refused in one line" $?
+done
 # cost's --help offered "or offload" (predict's row), which cost refuses: it names the collectives only
 "$fusim" cost --help >"$tmp/h" && grep -q -- "--comm SPEC *allreduce|reducescatter|allgather:RANKS" "$tmp/h" && ! grep -q "or offload" "$tmp/h" &&
   "$fusim" cost --comm offload --bytes 1MiB >/dev/null 2>"$tmp/err"; [ $? -eq 64 ] && grep -q "not a collective" "$tmp/err"
