@@ -381,6 +381,17 @@ int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link,
     *basis = FU_BASIS_MEASURED;
     return FU_OK;
   }
+  /* One rank: NCCL runs an all-gather or reduce-scatter as it runs an all-reduce, one local copy
+   * of the same bytes (ncclLaunchOneRank); priced by the one-rank all-reduce curve. */
+  const fu_curve *one = ranks == 1 && (o == FU_OP_ALLGATHER || o == FU_OP_REDUCESCATTER)
+                            ? fu__exact(prof, "allreduce", NULL, 1, nodes) : NULL;
+  if (one) {
+    *out = *one;
+    snprintf(out->op, sizeof out->op, "%s", on);
+    snprintf(out->source, sizeof out->source, "the one-rank allreduce curve (one local copy)");
+    *basis = FU_BASIS_PREDICTED;
+    return FU_OK;
+  }
   int model = fu_coll_nvls_slot(o) >= 0 && fu_cluster_usable(&prof->cluster, nodes);
   if (model && !fu__model_prices(prof, link, ranks, nodes)) {
     model = 0;

@@ -754,6 +754,16 @@ check "allreduce:2x8:pcie on nodes linked by NVLink: refused in one line" $?
   [ "$(js "$tmp/c2.json" "j[0]['basis']")" = measured ] &&
   [ "$(js "$tmp/c2.json" "j[0]['time_us']")" = "$(js "$tmp/c3.json" "j[0]['time_us']")" ]
 check "allreduce:1 on h200-ndr: the measured one-rank curve it shares with the default (was a 5.6x slower ring)" $?
+# one rank: NCCL runs an all-gather or reduce-scatter as one local copy of the same bytes, as an
+# all-reduce: priced by the one-rank all-reduce curve and labelled predicted (both were refused,
+# "no curve for allgather over nvlink (1 ranks)", though README accepts one rank)
+"$fusim" cost --comm allreduce:1 --bytes 1MiB --format json >"$tmp/c5.json"
+for op in allgather reducescatter; do
+  "$fusim" cost --comm $op:1 --bytes 1MiB --format json >"$tmp/c4.json" &&
+    [ "$(js "$tmp/c4.json" "j[0]['basis']")" = predicted ] &&
+    [ "$(js "$tmp/c4.json" "j[0]['time_us']")" = "$(js "$tmp/c5.json" "j[0]['time_us']")" ]
+  check "$op:1: the one-rank all-reduce's price, predicted" $?
+done
 
 # --- a log that names no NCCL version leaves the profile's unknown, and the fit now says so (a
 # sendrecv log without the NCCL line beside 2.29.2 all-reduce logs moved a 2x8 price 2.2x in silence)
