@@ -709,8 +709,12 @@ static void fu__set_times(fu__sim *s, size_t nb, int which) {
   }
 }
 
-static int fu__export_trace(const fu__sim *s, const fu_workload *w, const fu_comm *c,
-                            const fu_bucket *bks, size_t nb, fu_trace *tr) {
+/* The trace's events, each slice's name formatted into name (nlen bytes: room for the longest
+ * gradient name, so that a name is never cut, and never inside a UTF-8 character, which Jansson
+ * would refuse as invalid). */
+static int fu__export_trace_into(const fu__sim *s, const fu_workload *w, const fu_comm *c,
+                                 const fu_bucket *bks, size_t nb, fu_trace *tr, char *name,
+                                 size_t nlen) {
   const fu_engine *e = &s->e;
   FU_CHECK(fu_trace_process_name(tr, w->name[0] ? w->name : "fusim"));
   for (size_t l = 0; l < e->nlanes; l++)
@@ -720,38 +724,38 @@ static int fu__export_trace(const fu__sim *s, const fu_workload *w, const fu_com
     const fu_engine_task *t = &e->tasks[i];
     int kind = t->tag % 16;
     size_t idx = (size_t)(t->tag / 16);
-    char name[192], sz[32];
+    char sz[32];
     const char *cat = "compute";
     json_t *args = NULL;
     switch (kind) {
-    case FU__K_FWD: snprintf(name, sizeof name, "forward %zu", idx); break;
-    case FU__K_BWD: snprintf(name, sizeof name, "backward %zu", idx); break;
-    case FU__K_SEG: snprintf(name, sizeof name, "bwd -> %s", w->grads[idx].name); break;
-    case FU__K_TAIL: snprintf(name, sizeof name, "bwd (rest)"); break;
-    case FU__K_OPT: snprintf(name, sizeof name, "optimizer"); break;
+    case FU__K_FWD: snprintf(name, nlen, "forward %zu", idx); break;
+    case FU__K_BWD: snprintf(name, nlen, "backward %zu", idx); break;
+    case FU__K_SEG: snprintf(name, nlen, "bwd -> %s", w->grads[idx].name); break;
+    case FU__K_TAIL: snprintf(name, nlen, "bwd (rest)"); break;
+    case FU__K_OPT: snprintf(name, nlen, "optimizer"); break;
     case FU__K_HOOK:
-      snprintf(name, sizeof name, "hook %s", w->grads[idx].name);
+      snprintf(name, nlen, "hook %s", w->grads[idx].name);
       cat = "host";
       break;
     case FU__K_ISSUE:
-      snprintf(name, sizeof name, "issue b%zu", idx);
+      snprintf(name, nlen, "issue b%zu", idx);
       cat = "host";
       break;
     case FU__K_FWHOST:
-      snprintf(name, sizeof name, "%s", idx == 0 ? "DDP forward" : "DDP finalize");
+      snprintf(name, nlen, "%s", idx == 0 ? "DDP forward" : "DDP finalize");
       cat = "host";
       break;
     case FU__K_FWCOPY:
-      if (idx < w->ngrads) snprintf(name, sizeof name, "copy %s", w->grads[idx].name);
-      else if (idx == w->ngrads) snprintf(name, sizeof name, "copy buckets back");
-      else snprintf(name, sizeof name, "copy buffers back (broadcast)");
+      if (idx < w->ngrads) snprintf(name, nlen, "copy %s", w->grads[idx].name);
+      else if (idx == w->ngrads) snprintf(name, nlen, "copy buckets back");
+      else snprintf(name, nlen, "copy buffers back (broadcast)");
       break;
-    case FU__K_WAIT: snprintf(name, sizeof name, "wait for communication"); break;
-    case FU__K_GATE: snprintf(name, sizeof name, "enqueued"); break;
+    case FU__K_WAIT: snprintf(name, nlen, "wait for communication"); break;
+    case FU__K_GATE: snprintf(name, nlen, "enqueued"); break;
     case FU__K_PACK: case FU__K_COMM: case FU__K_UNPACK: case FU__K_HANDOFF: {
       const fu__bk *b = &s->bk[idx];
       fu_format_size(b->bytes, sz, sizeof sz);
-      snprintf(name, sizeof name, "%s b%zu (%s, %zu tensor%s)",
+      snprintf(name, nlen, "%s b%zu (%s, %zu tensor%s)",
                kind == FU__K_PACK     ? "pack"
                : kind == FU__K_UNPACK  ? "unpack"
                : kind == FU__K_HANDOFF ? "hand-off"
@@ -766,7 +770,7 @@ static int fu__export_trace(const fu__sim *s, const fu_workload *w, const fu_com
         json_object_set_new(args, "transfer_start_us", json_real(t->xfer_us));
       break;
     }
-    default: snprintf(name, sizeof name, "task %zu", i); break;
+    default: snprintf(name, nlen, "task %zu", i); break;
     }
     FU_CHECK(fu_trace_slice(tr, (int)t->lane + 1, name, cat, t->start_us, t->end_us - t->start_us,
                             args));
@@ -786,10 +790,25 @@ static int fu__export_trace(const fu__sim *s, const fu_workload *w, const fu_com
   for (size_t j = 0; j < e->nlog; j++) {
     const fu_link_sample *ls = &e->log[j];
     char name[64];
-    snprintf(name, sizeof name, "link %s", e->links[ls->link].name);
+    snprintf(name, nlen, "link %s", e->links[ls->link].name);
     FU_CHECK(fu_trace_counter(tr, name, ls->t_us, "transfers", ls->nactive));
   }
   return FU_OK;
+}
+
+static int fu__export_trace(const fu__sim *s, const fu_workload *w, const fu_comm *c,
+                            const fu_bucket *bks, size_t nb, fu_trace *tr) {
+  size_t longest = 0; /* O(ngrads): the longest gradient name */
+  for (size_t i = 0; i < w->ngrads; i++) {
+    size_t n = w->grads[i].name ? strlen(w->grads[i].name) : 0;
+    if (n > longest) longest = n;
+  }
+  size_t nlen = longest + 192; /* the longest fixed text ("bwd -> ", sizes, counts) and more */
+  char *name = malloc(nlen);
+  if (!name) return FU_ENOMEM;
+  int st = fu__export_trace_into(s, w, c, bks, nb, tr, name, nlen);
+  free(name);
+  return st;
 }
 
 /* What the result is of (names at the edge: the printers and the database row read these). */

@@ -104,6 +104,25 @@ sys.exit(0 if ok else 1)
 PY
 check "trace has tracks, named buckets, flows, link counter" $?
 
+# A long gradient name in a multi-byte script: each slice names it whole (a fixed 192-byte
+# buffer cut it inside a UTF-8 character, Jansson refused the slice and predict exited 70 with
+# no message and no trace).
+python3 - "$wl" "$tmp/utf8.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+w["grads"][0]["name"] = "a" * 183 + "\u00e9" * 10
+json.dump(w, open(sys.argv[2], "w"), ensure_ascii=False)
+PY
+"$fusim" predict --workload "$tmp/utf8.json" --profile "$prof" --no-store --trace "$tmp/utf8-trace.json" \
+  --format csv >/dev/null 2>"$tmp/utf8.err"; check "trace of a long UTF-8 gradient name written" $?
+python3 - "$tmp/utf8-trace.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1], encoding="utf-8"))["traceEvents"]
+full = "a" * 183 + "\u00e9" * 10
+sys.exit(0 if any(e["ph"] == "X" and e["name"] == "bwd -> " + full for e in ev) else 1)
+PY
+check "the slice names the gradient whole" $?
+
 
 # The three printers read one fu_result: table (0.1 us), CSV (0.001 us) and JSON give the same
 # numbers, summary and per bucket (cap:3MiB on tiny: buckets [1 MiB, 3 MiB], [4 MiB]).
