@@ -76,7 +76,8 @@ typedef struct fu_result {
   size_t ngrads;             /* its gradients */
   uint64_t grad_bytes;       /* their bytes */
   int estimated;             /* 1: the workload's times are estimates */
-  char plan[512];            /* canonical plan string (fu_plan_string) */
+  char plan[704];            /* canonical plan string (fu_plan_string): room for its longest,
+                                buckets: and a 511-byte path with every flag, so never cut */
   char comm[64];             /* communication target (fu_comm_string) */
   char profile[64];          /* profile name */
   char comm_basis[16];       /* how the collective was priced: "measured" (the profile's curve at

@@ -253,4 +253,18 @@ printf '{"fusion": "none", "overlap": "off", "comm-streams": 2}\n' >"$tmp/plan2.
   near "$(field "$tmp/pf.json" iter_us)" "$(field "$tmp/s2.json" iter_us)" 1e-9
 check "plan file key comm-streams = --comm-streams" $?
 
+# A buckets:FILE plan whose path is long (here 481 bytes, under the 511 allowed) prints its plan
+# string whole: the result kept 512 bytes of it, so the JSON's and the table's plan lost
+# "pack=... streams=..." (and, cut inside a UTF-8 character, JSON output exited 70 with no message).
+long=$tmp/$(printf '%0200d' 0)/$(printf '%0200d' 1)/$(printf '%040d' 2)
+mkdir -p "$long" && printf '[["head.weight", "mid.weight"], ["stem.weight"]]\n' >"$long/b.json" &&
+  p --fusion "buckets:$long/b.json" --overlap off --no-store --format json >"$tmp/longplan.json"
+check "a plan with a long buckets path predicts" $?
+python3 - "$tmp/longplan.json" "$long/b.json" <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))["plan"]
+sys.exit(0 if plan == "buckets:%s overlap=off pack=copy streams=1" % sys.argv[2] else 1)
+PY
+check "its plan string is whole" $?
+
 finish cli_predict
