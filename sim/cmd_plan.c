@@ -556,6 +556,12 @@ int fu_cmd_plan(int argc, char **argv) {
     fu_opt_usage_error(&cmd, "%s", why);
     return fu_exit_code(FU_EUSAGE);
   }
+  /* as fit --plot: a plot asked for and impossible is refused before any work, never a warning
+   * after the sweep with exit 0 and no file */
+  if (o.plot && !fu_have_program("gnuplot")) {
+    fu_error("plan: --plot needs gnuplot, which is not on PATH (apt-get install gnuplot-nox), or leave out --plot");
+    return fu_exit_code(FU_EUSAGE);
+  }
   if (sweep && !format_given) o.out.format = FU_FORMAT_CSV;
   o.mem_cap = mem_cap_given;
   fu_plan base;

@@ -232,6 +232,11 @@ if command -v gnuplot >/dev/null 2>&1; then
   expect 0 "$FUSIM" plan --workload resnet50 --sweep --plot "$T/sweep.png" --no-store --db "$DB"
   [ -s "$T/sweep.png" ] && ok || bad "plot written"
 fi
+# --plot without gnuplot is refused before any work, as fit --plot is (it warned after the sweep,
+# exited 0 and wrote no file; nothing stored either way with --no-store).
+expect 64 /usr/bin/env PATH=/nonexistent "$FUSIM" plan --workload resnet50 --sweep --plot "$T/nognu.png" --no-store --db "$DB"
+one_line "gnuplot"
+[ ! -e "$T/nognu.png" ] && [ ! -s "$T/out" ] && ok || bad "--plot without gnuplot: no plot, no sweep printed"
 # --plot FILE.svg writes SVG (it wrote a PNG under the .svg name); a workload's name is a
 # quoted title, never gnuplot commands (a name with a line break ran gnuplot's 'system').
 if command -v gnuplot >/dev/null 2>&1; then
