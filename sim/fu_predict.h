@@ -35,11 +35,12 @@
  *    work and the frameworks' costs by the spreads measured on the machine (host.jitter:
  *    step_rel, host_rel, fw_rel).
  *
- * Results: compute_us = accum_steps * (fwd + bwd) + opt; comm_us = sum of the operations'
- * simulated durations (pack, hand-off and unpack not included; a bucket's pack_us holds those);
- * exposed = iter - compute (>= 0); overlap_frac = 1 - exposed / (comm + pack + unpack),
- * clipped to [0, 1]; bus_util = sum of bytes * busbw_factor over sum of operation durations,
- * over the peak bus bandwidth of fu_cost.c (the best the fitted curve gives at any size for
+ * Results: compute_us = accum_steps * (fwd + bwd) + opt; comm_us = the wall time some operation
+ * runs, the union of their simulated intervals (operations on several streams at once count
+ * once; pack, hand-off and unpack not included: a bucket's pack_us holds those);
+ * exposed = iter - compute (>= 0); overlap_frac = 1 - exposed / (the union of the operations',
+ * packs', hand-offs' and unpacks' intervals), clipped to [0, 1]; bus_util = sum of bytes *
+ * busbw_factor over comm_us, over the peak bus bandwidth of fu_cost.c (the best the fitted curve gives at any size for
  * that op, link and rank count, as charged, and at least its measured peak_busbw_gbps), so
  * that bus_util <= 1 by construction. */
 #ifndef FU_PREDICT_H
@@ -60,7 +61,7 @@ typedef struct fu_result {
   double iter_lo_us, iter_hi_us; /* 95% interval: the fits' CIs, and the measured spreads of a
                                     host timeline (see "interval" above) */
   double compute_us;         /* fwd + bwd (+ opt) as the workload gives them, x accum steps */
-  double comm_us;            /* sum of communication operation times */
+  double comm_us;            /* wall time of communication: the union of the operations' intervals */
   double pack_us;            /* sum of the buckets' pack + hand-off + unpack times */
   double exposed_comm_us;    /* iteration time not hidden behind compute */
   double overlap_frac;       /* 1 - exposed / (comm + pack) */
