@@ -12,7 +12,7 @@ others the run itself cannot resolve: their interval reaches 1%. Likewise beside
 count: how many of its misses the run cannot resolve, the measured overhead's own 90% interval
 over the rounds holding a value the prediction would meet (all 44 runs from 11 on: 434 of the 511
 misses). Each plan's median comes from one iteration a round (12-36 rounds) on a shared host; on
-runs 13-28, every one of the 15 picks more than 1% off has an interval that reaches 1% (python3
+runs 13-28, every one of the 16 picks more than 1% off has an interval that reaches 1% (python3
 tests/bench/torch_validation_bench.py build/fusim data/validation/torch_h200_runN). The strict
 figures stay the targets.
 
@@ -20,7 +20,8 @@ figures stay the targets.
     meson test -C build --benchmark torch-validation
 
 With several RUNDIRs it ends with their rows pooled (each row once, each model of each run a
-model of its own for the fastest-plan figure).
+model of its own for the fastest-plan figure), and how often the interval holds by its width
+(coverage_by_width: a pooled share can hide narrow intervals that hold too seldom).
 
 A run of several ranks (validate_torch --world-size) is predicted with the profile measured in
 its own call (RUNDIR/profile.json) and shows its ranks' skew. Without RUNDIRs it scores the
@@ -217,6 +218,26 @@ def score(label, rows, times=None):
     return errs, inside, over, gaps, spans
 
 
+WIDTH_BANDS = (0.05, 0.10, 0.20, 0.40)   # interval width over the prediction, band edges
+
+
+def coverage_by_width(rows):
+    """How often the interval holds the measured median, by its width: a calibrated 95% interval
+    holds about 95% at every width, so a pooled share alone can hide narrow intervals that hold
+    too seldom behind wide ones that always hold."""
+    edges = (0.0,) + WIDTH_BANDS + (float("inf"),)
+    parts = []
+    for lo, hi in zip(edges, edges[1:]):
+        rs = [r for r in rows if lo <= (r["hi_us"] - r["lo_us"]) / r["predicted_us"] < hi]
+        if rs:
+            held = sum(r["inside"] for r in rs)
+            name = "%d%%+" % (100 * lo) if hi == float("inf") else "%d-%d%%" % (100 * lo, 100 * hi)
+            parts.append("%s %d/%d (%.0f%%, median |error| %.2f%%)"
+                         % (name, held, len(rs), 100 * held / len(rs),
+                            100 * statistics.median(abs(r["rel_err"]) for r in rs)))
+    print("  interval holds by its width: " + "; ".join(parts))
+
+
 def unresolved(gaps, spans):
     """The models whose pick is more than FASTEST_MAX from the fastest measured but whose gap's
     interval reaches FASTEST_MAX: the run cannot resolve that miss."""
@@ -271,6 +292,7 @@ def main():
         print("\n%d runs pooled (%d rows)" % (len(rundirs), len(pooled)))
         errs, inside, over, gaps, spans = score("  all runs", pooled, pooled_times)
         targets(errs, inside, over, gaps, spans, len(pooled), overhead_unresolved(pooled, pooled_times))
+        coverage_by_width(pooled)
     return 0
 
 if __name__ == "__main__":
