@@ -1760,7 +1760,7 @@ int fu_import_parse(const char *name, const char *text, size_t len, const fu_imp
   for (size_t i = 0; i < r->n; i++) n_wrong += r->samples[i].n_wrong > 0;
   if (n_wrong) {
     fu__warnf(&c, 0, "%zu of its %zu samples report wrong results (#wrong > 0): the benchmark found "
-                     "corrupted data in those runs; their times are stored all the same",
+                     "corrupted data in those runs; their times are stored all the same (fit leaves them out)",
               n_wrong, r->n);
     fu__append(r->prov.notes, sizeof r->prov.notes, "samples with #wrong > 0: %zu", n_wrong);
   }

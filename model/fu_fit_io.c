@@ -85,7 +85,8 @@ int fu_fit_samples_load(fu_db *db, const char *op, const char *link, long ranks,
     const fu_sample *x = &(*smp)[i];
     (*out)[i] = (fu_fitgroup_sample){x->op, x->link, x->algo, x->proto, x->dtype, x->ranks, x->in_place, x->graph,
                                       x->bytes, isfinite(x->t_median_us) ? x->t_median_us : x->t_min_us,
-                                      x->nodes, x->gpu, x->host, x->gpus_per_proc, x->nccl_version};
+                                      x->nodes, x->gpu, x->host, x->gpus_per_proc, x->nccl_version,
+                                      x->n_wrong};
   }
   return FU_OK;
 }

@@ -156,7 +156,7 @@ static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const 
   nm = w;
   for (size_t k = 0; k < nm; k++) any_out |= !smp[sel[mem[k]].i].in_place;
   int want_in = f->place == -1 ? !any_out : f->place;
-  size_t np = 0, nzero = 0;
+  size_t np = 0, nzero = 0, nwrong = 0;
   double peak = 0;
   for (size_t k = 0; k < nm; k++) {
     const fu_fitgroup_sample *x = &smp[sel[mem[k]].i];
@@ -166,6 +166,10 @@ static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const 
       nzero++;
       continue;
     }
+    if (x->n_wrong > 0) { /* the run's results were wrong: its times are not of a working collective */
+      nwrong++;
+      continue;
+    }
     if (!(t > 0) || !isfinite(t)) continue;
     pts[np].bytes = (double)x->bytes;
     pts[np].t_us = t;
@@ -173,6 +177,9 @@ static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const 
     if (bw > peak) peak = bw;
     np++;
   }
+  if (np == 0 && nwrong)
+    fu_warn("%s: %s %s x%d%s%s: skipped: the results of every sample were wrong (nccl-tests' #wrong > 0)",
+            f->what, s0->op, s0->link, s0->ranks, first->variant[0] ? " " : "", first->variant);
   if (np == 0) return FU_OK;
   size_t nsizes = 1;
   for (size_t k = 1; k < np && nsizes < 2; k++) nsizes += pts[k].bytes != pts[0].bytes;
@@ -238,6 +245,7 @@ static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const 
   cv->peak_busbw_gbps = peak;
   g->in_place = want_in;
   g->n_zero = nzero;
+  g->n_wrong = nwrong;
   FU_CHECK(fu__copy(g->dtype, sizeof g->dtype, g_dtype, what, "dtype"));
   FU_CHECK(fu__copy(g->proto, sizeof g->proto, g_proto, what, "proto"));
   g->graph = g_graph;
@@ -575,6 +583,8 @@ void fu_fitgroup_print_table(FILE *out, const fu_fitgroup *g, const fu_fit_optio
          100 * g->fit.max_rel_err, fu_fit_method_name(o->method), fu_fit_criterion_name(o->criterion),
          o->tolerance, g->fit.met_tolerance ? "" : "  TOLERANCE NOT MET");
   if (g->n_zero) fprintf(out, "  (%zu size-0 samples skipped)\n", g->n_zero);
+  if (g->n_wrong)
+    fprintf(out, "  (%zu samples with wrong results skipped: nccl-tests' #wrong > 0)\n", g->n_wrong);
   fprintf(out, "  %-3s %-23s %-30s %-34s %8s %4s\n", "seg", "sizes [lo, hi)", "alpha us [95% CI]",
          "bandwidth GB/s = 1e-3/beta [95% CI]", "max err", "n");
   for (int s = 0; s < c->nseg; s++) {
@@ -669,6 +679,7 @@ json_t *fu_fitgroup_json(const fu_fitgroup *g, const fu_fit_options *o) {
   json_object_set_new(j, "max_rel_err", json_real(g->fit.max_rel_err));
   json_object_set_new(j, "n_samples", json_integer((json_int_t)g->fit.n));
   json_object_set_new(j, "n_zero_skipped", json_integer((json_int_t)g->n_zero));
+  json_object_set_new(j, "n_wrong_skipped", json_integer((json_int_t)g->n_wrong));
   json_object_set_new(j, "points", pts);
   return j;
 }

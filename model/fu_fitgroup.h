@@ -39,6 +39,7 @@ typedef struct fu_fitgroup_sample {
   const char *host;          /* host name(s) ("" unknown) */
   int gpus_per_proc;         /* GPUs one process drove (0 unknown) */
   const char *nccl;          /* the NCCL the run used, "2.29.2" ("" unknown) */
+  int n_wrong;               /* elements nccl-tests found wrong (#wrong; <= 0 none or unknown) */
 } fu_fitgroup_sample;
 
 /* Which samples, and how the curves are labelled. */
@@ -65,6 +66,7 @@ typedef struct fu_fitgroup {
   char proto[16];            /* proto field of the samples used ("" NCCL's own / plain timing) */
   int graph;                 /* samples used were CUDA-graph replays */
   size_t n_zero;             /* size-0 samples skipped */
+  size_t n_wrong;            /* samples whose run found wrong results (#wrong > 0) skipped */
   char nccl[16];             /* the NCCL its samples share ("" where one is unknown or they differ) */
   fu_fit_result fit;         /* the fit (owns its arrays) */
 } fu_fitgroup;
