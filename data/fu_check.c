@@ -275,6 +275,16 @@ int fu_db_check(const char *path, FILE *out, size_t *nproblems, size_t *nchecks)
   c.checks++;
   if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     long long uv = sqlite3_column_int64(st, 0);
+    sqlite3_stmt *nt = NULL;
+    int empty = uv == 0 && sqlite3_prepare_v2(c.h, "SELECT count(*) FROM sqlite_schema", -1, &nt, NULL) == SQLITE_OK &&
+                sqlite3_step(nt) == SQLITE_ROW && sqlite3_column_int64(nt, 0) == 0;
+    sqlite3_finalize(nt);
+    if (empty) { /* as the other reports say: a command that failed before storing anything left it */
+      sqlite3_finalize(st);
+      sqlite3_close_v2(c.h);
+      fu_error("%s: an empty database: nothing has been stored in it yet", path);
+      return FU_ENOINPUT;
+    }
     if (uv < 1 || uv > fu_db_schema_version())
       fu__problem(&c, "user_version %lld: not a schema version this fusim knows (1 to %d)", uv,
                   fu_db_schema_version());

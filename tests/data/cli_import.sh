@@ -520,6 +520,11 @@ migrate-report)
   case $h5 in *,nodes,gpus_per_proc,gpu,in_place,dtype,graph) ;; *) fail "v5 fits header: $h5" ;; esac
   # report check prints text: a --format it cannot honour is refused (JSON was asked, text came)
   expect_fail 64 "report check prints its findings as text" "$FUSIM" report --db "$T/v5.db" check --format json
+  # an empty database (a first command that failed before storing anything, on a full disk, leaves
+  # one): report check says so as the other reports do (66), not "user_version 0: not a schema
+  # version this fusim knows" (65)
+  python3 -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA user_version = 0')" "$T/empty.db"
+  expect_fail 66 "an empty database: nothing has been stored in it yet" "$FUSIM" report --db "$T/empty.db" check
   echo "ok [$CASE]"
   ;;
 concat-gpus)
