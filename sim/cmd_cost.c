@@ -40,9 +40,9 @@ static const char fu__foot[] =
     "(2.19-2.26: NVLS-tree where it rates it highest; 2.27 on: NCCL's algorithm and protocol at\n"
     "each size), NVLS-tree in NCCL's chunks, priced by the model's line for it.\n";
 
-/* The comma-separated sizes of --bytes into *out (malloc'd). One line naming --bytes on error. */
-#define FU_COST_MAX_BYTES (1ull << 53)
+#define FU_COST_MAX_BYTES (1ull << 53) /* the largest size priced and printed exactly */
 
+/* The comma-separated sizes of --bytes into *out (malloc'd). One line naming --bytes on error. */
 static int fu__sizes(const char *arg, double **out, size_t *n) {
   *out = NULL;
   *n = 0;
