@@ -85,8 +85,14 @@ static int fu__wls(const fu_fit_point *p, size_t n, int nonneg, double *x, doubl
   }
   /* A falling line (beta < 0: flat sizes with noise, or an outlier at the small end) prices a
    * bigger message below a smaller one at every size it spans, even where the log rises: the
-   * segment is a constant instead, the weighted mean of its times (alpha = sum(w t) / sum(w)). */
-  if (l->beta < 0 && !l->clamped) {
+   * segment is a constant instead, the weighted mean of its times (alpha = sum(w t) / sum(w)).
+   * Where the samples themselves never rise from one size to the next (a latency floor still
+   * falling, such as the H200's D2H copies at 4-64 B), the falling line follows the log and is
+   * kept: a constant would miss its first size by the whole fall. */
+  int log_falls = n >= 2;
+  for (size_t i = 1; i < n && log_falls; i++)
+    if (p[i].bytes > p[i - 1].bytes && p[i].t_us > p[i - 1].t_us) log_falls = 0;
+  if (l->beta < 0 && !l->clamped && !log_falls) {
     double sw = 0;
     for (size_t i = 0; i < n; i++) sw += w[i];
     l->alpha = gsl_stats_wmean(w, 1, y, 1, n);
