@@ -240,11 +240,14 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
   const char *rest = strchr(r0->plan, ' ');
   printf("\nevery plan: %s\n", rest ? rest + 1 : "");
   if (stats->polished)
-    printf("optimal: DP over %zu tensors (%llu candidates); the profile or plan has contention "
-           "the DP leaves out (comm_slowdown %.4g, copy_slowdown %.4g, %d stream%s), so its "
+    printf("optimal: DP over %zu tensors (%llu candidates); %s the DP leaves out "
+           "(comm_slowdown %.4g, copy_slowdown %.4g, %d stream%s), so its "
            "buckets (DP model %.1f us, simulated %.1f us) were checked against %llu simulated "
            "alternatives: %.1f us, %.2f ms in all\n",
-           r0->ngrads, (unsigned long long)stats->candidates, prof->comm_slowdown,
+           r0->ngrads, (unsigned long long)stats->candidates,
+           stats->host_timeline ? "the workload's host timeline and framework costs, and the profile's "
+                                  "or plan's contention,"
+                                : "the profile or plan has contention", prof->comm_slowdown,
            prof->copy_slowdown, rows[0].plan.comm_streams,
            rows[0].plan.comm_streams == 1 ? "" : "s", stats->predicted_us, stats->dp_simulated_us,
            (unsigned long long)stats->sims - 1, stats->simulated_us, stats->elapsed_ms);

@@ -517,7 +517,14 @@ int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
   FU_CHECK(fu__optimal_dp(w, p, c, prof, out, nbuckets, &st0));
   /* Any contention: the compared plans are simulated as seeds. Material contention (a slowdown
    * over 1%, several streams) or an inexact DP: boundary moves too (their budget above). */
-  int contended = prof->comm_slowdown != 1.0 || prof->copy_slowdown != 1.0 || p->comm_streams > 1;
+  /* A host timeline (host block v2) and the framework costs it carries are the engine's alone:
+   * the DP prices neither (its host model is version 1's hook_us/issue_us), so its plan there is
+   * a start to polish, never exact, whatever the profile's slowdowns. */
+  int host_tl = w->host.version >= 2;
+  if (host_tl) st0.exact = 0;
+  st0.host_timeline = host_tl;
+  int contended = prof->comm_slowdown != 1.0 || prof->copy_slowdown != 1.0 || p->comm_streams > 1 ||
+                  host_tl;
   int material = prof->comm_slowdown > 1.01 || prof->copy_slowdown > 1.01 ||
                  p->comm_streams > 1 || !st0.exact;
   int st = FU_OK;

@@ -24,6 +24,8 @@ typedef struct fu_search_stats {
   double elapsed_ms;         /* wall time of the search */
   int polished;              /* optimal: 1 when the DP's model left out contention the engine
                                 charges, and its buckets were improved by simulation */
+  int host_timeline;         /* optimal: the workload's host timeline (v2 host block), which the
+                                DP leaves out, was one reason to polish */
   uint64_t sims;             /* simulations the polish ran */
   double simulated_us;       /* polished: the simulated iteration of the result */
   double dp_simulated_us;    /* polished: the simulated iteration of the DP's own buckets */
