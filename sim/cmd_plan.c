@@ -38,7 +38,7 @@ static const char fu__head[] =
     "Memory: a plan needs the step's peak (the workload's \"memory\" block: parameters, gradients,\n"
     "optimizer states, activations; fusim workload --transformer and --cnn write it) plus its\n"
     "fusion buffers (0 with --pack view; else one for each communication stream, of the largest\n"
-    "bucket packed on it, Horovod's of its whole threshold; with --framework ddp every bucket, which\n"
+    "packed bucket, Horovod's of its whole threshold; with --framework ddp every bucket, which\n"
     "DDP's reducer keeps through the step: the gradients' bytes again, and so with --framework hooks\n"
     "and --pack copy, a fusion buffer per bucket); a plan above the profile's GPU memory\n"
     "(gpu_mem_bytes) is marked '!' and ranked below every plan that fits, and the table says by\n"
@@ -226,7 +226,7 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
       printf("memory: the optimal plan's buffer capped at %s, the memory left beside the step's peak%s "
              "(its best plan without a cap needs %s of buffers, which does not fit)%s\n",
              fu_format_size(rows[k].plan.mem_cap_bytes, cap, sizeof cap),
-             rows[k].plan.framework != FU_FRAMEWORK_DDP && rows[k].plan.comm_streams > 1
+             rows[k].plan.framework == FU_FRAMEWORK_IDEAL && rows[k].plan.comm_streams > 1
                  ? " over its communication streams (a buffer each)" : "",
              fu_format_size(rows[k].uncapped_buffer, unc, sizeof unc),
              rows[k].r.mem_fits == 0 ? "; capped, it still does not fit (its buffers in all are what counts: "
@@ -267,9 +267,9 @@ static int fu__fit_optimal(const fu__opts *o, fu__row *row, const fu_plan *base,
   if (o->mem_cap || row->r.mem_fits != 0 || !(w->mem.peak > 0) || !(prof->gpu_mem_bytes > w->mem.peak))
     return FU_OK;
   fu_plan capped = *base;
-  /* outside DDP every communication stream holds a buffer of its largest packed bucket
+  /* fusim's own plans hold a buffer of the largest packed bucket for every communication stream
      (fu_predict_plan): the memory left shared between them */
-  double streams = base->framework != FU_FRAMEWORK_DDP && base->comm_streams > 1 ? base->comm_streams : 1;
+  double streams = base->framework == FU_FRAMEWORK_IDEAL && base->comm_streams > 1 ? base->comm_streams : 1;
   capped.mem_cap_bytes = (uint64_t)((prof->gpu_mem_bytes - w->mem.peak) / streams / 1048576) * 1048576; /* whole MiB */
   if (!capped.mem_cap_bytes) return FU_OK;
   uint64_t uncapped = row->r.fusion_buffer_bytes;

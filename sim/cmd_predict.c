@@ -22,7 +22,7 @@ static const char fu__head[] =
     "compute, communication, exposed communication, overlap fraction, bus utilisation (achieved\n"
     "bus bandwidth of the operations over the best the fitted curve reaches at any size, and at\n"
     "least its measured peak: never above 100%), operations, fusion buffer bytes (for each\n"
-    "communication stream the largest bucket packed on it, Horovod's whole threshold; with\n"
+    "communication stream the largest packed bucket, Horovod's whole threshold; with\n"
     "--framework ddp all its buckets, which DDP keeps through the step, and so with --framework\n"
     "hooks and --pack copy, a buffer per bucket), events\n"
     "simulated, and a table of buckets. A plan that does not fit the GPU's memory (the step's\n"

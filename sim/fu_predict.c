@@ -790,7 +790,7 @@ static int fu__export_trace_into(const fu__sim *s, const fu_workload *w, const f
   for (size_t j = 0; j < e->nlog; j++) {
     const fu_link_sample *ls = &e->log[j];
     char name[64];
-    snprintf(name, nlen, "link %s", e->links[ls->link].name);
+    snprintf(name, sizeof name, "link %s", e->links[ls->link].name);
     FU_CHECK(fu_trace_counter(tr, name, ls->t_us, "transfers", ls->nactive));
   }
   return FU_OK;
@@ -923,15 +923,13 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
      bus_util count wall time (a sum counted two concurrent operations twice) */
   fu__span *sp_comm = malloc((nb ? nb : 1) * sizeof *sp_comm);
   fu__span *sp_busy = malloc((nb ? 4 * nb : 1) * sizeof *sp_busy);
-  /* the fusion buffer each communication stream needs: its buckets run one after another on it
-     (pack, operation, unpack), the streams side by side */
-  size_t nstreams = p->comm_streams >= 1 ? (size_t)p->comm_streams : 1;
-  uint64_t *stream_buf = calloc(nstreams, sizeof *stream_buf);
+  /* a fusion buffer for each communication stream, of the largest packed bucket (the streams'
+     packed buckets are alive side by side) */
+  uint64_t nstreams = p->comm_streams >= 1 ? (uint64_t)p->comm_streams : 1, largest = 0;
   size_t n_comm = 0, n_busy = 0;
-  if (!sp_comm || !sp_busy || !stream_buf) {
+  if (!sp_comm || !sp_busy) {
     free(sp_comm);
     free(sp_busy);
-    free(stream_buf);
     fu__sim_finish(&s);
     fu_result_finish(out);
     return FU_ENOMEM;
@@ -966,20 +964,19 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
      * gradient_as_bucket_view; the hook pattern in copy mode a fusion buffer per bucket
      * (tools/torch_host.py HookFuser: one for every bucket, a lone tensor's too, into which
      * each gradient is copied, as the simulation charges); elsewhere a fusion buffer for each
-     * communication stream, of the largest bucket packed on it (the streams' packed buckets are
-     * alive at the same time: fusim's executor allocates one per stream, validate/fu_exec.c),
-     * and Horovod's of its whole threshold (FusionBufferManager allocates
+     * communication stream, of the largest packed bucket (the streams' packed buckets are alive
+     * at the same time: fusim's executor allocates so, validate/fu_exec.c), and Horovod's of
+     * its whole threshold (FusionBufferManager allocates
      * HOROVOD_FUSION_THRESHOLD bytes once a response fuses two tensors) */
     if (p->framework == FU_FRAMEWORK_DDP || (p->framework == FU_FRAMEWORK_HOOKS && !p->pack_view)) {
       out->fusion_buffer_bytes += b->bytes;
     } else if (!p->pack_view && b->ntensors > 1) {
       uint64_t need = b->bytes;
       if (p->kind == FU_FUSION_HOROVOD && p->cap_bytes > need) need = p->cap_bytes;
-      if (need > stream_buf[b->stream]) stream_buf[b->stream] = need;
+      if (need > largest) largest = need;
     }
   }
-  for (size_t k = 0; k < nstreams; k++) out->fusion_buffer_bytes += stream_buf[k];
-  free(stream_buf);
+  out->fusion_buffer_bytes += largest * nstreams;
   out->nbuckets = nb;
   out->n_ops = nb;
   out->pack_us = pack;

@@ -67,7 +67,7 @@ typedef struct fu_result {
   double overlap_frac;       /* 1 - exposed / (comm + pack) */
   double bus_util;           /* achieved bus bandwidth over the peak of fu_cost.c (<= 1) */
   size_t n_ops;              /* communication operations */
-  uint64_t fusion_buffer_bytes; /* fusion buffers the plan needs: per stream its largest packed
+  uint64_t fusion_buffer_bytes; /* fusion buffers the plan needs: per stream the largest packed
                                    bucket (Horovod: its threshold), 0 for view; DDP: every bucket */
   uint64_t sim_events;       /* events the engine processed (the nominal run) */
   size_t nbuckets;           /* buckets */
