@@ -2,7 +2,8 @@
 -- (op, link, ranks, variant) and machine shape (nodes, GPUs a process, GPU) and per placement, data
 -- type and graph mode, but the view showed only (fit_id, op, link, ranks, algo, segment): two
 -- curves of one fit (16 ranks over 2 nodes and over 4) gave rows that could not be told apart at
--- a size. It gains the segment's id and the columns v_fit_quality has for the curve.
+-- a size. It gains the segment's id and the columns v_fit_quality has for the curve; and it leaves
+-- out the samples whose run found wrong results (nccl-tests' #wrong > 0), as fit does.
 DROP VIEW v_fit_error_by_size;
 
 CREATE VIEW v_fit_error_by_size AS
@@ -15,7 +16,7 @@ SELECT s.fit_id, s.op, s.link, s.ranks, s.algo, s.segment, x.bytes,
 FROM fit_segments s
 JOIN samples x ON x.op = s.op AND x.link = s.link AND x.ranks = s.ranks
   AND coalesce(x.algo, '') = coalesce(s.algo, '') AND x.bytes >= s.lo_bytes
-  AND x.bytes < s.hi_bytes AND x.t_median_us IS NOT NULL
+  AND x.bytes < s.hi_bytes AND x.t_median_us IS NOT NULL AND (x.n_wrong IS NULL OR x.n_wrong <= 0)
   AND (s.nodes IS NULL OR x.nodes IS NULL OR x.nodes = s.nodes)
   AND (s.in_place IS NULL OR x.in_place = s.in_place)
   AND (s.graph IS NULL OR x.graph = s.graph)

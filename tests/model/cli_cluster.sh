@@ -761,9 +761,10 @@ mkdir "$tmp/wr" && awk '!/^#/ && NF == 13 && n < 2 { $9 = 5; n++ } { print }' "$
   >"$tmp/wr/a100x8-nvlink-allreduce.txt"
 "$fusim" import --db "$tmp/wr.db" "$tmp/wr/a100x8-nvlink-allreduce.txt" >/dev/null 2>"$tmp/err" &&
   grep -q "2 of its 22 samples report wrong results.*(fit leaves them out)" "$tmp/err" &&
-  "$fusim" fit --db "$tmp/wr.db" --no-store >"$tmp/out" 2>&1 &&
-  grep -q "out-of-place, samples: 9," "$tmp/out" && grep -q "(2 samples with wrong results skipped" "$tmp/out"
-check "fit leaves out the samples of wrong results, and says so" $?
+  "$fusim" fit --db "$tmp/wr.db" >"$tmp/out" 2>&1 &&
+  grep -q "out-of-place, samples: 9," "$tmp/out" && grep -q "(2 samples with wrong results skipped" "$tmp/out" &&
+  [ "$(sql "$tmp/wr.db" "SELECT count(*) || '/' || sum(bytes < 4194304) FROM v_fit_error_by_size")" = "9/0" ]
+check "fit leaves out the samples of wrong results, says so, and v_fit_error_by_size leaves them out too" $?
 # one rank: NCCL runs an all-gather or reduce-scatter as one local copy of the same bytes, as an
 # all-reduce: priced by the one-rank all-reduce curve and labelled predicted (both were refused,
 # "no curve for allgather over nvlink (1 ranks)", though README accepts one rank)
