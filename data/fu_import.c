@@ -954,26 +954,30 @@ static void fu__text_command(fu__text *t, const char *cmd) {
   fu__scan_cmd(cmd, &t->cmd);
 }
 
-/* Whether a comment says the GPUs are joined by NVLink or NVSwitch: a mention that denies it
- * ("PCIe only (no NVLink)", "without NVSwitch", "non-NVLink", "NVLink x0" as a PCIe machine's
- * topology line has it) does not count. */
+/* Whether a comment says the GPUs are joined by NVLink or NVSwitch: a clause (between commas,
+ * semicolons and parentheses) that names either and says no, not, non, none, without or w/o
+ * ("PCIe only (no NVLink)", "no NVLink or NVSwitch", "NVLink: none", "not using NVLink")
+ * denies it, as "NVLink x0" (a PCIe machine's topology line) does: such a log's link is asked
+ * for, not guessed. */
 static int fu__names_nvlink(const char *body) {
-  static const char *const words[] = {"nvlink", "nvswitch"};
-  static const char *const denials[] = {"no", "non", "not", "without", "w/o"};
-  for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
-    size_t wl = strlen(words[w]);
-    for (const char *m = body; (m = strcasestr(m, words[w])) != NULL; m += wl) {
-      if (w == 0 && strncasecmp(m + wl, " x0", 3) == 0) continue;
-      /* the word before it, past blanks, '(' and '-' */
-      const char *e = m;
-      while (e > body && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '(' || e[-1] == '-')) e--;
-      const char *b = e;
-      while (b > body && (isalpha((unsigned char)b[-1]) || b[-1] == '/')) b--;
-      int denied = 0;
-      for (size_t d = 0; d < sizeof denials / sizeof denials[0] && !denied; d++)
-        denied = (size_t)(e - b) == strlen(denials[d]) && strncasecmp(b, denials[d], (size_t)(e - b)) == 0;
-      if (!denied) return 1;
+  static const char *const denials[] = {"no", "non", "not", "none", "without", "w/o"};
+  for (const char *c = body; *c;) {
+    size_t n = strcspn(c, ",;()");
+    char clause[512];
+    snprintf(clause, sizeof clause, "%.*s", (int)(n < sizeof clause ? n : sizeof clause - 1), c);
+    const char *nv = strcasestr(clause, "nvlink");
+    int names = strcasestr(clause, "nvswitch") || (nv && strncasecmp(nv + 6, " x0", 3) != 0);
+    for (const char *p = clause; names && *p;) {
+      while (*p && !isalpha((unsigned char)*p)) p++;
+      const char *e = p;
+      while (isalpha((unsigned char)*e) || *e == '/') e++;
+      for (size_t d = 0; d < sizeof denials / sizeof denials[0]; d++)
+        if ((size_t)(e - p) == strlen(denials[d]) && strncasecmp(p, denials[d], (size_t)(e - p)) == 0)
+          names = 0;
+      p = e;
     }
+    if (names) return 1;
+    c += n + (c[n] != '\0');
   }
   return 0;
 }

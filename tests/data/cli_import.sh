@@ -56,6 +56,12 @@ nvlink-comment)
   expect_fail 64 "does not say which link the 2 ranks use" "$FUSIM" import --db "$DB" "$T/rtx2080-allreduce.txt"
   unchanged
   "$FUSIM" import --db "$DB" --link pcie "$T/rtx2080-allreduce.txt" >/dev/null 2>"$T/err" || fail "--link pcie: $(cat "$T/err")"
+  # other ways of saying there is none (each was stored as nvlink): the comment denies it anywhere
+  for says in "no NVLink or NVSwitch" "no NVLink/NVSwitch" "NVLink: none" "NVLink: no" "NVLink not present" "not using NVLink"; do
+    sed "s|^## .*[Nn][Vv][Ll][Ii][Nn][Kk].*|## hardware: 2 x RTX 2080 Ti, $says|" "$PUB/rtx2080tix2-pcie-allreduce.txt" >"$T/says-allreduce.txt"
+    grep -q "$says" "$T/says-allreduce.txt" || fail "fixture: no comment to rewrite"
+    expect_fail 64 "does not say which link the 2 ranks use" "$FUSIM" import --db "$DB" --dry-run "$T/says-allreduce.txt"
+  done
   echo "ok [$CASE]"
   ;;
 public)
