@@ -573,6 +573,7 @@ int fu_cmd_plan(int argc, char **argv) {
   fu_workload_init(&w);
   fu_profile *prof = NULL;
   st = fu_cmd_get_plan(&po, &base);
+  if (st == FU_OK) fu_cmd_warn_framework(&base);
   if (st == FU_OK && po.plan_file && base.kind != FU_FUSION_NONE) /* as --fusion is refused */
     fu_warn("plan: --plan %s: its fusion is not used: plan compares its own plans (the file's "
             "overlap, pack, comm_streams and framework are used; 'fusim predict --plan' runs it)",

@@ -16,6 +16,10 @@ int fu_cmd_get_plan(const fu_opt_plan *o, fu_plan *p) {
   if (o->pack) FU_CHECK(fu_plan_parse_pack(o->pack, p));
   if (o->comm_streams) FU_CHECK(fu_plan_parse_streams(o->comm_streams, p));
   if (o->framework) FU_CHECK(fu_plan_parse_framework(o->framework, p));
+  return FU_OK;
+}
+
+void fu_cmd_warn_framework(const fu_plan *p) {
   /* priced all the same, as what-ifs: no run of real DDP does either */
   if (p->framework == FU_FRAMEWORK_DDP && !p->overlap)
     fu_warn("--framework ddp with --overlap off: DDP's reducer issues each bucket as it fills, "
@@ -23,7 +27,6 @@ int fu_cmd_get_plan(const fu_opt_plan *o, fu_plan *p) {
   if (p->framework == FU_FRAMEWORK_DDP && p->comm_streams > 1)
     fu_warn("--framework ddp with --comm-streams %d: DDP issues every bucket on its process "
             "group's one NCCL stream; this plan is a what-if real DDP does not run", p->comm_streams);
-  return FU_OK;
 }
 
 int fu_cmd_get_comm(const fu_opt_target *t, fu_comm *c) {

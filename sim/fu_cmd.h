@@ -17,6 +17,9 @@
 /* The plan: fu_plan_init, then --plan FILE, then the flags given over it (each message names
  * its flag). *p is finished by the caller (fu_plan_finish) whatever the status. */
 int fu_cmd_get_plan(const fu_opt_plan *o, fu_plan *p);
+/* One warning line each where the plan asks --framework ddp for what no run of real DDP does
+ * (--overlap off, several streams): predict and plan price it all the same. */
+void fu_cmd_warn_framework(const fu_plan *p);
 /* --comm (NULL: FU_CMD_DEFAULT_COMM). */
 int fu_cmd_get_comm(const fu_opt_target *t, fu_comm *c);
 

@@ -133,6 +133,9 @@ check "ddp, overlap off, 2 streams: priced, two warning lines" $?
 "$fusim" predict --workload "$h4" --profile "$prof" --comm allreduce:8 --framework ddp --no-store \
   --format json > "$tmp/w.json" 2> "$tmp/w.err"
 [ ! -s "$tmp/w.err" ]; check "ddp as it runs: no warning" $?
+# validate refuses --framework ddp in one line, with no warning before it (it warned, then refused)
+"$fusim" validate --workload "$h4" --framework ddp --overlap off --no-store > /dev/null 2> "$tmp/w.err"
+[ $? = 64 ] && [ "$(wc -l < "$tmp/w.err")" = 1 ]; check "validate --framework ddp --overlap off: one line, 64" $?
 
 # the hook pattern in copy mode after an all-reduce: the result is in each bucket's fusion buffer,
 # so the compute stream copies it back into the gradients, bucket by bucket as DDP's finalize
