@@ -397,13 +397,18 @@ int fu_db_reopen_immutable(sqlite3 **h, const char *path, int *reopened) {
   if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
   else snprintf(dir, sizeof dir, ".");
   if (access(dir, W_OK) == 0) return SQLITE_OK;
+  /* from the name SQLite opened ("./:memory:" for a file of that name: "file::memory:" is an
+     in-memory database) */
+  char *name = fu_db_sqlite_name(path);
+  if (!name) return SQLITE_NOMEM;
   char uri[3200] = "file:";
   size_t k = strlen(uri);
-  for (const char *p = path; *p && k + 4 < sizeof uri - 16; p++) {
+  for (const char *p = name; *p && k + 4 < sizeof uri - 16; p++) {
     if (*p == '%' || *p == '?' || *p == '#') k += (size_t)snprintf(uri + k, sizeof uri - k, "%%%02X", (unsigned char)*p);
     else uri[k++] = *p;
   }
   snprintf(uri + k, sizeof uri - k, "?immutable=1");
+  free(name);
   sqlite3_close_v2(*h);
   *h = NULL;
   *reopened = 1;

@@ -241,6 +241,12 @@ readonly)
   # ... and checked whole, not called broken for want of its -shm file
   as_user "$FUSIM" report --db "$T/ro/r.db" check >"$T/out" 2>&1 || fail "report check in a read-only folder: $(cat "$T/out")"
   [ "$(sha256sum "$T/ro/r.db")" = "$S1" ] || fail "report changed the database"
+  # a database file named ':memory:' there: read as that file, not as SQLite's in-memory database
+  # (the immutable reopen built "file::memory:?immutable=1" from the name as given)
+  chmod 755 "$T/ro" && cp "$DB" "$T/ro/:memory:" && chmod 644 "$T/ro/:memory:" && chmod 555 "$T/ro"
+  abs=$(cd "$(dirname "$FUSIM")" && pwd)/$(basename "$FUSIM")
+  [ "$(cd "$T/ro" && as_user "$abs" report --db :memory: --format csv sql "SELECT count(*) FROM samples" | tail -n +2)" = 22 ] ||
+    fail "a database named ':memory:' in a read-only folder not read as that file"
   echo "ok [$CASE]"
   ;;
 locked)
