@@ -9,7 +9,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "fu_common.h"
 #include "fu_db.h"

@@ -789,8 +789,7 @@ static int fu__export_trace_into(const fu__sim *s, const fu_workload *w, const f
   /* Link occupancy as counter tracks. */
   for (size_t j = 0; j < e->nlog; j++) {
     const fu_link_sample *ls = &e->log[j];
-    char name[64];
-    snprintf(name, sizeof name, "link %s", e->links[ls->link].name);
+    snprintf(name, nlen, "link %s", e->links[ls->link].name);
     FU_CHECK(fu_trace_counter(tr, name, ls->t_us, "transfers", ls->nactive));
   }
   return FU_OK;

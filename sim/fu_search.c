@@ -533,12 +533,10 @@ int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
    * over 1%, several streams) or an inexact DP: boundary moves too (their budget above). */
   /* A host timeline (host block v2) and the framework costs it carries are the engine's alone:
    * the DP prices neither (its host model is version 1's hook_us/issue_us), so its plan there is
-   * a start to polish, never exact, whatever the profile's slowdowns. */
-  int host_tl = w->host.version >= 2;
-  if (host_tl) st0.exact = 0;
-  st0.host_timeline = host_tl;
-  int contended = prof->comm_slowdown != 1.0 || prof->copy_slowdown != 1.0 || p->comm_streams > 1 ||
-                  host_tl;
+   * never exact, and so polished (material) whatever the profile's slowdowns. */
+  st0.host_timeline = w->host.version >= 2;
+  if (st0.host_timeline) st0.exact = 0;
+  int contended = prof->comm_slowdown != 1.0 || prof->copy_slowdown != 1.0 || p->comm_streams > 1;
   int material = prof->comm_slowdown > 1.01 || prof->copy_slowdown > 1.01 ||
                  p->comm_streams > 1 || !st0.exact;
   int st = FU_OK;
