@@ -41,6 +41,11 @@ typedef struct fu__ctx {
   uint64_t calls;            /* bucket prices evaluated */
   int monotone;              /* 1 when the price check below ran to the end */
   double slack;              /* largest fall of a bucket's price as it grows, as checked */
+  double mu;                 /* us per byte a fused bucket's device time grows at least */
+  double mu_slack;           /* largest fall of device - mu * bytes as a bucket grows (fused) */
+  double *pts;               /* the check's sizes, ascending (npts) */
+  double *gmax;              /* gmax[k]: largest fused device - mu * bytes at sizes <= pts[k] */
+  size_t npts;
 } fu__ctx;
 
 /* The price of a bucket of ntensors gradients totalling bytes: the cost model's numbers, the
@@ -77,12 +82,44 @@ static void fu__boundary_points(const fu_curve *cv, double pr, double lo, double
   }
 }
 
+/* The least slope of curve cv over [lo, hi] bytes, extrapolation past its largest size
+ * included; 0 where it has none or no curve. */
+static double fu__curve_min_slope(const fu_curve *cv, double lo, double hi) {
+  double m = INFINITY;
+  for (int s = 0; cv && s < cv->nseg; s++)
+    if (cv->seg[s].hi_bytes > lo && cv->seg[s].lo_bytes <= hi && cv->seg[s].beta_us_per_byte < m)
+      m = cv->seg[s].beta_us_per_byte;
+  if (cv && cv->max_bytes > 0 && hi > cv->max_bytes) {
+    double ext = fu_curve_time(cv, cv->max_bytes, NULL, NULL) / cv->max_bytes;
+    if (ext < m) m = ext;
+  }
+  return isfinite(m) && m > 0 ? m : 0.0;
+}
+
+/* The least rate, in us per byte, at which a fused bucket's device time grows over sizes in
+ * [lo, total]: the operation's, and the pack and unpack kernels' on their shares. */
+static double fu__device_min_slope(const fu_cost_model *cm, double lo, double total) {
+  double mu = cm->moves_nothing ? 0.0 : fu__curve_min_slope(&cm->comm, lo, total);
+  if (!cm->packs) return mu;
+  double divs[2] = {cm->pack_div, cm->unpack_div};
+  for (int k = 0; k < 2; k++) {
+    if (!(divs[k] > 0)) continue;
+    if (cm->pack_src == FU_PACK_HBM_GBPS) mu += 1.0 / (cm->hbm_gbps * 1e3) / divs[k];
+    else mu += fu__curve_min_slope(cm->pack, lo / divs[k], total / divs[k]) / divs[k];
+  }
+  return mu;
+}
+
 /* The search cuts a candidate once its lower bound loses, which is exact if a bucket's price
  * never falls as it grows. Piecewise fits can step down a little at a breakpoint (and fitted
  * betas can be negative over a few bytes), so this measures the largest fall, x->slack: the
  * price (one tensor and several) against the running maximum, on a 1% geometric grid from the
  * smallest gradient to all bytes and just below and at every segment boundary of the curves
- * the cost model reads (the operation's and the pack kernel's). The cut then allows it. */
+ * the cost model reads (the operation's and the pack kernel's). The cut then allows it.
+ * The backlog cut (fu__optimal_dp) needs how much fusing two buckets can save. With g1 and
+ * g2 the device time of one tensor and of a fused bucket less mu * bytes (mu: the segments'
+ * least slopes), it takes the largest fall from either to a later g2, x->mu_slack, and the
+ * running maximum of g2, x->gmax, on the same grid. */
 static int fu__ctx_check_monotone(fu__ctx *x) {
   uint64_t total = x->prefix[x->w->ngrads], lo = UINT64_MAX;
   for (size_t i = 0; i < x->w->ngrads; i++)
@@ -90,8 +127,10 @@ static int fu__ctx_check_monotone(fu__ctx *x) {
   if (lo == 0) lo = 1;
   size_t cap = (size_t)(log((double)total / (double)lo + 1.0) / log(1.01)) + 16, np = 0;
   cap += 6 * (size_t)x->cm.comm.nseg + (x->cm.pack ? 6 * (size_t)x->cm.pack->nseg : 0);
-  double *pts = malloc(cap * sizeof *pts);
-  if (!pts) return FU_ENOMEM;
+  double *pts = malloc((cap + 1) * sizeof *pts);
+  x->gmax = malloc((cap + 1) * sizeof *x->gmax);
+  x->pts = pts;
+  if (!pts || !x->gmax) return FU_ENOMEM;
   for (double b = (double)lo; b <= (double)total * 1.0001 && np < cap; b *= 1.01) pts[np++] = floor(b);
   double pr = x->c->ranks > 1 ? x->c->ranks : 1;
   fu__boundary_points(&x->cm.comm, pr, (double)lo, (double)total, pts, &np, cap);
@@ -109,8 +148,23 @@ static int fu__ctx_check_monotone(fu__ctx *x) {
       if (t > runmax) runmax = t;
     }
   }
-  free(pts);
   x->slack = slack;
+  /* the backlog cut's figures (the grid ends at all bytes, so every bucket lies within it) */
+  pts[np++] = (double)total;
+  double mu = fu__device_min_slope(&x->cm, (double)lo, (double)total), mu_slack = 0;
+  double either = -INFINITY, fused = -INFINITY;
+  for (size_t k = 0; k < np && st == FU_OK; k++) {
+    fu__price one, two;
+    if ((st = fu__price_bytes(x, (uint64_t)pts[k], 1, &one)) != FU_OK) break;
+    if ((st = fu__price_bytes(x, (uint64_t)pts[k], 2, &two)) != FU_OK) break;
+    double g1 = one.device_us - mu * pts[k], g2 = two.device_us - mu * pts[k];
+    either = fmax(either, fmax(g1, g2));
+    if (either - g2 > mu_slack) mu_slack = either - g2;
+    x->gmax[k] = fused = fmax(fused, g2);
+  }
+  x->mu = mu;
+  x->mu_slack = mu_slack;
+  x->npts = np;
   x->monotone = st == FU_OK;
   return st;
 }
@@ -144,6 +198,25 @@ static int fu__ctx_init(fu__ctx *x, const fu_workload *w, const fu_plan *p, cons
 static void fu__ctx_finish(fu__ctx *x) {
   free(x->prefix);
   free(x->ready);
+  free(x->pts);
+  free(x->gmax);
+}
+
+/* The most that fusing a bucket of A bytes (one tensor or several) in front of one of B bytes
+ * can save in device time, dev(A) + dev(B) - dev(A + B), whatever A; dev_b is dev(B). With
+ * g(y) = dev(y) - mu * y, which falls by at most mu_slack from any size to a larger fused one:
+ *  - A <= B: dev(A + B) >= dev(B) + mu * A - mu_slack, so the saving is at most
+ *    g(A) + mu_slack <= gmax at the first grid size >= B + 2 * mu_slack (A lies below it, and
+ *    g(A) exceeds g at the next grid size by at most mu_slack);
+ *  - A > B: dev(A + B) >= dev(A) + mu * B - mu_slack: at most dev_b - mu * B + mu_slack. */
+static double fu__fuse_saving(const fu__ctx *x, double B, double dev_b) {
+  size_t lo = 0, hi = x->npts - 1; /* the first grid size >= B (the last is all bytes) */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (x->pts[mid] >= B) hi = mid;
+    else lo = mid + 1;
+  }
+  return fmax(x->gmax[lo] + 2 * x->mu_slack, dev_b - x->mu * B + x->mu_slack);
 }
 
 /* One way to have communicated a prefix of the gradients. Dominance is componentwise: a state
@@ -198,6 +271,7 @@ static int fu__optimal_dp(const fu_workload *w, const fu_plan *p, const fu_comm 
    * (t0 + max(bwd, r_last) + n * hook + D when launch-bound). */
   fu__state *fr = NULL;
   uint32_t *nfr = NULL;
+  double *G = NULL;              /* per prefix: the least F of its front */
   uint64_t candidates = 0;
   int lb = w->hook_us > 0 || w->issue_us > 0, dropped = 0;
   double t0 = fu_plan_backward_start_us(w);
@@ -207,12 +281,14 @@ static int fu__optimal_dp(const fu_workload *w, const fu_plan *p, const fu_comm 
   if (st == FU_OK) {
     fr = malloc((n + 1) * FU__FRONT_MAX * sizeof *fr);
     nfr = calloc(n + 1, sizeof *nfr);
-    if (!fr || !nfr) st = FU_ENOMEM;
+    G = malloc((n + 1) * sizeof *G);
+    if (!fr || !nfr || !G) st = FU_ENOMEM;
   }
   if (st == FU_OK) st = fu__ctx_check_monotone(&x);
   if (st != FU_OK) goto done;
   fr[0] = (fu__state){0.0, -INFINITY, -INFINITY, 0, 0};
   nfr[0] = 1;
+  G[0] = -INFINITY;
   for (size_t j = 0; j < n && st == FU_OK; j++) {
     fu__state *cur = &fr[(j + 1) * FU__FRONT_MAX];
     uint32_t ncur = 0;
@@ -227,10 +303,21 @@ static int fu__optimal_dp(const fu_workload *w, const fu_plan *p, const fu_comm 
       double lD = lb && p->overlap ? pr.issue_us : 0.0;
       double lH = (p->overlap ? r0 + hook : bwd_end) + pr.issue_us;
       double lF = lH + pr.device_us;
+      /* The backlog cut: a longer bucket [i', j], i' < i, made from a state s' of prefix i',
+       * against the bucket [i', i - 1] made from s' (which the DP priced, so that it reaches
+       * prefix i no earlier than G(i) = G[i]). Both wait for s'.F or their own issue, and the
+       * longer one's issue is no earlier (its last gradient is later, its issue no cheaper), so
+       *   F(i', s') >= G(i) - dev(i'..i-1) + dev(i'..j) >= G(i) + dev(i..j) - saving,
+       * saving being the most that fusing [i', i - 1] in front of [i, j] saves
+       * (fu__fuse_saving). The prefix's backlog, G(i) past the bucket's issue, is then in the
+       * bound, which lF, the bucket started at its issue, leaves out. */
+      double lFb = G[i] + pr.device_us -
+                   fu__fuse_saving(&x, (double)bytes, pr.device_us);
+      lFb -= 1e-9 * (fabs(lFb) + 1.0); /* rounding: its sums are not the states' own */
       if (x.monotone) {
         int beaten = 0;
         for (uint32_t k = 0; k < ncur && !beaten; k++)
-          beaten = cur[k].D <= lD && cur[k].H <= lH && cur[k].F <= lF - x.slack;
+          beaten = cur[k].D <= lD && cur[k].H <= lH && (cur[k].F <= lF - x.slack || cur[k].F <= lFb);
         if (beaten) break;
       }
       const fu__state *prev = &fr[i * FU__FRONT_MAX];
@@ -253,6 +340,8 @@ static int fu__optimal_dp(const fu_workload *w, const fu_plan *p, const fu_comm 
       }
     }
     nfr[j + 1] = ncur;
+    G[j + 1] = INFINITY;
+    for (uint32_t k = 0; k < ncur; k++) G[j + 1] = fmin(G[j + 1], cur[k].F);
   }
   if (st != FU_OK) goto done;
   /* The best final state, then back through the predecessors. */
@@ -298,6 +387,7 @@ static int fu__optimal_dp(const fu_workload *w, const fu_plan *p, const fu_comm 
 done:
   free(fr);
   free(nfr);
+  free(G);
   fu__ctx_finish(&x);
   return st;
 }

@@ -40,7 +40,9 @@ typedef struct fu_search_stats {
  * Pareto front of (delay, host, stream) times instead of one number. mem_cap_bytes (0 = none)
  * bounds a fused bucket's bytes (a single tensor larger than the cap still goes alone: it needs
  * no buffer). O(n^2) candidates in the worst case; a candidate whose lower bounds are already
- * dominated ends the scan for its j, which is exact when prices grow with bytes (checked).
+ * dominated ends the scan for its j, which is exact when prices grow with bytes (checked). The
+ * bounds include the communication backlog the prefix leaves queued, so where the stream is the
+ * bottleneck the scan stops a few dozen gradients back, as where compute is.
  * Where the engine charges what the DP leaves out (comm_slowdown or copy_slowdown != 1, more
  * than one stream, or a state the DP had to drop), the DP's buckets are polished by simulation
  * (stats->polished): the other plans and a cap sweep are simulated as seeds, so the result is

@@ -348,7 +348,54 @@ static void test_host_timeline_vs_brute_force(const char *file, int streams) {
   fu_workload_finish(&w);
 }
 
+/* Where communication is the bottleneck the search stays linear: 3000 gradients produced at
+ * 100 GB/s, offloaded at 50 GB/s (the test profile's PCIe, with its pack kernel), so the stream's
+ * backlog grows all through backward. Fusing there costs more (pack, hand-off) than the 8 us it
+ * saves, so the best last bucket is short; a lower bound without the backlog cut none of the
+ * longer ones until their transfer alone outlasted it: about n^2 / 4 candidates (2.2 million).
+ * The backlog cut stops a few dozen gradients back: at most 100 per gradient. The DP's own
+ * prediction must equal the simulated iteration (its model is exact here). */
+static void test_comm_bound_linear(void) {
+  enum { N = 3000 };
+  static uint64_t bytes[N];
+  static double ready[N];
+  uint64_t seed = 54;
+  double t = 0;
+  for (size_t i = 0; i < N; i++) {
+    bytes[i] = (uint64_t)exp(log(4096.0) + rng_unit(&seed) * (log(64.0 * 1048576.0) - log(4096.0)));
+    t += (double)bytes[i] / 1e5;
+    ready[i] = t;
+  }
+  fu_workload w;
+  pu_workload(&w, N, bytes, ready, t / 2, t);
+  fu_profile prof;
+  pu_profile_pack(&prof, 1.0);
+  fu_comm c;
+  fu_comm_parse("offload", &c);
+  fu_plan p;
+  fu_plan_init(&p);
+  p.kind = FU_FUSION_OPTIMAL;
+  fu_bucket *b = NULL;
+  size_t nb = 0;
+  fu_search_stats st;
+  if (fu_search_optimal(&w, &p, &c, &prof, &b, &nb, &st) != FU_OK) {
+    FU_T_FAIL("%s", "comm-bound search failed");
+  } else {
+    EXPECT(st.exact);
+    if (st.candidates > 100 * (uint64_t)N)
+      FU_T_FAIL("comm-bound search: %llu candidates for %d gradients (over 100 per gradient)",
+                (unsigned long long)st.candidates, N);
+    else
+      fu_test_passed++;
+    double sim = simulate(&w, &p, &c, &prof, b, nb);
+    EXPECT_NEAR(st.predicted_us, sim, 1e-6 * sim);
+  }
+  free(b);
+  fu_workload_finish(&w);
+}
+
 int main(void) {
+  test_comm_bound_linear();
   test_brute_force();
   test_polish_vs_brute_force();
   test_mgwfbp_hand();
