@@ -255,6 +255,7 @@ int fu_host_parse(const json_t *obj, const char *what, size_t ngrads, fu_host *h
     h->fw_rel_hi = h->host_rel_hi;
     FU_CHECK(fu__hnum(j, "fw_rel_lo", what, "jitter.", 0, -1, 0, &h->fw_rel_lo));
     FU_CHECK(fu__hnum(j, "fw_rel_hi", what, "jitter.", 0, 0, 10, &h->fw_rel_hi));
+    FU_CHECK(fu__hnum(j, "model_rel", what, "jitter.", 0, 0, 1, &h->model_rel));
   }
   FU_CHECK(fu__obj(obj, "ddp", what, &d));
   if (d) {
@@ -333,10 +334,10 @@ json_t *fu_host_to_json(const fu_host *h, size_t ngrads, const double *grad_cpu,
   if (st == FU_OK) st = fu__put(o, "grad_gpu_us", json_incref(gg));
   if (st == FU_OK)
     st = fu__put(o, "jitter",
-                 json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "step_rel_lo", h->step_rel_lo,
+                 json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "step_rel_lo", h->step_rel_lo,
                            "step_rel_hi", h->step_rel_hi, "host_rel_lo", h->host_rel_lo,
                            "host_rel_hi", h->host_rel_hi, "fw_rel_lo", h->fw_rel_lo, "fw_rel_hi",
-                           h->fw_rel_hi));
+                           h->fw_rel_hi, "model_rel", h->model_rel));
   if (st == FU_OK && h->has_ddp)
     st = fu__put(o, "ddp",
                  json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "param_us", h->ddp.param_us,

@@ -83,6 +83,8 @@ typedef struct fu_host {
   double host_rel_hi;        /* (>= 0) */
   double fw_rel_lo;          /* the same for the frameworks' host costs (their microbenchmark's */
   double fw_rel_hi;          /* rounds); a block without them: host_rel's, as before */
+  double model_rel;          /* the model's own error: the 95% half-width over the prediction
+                                (>= 0; 0: none given), added to the interval in quadrature */
   double launches_fwd;       /* launches (kernels, copies, memsets) forward makes (0: not counted) */
   double launches_bwd;       /* the same for backward() */
   double launches_opt;       /* the same for the optimizer step */

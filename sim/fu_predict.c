@@ -3,6 +3,7 @@
 #include "fu_predict.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,8 @@ typedef struct fu__sim {
   uint32_t *lq_task;         /* that GPU task (malloc'd) */
   size_t lq_n, lq_cap;       /* entries used, allocated */
   fu_cost_model cm;          /* the prepared costs (the plan search reads the same) */
+  int op_which;              /* a host timeline's run: the operations at 0 nominal, 1 low or 2 high
+                                (the interval varies them on their own, fu__interval_v2) */
 } fu__sim;
 
 static void fu__sim_finish(fu__sim *s) {
@@ -328,11 +331,11 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
  * its host segments by their share of the phase's CPU time; every framework kernel, bucket
  * operation, pack and unpack is one launch more. The GPU tasks are as coarse as the host's
  * segments (a gradient's), so the wait is for that task's end, not the launch's own.
- * The three runs (which = 0 nominal, 1 low, 2 high) scale GPU work by the step's measured
- * spread, the host's own work by backward()'s, the framework costs above by their
+ * which = 0 is the nominal run; 1 (low) and 2 (high) scale GPU work by the step's measured
+ * spread and the host's own work by backward()'s, the framework costs above by their
  * microbenchmark's (jitter.fw_rel) after taking each at its bound where the block gives them
- * (host.ci), and take each operation at its CI bound: what varies from run to run on the
- * machine, so the interval can hold a measured time. */
+ * (host.ci); the operations take s->op_which's CI bound. fu__interval_v2 sets one source at a
+ * time to its bounds (the others at their values) and combines the runs. */
 typedef struct fu__hg {
   fu__sim *s;                /* the simulation being built */
   double fh;                 /* host time factor of this run */
@@ -651,7 +654,8 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
         if ((st = fu__hg_issue(&g, h, fw, c, next, apart, &hid)) != FU_OK) break;
         apart = 0;
       }
-      st = fu__hg_bucket(&g, c, next, fw == FU_FRAMEWORK_IDEAL, hid, ready, stream_last, which);
+      st = fu__hg_bucket(&g, c, next, fw == FU_FRAMEWORK_IDEAL, hid, ready, stream_last,
+                         s->op_which);
       next++;
     }
   }
@@ -666,7 +670,8 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
                     FU__K_TAIL, 0, &bwd_end);
   for (; st == FU_OK && next < nb; next++) {
     if ((st = fu__hg_issue(&g, h, fw, c, next, -1, &hid)) != FU_OK) break;
-    st = fu__hg_bucket(&g, c, next, fw == FU_FRAMEWORK_IDEAL, hid, bwd_end, stream_last, which);
+    st = fu__hg_bucket(&g, c, next, fw == FU_FRAMEWORK_IDEAL, hid, bwd_end, stream_last,
+                         s->op_which);
   }
   free(stream_last);
   FU_CHECK(st);
@@ -861,6 +866,98 @@ static double fu__spans_union_us(fu__span *sp, size_t n) {
   return hi > lo ? total + hi - lo : total;
 }
 
+/* One run of a host-timeline graph (which: the host's side, op_which: the operations'); its
+ * iteration time in *iter_us. */
+static int fu__run_v2(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                      const fu_profile *prof, const fu_bucket *bks, size_t nb, int which,
+                      int op_which, double *iter_us) {
+  fu__sim s;
+  memset(&s, 0, sizeof s);
+  s.op_which = op_which;
+  int st = fu__build(&s, w, p, c, prof, bks, nb, which);
+  if (st == FU_OK) st = fu_engine_run(&s.e);
+  if (st == FU_OK) *iter_us = s.e.makespan_us;
+  fu__sim_finish(&s);
+  return st;
+}
+
+/* The framework costs that host.ci bounds, each a source of the interval of its own. */
+static const size_t fu__ddp_costs[] = {
+    offsetof(fu_host_ddp, param_us),     offsetof(fu_host_ddp, copy_us),
+    offsetof(fu_host_ddp, bucket_us),    offsetof(fu_host_ddp, hook_bucket_us),
+    offsetof(fu_host_ddp, finalize_us),  offsetof(fu_host_ddp, forward_us),
+    offsetof(fu_host_ddp, buffer_us),    offsetof(fu_host_ddp, broadcast_us)};
+static const size_t fu__hooks_costs[] = {offsetof(fu_host_hooks, hook_us),
+                                         offsetof(fu_host_hooks, bucket_us),
+                                         offsetof(fu_host_hooks, noop_hook_us)};
+#define FU__NK(a) (sizeof(a) / sizeof((a)[0]))
+#define FU__COST(base, off) (*(double *)((char *)(base) + (off)))
+#define FU__COSTC(base, off) (*(const double *)((const char *)(base) + (off)))
+
+/* The 95% interval of a host timeline around the nominal iteration nom. Its sources are
+ * measured apart and vary apart, so each is run on its own at its low and high bounds (the
+ * others at their values) and their deviations from nom are summed in quadrature, side by side:
+ * the half-width of a sum of independent terms, each bound a 95% one. Running them all at their
+ * bounds at once (as before) stacked a dozen 97.5% tails into one far wider interval. The
+ * sources: the step's spread (GPU work x step_rel and the host's own work x host_rel together:
+ * both from the same compute-only rounds), the frameworks' own spread (fw_rel), the operations'
+ * CI bounds, each framework cost the plan's framework pays at its bound (host.ci), and the
+ * model's own error (jitter.model_rel x nom). O(2 x sources) runs, at most 2 x 12. */
+static int fu__interval_v2(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                           const fu_profile *prof, const fu_bucket *bks, size_t nb, double nom,
+                           double *lo, double *hi) {
+  const fu_host *h = &w->host;
+  size_t ncost = p->framework == FU_FRAMEWORK_DDP     ? FU__NK(fu__ddp_costs)
+                 : p->framework == FU_FRAMEWORK_HOOKS ? FU__NK(fu__hooks_costs)
+                                                      : 0;
+  double down2 = 0, up2 = 0;
+  for (size_t src = 0; src < 3 + ncost; src++) {
+    fu_workload v = *w; /* a shallow copy: only its host block's spreads and bounds differ */
+    fu_host *a = &v.host;
+    a->step_rel_lo = a->step_rel_hi = a->host_rel_lo = a->host_rel_hi = 0;
+    a->fw_rel_lo = a->fw_rel_hi = 0;
+    a->has_ci = 1;
+    a->ddp_lo = a->ddp_hi = h->ddp;
+    a->hooks_lo = a->hooks_hi = h->hooks;
+    int ops = src == 2, set = ops;
+    if (src == 0) {
+      a->step_rel_lo = h->step_rel_lo, a->step_rel_hi = h->step_rel_hi;
+      a->host_rel_lo = h->host_rel_lo, a->host_rel_hi = h->host_rel_hi;
+      set = a->step_rel_lo != 0 || a->step_rel_hi != 0 || a->host_rel_lo != 0 || a->host_rel_hi != 0;
+    } else if (src == 1) {
+      a->fw_rel_lo = h->fw_rel_lo, a->fw_rel_hi = h->fw_rel_hi;
+      set = a->fw_rel_lo != 0 || a->fw_rel_hi != 0;
+    } else if (src > 2 && h->has_ci) {
+      size_t k = src - 3;
+      double *l, *u;
+      if (p->framework == FU_FRAMEWORK_DDP) {
+        l = &FU__COST(&a->ddp_lo, fu__ddp_costs[k]), u = &FU__COST(&a->ddp_hi, fu__ddp_costs[k]);
+        *l = FU__COSTC(&h->ddp_lo, fu__ddp_costs[k]), *u = FU__COSTC(&h->ddp_hi, fu__ddp_costs[k]);
+        set = *l != FU__COSTC(&h->ddp, fu__ddp_costs[k]) || *u != FU__COSTC(&h->ddp, fu__ddp_costs[k]);
+      } else {
+        l = &FU__COST(&a->hooks_lo, fu__hooks_costs[k]);
+        u = &FU__COST(&a->hooks_hi, fu__hooks_costs[k]);
+        *l = FU__COSTC(&h->hooks_lo, fu__hooks_costs[k]);
+        *u = FU__COSTC(&h->hooks_hi, fu__hooks_costs[k]);
+        set = *l != FU__COSTC(&h->hooks, fu__hooks_costs[k]) ||
+              *u != FU__COSTC(&h->hooks, fu__hooks_costs[k]);
+      }
+    }
+    if (!set) continue; /* nothing varies: its runs would give nom */
+    double t[2];
+    for (int side = 1; side <= 2; side++)
+      FU_CHECK(fu__run_v2(&v, p, c, prof, bks, nb, ops ? 0 : side, ops ? side : 0, &t[side - 1]));
+    /* a source can move the step either way at either bound (a later issue can fall into a gap) */
+    double d = nom - fmin(t[0], t[1]), u = fmax(t[0], t[1]) - nom;
+    if (d > 0) down2 += d * d;
+    if (u > 0) up2 += u * u;
+  }
+  double m = h->model_rel * nom;
+  *lo = fmax(0, nom - sqrt(down2 + m * m));
+  *hi = nom + sqrt(up2 + m * m);
+  return FU_OK;
+}
+
 int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                            const fu_profile *prof, const fu_bucket *bks, size_t nb,
                            fu_trace *trace, fu_result *out) {
@@ -871,15 +968,9 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   double lo = 0, hi = 0, alone = 0;
   int st = FU_OK;
   if (v2) { /* the host timeline scales host and GPU work per run: a graph per run */
-    for (int which = 1; which <= 3 && st == FU_OK; which++) {
-      fu_plan q = *p;
-      if (which == 3) q.framework = FU_FRAMEWORK_IDEAL; /* compute alone: no buckets, no framework */
-      st = fu__build(&s, w, &q, c, prof, bks, which == 3 ? 0 : nb, which == 3 ? 0 : which);
-      if (st == FU_OK) st = fu_engine_run(&s.e);
-      if (st == FU_OK) *(which == 1 ? &lo : which == 2 ? &hi : &alone) = s.e.makespan_us;
-      fu__sim_finish(&s);
-      memset(&s, 0, sizeof s);
-    }
+    fu_plan q = *p;
+    q.framework = FU_FRAMEWORK_IDEAL; /* compute alone: no buckets, no framework */
+    st = fu__run_v2(w, &q, c, prof, bks, 0, 0, 0, &alone);
     if (st == FU_OK) st = fu__build(&s, w, p, c, prof, bks, nb, 0);
   } else {
     st = fu__build(&s, w, p, c, prof, bks, nb, 0);
@@ -899,6 +990,7 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
     s.e.log_links = trace != NULL;
     st = fu_engine_run(&s.e);
   }
+  if (st == FU_OK && v2) st = fu__interval_v2(w, p, c, prof, bks, nb, s.e.makespan_us, &lo, &hi);
   if (st == FU_OK) {
     out->buckets = calloc(nb ? nb : 1, sizeof *out->buckets);
     if (!out->buckets) st = FU_ENOMEM;

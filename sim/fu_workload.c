@@ -482,7 +482,7 @@ static int fu__nested_fields(const json_t *root, const char *what, int strict) {
       "issue_spacing", "ci"};
   static const char *const launches[] = {"fwd", "bwd", "opt"};
   static const char *const jitter[] = {"step_rel_lo", "step_rel_hi", "host_rel_lo",
-                                       "host_rel_hi", "fw_rel_lo", "fw_rel_hi"};
+                                       "host_rel_hi", "fw_rel_lo", "fw_rel_hi", "model_rel"};
   static const char *const ddp[] = {"param_us", "copy_us", "bucket_us", "hook_bucket_us",
                                     "finalize_us", "forward_us", "buffer_us", "broadcast_us"};
   static const char *const hooks[] = {"hook_us", "bucket_us", "noop_hook_us"};

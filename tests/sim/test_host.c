@@ -203,43 +203,39 @@ int main(void) {
   EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 1208, tol);
   w.host.buffers = 3, w.host.ddp.broadcast_us = 0;
 
-  /* 4b. Its interval, each source of spread on its own work: GPU x (1 + step_rel), the host's
-   *     own work x (1 + host_rel), DDP's costs x (1 + fw_rel), the offload at its CI bound
-   *     (the test profile's +-10%: 0.9 / 1.1 d2h). step -10%/+20%, host -5%/+30%, framework
-   *     -50%/+100%.
-   *     High: host DDP forward 34 [0,34] fwd 130 [34,164] seg0 65 [164,229] hook0 10 [229,239]
-   *     seg1 1105 [239,1344] hook1 10 [1344,1354] comm hook 120 [1354,1474] tail 130
-   *     [1474,1604] finalize 14 [1604,1618] opt 13 [1618,1631]. GPU: fwd 480 [34,514] seg0 240
-   *     [514,754] seg1 60 [754,814], enqueued at 1344; the offload from 1474 to
-   *     1474 + 1.1 d2h(3 MiB) = 1541.1; tail 12 [1474,1486], enqueued at 1604; the wait follows
-   *     the finalize (1618); opt 24 [1618,1642]: 1642.
-   *     Low: host DDP forward 8.5 [0,8.5] fwd 95 [8.5,103.5] seg0 47.5 [103.5,151] hook0 2.5
-   *     [151,153.5] seg1 807.5 [153.5,961] hook1 2.5 [961,963.5] comm hook 30 [963.5,993.5] tail
-   *     95 [993.5,1088.5] finalize 3.5 [1088.5,1092] opt 9.5 [1092,1101.5]. GPU: fwd 360
-   *     [8.5,368.5] seg0 180 [368.5,548.5] seg1 45, enqueued at 961; the offload from 993.5 to
-   *     993.5 + 0.9 d2h(3 MiB) = 1048.4; tail 9 [993.5,1002.5], enqueued at 1088.5; the wait
-   *     at 1092; opt 18 [1092,1110]: 1110. */
+  /* 4b. Its interval. Each source is run on its own at its bounds (the others at their values)
+   *     and the deviations from 1214 are summed in quadrature, side by side. d2h(3 MiB) = 61
+   *     (the offload below); the offload's CI is the test profile's +-10%.
+   *     The step's spread (GPU x 0.9 / 1.2, the host's own work x 0.95 / 1.3, together). High:
+   *     host DDP forward 17 [0,17] fwd 130 [17,147] seg0 65 [147,212] hook0 5 [212,217] seg1
+   *     1105 [217,1322] hook1 5 [1322,1327] comm hook 60 [1327,1387] tail 130 [1387,1517]
+   *     finalize 7 [1517,1524] opt 13; GPU fwd 480 [17,497] seg0 240 seg1 60, enqueued at 1322;
+   *     the offload [1387,1448]; the wait follows the finalize (1524); opt 24 [1524,1548]: +334.
+   *     Low: 17, 95 [17,112], 47.5 [112,159.5], 5, 807.5 [164.5,972], 5, 60 [977,1037], tail 95
+   *     [1037,1132], finalize [1132,1139]; GPU opt 18 [1139,1157]: -57.
+   *     The frameworks' spread (x 0.5 / 2.0): DDP's 17 + 5 + 5 + 60 + 7 = 94 us, all on the
+   *     critical host path: +94 / -47. The offload's CI: it ends (1087 + 61 x 1.1 = 1154.1) before
+   *     the finalize (1194) either way: 0.
+   *     High 1214 + sqrt(334^2 + 94^2) = 1560.97, low 1214 - sqrt(57^2 + 47^2) = 1140.12. (All
+   *     at their bounds at once, as before, gave 1642 / 1110.) */
   w.host.step_rel_lo = -0.1, w.host.step_rel_hi = 0.2;
   w.host.host_rel_lo = -0.05, w.host.host_rel_hi = 0.3;
   w.host.fw_rel_lo = -0.5, w.host.fw_rel_hi = 1.0;
   EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 1214, tol);
-  EXPECT_NEAR(r.iter_lo_us, 1110, tol);
-  EXPECT_NEAR(r.iter_hi_us, 1642, tol);
+  EXPECT_NEAR(r.iter_lo_us, 1140.12, 0.01);
+  EXPECT_NEAR(r.iter_hi_us, 1560.97, 0.01);
   /*     A block without the frameworks' spread (older captures: fw_rel = host_rel, as the
-   *     reader sets it): DDP's 17 + 5 + 5 + 60 + 7 = 94 us of framework cost at 1.3 instead of
-   *     2.0 in the high run, where every one of them is on the critical host path: 1642 - 0.7
-   *     x 94 = 1576.2. Low: at 0.95 instead of 0.5, 0.45 x 94 = 42.3 later: 1152.3. */
+   *     reader sets it): 0.3 x 94 = 28.2 and 0.05 x 94 = 4.7: 1214 + sqrt(334^2 + 28.2^2) =
+   *     1549.19, 1214 - sqrt(57^2 + 4.7^2) = 1156.81. */
   w.host.fw_rel_lo = w.host.host_rel_lo, w.host.fw_rel_hi = w.host.host_rel_hi;
   run(&w, &p, &off, &prof, one, 1, &r);
-  EXPECT_NEAR(r.iter_lo_us, 1152.3, tol);
-  EXPECT_NEAR(r.iter_hi_us, 1576.2, tol);
-  /*     With the costs' own bounds (host.ci: DDP's param_us 3..8, hook_bucket_us 40..100, the
-   *     others without bounds) and no spread of their own (fw_rel 0). High: DDP forward 17,
-   *     hooks 8 + 8, comm hook 100, finalize 7: 140 us against the 188 above, all on the
-   *     critical host path: 1642 - 48 = 1594 (the offload from 1433 ends at 1500.1, before the
-   *     finalize at 1570). Low: 17, 3 + 3, 40, 7 = 70 against 47: the comm hook ends at 1013,
-   *     the offload at 1013 + 0.9 d2h(3 MiB) = 1067.9; tail [1013,1108], finalize [1108,1115],
-   *     opt 18 [1115,1133]. The nominal run keeps the costs' values. */
+  EXPECT_NEAR(r.iter_lo_us, 1156.81, 0.01);
+  EXPECT_NEAR(r.iter_hi_us, 1549.19, 0.01);
+  /*     With the costs' own bounds (host.ci: DDP's param_us 3..8 around 5, hook_bucket_us
+   *     40..100 around 60, the others without bounds) and no spread of their own (fw_rel 0),
+   *     each cost a source: param_us, paid twice on the critical host path, -4 / +6;
+   *     hook_bucket_us -20 / +40. High 1214 + sqrt(334^2 + 6^2 + 40^2) = 1550.44, low 1214 -
+   *     sqrt(57^2 + 4^2 + 20^2) = 1153.46. The nominal run keeps the costs' values. */
   w.host.fw_rel_lo = 0, w.host.fw_rel_hi = 0;
   w.host.has_ci = 1;
   w.host.ddp_lo = w.host.ddp_hi = w.host.ddp;
@@ -247,8 +243,15 @@ int main(void) {
   w.host.ddp_lo.param_us = 3, w.host.ddp_hi.param_us = 8;
   w.host.ddp_lo.hook_bucket_us = 40, w.host.ddp_hi.hook_bucket_us = 100;
   EXPECT_NEAR(run(&w, &p, &off, &prof, one, 1, &r), 1214, tol);
-  EXPECT_NEAR(r.iter_lo_us, 1133, tol);
-  EXPECT_NEAR(r.iter_hi_us, 1594, tol);
+  EXPECT_NEAR(r.iter_lo_us, 1153.46, 0.01);
+  EXPECT_NEAR(r.iter_hi_us, 1550.44, 0.01);
+  /*     The model's own error (jitter.model_rel 0.1: 121.4 us) in quadrature too: 1214 +
+   *     sqrt(113192 + 121.4^2) = 1571.67, 1214 - sqrt(3665 + 121.4^2) = 1078.34. */
+  w.host.model_rel = 0.1;
+  run(&w, &p, &off, &prof, one, 1, &r);
+  EXPECT_NEAR(r.iter_lo_us, 1078.34, 0.01);
+  EXPECT_NEAR(r.iter_hi_us, 1571.67, 0.01);
+  w.host.model_rel = 0;
 
   /* 5. The hook pattern, per-tensor buckets, overlap off (course text). Host: fwd [0,100] seg0
    *    [100,150] hook0 9 [150,159] seg1 [159,409] hook1 [409,418] tail [418,438] then the two
@@ -435,7 +438,7 @@ int main(void) {
       " \"copy_gbps\": 1900, \"kernel_us\": 2.5, \"fwd_points\": [[10, 50], [60, 300]],"
       " \"grad_cpu_us\": [300, 50], \"grad_gpu_us\": [250, 200],"
       " \"jitter\": {\"step_rel_lo\": -0.02, \"step_rel_hi\": 0.05, \"host_rel_lo\": -0.1,"
-      " \"host_rel_hi\": 0.3},"
+      " \"host_rel_hi\": 0.3, \"model_rel\": 0.015},"
       " \"ddp\": {\"param_us\": 5, \"copy_us\": 4, \"bucket_us\": 30, \"hook_bucket_us\": 60,"
       " \"finalize_us\": 7, \"forward_us\": 11, \"buffer_us\": 2, \"broadcast_us\": 15},"
       " \"hooks\": {\"hook_us\": 9, \"bucket_us\": 13, \"noop_hook_us\": 1},"
@@ -467,6 +470,7 @@ int main(void) {
   EXPECT_NEAR(b.host.kernel_us, 2.5, 0);
   EXPECT_NEAR(b.host.step_rel_lo, -0.02, 0);
   EXPECT_NEAR(b.host.fw_rel_hi, 0.3, 0); /* written out, so it reads back the same */
+  EXPECT_NEAR(b.host.model_rel, 0.015, 0);
   EXPECT_NEAR(b.host.launches_fwd, 151, 0);
   EXPECT_NEAR(b.host.launches_opt, 3, 0);
   EXPECT_INT_EQ(b.host.queue_depth, 1021);
@@ -475,11 +479,11 @@ int main(void) {
   fu_workload_finish(&b);
   /* The frameworks' own spread, where the block gives it. */
   char withfw[2048];
-  const char *jit = "\"host_rel_hi\": 0.3},";
+  const char *jit = "\"host_rel_hi\": 0.3, \"model_rel\": 0.015},";
   const char *at = strstr(text, jit);
   EXPECT(at != NULL);
   if (at) {
-    snprintf(withfw, sizeof withfw, "%.*s\"host_rel_hi\": 0.3, \"fw_rel_lo\": -0.277,"
+    snprintf(withfw, sizeof withfw, "%.*s\"host_rel_hi\": 0.3, \"model_rel\": 0.015, \"fw_rel_lo\": -0.277,"
              " \"fw_rel_hi\": 0.747},%s", (int)(at - text), text, at + strlen(jit));
     EXPECT_INT_EQ(fu_workload_parse(withfw, "h.json", 0, &a), FU_OK);
     EXPECT_NEAR(a.host.fw_rel_lo, -0.277, 0);
@@ -551,6 +555,9 @@ int main(void) {
                        "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
                        " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
                        " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1], \"jitter\": {\"fw_rel_lo\": 0.2}",
+                       "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
+                       " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
+                       " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1], \"jitter\": {\"model_rel\": -0.1}",
                        "\"version\": 2, \"fwd_cpu_us\": 1, \"bwd_cpu_us\": 1, \"opt_cpu_us\": 1,"
                        " \"fwd_gpu_us\": 1, \"bwd_gpu_us\": 1, \"opt_gpu_us\": 1,"
                        " \"grad_cpu_us\": [1], \"grad_gpu_us\": [1], \"kernel_us\": -2",
