@@ -31,9 +31,9 @@
  *    the engine waiting and stays exposed.
  *  - interval: the same graph run again with every operation at its CI bound (comm_lo_us,
  *    comm_hi_us); the prediction is monotone in operation times, so these bound it. With a
- *    host timeline (host block v2) the low and high runs also scale GPU work, the host's own
- *    work and the frameworks' costs by the spreads measured on the machine (host.jitter:
- *    step_rel, host_rel, fw_rel).
+ *    host timeline (host block v2) each source (the operations' CIs, the step's spread, the
+ *    frameworks' spread, each framework cost's bounds) is run on its own at its bounds and the
+ *    deviations are summed in quadrature per side, with host.jitter.model_rel x iter_us.
  *
  * Results: compute_us = accum_steps * (fwd + bwd) + opt; comm_us = the wall time some operation
  * runs, the union of their simulated intervals (operations on several streams at once count

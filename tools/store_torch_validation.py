@@ -138,7 +138,16 @@ def same_run_spread(w, m):
     j["step_rel_hi"] = max(0.0, min(10.0, p95 / co - 1))
 
 
-def median_interval(ws, wl, m, fc, ff, hf, mf):
+def loop_corr(m):
+    """The same-round correlation of a plan's median with the compute-only median in this loop:
+    the median over its rows of torch_interval.median_corr (paired rounds). A property of the
+    loop's host noise, not of any one row; 0 without rounds."""
+    co = m.get("compute_only_times_us") or []
+    rs = [TI.median_corr(r["times_us"], co) for r in m.get("rows", []) if r.get("times_us")]
+    return statistics.median(rs) if rs and co else 0.0
+
+
+def median_interval(ws, wl, m, fc, ff, hf, mf, model_rel=0.0):
     """Sets the scaled workload's interval for a row's median (tools/torch_interval.py): the
     step's and the host's spread as the uncertainty of the run's compute-only medians, and each
     framework cost's bounds (host.ci) from the rounds that measured it and the factor that carried
@@ -149,21 +158,27 @@ def median_interval(ws, wl, m, fc, ff, hf, mf):
     if not h or h.get("version") != 2 or not co or not cpu:
         return False
     j = h.setdefault("jitter", {})
-    j["step_rel_lo"], j["step_rel_hi"] = TI.widen(*TI.median_rel(co))
-    j["host_rel_lo"], j["host_rel_hi"] = TI.widen(*TI.median_rel([sum(c) for c in cpu]))
-    j["fw_rel_lo"], j["fw_rel_hi"] = j["host_rel_lo"], j["host_rel_hi"]
+    # the row's median and the compute-only one it is anchored to share their rounds' host
+    rho = loop_corr(m)
+    host = TI.median_rel([sum(c) for c in cpu])
+    j["step_rel_lo"], j["step_rel_hi"] = TI.widen(*TI.median_rel(co), rho)
+    j["host_rel_lo"], j["host_rel_hi"] = TI.widen(*host, rho)
+    j["model_rel"] = model_rel
     est = TI.tower_bounds(fc) if fc else None
-    if est is None:
+    if est is None:   # costs without bounds: they vary as the host does
+        j["fw_rel_lo"], j["fw_rel_hi"] = j["host_rel_lo"], j["host_rel_hi"]
         h.pop("ci", None)
         return True
+    # the costs' bounds below carry the host-speed factor's own: no fw_rel on top of them
+    j["fw_rel_lo"], j["fw_rel_hi"] = 0.0, 0.0
     hfw, hbw, _ = _three(hf)
     raw = fc.get("raw", {})
     if ff is not None:   # the probes carried the tower's costs: their ratio's own bounds
         thr = {"main": (ff[0], TI.ratio_rel(m.get("host_probe_us") or [], raw.get("probe_us") or [])),
                "auto": (ff[1], TI.ratio_rel(m.get("host_bwd_probe_us") or m.get("host_probe_us") or [],
                                             raw.get("bwd_probe_us") or raw.get("probe_us") or []))}
-    else:                # the capture's host factors carried them
-        thr = {"main": (hfw, (0.0, 0.0)), "auto": (hbw, (0.0, 0.0))}
+    else:                # the capture's host factors carried them: the loop's host median's bounds
+        thr = {"main": (hfw, host), "auto": (hbw, host)}
     factor, carry = {}, {}
     for grp, ks in est.items():
         for k in ks:
@@ -797,6 +812,10 @@ def arg_parser():
     ap.add_argument("--no-beside", action="store_true",
                     help="leave out the capture's host.beside_d2h (the profile's copy_slowdown "
                          "for compute beside a D2H, as before run 15)")
+    ap.add_argument("--model-rel", type=float, default=TI.MODEL_REL, metavar="R",
+                    help="the model's own error, a relative 95%% half-width added to the "
+                         "interval in quadrature (host.jitter.model_rel; default %(default)s: "
+                         "torch_interval.MODEL_REL says how it was estimated)")
     ap.add_argument("--csv", help="write the matrix here")
     ap.add_argument("--trace-dir", metavar="DIR",
                     help="also write each row's simulated timeline (fusim predict --trace) to "
@@ -810,6 +829,8 @@ def arg_parser():
 
 def main():
     a = arg_parser().parse_args()
+    if not 0 <= a.model_rel <= 1:   # fusim's range for it
+        die("--model-rel %g: expected a fraction from 0 to 1" % a.model_rel, 64)
     if a.beside_d2h is not None and not 1 <= a.beside_d2h <= 10:   # fusim's range for it
         die("--beside-d2h %g: expected a factor from 1 to 10" % a.beside_d2h, 64)
     if a.plan_jitter and not a.no_store:   # the database would hold fusim's prediction without it
@@ -922,7 +943,7 @@ def main():
         mf = model_cost_factor(ws, wl, m, not a.no_host_scale)
         if a.iteration_spread or not median_interval(
                 ws, wl, m, None if fwc is not None else run.get("framework_costs"),
-                ff if not a.no_host_scale else None, hf, mf):
+                ff if not a.no_host_scale else None, hf, mf, a.model_rel):
             if not a.capture_spread:
                 same_run_spread(ws, m)
         fm = on_model(wl)
@@ -976,6 +997,7 @@ def main():
                 "p5_us": r["p5_us"], "p95_us": r["p95_us"], "iterations": len(r["times_us"]),
                 # single iterations inside: the check of the interval as one iteration's range
                 "iters_inside": sum(p["iter_lo_us"] <= t <= p["iter_hi_us"] for t in r["times_us"]),
+                "model_rel": a.model_rel,
                 "n_buckets": p["n_ops"], "host_scale": hf, "gpu_scale": gf, "fw_scale": ff,
                 "fw_model_scale": mf,
             }
@@ -1021,7 +1043,7 @@ def main():
     # the matrix and its summary
     hdr = ["workload", "plan", "framework", "comm", "n_buckets", "rule_buckets", "compute_only_us",
            "measured_us", "predicted_us", "rel_err", "lo_us", "hi_us", "inside",
-           "overhead_measured_us", "overhead_predicted_us", "overhead_ok", "p5_us", "p95_us", "iterations", "iters_inside"]
+           "overhead_measured_us", "overhead_predicted_us", "overhead_ok", "p5_us", "p95_us", "iterations", "iters_inside", "model_rel"]
     lines = [",".join(hdr)]
     for r in rows:
         lines.append(",".join(("%.6f" % r[k]) if isinstance(r[k], float) else

@@ -37,6 +37,9 @@ import torch_modelcost
 from quantile import quantile
 
 Q = 0.025          # two-sided 95%
+# The model's own error (fusim's host.jitter.model_rel): a relative 95% half-width, estimated by
+# model_rel_mle over the committed one-GPU runs 11 on (see README "Accuracy and speed").
+MODEL_REL = 0.0
 BOOT = 400         # bootstrap resamples
 SEED = 1
 
@@ -71,9 +74,52 @@ def ratio_rel(a, b, boot=BOOT, seed=SEED):
     return min(0.0, quantile(rs, Q) / r0 - 1), max(0.0, quantile(rs, 1 - Q) / r0 - 1)
 
 
-def widen(lo, hi):
-    """The bounds of a difference of two medians, each as uncertain as the one bootstrapped."""
-    return lo * math.sqrt(2), hi * math.sqrt(2)
+def widen(lo, hi, rho=0.0):
+    """The bounds of a difference of two medians, each as uncertain as the one bootstrapped and
+    correlated by rho (the plan's and the compute-only iterations of a round share its host):
+    sd(a - b) = sd x sqrt(2 (1 - rho)); rho 0 gives the independent x sqrt(2)."""
+    k = math.sqrt(2 * (1 - min(max(rho, 0.0), 1.0)))
+    return lo * k, hi * k
+
+
+def median_corr(a, b, boot=BOOT, seed=SEED):
+    """The correlation of median(a) and median(b) over the rounds resampled together (a[i] and
+    b[i] timed in the same round): what widen's rho is for. 0 with fewer than 3 paired rounds or
+    no spread."""
+    n = min(len(a), len(b))
+    if n < 3:
+        return 0.0
+    rng = random.Random(seed)
+    pairs = []
+    for _ in range(boot):
+        idx = _draw(rng, n)
+        pairs.append((statistics.median(a[i] for i in idx), statistics.median(b[i] for i in idx)))
+    xs, ys = zip(*pairs)
+    try:
+        return statistics.correlation(xs, ys)
+    except statistics.StatisticsError:   # a constant side
+        return 0.0
+
+
+def model_rel_mle(rows):
+    """The model's own error as a relative sd s (its 95% half-width is 1.96 s): the maximum-
+    likelihood s where each row's relative error e ~ N(0, v + s^2), v the row's noise variance
+    (its noise-only interval's half-width on the side the measurement fell, over 1.96 and the
+    prediction). rows: (e, half_width_rel). The likelihood's score sum((e^2 - v - s^2) / (v +
+    s^2)^2) falls in s^2, so its root is found by bisection; 0 where the noise covers the errors
+    alone. Rows of every width count, weighted 1 / (v + s^2)^2, so the quiet (narrow) rows,
+    where the model's error is not hidden behind noise, decide it."""
+    data = [(e * e, max((hw / 1.96) ** 2, 1e-12)) for e, hw in rows]   # a floor: no 0 / 0
+
+    def score(t):
+        return sum((e2 - v - t) / (v + t) ** 2 for e2, v in data)
+    if not data or score(0.0) <= 0:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if score(mid) > 0 else (lo, mid)
+    return math.sqrt((lo + hi) / 2)
 
 
 def _bounds(samples, keys, pairs):

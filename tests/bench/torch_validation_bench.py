@@ -21,7 +21,8 @@ figures stay the targets.
 
 With several RUNDIRs it ends with their rows pooled (each row once, each model of each run a
 model of its own for the fastest-plan figure), and how often the interval holds by its width
-(coverage_by_width: a pooled share can hide narrow intervals that hold too seldom).
+(coverage_by_width: a pooled share can hide narrow intervals that hold too seldom), and the same
+with each run's model-error term estimated from the other runs alone (leave_one_run_out).
 
 A run of several ranks (validate_torch --world-size) is predicted with the profile measured in
 its own call (RUNDIR/profile.json) and shows its ranks' skew. Without RUNDIRs it scores the
@@ -31,6 +32,7 @@ run cannot be predicted.
 """
 import csv
 import glob
+import math
 import os
 import random
 import re
@@ -43,6 +45,7 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 STORE = os.path.join(ROOT, "tools", "store_torch_validation.py")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import store_torch_validation  # noqa: E402
+import torch_interval  # noqa: E402
 import torch_runs  # noqa: E402
 
 # issue 10's targets on the real-PyTorch matrix
@@ -82,6 +85,7 @@ def matrix(fusim, rundir, tmp, extra=()):
         r["overhead_ok"] = r["overhead_ok"] == "1"
         for k in ("iterations", "iters_inside"):
             r[k] = int(r[k])
+        r["model_rel"] = float(r.get("model_rel") or 0.0)   # absent in older stores' CSVs
     return rows
 
 
@@ -221,7 +225,7 @@ def score(label, rows, times=None):
 WIDTH_BANDS = (0.05, 0.10, 0.20, 0.40)   # interval width over the prediction, band edges
 
 
-def coverage_by_width(rows):
+def coverage_by_width(rows, label="interval holds by its width"):
     """How often the interval holds the measured median, by its width: a calibrated 95% interval
     holds about 95% at every width, so a pooled share alone can hide narrow intervals that hold
     too seldom behind wide ones that always hold."""
@@ -235,7 +239,40 @@ def coverage_by_width(rows):
             parts.append("%s %d/%d (%.0f%%, median |error| %.2f%%)"
                          % (name, held, len(rs), 100 * held / len(rs),
                             100 * statistics.median(abs(r["rel_err"]) for r in rs)))
-    print("  interval holds by its width: " + "; ".join(parts))
+    print("  %s: %s" % (label, "; ".join(parts)))
+
+
+def noise_half_width(r):
+    """A row's interval without the model's own term (fusim adds model_rel x predicted in
+    quadrature), relative to the prediction, on the side where the measurement fell."""
+    p = r["predicted_us"]
+    hw = (p - r["lo_us"]) if r["measured_us"] < p else (r["hi_us"] - p)
+    return math.sqrt(max(0.0, hw * hw - (r.get("model_rel", 0.0) * p) ** 2)) / p
+
+
+def with_model_rel(r, m):
+    """The row with its model term set to m (a relative 95% half-width) in place of its own."""
+    p = r["predicted_us"]
+    lo = math.sqrt(max(0.0, (p - r["lo_us"]) ** 2 - (r.get("model_rel", 0.0) * p) ** 2))
+    hi = math.sqrt(max(0.0, (r["hi_us"] - p) ** 2 - (r.get("model_rel", 0.0) * p) ** 2))
+    lo, hi = p - math.hypot(lo, m * p), p + math.hypot(hi, m * p)
+    return dict(r, lo_us=lo, hi_us=hi, inside=lo <= r["measured_us"] <= hi, model_rel=m)
+
+
+def leave_one_run_out(rows):
+    """Coverage by width where each run's model term is estimated from the other runs alone
+    (torch_interval.model_rel_mle over their rows' errors and noise-only half-widths): what a run
+    never seen gets. Prints that estimate's range over the runs."""
+    run = lambda r: r["workload"].split("/")[0]   # noqa: E731 (pooled rows: run/workload)
+    out, ms = [], []
+    for name in dict.fromkeys(run(r) for r in rows):
+        rest = [((r["predicted_us"] - r["measured_us"]) / r["predicted_us"], 1.96 * noise_half_width(r))
+                for r in rows if run(r) != name]
+        m = 1.96 * torch_interval.model_rel_mle(rest)
+        ms.append(m)
+        out += [with_model_rel(r, m) for r in rows if run(r) == name]
+    coverage_by_width(out, "leave-one-run-out (model term %.2f%%..%.2f%%), interval holds %d/%d; "
+                      "by its width" % (100 * min(ms), 100 * max(ms), sum(r["inside"] for r in out), len(out)))
 
 
 def unresolved(gaps, spans):
@@ -293,6 +330,7 @@ def main():
         errs, inside, over, gaps, spans = score("  all runs", pooled, pooled_times)
         targets(errs, inside, over, gaps, spans, len(pooled), overhead_unresolved(pooled, pooled_times))
         coverage_by_width(pooled)
+        leave_one_run_out(pooled)
     return 0
 
 if __name__ == "__main__":

@@ -4,7 +4,14 @@ store_torch_validation.median_interval, on hand-made data whose answers follow b
   - a median of equal values has no uncertainty (0, 0); one value or a median <= 0 gives (0, 0);
   - bounds of a median of 0..100 (n 101): every resampled median lies within the sample, and the
     bounds bracket 0 (lo <= 0 <= hi) and stay inside [0/50 - 1, 100/50 - 1] = [-1, +1];
-  - widen multiplies by sqrt(2) (two medians, each as uncertain as the one bootstrapped);
+  - widen multiplies by sqrt(2 (1 - rho)) (two medians, each as uncertain as the one
+    bootstrapped, correlated by rho): sqrt(2) at rho 0, 1 at rho 0.5, 0 at rho 1;
+  - median_corr: a sample against itself, or against 2x + 5, correlates 1; against a constant 0;
+  - model_rel_mle: errors of 0.02 on rows without noise -> 0.02; errors sqrt(2) x 0.01 on rows
+    whose noise sd is 0.01 (half-width 1.96 x 0.01) -> sqrt(0.0002 - 0.0001) = 0.01; errors
+    inside the noise -> 0;
+  - median_interval with the costs' bounds (their carrying factor's bounds in them): fw_rel 0,
+    not the host's spread again; without bounds fw_rel is host_rel; model_rel is written;
   - the ratio of two constant samples has no uncertainty;
   - cost_ci: a cost of 10 us measured as [4, 6] and carried by 2 with carry bounds -10% / +20%
     -> [4 x 2 x 0.9, 6 x 2 x 1.2] = [7.2, 14.4]; measured [6, 8] (a bootstrap above the value)
@@ -52,6 +59,19 @@ check("0..100: lo %.3f <= 0 <= hi %.3f, within [-1, 1]" % (lo, hi), -1 <= lo <= 
 check("0..100: a real spread (lo < 0 < hi)", lo < 0 < hi)
 w = ti.widen(-0.1, 0.2)
 check("widen x sqrt(2)", near(w[0], -0.1 * math.sqrt(2)) and near(w[1], 0.2 * math.sqrt(2)))
+w = ti.widen(-0.1, 0.2, 0.5)
+check("widen at rho 0.5: x 1 (got %r)" % (w,), near(w[0], -0.1) and near(w[1], 0.2))
+check("widen at rho 1: 0", ti.widen(-0.1, 0.2, 1.0) == (0.0, 0.0))
+xs = [float((7 * i) % 31) for i in range(31)]
+check("median_corr with itself: 1", near(ti.median_corr(xs, xs), 1.0))
+check("median_corr with 2x + 5: 1", near(ti.median_corr(xs, [2 * x + 5 for x in xs]), 1.0))
+check("median_corr with a constant: 0", ti.median_corr(xs, [3.0] * 31) == 0.0)
+check("model_rel_mle, no noise, |e| 0.02: 0.02",
+      near(ti.model_rel_mle([(0.02, 0.0), (-0.02, 0.0)] * 5), 0.02, 1e-6))
+check("model_rel_mle, noise sd 0.01, |e| 0.01 sqrt(2): 0.01",
+      near(ti.model_rel_mle([(0.01 * math.sqrt(2), 1.96 * 0.01), (-0.01 * math.sqrt(2), 1.96 * 0.01)]), 0.01, 1e-6))
+check("model_rel_mle, errors inside the noise: 0",
+      ti.model_rel_mle([(0.005, 1.96 * 0.01), (-0.001, 1.96 * 0.01)]) == 0.0)
 check("ratio of constants: (0, 0)", ti.ratio_rel([2.0] * 10, [4.0] * 8) == (0.0, 0.0))
 check("ratio with one value: (0, 0)", ti.ratio_rel([2.0], [4.0] * 8) == (0.0, 0.0))
 
@@ -100,6 +120,25 @@ check("no tower rounds: no bounds", "ci" not in w["host"])
 w = copy.deepcopy(ws)
 ok = st.median_interval(w, {"name": "w"}, {"compute_only_us": 1000.0}, None, None, 1.0, None)
 check("no per-iteration times: False, unchanged", not ok and w == ws)
+# With the costs' bounds (here a stand-in for the tower's bootstrap: param_us [8, 12] of 10),
+# whose carrying factor's bounds they hold, fw_rel is 0: the host's spread is not applied again.
+# Varied iterations, so that host_rel is not 0.
+mv = {"compute_only_times_us": [1000.0 + 10 * (i % 7) for i in range(21)],
+      "compute_only_cpu_times_us": [[100, 200 + 5 * (i % 5), 30] for i in range(21)], "rows": []}
+saved = ti.tower_bounds
+ti.tower_bounds = lambda fc: {"ddp": {"param_us": [8.0, 12.0]}}
+w = copy.deepcopy(ws)
+st.median_interval(w, {"name": "w", "host": {}}, mv, {"raw": {}}, None, 1.0, None, 0.015)
+ti.tower_bounds = saved
+j = w["host"]["jitter"]
+check("with bounds: host_rel < 0 < host_rel_hi, fw_rel 0, model_rel 0.015 (got %r)" % j,
+      j["host_rel_lo"] < 0 < j["host_rel_hi"] and j["fw_rel_lo"] == j["fw_rel_hi"] == 0.0
+      and j["model_rel"] == 0.015 and "ci" in w["host"])
+w = copy.deepcopy(ws)
+st.median_interval(w, {"name": "w"}, mv, None, None, 1.0, None)
+j = w["host"]["jitter"]
+check("without bounds: fw_rel = host_rel (got %r)" % j,
+      (j["fw_rel_lo"], j["fw_rel_hi"]) == (j["host_rel_lo"], j["host_rel_hi"]) and j["host_rel_hi"] > 0)
 # capture_ci without tower rounds: no bounds; scaled() carries a capture's bounds like the costs
 # (DDP's forward_us on the main thread x 3, param_us on the autograd thread x 4).
 check("capture_ci without rounds: {}", ti.capture_ci({"ddp": {"param_us": 1.0}}, {"ddp": {}}) == {})
