@@ -64,6 +64,9 @@ struct fu_db {
   int busy_ms;               /* busy timeout in milliseconds */
   sqlite3_stmt *ins_sample;  /* cached INSERT INTO samples (prepared on first use) */
   int version;               /* schema version of the file (older only when opened read-only) */
+  int created;               /* this open created the file (it did not exist before) */
+  dev_t dev;                 /* the file it created (device, inode): removed only while the */
+  ino_t ino;                 /*   path still names it */
 };
 
 int fu_db_schema_version(void) { return FU__SCHEMA_VERSION; }
@@ -478,6 +481,11 @@ int fu_db_open(const char *path, int flags, fu_db **out) {
   }
   int rc = sqlite3_open_v2(oname, &db->h, oflags, NULL);
   free(oname);
+  if (rc == SQLITE_OK && !db->readonly && !exists && stat(path, &sb) == 0) {
+    db->created = 1;
+    db->dev = sb.st_dev;
+    db->ino = sb.st_ino;
+  }
   if (rc != SQLITE_OK) {
     int st = fu__fail(db, rc, db->readonly ? "read it" : "write it");
     fu_db_close(db);
@@ -522,10 +530,58 @@ int fu_db_open(const char *path, int flags, fu_db **out) {
   return FU_OK;
 }
 
+/* Does the database hold no row in any table (no tables, or the schema alone)? O(tables): one
+ * probe each. */
+static int fu__stored_nothing(sqlite3 *h) {
+  sqlite3_stmt *t = NULL;
+  int rc = sqlite3_prepare_v2(h, "SELECT name FROM sqlite_schema WHERE type = 'table'", -1, &t, NULL);
+  int empty = rc == SQLITE_OK;
+  while (empty && (rc = sqlite3_step(t)) == SQLITE_ROW) {
+    char *sql = sqlite3_mprintf("SELECT 1 FROM \"%w\" LIMIT 1", (const char *)sqlite3_column_text(t, 0));
+    sqlite3_stmt *q = NULL;
+    empty = sql && sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_DONE;
+    sqlite3_finalize(q);
+    sqlite3_free(sql);
+  }
+  sqlite3_finalize(t);
+  return empty && rc == SQLITE_DONE;
+}
+
+/* A database file that fu_db_open created (db->dev, db->ino) and nothing was stored in (its
+ * command failed, say on a full disk) is removed with its -wal and -shm: a failed first command
+ * leaves no stray file. It is checked and removed by a connection of its own in exclusive
+ * locking mode, which needs no -shm (there may be no room for one) and whose lock is refused
+ * while any other connection has the file open and read; so never removed: a file that existed
+ * before the open, one another connection holds (one that has opened it and not yet read it is
+ * not seen), one holding any row, or one no longer at the path. The WAL is made persistent so
+ * that closing deletes no file by name after the unlink (a new database may be there by then). */
+static void fu__remove_if_unused(const fu_db *db) {
+  char *oname = fu_db_sqlite_name(db->path);
+  sqlite3 *h = NULL;
+  struct stat sb;
+  if (oname && sqlite3_open_v2(oname, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+      sqlite3_exec(h, "PRAGMA locking_mode = EXCLUSIVE", NULL, NULL, NULL) == SQLITE_OK &&
+      sqlite3_exec(h, "BEGIN EXCLUSIVE", NULL, NULL, NULL) == SQLITE_OK && fu__stored_nothing(h) &&
+      stat(db->path, &sb) == 0 && sb.st_dev == db->dev && sb.st_ino == db->ino) {
+    int persist = 1;
+    sqlite3_file_control(h, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+    static const char *const suffix[] = {"-wal", "-shm", ""}; /* the database file last */
+    for (int i = 0; i < 3; i++) {
+      char *name = sqlite3_mprintf("%s%s", db->path, suffix[i]);
+      if (name && unlink(name) != 0 && errno != ENOENT) fu_warn("%s: cannot remove it: %s", name, strerror(errno));
+      sqlite3_free(name);
+    }
+    FU_DEBUG("%s: created by this command and nothing stored in it: removed", db->path);
+  }
+  sqlite3_close_v2(h);
+  free(oname);
+}
+
 void fu_db_close(fu_db *db) {
   if (!db) return;
   sqlite3_finalize(db->ins_sample);
   if (db->h) sqlite3_close_v2(db->h); /* rolls back an open transaction */
+  if (db->created) fu__remove_if_unused(db);
   free(db->path);
   free(db);
 }

@@ -160,6 +160,18 @@ empty)
   expect_fail 65 "e.txt: file is empty" "$FUSIM" import --db "$DB" "$T/e.txt"
   unchanged
   ;;
+full-disk)
+  # A first command that fails after it opened (created) the database, here on a full disk (a
+  # file size limit; SIGXFSZ ignored, so the write fails with EFBIG), leaves no file behind; a
+  # file that was there before the command is kept.
+  for f in new.db old.db; do
+    [ $f = old.db ] && : >"$T/$f"
+    expect_fail 74 "$f" sh -c 'trap "" XFSZ; ulimit -f 100; exec "$@"' sh "$FUSIM" import --db "$T/$f" "$A100"
+  done
+  left=$(ls "$T" | grep 'new\.db' || true)
+  [ -z "$left" ] || fail "the failed first command left: $left"
+  [ -f "$T/old.db" ] || fail "a file that was there before was removed"
+  ;;
 mpi-tag)
   # mpirun --tag-output puts "[1,0]<stdout>:" before every line (srun --label "0: "); the log still imports, with
   # the same samples as untagged (it was taken for JSON: "invalid JSON ... near '<'").
@@ -532,9 +544,9 @@ migrate-report)
   case $h5 in *,nodes,gpus_per_proc,gpu,in_place,dtype,graph) ;; *) fail "v5 fits header: $h5" ;; esac
   # report check prints text: a --format it cannot honour is refused (JSON was asked, text came)
   expect_fail 64 "report check prints its findings as text" "$FUSIM" report --db "$T/v5.db" check --format json
-  # an empty database (a first command that failed before storing anything, on a full disk, leaves
-  # one): report check says so as the other reports do (66), not "user_version 0: not a schema
-  # version this fusim knows" (65)
+  # an empty database (an older fusim's first command that failed before storing anything left
+  # one; so does a reader racing the command creating one): report check says so as the other
+  # reports do (66), not "user_version 0: not a schema version this fusim knows" (65)
   python3 -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA user_version = 0')" "$T/empty.db"
   expect_fail 66 "an empty database: nothing has been stored in it yet" "$FUSIM" report --db "$T/empty.db" check
   echo "ok [$CASE]"

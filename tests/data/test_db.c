@@ -59,6 +59,55 @@ static void test_hash(void) {
   EXPECT_INT_EQ(fu_hash_json("{not json", "t", &c1, h1), FU_EDATA);
 }
 
+static int exists(const char *path, const char *suffix) {
+  char name[300];
+  snprintf(name, sizeof name, "%s%s", path, suffix);
+  return access(name, F_OK) == 0;
+}
+
+/* A database that fu_db_open created and nothing was stored in is gone after fu_db_close, with
+ * its -wal and -shm; a file that existed before, one holding a row, and one another connection
+ * has open are kept. */
+static void test_remove_unused(const char *dir) {
+  char path[256];
+  fu_db *a = NULL, *b = NULL;
+  snprintf(path, sizeof path, "%s/unused.db", dir);
+  EXPECT_INT_EQ(fu_db_open(path, FU_DB_READWRITE, &a), FU_OK); /* created and migrated */
+  EXPECT(exists(path, "") && exists(path, "-wal") && exists(path, "-shm"));
+  fu_db_close(a);
+  EXPECT(!exists(path, "") && !exists(path, "-wal") && !exists(path, "-shm"));
+
+  /* existed before (empty, as a failed command of an older fusim left it): kept */
+  FILE *fp = fopen(path, "w");
+  if (fp) fclose(fp);
+  EXPECT_INT_EQ(fu_db_open(path, FU_DB_READWRITE, &a), FU_OK);
+  fu_db_close(a);
+  EXPECT(exists(path, ""));
+  unlink(path);
+
+  /* another connection has it open (and has read it): kept */
+  sqlite3 *other = NULL;
+  EXPECT_INT_EQ(fu_db_open(path, FU_DB_READWRITE, &a), FU_OK);
+  EXPECT_INT_EQ(sqlite3_open_v2(path, &other, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  EXPECT_INT_EQ(sqlite3_exec(other, "SELECT count(*) FROM runs", NULL, NULL, NULL), SQLITE_OK);
+  fu_db_close(a);
+  EXPECT(exists(path, ""));
+  sqlite3_close_v2(other);
+
+  /* another writer stored a run into the file this one created: kept */
+  unlink(path);
+  int64_t run = 0;
+  EXPECT_INT_EQ(fu_db_open(path, FU_DB_READWRITE, &a), FU_OK);
+  EXPECT_INT_EQ(fu_db_open(path, FU_DB_READWRITE, &b), FU_OK);
+  EXPECT_INT_EQ(fu_db_run_begin(b, "import", NULL, &run), FU_OK);
+  fu_db_close(b);
+  fu_db_close(a);
+  EXPECT(exists(path, ""));
+  EXPECT_INT_EQ(fu_db_open(path, FU_DB_READONLY, &a), FU_OK);
+  EXPECT_INT_EQ(query_int(a, "SELECT count(*) FROM runs"), 1);
+  fu_db_close(a);
+}
+
 int main(void) {
   test_hash();
   char dir[] = "/tmp/fusim-test-db-XXXXXX";
@@ -217,6 +266,7 @@ int main(void) {
   fclose(fp);
   EXPECT_INT_EQ(fu_db_open(bad, FU_DB_READWRITE, &db), FU_EDATA); /* bad data: exit 65 */
   EXPECT_INT_EQ(fu_db_open(dir, FU_DB_READWRITE, &db), FU_EUSAGE); /* a directory */
+  test_remove_unused(dir);
 
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
