@@ -12,7 +12,8 @@
 #include "fu_engine.h"
 #include "fu_trace.h"
 
-/* What a task is, for the trace and the results: tag = index * 16 + kind. */
+/* What a task is, for the trace: tag = index * 32 + kind (kinds below 32; an int32 tag holds
+ * indices below 2^26, far more gradients than a workload file can hold in memory). */
 enum {
   FU__K_FWD = 1, FU__K_BWD, FU__K_SEG, FU__K_TAIL, FU__K_HOOK, FU__K_ISSUE, FU__K_PACK,
   FU__K_COMM, FU__K_UNPACK, FU__K_OPT, FU__K_HANDOFF,
@@ -20,9 +21,11 @@ enum {
                                 ngrads + 1: DDP's broadcast buffers copied back) */
   FU__K_FWHOST,              /* framework host work: idx 0 DDP's forward, 1 DDP's finalize */
   FU__K_WAIT,                /* the compute stream waits for every bucket */
-  FU__K_GATE                 /* a segment cannot end before the host enqueued it */
+  FU__K_GATE,                /* a segment cannot end before the host enqueued it */
+  FU__K_FWDBWD               /* a host timeline's micro-batch idx before the last: forward and
+                                backward as one host task and one GPU task */
 };
-#define FU__TAG(kind, idx) ((int32_t)((idx) * 16 + (kind)))
+#define FU__TAG(kind, idx) ((int32_t)((idx) * 32 + (kind)))
 
 typedef struct fu__bk {
   fu_op_cost cost;           /* fu_cost_model_bucket's numbers */
@@ -598,10 +601,9 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
   int K = w->accum_steps > 0 ? w->accum_steps : 1;
   for (int m = 0; m < K - 1; m++) { /* micro-batches before the last: no communication */
     if (fw == FU_FRAMEWORK_DDP) FU_CHECK(fu__hg_ddp_forward(&g, h, kus, w->ngrads));
-    FU_CHECK(fu__hg_host(&g, h->fwd_cpu_us + h->bwd_cpu_us, FU__K_FWD,
-                         (size_t)m, &hid));
+    FU_CHECK(fu__hg_host(&g, h->fwd_cpu_us + h->bwd_cpu_us, FU__K_FWDBWD, (size_t)m, &hid));
     FU_CHECK(fu__hg_seg(&g, h->fwd_gpu_us + h->bwd_gpu_us, h->launches_fwd + h->launches_bwd,
-                        FU__K_BWD, (size_t)m, &gid));
+                        FU__K_FWDBWD, (size_t)m, &gid));
   }
   if (fw == FU_FRAMEWORK_DDP) FU_CHECK(fu__hg_ddp_forward(&g, h, kus, w->ngrads));
   /* Forward, point by point (times kept non-decreasing). */
@@ -727,14 +729,15 @@ static int fu__export_trace_into(const fu__sim *s, const fu_workload *w, const f
   const char *opname = c->kind == FU_COMM_OFFLOAD ? "offload" : fu_op_name(fu_comm_op(c));
   for (size_t i = 0; i < e->ntasks; i++) {
     const fu_engine_task *t = &e->tasks[i];
-    int kind = t->tag % 16;
-    size_t idx = (size_t)(t->tag / 16);
+    int kind = t->tag % 32;
+    size_t idx = (size_t)(t->tag / 32);
     char sz[32];
     const char *cat = "compute";
     json_t *args = NULL;
     switch (kind) {
     case FU__K_FWD: snprintf(name, nlen, "forward %zu", idx); break;
     case FU__K_BWD: snprintf(name, nlen, "backward %zu", idx); break;
+    case FU__K_FWDBWD: snprintf(name, nlen, "forward+backward %zu", idx); break;
     case FU__K_SEG: snprintf(name, nlen, "bwd -> %s", w->grads[idx].name); break;
     case FU__K_TAIL: snprintf(name, nlen, "bwd (rest)"); break;
     case FU__K_OPT: snprintf(name, nlen, "optimizer"); break;
@@ -777,6 +780,10 @@ static int fu__export_trace_into(const fu__sim *s, const fu_workload *w, const f
     }
     default: snprintf(name, nlen, "task %zu", i); break;
     }
+    /* On the host thread, a slice of the workload's own work (a host timeline's forward,
+     * backward, optimizer) is "host,workload"; "host" alone stays the costs a plan adds there
+     * (hooks, issues, the framework's), as tools/torch_decomp.py sums them. */
+    if (t->lane == s->lane_host && !strcmp(cat, "compute")) cat = "host,workload";
     FU_CHECK(fu_trace_slice(tr, (int)t->lane + 1, name, cat, t->start_us, t->end_us - t->start_us,
                             args));
   }

@@ -53,7 +53,8 @@ PARTS = ("noise", "base", "fwd", "bwd", "rest", "other")
 
 def host_charges(events, after_backward_issues):
     """(before backward, in backward, after backward) sums of the framework's host costs (trace
-    events of category 'host' on the host thread) in a fusim Chrome trace's event list. Backward
+    events of category 'host' on the host thread; the workload's own host work there is
+    'host,workload') in a fusim Chrome trace's event list. Backward
     starts at the first 'bwd' launch; an event after it counts as after backward only when it is
     an 'issue' and after_backward_issues (the hook pattern with overlap off issues every bucket
     after backward() returns, in the step's rest); DDP's finalize runs inside backward()."""

@@ -15,6 +15,7 @@
 #include "fu_host.h"
 #include "fu_predict.h"
 #include "fu_test.h"
+#include "fu_trace.h"
 #include "sim_util.h"
 
 #define MiB 1048576.0
@@ -59,6 +60,50 @@ static int save_load(const fu_workload *a, fu_workload *b) {
   if (st == FU_OK) st = fu_workload_load(path, 1, b);
   remove(path);
   return st;
+}
+
+/* The "X" slices of a trace of w (one bucket, DDP, offload): for each, the track's name, cat,
+ * name and duration, as text lines "track|cat|name|dur" in buf. */
+static void trace_lines(const fu_workload *w, const fu_comm *c, const fu_profile *prof, char *buf,
+                        size_t cap) {
+  char path[] = "/tmp/fusim_test_host_trace_XXXXXX";
+  int fd = mkstemp(path);
+  buf[0] = '\0';
+  if (fd < 0) return;
+  close(fd);
+  fu_plan p;
+  su_plan(&p, 1, 0, 1);
+  p.framework = w->host.version == FU_HOST_VERSION ? FU_FRAMEWORK_DDP : FU_FRAMEWORK_IDEAL;
+  size_t one[1] = {2};
+  fu_bucket *b = su_buckets(w, one, 1);
+  fu_trace *tr = NULL;
+  fu_result r;
+  memset(&r, 0, sizeof r);
+  EXPECT_INT_EQ(fu_trace_create(path, &tr), FU_OK);
+  EXPECT_INT_EQ(fu_sim_predict_buckets(w, &p, c, prof, b, 1, tr, &r), FU_OK);
+  EXPECT_INT_EQ(fu_trace_write(tr), FU_OK);
+  fu_trace_destroy(tr);
+  fu_result_finish(&r);
+  free(b);
+  json_t *root = json_load_file(path, 0, NULL), *ev;
+  remove(path);
+  json_t *evs = json_object_get(root, "traceEvents");
+  const char *track[16] = {0};
+  size_t i, k = 0;
+  json_array_foreach(evs, i, ev) {
+    json_int_t tid = json_integer_value(json_object_get(ev, "tid"));
+    if (!strcmp(json_string_value(json_object_get(ev, "name")), "thread_name") && tid >= 0 && tid < 16)
+      track[tid] = json_string_value(json_object_get(json_object_get(ev, "args"), "name"));
+  }
+  json_array_foreach(evs, i, ev) {
+    json_int_t tid = json_integer_value(json_object_get(ev, "tid"));
+    if (strcmp(json_string_value(json_object_get(ev, "ph")), "X") || tid < 0 || tid >= 16) continue;
+    k += (size_t)snprintf(buf + k, k < cap ? cap - k : 0, "%s|%s|%s|%g\n", track[tid] ? track[tid] : "?",
+                          json_string_value(json_object_get(ev, "cat")),
+                          json_string_value(json_object_get(ev, "name")),
+                          json_real_value(json_object_get(ev, "dur")));
+  }
+  json_decref(root);
 }
 
 int main(void) {
@@ -611,6 +656,42 @@ int main(void) {
              "{\"format\": \"fusim-workload-1\", \"fwd_us\": 1, \"bwd_us\": 2, \"grads\": "
              "[{\"name\": \"a\", \"bytes\": 4, \"ready_us\": 1}], \"host\": {%s}}", bad[k]);
     EXPECT_INT_EQ(fu_workload_parse(doc, "bad", 0, &a), FU_EDATA);
+  }
+  /* The trace of 3 micro-batches. Host timeline: a micro-batch before the last is one host
+   * task (forward and backward enqueued: 100 + 320 us) and one GPU task (400 + 260 us), so both
+   * are "forward+backward m"; the last's forward is "forward 2" on both tracks (100, 400 us).
+   * Every host-thread slice says host in its cat: "host,workload" for the workload's own work,
+   * "host" for the framework's costs (DDP's forward, hooks, issues, finalize); the compute
+   * stream's say "compute". Without a host block the compute stream has "forward m" and
+   * "backward m" (400, 260) as before. */
+  {
+    static char buf[16384];
+    host_workload(&w, 300, 320);
+    w.accum_steps = 3;
+    trace_lines(&w, &off, &prof, buf, sizeof buf);
+    EXPECT(strstr(buf, "host thread|host,workload|forward+backward 0|420\n") != NULL);
+    EXPECT(strstr(buf, "host thread|host,workload|forward+backward 1|420\n") != NULL);
+    EXPECT(strstr(buf, "compute stream|compute|forward+backward 0|660\n") != NULL);
+    EXPECT(strstr(buf, "compute stream|compute|forward+backward 1|660\n") != NULL);
+    EXPECT(strstr(buf, "host thread|host,workload|forward 2|100\n") != NULL);
+    EXPECT(strstr(buf, "compute stream|compute|forward 2|400\n") != NULL);
+    EXPECT(strstr(buf, "host thread|host,workload|bwd -> layer0.weight|50\n") != NULL);
+    EXPECT(strstr(buf, "host thread|host,workload|optimizer|10\n") != NULL);
+    EXPECT(strstr(buf, "host thread|host|DDP forward|") != NULL);
+    EXPECT(strstr(buf, "host thread|host|hook layer0.weight|") != NULL);
+    EXPECT(strstr(buf, "host thread|host|issue b0|") != NULL);
+    EXPECT(strstr(buf, "|forward 0|") == NULL && strstr(buf, "|backward 0|") == NULL);
+    EXPECT(strstr(buf, "host thread|compute|") == NULL);
+    su_workload_free(&w);
+    host_workload(&w, 300, 320);
+    w.accum_steps = 3;
+    w.host.version = 0; /* no host timeline */
+    trace_lines(&w, &off, &prof, buf, sizeof buf);
+    EXPECT(strstr(buf, "compute stream|compute|forward 0|400\n") != NULL);
+    EXPECT(strstr(buf, "compute stream|compute|backward 1|260\n") != NULL);
+    EXPECT(strstr(buf, "compute stream|compute|forward 2|400\n") != NULL);
+    EXPECT(strstr(buf, "forward+backward") == NULL);
+    su_workload_free(&w);
   }
   return fu_test_report("sim_host");
 }

@@ -4,7 +4,7 @@ hand-made data with answers derived by hand.
 
 host_charges: a trace whose host thread holds DDP's forward (100 us, before the first 'bwd'
 launch), a hook (10), a bucket issue (20) and DDP's finalize (5) after it, and the workload's own
-host work (category 'compute', never a charge); a 'host' event on another thread (1000) is not
+host work (category 'host,workload', never a charge); a 'host' event on another thread (1000) is not
 the host thread's. -> (100, 35, 0); with the hook pattern's overlap off the issue moves to the
 rest -> (100, 15, 20).
 
@@ -49,10 +49,10 @@ def ev(tid, name, cat, ts, dur):
 
 
 TRACE = [meta(2, "compute stream"), meta(3, "host thread"),
-         ev(3, "DDP forward", "host", 0, 100), ev(3, "forward", "compute", 100, 50),
-         ev(3, "bwd -> a", "compute", 150, 30), ev(3, "hook a", "host", 180, 10),
+         ev(3, "DDP forward", "host", 0, 100), ev(3, "forward", "host,workload", 100, 50),
+         ev(3, "bwd -> a", "host,workload", 150, 30), ev(3, "hook a", "host", 180, 10),
          ev(3, "issue b0", "host", 190, 20), ev(3, "DDP finalize", "host", 210, 5),
-         ev(3, "optimizer", "compute", 215, 40), ev(2, "issue b0", "host", 160, 1000)]
+         ev(3, "optimizer", "host,workload", 215, 40), ev(2, "issue b0", "host", 160, 1000)]
 
 
 def main():
