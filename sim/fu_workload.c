@@ -26,6 +26,11 @@
  *     the order of "grads" as written);
  *     "estimated" a boolean, "notes" a string, "meta" anything (for tools; kept and written
  *     back); "memory" {"peak_bytes" > 0 and its parts, fu_mem_keys} byte counts;
+ *   - element types (optional; DDP and Horovod never reduce two types in one bucket): a
+ *     gradient's "dtype" (with "layers": "grad_dtypes", as long as grad_bytes), else the
+ *     top-level "dtype"; any spelling fu_dtype_parse takes, kept canonical. Without either, a
+ *     workload has one unnamed type; naming some gradients' types but not others' is an error
+ *     (which bucket the rest share would be a guess). A gradient's bytes are whole elements;
  *   - other top-level keys: a warning, or an error with `strict` (catches typos like "opt_usec").
  * Duplicate keys in one object are rejected by the JSON reader (JSON_REJECT_DUPLICATES). */
 #include "fu_workload.h"
@@ -38,6 +43,7 @@
 #include <unistd.h>
 
 #include "fu_common.h"
+#include "fu_dtype.h"
 #include "fu_output.h"
 #include "fu_paths.h"
 
@@ -81,6 +87,14 @@ void fu_workload_finish(fu_workload *w) {
   json_decref(w->meta);
   fu_host_finish(&w->host);
   fu_workload_init(w);
+}
+
+int fu_grad_same_dtype(const fu_grad *a, const fu_grad *b) { return strcmp(a->dtype, b->dtype) == 0; }
+
+int fu_workload_mixed_dtypes(const fu_workload *w) {
+  for (size_t i = 1; i < w->ngrads; i++)
+    if (!fu_grad_same_dtype(&w->grads[0], &w->grads[i])) return 1;
+  return 0;
 }
 
 uint64_t fu_workload_total_bytes(const fu_workload *w) {
@@ -188,6 +202,18 @@ static int fu__name(const json_t *v, const char *what, const char *field, char *
   return *out ? FU_OK : FU_ENOMEM;
 }
 
+/* An element type (optional: absent leaves out alone) as its canonical name. */
+static int fu__dtype(const json_t *v, const char *what, const char *field, char out[8]) {
+  fu_dtype dt;
+  if (!v) return FU_OK;
+  if (!json_is_string(v) || fu_dtype_parse(json_string_value(v), &dt) != FU_OK) {
+    fu_error("%s: %s: not a data type (bf16, half, float, ...)", what, field);
+    return FU_EDATA;
+  }
+  snprintf(out, 8, "%s", fu_dtype_name(dt));
+  return FU_OK;
+}
+
 /* ---- gradients ------------------------------------------------------------------------------ */
 
 static int fu__grads_alloc(fu_workload *w, size_t n) {
@@ -230,6 +256,8 @@ static int fu__parse_grads(const json_t *arr, const char *what, fu_workload *w) 
       return FU_EDATA;
     }
     FU_CHECK(fu__time(ready, what, field, &o->ready_us));
+    memcpy(field + at, "dtype", sizeof "dtype");
+    FU_CHECK(fu__dtype(json_object_get(g, "dtype"), what, field, o->dtype));
   }
   return FU_OK;
 }
@@ -276,11 +304,14 @@ static int fu__parse_layers(const json_t *arr, const char *what, double fwd_give
       fu_error("%s: layers[%zu].grad_bytes: not an array", what, l);
       return FU_EDATA;
     }
-    const json_t *gn = json_object_get(L, "grad_names");
-    if (gn && (!json_is_array(gn) || json_array_size(gn) != json_array_size(gb))) {
-      fu_error("%s: layers[%zu].grad_names: not an array as long as grad_bytes (%zu)", what, l,
-               json_array_size(gb));
-      return FU_EDATA;
+    const char *same[] = {"grad_names", "grad_dtypes"};
+    for (int k = 0; k < 2; k++) {
+      const json_t *a = json_object_get(L, same[k]);
+      if (a && (!json_is_array(a) || json_array_size(a) != json_array_size(gb))) {
+        fu_error("%s: layers[%zu].%s: not an array as long as grad_bytes (%zu)", what, l, same[k],
+                 json_array_size(gb));
+        return FU_EDATA;
+      }
     }
     total += json_array_size(gb);
   }
@@ -331,6 +362,8 @@ static int fu__parse_layers(const json_t *arr, const char *what, double fwd_give
       w->ngrads++;
       snprintf(field, sizeof field, "layers[%zu].grad_bytes[%zu]", l, k);
       FU_CHECK(fu__bytes(json_array_get(gb, k), what, field, &o->bytes));
+      snprintf(field, sizeof field, "layers[%zu].grad_dtypes[%zu]", l, k);
+      FU_CHECK(fu__dtype(json_array_get(json_object_get(L, "grad_dtypes"), k), what, field, o->dtype));
       o->ready_us = t;
     }
   }
@@ -443,9 +476,34 @@ static int fu__parse_host2(const json_t *host, const char *what, fu_workload *w)
   return st;
 }
 
+/* The workload's "dtype" for the gradients that name none; then every gradient has a type or
+ * none has, and its bytes are whole elements. ("grads[i]" indexes the gradients as read.) */
+static int fu__grad_dtypes(const json_t *dflt, const char *what, fu_workload *w) {
+  char d[8] = "";
+  FU_CHECK(fu__dtype(dflt, what, "dtype", d));
+  for (size_t i = 0; i < w->ngrads; i++) {
+    fu_grad *g = &w->grads[i];
+    if (!g->dtype[0]) memcpy(g->dtype, d, sizeof d);
+    if (!g->dtype[0] != !w->grads[0].dtype[0]) {
+      fu_error("%s: grads[%zu] (\"%s\"): %s a dtype and grads[0] (\"%s\") %s; give every "
+               "gradient one, or the workload's \"dtype\"", what, i, g->name,
+               g->dtype[0] ? "has" : "has no", w->grads[0].name, g->dtype[0] ? "has none" : "has");
+      return FU_EDATA;
+    }
+    fu_dtype dt;
+    int es = g->dtype[0] && fu_dtype_parse(g->dtype, &dt) == FU_OK ? fu_dtype_size(dt) : 1;
+    if (g->bytes % (uint64_t)es) {
+      fu_error("%s: grads[%zu] (\"%s\"): %llu bytes is not a whole number of %s elements (%d bytes)",
+               what, i, g->name, (unsigned long long)g->bytes, g->dtype, es);
+      return FU_EDATA;
+    }
+  }
+  return FU_OK;
+}
+
 static const char *const fu__known_keys[] = {
     "format", "name", "fwd_us", "bwd_us", "opt_us", "host", "accum_steps",
-    "estimated", "notes", "meta", "grads", "layers", "memory"};
+    "estimated", "notes", "meta", "grads", "layers", "memory", "dtype"};
 
 /* Unknown keys of obj (prefix: its place, "host.ddp."): an error with strict, else a warning
  * each; *seen set when there was one (an array's elements then stop at the first that has). */
@@ -472,8 +530,9 @@ static int fu__fields(const json_t *obj, const char *const *known, size_t nk, co
 /* Every key below the top level that this reader knows (typos such as host.ddp.broadcst_us
  * were ignored in silence, even with --strict). */
 static int fu__nested_fields(const json_t *root, const char *what, int strict) {
-  static const char *const grad[] = {"name", "bytes", "ready_us"};
-  static const char *const layer[] = {"name", "fwd_us", "bwd_us", "grad_bytes", "grad_names"};
+  static const char *const grad[] = {"name", "bytes", "ready_us", "dtype"};
+  static const char *const layer[] = {"name", "fwd_us", "bwd_us", "grad_bytes", "grad_names",
+                                      "grad_dtypes"};
   static const char *const host1[] = {"hook_us", "issue_us"};
   static const char *const host2[] = {
       "version", "fwd_cpu_us", "bwd_cpu_us", "opt_cpu_us", "fwd_gpu_us", "bwd_gpu_us",
@@ -651,6 +710,7 @@ static int fu__from_json(const json_t *root, const char *what, int strict, fu_wo
     FU_CHECK(fu__opt_num(root, "bwd_us", what, "", &b));
     FU_CHECK(fu__parse_layers(layers, what, f, b, w));
   }
+  FU_CHECK(fu__grad_dtypes(json_object_get(root, "dtype"), what, w));
   if (host && json_object_get(host, "version")) FU_CHECK(fu__parse_host2(host, what, w));
   /* the step repeats forward and backward accum_steps times: held to the limit of one time
      (2^20 steps of 1e12 us printed an iteration below its compute, and took a minute to plan) */
@@ -742,6 +802,7 @@ int fu_workload_to_json(const fu_workload *w, json_t **out) {
     st = fu__set(g, "name", json_string(w->grads[i].name));
     if (st == FU_OK) st = fu__set(g, "bytes", json_integer((json_int_t)w->grads[i].bytes));
     if (st == FU_OK) st = fu__set(g, "ready_us", json_real(w->grads[i].ready_us));
+    if (st == FU_OK && w->grads[i].dtype[0]) st = fu__set(g, "dtype", json_string(w->grads[i].dtype));
   }
   if (st != FU_OK) {
     json_decref(root);

@@ -15,7 +15,13 @@ typedef struct fu_grad {
   double ready_us;           /* ready time counted from the start of backward */
   double cpu_us;             /* host block v2: when its hook fired on the CPU, from backward() */
   double gpu_us;             /* host block v2: ready on the GPU with no launch waits, from backward */
+  char dtype[8];             /* element type, canonical (fu_dtype_name: "bf16", "float"); "": not
+                                named, the workload's one type (a bucket never mixes two types) */
 } fu_grad;
+
+/* 1 when two gradients may share a reduction: the same element type (DDP's Reducer keys its
+ * buckets by dtype, Horovod fuses one dtype per response). */
+int fu_grad_same_dtype(const fu_grad *a, const fu_grad *b);
 
 /* Device memory of one GPU for the training step, bytes: the "memory" block (every key
  * optional; 0 = unknown). fusim workload --transformer/--cnn writes the breakdown; a capture
@@ -75,5 +81,7 @@ int fu_workload_to_json(const fu_workload *w, struct json_t **out);
  * ("resnet50" -> data/workloads/resnet50.json). Returns a malloc'd path or NULL. */
 char *fu_workload_resolve(const char *arg);
 uint64_t fu_workload_total_bytes(const fu_workload *w);
+/* 1 when w's gradients have more than one element type. O(n). */
+int fu_workload_mixed_dtypes(const fu_workload *w);
 
 #endif
