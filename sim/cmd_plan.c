@@ -99,7 +99,7 @@ static int fu__row_run(const fu__opts *o, fu__row *row, const char *label, const
      under DDP those are every bucket, which starred every plan, the capped optimal one too */
   uint64_t largest = 0;
   for (size_t k = 0; k < row->r.nbuckets; k++)
-    if (row->r.buckets[k].last > row->r.buckets[k].first && row->r.buckets[k].bytes > largest)
+    if (row->r.buckets[k].ntensors > 1 && row->r.buckets[k].bytes > largest)
       largest = row->r.buckets[k].bytes;
   row->over_cap = base->mem_cap_bytes && largest > base->mem_cap_bytes;
   fu_result_mem(&row->r, w->mem.peak, prof->gpu_mem_bytes);

@@ -6,9 +6,16 @@
  *    ready order (DDP rebuilds its buckets in the order gradients became ready after the first
  *    iteration), add the tensor, and close the bucket once its size reaches or exceeds the
  *    limit; the first bucket's limit is first_cap, every later one cap. A tensor is never split.
+ *    Each element type has its own open bucket and its own limits (the Reducer's BucketKey is
+ *    dtype and device), and the buckets go in the order they closed; those still open at the end
+ *    follow in the order the Reducer's unordered_map yields them: libstdc++ puts a new key
+ *    first, so the type seen last comes first (exact for two types; for three it may depend on
+ *    c10's hash). The Reducer launches buckets strictly in this order (mark_bucket_ready).
  *  - horovod: every CYCLE the background thread takes the tensors that became ready and not yet
  *    sent, and fuses them in order into buffers of at most THRESHOLD bytes (a tensor larger than
- *    the threshold goes alone). Cycles are counted from the start of backward.
+ *    the threshold goes alone). Cycles are counted from the start of backward. A response fuses
+ *    only tensors of its first tensor's type; others are skipped (looked past) while the skipped
+ *    bytes still fit beside the fused ones, and stay first in line (controller.cc FuseResponses).
  *  - defaults: "ddp" is cap:25MiB,first:1MiB (bucket_cap_mb = 25, kDefaultFirstBucketBytes);
  *    "horovod" alone is horovod:128MiB,1ms, the defaults since Horovod 0.21 (fu_plan.h). */
 #include <ctype.h>
@@ -22,6 +29,7 @@
 #include <jansson.h>
 
 #include "fu_common.h"
+#include "fu_dtype.h"
 #include "fu_output.h"
 #include "fu_plan.h"
 
@@ -780,12 +788,22 @@ double fu_plan_backward_start_us(const fu_workload *w) {
   return (double)(k - 1) * (w->fwd_us + w->bwd_us) + w->fwd_us;
 }
 
+int fu_bucket_has(const fu_workload *w, const fu_bucket *b, size_t i) {
+  return i >= b->first && i <= b->last && fu_grad_same_dtype(&w->grads[i], &w->grads[b->first]);
+}
+
+/* ntensors and bytes of bucket b. O(last - first). */
+static void fu__bucket_sum(const fu_workload *w, fu_bucket *b) {
+  b->ntensors = 0;
+  b->bytes = 0;
+  for (size_t i = b->first; i <= b->last; i++)
+    if (fu_bucket_has(w, b, i)) b->ntensors++, b->bytes += w->grads[i].bytes;
+}
+
 void fu_plan_fill_buckets(const fu_workload *w, fu_bucket *b, size_t nb) {
   double t0 = fu_plan_backward_start_us(w);
   for (size_t k = 0; k < nb; k++) {
-    uint64_t bytes = 0;
-    for (size_t i = b[k].first; i <= b[k].last; i++) bytes += w->grads[i].bytes;
-    b[k].bytes = bytes;
+    fu__bucket_sum(w, &b[k]);
     b[k].ready_us = t0 + w->grads[b[k].last].ready_us;
     b[k].start_us = b[k].end_us = b[k].pack_us = b[k].comm_us = 0;
   }
@@ -807,22 +825,43 @@ static int fu__push(fu_bucket **arr, size_t *n, size_t *cap, size_t first, size_
   return FU_OK;
 }
 
-/* DDP: close once the bucket reaches or exceeds its limit (first limit, then cap). */
+/* One element type's open bucket while a rule walks the ready order. */
+typedef struct fu__open {
+  const char *dtype;         /* the type (a gradient's dtype field) */
+  size_t first, last;        /* the open bucket's first and last gradient */
+  uint64_t size;             /* its bytes; 0: none open */
+  int closed;                /* buckets of this type closed so far */
+} fu__open;
+#define FU__MAX_TYPES (FU_DT_COUNT + 1) /* every fu_dtype and the unnamed one */
+
+/* The open bucket of gradient i's type (keys in first-seen order). */
+static fu__open *fu__open_of(fu__open *o, size_t *no, const fu_workload *w, size_t i) {
+  size_t k = 0;
+  while (k < *no && strcmp(o[k].dtype, w->grads[i].dtype)) k++;
+  if (k == *no) o[(*no)++] = (fu__open){w->grads[i].dtype, 0, 0, 0, 0};
+  return &o[k];
+}
+
+/* DDP: close once the bucket reaches or exceeds its limit (first limit, then cap), per type;
+ * then the open ones, the type seen last first (see the top of this file). */
 static int fu__buckets_cap(const fu_workload *w, const fu_plan *p, fu_bucket **arr, size_t *n,
                            size_t *cap) {
-  uint64_t limit = p->first_cap_bytes ? p->first_cap_bytes : p->cap_bytes;
-  uint64_t size = 0;
-  size_t first = 0;
+  fu__open o[FU__MAX_TYPES];
+  size_t no = 0;
   for (size_t i = 0; i < w->ngrads; i++) {
-    size += w->grads[i].bytes;
-    if (size >= limit) {
-      FU_CHECK(fu__push(arr, n, cap, first, i));
-      first = i + 1;
-      size = 0;
-      limit = p->cap_bytes;
+    fu__open *b = fu__open_of(o, &no, w, i);
+    uint64_t limit = b->closed == 0 && p->first_cap_bytes ? p->first_cap_bytes : p->cap_bytes;
+    if (b->size == 0) b->first = i;
+    b->size += w->grads[i].bytes;
+    b->last = i;
+    if (b->size >= limit) {
+      FU_CHECK(fu__push(arr, n, cap, b->first, i));
+      b->size = 0;
+      b->closed++;
     }
   }
-  if (first < w->ngrads) FU_CHECK(fu__push(arr, n, cap, first, w->ngrads - 1));
+  for (size_t k = no; k-- > 0;)
+    if (o[k].size) FU_CHECK(fu__push(arr, n, cap, o[k].first, o[k].last));
   return FU_OK;
 }
 
@@ -833,6 +872,10 @@ static int fu__buckets_cap(const fu_workload *w, const fu_plan *p, fu_bucket **a
 static int fu__buckets_horovod(const fu_workload *w, const fu_plan *p, fu_bucket **arr, size_t *n,
                                size_t *cap) {
   double t0 = fu_plan_backward_start_us(w);
+  int mixed = fu_workload_mixed_dtypes(w);
+  char *taken = mixed ? calloc(w->ngrads, 1) : NULL; /* fused already (one type's look-ahead) */
+  if (mixed && !taken) return FU_ENOMEM;
+  int st = FU_OK;
 #define FU__HVD_READY(k) (p->overlap ? w->grads[k].ready_us : w->bwd_us)
   size_t i = 0;
   while (i < w->ngrads) {
@@ -844,17 +887,47 @@ static int fu__buckets_horovod(const fu_workload *w, const fu_plan *p, fu_bucket
     }
     size_t end = i; /* exclusive end of the tensors ready by the tick */
     while (end < w->ngrads && FU__HVD_READY(end) <= tick) end++;
-    while (i < end) {
-      uint64_t size = w->grads[i].bytes;
-      size_t j = i + 1;
-      while (j < end && size + w->grads[j].bytes <= p->cap_bytes) size += w->grads[j++].bytes;
+    while (i < end && st == FU_OK) {
+      /* response i fuses the next ones of its type that fit; it looks past others while
+         they fit beside it too. O(tensors looked at): one type, the ones it fuses. */
+      uint64_t size = w->grads[i].bytes, skipped = 0;
+      size_t last = i;
+      for (size_t j = i + 1; j < end; j++) {
+        if (taken && taken[j]) continue;
+        uint64_t b = w->grads[j].bytes;
+        if (fu_grad_same_dtype(&w->grads[j], &w->grads[i]) && size + b <= p->cap_bytes) {
+          size += b;
+          last = j;
+          if (taken) taken[j] = 1;
+        } else if (size + (skipped += b) > p->cap_bytes) {
+          break;
+        }
+      }
       size_t k0 = *n;
-      FU_CHECK(fu__push(arr, n, cap, i, j - 1));
+      if ((st = fu__push(arr, n, cap, i, last)) != FU_OK) break;
       (*arr)[k0].ready_us = t0 + tick;
-      i = j;
+      i++;
+      while (taken && i < end && taken[i]) i++;
+      if (!taken) i = last + 1;
     }
   }
 #undef FU__HVD_READY
+  free(taken);
+  return st;
+}
+
+/* Single: one bucket per element type, in the order their last gradients become ready. */
+static int fu__buckets_single(const fu_workload *w, fu_bucket **arr, size_t *n, size_t *cap) {
+  fu__open o[FU__MAX_TYPES];
+  size_t no = 0;
+  for (size_t i = 0; i < w->ngrads; i++) {
+    fu__open *b = fu__open_of(o, &no, w, i);
+    if (b->size == 0) b->first = i, b->size = 1;
+    b->last = i;
+  }
+  for (size_t i = 0; i < w->ngrads; i++) /* ready order of the last gradients */
+    for (size_t k = 0; k < no; k++)
+      if (o[k].last == i) FU_CHECK(fu__push(arr, n, cap, o[k].first, i));
   return FU_OK;
 }
 
@@ -882,8 +955,9 @@ static long fu__name_find(const fu__name_ix *nx, const char *name) {
   return -1;
 }
 
-/* Buckets from a bucket list read with the plan: each must be a contiguous run of the ready
- * order, and every tensor must be in exactly one bucket. */
+/* Buckets from a bucket list read with the plan: each must be of one element type and a
+ * contiguous run of that type's gradients in ready order, and every tensor must be in exactly
+ * one bucket. */
 static int fu__buckets_list(const fu_workload *w, const fu_plan *p, fu_bucket **arr, size_t *n,
                             size_t *cap) {
   const char *path = p->buckets_file;
@@ -923,16 +997,27 @@ static int fu__buckets_list(const fu_workload *w, const fu_plan *p, fu_bucket **
       if ((size_t)g < lo) lo = (size_t)g;
       if ((size_t)g > hi) hi = (size_t)g;
     }
-    if (hi - lo + 1 != count) {
+    for (size_t i = bl->end[bi] - count; count && i < bl->end[bi]; i++) {
+      const fu_grad *g = &w->grads[fu__name_find(&nx, bl->names[i])];
+      if (!fu_grad_same_dtype(g, &w->grads[lo])) {
+        fu_error("%s: bucket %zu mixes element types: '%s' is %s, '%s' %s (NCCL reduces one "
+                 "type per operation)", path, bi, w->grads[lo].name, w->grads[lo].dtype, g->name,
+                 g->dtype);
+        st = FU_EDATA;
+        goto done;
+      }
+    }
+    if ((st = fu__push(arr, n, cap, lo, hi)) != FU_OK) goto done;
+    fu__bucket_sum(w, &(*arr)[*n - 1]);
+    if ((*arr)[*n - 1].ntensors != count) {
       size_t gap = lo;
-      while (gap <= hi && owner[gap] == (long)bi) gap++;
+      while (gap <= hi && (owner[gap] == (long)bi || !fu_bucket_has(w, &(*arr)[*n - 1], gap))) gap++;
       fu_error("%s: bucket %zu is not a contiguous run of the ready order: '%s' (ready #%zu) lies "
                "between its tensors",
                path, bi, w->grads[gap].name, gap);
       st = FU_EDATA;
       goto done;
     }
-    if ((st = fu__push(arr, n, cap, lo, hi)) != FU_OK) goto done;
   }
   for (size_t i = 0; i < w->ngrads; i++) {
     if (owner[i] < 0) {
@@ -941,11 +1026,11 @@ static int fu__buckets_list(const fu_workload *w, const fu_plan *p, fu_bucket **
       goto done;
     }
   }
-  /* Buckets may be listed in any order; communicate them in ready order. */
+  /* Buckets may be listed in any order; communicate them in the order they fill. */
   for (size_t a = 1; a < *n; a++) {
     fu_bucket t = (*arr)[a];
     size_t b = a;
-    while (b > 0 && (*arr)[b - 1].first > t.first) {
+    while (b > 0 && (*arr)[b - 1].last > t.last) {
       (*arr)[b] = (*arr)[b - 1];
       b--;
     }
@@ -978,7 +1063,7 @@ int fu_plan_rule_buckets(const fu_workload *w, const fu_plan *p, fu_bucket **out
     }
     n = w->ngrads;
     break;
-  case FU_FUSION_SINGLE: st = fu__push(&arr, &n, &cap, 0, w->ngrads - 1); break;
+  case FU_FUSION_SINGLE: st = fu__buckets_single(w, &arr, &n, &cap); break;
   case FU_FUSION_CAP:
     if (p->cap_bytes == 0) {
       fu_error("plan: a cap of 0 puts nothing in a bucket; use 'none'");
@@ -1009,9 +1094,7 @@ int fu_plan_rule_buckets(const fu_workload *w, const fu_plan *p, fu_bucket **out
   /* Horovod's buckets carry their cycle tick as ready time; the others their last gradient's. */
   double t0 = fu_plan_backward_start_us(w);
   for (size_t k = 0; k < n; k++) {
-    uint64_t bytes = 0;
-    for (size_t i = arr[k].first; i <= arr[k].last; i++) bytes += w->grads[i].bytes;
-    arr[k].bytes = bytes;
+    fu__bucket_sum(w, &arr[k]);
     if (p->kind != FU_FUSION_HOROVOD) arr[k].ready_us = t0 + w->grads[arr[k].last].ready_us;
   }
   *out = arr;

@@ -150,9 +150,14 @@ fu_op fu_comm_op(const fu_comm *c);
 
 /* ---- buckets ---- */
 
-/* A bucket: gradients [first, last] of the ready order, communicated as one operation. */
+/* A bucket: the gradients of [first, last] in ready order that have grads[first]'s element type
+ * (fu_bucket_has), communicated as one operation. A bucket never mixes two types: NCCL reduces
+ * one datatype per call, so DDP keys its buckets by dtype and Horovod fuses one dtype per
+ * response; fusim's own plans follow (their buckets then do not depend on --comm). With one
+ * type a bucket is the whole range; with several, buckets of different types interleave. */
 typedef struct fu_bucket {
-  size_t first, last;        /* inclusive range in ready order */
+  size_t first, last;        /* its first and last gradient in ready order */
+  size_t ntensors;           /* its gradients */
   uint64_t bytes;            /* sum of the gradients' bytes */
   double ready_us;           /* when its last gradient is ready (iteration clock) */
   double start_us;           /* communication start */
@@ -162,6 +167,9 @@ typedef struct fu_bucket {
   double busbw_gbps;         /* the operation's bus bandwidth (nccl-tests' factor; algbw for offload) */
   const char *last_tensor;   /* name of its last gradient (borrowed from the workload) */
 } fu_bucket;
+
+/* 1 when gradient i is in bucket b: within [first, last] and of grads[first]'s type. */
+int fu_bucket_has(const fu_workload *w, const fu_bucket *b, size_t i);
 
 /* Writes buckets as a bucket file (the form --fusion buckets:FILE reads): a JSON list of lists of
  * tensor names, in ready order; written whole or not at all (fu_output.h). Says on stderr where
@@ -180,7 +188,7 @@ int fu_plan_rule_buckets(const fu_workload *w, const fu_plan *p, fu_bucket **out
  * counted from there. */
 double fu_plan_backward_start_us(const fu_workload *w);
 
-/* Fills bytes and ready_us of buckets whose first/last are set. */
+/* Fills ntensors, bytes and ready_us of buckets whose first/last are set. */
 void fu_plan_fill_buckets(const fu_workload *w, fu_bucket *b, size_t nb);
 
 #endif

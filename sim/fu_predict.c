@@ -33,6 +33,9 @@ typedef struct fu__bk {
   double wire_bytes;         /* bytes * busbw factor (for bus_util) */
   size_t ntensors;           /* gradients in the bucket */
   uint64_t bytes;            /* their bytes */
+  size_t go;                 /* issued once gradient go is ready: its last, or an earlier bucket's
+                                if later (buckets go in order, as DDP's mark_bucket_ready and one
+                                host thread issue them; with one element type, its last) */
   uint32_t stream;           /* comm stream index */
   uint32_t t_issue;          /* host task that issues it */
   uint32_t t_first;          /* its first device task (pack or the operation) */
@@ -99,7 +102,38 @@ static void fu__op_times(const fu__bk *b, int which, double *latency, double *wo
 }
 
 static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, const fu_comm *c,
-                          const fu_bucket *bks, size_t nb, int which);
+                          size_t nb, int which);
+
+/* Every gradient in exactly one bucket (none: compute alone). O(sum of the buckets' ranges). */
+static int fu__check_cover(const fu_workload *w, const fu_bucket *bks, size_t nb) {
+  if (nb == 0) return FU_OK;
+  size_t *owner = malloc((w->ngrads ? w->ngrads : 1) * sizeof *owner);
+  if (!owner) return FU_ENOMEM;
+  int st = FU_OK;
+  for (size_t i = 0; i < w->ngrads; i++) owner[i] = nb;
+  for (size_t k = 0; k < nb && st == FU_OK; k++) {
+    if (bks[k].first > bks[k].last || bks[k].last >= w->ngrads) {
+      fu_error("plan: bucket %zu [%zu, %zu] is outside the %zu gradients", k, bks[k].first,
+               bks[k].last, w->ngrads);
+      st = FU_EINTERNAL;
+    }
+    for (size_t i = bks[k].first; st == FU_OK && i <= bks[k].last; i++) {
+      if (!fu_bucket_has(w, &bks[k], i)) continue;
+      if (owner[i] < nb) {
+        fu_error("plan: gradient %zu is in buckets %zu and %zu", i, owner[i], k);
+        st = FU_EINTERNAL;
+      }
+      owner[i] = k;
+    }
+  }
+  for (size_t i = 0; i < w->ngrads && st == FU_OK; i++)
+    if (owner[i] == nb) {
+      fu_error("plan: gradient %zu (%s) is in no bucket", i, w->grads[i].name);
+      st = FU_EINTERNAL;
+    }
+  free(owner);
+  return st;
+}
 
 static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const fu_comm *c,
                      const fu_profile *prof, const fu_bucket *bks, size_t nb, int which) {
@@ -141,27 +175,19 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
    * bandwidth of the operation as charged (fu_cost.c), so never more than its time. */
   FU_CHECK(fu_cost_model_init(&s->cm, prof, c, p));
   double peak = s->cm.peak_gbps, factor = s->cm.busbw_factor;
+  FU_CHECK(fu__check_cover(w, bks, nb));
   for (size_t k = 0; k < nb; k++) {
     fu__bk *b = &s->bk[k];
-    if (bks[k].first > bks[k].last || bks[k].last >= w->ngrads ||
-        (k > 0 && bks[k].first != bks[k - 1].last + 1) || (k == 0 && bks[k].first != 0)) {
-      fu_error("plan: bucket %zu [%zu, %zu] does not continue the ready order", k, bks[k].first,
-               bks[k].last);
-      return FU_EINTERNAL;
-    }
-    b->ntensors = bks[k].last - bks[k].first + 1;
-    for (size_t i = bks[k].first; i <= bks[k].last; i++) b->bytes += w->grads[i].bytes;
+    for (size_t i = bks[k].first; i <= bks[k].last; i++)
+      if (fu_bucket_has(w, &bks[k], i)) b->ntensors++, b->bytes += w->grads[i].bytes;
+    b->go = k && s->bk[k - 1].go > bks[k].last ? s->bk[k - 1].go : bks[k].last;
     FU_CHECK(fu_cost_model_bucket(&s->cm, b->bytes, b->ntensors, &b->cost));
     b->wire_bytes = (double)b->bytes * factor;
     b->wire_us = peak > 0 ? b->wire_bytes / (peak * 1e3) : 0.0;
     b->stream = (uint32_t)(k % (size_t)nstreams);
   }
-  if (nb && bks[nb - 1].last != w->ngrads - 1) {
-    fu_error("plan: the buckets cover %zu of %zu gradients", bks[nb - 1].last + 1, w->ngrads);
-    return FU_EINTERNAL;
-  }
 
-  if (w->host.version == FU_HOST_VERSION) return fu__graph_host(s, w, p, c, bks, nb, which);
+  if (w->host.version == FU_HOST_VERSION) return fu__graph_host(s, w, p, c, nb, which);
   if (p->framework != FU_FRAMEWORK_IDEAL) {
     fu_error("%s: no measured host costs for framework %s (a host block of version %d, as "
              "tools/capture_torch.py writes)", w->source[0] ? w->source : w->name,
@@ -198,7 +224,7 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
       FU_CHECK(fu_engine_dep(e, s->t_seg[i], id));
       host_last = id;
     }
-    while (p->overlap && next_bk < nb && bks[next_bk].last == i) {
+    while (p->overlap && next_bk < nb && s->bk[next_bk].go == i) {
       fu__bk *b = &s->bk[next_bk];
       fu_task_spec sp;
       fu_task_spec_init(&sp, horovod ? s->lane_hvd : s->lane_host);
@@ -236,7 +262,7 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
   for (size_t k = 0; k < nb && st == FU_OK; k++) {
     fu__bk *b = &s->bk[k];
     uint32_t lane = s->lane_comm[b->stream];
-    uint32_t ready = p->overlap ? s->t_seg[bks[k].last] : t_bwd_end;
+    uint32_t ready = p->overlap ? s->t_seg[b->go] : t_bwd_end;
     uint32_t op_lane = offload ? s->lane_d2h : lane, before = FU_TASK_NONE;
     b->t_pack = b->t_handoff = b->t_unpack = FU_TASK_NONE;
     if (b->cost.pack_us > 0) {
@@ -564,7 +590,7 @@ static int fu__hg_bucket(fu__hg *g, const fu_comm *c, size_t k, int packs,
 }
 
 static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, const fu_comm *c,
-                          const fu_bucket *bks, size_t nb, int which) {
+                          size_t nb, int which) {
   const fu_host *h = &w->host;
   fu_host at; /* the interval's runs: the frameworks' costs at their bounds (host.ci) */
   if (which && h->has_ci) {
@@ -649,7 +675,7 @@ static int fu__graph_host(fu__sim *s, const fu_workload *w, const fu_plan *p, co
     if (pass && (st = fu__hg_gpu(&g, (double)gr->bytes / gbps / 1e3 + kus, FU__K_FWCOPY, i, hid,
                                  1, &ready)) != FU_OK)
       break;
-    while (p->overlap && next < nb && bks[next].last == i && st == FU_OK) {
+    while (p->overlap && next < nb && s->bk[next].go == i && st == FU_OK) {
       if (hvd) {
         if ((st = fu__hg_issue_hvd(&g, p, next, ready, &hid)) != FU_OK) break;
       } else {
@@ -791,6 +817,7 @@ static int fu__export_trace_into(const fu__sim *s, const fu_workload *w, const f
   for (size_t k = 0; k < nb; k++) {
     const fu_engine_task *dst = &e->tasks[s->bk[k].t_first];
     for (size_t i = bks[k].first; i <= bks[k].last; i++) {
+      if (!fu_bucket_has(w, &bks[k], i)) continue;
       const fu_engine_task *seg = &e->tasks[s->t_seg[i]];
       double d = seg->end_us - seg->start_us;
       double ts0 = seg->end_us - (d > 0.002 ? 0.001 : d / 2);
@@ -1039,6 +1066,7 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
     fu_bucket *o = &out->buckets[k];
     o->first = bks[k].first;
     o->last = bks[k].last;
+    o->ntensors = b->ntensors;
     o->bytes = b->bytes;
     o->ready_us = e->tasks[s.t_seg[o->last]].end_us;
     o->start_us = e->tasks[b->t_first].start_us;

@@ -47,7 +47,7 @@ int fu_result_print_table(FILE *out, const fu_result *r) {
   for (size_t k = 0; k < r->nbuckets; k++) {
     const fu_bucket *b = &r->buckets[k];
     fprintf(out, "%6zu %7zu %11s %11.1f %11.1f %11.1f %9.1f %11.1f %8.1f  %s\n", k,
-            b->last - b->first + 1, fu_format_size(b->bytes, sz, sizeof sz), b->ready_us,
+            b->ntensors, fu_format_size(b->bytes, sz, sizeof sz), b->ready_us,
             b->start_us, b->end_us, b->pack_us, b->comm_us, b->busbw_gbps,
             b->last_tensor ? b->last_tensor : "");
   }
@@ -82,7 +82,7 @@ int fu_result_print_buckets_csv(FILE *out, const fu_result *r) {
   for (size_t k = 0; k < r->nbuckets; k++) {
     const fu_bucket *b = &r->buckets[k];
     fprintf(out, "%zu,%zu,%zu,%zu,%llu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,", k, b->first, b->last,
-            b->last - b->first + 1, (unsigned long long)b->bytes, b->ready_us, b->start_us,
+            b->ntensors, (unsigned long long)b->bytes, b->ready_us, b->start_us,
             b->end_us, b->pack_us, b->comm_us, b->busbw_gbps);
     fu_csv_field(out, b->last_tensor ? b->last_tensor : "");
     fputc('\n', out);
@@ -123,7 +123,7 @@ static int fu__bk_json_set(fu__bk_json *t, size_t k, const fu_bucket *b) {
   json_integer_set(t->v[FU__BK_INDEX], (json_int_t)k);
   json_integer_set(t->v[FU__BK_FIRST], (json_int_t)b->first);
   json_integer_set(t->v[FU__BK_LAST], (json_int_t)b->last);
-  json_integer_set(t->v[FU__BK_TENSORS], (json_int_t)(b->last - b->first + 1));
+  json_integer_set(t->v[FU__BK_TENSORS], (json_int_t)b->ntensors);
   json_integer_set(t->v[FU__BK_BYTES], (json_int_t)b->bytes);
   json_real_set(t->v[FU__BK_READY], b->ready_us);
   json_real_set(t->v[FU__BK_START], b->start_us);

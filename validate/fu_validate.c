@@ -451,7 +451,7 @@ static void fu__wl_finish(fu__wl *x, size_t nplans) {
 static uint64_t fu__max_bucket(const fu_bucket *b, size_t nb) {
   uint64_t m = 0;
   for (size_t k = 0; k < nb; k++)
-    if (b[k].last > b[k].first && b[k].bytes > m) m = b[k].bytes;
+    if (b[k].ntensors > 1 && b[k].bytes > m) m = b[k].bytes;
   return m;
 }
 

@@ -185,6 +185,54 @@ static void test_horovod(void) {
   fu_workload_finish(&w);
 }
 
+/* tests/plan/mixed_dtypes.json: fp32 biases (8 B) and bf16 weights (40 B) alternate in ready
+ * order, fp32 first. Never two types in one bucket. By hand:
+ *   DDP cap:64B,first:16B, each type its own open bucket and its own limits (first, then cap),
+ *   buckets in the order they close:  #1 bf16 40 >= 16 -> {1};  #2 f32 8+8 >= 16 -> {0,2};
+ *   #5 bf16 40+40 >= 64 -> {3,5}; open at the end: bf16 {7}, f32 {4,6}, the type seen last
+ *   (bf16) first. tests/plan/ddp_reducer_ref.py gets the same from the Reducer's algorithm.
+ *   Horovod 64B, one tick (overlap off): front 0 (f32 8) skips 1 (40: 8+40 fits), fuses 2 (16),
+ *   skips 3 (8+80 > 64: stop) -> {0,2}; front 1 (bf16 40): 3 does not fit -> {1}; front 3:
+ *   skips 4 (8), 5 does not fit -> {3}; front 4 (f32 8): skips 5, fuses 6, 7 ends it -> {4,6};
+ *   then {5}, {7}.
+ *   single: one bucket per type, in the order their last gradients are ready: f32 {0..6}, bf16. */
+static void test_mixed_dtypes(void) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/tests/plan/mixed_dtypes.json", getenv("FUSIM_SOURCE_ROOT"));
+  fu_workload w;
+  EXPECT_INT_EQ(fu_workload_load(path, 1, &w), FU_OK);
+  if (w.ngrads != 8) return;
+  EXPECT_STR_EQ(w.grads[0].dtype, "float");
+  EXPECT_STR_EQ(w.grads[1].dtype, "bf16");
+  fu_plan p;
+  fu_bucket *b;
+  size_t nb;
+  EXPECT_INT_EQ(plan_of("cap:64B,first:16B", &p), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
+  range want[] = {{1, 1}, {0, 2}, {3, 5}, {7, 7}, {4, 6}};
+  expect_buckets(b, nb, want, 5, "mixed cap:64B,first:16B");
+  const uint64_t bytes[] = {40, 16, 80, 40, 16};
+  const size_t nt[] = {1, 2, 2, 1, 2};
+  for (size_t k = 0; k < nb && k < 5; k++) {
+    EXPECT_INT_EQ(b[k].bytes, bytes[k]);
+    EXPECT_INT_EQ(b[k].ntensors, nt[k]);
+  }
+  free(b);
+  EXPECT_INT_EQ(plan_of("horovod:64B,1ms", &p), FU_OK);
+  p.overlap = 0;
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
+  range wanth[] = {{0, 2}, {1, 1}, {3, 3}, {4, 6}, {5, 5}, {7, 7}};
+  expect_buckets(b, nb, wanth, 6, "mixed horovod:64B");
+  free(b);
+  EXPECT_INT_EQ(plan_of("single", &p), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
+  range wants[] = {{0, 6}, {1, 7}};
+  expect_buckets(b, nb, wants, 2, "mixed single");
+  if (nb == 2) EXPECT_INT_EQ(b[0].bytes, 32);
+  free(b);
+  fu_workload_finish(&w);
+}
+
 static void write_file(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
   fputs(text, f);
@@ -300,5 +348,6 @@ int main(void) {
   test_ddp_default();
   test_horovod();
   test_bucket_file();
+  test_mixed_dtypes();
   return fu_test_report("plan_buckets");
 }
