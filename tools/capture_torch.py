@@ -74,6 +74,14 @@ class _ArgParser(argparse.ArgumentParser):
         _die("%s (see --help)" % message, 64)
 
 
+def grad_entry(name, p, ready_us):
+    """A gradient of the workload: its size and element type are its parameter's (autograd gives a
+    gradient its parameter's dtype; DDP buckets by it, so bf16 weights beside fp32 norms make two
+    bucket sequences). The type as fusim spells it: torch.bfloat16 -> "bfloat16"."""
+    return {"name": name, "bytes": p.numel() * p.element_size(), "ready_us": round(ready_us, 1),
+            "dtype": str(p.dtype).replace("torch.", "")}
+
+
 def build_resnet50(batch, device, channels_last=True, depth=50):
     """torchvision ResNet-50 (or -101 / -152: depth) with SGD momentum, channels-last (else
     PyTorch's default NCHW, as a loop that never asks for channels-last runs it)."""
@@ -437,10 +445,7 @@ def capture(model, inputs, loss_fn, opt, *, iters=20, warmup=5, amp="bf16", host
                 print("capture_torch: the step beside a D2H not measured (%s: %s)"
                       % (type(e).__name__, e), file=sys.stderr)
 
-    grads = []
-    for n, p in params:
-        r = min(statistics.median(ready[n]) * scale, bwd_us)
-        grads.append({"name": n, "bytes": p.numel() * p.element_size(), "ready_us": round(r, 1)})
+    grads = [grad_entry(n, p, min(statistics.median(ready[n]) * scale, bwd_us)) for n, p in params]
     grads.sort(key=lambda g: g["ready_us"])  # stable: ties keep the parameter order
     out = {
         "format": "fusim-workload-1",
