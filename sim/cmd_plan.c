@@ -40,7 +40,9 @@ static const char fu__head[] =
     "fusion buffers (0 with --pack view; else one for each communication stream, of the largest\n"
     "packed bucket, Horovod's of its whole threshold; with --framework ddp every bucket, which\n"
     "DDP's reducer keeps through the step: the gradients' bytes again, and so with --framework hooks\n"
-    "and --pack copy, a fusion buffer per bucket); a plan above the profile's GPU memory\n"
+    "and --pack copy, a fusion buffer per bucket; with --framework ddp --pack view the buckets are\n"
+    "the gradients, alive through forward: max(peak, memory.forward_peak_bytes + them), or peak +\n"
+    "them where the workload gives no forward peak); a plan above the profile's GPU memory\n"
     "(gpu_mem_bytes) is marked '!' and ranked below every plan that fits, and the table says by\n"
     "how much it is over (json and csv: fits, mem_need_bytes; json: mem_over_bytes). Without\n"
     "--mem-cap, an optimal plan whose buffer does not fit (where the step alone does) is planned\n"
@@ -102,7 +104,7 @@ static int fu__row_run(const fu__opts *o, fu__row *row, const char *label, const
     if (row->r.buckets[k].ntensors > 1 && row->r.buckets[k].bytes > largest)
       largest = row->r.buckets[k].bytes;
   row->over_cap = base->mem_cap_bytes && largest > base->mem_cap_bytes;
-  fu_result_mem(&row->r, w->mem.peak, prof->gpu_mem_bytes);
+  fu_result_mem(&row->r, &w->mem, prof->gpu_mem_bytes);
   return FU_OK;
 }
 

@@ -41,7 +41,7 @@ static const char fu__foot[] =
  * line when the plan does not fit the GPU's memory. */
 static void fu__check_memory(const fu_workload *w, fu_result *r, const fu_profile *prof) {
   if (!(w->mem.peak > 0)) return; /* no memory block: nothing to check, nothing in the JSON */
-  fu_result_mem(r, w->mem.peak, prof->gpu_mem_bytes);
+  fu_result_mem(r, &w->mem, prof->gpu_mem_bytes);
   if (r->mem_fits != 0) return;
   char need[32], buf[32], gpu[32], ov[32];
   fu_warn("predict: the plan does not fit one GPU's memory: it needs %s (the step's peak + a %s fusion "

@@ -1687,6 +1687,7 @@ void fu__mem_finish(fu_mem *m, double loss_transient, double opt_temp, long accu
   double at_step = fixed + m->grads + opt_temp;
   m->transient = at_loss >= at_step ? loss_transient : opt_temp;
   m->peak = at_loss >= at_step ? at_loss : at_step;
+  m->forward = fixed + m->casts + m->activations + loss_transient; /* no gradient alive */
 }
 
 /* An image classifier's micro-batch beside the tensors autograd saves: its int64 labels, and
@@ -1893,15 +1894,4 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     return FU_ENOMEM;
   }
   return FU_OK;
-}
-
-void fu_mem_check(double need_bytes, double fusion_bytes, double gpu_bytes, int *fits,
-                  double *over_bytes) {
-  if (!(need_bytes > 0) || !(gpu_bytes > 0)) {
-    *fits = -1;
-    *over_bytes = 0;
-    return;
-  }
-  *over_bytes = need_bytes + fusion_bytes - gpu_bytes;
-  *fits = *over_bytes <= 0;
 }

@@ -121,12 +121,6 @@ void fu_cnn_spec_init(fu_cnn_spec *s);
 int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_name,
                  fu_workload *w);
 
-/* Memory of a plan: the workload's memory (its "memory" block: w->mem.peak) plus fusion buffers
- * of fusion_bytes, against gpu_bytes. *fits 1 when it fits; *over_bytes how much it needs above
- * the GPU (<= 0 when it fits). Unknown (no memory in the workload or no GPU size): *fits = -1. */
-void fu_mem_check(double need_bytes, double fusion_bytes, double gpu_bytes, int *fits,
-                  double *over_bytes);
-
 /* ---- inside sim/ only: what the builders share (fu_builder.c: the operations, the transformer
  * builder, the host model, the timelines and the optimizer step; fu_build_cnn.c: the torchvision
  * CNNs; fu_build_mobile.c: the depthwise ones among them; fu_build_convnext.c: ConvNeXt;

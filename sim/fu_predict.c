@@ -1096,6 +1096,7 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
      * HOROVOD_FUSION_THRESHOLD bytes once a response fuses two tensors) */
     if (p->framework == FU_FRAMEWORK_DDP || (p->framework == FU_FRAMEWORK_HOOKS && !p->pack_view)) {
       out->fusion_buffer_bytes += b->bytes;
+      if (p->framework == FU_FRAMEWORK_DDP && p->pack_view) out->view_buffer_bytes += b->bytes;
     } else if (!p->pack_view && b->ntensors > 1) {
       uint64_t need = b->bytes;
       if (p->kind == FU_FUSION_HOROVOD && p->cap_bytes > need) need = p->cap_bytes;

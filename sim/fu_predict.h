@@ -69,6 +69,8 @@ typedef struct fu_result {
   size_t n_ops;              /* communication operations */
   uint64_t fusion_buffer_bytes; /* fusion buffers the plan needs: per stream the largest packed
                                    bucket (Horovod: its threshold), 0 for view; DDP: every bucket */
+  uint64_t view_buffer_bytes; /* of those, DDP's buckets with gradient_as_bucket_view: the gradients
+                                 themselves, no second copy (fu_mem_allocated) */
   uint64_t sim_events;       /* events the engine processed (the nominal run) */
   size_t nbuckets;           /* buckets */
   fu_bucket *buckets;        /* per-bucket timeline (malloc'd) */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fu_builder.h"
+#include "fu_memcheck.h"
 #include "fu_common.h"
 
 const char *fu_nccl_source_name(int src) {
@@ -167,9 +168,9 @@ static json_t *fu__summary_json(const fu_result *r) {
   return j;
 }
 
-void fu_result_mem(fu_result *r, double peak_bytes, double gpu_bytes) {
-  fu_mem_check(peak_bytes, (double)r->fusion_buffer_bytes, gpu_bytes, &r->mem_fits, &r->mem_over_bytes);
-  r->mem_need_bytes = peak_bytes > 0 ? peak_bytes + (double)r->fusion_buffer_bytes : 0;
+void fu_result_mem(fu_result *r, const fu_mem *m, double gpu_bytes) {
+  r->mem_need_bytes = fu_mem_allocated(m, (double)r->fusion_buffer_bytes, (double)r->view_buffer_bytes);
+  fu_mem_check(r->mem_need_bytes, gpu_bytes, &r->mem_fits, &r->mem_over_bytes);
   r->mem_checked = 1;
 }
 

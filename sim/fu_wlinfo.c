@@ -192,7 +192,7 @@ int fu_wlinfo_list(fu_format fmt) {
 void fu_wlinfo_print_mem(const fu_mem *m, double gpu) {
   char b[32];
   printf("%-18s", "memory");
-  for (int i = 0; i < FU_MEM_KEYS - 1; i++) /* every part but the peak, by its key less "_bytes" */
+  for (int i = 0; i < FU_MEM_PARTS; i++) /* the peak's parts, by their keys less "_bytes" */
     printf("%s %.*s %s", i ? "," : "", (int)(strlen(fu_mem_keys[i]) - 6), fu_mem_keys[i],
            fu_format_size((uint64_t)fu_mem_value(m, i), b, sizeof b));
   printf("\n%-18s %s", "memory peak", fu_format_size((uint64_t)m->peak, b, sizeof b));

@@ -54,11 +54,11 @@
 
 const char *const fu_mem_keys[FU_MEM_KEYS] = {
     "params_bytes", "grads_bytes", "optimizer_bytes", "casts_bytes", "activations_bytes",
-    "inputs_bytes", "workspace_bytes", "transient_bytes", "peak_bytes"};
+    "inputs_bytes", "workspace_bytes", "transient_bytes", "peak_bytes", "forward_peak_bytes"};
 
 double *fu_mem_field(fu_mem *m, int i) {
   double *f[FU_MEM_KEYS] = {&m->params, &m->grads, &m->optimizer, &m->casts, &m->activations,
-                            &m->inputs, &m->workspace, &m->transient, &m->peak};
+                            &m->inputs, &m->workspace, &m->transient, &m->peak, &m->forward};
   return f[i];
 }
 

@@ -36,10 +36,15 @@ typedef struct fu_mem {
   double workspace;          /* the framework's own buffers through the step (cuBLAS workspaces) */
   double transient;          /* the largest temporary at the peak */
   double peak;               /* the step's peak (what max_memory_allocated reports) */
+  double forward;            /* the peak through forward and the loss with no gradient alive
+                                (zero_grad(set_to_none)); 0 unknown. DDP's gradient_as_bucket_view
+                                keeps the gradients through forward: max(peak, forward + grads) */
 } fu_mem;
 
-/* The memory block's keys, in fu_mem's order: "params_bytes", ... "peak_bytes". */
-#define FU_MEM_KEYS 9
+/* The memory block's keys, in fu_mem's order: "params_bytes", ... "peak_bytes",
+ * "forward_peak_bytes"; the first FU_MEM_PARTS are the parts of the peak. */
+#define FU_MEM_KEYS 10
+#define FU_MEM_PARTS 8
 extern const char *const fu_mem_keys[FU_MEM_KEYS];
 double *fu_mem_field(fu_mem *m, int i);          /* the part of key i, to set */
 double fu_mem_value(const fu_mem *m, int i);     /* the part of key i */
