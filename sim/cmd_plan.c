@@ -11,6 +11,7 @@
 
 #include "fu_cmd.h"
 #include "fu_builder.h"
+#include "fu_memcheck.h"
 #include "fu_common.h"
 #include "fu_options.h"
 #include "fu_output.h"
@@ -42,9 +43,12 @@ static const char fu__head[] =
     "DDP's reducer keeps through the step: the gradients' bytes again, and so with --framework hooks\n"
     "and --pack copy, a fusion buffer per bucket; with --framework ddp --pack view the buckets are\n"
     "the gradients, alive through forward: max(peak, memory.forward_peak_bytes + them), or peak +\n"
-    "them where the workload gives no forward peak); a plan above the profile's GPU memory\n"
+    "them where the workload gives no forward peak). That is what max_memory_allocated reports;\n"
+    "the device needs the caching allocator's reserve, the CUDA context and NCCL's buffers too\n"
+    "(sim/fu_memcheck.h). A plan whose device need is above the profile's GPU memory\n"
     "(gpu_mem_bytes) is marked '!' and ranked below every plan that fits, and the table says by\n"
-    "how much it is over (json and csv: fits, mem_need_bytes; json: mem_over_bytes). Without\n"
+    "how much it is over (json and csv: fits, mem_need_bytes; json: mem_reserve_bytes,\n"
+    "mem_context_bytes, mem_nccl_bytes, mem_device_bytes, mem_over_bytes). Without\n"
     "--mem-cap, an optimal plan whose buffer does not fit (where the step alone does) is planned\n"
     "again with its buffer capped at the memory left (shared by its streams), in whole MiB\n"
     "(optimal:SIZE). A workload without a memory block, or a profile without the GPU's memory,\n"
@@ -104,7 +108,7 @@ static int fu__row_run(const fu__opts *o, fu__row *row, const char *label, const
     if (row->r.buckets[k].ntensors > 1 && row->r.buckets[k].bytes > largest)
       largest = row->r.buckets[k].bytes;
   row->over_cap = base->mem_cap_bytes && largest > base->mem_cap_bytes;
-  fu_result_mem(&row->r, &w->mem, prof->gpu_mem_bytes);
+  fu_result_mem(&row->r, &w->mem, fu_mem_nccl_for(c, prof), prof->gpu_mem_bytes);
   return FU_OK;
 }
 
@@ -200,16 +204,23 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
   /* memory: every plan that does not fit is ranked below those that do */
   for (size_t k = 0; k < n; k++) {
     if (rows[k].r.mem_fits != 0) continue;
-    char need[32], gpu[32], over[32];
-    printf("%s rank %d %s (!) does not fit: needs %s (the step's peak + a %s fusion buffer) of %s, "
-           "%s over\n", k == 0 || rows[k - 1].r.mem_fits != 0 ? "\nmemory:" : "       ", rows[k].rank,
-           rows[k].label, fu_format_size((uint64_t)rows[k].r.mem_need_bytes, need, sizeof need),
+    char dev[32], need[32], gpu[32], over[32];
+    printf("%s rank %d %s (!) does not fit: needs %s (PyTorch's %s with a %s fusion buffer, and the "
+           "allocator's reserve, the CUDA context and NCCL's buffers) of %s, %s over\n",
+           k == 0 || rows[k - 1].r.mem_fits != 0 ? "\nmemory:" : "       ", rows[k].rank, rows[k].label,
+           fu_format_size((uint64_t)rows[k].r.mem_device_bytes, dev, sizeof dev),
+           fu_format_size((uint64_t)rows[k].r.mem_need_bytes, need, sizeof need),
            fu_format_size(rows[k].r.fusion_buffer_bytes, sz, sizeof sz),
            fu_format_size((uint64_t)prof->gpu_mem_bytes, gpu, sizeof gpu),
            fu_format_size((uint64_t)rows[k].r.mem_over_bytes, over, sizeof over));
   }
+  /* the step alone on the device: PyTorch's tensors without the plan's own buffers (under DDP's
+     views, the gradients alive through forward stay: they are the step's) */
+  fu_mem_need alone;
+  fu_mem_need_set(&alone, rows[0].r.mem_need_bytes - (double)(rows[0].r.fusion_buffer_bytes - rows[0].r.view_buffer_bytes),
+                  rows[0].r.mem_nccl_bytes);
   if (rows[0].r.mem_fits == 0) {
-    double step = rows[0].r.mem_need_bytes - (double)rows[0].r.fusion_buffer_bytes;
+    double step = alone.device;
     if (step > prof->gpu_mem_bytes)
       printf("memory: no plan fits in one GPU's memory (the step alone needs %s)\n",
              fu_format_size((uint64_t)step, sz, sizeof sz));
@@ -218,10 +229,14 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
              "fusion buffers need more than the rest\n",
              fu_format_size((uint64_t)step, sz, sizeof sz), fu_format_size((uint64_t)prof->gpu_mem_bytes, gpubuf, sizeof gpubuf));
   }
-  else if (rows[0].r.mem_fits > 0)
-    printf("\nmemory: %s peak per GPU without fusion buffers, %s available\n",
-           fu_format_size((uint64_t)(rows[0].r.mem_need_bytes - (double)rows[0].r.fusion_buffer_bytes), sz, sizeof sz),
-           fu_format_size((uint64_t)prof->gpu_mem_bytes, gpubuf, sizeof gpubuf));
+  else if (rows[0].r.mem_fits > 0) {
+    char a[32], rs[32], cx[32], nc[32];
+    printf("\nmemory: %s per GPU without fusion buffers (PyTorch's peak %s, the allocator's reserve %s, "
+           "the CUDA context %s, NCCL's buffers %s), %s available\n",
+           fu_format_size((uint64_t)alone.device, sz, sizeof sz), fu_format_size((uint64_t)alone.allocated, a, sizeof a),
+           fu_format_size((uint64_t)alone.reserve, rs, sizeof rs), fu_format_size((uint64_t)alone.context, cx, sizeof cx),
+           fu_format_size((uint64_t)alone.nccl, nc, sizeof nc), fu_format_size((uint64_t)prof->gpu_mem_bytes, gpubuf, sizeof gpubuf));
+  }
   for (size_t k = 0; k < n; k++)
     if (rows[k].uncapped_buffer) {
       char cap[32], unc[32];
@@ -266,13 +281,15 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
  * best plan one can run, where the uncapped one would only be ranked below the rest. */
 static int fu__fit_optimal(const fu__opts *o, fu__row *row, const fu_plan *base, const fu_workload *w,
                            const fu_comm *c, const fu_profile *prof, fu_search_stats *stats) {
-  if (o->mem_cap || row->r.mem_fits != 0 || !(w->mem.peak > 0) || !(prof->gpu_mem_bytes > w->mem.peak))
+  /* what PyTorch may allocate beside the allocator's reserve, the CUDA context and NCCL */
+  double room = fu_mem_allocatable(prof->gpu_mem_bytes, row->r.mem_nccl_bytes) - w->mem.peak;
+  if (o->mem_cap || row->r.mem_fits != 0 || !(w->mem.peak > 0) || !(room > 0))
     return FU_OK;
   fu_plan capped = *base;
   /* fusim's own plans hold a buffer of the largest packed bucket for every communication stream
      (fu_predict_plan): the memory left shared between them */
   double streams = base->framework == FU_FRAMEWORK_IDEAL && base->comm_streams > 1 ? base->comm_streams : 1;
-  capped.mem_cap_bytes = (uint64_t)((prof->gpu_mem_bytes - w->mem.peak) / streams / 1048576) * 1048576; /* whole MiB */
+  capped.mem_cap_bytes = (uint64_t)(room / streams / 1048576) * 1048576; /* whole MiB */
   if (!capped.mem_cap_bytes) return FU_OK;
   uint64_t uncapped = row->r.fusion_buffer_bytes;
   fu_result_finish(&row->r);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fu_builder.h"
+#include "fu_memcheck.h"
 #include "fu_cmd.h"
 #include "fu_common.h"
 #include "fu_options.h"
@@ -39,13 +40,14 @@ static const char fu__foot[] =
 
 /* The memory check (fu_mem_check, as plan ranks): into the result (its JSON), and one warning
  * line when the plan does not fit the GPU's memory. */
-static void fu__check_memory(const fu_workload *w, fu_result *r, const fu_profile *prof) {
+static void fu__check_memory(const fu_workload *w, fu_result *r, const fu_comm *c, const fu_profile *prof) {
   if (!(w->mem.peak > 0)) return; /* no memory block: nothing to check, nothing in the JSON */
-  fu_result_mem(r, &w->mem, prof->gpu_mem_bytes);
+  fu_result_mem(r, &w->mem, fu_mem_nccl_for(c, prof), prof->gpu_mem_bytes);
   if (r->mem_fits != 0) return;
-  char need[32], buf[32], gpu[32], ov[32];
-  fu_warn("predict: the plan does not fit one GPU's memory: it needs %s (the step's peak + a %s fusion "
-          "buffer) of %s, %s over",
+  char dev[32], need[32], buf[32], gpu[32], ov[32];
+  fu_warn("predict: the plan does not fit one GPU's memory: it needs %s (PyTorch's %s with a %s fusion "
+          "buffer, the allocator's reserve, the CUDA context, NCCL's buffers) of %s, %s over",
+          fu_format_size((uint64_t)r->mem_device_bytes, dev, sizeof dev),
           fu_format_size((uint64_t)r->mem_need_bytes, need, sizeof need),
           fu_format_size(r->fusion_buffer_bytes, buf, sizeof buf), fu_format_size((uint64_t)prof->gpu_mem_bytes, gpu, sizeof gpu),
           fu_format_size((uint64_t)r->mem_over_bytes, ov, sizeof ov));
@@ -95,7 +97,7 @@ int fu_cmd_predict(int argc, char **argv) {
   if (st == FU_OK) st = fu_cmd_nccl_version("predict", nccl, prof, &nsrc);
   if (st == FU_OK && trace) st = fu_trace_create(trace, &tr);
   if (st == FU_OK) st = fu_predict_plan(&w, &p, &c, prof, tr, NULL, &r);
-  if (st == FU_OK) fu__check_memory(&w, &r, prof);
+  if (st == FU_OK) fu__check_memory(&w, &r, &c, prof);
   if (st == FU_OK) r.layout_given = gpp > 0;
   if (st == FU_OK) r.nccl_source = nsrc;
   if (st == FU_OK && tr) st = fu_trace_write(tr);

@@ -1,6 +1,10 @@
 /* fu_memcheck.c: see fu_memcheck.h. */
 #include "fu_memcheck.h"
 
+#include "fu_coll.h"
+#include "fu_plan.h"
+#include "fu_profile.h"
+
 double fu_mem_allocated(const fu_mem *m, double buffer_bytes, double view_bytes) {
   if (!(m->peak > 0)) return 0;
   double base = m->forward > 0 ? m->forward : m->peak; /* no forward peak: assume no gradient in the peak */
@@ -16,4 +20,33 @@ void fu_mem_check(double need_bytes, double gpu_bytes, int *fits, double *over_b
   }
   *over_bytes = need_bytes - gpu_bytes;
   *fits = *over_bytes <= 0;
+}
+
+double fu_mem_nccl_bytes(int ranks, int gpus_per_node, int nvls) {
+  if (ranks <= 1) return 0;
+  double b = FU_MEM_NCCL_CHANNELS * FU_MEM_NCCL_CONN_BYTES;
+  if (nvls && gpus_per_node > 2) b += FU_COLL_NVLS_CHANNELS * FU_MEM_NVLS_CHANNEL_BYTES * gpus_per_node;
+  return b;
+}
+
+void fu_mem_need_set(fu_mem_need *n, double allocated, double nccl_bytes) {
+  if (!(allocated > 0)) {
+    *n = (fu_mem_need){0};
+    return;
+  }
+  n->allocated = allocated;
+  n->reserve = FU_MEM_RESERVE_FRAC * allocated;
+  n->context = FU_MEM_CONTEXT_BYTES;
+  n->nccl = nccl_bytes;
+  n->device = n->allocated + n->reserve + n->context + n->nccl;
+}
+
+double fu_mem_allocatable(double gpu_bytes, double nccl_bytes) {
+  return (gpu_bytes - FU_MEM_CONTEXT_BYTES - nccl_bytes) / (1 + FU_MEM_RESERVE_FRAC);
+}
+
+double fu_mem_nccl_for(const fu_comm *c, const fu_profile *prof) {
+  if (c->kind == FU_COMM_OFFLOAD) return 0;
+  int nvls = c->link == FU_LINK_NVLINK && prof->cluster.nvls_algbw_gbps[0] > 0;
+  return fu_mem_nccl_bytes(c->ranks, c->ranks / (c->nodes > 0 ? c->nodes : 1), nvls);
 }

@@ -95,8 +95,13 @@ typedef struct fu_result {
   int nccl_source;           /* where that NCCL came from (fu_nccl_source; the command sets it) */
   int mem_checked;           /* 1: the command made the memory check (fu_result_mem) */
   int mem_fits;              /* 1 fits the GPU's memory, 0 does not, -1 unknown (fu_mem_check) */
-  double mem_need_bytes;     /* the workload's peak + the plan's fusion buffer (0 unknown) */
-  double mem_over_bytes;     /* mem_need_bytes - the GPU's memory (> 0 when it does not fit) */
+  double mem_need_bytes;     /* PyTorch's tensors at the peak with the plan's buffers, what
+                                max_memory_allocated reports (fu_mem_allocated; 0 unknown) */
+  double mem_reserve_bytes;  /* the caching allocator's reserve beside them (fu_mem_need) */
+  double mem_context_bytes;  /* the CUDA context */
+  double mem_nccl_bytes;     /* NCCL's buffers */
+  double mem_device_bytes;   /* their sum: what the GPU must hold, the fit's figure */
+  double mem_over_bytes;     /* mem_device_bytes - the GPU's memory (> 0 when it does not fit) */
 } fu_result;
 
 /* Where the NCCL a job is priced for came from: --nccl-version, the profile's logs (its

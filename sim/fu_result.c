@@ -139,6 +139,11 @@ static int fu__bk_json_set(fu__bk_json *t, size_t k, const fu_bucket *b) {
 
 /* Everything but the buckets, in the order printed; the process layout (as fusim cost writes it)
  * where the cost model priced a job across nodes at one. */
+/* A part of the memory check into j: null where the step's memory is unknown. */
+static int fu__mem_part(json_t *j, const char *key, const fu_result *r, double v) {
+  return json_object_set_new(j, key, r->mem_need_bytes > 0 ? json_real(v) : json_null());
+}
+
 static json_t *fu__summary_json(const fu_result *r) {
   char v[24];
   json_t *j = json_pack(
@@ -161,6 +166,10 @@ static json_t *fu__summary_json(const fu_result *r) {
   if (j && r->mem_checked &&
       (json_object_set_new(j, "fits", r->mem_fits < 0 ? json_null() : json_boolean(r->mem_fits)) != 0 ||
        json_object_set_new(j, "mem_need_bytes", r->mem_need_bytes > 0 ? json_real(r->mem_need_bytes) : json_null()) != 0 ||
+       fu__mem_part(j, "mem_reserve_bytes", r, r->mem_reserve_bytes) != 0 ||
+       fu__mem_part(j, "mem_context_bytes", r, r->mem_context_bytes) != 0 ||
+       fu__mem_part(j, "mem_nccl_bytes", r, r->mem_nccl_bytes) != 0 ||
+       fu__mem_part(j, "mem_device_bytes", r, r->mem_device_bytes) != 0 ||
        json_object_set_new(j, "mem_over_bytes", r->mem_fits < 0 ? json_null() : json_real(r->mem_over_bytes)) != 0)) {
     json_decref(j);
     return NULL;
@@ -168,9 +177,15 @@ static json_t *fu__summary_json(const fu_result *r) {
   return j;
 }
 
-void fu_result_mem(fu_result *r, const fu_mem *m, double gpu_bytes) {
-  r->mem_need_bytes = fu_mem_allocated(m, (double)r->fusion_buffer_bytes, (double)r->view_buffer_bytes);
-  fu_mem_check(r->mem_need_bytes, gpu_bytes, &r->mem_fits, &r->mem_over_bytes);
+void fu_result_mem(fu_result *r, const fu_mem *m, double nccl_bytes, double gpu_bytes) {
+  fu_mem_need n;
+  fu_mem_need_set(&n, fu_mem_allocated(m, (double)r->fusion_buffer_bytes, (double)r->view_buffer_bytes), nccl_bytes);
+  r->mem_need_bytes = n.allocated;
+  r->mem_reserve_bytes = n.reserve;
+  r->mem_context_bytes = n.context;
+  r->mem_nccl_bytes = n.nccl;
+  r->mem_device_bytes = n.device;
+  fu_mem_check(n.device, gpu_bytes, &r->mem_fits, &r->mem_over_bytes);
   r->mem_checked = 1;
 }
 

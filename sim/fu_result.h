@@ -32,10 +32,11 @@ int fu_result_print_buckets_csv(FILE *out, const fu_result *r); /* predict --buc
  * sim_events, estimated, buckets[] (index, first, last, tensors, bytes, ready_us, start_us,
  * end_us, pack_us, comm_us, busbw_gbps, last_tensor). New reference; NULL when out of memory. */
 json_t *fu_result_json(const fu_result *r);
-/* The memory check of r's plan (fu_memcheck.h: the step's memory m with r's fusion buffers
- * against gpu_bytes) into r, whose JSON then carries fits, mem_need_bytes and mem_over_bytes. */
+/* The memory check of r's plan (fu_memcheck.h: the step's memory m with r's fusion buffers, the
+ * allocator's reserve, the CUDA context and NCCL's nccl_bytes against gpu_bytes) into r, whose
+ * JSON then carries fits, mem_need_bytes, each part, mem_device_bytes and mem_over_bytes. */
 struct fu_mem;
-void fu_result_mem(fu_result *r, const struct fu_mem *m, double gpu_bytes);
+void fu_result_mem(fu_result *r, const struct fu_mem *m, double nccl_bytes, double gpu_bytes);
 int fu_result_print_json(FILE *out, const fu_result *r);
 
 #endif

@@ -1,5 +1,6 @@
 /* fu_wlinfo.c: what `fusim workload` prints about workloads: the summary (--info), the list
  * of bundled ones (--list) and the memory breakdown (see fu_wlinfo.h). */
+#include "fu_memcheck.h"
 #include "fu_wlinfo.h"
 
 #include <dirent.h>
@@ -196,11 +197,19 @@ void fu_wlinfo_print_mem(const fu_mem *m, double gpu) {
     printf("%s %.*s %s", i ? "," : "", (int)(strlen(fu_mem_keys[i]) - 6), fu_mem_keys[i],
            fu_format_size((uint64_t)fu_mem_value(m, i), b, sizeof b));
   printf("\n%-18s %s", "memory peak", fu_format_size((uint64_t)m->peak, b, sizeof b));
+  /* the device holds more than PyTorch's tensors (fu_memcheck.h); NCCL's buffers come with a
+     communication target, which fusim plan and predict have */
+  fu_mem_need n;
+  fu_mem_need_set(&n, m->peak, 0);
+  char r[32], c[32], d[32];
+  printf(" (max_memory_allocated)\n%-18s %s: the peak, the allocator's reserve %s, the CUDA context %s "
+         "(NCCL's buffers: fusim plan)", "memory on device", fu_format_size((uint64_t)n.device, d, sizeof d),
+         fu_format_size((uint64_t)n.reserve, r, sizeof r), fu_format_size((uint64_t)n.context, c, sizeof c));
   if (gpu > 0) {
     char g[32];
     fu_format_size((uint64_t)gpu, g, sizeof g);
-    if (m->peak <= gpu) printf(" of %s: fits (%.0f%%)\n", g, 100.0 * m->peak / gpu);
-    else printf(" of %s: DOES NOT FIT, %s over\n", g, fu_format_size((uint64_t)(m->peak - gpu), b, sizeof b));
+    if (n.device <= gpu) printf(" of %s: fits (%.0f%%)\n", g, 100.0 * n.device / gpu);
+    else printf(" of %s: DOES NOT FIT, %s over\n", g, fu_format_size((uint64_t)(n.device - gpu), b, sizeof b));
   } else {
     printf(" (the profile gives no GPU memory)\n");
   }
