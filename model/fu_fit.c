@@ -12,6 +12,9 @@
 
 #include "fu_common.h"
 
+/* gsl_stats_mean reads a sample's times with stride 2 (fu_fit_point is two doubles). */
+_Static_assert(sizeof(fu_fit_point) == 2 * sizeof(double), "fu_fit_point is {bytes, t_us}");
+
 void fu_fit_options_init(fu_fit_options *o) {
   memset(o, 0, sizeof *o);
   o->method = FU_FIT_WLS;
@@ -45,7 +48,73 @@ typedef struct fu__line {
   double max_rel;            /* worst relative error */
   int negative;              /* free fit gave alpha < 0 */
   int clamped;               /* refitted with alpha = 0 */
+  int floored;               /* raised to start at the floor (fu__shape) */
 } fu__line;
+
+/* Where a segment may start: its line at x0 (its first size) not below t_us. x0 = 0: none. */
+typedef struct fu__floor {
+  double x0, t_us;
+} fu__floor;
+
+/* 1 when the samples (sorted by size) never rise from one size to the next. */
+static int fu__log_falls(const fu_fit_point *p, size_t n) {
+  for (size_t i = 1; i < n; i++)
+    if (p[i].bytes > p[i - 1].bytes && p[i].t_us > p[i - 1].t_us) return 0;
+  return n >= 2;
+}
+
+/* Keeps a fitted line from pricing a bigger message below a smaller one where the samples do
+ * not (x, y, w: the sizes, times and weights of the fit; x and y are shifted and restored).
+ * (1) A falling line (beta < 0: flat sizes with noise, or an outlier at the small end) prices a
+ * bigger message below a smaller one at every size it spans, even where the log rises: the
+ * segment is a constant instead, the weighted mean of its times (alpha = sum(w t) / sum(w)).
+ * Where the samples themselves never rise from one size to the next (a latency floor still
+ * falling, such as the H200's D2H copies at 4-64 B), the falling line follows the log and is
+ * kept: a constant would miss its first size by the whole fall.
+ * (2) A line that starts below the floor (the previous segment's price at its last size) is the
+ * weighted least-squares fit under the constraint that it does not: the constraint is active, so
+ * the line passes through (x0, floor) and only its slope is fitted (a constant at the floor where
+ * that slope falls and the log does not). *chisq is updated and *k set to the free parameters
+ * (2, 1 or 0); the covariance is unscaled (the caller scales it by chisq / dof). */
+static void fu__shape(const fu_fit_point *p, double *x, double *y, const double *w, size_t n,
+                      const fu__floor *fl, fu__line *l, double *chisq, int *k) {
+  int falls = fu__log_falls(p, n);
+  *k = l->clamped ? 1 : 2;
+  if (l->beta < 0 && !l->clamped && !falls) {
+    double sw = 0;
+    for (size_t i = 0; i < n; i++) sw += w[i];
+    l->alpha = gsl_stats_wmean(w, 1, y, 1, n);
+    l->beta = 0;
+    l->cov00 = 1.0 / sw;
+    l->cov01 = l->cov11 = 0;
+    *chisq = gsl_stats_wtss_m(w, 1, y, 1, n, l->alpha);
+    *k = 1;
+    l->negative = 0;
+  }
+  if (!fl || !(fl->x0 > 0) || l->alpha + l->beta * fl->x0 >= fl->t_us) return;
+  double c1, cov11, ss;
+  for (size_t i = 0; i < n; i++) x[i] -= fl->x0, y[i] -= fl->t_us;
+  int st = gsl_fit_wmul(x, 1, w, 1, y, 1, n, &c1, &cov11, &ss);
+  for (size_t i = 0; i < n; i++) x[i] += fl->x0, y[i] += fl->t_us;
+  l->floored = 1;
+  l->negative = 0;
+  if (st == GSL_SUCCESS && isfinite(c1) && (c1 >= 0 || falls)) {
+    l->beta = c1;
+    l->alpha = fl->t_us - c1 * fl->x0;
+    l->cov11 = cov11;
+    l->cov00 = fl->x0 * fl->x0 * cov11;
+    l->cov01 = -fl->x0 * cov11;
+    l->negative = l->alpha < 0;
+    *chisq = ss;
+    *k = 1;
+  } else { /* at the floor: both constraints active, nothing left free, the CI unknown */
+    l->alpha = fl->t_us;
+    l->beta = 0;
+    l->cov00 = l->cov01 = l->cov11 = NAN;
+    *chisq = gsl_stats_wtss_m(w, 1, y, 1, n, l->alpha);
+    *k = 0;
+  }
+}
 
 static void fu__line_errors(const fu_fit_point *p, size_t n, fu__line *l) {
   l->sse = 0;
@@ -57,9 +126,10 @@ static void fu__line_errors(const fu_fit_point *p, size_t n, fu__line *l) {
   }
 }
 
-/* Weighted least squares with w = 1/t^2. O(n). x and w are scratch arrays of n doubles. */
-static int fu__wls(const fu_fit_point *p, size_t n, int nonneg, double *x, double *y, double *w,
-                   fu__line *l) {
+/* Weighted least squares with w = 1/t^2, shaped by fu__shape. O(n). x, y and w are scratch
+ * arrays of n doubles. */
+static int fu__wls(const fu_fit_point *p, size_t n, int nonneg, const fu__floor *fl, double *x, double *y,
+                   double *w, fu__line *l) {
   memset(l, 0, sizeof *l);
   for (size_t i = 0; i < n; i++) {
     x[i] = p[i].bytes;
@@ -83,26 +153,9 @@ static int fu__wls(const fu_fit_point *p, size_t n, int nonneg, double *x, doubl
     l->dof = (int)n - 1;
     l->clamped = 1;
   }
-  /* A falling line (beta < 0: flat sizes with noise, or an outlier at the small end) prices a
-   * bigger message below a smaller one at every size it spans, even where the log rises: the
-   * segment is a constant instead, the weighted mean of its times (alpha = sum(w t) / sum(w)).
-   * Where the samples themselves never rise from one size to the next (a latency floor still
-   * falling, such as the H200's D2H copies at 4-64 B), the falling line follows the log and is
-   * kept: a constant would miss its first size by the whole fall. */
-  int log_falls = n >= 2;
-  for (size_t i = 1; i < n && log_falls; i++)
-    if (p[i].bytes > p[i - 1].bytes && p[i].t_us > p[i - 1].t_us) log_falls = 0;
-  if (l->beta < 0 && !l->clamped && !log_falls) {
-    double sw = 0;
-    for (size_t i = 0; i < n; i++) sw += w[i];
-    l->alpha = gsl_stats_wmean(w, 1, y, 1, n);
-    l->beta = 0;
-    l->cov00 = 1.0 / sw;
-    l->cov01 = l->cov11 = 0;
-    chisq = gsl_stats_wtss_m(w, 1, y, 1, n, l->alpha);
-    l->dof = (int)n - 1;
-    l->negative = 0;
-  }
+  int k;
+  fu__shape(p, x, y, w, n, fl, l, &chisq, &k);
+  l->dof = (int)n - k;
   /* gsl_fit_wlinear's covariance takes the weights as 1/sigma^2; ours are relative, so scale
    * by the residual variance chisq / dof. */
   double s2 = l->dof > 0 ? chisq / l->dof : NAN;
@@ -116,11 +169,12 @@ static int fu__wls(const fu_fit_point *p, size_t n, int nonneg, double *x, doubl
  * gsl_fit_wlinear with weights (1/t^2) * (1 - u^2)^2, u = r / (4.685 s), r the relative
  * residual and s = MAD(r) / 0.6745 (floored at 1e-6 so exact data stays put). Up to 50
  * passes, stopping when alpha and beta move by less than 1e-9 relative. The CIs use the
- * final weighted covariance scaled by chisq / (sum of bisquare weights - 2). Needs n >= 3.
+ * final weighted covariance scaled by chisq / (sum of bisquare weights - free parameters), the
+ * line shaped by fu__shape under the final weights. Needs n >= 3.
  * (gsl_multifit_robust works on absolute residuals; on the rows divided by t its scale
  * estimate did not reject a 50% outlier in our tests, hence this loop.) O(50 n log n). */
-static int fu__bisquare(const fu_fit_point *p, size_t n, double *x, double *y, double *w,
-                        fu__line *l) {
+static int fu__bisquare(const fu_fit_point *p, size_t n, const fu__floor *fl, double *x, double *y,
+                        double *w, fu__line *l) {
   double *r = malloc(2 * n * sizeof *r), *bw = r ? r + n : NULL;
   if (!r) return FU_ENOMEM;
   for (size_t i = 0; i < n; i++) {
@@ -159,12 +213,18 @@ static int fu__bisquare(const fu_fit_point *p, size_t n, double *x, double *y, d
     memset(l, 0, sizeof *l);
     l->alpha = a;
     l->beta = b;
-    l->dof = neff > 2.5 ? (int)floor(neff - 2 + 0.5) : 0;
-    double s2 = neff > 2 ? chisq / (neff - 2) : NAN;
-    l->cov00 = c00 * s2;
-    l->cov01 = c01 * s2;
-    l->cov11 = c11 * s2;
+    l->cov00 = c00;
+    l->cov01 = c01;
+    l->cov11 = c11;
     l->negative = a < 0;
+    for (size_t i = 0; i < n; i++) w[i] = bw[i] / (y[i] * y[i]); /* the last pass may have sorted w */
+    int k;
+    fu__shape(p, x, y, w, n, fl, l, &chisq, &k);
+    l->dof = neff > k + 0.5 ? (int)floor(neff - k + 0.5) : 0;
+    double s2 = neff > k ? chisq / (neff - k) : NAN;
+    l->cov00 *= s2;
+    l->cov01 *= s2;
+    l->cov11 *= s2;
   }
   free(r);
   return st;
@@ -188,15 +248,16 @@ static void fu__line_to_segment(const fu__line *l, size_t n, fu_segment *s) {
   if (l->clamped) s->alpha_ci[0] = s->alpha_ci[1] = 0;
 }
 
-/* Fit one run of sorted samples with the chosen method; scratch holds 3n doubles. */
-static int fu__fit_run(const fu_fit_point *p, size_t n, fu_fit_method m, int nonneg, double *scratch,
-                       fu__line *l) {
+/* Fit one run of sorted samples with the chosen method, starting at or above fl (may be NULL);
+ * scratch holds 3n doubles. */
+static int fu__fit_run(const fu_fit_point *p, size_t n, fu_fit_method m, int nonneg, const fu__floor *fl,
+                       double *scratch, fu__line *l) {
   int st;
   if (m == FU_FIT_BISQUARE && n >= 3) {
-    st = fu__bisquare(p, n, scratch, scratch + n, scratch + 2 * n, l);
-    if (st == FU_OK && nonneg && l->alpha < 0) st = fu__wls(p, n, 1, scratch, scratch + n, scratch + 2 * n, l);
+    st = fu__bisquare(p, n, fl, scratch, scratch + n, scratch + 2 * n, l);
+    if (st == FU_OK && nonneg && l->alpha < 0) st = fu__wls(p, n, 1, fl, scratch, scratch + n, scratch + 2 * n, l);
   } else {
-    st = fu__wls(p, n, nonneg, scratch, scratch + n, scratch + 2 * n, l);
+    st = fu__wls(p, n, nonneg, fl, scratch, scratch + n, scratch + 2 * n, l);
   }
   if (st == FU_OK) fu__line_errors(p, n, l);
   return st;
@@ -224,7 +285,7 @@ int fu_fit_line(const fu_fit_point *pts, size_t n, fu_fit_method method, int non
   int st = FU_EDATA;
   fu__line l;
   gsl_error_handler_t *old = gsl_set_error_handler_off();
-  if (p[0].bytes != p[n - 1].bytes) st = fu__fit_run(p, n, method, nonneg_alpha, scratch, &l);
+  if (p[0].bytes != p[n - 1].bytes) st = fu__fit_run(p, n, method, nonneg_alpha, NULL, scratch, &l);
   gsl_set_error_handler(old);
   if (st == FU_OK) {
     memset(seg, 0, sizeof *seg);
@@ -385,7 +446,7 @@ static int fu__fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_opt
       dp.sse[FU__IDX(&dp, a, b)] = dp.mre[FU__IDX(&dp, a, b)] = INFINITY;
       if (b - a < 2 || m < (size_t)o->min_points) continue;
       fu__line l;
-      if (fu__fit_run(p + i0, m, FU_FIT_WLS, o->nonneg_alpha, scratch, &l) != FU_OK) continue;
+      if (fu__fit_run(p + i0, m, FU_FIT_WLS, o->nonneg_alpha, NULL, scratch, &l) != FU_OK) continue;
       dp.sse[FU__IDX(&dp, a, b)] = l.sse;
       dp.mre[FU__IDX(&dp, a, b)] = l.max_rel;
     }
@@ -442,14 +503,29 @@ static int fu__fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_opt
   memcpy(cutv, cut, (size_t)(kbest + 1) * sizeof *cutv);
   free(cutbuf_mm);
 
-  /* Final fits with the chosen method. */
+  /* Final fits with the chosen method, left to right. Where the samples do not fall from the
+   * previous segment's last size to this one's first (mean times per size), this segment does not
+   * start below the price the previous one gives that last size: a fit must not invent a fall the
+   * data does not show. Where they do fall (NCCL's switch to a faster protocol) nothing is
+   * imposed: a floor set from the measured fall would carry its noise into the line. The
+   * breakpoints stay those of the unconstrained fits. */
   out->nseg = kbest;
   old = gsl_set_error_handler_off();
   st = FU_OK;
   for (int s = 0; s < kbest && st == FU_OK; s++) {
     size_t i0 = dp.gs[cutv[s]], i1 = dp.gs[cutv[s + 1]];
+    fu__floor fl = {0, 0};
+    if (s > 0) {
+      size_t j0 = dp.gs[cutv[s] - 1]; /* the previous segment's last size: samples j0 .. i0-1 */
+      size_t j1 = dp.gs[cutv[s] + 1]; /* this one's first: i0 .. j1-1 */
+      const fu_segment *u = &out->seg[s - 1];
+      if (gsl_stats_mean(&p[i0].t_us, 2, j1 - i0) >= gsl_stats_mean(&p[j0].t_us, 2, i0 - j0)) {
+        fl.x0 = p[i0].bytes;
+        fl.t_us = u->alpha_us + u->beta_us_per_byte * p[i0 - 1].bytes;
+      }
+    }
     fu__line l;
-    st = fu__fit_run(p + i0, i1 - i0, o->method, o->nonneg_alpha, scratch, &l);
+    st = fu__fit_run(p + i0, i1 - i0, o->method, o->nonneg_alpha, &fl, scratch, &l);
     if (st != FU_OK) {
       fu_error("%s: line fit failed over sizes %g..%g bytes", what, p[i0].bytes, p[i1 - 1].bytes);
       break;
@@ -460,6 +536,7 @@ static int fu__fit_piecewise(const fu_fit_point *pts, size_t n, const fu_fit_opt
     out->first[s] = (int)i0;
     out->alpha_negative[s] = l.negative;
     out->alpha_clamped[s] = l.clamped;
+    out->floored[s] = l.floored;
     for (size_t i = i0; i < i1; i++) out->segment_of[i] = s;
   }
   gsl_set_error_handler(old);

@@ -24,6 +24,15 @@
  * gap where the jump between the lines is smaller (1 byte past the last size of segment i, or
  * the first size of segment i+1), so that neither line is carried far outside its samples.
  *
+ * A bigger message is not priced below a smaller one unless the samples say so. A line that
+ * falls (beta < 0) over a segment whose samples rise somewhere is a constant instead (their
+ * weighted mean); one whose samples never rise keeps its falling line (a latency floor still
+ * falling). Segments are fitted left to right, and where the mean time does not fall from one
+ * segment's last size to the next one's first, the next one's line is the least-squares fit
+ * that does not start below the previous line's price at that last size (floored: it passes
+ * through (first size, that price) and only beta is fitted, or it is that price where beta
+ * would fall; CIs from beta alone). Both rules hold for --robust's bisquare fits as well.
+ *
  * alpha is fitted freely. A negative alpha (a segment's line crossing zero left of its sizes,
  * which happens where bandwidth falls with size) is reported in alpha_negative; with
  * nonneg_alpha the segment is refitted through the origin (alpha = 0, CI [0, 0]).
@@ -67,6 +76,8 @@ typedef struct fu_fit_result {
   int first[FU_FIT_MAX_SEGMENTS];      /* index into points[] of each segment's first sample */
   int alpha_negative[FU_FIT_MAX_SEGMENTS]; /* 1 when the free fit gave alpha < 0 */
   int alpha_clamped[FU_FIT_MAX_SEGMENTS];  /* 1 when the segment was refitted with alpha = 0 */
+  int floored[FU_FIT_MAX_SEGMENTS];        /* 1 when the segment was held to start at the previous
+                                              one's price (see the header comment) */
   size_t n;                  /* samples */
   fu_fit_point *points;      /* the samples sorted by size (owned) */
   double *fitted_us;         /* the fitted time at each sample (owned) */

@@ -600,9 +600,10 @@ void fu_fitgroup_print_table(FILE *out, const fu_fitgroup *g, const fu_fit_optio
                   fu__gbps(x->beta_ci[1]), fu__gbps(x->beta_ci[0]));
     char fl[48];
     fu_segment_flags_str(x, fl, sizeof fl);
-    fprintf(out, "  %-3d %-23s %-30s %-34s %7.2f%% %4d%s%s%s%s\n", s, range, ci_a, ci_b, 100 * x->max_rel_err,
+    fprintf(out, "  %-3d %-23s %-30s %-34s %7.2f%% %4d%s%s%s%s%s\n", s, range, ci_a, ci_b, 100 * x->max_rel_err,
            x->n_samples, g->fit.alpha_negative[s] ? "  alpha<0" : "",
-           g->fit.alpha_clamped[s] ? " (refitted with alpha=0)" : "", fl[0] ? "  FLAGGED: " : "", fl);
+           g->fit.alpha_clamped[s] ? " (refitted with alpha=0)" : "",
+           g->fit.floored[s] ? "  floored (starts at the previous segment's price)" : "", fl[0] ? "  FLAGGED: " : "", fl);
   }
   fprintf(out, "  %14s %12s %12s %8s %3s\n", "bytes", "measured_us", "fitted_us", "rel_err", "seg");
   for (size_t i = 0; i < g->fit.n; i++) {
@@ -657,6 +658,7 @@ json_t *fu_fitgroup_json(const fu_fitgroup *g, const fu_fit_options *o) {
     json_t *js = json_array_get(segs, (size_t)s);
     json_object_set_new(js, "alpha_negative", json_boolean(g->fit.alpha_negative[s]));
     json_object_set_new(js, "alpha_clamped", json_boolean(g->fit.alpha_clamped[s]));
+    json_object_set_new(js, "floored", json_boolean(g->fit.floored[s]));
     json_object_set_new(js, "ci_spans_zero", json_boolean(g->curve.seg[s].flags & FU_SEG_CI_SPANS_ZERO));
     json_object_set_new(js, "over_link_limit", json_boolean(g->curve.seg[s].flags & FU_SEG_OVER_LIMIT));
   }

@@ -10,7 +10,9 @@
     pick the others, labels round-trip through the profile, --pack-handoff-us is kept;
 plus the CLI contract: --help, bad options (64), missing database (66), a bad base profile
 (65) and an unwritable --out leave the database as it was, --plot (png, svg, no gnuplot),
---format csv/json, and the profile written by --out reloads with --merge-into.
+--format csv/json, and the profile written by --out reloads with --merge-into;
+(e) no fitted price falls from one size to the next where the data does not (public logs,
+reference copies; default and --robust).
 Prints the segments each data set needed."""
 import json
 import os
@@ -67,6 +69,26 @@ def check_within(name, fits, tol):
         print(f"{name:44s} {f['op']:>9s} {f['link']:>8s} x{f['ranks']:<3d} "
               f"{'in' if f['in_place'] else 'out-of'}-place {f['n_samples']:3d} sizes  "
               f"{len(f['segments'])} segments  max rel err {100 * f['max_rel_err']:5.2f}%", file=sys.stderr)
+
+
+def check_monotone(name, fits):
+    """A fitted price never falls from one size to the next where the mean measured time does not
+    (a3mega all-reduce: 128 B 125.4 us, 256 B 121.6 us, its samples rising 123.0 -> 123.6), but
+    inside a segment whose samples never rise (a latency floor still falling: the fit follows
+    the log)."""
+    for f in fits:
+        meas, fit, seg = {}, {}, {}
+        for p in f["points"]:
+            meas.setdefault(p["bytes"], []).append(p["measured_us"])
+            fit[p["bytes"]], seg[p["bytes"]] = p["fitted_us"], p["segment"]
+        xs = sorted(meas)
+        mean = {x: sum(meas[x]) / len(meas[x]) for x in xs}
+        rises = {seg[b] for a, b in zip(xs, xs[1:]) if seg[a] == seg[b] and mean[b] > mean[a]}
+        for a, b in zip(xs, xs[1:]):
+            falls = fit[b] < fit[a] * (1 - 1e-9) and mean[b] >= mean[a]
+            kept = seg[a] == seg[b] and seg[a] not in rises
+            check(not falls or kept, f"{name}: {f['op']} {f['link']} x{f['ranks']}: fitted {fit[a]:.5g} us at "
+                  f"{a:.0f} B, {fit[b]:.5g} us at {b:.0f} B (measured {mean[a]:.5g}, {mean[b]:.5g})")
 
 
 def main():
@@ -216,7 +238,22 @@ def main():
             # took two exact 2-point segments, the first claiming 633 GB/s (A100 NVLink carries
             # 300). Segments keep 3 points now, so one line misses two sizes by 11% and 15%.
             tol = 0.16 if name == "a100x8-nvlink-sendrecv.txt" else 0.10
-            check_within(name, fit_json(pdb, "--tolerance", "0.10")["fits"], tol)
+            fits = fit_json(pdb, "--tolerance", "0.10")["fits"]
+            check_within(name, fits, tol)
+            check_monotone(name, fits)
+
+        # (e) no fitted price falls where the data does not: every public log and the reference
+        # copies, default and --robust fits
+        logs = [os.path.join(PUB, n) for n in sorted(os.listdir(PUB)) if n.endswith(".txt")]
+        logs += [os.path.join(PUB, "multi-node", n) for n in sorted(os.listdir(os.path.join(PUB, "multi-node")))
+                 if n.endswith(".txt")]
+        logs += [os.path.join(REF, n) for n in ("h200-pcie-copies.csv", "azure-nd-h200-v5-allreduce-nvls-8gpu.csv")]
+        for path in logs:
+            mdb = os.path.join(tmp, "mono-" + os.path.basename(path) + ".db")
+            rc, _, err = run("import", "--db", mdb, path)
+            check(rc == 0, f"import {path}: {err.strip()}")
+            for extra in ([], ["--robust"]):
+                check_monotone(os.path.basename(path) + " " + " ".join(extra), fit_json(mdb, "--no-store", *extra)["fits"])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"test_cli_fit: {passed} checks passed, {failed} failed", file=sys.stderr)

@@ -184,6 +184,63 @@ static void test_falling_log(void) {
   fu_fit_result_finish(&res);
 }
 
+/* A segment does not start below the previous one's price at its last size where the samples do
+ * not fall there: the a3mega all-reduce log priced 128 B 125.4 us and 256 B 121.6 us while its
+ * samples rose (123.0, 123.6). Two segments by hand: the first a constant c0 (a symmetric log,
+ * beta 0: the weighted mean sum(t/t^2) / sum(1/t^2)); the second's free line starts at 10.06 us
+ * at 100 B, below c0 = 10.13, though the log rises there (10.0 -> 10.2), so it is the weighted
+ * fit through (100, c0): beta = sum(w (x-100)(t-c0)) / sum(w (x-100)^2), w = 1/t^2. Where the
+ * log falls there (10.0 -> 9.9) the free line stays. Within 1e-9: the same sums in another
+ * order. */
+static void test_boundary_floor(void) {
+  for (int falls = 0; falls <= 1; falls++) {
+    double t1 = falls ? 9.9 : 10.2;
+    fu_fit_point p[6] = {{1, 10.0}, {2, 10.4}, {3, 10.0}, {100, t1}, {200, 18.5}, {300, 30}};
+    double c0 = (2 / 10.0 + 1 / 10.4) / (2 / 100.0 + 1 / (10.4 * 10.4)), sxy = 0, sxx = 0;
+    for (int i = 3; i < 6; i++) {
+      double w = 1 / (p[i].t_us * p[i].t_us), x = p[i].bytes - 100;
+      sxy += w * x * (p[i].t_us - c0);
+      sxx += w * x * x;
+    }
+    double beta = sxy / sxx;
+    fu_segment fr; /* the second segment's free line starts below c0 (else nothing is tested) */
+    EXPECT_INT_EQ(fu_fit_line(p + 3, 3, FU_FIT_WLS, 0, &fr, NULL), FU_OK);
+    EXPECT(fr.alpha_us + fr.beta_us_per_byte * 100 < c0 - 0.05);
+    fu_fit_options o;
+    fu_fit_options_init(&o);
+    fu_fit_result res;
+    EXPECT_INT_EQ(fu_fit_piecewise(p, 6, &o, "floor", &res), FU_OK);
+    EXPECT_INT_EQ(res.nseg, 2);
+    EXPECT_NEAR(res.seg[0].alpha_us + res.seg[0].beta_us_per_byte * 3, c0, 1e-9);
+    EXPECT_INT_EQ(res.floored[0], 0);
+    EXPECT_INT_EQ(res.floored[1], !falls);
+    if (!falls) {
+      EXPECT_NEAR(res.seg[1].beta_us_per_byte, beta, 1e-9);
+      EXPECT_NEAR(res.seg[1].alpha_us, c0 - 100 * beta, 1e-9);
+      EXPECT_NEAR(res.fitted_us[3], c0, 1e-9);
+      EXPECT(res.seg[1].beta_ci[0] < beta && beta < res.seg[1].beta_ci[1]);
+    } else {
+      EXPECT_NEAR(res.seg[1].alpha_us, fr.alpha_us, 1e-9);
+      EXPECT_NEAR(res.seg[1].beta_us_per_byte, fr.beta_us_per_byte, 1e-12);
+    }
+    fu_fit_result_finish(&res);
+  }
+}
+
+/* --robust keeps a segment from falling where its log rises, as the least-squares fit does: the
+ * RTX 5090's flat 8 B .. 2 KiB (test_falling) under bisquare weights was a falling line (24.68 us
+ * at 16 B, 24.62 at 1 KiB). It is a constant inside the range of the flat samples (the slow
+ * first one, 25.47 us, discounted). */
+static void test_robust_falling(void) {
+  static const double t[] = {25.47, 24.52, 24.65, 24.72, 24.67, 24.77, 24.62, 24.66, 24.54};
+  fu_fit_point p[9];
+  for (int i = 0; i < 9; i++) p[i].bytes = 8.0 * (1 << i), p[i].t_us = t[i];
+  fu_segment s;
+  EXPECT_INT_EQ(fu_fit_line(p, 9, FU_FIT_BISQUARE, 0, &s, NULL), FU_OK);
+  EXPECT_NEAR(s.beta_us_per_byte, 0, 0);
+  EXPECT(s.alpha_us >= 24.52 && s.alpha_us <= 24.77);
+}
+
 /* Fit one data set with default options; every sample within tol; prints what it missed. */
 static int check_dataset(const char *name, const td_set *d, double tol, int min_points) {
   fu_fit_options o;
@@ -216,6 +273,8 @@ int main(void) {
   test_robust();
   test_falling();
   test_falling_log();
+  test_boundary_floor();
+  test_robust_falling();
   /* (a) 40 fixed seeds, both criteria: every fit must find the 3 segments, every alpha and beta
    * within 5% and every breakpoint within one size step. The 95% CIs must hold the true value
    * in about 95% of cases: over 480 intervals a rate below 90% would be 5 binomial standard
