@@ -365,8 +365,16 @@ void fu_fitgroup_flag(fu_curve *c) {
   int known = fu_op_parse(c->op, &o) == FU_OK && fu_link_parse(c->link, &l) == FU_OK;
   double f = known ? fu_busbw_factor(o, c->ranks) : 1.0;
   if (!(f > 0)) f = 1.0;
-  double lim = known ? fu_link_limit_gbps(l, c->gpu) : 0;
+  double lim = known ? fu_link_limit_gbps(l == FU_LINK_NET ? FU_LINK_NVLINK : l, c->gpu) : 0;
   if (known && o == FU_OP_ALLREDUCE && c->ranks > 2 && (l == FU_LINK_NVLINK || l == FU_LINK_NET)) lim *= 2;
+  /* Across N nodes of g GPUs each, every collective moves at least (N-1)/N of its message out of
+   * (or into) each node (all-reduce and reduce-scatter send the other nodes' share, all-gather
+   * receives it, even with in-network reduction), through at most g NICs: algbw <= g B N / (N-1)
+   * for B a GPU's NIC, so busbw <= f g B N / (N-1). Within a node NVLink's limit still holds.
+   * Without the node count (0 or 1: a CSV without nodes) only NVLink's applies. */
+  int N = c->nodes;
+  if (known && l == FU_LINK_NET && N > 1 && c->ranks % N == 0)
+    lim = fmin(lim, f * (c->ranks / N) * fu_link_limit_gbps(l, c->gpu) * N / (N - 1));
   for (int i = 0; i < c->nseg; i++) {
     fu_segment *s = &c->seg[i];
     s->flags = 0;

@@ -207,7 +207,7 @@ double fu_link_limit_gbps(fu_link l, const char *gpu) {
     case FU_LINK_PCIE: case FU_LINK_PCIE_H2D: case FU_LINK_PCIE_D2H: return pc;
     case FU_LINK_PCIE_BIDIR: return 2 * pc;
     case FU_LINK_HBM: return 10000; /* HBM3e is 8 TB/s; a device copy reads and writes */
-    case FU_LINK_NET: return nv;     /* between nodes no faster than inside one */
+    case FU_LINK_NET: return 100;    /* one 800 Gb/s NIC a GPU (ConnectX-8, HGX B300): the fastest */
     default: return 0;
   }
 }

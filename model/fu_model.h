@@ -79,7 +79,10 @@ double fu_coll_steps(fu_op o, fu_algo a, int p);
  * GPU model named (substring match: A100 NVLink3 300, H100/H200 NVLink4 450, B200 NVLink5 900;
  * PCIe by generation: Gen3 16, Gen4 32, Gen5 64), else the largest of the class. An NVLS
  * all-reduce over more than 2 ranks may reach twice the link (the switch reduces), so callers
- * double it there. 0 when the class has no meaningful bound (launch). */
+ * double it there. The network ("net"): 100 GB/s, one 800 Gb/s NIC for each GPU (ConnectX-8,
+ * as HGX B300 and GB300 NVL72 ship; the fastest NIC a GPU has), for every GPU model; a
+ * collective's bus bandwidth across nodes also depends on the host shape (fu_fitgroup_flag).
+ * 0 when the class has no meaningful bound (launch). */
 double fu_link_limit_gbps(fu_link l, const char *gpu);
 
 typedef struct fu_hockney {

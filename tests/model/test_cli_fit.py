@@ -12,7 +12,8 @@ plus the CLI contract: --help, bad options (64), missing database (66), a bad ba
 (65) and an unwritable --out leave the database as it was, --plot (png, svg, no gnuplot),
 --format csv/json, and the profile written by --out reloads with --merge-into;
 (e) no fitted price falls from one size to the next where the data does not (public logs,
-reference copies; default and --robust).
+reference copies; default and --robust);
+(f) a network curve is flagged over the network's limit (a NIC a GPU), not NVLink's.
 Prints the segments each data set needed."""
 import json
 import os
@@ -23,6 +24,7 @@ import sys
 import tempfile
 
 FUSIM = os.path.abspath(sys.argv[1])
+HERE = os.path.dirname(os.path.abspath(__file__))
 SHARED = os.environ.get("FUSIM_SHARED", "/work/shared")
 REF = os.path.join(SHARED, "data", "reference")
 PUB = os.path.join(SHARED, "data", "public-nccl-tests")
@@ -254,6 +256,18 @@ def main():
             check(rc == 0, f"import {path}: {err.strip()}")
             for extra in ([], ["--robust"]):
                 check_monotone(os.path.basename(path) + " " + " ".join(extra), fit_json(mdb, "--no-store", *extra)["fits"])
+
+        # (f) a network segment is checked against the network's limit, not NVLink's: 2 nodes of
+        # one H100 each; all-reduce at 300 GB/s busbw is over what one 800 Gb/s NIC a GPU allows
+        # (200: each node sends half the message), all-gather at 75 GB/s busbw is under its 100
+        ndb = os.path.join(tmp, "net.db")
+        rc, _, err = run("import", "--db", ndb, os.path.join(HERE, "data", "net-over-nic.csv"))
+        check(rc == 0, f"import net-over-nic.csv: {err.strip()}")
+        flags = {f["op"]: [s["over_link_limit"] for s in f["segments"]]
+                 for f in fit_json(ndb, "--no-store", "--gpu", "H100")["fits"] if f["link"] == "net"}
+        check(flags == {"allreduce": [True], "allgather": [False]}, f"net over the NIC's limit: {flags}")
+        rc, out, _ = run("fit", "--db", ndb, "--no-store", "--gpu", "H100", "--op", "allreduce")
+        check(rc == 0 and "FLAGGED: over_link_limit" in out, f"net over the NIC's limit, table: {out}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"test_cli_fit: {passed} checks passed, {failed} failed", file=sys.stderr)
