@@ -74,7 +74,8 @@ static const struct {
      "FROM runs r LEFT JOIN hosts h ON h.id = r.host_id ORDER BY r.id"},
     {"accuracy", "SELECT * FROM v_plan_accuracy ORDER BY workload, plan, profile"},
     {"profiles", "SELECT * FROM v_latest_profile ORDER BY gpu"},
-    {"fit-error", "SELECT * FROM v_fit_error_by_size ORDER BY fit_id, op, link, ranks, algo, bytes"},
+    /* a curve is (op, link, ranks, nodes, algo) of a fit: its rows together, by size */
+    {"fit-error", "SELECT * FROM v_fit_error_by_size ORDER BY fit_id, op, link, ranks, nodes, algo, bytes"},
     {"provenance", "SELECT * FROM v_prediction_provenance ORDER BY prediction_id"},
 };
 

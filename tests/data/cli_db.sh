@@ -309,6 +309,12 @@ fitcurves)
     fail "$(q "SELECT * FROM v_fit_error_by_size WHERE bytes = 1024")"
   [ "$(q "SELECT count(DISTINCT segment_id) || ' ' || (max(abs(rel_err)) < 1e-9) FROM v_fit_error_by_size")" = "2 1" ] ||
     fail "$(q "SELECT segment_id, nodes, bytes, rel_err FROM v_fit_error_by_size")"
+  # report fit-error lists each curve's rows together, by size (they interleaved 2, 4, 2, 4, ...
+  # when ordered by fit, op, link, ranks, algo and bytes)
+  "$FUSIM" report --db "$DB" fit-error --format csv >"$T/fe.csv" 2>"$T/err" || fail "report fit-error: $(cat "$T/err")"
+  got=$(py "import csv; r = list(csv.DictReader(open('$T/fe.csv'))); print(' '.join(x['nodes'] + ':' + x['bytes'] for x in r))")
+  [ "$got" = "2:1024 2:4096 2:16384 2:65536 2:262144 4:1024 4:4096 4:16384 4:65536 4:262144" ] ||
+    fail "report fit-error's order: $got"
   echo "ok [$CASE]"
   ;;
 fitsamples)
