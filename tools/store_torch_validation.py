@@ -52,6 +52,7 @@ import sys
 import tempfile
 
 import torch_beside
+import torch_host
 import torch_interval as TI
 import torch_modelcost
 import torch_runs
@@ -138,28 +139,32 @@ def same_run_spread(w, m):
     j["step_rel_hi"] = max(0.0, min(10.0, p95 / co - 1))
 
 
-def loop_corr(m):
-    """The same-round correlation of a plan's median with the compute-only median in this loop:
-    the median over its rows of torch_interval.median_corr (paired rounds). A property of the
-    loop's host noise, not of any one row; 0 without rounds."""
-    co = m.get("compute_only_times_us") or []
-    rs = [TI.median_corr(r["times_us"], co) for r in m.get("rows", []) if r.get("times_us")]
-    return statistics.median(rs) if rs and co else 0.0
+def loop_corr(entries):
+    """The same-round correlation of a plan's median with the compute-only median: the median
+    over the model's rows of torch_interval.median_corr (paired rounds), each row against its own
+    entry's compute-only rounds. entries: the model's entries in runs.json (several where its
+    plans ran in groups), so splitting a model's plans into groups leaves it unchanged. A property
+    of the host's noise, not of any one row; 0 without rounds."""
+    rs = [TI.median_corr(r["times_us"], g["compute_only_times_us"])
+          for g in entries if g.get("compute_only_times_us")
+          for r in g.get("rows", []) if r.get("times_us")]
+    return statistics.median(rs) if rs else 0.0
 
 
-def median_interval(ws, wl, m, fc, ff, hf, mf, model_rel=0.0):
+def median_interval(ws, wl, m, fc, ff, hf, mf, model_rel=0.0, entries=None):
     """Sets the scaled workload's interval for a row's median (tools/torch_interval.py): the
     step's and the host's spread as the uncertainty of the run's compute-only medians, and each
     framework cost's bounds (host.ci) from the rounds that measured it and the factor that carried
     it to the loop. fc: the run's tower (None: costs from elsewhere, no bounds); ff: the probes'
     (main, autograd) factors or None; hf: the timeline's factors; mf: the on-model costs' factor.
+    entries: the model's entries in runs.json, its plan groups (default [m]).
     Returns False where the run lacks the per-iteration times (runs before 8): unchanged."""
     h, co, cpu = ws.get("host"), m.get("compute_only_times_us"), m.get("compute_only_cpu_times_us")
     if not h or h.get("version") != 2 or not co or not cpu:
         return False
     j = h.setdefault("jitter", {})
     # the row's median and the compute-only one it is anchored to share their rounds' host
-    rho = loop_corr(m)
+    rho = loop_corr(entries or [m])
     host = TI.median_rel([sum(c) for c in cpu])
     j["step_rel_lo"], j["step_rel_hi"] = TI.widen(*TI.median_rel(co), rho)
     j["host_rel_lo"], j["host_rel_hi"] = TI.widen(*host, rho)
@@ -812,10 +817,10 @@ def arg_parser():
     ap.add_argument("--no-beside", action="store_true",
                     help="leave out the capture's host.beside_d2h (the profile's copy_slowdown "
                          "for compute beside a D2H, as before run 15)")
-    ap.add_argument("--model-rel", type=float, default=TI.MODEL_REL, metavar="R",
+    ap.add_argument("--model-rel", type=float, default=torch_host.MODEL_REL, metavar="R",
                     help="the model's own error, a relative 95%% half-width added to the "
                          "interval in quadrature (host.jitter.model_rel; default %(default)s: "
-                         "torch_interval.MODEL_REL says how it was estimated)")
+                         "torch_host.MODEL_REL says how it was estimated)")
     ap.add_argument("--csv", help="write the matrix here")
     ap.add_argument("--trace-dir", metavar="DIR",
                     help="also write each row's simulated timeline (fusim predict --trace) to "
@@ -943,7 +948,8 @@ def main():
         mf = model_cost_factor(ws, wl, m, not a.no_host_scale)
         if a.iteration_spread or not median_interval(
                 ws, wl, m, None if fwc is not None else run.get("framework_costs"),
-                ff if not a.no_host_scale else None, hf, mf, a.model_rel):
+                ff if not a.no_host_scale else None, hf, mf, a.model_rel,
+                [g for g in run["models"] if g["workload"] == m["workload"]]):
             if not a.capture_spread:
                 same_run_spread(ws, m)
         fm = on_model(wl)

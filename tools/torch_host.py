@@ -31,6 +31,12 @@ import torch_checks
 from quantile import quantile
 
 SCHEMA = 2  # host block version written by this module
+# The model's own error (host.jitter.model_rel, which fusim adds to a host timeline's 95% interval
+# in quadrature): a relative 95% half-width no input spread carries. 1.96 x the maximum-likelihood
+# model_rel_mle (torch_interval) over the rows of the committed one-GPU runs 11-43 (1214 rows,
+# session 55; the torch bench prints it again: "model term from every run's rows"). Every capture
+# writes it, so a user's own prediction carries it as the validation's stored rows do.
+MODEL_REL = 0.0233
 
 
 def _med(xs):
@@ -730,7 +736,8 @@ def host_block(tl, fw, order_names):
         "jitter": {"step_rel_lo": round(tl["step_rel_lo"], 4),
                    "step_rel_hi": round(tl["step_rel_hi"], 4),
                    "host_rel_lo": round(tl["bwd_cpu_rel_lo"], 4),
-                   "host_rel_hi": round(tl["bwd_cpu_rel_hi"], 4)},
+                   "host_rel_hi": round(tl["bwd_cpu_rel_hi"], 4),
+                   "model_rel": MODEL_REL},
     }
     if fw is not None:
         blk["copy_gbps"] = fw["copy_gbps"]

@@ -37,9 +37,6 @@ import torch_modelcost
 from quantile import quantile
 
 Q = 0.025          # two-sided 95%
-# The model's own error (fusim's host.jitter.model_rel): a relative 95% half-width, estimated by
-# model_rel_mle over the committed one-GPU runs 11 on (see README "Accuracy and speed").
-MODEL_REL = 0.0
 BOOT = 400         # bootstrap resamples
 SEED = 1
 

@@ -264,11 +264,15 @@ def leave_one_run_out(rows):
     (torch_interval.model_rel_mle over their rows' errors and noise-only half-widths): what a run
     never seen gets. Prints that estimate's range over the runs."""
     run = lambda r: r["workload"].split("/")[0]   # noqa: E731 (pooled rows: run/workload)
+
+    def model_term(rs):   # the model's 95% half-width from rows' errors and noise half-widths
+        return 1.96 * torch_interval.model_rel_mle(
+            [((r["predicted_us"] - r["measured_us"]) / r["predicted_us"], noise_half_width(r)) for r in rs])
+    print("  model term from every run's rows (torch_host.MODEL_REL's estimate): %.2f%%"
+          % (100 * model_term(rows)))
     out, ms = [], []
     for name in dict.fromkeys(run(r) for r in rows):
-        rest = [((r["predicted_us"] - r["measured_us"]) / r["predicted_us"], 1.96 * noise_half_width(r))
-                for r in rows if run(r) != name]
-        m = 1.96 * torch_interval.model_rel_mle(rest)
+        m = model_term([r for r in rows if run(r) != name])
         ms.append(m)
         out += [with_model_rel(r, m) for r in rows if run(r) == name]
     coverage_by_width(out, "leave-one-run-out (model term %.2f%%..%.2f%%), interval holds %d/%d; "
