@@ -557,23 +557,27 @@ static int fu__stored_nothing(sqlite3 *h) {
  * that closing deletes no file by name after the unlink (a new database may be there by then). */
 static void fu__remove_if_unused(const fu_db *db) {
   char *oname = fu_db_sqlite_name(db->path);
+  /* the file itself: --db may be a symlink (SQLite follows it and names the -wal and -shm after
+     its target); the user's link is not the database and stays */
+  char *real = realpath(db->path, NULL);
   sqlite3 *h = NULL;
   struct stat sb;
-  if (oname && sqlite3_open_v2(oname, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+  if (oname && real && sqlite3_open_v2(oname, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
       sqlite3_exec(h, "PRAGMA locking_mode = EXCLUSIVE", NULL, NULL, NULL) == SQLITE_OK &&
       sqlite3_exec(h, "BEGIN EXCLUSIVE", NULL, NULL, NULL) == SQLITE_OK && fu__stored_nothing(h) &&
-      stat(db->path, &sb) == 0 && sb.st_dev == db->dev && sb.st_ino == db->ino) {
+      stat(real, &sb) == 0 && sb.st_dev == db->dev && sb.st_ino == db->ino) {
     int persist = 1;
     sqlite3_file_control(h, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
     static const char *const suffix[] = {"-wal", "-shm", ""}; /* the database file last */
     for (int i = 0; i < 3; i++) {
-      char *name = sqlite3_mprintf("%s%s", db->path, suffix[i]);
+      char *name = sqlite3_mprintf("%s%s", real, suffix[i]);
       if (name && unlink(name) != 0 && errno != ENOENT) fu_warn("%s: cannot remove it: %s", name, strerror(errno));
       sqlite3_free(name);
     }
     FU_DEBUG("%s: created by this command and nothing stored in it: removed", db->path);
   }
   sqlite3_close_v2(h);
+  free(real);
   free(oname);
 }
 

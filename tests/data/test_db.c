@@ -2,6 +2,7 @@
  * predictions, measurements and the two contract views (values checked by hand). */
 #include <math.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -106,6 +107,21 @@ static void test_remove_unused(const char *dir) {
   EXPECT_INT_EQ(fu_db_open(path, FU_DB_READONLY, &a), FU_OK);
   EXPECT_INT_EQ(query_int(a, "SELECT count(*) FROM runs"), 1);
   fu_db_close(a);
+
+  /* --db a symlink to where the database should be (none there yet): SQLite creates the target
+   * and names its -wal and -shm after it. The target goes with them; the user's link stays (it
+   * was the link that was removed, the target and its -wal left behind). */
+  char link[256], target[256];
+  struct stat lsb;
+  snprintf(link, sizeof link, "%s/link.db", dir);
+  snprintf(target, sizeof target, "%s/target.db", dir);
+  EXPECT_INT_EQ(symlink(target, link), 0);
+  EXPECT_INT_EQ(fu_db_open(link, FU_DB_READWRITE, &a), FU_OK);
+  EXPECT(exists(target, "") && exists(target, "-wal"));
+  fu_db_close(a);
+  EXPECT(lstat(link, &lsb) == 0 && S_ISLNK(lsb.st_mode));
+  EXPECT(!exists(target, "") && !exists(target, "-wal") && !exists(target, "-shm"));
+  unlink(link);
 }
 
 int main(void) {
