@@ -693,6 +693,17 @@ int fu_validate_run(const fu_validate_opts *o) {
         fu_error("validate: workload %s: plan %s cannot be bucketed", wl[i].w.name,
                  fu_plan_string(&plans[p], pb, sizeof pb));
       }
+      /* the executor packs and sends a bucket as the arena's run [first, last] (fu_exec.c): a
+       * bucket of one element type among another's gradients would send those too */
+      for (size_t k = 0; st == FU_OK && k < wl[i].nb[p]; k++) {
+        const fu_bucket *b = &wl[i].b[p][k];
+        if (b->ntensors == b->last - b->first + 1) continue;
+        char pb[512];
+        fu_error("validate: workload %s: plan %s: bucket %zu (%s) lies among gradients of another "
+                 "element type, which the executor cannot leave out (use tools/validate_torch.py)",
+                 wl[i].w.name, fu_plan_string(&plans[p], pb, sizeof pb), k, wl[i].w.grads[b->first].dtype);
+        st = FU_EUSAGE;
+      }
     }
   }
   /* The GPU: present, and large enough for every workload. */
