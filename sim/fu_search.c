@@ -68,17 +68,22 @@ static int fu__price_range(fu__ctx *x, size_t i, size_t j, fu__price *out) {
   return fu__price_bytes(x, x->prefix[j + 1] - x->prefix[i], j - i + 1, out);
 }
 
-/* Adds the points just below and at each segment boundary of curve cv (at 1, p and 1/p times
- * the boundary, for shares) that lie in [lo, total]. */
+/* Adds the points just below and at each segment boundary of curve cv, and at both ends of the
+ * straight bridge fu_curve_time lays between one segment's last sample and the next one's first
+ * (at 1, p and 1/p times each, for shares), that lie in [lo, total]: between two such points the
+ * price follows one line, so the checks below see every fall and every least slope. */
 static void fu__boundary_points(const fu_curve *cv, double pr, double lo, double total,
                                 double *pts, size_t *np, size_t cap) {
   for (int s = 0; cv && s + 1 < cv->nseg; s++) {
-    double edge = cv->seg[s].hi_bytes, at[] = {edge, edge * pr, edge / pr};
-    for (size_t k = 0; k < 3; k++)
-      if (at[k] >= lo + 1 && at[k] <= total && *np + 2 <= cap) {
-        pts[(*np)++] = ceil(at[k]) - 1;
-        pts[(*np)++] = ceil(at[k]);
-      }
+    double edges[] = {cv->seg[s].hi_bytes, cv->seg[s].last_bytes, cv->seg[s + 1].first_bytes};
+    for (size_t e = 0; e < 3; e++) {
+      double at[] = {edges[e], edges[e] * pr, edges[e] / pr};
+      for (size_t k = 0; k < 3; k++)
+        if (edges[e] > 0 && at[k] >= lo + 1 && at[k] <= total && *np + 2 <= cap) {
+          pts[(*np)++] = ceil(at[k]) - 1;
+          pts[(*np)++] = ceil(at[k]);
+        }
+    }
   }
 }
 
@@ -126,7 +131,7 @@ static int fu__ctx_check_monotone(fu__ctx *x) {
     if (x->w->grads[i].bytes < lo) lo = x->w->grads[i].bytes;
   if (lo == 0) lo = 1;
   size_t cap = (size_t)(log((double)total / (double)lo + 1.0) / log(1.01)) + 16, np = 0;
-  cap += 6 * (size_t)x->cm.comm.nseg + (x->cm.pack ? 6 * (size_t)x->cm.pack->nseg : 0);
+  cap += 18 * (size_t)x->cm.comm.nseg + (x->cm.pack ? 18 * (size_t)x->cm.pack->nseg : 0);
   double *pts = malloc((cap + 1) * sizeof *pts);
   x->gmax = malloc((cap + 1) * sizeof *x->gmax);
   x->pts = pts;
