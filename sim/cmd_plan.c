@@ -256,7 +256,10 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
              fu_format_size(rows[k].plan.mem_cap_bytes, sz, sizeof sz));
   const char *rest = strchr(r0->plan, ' ');
   printf("\nevery plan: %s\n", rest ? rest + 1 : "");
-  if (stats->polished)
+  if (isnan(opt_sim_us))
+    printf("MG-WFBP and optimal: left out, the workload's gradients have more than one element "
+           "type (both searches cut contiguous runs of the ready order)\n");
+  else if (stats->polished)
     printf("optimal: DP over %zu tensors (%llu candidates); %s the DP leaves out "
            "(comm_slowdown %.4g, copy_slowdown %.4g, %d stream%s), so its "
            "buckets (DP model %.1f us, simulated %.1f us) were checked against %llu simulated "
@@ -300,20 +303,27 @@ static int fu__fit_optimal(const fu__opts *o, fu__row *row, const fu_plan *base,
   return FU_OK;
 }
 
-/* The comparison: six plans, ranked. */
+/* The comparison: six plans, ranked; the two searches (last) left out of a workload whose
+ * gradients have several element types, which they cannot bucket. */
 static int fu__compare(const fu__opts *o, const fu_workload *w, const fu_plan *base,
                        const fu_comm *c, const fu_profile *prof) {
   static const char *const plans[][2] = {{"none", "none"}, {"single", "single"},
                                          {"DDP default", "ddp"}, {"Horovod default", "horovod"},
                                          {"MG-WFBP", "mgwfbp"}, {"optimal", "optimal"}};
   enum { NPLANS = sizeof plans / sizeof plans[0] };
+  size_t nplans = fu_workload_mixed_dtypes(w) ? NPLANS - 2 : NPLANS;
+  if (nplans < NPLANS && o->save_buckets) {
+    fu_error("plan --save-buckets: the workload's gradients have more than one element type, "
+             "which the optimal search cannot bucket");
+    return FU_EUSAGE;
+  }
   fu__row rows[NPLANS];
   memset(rows, 0, sizeof rows);
   fu_search_stats stats;
   memset(&stats, 0, sizeof stats);
   int st = FU_OK;
   double ddp_us = NAN, opt_us = NAN;
-  for (size_t k = 0; k < NPLANS && st == FU_OK; k++) {
+  for (size_t k = 0; k < nplans && st == FU_OK; k++) {
     int opt = strcmp(plans[k][1], "optimal") == 0;
     st = fu__row_run(o, &rows[k], plans[k][0], plans[k][1], base, w, c, prof, opt ? &stats : NULL);
     if (st == FU_OK && opt) st = fu__fit_optimal(o, &rows[k], base, w, c, prof, &stats);
@@ -324,12 +334,12 @@ static int fu__compare(const fu__opts *o, const fu_workload *w, const fu_plan *b
     }
   }
   if (st == FU_OK) {
-    for (size_t k = 0; k < NPLANS; k++) rows[k].speedup = ddp_us / rows[k].r.iter_us;
-    qsort(rows, NPLANS, sizeof rows[0], fu__row_cmp);
-    for (size_t k = 0; k < NPLANS; k++) rows[k].rank = (int)k + 1;
-    st = fu__store(o, rows, NPLANS, w, prof);
+    for (size_t k = 0; k < nplans; k++) rows[k].speedup = ddp_us / rows[k].r.iter_us;
+    qsort(rows, nplans, sizeof rows[0], fu__row_cmp);
+    for (size_t k = 0; k < nplans; k++) rows[k].rank = (int)k + 1;
+    st = fu__store(o, rows, nplans, w, prof);
   }
-  if (st == FU_OK) fu__print_rows(o, rows, NPLANS, prof, &stats, opt_us);
+  if (st == FU_OK) fu__print_rows(o, rows, nplans, prof, &stats, opt_us);
   for (size_t k = 0; k < NPLANS; k++) fu_result_finish(&rows[k].r);
   return st;
 }

@@ -356,4 +356,16 @@ import json, sys
 o, b = (json.load(open(f))['iter_us'] for f in sys.argv[1:])
 sys.exit(0 if o <= b * (1 + 1e-9) else 1)" "$T/q8o.json" "$T/out" && ok || bad "optimal on two streams slower than the best bucketing"
 
+# A workload of two element types (fp32 biases beside bf16 weights): the two searches cut
+# contiguous runs and cannot bucket it, so the comparison ranks the other four and says so;
+# --save-buckets, which saves the optimal plan's, is refused in one line.
+MIX="$FUSIM_SOURCE_ROOT/tests/plan/mixed_dtypes.json"
+expect 0 "$FUSIM" plan --workload "$MIX" --comm allreduce:8:nvlink --no-store
+[ "$(grep -c '^ *[1-4]  ' "$T/out")" -eq 4 ] && ! grep -q '^ *5  ' "$T/out" &&
+  grep -q "MG-WFBP and optimal: left out, the workload's gradients have more than one element type" "$T/out" &&
+  ok || bad "plan on a workload of two element types: four plans ranked, the searches left out"
+expect 64 "$FUSIM" plan --workload "$MIX" --comm allreduce:8:nvlink --no-store --save-buckets "$T/mix.json"
+one_line "more than one element type" && [ ! -e "$T/mix.json" ] && ok ||
+  bad "plan --save-buckets on two element types: one line, nothing written"
+
 finish plan_cli
