@@ -68,27 +68,32 @@ static int fu__harr(const json_t *obj, const char *key, const char *what, size_t
   return FU_OK;
 }
 
-/* The frameworks' cost names, as in the block, and where each lives in its struct. */
-typedef struct fu__cost {
-  const char *key;
-  size_t off;
-} fu__cost;
 #define FU__DDP(k) {#k, offsetof(fu_host_ddp, k)}
 #define FU__HOOKS(k) {#k, offsetof(fu_host_hooks, k)}
-static const fu__cost FU__DDP_COSTS[] = {FU__DDP(param_us),    FU__DDP(copy_us),
-                                         FU__DDP(bucket_us),   FU__DDP(hook_bucket_us),
-                                         FU__DDP(finalize_us), FU__DDP(forward_us),
-                                         FU__DDP(buffer_us),   FU__DDP(broadcast_us)};
-static const fu__cost FU__HOOKS_COSTS[] = {FU__HOOKS(hook_us), FU__HOOKS(bucket_us),
-                                           FU__HOOKS(noop_hook_us)};
+static const fu_host_cost FU__DDP_COSTS[] = {FU__DDP(param_us),    FU__DDP(copy_us),
+                                             FU__DDP(bucket_us),   FU__DDP(hook_bucket_us),
+                                             FU__DDP(finalize_us), FU__DDP(forward_us),
+                                             FU__DDP(buffer_us),   FU__DDP(broadcast_us)};
+static const fu_host_cost FU__HOOKS_COSTS[] = {FU__HOOKS(hook_us), FU__HOOKS(bucket_us),
+                                               FU__HOOKS(noop_hook_us)};
 #define FU__NDDP (sizeof FU__DDP_COSTS / sizeof FU__DDP_COSTS[0])
 #define FU__NHOOKS (sizeof FU__HOOKS_COSTS / sizeof FU__HOOKS_COSTS[0])
 
-static double *fu__at(void *base, size_t off) { return (double *)((char *)base + off); }
+const fu_host_cost *fu_host_ddp_costs(size_t *n) {
+  *n = FU__NDDP;
+  return FU__DDP_COSTS;
+}
+
+const fu_host_cost *fu_host_hooks_costs(size_t *n) {
+  *n = FU__NHOOKS;
+  return FU__HOOKS_COSTS;
+}
+
+double *fu_host_cost_at(void *costs, size_t off) { return (double *)((char *)costs + off); }
 
 /* host.ci.<grp>: {cost: [lo, hi]} into lo / hi (which start as the costs' values); each pair
  * must hold 0 <= lo <= hi. */
-static int fu__ci(const json_t *ci, const char *grp, const fu__cost *costs, size_t n,
+static int fu__ci(const json_t *ci, const char *grp, const fu_host_cost *costs, size_t n,
                   const char *what, void *lo, void *hi) {
   const json_t *g = json_object_get(ci, grp);
   if (!g) return FU_OK;
@@ -110,18 +115,18 @@ static int fu__ci(const json_t *ci, const char *grp, const fu__cost *costs, size
                grp, key);
       return FU_EDATA;
     }
-    *fu__at(lo, costs[k].off) = a;
-    *fu__at(hi, costs[k].off) = b;
+    *fu_host_cost_at(lo, costs[k].off) = a;
+    *fu_host_cost_at(hi, costs[k].off) = b;
   }
   return FU_OK;
 }
 
-static json_t *fu__ci_json(const fu__cost *costs, size_t n, const void *lo, const void *hi) {
+static json_t *fu__ci_json(const fu_host_cost *costs, size_t n, const void *lo, const void *hi) {
   json_t *o = json_object();
   for (size_t k = 0; o && k < n; k++)
     if (json_object_set_new(o, costs[k].key,
-                            json_pack("[f, f]", *fu__at((void *)lo, costs[k].off),
-                                      *fu__at((void *)hi, costs[k].off))) != 0) {
+                            json_pack("[f, f]", *fu_host_cost_at((void *)lo, costs[k].off),
+                                      *fu_host_cost_at((void *)hi, costs[k].off))) != 0) {
       json_decref(o);
       return NULL;
     }

@@ -103,6 +103,17 @@ typedef struct fu_host {
   fu_host_hooks hooks_lo, hooks_hi; /* the hook pattern's (else = hooks) */
 } fu_host;
 
+/* A framework cost that host.ci can bound: its key in the block and its offset in fu_host_ddp
+ * or fu_host_hooks. The tables list every such cost of DDP and of the hook pattern (*n each). */
+typedef struct fu_host_cost {
+  const char *key;
+  size_t off;
+} fu_host_cost;
+const fu_host_cost *fu_host_ddp_costs(size_t *n);
+const fu_host_cost *fu_host_hooks_costs(size_t *n);
+/* The cost at offset off of a framework's costs (a fu_host_ddp or fu_host_hooks). */
+double *fu_host_cost_at(void *costs, size_t off);
+
 void fu_host_init(fu_host *h);
 void fu_host_finish(fu_host *h);  /* frees the forward points; accepts a zeroed host */
 /* Reads a version-2 block. grad_cpu / grad_gpu (ngrads each, the workload's grads order) get

@@ -3,7 +3,6 @@
 #include "fu_predict.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -915,19 +914,6 @@ static int fu__run_v2(const fu_workload *w, const fu_plan *p, const fu_comm *c,
   return st;
 }
 
-/* The framework costs that host.ci bounds, each a source of the interval of its own. */
-static const size_t fu__ddp_costs[] = {
-    offsetof(fu_host_ddp, param_us),     offsetof(fu_host_ddp, copy_us),
-    offsetof(fu_host_ddp, bucket_us),    offsetof(fu_host_ddp, hook_bucket_us),
-    offsetof(fu_host_ddp, finalize_us),  offsetof(fu_host_ddp, forward_us),
-    offsetof(fu_host_ddp, buffer_us),    offsetof(fu_host_ddp, broadcast_us)};
-static const size_t fu__hooks_costs[] = {offsetof(fu_host_hooks, hook_us),
-                                         offsetof(fu_host_hooks, bucket_us),
-                                         offsetof(fu_host_hooks, noop_hook_us)};
-#define FU__NK(a) (sizeof(a) / sizeof((a)[0]))
-#define FU__COST(base, off) (*(double *)((char *)(base) + (off)))
-#define FU__COSTC(base, off) (*(const double *)((const char *)(base) + (off)))
-
 /* The 95% interval of a host timeline around the nominal iteration nom. Its sources are
  * measured apart and vary apart, so each is run on its own at its low and high bounds (the
  * others at their values) and their deviations from nom are summed in quadrature, side by side:
@@ -941,9 +927,10 @@ static int fu__interval_v2(const fu_workload *w, const fu_plan *p, const fu_comm
                            const fu_profile *prof, const fu_bucket *bks, size_t nb, double nom,
                            double *lo, double *hi) {
   const fu_host *h = &w->host;
-  size_t ncost = p->framework == FU_FRAMEWORK_DDP     ? FU__NK(fu__ddp_costs)
-                 : p->framework == FU_FRAMEWORK_HOOKS ? FU__NK(fu__hooks_costs)
-                                                      : 0;
+  int ddp = p->framework == FU_FRAMEWORK_DDP;
+  size_t ncost = 0; /* the framework costs host.ci bounds, each a source of its own */
+  const fu_host_cost *costs = ddp ? fu_host_ddp_costs(&ncost) : fu_host_hooks_costs(&ncost);
+  if (!ddp && p->framework != FU_FRAMEWORK_HOOKS) ncost = 0;
   double down2 = 0, up2 = 0;
   for (size_t src = 0; src < 3 + ncost; src++) {
     fu_workload v = *w; /* a shallow copy: only its host block's spreads and bounds differ */
@@ -962,20 +949,13 @@ static int fu__interval_v2(const fu_workload *w, const fu_plan *p, const fu_comm
       a->fw_rel_lo = h->fw_rel_lo, a->fw_rel_hi = h->fw_rel_hi;
       set = a->fw_rel_lo != 0 || a->fw_rel_hi != 0;
     } else if (src > 2 && h->has_ci) {
-      size_t k = src - 3;
-      double *l, *u;
-      if (p->framework == FU_FRAMEWORK_DDP) {
-        l = &FU__COST(&a->ddp_lo, fu__ddp_costs[k]), u = &FU__COST(&a->ddp_hi, fu__ddp_costs[k]);
-        *l = FU__COSTC(&h->ddp_lo, fu__ddp_costs[k]), *u = FU__COSTC(&h->ddp_hi, fu__ddp_costs[k]);
-        set = *l != FU__COSTC(&h->ddp, fu__ddp_costs[k]) || *u != FU__COSTC(&h->ddp, fu__ddp_costs[k]);
-      } else {
-        l = &FU__COST(&a->hooks_lo, fu__hooks_costs[k]);
-        u = &FU__COST(&a->hooks_hi, fu__hooks_costs[k]);
-        *l = FU__COSTC(&h->hooks_lo, fu__hooks_costs[k]);
-        *u = FU__COSTC(&h->hooks_hi, fu__hooks_costs[k]);
-        set = *l != FU__COSTC(&h->hooks, fu__hooks_costs[k]) ||
-              *u != FU__COSTC(&h->hooks, fu__hooks_costs[k]);
-      }
+      size_t off = costs[src - 3].off; /* h's costs are only read through the casts */
+      double nom_k = *fu_host_cost_at(ddp ? (void *)&h->ddp : (void *)&h->hooks, off);
+      double *l = fu_host_cost_at(ddp ? (void *)&a->ddp_lo : (void *)&a->hooks_lo, off);
+      double *u = fu_host_cost_at(ddp ? (void *)&a->ddp_hi : (void *)&a->hooks_hi, off);
+      *l = *fu_host_cost_at(ddp ? (void *)&h->ddp_lo : (void *)&h->hooks_lo, off);
+      *u = *fu_host_cost_at(ddp ? (void *)&h->ddp_hi : (void *)&h->hooks_hi, off);
+      set = *l != nom_k || *u != nom_k;
     }
     if (!set) continue; /* nothing varies: its runs would give nom */
     double t[2];
