@@ -102,21 +102,32 @@ def model_rel_mle(rows):
     """The model's own error as a relative sd s (its 95% half-width is 1.96 s): the maximum-
     likelihood s where each row's relative error e ~ N(0, v + s^2), v the row's noise variance
     (its noise-only interval's half-width on the side the measurement fell, over 1.96 and the
-    prediction). rows: (e, half_width_rel). The likelihood's score sum((e^2 - v - s^2) / (v +
-    s^2)^2) falls in s^2, so its root is found by bisection; 0 where the noise covers the errors
-    alone. Rows of every width count, weighted 1 / (v + s^2)^2, so the quiet (narrow) rows,
-    where the model's error is not hidden behind noise, decide it."""
+    prediction). rows: (e, half_width_rel). The likelihood can have several local maxima in s^2
+    (its score, sum((e^2 - v - t) / (v + t)^2), can change sign more than once), so every sign
+    change from + to - on a geometric grid of t = s^2 from 1e-12 to 1 is bisected, and the root
+    (or 0, or 1) of the highest likelihood is taken. Rows of every width count, weighted
+    1 / (v + s^2)^2, so the quiet (narrow) rows, where the model's error is not hidden behind
+    noise, decide it."""
     data = [(e * e, max((hw / 1.96) ** 2, 1e-12)) for e, hw in rows]   # a floor: no 0 / 0
+    if not data:
+        return 0.0
 
     def score(t):
         return sum((e2 - v - t) / (v + t) ** 2 for e2, v in data)
-    if not data or score(0.0) <= 0:
-        return 0.0
-    lo, hi = 0.0, 1.0
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if score(mid) > 0 else (lo, mid)
-    return math.sqrt((lo + hi) / 2)
+
+    def loglik(t):
+        return -0.5 * sum(math.log(v + t) + e2 / (v + t) for e2, v in data)
+    grid = [0.0] + [10 ** (k / 10) for k in range(-120, 1)]   # 1e-12 .. 1, 10 points a decade
+    cands = [0.0, 1.0]
+    sc = [score(t) for t in grid]
+    for k in range(len(grid) - 1):
+        if sc[k] > 0 >= sc[k + 1]:
+            lo, hi = grid[k], grid[k + 1]
+            for _ in range(60):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if score(mid) > 0 else (lo, mid)
+            cands.append((lo + hi) / 2)
+    return math.sqrt(max(cands, key=loglik))
 
 
 def _bounds(samples, keys, pairs):

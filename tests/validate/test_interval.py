@@ -72,6 +72,15 @@ check("model_rel_mle, noise sd 0.01, |e| 0.01 sqrt(2): 0.01",
       near(ti.model_rel_mle([(0.01 * math.sqrt(2), 1.96 * 0.01), (-0.01 * math.sqrt(2), 1.96 * 0.01)]), 0.01, 1e-6))
 check("model_rel_mle, errors inside the noise: 0",
       ti.model_rel_mle([(0.005, 1.96 * 0.01), (-0.001, 1.96 * 0.01)]) == 0.0)
+# Two noisy rows of error 0.5 and a quiet one of 0.001: the likelihood has a local maximum near
+# s = 0.23 (where a bisection of its score over [0, 1] lands) and its global one near 0.0009;
+# the estimate must be the global one, against a brute-force scan of the log-likelihood.
+multi = [(0.5, 0.5), (-0.001, 0.001), (-0.5, 0.5)]
+mdata = [(e * e, (hw / 1.96) ** 2) for e, hw in multi]
+brute = math.sqrt(max([0.0] + [10 ** (k / 400) for k in range(-4800, 1)],
+                      key=lambda t: -sum(math.log(v + t) + e2 / (v + t) for e2, v in mdata)))
+check("model_rel_mle, two local maxima: the global one (%.6f, brute force %.6f)"
+      % (ti.model_rel_mle(multi), brute), near(ti.model_rel_mle(multi), brute, 0.01 * brute) and brute < 0.01)
 check("ratio of constants: (0, 0)", ti.ratio_rel([2.0] * 10, [4.0] * 8) == (0.0, 0.0))
 check("ratio with one value: (0, 0)", ti.ratio_rel([2.0], [4.0] * 8) == (0.0, 0.0))
 
