@@ -941,6 +941,7 @@ def main():
         if fwc is None and not a.no_broadcast_fixed:
             broadcast_fixed(wl, run.get("framework_costs"))
         order = [g["name"] for g in wl["grads"]]
+        dtypes = [g.get("dtype") for g in wl["grads"]]   # all named or none (fusim refuses a mix)
         hf, gf = anchor(a.fusim, wl, m, tmp, prof, not a.no_host_scale, not a.one_host_factor)
         ff = None if a.no_probe_scale else \
             fw_factors(fwc if fwc is not None else run.get("framework_costs"), m)
@@ -972,7 +973,9 @@ def main():
                 # the framework's own buckets; fusim's rule when it gives the same ones
                 rule = fusim_json(a.fusim, ["predict", "--workload", spath, "--no-store", "--format",
                                             "json", "--fusion", fusion] + plan_args(r, link) + prof)
-                mine = [[order[i] for i in range(b["first"], b["last"] + 1)] for b in rule["buckets"]]
+                # a bucket is the gradients of [first, last] of its first one's element type
+                mine = [[order[i] for i in range(b["first"], b["last"] + 1) if dtypes[i] == dtypes[b["first"]]]
+                        for b in rule["buckets"]]
                 same = sorted(sorted(b) for b in mine) == sorted(sorted(b) for b in r["buckets"])
                 if not same:
                     fusion = "buckets:" + bfile
@@ -1003,7 +1006,7 @@ def main():
                 "p5_us": r["p5_us"], "p95_us": r["p95_us"], "iterations": len(r["times_us"]),
                 # single iterations inside: the check of the interval as one iteration's range
                 "iters_inside": sum(p["iter_lo_us"] <= t <= p["iter_hi_us"] for t in r["times_us"]),
-                "model_rel": a.model_rel,
+                "model_rel": (ws.get("host") or {}).get("jitter", {}).get("model_rel", 0.0),   # as predicted
                 "n_buckets": p["n_ops"], "host_scale": hf, "gpu_scale": gf, "fw_scale": ff,
                 "fw_model_scale": mf,
             }
