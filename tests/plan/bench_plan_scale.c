@@ -1,5 +1,5 @@
 /* bench_plan_scale.c: how the optimal search's DP grows with the number of gradients. The
- * workload is bench_plan_search's (sizes log-uniform 4 KiB..64 MiB, produced at 100 GB/s) at
+ * workload is plan_util's pu_comm_bound_workload (sizes log-uniform 4 KiB..64 MiB, produced at 100 GB/s) at
  * 4000 and 20000 gradients offloaded over PCIe (about 55 GB/s on the bundled profile:
  * communication-bound, the stream's backlog grows all through backward) and at 20000 on the
  * 8-rank NVLink all-reduce (compute-bound). Prints milliseconds, candidates per gradient and
@@ -11,24 +11,9 @@
 #include "fu_search.h"
 #include "plan_util.h"
 
-static uint64_t rng_next(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 static int one(size_t n, const char *comm, const char *what, fu_profile *prof) {
-  uint64_t *bytes = malloc(n * sizeof *bytes), seed = 2000;
-  double *ready = malloc(n * sizeof *ready), t = 0;
-  for (size_t i = 0; i < n; i++) {
-    double u = (double)(rng_next(&seed) >> 11) / 9007199254740992.0;
-    bytes[i] = (uint64_t)exp(log(4096.0) + u * (log(64.0 * 1048576.0) - log(4096.0))) & ~3ull;
-    t += (double)bytes[i] / 1e5;
-    ready[i] = t;
-  }
   fu_workload w;
-  pu_workload(&w, n, bytes, ready, t / 2, t);
+  pu_comm_bound_workload(&w, n, 2000);
   fu_comm c;
   fu_comm_parse(comm, &c);
   fu_plan p;
@@ -42,8 +27,6 @@ static int one(size_t n, const char *comm, const char *what, fu_profile *prof) {
     printf("  %6zu gradients %-20s %-14s %9.1f ms  %7.1f candidates per gradient  %zu buckets%s\n", n,
            comm, what, st.elapsed_ms, (double)st.candidates / (double)n, nb, st.exact ? "  exact" : "");
   free(b);
-  free(bytes);
-  free(ready);
   fu_workload_finish(&w);
   return rc;
 }

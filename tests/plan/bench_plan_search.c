@@ -16,13 +16,6 @@
 #include "fu_resolve.h"
 #include "plan_util.h"
 
-static uint64_t rng_next(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -30,18 +23,8 @@ static int cmp_double(const void *a, const void *b) {
 
 int main(void) {
   enum { N = 2000, RUNS = 7 };
-  static uint64_t bytes[N];
-  static double ready[N];
-  uint64_t seed = 2000;
-  double t = 0;
-  for (size_t i = 0; i < N; i++) {
-    double u = (double)(rng_next(&seed) >> 11) / 9007199254740992.0;
-    bytes[i] = (uint64_t)exp(log(4096.0) + u * (log(64.0 * 1048576.0) - log(4096.0))) & ~3ull;
-    t += (double)bytes[i] / 1e5; /* 100 GB/s of gradients = 1e5 bytes per us */
-    ready[i] = t;
-  }
   fu_workload w;
-  pu_workload(&w, N, bytes, ready, t / 2, t);
+  pu_comm_bound_workload(&w, N, 2000);
   fu_profile *prof = malloc(sizeof *prof);
   const char *which = "bundled profile";
   if (fu_profile_load_default(prof) != FU_OK || prof->ncurves == 0) {
@@ -50,7 +33,7 @@ int main(void) {
   }
   char sz[32];
   printf("plan search benchmark: %d tensors, %s, backward %.1f ms, %s\n", N,
-         fu_format_size(fu_workload_total_bytes(&w), sz, sizeof sz), t / 1e3, which);
+         fu_format_size(fu_workload_total_bytes(&w), sz, sizeof sz), w.bwd_us / 1e3, which);
   const char *comms[] = {"allreduce:8:nvlink", "offload"};
   int rc = 0;
   /* Pass 0: the DP alone (the profile's slowdowns set to 1, so nothing is polished); pass 1:

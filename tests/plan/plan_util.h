@@ -28,6 +28,33 @@ static inline void pu_workload(fu_workload *w, size_t n, const uint64_t *bytes, 
   }
 }
 
+/* A splitmix64 stream: the tests' random workloads, the same on every machine. */
+static inline uint64_t pu_rng_next(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1). */
+static inline double pu_rng_unit(uint64_t *s) { return (double)(pu_rng_next(s) >> 11) / 9007199254740992.0; }
+
+/* A workload that communication bounds on any link slower than 100 GB/s: n gradients of whole
+ * 4-byte elements, log-uniform from 4 KiB to 64 MiB (from seed), each ready when backward has
+ * produced its bytes at 100 GB/s; forward takes half of backward. */
+static inline void pu_comm_bound_workload(fu_workload *w, size_t n, uint64_t seed) {
+  uint64_t *bytes = malloc(n * sizeof *bytes);
+  double *ready = malloc(n * sizeof *ready), t = 0;
+  for (size_t i = 0; i < n; i++) {
+    bytes[i] = (uint64_t)exp(log(4096.0) + pu_rng_unit(&seed) * (log(64.0 * 1048576.0) - log(4096.0))) & ~3ull;
+    t += (double)bytes[i] / 1e5;
+    ready[i] = t;
+  }
+  pu_workload(w, n, bytes, ready, t / 2, t);
+  free(bytes);
+  free(ready);
+}
+
 /* Redirects stderr into a temporary file until pu_stderr_end, which returns what was written
  * (static buffer). */
 typedef struct pu_capture {
