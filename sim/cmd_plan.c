@@ -450,11 +450,14 @@ static int fu__sweep(const fu__opts *o, const fu_workload *w, const fu_plan *bas
       printf("\nDDP default %.1f us%s, optimal %.1f us%s\n", ddp, ref[0].r.mem_fits == 0 ? " (does not fit)" : "",
              opt, ref[1].uncapped_buffer ? " (its buffer capped to fit, as plan's comparison does)" :
                   ref[1].r.mem_fits == 0 ? " (does not fit)" : "");
-      if (n_out) {
+      if (n_out) { /* the step alone on the device, as plan's comparison says it */
         char gpu[32];
-        printf("! %d cap%s do%s not fit in one GPU's memory beside the step's peak (%s of %s)\n", n_out,
+        fu_mem_need alone;
+        fu_mem_need_set(&alone, w->mem.peak, ref[0].r.mem_nccl_bytes);
+        printf("! %d cap%s do%s not fit in one GPU's memory beside the step (%s of %s: its peak, the "
+               "allocator's reserve, the CUDA context and NCCL's buffers)\n", n_out,
                n_out == 1 ? "" : "s", n_out == 1 ? "es" : "",
-               fu_format_size((uint64_t)w->mem.peak, sz, sizeof sz),
+               fu_format_size((uint64_t)alone.device, sz, sizeof sz),
                fu_format_size((uint64_t)prof->gpu_mem_bytes, gpu, sizeof gpu));
       }
     }

@@ -218,6 +218,11 @@ EOF
 expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --sweep --no-store --db "$DB" --format table
 n_out=$(grep -c '^ *[0-9.]* [KMG]iB! ' "$T/out")
 [ "$n_out" -ge 1 ] && grep -q "^! $n_out caps* do.* not fit in one GPU's memory" "$T/out" && ok || bad "sweep table marks $n_out caps: $(tail -3 "$T/out")"
+# ... beside the step on the device: its peak with the reserve, context and NCCL (DEV above:
+# 11.68 GiB for bert_large), not the peak alone (9.78 GiB)
+step=$(python3 -c "import json; p = json.load(open('$FUSIM_SOURCE_ROOT/data/workloads/bert_large.json'))['memory']['peak_bytes']; print('%.1f' % ((p * 1.032 + 1.30 * 2**30 + 32 * 9633792) / 2**30))")
+grep -q "beside the step ($step GiB of [0-9.]* GiB: its peak, the allocator's reserve, the CUDA context and NCCL's buffers)" "$T/out" &&
+  ok || bad "sweep's note gives the step's device total ($step GiB): $(tail -1 "$T/out")"
 expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --no-store --db "$DB" --format csv
 cmp_opt=$(grep '^1,optimal,' "$T/out" | cut -d, -f7)
 expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --sweep --no-store --db "$DB" --format table
