@@ -47,8 +47,8 @@ static const char fu__head[] =
     "the device needs the caching allocator's reserve, the CUDA context and NCCL's buffers too\n"
     "(sim/fu_memcheck.h). A plan whose device need is above the profile's GPU memory\n"
     "(gpu_mem_bytes) is marked '!' and ranked below every plan that fits, and the table says by\n"
-    "how much it is over (json and csv: fits, mem_need_bytes; json: mem_reserve_bytes,\n"
-    "mem_context_bytes, mem_nccl_bytes, mem_device_bytes, mem_over_bytes). Without\n"
+    "how much it is over (json and csv: fits, mem_need_bytes, mem_device_bytes; json also\n"
+    "mem_reserve_bytes, mem_context_bytes, mem_nccl_bytes, mem_over_bytes). Without\n"
     "--mem-cap, an optimal plan whose buffer does not fit (where the step alone does) is planned\n"
     "again with its buffer capped at the memory left (shared by its streams), in whole MiB\n"
     "(optimal:SIZE). A workload without a memory block, or a profile without the GPU's memory,\n"
@@ -165,7 +165,7 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
     return;
   }
   if (o->out.format == FU_FORMAT_CSV) {
-    printf("rank,label," FU_RESULT_CSV_HEADER ",mem_need_bytes,fits,speedup_vs_ddp%s\n",
+    printf("rank,label," FU_RESULT_CSV_HEADER ",mem_need_bytes,fits,speedup_vs_ddp%s,mem_device_bytes\n",
            o->mem_cap ? ",over_mem_cap" : "");
     for (size_t k = 0; k < n; k++) {
       printf("%d,", rows[k].rank);
@@ -175,7 +175,7 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
       printf(",%.0f,%s,%.6f", rows[k].r.mem_need_bytes, rows[k].r.mem_fits < 0 ? "" : rows[k].r.mem_fits ? "1" : "0",
              rows[k].speedup);
       if (o->mem_cap) printf(",%d", rows[k].over_cap);
-      putchar('\n');
+      printf(",%.0f\n", rows[k].r.mem_device_bytes); /* what fits is decided on */
     }
     return;
   }
@@ -422,14 +422,15 @@ static int fu__sweep(const fu__opts *o, const fu_workload *w, const fu_plan *bas
       st = fu__print_json(rows, NCAPS, fu__add_sweep, &ddp);
     } else if (o->out.format == FU_FORMAT_CSV) {
       printf("cap_bytes,cap,iter_us,iter_lo_us,iter_hi_us,exposed_comm_us,comm_us,n_ops,"
-             "bus_util,speedup_vs_ddp,mem_need_bytes,fits\n");
+             "bus_util,speedup_vs_ddp,mem_need_bytes,fits,mem_device_bytes\n");
       for (size_t k = 0; k < NCAPS; k++) {
         const fu_result *r = &rows[k].r;
-        printf("%llu,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%zu,%.6f,%.6f,%.0f,%s\n",
+        printf("%llu,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%zu,%.6f,%.6f,%.0f,%s,%.0f\n",
                (unsigned long long)rows[k].plan.cap_bytes,
                fu_format_size(rows[k].plan.cap_bytes, sz, sizeof sz), r->iter_us, r->iter_lo_us,
                r->iter_hi_us, r->exposed_comm_us, r->comm_us, r->n_ops, r->bus_util,
-               ddp / r->iter_us, rows[k].r.mem_need_bytes, rows[k].r.mem_fits < 0 ? "" : rows[k].r.mem_fits ? "1" : "0");
+               ddp / r->iter_us, rows[k].r.mem_need_bytes, rows[k].r.mem_fits < 0 ? "" : rows[k].r.mem_fits ? "1" : "0",
+               rows[k].r.mem_device_bytes);
       }
     } else {
       char note[192];

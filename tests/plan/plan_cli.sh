@@ -94,7 +94,7 @@ expect 0 "$FUSIM" plan --workload bert_large --mem-cap 8MiB --no-store --db "$DB
 grep -q "^\* largest fusion buffer above --mem-cap 8 MiB" "$T/out" && ok || bad "table notes the starred plans"
 grep -q "MiB\* " "$T/out" && ok || bad "table stars a plan above the cap"
 expect 0 "$FUSIM" plan --workload bert_large --mem-cap 8MiB --no-store --db "$DB" --format csv
-head -1 "$T/out" | grep -q ",speedup_vs_ddp,over_mem_cap$" && ok || bad "csv has over_mem_cap with --mem-cap"
+head -1 "$T/out" | grep -q ",speedup_vs_ddp,over_mem_cap,mem_device_bytes$" && ok || bad "csv has over_mem_cap with --mem-cap"
 
 # Memory, by default: a plan needs the step's peak (the workload's memory.peak_bytes) plus its
 # fusion buffer; one above the profile's GPU memory is marked '!', ranked below every plan that
@@ -225,6 +225,16 @@ grep -q "beside the step ($step GiB of [0-9.]* GiB: its peak, the allocator's re
   ok || bad "sweep's note gives the step's device total ($step GiB): $(tail -1 "$T/out")"
 expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --no-store --db "$DB" --format csv
 cmp_opt=$(grep '^1,optimal,' "$T/out" | cut -d, -f7)
+# the CSV's mem_device_bytes is what fits is decided on: the need with the reserve, context, NCCL
+python3 - "$T/tight.json" "$T/out" <<'EOF' && ok || bad "plan csv: mem_device_bytes by hand, fits from it"
+import csv, json, sys
+gpu = json.load(open(sys.argv[1]))["gpu_mem_bytes"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == 6 and {r["fits"] for r in rows} == {"0", "1"}, [r["fits"] for r in rows]
+for r in rows:
+    dev = float(r["mem_need_bytes"]) * 1.032 + 1.30 * 2**30 + 32 * (524288 + 4915200 + 4194304)
+    assert abs(float(r["mem_device_bytes"]) - dev) <= 1 and r["fits"] == ("1" if dev <= gpu else "0"), r
+EOF
 expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --sweep --no-store --db "$DB" --format table
 grep -q "optimal $(printf '%.1f' "$cmp_opt") us (its buffer capped to fit" "$T/out" && ok ||
   bad "sweep's optimal is the comparison's $cmp_opt: $(grep '^DDP default' "$T/out")"
