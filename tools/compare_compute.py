@@ -27,6 +27,7 @@ any targets the --others folders.
 
 Usage: python3 tools/compare_compute.py [--fusim build/fusim] [--profile data/profiles/h200-default.json] [--by-gpu]
                                         [--captures DIR] [--heldout DIRS] [--others DIRS] [--csv FILE]
+                                        [--heldout-csv FILE]
                                         [--no-host-probe] [--no-host-ref] [--no-bwd-probe]
 """
 import argparse
@@ -215,6 +216,8 @@ def main():
                          "GPU_PROFILES), --profile for the others")
     ap.add_argument("--captures", default=os.path.join(ROOT, "data", "compute", "captures"))
     ap.add_argument("--csv", help="also write the rows as CSV")
+    ap.add_argument("--heldout-csv", help="also write the held-out-like rows as CSV (tools/compute_rel.py reads "
+                                          "both files)")
     ap.add_argument("--no-host-probe", action="store_true",
                     help="price every capture at the profile's host speed (no --host-probe): a sensitivity")
     ap.add_argument("--heldout", default=os.path.join(ROOT, "data", "compute", "heldout-2026-12-04"),
@@ -277,11 +280,12 @@ def main():
         targets(hrows)
         print("\nthe comparison set (the exit status):", end="")
     ok = targets(rows)
-    if a.csv:
-        with open(a.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-            w.writeheader()
-            w.writerows(rows)
+    for path, rs in ((a.csv, rows), (a.heldout_csv, hrows)):
+        if path and rs:
+            with open(path, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=list(rs[0].keys()))
+                w.writeheader()
+                w.writerows(rs)
     return 0 if ok else 1
 
 
