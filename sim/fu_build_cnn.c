@@ -688,6 +688,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   w->bwd_us = bwd;
   w->accum_steps = (int)s->accum;
   w->estimated = 1;
+  w->compute_rel = FU_COMPUTE_REL;
   if (s->name[0]) snprintf(w->name, sizeof w->name, "%s", s->name);
   else snprintf(w->name, sizeof w->name, "%s_b%ld", s->model, s->batch);
   fu_mem *mem = &w->mem;

@@ -1825,6 +1825,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
   }
   w->accum_steps = (int)s->accum;
   w->estimated = 1;
+  w->compute_rel = x.roofline ? 0 : FU_COMPUTE_REL;
   if (s->name[0]) snprintf(w->name, sizeof w->name, "%s", s->name);
   else if (s->arch == FU_ARCH_VIT)
     snprintf(w->name, sizeof w->name, "vit_l%ld_h%ld_p%ld_i%ld_b%ld", s->layers, s->hidden, s->patch, s->image,

@@ -91,6 +91,13 @@ int fu_tf_spec_check(const fu_tf_spec *s);
  * (0 where the patch does not tile the image). */
 long fu_vit_seq(const fu_tf_spec *s);
 
+/* The compute model's own 95% relative error, each table-priced estimate's "compute_rel" (predict
+ * widens the interval by it): the 95th percentile of |(fwd+bwd+opt) estimate / capture - 1| over
+ * the 13 H200 captures tools/compare_compute.py holds to its targets (data/compute/comparison.csv
+ * and heldout.csv), derived by `python3 tools/compute_rel.py`. Not measured for the roofline,
+ * which writes none. */
+#define FU_COMPUTE_REL 0.0975
+
 /* Builds the workload (estimated; notes say how it was priced and with which profile) and its
  * memory (w->mem). prof may be NULL for the roofline when tflops > 0. */
 int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char *prof_name,

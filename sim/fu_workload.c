@@ -26,6 +26,9 @@
  *     the order of "grads" as written);
  *     "estimated" a boolean, "notes" a string, "meta" anything (for tools; kept and written
  *     back); "memory" {"peak_bytes" > 0 and its parts, fu_mem_keys} byte counts;
+ *     "compute_rel" a number in [0, 1): the 95% relative error of estimated compute times
+ *     (predict's interval varies them by it); absent is 0. Not with a version-2 host block,
+ *     whose model error is host.jitter.model_rel;
  *   - element types (optional; DDP and Horovod never reduce two types in one bucket): a
  *     gradient's "dtype" (with "layers": "grad_dtypes", as long as grad_bytes), else the
  *     top-level "dtype"; any spelling fu_dtype_parse takes, kept canonical. Without either, a
@@ -503,7 +506,7 @@ static int fu__grad_dtypes(const json_t *dflt, const char *what, fu_workload *w)
 
 static const char *const fu__known_keys[] = {
     "format", "name", "fwd_us", "bwd_us", "opt_us", "host", "accum_steps",
-    "estimated", "notes", "meta", "grads", "layers", "memory", "dtype"};
+    "estimated", "notes", "meta", "grads", "layers", "memory", "dtype", "compute_rel"};
 
 /* Unknown keys of obj (prefix: its place, "host.ddp."): an error with strict, else a warning
  * each; *seen set when there was one (an array's elements then stop at the first that has). */
@@ -682,6 +685,21 @@ static int fu__from_json(const json_t *root, const char *what, int strict, fu_wo
     }
     w->estimated = json_is_true(est);
   }
+  const json_t *rel = json_object_get(root, "compute_rel");
+  if (rel) {
+    double d = json_is_number(rel) ? json_number_value(rel) : NAN;
+    if (!(d >= 0 && d < 1)) { /* NaN fails too */
+      fu_error("%s: compute_rel: not a number from 0 to below 1 (the compute estimate's 95%% "
+               "relative error)", what);
+      return FU_EDATA;
+    }
+    if (host && json_object_get(host, "version")) {
+      fu_error("%s: compute_rel: not with a host timeline (its model's error is "
+               "host.jitter.model_rel)", what);
+      return FU_EDATA;
+    }
+    w->compute_rel = d;
+  }
   const json_t *notes = json_object_get(root, "notes");
   if (notes && !json_is_string(notes)) {
     fu_error("%s: notes: not a string", what);
@@ -767,6 +785,7 @@ int fu_workload_to_json(const fu_workload *w, json_t **out) {
   if (st == FU_OK) st = fu__set(root, "format", json_string(FU__FORMAT));
   if (st == FU_OK) st = fu__set(root, "name", json_string(w->name[0] ? w->name : "workload"));
   if (st == FU_OK && w->estimated) st = fu__set(root, "estimated", json_true());
+  if (st == FU_OK && w->compute_rel > 0) st = fu__set(root, "compute_rel", json_real(w->compute_rel));
   if (st == FU_OK && notes) st = fu__set(root, "notes", json_string(notes));
   if (st == FU_OK && w->meta) st = fu__set(root, "meta", json_deep_copy(w->meta));
   if (st == FU_OK) st = fu__set(root, "fwd_us", json_real(w->fwd_us));

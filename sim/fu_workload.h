@@ -64,6 +64,8 @@ typedef struct fu_workload {
   size_t ngrads;             /* gradients */
   fu_grad *grads;            /* in ready order (malloc'd) */
   int estimated;             /* 1 when times are roofline estimates, not measurements */
+  double compute_rel;        /* "compute_rel": the compute estimate's own 95% relative error, in
+                                [0, 1) (the builders', FU_COMPUTE_REL); 0 for measured times */
   char *notes;               /* free text kept with the workload ("notes" key; malloc'd, may be NULL) */
   fu_mem mem;                /* device memory of the step ("memory" block; zeros when absent) */
   json_t *meta;              /* "meta" as read (tools' data, written back unchanged), or NULL */
