@@ -741,6 +741,51 @@ static void fu__set_times(fu__sim *s, size_t nb, int which) {
   }
 }
 
+/* The 95% interval of a graph without a host timeline, around the nominal iteration nom, from
+ * its two sources each at its bounds alone, combined as fu__interval_v2 does: the operations at
+ * their CI bounds (each side's deviation as before: the high run's above nom, the low run's
+ * below) and, where the workload's compute is an estimate, every compute task scaled by
+ * 1 -+ compute_rel. Without compute_rel the operations' bounds alone, exactly as before. Leaves
+ * the operations at their nominal times and the compute tasks at their own. O(tasks) per run. */
+static int fu__interval_v1(fu__sim *s, const fu_workload *w, size_t nb, double nom, double *lo,
+                           double *hi) {
+  fu_engine *e = &s->e;
+  double t[2];
+  for (int side = 1; side <= 2; side++) {
+    fu__set_times(s, nb, side);
+    FU_CHECK(fu_engine_run(e));
+    t[side - 1] = e->makespan_us;
+  }
+  fu__set_times(s, nb, 0);
+  double r = w->compute_rel;
+  if (!(r > 0)) {
+    *lo = t[0], *hi = t[1];
+    return FU_OK;
+  }
+  double d = fmax(0, nom - t[0]), u = fmax(0, t[1] - nom), c[2];
+  double *work = malloc((e->ntasks ? e->ntasks : 1) * sizeof *work); /* the compute's own times */
+  if (!work) return FU_ENOMEM;
+  int st = FU_OK;
+  for (int side = 0; side < 2 && st == FU_OK; side++) {
+    for (size_t i = 0; i < e->ntasks; i++)
+      if (e->tasks[i].cls == FU_TASK_COMPUTE) {
+        if (side == 0) work[i] = e->tasks[i].work_us;
+        e->tasks[i].work_us = work[i] * (side == 0 ? 1 - r : 1 + r);
+      }
+    st = fu_engine_run(e);
+    c[side] = e->makespan_us;
+  }
+  for (size_t i = 0; i < e->ntasks; i++)
+    if (e->tasks[i].cls == FU_TASK_COMPUTE) e->tasks[i].work_us = work[i];
+  free(work);
+  FU_CHECK(st);
+  /* either way at either bound, as a host timeline's sources (a longer segment can hide an op) */
+  double cd = fmax(0, nom - fmin(c[0], c[1])), cu = fmax(0, fmax(c[0], c[1]) - nom);
+  *lo = fmax(0, nom - sqrt(d * d + cd * cd));
+  *hi = nom + sqrt(u * u + cu * cu);
+  return FU_OK;
+}
+
 /* The trace's events, each slice's name formatted into name (nlen bytes: room for the longest
  * gradient name, so that a name is never cut, and never inside a UTF-8 character, which Jansson
  * would refuse as invalid). */
@@ -979,7 +1024,7 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   fu__sim s;
   memset(&s, 0, sizeof s);
   int v2 = w->host.version == FU_HOST_VERSION;
-  double lo = 0, hi = 0, alone = 0;
+  double lo = 0, hi = 0, alone = 0, nom = 0;
   int st = FU_OK;
   if (v2) { /* the host timeline scales host and GPU work per run: a graph per run */
     fu_plan q = *p;
@@ -989,16 +1034,12 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   } else {
     st = fu__build(&s, w, p, c, prof, bks, nb, 0);
   }
-  if (st == FU_OK && !v2) { /* interval first, so that the nominal timeline stays in the engine */
-    fu__set_times(&s, nb, 1);
+  if (st == FU_OK && !v2 && w->compute_rel > 0) { /* the compute source deviates from nom */
     st = fu_engine_run(&s.e);
-    lo = s.e.makespan_us;
+    nom = s.e.makespan_us;
   }
-  if (st == FU_OK && !v2) {
-    fu__set_times(&s, nb, 2);
-    st = fu_engine_run(&s.e);
-    hi = s.e.makespan_us;
-  }
+  /* interval first, so that the nominal timeline stays in the engine */
+  if (st == FU_OK && !v2) st = fu__interval_v1(&s, w, nb, nom, &lo, &hi);
   if (st == FU_OK) {
     fu__set_times(&s, nb, 0);
     s.e.log_links = trace != NULL;

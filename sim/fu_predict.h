@@ -30,7 +30,9 @@
  *    bucket's pack kernel run while the engine copies another bucket, but the hand-off keeps
  *    the engine waiting and stays exposed.
  *  - interval: the same graph run again with every operation at its CI bound (comm_lo_us,
- *    comm_hi_us); the prediction is monotone in operation times, so these bound it. With a
+ *    comm_hi_us); the prediction is monotone in operation times, so these bound it. An
+ *    estimate's compute_rel is a second source: the graph again with every compute task scaled
+ *    by 1 -+ compute_rel, its deviation added to the operations' in quadrature per side. With a
  *    host timeline (host block v2) each source (the operations' CIs, the step's spread, the
  *    frameworks' spread, each framework cost's bounds) is run on its own at its bounds and the
  *    deviations are summed in quadrature per side, with host.jitter.model_rel x iter_us.
@@ -58,8 +60,8 @@ typedef struct fu_trace fu_trace;      /* Chrome trace writer (sim/fu_trace.h) *
 /* One predicted iteration: everything predict, plan and validate print or store. */
 typedef struct fu_result {
   double iter_us;            /* predicted iteration time */
-  double iter_lo_us, iter_hi_us; /* 95% interval: the fits' CIs, and the measured spreads of a
-                                    host timeline (see "interval" above) */
+  double iter_lo_us, iter_hi_us; /* 95% interval: the fits' CIs, an estimate's compute_rel,
+                                    and the measured spreads of a host timeline ("interval") */
   double compute_us;         /* fwd + bwd (+ opt) as the workload gives them, x accum steps */
   double comm_us;            /* wall time of communication: the union of the operations' intervals */
   double pack_us;            /* sum of the buckets' pack + hand-off + unpack times */

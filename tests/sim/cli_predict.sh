@@ -5,6 +5,8 @@
 # Expected values by hand:
 #   overlap off, none:  4050 + 3 x 20 + 8 MiB / 100 GB/s            = 4193.886080
 #     its interval (alpha 18..22, beta +-10%): 4050 + 54 + 75.497472 = 4179.497472 .. 4208.274688
+#     data/tiny_rel.json (the same, estimated with compute_rel 0.02): compute -+ 0.02 x 4050 = 81 us
+#     beside the ops' 14.388608 in quadrature, 82.268050: 4111.618030 .. 4276.154130
 #   overlap on, none:   op 2 starts when backward ends (4000): 4000 + 20 + 41.94304 + 50 = 4111.94304
 #   single, copy:       4000 + pack 9.194304 + 103.88608 + unpack 9.194304 + 50 = 4172.274688
 # plus usage errors (64), a missing workload (66), a bad profile (65), storing (one row per
@@ -36,6 +38,21 @@ missing = [k for k in need if k not in o]
 sys.exit(1 if missing or o["n_ops"] != 3 or len(o["buckets"]) != 3 else 0)
 PY
 check "json has the contract keys and 3 buckets" $?
+
+"$fusim" predict --workload "$here/data/tiny_rel.json" --profile "$prof" --overlap off --no-store \
+  --format json >"$tmp/rel.json"; check "an estimate with compute_rel runs" $?
+near "$(field "$tmp/rel.json" iter_us)" 4193.886080 1e-6; check "compute_rel leaves iter_us" $?
+near "$(field "$tmp/rel.json" iter_lo_us)" 4111.618030 1e-6; check "iter_lo_us: compute and ops in quadrature" $?
+near "$(field "$tmp/rel.json" iter_hi_us)" 4276.154130 1e-6; check "iter_hi_us: compute and ops in quadrature" $?
+# compute_rel out of [0, 1), not a number, or beside a host timeline: one line, exit 65
+for bad in 1 -0.1 '"0.1"' null; do
+  sed "s/\"compute_rel\": 0.02/\"compute_rel\": $bad/" "$here/data/tiny_rel.json" >"$tmp/bad_rel.json"
+  refused 65 "compute_rel: not a number from 0 to below 1" "$fusim" predict --workload "$tmp/bad_rel.json" \
+    --profile "$prof" --no-store
+done
+python3 -c "import json, sys; w = json.load(open(sys.argv[1])); w['compute_rel'] = 0.1; json.dump(w, open(sys.argv[2], 'w'))" \
+  "$here/data/host2.json" "$tmp/host_rel.json"
+refused 65 "compute_rel: not with a host timeline" "$fusim" predict --workload "$tmp/host_rel.json" --profile "$prof" --no-store
 
 p --overlap on --no-store --format json >"$tmp/on.json"
 near "$(field "$tmp/on.json" iter_us)" 4111.94304 1e-6; check "overlap on = last bucket's tail" $?

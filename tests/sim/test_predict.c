@@ -105,6 +105,16 @@ int main(void) {
   EXPECT_NEAR(r.iter_lo_us, FWD + BWD + 0.9 * sum_ar + OPT, tol);
   EXPECT_NEAR(r.iter_hi_us, FWD + BWD + 1.1 * sum_ar + OPT, tol);
   fu_result_finish(&r);
+  /* An estimated workload's compute_rel is a source of its own: every compute task -+10% moves
+   * this serial step by 0.1 x (fwd + bwd + opt), the ops' bounds by 0.1 x sum_ar, and the two
+   * add in quadrature; the prediction itself stays. */
+  w.compute_rel = 0.1;
+  double half = sqrt(pow(0.1 * (FWD + BWD + OPT), 2) + pow(0.1 * sum_ar, 2));
+  EXPECT_NEAR(predict(&w, &p, &ar, &prof, none, NG, &r), FWD + BWD + sum_ar + OPT, tol);
+  EXPECT_NEAR(r.iter_lo_us, FWD + BWD + sum_ar + OPT - half, tol);
+  EXPECT_NEAR(r.iter_hi_us, FWD + BWD + sum_ar + OPT + half, tol);
+  fu_result_finish(&r);
+  w.compute_rel = 0;
 
   /* Overlap off, buckets 3+3+4 packed: + pack + unpack per bucket; view: without them. */
   double sum3 = 0, pack3 = 0, maxb = 0;
