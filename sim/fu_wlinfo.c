@@ -87,6 +87,8 @@ int fu_wlinfo_print(const fu_workload *w, fu_format fmt, int tensors) {
   printf("%-18s %s\n", "workload", w->name);
   printf("%-18s %s\n", "source", w->source[0] ? w->source : "-");
   printf("%-18s %s\n", "times", w->estimated ? "estimated (how: the file's notes)" : "measured");
+  if (w->compute_rel > 0) /* the estimate's own error, which predict's interval carries */
+    printf("%-18s %.2f%% (95%%, compute_rel)\n", "compute error", 100 * w->compute_rel);
   printf("%-18s %zu\n", "tensors", w->ngrads);
   printf("%-18s %llu (%s)\n", "total bytes", (unsigned long long)total, fu_format_size(total, b1, sizeof b1));
   printf("%-18s %s .. %s\n", "tensor sizes", fu_format_size(mn, b2, sizeof b2), fu_format_size(mx, b3, sizeof b3));

@@ -38,5 +38,10 @@ with tempfile.TemporaryDirectory() as tmp:
         if r.returncode == 0:
             got = json.load(open(out)).get("compute_rel")
             check("%s: compute_rel %s, expected %s" % (name, got, rel), got == rel)
+            # workload --info names it where it is set, as a percentage
+            r = subprocess.run([fusim, "workload", "--info", out], capture_output=True, text=True)
+            line = [l for l in r.stdout.splitlines() if l.startswith("compute error")]
+            check("%s: --info's compute error line %s" % (name, line),
+                  line == (["compute error      %.2f%% (95%%, compute_rel)" % (100 * rel)] if rel else []))
 print("compute_rel: %d failed" % fails, file=sys.stderr)
 sys.exit(1 if fails else 0)
