@@ -340,6 +340,10 @@ static int fu__compare(const fu__opts *o, const fu_workload *w, const fu_plan *b
     st = fu__store(o, rows, nplans, w, prof);
   }
   if (st == FU_OK) fu__print_rows(o, rows, nplans, prof, &stats, opt_us);
+  if (st == FU_OK && o->out.format == FU_FORMAT_TABLE && w->compute_rel > 0)
+    printf("intervals: each holds the estimate's compute error (compute_rel %.2f%%), common to every "
+           "plan: it shifts them together, so the gap between two plans is far surer than either "
+           "interval\n", 100 * w->compute_rel);
   for (size_t k = 0; k < NPLANS; k++) fu_result_finish(&rows[k].r);
   return st;
 }

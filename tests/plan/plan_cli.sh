@@ -371,6 +371,15 @@ import json, sys
 o, b = (json.load(open(f))['iter_us'] for f in sys.argv[1:])
 sys.exit(0 if o <= b * (1 + 1e-9) else 1)" "$T/q8o.json" "$T/out" && ok || bad "optimal on two streams slower than the best bucketing"
 
+# An estimate's intervals hold its compute error (bert_large's compute_rel): the table says so,
+# and says nothing of it for a workload without one (the mixed-dtype test workload).
+rel=$(python3 -c "import json; print('%.2f' % (100 * json.load(open('$FUSIM_SOURCE_ROOT/data/workloads/bert_large.json'))['compute_rel']))")
+expect 0 "$FUSIM" plan --workload bert_large --no-store --format table
+grep -q "^intervals: each holds the estimate's compute error (compute_rel $rel%), common to every plan" "$T/out" &&
+  ok || bad "plan table on an estimate: the compute_rel line"
+expect 0 "$FUSIM" plan --workload "$FUSIM_SOURCE_ROOT/tests/plan/mixed_dtypes.json" --comm allreduce:8:nvlink --no-store
+! grep -q "^intervals:" "$T/out" && ok || bad "plan table without compute_rel: no intervals line"
+
 # A workload of two element types (fp32 biases beside bf16 weights): the two searches cut
 # contiguous runs and cannot bucket it, so the comparison ranks the other four and says so;
 # --save-buckets, which saves the optimal plan's, is refused in one line.
