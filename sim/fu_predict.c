@@ -741,28 +741,22 @@ static void fu__set_times(fu__sim *s, size_t nb, int which) {
   }
 }
 
-/* The 95% interval of a graph without a host timeline, around the nominal iteration nom, from
- * its two sources each at its bounds alone, combined as fu__interval_v2 does: the operations at
- * their CI bounds (each side's deviation as before: the high run's above nom, the low run's
- * below) and, where the workload's compute is an estimate, every compute task scaled by
- * 1 -+ compute_rel. Without compute_rel the operations' bounds alone, exactly as before. Leaves
- * the operations at their nominal times and the compute tasks at their own. O(tasks) per run. */
-static int fu__interval_v1(fu__sim *s, const fu_workload *w, size_t nb, double nom, double *lo,
-                           double *hi) {
+/* The runs of the 95% interval of a graph without a host timeline: its two sources, each alone
+ * at its bounds, the operations at their CI bounds (ops[0] low, ops[1] high) and, where the
+ * workload's compute is an estimate, every compute task scaled by 1 -+ compute_rel (cmp[0],
+ * cmp[1]). Leaves the operations at their nominal times and the compute tasks at their own, for
+ * the nominal run that follows. O(tasks) per run. */
+static int fu__interval_v1_runs(fu__sim *s, const fu_workload *w, size_t nb, double ops[2],
+                                double cmp[2]) {
   fu_engine *e = &s->e;
-  double t[2];
   for (int side = 1; side <= 2; side++) {
     fu__set_times(s, nb, side);
     FU_CHECK(fu_engine_run(e));
-    t[side - 1] = e->makespan_us;
+    ops[side - 1] = e->makespan_us;
   }
   fu__set_times(s, nb, 0);
   double r = w->compute_rel;
-  if (!(r > 0)) {
-    *lo = t[0], *hi = t[1];
-    return FU_OK;
-  }
-  double d = fmax(0, nom - t[0]), u = fmax(0, t[1] - nom), c[2];
+  if (!(r > 0)) return FU_OK;
   double *work = malloc((e->ntasks ? e->ntasks : 1) * sizeof *work); /* the compute's own times */
   if (!work) return FU_ENOMEM;
   int st = FU_OK;
@@ -773,17 +767,29 @@ static int fu__interval_v1(fu__sim *s, const fu_workload *w, size_t nb, double n
         e->tasks[i].work_us = work[i] * (side == 0 ? 1 - r : 1 + r);
       }
     st = fu_engine_run(e);
-    c[side] = e->makespan_us;
+    cmp[side] = e->makespan_us;
   }
   for (size_t i = 0; i < e->ntasks; i++)
     if (e->tasks[i].cls == FU_TASK_COMPUTE) e->tasks[i].work_us = work[i];
   free(work);
-  FU_CHECK(st);
-  /* either way at either bound, as a host timeline's sources (a longer segment can hide an op) */
-  double cd = fmax(0, nom - fmin(c[0], c[1])), cu = fmax(0, fmax(c[0], c[1]) - nom);
+  return st;
+}
+
+/* The interval from those runs around the nominal iteration nom, combined as fu__interval_v2
+ * does: the operations' deviations (each side's as before: the high run's above nom, the low
+ * run's below) and the compute's (either way at either bound, as a host timeline's sources: a
+ * longer segment can hide an op) in quadrature per side. Without compute_rel the operations'
+ * bounds alone, exactly as before. */
+static void fu__interval_v1(const fu_workload *w, double nom, const double ops[2],
+                            const double cmp[2], double *lo, double *hi) {
+  if (!(w->compute_rel > 0)) {
+    *lo = ops[0], *hi = ops[1];
+    return;
+  }
+  double d = fmax(0, nom - ops[0]), u = fmax(0, ops[1] - nom);
+  double cd = fmax(0, nom - fmin(cmp[0], cmp[1])), cu = fmax(0, fmax(cmp[0], cmp[1]) - nom);
   *lo = fmax(0, nom - sqrt(d * d + cd * cd));
   *hi = nom + sqrt(u * u + cu * cu);
-  return FU_OK;
 }
 
 /* The trace's events, each slice's name formatted into name (nlen bytes: room for the longest
@@ -1024,7 +1030,7 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   fu__sim s;
   memset(&s, 0, sizeof s);
   int v2 = w->host.version == FU_HOST_VERSION;
-  double lo = 0, hi = 0, alone = 0, nom = 0;
+  double lo = 0, hi = 0, alone = 0, ops[2] = {0, 0}, cmp[2] = {0, 0};
   int st = FU_OK;
   if (v2) { /* the host timeline scales host and GPU work per run: a graph per run */
     fu_plan q = *p;
@@ -1034,17 +1040,14 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   } else {
     st = fu__build(&s, w, p, c, prof, bks, nb, 0);
   }
-  if (st == FU_OK && !v2 && w->compute_rel > 0) { /* the compute source deviates from nom */
-    st = fu_engine_run(&s.e);
-    nom = s.e.makespan_us;
-  }
-  /* interval first, so that the nominal timeline stays in the engine */
-  if (st == FU_OK && !v2) st = fu__interval_v1(&s, w, nb, nom, &lo, &hi);
+  /* the interval's runs first, so that the nominal timeline stays in the engine */
+  if (st == FU_OK && !v2) st = fu__interval_v1_runs(&s, w, nb, ops, cmp);
   if (st == FU_OK) {
     fu__set_times(&s, nb, 0);
     s.e.log_links = trace != NULL;
     st = fu_engine_run(&s.e);
   }
+  if (st == FU_OK && !v2) fu__interval_v1(w, s.e.makespan_us, ops, cmp, &lo, &hi);
   if (st == FU_OK && v2) st = fu__interval_v2(w, p, c, prof, bks, nb, s.e.makespan_us, &lo, &hi);
   if (st == FU_OK) {
     out->buckets = calloc(nb ? nb : 1, sizeof *out->buckets);
