@@ -792,18 +792,17 @@ int fu_bucket_has(const fu_workload *w, const fu_bucket *b, size_t i) {
   return i >= b->first && i <= b->last && fu_grad_same_dtype(&w->grads[i], &w->grads[b->first]);
 }
 
-/* ntensors and bytes of bucket b. O(last - first). */
-static void fu__bucket_sum(const fu_workload *w, fu_bucket *b) {
-  b->ntensors = 0;
-  b->bytes = 0;
+void fu_bucket_sum(const fu_workload *w, const fu_bucket *b, size_t *ntensors, uint64_t *bytes) {
+  *ntensors = 0;
+  *bytes = 0;
   for (size_t i = b->first; i <= b->last; i++)
-    if (fu_bucket_has(w, b, i)) b->ntensors++, b->bytes += w->grads[i].bytes;
+    if (fu_bucket_has(w, b, i)) ++*ntensors, *bytes += w->grads[i].bytes;
 }
 
 void fu_plan_fill_buckets(const fu_workload *w, fu_bucket *b, size_t nb) {
   double t0 = fu_plan_backward_start_us(w);
   for (size_t k = 0; k < nb; k++) {
-    fu__bucket_sum(w, &b[k]);
+    fu_bucket_sum(w, &b[k], &b[k].ntensors, &b[k].bytes);
     b[k].ready_us = t0 + w->grads[b[k].last].ready_us;
     b[k].start_us = b[k].end_us = b[k].pack_us = b[k].comm_us = 0;
   }
@@ -1008,10 +1007,11 @@ static int fu__buckets_list(const fu_workload *w, const fu_plan *p, fu_bucket **
       }
     }
     if ((st = fu__push(arr, n, cap, lo, hi)) != FU_OK) goto done;
-    fu__bucket_sum(w, &(*arr)[*n - 1]);
-    if ((*arr)[*n - 1].ntensors != count) {
+    fu_bucket *added = &(*arr)[*n - 1];
+    fu_bucket_sum(w, added, &added->ntensors, &added->bytes);
+    if (added->ntensors != count) {
       size_t gap = lo;
-      while (gap <= hi && (owner[gap] == (long)bi || !fu_bucket_has(w, &(*arr)[*n - 1], gap))) gap++;
+      while (gap <= hi && (owner[gap] == (long)bi || !fu_bucket_has(w, added, gap))) gap++;
       fu_error("%s: bucket %zu is not a contiguous run of the ready order: '%s' (ready #%zu) lies "
                "between its tensors",
                path, bi, w->grads[gap].name, gap);
@@ -1094,7 +1094,7 @@ int fu_plan_rule_buckets(const fu_workload *w, const fu_plan *p, fu_bucket **out
   /* Horovod's buckets carry their cycle tick as ready time; the others their last gradient's. */
   double t0 = fu_plan_backward_start_us(w);
   for (size_t k = 0; k < n; k++) {
-    fu__bucket_sum(w, &arr[k]);
+    fu_bucket_sum(w, &arr[k], &arr[k].ntensors, &arr[k].bytes);
     if (p->kind != FU_FUSION_HOROVOD) arr[k].ready_us = t0 + w->grads[arr[k].last].ready_us;
   }
   *out = arr;

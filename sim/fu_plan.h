@@ -171,6 +171,9 @@ typedef struct fu_bucket {
 /* 1 when gradient i is in bucket b: within [first, last] and of grads[first]'s type. */
 int fu_bucket_has(const fu_workload *w, const fu_bucket *b, size_t i);
 
+/* The gradients in bucket b (fu_bucket_has) and their bytes. O(last - first). */
+void fu_bucket_sum(const fu_workload *w, const fu_bucket *b, size_t *ntensors, uint64_t *bytes);
+
 /* Writes buckets as a bucket file (the form --fusion buckets:FILE reads): a JSON list of lists of
  * tensor names, in ready order; written whole or not at all (fu_output.h). Says on stderr where
  * they went. */

@@ -177,8 +177,7 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
   FU_CHECK(fu__check_cover(w, bks, nb));
   for (size_t k = 0; k < nb; k++) {
     fu__bk *b = &s->bk[k];
-    for (size_t i = bks[k].first; i <= bks[k].last; i++)
-      if (fu_bucket_has(w, &bks[k], i)) b->ntensors++, b->bytes += w->grads[i].bytes;
+    fu_bucket_sum(w, &bks[k], &b->ntensors, &b->bytes);
     b->go = k && s->bk[k - 1].go > bks[k].last ? s->bk[k - 1].go : bks[k].last;
     FU_CHECK(fu_cost_model_bucket(&s->cm, b->bytes, b->ntensors, &b->cost));
     b->wire_bytes = (double)b->bytes * factor;
