@@ -134,6 +134,19 @@ static int fu__check_cover(const fu_workload *w, const fu_bucket *bks, size_t nb
   return st;
 }
 
+/* Bucket k's issue (work_us of host time): on Horovod's background thread, on the cycle grid
+ * counted from backward's start (s->t_bwd0), or on the host thread. */
+static void fu__issue_spec(const fu__sim *s, const fu_plan *p, int horovod, size_t k, double work_us,
+                           fu_task_spec *sp) {
+  fu_task_spec_init(sp, horovod ? s->lane_hvd : s->lane_host);
+  sp->work_us = work_us;
+  sp->tag = FU__TAG(FU__K_ISSUE, k);
+  if (horovod && p->cycle_us > 0) {
+    sp->align_us = p->cycle_us;
+    sp->align_origin = s->t_bwd0;
+  }
+}
+
 static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const fu_comm *c,
                      const fu_profile *prof, const fu_bucket *bks, size_t nb, int which) {
   int offload = c->kind == FU_COMM_OFFLOAD;
@@ -225,13 +238,7 @@ static int fu__build(fu__sim *s, const fu_workload *w, const fu_plan *p, const f
     while (p->overlap && next_bk < nb && s->bk[next_bk].go == i) {
       fu__bk *b = &s->bk[next_bk];
       fu_task_spec sp;
-      fu_task_spec_init(&sp, horovod ? s->lane_hvd : s->lane_host);
-      sp.work_us = b->cost.issue_us + w->issue_us;
-      sp.tag = FU__TAG(FU__K_ISSUE, next_bk);
-      if (horovod && p->cycle_us > 0) {
-        sp.align_us = p->cycle_us;
-        sp.align_origin = s->t_bwd0;
-      }
+      fu__issue_spec(s, p, horovod, next_bk, b->cost.issue_us + w->issue_us, &sp);
       FU_CHECK(fu_engine_task_add(e, &sp, &b->t_issue));
       FU_CHECK(fu_engine_dep(e, s->t_seg[i], b->t_issue));
       if (!horovod) host_last = b->t_issue;
@@ -489,13 +496,7 @@ static int fu__hg_issue_hvd(fu__hg *g, const fu_plan *p, size_t k, uint32_t read
                             uint32_t *id) {
   fu__sim *s = g->s;
   fu_task_spec sp;
-  fu_task_spec_init(&sp, s->lane_hvd);
-  sp.work_us = s->bk[k].cost.issue_us * g->fh;
-  sp.tag = FU__TAG(FU__K_ISSUE, k);
-  if (p->cycle_us > 0) {
-    sp.align_us = p->cycle_us;
-    sp.align_origin = s->t_bwd0;
-  }
+  fu__issue_spec(s, p, 1, k, s->bk[k].cost.issue_us * g->fh, &sp);
   FU_CHECK(fu_engine_task_add(&s->e, &sp, id));
   FU_CHECK(fu_engine_dep(&s->e, ready, *id));
   if (g->last != FU_TASK_NONE) FU_CHECK(fu_engine_dep(&s->e, g->last, *id));
