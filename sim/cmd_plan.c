@@ -103,11 +103,7 @@ static int fu__row_run(const fu__opts *o, fu__row *row, const char *label, const
   row->r.nccl_source = o->nccl_source;
   /* the cap binds a bucket of several tensors (fu_search.c), never the plan's buffers in all:
      under DDP those are every bucket, which starred every plan, the capped optimal one too */
-  uint64_t largest = 0;
-  for (size_t k = 0; k < row->r.nbuckets; k++)
-    if (row->r.buckets[k].ntensors > 1 && row->r.buckets[k].bytes > largest)
-      largest = row->r.buckets[k].bytes;
-  row->over_cap = base->mem_cap_bytes && largest > base->mem_cap_bytes;
+  row->over_cap = base->mem_cap_bytes && fu_buckets_largest_fused(row->r.buckets, row->r.nbuckets) > base->mem_cap_bytes;
   fu_result_mem(&row->r, &w->mem, fu_mem_nccl_for(c, prof), prof->gpu_mem_bytes);
   return FU_OK;
 }

@@ -799,6 +799,13 @@ void fu_bucket_sum(const fu_workload *w, const fu_bucket *b, size_t *ntensors, u
     if (fu_bucket_has(w, b, i)) ++*ntensors, *bytes += w->grads[i].bytes;
 }
 
+uint64_t fu_buckets_largest_fused(const fu_bucket *b, size_t nb) {
+  uint64_t m = 0;
+  for (size_t k = 0; k < nb; k++)
+    if (b[k].ntensors > 1 && b[k].bytes > m) m = b[k].bytes;
+  return m;
+}
+
 void fu_plan_fill_buckets(const fu_workload *w, fu_bucket *b, size_t nb) {
   double t0 = fu_plan_backward_start_us(w);
   for (size_t k = 0; k < nb; k++) {

@@ -174,6 +174,10 @@ int fu_bucket_has(const fu_workload *w, const fu_bucket *b, size_t i);
 /* The gradients in bucket b (fu_bucket_has) and their bytes. O(last - first). */
 void fu_bucket_sum(const fu_workload *w, const fu_bucket *b, size_t *ntensors, uint64_t *bytes);
 
+/* The bytes of the largest bucket of several tensors (ntensors > 1; 0 where none): what a fusion
+ * buffer must hold, and what --mem-cap binds. */
+uint64_t fu_buckets_largest_fused(const fu_bucket *b, size_t nb);
+
 /* Writes buckets as a bucket file (the form --fusion buckets:FILE reads): a JSON list of lists of
  * tensor names, in ready order; written whole or not at all (fu_output.h). Says on stderr where
  * they went. */

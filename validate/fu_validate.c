@@ -448,13 +448,6 @@ static void fu__wl_finish(fu__wl *x, size_t nplans) {
   fu_workload_finish(&x->w);
 }
 
-static uint64_t fu__max_bucket(const fu_bucket *b, size_t nb) {
-  uint64_t m = 0;
-  for (size_t k = 0; k < nb; k++)
-    if (b[k].ntensors > 1 && b[k].bytes > m) m = b[k].bytes;
-  return m;
-}
-
 /* Runs one workload on the GPU and fills rows[0..nplans). */
 static int fu__run_workload(const fu_validate_opts *o, fu__wl *x, const fu_plan *plans,
                             size_t nplans, const fu_profile *prof, int ndev, fu_exec_mon *nvml,
@@ -719,7 +712,7 @@ int fu_validate_run(const fu_validate_opts *o) {
     uint64_t mb = 0, total = fu_workload_total_bytes(&wl[i].w);
     int streams = 1;
     for (size_t p = 0; p < nplans; p++) {
-      uint64_t m = fu__max_bucket(wl[i].b[p], wl[i].nb[p]);
+      uint64_t m = fu_buckets_largest_fused(wl[i].b[p], wl[i].nb[p]);
       if (plans[p].kind == FU_FUSION_OPTIMAL && !plans[p].pack_view) m = total; /* redone later */
       if (!plans[p].pack_view && m > mb) mb = m;
       if (plans[p].comm_streams > streams) streams = plans[p].comm_streams;
