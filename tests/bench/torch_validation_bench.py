@@ -242,19 +242,25 @@ def coverage_by_width(rows, label="interval holds by its width"):
     print("  %s: %s" % (label, "; ".join(parts)))
 
 
-def noise_half_width(r):
+def noise_sides(r):
     """A row's interval without the model's own term (fusim adds model_rel x predicted in
-    quadrature), relative to the prediction, on the side where the measurement fell."""
-    p = r["predicted_us"]
-    hw = (p - r["lo_us"]) if r["measured_us"] < p else (r["hi_us"] - p)
-    return math.sqrt(max(0.0, hw * hw - (r.get("model_rel", 0.0) * p) ** 2)) / p
+    quadrature): its half-widths below and above the prediction, in us."""
+    p, m = r["predicted_us"], r.get("model_rel", 0.0) * r["predicted_us"]
+    return (math.sqrt(max(0.0, (p - r["lo_us"]) ** 2 - m * m)),
+            math.sqrt(max(0.0, (r["hi_us"] - p) ** 2 - m * m)))
+
+
+def noise_half_width(r):
+    """noise_sides' half-width on the side where the measurement fell, relative to the
+    prediction."""
+    lo, hi = noise_sides(r)
+    return (lo if r["measured_us"] < r["predicted_us"] else hi) / r["predicted_us"]
 
 
 def with_model_rel(r, m):
     """The row with its model term set to m (a relative 95% half-width) in place of its own."""
     p = r["predicted_us"]
-    lo = math.sqrt(max(0.0, (p - r["lo_us"]) ** 2 - (r.get("model_rel", 0.0) * p) ** 2))
-    hi = math.sqrt(max(0.0, (r["hi_us"] - p) ** 2 - (r.get("model_rel", 0.0) * p) ** 2))
+    lo, hi = noise_sides(r)
     lo, hi = p - math.hypot(lo, m * p), p + math.hypot(hi, m * p)
     return dict(r, lo_us=lo, hi_us=hi, inside=lo <= r["measured_us"] <= hi, model_rel=m)
 
