@@ -151,20 +151,20 @@ def loop_corr(entries):
     return statistics.median(rs) if rs else 0.0
 
 
-def median_interval(ws, wl, m, fc, ff, hf, mf, model_rel=0.0, entries=None):
+def median_interval(ws, wl, m, fc, ff, hf, mf, model_rel=0.0, rho=None):
     """Sets the scaled workload's interval for a row's median (tools/torch_interval.py): the
     step's and the host's spread as the uncertainty of the run's compute-only medians, and each
     framework cost's bounds (host.ci) from the rounds that measured it and the factor that carried
     it to the loop. fc: the run's tower (None: costs from elsewhere, no bounds); ff: the probes'
     (main, autograd) factors or None; hf: the timeline's factors; mf: the on-model costs' factor.
-    entries: the model's entries in runs.json, its plan groups (default [m]).
+    rho: loop_corr over the model's entries, its plan groups (default loop_corr([m])).
     Returns False where the run lacks the per-iteration times (runs before 8): unchanged."""
     h, co, cpu = ws.get("host"), m.get("compute_only_times_us"), m.get("compute_only_cpu_times_us")
     if not h or h.get("version") != 2 or not co or not cpu:
         return False
     j = h.setdefault("jitter", {})
     # the row's median and the compute-only one it is anchored to share their rounds' host
-    rho = loop_corr(entries or [m])
+    rho = loop_corr([m]) if rho is None else rho
     host = TI.median_rel([sum(c) for c in cpu])
     j["step_rel_lo"], j["step_rel_hi"] = TI.widen(*TI.median_rel(co), rho)
     j["host_rel_lo"], j["host_rel_hi"] = TI.widen(*host, rho)
@@ -896,6 +896,12 @@ def main():
         except (OSError, ValueError) as e:
             die("%s: %s" % (a.launchq, getattr(e, "strerror", None) or e), 66)
     rows, pending = [], []
+    rhos = {}   # a model's rho, once for all its plan groups (a bootstrap per row)
+
+    def rho_of(workload):
+        if workload not in rhos:
+            rhos[workload] = loop_corr([g for g in run["models"] if g["workload"] == workload])
+        return rhos[workload]
     for m in run["models"]:   # every file before any work: a missing one ended in a traceback
         wpath = os.path.join(a.rundir, "wl_%s.json" % m.get("workload"))
         if not os.path.isfile(wpath):
@@ -949,8 +955,7 @@ def main():
         mf = model_cost_factor(ws, wl, m, not a.no_host_scale)
         if a.iteration_spread or not median_interval(
                 ws, wl, m, None if fwc is not None else run.get("framework_costs"),
-                ff if not a.no_host_scale else None, hf, mf, a.model_rel,
-                [g for g in run["models"] if g["workload"] == m["workload"]]):
+                ff if not a.no_host_scale else None, hf, mf, a.model_rel, rho_of(m["workload"])):
             if not a.capture_spread:
                 same_run_spread(ws, m)
         fm = on_model(wl)
