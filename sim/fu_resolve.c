@@ -66,14 +66,6 @@ int fu_resolve_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
     fu_error("%s: the workload has no gradients", w && w->source[0] ? w->source : "workload");
     return FU_EDATA;
   }
-  /* the searches cut the ready order into runs; with interleaved types the runs of one type are
-     not contiguous (fu_plan.h), which neither search models yet */
-  if (fu_workload_mixed_dtypes(w)) {
-    fu_error("%s: plan %s: the gradients have more than one element type; the search assumes "
-             "one (use ddp, cap, horovod, single, none or buckets:FILE)",
-             w->source[0] ? w->source : w->name, p->kind == FU_FUSION_OPTIMAL ? "optimal" : "mgwfbp");
-    return FU_EUSAGE;
-  }
   if (!c || !prof) {
     fu_error("plan: %s needs a communication target and a profile",
              p->kind == FU_FUSION_OPTIMAL ? "optimal" : "mgwfbp");

@@ -397,6 +397,85 @@ done:
   return st;
 }
 
+/* ---- several element types: a bucket holds one type (fu_bucket) ---- */
+
+#define FU__NONE ((size_t)-1)
+
+/* Each gradient's element type as a small index, in first-seen order (type[i] < *ntypes).
+ * O(n * types): a workload has a handful. */
+static int fu__dtype_index(const fu_workload *w, uint32_t *type, uint32_t *ntypes) {
+  size_t *rep = malloc((w->ngrads ? w->ngrads : 1) * sizeof *rep); /* a gradient of each type */
+  if (!rep) return FU_ENOMEM;
+  *ntypes = 0;
+  for (size_t i = 0; i < w->ngrads; i++) {
+    uint32_t t = 0;
+    while (t < *ntypes && !fu_grad_same_dtype(&w->grads[rep[t]], &w->grads[i])) t++;
+    if (t == *ntypes) rep[(*ntypes)++] = i;
+    type[i] = t;
+  }
+  free(rep);
+  return FU_OK;
+}
+
+typedef int (*fu__search_fn)(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                             const fu_profile *prof, fu_bucket **out, size_t *nbuckets,
+                             fu_search_stats *stats);
+
+/* Runs a one-type search on each type's gradients alone (a workload of only those, in ready
+ * order, with w's other fields; names borrowed) and takes its buckets back to w's indices: each
+ * a contiguous run of one type's gradients. They go by their last gradient's ready order, as
+ * they fill (DDP's and single's closed buckets go so too, fu_plan.c). Each type's search sees
+ * none of the other types' operations on the stream. stats: counts summed, the latest
+ * predicted time. O(n * types) beside the searches. */
+static int fu__search_per_dtype(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                                const fu_profile *prof, fu__search_fn search, fu_bucket **out,
+                                size_t *nbuckets, fu_search_stats *stats) {
+  size_t n = w->ngrads, nb = 0;
+  uint32_t ntypes = 0;
+  uint32_t *type = malloc(n * sizeof *type);
+  size_t *ix = malloc(n * sizeof *ix);        /* a type's gradients: their indices in w */
+  size_t *first_of = malloc(n * sizeof *first_of); /* per last gradient: its bucket's first */
+  fu_workload sub = *w;
+  sub.grads = malloc(n * sizeof *sub.grads);
+  int st = type && ix && first_of && sub.grads ? FU_OK : FU_ENOMEM;
+  if (st == FU_OK) st = fu__dtype_index(w, type, &ntypes);
+  fu_search_stats sum;
+  memset(&sum, 0, sizeof sum);
+  for (size_t i = 0; i < n; i++) first_of[i] = FU__NONE;
+  for (uint32_t t = 0; t < ntypes && st == FU_OK; t++) {
+    sub.ngrads = 0;
+    for (size_t i = 0; i < n; i++)
+      if (type[i] == t) ix[sub.ngrads] = i, sub.grads[sub.ngrads++] = w->grads[i];
+    fu_bucket *b = NULL;
+    size_t m = 0;
+    fu_search_stats one;
+    memset(&one, 0, sizeof one);
+    if ((st = search(&sub, p, c, prof, &b, &m, &one)) != FU_OK) break;
+    for (size_t k = 0; k < m; k++) first_of[ix[b[k].last]] = ix[b[k].first];
+    nb += m;
+    free(b);
+    sum.cost_calls += one.cost_calls;
+    sum.candidates += one.candidates;
+    if (one.predicted_us > sum.predicted_us) sum.predicted_us = one.predicted_us;
+  }
+  fu_bucket *all = st == FU_OK ? calloc(nb ? nb : 1, sizeof *all) : NULL;
+  if (st == FU_OK && !all) st = FU_ENOMEM;
+  for (size_t i = 0, k = 0; st == FU_OK && i < n; i++)
+    if (first_of[i] != FU__NONE) all[k].first = first_of[i], all[k++].last = i;
+  if (st == FU_OK) {
+    fu_plan_fill_buckets(w, all, nb);
+    *out = all;
+    *nbuckets = nb;
+    sum.dtypes = ntypes;
+    if (stats) *stats = sum;
+  }
+  free(type);
+  free(ix);
+  free(first_of);
+  free(sub.grads);
+  return st;
+}
+
 /* ---- polishing by simulation, where the DP's model leaves out what the engine charges ---- */
 
 #define FU__POLISH_ALL_CUTS 8 /* up to this many places to cut, every bucketing is simulated */
@@ -406,33 +485,49 @@ typedef struct fu__polish {
   const fu_plan *p;          /* the optimal plan (pack, overlap, streams, mem cap) */
   const fu_comm *c;          /* target */
   const fu_profile *prof;    /* profile */
-  uint8_t *cut;              /* cut[i] = 1: a bucket ends at gradient i (cut[n-1] = 1) */
+  uint8_t *cut;              /* cut[i] = 1: a bucket of gradient i's type ends at i (so does
+                                each type's last gradient's) */
   uint8_t *best_cut;         /* best cuts so far */
   double best_us;            /* their simulated iteration */
   fu_bucket *tmp;            /* scratch buckets (n) */
   uint64_t sims;             /* simulations run */
+  uint32_t *type;            /* per gradient: its element type's index (fu__dtype_index) */
+  uint32_t ntypes;           /* element types (1: cuts and moves over the whole ready order) */
+  size_t *prev, *next;       /* per gradient: the one of its type before / after (FU__NONE) */
+  size_t *open;              /* per type, while cuts are read: its open bucket's first */
+  uint64_t *open_bytes;      /* per type: that bucket's bytes */
 } fu__polish;
+
+/* The buckets of cuts into pl->tmp (*nb), by their last gradient, each holding its type's
+ * gradients since that type's previous cut; 0 when one breaks the memory cap. */
+static int fu__polish_buckets(fu__polish *pl, const uint8_t *cut, size_t *nb) {
+  const fu_workload *w = pl->w;
+  *nb = 0;
+  for (uint32_t t = 0; t < pl->ntypes; t++) pl->open[t] = FU__NONE, pl->open_bytes[t] = 0;
+  for (size_t i = 0; i < w->ngrads; i++) {
+    uint32_t t = pl->type[i];
+    if (pl->open[t] == FU__NONE) pl->open[t] = i;
+    pl->open_bytes[t] += w->grads[i].bytes;
+    if (cut[i]) {
+      if (pl->p->mem_cap_bytes && i > pl->open[t] && pl->open_bytes[t] > pl->p->mem_cap_bytes)
+        return 0;
+      memset(&pl->tmp[*nb], 0, sizeof pl->tmp[*nb]);
+      pl->tmp[*nb].first = pl->open[t];
+      pl->tmp[(*nb)++].last = i;
+      pl->open[t] = FU__NONE;
+      pl->open_bytes[t] = 0;
+    }
+  }
+  return 1;
+}
 
 /* Simulates the cuts in pl->cut; +inf when the memory cap is broken. */
 static int fu__polish_eval(fu__polish *pl, double *iter) {
-  const fu_workload *w = pl->w;
-  size_t nb = 0, first = 0;
-  uint64_t bytes = 0;
+  size_t nb = 0;
   *iter = INFINITY;
-  for (size_t i = 0; i < w->ngrads; i++) {
-    bytes += w->grads[i].bytes;
-    if (pl->cut[i]) {
-      if (pl->p->mem_cap_bytes && i > first && bytes > pl->p->mem_cap_bytes) return FU_OK;
-      memset(&pl->tmp[nb], 0, sizeof pl->tmp[nb]);
-      pl->tmp[nb].first = first;
-      pl->tmp[nb].last = i;
-      nb++;
-      first = i + 1;
-      bytes = 0;
-    }
-  }
+  if (!fu__polish_buckets(pl, pl->cut, &nb)) return FU_OK;
   pl->sims++;
-  return fu_sim_iter_buckets(w, pl->p, pl->c, pl->prof, pl->tmp, nb, iter);
+  return fu_sim_iter_buckets(pl->w, pl->p, pl->c, pl->prof, pl->tmp, nb, iter);
 }
 
 /* Tries the cuts in pl->cut; keeps them if they beat the best. */
@@ -524,6 +619,22 @@ static int fu__polish_seed(fu__polish *pl, const fu_plan *q) {
   return fu__polish_try(pl, &better);
 }
 
+/* Several types: the one-type DP's buckets over the whole ready order (as if any two gradients
+ * could share one), each sent as one operation per type in it: a cut at each type's last
+ * gradient inside each of its buckets. */
+static int fu__polish_seed_segments(fu__polish *pl) {
+  fu_bucket *b = NULL;
+  size_t nb = 0;
+  FU_CHECK(fu__optimal_dp(pl->w, pl->p, pl->c, pl->prof, &b, &nb, NULL));
+  memset(pl->cut, 0, pl->w->ngrads);
+  for (size_t k = 0; k < nb; k++)
+    for (size_t i = b[k].first; i <= b[k].last; i++)
+      pl->cut[i] = pl->next[i] == FU__NONE || pl->next[i] > b[k].last;
+  free(b);
+  int better;
+  return fu__polish_try(pl, &better);
+}
+
 /* Where the engine charges more than the DP models (compute slowed beside communication,
  * several streams or shared links, a cut or Pareto state the DP could not keep), the DP's
  * buckets are a start: the plans `fusim plan` compares and a cap sweep are simulated as seeds,
@@ -560,14 +671,18 @@ static int fu__polish_run(fu__polish *pl, const fu_bucket *dp, size_t ndp, int m
     q.cap_bytes = cap;
     FU_CHECK(fu__polish_seed(pl, &q));
   }
-  if (moves) FU_CHECK(fu__polish_refit(pl, dp, ndp));
-  /* A small workload: every contiguous bucketing (2^(n-1), at most 256) is simulated, so the
-   * result is the engine's best, which single moves can miss where two must be made at once (two
-   * streams, a host timeline: 6 gradients 1.07% above their best). */
-  if (moves && n >= 2 && n - 1 <= FU__POLISH_ALL_CUTS) {
-    for (uint32_t mask = 0; mask < (1u << (n - 1)); mask++) {
-      for (size_t i = 0; i + 1 < n; i++) pl->cut[i] = (uint8_t)((mask >> i) & 1);
-      pl->cut[n - 1] = 1;
+  if (pl->ntypes > 1) FU_CHECK(fu__polish_seed_segments(pl));
+  /* the refit stretches ready times between contiguous buckets: one type only */
+  if (moves && pl->ntypes == 1) FU_CHECK(fu__polish_refit(pl, dp, ndp));
+  /* A small workload: every contiguous bucketing (2^(n-1), at most 256; with several types,
+   * every one of each type's gradients) is simulated, so the result is the engine's best, which
+   * single moves can miss where two must be made at once (two streams, a host timeline: 6
+   * gradients 1.07% above their best). A cut is free but at a type's last gradient. */
+  size_t nfree = n - pl->ntypes;
+  if (moves && nfree >= 1 && nfree <= FU__POLISH_ALL_CUTS) {
+    for (uint32_t mask = 0; mask < (1u << nfree); mask++) {
+      for (size_t i = 0, k = 0; i < n; i++)
+        pl->cut[i] = pl->next[i] == FU__NONE ? 1 : (uint8_t)((mask >> k++) & 1);
       int better;
       FU_CHECK(fu__polish_try(pl, &better));
     }
@@ -587,28 +702,30 @@ static int fu__polish_run(fu__polish *pl, const fu_bucket *dp, size_t ndp, int m
   int improved = moves;
   while (improved && pl->sims < budget) {
     improved = 0;
-    for (size_t i = 0; i + 1 < n && pl->sims < budget; i++) {
-      if (!pl->best_cut[i]) continue;
+    /* a cut moves within its type's gradients (prev, next); a type's last one stays */
+    for (size_t i = 0; i < n && pl->sims < budget; i++) {
+      size_t before = pl->prev[i], after = pl->next[i];
+      if (!pl->best_cut[i] || after == FU__NONE) continue;
       int better = 0;
       memcpy(pl->cut, pl->best_cut, n);
       pl->cut[i] = 0; /* merge the two buckets around this cut */
       FU_CHECK(fu__polish_try(pl, &better));
-      if (!better && i > 0 && !pl->best_cut[i - 1]) {
+      if (!better && before != FU__NONE && !pl->best_cut[before]) {
         memcpy(pl->cut, pl->best_cut, n);
-        pl->cut[i] = 0, pl->cut[i - 1] = 1;
+        pl->cut[i] = 0, pl->cut[before] = 1;
         FU_CHECK(fu__polish_try(pl, &better));
       }
-      if (!better && !pl->best_cut[i + 1]) {
+      if (!better && !pl->best_cut[after]) {
         memcpy(pl->cut, pl->best_cut, n);
-        pl->cut[i] = 0, pl->cut[i + 1] = 1;
+        pl->cut[i] = 0, pl->cut[after] = 1;
         FU_CHECK(fu__polish_try(pl, &better));
       }
       improved |= better;
     }
     /* where no cut moved for the better, a split: the moves above never add a bucket (two
        streams: one 8-gradient case 11% slower than its best contiguous bucketing) */
-    for (size_t i = 0; !improved && i + 1 < n && pl->sims < budget; i++) {
-      if (pl->best_cut[i]) continue;
+    for (size_t i = 0; !improved && i < n && pl->sims < budget; i++) {
+      if (pl->best_cut[i]) continue; /* (a type's last gradient is always cut) */
       memcpy(pl->cut, pl->best_cut, n);
       pl->cut[i] = 1;
       FU_CHECK(fu__polish_try(pl, &improved));
@@ -617,53 +734,89 @@ static int fu__polish_run(fu__polish *pl, const fu_bucket *dp, size_t ndp, int m
   return FU_OK;
 }
 
+/* The polish's scratch: cuts, buckets and each gradient's type and neighbours of its type. */
+static int fu__polish_init(fu__polish *pl, const fu_workload *w, const fu_plan *p,
+                           const fu_comm *c, const fu_profile *prof) {
+  size_t n = w->ngrads;
+  *pl = (fu__polish){.w = w, .p = p, .c = c, .prof = prof, .best_us = INFINITY};
+  pl->cut = malloc(n);
+  pl->best_cut = malloc(n);
+  pl->tmp = malloc(n * sizeof *pl->tmp);
+  pl->type = malloc(n * sizeof *pl->type);
+  pl->prev = malloc(n * sizeof *pl->prev);
+  pl->next = malloc(n * sizeof *pl->next);
+  pl->open = malloc(n * sizeof *pl->open);
+  pl->open_bytes = malloc(n * sizeof *pl->open_bytes);
+  if (!pl->cut || !pl->best_cut || !pl->tmp || !pl->type || !pl->prev || !pl->next ||
+      !pl->open || !pl->open_bytes)
+    return FU_ENOMEM;
+  FU_CHECK(fu__dtype_index(w, pl->type, &pl->ntypes));
+  for (uint32_t t = 0; t < pl->ntypes; t++) pl->open[t] = FU__NONE; /* last seen of type t */
+  for (size_t i = 0; i < n; i++) {
+    uint32_t t = pl->type[i];
+    pl->prev[i] = pl->open[t];
+    pl->next[i] = FU__NONE;
+    if (pl->open[t] != FU__NONE) pl->next[pl->open[t]] = i;
+    pl->open[t] = i;
+  }
+  return FU_OK;
+}
+
+static void fu__polish_finish(fu__polish *pl) {
+  free(pl->cut);
+  free(pl->best_cut);
+  free(pl->tmp);
+  free(pl->type);
+  free(pl->prev);
+  free(pl->next);
+  free(pl->open);
+  free(pl->open_bytes);
+}
+
 int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                       const fu_profile *prof, fu_bucket **out, size_t *nbuckets,
                       fu_search_stats *stats) {
   double t_start = fu__now_ms();
   fu_search_stats st0;
   memset(&st0, 0, sizeof st0);
-  FU_CHECK(fu__optimal_dp(w, p, c, prof, out, nbuckets, &st0));
+  /* Several types: each type's DP alone, a start the polish (always run) improves on. */
+  int mixed = fu_workload_mixed_dtypes(w);
+  if (mixed) FU_CHECK(fu__search_per_dtype(w, p, c, prof, fu__optimal_dp, out, nbuckets, &st0));
+  else FU_CHECK(fu__optimal_dp(w, p, c, prof, out, nbuckets, &st0));
+  st0.dtypes = mixed ? st0.dtypes : 1;
   /* Any contention: the compared plans are simulated as seeds. Material contention (a slowdown
    * over 1%, several streams) or an inexact DP: boundary moves too (their budget above). */
   /* A host timeline (host block v2) and the framework costs it carries are the engine's alone:
    * the DP prices neither (its host model is version 1's hook_us/issue_us), so its plan there is
    * never exact, and so polished (material) whatever the profile's slowdowns. */
   st0.host_timeline = w->host.version >= 2;
-  if (st0.host_timeline) st0.exact = 0;
+  if (st0.host_timeline || mixed) st0.exact = 0;
   int contended = prof->comm_slowdown != 1.0 || prof->copy_slowdown != 1.0 || p->comm_streams > 1;
   int material = prof->comm_slowdown > 1.01 || prof->copy_slowdown > 1.01 ||
                  p->comm_streams > 1 || !st0.exact;
   int st = FU_OK;
   if (contended || material) {
-    size_t n = w->ngrads;
-    fu__polish pl = {w, p, c, prof, malloc(n), malloc(n), INFINITY, malloc(n * sizeof(fu_bucket)), 0};
-    if (!pl.cut || !pl.best_cut || !pl.tmp) st = FU_ENOMEM;
+    fu__polish pl;
+    st = fu__polish_init(&pl, w, p, c, prof);
     if (st == FU_OK) st = fu__polish_run(&pl, *out, *nbuckets, material, &st0.dp_simulated_us);
+    size_t nb = 0;
+    fu_bucket *b = NULL;
     if (st == FU_OK) {
-      size_t nb = 0;
-      for (size_t i = 0; i < n; i++) nb += pl.best_cut[i];
-      fu_bucket *b = calloc(nb, sizeof *b);
+      fu__polish_buckets(&pl, pl.best_cut, &nb); /* the best kept the cap */
+      b = malloc(nb * sizeof *b);
       if (!b) st = FU_ENOMEM;
-      for (size_t i = 0, k = 0, first = 0; st == FU_OK && i < n; i++)
-        if (pl.best_cut[i]) {
-          b[k].first = first;
-          b[k++].last = i;
-          first = i + 1;
-        }
-      if (st == FU_OK) {
-        fu_plan_fill_buckets(w, b, nb);
-        free(*out);
-        *out = b;
-        *nbuckets = nb;
-        st0.simulated_us = pl.best_us;
-        st0.sims = pl.sims;
-        st0.polished = 1;
-      }
     }
-    free(pl.cut);
-    free(pl.best_cut);
-    free(pl.tmp);
+    if (st == FU_OK) {
+      memcpy(b, pl.tmp, nb * sizeof *b);
+      fu_plan_fill_buckets(w, b, nb);
+      free(*out);
+      *out = b;
+      *nbuckets = nb;
+      st0.simulated_us = pl.best_us;
+      st0.sims = pl.sims;
+      st0.polished = 1;
+    }
+    fu__polish_finish(&pl);
     if (st != FU_OK) {
       free(*out);
       *out = NULL;
@@ -675,9 +828,10 @@ int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
   return st;
 }
 
-int fu_search_mgwfbp(const fu_workload *w, const fu_plan *p, const fu_comm *c,
-                     const fu_profile *prof, fu_bucket **out, size_t *nbuckets,
-                     fu_search_stats *stats) {
+/* MG-WFBP's rule over the whole ready order (one element type). */
+static int fu__mgwfbp_one(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                          const fu_profile *prof, fu_bucket **out, size_t *nbuckets,
+                          fu_search_stats *stats) {
   double t_start = fu__now_ms();
   *out = NULL;
   *nbuckets = 0;
@@ -746,4 +900,18 @@ done:
   free(b);
   fu__ctx_finish(&x);
   return st;
+}
+
+int fu_search_mgwfbp(const fu_workload *w, const fu_plan *p, const fu_comm *c,
+                     const fu_profile *prof, fu_bucket **out, size_t *nbuckets,
+                     fu_search_stats *stats) {
+  if (!fu_workload_mixed_dtypes(w)) {
+    FU_CHECK(fu__mgwfbp_one(w, p, c, prof, out, nbuckets, stats));
+    if (stats) stats->dtypes = 1;
+    return FU_OK;
+  }
+  double t_start = fu__now_ms();
+  FU_CHECK(fu__search_per_dtype(w, p, c, prof, fu__mgwfbp_one, out, nbuckets, stats));
+  if (stats) stats->elapsed_ms = fu__now_ms() - t_start;
+  return FU_OK;
 }

@@ -29,6 +29,7 @@ typedef struct fu_search_stats {
   uint64_t sims;             /* simulations the polish ran */
   double simulated_us;       /* polished: the simulated iteration of the result */
   double dp_simulated_us;    /* polished: the simulated iteration of the DP's own buckets */
+  uint32_t dtypes;           /* element types among the gradients (several: searched per type) */
 } fu_search_stats;
 
 /* Optimal contiguous bucketing over the ready order: minimises the iteration time the engine
@@ -50,6 +51,12 @@ typedef struct fu_search_stats {
  * streams, an inexact DP) the DP is also re-run on the ready times the engine produced (up to
  * 4 rounds) and single boundary moves are taken while they help (at most min(6n + 200, 1000,
  * 1e5 / n) simulations, at least 32).
+ * Several element types (fu_bucket: a bucket holds one type, a contiguous run of that type's
+ * own gradients): the DP runs on each type's gradients alone (it cannot see the other types'
+ * operations on the stream), and the polish above always runs, its cuts and moves taken within
+ * each type's gradients, seeded also by the one-type DP over the whole ready order with each of
+ * its buckets sent as one operation per type. Buckets go by their last gradient's ready order.
+ * Never worse than the plans it seeds from; the optimum is not guaranteed (never exact).
  * *out is malloc'd. stats may be NULL. */
 int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                       const fu_profile *prof, fu_bucket **out, size_t *nbuckets,
@@ -59,7 +66,9 @@ int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
  * group's communication would still be running when that gradient is ready and either it has
  * not started yet, or the wait for the gradient is shorter than the start-up time saved
  * (t(a) + t(b) - t(a+b), alpha for a Hockney curve). As in the authors' code
- * (HKBU-HPML/MG-WFBP, _generate_groups_mgwfbp). O(n). *out is malloc'd. */
+ * (HKBU-HPML/MG-WFBP, _generate_groups_mgwfbp). O(n). With several element types the rule
+ * runs on each type's gradients alone (it does not see the other types' operations), the
+ * buckets then going by their last gradient's ready order. *out is malloc'd. */
 int fu_search_mgwfbp(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                      const fu_profile *prof, fu_bucket **out, size_t *nbuckets,
                      fu_search_stats *stats);

@@ -25,6 +25,8 @@ echo "[{\"fusion\": \"buckets:$T/none.json\"}]" >"$T/p5.json"
 refused 66 "none.json" "$FUSIM" validate --workload "$W" --plan "$T/p5.json" --no-store
 # gradients of two element types interleaved: DDP's buckets per type are not runs of the arena
 refused 64 "lies among gradients of another element type" "$FUSIM" validate --workload "$FUSIM_SOURCE_ROOT/tests/plan/mixed_dtypes.json" --fusion ddp --no-store
+# the optimal search buckets each type apart now; the executor still refuses its interleaved runs
+refused 64 "lies among gradients of another element type" "$FUSIM" validate --workload "$FUSIM_SOURCE_ROOT/tests/plan/mixed_dtypes.json" --fusion optimal --no-store
 refused 64 "names no workload" "$FUSIM" validate --workload ,, --no-store
 refused 64 "separate runs" "$FUSIM" validate --workload "$W" --fusion-table --no-store
 # one plan by predict's flags (they were refused as unknown, and --fusion was read as a prefix of
