@@ -252,9 +252,12 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
              fu_format_size(rows[k].plan.mem_cap_bytes, sz, sizeof sz));
   const char *rest = strchr(r0->plan, ' ');
   printf("\nevery plan: %s\n", rest ? rest + 1 : "");
-  if (isnan(opt_sim_us))
-    printf("MG-WFBP and optimal: left out, the workload's gradients have more than one element "
-           "type (both searches cut contiguous runs of the ready order)\n");
+  if (stats->dtypes > 1)
+    printf("optimal: %zu tensors of %u element types, one type a bucket: each type's DP on its own "
+           "gradients (%llu candidates) and the other plans seeded a simulated search (%llu "
+           "simulations): %.1f us, %.2f ms in all\n",
+           r0->ngrads, stats->dtypes, (unsigned long long)stats->candidates,
+           (unsigned long long)stats->sims, stats->simulated_us, stats->elapsed_ms);
   else if (stats->polished)
     printf("optimal: DP over %zu tensors (%llu candidates); %s the DP leaves out "
            "(comm_slowdown %.4g, copy_slowdown %.4g, %d stream%s), so its "
@@ -299,20 +302,14 @@ static int fu__fit_optimal(const fu__opts *o, fu__row *row, const fu_plan *base,
   return FU_OK;
 }
 
-/* The comparison: six plans, ranked; the two searches (last) left out of a workload whose
- * gradients have several element types, which they cannot bucket. */
+/* The comparison: six plans, ranked. */
 static int fu__compare(const fu__opts *o, const fu_workload *w, const fu_plan *base,
                        const fu_comm *c, const fu_profile *prof) {
   static const char *const plans[][2] = {{"none", "none"}, {"single", "single"},
                                          {"DDP default", "ddp"}, {"Horovod default", "horovod"},
                                          {"MG-WFBP", "mgwfbp"}, {"optimal", "optimal"}};
   enum { NPLANS = sizeof plans / sizeof plans[0] };
-  size_t nplans = fu_workload_mixed_dtypes(w) ? NPLANS - 2 : NPLANS;
-  if (nplans < NPLANS && o->save_buckets) {
-    fu_error("plan --save-buckets: the workload's gradients have more than one element type, "
-             "which the optimal search cannot bucket");
-    return FU_EUSAGE;
-  }
+  size_t nplans = NPLANS;
   fu__row rows[NPLANS];
   memset(rows, 0, sizeof rows);
   fu_search_stats stats;

@@ -267,7 +267,8 @@ int fu_plan_save_buckets(const char *path, const fu_workload *w, const fu_bucket
   for (size_t k = 0; k < nb && root; k++) {
     json_t *names = json_array();
     for (size_t i = b[k].first; i <= b[k].last && names; i++)
-      if (json_array_append_new(names, json_string(w->grads[i].name)) != 0) {
+      if (fu_bucket_has(w, &b[k], i) && /* its type's gradients only */
+          json_array_append_new(names, json_string(w->grads[i].name)) != 0) {
         json_decref(names);
         names = NULL;
       }

@@ -179,7 +179,7 @@ void fu_bucket_sum(const fu_workload *w, const fu_bucket *b, size_t *ntensors, u
 uint64_t fu_buckets_largest_fused(const fu_bucket *b, size_t nb);
 
 /* Writes buckets as a bucket file (the form --fusion buckets:FILE reads): a JSON list of lists of
- * tensor names, in ready order; written whole or not at all (fu_output.h). Says on stderr where
+ * tensor names, each bucket's own (fu_bucket_has: one type's), in ready order; written whole or not at all (fu_output.h). Says on stderr where
  * they went. */
 int fu_plan_save_buckets(const char *path, const fu_workload *w, const fu_bucket *b, size_t nb);
 
