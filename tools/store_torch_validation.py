@@ -41,6 +41,7 @@ with gpus = N and every rank's medians and skew.
 """
 import argparse
 import atexit
+import copy
 import json
 import os
 import re
@@ -61,6 +62,17 @@ import torch_runs
 def die(msg, status=65):
     print("store_torch_validation: " + msg, file=sys.stderr)
     sys.exit(status)
+
+
+def source_commit():
+    """The commit of this tool's checkout (the measurements' git_commit), whatever the current
+    folder (from another, git named none or another repository's); None outside a checkout."""
+    try:
+        p = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                           text=True, cwd=os.path.dirname(os.path.abspath(__file__)))
+    except OSError:   # no git
+        return None
+    return p.stdout.strip() if p.returncode == 0 and p.stdout.strip() else None
 
 
 def fusim_json(fusim, args):
@@ -849,8 +861,11 @@ def main():
         run = torch_runs.load(path)
     except (ValueError, EOFError, OSError) as e:   # a cut or damaged file, gzipped or not
         die("%s: not readable as a validation run (%s: %.100s)" % (path, type(e).__name__, e))
-    if run.get("format") != "fusim-torch-validation-1" or not run.get("models"):
-        die("%s: not a validation run with models" % path)
+    bad = torch_runs.problem(run)   # before any work: a damaged row ended in a traceback
+    if bad:
+        die("%s: %s" % (path, bad))
+    if shutil.which(a.fusim) is None:
+        die("%s: no fusim executable there (build it: ninja -C build; or give --fusim)" % a.fusim, 66)
     gpus = int(run.get("world_size", 1))
     link = a.link or topology_link((run.get("machine") or {}).get("topology"))
     db = a.db or os.environ.get("FUSIM_DB") or "fusim.db"
@@ -861,19 +876,25 @@ def main():
     if not a.no_store and not a.again and os.path.isfile(db):
         # a run stored twice counts its iterations twice in every view over the database
         con = sqlite3.connect(db)
-        try:   # the run as stored, under any spelling of its path
-            stored = con.execute("SELECT json_extract(json, '$.run') FROM measurements "
-                                 "WHERE json_extract(json, '$.harness') = 'tools/validate_torch.py'").fetchall()
+        try:   # the run as stored, under any spelling of its path or from another copy of it
+            stored = con.execute(
+                "SELECT json_extract(json, '$.run'), json_extract(json, '$.plan_label'), "
+                "json_extract(json, '$.times_us') FROM measurements "
+                "WHERE json_extract(json, '$.harness') = 'tools/validate_torch.py'").fetchall()
         except sqlite3.Error:
             stored = []   # no measurements table yet: fusim makes the schema
         finally:
             con.close()
-        n = sum(1 for (q,) in stored if q and os.path.realpath(q) == os.path.realpath(path))
+        # a row's own iteration times tell it from any other run's (a copy of the run folder in
+        # another checkout has another path)
+        mine = {(r["plan_label"], json.dumps(r["times_us"])) for m in run["models"] for r in m["rows"]}
+        n = sum(1 for (q, label, times) in stored
+                if (q and os.path.realpath(q) == os.path.realpath(path)) or
+                (times and (label, json.dumps(json.loads(times))) in mine))
         if n:
             die("%s: this run is stored in %s already (%d measurements); --again stores it once more "
                 "(its iterations then count twice), --no-store prints it" % (path, db, n))
-    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or None
+    commit = source_commit()
     tmp = tempfile.mkdtemp(prefix="fusim-torchval-")
     atexit.register(shutil.rmtree, tmp, ignore_errors=True)   # scaled workloads: scratch only
     fwc = None
@@ -902,17 +923,28 @@ def main():
         if workload not in rhos:
             rhos[workload] = loop_corr([g for g in run["models"] if g["workload"] == workload])
         return rhos[workload]
-    for m in run["models"]:   # every file before any work: a missing one ended in a traceback
-        wpath = os.path.join(a.rundir, "wl_%s.json" % m.get("workload"))
+    captured = {}   # every file before any work: a missing or damaged one ended in a traceback
+    for m in run["models"]:
+        wpath = os.path.join(a.rundir, "wl_%s.json" % m["workload"])
         if not os.path.isfile(wpath):
-            die("%s: no such file (the run's captured workload of %s)" % (wpath, m.get("workload")), 66)
+            die("%s: no such file (the run's captured workload of %s)" % (wpath, m["workload"]), 66)
+        try:
+            with open(wpath) as f:
+                wl = json.load(f)
+        except (OSError, ValueError) as e:
+            die("%s: not readable as a workload (%s: %.100s)" % (wpath, type(e).__name__, e))
+        if not isinstance(wl, dict) or (wl.get("host") or {}).get("version") != 2:
+            die("%s: no host block of version 2 (the host timeline tools/capture_torch.py writes, "
+                "which every row is predicted from)" % wpath)
+        if fwc is None and not all(isinstance(wl["host"].get(g), dict) for g in ("ddp", "hooks")):
+            die("%s: host block without the frameworks' costs (host.ddp and host.hooks, which "
+                "the run's rows are predicted with; --framework-costs gives them)" % wpath)
+        captured[m["workload"]] = wl
     # the frameworks' buckets (each row's, from runs.json) as files fusim reads: kept with the run
     # where stored (the database's plan names the file), else scratch (the run folder untouched)
     bdir = os.path.join(tmp if a.no_store else a.rundir, "buckets")
     for m in run["models"]:
-        wpath = os.path.join(a.rundir, "wl_%s.json" % m["workload"])
-        with open(wpath) as f:
-            wl = json.load(f)
+        wl = copy.deepcopy(captured[m["workload"]])   # a model in several plan groups: each its own
         if fwc is not None:
             wl["host"].update({"ddp": fwc["ddp"], "hooks": fwc["hooks"],
                                "copy_gbps": fwc["copy_gbps"]})
@@ -1043,8 +1075,8 @@ def main():
                      ck[-1][0] if ck[-1] else None, ck[-1][1] if ck[-1] else None, commit,
                      note,
                      json.dumps({"harness": "tools/validate_torch.py", "run": path,
-                                 "plan_label": r["plan_label"], "machine": run["machine"],
-                                 "command": run["command"], "overhead_measured_us": ov_m,
+                                 "plan_label": r["plan_label"], "machine": run.get("machine"),
+                                 "command": run.get("command"), "overhead_measured_us": ov_m,
                                  "overhead_predicted_us": ov_p,
                                  "host_scale": hf, "gpu_scale": gf, "fw_scale": ff,
                                  "fw_model_scale": mf,
