@@ -1,5 +1,5 @@
 /* cmd_predict.c: fusim predict: one workload under one fusion plan -> the predicted iteration,
- * its interval from the fits' confidence intervals, where the time goes, a per-bucket table,
+ * its 95% interval (fu_result.interval_from says from what), where the time goes, a per-bucket table,
  * optionally a Chrome trace; the prediction is stored in the results database. */
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +19,9 @@ static const char fu__head[] =
     "usage: fusim predict --workload FILE|NAME [options]\n"
     "\n"
     "Simulates one training iteration of the workload under a fusion plan and prints the\n"
-    "iteration time with its interval (every operation at the 95% CI bounds of its fit),\n"
+    "iteration time with its 95% interval (every operation at the 95% CI bounds of its fit;\n"
+    "an estimate's compute at its compute_rel; with a host block, the measured run-to-run\n"
+    "spreads and the framework costs' bounds it gives),\n"
     "compute, communication, exposed communication, overlap fraction, bus utilisation (achieved\n"
     "bus bandwidth of the operations over the best the fitted curve reaches at any size, and at\n"
     "least its measured peak: never above 100%), operations, fusion buffer bytes (for each\n"

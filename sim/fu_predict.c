@@ -1063,6 +1063,9 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   out->iter_us = e->makespan_us;
   out->iter_lo_us = lo < out->iter_us ? lo : out->iter_us;
   out->iter_hi_us = hi > out->iter_us ? hi : out->iter_us;
+  out->interval_from = v2                   ? "the fits' CIs and the host block's measured spreads"
+                      : w->compute_rel > 0 ? "the fits' CIs and the estimate's compute_rel"
+                                           : "the fits' CIs";
   /* With a host timeline, compute is the step simulated without communication or framework
    * (the host may bound it); otherwise the workload's own times. */
   out->compute_us = v2 ? alone : K * (w->fwd_us + w->bwd_us) + w->opt_us;

@@ -62,6 +62,7 @@ typedef struct fu_result {
   double iter_us;            /* predicted iteration time */
   double iter_lo_us, iter_hi_us; /* 95% interval: the fits' CIs, an estimate's compute_rel,
                                     and the measured spreads of a host timeline ("interval") */
+  const char *interval_from; /* what the interval carries, for the table (a static string) */
   double compute_us;         /* fwd + bwd (+ opt) as the workload gives them, x accum steps */
   double comm_us;            /* wall time of communication: the union of the operations' intervals */
   double pack_us;            /* sum of the buckets' pack + hand-off + unpack times */

@@ -33,8 +33,8 @@ int fu_result_print_table(FILE *out, const fu_result *r) {
   fprintf(out, "plan           %s\n", r->plan);
   char note[192];
   fprintf(out, "comm           %s  (%s)\n", r->comm, fu_result_comm_note(r, note, sizeof note));
-  fprintf(out, "iteration      %.1f us   [%.1f, %.1f] from the fits' 95%% CIs\n", r->iter_us,
-          r->iter_lo_us, r->iter_hi_us);
+  fprintf(out, "iteration      %.1f us   [%.1f, %.1f] 95%% interval from %s\n", r->iter_us,
+          r->iter_lo_us, r->iter_hi_us, r->interval_from ? r->interval_from : "the fits' CIs");
   fprintf(out, "compute        %.1f us\n", r->compute_us);
   fprintf(out, "communication  %.1f us in %zu op%s (+ %.1f us pack, hand-off, unpack)\n",
           r->comm_us, r->n_ops, r->n_ops == 1 ? "" : "s", r->pack_us);

@@ -146,4 +146,13 @@ check "ddp, overlap off, 2 streams: priced, two warning lines" $?
   --no-store --format json > "$tmp/hk.json"
 near "$(field "$tmp/hk.json" iter_us)" 1750 1e-6; check "hooks, copy, all-reduce: copied back, 1750" $?
 
+# the table names what its interval carries: with a host block the measured spreads (it said
+# "from the fits' 95% CIs" whatever the workload), the fits' CIs alone without one
+"$fusim" predict --workload "$wl" --profile "$prof" --comm offload --framework ddp --no-store > "$tmp/t.txt"
+grep -q "^iteration .* 95% interval from the fits' CIs and the host block's measured spreads$" "$tmp/t.txt"
+check "table: a host timeline's interval names its measured spreads" $?
+"$fusim" predict --workload "$here/data/tiny.json" --profile "$prof" --comm offload --no-store > "$tmp/t.txt"
+grep -q "^iteration .* 95% interval from the fits' CIs$" "$tmp/t.txt"
+check "table: without a host block, the fits' CIs" $?
+
 finish cli_framework
