@@ -55,6 +55,7 @@ Example (on the GPU machine):
 import argparse
 import importlib
 import json
+import os
 import statistics
 import sys
 import time
@@ -122,13 +123,34 @@ def build(name, batch, device, seq, channels_last=True):
         return build_resnet50(batch, device, channels_last)
     if name == "bert_large":
         return build_bert_large(batch, device, seq)
-    if ":" in name:
-        mod, fn = name.split(":", 1)
-        r = getattr(importlib.import_module(mod), fn)(batch, device)
+    if user_model_name(name):
+        try:
+            r = load_builder(name)(batch, device)
+        except ValueError as e:
+            _die(str(e), 64)
         if len(r) == 3:
             r = tuple(r) + (None,)
         return r
     _die("unknown model '%s' (resnet50, bert_large or package.module:function)" % name, 64)
+
+
+def user_model_name(name):
+    """Whether name is a model of the user's own: package.module:function, both parts given."""
+    mod, colon, fn = name.partition(":")
+    return bool(colon and mod and fn and ":" not in fn)
+
+
+def load_builder(name):
+    """The builder of a model of the user's own, name "package.module:function", its module found
+    on sys.path (PYTHONPATH, tools/, or the current directory, as validate_torch looks). Raises
+    ValueError, one line, where the module or the function cannot be loaded."""
+    mod, _, fn = name.partition(":")
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
+    try:
+        return getattr(importlib.import_module(mod), fn)
+    except (ImportError, AttributeError, ValueError) as e:
+        raise ValueError("cannot load the model builder %s (%s: %s)" % (name, type(e).__name__, e))
 
 
 class _ReadyHooks:
@@ -589,6 +611,9 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.memory_format == "nchw" and a.model != "resnet50":
         _die("--memory-format nchw is resnet50's (a model of your own lays its tensors out itself)", 64)
+    if a.model not in ("resnet50", "bert_large") and not user_model_name(a.model):
+        # before PyTorch is imported: a mistyped name was told to install it
+        _die("unknown model '%s' (resnet50, bert_large or package.module:function)" % a.model, 64)
     if a.batch < 1 or a.iters < 3 or a.warmup < 1 or a.seq < 1:
         _die("--batch and --seq must be >= 1, --iters >= 3, --warmup >= 1", 64)
     if a.model_cost_spacing and not (a.model_cost_buckets and a.model_cost_rounds > 0):

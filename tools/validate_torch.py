@@ -216,14 +216,10 @@ def user_model(name, batch):
     tools/capture_torch.py takes it (the optimizer, if any, is not used: every runner trains with
     make_opt's, --optimizer). The module is found on sys.path (PYTHONPATH, or the current directory).
     A module or function that cannot be loaded, or a result of the wrong shape, exits 64."""
-    import importlib
-    mod, _, fn = name.partition(":")
-    if os.getcwd() not in sys.path:
-        sys.path.append(os.getcwd())
     try:
-        build = getattr(importlib.import_module(mod), fn)
-    except (ImportError, AttributeError, ValueError) as e:
-        die("--models: cannot load the model builder %s (%s: %s)" % (name, type(e).__name__, e), 64)
+        build = capture_torch.load_builder(name)
+    except ValueError as e:
+        die("--models: %s" % e, 64)
     r = build(batch, "cuda")
     if not isinstance(r, (tuple, list)) or len(r) not in (3, 4) or not callable(r[2]):
         die("--models: %s must return (model, inputs, loss_fn[, optimizer]) with loss_fn(model, "

@@ -2,7 +2,10 @@
 """capture_cli.py: tools/capture_torch.py's refusals that come before PyTorch is imported (so they
 run here, without it): one line on stderr, exit 64, nothing written.
   - --memory-format nchw on a model not resnet50 (a model of your own lays its tensors out itself);
-  - --host-ref naming no architecture a reference step exists for (tools/host_ref.py).
+  - --host-ref naming no architecture a reference step exists for (tools/host_ref.py);
+  - --model neither resnet50, bert_large nor package.module:function.
+capture_torch.build on a model of the user's own without PyTorch (a stand-in builder): found in
+the current folder as validate_torch finds it; one that cannot be loaded is one line, exit 64.
 Usage: capture_cli.py"""
 import os
 import subprocess
@@ -20,6 +23,29 @@ with tempfile.TemporaryDirectory() as tmp:
         lines = r.stderr.strip().splitlines()
         if r.returncode != 64 or len(lines) != 1 or word not in lines[0] or os.path.exists(out):
             fails.append("%s: exit %d, stderr %r, written %s" % (what, r.returncode, r.stderr, os.path.exists(out)))
+    # a model name that is neither built in nor package.module:function: refused before PyTorch
+    # (it said "PyTorch is needed", exit 69, as if the name were right)
+    for name in ("resnet5", "a:b:c", ":fn"):
+        r = subprocess.run([sys.executable, TOOL, "--model", name, "--out", out], capture_output=True, text=True)
+        lines = r.stderr.strip().splitlines()
+        if r.returncode != 64 or len(lines) != 1 or "unknown model" not in lines[0] or os.path.exists(out):
+            fails.append("--model %s: exit %d, stderr %r" % (name, r.returncode, r.stderr))
+    # the builder of a model of the user's own, as validate_torch finds it: a module in the current
+    # folder (it was a ModuleNotFoundError traceback there); one that is not there: one line, 64
+    with open(os.path.join(tmp, "my_model_cli.py"), "w") as f:
+        f.write("def net(batch, device):\n    return ('model', [batch], lambda m, x: 0.0)\n")
+    # python -c puts the current folder on the path, python3 tools/capture_torch.py does not
+    call = ("import os, sys; sys.path[:] = [p for p in sys.path if p not in ('', os.getcwd())]; "
+            "sys.path.insert(0, %r); import capture_torch; "
+            "r = capture_torch.build(sys.argv[1], 4, 'cpu', 8); print(r[0], r[1], r[3])"
+            % os.path.dirname(TOOL))
+    r = subprocess.run([sys.executable, "-c", call, "my_model_cli:net"], capture_output=True, text=True, cwd=tmp)
+    if r.returncode != 0 or r.stdout.split() != ["model", "[4]", "None"]:
+        fails.append("a builder in the current folder: exit %d, %r %r" % (r.returncode, r.stdout, r.stderr))
+    r = subprocess.run([sys.executable, "-c", call, "no_such_module_cli:net"], capture_output=True, text=True, cwd=tmp)
+    lines = r.stderr.strip().splitlines()
+    if r.returncode != 64 or len(lines) != 1 or "cannot load the model builder no_such_module_cli:net" not in lines[0]:
+        fails.append("a builder not there: exit %d, stderr %r" % (r.returncode, r.stderr))
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
