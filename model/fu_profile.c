@@ -648,6 +648,11 @@ double fu_curve_time(const fu_curve *c, double bytes, double *lo_us, double *hi_
 
 int fu_curve_extrapolated(const fu_curve *c, double bytes) { return c->max_bytes > 0 && bytes > c->max_bytes; }
 
+int fu_curve_below_measured(const fu_curve *c, double bytes) {
+  double least = c->nseg > 0 ? c->seg[0].first_bytes : 0; /* 0: a profile that does not say */
+  return c->max_bytes > 0 && least > 0 && bytes < least;
+}
+
 fu_algo fu_segment_carry(fu_segment *s, fu_op o, fu_algo a, int p_from, int p_to, const char *gpu) {
   double e = fu_coll_nvls_efficiency(gpu);
   if (a == FU_ALGO_NVLS && o == FU_OP_ALLREDUCE && p_from > 2 && p_to == 2 && e > 0) {

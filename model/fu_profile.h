@@ -135,6 +135,10 @@ double fu_curve_time(const fu_curve *c, double bytes, double *lo_us, double *hi_
  * bandwidth by fu_curve_time). */
 int fu_curve_extrapolated(const fu_curve *c, double bytes);
 
+/* 1 when bytes lies below the smallest size the curve's samples had (its first segment's line
+ * carried down: not measured there); 0 where the curve does not record it. */
+int fu_curve_below_measured(const fu_curve *c, double bytes);
+
 /* Index of the segment that holds bytes. */
 int fu_curve_segment(const fu_curve *c, double bytes);
 

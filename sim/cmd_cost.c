@@ -23,7 +23,9 @@ static const char fu__head[] =
     "definition), the algorithm, and whether the profile measured it at that rank and node count\n"
     "(measured), or the cost model priced it from the profile's fitted link latency and bandwidth,\n"
     "between rank counts it measured (interpolated) or outside them (predicted). Sizes beyond the\n"
-    "largest measured are priced at that size's bandwidth and marked extrapolated.\n";
+    "largest measured are priced at that size's bandwidth and marked extrapolated; sizes below the\n"
+    "smallest measured, on the first segment's line, are marked extrapolated too (JSON:\n"
+    "extrapolated_below).\n";
 
 static const char fu__foot[] =
     "\n"
@@ -191,8 +193,10 @@ int fu_cmd_cost(int argc, char **argv) {
                             (json_int_t)sizes[i], /* whole bytes: the size parser takes no fraction of one */
                             "time_us", pr[i].t_us, "lo_us", pr[i].lo_us, "hi_us", pr[i].hi_us, "busbw_gbps",
                             pr[i].busbw_gbps, "algo", pr[i].algo, "measured", pr[i].basis == FU_BASIS_MEASURED,
-                            "basis", fu_cost_basis_name(pr[i].basis), "extrapolated", pr[i].extrapolated,
+                            "basis", fu_cost_basis_name(pr[i].basis), "extrapolated",
+                            pr[i].extrapolated || pr[i].below_bytes > 0,
                             "profile", prof->name);
+      if (o && json_object_set_new(o, "extrapolated_below", json_boolean(pr[i].below_bytes > 0)) != 0) st = FU_ENOMEM;
       if (o && (json_object_set_new(o, "gpus_per_process", json_integer(prof->cluster.job_gpus_per_proc)) != 0 ||
                 json_object_set_new(o, "layout", json_string(layout)) != 0 ||
                 json_object_set_new(o, "nccl_version", ver[0] ? json_string(ver) : json_null()) != 0 ||
@@ -213,7 +217,7 @@ int fu_cmd_cost(int argc, char **argv) {
     for (size_t i = 0; i < ns; i++)
       printf("%s,%d,%d,%.0f,%.10g,%.10g,%.10g,%.10g,%s,%d,%s,%d\n", op, c.ranks, nodes, sizes[i], pr[i].t_us,
              pr[i].lo_us, pr[i].hi_us, pr[i].busbw_gbps, pr[i].algo, pr[i].basis == FU_BASIS_MEASURED,
-             fu_cost_basis_name(pr[i].basis), pr[i].extrapolated);
+             fu_cost_basis_name(pr[i].basis), pr[i].extrapolated || pr[i].below_bytes > 0);
   } else if (st == FU_OK) {
     char cs[64], sz[32];
     printf("%s on %d node%s (%d ranks), profile %s%s%s\n", fu_comm_string(&c, cs, sizeof cs), nodes,
@@ -230,11 +234,14 @@ int fu_cmd_cost(int argc, char **argv) {
     }
     printf("  %12s %12s %23s %10s %-10s %s\n", "bytes", "time_us", "95% interval us", "busbw GB/s", "algo", "basis");
     for (size_t i = 0; i < ns; i++) {
-      char iv[48];
+      char iv[48], below[96] = "", least[32];
       snprintf(iv, sizeof iv, "[%.4g, %.4g]", pr[i].lo_us, pr[i].hi_us);
-      printf("  %12s %12.4g %23s %10.4g %-10s %s%s\n", fu_format_size((uint64_t)sizes[i], sz, sizeof sz), pr[i].t_us,
+      if (pr[i].below_bytes > 0)
+        snprintf(below, sizeof below, ", extrapolated below the smallest size measured (%s)",
+                 fu_format_size((uint64_t)pr[i].below_bytes, least, sizeof least));
+      printf("  %12s %12.4g %23s %10.4g %-10s %s%s%s\n", fu_format_size((uint64_t)sizes[i], sz, sizeof sz), pr[i].t_us,
              iv, pr[i].busbw_gbps, pr[i].algo, fu_cost_basis_name(pr[i].basis),
-             pr[i].extrapolated ? ", extrapolated past the largest size measured" : "");
+             pr[i].extrapolated ? ", extrapolated past the largest size measured" : "", below);
     }
     for (size_t i = 0; i < ns; i++)
       if (fu__nvls_derived(prof, &pr[i])) {

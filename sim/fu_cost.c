@@ -464,6 +464,7 @@ int fu_cost_comm(const fu_profile *prof, const char *op, const char *link, int r
   double at; /* the size whose line prices it (a larger one where padding costs less) */
   out->t_us = fu__comm_time(&cv, bytes, &out->lo_us, &out->hi_us, &at);
   out->extrapolated = fu_curve_extrapolated(&cv, bytes);
+  if (fu_curve_below_measured(&cv, bytes)) out->below_bytes = cv.seg[0].first_bytes;
   double f = fu_busbw_factor(o, ranks);
   out->busbw_gbps = out->t_us > 0 ? (f > 0 ? f : 1.0) * bytes / out->t_us / 1e3 : 0;
   if (strcmp(cv.algo, "model") == 0) {

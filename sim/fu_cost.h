@@ -107,6 +107,8 @@ typedef struct fu_comm_price {
                                 algorithm and protocol ("ring/Simple") */
   fu_cost_basis basis;       /* measured / interpolated / predicted */
   int extrapolated;          /* 1: beyond the largest size measured (at that size's bandwidth) */
+  double below_bytes;        /* > 0: below the smallest size measured, this one (the first
+                                segment's line carried down, not a measurement there) */
 } fu_comm_price;
 
 /* Price one operation of `bytes`. */

@@ -149,6 +149,17 @@ check "a segment whose CI spans zero is flagged in the table and v_fit_quality" 
 [ "$(js "$tmp/c.json" "[r['extrapolated'] for r in j]")" = "[False, True]" ] &&
   [ "$(js "$tmp/c.json" "abs(j[1]['time_us'] / j[0]['time_us'] - 4) < 1e-6")" = True ]
 check "beyond the largest size measured: priced at its bandwidth (4x the time at 4x), marked extrapolated" $?
+# below the smallest size measured: the A100 log's first row is 1048576 B (1 MiB), so 512 KiB and
+# 1 B are the first segment's line carried down, not measurements there (before, they read
+# "measured" with no mark); 1 MiB itself is measured
+"$fusim" import --db "$tmp/small.db" "$pub/a100x8-nvlink-allreduce.txt" >/dev/null &&
+  "$fusim" fit --db "$tmp/small.db" --no-store --out "$tmp/small.json" >/dev/null 2>&1 &&
+  "$fusim" cost --profile "$tmp/small.json" --comm allreduce:8 --bytes 1B,512KiB,1MiB --format json >"$tmp/c.json" &&
+  "$fusim" cost --profile "$tmp/small.json" --comm allreduce:8 --bytes 512KiB >"$tmp/c.txt"
+[ $? -eq 0 ] && [ "$(js "$tmp/c.json" "[(r['extrapolated'], r['extrapolated_below']) for r in j]")" = \
+  "[(True, True), (True, True), (False, False)]" ] &&
+  grep -q "512 KiB .*extrapolated below the smallest size measured (1 MiB)" "$tmp/c.txt"
+check "below the smallest size measured: marked extrapolated (table names the smallest size)" $?
 "$fusim" import --db "$tmp/k.db" "$here/aic-bic.csv" >/dev/null
 for c in aic bic; do
   "$fusim" fit --db "$tmp/k.db" --no-store --criterion $c --format json >"$tmp/$c.json" 2>/dev/null
