@@ -917,6 +917,11 @@ static void fu__label(fu_result *r, const fu_workload *w, const fu_plan *p, cons
                          c->nodes > 0 ? c->nodes : 1, &cv, &basis) != FU_OK)
     basis = FU_BASIS_PREDICTED;
   snprintf(r->comm_basis, sizeof r->comm_basis, "%s", fu_cost_basis_name(basis));
+  r->comm_least_bytes = r->comm_most_bytes = 0;
+  if (c->kind != FU_COMM_OFFLOAD && basis == FU_BASIS_MEASURED && cv.max_bytes > 0 && cv.nseg > 0) {
+    r->comm_least_bytes = cv.seg[0].first_bytes;
+    r->comm_most_bytes = cv.max_bytes;
+  }
   r->layout_gpus = basis != FU_BASIS_MEASURED && c->nodes > 1 ? (prof->cluster.job_gpus_per_proc > 1 ? prof->cluster.job_gpus_per_proc : 1) : 0;
   r->nccl_version = r->layout_gpus > 0 ? prof->cluster.job_nccl_version : 0;
 }

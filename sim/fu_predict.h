@@ -88,6 +88,8 @@ typedef struct fu_result {
   char profile[64];          /* profile name */
   char comm_basis[16];       /* how the collective was priced: "measured" (the profile's curve at
                                 these ranks and nodes), "interpolated" or "predicted" (the cost model) */
+  double comm_least_bytes;   /* a measured curve's smallest and largest sizes (0: not a measured */
+  double comm_most_bytes;    /* curve, or unknown): buckets outside them are extrapolated */
   int layout_gpus;           /* GPUs a process the cost model priced a job across nodes at
                                 (fu_coll_layout_us); 0: the job is on one node or was measured */
   int layout_given;          /* 1: the command named that layout (else one process per GPU, the

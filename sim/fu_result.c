@@ -12,6 +12,15 @@ const char *fu_nccl_source_name(int src) {
   return src == FU_NCCL_GIVEN ? "given" : src == FU_NCCL_PROFILE ? "profile" : "unknown";
 }
 
+void fu_result_ops_outside(const fu_result *r, size_t *below, size_t *above) {
+  *below = *above = 0;
+  for (size_t k = 0; k < r->nbuckets; k++) {
+    double b = (double)r->buckets[k].bytes;
+    *below += r->comm_least_bytes > 0 && b < r->comm_least_bytes;
+    *above += r->comm_most_bytes > 0 && b > r->comm_most_bytes;
+  }
+}
+
 const char *fu_result_comm_note(const fu_result *r, char *buf, size_t len) {
   char lay[112] = "", v[24];
   if (r->layout_gpus > 0 && !r->layout_given) snprintf(lay, sizeof lay, "; one process per GPU assumed");
@@ -33,6 +42,15 @@ int fu_result_print_table(FILE *out, const fu_result *r) {
   fprintf(out, "plan           %s\n", r->plan);
   char note[192];
   fprintf(out, "comm           %s  (%s)\n", r->comm, fu_result_comm_note(r, note, sizeof note));
+  /* a measured curve says nothing of sizes its log did not have: how many ops lie outside */
+  size_t below, above;
+  fu_result_ops_outside(r, &below, &above);
+  if (below > 0)
+    fprintf(out, "               %zu of %zu ops below the smallest size measured (%s): extrapolated\n", below,
+            r->nbuckets, fu_format_size((uint64_t)r->comm_least_bytes, sz, sizeof sz));
+  if (above > 0)
+    fprintf(out, "               %zu of %zu ops above the largest size measured (%s): extrapolated\n", above,
+            r->nbuckets, fu_format_size((uint64_t)r->comm_most_bytes, sz, sizeof sz));
   fprintf(out, "iteration      %.1f us   [%.1f, %.1f] 95%% interval from %s\n", r->iter_us,
           r->iter_lo_us, r->iter_hi_us, r->interval_from ? r->interval_from : "the fits' CIs");
   fprintf(out, "compute        %.1f us\n", r->compute_us);
@@ -155,6 +173,13 @@ static json_t *fu__summary_json(const fu_result *r) {
       r->overlap_frac, "bus_util", r->bus_util, "pack_us", r->pack_us, "n_ops",
       (json_int_t)r->n_ops, "fusion_buffer_bytes", (json_int_t)r->fusion_buffer_bytes,
       "sim_events", (json_int_t)r->sim_events, "estimated", r->estimated);
+  size_t below, above;
+  fu_result_ops_outside(r, &below, &above);
+  if (j && (json_object_set_new(j, "ops_below_measured", json_integer((json_int_t)below)) != 0 ||
+            json_object_set_new(j, "ops_above_measured", json_integer((json_int_t)above)) != 0)) {
+    json_decref(j);
+    return NULL;
+  }
   if (j && r->layout_gpus > 0 &&
       (json_object_set_new(j, "gpus_per_process", json_integer(r->layout_gpus)) != 0 ||
        json_object_set_new(j, "layout", json_string(r->layout_given ? "given" : "assumed")) != 0 ||

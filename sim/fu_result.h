@@ -16,6 +16,10 @@
  * how the collective was priced, with the process layout and NCCL of a job the cost model priced
  * across nodes, into buf. Returns buf. */
 const char *fu_result_comm_note(const fu_result *r, char *buf, size_t len);
+
+/* Buckets priced outside the measured curve's sizes: below its smallest, above its largest (both
+ * 0 when the collective was not priced by a measured curve). O(buckets). */
+void fu_result_ops_outside(const fu_result *r, size_t *below, size_t *above);
 int fu_result_print_table(FILE *out, const fu_result *r);
 
 /* predict's CSV: FU_RESULT_CSV_HEADER then fu_result_csv_fields (plan's CSV wraps the same

@@ -160,6 +160,17 @@ check "beyond the largest size measured: priced at its bandwidth (4x the time at
   "[(True, True), (True, True), (False, False)]" ] &&
   grep -q "512 KiB .*extrapolated below the smallest size measured (1 MiB)" "$tmp/c.txt"
 check "below the smallest size measured: marked extrapolated (table names the smallest size)" $?
+# predict says so too: with --fusion none each of resnet50's gradients is one op, and those under
+# the log's 1 MiB (counted from the workload file itself) are extrapolated; before, only
+# "measured at this rank and node count"
+want=$(python3 -c "import json,sys; print(sum(g['bytes'] < 1048576 for g in json.load(open(sys.argv[1]))['grads']))" \
+  "${FUSIM_SOURCE_ROOT:?}/data/workloads/resnet50.json")
+"$fusim" predict --no-store --workload resnet50 --profile "$tmp/small.json" --comm allreduce:8 --fusion none \
+  --format json >"$tmp/p.json" &&
+  "$fusim" predict --no-store --workload resnet50 --profile "$tmp/small.json" --comm allreduce:8 --fusion none >"$tmp/p.txt"
+[ $? -eq 0 ] && [ "$want" -gt 0 ] && [ "$(js "$tmp/p.json" "(j['ops_below_measured'], j['ops_above_measured'])")" = "($want, 0)" ] &&
+  grep -q "$want of 161 ops below the smallest size measured (1 MiB): extrapolated" "$tmp/p.txt"
+check "predict counts the ops below the smallest size measured ($want of 161 at --fusion none)" $?
 "$fusim" import --db "$tmp/k.db" "$here/aic-bic.csv" >/dev/null
 for c in aic bic; do
   "$fusim" fit --db "$tmp/k.db" --no-store --criterion $c --format json >"$tmp/$c.json" 2>/dev/null
