@@ -376,33 +376,47 @@ int fu_compute_optim_us(const fu_compute *c, const char *name, double ntensors, 
 /* Each launch of one foreach operation as ATen's MultiTensorApply.cuh cuts its tensors: chunks of
  * 65536 elements, at most 320 a launch and at most 110 / 64 / 48 / 36 / 30 tensors for 1..5 lists
  * (96 for one list with a scalar list); a tensor cut by the chunk limit carries on in the next.
- * fn gets each launch's elements and largest chunk. */
+ * fn gets each launch's elements and largest chunk, and how many such launches in a row. O(n):
+ * a tensor's run of full launches is handed over at once, since a what-if's tensor may hold
+ * 1e15 elements (a chunk at a time took hours). */
 static void fu__each_launch(const double *numel, size_t n, int lists, int scalarlist,
-                            void (*fn)(double elements, double chunk, void *arg), void *arg) {
+                            void (*fn)(double elements, double chunk, double count, void *arg),
+                            void *arg) {
   static const int max_tensors[5] = {110, 64, 48, 36, 30};
   const double kchunk = 65536;
-  const int kblocks = 320;
+  const double kblocks = 320;
   int max_t = scalarlist && lists == 1 ? 96 : max_tensors[lists < 1 ? 0 : lists > 5 ? 4 : lists - 1];
-  int nt = 0, nb = 0;
-  double sum = 0, big = 0; /* the launch being filled: its elements and its largest chunk */
+  int nt = 0;
+  double nb = 0, sum = 0, big = 0; /* the launch being filled: its chunks, elements, largest chunk */
   for (size_t i = 0; i < n; i++) {
     double e = numel[i] > 0 ? numel[i] : 0;
-    long nch = (long)ceil(e / kchunk);
-    if (nch == 0) continue; /* ATen skips an empty tensor: it takes no tensor slot */
+    double rem = ceil(e / kchunk); /* chunks of this tensor not yet in a launch */
+    if (rem == 0) continue;        /* ATen skips an empty tensor: it takes no tensor slot */
+    double last_sz = e - (rem - 1) * kchunk;
     nt++;
-    for (long ch = 0; ch < nch; ch++) {
-      double sz = ch == nch - 1 ? e - ch * kchunk : kchunk;
-      nb++, sum += sz;
-      if (sz > big) big = sz;
-      int last = ch == nch - 1;
+    while (rem > 0) {
+      if (nb == 0 && rem > kblocks) { /* whole launches of full chunks, the last chunk left over */
+        double full = floor((rem - 1) / kblocks);
+        fn(kblocks * kchunk, kchunk, full, arg);
+        rem -= full * kblocks;
+        nt = 1; /* the tensor carries on in the next launch */
+        continue;
+      }
+      double take = fmin(rem, kblocks - nb);
+      int last = take == rem;
+      double nfull = take - last;
+      nb += take, rem -= take;
+      sum += nfull * kchunk + (last ? last_sz : 0);
+      if (nfull > 0) big = fmax(big, kchunk);
+      if (last) big = fmax(big, last_sz);
       if (nb == kblocks || (nt == max_t && last)) { /* launch; a tensor cut mid-way carries on */
-        fn(sum, big, arg);
+        fn(sum, big, 1, arg);
         nb = 0, sum = 0, big = 0;
         nt = last ? 0 : 1;
       }
     }
   }
-  if (nb > 0) fn(sum, big, arg);
+  if (nb > 0) fn(sum, big, 1, arg);
 }
 
 typedef struct fu__launch_sums {
@@ -411,11 +425,11 @@ typedef struct fu__launch_sums {
   double launches, moved, chunk, sat, cold_us;
 } fu__launch_sums;
 
-static void fu__add_launch(double sum, double big, void *arg) {
+static void fu__add_launch(double sum, double big, double count, void *arg) {
   fu__launch_sums *s = arg;
-  s->launches += 1, s->moved += sum * s->lists, s->chunk += big * s->lists;
-  s->sat += s->lists * fmax(sum, s->sat_blocks * big);
-  s->cold_us += s->per_touch_us * hypot(s->touches * sum, s->chunk_touches * big);
+  s->launches += count, s->moved += count * sum * s->lists, s->chunk += count * big * s->lists;
+  s->sat += count * s->lists * fmax(sum, s->sat_blocks * big);
+  s->cold_us += count * s->per_touch_us * hypot(s->touches * sum, s->chunk_touches * big);
 }
 
 void fu_optim_launches(const double *numel, size_t n, int lists, int scalarlist, double *launches,

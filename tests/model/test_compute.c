@@ -192,6 +192,20 @@ static void test_optim_launches(void) {
   fu_optim_launches(zero_ones, 111, 1, 0, &l, &m, &ch, 0, NULL);
   EXPECT_REL(l, 1, 1e-12);
   EXPECT_REL(m, 110, 1e-12);
+  /* a what-if's huge tensor, 1e17 elements = 2 x 5^17 full chunks = 1525878906250: 4768371582
+   * launches of 320 and one of the last 10 chunks, each launch's largest chunk 65536; counted in
+   * O(tensors), not a chunk at a time (which took hours) */
+  double huge[2] = {1e17, 3};
+  l = m = ch = 0;
+  fu_optim_launches(huge, 1, 1, 0, &l, &m, &ch, 0, NULL);
+  EXPECT_REL(l, 4768371583.0, 1e-12);
+  EXPECT_REL(m, 1e17, 1e-12);
+  EXPECT_REL(ch, 4768371583.0 * 65536, 1e-12);
+  /* the 3-element tensor after it joins the last launch (10 + 1 chunks, 2 tensors) */
+  l = m = ch = 0;
+  fu_optim_launches(huge, 2, 1, 0, &l, &m, &ch, 0, NULL);
+  EXPECT_REL(l, 4768371583.0, 1e-12);
+  EXPECT_REL(m, 1e17 + 3, 1e-12);
   /* SGD (mul_ 1 list, add_ 2, add_ 2) over one tensor of 100000 (chunks 65536 + 34464):
    * 3 launches, 100000 x (1 + 2 + 2) touched, largest chunk 65536 x 5:
    * 2 x 3 + 1e-6 x 500000 + 8e-5 x 327680 = 32.7144 us */
