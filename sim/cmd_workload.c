@@ -9,6 +9,7 @@
 #include "fu_common.h"
 #include "fu_dtype.h"
 #include "fu_options.h"
+#include "fu_output.h"
 #include "fu_profile.h"
 #include "fu_wlinfo.h"
 #include "fu_workload.h"
@@ -268,7 +269,7 @@ int fu_cmd_workload(int argc, char **argv) {
   fu__dtype_opt dt = {2, FU_PREC_BF16}, gd = {2, FU_PREC_BF16};
   int gd_set = 0, transformer = 0, strict = 0, list = 0, tensors = 0, roof = 0, prec_set = 0, optim_set = 0;
   int arch = (int)t.arch;
-  const char *info = NULL, *check = NULL, *out = NULL, *profile = NULL, *cnn = NULL;
+  const char *info = NULL, *check = NULL, *out = NULL, *profile = NULL, *cnn = NULL, *ops_csv = NULL;
   long image = 224, classes = 1000;
   int seq_set = 0, vocab_set = 0, patch_set = 0, classes_set = 0, image_set = 0;
   static const char *const formats[] = {"channels-last", "nchw", NULL};
@@ -332,7 +333,7 @@ int fu_cmd_workload(int argc, char **argv) {
       FU_OPT_HEADER("output"),
       {FU_OPT_CUSTOM(0, "name", t.name, fu__opt_name, "N", "workload name"), .bad = ""},
       {FU_OPT_OUT(0, "out", &out, "FILE", "write the workload here (default: stdout)")},
-      {FU_OPT_OUT(0, "ops", &t.ops_csv, "CSV", "also write the priced operations as CSV")},
+      {FU_OPT_OUT(0, "ops", &ops_csv, "CSV", "also write the priced operations as CSV")},
       FU_OPT_ROW_FORMAT(&o.format),
       {FU_OPT_FLAG(0, "tensors", &tensors, "--info: the gradient list too")},
       {FU_OPT_FLAG(0, "strict", &strict, "ready times out of order and unknown fields are errors")},
@@ -378,7 +379,7 @@ int fu_cmd_workload(int argc, char **argv) {
     return fu_exit_code(FU_EUSAGE);
   }
   int info_mem = info && fmt == FU_FORMAT_TABLE && !tensors; /* --info's table: the memory lines */
-  if (!transformer && !cnn && (t.ops_csv || (profile && !info_mem))) /* kept working, but never silently */
+  if (!transformer && !cnn && (ops_csv || (profile && !info_mem))) /* kept working, but never silently */
     fu_warn("workload: --profile and --ops price a generated workload (--transformer, --cnn; "
             "--info's table: --profile's GPU memory); ignored here");
   if (list) return fu_exit_code(fu_wlinfo_list(fmt));
@@ -414,6 +415,13 @@ int fu_cmd_workload(int argc, char **argv) {
     free(prof);
     return fu_exit_code(st);
   }
+  /* --ops is committed only once the workload is saved: a refused workload leaves it as it was */
+  fu_outfile ops = {0};
+  if (ops_csv && (st = fu_outfile_open(&ops, ops_csv)) != FU_OK) {
+    free(prof);
+    return fu_exit_code(st);
+  }
+  t.ops = ops_csv ? &ops : NULL;
   fu_workload w;
   fu_workload_init(&w);
   if (cnn) {
@@ -425,7 +433,7 @@ int fu_cmd_workload(int argc, char **argv) {
     if (optim_set) snprintf(cn.optimizer, sizeof cn.optimizer, "%s", t.optimizer);
     cn.accum = t.accum;
     snprintf(cn.name, sizeof cn.name, "%s", t.name);
-    cn.ops_csv = t.ops_csv;
+    cn.ops = t.ops;
     cn.host_probe_us = t.host_probe_us;
     cn.host_bwd_probe_us = t.host_bwd_probe_us;
     cn.host_ref_us[0] = t.host_ref_us[0], cn.host_ref_us[1] = t.host_ref_us[1];
@@ -446,6 +454,10 @@ int fu_cmd_workload(int argc, char **argv) {
     if (st == FU_OK) st = fu_build_transformer(&t, prof, pname, &w);
   }
   if (st == FU_OK) st = fu_workload_save(out ? out : "-", &w);
+  if (ops_csv) {
+    if (st == FU_OK) st = fu_outfile_commit(&ops);
+    else fu_outfile_abort(&ops);
+  }
   if (st == FU_OK && out) {
     snprintf(w.source, sizeof w.source, "%s", out);
     st = fu_wlinfo_print(&w, fmt, 0);

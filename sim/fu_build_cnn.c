@@ -661,7 +661,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   double fwd, bwd, act = 0, lead = 0;
   char optnote[384] = "";
   st = fu__timeline(&x, w, &fwd, &bwd, &lead);
-  if (st == FU_OK && s->ops_csv) st = fu__dump_ops(&x, s->ops_csv);
+  if (st == FU_OK && s->ops) st = fu__dump_ops(&x, s->ops);
   char bound[640] = "";
   if (st == FU_OK)
     fu__host_bound(&x, fu__host_how(s->host_ref_us, s->host_probe_us, s->host_bwd_probe_us),

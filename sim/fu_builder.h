@@ -66,7 +66,8 @@ typedef struct fu_tf_spec {
   double hbm_gbps;           /* roofline: memory bandwidth (0 = profile's) */
   double kernel_us;          /* roofline: per-kernel floor (< 0 = profile's) */
   char name[128];            /* workload name ("" = made up from the shape) */
-  const char *ops_csv;       /* write the priced operations here as CSV (NULL: no) */
+  struct fu_outfile *ops;    /* write the priced operations here as CSV, uncommitted: the caller
+                                commits it once the workload is saved (NULL: no) */
   double host_probe_us;      /* > 0: host costs scaled from the profile's probe to this one */
   double host_bwd_probe_us;  /* > 0 (with host_probe_us): backward's by the autograd thread's probe */
   double host_ref_us[2];     /* > 0: the reference step's forward, backward CPU time on the host
@@ -116,7 +117,8 @@ typedef struct fu_cnn_spec {
   char optimizer[16];        /* "sgd" (momentum) by default */
   long accum;                /* accum_steps */
   char name[128];            /* workload name ("" = made up) */
-  const char *ops_csv;       /* write the priced operations here as CSV (NULL: no) */
+  struct fu_outfile *ops;    /* write the priced operations here as CSV, uncommitted: the caller
+                                commits it once the workload is saved (NULL: no) */
   double host_probe_us;      /* > 0: host costs scaled from the profile's probe to this one */
   double host_bwd_probe_us;  /* as fu_tf_spec's */
   double host_ref_us[2];     /* as fu_tf_spec's */
@@ -205,7 +207,7 @@ int fu__clip_fit(const fu_compute *c, const char *name, const char *prof_name);
 void fu__conv_bias(fu__ctx *x, fu__op *o, const char *name, double cout, double rows);
 double fu__copy_us(const fu__ctx *x, double bytes);
 void fu__ctx_prec(fu__ctx *x, fu_precision p);
-int fu__dump_ops(const fu__ctx *x, const char *path);
+int fu__dump_ops(const fu__ctx *x, struct fu_outfile *of);
 fu__op *fu__fanout(fu__ctx *x, double numel, const char *dtype, int consumers);
 int fu__has_tables(const fu_profile *p);
 void fu__hook_note(const fu__ctx *x, char *buf, size_t n);

@@ -131,4 +131,12 @@ done
 err=$("$fusim" workload --cnn resnet50 --micro-batch 8 --precision bf16 2>&1 >/dev/null); st=$?
 [ "$st" = 64 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *"--cnn --precision bf16"*) true ;; *) false ;; esac &&
   ok || bad "workload --cnn --precision bf16: exit $st: $err"
+# a refused what-if leaves an existing --ops file as it was: the operations were written before
+# the workload was refused (here its time, 3.8e14 us, past the 1e12 a workload may hold)
+printf 'keep\n' >"$dir/ops.csv"
+err=$("$fusim" workload --transformer --arch llama --layers 1 --hidden 128 --heads 1 --ffn 128 --vocab 32 \
+  --seq 16777216 --micro-batch 1048576 --ops "$dir/ops.csv" --out "$dir/huge.json" 2>&1 >/dev/null); st=$?
+[ "$st" = 65 ] && [ "$(cat "$dir/ops.csv")" = keep ] && [ ! -e "$dir/huge.json" ] &&
+  ok || bad "refused workload: exit $st, ops.csv now '$(head -c 60 "$dir/ops.csv")': $err"
+[ "$(ls -A "$dir" | grep -c '^\.ops\.csv\.')" = 0 ] || bad "refused workload left a temporary ops file: $(ls "$dir")"
 finish bad_workloads
