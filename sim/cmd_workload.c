@@ -453,11 +453,12 @@ int fu_cmd_workload(int argc, char **argv) {
     if (st == FU_OK) st = fu_tf_spec_check(&t);
     if (st == FU_OK) st = fu_build_transformer(&t, prof, pname, &w);
   }
-  if (st == FU_OK) st = fu_workload_save(out ? out : "-", &w);
+  if (st == FU_OK) st = fu_workload_savable(out ? out : "-", &w);
   if (ops_csv) {
     if (st == FU_OK) st = fu_outfile_commit(&ops);
     else fu_outfile_abort(&ops);
   }
+  if (st == FU_OK) st = fu_workload_save(out ? out : "-", &w);
   if (st == FU_OK && out) {
     snprintf(w.source, sizeof w.source, "%s", out);
     st = fu_wlinfo_print(&w, fmt, 0);

@@ -831,7 +831,7 @@ int fu_workload_to_json(const fu_workload *w, json_t **out) {
   return FU_OK;
 }
 
-int fu_workload_save(const char *path, const fu_workload *w) {
+int fu_workload_savable(const char *path, const fu_workload *w) {
   if (w->ngrads == 0) {
     fu_error("%s: refusing to write a workload without gradients", path);
     return FU_EDATA;
@@ -848,6 +848,11 @@ int fu_workload_save(const char *path, const fu_workload *w) {
              FU__MAX_TIME_US);
     return FU_EDATA;
   }
+  return FU_OK;
+}
+
+int fu_workload_save(const char *path, const fu_workload *w) {
+  FU_CHECK(fu_workload_savable(path, w));
   json_t *root;
   FU_CHECK(fu_workload_to_json(w, &root));
   const size_t flags = JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12);

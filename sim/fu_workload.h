@@ -80,6 +80,9 @@ int fu_workload_parse(const char *json_text, const char *what, int strict, fu_wo
 /* Writes w (with its notes when not NULL); "-" writes to stdout. Written to a temporary name
  * and renamed, so a failed write never leaves half a workload behind. */
 int fu_workload_save(const char *path, const fu_workload *w);
+/* The checks fu_workload_save makes before it writes (gradients, their total, times that load
+ * back): FU_EDATA with one line naming path, else FU_OK. Nothing is written. */
+int fu_workload_savable(const char *path, const fu_workload *w);
 /* The workload as a fusim-workload-1 JSON object (what fu_workload_save writes; *out is a new
  * reference). The results database stores it by content with each prediction. */
 struct json_t;
