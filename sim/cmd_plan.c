@@ -217,9 +217,15 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
                   rows[0].r.mem_nccl_bytes);
   if (rows[0].r.mem_fits == 0) {
     double step = alone.device;
-    if (step > prof->gpu_mem_bytes)
-      printf("memory: no plan fits in one GPU's memory (the step alone needs %s)\n",
-             fu_format_size((uint64_t)step, sz, sizeof sz));
+    if (step > prof->gpu_mem_bytes) { /* no bucketing helps: say what would, which fusim does not model */
+      char over[32];
+      printf("memory: no plan fits in one GPU's memory (the step alone needs %s of %s, %s over): "
+             "fusim prices data parallelism with a whole replica on every GPU; ZeRO/FSDP sharding, "
+             "tensor or pipeline parallelism, activation checkpointing and optimizer-state offload are not modelled\n",
+             fu_format_size((uint64_t)step, sz, sizeof sz),
+             fu_format_size((uint64_t)prof->gpu_mem_bytes, gpubuf, sizeof gpubuf),
+             fu_format_size((uint64_t)(step - prof->gpu_mem_bytes), over, sizeof over));
+    }
     else /* the step fits; every plan's buffers (under DDP, all of its buckets) do not */
       printf("memory: no plan fits in one GPU's memory: the step alone needs %s of %s, and every plan's "
              "fusion buffers need more than the rest\n",

@@ -249,6 +249,28 @@ expect 0 "$FUSIM" plan --workload "$W" --profile "$T/ddp_tight.json" --framework
 grep -q "^memory: no plan fits in one GPU's memory: the step alone needs .* of .*, and every plan's fusion buffers need more than the rest$" "$T/out" &&
   grep -q "capped, it still does not fit" "$T/out" && ok || bad "DDP memory notes: $(grep '^memory' "$T/out")"
 
+# A 70B model under plain data parallelism on 8 H200s: a whole replica per GPU cannot fit, and
+# the note says by how much and that sharding (ZeRO/FSDP) and the like are not modelled (it named
+# only the step's need, leaving a user to wonder whether some option would make it fit).
+# Llama-2-70B: 68,976,648,192 parameters (its published count), bf16 weights and gradients, fp32
+# master weights and two AdamW moments: 2 + 2 + 12 bytes each before any activation.
+expect 0 "$FUSIM" workload --transformer --arch llama --layers 80 --hidden 8192 --heads 64 --kv-heads 8 \
+  --ffn 28672 --vocab 32000 --seq 4096 --micro-batch 1 --precision bf16 --optimizer adamw --out "$T/l70.json"
+expect 0 "$FUSIM" plan --workload "$T/l70.json" --comm allreduce:8 --no-store --db "$DB" --format json
+python3 - "$T/l70.json" "$T/out" "$FUSIM_SOURCE_ROOT/data/profiles/h200-default.json" <<'EOF' && ok || bad "70B: memory by hand, every plan over"
+import json, sys
+n = 68976648192
+m = json.load(open(sys.argv[1]))["memory"]
+assert (m["params_bytes"], m["grads_bytes"], m["optimizer_bytes"]) == (2 * n, 2 * n, 12 * n), m
+gpu = json.load(open(sys.argv[3]))["gpu_mem_bytes"]
+for o in json.load(open(sys.argv[2])):
+    assert not o["fits"] and o["mem_device_bytes"] > 16 * n + m["activations_bytes"], o["label"]
+    assert abs(o["mem_over_bytes"] - (o["mem_device_bytes"] - gpu)) < 1, o["label"]
+EOF
+expect 0 "$FUSIM" plan --workload "$T/l70.json" --comm allreduce:8 --no-store --db "$DB"
+grep -q "^memory: no plan fits in one GPU's memory (the step alone needs 1.3 TiB of 140 GiB, 1.16 TiB over): .*ZeRO/FSDP sharding.* not modelled$" "$T/out" &&
+  ok || bad "70B: the no-fit note: $(grep '^memory: no plan' "$T/out")"
+
 # --mem-cap binds a bucket, under DDP too: DDP's buffers in all are every bucket, and comparing
 # that with the cap starred every plan, the optimal one planned under the cap and 'none' too
 expect 0 "$FUSIM" plan --workload "$W" --framework ddp --mem-cap 64MiB --no-store --db "$DB" --format json
