@@ -231,6 +231,11 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
              "fusion buffers need more than the rest\n",
              fu_format_size((uint64_t)step, sz, sizeof sz), fu_format_size((uint64_t)prof->gpu_mem_bytes, gpubuf, sizeof gpubuf));
   }
+  else if (rows[0].r.mem_fits < 0) /* said, so that silence is never read as "fits" */
+    printf("\nmemory: not checked: %s\n",
+           prof->gpu_mem_bytes > 0 ? "the workload has no memory block (fusim workload --transformer or --cnn writes "
+                                     "one; a capture records its peak)"
+                                   : "the profile gives no GPU memory (gpu_mem_bytes)");
   else if (rows[0].r.mem_fits > 0) {
     char a[32], rs[32], cx[32], nc[32];
     printf("\nmemory: %s per GPU without fusion buffers (PyTorch's peak %s, the allocator's reserve %s, "

@@ -271,6 +271,11 @@ expect 0 "$FUSIM" plan --workload "$T/l70.json" --comm allreduce:8 --no-store --
 grep -q "^memory: no plan fits in one GPU's memory (the step alone needs 1.3 TiB of 140 GiB, 1.16 TiB over): .*ZeRO/FSDP sharding.* not modelled$" "$T/out" &&
   ok || bad "70B: the no-fit note: $(grep '^memory: no plan' "$T/out")"
 
+# A workload without a memory block (the bundled capture) is not checked, and the table says so
+# (it said nothing, as if every plan fitted); its JSON's fits is null
+expect 0 "$FUSIM" plan --workload resnet50_captured --comm allreduce:8 --no-store --db "$DB"
+grep -q "^memory: not checked: the workload has no memory block" "$T/out" && ok || bad "no memory block: $(grep '^memory' "$T/out")"
+
 # --mem-cap binds a bucket, under DDP too: DDP's buffers in all are every bucket, and comparing
 # that with the cap starred every plan, the optimal one planned under the cap and 'none' too
 expect 0 "$FUSIM" plan --workload "$W" --framework ddp --mem-cap 64MiB --no-store --db "$DB" --format json
