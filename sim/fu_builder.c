@@ -309,6 +309,12 @@ int fu_tf_spec_check(const fu_tf_spec *s) {
              "host; the roofline (--tflops, --efficiency, --hbm-gbps, --kernel-us) has no host timeline");
     return FU_EUSAGE;
   }
+  /* the roofline keeps no operation listing: --ops would be committed empty over the file */
+  if (s->tflops > 0 && s->ops) {
+    fu_error("workload: --ops lists the operations priced from the profile's tables; the roofline "
+             "(--tflops, --efficiency, --hbm-gbps, --kernel-us) writes none");
+    return FU_EUSAGE;
+  }
   if (s->tflops > 0 && s->clip_norm > 0) { /* its opt_us is a fused AdamW at HBM speed, no fit */
     fu_error("workload: --clip-grad-norm is priced by the profile's optimizer fits; not with the roofline "
              "(--tflops, --efficiency, --hbm-gbps, --kernel-us)");

@@ -139,4 +139,16 @@ err=$("$fusim" workload --transformer --arch llama --layers 1 --hidden 128 --hea
 [ "$st" = 65 ] && [ "$(cat "$dir/ops.csv")" = keep ] && [ ! -e "$dir/huge.json" ] &&
   ok || bad "refused workload: exit $st, ops.csv now '$(head -c 60 "$dir/ops.csv")': $err"
 [ "$(ls -A "$dir" | grep -c '^\.ops\.csv\.')" = 0 ] || bad "refused workload left a temporary ops file: $(ls "$dir")"
+# the roofline (--tflops) prices no operation listing: --ops is refused in one line (it wrote
+# nothing, and since --ops was committed by the caller it replaced an existing file with an
+# empty one), the existing file as it was, no new one made
+err=$("$fusim" workload --transformer --arch custom --layers 1 --hidden 64 --heads 1 --ffn 64 --vocab 32 \
+  --seq 16 --micro-batch 1 --tflops 100 --ops "$dir/ops.csv" --out "$dir/roof.json" 2>&1 >/dev/null); st=$?
+[ "$st" = 64 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *"--ops"*roofline*) true ;; *) false ;; esac &&
+  [ "$(cat "$dir/ops.csv")" = keep ] && [ ! -e "$dir/roof.json" ] &&
+  ok || bad "roofline --ops: exit $st, ops.csv now '$(head -c 60 "$dir/ops.csv")': $err"
+"$fusim" workload --transformer --arch custom --layers 1 --hidden 64 --heads 1 --ffn 64 --vocab 32 \
+  --seq 16 --micro-batch 1 --tflops 100 --ops "$dir/new_ops.csv" >/dev/null 2>&1
+[ ! -e "$dir/new_ops.csv" ] && [ "$(ls -A "$dir" | grep -c '^\.\(new_\)\{0,1\}ops\.csv\.')" = 0 ] &&
+  ok || bad "roofline --ops: a file or a temporary one made: $(ls -A "$dir")"
 finish bad_workloads
