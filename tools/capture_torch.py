@@ -125,9 +125,10 @@ def build(name, batch, device, seq, channels_last=True):
         return build_bert_large(batch, device, seq)
     if user_model_name(name):
         try:
-            r = load_builder(name)(batch, device)
+            builder = load_builder(name)
         except ValueError as e:
             _die(str(e), 64)
+        r = builder(batch, device)   # its own errors with their traceback, as validate_torch's
         if len(r) == 3:
             r = tuple(r) + (None,)
         return r

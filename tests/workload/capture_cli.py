@@ -46,6 +46,14 @@ with tempfile.TemporaryDirectory() as tmp:
     lines = r.stderr.strip().splitlines()
     if r.returncode != 64 or len(lines) != 1 or "cannot load the model builder no_such_module_cli:net" not in lines[0]:
         fails.append("a builder not there: exit %d, stderr %r" % (r.returncode, r.stderr))
+    # a ValueError the user's builder raises while it builds is the builder's own error, with its
+    # traceback (as validate_torch lets it through): it was read as a failure to load the builder,
+    # one line "capture_torch: batch 4 too small", exit 64, the traceback lost
+    with open(os.path.join(tmp, "my_model_bad_cli.py"), "w") as f:
+        f.write("def net(batch, device):\n    raise ValueError('batch %d too small' % batch)\n")
+    r = subprocess.run([sys.executable, "-c", call, "my_model_bad_cli:net"], capture_output=True, text=True, cwd=tmp)
+    if r.returncode in (0, 64) or "Traceback" not in r.stderr or "my_model_bad_cli.py" not in r.stderr:
+        fails.append("a builder raising ValueError: exit %d, stderr %r" % (r.returncode, r.stderr))
 for f in fails:
     print("FAIL: " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
