@@ -933,7 +933,7 @@ def main():
                 wl = json.load(f)
         except (OSError, ValueError) as e:
             die("%s: not readable as a workload (%s: %.100s)" % (wpath, type(e).__name__, e))
-        if not isinstance(wl, dict) or (wl.get("host") or {}).get("version") != 2:
+        if not isinstance(wl, dict) or not isinstance(wl.get("host"), dict) or wl["host"].get("version") != 2:
             die("%s: no host block of version 2 (the host timeline tools/capture_torch.py writes, "
                 "which every row is predicted from)" % wpath)
         if fwc is None and not all(isinstance(wl["host"].get(g), dict) for g in ("ddp", "hooks")):

@@ -105,6 +105,8 @@ with tempfile.TemporaryDirectory() as tmp:
         ("the workload cut short", damaged("cutwl", wl=json.dumps(good_wl)[:1000]), WL, "not readable as a workload"),
         ("the workload without its host block", damaged("nohost", wl=edit(good_wl, lambda w: w.pop("host"))),
          WL, "no host block"),
+        ("the workload's host block not an object", damaged("hostlist", wl=edit(good_wl, lambda w: w.update(host=[2]))),
+         WL, "no host block"),
         ("the workload without DDP's costs", damaged("noddp", wl=edit(good_wl, lambda w: w["host"].pop("ddp"))),
          WL, "host.ddp"),
     ]
