@@ -939,6 +939,13 @@ def main():
         if fwc is None and not all(isinstance(wl["host"].get(g), dict) for g in ("ddp", "hooks")):
             die("%s: host block without the frameworks' costs (host.ddp and host.hooks, which "
                 "the run's rows are predicted with; --framework-costs gives them)" % wpath)
+        # the rest as fusim reads a workload (gradients, times, the host block's fields): its one
+        # line naming the field; the tool reads them without defaults (a KeyError traceback)
+        p = subprocess.run([a.fusim, "workload", "--check", wpath], capture_output=True, text=True)
+        if p.returncode != 0:
+            why = p.stderr.strip().splitlines()
+            die(why[-1].replace("fusim: ", "", 1) if why else "%s: fusim workload --check exit %d"
+                % (wpath, p.returncode), p.returncode if p.returncode in (65, 66) else 65)
         captured[m["workload"]] = wl
     # the frameworks' buckets (each row's, from runs.json) as files fusim reads: kept with the run
     # where stored (the database's plan names the file), else scratch (the run folder untouched)

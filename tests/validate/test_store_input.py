@@ -107,6 +107,8 @@ with tempfile.TemporaryDirectory() as tmp:
          WL, "no host block"),
         ("the workload's host block not an object", damaged("hostlist", wl=edit(good_wl, lambda w: w.update(host=[2]))),
          WL, "no host block"),
+        ("the workload without its gradients", damaged("nograds", wl=edit(good_wl, lambda w: w.pop("grads"))),
+         WL, "grads"),
         ("the workload without DDP's costs", damaged("noddp", wl=edit(good_wl, lambda w: w["host"].pop("ddp"))),
          WL, "host.ddp"),
     ]
