@@ -416,7 +416,8 @@ int fu_cmd_workload(int argc, char **argv) {
     free(prof);
     return fu_exit_code(st);
   }
-  /* --ops is committed only once the workload is saved: a refused workload leaves it as it was */
+  /* --ops is committed only once the workload passed its checks (fu_workload_savable), just
+     before it is saved: a refused workload leaves it as it was */
   fu_outfile ops = {0};
   if (ops_csv && (st = fu_outfile_open(&ops, ops_csv)) != FU_OK) {
     free(prof);

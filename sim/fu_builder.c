@@ -1435,8 +1435,8 @@ const char *fu__host_how(const double ref[2], double probe_us, double bprobe_us)
 }
 
 /* --ops: one CSV row per operation (forward order) with its times and saved bytes, and of its
- * backward host time what the real-size paths add. Written whole or not at all (fu_output.h):
- * FU_EIO with one line when a write fails (it was a warning, exit 0 and a cut-off file). */
+ * backward host time what the real-size paths add, into of, which the caller commits (a failed
+ * write is its one line and FU_EIO there) or aborts: written whole or not at all (fu_output.h). */
 int fu__dump_ops(const fu__ctx *x, fu_outfile *of) {
   FILE *f = of->f;
   fprintf(f, "index,layer,op,param,fwd_us,bwd_us,host_fwd_us,host_bwd_us,saved_bytes,host_bwd_paths_us\n");

@@ -67,7 +67,7 @@ typedef struct fu_tf_spec {
   double kernel_us;          /* roofline: per-kernel floor (< 0 = profile's) */
   char name[128];            /* workload name ("" = made up from the shape) */
   struct fu_outfile *ops;    /* write the priced operations here as CSV, uncommitted: the caller
-                                commits it once the workload is saved (NULL: no) */
+                                commits it once the workload passed its checks (NULL: no) */
   double host_probe_us;      /* > 0: host costs scaled from the profile's probe to this one */
   double host_bwd_probe_us;  /* > 0 (with host_probe_us): backward's by the autograd thread's probe */
   double host_ref_us[2];     /* > 0: the reference step's forward, backward CPU time on the host
@@ -118,7 +118,7 @@ typedef struct fu_cnn_spec {
   long accum;                /* accum_steps */
   char name[128];            /* workload name ("" = made up) */
   struct fu_outfile *ops;    /* write the priced operations here as CSV, uncommitted: the caller
-                                commits it once the workload is saved (NULL: no) */
+                                commits it once the workload passed its checks (NULL: no) */
   double host_probe_us;      /* > 0: host costs scaled from the profile's probe to this one */
   double host_bwd_probe_us;  /* as fu_tf_spec's */
   double host_ref_us[2];     /* as fu_tf_spec's */
