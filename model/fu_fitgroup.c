@@ -136,6 +136,37 @@ static size_t fu__select(const fu_fitgroup_sample *smp, size_t ns, const fu_fitg
 /* Fits one group (members mem[0..nm-1] of sel) into *g: picks its proto, dtype, graph mode and
  * placement, collects the points and fits them. *fitted is 0 when the group has nothing to fit
  * (a warning said why where it matters). */
+/* "'A' (n samples), 'B' (m samples)": every GPU model among the selected samples, in the order
+ * first seen, so a refusal lets the user choose. O(n * models); NULL when out of memory. */
+static char *fu__gpu_models(const fu_fitgroup_sample *smp, const fu__sel *sel, size_t nsel) {
+  const char **name = malloc(nsel * sizeof *name);
+  size_t *count = malloc(nsel * sizeof *count);
+  size_t nm = 0;
+  for (size_t i = 0; name && count && i < nsel; i++) {
+    const char *g = smp[sel[i].i].gpu;
+    if (!g[0]) continue;
+    size_t m = 0;
+    while (m < nm && strcmp(name[m], g) != 0) m++;
+    if (m == nm) {
+      name[nm] = g;
+      count[nm++] = 0;
+    }
+    count[m]++;
+  }
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = name && count ? open_memstream(&text, &len) : NULL;
+  for (size_t m = 0; out && m < nm; m++)
+    fprintf(out, "%s'%s' (%zu sample%s)", m ? ", " : "", name[m], count[m], count[m] == 1 ? "" : "s");
+  if (out && fclose(out) != 0) {
+    free(text);
+    text = NULL;
+  }
+  free(name);
+  free(count);
+  return text;
+}
+
 static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const fu__sel *first, size_t *mem,
                        size_t nm, const fu_fitgroup_select *f, const fu_fit_options *fo, fu_fit_point *pts,
                        fu_fitgroup *g, int *fitted) {
@@ -301,9 +332,11 @@ int fu_fitgroup_fit(const fu_fitgroup_sample *smp, size_t ns, const fu_fitgroup_
     fu_warn("%s: %zu of the selected samples name no GPU; they are fitted as '%s' as --gpu says; "
             "give --run to leave them out", f->what, unnamed, g1 ? g1 : f->gpu);
   if (g2) {
-    fu_error("%s: the selected samples come from more than one GPU model ('%s', '%s'%s); a profile "
+    char *models = fu__gpu_models(smp, sel, nsel);
+    fu_error("%s: the selected samples come from more than one GPU model (%s%s); a profile "
              "describes one machine: choose one with --gpu (e.g. --gpu '%s'), or --run",
-             f->what, g1, g2, f->gpu ? ", all matching --gpu" : "", g1);
+             f->what, models ? models : "out of memory listing them", f->gpu ? ", all matching --gpu" : "", g1);
+    free(models);
     free(sel);
     return FU_EUSAGE;
   }

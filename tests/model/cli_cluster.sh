@@ -25,6 +25,20 @@ check "import A100 and RTX 5090 logs under one key" $?
 [ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "more than one GPU model" "$tmp/err" &&
   grep -q -- "--gpu" "$tmp/err"
 check "two GPU models in one fit refused in one line naming --gpu" $?
+# every GPU model of the selection is listed, each with its sample count (two columns, out-of-place
+# and in-place, per table row of its logs), so the user can choose; before, only the first two
+rows() { cat "$@" | grep -cE '^ +[0-9]+ +[0-9]+ '; }
+for f in a100x8-nvlink-allreduce rtx2080tix2-pcie-allgather rtx2080tix2-pcie-allreduce \
+  rtx5090x8-pcie-allreduce h100x16-2node-a3mega-allreduce; do
+  "$fusim" import --db "$tmp/four.db" "$pub/$f.txt" >/dev/null || echo "import $f failed" >&2
+done
+"$fusim" fit --db "$tmp/four.db" --no-store >/dev/null 2>"$tmp/err"
+[ $? -eq 64 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+  grep -qF "'NVIDIA A100-SXM4-40GB' ($((2 * $(rows "$pub/a100x8-nvlink-allreduce.txt"))) samples)" "$tmp/err" &&
+  grep -qF "'NVIDIA GeForce RTX 2080 Ti' ($((2 * $(rows "$pub"/rtx2080tix2-pcie-all*.txt))) samples)" "$tmp/err" &&
+  grep -qF "'NVIDIA GeForce RTX 5090' ($((2 * $(rows "$pub/rtx5090x8-pcie-allreduce.txt"))) samples)" "$tmp/err" &&
+  grep -qF "'NVIDIA H100 80GB HBM3' ($((2 * $(rows "$pub/h100x16-2node-a3mega-allreduce.txt"))) samples)" "$tmp/err"
+check "four GPU models in one fit: the refusal lists all four with their sample counts" $?
 "$fusim" fit --db "$tmp/mix.db" --no-store --gpu a100 --out "$tmp/a100.json" >/dev/null 2>&1
 [ $? -eq 0 ] && [ "$(js "$tmp/a100.json" "j['gpu']")" = "NVIDIA A100-SXM4-40GB" ] &&
   [ "$(js "$tmp/a100.json" "len([c for c in j['curves'] if c['op'] == 'allreduce'])")" = 1 ] &&
