@@ -141,7 +141,7 @@ int fu_cmd_import(int argc, char **argv) {
     if (f->status == FU_OK && !dry) {
       if (!db) st = fu_db_open(fu_db_path_default(db_opt), FU_DB_READWRITE, &db);
       if (st == FU_OK) f->status = fu_import_file_store(db, f, cmdline, again);
-      if (f->status == FU_EDB || f->status == FU_ENOMEM) st = f->status; /* stop: not the file's fault */
+      if (f->status == FU_EDB || f->status == FU_ECANTCREAT || f->status == FU_ENOMEM) st = f->status; /* stop: not the file's fault */
     }
     if (st != FU_OK) break;
     if (f->status != FU_OK) {

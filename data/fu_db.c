@@ -105,7 +105,7 @@ static int fu__fail(const fu_db *db, int rc, const char *doing) {
       }
       fu_error("%s: database is read-only: cannot %s (check the permissions of the file and its "
                "folder)", path, doing);
-      break;
+      return FU_ECANTCREAT; /* the user's output cannot be written: EX_CANTCREAT */
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       fu_error("%s: database is locked by another process; gave up after %d ms trying to %s "
@@ -497,12 +497,12 @@ int fu_db_open(const char *path, int flags, fu_db **out) {
   if (!db->readonly && sqlite3_db_readonly(db->h, "main") == 1) {
     fu_error("%s: database is read-only (no write permission on the file); nothing was stored",
              path);
-    st = FU_EDB;
+    st = FU_ECANTCREAT;
   }
   if (st == FU_OK && !db->readonly && access(path, W_OK) != 0 && errno == EACCES) {
     fu_error("%s: database is read-only (no write permission on the file); nothing was stored",
              path);
-    st = FU_EDB;
+    st = FU_ECANTCREAT;
   }
   if (st == FU_OK && db->readonly) st = fu__readonly_folder(db);
   if (st == FU_OK) st = fu__exec(db, "PRAGMA foreign_keys = ON", "turn on foreign keys");

@@ -219,7 +219,7 @@ static int fu__measured_workload(fu_db *db, const char *file, const fu_measured_
   json_decref(j);
   fu_workload_finish(&w);
   free(path);
-  return st == FU_OK ? FU_OK : (st == FU_EDB ? st : FU_EDATA);
+  return st == FU_OK ? FU_OK : (st == FU_EDB || st == FU_ECANTCREAT ? st : FU_EDATA);
 }
 
 int fu_import_file_store(fu_db *db, fu_import_file *f, const char *cmdline, int again) {

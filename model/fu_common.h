@@ -21,6 +21,7 @@
   X(ENOMEM, 70, "out of memory")                           \
   X(EDB, 70, "database error")                             \
   X(EIO, 74, "i/o error")                                  \
+  X(ECANTCREAT, 73, "output cannot be written")            \
   X(EBUSY, 75, "database busy")
 
 typedef enum fu_status {
