@@ -156,7 +156,8 @@ int fu_cmd_import(int argc, char **argv) {
       n_skipped += f->res.n_skipped;
     }
   }
-  if (st == FU_OK) fu_import_files_print(fmt, files, nf, dry);
+  /* the table only when a file was read: a refusal is the one line on stderr, stdout stays empty */
+  if (st == FU_OK && n_failed < nf) fu_import_files_print(fmt, files, nf, dry);
   if (nf > 1)
     fprintf(stderr, "fusim: import: %zu file%s: %zu %s (%zu samples, %zu measured times, %zu bad "
             "rows skipped), %zu already imported, %zu failed%s\n", nf, nf == 1 ? "" : "s", n_stored,

@@ -23,7 +23,8 @@ base() {
   BEFORE=$(snapshot)
 }
 unchanged() { [ "$(snapshot)" = "$BEFORE" ] || fail "database changed"; }
-# expect_fail CODE PATTERN CMD...: exit CODE, exactly one stderr line, containing PATTERN
+# expect_fail CODE PATTERN CMD...: exit CODE, exactly one stderr line, containing PATTERN, and
+# nothing on stdout (no table header for a file that failed)
 expect_fail() {
   code=$1 pat=$2
   shift 2
@@ -33,6 +34,7 @@ expect_fail() {
   grep -q -- "$pat" "$T/err" || fail "stderr lacks '$pat': $(cat "$T/err")"
   n=$(grep -c . "$T/err")
   [ "$n" = 1 ] || fail "$n lines on stderr, want one: $(cat "$T/err")"
+  [ ! -s "$T/out" ] || fail "stdout not empty on a refusal: $(head -c 300 "$T/out")"
   echo "ok [$CASE]: $(cat "$T/err")"
 }
 # as_user CMD...: run as an unprivileged user when we are root (root ignores permissions)
