@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fu_paths.h"
 #include "fu_plan.h"
 #include "fu_workload.h"
 
@@ -201,7 +202,9 @@ static int fu__measured_workload(fu_db *db, const char *file, const fu_measured_
     return FU_EDATA;
   }
   if (n == 1) return FU_OK;
-  char *path = fu_workload_resolve(r->workload);
+  /* a relative path is the CSV's own first, so the CSV imports from any folder */
+  char *path = fu_paths_beside(file, r->workload);
+  if (!path) path = fu_workload_resolve(r->workload);
   if (!path) {
     fu_error("%s:%ld: workload '%s' is neither in the database nor a workload file or bundled "
              "name (fusim workload --list)", file, r->line, r->workload);

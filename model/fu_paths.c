@@ -122,6 +122,19 @@ char *fu_paths_resolve(const char *arg, const char *sub) {
   return there ? strdup(arg) : NULL;
 }
 
+char *fu_paths_beside(const char *file, const char *rel) {
+  const char *slash = strrchr(file, '/');
+  if (!slash || !*rel || rel[0] == '/') return NULL; /* FILE in the current folder: as given */
+  int dlen = (int)(slash - file);
+  size_t len = (size_t)dlen + strlen(rel) + 2;
+  char *p = malloc(len);
+  if (!p) return NULL;
+  snprintf(p, len, "%.*s/%s", dlen, file, rel);
+  if (access(p, F_OK) == 0) return p;
+  free(p);
+  return NULL;
+}
+
 int fu_paths_gpu_half(char *buf, size_t len) {
   char exe[FU_PATH_MAX];
   if (fu_paths_exe_dir(exe, sizeof exe) != FU_OK) {

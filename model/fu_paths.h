@@ -36,6 +36,11 @@ void fu_paths_data_dirs(char dirs[FU_DATA_NDIRS][FU_PATH_MAX]);
  * with a '/' is a path only. Returns a malloc'd path, or NULL when neither is there. */
 char *fu_paths_resolve(const char *arg, const char *sub);
 
+/* A relative path written inside FILE, taken from FILE's own folder: "dir/of/FILE/REL" when
+ * that is there, else NULL (REL absolute, not there, or out of memory); the caller then
+ * resolves REL as usual (current folder, bundled names). */
+char *fu_paths_beside(const char *file, const char *rel);
+
 /* The GPU half's path in buf: FU_OK when it is there and executable, else FU_ENOINPUT (buf holds
  * the install location it was looked for last). */
 int fu_paths_gpu_half(char *buf, size_t len);

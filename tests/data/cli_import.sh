@@ -537,6 +537,34 @@ measured-fields)
   grep -q "FUSIM_DB_BUSY_MS='5s' is not whole milliseconds" "$T/err" || fail "FUSIM_DB_BUSY_MS=5s: $(cat "$T/err")"
   echo "ok [$CASE]"
   ;;
+measured-beside)
+  # a measured-times CSV naming its workload by a relative path: the CSV's own folder first, so
+  # it imports from any folder (before, only from the one the path was relative to). A decoy of
+  # the same name in the current folder (BERT) loses to the one beside the CSV (ResNet-50).
+  SRC=${FUSIM_SOURCE_ROOT:-$(dirname "$0")/../..}
+  abs=$(cd "$(dirname "$FUSIM")" && pwd)/$(basename "$FUSIM")
+  mkdir "$T/run" "$T/elsewhere"
+  cp "$SRC/data/workloads/resnet50.json" "$T/run/wl.json" &&
+    cp "$SRC/data/workloads/bert_large.json" "$T/elsewhere/wl.json" || fail "fixtures"
+  printf 'workload,plan,measured_us\nwl.json,single,11000\n' >"$T/run/m.csv"
+  (cd "$T/elsewhere" && "$abs" import --db "$DB" ../run/m.csv) >"$T/out" 2>"$T/err" ||
+    fail "import from another folder: $(cat "$T/err")"
+  [ "$(q "SELECT w.name FROM measurements m JOIN workloads w ON w.id = m.workload_id")" = resnet50_b64 ] ||
+    fail "the workload stored is not the one beside the CSV: $(q "SELECT name FROM workloads")"
+  # ... the current folder's still serves a CSV that has none beside it
+  rm "$T/run/wl.json"
+  (cd "$T/elsewhere" && "$abs" import --db "$DB" ../run/m.csv --again) >"$T/out" 2>"$T/err" ||
+    fail "import with the workload in the current folder: $(cat "$T/err")"
+  [ "$(q "SELECT w.name FROM measurements m JOIN workloads w ON w.id = m.workload_id ORDER BY m.id DESC LIMIT 1")" = bert_large_b8 ] ||
+    fail "the current folder's workload not used"
+  # README's worked example, from a folder other than the checkout: every data row stored
+  CSV=$SRC/data/validation/torch_h200_run2/resnet50_ddp_measured.csv
+  rows=$(grep -v '^#' "$CSV" | tail -n +2 | grep -c .)
+  (cd "$T" && "$abs" import --db "$T/readme.db" "$CSV") >"$T/out" 2>"$T/err" || fail "README example: $(cat "$T/err")"
+  [ "$("$FUSIM" report --db "$T/readme.db" --format csv sql "SELECT count(*) FROM measurements" | tail -n +2)" = "$rows" ] ||
+    fail "README example: not $rows measurements"
+  echo "ok [$CASE]"
+  ;;
 migrate-report)
   # the first report on an older database migrates it and answers from the migrated views (it
   # printed the old views' columns once, the current ones from the next run on)
