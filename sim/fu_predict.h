@@ -117,8 +117,10 @@ const char *fu_nccl_source_name(int src);
 
 void fu_result_finish(fu_result *r);  /* frees buckets; accepts a zeroed result */
 
-/* Simulates one iteration with the buckets given (contiguous ranges of the ready order,
- * ascending by last gradient; bytes are recomputed from the workload). */
+/* Simulates one iteration with the buckets given, ascending by last gradient. A bucket holds the
+ * gradients of its first gradient's element type within [first, last] of the ready order
+ * (fu_bucket_has): with several dtypes its range spans other types' gradients, which it leaves
+ * out. Bytes are recomputed from the workload. */
 int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                            const fu_profile *prof, const fu_bucket *buckets, size_t nbuckets,
                            fu_trace *trace, fu_result *out);
