@@ -11,7 +11,9 @@
  *                   "source": "..", "peak_busbw_gbps": ..,
  *                   "segments": [ { "lo_bytes", "hi_bytes", "alpha_us", "beta_us_per_byte",
  *                                   "alpha_ci": [lo, hi], "beta_ci": [lo, hi],
- *                                   "max_rel_err", "n_samples" }, .. ] }, .. ] }
+ *                                   "max_rel_err", "n_samples",
+ *                                   "over_link_limit": true (optional: the fit flagged its
+ *                                   bandwidth above the link's physical limit) }, .. ] }, .. ] }
  * Scalars are optional on reading (defaults of fu_profile_init); unknown keys are ignored.
  * A curve's "algo" is "" (NCCL's own choice, or the plain variant of a copy), an NCCL algorithm
  * (ring, tree, nvls) or any other short label of a measured variant (fusim fit writes e.g.
@@ -63,6 +65,11 @@ json_t *fu_curve_to_json(const fu_curve *c) {
                           "beta_us_per_byte", fu__num(s->beta_us_per_byte), "alpha_ci", fu__pair(s->alpha_ci),
                           "beta_ci", fu__pair(s->beta_ci), "max_rel_err", fu__num(s->max_rel_err),
                           "n_samples", s->n_samples);
+    /* written only where set, so profiles without a flagged segment stay as they were */
+    if (o && (s->flags & FU_SEG_OVER_LIMIT) && json_object_set_new(o, "over_link_limit", json_true()) != 0) {
+      json_decref(o);
+      o = NULL;
+    }
     if (o && s->first_bytes > 0 && s->last_bytes >= s->first_bytes &&
         (json_object_set_new(o, "first_bytes", fu__num(s->first_bytes)) != 0 ||
          json_object_set_new(o, "last_bytes", fu__num(s->last_bytes)) != 0)) {
@@ -326,6 +333,9 @@ static int fu__parse_curve(fu__ctx *x, json_t *jc, fu_curve *c) {
     FU_CHECK(fu__get_num(x, js, "first_bytes", 1, 0, 0, 1e300, 0, &s->first_bytes));
     FU_CHECK(fu__get_num(x, js, "last_bytes", 1, 0, 0, 1e300, 0, &s->last_bytes));
     if (s->last_bytes < s->first_bytes) return fu__bad(x, "last_bytes", "below first_bytes");
+    json_t *over = json_object_get(js, "over_link_limit"); /* optional: older profiles lack it */
+    if (over && !json_is_boolean(over)) return fu__bad(x, "over_link_limit", "not true or false");
+    s->flags = json_is_true(over) ? FU_SEG_OVER_LIMIT : 0;
     if (s->hi_bytes <= s->lo_bytes) return fu__bad(x, "hi_bytes", "not above lo_bytes");
     if (i > 0 && s->lo_bytes != c->seg[i - 1].hi_bytes)
       return fu__bad(x, "lo_bytes", "does not continue the previous segment's hi_bytes");

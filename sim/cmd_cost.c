@@ -196,7 +196,9 @@ int fu_cmd_cost(int argc, char **argv) {
                             "basis", fu_cost_basis_name(pr[i].basis), "extrapolated",
                             pr[i].extrapolated || pr[i].below_bytes > 0,
                             "profile", prof->name);
-      if (o && json_object_set_new(o, "extrapolated_below", json_boolean(pr[i].below_bytes > 0)) != 0) st = FU_ENOMEM;
+      if (o && (json_object_set_new(o, "extrapolated_below", json_boolean(pr[i].below_bytes > 0)) != 0 ||
+                json_object_set_new(o, "over_link_limit", json_boolean(pr[i].over_link_limit)) != 0))
+        st = FU_ENOMEM;
       if (o && (json_object_set_new(o, "gpus_per_process", json_integer(prof->cluster.job_gpus_per_proc)) != 0 ||
                 json_object_set_new(o, "layout", json_string(layout)) != 0 ||
                 json_object_set_new(o, "nccl_version", ver[0] ? json_string(ver) : json_null()) != 0 ||
@@ -239,9 +241,10 @@ int fu_cmd_cost(int argc, char **argv) {
       if (pr[i].below_bytes > 0)
         snprintf(below, sizeof below, ", extrapolated below the smallest size measured (%s)",
                  fu_format_size((uint64_t)pr[i].below_bytes, least, sizeof least));
-      printf("  %12s %12.4g %23s %10.4g %-10s %s%s%s\n", fu_format_size((uint64_t)sizes[i], sz, sizeof sz), pr[i].t_us,
+      printf("  %12s %12.4g %23s %10.4g %-10s %s%s%s%s\n", fu_format_size((uint64_t)sizes[i], sz, sizeof sz), pr[i].t_us,
              iv, pr[i].busbw_gbps, pr[i].algo, fu_cost_basis_name(pr[i].basis),
-             pr[i].extrapolated ? ", extrapolated past the largest size measured" : "", below);
+             pr[i].extrapolated ? ", extrapolated past the largest size measured" : "", below,
+             pr[i].over_link_limit ? ", from a segment fitted above the link's physical limit (fit flagged it)" : "");
     }
     for (size_t i = 0; i < ns; i++)
       if (fu__nvls_derived(prof, &pr[i])) {

@@ -465,6 +465,8 @@ int fu_cost_comm(const fu_profile *prof, const char *op, const char *link, int r
   out->t_us = fu__comm_time(&cv, bytes, &out->lo_us, &out->hi_us, &at);
   out->extrapolated = fu_curve_extrapolated(&cv, bytes);
   if (fu_curve_below_measured(&cv, bytes)) out->below_bytes = cv.seg[0].first_bytes;
+  int k = cv.nseg > 0 ? fu_curve_segment(&cv, at) : -1;
+  out->over_link_limit = k >= 0 && (cv.seg[k].flags & FU_SEG_OVER_LIMIT);
   double f = fu_busbw_factor(o, ranks);
   out->busbw_gbps = out->t_us > 0 ? (f > 0 ? f : 1.0) * bytes / out->t_us / 1e3 : 0;
   if (strcmp(cv.algo, "model") == 0) {

@@ -109,6 +109,8 @@ typedef struct fu_comm_price {
   int extrapolated;          /* 1: beyond the largest size measured (at that size's bandwidth) */
   double below_bytes;        /* > 0: below the smallest size measured, this one (the first
                                 segment's line carried down, not a measurement there) */
+  int over_link_limit;       /* 1: priced on a segment whose fitted bandwidth is above the
+                                link's physical limit (FU_SEG_OVER_LIMIT): not to be trusted */
 } fu_comm_price;
 
 /* Price one operation of `bytes`. */
