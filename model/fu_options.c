@@ -97,8 +97,9 @@ static int fu__match(const fu_option *o, const char *s, size_t n, int prefix) {
 }
 
 /* Finds the row of a long option [s, s+n): exact spellings first, else an unambiguous prefix.
- * Returns it (*deprecated set for an alias) or NULL after one line on stderr. */
-static const fu_option *fu__find_long(const fu_opt_cmd *cmd, const char *s, size_t n, int *deprecated) {
+ * Returns it (*deprecated set for an alias) or NULL after one line on stderr (none when quiet). */
+static const fu_option *fu__find_long(const fu_opt_cmd *cmd, const char *s, size_t n, int *deprecated,
+                                      int quiet) {
   for (const fu_option *o = cmd->opts; o->kind; o++) {
     int m = fu__is_option(o) ? fu__match(o, s, n, 0) : 0;
     if (m) {
@@ -109,7 +110,7 @@ static const fu_option *fu__find_long(const fu_opt_cmd *cmd, const char *s, size
   const fu_option *hit = NULL;
   int nhit = 0;
   if (n == 0) { /* "--=x" */
-    fu_opt_usage_error(cmd, "unknown option '--'");
+    if (!quiet) fu_opt_usage_error(cmd, "unknown option '--'");
     return NULL;
   }
   for (const fu_option *o = cmd->opts; o->kind; o++)
@@ -118,6 +119,7 @@ static const fu_option *fu__find_long(const fu_opt_cmd *cmd, const char *s, size
     *deprecated = fu__match(hit, s, n, 1) == 1;
     return hit;
   }
+  if (quiet) return NULL;
   if (nhit > 1) {
     char list[256] = "";
     for (const fu_option *o = cmd->opts; o->kind; o++) {
@@ -332,7 +334,7 @@ static int fu__long(const fu_opt_cmd *cmd, int argc, char **argv, int *i, int *d
     return FU_OK;
   }
   int deprecated = 0;
-  const fu_option *o = fu__find_long(cmd, s, n, &deprecated);
+  const fu_option *o = fu__find_long(cmd, s, n, &deprecated, 0);
   if (!o) return FU_EUSAGE;
   if (deprecated)
     fprintf(stderr, "fusim %s: --%.*s is deprecated; use --%s\n", cmd->name, (int)n, s, o->name);
@@ -404,4 +406,33 @@ int fu_opt_parse(const fu_opt_cmd *cmd, int argc, char **argv, int *first_arg, i
   }
   free(args);
   return st;
+}
+
+int fu_opt_each(const fu_opt_cmd *cmd, int first_arg, char *const *argv, fu_opt_each_fn fn, void *ctx) {
+  for (int i = 1; i < first_arg; i++) {
+    const char *a = argv[i];
+    if (a[0] == '-' && a[1] == '-') {
+      const char *s = a + 2, *eq = strchr(s, '=');
+      int deprecated;
+      const fu_option *o = fu__find_long(cmd, s, eq ? (size_t)(eq - s) : strlen(s), &deprecated, 1);
+      if (!o) return FU_EINTERNAL; /* not what fu_opt_parse left */
+      const char *value = o->kind == FU_OPT_KIND_FLAG ? NULL : eq ? eq + 1 : i + 1 < first_arg ? argv[++i] : NULL;
+      if (o->kind != FU_OPT_KIND_FLAG && !value) return FU_EINTERNAL;
+      FU_CHECK(fn(ctx, o, value));
+      continue;
+    }
+    for (const char *p = a + 1; *p; p++) { /* -x VALUE, -xVALUE, bundled flags -ab */
+      const fu_option *o = fu__find_short(cmd, *p);
+      if (!o) return FU_EINTERNAL;
+      if (o->kind == FU_OPT_KIND_FLAG) {
+        FU_CHECK(fn(ctx, o, NULL));
+        continue;
+      }
+      const char *value = p[1] ? p + 1 : i + 1 < first_arg ? argv[++i] : NULL;
+      if (!value) return FU_EINTERNAL;
+      FU_CHECK(fn(ctx, o, value));
+      break;
+    }
+  }
+  return FU_OK;
 }

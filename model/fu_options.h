@@ -125,6 +125,13 @@ typedef struct fu_opt_cmd {
  * Returns FU_OK, or FU_EUSAGE after one line on stderr. */
 int fu_opt_parse(const fu_opt_cmd *cmd, int argc, char **argv, int *first_arg, int *done);
 
+/* After fu_opt_parse returned FU_OK on argv: calls fn once for each option given, in the order
+ * given, with its row and its value as given (NULL for a flag), whatever its spelling (a prefix,
+ * --name=value, -xVALUE); what a command needs to write its own options down again (fusim
+ * workload records a what-if's). Stops at the first status fn returns that is not FU_OK. */
+typedef int (*fu_opt_each_fn)(void *ctx, const fu_option *row, const char *value);
+int fu_opt_each(const fu_opt_cmd *cmd, int first_arg, char *const *argv, fu_opt_each_fn fn, void *ctx);
+
 /* Rows a, then rows b, as one malloc'd table (free() it after the parse): for rows a command
  * makes in a loop from a table of its own. NULL when out of memory. */
 fu_option *fu_opt_concat(const fu_option *a, const fu_option *b);
