@@ -179,8 +179,11 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
   printf("workload  %s (%zu tensors, %s%s)\n", r0->workload, r0->ngrads,
          fu_format_size(r0->grad_bytes, sz, sizeof sz), r0->estimated ? "; times are estimates" : "");
   char note[192];
-  printf("comm      %s  (%s)   compute %.1f us\n\n", r0->comm, fu_result_comm_note(r0, note, sizeof note),
+  printf("comm      %s  (%s)   compute %.1f us\n", r0->comm, fu_result_comm_note(r0, note, sizeof note),
          r0->compute_us);
+  char from[512];
+  if (fu_result_compute_note(r0, from, sizeof from)) printf("compute   %s\n", from);
+  printf("\n");
   printf("%4s  %-16s %-24s %11s %23s %11s %6s %10s %7s %7s\n", "rank", "plan", "fusion",
          "iter_us", "95% interval", "exposed_us", "ops", "buffer", "busutil", "vs DDP");
   int n_over = 0;
@@ -442,8 +445,11 @@ static int fu__sweep(const fu__opts *o, const fu_workload *w, const fu_plan *bas
       }
     } else {
       char note[192];
-      printf("workload  %s   comm %s  (%s)\n\n", rows[0].r.workload, rows[0].r.comm,
+      printf("workload  %s   comm %s  (%s)\n", rows[0].r.workload, rows[0].r.comm,
              fu_result_comm_note(&rows[0].r, note, sizeof note));
+      char from[512];
+      if (fu_result_compute_note(&rows[0].r, from, sizeof from)) printf("compute   %s\n", from);
+      printf("\n");
       printf("%10s %12s %12s %7s %8s %8s\n", "cap", "iter_us", "exposed_us", "ops", "busutil",
              "vs DDP");
       int n_out = 0;

@@ -5,12 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "fu_builder.h"
 #include "fu_common.h"
 #include "fu_dtype.h"
 #include "fu_options.h"
 #include "fu_output.h"
 #include "fu_profile.h"
+#include "fu_reprice.h"
 #include "fu_wlinfo.h"
 #include "fu_workload.h"
 
@@ -259,134 +262,243 @@ static int fu__gpu_mem(const char *profile, double *gpu) {
   return st;
 }
 
-int fu_cmd_workload(int argc, char **argv) {
+/* What fusim workload's options hold once read. */
+typedef struct fu__wl_opts {
+  fu_tf_spec t;              /* --transformer's spec (and the options --cnn shares) */
+  fu_cnn_spec cn;            /* --cnn's spec */
+  fu_opt_output o;           /* --format */
+  fu__dtype_opt dt, gd;      /* --dtype, --grad-dtype */
+  int gd_set, transformer, strict, list, tensors, roof, prec_set, optim_set, arch;
+  const char *info, *check, *out, *profile, *cnn, *ops_csv; /* the mode's and output's values */
+  long image, classes;       /* --image, --classes */
+  int seq_set, vocab_set, patch_set, classes_set, image_set, mformat, mformat_set;
+} fu__wl_opts;
+
+/* The options that say where the workload goes or which profile prices it, not what is built:
+ * left out of a what-if's builder_args (predict and plan price it again with their own). */
+static const char *const fu__not_builder[] = {"profile", "out", "ops", "format", "tensors", "strict",
+                                              "info", "check", "list", NULL};
+
+/* fu_opt_each: a builder option as its long name and value, onto the array ctx. */
+static int fu__record_arg(void *ctx, const fu_option *row, const char *value) {
+  for (const char *const *n = fu__not_builder; *n; n++)
+    if (!strcmp(row->name, *n)) return FU_OK;
+  char opt[64];
+  snprintf(opt, sizeof opt, "--%s", row->name);
+  if (json_array_append_new(ctx, json_string(opt)) != 0) return FU_ENOMEM;
+  if (value && json_array_append_new(ctx, json_string(value)) != 0) return FU_ENOMEM;
+  return FU_OK;
+}
+
+/* Reads argv into a (set up here); *args (NULL: not wanted) gets the builder's options as given,
+ * each by its long name (fu__not_builder left out): what a what-if records to be built again. */
+static int fu__wl_parse(fu__wl_opts *a, int argc, char **argv, int *optind, int *done, json_t **args) {
   static const char *const archs[] = {"llama", "bert", "gpt2", "qwen3", "phi3", "olmo2", "vit", "custom", NULL}; /* fu_arch order */
-  fu_tf_spec t;
-  fu_tf_spec_init(&t);
-  fu_cnn_spec cn;
-  fu_cnn_spec_init(&cn);
-  fu_opt_output o;
-  fu_opt_output_init(&o);
-  fu__dtype_opt dt = {2, FU_PREC_BF16}, gd = {2, FU_PREC_BF16};
-  int gd_set = 0, transformer = 0, strict = 0, list = 0, tensors = 0, roof = 0, prec_set = 0, optim_set = 0;
-  int arch = (int)t.arch;
-  const char *info = NULL, *check = NULL, *out = NULL, *profile = NULL, *cnn = NULL, *ops_csv = NULL;
-  long image = 224, classes = 1000;
-  int seq_set = 0, vocab_set = 0, patch_set = 0, classes_set = 0, image_set = 0;
   static const char *const formats[] = {"channels-last", "nchw", NULL};
-  int mformat = 0, mformat_set = 0;
+  memset(a, 0, sizeof *a);
+  fu_tf_spec_init(&a->t);
+  fu_cnn_spec_init(&a->cn);
+  fu_opt_output_init(&a->o);
+  a->dt = a->gd = (fu__dtype_opt){2, FU_PREC_BF16};
+  a->arch = (int)a->t.arch;
+  a->image = 224, a->classes = 1000;
+  fu_tf_spec *t = &a->t;
   const fu_option rows[] = {
       FU_OPT_HEADER("what to do (one of)"),
-      {FU_OPT_FLAG(0, "transformer", &transformer, "a transformer from its hyper-parameters")},
-      {FU_OPT_STR(0, "cnn", &cnn, "MODEL", "a CNN (resnet18, resnet34, resnet50, resnet101, resnet152,\nwide_resnet50_2, wide_resnet101_2, resnext50_32x4d, resnext101_32x8d/64x4d,\nregnet_y_400mf..128gf, regnet_x_400mf..32gf, vgg11..vgg19[_bn], densenet121..201,\nsqueezenet1_0/1_1, mobilenet_v2, mobilenet_v3_large/small, efficientnet_b0..b7, efficientnet_v2_s/m/l,\nmnasnet0_5..1_3,\nshufflenet_v2_x0_5..x2_0, convnext_tiny/small/base/large)\nat --micro-batch and --image")},
-      {FU_OPT_STR(0, "info", &info, "FILE|NAME", "summarise a workload (also: a bare FILE|NAME)")},
-      {FU_OPT_STR(0, "check", &check, "FILE|NAME", "validate a workload")},
-      {FU_OPT_FLAG(0, "list", &list, "list the bundled workloads")},
+      {FU_OPT_FLAG(0, "transformer", &a->transformer, "a transformer from its hyper-parameters")},
+      {FU_OPT_STR(0, "cnn", &a->cnn, "MODEL", "a CNN (resnet18, resnet34, resnet50, resnet101, resnet152,\nwide_resnet50_2, wide_resnet101_2, resnext50_32x4d, resnext101_32x8d/64x4d,\nregnet_y_400mf..128gf, regnet_x_400mf..32gf, vgg11..vgg19[_bn], densenet121..201,\nsqueezenet1_0/1_1, mobilenet_v2, mobilenet_v3_large/small, efficientnet_b0..b7, efficientnet_v2_s/m/l,\nmnasnet0_5..1_3,\nshufflenet_v2_x0_5..x2_0, convnext_tiny/small/base/large)\nat --micro-batch and --image")},
+      {FU_OPT_STR(0, "info", &a->info, "FILE|NAME", "summarise a workload (also: a bare FILE|NAME)")},
+      {FU_OPT_STR(0, "check", &a->check, "FILE|NAME", "validate a workload")},
+      {FU_OPT_FLAG(0, "list", &a->list, "list the bundled workloads")},
       FU_OPT_HEADER("model"),
-      {FU_OPT_INT(0, "layers", &t.layers, 1, 10000, "L", "transformer layers")},
-      {FU_OPT_INT(0, "hidden", &t.hidden, 1, 262144, "H", "hidden size")},
-      {FU_OPT_INT(0, "heads", &t.heads, 1, 65536, "A", "attention heads")},
-      {FU_OPT_INT(0, "kv-heads", &t.kv_heads, 1, 65536, "K", "key/value heads (default: --heads)")},
-      {FU_OPT_INT(0, "head-dim", &t.head_dim, 1, 65536, "D", "a head's size (default: --hidden / --heads; llama,\nqwen3, olmo2, custom)")},
-      {FU_OPT_INT(0, "ffn", &t.ffn, 1, 1048576, "F", "feed-forward size")},
-      {FU_OPT_INT(0, "vocab", &t.vocab, 1, 4194304, "V", "vocabulary size"), .seen = &vocab_set},
-      {FU_OPT_INT(0, "seq", &t.seq, 1, 16777216, "S", "sequence length"), .seen = &seq_set},
-      {FU_OPT_INT(0, "micro-batch", &t.batch, 1, 1048576, "B", "micro-batch")},
-      {FU_OPT_INT(0, "image", &image, 32, 65536, "PX", "--cnn, --arch vit: input height = width (default 224)"),
-       .seen = &image_set},
-      {FU_OPT_INT(0, "patch", &t.patch, 1, 65536, "P", "--arch vit: patch height = width (default 16)"),
-       .seen = &patch_set},
-      {FU_OPT_INT(0, "classes", &classes, 1, 4194304, "C", "--arch vit: classes of its head (default 1000)"),
-       .seen = &classes_set},
-      {FU_OPT_ENUM(0, "memory-format", &mformat, formats, "--cnn: channels-last (default) or nchw"),
-       .seen = &mformat_set},
-      {FU_OPT_ENUM(0, "arch", &arch, archs, "layer structure and parameter names (default custom)")},
-      {FU_OPT_FLAG(0, "gated-ffn", &t.gated, "custom: gate, up, down as SwiGLU")},
-      {FU_OPT_FLAG(0, "bias", &t.bias, "custom: biases")},
-      {FU_OPT_FLAG(0, "layernorm", &t.layernorm, "custom: LayerNorm (norms get a bias)")},
-      {FU_OPT_FLAG(0, "tied-embeddings", &t.tied, "custom, llama, qwen3, phi3, olmo2: lm head tied\nto the embedding")},
-      {FU_OPT_FLAG(0, "qkv-bias", &t.qkv_bias, "llama, qwen3, custom: biases on q, k and v alone\n(Qwen2's attention)")},
-      {FU_OPT_DOUBLE(0, "dropout", &t.dropout, 0, 0.99, "P", "dropout probability")},
+      {FU_OPT_INT(0, "layers", &t->layers, 1, 10000, "L", "transformer layers")},
+      {FU_OPT_INT(0, "hidden", &t->hidden, 1, 262144, "H", "hidden size")},
+      {FU_OPT_INT(0, "heads", &t->heads, 1, 65536, "A", "attention heads")},
+      {FU_OPT_INT(0, "kv-heads", &t->kv_heads, 1, 65536, "K", "key/value heads (default: --heads)")},
+      {FU_OPT_INT(0, "head-dim", &t->head_dim, 1, 65536, "D", "a head's size (default: --hidden / --heads; llama,\nqwen3, olmo2, custom)")},
+      {FU_OPT_INT(0, "ffn", &t->ffn, 1, 1048576, "F", "feed-forward size")},
+      {FU_OPT_INT(0, "vocab", &t->vocab, 1, 4194304, "V", "vocabulary size"), .seen = &a->vocab_set},
+      {FU_OPT_INT(0, "seq", &t->seq, 1, 16777216, "S", "sequence length"), .seen = &a->seq_set},
+      {FU_OPT_INT(0, "micro-batch", &t->batch, 1, 1048576, "B", "micro-batch")},
+      {FU_OPT_INT(0, "image", &a->image, 32, 65536, "PX", "--cnn, --arch vit: input height = width (default 224)"),
+       .seen = &a->image_set},
+      {FU_OPT_INT(0, "patch", &t->patch, 1, 65536, "P", "--arch vit: patch height = width (default 16)"),
+       .seen = &a->patch_set},
+      {FU_OPT_INT(0, "classes", &a->classes, 1, 4194304, "C", "--arch vit: classes of its head (default 1000)"),
+       .seen = &a->classes_set},
+      {FU_OPT_ENUM(0, "memory-format", &a->mformat, formats, "--cnn: channels-last (default) or nchw"),
+       .seen = &a->mformat_set},
+      {FU_OPT_ENUM(0, "arch", &a->arch, archs, "layer structure and parameter names (default custom)")},
+      {FU_OPT_FLAG(0, "gated-ffn", &t->gated, "custom: gate, up, down as SwiGLU")},
+      {FU_OPT_FLAG(0, "bias", &t->bias, "custom: biases")},
+      {FU_OPT_FLAG(0, "layernorm", &t->layernorm, "custom: LayerNorm (norms get a bias)")},
+      {FU_OPT_FLAG(0, "tied-embeddings", &t->tied, "custom, llama, qwen3, phi3, olmo2: lm head tied\nto the embedding")},
+      {FU_OPT_FLAG(0, "qkv-bias", &t->qkv_bias, "llama, qwen3, custom: biases on q, k and v alone\n(Qwen2's attention)")},
+      {FU_OPT_DOUBLE(0, "dropout", &t->dropout, 0, 0.99, "P", "dropout probability")},
       FU_OPT_HEADER("training"),
-      {FU_OPT_CUSTOM(0, "precision", &t.prec, fu__opt_prec, "P", "autocast-bf16, bf16, tf32 or fp32"),
-       .bad = "fp8", .seen = &prec_set},
-      {FU_OPT_CUSTOM(0, "dtype", &dt, fu__opt_dtype, "D", "bf16|fp16 (bf16 precision) or fp32 (tf32); the\nfirst version's spelling"),
+      {FU_OPT_CUSTOM(0, "precision", &t->prec, fu__opt_prec, "P", "autocast-bf16, bf16, tf32 or fp32"),
+       .bad = "fp8", .seen = &a->prec_set},
+      {FU_OPT_CUSTOM(0, "dtype", &a->dt, fu__opt_dtype, "D", "bf16|fp16 (bf16 precision) or fp32 (tf32); the\nfirst version's spelling"),
        .bad = "fp8"},
-      {FU_OPT_CUSTOM(0, "grad-dtype", &gd, fu__opt_dtype, "D", "gradients' type (default: from the precision)"),
-       .bad = "fp8", .seen = &gd_set},
-      {FU_OPT_CUSTOM(0, "optimizer", t.optimizer, fu__opt_optimizer, "NAME", "adamw, adam or sgd"),
-       .bad = "", .seen = &optim_set},
-      {FU_OPT_DOUBLE(0, "clip-grad-norm", &t.clip_norm, 1e-12, 1e12, "MAX",
+      {FU_OPT_CUSTOM(0, "grad-dtype", &a->gd, fu__opt_dtype, "D", "gradients' type (default: from the precision)"),
+       .bad = "fp8", .seen = &a->gd_set},
+      {FU_OPT_CUSTOM(0, "optimizer", t->optimizer, fu__opt_optimizer, "NAME", "adamw, adam or sgd"),
+       .bad = "", .seen = &a->optim_set},
+      {FU_OPT_DOUBLE(0, "clip-grad-norm", &t->clip_norm, 1e-12, 1e12, "MAX",
                      "the step clips the gradients' total norm first\n(clip_grad_norm_; the profile's <optimizer>_clip fit)")},
-      {FU_OPT_INT(0, "accum-steps", &t.accum, 1, 1048576, "K", "gradient accumulation steps")},
+      {FU_OPT_INT(0, "accum-steps", &t->accum, 1, 1048576, "K", "gradient accumulation steps")},
       FU_OPT_HEADER("pricing"),
-      FU_OPT_ROW_PROFILE(&profile),
-      {FU_OPT_DOUBLE(0, "tflops", &t.tflops, 1e-6, 1e9, "T", "the first version's roofline at T TFLOP/s")},
-      {FU_OPT_DOUBLE(0, "efficiency", &t.efficiency, 1e-6, 1, "E", "roofline: fraction of T reached"), .seen = &roof},
-      {FU_OPT_DOUBLE(0, "hbm-gbps", &t.hbm_gbps, 1e-6, 1e9, "G", "roofline: memory bandwidth"), .seen = &roof},
-      {FU_OPT_DOUBLE(0, "kernel-us", &t.kernel_us, 0, 1e6, "U", "roofline: per-kernel floor"), .seen = &roof},
-      {FU_OPT_DOUBLE(0, "host-probe", &t.host_probe_us, 1e-3, 1e6, "US", "host costs scaled to this host-speed probe")},
-      {FU_OPT_DOUBLE(0, "host-probe-bwd", &t.host_bwd_probe_us, 1e-3, 1e6, "US",
+      FU_OPT_ROW_PROFILE(&a->profile),
+      {FU_OPT_DOUBLE(0, "tflops", &t->tflops, 1e-6, 1e9, "T", "the first version's roofline at T TFLOP/s")},
+      {FU_OPT_DOUBLE(0, "efficiency", &t->efficiency, 1e-6, 1, "E", "roofline: fraction of T reached"), .seen = &a->roof},
+      {FU_OPT_DOUBLE(0, "hbm-gbps", &t->hbm_gbps, 1e-6, 1e9, "G", "roofline: memory bandwidth"), .seen = &a->roof},
+      {FU_OPT_DOUBLE(0, "kernel-us", &t->kernel_us, 0, 1e6, "U", "roofline: per-kernel floor"), .seen = &a->roof},
+      {FU_OPT_DOUBLE(0, "host-probe", &t->host_probe_us, 1e-3, 1e6, "US", "host costs scaled to this host-speed probe")},
+      {FU_OPT_DOUBLE(0, "host-probe-bwd", &t->host_bwd_probe_us, 1e-3, 1e6, "US",
                      "backward's host costs scaled to the autograd thread's probe (median)")},
-      {FU_OPT_DOUBLE(0, "host-ref-fwd", &t.host_ref_us[0], 1e-3, 1e9, "US", "the reference step's forward CPU time here")},
-      {FU_OPT_DOUBLE(0, "host-ref-bwd", &t.host_ref_us[1], 1e-3, 1e9, "US", "the reference step's backward CPU time here")},
-      {FU_OPT_DOUBLE(0, "ready-hook-us", &t.ready_hook_us, 0, 1e6, "US", "a hook after every gradient costs the host US")},
+      {FU_OPT_DOUBLE(0, "host-ref-fwd", &t->host_ref_us[0], 1e-3, 1e9, "US", "the reference step's forward CPU time here")},
+      {FU_OPT_DOUBLE(0, "host-ref-bwd", &t->host_ref_us[1], 1e-3, 1e9, "US", "the reference step's backward CPU time here")},
+      {FU_OPT_DOUBLE(0, "ready-hook-us", &t->ready_hook_us, 0, 1e6, "US", "a hook after every gradient costs the host US")},
       FU_OPT_HEADER("output"),
-      {FU_OPT_CUSTOM(0, "name", t.name, fu__opt_name, "N", "workload name"), .bad = ""},
-      {FU_OPT_OUT(0, "out", &out, "FILE", "write the workload here (default: stdout)")},
-      {FU_OPT_OUT(0, "ops", &ops_csv, "CSV", "also write the priced operations as CSV")},
-      FU_OPT_ROW_FORMAT(&o.format),
-      {FU_OPT_FLAG(0, "tensors", &tensors, "--info: the gradient list too")},
-      {FU_OPT_FLAG(0, "strict", &strict, "ready times out of order and unknown fields are errors")},
+      {FU_OPT_CUSTOM(0, "name", t->name, fu__opt_name, "N", "workload name"), .bad = ""},
+      {FU_OPT_OUT(0, "out", &a->out, "FILE", "write the workload here (default: stdout)")},
+      {FU_OPT_OUT(0, "ops", &a->ops_csv, "CSV", "also write the priced operations as CSV")},
+      FU_OPT_ROW_FORMAT(&a->o.format),
+      {FU_OPT_FLAG(0, "tensors", &a->tensors, "--info: the gradient list too")},
+      {FU_OPT_FLAG(0, "strict", &a->strict, "ready times out of order and unknown fields are errors")},
       FU_OPT_END,
   };
   const fu_opt_cmd cmd = {"workload", fu__workload_head, NULL, rows, -1};
+  int st = fu_opt_parse(&cmd, argc, argv, optind, done);
+  a->t.arch = (fu_arch)a->arch;
+  if (st != FU_OK || *done || !args) return st;
+  if (!(*args = json_array())) return FU_ENOMEM;
+  return fu_opt_each(&cmd, *optind, argv, fu__record_arg, *args);
+}
+
+/* The checks between options that no profile changes (one line, FU_EUSAGE), and what follows
+ * from them (a ViT's tokens). */
+static int fu__wl_check(fu__wl_opts *a) {
+  fu_tf_spec *t = &a->t;
+  int modes = a->transformer + (a->info != NULL) + (a->check != NULL) + a->list + (a->cnn != NULL);
+  const char *why = NULL;
+  if (modes != 1) why = "give exactly one of --transformer, --cnn, --info, --check, --list (see --help)";
+  else if ((a->patch_set || a->classes_set) && !(a->transformer && t->arch == FU_ARCH_VIT))
+    why = "--patch and --classes are --arch vit options";
+  else if (a->image_set && !a->cnn && !(a->transformer && t->arch == FU_ARCH_VIT))
+    why = "--image is a --cnn and --arch vit option (a language model has no image)";
+  else if (a->transformer && t->arch == FU_ARCH_VIT && (a->seq_set || a->vocab_set))
+    why = "--arch vit takes --image, --patch and --classes, not --seq or --vocab "
+          "(it runs (image / patch)^2 + 1 tokens)";
+  else if (a->mformat_set && !a->cnn)
+    why = "--memory-format is a --cnn option (a transformer has no image layout)";
+  if (why) {
+    fu_error("workload: %s", why);
+    return FU_EUSAGE;
+  }
+  if (a->transformer && t->arch == FU_ARCH_VIT) { /* tokens and classes follow the image */
+    t->image = a->image;
+    t->vocab = a->classes;
+    t->seq = fu_vit_seq(t);
+  }
+  return FU_OK;
+}
+
+/* --transformer / --cnn priced with prof (named pname in the notes); the workload records
+ * prof and the builder's arguments args (priced_with, a reference taken). */
+static int fu__wl_build(fu__wl_opts *a, json_t *args, const fu_profile *prof, const char *pname,
+                        fu_workload *w) {
+  fu_tf_spec *t = &a->t;
+  int st = FU_OK;
+  fu_workload_init(w);
+  if (a->cnn) {
+    fu_cnn_spec *cn = &a->cn;
+    snprintf(cn->model, sizeof cn->model, "%.31s", a->cnn);
+    if (t->batch) cn->batch = t->batch;
+    cn->image = a->image;
+    cn->nchw = a->mformat == 1;
+    if (a->prec_set) cn->prec = t->prec;
+    if (a->optim_set) snprintf(cn->optimizer, sizeof cn->optimizer, "%s", t->optimizer);
+    cn->accum = t->accum;
+    snprintf(cn->name, sizeof cn->name, "%s", t->name);
+    cn->ops = t->ops;
+    cn->host_probe_us = t->host_probe_us;
+    cn->host_bwd_probe_us = t->host_bwd_probe_us;
+    cn->host_ref_us[0] = t->host_ref_us[0], cn->host_ref_us[1] = t->host_ref_us[1];
+    cn->ready_hook_us = t->ready_hook_us;
+    cn->clip_norm = t->clip_norm;
+    st = fu_build_cnn(cn, prof, pname, w);
+  } else {
+    if (!a->prec_set) t->prec = a->dt.prec;
+    t->grad_bytes = a->gd_set ? a->gd.bytes : (t->prec == FU_PREC_BF16 ? a->dt.bytes : 4);
+    if (a->roof && !(t->tflops > 0)) { /* --efficiency etc. alone: the profile's throughput */
+      t->tflops = t->prec == FU_PREC_BF16 || t->prec == FU_PREC_AUTOCAST ? prof->gpu_tflops_bf16 : prof->gpu_tflops_fp32;
+      if (!(t->tflops > 0)) {
+        fu_error("workload: %s gives no GEMM throughput for the roofline; pass --tflops", pname);
+        st = FU_EUSAGE;
+      }
+    }
+    if (st == FU_OK) st = fu_tf_spec_check(t);
+    if (st == FU_OK) st = fu_build_transformer(t, prof, pname, w);
+  }
+  if (st == FU_OK) st = fu_reprice_record(w, prof, args);
+  return st;
+}
+
+int fu_workload_build_args(const json_t *args, const fu_profile *prof, const char *pname, fu_workload *w) {
+  size_t n = json_array_size(args);
+  char **argv = calloc(n + 2, sizeof *argv);
+  if (!argv) return FU_ENOMEM;
+  argv[0] = "workload";
+  for (size_t i = 0; i < n; i++) argv[i + 1] = (char *)json_string_value(json_array_get(args, i));
+  fu__wl_opts a;
+  json_t *again = NULL;
   int optind, done;
-  int st = fu_opt_parse(&cmd, argc, argv, &optind, &done);
-  if (st != FU_OK || done) return fu_exit_code(st);
-  fu_format fmt = o.format;
-  t.arch = (fu_arch)arch;
+  int st = fu__wl_parse(&a, (int)n + 1, argv, &optind, &done, &again);
+  if (st == FU_OK && (done || optind <= (int)n || !(a.transformer || a.cnn))) {
+    fu_error("workload: builder_args: not the arguments of a --transformer or --cnn what-if");
+    st = FU_EDATA;
+  }
+  if (st == FU_OK) st = fu__wl_check(&a);
+  if (st == FU_OK) st = fu__wl_build(&a, again, prof, pname, w);
+  else fu_workload_init(w);
+  json_decref(again);
+  free(argv);
+  return st == FU_EUSAGE ? FU_EDATA : st; /* what the file holds is wrong, not the command line */
+}
+
+int fu_cmd_workload(int argc, char **argv) {
+  fu__wl_opts a;
+  json_t *args = NULL;
+  int optind, done;
+  int st = fu__wl_parse(&a, argc, argv, &optind, &done, &args);
+  if (st != FU_OK || done) {
+    json_decref(args);
+    return fu_exit_code(st);
+  }
+  fu_format fmt = a.o.format;
+  const char *info = a.info, *check = a.check, *out = a.out, *profile = a.profile, *ops_csv = a.ops_csv;
   /* A bare argument is --info. */
-  if (optind < argc && !info && !check && !transformer && !list && !cnn && optind + 1 == argc) info = argv[optind++];
+  if (optind < argc && !info && !check && !a.transformer && !a.list && !a.cnn && optind + 1 == argc) info = argv[optind++];
+  a.info = info;
   if (optind < argc) {
     fu_error("workload: unexpected argument '%s'; see fusim workload --help", argv[optind]);
-    return fu_exit_code(FU_EUSAGE);
+    st = FU_EUSAGE;
   }
-  int modes = transformer + (info != NULL) + (check != NULL) + list + (cnn != NULL);
-  if (modes != 1) {
-    fu_error("workload: give exactly one of --transformer, --cnn, --info, --check, --list (see --help)");
-    return fu_exit_code(FU_EUSAGE);
+  if (st == FU_OK) st = fu__wl_check(&a);
+  if (st != FU_OK) {
+    json_decref(args);
+    return fu_exit_code(st);
   }
-  if ((patch_set || classes_set) && !(transformer && t.arch == FU_ARCH_VIT)) {
-    fu_error("workload: --patch and --classes are --arch vit options");
-    return fu_exit_code(FU_EUSAGE);
-  }
-  if (image_set && !cnn && !(transformer && t.arch == FU_ARCH_VIT)) {
-    fu_error("workload: --image is a --cnn and --arch vit option (a language model has no image)");
-    return fu_exit_code(FU_EUSAGE);
-  }
-  if (transformer && t.arch == FU_ARCH_VIT) { /* tokens and classes follow the image */
-    if (seq_set || vocab_set) {
-      fu_error("workload: --arch vit takes --image, --patch and --classes, not --seq or --vocab "
-               "(it runs (image / patch)^2 + 1 tokens)");
-      return fu_exit_code(FU_EUSAGE);
-    }
-    t.image = image;
-    t.vocab = classes;
-    t.seq = fu_vit_seq(&t);
-  }
-  if (mformat_set && !cnn) {
-    fu_error("workload: --memory-format is a --cnn option (a transformer has no image layout)");
-    return fu_exit_code(FU_EUSAGE);
-  }
-  int info_mem = info && fmt == FU_FORMAT_TABLE && !tensors; /* --info's table: the memory lines */
-  if (!transformer && !cnn && (ops_csv || (profile && !info_mem))) /* kept working, but never silently */
+  int info_mem = info && fmt == FU_FORMAT_TABLE && !a.tensors; /* --info's table: the memory lines */
+  if (!a.transformer && !a.cnn && (ops_csv || (profile && !info_mem))) /* kept working, but never silently */
     fu_warn("workload: --profile and --ops price a generated workload (--transformer, --cnn; "
             "--info's table: --profile's GPU memory); ignored here");
-  if (list) return fu_exit_code(fu_wlinfo_list(fmt));
+  if (a.list || check || info) json_decref(args);
+  if (a.list) return fu_exit_code(fu_wlinfo_list(fmt));
   if (check || info) {
     fu_workload w;
-    st = fu__load_arg(check ? check : info, strict, &w);
+    st = fu__load_arg(check ? check : info, a.strict, &w);
     if (st == FU_OK) {
       if (check) {
         char b[32];
@@ -400,7 +512,7 @@ int fu_cmd_workload(int argc, char **argv) {
         int mem = info_mem && w.mem.peak > 0;
         double gpu = 0;
         if (mem) st = fu__gpu_mem(profile, &gpu);
-        if (st == FU_OK) st = fu_wlinfo_print(&w, fmt, tensors);
+        if (st == FU_OK) st = fu_wlinfo_print(&w, fmt, a.tensors);
         if (st == FU_OK && mem) fu_wlinfo_print_mem(&w.mem, gpu);
       }
     }
@@ -409,52 +521,25 @@ int fu_cmd_workload(int argc, char **argv) {
   }
   /* --transformer / --cnn: the profile prices them */
   fu_profile *prof = malloc(sizeof *prof);
-  if (!prof) return fu_exit_code(FU_ENOMEM);
-  const char *pname = profile ? profile : "h200-default (embedded)";
-  st = fu_profile_load_arg("--profile", profile, prof);
-  if (st != FU_OK) {
-    free(prof);
-    return fu_exit_code(st);
+  if (!prof) {
+    json_decref(args);
+    return fu_exit_code(FU_ENOMEM);
   }
+  const char *pname = profile ? profile : FU_PROFILE_EMBEDDED_LABEL;
+  st = fu_profile_load_arg("--profile", profile, prof);
   /* --ops is committed only once the workload passed its checks (fu_workload_savable), just
      before it is saved: a refused workload leaves it as it was */
   fu_outfile ops = {0};
-  if (ops_csv && (st = fu_outfile_open(&ops, ops_csv)) != FU_OK) {
+  if (st == FU_OK && ops_csv) st = fu_outfile_open(&ops, ops_csv);
+  if (st != FU_OK) {
+    json_decref(args);
     free(prof);
     return fu_exit_code(st);
   }
-  t.ops = ops_csv ? &ops : NULL;
+  a.t.ops = ops_csv ? &ops : NULL;
   fu_workload w;
-  fu_workload_init(&w);
-  if (cnn) {
-    snprintf(cn.model, sizeof cn.model, "%.31s", cnn);
-    if (t.batch) cn.batch = t.batch;
-    cn.image = image;
-    cn.nchw = mformat == 1;
-    if (prec_set) cn.prec = t.prec;
-    if (optim_set) snprintf(cn.optimizer, sizeof cn.optimizer, "%s", t.optimizer);
-    cn.accum = t.accum;
-    snprintf(cn.name, sizeof cn.name, "%s", t.name);
-    cn.ops = t.ops;
-    cn.host_probe_us = t.host_probe_us;
-    cn.host_bwd_probe_us = t.host_bwd_probe_us;
-    cn.host_ref_us[0] = t.host_ref_us[0], cn.host_ref_us[1] = t.host_ref_us[1];
-    cn.ready_hook_us = t.ready_hook_us;
-    cn.clip_norm = t.clip_norm;
-    st = fu_build_cnn(&cn, prof, pname, &w);
-  } else {
-    if (!prec_set) t.prec = dt.prec;
-    t.grad_bytes = gd_set ? gd.bytes : (t.prec == FU_PREC_BF16 ? dt.bytes : 4);
-    if (roof && !(t.tflops > 0)) { /* --efficiency etc. alone: the profile's throughput */
-      t.tflops = t.prec == FU_PREC_BF16 || t.prec == FU_PREC_AUTOCAST ? prof->gpu_tflops_bf16 : prof->gpu_tflops_fp32;
-      if (!(t.tflops > 0)) {
-        fu_error("workload: %s gives no GEMM throughput for the roofline; pass --tflops", pname);
-        st = FU_EUSAGE;
-      }
-    }
-    if (st == FU_OK) st = fu_tf_spec_check(&t);
-    if (st == FU_OK) st = fu_build_transformer(&t, prof, pname, &w);
-  }
+  st = fu__wl_build(&a, args, prof, pname, &w);
+  json_decref(args);
   if (st == FU_OK) st = fu_workload_savable(out ? out : "-", &w);
   if (ops_csv) {
     if (st == FU_OK) st = fu_outfile_commit(&ops);

@@ -1680,6 +1680,8 @@ int fu__has_tables(const fu_profile *p) {
   return p && p->compute.ngemm > 0 && p->compute.nops > 0;
 }
 
+int fu_builder_has_tables(const fu_profile *prof) { return fu__has_tables(prof); }
+
 /* Peak memory: parameters, states, the micro-batch's inputs and the framework's workspaces
  * are there throughout; autocast's casts and forward's activations all at once at the loss,
  * with the logits' transient; the gradients and the optimizer's temporaries at the step. */

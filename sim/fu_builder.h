@@ -130,6 +130,10 @@ void fu_cnn_spec_init(fu_cnn_spec *s);
 int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_name,
                  fu_workload *w);
 
+/* 1 when prof has the compute tables a table-priced what-if reads (GEMM and operation tables);
+ * without them the builders fall back on the roofline. */
+int fu_builder_has_tables(const fu_profile *prof);
+
 /* ---- inside sim/ only: what the builders share (fu_builder.c: the operations, the transformer
  * builder, the host model, the timelines and the optimizer step; fu_build_cnn.c: the torchvision
  * CNNs; fu_build_mobile.c: the depthwise ones among them; fu_build_convnext.c: ConvNeXt;

@@ -6,6 +6,7 @@
 
 #include "fu_common.h"
 #include "fu_db.h"
+#include "fu_reprice.h"
 #include "fu_result_db.h"
 
 int fu_cmd_get_plan(const fu_opt_plan *o, fu_plan *p) {
@@ -98,6 +99,8 @@ int fu_cmd_inputs(const char *cmd, const fu_opt_inputs *in, int strict, fu_workl
     if (!(*prof = malloc(sizeof **prof))) return FU_ENOMEM;
     FU_CHECK(fu_profile_load_arg("--profile", in->profile, *prof));
   }
+  /* compute and links from one machine: a what-if priced with another profile is priced again */
+  if (w && prof) FU_CHECK(fu_reprice(cmd, w, *prof, in->profile));
   return FU_OK;
 }
 

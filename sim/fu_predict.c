@@ -906,6 +906,7 @@ static void fu__label(fu_result *r, const fu_workload *w, const fu_plan *p, cons
   r->ngrads = w->ngrads;
   r->grad_bytes = fu_workload_total_bytes(w);
   r->estimated = w->estimated;
+  r->compute_from = w->from;
   fu_plan_string(p, r->plan, sizeof r->plan);
   fu_comm_string(c, r->comm, sizeof r->comm);
   snprintf(r->profile, sizeof r->profile, "%s", prof->name);

@@ -82,6 +82,7 @@ typedef struct fu_result {
   size_t ngrads;             /* its gradients */
   uint64_t grad_bytes;       /* their bytes */
   int estimated;             /* 1: the workload's times are estimates */
+  fu_compute_from compute_from; /* where its compute times come from (the workload's from) */
   char plan[704];            /* canonical plan string (fu_plan_string): room for its longest,
                                 buckets: and a 511-byte path with every flag, so never cut */
   char comm[64];             /* communication target (fu_comm_string) */

@@ -35,6 +35,40 @@ const char *fu_result_comm_note(const fu_result *r, char *buf, size_t len) {
   return buf;
 }
 
+const char *fu_result_compute_note(const fu_result *r, char *buf, size_t len) {
+  const fu_compute_from *f = &r->compute_from;
+  if (!f->said) return NULL;
+  if (f->repriced)
+    snprintf(buf, len, "priced again with profile %s (%s) from the what-if's builder arguments; "
+             "the file's times are %s's (%s)", f->profile, f->gpu, f->was_profile, f->was_gpu);
+  else if (!f->estimated)
+    snprintf(buf, len, "measured on %s (a capture), kept", f->gpu);
+  else if (f->profile[0])
+    snprintf(buf, len, "priced with profile %s (%s), kept: %s", f->profile, f->gpu, f->why);
+  else
+    snprintf(buf, len, "priced with an unknown profile, kept: %s", f->why);
+  return buf;
+}
+
+/* "compute_priced_with": the profile the compute times come from and whether they were priced
+ * again (present only where fu_result_compute_note says something). */
+static json_t *fu__compute_from_json(const fu_compute_from *f) {
+  json_t *j = json_pack("{s:o, s:o, s:b, s:b}", "profile", f->profile[0] ? json_string(f->profile) : json_null(),
+                        "gpu", f->gpu[0] ? json_string(f->gpu) : json_null(), "repriced", f->repriced,
+                        "measured", !f->estimated);
+  if (j && f->repriced &&
+      (json_object_set_new(j, "recorded_profile", json_string(f->was_profile)) != 0 ||
+       json_object_set_new(j, "recorded_gpu", json_string(f->was_gpu)) != 0)) {
+    json_decref(j);
+    return NULL;
+  }
+  if (j && f->why[0] && json_object_set_new(j, "kept_because", json_string(f->why)) != 0) {
+    json_decref(j);
+    return NULL;
+  }
+  return j;
+}
+
 int fu_result_print_table(FILE *out, const fu_result *r) {
   char sz[32], buf[32];
   fprintf(out, "workload       %s (%zu tensors, %s%s)\n", r->workload, r->ngrads,
@@ -54,6 +88,8 @@ int fu_result_print_table(FILE *out, const fu_result *r) {
   fprintf(out, "iteration      %.1f us   [%.1f, %.1f] 95%% interval from %s\n", r->iter_us,
           r->iter_lo_us, r->iter_hi_us, r->interval_from ? r->interval_from : "the fits' CIs");
   fprintf(out, "compute        %.1f us\n", r->compute_us);
+  char from[512];
+  if (fu_result_compute_note(r, from, sizeof from)) fprintf(out, "               %s\n", from);
   fprintf(out, "communication  %.1f us in %zu op%s (+ %.1f us pack, hand-off, unpack)\n",
           r->comm_us, r->n_ops, r->n_ops == 1 ? "" : "s", r->pack_us);
   fprintf(out, "exposed        %.1f us   overlap %.1f%%\n", r->exposed_comm_us,
@@ -185,6 +221,11 @@ static json_t *fu__summary_json(const fu_result *r) {
        json_object_set_new(j, "layout", json_string(r->layout_given ? "given" : "assumed")) != 0 ||
        (r->nccl_version > 0 && json_object_set_new(j, "nccl_version", json_string(fu_nccl_version_string(r->nccl_version, v, sizeof v))) != 0) ||
        json_object_set_new(j, "nccl_source", json_string(fu_nccl_source_name(r->nccl_version > 0 ? r->nccl_source : FU_NCCL_UNKNOWN))) != 0)) {
+    json_decref(j);
+    return NULL;
+  }
+  if (j && r->compute_from.said &&
+      json_object_set_new(j, "compute_priced_with", fu__compute_from_json(&r->compute_from)) != 0) {
     json_decref(j);
     return NULL;
   }

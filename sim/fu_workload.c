@@ -26,6 +26,8 @@
  *     the order of "grads" as written);
  *     "estimated" a boolean, "notes" a string, "meta" anything (for tools; kept and written
  *     back); "memory" {"peak_bytes" > 0 and its parts, fu_mem_keys} byte counts;
+ *     "priced_with" (an estimate's: {"profile", "profile_hash", "gpu": strings, "builder_args":
+ *     an array of strings}, what `fusim workload` priced it with; kept and written back);
  *     "compute_rel" a number in [0, 1): the 95% relative error of estimated compute times
  *     (predict's interval varies them by it); absent is 0. Not with a version-2 host block,
  *     whose model error is host.jitter.model_rel;
@@ -88,6 +90,7 @@ void fu_workload_finish(fu_workload *w) {
   free(w->grads);
   free(w->notes);
   json_decref(w->meta);
+  json_decref(w->priced_with);
   fu_host_finish(&w->host);
   fu_workload_init(w);
 }
@@ -504,9 +507,40 @@ static int fu__grad_dtypes(const json_t *dflt, const char *what, fu_workload *w)
   return FU_OK;
 }
 
+/* "priced_with": what predict and plan need to price the what-if again (fu_reprice.c), checked
+ * here so that they can trust it. */
+static int fu__priced_with(const json_t *pw, const char *what) {
+  static const char *const text[] = {"profile", "profile_hash", "gpu"};
+  if (!json_is_object(pw)) {
+    fu_error("%s: priced_with: not an object", what);
+    return FU_EDATA;
+  }
+  for (size_t k = 0; k < sizeof text / sizeof *text; k++)
+    if (!json_is_string(json_object_get(pw, text[k]))) {
+      fu_error("%s: priced_with.%s: missing or not a string", what, text[k]);
+      return FU_EDATA;
+    }
+  const char *hash = json_string_value(json_object_get(pw, "profile_hash"));
+  if (strlen(hash) != 64 || strspn(hash, "0123456789abcdef") != 64) {
+    fu_error("%s: priced_with.profile_hash: not a SHA-256 in hex (64 lower-case digits)", what);
+    return FU_EDATA;
+  }
+  const json_t *args = json_object_get(pw, "builder_args"), *a;
+  size_t i;
+  if (!json_is_array(args) || json_array_size(args) == 0) {
+    fu_error("%s: priced_with.builder_args: missing or not a list of fusim workload's arguments", what);
+    return FU_EDATA;
+  }
+  json_array_foreach(args, i, a) if (!json_is_string(a)) {
+    fu_error("%s: priced_with.builder_args[%zu]: not a string", what, i);
+    return FU_EDATA;
+  }
+  return FU_OK;
+}
+
 static const char *const fu__known_keys[] = {
     "format", "name", "fwd_us", "bwd_us", "opt_us", "host", "accum_steps",
-    "estimated", "notes", "meta", "grads", "layers", "memory", "dtype", "compute_rel"};
+    "estimated", "notes", "meta", "grads", "layers", "memory", "dtype", "compute_rel", "priced_with"};
 
 /* Unknown keys of obj (prefix: its place, "host.ddp."): an error with strict, else a warning
  * each; *seen set when there was one (an array's elements then stop at the first that has). */
@@ -708,6 +742,9 @@ static int fu__from_json(const json_t *root, const char *what, int strict, fu_wo
   if (notes && !(w->notes = strdup(json_string_value(notes)))) return FU_ENOMEM;
   const json_t *meta = json_object_get(root, "meta"); /* tools' data: kept, written back */
   if (meta && !(w->meta = json_deep_copy(meta))) return FU_ENOMEM;
+  const json_t *pw = json_object_get(root, "priced_with");
+  if (pw) FU_CHECK(fu__priced_with(pw, what));
+  if (pw && !(w->priced_with = json_deep_copy(pw))) return FU_ENOMEM;
 
   const json_t *grads = json_object_get(root, "grads"), *layers = json_object_get(root, "layers");
   if (grads && layers) {
@@ -786,6 +823,7 @@ int fu_workload_to_json(const fu_workload *w, json_t **out) {
   if (st == FU_OK) st = fu__set(root, "name", json_string(w->name[0] ? w->name : "workload"));
   if (st == FU_OK && w->estimated) st = fu__set(root, "estimated", json_true());
   if (st == FU_OK && w->compute_rel > 0) st = fu__set(root, "compute_rel", json_real(w->compute_rel));
+  if (st == FU_OK && w->priced_with) st = fu__set(root, "priced_with", json_deep_copy(w->priced_with));
   if (st == FU_OK && notes) st = fu__set(root, "notes", json_string(notes));
   if (st == FU_OK && w->meta) st = fu__set(root, "meta", json_deep_copy(w->meta));
   if (st == FU_OK) st = fu__set(root, "fwd_us", json_real(w->fwd_us));

@@ -51,6 +51,23 @@ double fu_mem_value(const fu_mem *m, int i);     /* the part of key i */
 /* The memory block as the workload file holds it (parts above 0, whole bytes); NULL: no memory. */
 struct json_t *fu_mem_to_json(const fu_mem *m);
 
+/* Where a workload's compute times come from, against the profile a command prices with: set by
+ * the command (fu_cmd_inputs, sim/fu_reprice.h), carried by each result to its output. Not in
+ * the file. */
+typedef struct fu_compute_from {
+  int said;                  /* 1: the output names where they come from (0: the profile in use's
+                                own estimate, a capture on its GPU or on a GPU the file does not
+                                name: nothing to say, the output as before) */
+  int estimated;             /* 1: an estimate's times (a what-if), 0: a capture's */
+  int repriced;              /* 1: priced again with the profile in use from its builder arguments */
+  char profile[64];          /* the profile whose tables priced the times used ("": unknown; a
+                                capture: none) */
+  char gpu[64];              /* its GPU, or the one a capture ran on ("": unknown) */
+  char was_profile[64];      /* repriced: the profile that priced the file's times */
+  char was_gpu[64];          /* repriced: its GPU */
+  char why[160];             /* kept: why they were not priced again ("" otherwise) */
+} fu_compute_from;
+
 typedef struct fu_workload {
   char name[128];            /* workload name */
   char source[512];          /* file it came from, or "" */
@@ -69,6 +86,11 @@ typedef struct fu_workload {
   char *notes;               /* free text kept with the workload ("notes" key; malloc'd, may be NULL) */
   fu_mem mem;                /* device memory of the step ("memory" block; zeros when absent) */
   json_t *meta;              /* "meta" as read (tools' data, written back unchanged), or NULL */
+  json_t *priced_with;       /* "priced_with" (an estimate's pricing: its profile's "profile" name,
+                                "profile_hash" (its content, as the results database hashes it),
+                                "gpu", and the builder's "builder_args"), checked on reading, written
+                                back unchanged; NULL: not recorded (a capture, an older what-if) */
+  fu_compute_from from;      /* where the compute times come from (set by the command; not saved) */
 } fu_workload;
 
 void fu_workload_init(fu_workload *w);

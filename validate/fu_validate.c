@@ -16,6 +16,7 @@
 #include "fu_output.h"
 #include "fu_predict.h"
 #include "fu_profile.h"
+#include "fu_reprice.h"
 #include "fu_resolve.h"
 #include "fu_result_db.h"
 #include "fu_workload.h"
@@ -660,6 +661,8 @@ int fu_validate_run(const fu_validate_opts *o) {
     fu_workload_init(&wl[nwl].w);
     st = fu_workload_load(path, 0, &wl[nwl].w);
     free(path);
+    /* compute and links from one machine, as predict and plan (fu_reprice.h) */
+    if (st == FU_OK) st = fu_reprice("validate", &wl[nwl].w, prof, o->profile);
     nwl++;
   }
   free(list);
