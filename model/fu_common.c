@@ -46,7 +46,16 @@ void fu_error(const char *fmt, ...) {
   va_end(ap);
 }
 
+static int fu__warnings_muted;
+
+int fu_warn_mute(int muted) {
+  int was = fu__warnings_muted;
+  fu__warnings_muted = muted;
+  return was;
+}
+
 void fu_warn(const char *fmt, ...) {
+  if (fu__warnings_muted) return;
   va_list ap;
   va_start(ap, fmt);
   fputs("fusim: warning: ", stderr);

@@ -38,6 +38,9 @@ int fu_exit_code(int status);         /* process exit status for a status code *
  * in the environment, FU_DEBUG lines are printed too, prefixed with source file and line. */
 void fu_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fu_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Silences fu_warn (muted != 0) or lets it speak again; returns the previous setting. For work
+   done again on the user's behalf whose warnings the first run already gave. */
+int fu_warn_mute(int muted);
 void fu__debug(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 #define FU_DEBUG(...) fu__debug(__FILE__, __LINE__, __VA_ARGS__)
 

@@ -286,7 +286,10 @@ static int fu__record_arg(void *ctx, const fu_option *row, const char *value) {
   char opt[64];
   snprintf(opt, sizeof opt, "--%s", row->name);
   if (json_array_append_new(ctx, json_string(opt)) != 0) return FU_ENOMEM;
-  if (value && json_array_append_new(ctx, json_string(value)) != 0) return FU_ENOMEM;
+  /* a type by its canonical name: --dtype float and --dtype fp32 make one workload */
+  int is_type = !strcmp(row->name, "dtype") || !strcmp(row->name, "grad-dtype");
+  if (value && json_array_append_new(ctx, json_string(is_type ? fu_dtype_canon(value) : value)) != 0)
+    return FU_ENOMEM;
   return FU_OK;
 }
 

@@ -114,6 +114,14 @@ olds.pop("compute_priced_with", None)
 check("same profile: the output of the old what-if less its key", same == olds)
 check("same profile: no note line", "priced" not in run("predict", "--workload", w_def, *OFF).stdout)
 
+# another profile with the same compute tables (h200-ndr: the default plus network curves) prices
+# it alike: nothing said, none of the builder's warnings again, the file's times
+r = run("predict", "--workload", w_def, "--profile", "h200-ndr", *OFF, "--format", "json")
+j = json.loads(r.stdout)
+check("same tables: no compute_priced_with: %s" % j.get("compute_priced_with"), "compute_priced_with" not in j)
+check("same tables: compute as the file's %.6f vs %.6f" % (j["compute_us"], step_us(d)), near(j["compute_us"], step_us(d)))
+check("same tables: no warning: %r" % r.stderr, r.stderr == "")
+
 # a capture: kept, its GPU named
 cap = json.load(open(os.path.join(root, "data", "workloads", "resnet50_captured.json")))
 j = json.loads(run("predict", "--workload", "resnet50_captured", "--profile", "h100-sxm", *OFF,
