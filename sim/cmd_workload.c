@@ -448,7 +448,8 @@ static int fu__wl_build(fu__wl_opts *a, json_t *args, const fu_profile *prof, co
   return st;
 }
 
-int fu_workload_build_args(const json_t *args, const fu_profile *prof, const char *pname, fu_workload *w) {
+int fu_workload_build_args(const json_t *args, const fu_profile *prof, const char *pname, fu_workload *w,
+                           int *no_tables) {
   size_t n = json_array_size(args);
   char **argv = calloc(n + 2, sizeof *argv);
   if (!argv) return FU_ENOMEM;
@@ -463,7 +464,11 @@ int fu_workload_build_args(const json_t *args, const fu_profile *prof, const cha
     st = FU_EDATA;
   }
   if (st == FU_OK) st = fu__wl_check(&a);
-  if (st == FU_OK) st = fu__wl_build(&a, again, prof, pname, w);
+  /* the tables price a --cnn and a --transformer but for the roofline's, which reads the
+     profile's throughput, bandwidth and kernel floor alone */
+  int tables = a.cnn || !(a.t.tflops > 0 || a.roof);
+  if (no_tables) *no_tables = st == FU_OK && tables && !fu_builder_has_tables(prof);
+  if (st == FU_OK && !(no_tables && *no_tables)) st = fu__wl_build(&a, again, prof, pname, w);
   else fu_workload_init(w);
   json_decref(again);
   free(argv);

@@ -131,7 +131,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
                  fu_workload *w);
 
 /* 1 when prof has the compute tables a table-priced what-if reads (GEMM and operation tables);
- * without them the builders fall back on the roofline. */
+ * without them the builders refuse it (the roofline, --tflops, needs none). */
 int fu_builder_has_tables(const fu_profile *prof);
 
 /* ---- inside sim/ only: what the builders share (fu_builder.c: the operations, the transformer

@@ -112,18 +112,19 @@ int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const ch
     f->said = 0; /* the profile in use priced it: nothing to say */
     return FU_OK;
   }
-  if (!fu_builder_has_tables(prof)) {
+  fu_workload nw;
+  int no_tables = 0;
+  /* the builder's warnings were given when the what-if was made: not again on every predict */
+  int was = fu_warn_mute(1);
+  int st = fu_workload_build_args(json_object_get(w->priced_with, "builder_args"), prof,
+                                  prof_arg ? prof_arg : FU_PROFILE_EMBEDDED_LABEL, &nw, &no_tables);
+  fu_warn_mute(was);
+  FU_CHECK(st);
+  if (no_tables) { /* a roofline what-if needs none: built again above */
     snprintf(f->why, sizeof f->why, "the profile in use (%s) has no compute tables", prof->name);
     fu_warn("%s: %s: compute kept as %s (%s) priced it: %s", cmd, w->name, f->profile, f->gpu, f->why);
     return FU_OK;
   }
-  fu_workload nw;
-  /* the builder's warnings were given when the what-if was made: not again on every predict */
-  int was = fu_warn_mute(1);
-  int st = fu_workload_build_args(json_object_get(w->priced_with, "builder_args"), prof,
-                                  prof_arg ? prof_arg : FU_PROFILE_EMBEDDED_LABEL, &nw);
-  fu_warn_mute(was);
-  FU_CHECK(st);
   /* another profile with the same tables (one that adds network curves) prices it alike: the
      file's workload stands, and there is nothing to say */
   int same = 0;

@@ -4,8 +4,8 @@
  * profile's name, its content hash as the results database computes it, its GPU, and the
  * builder's own arguments). predict and plan, given such a workload with a profile of another
  * hash, build it again from those arguments with the profile in use, so that compute and
- * communication come from one machine; where the profile in use has no compute tables the
- * recorded times are kept with a warning. A capture (measured times) is kept; where it names the
+ * communication come from one machine; where the profile in use has no compute tables and the
+ * what-if is priced from them (not the roofline), the recorded times are kept with a warning. A capture (measured times) is kept; where it names the
  * GPU it ran on (meta.gpu) and that is not the profile's, the output says so. */
 #ifndef FU_REPRICE_H
 #define FU_REPRICE_H
@@ -35,8 +35,10 @@ int fu_reprice_record(fu_workload *w, const fu_profile *prof, struct json_t *arg
  * it lacks) is its one line and status. */
 int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const char *prof_arg);
 
-/* fusim workload's builder (sim/cmd_workload.c) run on args as recorded, priced with prof. */
+/* fusim workload's builder (sim/cmd_workload.c) run on args as recorded, priced with prof. With
+ * no_tables given: *no_tables set, and nothing built (w empty, FU_OK), where the what-if is priced
+ * from compute tables (not the roofline) and prof has none. */
 int fu_workload_build_args(const struct json_t *args, const fu_profile *prof, const char *pname,
-                           fu_workload *w);
+                           fu_workload *w, int *no_tables);
 
 #endif

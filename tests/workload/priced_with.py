@@ -94,6 +94,25 @@ check("no tables: key %s" % c, c.get("repriced") is False and c.get("profile") =
 warn = [ln for ln in r.stderr.splitlines() if "no compute tables" in ln]
 check("no tables: one warning line: %r" % r.stderr, len(warn) == 1)
 
+# the roofline reads no compute tables, only the profile's throughput, bandwidth and kernel floor:
+# with a profile that has no tables it is priced again all the same (it was kept, H100's times
+# with H200's links, the warning blaming tables the roofline never reads)
+ROOF = ["--transformer", "--layers", "2", "--hidden", "1024", "--heads", "8", "--ffn", "4096", "--vocab",
+        "32000", "--seq", "512", "--micro-batch", "8", "--efficiency", "0.5"]
+w_roof, w_roof_pcie = os.path.join(tmp, "roof_h100.json"), os.path.join(tmp, "roof_pcie.json")
+run("workload", *ROOF, "--profile", "h100-sxm", "--out", w_roof)
+run("workload", *ROOF, "--profile", "h200-pcie", "--out", w_roof_pcie)
+rp = json.load(open(w_roof_pcie))
+check("roofline: the two profiles price it apart (else the test proves nothing)",
+      abs(step_us(json.load(open(w_roof))) / step_us(rp) - 1) > 0.05)
+r = run("predict", "--workload", w_roof, "--profile", "h200-pcie", *OFF, "--format", "json")
+j = json.loads(r.stdout)
+c = j.get("compute_priced_with", {})
+check("roofline, no tables: priced again, compute %.6f, the h200-pcie build's %.6f" % (j["compute_us"], step_us(rp)),
+      near(j["compute_us"], step_us(rp)))
+check("roofline, no tables: key %s" % c, c.get("repriced") is True and c.get("profile") == "h200-pcie")
+check("roofline, no tables: no warning: %r" % r.stderr, "no compute tables" not in r.stderr)
+
 # an older what-if (no priced_with): loads, kept, its profile unknown
 old = dict(d)
 del old["priced_with"]
