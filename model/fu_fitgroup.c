@@ -133,9 +133,6 @@ static size_t fu__select(const fu_fitgroup_sample *smp, size_t ns, const fu_fitg
   return nsel;
 }
 
-/* Fits one group (members mem[0..nm-1] of sel) into *g: picks its proto, dtype, graph mode and
- * placement, collects the points and fits them. *fitted is 0 when the group has nothing to fit
- * (a warning said why where it matters). */
 /* "'A' (n samples), 'B' (m samples)": every GPU model among the selected samples, in the order
  * first seen, so a refusal lets the user choose. O(n * models); NULL when out of memory. */
 static char *fu__gpu_models(const fu_fitgroup_sample *smp, const fu__sel *sel, size_t nsel) {
@@ -167,6 +164,9 @@ static char *fu__gpu_models(const fu_fitgroup_sample *smp, const fu__sel *sel, s
   return text;
 }
 
+/* Fits one group (members mem[0..nm-1] of sel) into *g: picks its proto, dtype, graph mode and
+ * placement, collects the points and fits them. *fitted is 0 when the group has nothing to fit
+ * (a warning said why where it matters). */
 static int fu__fit_one(const fu_fitgroup_sample *smp, const fu__sel *sel, const fu__sel *first, size_t *mem,
                        size_t nm, const fu_fitgroup_select *f, const fu_fit_options *fo, fu_fit_point *pts,
                        fu_fitgroup *g, int *fitted) {
