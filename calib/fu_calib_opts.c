@@ -346,14 +346,17 @@ void fu_calib_stats(double *t, int n, double *tmin, double *tmed, double *tp95) 
 
 int fu_calib_db_writable(const char *path) {
   struct stat sb;
-  if (stat(path, &sb) == 0) {
+  int exists = stat(path, &sb) == 0;
+  if (exists) {
     if (!S_ISREG(sb.st_mode)) {
       fu_error("%s: not a regular file, cannot hold the database", path);
       return FU_EDB;
     }
     if (access(path, R_OK | W_OK) != 0) {
-      fu_error("%s: database is not writable: %s", path, strerror(errno));
-      return FU_EDB;
+      int e = errno;
+      fu_error("%s: database is not writable: %s", path, strerror(e));
+      /* read-only for this user: EX_CANTCREAT, as the database itself says it (fu_db.c) */
+      return e == EACCES || e == EROFS ? FU_ECANTCREAT : FU_EDB;
     }
   } else if (errno != ENOENT) {
     fu_error("%s: %s", path, strerror(errno));
@@ -367,8 +370,10 @@ int fu_calib_db_writable(const char *path) {
   else if (slash == dir) dir[1] = '\0';
   else *slash = '\0';
   if (access(dir, W_OK | X_OK) != 0) {
-    fu_error("%s: database folder '%s' is not writable: %s", path, dir, strerror(errno));
-    return FU_EDB;
+    int e = errno;
+    fu_error("%s: database folder '%s' is not writable: %s", path, dir, strerror(e));
+    /* an existing database read-only for its folder: EX_CANTCREAT as above (a new one: as before) */
+    return exists && (e == EACCES || e == EROFS) ? FU_ECANTCREAT : FU_EDB;
   }
   return FU_OK;
 }

@@ -241,6 +241,8 @@ readonly)
   # sysexits' EX_CANTCREAT (73): the user's output cannot be written, not an internal error (70)
   expect_fail 73 "r.db: database is read-only" as_user "$FUSIM" import --db "$DB" "$in"
   expect_fail 73 "r.db: database is read-only" as_user "$FUSIM" fit --db "$DB"
+  # calib checks the database before any GPU work: the same status (it exited 70)
+  expect_fail 73 "r.db: database is not writable" as_user "$FUSIM" calib --db "$DB"
   chmod 644 "$DB"
   unchanged
   # writable file in a folder we may not write (no room for the WAL files)
@@ -250,6 +252,7 @@ readonly)
   chmod 555 "$T/ro"
   S1=$(sha256sum "$T/ro/r.db")
   expect_fail 73 "r.db: database is read-only" as_user "$FUSIM" import --db "$T/ro/r.db" "$in"
+  expect_fail 73 "is not writable" as_user "$FUSIM" calib --db "$T/ro/r.db"
   [ "$(sha256sum "$T/ro/r.db")" = "$S1" ] || fail "database in the read-only folder changed"
   # ... but it can be read (report opens it as immutable there)
   [ "$(as_user "$FUSIM" report --db "$T/ro/r.db" --format csv sql "SELECT count(*) FROM samples" | tail -n +2)" = 22 ] ||
