@@ -379,6 +379,55 @@ int fu_read_file(const char *path, char **out, size_t *len) {
   return FU_OK;
 }
 
+/* N where the entry e (len bytes) is a marker "and N more", else 0. */
+static int fu__list_more(const char *e, size_t len) {
+  int n, used = 0;
+  return sscanf(e, "and %d more%n", &n, &used) == 1 && (size_t)used == len && n > 0 ? n : 0;
+}
+
+/* How many entries the "; "-joined list s stands for. */
+static int fu__list_count(const char *s) {
+  int n = 0;
+  for (const char *e;; s = e + 2) {
+    e = strstr(s, "; ");
+    int more = fu__list_more(s, e ? (size_t)(e - s) : strlen(s));
+    n += more ? more : 1;
+    if (!e) return n;
+  }
+}
+
+void fu_list_fit(char *dst, size_t cap, const char *list) {
+  /* the longest run of whole entries that fits with the marker for the rest; entries after a
+   * marker stay in its count (the run would skip some) */
+  char mark[32] = "", m[32] = "";
+  int kept = 0;
+  size_t keep = 0;
+  for (const char *s = list, *e; s; s = e ? e + 2 : NULL) {
+    e = strstr(s, "; ");
+    size_t end = e ? (size_t)(e - list) : strlen(list);
+    if (fu__list_more(s, end - (size_t)(s - list))) break;
+    m[0] = '\0';
+    if (e) snprintf(m, sizeof m, "; and %d more", fu__list_count(e + 2));
+    if (end + strlen(m) < cap) kept = 1, keep = end, memcpy(mark, m, sizeof m);
+  }
+  if (kept) {
+    snprintf(dst, cap, "%.*s%s", (int)keep, list, mark);
+    return;
+  }
+  const char *first = strstr(list, "; ");
+  size_t len0 = first ? (size_t)(first - list) : strlen(list);
+  if (fu__list_more(list, len0)) { /* a list that starts with its marker */
+    snprintf(dst, cap, "and %d more", fu__list_count(list));
+    return;
+  }
+  /* not even the first entry fits: it is cut, "..." says so */
+  if (first) snprintf(mark, sizeof mark, "; and %d more", fu__list_count(first + 2));
+  size_t room = cap - 1 > strlen(mark) + 3 ? cap - 1 - strlen(mark) - 3 : 0;
+  size_t w = len0 < room ? len0 : room;
+  while (w > 0 && ((unsigned char)list[w] & 0xC0) == 0x80) w--; /* not inside a UTF-8 character */
+  snprintf(dst, cap, "%.*s...%s", (int)w, list, mark);
+}
+
 char *fu_join_argv(int argc, char **argv) {
   size_t total = 1;
   for (int i = 0; i < argc; i++) total += strlen(argv[i]) + 1;

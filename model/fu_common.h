@@ -103,6 +103,13 @@ int fu_read_file(const char *path, char **out, size_t *len);
 /* The command line joined with spaces, for provenance (malloc'd). */
 char *fu_join_argv(int argc, char **argv);
 
+/* A provenance list (entries joined by "; ") into dst, cap bytes, without cutting an entry: the
+ * list as is where it fits, else the first entries that fit followed by "; and N more" for the
+ * rest. An entry "and N more" already there counts as N, and entries after it join it (a list
+ * cut before stays cut: "A; and 1 more" + "; C" is "A; and 2 more"). A first entry that does
+ * not fit even alone is cut and ends with "..." (before the marker): no cut goes unmarked. */
+void fu_list_fit(char *dst, size_t cap, const char *list);
+
 /* Version string from the build. */
 const char *fu_version(void);
 

@@ -1003,7 +1003,7 @@ int fu_compute_load_torch(const char *path, fu_compute *c, double *gpu_mem_bytes
   if (st == FU_OK) {
     json_t *o = json_object_get(root, "compute");
     fu_compute *tmp = malloc(sizeof *tmp); /* about 3 MB: not on the stack */
-    char torch_src[160];
+    char torch_src[512];
     const char *ts = json_string_value(json_object_get(o, "source"));
     snprintf(torch_src, sizeof torch_src, "%s", ts ? ts : path);
     json_object_del(o, "source"); /* the profile's source says both parts */
@@ -1019,18 +1019,22 @@ int fu_compute_load_torch(const char *path, fu_compute *c, double *gpu_mem_bytes
     json_t *mem = json_object_get(root, "gpu_mem_bytes");
     if (st == FU_OK && json_is_number(mem) && json_number_value(mem) > 0) *gpu_mem_bytes = json_number_value(mem);
     size_t l = strlen(src);
-    if (st == FU_OK && l < src_len) snprintf(src + l, src_len - l, "%s%.150s", l ? "; " : "", torch_src);
+    if (st == FU_OK && l < src_len) snprintf(src + l, src_len - l, "%s%s", l ? "; " : "", torch_src);
   }
   json_decref(root);
   return st;
 }
 
-void fu_compute_set_source(fu_compute *c, const char *src, int replace_all) {
-  if (replace_all) {
-    snprintf(c->source, sizeof c->source, "%s", src);
-  } else if (src[0]) {
-    char both[512];
-    snprintf(both, sizeof both, "%s%s%s", c->source, c->source[0] ? "; " : "", src);
-    snprintf(c->source, sizeof c->source, "%.255s", both);
+int fu_compute_set_source(fu_compute *c, const char *src, int replace_all) {
+  if (!replace_all && !src[0]) return FU_OK;
+  const char *old = replace_all ? "" : c->source;
+  char *both = malloc(strlen(old) + 2 + strlen(src) + 1);
+  if (!both) {
+    fu_error("compute tables' source: out of memory");
+    return FU_ENOMEM;
   }
+  sprintf(both, "%s%s%s", old, old[0] ? "; " : "", src);
+  fu_list_fit(c->source, sizeof c->source, both); /* the loader's limit: whole entries, then "; and N more" */
+  free(both);
+  return FU_OK;
 }

@@ -292,7 +292,9 @@ int fu_compute_parse(struct json_t *o, const char *what, fu_compute *c);
 int fu_compute_load_torch(const char *path, fu_compute *c, double *gpu_mem_bytes, char *src, size_t src_len);
 
 /* The tables' source after an update described by src: src alone when the update replaced
- * every table (replace_all), else appended to the source already there. */
-void fu_compute_set_source(fu_compute *c, const char *src, int replace_all);
+ * every table (replace_all), else appended to the source already there ("; " between). What does
+ * not fit the field (the profile loader's limit) is left out by whole entries, fu_list_fit's
+ * "; and N more" saying how many. FU_ENOMEM (source unchanged, one line said) when memory runs out. */
+int fu_compute_set_source(fu_compute *c, const char *src, int replace_all);
 
 #endif

@@ -99,7 +99,7 @@ int fu_fit_compute_tables(const char *db_opt, long run, const char *compute_f, i
   fu_profile *prof = malloc(sizeof *prof);
   if (!prof) return FU_ENOMEM;
   int st = merge ? fu_profile_load(merge, prof) : (fu_profile_init(prof), FU_OK);
-  char src[256] = "";
+  char src[1024] = ""; /* entries whole: fu_compute_set_source fits them to the field */
   if (st == FU_OK && gemm_table) {
     const char *dbpath = fu_db_path_default(db_opt);
     fu_db *db = NULL;
@@ -116,8 +116,8 @@ int fu_fit_compute_tables(const char *db_opt, long run, const char *compute_f, i
     fu_db_close(db);
   }
   if (st == FU_OK && compute_f) st = fu_compute_load_torch(compute_f, &prof->compute, &prof->gpu_mem_bytes, src, sizeof src);
+  if (st == FU_OK) st = fu_compute_set_source(&prof->compute, src, gemm_table && compute_f);
   if (st == FU_OK) {
-    fu_compute_set_source(&prof->compute, src, gemm_table && compute_f);
     if (name) snprintf(prof->name, sizeof prof->name, "%s", name);
     else if (!prof->name[0]) snprintf(prof->name, sizeof prof->name, "fitted");
     st = fu_profile_save(out ? out : merge, prof);

@@ -463,10 +463,12 @@ int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o) {
   return 1;
 }
 
-/* dst = "a: b" (or "a" when b is empty), cut to fit. */
+/* dst = "a: b" (or "a" when b is empty), fitted by fu_list_fit: whole entries of b's "; "-joined
+ * list, then "; and N more". a is a name of at most 80 bytes, b a source field of at most 256. */
 static void fu__label2(char *dst, size_t cap, const char *a, const char *b) {
-  int n = snprintf(dst, cap, "%s%s%s", a, b[0] ? ": " : "", b);
-  if (n < 0 || (size_t)n >= cap) dst[cap - 1] = '\0'; /* cut: a source label, not data */
+  char both[80 + 2 + 256];
+  snprintf(both, sizeof both, "%s%s%s", a, b[0] ? ": " : "", b);
+  fu_list_fit(dst, cap, both);
 }
 
 static int fu__collective_curve(const fu_curve *c) {

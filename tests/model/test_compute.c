@@ -11,6 +11,7 @@
 
 #include "fu_common.h"
 #include "fu_compute.h"
+#include "fu_fitgroup.h"
 #include "fu_profile.h"
 #include "fu_test.h"
 
@@ -798,7 +799,69 @@ static void test_default(void) {
   free(p);
 }
 
+/* A source list longer than its field keeps whole entries and says how many it leaves out
+ * (fu_list_fit), through fu_compute_set_source and fit --base's "base NAME: " label. Lengths by
+ * hand: A is 103 bytes, B 67, C 117; "A; B" 172, "A; B; C" 291, "; and 1 more" 12. */
+static void test_source(void) {
+  const char *A = "GEMM: fusim calib --suite gemm sweep in data/calibration/h200-compute-2026-12-02-gemm.sql "
+                  "(3264 points)";
+  const char *B = "tools/calib_torch.py on NVIDIA H200 (torch 2.11.0+cu130, CUDA 13.0)";
+  const char *C = "tools/calib_torch.py --parts gemm_unaligned,ops_unaligned,conv,tv,gemm on NVIDIA H200 "
+                  "(torch 2.11.0+cu130, CUDA 13.0)";
+  char ab[256], want[512], d[40];
+  snprintf(ab, sizeof ab, "%s; %s", A, B);
+  /* fu_list_fit: 10-byte entries in 32 bytes: "a; and 3 more" is 22, "a; b; and 2 more" 34 */
+  fu_list_fit(d, 32, "alpha; beta; gamma");
+  EXPECT_STR_EQ(d, "alpha; beta; gamma");
+  fu_list_fit(d, 32, "aaaaaaaaaa; bbbbbbbbbb; cccccccccc; dddddddddd");
+  EXPECT_STR_EQ(d, "aaaaaaaaaa; and 3 more");
+  fu_list_fit(d, 35, "aaaaaaaaaa; bbbbbbbbbb; cccccccccc; dddddddddd");
+  EXPECT_STR_EQ(d, "aaaaaaaaaa; bbbbbbbbbb; and 2 more");
+  /* a marker already there counts its entries and never ends the kept run */
+  fu_list_fit(d, 32, "aaaaaaaaaa; and 2 more; cccccccccc");
+  EXPECT_STR_EQ(d, "aaaaaaaaaa; and 3 more");
+  /* a first entry too long even alone: cut, "..." then the marker (8 + 3 + 12 = 23 of 24) */
+  fu_list_fit(d, 16, "abcdefghijklmnopqrstuvwxyz0123456789");
+  EXPECT_STR_EQ(d, "abcdefghijkl...");
+  fu_list_fit(d, 24, "abcdefghijklmnopqrstuvwxyz; x");
+  EXPECT_STR_EQ(d, "abcdefgh...; and 1 more");
+
+  /* the bundled h200-default's case: C no longer fits after "A; B" (291 > 255) */
+  fu_compute *c = calloc(1, sizeof *c);
+  EXPECT_INT_EQ(fu_compute_set_source(c, ab, 0), FU_OK);
+  EXPECT_STR_EQ(c->source, ab);
+  EXPECT_INT_EQ(fu_compute_set_source(c, C, 0), FU_OK);
+  snprintf(want, sizeof want, "%s; %s; and 1 more", A, B);
+  EXPECT_STR_EQ(c->source, want);
+  EXPECT_INT_EQ(fu_compute_set_source(c, "D", 0), FU_OK); /* one more left out */
+  snprintf(want, sizeof want, "%s; %s; and 2 more", A, B);
+  EXPECT_STR_EQ(c->source, want);
+  EXPECT_INT_EQ(fu_compute_set_source(c, C, 1), FU_OK); /* replace_all: C alone */
+  EXPECT_STR_EQ(c->source, C);
+  /* the result loads: the profile loader's limit is 255 bytes */
+  fu_profile *p = calloc(1, sizeof *p), *q = calloc(1, sizeof *q);
+  fu_profile_init(p);
+  snprintf(p->compute.source, sizeof p->compute.source, "%s; %s; and 2 more", A, B);
+  roundtrip(p, q);
+  EXPECT_STR_EQ(q->compute.source, p->compute.source);
+
+  /* fit --base: "base h200-default: " (19) before today's cut 255 bytes: 274, so "...; and 1 more"
+   * after A and B (19 + 172 + 12 = 203) */
+  fu_profile_init(p);
+  snprintf(p->name, sizeof p->name, "h200-default");
+  snprintf(p->compute.source, sizeof p->compute.source, "%s; %s; %.81s", A, B, C);
+  EXPECT_INT_EQ(strlen(p->compute.source), 255);
+  fu_profile_init(q);
+  EXPECT_INT_EQ(fu_fitgroup_profile(NULL, 0, p, "test", q), FU_OK);
+  snprintf(want, sizeof want, "base h200-default: %s; %s; and 1 more", A, B);
+  EXPECT_STR_EQ(q->compute.source, want);
+  free(c);
+  free(p);
+  free(q);
+}
+
 int main(void) {
+  test_source();
   test_label();
   test_gemm();
   test_widths();
