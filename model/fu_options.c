@@ -12,7 +12,7 @@
 void fu_opt_usage_error(const fu_opt_cmd *cmd, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "fusim %s: ", cmd->name);
+  fprintf(stderr, "fusim: %s: ", cmd->name); /* fu_error's form */
   vfprintf(stderr, fmt, ap);
   fprintf(stderr, "; see 'fusim %s --help'\n", cmd->name);
   va_end(ap);
@@ -337,7 +337,7 @@ static int fu__long(const fu_opt_cmd *cmd, int argc, char **argv, int *i, int *d
   const fu_option *o = fu__find_long(cmd, s, n, &deprecated, 0);
   if (!o) return FU_EUSAGE;
   if (deprecated)
-    fprintf(stderr, "fusim %s: --%.*s is deprecated; use --%s\n", cmd->name, (int)n, s, o->name);
+    fu_warn("%s: --%.*s is deprecated; use --%s", cmd->name, (int)n, s, o->name);
   char spelled[128];
   snprintf(spelled, sizeof spelled, "--%s", o->name);
   if (o->kind == FU_OPT_KIND_FLAG) {

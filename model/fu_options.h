@@ -27,14 +27,14 @@
  * it starts with '-' (getopt's rule: `-w -3` is a bad warm-up count, not a missing one).
  *
  * Errors: ONE line on stderr, exit status 64 (FU_EUSAGE):
- *   fusim CMD: unknown option '--frob'; see 'fusim CMD --help'
- *   fusim CMD: option '--db' needs a value; see 'fusim CMD --help'
- *   fusim CMD: option '--no-store' takes no value; see 'fusim CMD --help'
- *   fusim CMD: option '--co' is ambiguous (--comm, --comm-streams); see 'fusim CMD --help'
- *   fusim CMD: --ranks '0': expected a whole number from 1 to 1048576; see 'fusim CMD --help'
- *   fusim CMD: unexpected argument 'x'; see 'fusim CMD --help'
+ *   fusim: CMD: unknown option '--frob'; see 'fusim CMD --help'
+ *   fusim: CMD: option '--db' needs a value; see 'fusim CMD --help'
+ *   fusim: CMD: option '--no-store' takes no value; see 'fusim CMD --help'
+ *   fusim: CMD: option '--co' is ambiguous (--comm, --comm-streams); see 'fusim CMD --help'
+ *   fusim: CMD: --ranks '0': expected a whole number from 1 to 1048576; see 'fusim CMD --help'
+ *   fusim: CMD: unexpected argument 'x'; see 'fusim CMD --help'
  * A deprecated spelling works as the option it names and prints one line:
- *   fusim CMD: --no-db is deprecated; use --no-store
+ *   fusim: warning: CMD: --no-db is deprecated; use --no-store
  *
  * Hidden option `--list-options` prints one line per spelling, tab-separated: the spelling
  * (`--db`, `-b`, a deprecated `--no-db`), its kind (flag, string, int, double, size, enum,
@@ -139,7 +139,7 @@ fu_option *fu_opt_concat(const fu_option *a, const fu_option *b);
 /* The --help text, generated from the rows. */
 void fu_opt_help(const fu_opt_cmd *cmd, FILE *out);
 
-/* One line on stderr, "fusim CMD: <msg>; see 'fusim CMD --help'", for usage errors that a
+/* One line on stderr, "fusim: CMD: <msg>; see 'fusim CMD --help'", for usage errors that a
  * command finds after parsing (a missing required option, options that exclude each other). */
 void fu_opt_usage_error(const fu_opt_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

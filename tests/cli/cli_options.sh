@@ -6,7 +6,7 @@
 #  - --opt=BAD for the example bad value: exit 64, ONE line naming the option and the value;
 #  - a flag given a value (--flag=1): exit 64, ONE line "takes no value";
 #  - an unknown option: exit 64, ONE line;
-#  - each deprecated spelling prints exactly one line "fusim CMD: --old is deprecated; use --new"
+#  - each deprecated spelling prints exactly one line "fusim: warning: CMD: --old is deprecated; use --new"
 #    and then behaves as the new spelling;
 #  - --opt=value works as --opt value; data type spellings agree (fit --dtype fp32 = float).
 # usage: cli_options.sh FUSIM     (FUSIM_SOURCE_ROOT: the source tree, for tests/data)
@@ -43,7 +43,7 @@ for cmd in calib import fit report workload predict plan validate cost; do
       grep -qE -- "(^|[ ,])$sp([ ,]|\$)" "$T/help" && bad "$cmd --help advertises the deprecated $sp"
       run "$cmd" "$sp"
       first=$(head -n 1 "$T/err")
-      [ "$first" = "fusim $cmd: $sp is deprecated; use $badv" ] || bad "$cmd $sp: first line '$first'"
+      [ "$first" = "fusim: warning: $cmd: $sp is deprecated; use $badv" ] || bad "$cmd $sp: first line '$first'"
       [ "$(grep -c 'is deprecated' "$T/err")" = 1 ] || bad "$cmd $sp: not one deprecation line"
       continue
     fi
@@ -66,7 +66,7 @@ done
 
 # deprecated spellings behave as the new ones
 run calib --ngpus 0
-[ "$rc" = 64 ] && [ "$(lines)" = 2 ] && grep -q "^fusim calib: --ngpus is deprecated; use --gpus$" "$T/err" &&
+[ "$rc" = 64 ] && [ "$(lines)" = 2 ] && grep -q "^fusim: warning: calib: --ngpus is deprecated; use --gpus$" "$T/err" &&
   grep -q "\-\-gpus '0': expected a whole number from 1 to 1024" "$T/err" || bad "calib --ngpus 0: $rc $(cat "$T/err")"
 
 # --gpus (calib's and validate's GPU count, -g) is no abbreviation of --gpus-per-process in
@@ -91,7 +91,7 @@ run report --db "$db" --format csv sql "SELECT DISTINCT dtype FROM samples"
 # fit --no-db: a warning line, and nothing stored (the fits table stays empty)
 run fit --db "$db" --no-db --format json
 [ "$rc" = 0 ] || bad "fit --no-db: exit $rc: $(cat "$T/err")"
-grep -q "^fusim fit: --no-db is deprecated; use --no-store$" "$T/err" || bad "fit --no-db: no warning line"
+grep -q "^fusim: warning: fit: --no-db is deprecated; use --no-store$" "$T/err" || bad "fit --no-db: no warning line"
 run report --db "$db" --format csv sql "SELECT count(*) FROM fits"
 [ "$(tail -n 1 "$T/out")" = 0 ] || bad "fit --no-db stored a fit: $(cat "$T/out")"
 # data type spellings: fp32, float32 and FLOAT fit what float fits; half matches nothing (66)

@@ -105,7 +105,7 @@ int main(void) {
 
   /* a value that starts with '-' is still the value (getopt's rule) */
   EXPECT_INT_EQ(fu__run("--count -3", &v, err, sizeof err, &first, &done, w, &argc), FU_EUSAGE);
-  EXPECT_STR_EQ(err, "fusim test: --count '-3': expected a whole number from 1 to 100; see 'fusim test --help'\n");
+  EXPECT_STR_EQ(err, "fusim: test: --count '-3': expected a whole number from 1 to 100; see 'fusim test --help'\n");
   EXPECT_INT_EQ(fu__run("-n -3", &v, err, sizeof err, &first, &done, w, &argc), FU_EUSAGE);
   EXPECT(strstr(err, "-n '-3'") != NULL);
 
@@ -113,8 +113,8 @@ int main(void) {
   EXPECT_INT_EQ(fu__run("--no-db --plans p.json", &v, err, sizeof err, &first, &done, w, &argc), FU_OK);
   EXPECT_INT_EQ(v.out.no_store, 1);
   EXPECT_STR_EQ(v.plan.plan_file, "p.json");
-  EXPECT_STR_EQ(err, "fusim test: --no-db is deprecated; use --no-store\n"
-                     "fusim test: --plans is deprecated; use --plan\n");
+  EXPECT_STR_EQ(err, "fusim: warning: test: --no-db is deprecated; use --no-store\n"
+                     "fusim: warning: test: --plans is deprecated; use --plan\n");
 
   /* unambiguous prefixes work (as with getopt_long); exact names win over longer ones */
   EXPECT_INT_EQ(fu__run("--rat 0.5 --plan x --verb", &v, err, sizeof err, &first, &done, w, &argc), FU_OK);
@@ -125,7 +125,7 @@ int main(void) {
   EXPECT_INT_EQ(v.out.no_store, 1); /* a prefix of the name and of its alias: one option */
   EXPECT_STR_EQ(err, "");
   EXPECT_INT_EQ(fu__run("--f x", &v, err, sizeof err, &first, &done, w, &argc), FU_EUSAGE);
-  EXPECT_STR_EQ(err, "fusim test: option '--f' is ambiguous (--format, --fusion, --framework); "
+  EXPECT_STR_EQ(err, "fusim: test: option '--f' is ambiguous (--format, --fusion, --framework); "
                      "see 'fusim test --help'\n");
 
   /* errors: one line each, FU_EUSAGE (exit 64) */
@@ -133,19 +133,19 @@ int main(void) {
     const char *line;        /* arguments */
     const char *msg;         /* the whole stderr */
   } bad[] = {
-      {"--frob", "fusim test: unknown option '--frob'; see 'fusim test --help'\n"},
-      {"--=x", "fusim test: unknown option '--'; see 'fusim test --help'\n"},
-      {"-z", "fusim test: unknown option '-z'; see 'fusim test --help'\n"},
-      {"--db", "fusim test: option '--db' needs a value; see 'fusim test --help'\n"},
-      {"-b", "fusim test: option '-b' needs a value; see 'fusim test --help'\n"},
-      {"--verbose=1", "fusim test: option '--verbose' takes no value; see 'fusim test --help'\n"},
-      {"--ratio 0", "fusim test: --ratio '0': expected a number above 0, at most 1; see 'fusim test --help'\n"},
-      {"--ratio nan", "fusim test: --ratio 'nan': expected a number above 0, at most 1; see 'fusim test --help'\n"},
-      {"--size 25parsecs", "fusim test: --size '25parsecs': expected a size such as 4, 64KiB, 1GiB; see 'fusim test --help'\n"},
-      {"--mode d", "fusim test: --mode 'd': expected a, bb or ccc; see 'fusim test --help'\n"},
-      {"--format=yaml", "fusim test: --format 'yaml': expected table, csv or json; see 'fusim test --help'\n"},
-      {"A B", "fusim test: unexpected argument 'B'; see 'fusim test --help'\n"},
-      {"--count 5x", "fusim test: --count '5x': expected a whole number from 1 to 100; see 'fusim test --help'\n"},
+      {"--frob", "fusim: test: unknown option '--frob'; see 'fusim test --help'\n"},
+      {"--=x", "fusim: test: unknown option '--'; see 'fusim test --help'\n"},
+      {"-z", "fusim: test: unknown option '-z'; see 'fusim test --help'\n"},
+      {"--db", "fusim: test: option '--db' needs a value; see 'fusim test --help'\n"},
+      {"-b", "fusim: test: option '-b' needs a value; see 'fusim test --help'\n"},
+      {"--verbose=1", "fusim: test: option '--verbose' takes no value; see 'fusim test --help'\n"},
+      {"--ratio 0", "fusim: test: --ratio '0': expected a number above 0, at most 1; see 'fusim test --help'\n"},
+      {"--ratio nan", "fusim: test: --ratio 'nan': expected a number above 0, at most 1; see 'fusim test --help'\n"},
+      {"--size 25parsecs", "fusim: test: --size '25parsecs': expected a size such as 4, 64KiB, 1GiB; see 'fusim test --help'\n"},
+      {"--mode d", "fusim: test: --mode 'd': expected a, bb or ccc; see 'fusim test --help'\n"},
+      {"--format=yaml", "fusim: test: --format 'yaml': expected table, csv or json; see 'fusim test --help'\n"},
+      {"A B", "fusim: test: unexpected argument 'B'; see 'fusim test --help'\n"},
+      {"--count 5x", "fusim: test: --count '5x': expected a whole number from 1 to 100; see 'fusim test --help'\n"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     EXPECT_INT_EQ(fu__run(bad[i].line, &v, err, sizeof err, &first, &done, w, &argc), FU_EUSAGE);
