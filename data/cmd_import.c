@@ -4,8 +4,11 @@
  * Every file is its own transaction: a file that cannot be read or parsed gets one line on
  * stderr and the others still import; the exit status is then 65 (or that file's own status
  * when it was the only one). A file whose bytes were imported before (same SHA-256) is skipped
- * with a note unless --again. A database error (locked, read-only, full) stops the import:
- * files already committed stay, the one in flight is rolled back. */
+ * with a note unless --again. What is not the file's fault stops the import (fu_import_stops:
+ * a database error, read-only or full, 70 or 73; a database locked past FUSIM_DB_BUSY_MS, 75,
+ * since every file after would wait as long and fail alike; memory run out): files already
+ * committed stay, the one in flight is rolled back, and a retry stores the rest (the stored
+ * ones skipped as already imported). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,10 +48,12 @@ static const char fu__import_foot[] =
     "\n"
     "Exit status: 0 every file stored (or already there); 65 some file could not be read\n"
     "(each named in one line, FILE:LINE: what, the others stored; with a single file, its\n"
-    "own status: 64 ranks or link unknown, 65 bad data, 66 missing); 70 database error\n"
-    "(the file in flight is not stored). With several files a closing line on stderr\n"
-    "counts files, samples and skips. The time column of nccl-tests is a mean; it is\n"
-    "stored as t_median_us and the run's notes say so.\n";
+    "own status: 64 ranks or link unknown, 65 bad data, 66 missing); 70 database error,\n"
+    "75 database locked past FUSIM_DB_BUSY_MS (10 s): either stops the import, the files\n"
+    "before stored, the one in flight not (run again: stored files are skipped). With\n"
+    "several files a closing line on stderr counts files, samples and skips. The time\n"
+    "column of nccl-tests is a mean; it is stored as t_median_us and the run's notes say\n"
+    "so.\n";
 
 /* --link: a name the importer can hold (checked against the link classes when the file is read). */
 static int fu__opt_link(void *value, const char *arg, char *why, size_t len) {
@@ -141,7 +146,7 @@ int fu_cmd_import(int argc, char **argv) {
     if (f->status == FU_OK && !dry) {
       if (!db) st = fu_db_open(fu_db_path_default(db_opt), FU_DB_READWRITE, &db);
       if (st == FU_OK) f->status = fu_import_file_store(db, f, cmdline, again);
-      if (f->status == FU_EDB || f->status == FU_ECANTCREAT || f->status == FU_ENOMEM) st = f->status; /* stop: not the file's fault */
+      if (fu_import_stops(f->status)) st = f->status; /* not the file's fault */
     }
     if (st != FU_OK) break;
     if (f->status != FU_OK) {
@@ -162,7 +167,8 @@ int fu_cmd_import(int argc, char **argv) {
     fprintf(stderr, "fusim: import: %zu file%s: %zu %s (%zu samples, %zu measured times, %zu bad "
             "rows skipped), %zu already imported, %zu failed%s\n", nf, nf == 1 ? "" : "s", n_stored,
             dry ? "read" : "imported", n_samples, n_meas, n_skipped, n_dup, n_failed,
-            st != FU_OK ? "; stopped at a database error" : "");
+            st == FU_EBUSY ? "; stopped: database busy (run again to import the rest)"
+            : st != FU_OK ? "; stopped at a database error" : "");
   if (st == FU_OK && n_failed) st = nf == 1 ? file_st : FU_EDATA;
   fu_db_close(db);
   free(cmdline);

@@ -222,7 +222,7 @@ static int fu__measured_workload(fu_db *db, const char *file, const fu_measured_
   json_decref(j);
   fu_workload_finish(&w);
   free(path);
-  return st == FU_OK ? FU_OK : (st == FU_EDB || st == FU_ECANTCREAT ? st : FU_EDATA);
+  return st == FU_OK || fu_import_stops(st) ? st : FU_EDATA;
 }
 
 int fu_import_file_store(fu_db *db, fu_import_file *f, const char *cmdline, int again) {
@@ -282,6 +282,10 @@ int fu_import_file_store(fu_db *db, fu_import_file *f, const char *cmdline, int 
   if (st == FU_OK) return fu_db_commit(db);
   fu_db_rollback(db);
   return st;
+}
+
+int fu_import_stops(int status) {
+  return status == FU_EDB || status == FU_ECANTCREAT || status == FU_EBUSY || status == FU_ENOMEM;
 }
 
 int fu_import_expand(const char *path, char ***v, size_t *n, size_t *cap) { return fu__expand(path, v, n, cap, 0); }

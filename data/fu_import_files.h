@@ -38,6 +38,11 @@ int fu_import_file_parse(fu_import_file *f, const fu_import_opts *opts);
 /* Stores one parsed file in its own transaction (or notes that it is already there: f->dup_of). */
 int fu_import_file_store(fu_db *db, fu_import_file *f, const char *cmdline, int again);
 
+/* 1 where a status is not the file's fault and stops the import: a database error, one that
+ * cannot be written, a database busy past FUSIM_DB_BUSY_MS (the next file would wait as long;
+ * run again, and the files already stored are skipped), or memory run out. */
+int fu_import_stops(int status);
+
 /* The summary of the files stored (or read, dry) as a table, CSV or JSON on stdout. */
 void fu_import_files_print(fu_format fmt, const fu_import_file *f, size_t nf, int dry);
 
