@@ -18,6 +18,7 @@
 #include "fu_common.h"
 #include "fu_db.h"
 #include "fu_plan.h"
+#include "fu_reprice.h"
 #include "fu_coll.h"
 #include "fu_predict.h"
 #include "fu_report.h"
@@ -100,6 +101,13 @@ static int fu__rerun_one(sqlite3_stmt *q, fu_profile *prof, fu__rerun_row *r) {
   memset(&res, 0, sizeof res);
   int st = fu_workload_parse(wjson, what, 0, &w);
   if (st == FU_OK) st = fu_profile_parse(pjson, what, prof);
+  /* a what-if predicted with another profile than the one that priced it is stored as given:
+     priced again here as predict did (its warnings were predict's to give) */
+  if (st == FU_OK) {
+    int was = fu_warn_mute(1);
+    st = fu_reprice("report rerun", &w, prof, prof->name);
+    fu_warn_mute(was);
+  }
   /* the NCCL predict and plan price by default: the one the profile's logs ran */
   if (st == FU_OK) prof->cluster.job_nccl_version = fu_nccl_version_code(prof->nccl_version);
   if (st == FU_OK) prof->cluster.job_compcap = fu_gpu_compcap(prof->gpu);

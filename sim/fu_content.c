@@ -18,7 +18,8 @@ void fu_content_finish(fu_content *c) {
 int fu_content_init(fu_content *c, const fu_workload *w, const fu_profile *p, const fu_result *r) {
   memset(c, 0, sizeof *c);
   json_t *wj = NULL, *pj = fu_profile_to_json(p), *bj = json_array();
-  int st = fu_workload_to_json(w, &wj);
+  /* a what-if priced again is stored as the user gave it (report rerun prices it again) */
+  int st = w->as_given ? ((wj = json_incref(w->as_given)) ? FU_OK : FU_ENOMEM) : fu_workload_to_json(w, &wj);
   for (size_t i = 0; st == FU_OK && bj && r && i < r->nbuckets; i++)
     if (json_array_append_new(bj, json_pack("[II]", (json_int_t)r->buckets[i].first,
                                             (json_int_t)r->buckets[i].last)))

@@ -142,6 +142,11 @@ int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const ch
   snprintf(nw.from.was_gpu, sizeof nw.from.was_gpu, "%s", f->gpu);
   snprintf(nw.from.profile, sizeof nw.from.profile, "%s", prof->name);
   snprintf(nw.from.gpu, sizeof nw.from.gpu, "%s", prof->gpu);
+  /* the database keeps the user's what-if and the profile: report rerun prices it again so */
+  if ((st = fu_workload_to_json(w, &nw.as_given)) != FU_OK) {
+    fu_workload_finish(&nw);
+    return st;
+  }
   fu_workload_finish(w);
   *w = nw;
   return FU_OK;

@@ -91,6 +91,7 @@ void fu_workload_finish(fu_workload *w) {
   free(w->notes);
   json_decref(w->meta);
   json_decref(w->priced_with);
+  json_decref(w->as_given);
   fu_host_finish(&w->host);
   fu_workload_init(w);
 }

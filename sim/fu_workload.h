@@ -91,6 +91,8 @@ typedef struct fu_workload {
                                 "gpu", and the builder's "builder_args"), checked on reading, written
                                 back unchanged; NULL: not recorded (a capture, an older what-if) */
   fu_compute_from from;      /* where the compute times come from (set by the command; not saved) */
+  json_t *as_given;          /* a what-if priced again (fu_reprice): the workload as the user gave
+                                it, which the results database stores (not saved); else NULL */
 } fu_workload;
 
 void fu_workload_init(fu_workload *w);

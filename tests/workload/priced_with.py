@@ -7,8 +7,8 @@ same what-if built directly with that profile (`workload --profile OTHER`, an in
 and the output names the re-pricing. A profile without compute tables keeps the file's times with
 one warning; a what-if written before the key keeps them and says its profile is unknown; a
 capture keeps its times and names its GPU; the profile that priced it changes nothing but the key.
-The database stores the re-priced workload, whose recorded hash is the stored profile's, and
-report rerun reproduces it.
+The database stores the what-if as the user gave it beside each profile, so measured times join
+every profile's prediction, and report rerun prices it again as predict did.
 
 Tolerance: a workload file holds times to 12 significant digits (fu_workload_save), the what-if
 re-priced in memory keeps all of them: rel 1e-9."""
@@ -149,17 +149,30 @@ c = j.get("compute_priced_with", {})
 check("capture: kept %.6f vs %.6f, %s" % (j["compute_us"], step_us(cap), c), near(j["compute_us"], step_us(cap))
       and c.get("measured") is True and c.get("gpu") == cap["meta"]["gpu"] and c.get("repriced") is False)
 
-# the database keeps the re-priced what-if, recorded with the stored profile's hash; rerun reproduces it
+# the database keeps the what-if as the user gave it (and the profile): one workload however many
+# profiles price it, so measured times join each profile's prediction; rerun prices it again
 db = os.path.join(tmp, "r.db")
-run("predict", "--workload", w_def, "--profile", "h100-sxm", "--comm", "offload", "--db", db)
+pred_h = json.loads(run("predict", "--workload", w_def, "--profile", "h100-sxm", "--comm", "offload", "--db", db,
+                        "--format", "json").stdout)
+pred_d = json.loads(run("predict", "--workload", w_def, "--comm", "offload", "--db", db, "--format", "json").stdout)
 con = sqlite3.connect(db)
-wj, ph = con.execute("SELECT w.json, p.hash FROM predictions x JOIN workloads w ON w.id = x.workload_id "
-                     "JOIN profiles p ON p.id = x.profile_id").fetchone()
-stored = json.loads(wj)
-check("stored workload is the re-priced one", near(step_us(stored), step_us(h)))
-check("its priced_with hash is the stored profile's", stored["priced_with"]["profile_hash"] == ph)
+rows = con.execute("SELECT w.json, p.name FROM predictions x JOIN workloads w ON w.id = x.workload_id "
+                   "JOIN profiles p ON p.id = x.profile_id").fetchall()
+check("two predictions, one stored workload: %d rows, %d workloads" % (len(rows), len({r[0] for r in rows})),
+      len(rows) == 2 and len({r[0] for r in rows}) == 1)
+stored = json.loads(rows[0][0])
+check("stored workload is the user's %.6f vs %.6f" % (step_us(stored), step_us(d)), near(step_us(stored), step_us(d))
+      and stored["priced_with"] == pw)
 r = run("report", "--db", db, "--format", "csv", "rerun")
-check("report rerun reproduces it: %s" % r.stdout, "reproduces" in r.stdout and "differs" not in r.stdout)
+check("report rerun reproduces both: %s" % r.stdout, r.stdout.count("reproduces") == 2 and "differs" not in r.stdout)
+measured = os.path.join(tmp, "m.csv")
+with open(measured, "w") as f:
+    f.write("workload,plan,measured_us\n%s,\"%s\",%.1f\n" % (os.path.basename(w_def), pred_d["plan"],
+                                                           1.1 * pred_d["iter_us"]))
+run("import", "--db", db, measured)
+errs = con.execute("SELECT profile, predicted_us FROM v_prediction_error").fetchall()
+check("measured times join each profile's prediction: %s" % errs,
+      sorted(round(e[1], 1) for e in errs) == sorted([round(pred_d["iter_us"], 1), round(pred_h["iter_us"], 1)]))
 # the default profile's hash, as the database stores it, is what the default-priced what-if recorded
 db2 = os.path.join(tmp, "d.db")
 run("predict", "--workload", w_def, "--comm", "offload", "--db", db2)
