@@ -21,7 +21,7 @@ W="--workload resnet50"
 bad_path() {
   opt=$1
   shift
-  refused 64 "fusim $1: $opt '" "$FUSIM" "$@"
+  refused 64 "fusim: $1: $opt '" "$FUSIM" "$@"
   [ -z "$(ls -A "$T/w")" ] && ok || bad "'$*' left $(ls -A "$T/w") behind"
   rm -rf "${T:?}/w/"* 2>/dev/null
 }
