@@ -24,6 +24,9 @@ enum {
   FU__K_FWDBWD               /* a host timeline's micro-batch idx before the last: forward and
                                 backward as one host task and one GPU task */
 };
+/* op_which: every operation (collective or offload copy) at zero time, all else as it is; the
+ * run that splits exposed_comm_us into the host's overhead and communication. */
+#define FU__OPS_FREE 3
 #define FU__TAG(kind, idx) ((int32_t)((idx) * 32 + (kind)))
 
 typedef struct fu__bk {
@@ -62,8 +65,9 @@ typedef struct fu__sim {
   uint32_t *lq_task;         /* that GPU task (malloc'd) */
   size_t lq_n, lq_cap;       /* entries used, allocated */
   fu_cost_model cm;          /* the prepared costs (the plan search reads the same) */
-  int op_which;              /* a host timeline's run: the operations at 0 nominal, 1 low or 2 high
-                                (the interval varies them on their own, fu__interval_v2) */
+  int op_which;              /* a host timeline's run: the operations at 0 nominal, 1 low, 2 high
+                                (the interval varies them on their own, fu__interval_v2) or
+                                FU__OPS_FREE */
 } fu__sim;
 
 static void fu__sim_finish(fu__sim *s) {
@@ -92,9 +96,10 @@ static int fu__compute(fu__sim *s, double work, int32_t tag, uint32_t host_befor
   return FU_OK;
 }
 
-/* Operation timing for one of the three runs (0 nominal, 1 lo, 2 hi). */
+/* Operation timing for one of the runs (0 nominal, 1 lo, 2 hi, FU__OPS_FREE zero). */
 static void fu__op_times(const fu__bk *b, int which, double *latency, double *work) {
-  double t = which == 1 ? b->cost.comm_lo_us : which == 2 ? b->cost.comm_hi_us : b->cost.comm_us;
+  double t = which == 1 ? b->cost.comm_lo_us : which == 2 ? b->cost.comm_hi_us
+             : which == FU__OPS_FREE ? 0.0 : b->cost.comm_us;
   double w = b->wire_us < t ? b->wire_us : t;
   *latency = t - w;
   *work = w;
@@ -1055,6 +1060,8 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   }
   if (st == FU_OK && !v2) fu__interval_v1(w, s.e.makespan_us, ops, cmp, &lo, &hi);
   if (st == FU_OK && v2) st = fu__interval_v2(w, p, c, prof, bks, nb, s.e.makespan_us, &lo, &hi);
+  double free_us = 0; /* the same plan with every operation free: compute and the host's overhead */
+  if (st == FU_OK && v2) st = fu__run_v2(w, p, c, prof, bks, nb, 0, FU__OPS_FREE, &free_us);
   if (st == FU_OK) {
     out->buckets = calloc(nb ? nb : 1, sizeof *out->buckets);
     if (!out->buckets) st = FU_ENOMEM;
@@ -1145,6 +1152,12 @@ int fu_sim_predict_buckets(const fu_workload *w, const fu_plan *p, const fu_comm
   free(sp_comm);
   free(sp_busy);
   out->exposed_comm_us = out->iter_us > out->compute_us ? out->iter_us - out->compute_us : 0;
+  /* its split: the host's overhead (the free run less compute), clipped to [0, exposed] so that
+     the two parts sum to it; without a host timeline all of it is communication */
+  double host = v2 ? free_us - out->compute_us : 0;
+  out->host_split = v2;
+  out->host_overhead_us = host < 0 ? 0 : host > out->exposed_comm_us ? out->exposed_comm_us : host;
+  out->exposed_comm_only_us = out->exposed_comm_us - out->host_overhead_us;
   out->overlap_frac = busy > 0 ? 1.0 - out->exposed_comm_us / busy : 0.0;
   if (out->overlap_frac < 0) out->overlap_frac = 0;
   if (out->overlap_frac > 1) out->overlap_frac = 1;

@@ -40,7 +40,10 @@
  * Results: compute_us = accum_steps * (fwd + bwd) + opt; comm_us = the wall time some operation
  * runs, the union of their simulated intervals (operations on several streams at once count
  * once; pack, hand-off and unpack not included: a bucket's pack_us holds those);
- * exposed = iter - compute (>= 0); overlap_frac = 1 - exposed / (the union of the operations',
+ * exposed = iter - compute (>= 0); with a host timeline it splits into host_overhead = free -
+ * compute and exposed_comm_only = iter - free, free the same graph run once more with every
+ * operation (collective or offload copy) at zero time, all else (host and framework costs,
+ * packs, hand-offs, unpacks) as it is, each part clipped to [0, exposed]; overlap_frac = 1 - exposed / (the union of the operations',
  * packs', hand-offs' and unpacks' intervals), clipped to [0, 1]; bus_util = sum of bytes *
  * busbw_factor over comm_us, over the peak bus bandwidth of fu_cost.c (the best the fitted curve gives at any size for
  * that op, link and rank count, as charged, and at least its measured peak_busbw_gbps), so
@@ -67,6 +70,10 @@ typedef struct fu_result {
   double comm_us;            /* wall time of communication: the union of the operations' intervals */
   double pack_us;            /* sum of the buckets' pack + hand-off + unpack times */
   double exposed_comm_us;    /* iteration time not hidden behind compute */
+  int host_split;            /* 1: a host timeline (host block v2): the two below are printed */
+  double host_overhead_us;   /* of exposed_comm_us, the host's overhead: the plan simulated with
+                                every operation free, less compute (0 without a host timeline) */
+  double exposed_comm_only_us; /* the rest, communication: iter_us less that run */
   double overlap_frac;       /* 1 - exposed / (comm + pack) */
   double bus_util;           /* achieved bus bandwidth over the peak of fu_cost.c (<= 1) */
   size_t n_ops;              /* communication operations */

@@ -94,6 +94,9 @@ int fu_result_print_table(FILE *out, const fu_result *r) {
           r->comm_us, r->n_ops, r->n_ops == 1 ? "" : "s", r->pack_us);
   fprintf(out, "exposed        %.1f us   overlap %.1f%%\n", r->exposed_comm_us,
           100 * r->overlap_frac);
+  if (r->host_split)
+    fprintf(out, "               of which host overhead %.1f us, communication %.1f us\n",
+            r->host_overhead_us, r->exposed_comm_only_us);
   fprintf(out, "bus util       %.1f%%\n", 100 * r->bus_util);
   fprintf(out, "fusion buffer  %s\n", fu_format_size(r->fusion_buffer_bytes, buf, sizeof buf));
   fprintf(out, "sim events     %llu\n\n", (unsigned long long)r->sim_events);
@@ -213,6 +216,12 @@ static json_t *fu__summary_json(const fu_result *r) {
   fu_result_ops_outside(r, &below, &above);
   if (j && (json_object_set_new(j, "ops_below_measured", json_integer((json_int_t)below)) != 0 ||
             json_object_set_new(j, "ops_above_measured", json_integer((json_int_t)above)) != 0)) {
+    json_decref(j);
+    return NULL;
+  }
+  if (j && r->host_split &&
+      (json_object_set_new(j, "host_overhead_us", json_real(r->host_overhead_us)) != 0 ||
+       json_object_set_new(j, "exposed_comm_only_us", json_real(r->exposed_comm_only_us)) != 0)) {
     json_decref(j);
     return NULL;
   }

@@ -146,6 +146,48 @@ check "ddp, overlap off, 2 streams: priced, two warning lines" $?
   --no-store --format json > "$tmp/hk.json"
 near "$(field "$tmp/hk.json" iter_us)" 1750 1e-6; check "hooks, copy, all-reduce: copied back, 1750" $?
 
+# exposed_comm_us split (host timeline): host_overhead_us = the plan run again with every operation
+# free, less compute; exposed_comm_only_us = iter_us less that run. D = d2h(3 MiB) = 4 + 3145728 /
+# 55.2e3 = 60.987826 (test_host.c's case 3 and its derivation for the rest):
+#   ddp view offload: iter 667 + D + 20 = 747.987826; free: offload [667,667], tail [667,677],
+#     opt 20: 697; host 697 - 680 = 17 (DDP's forward, 11 + 3 x 2); communication D - 10
+#     (the tail hides 10) = 50.987826; exposed 67.987826.
+#   the same, host-bound (hook_bucket_us 1000): host DDP forward [0,17] fwd [17,117] seg0
+#     [117,167] hook0 [167,172] seg1 [172,422] hook1 [422,427] comm hook call [427,1427] tail
+#     [1427,1447] finalize [1447,1454] opt [1454,1464]; GPU seg1 ends 667, the offload from
+#     1427 for D, tail [1427,1437] beside it, the wait to 1427 + D, opt 20: 1427 + D + 20 =
+#     1507.987826; free: the offload [1427,1427], the wait after finalize's enqueue 1454, opt
+#     [1454,1474]: 1474; host 1474 - 680 = 794, communication 1507.987826 - 1474 = 33.987826
+#     (27 us of D behind the tail's and finalize's enqueue).
+#   ideal, a bucket a tensor (no packs, GPU-bound): host 0, all of the exposed time communication.
+split() { # FILE HOST COMM: both keys, and their sum the exposed_comm_us
+  near "$(field "$1" host_overhead_us)" "$2" 1e-5 && near "$(field "$1" exposed_comm_only_us)" "$3" 1e-5 &&
+    near "$(field "$1" exposed_comm_us)" "$(python3 -c "print($2 + $3)")" 1e-5
+}
+split "$tmp/view.json" 17 50.987826; check "split, ddp view: host 17, communication 50.987826" $?
+python3 -c "
+import json, sys
+w = json.load(open(sys.argv[1])); w['host']['ddp']['hook_bucket_us'] = 1000
+json.dump(w, open(sys.argv[2], 'w'))" "$wl" "$tmp/hostbound.json"
+"$fusim" predict --workload "$tmp/hostbound.json" --profile "$prof" --comm offload --fusion single \
+  --framework ddp --pack view --no-store --format json > "$tmp/hb.json"
+near "$(field "$tmp/hb.json" iter_us)" 1507.987826 1e-5 && split "$tmp/hb.json" 794 33.987826
+check "split, host-bound: iter 1507.987826, host 794, communication 33.987826" $?
+p --framework ideal --fusion none > "$tmp/ideal.json"
+near "$(field "$tmp/ideal.json" host_overhead_us)" 0 0 &&
+  near "$(field "$tmp/ideal.json" exposed_comm_only_us)" "$(field "$tmp/ideal.json" exposed_comm_us)" 0
+check "split, ideal GPU-bound: host 0, all communication" $?
+"$fusim" predict --workload "$tmp/hostbound.json" --profile "$prof" --comm offload --fusion single \
+  --framework ddp --pack view --no-store > "$tmp/hb.txt"
+grep -q "^exposed        828.0 us   overlap" "$tmp/hb.txt" &&
+  grep -A1 "^exposed " "$tmp/hb.txt" | grep -q "^               of which host overhead 794.0 us, communication 34.0 us$"
+check "table: the split under the exposed line" $?
+# without a host timeline: no split printed, no keys
+"$fusim" predict --workload "$here/data/tiny.json" --profile "$prof" --comm offload --no-store > "$tmp/t1.txt"
+"$fusim" predict --workload "$here/data/tiny.json" --profile "$prof" --comm offload --no-store --format json > "$tmp/t1.json"
+! grep -q "of which host overhead" "$tmp/t1.txt" && ! grep -q "host_overhead_us\|exposed_comm_only_us" "$tmp/t1.json"
+check "no host timeline: no split line, no split keys" $?
+
 # the table names what its interval carries: with a host block the measured spreads (it said
 # "from the fits' 95% CIs" whatever the workload), the fits' CIs alone without one
 "$fusim" predict --workload "$wl" --profile "$prof" --comm offload --framework ddp --no-store > "$tmp/t.txt"
