@@ -114,7 +114,8 @@ int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const ch
   }
   fu_workload nw;
   int no_tables = 0;
-  /* the builder's warnings were given when the what-if was made: not again on every predict */
+  /* the builder's warnings are not given on every predict: the what-if's own build gave them,
+     and `workload --profile` gives this profile's (README says they are muted) */
   int was = fu_warn_mute(1);
   int st = fu_workload_build_args(json_object_get(w->priced_with, "builder_args"), prof,
                                   prof_arg ? prof_arg : FU_PROFILE_EMBEDDED_LABEL, &nw, &no_tables);
