@@ -65,12 +65,11 @@ static int fu__json_close(const json_t *a, const json_t *b) {
   return json_equal((json_t *)a, (json_t *)b);
 }
 
-/* Whether two builds of one what-if price it alike: the same workload but for its labels (name,
-   notes) and what priced it. */
-static int fu__same_compute(const fu_workload *a, const fu_workload *b, int *same) {
-  json_t *ja = NULL, *jb = NULL;
-  int st = fu_workload_to_json(a, &ja);
-  if (st == FU_OK) st = fu_workload_to_json(b, &jb);
+/* Whether the what-if as given (its JSON) and b, built again, price it alike: the same
+   workload but for its labels (name, notes) and what priced it. */
+static int fu__same_compute(const json_t *given, const fu_workload *b, int *same) {
+  json_t *ja = json_copy((json_t *)given), *jb = NULL; /* shallow: its labels go, given's stay */
+  int st = ja ? fu_workload_to_json(b, &jb) : FU_ENOMEM;
   if (st == FU_OK) {
     static const char *const labels[] = {"name", "notes", "priced_with"};
     for (size_t k = 0; k < sizeof labels / sizeof labels[0]; k++) {
@@ -129,7 +128,10 @@ int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const ch
   /* another profile with the same tables (one that adds network curves) prices it alike: the
      file's workload stands, and there is nothing to say */
   int same = 0;
-  if ((st = fu__same_compute(w, &nw, &same)) != FU_OK || same) {
+  json_t *given = NULL; /* the what-if as the user gave it: the database keeps it */
+  if ((st = fu_workload_to_json(w, &given)) == FU_OK) st = fu__same_compute(given, &nw, &same);
+  if (st != FU_OK || same) {
+    json_decref(given);
     fu_workload_finish(&nw);
     f->said = 0;
     return st;
@@ -143,11 +145,7 @@ int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const ch
   snprintf(nw.from.was_gpu, sizeof nw.from.was_gpu, "%s", f->gpu);
   snprintf(nw.from.profile, sizeof nw.from.profile, "%s", prof->name);
   snprintf(nw.from.gpu, sizeof nw.from.gpu, "%s", prof->gpu);
-  /* the database keeps the user's what-if and the profile: report rerun prices it again so */
-  if ((st = fu_workload_to_json(w, &nw.as_given)) != FU_OK) {
-    fu_workload_finish(&nw);
-    return st;
-  }
+  nw.as_given = given; /* with the profile: report rerun prices it again so */
   fu_workload_finish(w);
   *w = nw;
   return FU_OK;
