@@ -615,6 +615,32 @@ concat-gpus)
   unchanged
   echo "ok [$CASE]"
   ;;
+more-sweeps)
+  # the held-out sweeps of public-nccl-tests/more (cluster_bench's EXTRA cases) import as their
+  # "## " headers say: collective, ranks, nodes, GPUs a process (nThread x nGpus), link, the
+  # NCCL the log printed or its "## software" line names, and the rows of both columns
+  M=$PUB/more
+  while read -r f want; do
+    rm -f "$DB"
+    "$FUSIM" import --db "$DB" "$M/$f" >/dev/null 2>"$T/err" || fail "$f: $(cat "$T/err")"
+    cols="op || '/' || ranks || '/' || nodes || '/' || gpus_per_proc || '/' || link"
+    got=$(q "SELECT $cols || '/' || coalesce(nccl_version, '-') || '/' || count(*) FROM samples GROUP BY op, ranks")
+    [ "$got" = "$want" ] || fail "$f: $got, want $want"
+  done <<EOF
+lambda-h100-2gpu-1node-allreduce.txt allreduce/2/1/2/nvlink/-/62
+lambda-h100-2gpu-2node-allreduce.txt allreduce/2/2/1/net/-/64
+lambda-h100-4gpu-2node-allreduce.txt allreduce/4/2/2/net/-/64
+lambda-h100-8gpu-2node-allreduce.txt allreduce/8/2/4/net/-/64
+lambda-h100-16gpu-2node-allreduce.txt allreduce/16/2/8/net/-/62
+orcd-b200-rocky-8gpu-1node-allreduce.txt allreduce/8/1/8/nvlink/2.29.2/16
+orcd-b200-rocky-8gpu-1node-allgather.txt allgather/8/1/8/nvlink/2.29.2/16
+orcd-b200-rocky-8gpu-1node-reducescatter.txt reducescatter/8/1/8/nvlink/2.29.2/16
+orcd-b200-rocky-16gpu-2node-allreduce.txt allreduce/16/2/8/net/2.29.2/16
+orcd-b200-rocky-16gpu-2node-allgather.txt allgather/16/2/8/net/2.29.2/16
+orcd-b200-rocky-16gpu-2node-reducescatter.txt reducescatter/16/2/8/net/2.29.2/16
+EOF
+  echo "ok [$CASE]"
+  ;;
 *)
   fail "unknown case"
   ;;
