@@ -579,7 +579,8 @@ int fu_cmd_plan(int argc, char **argv) {
                      "above it are starred (over_mem_cap in csv and json)"), .bad = "25", .seen = &mem_cap_given},
       {FU_OPT_OUT(0, "save-buckets", &o.save_buckets, "FILE",
                   "write the optimal plan's buckets to FILE as a bucket file (a JSON list of\n"
-                  "lists of tensor names) that --fusion buckets:FILE reads back")},
+                  "lists of tensor names; {\"order\": \"listed\", \"buckets\": [...]} where they\n"
+                  "go in another order than they fill) that --fusion buckets:FILE reads back")},
       FU_OPT_HEADER("runs"),
       {FU_OPT_FLAG(0, "sweep", &sweep, "iteration time against the bucket cap, 64 KiB .. 1 GiB\n"
                                       "in powers of 2 (cap:SIZE; CSV unless --format says otherwise)")},

@@ -40,7 +40,9 @@ static const char fu__foot[] =
     "nvlink|pcie|net (default: the profile's machine's, else nvlink); or offload (D2H copies over\n"
     "PCIe). Default " FU_CMD_DEFAULT_COMM ".\n"
     "--fusion sizes take a unit (B, KiB, MiB, GiB, TiB); horovod:SIZE,CYCLE's cycle is in ms unless it\n"
-    "says us, ms or s. A --plan file's buckets:FILE is read beside the plan file when it is there.\n";
+    "says us, ms or s. A --plan file's buckets:FILE is read beside the plan file when it is there.\n"
+    "buckets:FILE: a JSON list of buckets, each a list of tensor names, sent in the order they fill;\n"
+    "{\"order\": \"listed\", \"buckets\": [...]} sends them as listed (plan --save-buckets writes it).\n";
 
 /* The memory check (fu_mem_check, as plan ranks): into the result (its JSON), and one warning
  * line when the plan does not fit the GPU's memory. */

@@ -200,7 +200,31 @@ static int fu__json_file(const char *path, json_t **root) {
   return FU_OK;
 }
 
-/* Reads a bucket file (a JSON list of lists of tensor names) into *out (refs = 1). */
+/* A bucket file's {"order": "listed"|"fill", "buckets": [...]} ("order" left out: "fill"): its
+ * list (borrowed) and order into *listed. The list itself is checked by the caller. */
+static int fu__names_object(const char *path, json_t *root, json_t **list, int *listed) {
+  const char *key;
+  json_t *v;
+  json_object_foreach(root, key, v) {
+    if (strcmp(key, "order") && strcmp(key, "buckets")) {
+      fu_error("%s: unknown key '%s' (a bucket file's object has \"order\" and \"buckets\")",
+               path, key);
+      return FU_EDATA;
+    }
+  }
+  json_t *o = json_object_get(root, "order");
+  const char *order = o ? json_string_value(o) : "fill";
+  if (!order || (strcmp(order, "listed") && strcmp(order, "fill"))) {
+    fu_error("%s: \"order\" must be \"listed\" (sent as listed) or \"fill\" (as they fill)", path);
+    return FU_EDATA;
+  }
+  *listed = !strcmp(order, "listed");
+  *list = json_object_get(root, "buckets");
+  return FU_OK;
+}
+
+/* Reads a bucket file (fu_plan.h: a JSON list of lists of tensor names, or an object with its
+ * order) into *out (refs = 1). */
 static int fu__names_load(const char *path, fu_bucket_names **out) {
   *out = NULL;
   if (access(path, R_OK) != 0) {
@@ -209,21 +233,25 @@ static int fu__names_load(const char *path, fu_bucket_names **out) {
   }
   json_t *root;
   FU_CHECK(fu__json_file(path, &root));
-  int st = FU_OK;
-  fu_bucket_names *b = calloc(1, sizeof *b);
-  size_t nb = json_is_array(root) ? json_array_size(root) : 0, total = 0;
+  json_t *list = root;
+  int listed = 0;
+  int st = json_is_object(root) ? fu__names_object(path, root, &list, &listed) : FU_OK;
+  fu_bucket_names *b = st == FU_OK ? calloc(1, sizeof *b) : NULL;
+  size_t nb = json_is_array(list) ? json_array_size(list) : 0, total = 0;
+  if (st != FU_OK) goto done;
   if (!b) {
     st = FU_ENOMEM;
     goto done;
   }
   b->refs = 1;
+  b->listed = listed;
   if (nb == 0) {
     fu_error("%s: expected a non-empty JSON list of buckets, each a list of tensor names", path);
     st = FU_EDATA;
     goto done;
   }
   for (size_t k = 0; k < nb; k++) {
-    json_t *bucket = json_array_get(root, k);
+    json_t *bucket = json_array_get(list, k);
     if (!json_is_array(bucket) || json_array_size(bucket) == 0) {
       fu_error("%s: bucket %zu: expected a non-empty list of tensor names", path, k);
       st = FU_EDATA;
@@ -241,7 +269,7 @@ static int fu__names_load(const char *path, fu_bucket_names **out) {
   for (size_t k = 0; k < nb; k++) {
     size_t ti;
     json_t *name;
-    json_array_foreach(json_array_get(root, k), ti, name) {
+    json_array_foreach(json_array_get(list, k), ti, name) {
       if (!json_is_string(name)) {
         fu_error("%s: bucket %zu, item %zu: expected a tensor name (string)", path, k, ti);
         st = FU_EDATA;
@@ -264,7 +292,9 @@ done:
 
 int fu_plan_save_buckets(const char *path, const fu_workload *w, const fu_bucket *b, size_t nb) {
   json_t *root = json_array();
+  int listed = 0; /* not in the order they fill: the file says so */
   for (size_t k = 0; k < nb && root; k++) {
+    listed |= k && b[k].last < b[k - 1].last;
     json_t *names = json_array();
     for (size_t i = b[k].first; i <= b[k].last && names; i++)
       if (fu_bucket_has(w, &b[k], i) && /* its type's gradients only */
@@ -277,6 +307,7 @@ int fu_plan_save_buckets(const char *path, const fu_workload *w, const fu_bucket
       root = NULL;
     }
   }
+  if (root && listed) root = json_pack("{s:s, s:o}", "order", "listed", "buckets", root);
   if (!root) return FU_ENOMEM;
   int st = fu_json_save(path, root, JSON_INDENT(1), "the bucket file");
   json_decref(root);
@@ -1034,8 +1065,9 @@ static int fu__buckets_list(const fu_workload *w, const fu_plan *p, fu_bucket **
       goto done;
     }
   }
-  /* Buckets may be listed in any order; communicate them in the order they fill. */
-  for (size_t a = 1; a < *n; a++) {
+  /* Buckets may be listed in any order; communicate them in the order they fill, unless the
+     file says they go as listed. */
+  for (size_t a = 1; !bl->listed && a < *n; a++) {
     fu_bucket t = (*arr)[a];
     size_t b = a;
     while (b > 0 && (*arr)[b - 1].last > t.last) {

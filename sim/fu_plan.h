@@ -51,9 +51,15 @@ typedef enum fu_framework {
 } fu_framework;
 
 /* The buckets of a bucket file, as read when the plan is parsed: lists of tensor names. Shared
- * by plan copies made with fu_plan_copy (reference counted); fu_plan_finish drops one. */
+ * by plan copies made with fu_plan_copy (reference counted); fu_plan_finish drops one.
+ * A bucket file is a JSON list of buckets, each a list of tensor names, sent in the order they
+ * fill (their last gradients' ready order, whatever the listing); or {"order": "listed",
+ * "buckets": [...]}, sent in the order listed (as DDP's Reducer launches its buckets, those
+ * still open at the end the type seen last first); "order": "fill" (the default) is the list's
+ * meaning. */
 typedef struct fu_bucket_names {
   int refs;                  /* plans holding it */
+  int listed;                /* 1: sent in the file's order; 0: in the order they fill */
   size_t nbuckets;           /* buckets in the file's order */
   size_t *end;               /* bucket k holds names[k ? end[k-1] : 0 .. end[k] - 1] */
   size_t nnames;             /* names in all */
@@ -179,13 +185,14 @@ void fu_bucket_sum(const fu_workload *w, const fu_bucket *b, size_t *ntensors, u
 uint64_t fu_buckets_largest_fused(const fu_bucket *b, size_t nb);
 
 /* Writes buckets as a bucket file (the form --fusion buckets:FILE reads): a JSON list of lists of
- * tensor names, each bucket's own (fu_bucket_has: one type's), in ready order; written whole or not at all (fu_output.h). Says on stderr where
- * they went. */
+ * tensor names, each bucket's own (fu_bucket_has: one type's), in the order given; where that is
+ * not the order they fill, as {"order": "listed", "buckets": [...]}, so that the file sends them
+ * as given. Written whole or not at all (fu_output.h). Says on stderr where they went. */
 int fu_plan_save_buckets(const char *path, const fu_workload *w, const fu_bucket *b, size_t nb);
 
 /* Buckets of the plans that need no search: none, single, cap, horovod and a bucket list
  * (whose names must be contiguous runs of the ready order covering every tensor once: one line
- * naming the file and the tensor otherwise, FU_EDATA). FU_EINTERNAL for optimal and mgwfbp
+ * naming the file and the tensor otherwise, FU_EDATA; in the order they fill, or listed). FU_EINTERNAL for optimal and mgwfbp
  * (fu_resolve.h runs their search). *out is malloc'd. O(n) (a bucket list: O(n log n)). */
 int fu_plan_rule_buckets(const fu_workload *w, const fu_plan *p, fu_bucket **out,
                          size_t *nbuckets);

@@ -496,6 +496,9 @@ typedef struct fu__polish {
   size_t *prev, *next;       /* per gradient: the one of its type before / after (FU__NONE) */
   size_t *open;              /* per type, while cuts are read: its open bucket's first */
   uint64_t *open_bytes;      /* per type: that bucket's bytes */
+  fu_bucket *fixed;          /* the best when it is a seed sent in its own order (not by last
+                                gradient: DDP's, Horovod's), as that seed gave it; else NULL */
+  size_t nfixed;             /* its buckets */
 } fu__polish;
 
 /* The buckets of cuts into pl->tmp (*nb), by their last gradient, each holding its type's
@@ -538,6 +541,9 @@ static int fu__polish_try(fu__polish *pl, int *better) {
   if (*better) {
     pl->best_us = t;
     memcpy(pl->best_cut, pl->cut, pl->w->ngrads);
+    free(pl->fixed); /* the best is by last gradient again */
+    pl->fixed = NULL;
+    pl->nfixed = 0;
   }
   return FU_OK;
 }
@@ -606,17 +612,38 @@ static int fu__polish_refit(fu__polish *pl, const fu_bucket *dp, size_t ndp) {
   return st;
 }
 
-/* Seeds the cuts from another plan kind's buckets. */
+/* Seeds the cuts from another plan kind's buckets. A seed whose buckets do not go by their
+ * last gradient (with several types: DDP's open buckets, the type seen last first; Horovod's
+ * responses) is simulated in its own order too, and kept as it is where that is the best: the
+ * cuts alone would send it by last gradient, which can be slower (fu_search.h). */
 static int fu__polish_seed(fu__polish *pl, const fu_plan *q) {
   fu_bucket *b = NULL;
   size_t nb = 0;
   if (q->kind == FU_FUSION_MGWFBP) FU_CHECK(fu_search_mgwfbp(pl->w, q, pl->c, pl->prof, &b, &nb, NULL));
   else FU_CHECK(fu_plan_rule_buckets(pl->w, q, &b, &nb));
   memset(pl->cut, 0, pl->w->ngrads);
-  for (size_t k = 0; k < nb; k++) pl->cut[b[k].last] = 1;
+  int own_order = 0;
+  for (size_t k = 0; k < nb; k++) {
+    pl->cut[b[k].last] = 1;
+    own_order |= k && b[k].last < b[k - 1].last;
+  }
+  int better, st = fu__polish_try(pl, &better);
+  uint64_t mem_cap = pl->p->mem_cap_bytes;
+  if (st == FU_OK && own_order && !(mem_cap && fu_buckets_largest_fused(b, nb) > mem_cap)) {
+    double t;
+    pl->sims++;
+    st = fu_sim_iter_buckets(pl->w, pl->p, pl->c, pl->prof, b, nb, &t);
+    if (st == FU_OK && t < pl->best_us * (1 - 1e-12)) {
+      pl->best_us = t;
+      memcpy(pl->best_cut, pl->cut, pl->w->ngrads); /* the moves start from its buckets */
+      free(pl->fixed);
+      pl->fixed = b;
+      pl->nfixed = nb;
+      b = NULL;
+    }
+  }
   free(b);
-  int better;
-  return fu__polish_try(pl, &better);
+  return st;
 }
 
 /* Several types: the one-type DP's buckets over the whole ready order (as if any two gradients
@@ -771,6 +798,7 @@ static void fu__polish_finish(fu__polish *pl) {
   free(pl->next);
   free(pl->open);
   free(pl->open_bytes);
+  free(pl->fixed);
 }
 
 int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
@@ -801,13 +829,16 @@ int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
     if (st == FU_OK) st = fu__polish_run(&pl, *out, *nbuckets, material, &st0.dp_simulated_us);
     size_t nb = 0;
     fu_bucket *b = NULL;
-    if (st == FU_OK) {
+    if (st == FU_OK && pl.fixed) { /* a seed in its own order */
+      b = pl.fixed, nb = pl.nfixed;
+      pl.fixed = NULL;
+    } else if (st == FU_OK) {
       fu__polish_buckets(&pl, pl.best_cut, &nb); /* the best kept the cap */
       b = malloc(nb * sizeof *b);
       if (!b) st = FU_ENOMEM;
+      else memcpy(b, pl.tmp, nb * sizeof *b);
     }
     if (st == FU_OK) {
-      memcpy(b, pl.tmp, nb * sizeof *b);
       fu_plan_fill_buckets(w, b, nb);
       free(*out);
       *out = b;

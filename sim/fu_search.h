@@ -55,10 +55,11 @@ typedef struct fu_search_stats {
  * own gradients): the DP runs on each type's gradients alone (it cannot see the other types'
  * operations on the stream), and the polish above always runs, its cuts and moves taken within
  * each type's gradients, seeded also by the one-type DP over the whole ready order with each of
- * its buckets sent as one operation per type. Buckets go by their last gradient's ready order.
- * Never worse than the plans it seeds from with their buckets in that order; DDP's own order
- * can be faster (the buckets still open at the end go the type seen last first, fu_plan.c), so
- * DDP's default may rank above it. The optimum is not guaranteed (never exact).
+ * its buckets sent as one operation per type. Buckets go by their last gradient's ready order,
+ * except where a seed sent in its own order was the fastest (DDP's and cap's open buckets go
+ * the type seen last first, fu_plan.c; Horovod's by response): that seed is the result, in that
+ * order. So never worse than the plans it seeds from, DDP's default included. The moves send by
+ * last gradient only; the optimum is not guaranteed (never exact).
  * *out is malloc'd. stats may be NULL. */
 int fu_search_optimal(const fu_workload *w, const fu_plan *p, const fu_comm *c,
                       const fu_profile *prof, fu_bucket **out, size_t *nbuckets,

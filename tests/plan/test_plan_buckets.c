@@ -264,6 +264,27 @@ static void test_bucket_file(void) {
   expect_buckets(b, nb, want, 3, "bucket file");
   if (nb == 3) EXPECT_INT_EQ(b[1].bytes, 24);
   free(b);
+  /* The object form: "order": "listed" sends them as listed (a bucket waits for those before
+     it, fu_predict.h), "fill" (or no order) as above. */
+  static const struct {
+    const char *json;
+    range want[3];
+  } forms[] = {
+      {"{\"order\": \"listed\", \"buckets\": [[\"g3\", \"g4\"], [\"g0\"], [\"g2\", \"g1\"]]}",
+       {{3, 4}, {0, 0}, {1, 2}}},
+      {"{\"order\": \"fill\", \"buckets\": [[\"g3\", \"g4\"], [\"g0\"], [\"g2\", \"g1\"]]}",
+       {{0, 0}, {1, 2}, {3, 4}}},
+      {"{\"buckets\": [[\"g3\", \"g4\"], [\"g0\"], [\"g2\", \"g1\"]]}", {{0, 0}, {1, 2}, {3, 4}}},
+  };
+  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+    write_file(path, forms[i].json);
+    fu_plan_finish(&p);
+    EXPECT_INT_EQ(plan_of(spec, &p), FU_OK);
+    b = NULL, nb = 0;
+    EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
+    expect_buckets(b, nb, forms[i].want, 3, forms[i].json);
+    free(b);
+  }
   static const struct {
     const char *json;
     const char *says;
@@ -275,6 +296,8 @@ static void test_bucket_file(void) {
       {"[[\"g0\"], [], [\"g1\", \"g2\", \"g3\", \"g4\"]]", "bucket 1: expected a non-empty list"},
       {"[[\"g0\", 7]]", "bucket 0, item 1: expected a tensor name"},
       {"{\"buckets\": 1}", "expected a non-empty JSON list of buckets"},
+      {"{\"order\": \"reversed\", \"buckets\": [[\"g0\"]]}", "\"order\" must be \"listed\""},
+      {"{\"order\": \"listed\", \"bucket\": [[\"g0\"]]}", "unknown key 'bucket'"},
       {"[[\"g0\"", "not valid JSON"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -35,11 +35,18 @@ static double simulate(const fu_workload *w, const fu_plan *p, const fu_comm *c,
   return t;
 }
 
-/* 1 when the buckets are one type each, cover every gradient once, and go by last gradient. */
+/* 1 when the buckets go by last gradient (optimal's do unless a seed sent in its own order,
+ * such as DDP's, was the fastest). */
+static int by_last(const fu_bucket *b, size_t nb) {
+  for (size_t k = 1; k < nb; k++)
+    if (b[k].last <= b[k - 1].last) return 0;
+  return 1;
+}
+
+/* 1 when the buckets are one type each and cover every gradient once. */
 static int well_formed(const fu_workload *w, const fu_bucket *b, size_t nb) {
   int *seen = calloc(w->ngrads, sizeof *seen), ok = 1;
   for (size_t k = 0; k < nb; k++) {
-    if (k && b[k].last <= b[k - 1].last) ok = 0;
     if (!fu_grad_same_dtype(&w->grads[b[k].first], &w->grads[b[k].last])) ok = 0;
     for (size_t i = b[k].first; i <= b[k].last; i++) seen[i] += fu_bucket_has(w, &b[k], i);
   }
@@ -165,16 +172,17 @@ static void test_hand_optimum(void) {
 
 /* Small random workloads of two or three types (n = 4..14) against brute force, with and
  * without compute slowed beside communication and on two streams. Up to 8 free cuts the search
- * enumerates them all itself (must be equal); past that (moves from seeds) it may stop at a
- * local best: measured when written, see the line printed; the test asks for none more than 1%
- * above and 80% equal. */
+ * enumerates them all itself (must be equal, or below with a seed's own order); past that
+ * (moves from seeds) it may stop at a local best: measured when written, see the line printed;
+ * the test asks for none more than 1% above and 80% equal or below. Brute force sends by last
+ * gradient, so only a result in another order may beat it. */
 static void test_vs_brute_force(void) {
   static fu_profile plain, slow;
   pu_profile(&plain, 1.0);
   pu_profile(&slow, 1.25);
   slow.copy_slowdown = 1.1;
   uint64_t seed = 6913;
-  int cases = 0, equal = 0;
+  int cases = 0, equal = 0, reordered = 0;
   double worst = 0;
   for (int rep = 0; rep < 40; rep++) {
     size_t n = 4 + (size_t)(pu_rng_next(&seed) % 11);
@@ -208,11 +216,13 @@ static void test_vs_brute_force(void) {
     }
     EXPECT(well_formed(&w, b, nb));
     double found = simulate(&w, &p, &c, prof, b, nb);
+    int in_order = by_last(b, nb);
     free(b);
     uint32_t cuts;
     double second, bf = brute_force(&w, &p, &c, prof, &cuts, &second);
     double gap = (found - bf) / bf;
-    EXPECT(gap > -1e-12); /* brute force is the best */
+    if (in_order) EXPECT(gap > -1e-12); /* brute force is the best in that order */
+    else reordered++;
     if (gap > worst) worst = gap;
     cases++;
     equal += gap < 1e-12;
@@ -220,8 +230,8 @@ static void test_vs_brute_force(void) {
       FU_T_FAIL("case %d (n=%zu, every bucketing enumerated): %.3f us, best %.3f us", rep, n, found, bf);
     fu_workload_finish(&w);
   }
-  fprintf(stderr, "mixed vs brute force: %d cases, %d equal, worst %.3g%% above\n", cases, equal,
-          100 * worst);
+  fprintf(stderr, "mixed vs brute force: %d cases, %d equal or below (%d in a seed's own order), "
+          "worst %.3g%% above\n", cases, equal, reordered, 100 * worst);
   EXPECT(worst <= 0.01);
   EXPECT(equal >= cases * 80 / 100);
 }
