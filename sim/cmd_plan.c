@@ -182,7 +182,7 @@ static void fu__print_rows(const fu__opts *o, fu__row *rows, size_t n, const fu_
   printf("comm      %s  (%s)   compute %.1f us\n", r0->comm, fu_result_comm_note(r0, note, sizeof note),
          r0->compute_us);
   char from[512];
-  if (fu_result_compute_note(r0, from, sizeof from)) printf("compute   %s\n", from);
+  if (fu_compute_note(&r0->compute_from, from, sizeof from)) printf("compute   %s\n", from);
   printf("\n");
   printf("%4s  %-16s %-24s %11s %23s %11s %6s %10s %7s %7s\n", "rank", "plan", "fusion",
          "iter_us", "95% interval", "exposed_us", "ops", "buffer", "busutil", "vs DDP");
@@ -448,7 +448,7 @@ static int fu__sweep(const fu__opts *o, const fu_workload *w, const fu_plan *bas
       printf("workload  %s   comm %s  (%s)\n", rows[0].r.workload, rows[0].r.comm,
              fu_result_comm_note(&rows[0].r, note, sizeof note));
       char from[512];
-      if (fu_result_compute_note(&rows[0].r, from, sizeof from)) printf("compute   %s\n", from);
+      if (fu_compute_note(&rows[0].r.compute_from, from, sizeof from)) printf("compute   %s\n", from);
       printf("\n");
       printf("%10s %12s %12s %7s %8s %8s\n", "cap", "iter_us", "exposed_us", "ops", "busutil",
              "vs DDP");

@@ -35,8 +35,7 @@ const char *fu_result_comm_note(const fu_result *r, char *buf, size_t len) {
   return buf;
 }
 
-const char *fu_result_compute_note(const fu_result *r, char *buf, size_t len) {
-  const fu_compute_from *f = &r->compute_from;
+const char *fu_compute_note(const fu_compute_from *f, char *buf, size_t len) {
   if (!f->said) return NULL;
   if (f->repriced)
     snprintf(buf, len, "priced again with profile %s (%s) from the what-if's builder arguments; "
@@ -51,7 +50,7 @@ const char *fu_result_compute_note(const fu_result *r, char *buf, size_t len) {
 }
 
 /* "compute_priced_with": the profile the compute times come from and whether they were priced
- * again (present only where fu_result_compute_note says something). */
+ * again (present only where fu_compute_note says something). */
 static json_t *fu__compute_from_json(const fu_compute_from *f) {
   json_t *j = json_pack("{s:o, s:o, s:b, s:b}", "profile", f->profile[0] ? json_string(f->profile) : json_null(),
                         "gpu", f->gpu[0] ? json_string(f->gpu) : json_null(), "repriced", f->repriced,
@@ -89,7 +88,7 @@ int fu_result_print_table(FILE *out, const fu_result *r) {
           r->iter_lo_us, r->iter_hi_us, r->interval_from ? r->interval_from : "the fits' CIs");
   fprintf(out, "compute        %.1f us\n", r->compute_us);
   char from[512];
-  if (fu_result_compute_note(r, from, sizeof from)) fprintf(out, "               %s\n", from);
+  if (fu_compute_note(&r->compute_from, from, sizeof from)) fprintf(out, "               %s\n", from);
   fprintf(out, "communication  %.1f us in %zu op%s (+ %.1f us pack, hand-off, unpack)\n",
           r->comm_us, r->n_ops, r->n_ops == 1 ? "" : "s", r->pack_us);
   fprintf(out, "exposed        %.1f us   overlap %.1f%%\n", r->exposed_comm_us,

@@ -18,9 +18,9 @@
 const char *fu_result_comm_note(const fu_result *r, char *buf, size_t len);
 
 /* Where the compute times come from when it is not the profile in use's own estimate (NULL then:
- * nothing to say), into buf: priced again with the profile in use, kept and why, or measured
- * on another GPU. Returns buf or NULL. */
-const char *fu_result_compute_note(const fu_result *r, char *buf, size_t len);
+ * nothing to say), into buf: priced again with the profile in use, kept and why, or measured on
+ * another GPU (predict's and plan's table line, validate's note). Returns buf or NULL. */
+const char *fu_compute_note(const fu_compute_from *f, char *buf, size_t len);
 
 /* Buckets priced outside the measured curve's sizes: below its smallest, above its largest (both
  * 0 when the collective was not priced by a measured curve). O(buckets). */

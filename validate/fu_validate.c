@@ -18,6 +18,7 @@
 #include "fu_profile.h"
 #include "fu_reprice.h"
 #include "fu_resolve.h"
+#include "fu_result.h"
 #include "fu_result_db.h"
 #include "fu_workload.h"
 
@@ -663,6 +664,10 @@ int fu_validate_run(const fu_validate_opts *o) {
     free(path);
     /* compute and links from one machine, as predict and plan (fu_reprice.h) */
     if (st == FU_OK) st = fu_reprice("validate", &wl[nwl].w, prof, o->profile);
+    char note[512]; /* said where predict's table says it (kept compute: fu_reprice warned) */
+    if (st == FU_OK && wl[nwl].w.from.repriced)
+      fprintf(stderr, "fusim: validate: %s: compute %s\n", wl[nwl].w.name,
+              fu_compute_note(&wl[nwl].w.from, note, sizeof note));
     nwl++;
   }
   free(list);
@@ -698,6 +703,15 @@ int fu_validate_run(const fu_validate_opts *o) {
         fu_error("validate: workload %s: plan %s: bucket %zu (%s) lies among gradients of another "
                  "element type, which the executor cannot leave out (use tools/validate_torch.py)",
                  wl[i].w.name, fu_plan_string(&plans[p], pb, sizeof pb), k, wl[i].w.grads[b->first].dtype);
+        st = FU_EUSAGE;
+      }
+      /* nor send buckets out of the order they fill (a bucket file's "order": "listed") */
+      for (size_t k = 1; st == FU_OK && k < wl[i].nb[p]; k++) {
+        if (wl[i].b[p][k].last > wl[i].b[p][k - 1].last) continue;
+        char pb[512];
+        fu_error("validate: workload %s: plan %s: bucket %zu is sent before one that fills earlier "
+                 "(\"order\": \"listed\"), which the executor cannot: it sends buckets as they fill",
+                 wl[i].w.name, fu_plan_string(&plans[p], pb, sizeof pb), k);
         st = FU_EUSAGE;
       }
     }

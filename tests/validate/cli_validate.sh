@@ -35,6 +35,21 @@ refused 64 "tools/validate_torch.py" "$FUSIM" validate --workload "$W" --framewo
 refused 64 "give them or --plan, not both" "$FUSIM" validate --workload "$W" --fusion none --plan default --no-store
 refused 64 "give them or --plan, not both" "$FUSIM" validate --fusion-table --overlap off
 refused 64 "cap '25' has no unit" "$FUSIM" validate --workload "$W" --fusion cap:25 --no-store
+# buckets sent out of the order they fill (a bucket file's "order": "listed"): the executor
+# sends them as they fill, so the run would not be the plan predicted
+cat >"$T/listed.json" <<EOB
+{"order": "listed", "buckets": [["l1.weight", "stem.weight"], ["head.bias", "head.weight", "l3.weight", "l2.weight"]]}
+EOB
+refused 64 "bucket 1 is sent before one that fills earlier" "$FUSIM" validate --workload "$W" --fusion "buckets:$T/listed.json" --no-store
+# a what-if priced on another machine is priced again with the profile in use, and validate
+# says so before any GPU work, as predict's table does (exit 0 with a GPU, 69 without)
+"$FUSIM" workload --transformer --arch llama --layers 2 --hidden 512 --heads 8 --ffn 1376 --vocab 1000 \
+  --seq 128 --micro-batch 4 --profile h100-sxm --out "$T/wi.json" >/dev/null 2>&1 || bad "what-if on h100-sxm"
+"$FUSIM" validate --workload "$T/wi.json" --fusion none --iters 2 --warmup 0 --no-store >/dev/null 2>"$T/err"
+rc=$?
+{ [ "$rc" = 0 ] || [ "$rc" = 69 ]; } &&
+  grep -q "^fusim: validate: transformer_l2_h512_s128_b4: compute priced again with profile h200-default (NVIDIA H200) .* h100-sxm's" "$T/err" &&
+  ok || bad "validate of a what-if priced on h100-sxm: exit $rc: $(cat "$T/err")"
 "$FUSIM" validate --workload "$W" --fusion none --overlap off --iters 2 --warmup 0 --no-store >/dev/null 2>"$T/err"
 rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 69 ] && ok || bad "validate --fusion none --overlap off: exit $rc (0 with a GPU, 69 without): $(cat "$T/err")"
