@@ -928,8 +928,10 @@ static void fu__label(fu_result *r, const fu_workload *w, const fu_plan *p, cons
     r->comm_least_bytes = cv.seg[0].first_bytes;
     r->comm_most_bytes = cv.max_bytes;
   }
-  r->layout_gpus = basis != FU_BASIS_MEASURED && c->nodes > 1 ? (prof->cluster.job_gpus_per_proc > 1 ? prof->cluster.job_gpus_per_proc : 1) : 0;
-  r->nccl_version = r->layout_gpus > 0 ? prof->cluster.job_nccl_version : 0;
+  /* a job across nodes is priced at its process layout whether measured or not (the layout
+   * picks the measured curve: fu_cost_comm_curve), so the row re-runs alike (report rerun) */
+  r->layout_gpus = c->kind != FU_COMM_OFFLOAD && c->nodes > 1 ? (prof->cluster.job_gpus_per_proc > 1 ? prof->cluster.job_gpus_per_proc : 1) : 0;
+  r->nccl_version = r->layout_gpus > 0 && basis != FU_BASIS_MEASURED ? prof->cluster.job_nccl_version : 0;
 }
 
 /* A time interval [start, end] of the engine's timeline. */

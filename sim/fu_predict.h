@@ -98,8 +98,9 @@ typedef struct fu_result {
                                 these ranks and nodes), "interpolated" or "predicted" (the cost model) */
   double comm_least_bytes;   /* a measured curve's smallest and largest sizes (0: not a measured */
   double comm_most_bytes;    /* curve, or unknown): buckets outside them are extrapolated */
-  int layout_gpus;           /* GPUs a process the cost model priced a job across nodes at
-                                (fu_coll_layout_us); 0: the job is on one node or was measured */
+  int layout_gpus;           /* GPUs a process of a job across nodes: the layout its measured
+                                curve was taken at, or the cost model priced it at
+                                (fu_coll_layout_us); 0: the job is on one node */
   int layout_given;          /* 1: the command named that layout (else one process per GPU, the
                                 default, was assumed) */
   int nccl_version;          /* the NCCL (NCCL_VERSION_CODE) the cost model priced a job across

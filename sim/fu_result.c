@@ -21,6 +21,12 @@ void fu_result_ops_outside(const fu_result *r, size_t *below, size_t *above) {
   }
 }
 
+/* Whether the cost model priced the collective (the NCCL it runs then matters), not a curve
+ * measured at this rank and node count. */
+static int fu__model_priced(const fu_result *r) {
+  return r->comm_basis[0] && strcmp(r->comm_basis, "measured") != 0;
+}
+
 const char *fu_result_comm_note(const fu_result *r, char *buf, size_t len) {
   char lay[112] = "", v[24];
   if (r->layout_gpus > 0 && !r->layout_given) snprintf(lay, sizeof lay, "; one process per GPU assumed");
@@ -28,7 +34,7 @@ const char *fu_result_comm_note(const fu_result *r, char *buf, size_t len) {
   if (r->nccl_version > 0) /* named by the command, or the profile's logs */
     snprintf(lay + strlen(lay), sizeof lay - strlen(lay), "; NCCL %s%s", fu_nccl_version_string(r->nccl_version, v, sizeof v),
              r->nccl_source == FU_NCCL_PROFILE ? " (the profile's logs)" : "");
-  else if (r->layout_gpus > 0)
+  else if (r->layout_gpus > 0 && fu__model_priced(r))
     snprintf(lay + strlen(lay), sizeof lay - strlen(lay), "; NCCL unknown");
   snprintf(buf, len, "profile %s; %s at this rank and node count%s", r->profile,
            r->comm_basis[0] ? r->comm_basis : "measured", lay);
@@ -228,7 +234,8 @@ static json_t *fu__summary_json(const fu_result *r) {
       (json_object_set_new(j, "gpus_per_process", json_integer(r->layout_gpus)) != 0 ||
        json_object_set_new(j, "layout", json_string(r->layout_given ? "given" : "assumed")) != 0 ||
        (r->nccl_version > 0 && json_object_set_new(j, "nccl_version", json_string(fu_nccl_version_string(r->nccl_version, v, sizeof v))) != 0) ||
-       json_object_set_new(j, "nccl_source", json_string(fu_nccl_source_name(r->nccl_version > 0 ? r->nccl_source : FU_NCCL_UNKNOWN))) != 0)) {
+       (fu__model_priced(r) &&
+        json_object_set_new(j, "nccl_source", json_string(fu_nccl_source_name(r->nccl_version > 0 ? r->nccl_source : FU_NCCL_UNKNOWN))) != 0))) {
     json_decref(j);
     return NULL;
   }

@@ -163,6 +163,27 @@ import json; p = json.load(open('$T/ndr.json')); p['cluster']['proc_pair_us'] = 
   [ "$(grep -c ",same,reproduces$" "$T/out")" = 3 ] || fail "$(cat "$T/out")"
   echo "ok [$CASE]"
   ;;
+rerun-layout)
+  # a job across nodes whose process layout picks a curve measured at that layout (the MIT B200
+  # 2-node log: one process drove 8 GPUs, -g 8) keeps the layout in its row, so report rerun
+  # takes the same curve; before, only a model-priced row kept it, and the rerun priced the
+  # measured row at one process per GPU by the model (llama-sized gradients: 5-13% apart)
+  M=$D/public-nccl-tests/multi-node
+  "$FUSIM" import --db "$DB" "$M/mit-b200-8gpu-1node-allreduce.txt" "$M/mit-b200-16gpu-2node-allreduce.txt" \
+    >/dev/null 2>&1 || fail "import"
+  "$FUSIM" fit --db "$DB" --out "$T/b200.json" >/dev/null 2>&1 || fail "fit"
+  for a in "" "--gpus-per-process 8"; do
+    "$FUSIM" predict --db "$DB" --workload llama2_7b --profile "$T/b200.json" --comm allreduce:2x8 \
+      --fusion ddp $a >/dev/null 2>&1 || fail "predict $a"
+  done
+  got=$(q "SELECT group_concat(b || ' ' || g, '; ') FROM (SELECT json_extract(json, '$.comm_basis') AS b,
+           coalesce(json_extract(json, '$.gpus_per_process'), 'none') AS g FROM predictions ORDER BY id)")
+  [ "$got" = "predicted 1; measured 8" ] || fail "basis and layout stored: $got"
+  [ "$(q "SELECT count(DISTINCT iter_us) FROM predictions")" = 2 ] || fail "the two layouts should price apart"
+  "$FUSIM" report --db "$DB" --format csv rerun >"$T/out" 2>"$T/err" || fail "rerun: $(cat "$T/out" "$T/err")"
+  [ "$(grep -c ",same,reproduces$" "$T/out")" = 2 ] || fail "$(cat "$T/out")"
+  echo "ok [$CASE]"
+  ;;
 dbname)
   # --db names a file, whatever its name: "file:x.db" is not an SQLite URI for x.db (the system's
   # SQLite may take URIs without SQLITE_OPEN_URI) and ":memory:" is not a database that vanishes
