@@ -119,6 +119,8 @@ int fu_cmd_fit(int argc, char **argv) {
   const char *op = NULL, *link = NULL, *prof_out = NULL, *merge = NULL, *name = NULL, *gpu = NULL;
   const char *notes = NULL, *psource = NULL, *plot = NULL, *compute_f = NULL, *base_path = NULL;
   int gemm_table = 0;
+  uint64_t gpu_mem = 0;
+  int gpu_mem_seen = 0;
   long ranks = 0, run = 0, graph = -1, max_seg = 0, min_pts = 0;
   int place = 0, crit = 0, robust = 0;
   static const char *const places[] = {"auto", "out", "in", NULL};
@@ -174,6 +176,10 @@ int fu_cmd_fit(int argc, char **argv) {
                   "profile that fills what the samples do not cover (copies, pack,\n"
                   "launch, compute, network parameters), each part's source saying so\n"
                   "(default: the embedded profile; \"none\": nothing)")},
+      {FU_OPT_SIZE(0, "gpu-mem", &gpu_mem, "SIZE",
+                   "one GPU's memory, for plan's memory check (nvidia-smi's total:\n"
+                   "183359MiB on a B200; default the base's where it is of this GPU)"),
+       .seen = &gpu_mem_seen},
       {FU_OPT_STR(0, "gpu", &gpu, "NAME",
                   "only samples whose GPU model contains NAME (A100, H200, ...);\n"
                   "samples naming none are taken as NAME (it sets the link limits\n"
@@ -219,6 +225,11 @@ int fu_cmd_fit(int argc, char **argv) {
   if (merge && base_path) {
     fu_error("fit: --merge-into and --base exclude each other (--merge-into keeps all of BASE; --base "
              "takes from it only what the samples do not cover)");
+    return fu_exit_code(FU_EUSAGE);
+  }
+  if (gpu_mem_seen && (!gpu_mem || !(prof_out || merge) || compute_f || gemm_table)) {
+    fu_error("fit: --gpu-mem goes into the profile that a fit of curves writes: give a size above 0 "
+             "and --out FILE or --merge-into BASE, without --compute or --gemm-table");
     return fu_exit_code(FU_EUSAGE);
   }
   if (base_path && !prof_out) { /* it would be read by nothing: say so rather than ignore it */
@@ -319,10 +330,15 @@ int fu_cmd_fit(int argc, char **argv) {
     if (st != FU_OK) goto done;
     if (gpu && !prof->gpu[0]) snprintf(prof->gpu, sizeof prof->gpu, "%s", gpu);
     /* what the logs do not cover comes from the base: say so where it is another GPU's */
-    if (base && base->gpu[0] && prof->gpu[0] && !fu__same_gpu(prof->gpu, base->gpu))
+    int other = base && base->gpu[0] && prof->gpu[0] && !fu__same_gpu(prof->gpu, base->gpu);
+    if (other)
       fu_warn("%s: the profile's copies, pack kernel, launch cost, compute and HBM figures come from "
-              "base %s, measured on %s, not on %s; --base names one of this machine (fusim calib)",
-              dbpath, base->name, base->gpu, prof->gpu);
+              "base %s, measured on %s, not on %s; --base names one of this machine (fusim calib)%s",
+              dbpath, base->name, base->gpu, prof->gpu,
+              gpu_mem ? "" : "; it records no GPU memory, so plan checks none: --gpu-mem SIZE gives it");
+    /* one GPU's memory (plan's memory check) is the base's only where the base is of this GPU */
+    if (base && !other) prof->gpu_mem_bytes = base->gpu_mem_bytes;
+    if (gpu_mem) prof->gpu_mem_bytes = (double)gpu_mem;
     for (size_t k = 0; k < FU__NSCALARS; k++)
       if (scalar_set[k]) {
         *(double *)((char *)prof + fu__scalars[k].offset) = scalar_val[k];
