@@ -18,6 +18,12 @@ int fu_cluster_usable(const fu_cluster *c, int nodes) {
   return nodes <= 1 || c->nic_gbps > 0;
 }
 
+double fu_coll_node_net_gbps(const fu_cluster *c, int g) {
+  int nics = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
+  double net = nics * c->nic_gbps;
+  return c->node_net_gbps > 0 && c->node_net_gbps < net ? c->node_net_gbps : net;
+}
+
 int fu_cluster_has_simple(const fu_cluster *c) {
   return c->simple_base_us > 0 || c->simple_intra_step_us > 0 || c->simple_net_step_us > 0;
 }
@@ -170,8 +176,7 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, int gpp
     k.base += fu_coll_layout_us(c, gpp, g);
     k.tbase += fu_coll_layout_us(c, gpp, g);
   }
-  int nics = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
-  double bnic = N > 1 ? nics * c->nic_gbps * 1e3 : INFINITY; /* bytes per us, per node */
+  double bnic = N > 1 ? fu_coll_node_net_gbps(c, g) * 1e3 : INFINITY; /* bytes per us, per node */
   double bintra = c->intra_gbps * 1e3;
   if (g == 1) bintra = INFINITY; /* one GPU per node: every hop is on the network */
   /* ring */
@@ -203,7 +208,8 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, int gpp
       double nvls_tree_lat = k.base + 2.0 * (k.lintra + fu__clog2(N) * k.lnet);
       fu__line(&lines[(*nlines)++], FU_CALGO_NVLS_TREE, proto, nvls_tree_lat, t_intra > t_net ? t_intra : t_net);
       /* its chunk ladder: NCCL's NVLS channels x heads (one head per NIC of a node) */
-      lines[*nlines - 1].ladder_ops = (double)FU_COLL_NVLS_CHANNELS * nics;
+      int heads = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
+      lines[*nlines - 1].ladder_ops = (double)FU_COLL_NVLS_CHANNELS * heads;
     }
   }
   if (N == 1 && g > 2 && nvls > 0)
@@ -286,8 +292,7 @@ static int fu__nccl27_lines(const fu_cluster *c, int p, int N, fu__nline *l) {
                                        {{40.0, 40.0}, {42.8, 24.0}, {31.67, 20.0}, {96.0, 80.0}}};
   int g = p / N, nvlink = strcmp(c->intra_link, "nvlink") == 0, col = N > 2;
   const double(*cap)[2] = caps[c->job_compcap >= 100];
-  int nics = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
-  double net = nics * c->nic_gbps, link = g > 1 ? fmin(c->intra_gbps, net) : net;
+  double net = fu_coll_node_net_gbps(c, g), link = g > 1 ? fmin(c->intra_gbps, net) : net;
   double nsteps = 2.0 * (p - 1), ninter = 2.0 * (N - 1), ch = FU__NCCL_CHANNELS;
   double llmax = N == 2 ? FU_COLL_LL_MAX_2NODES : FU_COLL_LL_MAX_NODES;
   int n = 0;
@@ -372,8 +377,7 @@ int fu_coll_nccl_pick(const fu_cluster *c, int ranks, int nodes, double bytes, f
 int fu_coll_nccl_prefers_nvls_tree(const fu_cluster *c, int ranks, int nodes, double bytes) {
   if (!c || nodes < 2 || ranks % nodes != 0) return 0;
   int g = ranks / nodes;
-  int nics = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
-  if (fu__nccl_219(c)) return fu__prefers_nvls_tree_219(c, ranks, g, nics * c->nic_gbps);
+  if (fu__nccl_219(c)) return fu__prefers_nvls_tree_219(c, ranks, g, fu_coll_node_net_gbps(c, g));
   fu_coll_algo a;
   fu_coll_proto pr;
   return fu_coll_nccl_pick(c, ranks, nodes, bytes, &a, &pr) && a == FU_CALGO_NVLS_TREE;
@@ -650,6 +654,45 @@ static void fu__fit_xintra(fu_cluster *c, const fu_coll_obs *obs, size_t n) {
   }
 }
 
+/* The node's network (node_net_gbps). Where a multi-node curve of g > 1 GPUs a node reaches less
+ * bus bandwidth than the model gives it with the NIC rate fitted over every curve by more than
+ * FU_COLL_NET_SHORT, the node's NICs do not scale with its GPUs (fewer NICs than GPUs, a shared
+ * uplink or PCIe switch: the logs cannot say which), so the node's rate is capped: the cap and
+ * the NIC rate are refitted in turn (squared log error of the bandwidths, three rounds; the cap
+ * between one NIC and the largest node's g NICs, so the curves it does not bind, the smallest
+ * layouts, set the NIC rate) and kept where they fit better. node_net_source names the curve
+ * that fell short most. Without a shortfall nothing changes (no cap). */
+static void fu__fit_node_net(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *source) {
+  c->node_net_gbps = 0;
+  c->node_net_source[0] = '\0';
+  const fu_coll_obs *worst = NULL;
+  double most = FU_COLL_NET_SHORT, lat, bw, lat_s;
+  int gmax = 1;
+  for (size_t i = 0; i < n; i++) {
+    const fu_coll_obs *o = &obs[i];
+    int g = o->ranks / o->nodes;
+    if (o->nodes < 2 || g < 2 || !(o->busbw_gbps > 0)) continue;
+    if (g > gmax) gmax = g;
+    if (fu__ends(c, o, &lat, &bw, &lat_s) != FU_OK) return;
+    if (1 - o->busbw_gbps / bw > most) most = 1 - o->busbw_gbps / bw, worst = o;
+  }
+  if (!worst) return;
+  fu_cluster k = *c;
+  double w0 = fu__net_cost(c, obs, n, 1), w = w0;
+  for (int round = 0; round < 3; round++) {
+    fu__grid(&k, &k.node_net_gbps, k.nic_gbps, gmax * k.nic_gbps, obs, n, 1);
+    w = fu__grid(&k, &k.nic_gbps, 0.1, k.node_net_gbps, obs, n, 1);
+  }
+  if (!(w < w0 * (1 - 1e-9))) return;
+  int g = worst->ranks / worst->nodes;
+  c->nic_gbps = k.nic_gbps;
+  c->node_net_gbps = k.node_net_gbps;
+  snprintf(c->node_net_source, sizeof c->node_net_source,
+           "%.80s: %s %dx%d reached %.0f%% of its bus bandwidth with a NIC a GPU; %.3g NICs' worth",
+           source ? source : "fit", fu_op_name(worst->op), worst->nodes, g, 100 * (1 - most),
+           c->node_net_gbps / c->nic_gbps);
+}
+
 /* The Simple network latencies (network step, hop across nodes) refitted from scratch. */
 static double fu__fit_simple_links(fu_cluster *c, const fu_coll_obs *obs, size_t n) {
   c->simple_xintra_step_us = 0;
@@ -844,7 +887,9 @@ int fu_cluster_fit(fu_cluster *c, const fu_coll_obs *obs, size_t n, const char *
     if (!(c->intra_gbps > 0)) c->intra_gbps = 1e9;
     /* Bandwidth first (large sizes do not depend on latency), then latency. */
     if (!(c->nic_gbps > 0)) c->nic_gbps = 1;
+    c->node_net_gbps = 0;
     fu__grid(c, &c->nic_gbps, 0.1, 5000, obs, n, 1);
+    fu__fit_node_net(c, obs, n, source);
     c->net_step_us = 0;
     double with0 = fu__net_cost(c, obs, n, 0);
     double v = fu__grid(c, &c->net_step_us, 0.001, 1000, obs, n, 0);

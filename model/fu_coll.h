@@ -12,6 +12,8 @@
  *              (each ring pass leaves every node once); latency = base + intra steps * l_intra
  *              + inter steps * l_net. Every rank sends f * n bytes on its ring link; a node's
  *              rings leave it over k = min(g, nics) NICs, so busbw = min(B_intra, k * B_nic)
+ *              (k * B_nic here and below: the node's network, at most node_net_gbps where
+ *              the fit found one, fu_coll_node_net_gbps)
  *              (B_intra: the all-reduce ring's; all-gather and reduce-scatter reach
  *              fu_coll_ring_share of it, their loops sending half the chunks).
  *   tree       (all-reduce, N > 1) NCCL's double binary tree between nodes, a chain inside:
@@ -102,6 +104,10 @@ typedef struct fu_cluster {
   double net_step_us;        /* latency of one step over the network, us (0 unknown) */
   double nic_gbps;           /* B_nic: one NIC's bandwidth, one direction, GB/s (0 unknown) */
   int nics_per_node;         /* NICs per node (0: one per GPU, as DGX/HGX nodes have) */
+  double node_net_gbps;      /* the most one node's NICs carry together, one direction, GB/s
+                                (0: no cap, k x nic_gbps); fitted where a multi-node curve falls
+                                short of its GPUs' NICs (fu_cluster_fit) */
+  char node_net_source[160]; /* where node_net_gbps came from ("" none) */
   int gpus_per_node;         /* GPUs in one node of the measured machine (0 unknown) */
   char intra_source[160];    /* where the intra-node parameters came from */
   char net_source[160];      /* where the network parameters came from */
@@ -127,6 +133,15 @@ typedef struct fu_cluster {
                                 (fu_gpu_compcap: 90 Hopper, 100 Blackwell; 0 unknown), which
                                 NCCL's own tuning reads (fu_coll_nccl_prefers_nvls_tree) */
 } fu_cluster;
+
+/* The network rate of one node of g GPUs, GB/s one direction: its k = min(g, nics_per_node)
+ * NICs at nic_gbps, at most node_net_gbps where the profile has one. */
+double fu_coll_node_net_gbps(const fu_cluster *c, int g);
+
+/* A multi-node curve whose bus bandwidth falls short of the model's with a NIC a GPU by more than
+ * this share (the fit's default tolerance, fu_fit_options) says the node's network does not scale
+ * with its GPUs: fu_cluster_fit then fits node_net_gbps. */
+#define FU_COLL_NET_SHORT 0.05
 
 /* Most lines fu_coll_lines gives: 4 algorithms x 2 protocols. */
 #define FU_COLL_MAX_LINES 8
@@ -348,7 +363,12 @@ typedef struct fu_coll_obs {
  * their small sizes (base + steps * l_intra by least squares; with one step count, split as NCCL's
  * tuning.cc splits the latency of the algorithm that ran), and from multi-node curves
  * the NIC bandwidth and network step latency that minimise the squared log error of the
- * model's best algorithm over them. gpu (may be NULL) names the GPU model: with the intra-node
+ * model's best algorithm over them. Where a curve of more than one GPU a node falls short of the
+ * model's bus bandwidth with a NIC a GPU by more than FU_COLL_NET_SHORT, the node's network does
+ * not scale with its GPUs (fewer NICs than GPUs, a shared uplink: the logs do not say which), and
+ * the fit caps it: node_net_gbps and the NIC rate refitted together (the cap never below one
+ * NIC), kept where it fits better, node_net_source saying which curve fell short; otherwise no
+ * cap (0). gpu (may be NULL) names the GPU model: with the intra-node
  * fit done and no one-node all-reduce over > 2 ranks observed (one without NVLS says the
  * machine did not run it), fu_cluster_nvls_from_machine runs before the network fit, so that
  * the network is fitted under the algorithms the machine has. `source` labels what was fitted. Returns FU_OK also when

@@ -57,6 +57,10 @@ int fu_fit_print(fu_format fmt, const fu_fitgroup *g, size_t ng, const fu_fit_op
                  const fu_profile *prof, const char *written, const char *plot) {
   if (fmt == FU_FORMAT_TABLE) {
     for (size_t k = 0; k < ng; k++) fu_fitgroup_print_table(stdout, &g[k], fo);
+    /* a node's network that does not scale with its GPUs prices every layout across nodes */
+    if (written && prof->cluster.node_net_gbps > 0)
+      printf("node network: at most %.1f GB/s a node, one direction (NICs of %.1f GB/s; %s)\n",
+             prof->cluster.node_net_gbps, prof->cluster.nic_gbps, prof->cluster.node_net_source);
     if (written) printf("profile %s written to %s (%d curves)\n", prof->name, written, prof->ncurves);
     return FU_OK;
   }
@@ -67,6 +71,12 @@ int fu_fit_print(fu_format fmt, const fu_fitgroup *g, size_t ng, const fu_fit_op
   json_t *arr = json_array();
   for (size_t k = 0; arr && k < ng; k++) json_array_append_new(arr, fu_fitgroup_json(&g[k], fo));
   json_t *j = json_pack("{s:o, s:s?, s:s?}", "fits", arr, "profile", written, "plot", plot);
+  if (j && written && prof->cluster.node_net_gbps > 0 &&
+      (json_object_set_new(j, "node_net_gbps", json_real(prof->cluster.node_net_gbps)) != 0 ||
+       json_object_set_new(j, "node_net_source", json_string(prof->cluster.node_net_source)) != 0)) {
+    json_decref(j);
+    j = NULL;
+  }
   char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
   if (text) printf("%s\n", text);
   free(text);

@@ -424,18 +424,59 @@ const char *fu_segment_flags_str(const fu_segment *s, char *buf, size_t len) {
   return buf;
 }
 
-int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o) {
+/* A row whose rate falls more than this below both neighbouring sizes' is a stall, not the
+ * curve: the fit's default tolerance (fu_fit_options_init), which no line through its neighbours
+ * could meet there. */
+#define FU__ROW_DIP 0.05
+
+/* The best rate (bytes / us) of the distinct size next to p[i] (sorted by size) on side d (-1
+ * smaller, +1 larger); 0 where there is none. */
+static double fu__side_rate(const fu_fit_point *p, size_t n, size_t i, int d) {
+  long j = (long)i, m = (long)n;
+  while (j >= 0 && j < m && p[j].bytes == p[i].bytes) j += d;
+  if (j < 0 || j >= m) return 0;
+  double b = p[j].bytes, r = 0;
+  for (; j >= 0 && j < m && p[j].bytes == b; j += d) r = fmax(r, p[j].bytes / p[j].t_us);
+  return r;
+}
+
+/* 1 where p[i] (sorted by size, nmax the largest) is one of the large sizes (within 64x of the
+ * largest) and its rate falls more than FU__ROW_DIP below both neighbouring sizes'; *lo and *hi
+ * get those rates (bytes / us). */
+static int fu__row_dips(const fu_fit_point *p, size_t n, size_t i, double nmax, double *lo, double *hi) {
+  *lo = fu__side_rate(p, n, i, -1);
+  *hi = fu__side_rate(p, n, i, +1);
+  return p[i].bytes >= nmax / 64 && *lo > 0 && *hi > 0 && p[i].bytes / p[i].t_us < (1 - FU__ROW_DIP) * fmin(*lo, *hi);
+}
+
+int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o, char *note, size_t len) {
   const fu_curve *c = &g->curve;
   fu_op op;
+  if (note && len) note[0] = '\0';
   if (fu_op_parse(c->op, &op) != FU_OK || fu_coll_nvls_slot(op) < 0 || c->algo[0] || c->ranks < 2 ||
       g->fit.n < 2 || strcmp(c->link, "hbm") == 0)
     return 0;
   const fu_fit_point *p = g->fit.points;
   size_t n = g->fit.n;
-  double f = fu_busbw_factor(op, c->ranks), nmax = p[n - 1].bytes, bw = 0;
+  double f = fu_busbw_factor(op, c->ranks), nmax = p[n - 1].bytes, bw = 0, lo, hi;
+  /* One slow row must not move the curve's layout quantities (the Lambda H100 2+2 log's 256 MiB
+   * row, 63 GB/s algbw between its neighbours' 89 and 96, moved the intercept below from 126 to
+   * 1153 us): a large size whose rate falls more than FU__ROW_DIP below both neighbouring sizes'
+   * is left out of the bandwidth and the intercept (a collective's rate does not fall and rise
+   * again with size; a stall only adds time, so a row faster than both is kept), and note says
+   * which; the curve's own fit keeps it. */
+  for (size_t i = 0, k = 0; note && len && i < n; i++)
+    if (fu__row_dips(p, n, i, nmax, &lo, &hi)) {
+      char sz[32];
+      size_t at = strlen(note);
+      snprintf(note + at, len - at, "%s%s (%.4g us, %.1f GB/s algbw; %.1f and %.1f at the sizes either side)",
+               k++ ? "; " : "", fu_format_size(p[i].bytes, sz, sizeof sz), p[i].t_us, p[i].bytes / p[i].t_us / 1e3,
+               lo / 1e3, hi / 1e3);
+    }
   /* bandwidth: the best of the sizes within 16x of the largest (the top few of a sweep) */
   for (size_t i = 0; i < n; i++)
-    if (p[i].bytes >= nmax / 16 && f * p[i].bytes / p[i].t_us / 1e3 > bw) bw = f * p[i].bytes / p[i].t_us / 1e3;
+    if (p[i].bytes >= nmax / 16 && f * p[i].bytes / p[i].t_us / 1e3 > bw && !fu__row_dips(p, n, i, nmax, &lo, &hi))
+      bw = f * p[i].bytes / p[i].t_us / 1e3;
   /* latency: the median over the three smallest samples (one noisy row, such as the 85.6 us
    * at 8 B in the DGX H100 4+4 log, must not set it) of each time less what its bytes take at
    * that bandwidth, and not below half the time */
@@ -452,7 +493,8 @@ int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o) {
   double x[64], y[64], w[64], a, b, c00, c01, c11, chi;
   size_t m = 0;
   for (size_t i = 0; i < n && m < 64; i++)
-    if (p[i].bytes >= nmax / 64) x[m] = p[i].bytes, y[m] = p[i].t_us, w[m] = 1 / (p[i].t_us * p[i].t_us), m++;
+    if (p[i].bytes >= nmax / 64 && !fu__row_dips(p, n, i, nmax, &lo, &hi))
+      x[m] = p[i].bytes, y[m] = p[i].t_us, w[m] = 1 / (p[i].t_us * p[i].t_us), m++;
   double lat_s = 0;
   gsl_error_handler_t *old = gsl_set_error_handler_off();
   if (m >= 3 && x[0] < x[m - 1] && gsl_fit_wlinear(x, 1, w, 1, y, 1, m, &a, &b, &c00, &c01, &c11, &chi) == GSL_SUCCESS &&
@@ -550,17 +592,29 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
       fu__label2(prof->cluster.net_source, sizeof prof->cluster.net_source, bname, base->cluster.net_source);
     if (base->cluster.nvls_source[0])
       fu__label2(prof->cluster.nvls_source, sizeof prof->cluster.nvls_source, bname, base->cluster.nvls_source);
+    if (base->cluster.node_net_gbps > 0)
+      fu__label2(prof->cluster.node_net_source, sizeof prof->cluster.node_net_source, bname,
+                 base->cluster.node_net_source);
   }
   /* the cost model's link parameters */
   fu_coll_obs *obs = malloc((ng ? ng : 1) * sizeof *obs);
   if (!obs) return FU_ENOMEM;
   size_t no = 0;
   const char *intra = NULL;
-  for (size_t k = 0; k < ng; k++)
-    if (fu_fitgroup_obs(&g[k], &obs[no])) {
+  for (size_t k = 0; k < ng; k++) {
+    char note[400];
+    if (fu_fitgroup_obs(&g[k], &obs[no], note, sizeof note)) {
+      if (note[0]) {
+        const fu_curve *c = &g[k].curve;
+        fu_warn("%s: %s %s %d ranks (%d node%s): left out of the cluster model's large-size bandwidth and "
+                "intercept, each more than %.0f%% below the rate of both sizes either side (the curve keeps "
+                "them): %s", what, c->op, c->link, c->ranks, c->nodes > 0 ? c->nodes : 1, c->nodes > 1 ? "s" : "",
+                100 * FU__ROW_DIP, note);
+      }
       if (obs[no].nodes == 1) intra = g[k].curve.link;
       no++;
     }
+  }
   /* the GPU model and intra-node link decide which algorithms the fit weighs (NVLS) */
   for (size_t k = 0; k < ng && !prof->gpu[0]; k++)
     if (g[k].curve.gpu[0]) snprintf(prof->gpu, sizeof prof->gpu, "%s", g[k].curve.gpu);

@@ -107,8 +107,10 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
                         fu_profile *prof);
 
 /* The cost model's view of one fitted collective curve: latency at its smallest sizes, bus
- * bandwidth at its largest. 0 (nothing written) for a curve that is not a plain collective. */
-int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o);
+ * bandwidth and the intercept of a line at its largest, those two without any large size whose
+ * rate falls more than 5% below both neighbouring sizes' (a stall: note, of len bytes, may be
+ * NULL, lists them, "" none). 0 (nothing written) for a curve that is not a plain collective. */
+int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o, char *note, size_t len);
 
 /* The GEMM grid of calib's shape sweep (op gemm, proto fwd|dgrad|wgrad, algo MxNxK; a later
  * sample of one shape replaces an earlier one) into c's tables; *npts counts the points put.

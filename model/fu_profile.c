@@ -131,6 +131,13 @@ static json_t *fu__cluster_json(const fu_cluster *c) {
     json_decref(o);
     return NULL;
   }
+  /* written only where there is a cap, so profiles without one stay as they were */
+  if (o && c->node_net_gbps > 0 &&
+      (json_object_set_new(o, "node_net_gbps", fu__num(c->node_net_gbps)) != 0 ||
+       json_object_set_new(o, "node_net_source", json_string(c->node_net_source)) != 0)) {
+    json_decref(o);
+    return NULL;
+  }
   return o;
 }
 
@@ -388,6 +395,8 @@ static int fu__parse_cluster(fu__ctx *x, json_t *root, fu_cluster *c) {
   FU_CHECK(fu__get_num(x, o, "net_step_us", 1, 1, 0, 1e6, 0, &c->net_step_us));
   FU_CHECK(fu__get_num(x, o, "nic_gbps", 1, 1, 0, 1e6, 0, &c->nic_gbps));
   FU_CHECK(fu__get_count(x, o, "nics_per_node", 1, 1024, &c->nics_per_node));
+  FU_CHECK(fu__get_num(x, o, "node_net_gbps", 1, 0, 0, 1e6, 0, &c->node_net_gbps));
+  FU_CHECK(fu__get_str(x, o, "node_net_source", 1, c->node_net_source, sizeof c->node_net_source));
   FU_CHECK(fu__get_count(x, o, "gpus_per_node", 1, 1024, &c->gpus_per_node));
   FU_CHECK(fu__get_str(x, o, "intra_source", 1, c->intra_source, sizeof c->intra_source));
   FU_CHECK(fu__get_str(x, o, "net_source", 1, c->net_source, sizeof c->net_source));

@@ -256,12 +256,14 @@ def profile_nccl_bands(prof, comm, rows, bands, path):
 
 def ring_us_per_byte(cluster, comm):
     """A multi-node job's time per byte at the fitted ring rate, bus bandwidth min(B_intra, k B_nic)
-    (k = NICs a node) times nccl-tests' bus factor, and that bus bandwidth (bytes per us)."""
+    (k = NICs a node; k B_nic at most the fitted node cap, node_net_gbps) times nccl-tests' bus
+    factor, and that bus bandwidth (bytes per us)."""
     op, shape = comm.split(":")[:2]
     nodes, g = (int(x) for x in shape.split("x"))
     p = nodes * g
     k = min(g, cluster.get("nics_per_node") or g)
-    bus = min(cluster["intra_gbps"] if g > 1 else math.inf, k * cluster["nic_gbps"]) * 1e3
+    net = min(k * cluster["nic_gbps"], cluster.get("node_net_gbps") or math.inf)
+    bus = min(cluster["intra_gbps"] if g > 1 else math.inf, net) * 1e3
     f = 2 * (p - 1) / p if op == "allreduce" else (p - 1) / p
     return f / bus, bus
 
@@ -368,7 +370,8 @@ def print_pair_fit(label, prof):
           f"{cl['simple_intra_step_us']:.1f} us on one node, {cl.get('simple_xintra_step_us', 0):.1f} us across nodes, "
           f"net step {cl['simple_net_step_us']:.1f} us; layout {cl.get('proc_pair_us', 0):.1f} us x q (q - 1), "
           f"q GPUs a process; "
-          f"NVLS all-reduce {cl['nvls_algbw_gbps'][0]:.1f} GB/s algbw ({cl.get('nvls_source') or 'measured'})")
+          + (f"node network at most {cl['node_net_gbps']:.1f} GB/s; " if cl.get("node_net_gbps") else "")
+          + f"NVLS all-reduce {cl['nvls_algbw_gbps'][0]:.1f} GB/s algbw ({cl.get('nvls_source') or 'measured'})")
 
 
 def print_b200_fit(label, prof):

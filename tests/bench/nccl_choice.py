@@ -109,7 +109,7 @@ def table(cluster, op, ranks, nodes, version=None, gpu=""):
     nics = cluster.get("nics_per_node") or g
     nics = min(nics, g)
     link = cluster["intra_gbps"] if g > 1 else math.inf
-    net = nics * cluster["nic_gbps"] if n_nodes > 1 else math.inf
+    net = min(nics * cluster["nic_gbps"], cluster.get("node_net_gbps") or math.inf) if n_nodes > 1 else math.inf
     link = min(link, net)
     nvls = (cluster.get("nvls_algbw_gbps") or [0, 0, 0])[{"allreduce": 0, "allgather": 1, "reducescatter": 2}[op]]
     nsteps = 2 * (p - 1) if ar else p - 1

@@ -93,6 +93,10 @@ check("offset_range none", cb.offset_range([(1, 100.0, 200.0), (2, 100.0, 50.0)]
 # 20 GB/s bus bandwidth (2e4 bytes a us); all-reduce's bus factor 2 x 3 / 4 = 1.5: 7.5e-5 us a byte.
 check("ring_us_per_byte", cb.ring_us_per_byte({"intra_gbps": 100, "nic_gbps": 10, "nics_per_node": 0}, "allreduce:2x2"),
       (7.5e-5, 2e4))
+# the same with the node's network capped at 16 GB/s (node_net_gbps, below its 2 NICs' 20): 1.6e4
+# bytes a us, 1.5 / 1.6e4 = 9.375e-5 us a byte
+check("ring_us_per_byte cap", cb.ring_us_per_byte({"intra_gbps": 100, "nic_gbps": 10, "node_net_gbps": 16}, "allreduce:2x2"),
+      (9.375e-5, 1.6e4))
 # fill_bound at 1e-5 us a byte (1 MiB: 10.48576 us), a ring of 15 steps, max target 30%. A 1 MiB row
 # measured 100 us, priced 60: needs >= 70 - 60 = 10 us more; on a ring a fill adds one chunk at most,
 # 10.48576 / 15 = 0.699 us; on a tree the whole 10.49 us. Beside a 2 MiB tree row measured 200,
@@ -151,6 +155,10 @@ t = nc.table(B200, "allreduce", 16, 2, None, "NVIDIA B200")
 check("2.19 nvls_tree", (round(t[("nvls_tree", "Simple")][0], 3), round(t[("nvls_tree", "Simple")][1], 3)),
       (51.0, 326.667))
 check("2.19 ring/LL latency", t[("ring", "LL")][0], 45.48)
+# a node network capped at 200 GB/s (node_net_gbps, below its 8 NICs' 392): NVLS-tree's rate
+# min(A_nvls 480.8, 200) x 5/6 = 166.667, as the C model's fu_coll_node_net_gbps
+t = nc.table(dict(B200, node_net_gbps=200), "allreduce", 16, 2, None, "NVIDIA B200")
+check("2.19 nvls_tree, node cap", round(t[("nvls_tree", "Simple")][1], 3), 166.667)
 check("2.19 choice 1 MiB", nc.choice(B200, "allreduce", 16, 2, 1 << 20, None, "NVIDIA B200"), "nvls_tree/Simple")
 
 H100 = {"intra_gbps": 360.0, "nic_gbps": 49.0, "intra_link": "nvlink"}

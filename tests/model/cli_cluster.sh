@@ -201,6 +201,9 @@ check "fit the DGX H100 pair at 2 ranks on 1 node, 1+1, 2+2, 4+4" $?
 # 1+1 crosses one 400 Gb/s NDR rail: nccl-tests shows 48.7-49.1 GB/s at 1-8 GiB
 [ "$(js "$tmp/h.json" "45 < j['cluster']['nic_gbps'] < 53")" = True ]
 check "the NIC bandwidth fitted from the multi-node runs is one NDR rail's (45-53 GB/s)" $?
+# its 2+2 and 4+4 reach 2 and 4 rails (147 and 328 GB/s busbw, one NIC a GPU): no node cap
+[ "$(js "$tmp/h.json" "'node_net_gbps' not in j['cluster']")" = True ]
+check "the DGX H100 pair's network scales with its GPUs: no node cap" $?
 # NVLS from the machine: no run measured it (NCCL has none with 2 GPUs a node), but the profile
 # names an H100 whose pair reaches 368 GB/s, more than half its 450 GB/s of NVLink (an NVSwitch),
 # so A_nvls = Hopper's measured NVLS share 0.74 (fu_coll.h) x the ring's rate, and says so

@@ -600,6 +600,44 @@ int main(void) {
       EXPECT_REL(l[i].alpha_us, 550, 0.01);
     }
   EXPECT_INT_EQ(found, 1);
+  EXPECT(xf.node_net_gbps == 0); /* 2+2 and 4+4 reach 2 and 4 NICs: the network scales, no cap */
+
+  /* A node network that stops scaling with its GPUs: the same sweep with the 4+4 at 120 GB/s
+   * algbw (busbw 1.75 x 120 = 210) where its 4 NICs of 50 would give the tree min(400 / 2,
+   * 4 x 50) = 200: the node carries at most 120 GB/s, 2.4 NICs' worth, a cap the fit finds (its
+   * grid steps by 0.04%, the NIC's by 0.2%) with the NIC rate of the layouts it does not bind.
+   * 8+8 is then priced on the tree at min(200, 120) GB/s, not 200 (2.4 NICs is no NIC count) */
+  fu_coll_obs sc[4] = {sx[0], sx[1], sx[2], sx[3]};
+  sc[3].busbw_gbps = 210;
+  fu_cluster cf;
+  fu_cluster_init(&cf);
+  EXPECT_INT_EQ(fu_cluster_fit(&cf, sc, 4, "synthetic", NULL, &fi, &fn), FU_OK);
+  EXPECT_REL(cf.node_net_gbps, 120, 0.005);
+  EXPECT_REL(cf.nic_gbps, 50, 0.005);
+  EXPECT(strstr(cf.node_net_source, "synthetic: allreduce 2x4") == cf.node_net_source);
+  EXPECT_INT_EQ(fu_coll_lines(&cf, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_OK);
+  found = 0;
+  for (int i = 0; i < n; i++)
+    if (l[i].algorithm == FU_CALGO_TREE && l[i].proto == FU_PROTO_SIMPLE) {
+      found = 1;
+      EXPECT_REL(l[i].beta_us_per_byte, 1 / (cf.node_net_gbps * 1e3), 1e-9);
+    }
+  EXPECT_INT_EQ(found, 1);
+  /* a shortfall within the fit's tolerance (4+4 at 4% below 4 NICs: 336 GB/s busbw) is noise */
+  sc[3].busbw_gbps = 336;
+  fu_cluster_init(&cf);
+  EXPECT_INT_EQ(fu_cluster_fit(&cf, sc, 4, "synthetic", NULL, &fi, &fn), FU_OK);
+  EXPECT(cf.node_net_gbps == 0 && cf.node_net_source[0] == '\0');
+  /* the node's rate: min(g, NICs) x 50 GB/s, at most the cap */
+  cf.nic_gbps = 50;
+  cf.node_net_gbps = 120;
+  EXPECT_REL(fu_coll_node_net_gbps(&cf, 1), 50, 1e-12);
+  EXPECT_REL(fu_coll_node_net_gbps(&cf, 2), 100, 1e-12);
+  EXPECT_REL(fu_coll_node_net_gbps(&cf, 8), 120, 1e-12);
+  cf.node_net_gbps = 0;
+  cf.nics_per_node = 2;
+  EXPECT_REL(fu_coll_node_net_gbps(&cf, 8), 100, 1e-12);
+
   /* one GPU-per-node count among the multi-node curves (1+1 has no hop): nothing to separate */
   fu_cluster_init(&xf);
   EXPECT_INT_EQ(fu_cluster_fit(&xf, sx, 2, "synthetic", NULL, &fi, &fn), FU_OK);
