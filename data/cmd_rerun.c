@@ -132,7 +132,11 @@ static int fu__rerun_one(sqlite3_stmt *q, fu_profile *prof, fu__rerun_row *r) {
   snprintf(swapped, sizeof swapped, "none%s", from_file && strchr(plan_s, ' ') ? strchr(plan_s, ' ') : "");
   if (st == FU_OK) st = fu_plan_parse_string(from_file ? swapped : plan_s, what, &plan);
   if (st == FU_OK && from_file) plan.kind = FU_FUSION_BUCKETS;
-  if (st == FU_OK) st = fu_comm_parse(comm_s, &comm);
+  if (st == FU_OK) { /* a stored value, not an option: its line names the row */
+    char cwhat[80];
+    snprintf(cwhat, sizeof cwhat, "%s: comm", what);
+    st = fu_comm_parse_as(cwhat, comm_s, &comm);
+  }
   if (st == FU_OK && fu__parse_buckets(bjson, &b, &nb) != FU_OK) {
     fu_error("%s: stored buckets are not a list of [first, last] ranges", what);
     st = FU_EDATA;

@@ -153,7 +153,7 @@ int fu_cmd_cost(int argc, char **argv) {
     return fu_exit_code(FU_EUSAGE);
   }
   fu_comm c;
-  if ((st = fu_comm_parse(tg.comm, &c)) != FU_OK) return fu_exit_code(st);
+  if ((st = fu_comm_parse_as("cost: --comm", tg.comm, &c)) != FU_OK) return fu_exit_code(st);
   if (c.kind == FU_COMM_OFFLOAD) {
     fu_error("cost: --comm offload is a copy, not a collective; give allreduce, reducescatter or allgather");
     return fu_exit_code(FU_EUSAGE);

@@ -620,14 +620,14 @@ int fu_cmd_plan(int argc, char **argv) {
   fu_workload w;
   fu_workload_init(&w);
   fu_profile *prof = NULL;
-  st = fu_cmd_get_plan(&po, &base);
+  st = fu_cmd_get_plan("plan", &po, &base);
   if (st == FU_OK) fu_cmd_warn_framework(&base);
   if (st == FU_OK && po.plan_file && base.kind != FU_FUSION_NONE) /* as --fusion is refused */
     fu_warn("plan: --plan %s: its fusion is not used: plan compares its own plans (the file's "
             "overlap, pack, comm_streams and framework are used; 'fusim predict --plan' runs it)",
             po.plan_file);
   if (mem_cap_given) base.mem_cap_bytes = mem_cap;
-  if (st == FU_OK) st = fu_cmd_get_comm(&tg, &c);
+  if (st == FU_OK) st = fu_cmd_get_comm("plan", &tg, &c);
   if (st == FU_OK) st = fu_cmd_inputs("plan", &in, strict, table ? NULL : &w, &prof);
   if (st == FU_OK) st = fu_cmd_layout("plan", gpp, &c, prof);
   if (st == FU_OK) st = fu_cmd_nccl_version("plan", nccl, prof, &o.nccl_source);

@@ -94,9 +94,9 @@ int fu_cmd_predict(int argc, char **argv) {
   fu_profile *prof = NULL;
   fu_trace *tr = NULL;
   fu_result r = {0};
-  st = fu_cmd_get_plan(&po, &p);
+  st = fu_cmd_get_plan("predict", &po, &p);
   if (st == FU_OK) fu_cmd_warn_framework(&p);
-  if (st == FU_OK) st = fu_cmd_get_comm(&tg, &c);
+  if (st == FU_OK) st = fu_cmd_get_comm("predict", &tg, &c);
   if (st == FU_OK) st = fu_cmd_inputs("predict", &in, strict, &w, &prof);
   if (st == FU_OK) st = fu_cmd_layout("predict", gpp, &c, prof);
   int nsrc = FU_NCCL_UNKNOWN;

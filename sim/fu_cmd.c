@@ -1,6 +1,7 @@
 /* fu_cmd.c: shared command support for predict, plan and validate (see fu_cmd.h). */
 #include "fu_cmd.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,14 +10,17 @@
 #include "fu_reprice.h"
 #include "fu_result_db.h"
 
-int fu_cmd_get_plan(const fu_opt_plan *o, fu_plan *p) {
+int fu_cmd_get_plan(const char *cmd, const fu_opt_plan *o, fu_plan *p) {
+  char what[64];
   fu_plan_init(p);
   if (o->plan_file) FU_CHECK(fu_plan_load(o->plan_file, p));
-  if (o->fusion) FU_CHECK(fu_plan_parse_fusion(o->fusion, p));
-  if (o->overlap) FU_CHECK(fu_plan_parse_overlap(o->overlap, p));
-  if (o->pack) FU_CHECK(fu_plan_parse_pack(o->pack, p));
-  if (o->comm_streams) FU_CHECK(fu_plan_parse_streams(o->comm_streams, p));
-  if (o->framework) FU_CHECK(fu_plan_parse_framework(o->framework, p));
+#define FU__WHAT(flag) (snprintf(what, sizeof what, "%s: " flag, cmd), what)
+  if (o->fusion) FU_CHECK(fu_plan_parse_fusion_as(FU__WHAT("--fusion"), o->fusion, p));
+  if (o->overlap) FU_CHECK(fu_plan_parse_overlap_as(FU__WHAT("--overlap"), o->overlap, p));
+  if (o->pack) FU_CHECK(fu_plan_parse_pack_as(FU__WHAT("--pack"), o->pack, p));
+  if (o->comm_streams) FU_CHECK(fu_plan_parse_streams_as(FU__WHAT("--comm-streams"), o->comm_streams, p));
+  if (o->framework) FU_CHECK(fu_plan_parse_framework_as(FU__WHAT("--framework"), o->framework, p));
+#undef FU__WHAT
   return FU_OK;
 }
 
@@ -30,8 +34,10 @@ void fu_cmd_warn_framework(const fu_plan *p) {
             "group's one NCCL stream; this plan is a what-if real DDP does not run", p->comm_streams);
 }
 
-int fu_cmd_get_comm(const fu_opt_target *t, fu_comm *c) {
-  return fu_comm_parse(t->comm ? t->comm : FU_CMD_DEFAULT_COMM, c);
+int fu_cmd_get_comm(const char *cmd, const fu_opt_target *t, fu_comm *c) {
+  char what[64];
+  snprintf(what, sizeof what, "%s: --comm", cmd);
+  return fu_comm_parse_as(what, t->comm ? t->comm : FU_CMD_DEFAULT_COMM, c);
 }
 
 int fu_cmd_layout(const char *cmd, long gpus_per_proc, fu_comm *c, fu_profile *prof) {

@@ -15,13 +15,13 @@
 #define FU_CMD_DEFAULT_COMM "allreduce:8"
 
 /* The plan: fu_plan_init, then --plan FILE, then the flags given over it (each message names
- * its flag). *p is finished by the caller (fu_plan_finish) whatever the status. */
-int fu_cmd_get_plan(const fu_opt_plan *o, fu_plan *p);
+ * `cmd` and its flag). *p is finished by the caller (fu_plan_finish) whatever the status. */
+int fu_cmd_get_plan(const char *cmd, const fu_opt_plan *o, fu_plan *p);
 /* One warning line each where the plan asks --framework ddp for what no run of real DDP does
  * (--overlap off, several streams): predict and plan price it all the same. */
 void fu_cmd_warn_framework(const fu_plan *p);
-/* --comm (NULL: FU_CMD_DEFAULT_COMM). */
-int fu_cmd_get_comm(const fu_opt_target *t, fu_comm *c);
+/* --comm (NULL: FU_CMD_DEFAULT_COMM); a bad value's line names `cmd`. */
+int fu_cmd_get_comm(const char *cmd, const fu_opt_target *t, fu_comm *c);
 
 /* --gpus-per-process N (0: not given, one process per GPU) as the layout prof's cost model prices
  * (fu_cluster.job_gpus_per_proc), and where --comm names no LINK, the link inside a node of the

@@ -422,8 +422,9 @@ static int fu__plan_parse_fusion(const char *s, const char *what, const char *di
   return FU_OK;
 }
 
-int fu_plan_parse_fusion(const char *s, fu_plan *p) {
-  return fu__plan_parse_fusion(s, "--fusion", NULL, p);
+int fu_plan_parse_fusion(const char *s, fu_plan *p) { return fu_plan_parse_fusion_as("--fusion", s, p); }
+int fu_plan_parse_fusion_as(const char *what, const char *s, fu_plan *p) {
+  return fu__plan_parse_fusion(s, what, NULL, p);
 }
 
 const char *fu_framework_name(fu_framework f) {
@@ -518,11 +519,19 @@ int fu_plan_parse_pack(const char *s, fu_plan *p) { return fu__parse_pack(s, "--
 int fu_plan_parse_framework(const char *s, fu_plan *p) {
   return fu__parse_framework(s, "--framework", p);
 }
+int fu_plan_parse_streams(const char *s, fu_plan *p) { return fu_plan_parse_streams_as("--comm-streams", s, p); }
+int fu_plan_parse_overlap_as(const char *what, const char *s, fu_plan *p) {
+  return fu__parse_overlap(s, what, p);
+}
+int fu_plan_parse_pack_as(const char *what, const char *s, fu_plan *p) { return fu__parse_pack(s, what, p); }
+int fu_plan_parse_framework_as(const char *what, const char *s, fu_plan *p) {
+  return fu__parse_framework(s, what, p);
+}
 
-int fu_plan_parse_streams(const char *s, fu_plan *p) {
+int fu_plan_parse_streams_as(const char *what, const char *s, fu_plan *p) {
   long v;
   if (fu_parse_long(s, 1, 64, &v) != FU_OK) {
-    fu_error("--comm-streams '%s': expected a whole number from 1 to 64", s ? s : "");
+    fu_error("%s '%s': expected a whole number from 1 to 64", what, s ? s : "");
     return FU_EUSAGE;
   }
   p->comm_streams = (int)v;
@@ -725,11 +734,13 @@ fu_op fu_comm_op(const fu_comm *c) {
   return FU_OP_ALLREDUCE;
 }
 
-int fu_comm_parse(const char *s, fu_comm *c) {
+int fu_comm_parse(const char *s, fu_comm *c) { return fu_comm_parse_as("--comm", s, c); }
+
+int fu_comm_parse_as(const char *what, const char *s, fu_comm *c) {
   memset(c, 0, sizeof *c);
   if (!s || !*s) {
-    fu_error("--comm: empty; expected allreduce:RANKS[:LINK], reducescatter:RANKS[:LINK], "
-             "allgather:RANKS[:LINK] or offload");
+    fu_error("%s: empty; expected allreduce:RANKS[:LINK], reducescatter:RANKS[:LINK], "
+             "allgather:RANKS[:LINK] or offload", what);
     return FU_EUSAGE;
   }
   if (strcmp(s, "offload") == 0) {
@@ -740,16 +751,16 @@ int fu_comm_parse(const char *s, fu_comm *c) {
   }
   char buf[128];
   if (strlen(s) >= sizeof buf) {
-    fu_error("--comm '%.40s...': too long", s);
+    fu_error("%s '%.40s...': too long", what, s);
     return FU_EUSAGE;
   }
   strcpy(buf, s);
   char *r = strchr(buf, ':');
   char *l = r ? strchr(r + 1, ':') : NULL;
   if (!r) {
-    fu_error("--comm '%s': expected OP:RANKS[:LINK] (e.g. allreduce:8:nvlink, allreduce:2x8) or "
+    fu_error("%s '%s': expected OP:RANKS[:LINK] (e.g. allreduce:8:nvlink, allreduce:2x8) or "
              "offload",
-             s);
+             what, s);
     return FU_EUSAGE;
   }
   *r++ = '\0';
@@ -759,12 +770,12 @@ int fu_comm_parse(const char *s, fu_comm *c) {
   else if (fu_op_parse(buf, &op) == FU_OK && op == FU_OP_REDUCESCATTER) c->kind = FU_COMM_REDUCESCATTER;
   else if (fu_op_parse(buf, &op) == FU_OK && op == FU_OP_ALLGATHER) c->kind = FU_COMM_ALLGATHER;
   else if (strcmp(buf, "offload") == 0) {
-    fu_error("--comm '%s': offload takes no ranks or link (D2H copies over one GPU's PCIe): say --comm offload", s);
+    fu_error("%s '%s': offload takes no ranks or link (D2H copies over one GPU's PCIe): say --comm offload", what, s);
     return FU_EUSAGE;
   } else {
-    fu_error("--comm '%s': unknown operation '%s'; expected allreduce, reducescatter, allgather "
+    fu_error("%s '%s': unknown operation '%s'; expected allreduce, reducescatter, allgather "
              "or offload",
-             s, buf);
+             what, s, buf);
     return FU_EUSAGE;
   }
   /* RANKS: N (one node) or NODESxGPUS. */
@@ -774,24 +785,24 @@ int fu_comm_parse(const char *s, fu_comm *c) {
   int ok = fu_parse_long(r, 1, 1 << 20, x ? &nodes : &gpus) == FU_OK && (!x || fu_parse_long(x + 1, 1, 1 << 20, &gpus) == FU_OK);
   if (x) *x = 'x';
   if (!ok || nodes * gpus > (1 << 20)) {
-    fu_error("--comm '%s': ranks '%s' is not a whole number >= 1 or NODESxGPUS (e.g. 2x8)", s, r);
+    fu_error("%s '%s': ranks '%s' is not a whole number >= 1 or NODESxGPUS (e.g. 2x8)", what, s, r);
     return FU_EUSAGE;
   }
   fu_link link = FU_LINK_NVLINK;
   if (l && (fu_link_parse(l, &link) != FU_OK ||
             (link != FU_LINK_NVLINK && link != FU_LINK_PCIE && link != FU_LINK_NET &&
              link != FU_LINK_HBM))) {
-    fu_error("--comm '%s': unknown link '%s'; expected nvlink, pcie, net (or hbm: one GPU)", s, l);
+    fu_error("%s '%s': unknown link '%s'; expected nvlink, pcie, net (or hbm: one GPU)", what, s, l);
     return FU_EUSAGE;
   }
   if (link == FU_LINK_HBM && nodes * gpus > 1) { /* it priced 8 GPUs at 1.6 TB/s bus bandwidth */
-    fu_error("--comm '%s': hbm is one GPU's own memory (RANKS 1); %ld GPUs talk over nvlink, pcie "
-             "or net", s, nodes * gpus);
+    fu_error("%s '%s': hbm is one GPU's own memory (RANKS 1); %ld GPUs talk over nvlink, pcie "
+             "or net", what, s, nodes * gpus);
     return FU_EUSAGE;
   }
   if (link == FU_LINK_NET && nodes * gpus == 1) { /* it was priced as the one-GPU copy, "measured" */
-    fu_error("--comm '%s': one rank crosses no network; net links nodes (say NODESxGPUS, e.g. 2x8), "
-             "or allreduce:1 for one GPU", s);
+    fu_error("%s '%s': one rank crosses no network; net links nodes (say NODESxGPUS, e.g. 2x8), "
+             "or allreduce:1 for one GPU", what, s);
     return FU_EUSAGE;
   }
   c->ranks = (int)(nodes * gpus);

@@ -98,6 +98,13 @@ int fu_plan_parse_overlap(const char *s, fu_plan *p);
 int fu_plan_parse_pack(const char *s, fu_plan *p);
 int fu_plan_parse_streams(const char *s, fu_plan *p);
 int fu_plan_parse_framework(const char *s, fu_plan *p);
+/* The same, with messages that start `what` in place of the bare flag: a command passes
+ * "CMD: --fusion" so that its usage errors read `fusim: CMD: ...` as all its others do. */
+int fu_plan_parse_fusion_as(const char *what, const char *s, fu_plan *p);
+int fu_plan_parse_overlap_as(const char *what, const char *s, fu_plan *p);
+int fu_plan_parse_pack_as(const char *what, const char *s, fu_plan *p);
+int fu_plan_parse_streams_as(const char *what, const char *s, fu_plan *p);
+int fu_plan_parse_framework_as(const char *what, const char *s, fu_plan *p);
 /* A size with its unit (B, KiB, MiB, GiB, ...), above 0; `what` names the flag in the one-line
  * error ("--mem-cap '25': no unit; say 25MiB or 25B"). FU_EUSAGE. */
 int fu_plan_parse_size(const char *what, const char *s, uint64_t *out);
@@ -149,6 +156,8 @@ typedef struct fu_comm {
  * hbm; or offload. One line naming
  * --comm on failure (FU_EUSAGE). */
 int fu_comm_parse(const char *s, fu_comm *c);
+/* The same, with messages that start `what` ("predict: --comm") in place of --comm. */
+int fu_comm_parse_as(const char *what, const char *s, fu_comm *c);
 /* "allreduce:8:nvlink", "allreduce:2x8:nvlink", "offload". */
 const char *fu_comm_string(const fu_comm *c, char *buf, size_t len);
 /* The profile's operation for the target: allreduce, reducescatter, allgather; d2h (offload). */

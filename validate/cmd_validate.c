@@ -34,7 +34,7 @@ static int fu__comm(fu_validate_opts *o, const char *s, long *gpus) {
   if (strcmp(s, "auto") == 0) return FU_OK;
   if (strcmp(s, "allreduce") == 0) return o->allreduce = 1, FU_OK;
   fu_comm c;
-  if (fu_comm_parse(s, &c) != FU_OK) return FU_EUSAGE;
+  if (fu_comm_parse_as("validate: --comm", s, &c) != FU_OK) return FU_EUSAGE;
   if (c.kind == FU_COMM_OFFLOAD) {
     if (*gpus > 1) {
       fu_error("validate: --comm offload runs on one GPU; --gpus %ld asks for more", *gpus);
@@ -126,7 +126,7 @@ int fu_cmd_validate(int argc, char **argv) {
                                "plan for --workload; give them or --plan, not both");
       return fu_exit_code(FU_EUSAGE);
     }
-    st = fu_cmd_get_plan(&pf, &one);
+    st = fu_cmd_get_plan("validate", &pf, &one);
     fu_framework fw = one.framework; /* finish resets it */
     if (st != FU_OK || fw != FU_FRAMEWORK_IDEAL) fu_plan_finish(&one);
     if (st != FU_OK) return fu_exit_code(st);

@@ -78,6 +78,20 @@ for cmd in predict plan cost; do
   done
 done
 
+# a bad plan or target value names its command, as every usage error does ("fusim: CMD: ..."):
+# they read "fusim: --comm 'x': ..." from the parser predict, plan, validate and cost share
+for cmd in predict plan validate cost; do
+  ctx="--workload resnet50 --no-store"
+  [ "$cmd" = cost ] && ctx="--bytes 1MiB"
+  for fv in "--comm allreduce:8:wifi" "--comm bogus" "--fusion cap:25" "--overlap maybe" "--pack zip" \
+    "--comm-streams 0" "--framework tf"; do
+    f=${fv%% *} v=${fv#* }
+    case "$cmd:$f" in plan:--fusion | cost:--[!c]* | cost:--comm-*) continue ;; esac # not theirs
+    expect_usage "$cmd $f $v" "fusim: $cmd: $f '$v': " "$cmd" $ctx "$f" "$v"
+  done
+  expect_usage "$cmd --comm ''" "fusim: $cmd: --comm: empty" "$cmd" $ctx --comm ""
+done
+
 # data: one nccl-tests log (dtype float) in a database
 db=$T/d.db
 run import --db="$db" "$root/tests/data/reference/h200-1gpu-allreduce-nccl-tests.txt"

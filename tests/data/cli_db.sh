@@ -144,6 +144,12 @@ import sqlite3; c = sqlite3.connect('$DB'); c.execute('UPDATE predictions SET it
   "$FUSIM" report --db "$DB" --format csv rerun 3 >"$T/out" 2>/dev/null
   [ $? = 65 ] || fail "tampered row reproduced"
   grep -q "^3,.*,differs$" "$T/out" || fail "$(cat "$T/out")"
+  # a stored target that does not parse is named by its row, not as an option given (--comm)
+  py "
+import sqlite3; c = sqlite3.connect('$DB'); c.execute(\"UPDATE predictions SET comm = 'allreduce:8:wifi' WHERE id = 3\"); c.commit()"
+  "$FUSIM" report --db "$DB" --format csv rerun 3 >"$T/out" 2>"$T/err"
+  [ $? = 65 ] && grep -q "^3,.*,error$" "$T/out" || fail "bad stored comm: $(cat "$T/out")"
+  grep -q "^fusim: prediction 3: comm 'allreduce:8:wifi': unknown link 'wifi'" "$T/err" || fail "$(cat "$T/err")"
   echo "ok [$CASE]"
   ;;
 rerun-job)
