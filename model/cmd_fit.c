@@ -105,11 +105,6 @@ static int fu__opt_dtype(void *value, const char *arg, char *why, size_t len) {
   return FU_OK;
 }
 
-/* The same GPU model where one name holds the other ("H100" and "NVIDIA H100 80GB HBM3"). */
-static int fu__same_gpu(const char *a, const char *b) {
-  return strcasestr(a, b) || strcasestr(b, a);
-}
-
 int fu_cmd_fit(int argc, char **argv) {
   fu_opt_output out;
   fu_opt_output_init(&out);
@@ -303,7 +298,7 @@ int fu_cmd_fit(int argc, char **argv) {
    * samples under the profile's name (A100 curves into a B200 profile served as its measured) */
   for (size_t k = 0; st == FU_OK && merge && prof->gpu[0] && k < ng; k++) {
     const char *g = groups[k].curve.gpu;
-    if (g[0] && !fu__same_gpu(g, prof->gpu)) {
+    if (g[0] && !fu_gpu_same(g, prof->gpu)) {
       fu_error("fit: --merge-into %s: that profile is of %s, the selected samples of %s; a profile describes "
                "one machine: give --out NEW (--base %s supplies what the logs do not cover), or --gpu",
                merge, prof->gpu, g, merge);
@@ -330,7 +325,7 @@ int fu_cmd_fit(int argc, char **argv) {
     if (st != FU_OK) goto done;
     if (gpu && !prof->gpu[0]) snprintf(prof->gpu, sizeof prof->gpu, "%s", gpu);
     /* what the logs do not cover comes from the base: say so where it is another GPU's */
-    int other = base && base->gpu[0] && prof->gpu[0] && !fu__same_gpu(prof->gpu, base->gpu);
+    int other = base && base->gpu[0] && prof->gpu[0] && !fu_gpu_same(prof->gpu, base->gpu);
     if (other)
       fu_warn("%s: the profile's copies, pack kernel, launch cost, compute and HBM figures come from "
               "base %s, measured on %s, not on %s; --base names one of this machine (fusim calib)%s",

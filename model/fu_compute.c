@@ -559,6 +559,7 @@ json_t *fu_compute_to_json(const fu_compute *c) {
          *atg = json_array(), *ops = json_array(), *opt = json_array(), *cv = json_array();
   if (!o || !g || !gu || !at || !atg || !ops || !opt || !cv) goto oom;
   json_object_set_new(o, "source", json_string(c->source));
+  if (c->gpu[0]) json_object_set_new(o, "gpu", json_string(c->gpu)); /* absent: the profile's GPU */
   for (int i = 0; i < c->ngemm + c->nconv; i++) {
     const fu_gemm_table *t = i < c->ngemm ? &c->gemm[i] : &c->conv[i - c->ngemm];
     json_t *us = json_array();
@@ -818,6 +819,11 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
     if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof c->source)
       return fu__bad(what, "source", "not a string of at most 255 bytes");
     snprintf(c->source, sizeof c->source, "%s", json_string_value(v));
+  }
+  if ((v = json_object_get(o, "gpu"))) {
+    if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof c->gpu)
+      return fu__bad(what, "gpu", "not a string of at most 63 bytes");
+    snprintf(c->gpu, sizeof c->gpu, "%s", json_string_value(v));
   }
   json_t *a;
   /* "gemm" (fusim calib's sweep or calib_torch), "gemm_unaligned" and "conv" (calib_torch): each

@@ -19,7 +19,8 @@
  *              channels-last table and GPU's NCHW / channels-last ratio (tools/derive_nchw.py).
  *
  * JSON (the profile's "compute" object; every part optional):
- *   { "source": "..",
+ *   { "source": "..", "gpu": ".." (optional: the GPU the tables were measured on, written by
+ *     fit --out where they come from its base; absent, the profile's own GPU),
  *     "gemm": [ {"dtype": "bf16", "layout": "fwd", "m": [..], "n": [..], "k": [..],
  *                "us": [ m-major: us[(i * nn + j) * nk + q] ]}, .. ],
  *     "gemm_unaligned": [ the same, measured with one dimension not a multiple of 8 (the
@@ -177,6 +178,8 @@ typedef struct fu_optim_fit {
 
 typedef struct fu_compute {
   char source[256];          /* where the tables came from */
+  char gpu[64];              /* the GPU they were measured on, where fit --out took them from a
+                                base's ("": the profile's own GPU, as in every bundled profile) */
   int ngemm;                 /* GEMM tables in use */
   fu_gemm_table gemm[FU_GEMM_TABLES];
   int nattn;                 /* attention points in use */

@@ -584,6 +584,11 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
       fu__label2(prof->scalar_source[i], sizeof prof->scalar_source[i], bname, base->scalar_source[i]);
     }
     prof->compute = base->compute; /* compute tables: logs of collectives never cover them */
+    /* they were measured on the base's GPU (or the one its own tables name): workload, predict
+       and plan say so where that is not this profile's */
+    const fu_compute *bc = &base->compute;
+    if (!bc->gpu[0] && (bc->ngemm || bc->nconv || bc->nattn || bc->nops || bc->noptim))
+      snprintf(prof->compute.gpu, sizeof prof->compute.gpu, "%s", base->gpu);
     if (base->compute.source[0]) fu__label2(prof->compute.source, sizeof prof->compute.source, bname, base->compute.source);
     prof->cluster = base->cluster;
     if (base->cluster.intra_source[0] || base->cluster.intra_gbps > 0)

@@ -46,6 +46,13 @@ void fu_profile_init(fu_profile *p) {
   p->copy_slowdown = 1.0;
 }
 
+int fu_gpu_same(const char *a, const char *b) { return strcasestr(a, b) || strcasestr(b, a); }
+
+const char *fu_profile_compute_other_gpu(const fu_profile *p) {
+  const char *g = p->compute.gpu;
+  return g[0] && p->gpu[0] && !fu_gpu_same(g, p->gpu) ? g : NULL;
+}
+
 /* ---- writing ---- */
 
 /* A real, or null where it is not finite (JSON has no NaN or infinity). */

@@ -93,6 +93,12 @@ int fu_profile_load_default(fu_profile *out);                     /* the embedde
 int fu_profile_load_arg(const char *flag, const char *arg, fu_profile *out);
 int fu_profile_parse(const char *json_text, const char *what, fu_profile *out);
 int fu_profile_save(const char *path, const fu_profile *p);
+/* The same GPU model where one name holds the other ("H100" and "NVIDIA H100 80GB HBM3"). */
+int fu_gpu_same(const char *a, const char *b);
+/* The GPU p's compute tables were measured on where it is not p's own (compute.gpu: fit --out
+ * took them from a base of another GPU), else NULL: tables that name none are p's GPU's. */
+const char *fu_profile_compute_other_gpu(const fu_profile *p);
+
 /* Adds or replaces the curve with the same (op, link, ranks, algo). */
 int fu_profile_put_curve(fu_profile *p, const fu_curve *c);
 

@@ -407,12 +407,16 @@ static int fu__wl_check(fu__wl_opts *a) {
   return FU_OK;
 }
 
+/* Whether the what-if is priced from the profile's compute tables: a --cnn and a --transformer
+ * but for the roofline's, which reads the profile's throughput, bandwidth and kernel floor alone. */
+static int fu__wl_tables(const fu__wl_opts *a) { return a->cnn || !(a->t.tflops > 0 || a->roof); }
+
 /* --transformer / --cnn priced with prof (named pname in the notes); the workload records
  * prof and the builder's arguments args (priced_with, a reference taken). */
 static int fu__wl_build(fu__wl_opts *a, json_t *args, const fu_profile *prof, const char *pname,
                         fu_workload *w) {
   fu_tf_spec *t = &a->t;
-  int st = FU_OK;
+  int st = FU_OK, tables = fu__wl_tables(a);
   fu_workload_init(w);
   if (a->cnn) {
     fu_cnn_spec *cn = &a->cn;
@@ -444,7 +448,11 @@ static int fu__wl_build(fu__wl_opts *a, json_t *args, const fu_profile *prof, co
     if (st == FU_OK) st = fu_tf_spec_check(t);
     if (st == FU_OK) st = fu_build_transformer(t, prof, pname, w);
   }
-  if (st == FU_OK) st = fu_reprice_record(w, prof, args);
+  if (st == FU_OK) st = fu_reprice_record(w, prof, args, tables);
+  if (st == FU_OK && fu_workload_compute_gpu(w)) /* muted when predict or plan builds it again */
+    fu_warn("workload: %s's compute tables were measured on %s, not on its GPU (%s): this what-if's "
+            "compute is %s's (fit --out took them from its base)", pname, fu_workload_compute_gpu(w),
+            prof->gpu, fu_workload_compute_gpu(w));
   return st;
 }
 
@@ -464,10 +472,7 @@ int fu_workload_build_args(const json_t *args, const fu_profile *prof, const cha
     st = FU_EDATA;
   }
   if (st == FU_OK) st = fu__wl_check(&a);
-  /* the tables price a --cnn and a --transformer but for the roofline's, which reads the
-     profile's throughput, bandwidth and kernel floor alone */
-  int tables = a.cnn || !(a.t.tflops > 0 || a.roof);
-  if (no_tables) *no_tables = st == FU_OK && tables && !fu_builder_has_tables(prof);
+  if (no_tables) *no_tables = st == FU_OK && fu__wl_tables(&a) && !fu_builder_has_tables(prof);
   if (st == FU_OK && !(no_tables && *no_tables)) st = fu__wl_build(&a, again, prof, pname, w);
   else fu_workload_init(w);
   json_decref(again);

@@ -23,11 +23,16 @@ int fu_profile_hash(const fu_profile *p, char hex[FU_HASH_HEX]) {
   return FU_OK;
 }
 
-int fu_reprice_record(fu_workload *w, const fu_profile *prof, json_t *args) {
+int fu_reprice_record(fu_workload *w, const fu_profile *prof, json_t *args, int tables) {
   char hex[FU_HASH_HEX];
   FU_CHECK(fu_profile_hash(prof, hex));
   json_t *pw = json_pack("{s:s, s:s, s:s, s:O}", "profile", prof->name, "profile_hash", hex, "gpu",
                          prof->gpu, "builder_args", args);
+  const char *cg = tables ? fu_profile_compute_other_gpu(prof) : NULL;
+  if (pw && cg && json_object_set_new(pw, "compute_gpu", json_string(cg)) != 0) {
+    json_decref(pw);
+    pw = NULL;
+  }
   if (!pw) return FU_ENOMEM;
   json_decref(w->priced_with);
   w->priced_with = pw;
@@ -36,6 +41,15 @@ int fu_reprice_record(fu_workload *w, const fu_profile *prof, json_t *args) {
 
 static const char *fu__pw(const fu_workload *w, const char *key) {
   return json_string_value(json_object_get(w->priced_with, key));
+}
+
+/* Names in f the GPU of the tables that priced the times used (tables, NULL: prof's links' own)
+   where it is not prof's: the output says so (fu_compute_note). */
+static void fu__tables_gpu(fu_compute_from *f, const char *tables, const fu_profile *prof) {
+  if (!tables || !tables[0] || !prof->gpu[0] || fu_gpu_same(tables, prof->gpu)) return;
+  f->said = 1;
+  snprintf(f->tables_gpu, sizeof f->tables_gpu, "%s", tables);
+  snprintf(f->links_gpu, sizeof f->links_gpu, "%s", prof->gpu);
 }
 
 /* a and b alike, numbers within a relative 1e-9: two profiles that hold the same tables, read
@@ -108,7 +122,8 @@ int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const ch
   snprintf(f->profile, sizeof f->profile, "%s", fu__pw(w, "profile"));
   snprintf(f->gpu, sizeof f->gpu, "%s", fu__pw(w, "gpu"));
   if (!strcmp(hex, fu__pw(w, "profile_hash"))) {
-    f->said = 0; /* the profile in use priced it: nothing to say */
+    f->said = 0; /* the profile in use priced it: nothing to say, but where its tables are another GPU's */
+    fu__tables_gpu(f, fu__pw(w, "compute_gpu"), prof);
     return FU_OK;
   }
   fu_workload nw;
@@ -123,6 +138,7 @@ int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const ch
   if (no_tables) { /* a roofline what-if needs none: built again above */
     snprintf(f->why, sizeof f->why, "the profile in use (%s) has no compute tables", prof->name);
     fu_warn("%s: %s: compute kept as %s (%s) priced it: %s", cmd, w->name, f->profile, f->gpu, f->why);
+    fu__tables_gpu(f, fu__pw(w, "compute_gpu") ? fu__pw(w, "compute_gpu") : f->gpu, prof);
     return FU_OK;
   }
   /* another profile with the same tables (one that adds network curves) prices it alike: the
@@ -132,8 +148,9 @@ int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const ch
   if ((st = fu_workload_to_json(w, &given)) == FU_OK) st = fu__same_compute(given, &nw, &same);
   if (st != FU_OK || same) {
     json_decref(given);
-    fu_workload_finish(&nw);
     f->said = 0;
+    fu__tables_gpu(f, fu_workload_compute_gpu(&nw), prof);
+    fu_workload_finish(&nw);
     return st;
   }
   /* a label and where it was read from stay the user's */
@@ -145,6 +162,7 @@ int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const ch
   snprintf(nw.from.was_gpu, sizeof nw.from.was_gpu, "%s", f->gpu);
   snprintf(nw.from.profile, sizeof nw.from.profile, "%s", prof->name);
   snprintf(nw.from.gpu, sizeof nw.from.gpu, "%s", prof->gpu);
+  fu__tables_gpu(&nw.from, fu_workload_compute_gpu(&nw), prof);
   nw.as_given = given; /* with the profile: report rerun prices it again so */
   fu_workload_finish(w);
   *w = nw;

@@ -24,10 +24,13 @@ struct json_t;
 int fu_profile_hash(const fu_profile *p, char hex[FU_HASH_HEX]);
 
 /* Sets w->priced_with from prof and the builder's arguments args (a JSON array of strings; a
- * reference is taken). */
-int fu_reprice_record(fu_workload *w, const fu_profile *prof, struct json_t *args);
+ * reference is taken). With `tables` (the what-if was priced from prof's compute tables, not the
+ * roofline) and tables of another GPU than prof's (fu_profile_compute_other_gpu), also
+ * "compute_gpu", that GPU: what the outputs name. */
+int fu_reprice_record(fu_workload *w, const fu_profile *prof, struct json_t *args, int tables);
 
-/* Where w's compute comes from against prof (w->from), and an estimate priced with a profile of
+/* Where w's compute comes from against prof (w->from; with tables_gpu where the tables that
+ * priced the times used were measured on another GPU than prof's links), and an estimate priced with a profile of
  * another hash built again from its builder_args with prof (prof_arg: --profile as given, which
  * the notes name, NULL the embedded profile;
  * the workload keeps its name and source). One warning line (`cmd` names the command) where the

@@ -43,15 +43,20 @@ const char *fu_result_comm_note(const fu_result *r, char *buf, size_t len) {
 
 const char *fu_compute_note(const fu_compute_from *f, char *buf, size_t len) {
   if (!f->said) return NULL;
+  buf[0] = '\0';
   if (f->repriced)
     snprintf(buf, len, "priced again with profile %s (%s) from the what-if's builder arguments; "
              "the file's times are %s's (%s)", f->profile, f->gpu, f->was_profile, f->was_gpu);
   else if (!f->estimated)
     snprintf(buf, len, "measured on %s (a capture), kept", f->gpu);
-  else if (f->profile[0])
+  else if (f->why[0] && f->profile[0])
     snprintf(buf, len, "priced with profile %s (%s), kept: %s", f->profile, f->gpu, f->why);
-  else
+  else if (f->why[0])
     snprintf(buf, len, "priced with an unknown profile, kept: %s", f->why);
+  size_t l = strlen(buf);
+  if (f->tables_gpu[0] && l < len) /* a what-if's compute from tables of another GPU than the links' */
+    snprintf(buf + l, len - l, "%spriced from %s tables; this profile's links are %s's", l ? "; " : "",
+             f->tables_gpu, f->links_gpu);
   return buf;
 }
 
@@ -68,6 +73,12 @@ static json_t *fu__compute_from_json(const fu_compute_from *f) {
     return NULL;
   }
   if (j && f->why[0] && json_object_set_new(j, "kept_because", json_string(f->why)) != 0) {
+    json_decref(j);
+    return NULL;
+  }
+  if (j && f->tables_gpu[0] &&
+      (json_object_set_new(j, "tables_gpu", json_string(f->tables_gpu)) != 0 ||
+       json_object_set_new(j, "links_gpu", json_string(f->links_gpu)) != 0)) {
     json_decref(j);
     return NULL;
   }

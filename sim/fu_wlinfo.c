@@ -42,6 +42,10 @@ int fu_wlinfo_print(const fu_workload *w, fu_format fmt, int tensors) {
       json_decref(o);
       return FU_ENOMEM;
     }
+    if (fu_workload_compute_gpu(w) && json_object_set_new(o, "compute_gpu", json_string(fu_workload_compute_gpu(w)))) {
+      json_decref(o);
+      return FU_ENOMEM;
+    }
     if (w->mem.peak > 0 && json_object_set_new(o, "memory", fu_mem_to_json(&w->mem))) {
       json_decref(o);
       return FU_ENOMEM;
@@ -87,6 +91,9 @@ int fu_wlinfo_print(const fu_workload *w, fu_format fmt, int tensors) {
   printf("%-18s %s\n", "workload", w->name);
   printf("%-18s %s\n", "source", w->source[0] ? w->source : "-");
   printf("%-18s %s\n", "times", w->estimated ? "estimated (how: the file's notes)" : "measured");
+  if (fu_workload_compute_gpu(w)) /* its profile's tables were a base's of another GPU (fit --out) */
+    printf("%-18s priced from %s tables; the pricing profile's links are %s's\n", "compute tables",
+           fu_workload_compute_gpu(w), json_string_value(json_object_get(w->priced_with, "gpu")));
   if (w->compute_rel > 0) /* the estimate's own error, which predict's interval carries */
     printf("%-18s %.2f%% (95%%, compute_rel)\n", "compute error", 100 * w->compute_rel);
   printf("%-18s %zu\n", "tensors", w->ngrads);

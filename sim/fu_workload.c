@@ -27,7 +27,8 @@
  *     "estimated" a boolean, "notes" a string, "meta" anything (for tools; kept and written
  *     back); "memory" {"peak_bytes" > 0 and its parts, fu_mem_keys} byte counts;
  *     "priced_with" (an estimate's: {"profile", "profile_hash", "gpu": strings, "builder_args":
- *     an array of strings}, what `fusim workload` priced it with; kept and written back);
+ *     an array of strings, and "compute_gpu" where the profile's tables were another GPU's},
+ *     what `fusim workload` priced it with; kept and written back);
  *     "compute_rel" a number in [0, 1): the 95% relative error of estimated compute times
  *     (predict's interval varies them by it); absent is 0. Not with a version-2 host block,
  *     whose model error is host.jitter.model_rel;
@@ -521,6 +522,11 @@ static int fu__priced_with(const json_t *pw, const char *what) {
       fu_error("%s: priced_with.%s: missing or not a string", what, text[k]);
       return FU_EDATA;
     }
+  const json_t *cg = json_object_get(pw, "compute_gpu"); /* optional: tables of another GPU */
+  if (cg && !json_is_string(cg)) {
+    fu_error("%s: priced_with.compute_gpu: not a string", what);
+    return FU_EDATA;
+  }
   const char *hash = json_string_value(json_object_get(pw, "profile_hash"));
   if (strlen(hash) != 64 || strspn(hash, "0123456789abcdef") != 64) {
     fu_error("%s: priced_with.profile_hash: not a SHA-256 in hex (64 lower-case digits)", what);
@@ -537,6 +543,10 @@ static int fu__priced_with(const json_t *pw, const char *what) {
     return FU_EDATA;
   }
   return FU_OK;
+}
+
+const char *fu_workload_compute_gpu(const fu_workload *w) {
+  return json_string_value(json_object_get(w->priced_with, "compute_gpu"));
 }
 
 static const char *const fu__known_keys[] = {

@@ -66,6 +66,9 @@ typedef struct fu_compute_from {
   char was_profile[64];      /* repriced: the profile that priced the file's times */
   char was_gpu[64];          /* repriced: its GPU */
   char why[160];             /* kept: why they were not priced again ("" otherwise) */
+  char tables_gpu[64];       /* the GPU of the compute tables that priced the times used, where
+                                it is not the profile in use's (its links'): "" otherwise */
+  char links_gpu[64];        /* then the profile in use's GPU */
 } fu_compute_from;
 
 typedef struct fu_workload {
@@ -94,6 +97,10 @@ typedef struct fu_workload {
   json_t *as_given;          /* a what-if priced again (fu_reprice): the workload as the user gave
                                 it, which the results database stores (not saved); else NULL */
 } fu_workload;
+
+/* priced_with's "compute_gpu": the GPU of the tables that priced an estimate where they were not
+ * its profile's GPU's (fit --out took them from a base of another); else NULL. */
+const char *fu_workload_compute_gpu(const fu_workload *w);
 
 void fu_workload_init(fu_workload *w);
 void fu_workload_finish(fu_workload *w);       /* frees grads and notes; accepts a zeroed workload */
