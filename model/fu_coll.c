@@ -18,9 +18,13 @@ int fu_cluster_usable(const fu_cluster *c, int nodes) {
   return nodes <= 1 || c->nic_gbps > 0;
 }
 
+/* NICs a node of g GPUs sends through: nics_per_node where set and fewer, else one a GPU */
+static int fu__nics(const fu_cluster *c, int g) {
+  return c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
+}
+
 double fu_coll_node_net_gbps(const fu_cluster *c, int g) {
-  int nics = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
-  double net = nics * c->nic_gbps;
+  double net = fu__nics(c, g) * c->nic_gbps;
   return c->node_net_gbps > 0 && c->node_net_gbps < net ? c->node_net_gbps : net;
 }
 
@@ -208,8 +212,7 @@ static void fu__proto_lines(const fu_cluster *c, fu_op op, int p, int N, int gpp
       double nvls_tree_lat = k.base + 2.0 * (k.lintra + fu__clog2(N) * k.lnet);
       fu__line(&lines[(*nlines)++], FU_CALGO_NVLS_TREE, proto, nvls_tree_lat, t_intra > t_net ? t_intra : t_net);
       /* its chunk ladder: NCCL's NVLS channels x heads (one head per NIC of a node) */
-      int heads = c->nics_per_node > 0 && c->nics_per_node < g ? c->nics_per_node : g;
-      lines[*nlines - 1].ladder_ops = (double)FU_COLL_NVLS_CHANNELS * heads;
+      lines[*nlines - 1].ladder_ops = (double)FU_COLL_NVLS_CHANNELS * fu__nics(c, g);
     }
   }
   if (N == 1 && g > 2 && nvls > 0)
