@@ -219,6 +219,9 @@ static void test_boundary_floor(void) {
       EXPECT_NEAR(res.seg[1].alpha_us, c0 - 100 * beta, 1e-9);
       EXPECT_NEAR(res.fitted_us[3], c0, 1e-9);
       EXPECT(res.seg[1].beta_ci[0] < beta && beta < res.seg[1].beta_ci[1]);
+      /* alpha = c0 - 100 beta: its CI is 100 times as wide as beta's */
+      EXPECT_REL(res.seg[1].alpha_ci[1] - res.seg[1].alpha_ci[0],
+                 100 * (res.seg[1].beta_ci[1] - res.seg[1].beta_ci[0]), 1e-9);
     } else {
       EXPECT_NEAR(res.seg[1].alpha_us, fr.alpha_us, 1e-9);
       EXPECT_NEAR(res.seg[1].beta_us_per_byte, fr.beta_us_per_byte, 1e-12);
@@ -241,6 +244,139 @@ static void test_robust_falling(void) {
   EXPECT(s.alpha_us >= 24.52 && s.alpha_us <= 24.77);
 }
 
+/* Weighted least squares by the textbook sums (w = 1/t^2), independent of GSL: the line, and
+ * the variances of alpha and beta scaled by the residual variance chisq / (n - 2). */
+static void wls_by_hand(const fu_fit_point *p, int n, double *a, double *b, double *va, double *vb) {
+  double S = 0, Sx = 0, Sxx = 0, Sy = 0, Sxy = 0;
+  for (int i = 0; i < n; i++) {
+    double w = 1 / (p[i].t_us * p[i].t_us);
+    S += w, Sx += w * p[i].bytes, Sxx += w * p[i].bytes * p[i].bytes;
+    Sy += w * p[i].t_us, Sxy += w * p[i].bytes * p[i].t_us;
+  }
+  double D = S * Sxx - Sx * Sx, chisq = 0;
+  *b = (S * Sxy - Sx * Sy) / D;
+  *a = (Sy - *b * Sx) / S;
+  for (int i = 0; i < n; i++) {
+    double r = p[i].t_us - *a - *b * p[i].bytes;
+    chisq += r * r / (p[i].t_us * p[i].t_us);
+  }
+  *va = chisq / (n - 2) * Sxx / D;
+  *vb = chisq / (n - 2) * S / D;
+}
+
+/* The 95% CIs are alpha +- t(0.975, n-2) sd(alpha), likewise beta: three points leave one degree
+ * of freedom, t(0.975, 1) = 12.7062047 (tables). Within 1e-6 relative: the table's digits. The
+ * bisquare fit of points 1e-8 off a line (relative) has residuals far below its scale floor
+ * 1e-6: u = 1e-8 / (4.685 x 1e-6), every weight (1 - u^2)^2 = 1 - 9e-6, so its degrees of
+ * freedom (n - 2 = 2, t = 4.3026527) and CIs are the least-squares ones, within 5e-5 (the
+ * weights move them by 1e-5; a tuning constant of 1 instead of 4.685 moves them by 2e-4). */
+static void test_ci_by_hand(void) {
+  fu_fit_point p[3] = {{1000, 11.2}, {2000, 11.9}, {3000, 13.1}};
+  double a, b, va, vb;
+  wls_by_hand(p, 3, &a, &b, &va, &vb);
+  fu_segment s;
+  EXPECT_INT_EQ(fu_fit_line(p, 3, FU_FIT_WLS, 0, &s, NULL), FU_OK);
+  EXPECT_REL(s.alpha_us, a, 1e-9);
+  EXPECT_REL(s.beta_us_per_byte, b, 1e-9);
+  EXPECT_REL(s.alpha_ci[1] - s.alpha_us, 12.7062047 * sqrt(va), 1e-6);
+  EXPECT_REL(s.alpha_us - s.alpha_ci[0], 12.7062047 * sqrt(va), 1e-6);
+  EXPECT_REL(s.beta_ci[1] - s.beta_us_per_byte, 12.7062047 * sqrt(vb), 1e-6);
+  static const double jitter[4] = {1e-8, -1e-8, -1e-8, 1e-8};
+  fu_fit_point q[4];
+  for (int i = 0; i < 4; i++) q[i].bytes = 1000.0 * (i + 1), q[i].t_us = (10 + 1e-3 * q[i].bytes) * (1 + jitter[i]);
+  wls_by_hand(q, 4, &a, &b, &va, &vb);
+  EXPECT_INT_EQ(fu_fit_line(q, 4, FU_FIT_BISQUARE, 0, &s, NULL), FU_OK);
+  EXPECT_REL(s.beta_ci[1] - s.beta_us_per_byte, 4.3026527 * sqrt(vb), 5e-5);
+}
+
+/* Where the samples never rise from one size to the next, a falling line is kept even when two
+ * neighbouring sizes tie (the H200's D2H copies at 64 and 256 B both took 2.880 us): "never
+ * rises" includes equal. The line is the plain weighted fit, by hand. */
+static void test_falling_tie(void) {
+  fu_fit_point p[3] = {{4, 3.0}, {16, 2.9}, {64, 2.9}};
+  double a, b, va, vb;
+  wls_by_hand(p, 3, &a, &b, &va, &vb);
+  fu_segment s;
+  EXPECT_INT_EQ(fu_fit_line(p, 3, FU_FIT_WLS, 0, &s, NULL), FU_OK);
+  EXPECT(b < 0);
+  EXPECT_REL(s.beta_us_per_byte, b, 1e-9);
+  EXPECT_REL(s.alpha_us, a, 1e-9);
+}
+
+/* A floored segment whose own log falls keeps its falling slope through the floor (fu__shape:
+ * a constant only where the log does not fall). First segment the constant 10 us at 1-3 B;
+ * the second, 10.2, 8.6, 8.0 us at 100-300 B, never rises, and its mean at 100 B is above 10 so
+ * it is floored at (100, 10): its free line starts at 9.976 us there (below 10), and its
+ * constrained slope sum(w (x-100)(t-10)) / sum(w (x-100)^2), w = 1/t^2, is negative.
+ * Two segments: each within 4% where one line misses by 7%. Within 1e-9: the same sums. */
+static void test_floor_falling_log(void) {
+  fu_fit_point p[6] = {{1, 10}, {2, 10}, {3, 10}, {100, 10.2}, {200, 8.6}, {300, 8.0}};
+  double sxy = 0, sxx = 0;
+  for (int i = 3; i < 6; i++) {
+    double w = 1 / (p[i].t_us * p[i].t_us), x = p[i].bytes - 100;
+    sxy += w * x * (p[i].t_us - 10);
+    sxx += w * x * x;
+  }
+  double beta = sxy / sxx;
+  fu_fit_options o;
+  fu_fit_options_init(&o);
+  fu_fit_result res;
+  EXPECT_INT_EQ(fu_fit_piecewise(p, 6, &o, "floor falling", &res), FU_OK);
+  EXPECT_INT_EQ(res.nseg, 2);
+  if (res.nseg == 2) {
+    EXPECT_INT_EQ(res.floored[1], 1);
+    EXPECT(beta < 0);
+    EXPECT_NEAR(res.seg[1].beta_us_per_byte, beta, 1e-9);
+    EXPECT_NEAR(res.seg[1].alpha_us, 10 - 100 * beta, 1e-9);
+  }
+  fu_fit_result_finish(&res);
+}
+
+/* How many segments. (1) Nothing within the tolerance (0.1%): the split whose worst error is
+ * least. 10x at 1-3 B, the constant 5 at 4-6 B, 50, 80, 100 us at 7-9 B: 3 + 3 + 3 misses only
+ * the last run's line, by 4.2%; every other split puts the fall (30 -> 5) or the jump (5 -> 50)
+ * inside one line and misses by 17% or more (one line: 97%). (2) Up to half as many segments
+ * as distinct sizes: 4 sizes sampled twice each (8 samples, 3 a segment) split into 2 exact
+ * lines, a constant 10 us at 1-2 B and 20, 80 us at 100, 200 B (one line misses by 49%). */
+static void test_segment_count(void) {
+  fu_fit_point p[9] = {{1, 10}, {2, 20}, {3, 30}, {4, 5}, {5, 5}, {6, 5}, {7, 50}, {8, 80}, {9, 100}};
+  fu_fit_options o;
+  fu_fit_options_init(&o);
+  o.tolerance = 1e-3;
+  fu_fit_result res;
+  EXPECT_INT_EQ(fu_fit_piecewise(p, 9, &o, "minimax", &res), FU_OK);
+  EXPECT_INT_EQ(res.nseg, 3);
+  if (res.nseg == 3) {
+    EXPECT_INT_EQ(res.first[1], 3);
+    EXPECT_INT_EQ(res.first[2], 6);
+  }
+  EXPECT_INT_EQ(res.met_tolerance, 0);
+  fu_fit_result_finish(&res);
+  fu_fit_point q[8] = {{1, 10}, {1, 10}, {2, 10}, {2, 10}, {100, 20}, {100, 20}, {200, 80}, {200, 80}};
+  fu_fit_options_init(&o);
+  EXPECT_INT_EQ(fu_fit_piecewise(q, 8, &o, "repeats", &res), FU_OK);
+  EXPECT_INT_EQ(res.nseg, 2);
+  EXPECT_NEAR(res.max_rel_err, 0, 1e-9);
+  fu_fit_result_finish(&res);
+}
+
+/* Two lines that cross inside the gap between their samples meet there: 10 + 0.01 n at 1-3 B,
+ * 6 + 0.06 n at 100-300 B cross at n = (10 - 6) / (0.06 - 0.01) = 80 B, the boundary (the gap's
+ * ends would give a jump: 3.8 us at 4 B, 1 us at 100 B). */
+static void test_boundary_cross(void) {
+  fu_fit_point p[6] = {{1, 10.01}, {2, 10.02}, {3, 10.03}, {100, 12}, {200, 18}, {300, 24}};
+  fu_fit_options o;
+  fu_fit_options_init(&o);
+  fu_fit_result res;
+  EXPECT_INT_EQ(fu_fit_piecewise(p, 6, &o, "cross", &res), FU_OK);
+  EXPECT_INT_EQ(res.nseg, 2);
+  if (res.nseg == 2) {
+    EXPECT_REL(res.seg[0].hi_bytes, 80, 1e-9);
+    EXPECT_REL(res.seg[1].lo_bytes, 80, 1e-9);
+  }
+  fu_fit_result_finish(&res);
+}
+
 /* Fit one data set with default options; every sample within tol; prints what it missed. */
 static int check_dataset(const char *name, const td_set *d, double tol, int min_points) {
   fu_fit_options o;
@@ -252,8 +388,11 @@ static int check_dataset(const char *name, const td_set *d, double tol, int min_
   EXPECT_INT_EQ(st, FU_OK);
   if (st != FU_OK) return -1;
   int missed = 0;
+  double worst = -1;
+  size_t iworst = 0;
   for (size_t i = 0; i < res.n; i++) {
     double rel = fabs(res.fitted_us[i] - res.points[i].t_us) / res.points[i].t_us;
+    if (rel > worst) worst = rel, iworst = i;
     if (rel > tol) {
       fprintf(stderr, "  %s: MISSED %.0f bytes: measured %.4g us, fitted %.4g us (%.1f%%)\n", name,
               res.points[i].bytes, res.points[i].t_us, res.fitted_us[i], 100 * rel);
@@ -261,6 +400,10 @@ static int check_dataset(const char *name, const td_set *d, double tol, int min_
     }
   }
   EXPECT_INT_EQ(missed, 0);
+  /* the summary is the per-sample errors' worst */
+  EXPECT_NEAR(res.max_rel_err, worst, 1e-12);
+  EXPECT_INT_EQ(res.worst, iworst);
+  EXPECT_INT_EQ(res.met_tolerance, worst <= tol);
   fprintf(stderr, "%-48s %2zu sizes  %d segments  max rel err %5.2f%%  (min points %d, 0 = auto)\n", name,
           res.n, res.nseg, 100 * res.max_rel_err, min_points);
   int k = res.nseg;
@@ -275,6 +418,11 @@ int main(void) {
   test_falling_log();
   test_boundary_floor();
   test_robust_falling();
+  test_ci_by_hand();
+  test_falling_tie();
+  test_floor_falling_log();
+  test_segment_count();
+  test_boundary_cross();
   /* (a) 40 fixed seeds, both criteria: every fit must find the 3 segments, every alpha and beta
    * within 5% and every breakpoint within one size step. The 95% CIs must hold the true value
    * in about 95% of cases: over 480 intervals a rate below 90% would be 5 binomial standard
