@@ -137,8 +137,47 @@ static void nccl_choice_27(void) {
   }
 }
 
+
+/* Fewer NICs than GPUs a node (nics_per_node 2 of 8, 50 GB/s each: 100 GB/s a node), hand()'s
+ * 16 ranks on 2 nodes: the ring's busbw min(400, 100) = 100 GB/s, 1.875 / 1e5 us per byte; the
+ * tree's max(2 n / 400, n / 100 GB/s) = 1e-5 us per byte. Latencies as with 8 NICs (47, 26 us). */
+static void nics_per_node(void) {
+  fu_cluster c = hand();
+  c.nics_per_node = 2;
+  fu_coll_line l[FU_COLL_MAX_LINES];
+  int n;
+  EXPECT_INT_EQ(fu_coll_lines(&c, FU_OP_ALLREDUCE, 16, 2, 1073741824.0, l, &n), FU_OK);
+  EXPECT_INT_EQ(n, 2);
+  EXPECT_NEAR(l[0].alpha_us, 47, 1e-9);
+  EXPECT_REL(l[0].beta_us_per_byte, 1.875 / 1e5, 1e-12);
+  EXPECT_NEAR(l[1].alpha_us, 26, 1e-9);
+  EXPECT_REL(l[1].beta_us_per_byte, 1e-5, 1e-12);
+}
+
+/* One-node latencies by least squares over step counts. (1) Two 2-rank all-reduces (two logs of
+ * one machine, 7.5 and 8.1 us) share one step count: split as NCCL's ring/LL, 6.6 + 2 x 0.6 =
+ * 7.8 us, scaled by their mean, (7.5 + 8.1) / 2 / 7.8 = 1: base 6.6, step 0.6. (2) All-gathers
+ * take p - 1 steps (not the all-reduce's 2 (p - 1)): 4 us at 2 ranks (1 step) and 6 us at 4
+ * (3 steps) lie on base 3 + 1 us a step. */
+static void intra_latency_fit(void) {
+  fu_coll_obs two[2] = {{FU_OP_ALLREDUCE, 2, 1, 7.5, 400, 0, 0}, {FU_OP_ALLREDUCE, 2, 1, 8.1, 400, 0, 0}};
+  fu_cluster fit;
+  int fi, fn;
+  fu_cluster_init(&fit);
+  EXPECT_INT_EQ(fu_cluster_fit(&fit, two, 2, "synthetic", NULL, &fi, &fn), FU_OK);
+  EXPECT_REL(fit.base_us, 6.6, 1e-9);
+  EXPECT_REL(fit.intra_step_us, 0.6, 1e-9);
+  fu_coll_obs ag[2] = {{FU_OP_ALLGATHER, 2, 1, 4, 100, 0, 0}, {FU_OP_ALLGATHER, 4, 1, 6, 100, 0, 0}};
+  fu_cluster_init(&fit);
+  EXPECT_INT_EQ(fu_cluster_fit(&fit, ag, 2, "synthetic", NULL, &fi, &fn), FU_OK);
+  EXPECT_REL(fit.base_us, 3, 1e-9);
+  EXPECT_REL(fit.intra_step_us, 1, 1e-9);
+}
+
 int main(void) {
   nccl_choice_27();
+  nics_per_node();
+  intra_latency_fit();
   fu_cluster c = hand();
   /* all-reduce, 16 ranks on 2 nodes of 8, one NIC per GPU (8 x 50 = 400 GB/s a node):
    * ring: 30 steps, 30 * 2 / 16 = 3.75 on the network: 2 + 26.25 * 1 + 3.75 * 5 = 47 us; busbw
