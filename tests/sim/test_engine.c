@@ -75,6 +75,27 @@ int main(void) {
     EXPECT_NEAR(e.tasks[t2].end_us, 200.0, tol);
     fu_engine_finish(&e);
   }
+  { /* Duplex with two transfers one way: H2D 100 and 100 on two copy engines, D2H 100, all at
+     * 0. Each H2D shares its link (1/2) and the D2H is busy (x f): f/2 each; the D2H alone on its
+     * link at f ends at 100/f, when each H2D has 50 left, then 1/2 each: 100/f + 100. */
+    fu_engine e;
+    fu_engine_init(&e);
+    uint32_t a, a2, b;
+    int h2d, d2h;
+    fu_engine_lane_add(&e, "h2d ce", &a);
+    fu_engine_lane_add(&e, "h2d ce 2", &a2);
+    fu_engine_lane_add(&e, "d2h ce", &b);
+    fu_engine_link_add(&e, "pcie_h2d", &h2d);
+    fu_engine_link_add(&e, "pcie_d2h", &d2h);
+    EXPECT_INT_EQ(fu_engine_link_pair(&e, h2d, d2h, duplex), FU_OK);
+    uint32_t t0 = add(&e, a, h2d, FU_TASK_COPY, 0, 100), t1 = add(&e, a2, h2d, FU_TASK_COPY, 0, 100);
+    uint32_t t2 = add(&e, b, d2h, FU_TASK_COPY, 0, 100);
+    EXPECT_INT_EQ(fu_engine_run(&e), FU_OK);
+    EXPECT_NEAR(e.tasks[t2].end_us, 100 / duplex, tol);
+    EXPECT_NEAR(e.tasks[t0].end_us, 100 / duplex + 100, tol);
+    EXPECT_NEAR(e.tasks[t1].end_us, 100 / duplex + 100, tol);
+    fu_engine_finish(&e);
+  }
   { /* Latency is not shared: A = 10 latency + 100 work, B = 0 + 100, same link, both at 0.
      * B alone at rate 1 for 10 (90 left); then both at 1/2: B ends at 10 + 180 = 190 with A
      * at 10 + 90 = 100 done, 10 left alone: A ends at 200. */
@@ -163,6 +184,33 @@ int main(void) {
     (void)pre;
     EXPECT_NEAR(e.tasks[a].start_us, 2300.0, tol);
     EXPECT_NEAR(e.tasks[b].start_us, 2301.0, tol); /* ready at 2300, lane busy until 2301 */
+    fu_engine_finish(&e);
+  }
+  { /* The grid counts from the origin's start while the origin still runs: origin 0..5000,
+     * cycle 1000; a task ready at 300 (after a 300 us task on another lane) waits for 1000.
+     * A negative or NaN grid is refused. */
+    fu_engine e;
+    fu_engine_init(&e);
+    uint32_t comp, other, bg;
+    fu_engine_lane_add(&e, "compute", &comp);
+    fu_engine_lane_add(&e, "other", &other);
+    fu_engine_lane_add(&e, "bg", &bg);
+    uint32_t o = add(&e, comp, -1, FU_TASK_PLAIN, 0, 5000);
+    uint32_t pre = add(&e, other, -1, FU_TASK_PLAIN, 0, 300);
+    fu_task_spec s;
+    fu_task_spec_init(&s, bg);
+    s.align_us = 1000;
+    s.align_origin = o;
+    s.work_us = 1;
+    uint32_t a = FU_TASK_NONE, bad;
+    EXPECT_INT_EQ(fu_engine_task_add(&e, &s, &a), FU_OK);
+    fu_engine_dep(&e, pre, a);
+    EXPECT_INT_EQ(fu_engine_run(&e), FU_OK);
+    EXPECT_NEAR(e.tasks[a].start_us, 1000.0, tol);
+    s.align_us = -1000;
+    EXPECT_INT_EQ(fu_engine_task_add(&e, &s, &bad), FU_EINTERNAL);
+    s.align_us = NAN;
+    EXPECT_INT_EQ(fu_engine_task_add(&e, &s, &bad), FU_EINTERNAL);
     fu_engine_finish(&e);
   }
   { /* Equal times run in insertion order: three zero-work tasks on three lanes, all at 0,
