@@ -166,6 +166,14 @@ static void test_horovod(void) {
     EXPECT_INT_EQ(b[4].bytes, 32);
   }
   free(b);
+  /* A buffer may reach the threshold exactly ("at most THRESHOLD", as Horovod's FuseResponses
+   * tests size + next <= threshold): at 48 B, tick 100: 16 + 32 = 48 -> [0,1], [2]; tick 200:
+   * [3] (8 + 100 > 48), [4], 16 + 16 -> [5,6]; tick 300: [7]. */
+  EXPECT_INT_EQ(plan_of("horovod:48B,100us", &p), FU_OK);
+  EXPECT_INT_EQ(fu_resolve_buckets(&w, &p, NULL, NULL, &b, &nb, NULL), FU_OK);
+  expect_buckets(b, nb, want, 6, "horovod:48B,100us");
+  if (nb == 6) EXPECT_INT_EQ(b[0].bytes, 48);
+  free(b);
   /* Cycle 1 us with whole-microsecond ready times: a tick at every ready time, so only
    * simultaneously ready tensors fuse (a cycle of 0 is refused: below 1 us). */
   const double r0[] = {1, 1, 1, 2, 3, 3, 3, 4};

@@ -203,6 +203,11 @@ static void test_mgwfbp_hand(void) {
   if (nb == 2) {
     EXPECT_INT_EQ(b[0].last, 1);
     EXPECT_INT_EQ(b[1].first, 2);
+    /* a bucket is ready with its last gradient: fwd 1000 + 1, 1000 + 100 */
+    EXPECT_NEAR(b[0].ready_us, 1001, 1e-12);
+    EXPECT_NEAR(b[1].ready_us, 1100, 1e-12);
+    EXPECT_INT_EQ(b[0].ntensors, 2);
+    EXPECT_INT_EQ(b[0].bytes, 131072);
   }
   free(b);
   /* Now g2 ready at 23 us: the group {g0,g1} (3.1 .. 24.411) is running, the wait 23 - 3.1 =
