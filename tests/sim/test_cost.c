@@ -389,10 +389,69 @@ static void test_notes(void) {
   EXPECT(w.notes == NULL);
 }
 
+/* Pricing one operation (fu_cost_comm) where the profile's curves do not answer directly, by
+ * hand on the sim_util profile (all-reduce over 8 ranks: 20 us + n / 100 GB/s, CIs +-10%). */
+static void test_prices(void) {
+  static fu_profile prof; /* ~3.8 MB: not on the stack */
+  su_profile(&prof, 1, 1);
+  fu_comm_price pr;
+  /* (a) Carried from 8 ranks to 4 (no link parameters): a model's price, its interval at least
+   * the model's band, so exactly t / 1.25 .. 1.25 t (the fit's +-10% is narrower). 1 KiB: the
+   * interval is alpha's. */
+  for (double n = 1024; n <= 64 * MiB; n *= 65536) {
+    EXPECT_INT_EQ(fu_cost_comm(&prof, "allreduce", "nvlink", 4, 1, n, &pr), FU_OK);
+    EXPECT_INT_EQ(pr.basis, FU_BASIS_PREDICTED);
+    EXPECT_REL(pr.lo_us, pr.t_us / (1 + FU_COST_MODEL_BAND), 1e-12);
+    EXPECT_REL(pr.hi_us, pr.t_us * (1 + FU_COST_MODEL_BAND), 1e-12);
+  }
+  /* (b) NCCL's own choice (algo "") before a curve of one algorithm at the same ranks: a ring
+   * curve of 30 us listed first does not price 8 ranks. */
+  su_curve(&prof, "allreduce", "nvlink", 8, 30.0, B_AR, 175.0, 0.1);
+  snprintf(prof.curves[prof.ncurves - 1].algo, sizeof prof.curves[0].algo, "ring");
+  fu_curve ring = prof.curves[prof.ncurves - 1];
+  memmove(&prof.curves[1], &prof.curves[0], (size_t)(prof.ncurves - 1) * sizeof prof.curves[0]);
+  prof.curves[0] = ring;
+  EXPECT_INT_EQ(fu_cost_comm(&prof, "allreduce", "nvlink", 8, 1, MiB, &pr), FU_OK);
+  EXPECT_NEAR(pr.t_us, su_ar(MiB), 1e-9);
+  /* (c) One rank: busbw has no factor (nccl-tests' 2 (p - 1) / p is 0), so it is the algorithm
+   * bandwidth, n / t: 1 MiB in 5 + 1 MiB / 2000 GB/s. */
+  su_curve(&prof, "allreduce", "nvlink", 1, A_HBM, B_HBM, 2000.0, 0.1);
+  EXPECT_INT_EQ(fu_cost_comm(&prof, "allreduce", "nvlink", 1, 1, MiB, &pr), FU_OK);
+  EXPECT_REL(pr.busbw_gbps, MiB / su_hbm(MiB) / 1e3, 1e-12);
+  /* (d) DDP's in-place all-reduce moves nothing over one rank, but over 2 it is the curve's:
+   * 2 ranks at 20 us + n / 100 GB/s. */
+  su_curve(&prof, "allreduce", "nvlink", 2, A_AR, B_AR, 100.0, 0.1);
+  fu_plan p;
+  su_plan(&p, 1, 1, 1);
+  p.framework = FU_FRAMEWORK_DDP;
+  fu_comm c;
+  fu_op_cost oc;
+  fu_comm_parse("allreduce:2:nvlink", &c);
+  EXPECT_INT_EQ(fu_cost_bucket(&prof, &c, &p, 1 << 20, 1, &oc), FU_OK);
+  EXPECT_NEAR(oc.comm_us, su_ar(MiB), 1e-9);
+  fu_comm_parse("allreduce:1", &c);
+  EXPECT_INT_EQ(fu_cost_bucket(&prof, &c, &p, 1 << 20, 1, &oc), FU_OK);
+  EXPECT_NEAR(oc.comm_us, 0, 0);
+  /* (e) Across nodes "net" names the network whatever the machine's own link: the cost model
+   * prices 2x8 (NVLink nodes, 50 GB/s NICs). */
+  snprintf(prof.cluster.intra_link, sizeof prof.cluster.intra_link, "nvlink");
+  prof.cluster.intra_gbps = 400;
+  prof.cluster.nic_gbps = 50;
+  prof.cluster.base_us = 2;
+  prof.cluster.intra_step_us = 1;
+  prof.cluster.net_step_us = 5;
+  fu_curve cv;
+  fu_cost_basis basis;
+  EXPECT_INT_EQ(fu_cost_comm_curve(&prof, "allreduce", "net", 16, 2, &cv, &basis), FU_OK);
+  EXPECT_STR_EQ(cv.algo, "model");
+  EXPECT_STR_EQ(cv.link, "net");
+}
+
 int main(void) {
   test_cost_by_hand();
   test_engine_handoff();
   test_peak();
   test_notes();
+  test_prices();
   return fu_test_report("sim_cost");
 }
