@@ -408,7 +408,41 @@ int fu_opt_parse(const fu_opt_cmd *cmd, int argc, char **argv, int *first_arg, i
   return st;
 }
 
+/* The one spelling of a value that fu__apply accepted for row o (see fu_opt_each). */
+static const char *fu__canon(const fu_option *o, const char *arg, char *buf, size_t len) {
+  switch (o->kind) {
+    case FU_OPT_KIND_INT: {
+      long v;
+      if (fu_parse_long(arg, (long)o->lo, (long)o->hi, &v) != FU_OK) return arg;
+      snprintf(buf, len, "%ld", v);
+      return buf;
+    }
+    case FU_OPT_KIND_DOUBLE: {
+      double v, back;
+      if (fu_parse_double(arg, &v) != FU_OK) return arg;
+      for (int prec = 15; prec <= 17; prec++) { /* 17 digits always read back the same */
+        snprintf(buf, len, "%.*g", prec, v);
+        if (fu_parse_double(buf, &back) == FU_OK && back == v) break;
+      }
+      return buf;
+    }
+    case FU_OPT_KIND_SIZE: {
+      uint64_t v;
+      if (fu_parse_size(arg, &v) != FU_OK) return arg;
+      snprintf(buf, len, "%llu", (unsigned long long)v);
+      return buf;
+    }
+    case FU_OPT_KIND_ENUM:
+      for (int i = 0; o->names[i]; i++)
+        if (strcmp(arg, o->names[i]) == 0) return o->names[i];
+      return arg;
+    case FU_OPT_KIND_CUSTOM: return o->canon ? o->canon(arg, buf, len) : arg;
+    default: return arg;
+  }
+}
+
 int fu_opt_each(const fu_opt_cmd *cmd, int first_arg, char *const *argv, fu_opt_each_fn fn, void *ctx) {
+  char buf[64];
   for (int i = 1; i < first_arg; i++) {
     const char *a = argv[i];
     if (a[0] == '-' && a[1] == '-') {
@@ -418,7 +452,7 @@ int fu_opt_each(const fu_opt_cmd *cmd, int first_arg, char *const *argv, fu_opt_
       if (!o) return FU_EINTERNAL; /* not what fu_opt_parse left */
       const char *value = o->kind == FU_OPT_KIND_FLAG ? NULL : eq ? eq + 1 : i + 1 < first_arg ? argv[++i] : NULL;
       if (o->kind != FU_OPT_KIND_FLAG && !value) return FU_EINTERNAL;
-      FU_CHECK(fn(ctx, o, value));
+      FU_CHECK(fn(ctx, o, value ? fu__canon(o, value, buf, sizeof buf) : NULL));
       continue;
     }
     for (const char *p = a + 1; *p; p++) { /* -x VALUE, -xVALUE, bundled flags -ab */
@@ -430,7 +464,7 @@ int fu_opt_each(const fu_opt_cmd *cmd, int first_arg, char *const *argv, fu_opt_
       }
       const char *value = p[1] ? p + 1 : i + 1 < first_arg ? argv[++i] : NULL;
       if (!value) return FU_EINTERNAL;
-      FU_CHECK(fn(ctx, o, value));
+      FU_CHECK(fn(ctx, o, fu__canon(o, value, buf, sizeof buf)));
       break;
     }
   }

@@ -65,6 +65,9 @@ typedef enum fu_opt_kind {
 /* A custom parser: stores the value of arg into *value and returns FU_OK, or returns FU_EUSAGE
  * with a short reason in why (the parser adds the option, the value and the help hint). */
 typedef int (*fu_opt_fn)(void *value, const char *arg, char *why, size_t why_len);
+/* A custom row's one spelling of a value its parser accepted (a static name, or written into
+ * buf): what fu_opt_each hands on, so that two spellings of one value are written down alike. */
+typedef const char *(*fu_opt_canon_fn)(const char *arg, char *buf, size_t len);
 
 /* One option: one row of a command's table. */
 typedef struct fu_option {
@@ -78,6 +81,7 @@ typedef struct fu_option {
   int open_lo;               /* DOUBLE: lo itself is refused ("above lo") */
   const char *const *names;  /* ENUM: the accepted names, NULL-terminated */
   fu_opt_fn parse;           /* CUSTOM: checks and stores the value */
+  fu_opt_canon_fn canon;     /* CUSTOM: its values' one spelling; NULL: the value as given */
   const char *why;           /* reason printed for a refused value instead of the kind's own */
   const char *aliases;       /* deprecated long spellings, space-separated ("no-db plans") */
   const char *also;          /* further long spellings that stay (e.g. nccl-tests' own) */
@@ -126,9 +130,12 @@ typedef struct fu_opt_cmd {
 int fu_opt_parse(const fu_opt_cmd *cmd, int argc, char **argv, int *first_arg, int *done);
 
 /* After fu_opt_parse returned FU_OK on argv: calls fn once for each option given, in the order
- * given, with its row and its value as given (NULL for a flag), whatever its spelling (a prefix,
+ * given, with its row and its value (NULL for a flag), whatever its spelling (a prefix,
  * --name=value, -xVALUE); what a command needs to write its own options down again (fusim
- * workload records a what-if's). Stops at the first status fn returns that is not FU_OK. */
+ * workload records a what-if's). The value is in its one spelling, so that two spellings of one
+ * value are written alike: a whole number as %ld, a number as the shortest %g that reads back
+ * the same, a size in plain bytes, an enum by its name, a custom row's by its canon (else, as
+ * strings, as given). Stops at the first status fn returns that is not FU_OK. */
 typedef int (*fu_opt_each_fn)(void *ctx, const fu_option *row, const char *value);
 int fu_opt_each(const fu_opt_cmd *cmd, int first_arg, char *const *argv, fu_opt_each_fn fn, void *ctx);
 

@@ -210,6 +210,12 @@ static int fu__opt_dtype(void *value, const char *arg, char *why, size_t len) {
   return FU_OK;
 }
 
+/* a type by its canonical name: --dtype float and --dtype fp32 make one workload */
+static const char *fu__canon_dtype(const char *arg, char *buf, size_t len) {
+  (void)buf, (void)len;
+  return fu_dtype_canon(arg);
+}
+
 /* ---- summaries ------------------------------------------------------------------------------ */
 
 static int fu__load_arg(const char *arg, int strict, fu_workload *w) {
@@ -234,6 +240,12 @@ static int fu__opt_prec(void *value, const char *s, char *why, size_t len) {
   else if (!strcmp(s, "fp32")) *p = FU_PREC_FP32;
   else return snprintf(why, len, "expected autocast-bf16, bf16, tf32 or fp32"), FU_EUSAGE;
   return FU_OK;
+}
+
+/* --precision amp-bf16 is autocast-bf16: the name the builder gives it */
+static const char *fu__canon_prec(const char *arg, char *buf, size_t len) {
+  fu_precision p;
+  return fu__opt_prec(&p, arg, buf, len) == FU_OK ? fu_precision_name(p) : arg;
 }
 
 /* --name, --optimizer: 1 to 127 (15) characters into a char[128] ([16]). */
@@ -279,22 +291,20 @@ typedef struct fu__wl_opts {
 static const char *const fu__not_builder[] = {"profile", "out", "ops", "format", "tensors", "strict",
                                               "info", "check", "list", NULL};
 
-/* fu_opt_each: a builder option as its long name and value, onto the array ctx. */
+/* fu_opt_each: a builder option as its long name and value (in its one spelling, so that one
+ * what-if is one workload in the database), onto the array ctx. */
 static int fu__record_arg(void *ctx, const fu_option *row, const char *value) {
   for (const char *const *n = fu__not_builder; *n; n++)
     if (!strcmp(row->name, *n)) return FU_OK;
   char opt[64];
   snprintf(opt, sizeof opt, "--%s", row->name);
   if (json_array_append_new(ctx, json_string(opt)) != 0) return FU_ENOMEM;
-  /* a type by its canonical name: --dtype float and --dtype fp32 make one workload */
-  int is_type = !strcmp(row->name, "dtype") || !strcmp(row->name, "grad-dtype");
-  if (value && json_array_append_new(ctx, json_string(is_type ? fu_dtype_canon(value) : value)) != 0)
-    return FU_ENOMEM;
+  if (value && json_array_append_new(ctx, json_string(value)) != 0) return FU_ENOMEM;
   return FU_OK;
 }
 
-/* Reads argv into a (set up here); *args (NULL: not wanted) gets the builder's options as given,
- * each by its long name (fu__not_builder left out): what a what-if records to be built again. */
+/* Reads argv into a (set up here); *args (NULL: not wanted) gets the builder's options in order,
+ * each by its long name and its value's one spelling (fu__not_builder left out): what a what-if records to be built again. */
 static int fu__wl_parse(fu__wl_opts *a, int argc, char **argv, int *optind, int *done, json_t **args) {
   static const char *const archs[] = {"llama", "bert", "gpt2", "qwen3", "phi3", "olmo2", "vit", "custom", NULL}; /* fu_arch order */
   static const char *const formats[] = {"channels-last", "nchw", NULL};
@@ -340,11 +350,11 @@ static int fu__wl_parse(fu__wl_opts *a, int argc, char **argv, int *optind, int 
       {FU_OPT_DOUBLE(0, "dropout", &t->dropout, 0, 0.99, "P", "dropout probability")},
       FU_OPT_HEADER("training"),
       {FU_OPT_CUSTOM(0, "precision", &t->prec, fu__opt_prec, "P", "autocast-bf16, bf16, tf32 or fp32"),
-       .bad = "fp8", .seen = &a->prec_set},
+       .canon = fu__canon_prec, .bad = "fp8", .seen = &a->prec_set},
       {FU_OPT_CUSTOM(0, "dtype", &a->dt, fu__opt_dtype, "D", "bf16|fp16 (bf16 precision) or fp32 (tf32); the\nfirst version's spelling"),
-       .bad = "fp8"},
+       .canon = fu__canon_dtype, .bad = "fp8"},
       {FU_OPT_CUSTOM(0, "grad-dtype", &a->gd, fu__opt_dtype, "D", "gradients' type (default: from the precision)"),
-       .bad = "fp8", .seen = &a->gd_set},
+       .canon = fu__canon_dtype, .bad = "fp8", .seen = &a->gd_set},
       {FU_OPT_CUSTOM(0, "optimizer", t->optimizer, fu__opt_optimizer, "NAME", "adamw, adam or sgd"),
        .bad = "", .seen = &a->optim_set},
       {FU_OPT_DOUBLE(0, "clip-grad-norm", &t->clip_norm, 1e-12, 1e12, "MAX",

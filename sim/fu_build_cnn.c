@@ -710,7 +710,7 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
            "and GPU timelines (profile %s). Memory (GiB): "
            "params %.3f, optimizer %.3f, activations %.3f, inputs %.3f, framework workspace %.3f, peak %.3f.%s%s",
            s->model, s->model, s->batch, s->image, s->image, s->nchw ? "NCHW" : "channels-last",
-           fu__prec_name(s->prec), s->optimizer, (unsigned long long)nparam, w->ngrads,
+           fu_precision_name(s->prec), s->optimizer, (unsigned long long)nparam, w->ngrads,
            mobile    ? "; depthwise ones from the grouped tables, activations, SE blocks and stochastic depth from "
                        "their rows"
            : grouped ? "; grouped ones from the grouped tables of wider groups" : "",

@@ -1539,7 +1539,7 @@ static int fu__roofline_ops(fu__ctx *x, const fu_tf_spec *s) {
   return FU_OK;
 }
 
-const char *fu__prec_name(fu_precision p) {
+const char *fu_precision_name(fu_precision p) {
   switch (p) {
   case FU_PREC_AUTOCAST: return "autocast-bf16";
   case FU_PREC_BF16: return "bf16";
@@ -1778,7 +1778,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
     fu_warn("workload: %ld KV heads of %ld in %s: PyTorch's SDPA runs its math path for grouped keys outside "
             "bf16, and profile %s has no attention_gqa points (tools/calib_torch.py --parts attention_gqa): "
             "priced as the fused kernels, forward, backward and memory are optimistic",
-            s->kv_heads, s->heads, fu__prec_name(s->prec), prof_name);
+            s->kv_heads, s->heads, fu_precision_name(s->prec), prof_name);
   fu_workload_init(w);
   double fwd, bwd, hbm = 0, ku = 0, lead = 0;
   if (x.roofline) {
@@ -1870,7 +1870,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
              "2x forward; opt_us: fused AdamW at HBM speed (%g B/param). Memory not estimated (the "
              "roofline counts no activations; the profile's tables do).",
              s->layers, s->hidden, s->heads, s->kv_heads ? s->kv_heads : s->heads, s->ffn,
-             s->gated ? " gated" : "", s->vocab, s->seq, s->batch, fu__prec_name(s->prec),
+             s->gated ? " gated" : "", s->vocab, s->seq, s->batch, fu_precision_name(s->prec),
              (unsigned long long)nparam, s->tflops, s->efficiency, hbm, ku, opt_bytes);
   } else {
     snprintf(notes, sizeof notes,
@@ -1889,7 +1889,7 @@ int fu_build_transformer(const fu_tf_spec *s, const fu_profile *prof, const char
                          s->arch == FU_ARCH_OLMO2 || s->arch == FU_ARCH_CUSTOM)
                  ? (qkv_only ? " (tied head, q/k/v biases)" : " (tied head)")
                  : (qkv_only ? " (q/k/v biases)" : ""),
-             s->seq, vit_shape, s->batch, fu__prec_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,
+             s->seq, vit_shape, s->batch, fu_precision_name(s->prec), dropout, s->optimizer, (unsigned long long)nparam, ntensors,
              prof_name, prof->compute.source[0] ? prof->compute.source : "unnamed",
              mem->params / 1073741824.0, mem->grads / 1073741824.0,
              mem->optimizer / 1073741824.0, mem->casts / 1073741824.0,

@@ -48,6 +48,8 @@ typedef enum fu_precision {
   FU_PREC_TF32,              /* fp32 everything, matrix products in TF32 */
   FU_PREC_FP32               /* fp32 everything, strict fp32 matrix products */
 } fu_precision;
+/* A precision's name as --precision spells it ("autocast-bf16"; its alias amp-bf16 is not). */
+const char *fu_precision_name(fu_precision p);
 
 typedef struct fu_tf_spec {
   long layers, hidden, heads, kv_heads, ffn, vocab, seq, batch; /* hyper-parameters */
@@ -241,7 +243,6 @@ int fu__optim(const fu_compute *c, const char *name, double clip, const fu_workl
               double elem_bytes, double lead, double host_k, double probe_us, double ref_kf,
               const char *prof_name, double *us, char *note, size_t nnote);
 void fu__param(fu__op *o, const char *name, const char *suffix, uint64_t numel);
-const char *fu__prec_name(fu_precision p);
 fu__op *fu__push(fu__ctx *x);
 void fu__scale_host_whole(fu__ctx *x, const fu__ctx *ref, const char *key);
 int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, double *bwd_out,

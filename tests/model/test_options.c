@@ -22,6 +22,15 @@ typedef struct fu__vals {
 
 static const char *const fu__modes[] = {"a", "bb", "ccc", NULL};
 
+/* fu_opt_each's calls of the last good parse, "--name=value " each (a flag without "="). */
+static char fu__each_text[512];
+
+static int fu__each(void *ctx, const fu_option *row, const char *value) {
+  size_t n = strlen(ctx);
+  snprintf((char *)ctx + n, sizeof fu__each_text - n, "--%s%s%s ", row->name, value ? "=" : "", value ? value : "");
+  return FU_OK;
+}
+
 /* Runs one parse of the space-separated words after "test"; returns its status, with stderr's
  * text in err, the first argument's index in *first and argv (permuted) in words. */
 static int fu__run(const char *line, fu__vals *v, char *err, size_t errlen, int *first, int *done,
@@ -62,6 +71,8 @@ static int fu__run(const char *line, fu__vals *v, char *err, size_t errlen, int 
   size_t n = fread(err, 1, errlen - 1, tmp);
   err[n] = '\0';
   fclose(tmp);
+  fu__each_text[0] = '\0';
+  if (st == FU_OK && !*done) EXPECT_INT_EQ(fu_opt_each(&cmd, *first, words, fu__each, fu__each_text), FU_OK);
   return st;
 }
 
@@ -102,6 +113,17 @@ int main(void) {
   EXPECT_STR_EQ(w[first], "--db");
   EXPECT(v.out.db == NULL);
   EXPECT_STR_EQ(err, "");
+
+  /* fu_opt_each hands each value on in its one spelling, by hand: 07 is 7, .250 is 0.25, 0.1 + 0.2
+     needs 17 digits to read back, 64KiB is 65536 bytes; a string as given */
+  EXPECT_INT_EQ(fu__run("--count 07 --ratio=.250 -b64KiB --mode bb -v --db ./a.db", &v, err, sizeof err, &first,
+                        &done, w, &argc), FU_OK);
+  EXPECT_STR_EQ(fu__each_text, "--count=7 --ratio=0.25 --size=65536 --mode=bb --verbose --db=./a.db ");
+  EXPECT_INT_EQ(fu__run("--rat 0.30000000000000004 --minbytes 1e0 -n+3", &v, err, sizeof err, &first, &done, w, &argc),
+                FU_OK);
+  EXPECT_STR_EQ(fu__each_text, "--ratio=0.30000000000000004 --size=1 --count=3 ");
+  EXPECT_INT_EQ(fu__run("--ratio 1e-1", &v, err, sizeof err, &first, &done, w, &argc), FU_OK);
+  EXPECT_STR_EQ(fu__each_text, "--ratio=0.1 ");
 
   /* a value that starts with '-' is still the value (getopt's rule) */
   EXPECT_INT_EQ(fu__run("--count -3", &v, err, sizeof err, &first, &done, w, &argc), FU_EUSAGE);
