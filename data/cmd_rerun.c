@@ -104,8 +104,11 @@ static int fu__rerun_one(sqlite3_stmt *q, fu_profile *prof, fu__rerun_row *r) {
   /* a what-if predicted with another profile than the one that priced it is stored as given:
      priced again here as predict did (its warnings were predict's to give) */
   if (st == FU_OK) {
+    /* the row's profile is stored by the hash fu_profile_hash gives: not computed again */
+    const char *phash = (const char *)sqlite3_column_text(q, 10);
+    if (phash && strlen(phash) != FU_HASH_HEX - 1) phash = NULL;
     int was = fu_warn_mute(1);
-    st = fu_reprice("report rerun", &w, prof, prof->name);
+    st = fu_reprice("report rerun", &w, prof, prof->name, phash);
     fu_warn_mute(was);
   }
   /* the NCCL predict and plan price by default: the one the profile's logs ran */
@@ -227,7 +230,7 @@ int fu_report_rerun(const char *dbpath, fu_format fmt, int nids, char **ids) {
   if (st == FU_OK &&
       sqlite3_prepare_v2(fu_db_handle(db),
                          "SELECT p.id, w.name, w.json, pr.json, pl.plan, p.comm, p.iter_us, "
-                         "p.buckets, r.kind, p.json FROM predictions p "
+                         "p.buckets, r.kind, p.json, pr.hash FROM predictions p "
                          "JOIN workloads w ON w.id = p.workload_id "
                          "JOIN plans pl ON pl.id = p.plan_id "
                          "LEFT JOIN profiles pr ON pr.id = p.profile_id "

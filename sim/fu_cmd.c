@@ -106,7 +106,7 @@ int fu_cmd_inputs(const char *cmd, const fu_opt_inputs *in, int strict, fu_workl
     FU_CHECK(fu_profile_load_arg("--profile", in->profile, *prof));
   }
   /* compute and links from one machine: a what-if priced with another profile is priced again */
-  if (w && prof) FU_CHECK(fu_reprice(cmd, w, *prof, in->profile));
+  if (w && prof) FU_CHECK(fu_reprice(cmd, w, *prof, in->profile, NULL));
   return FU_OK;
 }
 

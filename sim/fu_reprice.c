@@ -97,7 +97,8 @@ static int fu__same_compute(const json_t *given, const fu_workload *b, int *same
   return st;
 }
 
-int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const char *prof_arg) {
+int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const char *prof_arg,
+               const char *prof_hash) {
   fu_compute_from *f = &w->from;
   memset(f, 0, sizeof *f);
   f->estimated = w->estimated;
@@ -118,7 +119,8 @@ int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const ch
     return FU_OK;
   }
   char hex[FU_HASH_HEX];
-  FU_CHECK(fu_profile_hash(prof, hex));
+  if (prof_hash) snprintf(hex, sizeof hex, "%s", prof_hash);
+  else FU_CHECK(fu_profile_hash(prof, hex));
   snprintf(f->profile, sizeof f->profile, "%s", fu__pw(w, "profile"));
   snprintf(f->gpu, sizeof f->gpu, "%s", fu__pw(w, "gpu"));
   if (!strcmp(hex, fu__pw(w, "profile_hash"))) {

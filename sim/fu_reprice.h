@@ -35,8 +35,11 @@ int fu_reprice_record(fu_workload *w, const fu_profile *prof, struct json_t *arg
  * the notes name, NULL the embedded profile;
  * the workload keeps its name and source). One warning line (`cmd` names the command) where the
  * times are kept although they are not prof's. A builder that refuses the profile in use (a table
- * it lacks) is its one line and status. */
-int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const char *prof_arg);
+ * it lacks) is its one line and status. prof_hash: prof's fu_profile_hash where the caller has it
+ * (report rerun: the database's, which stores the profile by that hash), NULL: computed here
+ * (about 50 ms). */
+int fu_reprice(const char *cmd, fu_workload *w, const fu_profile *prof, const char *prof_arg,
+               const char *prof_hash);
 
 /* fusim workload's builder (sim/cmd_workload.c) run on args as recorded, priced with prof. With
  * no_tables given: *no_tables set, and nothing built (w empty, FU_OK), where the what-if is priced

@@ -663,7 +663,7 @@ int fu_validate_run(const fu_validate_opts *o) {
     st = fu_workload_load(path, 0, &wl[nwl].w);
     free(path);
     /* compute and links from one machine, as predict and plan (fu_reprice.h) */
-    if (st == FU_OK) st = fu_reprice("validate", &wl[nwl].w, prof, o->profile);
+    if (st == FU_OK) st = fu_reprice("validate", &wl[nwl].w, prof, o->profile, NULL);
     char note[512]; /* said where predict's table says it (kept compute: fu_reprice warned) */
     if (st == FU_OK && wl[nwl].w.from.repriced)
       fprintf(stderr, "fusim: validate: %s: compute %s\n", wl[nwl].w.name,
