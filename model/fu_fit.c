@@ -47,7 +47,7 @@ typedef struct fu__line {
   double sse;                /* sum of squared relative errors */
   double max_rel;            /* worst relative error */
   int negative;              /* free fit gave alpha < 0 */
-  int clamped;               /* refitted with alpha = 0 */
+  int clamped;               /* refitted with alpha = 0, and kept (not floored) */
   int floored;               /* raised to start at the floor (fu__shape) */
 } fu__line;
 
@@ -98,6 +98,7 @@ static void fu__shape(const fu_fit_point *p, double *x, double *y, const double 
   for (size_t i = 0; i < n; i++) x[i] += fl->x0, y[i] += fl->t_us;
   l->floored = 1;
   l->negative = 0;
+  l->clamped = 0; /* the floor's line replaces one through the origin: its own alpha and CI */
   if (st == GSL_SUCCESS && isfinite(c1) && (c1 >= 0 || falls)) {
     l->beta = c1;
     l->alpha = fl->t_us - c1 * fl->x0;

@@ -35,7 +35,9 @@
  *
  * alpha is fitted freely. A negative alpha (a segment's line crossing zero left of its sizes,
  * which happens where bandwidth falls with size) is reported in alpha_negative; with
- * nonneg_alpha the segment is refitted through the origin (alpha = 0, CI [0, 0]).
+ * nonneg_alpha the segment is refitted through the origin (alpha = 0, CI [0, 0]); where that line
+ * starts below the floor, the floor's line replaces it, with its own alpha and CI (not held
+ * non-negative: alpha_negative says so).
  * The robust option refits each chosen segment with Tukey bisquare weights on the same
  * relative scale (IRLS over gsl_fit_wlinear, see fu_fit.c); breakpoints are chosen by the
  * least-squares criterion. */
@@ -75,7 +77,8 @@ typedef struct fu_fit_result {
   fu_segment seg[FU_FIT_MAX_SEGMENTS]; /* the segments, ascending (CIs NaN when unknown) */
   int first[FU_FIT_MAX_SEGMENTS];      /* index into points[] of each segment's first sample */
   int alpha_negative[FU_FIT_MAX_SEGMENTS]; /* 1 when the free fit gave alpha < 0 */
-  int alpha_clamped[FU_FIT_MAX_SEGMENTS];  /* 1 when the segment was refitted with alpha = 0 */
+  int alpha_clamped[FU_FIT_MAX_SEGMENTS];  /* 1 when the segment's line is the refit with alpha = 0
+                                              (not where the floor replaced it) */
   int floored[FU_FIT_MAX_SEGMENTS];        /* 1 when the segment was held to start at the previous
                                               one's price (see the header comment) */
   size_t n;                  /* samples */

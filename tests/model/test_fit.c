@@ -333,6 +333,54 @@ static void test_floor_falling_log(void) {
   fu_fit_result_finish(&res);
 }
 
+/* A segment refitted through the origin (--nonneg-alpha) and then floored reports the floor's
+ * line, whose alpha is not 0: its interval is that alpha's, not [0, 0] (the interval of the line
+ * through the origin it replaced). First segment 9, 11.5, 10.2 us at 1-3 B, its weighted line
+ * a0 + b0 x by hand, the floor c0 = a0 + 3 b0 (10.75 us); the second, 10.3, 21.5, 33 us at
+ * 100-300 B, rises from 10.2 to 10.3 at the boundary; its free alpha is negative (so it is
+ * clamped) and its line through the origin starts below c0 at 100 B (so it is floored):
+ * beta = sum(w (x-100)(t-c0)) / sum(w (x-100)^2), w = 1/t^2, alpha = c0 - 100 beta (-0.23: the
+ * floor's line does not keep alpha >= 0, and says so), var(beta) = chisq / (3 - 1) / that sum,
+ * alpha's CI alpha -+ t(0.975, 2) 100 sd(beta), t(0.975, 2) = 4.3026527 (tables). */
+static void test_floor_clamped(void) {
+  fu_fit_point p[6] = {{1, 9}, {2, 11.5}, {3, 10.2}, {100, 10.3}, {200, 21.5}, {300, 33}};
+  double a0, b0, va, vb, sxy = 0, sxx = 0, chisq = 0;
+  wls_by_hand(p, 3, &a0, &b0, &va, &vb);
+  double c0 = a0 + 3 * b0;
+  for (int i = 3; i < 6; i++) {
+    double w = 1 / (p[i].t_us * p[i].t_us), x = p[i].bytes - 100;
+    sxy += w * x * (p[i].t_us - c0);
+    sxx += w * x * x;
+  }
+  double beta = sxy / sxx, alpha = c0 - 100 * beta;
+  for (int i = 3; i < 6; i++) {
+    double r = p[i].t_us - c0 - beta * (p[i].bytes - 100);
+    chisq += r * r / (p[i].t_us * p[i].t_us);
+  }
+  double half = 4.3026527 * 100 * sqrt(chisq / 2 / sxx);
+  fu_segment o0; /* else nothing is tested: clamped, and the origin's line below the floor */
+  int neg = 0;
+  EXPECT_INT_EQ(fu_fit_line(p + 3, 3, FU_FIT_WLS, 1, &o0, &neg), FU_OK);
+  EXPECT(neg && o0.alpha_us == 0 && o0.beta_us_per_byte * 100 < c0);
+  fu_fit_options o;
+  fu_fit_options_init(&o);
+  o.nonneg_alpha = 1;
+  fu_fit_result res;
+  EXPECT_INT_EQ(fu_fit_piecewise(p, 6, &o, "floor clamped", &res), FU_OK);
+  EXPECT_INT_EQ(res.nseg, 2);
+  if (res.nseg == 2) {
+    EXPECT_INT_EQ(res.floored[1], 1);
+    EXPECT_INT_EQ(res.alpha_clamped[1], 0); /* the line reported is not the origin's */
+    EXPECT_INT_EQ(res.alpha_negative[1], 1);
+    EXPECT_NEAR(res.seg[1].beta_us_per_byte, beta, 1e-12);
+    EXPECT_NEAR(res.seg[1].alpha_us, alpha, 1e-9);
+    EXPECT(alpha < 0);
+    EXPECT_REL(res.seg[1].alpha_ci[0], alpha - half, 1e-6);
+    EXPECT_REL(res.seg[1].alpha_ci[1], alpha + half, 1e-6);
+  }
+  fu_fit_result_finish(&res);
+}
+
 /* How many segments. (1) Nothing within the tolerance (0.1%): the split whose worst error is
  * least. 10x at 1-3 B, the constant 5 at 4-6 B, 50, 80, 100 us at 7-9 B: 3 + 3 + 3 misses only
  * the last run's line, by 4.2%; every other split puts the fall (30 -> 5) or the jump (5 -> 50)
@@ -420,6 +468,7 @@ int main(void) {
   test_ci_by_hand();
   test_falling_tie();
   test_floor_falling_log();
+  test_floor_clamped();
   test_segment_count();
   test_boundary_cross();
   /* (a) 40 fixed seeds, both criteria: every fit must find the 3 segments, every alpha and beta
