@@ -324,13 +324,20 @@ int fu_cmd_fit(int argc, char **argv) {
     st = fu_fitgroup_profile(groups, ng, merge ? NULL : base, what, prof);
     if (st != FU_OK) goto done;
     if (gpu && !prof->gpu[0]) snprintf(prof->gpu, sizeof prof->gpu, "%s", gpu);
-    /* what the logs do not cover comes from the base: say so where it is another GPU's */
+    /* what the logs do not cover comes from the base: say so where it is another GPU's; the
+       compute tables by the GPU they name (fu_fitgroup_profile set it), since a fitted base's
+       are its own base's */
     int other = base && base->gpu[0] && prof->gpu[0] && !fu_gpu_same(prof->gpu, base->gpu);
+    const char *tables = base ? prof->compute.gpu : "";
+    int tables_base = !tables[0] || (base->gpu[0] && fu_gpu_same(tables, base->gpu));
     if (other)
-      fu_warn("%s: the profile's copies, pack kernel, launch cost, compute and HBM figures come from "
+      fu_warn("%s: the profile's copies, pack kernel, launch cost%s HBM figures come from "
               "base %s, measured on %s, not on %s; --base names one of this machine (fusim calib)%s",
-              dbpath, base->name, base->gpu, prof->gpu,
+              dbpath, tables_base ? ", compute and" : " and", base->name, base->gpu, prof->gpu,
               gpu_mem ? "" : "; it records no GPU memory, so plan checks none: --gpu-mem SIZE gives it");
+    if (!tables_base && fu_profile_compute_other_gpu(prof))
+      fu_warn("%s: the profile's compute tables come from base %s, measured on %s, not on %s; --base "
+              "names one of this machine (fusim calib)", dbpath, base->name, tables, prof->gpu);
     /* one GPU's memory (plan's memory check) is the base's only where the base is of this GPU */
     if (base && !other) prof->gpu_mem_bytes = base->gpu_mem_bytes;
     if (gpu_mem) prof->gpu_mem_bytes = (double)gpu_mem;

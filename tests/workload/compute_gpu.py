@@ -92,6 +92,28 @@ for prof in ([], ["--profile", h200]):
         for cmd in ("predict", "plan"):
             j = run(cmd, "--workload", w, *prof, *OPT, "--format", "json").stdout
             check("%s %s %s JSON: no tables_gpu" % (cmd, w, prof), "tables_gpu" not in j)
+# fit's warning names the GPU the base's tables name, not the base's own: with the fitted B200
+# profile (H200 tables) as base, B200 logs get the tables' line (before: nothing, the base being a
+# B200's), H200 logs the copies' line without compute (before: compute "measured on NVIDIA B200")
+def fit_on(log, name, base):
+    db, out = os.path.join(tmp, name + ".db"), os.path.join(tmp, name + ".json")
+    run("import", "--db", db, log)
+    return run("fit", "--db", db, "--out", out, "--base", base, "--no-store").stderr
+
+
+e = fit_on(B200_LOG, "b200_on_b200", b200)
+check("B200 on the fitted B200: the tables' GPU named: %s" % e,
+      "the profile's compute tables come from base fitted, measured on NVIDIA H200, not on NVIDIA B200" in e
+      and "copies" not in e)
+e = fit_on(H200_LOG, "h200_on_b200", b200)
+check("H200 on the fitted B200: the copies' line leaves compute out: %s" % e,
+      "copies, pack kernel, launch cost and HBM figures come from base fitted, measured on NVIDIA B200, "
+      "not on NVIDIA H200" in e and "compute tables" not in e)
+e = fit_on(B200_LOG, "b200_on_h200", "h200-default")
+check("B200 on the H200 base: one line, compute in it: %s" % e,
+      "launch cost, compute and HBM figures come from base h200-default, measured on NVIDIA H200" in e
+      and "compute tables" not in e)
+
 # the bundled profiles themselves name no GPU of their tables
 for name in sorted(os.listdir(os.path.join(root, "data", "profiles"))):
     if name.endswith(".json"):
