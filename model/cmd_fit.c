@@ -363,13 +363,12 @@ int fu_cmd_fit(int argc, char **argv) {
                                        &frows, &nrows);
     if (st == FU_OK && (st = fu_db_begin(db)) == FU_OK) in_tx = 1;
     if (st == FU_OK) st = fu_db_fit_store(db, cmdline, frows, nrows, &fit_id);
-    if (st == FU_OK && written) { /* the profile by content, as the fit's (db, issue 11) */
-      json_t *pj = fu_profile_to_json(prof);
-      char *ptext = pj ? json_dumps(pj, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+    if (st == FU_OK && written) { /* the profile by content, as the fit's (db, issue 11): as
+                                     * the file reads back, the row predict --profile FILE names */
+      char *ptext = fu_profile_saved_json(prof);
       int64_t profile_id;
       st = ptext ? fu_db_profile_store(db, ptext, prof->name, 0, fit_id, &profile_id) : FU_ENOMEM;
       free(ptext);
-      json_decref(pj);
     }
     if (st != FU_OK) goto done;
   }

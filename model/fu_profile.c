@@ -188,6 +188,9 @@ json_t *fu_profile_to_json(const fu_profile *p) {
   return j;
 }
 
+/* A profile file's reals: 12 significant digits */
+#define FU__PROFILE_FILE_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12))
+
 int fu_profile_save(const char *path, const fu_profile *p) {
   json_t *j = fu_profile_to_json(p);
   if (!j) {
@@ -196,10 +199,26 @@ int fu_profile_save(const char *path, const fu_profile *p) {
   }
   /* A temporary file (mkstemp, beside the target) renamed over it: a failed write never leaves
    * half a profile, and no planted name or symlink can redirect the write. */
-  int st = fu_json_save(path, j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12),
-                        "the profile");
+  int st = fu_json_save(path, j, FU__PROFILE_FILE_FLAGS, "the profile");
   json_decref(j);
   return st;
+}
+
+char *fu_profile_saved_json(const fu_profile *p) {
+  json_t *j = fu_profile_to_json(p);
+  char *file = j ? json_dumps(j, FU__PROFILE_FILE_FLAGS) : NULL;
+  json_decref(j);
+  fu_profile *back = file ? malloc(sizeof *back) : NULL;
+  char *text = NULL;
+  /* JSON_REAL_PRECISION(17) as sim/fu_content.c stores a prediction's profile */
+  if (back && fu_profile_parse(file, "the profile written", back) == FU_OK &&
+      (j = fu_profile_to_json(back)) != NULL) {
+    text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(j);
+  }
+  free(back);
+  free(file);
+  return text;
 }
 
 /* ---- reading ---- */

@@ -93,6 +93,10 @@ int fu_profile_load_default(fu_profile *out);                     /* the embedde
 int fu_profile_load_arg(const char *flag, const char *arg, fu_profile *out);
 int fu_profile_parse(const char *json_text, const char *what, fu_profile *out);
 int fu_profile_save(const char *path, const fu_profile *p);
+/* The profile as fu_profile_save's file reads back (its reals rounded as the file has them),
+ * as compact JSON at full precision: what a command given --profile FILE stores, so that the
+ * results database holds one row for it (malloc'd; NULL on out of memory). */
+char *fu_profile_saved_json(const fu_profile *p);
 /* The same GPU model where one name holds the other ("H100" and "NVIDIA H100 80GB HBM3"). */
 int fu_gpu_same(const char *a, const char *b);
 /* The GPU p's compute tables were measured on where it is not p's own (compute.gpu: fit --out
