@@ -723,10 +723,19 @@ int fu_profile_time(const fu_profile *p, const char *op, const char *link, int r
     /* a profile of one GPU's calibration has nothing to carry to several ranks: say how to get it */
     int multi = 0;
     for (int i = 0; i < p->ncurves; i++) multi |= p->curves[i].ranks > 1;
+    /* one with other collectives but no cost model's links cannot predict this one from them */
+    const char *why = "";
+    if (ranks > 1 && !multi)
+      why = "; it holds one-GPU curves only: fit a collective of several GPUs into it (fusim import an "
+            "nccl-tests log, fusim fit --merge-into PROFILE)";
+    else if (ranks > 1 && !(p->cluster.intra_gbps > 0))
+      why = link && *link && strcmp(link, "nvlink")
+                ? "; nor the collective cost model's links to predict it from the others (fit a log of "
+                  "it into the profile)"
+                : "; nor the collective cost model's links to predict it from the others (fit a log of "
+                  "it into the profile, or use one that has them: the bundled h200-ndr for H200 NVLink)";
     fu_error("profile %s: no curve for %s over %s (%d ranks)%s", p->name[0] ? p->name : "(unnamed)",
-             op ? op : "?", link && *link ? link : "any link", ranks,
-             ranks > 1 && !multi ? "; it holds one-GPU curves only: fit a collective of several GPUs "
-                                   "into it (fusim import an nccl-tests log, fusim fit --merge-into PROFILE)" : "");
+             op ? op : "?", link && *link ? link : "any link", ranks, why);
     return FU_EDATA;
   }
   if (!rescaled) {

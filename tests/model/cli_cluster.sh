@@ -786,6 +786,13 @@ check "no LINK in --comm on a PCIe profile: its measured PCIe curve (cost and pr
 "$fusim" cost --profile h200-ndr --comm allreduce:8:pcie --bytes 1GiB >/dev/null 2>"$tmp/err"
 [ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no curve for allreduce over pcie" "$tmp/err"
 check "allreduce:8:pcie on the NVLink h200-ndr: refused in one line (was priced as NVLS)" $?
+# a collective the bundled default never measured, and no cost model's links to predict it from:
+# one line that says so and where a prediction comes from (was only "no curve for ...")
+"$fusim" cost --comm reducescatter:8 --bytes 64MiB >/dev/null 2>"$tmp/err"
+[ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+  grep -q "no curve for reducescatter over nvlink (8 ranks); nor the collective cost model's links .* h200-ndr" "$tmp/err" &&
+  "$fusim" cost --profile h200-ndr --comm reducescatter:8 --bytes 64MiB | grep -q "predicted"
+check "reducescatter:8 on the default: refused in one line naming h200-ndr, which predicts it" $?
 "$fusim" cost --profile h200-ndr --comm allreduce:2x8:pcie --bytes 1GiB >/dev/null 2>"$tmp/err"
 [ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "linked by nvlink, not pcie" "$tmp/err"
 check "allreduce:2x8:pcie on nodes linked by NVLink: refused in one line" $?
