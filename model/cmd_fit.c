@@ -14,6 +14,7 @@
  * gpu_tflops_bf16, gpu_tflops_fp32, pack_handoff_us) are not fitted here: they come from --merge-into BASE
  * (whose curves and scalars are kept, fitted curves added or replaced) and are overridden by the
  * flags of the same name. */
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -105,6 +106,17 @@ static int fu__opt_dtype(void *value, const char *arg, char *why, size_t len) {
   return FU_OK;
 }
 
+/* --gpu-mem: a size with its unit, as plan's --mem-cap asks (a bare 183359, nvidia-smi's MiB with
+ * nounits, was stored as 183359 bytes and plan found no plan fits 179 KiB). */
+static int fu__opt_gpu_mem(void *value, const char *arg, char *why, size_t len) {
+  size_t n = strlen(arg);
+  if (fu_parse_size(arg, value) != FU_OK) return snprintf(why, len, "expected a size such as 80GiB or 183359MiB"), FU_EUSAGE;
+  while (n > 0 && isspace((unsigned char)arg[n - 1])) n--;
+  if (n > 0 && isdigit((unsigned char)arg[n - 1]))
+    return snprintf(why, len, "no unit; say %.*sMiB (nvidia-smi's total) or %.*sB", (int)n, arg, (int)n, arg), FU_EUSAGE;
+  return FU_OK;
+}
+
 int fu_cmd_fit(int argc, char **argv) {
   fu_opt_output out;
   fu_opt_output_init(&out);
@@ -171,10 +183,10 @@ int fu_cmd_fit(int argc, char **argv) {
                   "profile that fills what the samples do not cover (copies, pack,\n"
                   "launch, compute, network parameters), each part's source saying so\n"
                   "(default: the embedded profile; \"none\": nothing)")},
-      {FU_OPT_SIZE(0, "gpu-mem", &gpu_mem, "SIZE",
-                   "one GPU's memory, for plan's memory check (nvidia-smi's total:\n"
-                   "183359MiB on a B200; default the base's where it is of this GPU)"),
-       .seen = &gpu_mem_seen},
+      {FU_OPT_CUSTOM(0, "gpu-mem", &gpu_mem, fu__opt_gpu_mem, "SIZE",
+                     "one GPU's memory with its unit, for plan's memory check (nvidia-smi's\n"
+                     "total: 183359MiB on a B200; default the base's where it is of this GPU)"),
+       .bad = "183359", .seen = &gpu_mem_seen},
       {FU_OPT_STR(0, "gpu", &gpu, "NAME",
                   "only samples whose GPU model contains NAME (A100, H200, ...);\n"
                   "samples naming none are taken as NAME (it sets the link limits\n"

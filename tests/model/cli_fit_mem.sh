@@ -33,6 +33,9 @@ check "fit --gpu-mem 183359MiB: 192265846784 bytes in the profile, and plan chec
 
 refused 64 "gpu-mem" "$fusim" fit --db "$tmp/b.db" --no-store --gpu-mem 179GiB
 refused 64 "gpu-mem" "$fusim" fit --db "$tmp/b.db" --no-store --out "$tmp/z.json" --gpu-mem 0
+# a bare number is not taken as bytes: nvidia-smi's --format=csv,nounits prints 183359 (MiB), which
+# was stored as 183359 bytes, so plan found 179 KiB and no plan fit (as plan --mem-cap, a unit is asked)
+refused 64 "--gpu-mem '183359': no unit; say 183359MiB" "$fusim" fit --db "$tmp/b.db" --no-store --out "$tmp/z.json" --gpu-mem 183359
 [ ! -e "$tmp/z.json" ]
-check "fit --gpu-mem without --out, or 0: one line, exit 64, nothing written" $?
+check "fit --gpu-mem without --out, or 0, or without a unit: one line, exit 64, nothing written" $?
 finish cli_fit_mem
