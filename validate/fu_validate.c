@@ -705,13 +705,18 @@ int fu_validate_run(const fu_validate_opts *o) {
                  wl[i].w.name, fu_plan_string(&plans[p], pb, sizeof pb), k, wl[i].w.grads[b->first].dtype);
         st = FU_EUSAGE;
       }
-      /* nor send buckets out of the order they fill (a bucket file's "order": "listed") */
+      /* nor send buckets out of the order they fill (a bucket file's "order": "listed"; DDP's
+       * rule with two element types) */
       for (size_t k = 1; st == FU_OK && k < wl[i].nb[p]; k++) {
         if (wl[i].b[p][k].last > wl[i].b[p][k - 1].last) continue;
         char pb[512];
-        fu_error("validate: workload %s: plan %s: bucket %zu is sent before one that fills earlier "
-                 "(\"order\": \"listed\"), which the executor cannot: it sends buckets as they fill",
-                 wl[i].w.name, fu_plan_string(&plans[p], pb, sizeof pb), k);
+        fu_fusion_kind kind = plans[p].kind;
+        fu_error("validate: workload %s: plan %s: bucket %zu is sent before one that fills earlier%s, "
+                 "which the executor cannot: it sends buckets as they fill",
+                 wl[i].w.name, fu_plan_string(&plans[p], pb, sizeof pb), k,
+                 kind == FU_FUSION_BUCKETS ? " (\"order\": \"listed\")"
+                 : kind == FU_FUSION_CAP   ? " (its buckets still open at the end go the type seen last first)"
+                                           : "");
         st = FU_EUSAGE;
       }
     }

@@ -40,7 +40,20 @@ refused 64 "cap '25' has no unit" "$FUSIM" validate --workload "$W" --fusion cap
 cat >"$T/listed.json" <<EOB
 {"order": "listed", "buckets": [["l1.weight", "stem.weight"], ["head.bias", "head.weight", "l3.weight", "l2.weight"]]}
 EOB
-refused 64 "bucket 1 is sent before one that fills earlier" "$FUSIM" validate --workload "$W" --fusion "buckets:$T/listed.json" --no-store
+refused 64 "bucket 1 is sent before one that fills earlier (\"order\": \"listed\")" "$FUSIM" validate --workload "$W" --fusion "buckets:$T/listed.json" --no-store
+# DDP's own order does it too where a workload has two element types (its buckets still open at
+# the end go the type seen last first): refused alike, its line naming that rule, not a bucket
+# file's "order" the command never gave
+python3 - "$W" "$T/seg.json" <<'EOP'
+import json, sys
+w = json.load(open(sys.argv[1]))
+for i, g in enumerate(w["grads"]):
+    g["dtype"] = "bf16" if i < 3 else "float"
+    g["bytes"] = g["bytes"] // 4 * 4
+json.dump(w, open(sys.argv[2], "w"))
+EOP
+refused 64 "bucket 3 is sent before one that fills earlier (its buckets still open at the end go the type seen last first)" \
+  "$FUSIM" validate --workload "$T/seg.json" --fusion ddp --no-store
 # a what-if priced on another machine is priced again with the profile in use, and validate
 # says so before any GPU work, as predict's table does (exit 0 with a GPU, 69 without)
 "$FUSIM" workload --transformer --arch llama --layers 2 --hidden 512 --heads 8 --ffn 1376 --vocab 1000 \
