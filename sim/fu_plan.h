@@ -74,6 +74,8 @@ typedef struct fu_plan {
   char buckets_file[512];    /* BUCKETS: the file the buckets came from (for the plan string) */
   fu_bucket_names *bucket_list; /* BUCKETS: the file's buckets (read at parse time; counted) */
   uint64_t mem_cap_bytes;    /* OPTIMAL: largest fusion buffer allowed (0 = none) */
+  int fill_order;            /* OPTIMAL: buckets sent only in the order they fill, never a seed's
+                                own order (validate's executor runs no other; not a flag) */
   int overlap;               /* 1: communicate as buckets fill; 0: only after backward */
   int pack_view;             /* 1: gradients live in the bucket (no pack/unpack) */
   int comm_streams;          /* communication streams (>= 1) */

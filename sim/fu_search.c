@@ -629,7 +629,7 @@ static int fu__polish_seed(fu__polish *pl, const fu_plan *q) {
   }
   int better, st = fu__polish_try(pl, &better);
   uint64_t mem_cap = pl->p->mem_cap_bytes;
-  if (st == FU_OK && own_order && !(mem_cap && fu_buckets_largest_fused(b, nb) > mem_cap)) {
+  if (st == FU_OK && own_order && !pl->p->fill_order && !(mem_cap && fu_buckets_largest_fused(b, nb) > mem_cap)) {
     double t;
     pl->sims++;
     st = fu_sim_iter_buckets(pl->w, pl->p, pl->c, pl->prof, b, nb, &t);

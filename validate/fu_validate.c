@@ -643,6 +643,8 @@ int fu_validate_run(const fu_validate_opts *o) {
     st = strcmp(o->plans, "default") == 0 ? fu_validate_default_plans(&plans, &nplans)
                                            : fu_validate_load_plans(o->plans, &plans, &nplans);
   }
+  /* the executor sends buckets as they fill: optimal, searched again on the GPU, keeps to that */
+  for (size_t p = 0; st == FU_OK && p < nplans; p++) plans[p].fill_order = 1;
   char *list = st == FU_OK ? strdup(o->workloads) : NULL;
   if (st == FU_OK && !list) st = FU_ENOMEM;
   char *save = NULL;

@@ -223,6 +223,15 @@ static void test_vs_brute_force(void) {
     double gap = (found - bf) / bf;
     if (in_order) EXPECT(gap > -1e-12); /* brute force is the best in that order */
     else reordered++;
+    if (!in_order) { /* validate's: fill order only, so no better than brute force, and as good
+                        where every bucketing is enumerated */
+      p.fill_order = 1;
+      EXPECT_INT_EQ(fu_search_optimal(&w, &p, &c, prof, &b, &nb, NULL), FU_OK);
+      double kept = simulate(&w, &p, &c, prof, b, nb);
+      EXPECT(by_last(b, nb) && well_formed(&w, b, nb) && kept >= bf * (1 - 1e-12));
+      if (n - (size_t)ntypes <= 8) EXPECT(kept <= bf * (1 + 1e-12));
+      free(b);
+    }
     if (gap > worst) worst = gap;
     cases++;
     equal += gap < 1e-12;
