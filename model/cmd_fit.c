@@ -114,6 +114,9 @@ static int fu__opt_gpu_mem(void *value, const char *arg, char *why, size_t len) 
   while (n > 0 && isspace((unsigned char)arg[n - 1])) n--;
   if (n > 0 && isdigit((unsigned char)arg[n - 1]))
     return snprintf(why, len, "no unit; say %.*sMiB (nvidia-smi's total) or %.*sB", (int)n, arg, (int)n, arg), FU_EUSAGE;
+  /* the profile's own limit: more was written to a file no command could load */
+  if (*(uint64_t *)value > FU_PROFILE_GPU_MEM_MAX)
+    return snprintf(why, len, "above a profile's limit, %g bytes (909 TiB)", FU_PROFILE_GPU_MEM_MAX), FU_EUSAGE;
   return FU_OK;
 }
 

@@ -486,7 +486,7 @@ int fu_profile_parse(const char *json_text, const char *what, fu_profile *out) {
       (out->nccl_version[0] && !fu_nccl_version_code(out->nccl_version) &&
        (st = fu__bad(&x, "nccl_version", "not an NCCL version X.Y.Z (2.29.2)"))) ||
       (st = fu__parse_sources(&x, root, out)) || (st = fu__parse_cluster(&x, root, &out->cluster)) ||
-      (st = fu__get_num(&x, root, "gpu_mem_bytes", 1, 0, 0, 1e15, 0, &out->gpu_mem_bytes)))
+      (st = fu__get_num(&x, root, "gpu_mem_bytes", 1, 0, 0, FU_PROFILE_GPU_MEM_MAX, 0, &out->gpu_mem_bytes)))
     goto done;
   json_t *comp = json_object_get(root, "compute");
   if (comp && (st = fu_compute_parse(comp, x.what, &out->compute)) != FU_OK) goto done;

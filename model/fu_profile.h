@@ -97,6 +97,8 @@ int fu_profile_save(const char *path, const fu_profile *p);
  * as compact JSON at full precision: what a command given --profile FILE stores, so that the
  * results database holds one row for it (malloc'd; NULL on out of memory). */
 char *fu_profile_saved_json(const fu_profile *p);
+/* The most gpu_mem_bytes a profile file may hold (the loader refuses more; fit --gpu-mem too). */
+#define FU_PROFILE_GPU_MEM_MAX 1e15
 /* The same GPU model where one name holds the other ("H100" and "NVIDIA H100 80GB HBM3"). */
 int fu_gpu_same(const char *a, const char *b);
 /* The GPU p's compute tables were measured on where it is not p's own (compute.gpu: fit --out

@@ -36,6 +36,10 @@ refused 64 "gpu-mem" "$fusim" fit --db "$tmp/b.db" --no-store --out "$tmp/z.json
 # a bare number is not taken as bytes: nvidia-smi's --format=csv,nounits prints 183359 (MiB), which
 # was stored as 183359 bytes, so plan found 179 KiB and no plan fit (as plan --mem-cap, a unit is asked)
 refused 64 "--gpu-mem '183359': no unit; say 183359MiB" "$fusim" fit --db "$tmp/b.db" --no-store --out "$tmp/z.json" --gpu-mem 183359
+# above what a profile file may hold (1e15 bytes): it wrote a profile no command could load
+# (--no-store, exit 0) or failed after the fit (exit 70, "the profile written: ... out of range")
+refused 64 "--gpu-mem '16000TiB': above a profile's limit" "$fusim" fit --db "$tmp/b.db" --no-store --out "$tmp/z.json" --gpu-mem 16000TiB
+refused 64 "--gpu-mem '16000TiB': above a profile's limit" "$fusim" fit --db "$tmp/b.db" --out "$tmp/z.json" --gpu-mem 16000TiB
 [ ! -e "$tmp/z.json" ]
 check "fit --gpu-mem without --out, or 0, or without a unit: one line, exit 64, nothing written" $?
 finish cli_fit_mem
