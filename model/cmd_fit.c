@@ -14,7 +14,6 @@
  * gpu_tflops_bf16, gpu_tflops_fp32, pack_handoff_us) are not fitted here: they come from --merge-into BASE
  * (whose curves and scalars are kept, fitted curves added or replaced) and are overridden by the
  * flags of the same name. */
-#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -109,11 +108,7 @@ static int fu__opt_dtype(void *value, const char *arg, char *why, size_t len) {
 /* --gpu-mem: a size with its unit, as plan's --mem-cap asks (a bare 183359, nvidia-smi's MiB with
  * nounits, was stored as 183359 bytes and plan found no plan fits 179 KiB). */
 static int fu__opt_gpu_mem(void *value, const char *arg, char *why, size_t len) {
-  size_t n = strlen(arg);
-  if (fu_parse_size(arg, value) != FU_OK) return snprintf(why, len, "expected a size such as 80GiB or 183359MiB"), FU_EUSAGE;
-  while (n > 0 && isspace((unsigned char)arg[n - 1])) n--;
-  if (n > 0 && isdigit((unsigned char)arg[n - 1]))
-    return snprintf(why, len, "no unit; say %.*sMiB (nvidia-smi's total) or %.*sB", (int)n, arg, (int)n, arg), FU_EUSAGE;
+  if (fu_opt_size_arg(value, arg, why, len) != FU_OK) return FU_EUSAGE; /* as plan's sizes */
   /* the profile's own limit: more was written to a file no command could load */
   if (*(uint64_t *)value > FU_PROFILE_GPU_MEM_MAX)
     return snprintf(why, len, "above a profile's limit, %g bytes (909 TiB)", FU_PROFILE_GPU_MEM_MAX), FU_EUSAGE;

@@ -1,7 +1,9 @@
 /* fu_options.c: the table-driven option parser, --help and --list-options (see fu_options.h). */
 #include "fu_options.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <strings.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,6 +408,63 @@ int fu_opt_parse(const fu_opt_cmd *cmd, int argc, char **argv, int *first_arg, i
   }
   free(args);
   return st;
+}
+
+/* ---- sizes with their unit (plan caps, fit --gpu-mem) ---- */
+
+/* A unit is given when the text ends in a letter; hex (0x..) is refused before strtod sees it. */
+static int fu__has_hex(const char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  if (*s == '+' || *s == '-') s++;
+  return s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
+/* The letters a size ends in (its unit), "" where it ends in none: n letters at *unit. */
+static size_t fu__unit(const char *s, const char **unit) {
+  size_t n = strlen(s), k = 0;
+  while (n > 0 && isspace((unsigned char)s[n - 1])) n--;
+  while (k < n && isalpha((unsigned char)s[n - 1 - k])) k++;
+  *unit = s + n - k;
+  return k;
+}
+
+/* K, M, G and T, with or without B (any case): nccl-tests reads them as powers of 1024, a
+ * datasheet as powers of 1000, "Mb" is megabits. */
+static int fu__ambiguous_unit(const char *unit, size_t n) {
+  static const char *amb[] = {"K", "M", "G", "T", "KB", "MB", "GB", "TB"};
+  for (size_t i = 0; i < sizeof amb / sizeof amb[0]; i++)
+    if (strlen(amb[i]) == n && strncasecmp(unit, amb[i], n) == 0) return 1;
+  return 0;
+}
+
+/* 1000 to the power a unit letter K, M, G, T names. */
+static double fu__si_power(char c) {
+  const char *p = strchr("KMGT", toupper((unsigned char)c));
+  return p ? pow(1000.0, (double)(p - "KMGT" + 1)) : NAN;
+}
+
+int fu_opt_size_arg(void *value, const char *s, char *why, size_t len) {
+  uint64_t *out = value;
+  const char *unit;
+  double v;
+  if (!s) s = "";
+  size_t n = fu__unit(s, &unit);
+  int num = (int)(unit - s);
+  if (fu__has_hex(s)) snprintf(why, len, "is refused: hexadecimal is not accepted; give a size such as 16MiB or 4096B");
+  else if (n == 0 && fu_parse_double(s, &v) == FU_OK && v > 0)
+    snprintf(why, len, "has no unit; say %sMiB or %sB", s, s);
+  else if (fu__ambiguous_unit(unit, n)) {
+    char lead[64];
+    snprintf(lead, sizeof lead, "%.*s", num, s);
+    double si = fu_parse_double(lead, &v) == FU_OK ? v * fu__si_power(unit[0]) : NAN;
+    snprintf(why, len, "has an ambiguous unit, '%.*s' (powers of 1000 or 1024?); say %s%ciB (binary: DDP's "
+             "bucket_cap_mb is MiB) or give bytes (%.0fB)", (int)n, unit, lead, toupper((unsigned char)unit[0]), si);
+  }
+  else if (fu_parse_size(s, out) != FU_OK || *out == 0)
+    snprintf(why, len, "is not a size (a whole number of bytes above 0 and below 16 EiB, with B, KiB, "
+             "MiB, GiB or TiB)");
+  else return FU_OK;
+  return FU_EUSAGE;
 }
 
 /* The one spelling of a value that fu__apply accepted for row o (see fu_opt_each). */

@@ -129,6 +129,12 @@ typedef struct fu_opt_cmd {
  * Returns FU_OK, or FU_EUSAGE after one line on stderr. */
 int fu_opt_parse(const fu_opt_cmd *cmd, int argc, char **argv, int *first_arg, int *done);
 
+/* A size with its unit (B, KiB, MiB, GiB, TiB), whole bytes, above 0, as an option parser
+ * (fu_opt_fn): *(uint64_t *)value, or FU_EUSAGE with why it is not, a predicate ("has no unit;
+ * say 25MiB or 25B"; K, M, G, T with or without B are refused as ambiguous: powers of 1000 or
+ * 1024?). Plan sizes and fit --gpu-mem read sizes so. */
+int fu_opt_size_arg(void *value, const char *s, char *why, size_t why_len);
+
 /* After fu_opt_parse returned FU_OK on argv: calls fn once for each option given, in the order
  * given, with its row and its value (NULL for a flag), whatever its spelling (a prefix,
  * --name=value, -xVALUE); what a command needs to write its own options down again (fusim

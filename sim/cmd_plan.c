@@ -574,7 +574,7 @@ int fu_cmd_plan(int argc, char **argv) {
       FU_OPT_HEADER("plan (every plan compared gets these)"), FU_OPTS_PLAN_REST(&po),
       {FU_OPT_STR(0, "fusion", &po.fusion, "SPEC", "refused: plan compares its own fusions ('fusim predict\n"
                                                    "--fusion' prices one)")},
-      {FU_OPT_CUSTOM(0, "mem-cap", &mem_cap, fu_plan_size_arg, "SIZE",
+      {FU_OPT_CUSTOM(0, "mem-cap", &mem_cap, fu_opt_size_arg, "SIZE",
                      "the optimal plan's largest fusion buffer (B, KiB, MiB, GiB); other plans\n"
                      "above it are starred (over_mem_cap in csv and json)"), .bad = "25", .seen = &mem_cap_given},
       {FU_OPT_OUT(0, "save-buckets", &o.save_buckets, "FILE",

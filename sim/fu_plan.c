@@ -23,13 +23,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "fu_common.h"
 #include "fu_dtype.h"
+#include "fu_options.h"
 #include "fu_output.h"
 #include "fu_plan.h"
 
@@ -66,68 +66,12 @@ void fu_plan_copy(fu_plan *dst, const fu_plan *src) {
 
 /* ---- numbers with units ---- */
 
-/* A unit is given when the text ends in a letter; hex (0x..) is refused before strtod sees it. */
-static int fu__has_hex(const char *s) {
-  while (isspace((unsigned char)*s)) s++;
-  if (*s == '+' || *s == '-') s++;
-  return s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-}
-
-/* The letters a size ends in (its unit), "" where it ends in none: n letters at *unit. */
-static size_t fu__unit(const char *s, const char **unit) {
-  size_t n = strlen(s), k = 0;
-  while (n > 0 && isspace((unsigned char)s[n - 1])) n--;
-  while (k < n && isalpha((unsigned char)s[n - 1 - k])) k++;
-  *unit = s + n - k;
-  return k;
-}
-
-/* K, M, G and T, with or without B (any case): nccl-tests reads them as powers of 1024, a
- * datasheet as powers of 1000, "Mb" is megabits. */
-static int fu__ambiguous_unit(const char *unit, size_t n) {
-  static const char *amb[] = {"K", "M", "G", "T", "KB", "MB", "GB", "TB"};
-  for (size_t i = 0; i < sizeof amb / sizeof amb[0]; i++)
-    if (strlen(amb[i]) == n && strncasecmp(unit, amb[i], n) == 0) return 1;
-  return 0;
-}
-
-/* 1000 to the power a unit letter K, M, G, T names. */
-static double fu__si_power(char c) {
-  const char *p = strchr("KMGT", toupper((unsigned char)c));
-  return p ? pow(1000.0, (double)(p - "KMGT" + 1)) : NAN;
-}
-
-/* Whether s is a plan size (a number with B, KiB, MiB, GiB or TiB, whole bytes, above 0): FU_OK
- * and *out, else FU_EUSAGE and why it is not in why, a predicate ("has no unit; ..."). */
-int fu_plan_size_arg(void *value, const char *s, char *why, size_t len) {
-  uint64_t *out = value;
-  const char *unit;
-  double v;
-  if (!s) s = "";
-  size_t n = fu__unit(s, &unit);
-  int num = (int)(unit - s);
-  if (fu__has_hex(s)) snprintf(why, len, "is refused: hexadecimal is not accepted; give a size such as 16MiB or 4096B");
-  else if (n == 0 && fu_parse_double(s, &v) == FU_OK && v > 0)
-    snprintf(why, len, "has no unit; say %sMiB or %sB", s, s);
-  else if (fu__ambiguous_unit(unit, n)) {
-    char lead[64];
-    snprintf(lead, sizeof lead, "%.*s", num, s);
-    double si = fu_parse_double(lead, &v) == FU_OK ? v * fu__si_power(unit[0]) : NAN;
-    snprintf(why, len, "has an ambiguous unit, '%.*s' (powers of 1000 or 1024?); say %s%ciB (binary: DDP's "
-             "bucket_cap_mb is MiB) or give bytes (%.0fB)", (int)n, unit, lead, toupper((unsigned char)unit[0]), si);
-  }
-  else if (fu_parse_size(s, out) != FU_OK || *out == 0)
-    snprintf(why, len, "is not a size (a whole number of bytes above 0 and below 16 EiB, with B, KiB, "
-             "MiB, GiB or TiB)");
-  else return FU_OK;
-  return FU_EUSAGE;
-}
 
 /* SIZE of a plan spec; prints `what 'full': ROLE 'text': why` on failure. */
 static int fu__size(const char *what, const char *full, const char *text, const char *role,
                     uint64_t *out) {
   char why[256];
-  if (fu_plan_size_arg(out, text, why, sizeof why) == FU_OK) return FU_OK;
+  if (fu_opt_size_arg(out, text, why, sizeof why) == FU_OK) return FU_OK;
   if (fu_parse_size(text, out) == FU_OK && *out == 0)
     fu_error("%s '%s': a %s of 0 puts nothing in a bucket; use 'none' for one operation per "
              "tensor",
@@ -139,7 +83,7 @@ static int fu__size(const char *what, const char *full, const char *text, const 
 
 int fu_plan_parse_size(const char *what, const char *s, uint64_t *out) {
   char why[256];
-  if (fu_plan_size_arg(out, s, why, sizeof why) == FU_OK) return FU_OK;
+  if (fu_opt_size_arg(out, s, why, sizeof why) == FU_OK) return FU_OK;
   fu_error("%s '%s' %s", what, s ? s : "", why);
   return FU_EUSAGE;
 }
@@ -149,7 +93,7 @@ int fu_plan_parse_size(const char *what, const char *s, uint64_t *out) {
 static int fu__cycle(const char *what, const char *full, const char *s, double *out) {
   char buf[64];
   size_t n = strlen(s);
-  int ok = n > 0 && n < sizeof buf && !fu__has_hex(s);
+  int ok = n > 0 && n < sizeof buf; /* fu_parse_double refuses hex */
   double mult = 1e3, v = NAN;
   if (ok) {
     memcpy(buf, s, n + 1);

@@ -110,9 +110,6 @@ int fu_plan_parse_framework_as(const char *what, const char *s, fu_plan *p);
 /* A size with its unit (B, KiB, MiB, GiB, ...), above 0; `what` names the flag in the one-line
  * error ("--mem-cap '25': no unit; say 25MiB or 25B"). FU_EUSAGE. */
 int fu_plan_parse_size(const char *what, const char *s, uint64_t *out);
-/* The same check as an option parser (model/fu_options.h's fu_opt_fn): *(uint64_t *)value, or
- * FU_EUSAGE with the reason in why. */
-int fu_plan_size_arg(void *value, const char *s, char *why, size_t why_len);
 
 /* A JSON plan file: {"fusion": "cap:25MiB,first:1MiB", "overlap": "on"|true, "pack": "copy",
  * "comm_streams": 2, "framework": "ddp"} (every key optional; others are an error). Values given

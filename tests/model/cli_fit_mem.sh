@@ -35,7 +35,9 @@ refused 64 "gpu-mem" "$fusim" fit --db "$tmp/b.db" --no-store --gpu-mem 179GiB
 refused 64 "gpu-mem" "$fusim" fit --db "$tmp/b.db" --no-store --out "$tmp/z.json" --gpu-mem 0
 # a bare number is not taken as bytes: nvidia-smi's --format=csv,nounits prints 183359 (MiB), which
 # was stored as 183359 bytes, so plan found 179 KiB and no plan fit (as plan --mem-cap, a unit is asked)
-refused 64 "--gpu-mem '183359': no unit; say 183359MiB" "$fusim" fit --db "$tmp/b.db" --no-store --out "$tmp/z.json" --gpu-mem 183359
+refused 64 "--gpu-mem '183359': has no unit; say 183359MiB" "$fusim" fit --db "$tmp/b.db" --no-store --out "$tmp/z.json" --gpu-mem 183359
+# read as plan --mem-cap reads a size: "80GB" is refused as ambiguous there, and was 80 GiB here
+refused 64 "--gpu-mem '80GB': has an ambiguous unit" "$fusim" fit --db "$tmp/b.db" --no-store --out "$tmp/z.json" --gpu-mem 80GB
 # above what a profile file may hold (1e15 bytes): it wrote a profile no command could load
 # (--no-store, exit 0) or failed after the fit (exit 70, "the profile written: ... out of range")
 refused 64 "--gpu-mem '16000TiB': above a profile's limit" "$fusim" fit --db "$tmp/b.db" --no-store --out "$tmp/z.json" --gpu-mem 16000TiB
