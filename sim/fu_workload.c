@@ -523,8 +523,8 @@ static int fu__priced_with(const json_t *pw, const char *what) {
       return FU_EDATA;
     }
   const json_t *cg = json_object_get(pw, "compute_gpu"); /* optional: tables of another GPU */
-  if (cg && !json_is_string(cg)) {
-    fu_error("%s: priced_with.compute_gpu: not a string", what);
+  if (cg && !(json_is_string(cg) && json_string_length(cg) > 0)) {
+    fu_error("%s: priced_with.compute_gpu: not a GPU's name (a non-empty string)", what);
     return FU_EDATA;
   }
   const char *hash = json_string_value(json_object_get(pw, "profile_hash"));

@@ -58,6 +58,14 @@ pw = json.load(open(wl))["priced_with"]
 check("priced_with: %s" % pw, pw.get("gpu") == "NVIDIA B200" and pw.get("compute_gpu") == "NVIDIA H200")
 info = json.loads(run("workload", "--info", wl, "--format", "json").stdout)
 check("workload --info JSON: %s" % info.get("compute_gpu"), info.get("compute_gpu") == "NVIDIA H200")
+# a hand-edited compute_gpu of "" named no GPU ("priced from  tables"): one line, exit 65
+bad = json.load(open(wl))
+bad["priced_with"]["compute_gpu"] = ""
+badf = os.path.join(tmp, "bad.json")
+json.dump(bad, open(badf, "w"))
+r = subprocess.run([fusim, "workload", "--info", badf], capture_output=True, text=True)
+check("compute_gpu \"\": %d %r" % (r.returncode, r.stderr),
+      r.returncode == 65 and r.stderr.count("\n") == 1 and "compute_gpu: not a GPU's name" in r.stderr)
 cnn = os.path.join(tmp, "cnn.json")
 run("workload", "--cnn", "resnet18", "--micro-batch", "8", "--profile", b200, "--out", cnn)
 check("--cnn priced_with", json.load(open(cnn))["priced_with"].get("compute_gpu") == "NVIDIA H200")
