@@ -375,9 +375,10 @@ int fu_cmd_fit(int argc, char **argv) {
     if (st == FU_OK) st = fu_db_fit_store(db, cmdline, frows, nrows, &fit_id);
     if (st == FU_OK && written) { /* the profile by content, as the fit's (db, issue 11): as
                                      * the file reads back, the row predict --profile FILE names */
-      char *ptext = fu_profile_saved_json(prof);
+      char *ptext;
       int64_t profile_id;
-      st = ptext ? fu_db_profile_store(db, ptext, prof->name, 0, fit_id, &profile_id) : FU_ENOMEM;
+      st = fu_profile_saved_json(prof, &ptext);
+      if (st == FU_OK) st = fu_db_profile_store(db, ptext, prof->name, 0, fit_id, &profile_id);
       free(ptext);
     }
     if (st != FU_OK) goto done;

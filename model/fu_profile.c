@@ -204,21 +204,22 @@ int fu_profile_save(const char *path, const fu_profile *p) {
   return st;
 }
 
-char *fu_profile_saved_json(const fu_profile *p) {
+int fu_profile_saved_json(const fu_profile *p, char **text) {
+  *text = NULL;
   json_t *j = fu_profile_to_json(p);
   char *file = j ? json_dumps(j, FU__PROFILE_FILE_FLAGS) : NULL;
   json_decref(j);
   fu_profile *back = file ? malloc(sizeof *back) : NULL;
-  char *text = NULL;
+  int st = back ? fu_profile_parse(file, "the profile written", back) : FU_ENOMEM;
   /* JSON_REAL_PRECISION(17) as sim/fu_content.c stores a prediction's profile */
-  if (back && fu_profile_parse(file, "the profile written", back) == FU_OK &&
-      (j = fu_profile_to_json(back)) != NULL) {
-    text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  if (st == FU_OK && (j = fu_profile_to_json(back)) != NULL) {
+    *text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
     json_decref(j);
   }
+  if (st == FU_OK && !*text) st = FU_ENOMEM;
   free(back);
   free(file);
-  return text;
+  return st;
 }
 
 /* ---- reading ---- */

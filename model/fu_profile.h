@@ -94,9 +94,10 @@ int fu_profile_load_arg(const char *flag, const char *arg, fu_profile *out);
 int fu_profile_parse(const char *json_text, const char *what, fu_profile *out);
 int fu_profile_save(const char *path, const fu_profile *p);
 /* The profile as fu_profile_save's file reads back (its reals rounded as the file has them),
- * as compact JSON at full precision: what a command given --profile FILE stores, so that the
- * results database holds one row for it (malloc'd; NULL on out of memory). */
-char *fu_profile_saved_json(const fu_profile *p);
+ * as compact JSON at full precision into *text (malloc'd): what a command given --profile FILE
+ * stores, so that the results database holds one row for it. The file form refused on reading
+ * back: its one line, FU_EDATA; else FU_ENOMEM. */
+int fu_profile_saved_json(const fu_profile *p, char **text);
 /* The most gpu_mem_bytes a profile file may hold (the loader refuses more; fit --gpu-mem too). */
 #define FU_PROFILE_GPU_MEM_MAX 1e15
 /* The same GPU model where one name holds the other ("H100" and "NVIDIA H100 80GB HBM3"). */
