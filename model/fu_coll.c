@@ -779,12 +779,13 @@ static int fu__intra_lat(const fu_cluster *c, const fu_coll_obs *obs, size_t n, 
     double y = simple ? o->lat_simple_us : o->lat_us;
     if (o->nodes != 1 || o->ranks < 2 || !(y > 0)) continue;
     int slot = fu_coll_nvls_slot(o->op);
-    int nvls = slot >= 0 && c->nvls_algbw_gbps[slot] > 0 && o->ranks > 2;
+    int nvls = (slot >= 0 && c->nvls_algbw_gbps[slot] > 0 && o->ranks > 2) || o->forced_nvls;
     double ring = o->op == FU_OP_ALLREDUCE ? 2.0 * (o->ranks - 1) : (double)(o->ranks - 1);
     double s = nvls ? 2.0 : ring;
     sx += s, sy += y, sxx += s * s, sxy += s * y;
-    /* NCCL runs NVLS on Simple only: the smallest sizes (LL) of an NVLS curve are the ring's */
-    scale += y / (nvls && simple ? FU__NCCL_NVLS_LAT : b0 + ring * l0);
+    /* NCCL runs NVLS on Simple only: the smallest sizes (LL) of an NVLS curve are the ring's,
+     * but where NVLS was forced (NCCL_ALGO=NVLS) they are NVLS's too */
+    scale += y / (nvls && (simple || o->forced_nvls) ? FU__NCCL_NVLS_LAT : b0 + ring * l0);
     m++;
   }
   if (m == 0) return 0;

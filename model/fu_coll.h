@@ -353,6 +353,9 @@ typedef struct fu_coll_obs {
   double busbw_gbps;         /* bus bandwidth at the largest sizes, GB/s */
   double lat_simple_us;      /* intercept of a line through the largest sizes, us (0 unknown) */
   int gpus_per_proc;         /* GPUs one process drove (0 unknown: taken as one) */
+  int forced_nvls;           /* 1: an all-reduce NCCL was made to run as NVLS at every size
+                                (NCCL_ALGO=NVLS): its smallest sizes are NVLS's (Simple), not
+                                the ring's LL */
 } fu_coll_obs;
 
 /* Fits the parameters the observations determine and keeps the others of *c (its base): the

@@ -449,12 +449,17 @@ static int fu__row_dips(const fu_fit_point *p, size_t n, size_t i, double nmax, 
   return p[i].bytes >= nmax / 64 && *lo > 0 && *hi > 0 && p[i].bytes / p[i].t_us < (1 - FU__ROW_DIP) * fmin(*lo, *hi);
 }
 
+int fu_fitgroup_forced_nvls(const fu_curve *c) {
+  return strcmp(c->op, "allreduce") == 0 && strcasecmp(c->algo, "nvls") == 0 && c->ranks > 2 &&
+         (c->nodes > 0 ? c->nodes : 1) == 1 && strcmp(c->link, "hbm") != 0;
+}
+
 int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o, char *note, size_t len) {
   const fu_curve *c = &g->curve;
   fu_op op;
   if (note && len) note[0] = '\0';
-  if (fu_op_parse(c->op, &op) != FU_OK || fu_coll_nvls_slot(op) < 0 || c->algo[0] || c->ranks < 2 ||
-      g->fit.n < 2 || strcmp(c->link, "hbm") == 0)
+  if (fu_op_parse(c->op, &op) != FU_OK || fu_coll_nvls_slot(op) < 0 || (c->algo[0] && !fu_fitgroup_forced_nvls(c)) ||
+      c->ranks < 2 || g->fit.n < 2 || strcmp(c->link, "hbm") == 0)
     return 0;
   const fu_fit_point *p = g->fit.points;
   size_t n = g->fit.n;
@@ -501,7 +506,8 @@ int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o, char *note, size_t len
       isfinite(a) && a > lat)
     lat_s = a;
   gsl_set_error_handler(old);
-  *o = (fu_coll_obs){op, c->ranks, c->nodes > 0 ? c->nodes : 1, lat, bw, lat_s, c->gpus_per_proc};
+  *o = (fu_coll_obs){op, c->ranks, c->nodes > 0 ? c->nodes : 1, lat, bw, lat_s, c->gpus_per_proc,
+                     fu_fitgroup_forced_nvls(c)};
   return 1;
 }
 
@@ -606,8 +612,14 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
   if (!obs) return FU_ENOMEM;
   size_t no = 0;
   const char *intra = NULL;
+  /* the GPU model and intra-node link decide which algorithms the fit weighs (NVLS) */
+  for (size_t k = 0; k < ng && !prof->gpu[0]; k++)
+    if (g[k].curve.gpu[0]) snprintf(prof->gpu, sizeof prof->gpu, "%s", g[k].curve.gpu);
   for (size_t k = 0; k < ng; k++) {
     char note[400];
+    /* a curve forced to NVLS is NVLS's observation only on a GPU with a measured NVLS share (the
+     * fit reads its ring from it, fu_cluster_fit); elsewhere its label contradicts the machine */
+    if (fu_fitgroup_forced_nvls(&g[k].curve) && !(fu_coll_nvls_efficiency(prof->gpu) > 0)) continue;
     if (fu_fitgroup_obs(&g[k], &obs[no], note, sizeof note)) {
       if (note[0]) {
         const fu_curve *c = &g[k].curve;
@@ -620,9 +632,6 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
       no++;
     }
   }
-  /* the GPU model and intra-node link decide which algorithms the fit weighs (NVLS) */
-  for (size_t k = 0; k < ng && !prof->gpu[0]; k++)
-    if (g[k].curve.gpu[0]) snprintf(prof->gpu, sizeof prof->gpu, "%s", g[k].curve.gpu);
   char link0[sizeof prof->cluster.intra_link];
   memcpy(link0, prof->cluster.intra_link, sizeof link0);
   if (intra) snprintf(prof->cluster.intra_link, sizeof prof->cluster.intra_link, "%s", intra);

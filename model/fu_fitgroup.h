@@ -100,16 +100,24 @@ const char *fu_segment_flags_str(const fu_segment *s, char *buf, size_t len);
  *   scalars  the base's, each source "base NAME" (callers then override from flags); the base's
  *            compute tables likewise.
  *   cluster  the cost model's link parameters (fu_coll.h) fitted from the groups' collectives
- *            (NCCL's own algorithm only) where they cover them, the base's where not.
+ *            (NCCL's own algorithm only, and all-reduces forced to NVLS on one node of a GPU
+ *            with NVLS) where they cover them, the base's where not.
  *   machine  "GPU, G GPUs per node[, up to N nodes]" from the groups; gpu the GPU model.
  * prof must be initialised (fu_profile_init); `what` labels the fitted parameters. */
 int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base, const char *what,
                         fu_profile *prof);
 
+/* 1 for a curve forced to NVLS (label "nvls": NCCL_ALGO=NVLS, or --label-algo nvls) of an
+ * all-reduce over more than 2 ranks on one node: the observation NCCL's own choice gives there
+ * on a machine with NVLS at large sizes. */
+int fu_fitgroup_forced_nvls(const fu_curve *c);
+
 /* The cost model's view of one fitted collective curve: latency at its smallest sizes, bus
  * bandwidth and the intercept of a line at its largest, those two without any large size whose
  * rate falls more than 5% below both neighbouring sizes' (a stall: note, of len bytes, may be
- * NULL, lists them, "" none). 0 (nothing written) for a curve that is not a plain collective. */
+ * NULL, lists them, "" none). 0 (nothing written) for a curve that is not a plain collective
+ * (NCCL's own algorithm) nor one forced to NVLS (fu_fitgroup_forced_nvls); fu_fitgroup_profile
+ * passes the latter only where the GPU has an NVLS share (fu_coll_nvls_efficiency). */
 int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o, char *note, size_t len);
 
 /* The GEMM grid of calib's shape sweep (op gemm, proto fwd|dgrad|wgrad, algo MxNxK; a later

@@ -160,14 +160,14 @@ static void nics_per_node(void) {
  * take p - 1 steps (not the all-reduce's 2 (p - 1)): 4 us at 2 ranks (1 step) and 6 us at 4
  * (3 steps) lie on base 3 + 1 us a step. */
 static void intra_latency_fit(void) {
-  fu_coll_obs two[2] = {{FU_OP_ALLREDUCE, 2, 1, 7.5, 400, 0, 0}, {FU_OP_ALLREDUCE, 2, 1, 8.1, 400, 0, 0}};
+  fu_coll_obs two[2] = {{FU_OP_ALLREDUCE, 2, 1, 7.5, 400, 0, 0, 0}, {FU_OP_ALLREDUCE, 2, 1, 8.1, 400, 0, 0, 0}};
   fu_cluster fit;
   int fi, fn;
   fu_cluster_init(&fit);
   EXPECT_INT_EQ(fu_cluster_fit(&fit, two, 2, "synthetic", NULL, &fi, &fn), FU_OK);
   EXPECT_REL(fit.base_us, 6.6, 1e-9);
   EXPECT_REL(fit.intra_step_us, 0.6, 1e-9);
-  fu_coll_obs ag[2] = {{FU_OP_ALLGATHER, 2, 1, 4, 100, 0, 0}, {FU_OP_ALLGATHER, 4, 1, 6, 100, 0, 0}};
+  fu_coll_obs ag[2] = {{FU_OP_ALLGATHER, 2, 1, 4, 100, 0, 0, 0}, {FU_OP_ALLGATHER, 4, 1, 6, 100, 0, 0, 0}};
   fu_cluster_init(&fit);
   EXPECT_INT_EQ(fu_cluster_fit(&fit, ag, 2, "synthetic", NULL, &fi, &fn), FU_OK);
   EXPECT_REL(fit.base_us, 3, 1e-9);
@@ -372,8 +372,8 @@ int main(void) {
    * base 6.6 us, NVLink step 0.6 us), scaled to it: 7.5 us = 7.5 / 7.8 x (6.6 + 2 x 0.6) */
   truth.base_us = 6.6 * 7.5 / 7.8;
   truth.intra_step_us = 0.6 * 7.5 / 7.8;
-  fu_coll_obs obs[4] = {{FU_OP_ALLREDUCE, 2, 1, 0, 0, 0, 0}, {FU_OP_ALLREDUCE, 2, 2, 0, 0, 0, 0},
-                        {FU_OP_ALLREDUCE, 4, 2, 0, 0, 0, 0}, {FU_OP_ALLREDUCE, 8, 2, 0, 0, 0, 0}};
+  fu_coll_obs obs[4] = {{FU_OP_ALLREDUCE, 2, 1, 0, 0, 0, 0, 0}, {FU_OP_ALLREDUCE, 2, 2, 0, 0, 0, 0, 0},
+                        {FU_OP_ALLREDUCE, 4, 2, 0, 0, 0, 0, 0}, {FU_OP_ALLREDUCE, 8, 2, 0, 0, 0, 0, 0}};
   for (int i = 0; i < 4; i++) {
     EXPECT_INT_EQ(fu_coll_lines(&truth, obs[i].op, obs[i].ranks, obs[i].nodes, 1073741824.0, l, &n), FU_OK);
     double al = INFINITY, be = INFINITY;
@@ -565,7 +565,7 @@ int main(void) {
    * NCCL ran no NVLS there) keeps the machine from adding it. */
   fu_coll_obs obs8[5];
   memcpy(obs8, obs, sizeof obs);
-  obs8[4] = (fu_coll_obs){FU_OP_ALLREDUCE, 8, 1, obs[0].lat_us, 400, 0, 0};
+  obs8[4] = (fu_coll_obs){FU_OP_ALLREDUCE, 8, 1, obs[0].lat_us, 400, 0, 0, 0};
   fu_cluster_init(&fit);
   snprintf(fit.intra_link, sizeof fit.intra_link, "nvlink");
   EXPECT_INT_EQ(fu_cluster_fit(&fit, obs8, 5, "synthetic", "NVIDIA H100 80GB HBM3", &fi, &fn), FU_OK);
@@ -576,7 +576,7 @@ int main(void) {
    * the ring reaches 480.7 / 0.70 = 686.8 GB/s (> 450: a switch). Its latencies split as NCCL's:
    * LL 44 us from the ring (NVLS has no LL; 14 steps: scale 44 / (6.6 + 14 x 0.6)), Simple
    * 150 us from NVLS (NCCL's 25 us: scale 6). On an A100 (no NVLS) the curve is the ring's. */
-  fu_coll_obs b8 = {FU_OP_ALLREDUCE, 8, 1, 44, 841.3, 150, 0};
+  fu_coll_obs b8 = {FU_OP_ALLREDUCE, 8, 1, 44, 841.3, 150, 0, 0};
   fu_cluster_init(&fit);
   snprintf(fit.intra_link, sizeof fit.intra_link, "nvlink");
   EXPECT_INT_EQ(fu_cluster_fit(&fit, &b8, 1, "synthetic", "NVIDIA B200", &fi, &fn), FU_OK);
@@ -593,7 +593,7 @@ int main(void) {
   EXPECT_REL(fit.intra_gbps, 841.3, 1e-9);
   /* an all-gather's bus bandwidth stands for the all-reduce ring's / its share: 2 ranks 250 GB/s
    * is a 300 GB/s ring (5/6) */
-  fu_coll_obs ag2 = {FU_OP_ALLGATHER, 2, 1, 20, 250, 30, 0};
+  fu_coll_obs ag2 = {FU_OP_ALLGATHER, 2, 1, 20, 250, 30, 0, 0};
   fu_cluster_init(&fit);
   EXPECT_INT_EQ(fu_cluster_fit(&fit, &ag2, 1, "synthetic", NULL, &fi, &fn), FU_OK);
   EXPECT_REL(fit.intra_gbps, 300, 1e-9);
@@ -604,7 +604,7 @@ int main(void) {
    * latency of 0 was skipped as if it matched, which left both steps at 0). */
   fu_cluster rail;
   fu_cluster_init(&rail);
-  fu_coll_obs one = {FU_OP_ALLREDUCE, 2, 2, 14, 49, 320, 0};
+  fu_coll_obs one = {FU_OP_ALLREDUCE, 2, 2, 14, 49, 320, 0, 0};
   EXPECT_INT_EQ(fu_cluster_fit(&rail, &one, 1, "1+1", NULL, &fi, &fn), FU_OK);
   EXPECT_INT_EQ(fi, 0);
   EXPECT_INT_EQ(fn, 1);
@@ -621,8 +621,8 @@ int main(void) {
    * 56.7 us; 2+2 = the tree (its bandwidth is the best, 2 x 50 GB/s against the ring's
    * 100 / 1.5) B + 2 (30 + N) = 190 us; 4+4 = B + 2 (3 x 30 + N) = 310 us. The one-node step
    * alone cannot give them (2+2 and 4+4 differ by 4 hops: 120 us, not 4 x 6.71). */
-  fu_coll_obs sx[4] = {{FU_OP_ALLREDUCE, 2, 1, 3, 400, 30, 0}, {FU_OP_ALLREDUCE, 2, 2, 14, 50, 130, 0},
-                       {FU_OP_ALLREDUCE, 4, 2, 16, 150, 190, 0}, {FU_OP_ALLREDUCE, 8, 2, 20, 350, 310, 0}};
+  fu_coll_obs sx[4] = {{FU_OP_ALLREDUCE, 2, 1, 3, 400, 30, 0, 0}, {FU_OP_ALLREDUCE, 2, 2, 14, 50, 130, 0, 0},
+                       {FU_OP_ALLREDUCE, 4, 2, 16, 150, 190, 0, 0}, {FU_OP_ALLREDUCE, 8, 2, 20, 350, 310, 0, 0}};
   fu_cluster xf;
   fu_cluster_init(&xf);
   EXPECT_INT_EQ(fu_cluster_fit(&xf, sx, 4, "synthetic", NULL, &fi, &fn), FU_OK);
