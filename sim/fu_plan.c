@@ -66,7 +66,6 @@ void fu_plan_copy(fu_plan *dst, const fu_plan *src) {
 
 /* ---- numbers with units ---- */
 
-
 /* SIZE of a plan spec; prints `what 'full': ROLE 'text': why` on failure. */
 static int fu__size(const char *what, const char *full, const char *text, const char *role,
                     uint64_t *out) {
