@@ -1,6 +1,9 @@
 /* fu_memcheck.c: see fu_memcheck.h. */
 #include "fu_memcheck.h"
 
+#include <string.h>
+#include <strings.h>
+
 #include "fu_coll.h"
 #include "fu_plan.h"
 #include "fu_profile.h"
@@ -45,8 +48,18 @@ double fu_mem_allocatable(double gpu_bytes, double nccl_bytes) {
   return (gpu_bytes - FU_MEM_CONTEXT_BYTES - nccl_bytes) / (1 + FU_MEM_RESERVE_FRAC);
 }
 
+/* Whether prof's machine runs NVLS: its cost model has NVLS's rate, or it holds a curve NCCL
+ * measured as NVLS over NVLink (the bundled default's published 8 x H200 all-reduce, with no cost
+ * model: NCCL allocated NVLS's buffers on that machine all the same). */
+static int fu__has_nvls(const fu_profile *prof) {
+  if (prof->cluster.nvls_algbw_gbps[0] > 0) return 1;
+  for (int i = 0; i < prof->ncurves; i++)
+    if (!strcasecmp(prof->curves[i].algo, "nvls") && !strcmp(prof->curves[i].link, "nvlink")) return 1;
+  return 0;
+}
+
 double fu_mem_nccl_for(const fu_comm *c, const fu_profile *prof) {
   if (c->kind == FU_COMM_OFFLOAD) return 0;
-  int nvls = c->link == FU_LINK_NVLINK && prof->cluster.nvls_algbw_gbps[0] > 0;
+  int nvls = c->link == FU_LINK_NVLINK && fu__has_nvls(prof);
   return fu_mem_nccl_bytes(c->ranks, c->ranks / (c->nodes > 0 ? c->nodes : 1), nvls);
 }

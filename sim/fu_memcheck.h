@@ -40,8 +40,8 @@ double fu_mem_allocated(const fu_mem *m, double buffer_bytes, double view_bytes)
  * nvls 1 where the node's switch runs NVLS (NCCL uses it above 2 GPUs a node). 0 for one rank. */
 double fu_mem_nccl_bytes(int ranks, int gpus_per_node, int nvls);
 
-/* fu_mem_nccl_bytes for the communication target c on prof's machine (NVLS where prof's cluster
- * has NVLS's bandwidth and c's link is NVLink). */
+/* fu_mem_nccl_bytes for the communication target c on prof's machine (NVLS where c's link is
+ * NVLink and prof's cluster has NVLS's bandwidth or prof holds an NVLS curve over NVLink). */
 struct fu_comm;
 struct fu_profile;
 double fu_mem_nccl_for(const struct fu_comm *c, const struct fu_profile *prof);

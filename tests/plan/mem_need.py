@@ -49,8 +49,11 @@ for forward, framework, pack, want, why in [
 # The device holds more than PyTorch's tensors (sim/fu_memcheck.h): the allocator's reserve
 # (3.2% of them, the largest of three out-of-memory reports), the CUDA context (1.30 GiB, the
 # same three reports) and NCCL's ring buffers (32 channels x (512 KiB LL + 4800 KiB LL128 + 4 MiB
-# Simple) = 308281344 B; none with one rank). A GPU 1 GiB above the allocated figure fits the
-# tensors, not the device: the fit is the device's.
+# Simple) = 308281344 B; none with one rank), and over 8 GPUs NVLS's: the default's 8-rank curve
+# is NCCL's NVLS all-reduce (the published 8 x H200), so NCCL allocated 16 channels x 2 x (4 MiB +
+# 2 MiB) for each of the node's 8 GPUs = 1610612736 B (vLLM issue 9699 logs 2415919104 B at 24
+# channels: x 16/24). A GPU 1 GiB above the allocated figure fits the tensors, not the device: the
+# fit is the device's.
 prof = json.load(open(os.path.join(root, "data/profiles/h200-default.json")))
 alloc = peak + G  # copy mode, no forward peak
 prof["gpu_mem_bytes"] = alloc + 2**30
@@ -59,7 +62,7 @@ with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
 w = dict(base, memory={"params_bytes": G, "grads_bytes": G, "optimizer_bytes": 2 * G, "peak_bytes": peak})
 with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as g:
     json.dump(w, g)
-for ranks, nccl in [("8", 32 * (524288 + 4915200 + 4194304)), ("1", 0)]:
+for ranks, nccl in [("8", 32 * (524288 + 4915200 + 4194304) + 8 * 16 * 2 * (4194304 + 2097152)), ("1", 0)]:
     out = subprocess.run([fusim, "predict", "--workload", g.name, "--profile", f.name, "--comm",
                           "allreduce:" + ranks, "--fusion", "cap:25MiB", "--framework", "ddp",
                           "--pack", "copy", "--no-store", "--format", "json"], capture_output=True, text=True)

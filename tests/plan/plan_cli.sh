@@ -96,6 +96,9 @@ grep -q "MiB\* " "$T/out" && ok || bad "table stars a plan above the cap"
 expect 0 "$FUSIM" plan --workload bert_large --mem-cap 8MiB --no-store --db "$DB" --format csv
 head -1 "$T/out" | grep -q ",speedup_vs_ddp,over_mem_cap,mem_device_bytes$" && ok || bad "csv has over_mem_cap with --mem-cap"
 
+# NCCL's buffers on the default's 8 x H200 NVLink (its all-reduce curve is NCCL's NVLS): the
+# ring's 32 channels x 9633792 B and NVLS's 16 channels x 2 x 6 MiB for each of the 8 GPUs
+# (sim/fu_memcheck.h), 1918894080 B.
 # Memory, by default: a plan needs the step's peak (the workload's memory.peak_bytes) plus its
 # fusion buffer; one above the profile's GPU memory is marked '!', ranked below every plan that
 # fits, and the table says by how much. The GPU is made to hold the bundled bert_large's peak
@@ -106,7 +109,7 @@ cp "$T/out" "$T/roomy.json"
 python3 - "$FUSIM_SOURCE_ROOT" "$T/roomy.json" "$T/tight.json" <<'EOF' && ok || bad "a profile with a smaller GPU"
 import json, sys
 root, roomy, tight = sys.argv[1:]
-DEV = lambda a: a * 1.032 + 1.30 * 2**30 + 32 * (524288 + 4915200 + 4194304)
+DEV = lambda a: a * 1.032 + 1.30 * 2**30 + (32 * 9633792 + 8 * 16 * 2 * 6291456)
 peak = json.load(open(root + "/data/workloads/bert_large.json"))["memory"]["peak_bytes"]
 buf = {o["label"]: o["fusion_buffer_bytes"] for o in json.load(open(roomy))}
 assert buf["DDP default"] < buf["optimal"], buf
@@ -117,7 +120,7 @@ EOF
 cat >"$T/mem_check.py" <<'EOF'
 import json, sys
 root, tight, out, roomy, cap_mib = sys.argv[1:]
-DEV = lambda a: a * 1.032 + 1.30 * 2**30 + 32 * (524288 + 4915200 + 4194304)
+DEV = lambda a: a * 1.032 + 1.30 * 2**30 + (32 * 9633792 + 8 * 16 * 2 * 6291456)
 wl = json.load(open(root + "/data/workloads/bert_large.json"))
 peak, total = wl["memory"]["peak_bytes"], sum(g["bytes"] for g in wl["grads"])
 gpu = json.load(open(tight))["gpu_mem_bytes"]
@@ -142,7 +145,7 @@ for k, o in by.items():  # the other plans are the roomy GPU's
         assert abs(o["iter_us"] - roomy[k]["iter_us"]) < 1e-6, (o, roomy[k])
 opt = by["optimal"]
 if cap_mib == "auto":  # what PyTorch may allocate beside the rest, less the peak, in whole MiB
-    cap = int(((gpu - 1.30 * 2**30 - 32 * 9633792) / 1.032 - peak) // 2**20) * 2**20
+    cap = int(((gpu - 1.30 * 2**30 - (32 * 9633792 + 8 * 16 * 2 * 6291456)) / 1.032 - peak) // 2**20) * 2**20
     assert opt["plan"].startswith("optimal:%dMiB " % (cap >> 20)), opt["plan"]
     assert opt["fits"] and opt["fusion_buffer_bytes"] <= cap and opt["rank"] == 1, opt
     assert all(opt["iter_us"] <= o["iter_us"] + 1e-6 for o in a if o["fits"]), a
@@ -170,7 +173,7 @@ expect 0 "$FUSIM" predict --workload bert_large --profile "$T/tight.json" --fusi
 python3 - "$FUSIM_SOURCE_ROOT" "$T/tight.json" "$T/out" <<'EOF' && ok || bad "predict JSON: fits, mem_need_bytes, mem_over_bytes by hand"
 import json, sys
 root, tight, out = sys.argv[1:]
-DEV = lambda a: a * 1.032 + 1.30 * 2**30 + 32 * (524288 + 4915200 + 4194304)
+DEV = lambda a: a * 1.032 + 1.30 * 2**30 + (32 * 9633792 + 8 * 16 * 2 * 6291456)
 wl = json.load(open(root + "/data/workloads/bert_large.json"))
 need = wl["memory"]["peak_bytes"] + sum(g["bytes"] for g in wl["grads"])
 gpu = json.load(open(tight))["gpu_mem_bytes"]
@@ -205,7 +208,7 @@ expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --sweep -
 python3 - "$FUSIM_SOURCE_ROOT" "$T/tight.json" "$T/out" <<'EOF' && ok || bad "sweep JSON: fits and mem_need_bytes by hand"
 import json, sys
 root, tight, out = sys.argv[1:]
-DEV = lambda a: a * 1.032 + 1.30 * 2**30 + 32 * (524288 + 4915200 + 4194304)
+DEV = lambda a: a * 1.032 + 1.30 * 2**30 + (32 * 9633792 + 8 * 16 * 2 * 6291456)
 peak = json.load(open(root + "/data/workloads/bert_large.json"))["memory"]["peak_bytes"]
 gpu = json.load(open(tight))["gpu_mem_bytes"]
 a = json.load(open(out))
@@ -220,7 +223,7 @@ n_out=$(grep -c '^ *[0-9.]* [KMG]iB! ' "$T/out")
 [ "$n_out" -ge 1 ] && grep -q "^! $n_out caps* do.* not fit in one GPU's memory" "$T/out" && ok || bad "sweep table marks $n_out caps: $(tail -3 "$T/out")"
 # ... beside the step on the device: its peak with the reserve, context and NCCL (DEV above:
 # 11.68 GiB for bert_large), not the peak alone (9.78 GiB)
-step=$(python3 -c "import json; p = json.load(open('$FUSIM_SOURCE_ROOT/data/workloads/bert_large.json'))['memory']['peak_bytes']; print('%.1f' % ((p * 1.032 + 1.30 * 2**30 + 32 * 9633792) / 2**30))")
+step=$(python3 -c "import json; p = json.load(open('$FUSIM_SOURCE_ROOT/data/workloads/bert_large.json'))['memory']['peak_bytes']; print('%.1f' % ((p * 1.032 + 1.30 * 2**30 + (32 * 9633792 + 8 * 16 * 2 * 6291456)) / 2**30))")
 grep -q "beside the step ($step GiB of [0-9.]* GiB: its peak, the allocator's reserve, the CUDA context and NCCL's buffers)" "$T/out" &&
   ok || bad "sweep's note gives the step's device total ($step GiB): $(tail -1 "$T/out")"
 expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --no-store --db "$DB" --format csv
@@ -232,7 +235,7 @@ gpu = json.load(open(sys.argv[1]))["gpu_mem_bytes"]
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert len(rows) == 6 and {r["fits"] for r in rows} == {"0", "1"}, [r["fits"] for r in rows]
 for r in rows:
-    dev = float(r["mem_need_bytes"]) * 1.032 + 1.30 * 2**30 + 32 * (524288 + 4915200 + 4194304)
+    dev = float(r["mem_need_bytes"]) * 1.032 + 1.30 * 2**30 + (32 * 9633792 + 8 * 16 * 2 * 6291456)
     assert abs(float(r["mem_device_bytes"]) - dev) <= 1 and r["fits"] == ("1" if dev <= gpu else "0"), r
 EOF
 expect 0 "$FUSIM" plan --workload bert_large --profile "$T/tight.json" --sweep --no-store --db "$DB" --format table
@@ -243,7 +246,7 @@ grep -q "optimal $(printf '%.1f' "$cmp_opt") us (its buffer capped to fit" "$T/o
 # the notes say the step alone fits (they blamed the step) and that the capped optimal plan still
 # does not (they said it was capped as if that helped)
 W=$FUSIM_SOURCE_ROOT/data/validation/torch_h200_run21/wl_llama_small_b8_s512_torchval.json
-python3 -c "import json,sys; w=json.load(open(sys.argv[1])); p=json.load(open(sys.argv[2])); p['gpu_mem_bytes']=int(w['memory']['peak_bytes']*1.032+1.30*2**30+32*9633792+500*2**20); json.dump(p, open(sys.argv[3],'w'))" \
+python3 -c "import json,sys; w=json.load(open(sys.argv[1])); p=json.load(open(sys.argv[2])); p['gpu_mem_bytes']=int(w['memory']['peak_bytes']*1.032+1.30*2**30+(32*9633792+8*16*2*6291456)+500*2**20); json.dump(p, open(sys.argv[3],'w'))" \
   "$W" "$FUSIM_SOURCE_ROOT/data/profiles/h200-default.json" "$T/ddp_tight.json" && ok || bad "the DDP memory profile"
 expect 0 "$FUSIM" plan --workload "$W" --profile "$T/ddp_tight.json" --framework ddp --no-store --db "$DB"
 grep -q "^memory: no plan fits in one GPU's memory: the step alone needs .* of .*, and every plan's fusion buffers need more than the rest$" "$T/out" &&

@@ -31,6 +31,19 @@ int main(void) {
   EXPECT_NEAR(fu_mem_nccl_for(&c, &prof), RING_BYTES, 0);
   EXPECT_INT_EQ(fu_comm_parse("offload", &c), FU_OK);
   EXPECT_NEAR(fu_mem_nccl_for(&c, &prof), 0, 0);
+  /* no cost model, but a curve NCCL ran as NVLS over NVLink (the bundled default's published
+   * 8 x H200 all-reduce): the machine runs NVLS, and NCCL allocates its buffers */
+  static fu_profile curve_only;
+  fu_profile_init(&curve_only);
+  curve_only.ncurves = 1;
+  snprintf(curve_only.curves[0].op, sizeof curve_only.curves[0].op, "allreduce");
+  snprintf(curve_only.curves[0].link, sizeof curve_only.curves[0].link, "nvlink");
+  snprintf(curve_only.curves[0].algo, sizeof curve_only.curves[0].algo, "nvls");
+  curve_only.curves[0].ranks = 8;
+  EXPECT_INT_EQ(fu_comm_parse("allreduce:8:nvlink", &c), FU_OK);
+  EXPECT_NEAR(fu_mem_nccl_for(&c, &curve_only), RING_BYTES + NVLS8_BYTES, 0);
+  snprintf(curve_only.curves[0].algo, sizeof curve_only.curves[0].algo, "ring");
+  EXPECT_NEAR(fu_mem_nccl_for(&c, &curve_only), RING_BYTES, 0);
 
   /* A need of exactly the GPU's bytes fits (over 0); a byte more does not; unknown: -1. */
   int fits;
