@@ -450,7 +450,7 @@ static int fu__row_dips(const fu_fit_point *p, size_t n, size_t i, double nmax, 
 }
 
 int fu_fitgroup_forced_nvls(const fu_curve *c) {
-  return strcmp(c->op, "allreduce") == 0 && strcasecmp(c->algo, "nvls") == 0 && c->ranks > 2 &&
+  return strcmp(c->op, "allreduce") == 0 && fu_curve_is_nvls(c) && c->ranks > 2 &&
          (c->nodes > 0 ? c->nodes : 1) == 1 && strcmp(c->link, "hbm") != 0;
 }
 

@@ -582,6 +582,11 @@ int fu_curve_is_plain(const fu_curve *c) {
   return fu_algo_parse(c->algo, &a) == FU_OK;
 }
 
+int fu_curve_is_nvls(const fu_curve *c) {
+  fu_algo a;
+  return c->algo[0] && fu_algo_parse(c->algo, &a) == FU_OK && a == FU_ALGO_NVLS;
+}
+
 const fu_curve *fu_profile_find(const fu_profile *p, const char *op, const char *link, int ranks,
                                 int *rescaled) {
   fu_op o;

@@ -114,6 +114,9 @@ int fu_algo_label_ok(const char *s);
 /* 1 for a curve the simulator may price with: algo "" or an NCCL algorithm fu_algo_parse knows;
  * 0 for a variant label (pageable, pipe, pack+d2h, ring/LL128, ...). */
 int fu_curve_is_plain(const fu_curve *c);
+/* 1 for a curve forced to NVLS (its algo label one fu_algo_parse reads as NVLS: "nvls",
+ * "nvlstree"); 0 for NCCL's own choice ("") and every other label. */
+int fu_curve_is_nvls(const fu_curve *c);
 
 /* Curve lookup over plain curves only (fu_curve_is_plain; "" preferred over a forced algorithm)
  * (op and link in any accepted spelling; link NULL or "" = any link): exact

@@ -2,7 +2,6 @@
 #include "fu_memcheck.h"
 
 #include <string.h>
-#include <strings.h>
 
 #include "fu_coll.h"
 #include "fu_plan.h"
@@ -54,7 +53,7 @@ double fu_mem_allocatable(double gpu_bytes, double nccl_bytes) {
 static int fu__has_nvls(const fu_profile *prof) {
   if (prof->cluster.nvls_algbw_gbps[0] > 0) return 1;
   for (int i = 0; i < prof->ncurves; i++)
-    if (!strcasecmp(prof->curves[i].algo, "nvls") && !strcmp(prof->curves[i].link, "nvlink")) return 1;
+    if (fu_curve_is_nvls(&prof->curves[i]) && !strcmp(prof->curves[i].link, "nvlink")) return 1;
   return 0;
 }
 
