@@ -810,21 +810,24 @@ static void test_source(void) {
                   "(torch 2.11.0+cu130, CUDA 13.0)";
   char ab[256], want[512], d[40];
   snprintf(ab, sizeof ab, "%s; %s", A, B);
-  /* fu_list_fit: 10-byte entries in 32 bytes: "a; and 3 more" is 22, "a; b; and 2 more" 34 */
-  fu_list_fit(d, 32, "alpha; beta; gamma");
-  EXPECT_STR_EQ(d, "alpha; beta; gamma");
-  fu_list_fit(d, 32, "aaaaaaaaaa; bbbbbbbbbb; cccccccccc; dddddddddd");
-  EXPECT_STR_EQ(d, "aaaaaaaaaa; and 3 more");
-  fu_list_fit(d, 35, "aaaaaaaaaa; bbbbbbbbbb; cccccccccc; dddddddddd");
-  EXPECT_STR_EQ(d, "aaaaaaaaaa; bbbbbbbbbb; and 2 more");
-  /* a marker already there counts its entries and never ends the kept run */
-  fu_list_fit(d, 32, "aaaaaaaaaa; and 2 more; cccccccccc");
-  EXPECT_STR_EQ(d, "aaaaaaaaaa; and 3 more");
-  /* a first entry too long even alone: cut, "..." then the marker (8 + 3 + 12 = 23 of 24) */
-  fu_list_fit(d, 16, "abcdefghijklmnopqrstuvwxyz0123456789");
-  EXPECT_STR_EQ(d, "abcdefghijkl...");
-  fu_list_fit(d, 24, "abcdefghijklmnopqrstuvwxyz; x");
-  EXPECT_STR_EQ(d, "abcdefgh...; and 1 more");
+  static const struct {
+    size_t cap;
+    const char *list, *want;
+  } fit[] = {
+      /* 10-byte entries in 32 bytes: "a; and 3 more" is 22, "a; b; and 2 more" 34 */
+      {32, "alpha; beta; gamma", "alpha; beta; gamma"},
+      {32, "aaaaaaaaaa; bbbbbbbbbb; cccccccccc; dddddddddd", "aaaaaaaaaa; and 3 more"},
+      {35, "aaaaaaaaaa; bbbbbbbbbb; cccccccccc; dddddddddd", "aaaaaaaaaa; bbbbbbbbbb; and 2 more"},
+      /* a marker already there counts its entries and never ends the kept run */
+      {32, "aaaaaaaaaa; and 2 more; cccccccccc", "aaaaaaaaaa; and 3 more"},
+      /* a first entry too long even alone: cut, "..." then the marker (8 + 3 + 12 = 23 of 24) */
+      {16, "abcdefghijklmnopqrstuvwxyz0123456789", "abcdefghijkl..."},
+      {24, "abcdefghijklmnopqrstuvwxyz; x", "abcdefgh...; and 1 more"},
+  };
+  for (size_t i = 0; i < sizeof fit / sizeof fit[0]; i++) {
+    fu_list_fit(d, fit[i].cap, fit[i].list);
+    EXPECT_STR_EQ(d, fit[i].want);
+  }
 
   /* the bundled h200-default's case: C no longer fits after "A; B" (291 > 255) */
   fu_compute *c = calloc(1, sizeof *c);
