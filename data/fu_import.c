@@ -222,14 +222,16 @@ static int fu__next_line(fu__lines *L, char *buf, size_t cap, int *too_long, int
   return 1;
 }
 
-/* Length of an Open MPI "--tag-output" prefix ("[1,0]<stdout>:" or "<stderr>:") or of a Slurm
- * "srun --label" prefix ("0: ", " 12: ") at s, else 0. */
+/* Length of an Open MPI "--tag-output" prefix ("[1,0]<stdout>:" or "<stderr>:"), of a Slurm
+ * "srun --label" prefix ("0: ", " 12: ") or of an MPICH / Intel MPI "mpiexec -prepend-rank" (-l)
+ * prefix ("[0] ", "[12] ") at s, else 0. */
 static size_t fu__mpi_tag_len(const char *s) {
   size_t b = strspn(s, " ");
   size_t d = strspn(s + b, "0123456789");
   if (d && s[b + d] == ':' && s[b + d + 1] == ' ') return b + d + 2;
   if (s[0] != '[' || !isdigit((unsigned char)s[1])) return 0;
   size_t i = 1 + strspn(s + 1, "0123456789");
+  if (s[i] == ']' && s[i + 1] == ' ') return i + 2;
   if (s[i] != ',' || !isdigit((unsigned char)s[i + 1])) return 0;
   i += 1 + strspn(s + i + 1, "0123456789");
   if (!strncmp(s + i, "]<stdout>:", 10) || !strncmp(s + i, "]<stderr>:", 10)) return i + 10;
@@ -459,6 +461,7 @@ typedef struct fu__text {
   /* "#  Rank" lines of the current run */
   int rank_lines;            /* lines seen */
   int procs;                 /* processes they name (a Pid and host unlike the line before) */
+  long rank0_line;           /* line of the "Rank 0" line (0 none seen) */
   char last_proc[96];        /* "PID HOST" of the last Rank line ("" none) */
   char hosts[FU__MAX_HOSTS][64]; /* distinct host names */
   int nhosts;                /* distinct hosts (may exceed FU__MAX_HOSTS; then only counted) */
@@ -551,6 +554,7 @@ static int fu__table_end(fu__text *t, long line) {
 /* A run's "#  Rank" lines start again (a new nThread line or "Using devices"): none seen. */
 static void fu__text_ranks_reset(fu__text *t) {
   t->rank_lines = t->procs = 0;
+  t->rank0_line = 0;
   t->last_proc[0] = '\0';
   t->nhosts = 0;
 }
@@ -616,6 +620,20 @@ static void fu__text_run_nccl(fu__text *t, const char *v) {
 static int fu__text_rank(fu__text *t, const char *body, long line) {
   t->rank_lines++;
   fu_provenance *p = &t->c->r->prov;
+  /* one job numbers its GPUs 0 .. N-1 once; a second rank 0 is a process that ran alone (nccl-tests
+   * built without MPI=1 and started by mpirun or srun): its rows time 1-process jobs, not N ranks */
+  long rank;
+  char num[16];
+  if (sscanf(body + 5, " %15[0-9]", num) == 1 && fu_parse_long(num, 0, LONG_MAX, &rank) == FU_OK && rank == 0) {
+    if (t->rank0_line) {
+      fu__err(t->c, line, "a second 'Rank 0' line (the first is line %ld): each process ran as a job of its own "
+                          "(nccl-tests built without MPI=1, started by mpirun or srun), so the rows do not time "
+                          "one job of all the listed GPUs; rebuild nccl-tests with MPI=1 and run again",
+              t->rank0_line);
+      return FU_EDATA;
+    }
+    t->rank0_line = line;
+  }
   const char *on = strstr(body, " on ");
   if (on) {
     const char *h = fu__skip_ws(on + 4);
@@ -1000,6 +1018,14 @@ static int fu__text_comment(fu__text *t, char *buf, long line) {
   }
   if (!strncmp(body, "size ", 5) && (strstr(body, " time") || strstr(body, "cputime")))
     return fu__text_header(t, copy, line);
+  /* "bytes N type op time algbw busbw res": NCCL 1's tests and early nccl-tests, which print
+   * deltaSec * 1.0E3 (milliseconds) with no units line; read as us it would be 1000x off */
+  if (!strncmp(body, "bytes ", 6) && strstr(body, " time") && strstr(body, " res")) {
+    fu__err(c, line, "a column header of NCCL 1's tests or early nccl-tests ('bytes N type op ... res'), "
+                     "whose times are milliseconds: fusim reads nccl-tests' later layout ('size count "
+                     "type redop ...', times in us); convert the log, or import a CSV with a time_us column");
+    return FU_EDATA;
+  }
   if (t->expect_units && body[0] == '(') {
     t->expect_units = 0;
     /* "(B) (elements) (us) (GB/s) (GB/s) ...": a time unit other than nccl-tests' us (a fork's

@@ -206,7 +206,32 @@ mpi-tag)
   "$FUSIM" import --db "$DB" "$T/label-nvlink-allreduce.txt" >"$T/out" 2>"$T/err" || fail "labelled log: $(cat "$T/err")"
   c=$(q "SELECT group_concat(bytes || ':' || in_place || ':' || t_median_us) FROM (SELECT * FROM samples WHERE run_id = 3 ORDER BY bytes, in_place)")
   [ "$a" = "$c" ] || fail "labelled samples differ: $a vs $c"
+  # MPICH / Intel MPI "mpiexec -prepend-rank" (-l): "[0] " before every line, as NVIDIA/nccl#1453's
+  # log has it (read as JSON: "invalid JSON ... near '#'")
+  sed 's/^/[0] /' "$A100" >"$T/rank-nvlink-allreduce.txt"
+  "$FUSIM" import --db "$DB" "$T/rank-nvlink-allreduce.txt" >"$T/out" 2>"$T/err" || fail "rank-prefixed log: $(cat "$T/err")"
+  d=$(q "SELECT group_concat(bytes || ':' || in_place || ':' || t_median_us) FROM (SELECT * FROM samples WHERE run_id = 4 ORDER BY bytes, in_place)")
+  [ "$a" = "$d" ] || fail "rank-prefixed samples differ: $a vs $d"
+  [ "$(q "SELECT ranks || ' ' || link || ' ' || nodes FROM samples WHERE run_id = 4 LIMIT 1")" = "8 nvlink 1" ] || fail "rank-prefixed ranks/link"
   echo "ok [$CASE]"
+  ;;
+separate-jobs)
+  # nccl-tests built without MPI=1 and started by mpirun: each process ran alone and printed its own
+  # "Rank 0" line (nccl-tests#107); refused in one line naming the cause (the two were stored as one
+  # 2-rank job over the network where rows followed; this quote ends before its rows: "no samples")
+  base
+  expect_fail 65 "issue107-two-jobs-allreduce.txt:10: a second 'Rank 0' line (the first is line 9): each process ran as a job of its own" \
+    "$FUSIM" import --db "$DB" "$PUB/variants/issue107-two-jobs-allreduce.txt"
+  unchanged
+  ;;
+ms-header)
+  # NCCL 1's tests and early nccl-tests print "bytes N type op ... res" and times in milliseconds with
+  # no units line: refused naming the unit, not "result row outside any table ... keep the header
+  # lines" (the header is there), even where --op, --link and --ranks say the rest
+  base
+  expect_fail 65 "nccl1-readme-ms-allreduce.txt:10: a column header of NCCL 1's tests or early nccl-tests ('bytes N type op ... res'), whose times are milliseconds" \
+    "$FUSIM" import --db "$DB" --op allreduce --link pcie --ranks 4 "$PUB/variants/nccl1-readme-ms-allreduce.txt"
+  unchanged
   ;;
 bom)
   # A CSV saved by a spreadsheet starts with a UTF-8 byte order mark: its header still names
