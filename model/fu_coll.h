@@ -89,6 +89,7 @@
 
 #include <stddef.h>
 
+#include "fu_collerr.h"
 #include "fu_model.h"
 
 /* Operations with an NVLS bandwidth: all-reduce, all-gather, reduce-scatter. */
@@ -132,6 +133,8 @@ typedef struct fu_cluster {
   int job_compcap;           /* pricing only: NCCL's compute capability of the job's GPU
                                 (fu_gpu_compcap: 90 Hopper, 100 Blackwell; 0 unknown), which
                                 NCCL's own tuning reads (fu_coll_nccl_prefers_nvls_tree) */
+  fu_collerr err[FU_COLLERR_SCOPES]; /* the model's error on the fit's own logs, one node and
+                                        across nodes (fu_collerr.h); n[] 0: none recorded */
 } fu_cluster;
 
 /* The network rate of one node of g GPUs, GB/s one direction: its k = min(g, nics_per_node)

@@ -567,6 +567,62 @@ static void fu__profile_nccl(const fu_fitgroup *g, size_t ng, fu_profile *prof) 
   memcpy(prof->nccl_version, v, sizeof v);
 }
 
+/* The cost model's own error (fu_collerr.h) on the logs it was just fitted on, per scope where
+ * the fit fitted that scope's parameters (fitted[]): every sample of the plain collective curves
+ * the model was fitted from, priced by the model at its ranks, nodes, layout and NCCL. Elsewhere
+ * the error stays the base's, copied with its parameters; where those are a base's of another
+ * GPU the fit has no log of its own for them, and the error is marked borrowed (priced wide,
+ * fu_collerr.h). O(samples log samples). */
+static int fu__model_error(const fu_fitgroup *g, size_t ng, const fu_profile *base, const char *what,
+                           const int fitted[FU_COLLERR_SCOPES], fu_profile *prof) {
+  fu_cluster c = prof->cluster;
+  c.job_compcap = fu_gpu_compcap(prof->gpu); /* as fusim cost prices it (NCCL's tuning tables) */
+  size_t total = 0;
+  for (size_t k = 0; k < ng; k++) total += g[k].fit.n;
+  double *bytes = malloc((total ? total : 1) * sizeof *bytes), *r = malloc((total ? total : 1) * sizeof *r);
+  int st = bytes && r ? FU_OK : FU_ENOMEM;
+  for (int scope = 0; scope < FU_COLLERR_SCOPES && st == FU_OK; scope++) {
+    if (!fitted[scope]) continue;
+    size_t n = 0;
+    for (size_t k = 0; k < ng && st == FU_OK; k++) {
+      const fu_curve *cv = &g[k].curve;
+      int nodes = cv->nodes > 0 ? cv->nodes : 1;
+      fu_coll_obs o;
+      /* the curves the model stands for: NCCL's own algorithm, over the machine's link */
+      if ((nodes > 1) != (scope == FU_COLLERR_NODES) || fu_fitgroup_forced_nvls(cv) ||
+          !fu_fitgroup_obs(&g[k], &o, NULL, 0) || !fu_cluster_usable(&c, nodes) ||
+          (nodes == 1 && strcmp(cv->link, c.intra_link) != 0))
+        continue;
+      /* priced as fusim cost prices the job: its layout and its NCCL */
+      c.job_gpus_per_proc = cv->gpus_per_proc > 1 ? cv->gpus_per_proc : 1;
+      c.job_nccl_version = fu_nccl_version_code(g[k].nccl);
+      for (size_t i = 0; i < g[k].fit.n && st == FU_OK; i++) {
+        const fu_fit_point *p = &g[k].fit.points[i];
+        double t;
+        st = fu_coll_time(&c, o.op, cv->ranks, nodes, p->bytes, &t, NULL, 0);
+        if (st == FU_OK && t > 0 && p->t_us > 0) {
+          bytes[n] = p->bytes;
+          r[n++] = log(p->t_us / t);
+        }
+      }
+    }
+    if (st == FU_OK) st = fu_collerr_fit(bytes, r, n, n ? what : "", &prof->cluster.err[scope]);
+  }
+  free(bytes);
+  free(r);
+  /* parameters of another GPU's base: its error, priced wide (fu_collerr.h) */
+  int other = base && base->gpu[0] && prof->gpu[0] && !fu_gpu_same(base->gpu, prof->gpu);
+  const int has[FU_COLLERR_SCOPES] = {prof->cluster.intra_gbps > 0, prof->cluster.nic_gbps > 0};
+  for (int scope = 0; scope < FU_COLLERR_SCOPES && st == FU_OK && other; scope++) {
+    if (fitted[scope] || !has[scope]) continue;
+    fu_collerr *e = &prof->cluster.err[scope];
+    e->borrowed = 1;
+    snprintf(e->source, sizeof e->source, "base %.40s of %.40s%s", base->name, base->gpu,
+             e->n[0] || e->n[1] || e->n[2] ? ": its error, widened" : ", which records no error: the default");
+  }
+  return st;
+}
+
 int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base, const char *what,
                         fu_profile *prof) {
   char bname[80];
@@ -639,6 +695,8 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
   fu_cluster_fit(&prof->cluster, obs, no, what, prof->gpu, &fi, &fn);
   free(obs);
   if (!fi) memcpy(prof->cluster.intra_link, link0, sizeof link0);
+  const int fitted[FU_COLLERR_SCOPES] = {fi, fn};
+  FU_CHECK(fu__model_error(g, ng, base, what, fitted, prof));
   /* the machine: every curve the profile holds (a merge's and those it already had) */
   int nodes = 1, gpn = prof->cluster.gpus_per_node;
   for (int k = 0; k < prof->ncurves; k++) {

@@ -123,6 +123,40 @@ double *fu_profile_scalar(fu_profile *p, int i) {
   return i >= 0 && i < FU_PROFILE_NSCALARS ? (double *)((char *)p + fu__scalar_tab[i].offset) : NULL;
 }
 
+static const char *const fu__scope_key[FU_COLLERR_SCOPES] = {"one_node", "multi_node"};
+
+/* "model_error" of the cluster block (fu_collerr.h): each scope that recorded any, its bands as
+ * {lo_bytes, hi_bytes, n, ln_lo, ln_hi} (ln: of measured / model). Written only where there is
+ * one, so profiles without stay as they were. Non-zero on out of memory. */
+static int fu__collerr_put(json_t *o, const fu_cluster *c) {
+  static const double edge[FU_COLLERR_BANDS] = FU_COLLERR_BAND_EDGES;
+  json_t *me = NULL;
+  for (int k = 0; k < FU_COLLERR_SCOPES; k++) {
+    const fu_collerr *e = &c->err[k];
+    int any = e->borrowed;
+    for (int b = 0; b < FU_COLLERR_BANDS; b++) any |= e->n[b] > 0;
+    if (!any) continue;
+    json_t *bands = json_array();
+    for (int b = 0; bands && b < FU_COLLERR_BANDS; b++) {
+      int has = e->n[b] > 0;
+      json_t *jb = json_pack("{s:f, s:o, s:i, s:o, s:o}", "lo_bytes", edge[b], "hi_bytes",
+                             b + 1 < FU_COLLERR_BANDS ? json_real(edge[b + 1]) : json_null(), "n", e->n[b],
+                             "ln_lo", has ? fu__num(e->lo[b]) : json_null(), "ln_hi", has ? fu__num(e->hi[b]) : json_null());
+      if (!jb || json_array_append_new(bands, jb) != 0) {
+        json_decref(bands);
+        bands = NULL;
+      }
+    }
+    json_t *js = bands ? json_pack("{s:s, s:b, s:o}", "source", e->source, "borrowed", e->borrowed, "bands", bands) : NULL;
+    if (!me) me = json_object();
+    if (!js || !me || json_object_set_new(me, fu__scope_key[k], js) != 0) {
+      json_decref(me);
+      return -1;
+    }
+  }
+  return me ? json_object_set_new(o, "model_error", me) : 0;
+}
+
 static json_t *fu__cluster_json(const fu_cluster *c) {
   json_t *o = json_pack("{s:o, s:o, s:o, s:s, s:[ooo], s:o, s:o, s:i, s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "base_us",
                    fu__num(c->base_us), "intra_step_us", fu__num(c->intra_step_us), "intra_gbps",
@@ -135,6 +169,10 @@ static json_t *fu__cluster_json(const fu_cluster *c) {
                    fu__num(c->simple_intra_step_us), "simple_net_step_us", fu__num(c->simple_net_step_us),
                    "simple_xintra_step_us", fu__num(c->simple_xintra_step_us));
   if (o && json_object_set_new(o, "proc_pair_us", fu__num(c->proc_pair_us)) != 0) {
+    json_decref(o);
+    return NULL;
+  }
+  if (o && fu__collerr_put(o, c) != 0) {
     json_decref(o);
     return NULL;
   }
@@ -407,6 +445,48 @@ static int fu__parse_sources(fu__ctx *x, json_t *root, fu_profile *p) {
   return FU_OK;
 }
 
+/* "model_error" of the cluster block (optional: profiles before it have none, and their model
+ * prices keep the fixed band). The bands must be fusim's (FU_COLLERR_BAND_EDGES). */
+static int fu__parse_collerr(fu__ctx *x, json_t *o, fu_cluster *c) {
+  static const double edge[FU_COLLERR_BANDS] = FU_COLLERR_BAND_EDGES;
+  json_t *me = json_object_get(o, "model_error");
+  if (!me || json_is_null(me)) return FU_OK;
+  if (!json_is_object(me)) return fu__bad(x, "model_error", "not an object");
+  for (int k = 0; k < FU_COLLERR_SCOPES; k++) {
+    json_t *js = json_object_get(me, fu__scope_key[k]);
+    if (!js) continue;
+    fu_collerr *e = &c->err[k];
+    snprintf(x->path, sizeof x->path, "cluster.model_error.%s", fu__scope_key[k]);
+    if (!json_is_object(js)) return fu__bad(x, "", "not an object");
+    FU_CHECK(fu__get_str(x, js, "source", 1, e->source, sizeof e->source));
+    json_t *bo = json_object_get(js, "borrowed");
+    if (bo && !json_is_boolean(bo)) return fu__bad(x, "borrowed", "not true or false");
+    e->borrowed = json_is_true(bo);
+    json_t *bands = json_object_get(js, "bands");
+    if (!json_is_array(bands) || json_array_size(bands) != FU_COLLERR_BANDS)
+      return fu__bad(x, "bands", "not an array of 3 size bands (< 1 MiB, 1-64 MiB, >= 64 MiB)");
+    size_t at = strlen(x->path);
+    for (int b = 0; b < FU_COLLERR_BANDS; b++) {
+      json_t *jb = json_array_get(bands, (size_t)b);
+      double lo_bytes;
+      snprintf(x->path + at, sizeof x->path - at, ".bands[%d]", b);
+      if (!json_is_object(jb)) return fu__bad(x, "", "not an object");
+      FU_CHECK(fu__get_num(x, jb, "lo_bytes", 0, 0, 0, 1e300, 0, &lo_bytes));
+      if (lo_bytes != edge[b]) return fu__bad(x, "lo_bytes", "not fusim's band edge (0, 1 MiB, 64 MiB)");
+      FU_CHECK(fu__get_count(x, jb, "n", 1, INT_MAX, &e->n[b]));
+      FU_CHECK(fu__get_num(x, jb, "ln_lo", 1, 1, -50, 50, NAN, &e->lo[b]));
+      FU_CHECK(fu__get_num(x, jb, "ln_hi", 1, 1, -50, 50, NAN, &e->hi[b]));
+      int has = e->n[b] > 0;
+      if (has && !(isfinite(e->lo[b]) && isfinite(e->hi[b])))
+        return fu__bad(x, "ln_lo", "missing where the band has samples");
+      if (has && e->lo[b] > e->hi[b]) return fu__bad(x, "ln_lo", "above ln_hi");
+      if (!has) e->lo[b] = e->hi[b] = 0;
+    }
+  }
+  x->path[0] = '\0';
+  return FU_OK;
+}
+
 /* "cluster": the cost model's link parameters (optional; fu_coll.h). */
 static int fu__parse_cluster(fu__ctx *x, json_t *root, fu_cluster *c) {
   fu_cluster_init(c);
@@ -446,6 +526,7 @@ static int fu__parse_cluster(fu__ctx *x, json_t *root, fu_cluster *c) {
       c->nvls_algbw_gbps[i] = v;
     }
   }
+  FU_CHECK(fu__parse_collerr(x, o, c));
   x->path[0] = '\0';
   return FU_OK;
 }

@@ -128,6 +128,30 @@ static const fu_curve *fu__nvls_to_ring(const fu_profile *prof, const char *op, 
   return c && rescaled && !strcmp(c->algo, "nvls") ? c : NULL;
 }
 
+/* One line saying where a model price's interval came from (fu_comm_price.interval), for each
+ * kind the rows have: the model's own error on the fit's logs, a borrowed network's (wide), or
+ * the nominal band of a profile that records none. */
+static void fu__interval_note(const fu_profile *prof, int nodes, const fu_comm_price *pr, size_t ns) {
+  const fu_collerr *e = &prof->cluster.err[nodes > 1 ? FU_COLLERR_NODES : FU_COLLERR_ONE_NODE];
+  static const char *const kinds[] = {"model_error", "borrowed", "band"};
+  for (int k = 0; k < 3; k++) {
+    size_t i = 0;
+    while (i < ns && strcmp(pr[i].interval, kinds[k]) != 0) i++;
+    if (i == ns) continue;
+    if (k == 0)
+      printf("  interval from the fit's own %s logs (%s): the model's error on them at that size, at least "
+             "/%.2f .. x%.2f\n", nodes > 1 ? "multi-node" : "one-node", e->source, 1 + FU_COST_MODEL_BAND,
+             1 + FU_COST_MODEL_BAND);
+    else if (k == 1)
+      printf("  borrowed network: wide: the fit has no multi-node log of this machine (%s, at least /2 .. x2)\n",
+             e->source);
+    else
+      printf("  interval: the model's nominal /%.2f .. x%.2f: the profile records no error of the model at "
+             "that size (fit it again with this fusim to record one)\n", 1 + FU_COST_MODEL_BAND,
+             1 + FU_COST_MODEL_BAND);
+  }
+}
+
 int fu_cmd_cost(int argc, char **argv) {
   fu_opt_inputs in = {0};
   fu_opt_target tg = {0};
@@ -205,6 +229,7 @@ int fu_cmd_cost(int argc, char **argv) {
                 json_object_set_new(o, "nccl_source", json_string(fu_nccl_source_name(nsrc))) != 0))
         st = FU_ENOMEM;
       if (o && pr[i].basis != FU_BASIS_MEASURED) st = fu__lines_json(prof, op, c.ranks, nodes, sizes[i], o);
+      if (o && json_object_set_new(o, "interval", json_string(pr[i].interval)) != 0) st = FU_ENOMEM;
       if (o && fu__nvls_derived(prof, &pr[i]) && json_object_set_new(o, "nvls_source", json_string(prof->cluster.nvls_source)) != 0)
         st = FU_ENOMEM;
       if (!o || json_array_append_new(arr, o) != 0) st = FU_ENOMEM;
@@ -246,6 +271,7 @@ int fu_cmd_cost(int argc, char **argv) {
              pr[i].extrapolated ? ", extrapolated past the largest size measured" : "", below,
              pr[i].over_link_limit ? ", from a segment fitted above the link's physical limit (fit flagged it)" : "");
     }
+    fu__interval_note(prof, nodes, pr, ns);
     for (size_t i = 0; i < ns; i++)
       if (fu__nvls_derived(prof, &pr[i])) {
         printf("  NVLS rate not measured: %s\n", prof->cluster.nvls_source);

@@ -67,8 +67,10 @@ static inline double fu__less(double t, double host_us) {
  * NCCL's size steps (its tree correction and chunk ladders step at powers of two): there a size
  * just below a step can price above the step's own size, but a message can always be padded up,
  * so it costs the least of its own time and every larger segment start's (63 MiB over 2x8 cost
- * 963 us, 64 MiB 767). A fitted curve is priced as it was fitted. */
-static double fu__comm_time(const fu_curve *cv, double bytes, double *lo_us, double *hi_us,
+ * 963 us, 64 MiB 767); its interval is the model's own error at that size where the fit recorded
+ * it (cl's err, fu_collerr.h), at least FU_COST_MODEL_BAND. A fitted curve is priced as it was
+ * fitted. */
+static double fu__comm_time(const fu_cluster *cl, const fu_curve *cv, double bytes, double *lo_us, double *hi_us,
                             double *priced_at) {
   double t = fu_curve_time(cv, bytes, lo_us, hi_us);
   if (priced_at) *priced_at = bytes;
@@ -84,6 +86,11 @@ static double fu__comm_time(const fu_curve *cv, double bytes, double *lo_us, dou
       if (priced_at) *priced_at = x;
     }
   }
+  double lo, hi;
+  fu_collerr_interval(&cl->err[cv->nodes > 1 ? FU_COLLERR_NODES : FU_COLLERR_ONE_NODE], bytes, t,
+                      FU_COST_MODEL_BAND, &lo, &hi);
+  if (lo_us) *lo_us = lo;
+  if (hi_us) *hi_us = hi;
   return t;
 }
 
@@ -196,7 +203,7 @@ int fu_cost_model_bucket(const fu_cost_model *m, uint64_t bytes, size_t ntensors
     return FU_EINTERNAL;
   }
   double n = (double)bytes, lo, hi;
-  double t = fu__comm_time(&m->comm, n, &lo, &hi, NULL);
+  double t = fu__comm_time(&m->prof->cluster, &m->comm, n, &lo, &hi, NULL);
   if (!isfinite(lo) || lo > t) lo = t;
   if (!isfinite(hi) || hi < t) hi = t;
   if (m->moves_nothing) t = lo = hi = 0;
@@ -462,16 +469,19 @@ int fu_cost_comm(const fu_profile *prof, const char *op, const char *link, int r
   if (fu_op_parse(op, &o) != FU_OK) return FU_EINTERNAL;
   FU_CHECK(fu__open_ended(prof, &cv));
   double at; /* the size whose line prices it (a larger one where padding costs less) */
-  out->t_us = fu__comm_time(&cv, bytes, &out->lo_us, &out->hi_us, &at);
+  out->t_us = fu__comm_time(&prof->cluster, &cv, bytes, &out->lo_us, &out->hi_us, &at);
   out->extrapolated = fu_curve_extrapolated(&cv, bytes);
   if (fu_curve_below_measured(&cv, bytes)) out->below_bytes = cv.seg[0].first_bytes;
   int k = cv.nseg > 0 ? fu_curve_segment(&cv, at) : -1;
   out->over_link_limit = k >= 0 && (cv.seg[k].flags & FU_SEG_OVER_LIMIT);
   double f = fu_busbw_factor(o, ranks);
   out->busbw_gbps = out->t_us > 0 ? (f > 0 ? f : 1.0) * bytes / out->t_us / 1e3 : 0;
+  out->interval = out->basis == FU_BASIS_MEASURED ? "fit" : "carried";
   if (strcmp(cv.algo, "model") == 0) {
     double t;
     FU_CHECK(fu_coll_time(&prof->cluster, o, ranks, nodes, at, &t, out->algo, sizeof out->algo));
+    const fu_collerr *e = &prof->cluster.err[nodes > 1 ? FU_COLLERR_NODES : FU_COLLERR_ONE_NODE];
+    out->interval = e->borrowed ? "borrowed" : fu_collerr_recorded(e, bytes) ? "model_error" : "band";
   } else {
     snprintf(out->algo, sizeof out->algo, "%s", cv.algo[0] ? cv.algo : "nccl");
   }

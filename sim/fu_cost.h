@@ -79,12 +79,11 @@ typedef enum fu_cost_basis {
 
 const char *fu_cost_basis_name(fu_cost_basis b); /* "measured", "interpolated", "predicted" */
 
-/* Relative half-width of the interval of a cost-model price (no fit CI exists for it), and the
- * least of a curve carried to another rank count (its fit's CIs do not cover the carrying: the
- * default's NVLS curve carried to 2 ranks is 34% off at 64 KiB against a DGX H100 pair). Nominal:
- * on the public rank sweeps (tests/bench/cluster_bench.py) the model's median error at >= 64 MiB
- * runs from 3% (all-gather, reduce-scatter) to 61% (the B200 all-reduce), so a predicted price's
- * interval is narrower than its error there. */
+/* The least relative half-width of the interval of a cost-model price (no fit CI exists for it:
+ * the model's own error on the fit's logs widens it where the profile records one, fu_collerr.h),
+ * and of a curve carried to another rank count (its fit's CIs do not cover the carrying: the
+ * default's NVLS curve carried to 2 ranks is 34% off at 64 KiB against a DGX H100 pair). A
+ * profile fitted before fit recorded the model's error has this band alone. */
 #define FU_COST_MODEL_BAND 0.25
 
 /* The communication curve for (op, link, ranks, nodes): the profile's measured plain curve at
@@ -100,8 +99,8 @@ int fu_cost_comm_curve(const fu_profile *prof, const char *op, const char *link,
 
 typedef struct fu_comm_price {
   double t_us;               /* time of one operation */
-  double lo_us, hi_us;       /* its interval (fit CIs; FU_COST_MODEL_BAND for the model and, at
-                                least, for a carried curve) */
+  double lo_us, hi_us;       /* its interval (fit CIs; for the model its recorded error, at least
+                                FU_COST_MODEL_BAND, as for a carried curve): see interval */
   double busbw_gbps;         /* bus bandwidth: nccl-tests' factor * bytes / time */
   char algo[20];             /* measured curve's algo ("nccl": NCCL's choice) or the model's
                                 algorithm and protocol ("ring/Simple") */
@@ -111,6 +110,11 @@ typedef struct fu_comm_price {
                                 segment's line carried down, not a measurement there) */
   int over_link_limit;       /* 1: priced on a segment whose fitted bandwidth is above the
                                 link's physical limit (FU_SEG_OVER_LIMIT): not to be trusted */
+  const char *interval;      /* what the interval is: "fit" (the measured curve's CIs), "carried"
+                                (those, at least FU_COST_MODEL_BAND), "model_error" (the model's
+                                own error on the fit's logs, fu_collerr.h, at least the band),
+                                "borrowed" (a network borrowed from another GPU: wide), "band"
+                                (a model price the profile records no error for) */
 } fu_comm_price;
 
 /* Price one operation of `bytes`. */

@@ -46,6 +46,10 @@ c["intra_source"] = "borrowed: fusim fit of the public DGX H100 pair's %s (NVLin
 c["net_source"] = "borrowed: fusim fit of the public DGX H100 pair's %s (one 400 Gb/s NDR rail)" % pair
 if c.get("nvls_source"):
     c["nvls_source"] = ("borrowed: " + c["nvls_source"])[:159]
+# the model's error on those logs (fusim cost prices it wide: the links are another GPU's)
+for scope, e in c.get("model_error", {}).items():
+    e["borrowed"] = True
+    e["source"] = "borrowed: fusim fit of the public DGX H100 pair's %s" % (one if scope == "one_node" else pair)
 c["gpus_per_node"] = 8       # the ND H200 v5 node: 8 GPUs, a rail each (nics_per_node 0: one a GPU)
 c["nics_per_node"] = 0
 prof["cluster"] = c

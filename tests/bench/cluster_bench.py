@@ -25,7 +25,7 @@ that does not fall with size can reach (a row slower than a larger size), with t
 drove (nccl-tests -g: one process per node driving g GPUs puts their network proxy threads on the
 cores that process is bound to).
 Under each band, an "interval" line (diagnostic): how many of its rows fusim cost's 95% interval
-holds.
+holds, its median bounds around the price and its median width.
 Under each band, a "per-call offset" line (diagnostic): the range of one cost X that, added to the
 model's every line at every size, would meet both targets ("no X does" where the misses are not
 one constant apart: a rate, or rows off in both directions), and under each multi-node band a
@@ -209,10 +209,15 @@ def compare(label, prof, comm, rows, bands, path=None):
         nsel = [abs(e) for b, e in near_errs if b >= lo]
         print(f"  nearest-line bound, same sizes: median {100 * statistics.median(nsel):.1f}%, "
               f"max {100 * max(nsel):.1f}%")
-        # diagnostic: how often fusim cost's 95% interval (a cost-model price's is its nominal
-        # band, sim/fu_cost.h FU_COST_MODEL_BAND) holds the measured time
+        # diagnostic: how often fusim cost's 95% interval (a cost-model price's is the model's own
+        # error on the fit's logs, model/fu_collerr.h, at least sim/fu_cost.h FU_COST_MODEL_BAND)
+        # holds the measured time
         held = sum(p["lo_us"] <= t <= p["hi_us"] for (b, t), p in zip(rows, pred) if b >= lo)
-        print(f"  interval (fusim cost's 95%), same sizes: holds {held} of {len(sel)}")
+        # and how wide it is: an interval that holds every row by being 10x wide says little
+        ivs = [(p["lo_us"] / p["time_us"] - 1, p["hi_us"] / p["time_us"] - 1) for (b, _), p in zip(rows, pred) if b >= lo]
+        print(f"  interval (fusim cost's 95%), same sizes: holds {held} of {len(sel)}; median bounds "
+              f"{100 * statistics.median(v[0] for v in ivs):+.0f}% / {100 * statistics.median(v[1] for v in ivs):+.0f}% "
+              f"of the price, median width {100 * statistics.median(h - l for l, h in ivs):.0f}%")
         band = [(b, t, p["time_us"], p["algo"]) for (b, t), p in zip(rows, pred) if b >= lo]
         print(offset_range([r[:3] for r in band], med_t, max_t))
         if nodes > 1:

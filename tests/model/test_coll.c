@@ -174,7 +174,50 @@ static void intra_latency_fit(void) {
   EXPECT_REL(fit.intra_step_us, 1, 1e-9);
 }
 
+/* The model's error on the samples it was fitted on (fu_collerr.h), residuals r = ln(measured /
+ * model) known by hand (fit's pricing of them: cli_model_error.sh). >= 64 MiB: r = 0.3, -0.2,
+ * 0.1, 0, -0.1, sorted -0.2 .. 0.3; GSL's quantile at f lies at (n - 1) f = 0.1 and 3.9 of the
+ * sorted list: -0.2 + 0.1 x 0.1 = -0.19 and 0.1 + 0.9 x 0.2 = 0.28. < 1 MiB one sample, r = 0.5:
+ * both bounds 0.5. 1-64 MiB none. Borrowed: x2.5 in log space, at least ln 2 either way, the
+ * default where the base had no sample (fu_collerr.h). */
+static void model_error(void) {
+  const double r[] = {0.3, -0.2, 0.1, 0, -0.1, 0.5};
+  const double sz[] = {64 * 1048576.0, 128 * 1048576.0, 256 * 1048576.0, 512 * 1048576.0, 1073741824.0, 4096};
+  fu_collerr e;
+  EXPECT_INT_EQ(fu_collerr_fit(sz, r, 6, "hand", &e), FU_OK);
+  EXPECT_INT_EQ(e.n[0], 1);
+  EXPECT_INT_EQ(e.n[1], 0);
+  EXPECT_INT_EQ(e.n[2], 5);
+  EXPECT_NEAR(e.lo[0], 0.5, 1e-12);
+  EXPECT_NEAR(e.hi[0], 0.5, 1e-12);
+  EXPECT_NEAR(e.lo[2], -0.19, 1e-12);
+  EXPECT_NEAR(e.hi[2], 0.28, 1e-12);
+  EXPECT_STR_EQ(e.source, "hand");
+  /* the interval of a 100 us price: at least /1.25 .. x1.25, e^-0.19 = 0.827 inside it, e^0.28 not */
+  double lo, hi;
+  fu_collerr_interval(&e, 256 * 1048576.0, 100, 0.25, &lo, &hi);
+  EXPECT_NEAR(lo, 80, 1e-9);
+  EXPECT_NEAR(hi, 100 * exp(0.28), 1e-9);
+  fu_collerr_interval(&e, 4 * 1048576.0, 100, 0.25, &lo, &hi); /* 1-64 MiB: none recorded */
+  EXPECT_NEAR(lo, 80, 1e-9);
+  EXPECT_NEAR(hi, 125, 1e-9);
+  EXPECT(fu_collerr_recorded(&e, 4096) && !fu_collerr_recorded(&e, 4 * 1048576.0));
+  /* borrowed: the base's bounds x2.5, at least ln 2 either way, the default where it has none */
+  e.borrowed = 1;
+  EXPECT(fu_collerr_recorded(&e, 4 * 1048576.0));
+  fu_collerr_interval(&e, 256 * 1048576.0, 100, 0.25, &lo, &hi);
+  EXPECT_NEAR(lo, 50, 1e-9);               /* 2.5 x -0.19 = -0.475, above -ln 2 */
+  EXPECT_NEAR(hi, 100 * exp(0.7), 1e-9);   /* 2.5 x 0.28 */
+  fu_collerr_interval(&e, 4096, 100, 0.25, &lo, &hi);
+  EXPECT_NEAR(lo, 50, 1e-9);               /* 2.5 x 0.5 = 1.25 is the upper bound; ln 2 below */
+  EXPECT_NEAR(hi, 100 * exp(1.25), 1e-9);
+  fu_collerr_interval(&e, 4 * 1048576.0, 100, 0.25, &lo, &hi);
+  EXPECT_NEAR(lo, 100 * exp(-1.041), 1e-9); /* the default: 0.35x .. 2.7x */
+  EXPECT_NEAR(hi, 100 * exp(0.992), 1e-9);
+}
+
 int main(void) {
+  model_error();
   nccl_choice_27();
   nics_per_node();
   intra_latency_fit();

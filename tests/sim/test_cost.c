@@ -42,6 +42,17 @@ static void remove_curve(fu_profile *p, const char *op) {
   p->ncurves = m;
 }
 
+/* A cost model by hand: NVLink nodes (400 GB/s ring), 50 GB/s NICs, 2 us a call, 1 us a step
+ * inside a node, 5 us across. */
+static void hand_cluster(fu_cluster *c) {
+  snprintf(c->intra_link, sizeof c->intra_link, "nvlink");
+  c->intra_gbps = 400;
+  c->nic_gbps = 50;
+  c->base_us = 2;
+  c->intra_step_us = 1;
+  c->net_step_us = 5;
+}
+
 static void test_cost_by_hand(void) {
   static fu_profile prof; /* ~3.8 MB: not on the stack */
   profile_pack(&prof, 3.0, 2.1, HANDOFF);
@@ -434,12 +445,7 @@ static void test_prices(void) {
   EXPECT_NEAR(oc.comm_us, 0, 0);
   /* (e) Across nodes "net" names the network whatever the machine's own link: the cost model
    * prices 2x8 (NVLink nodes, 50 GB/s NICs). */
-  snprintf(prof.cluster.intra_link, sizeof prof.cluster.intra_link, "nvlink");
-  prof.cluster.intra_gbps = 400;
-  prof.cluster.nic_gbps = 50;
-  prof.cluster.base_us = 2;
-  prof.cluster.intra_step_us = 1;
-  prof.cluster.net_step_us = 5;
+  hand_cluster(&prof.cluster);
   fu_curve cv;
   fu_cost_basis basis;
   EXPECT_INT_EQ(fu_cost_comm_curve(&prof, "allreduce", "net", 16, 2, &cv, &basis), FU_OK);
@@ -447,7 +453,61 @@ static void test_prices(void) {
   EXPECT_STR_EQ(cv.link, "net");
 }
 
+/* A model price's interval is the model's own error recorded by the fit (fu_collerr.h), at least
+ * FU_COST_MODEL_BAND: a 2x8 all-reduce on a profile whose multi-node error at >= 64 MiB is
+ * ln(measured / model) in [-0.19, 0.28] is priced in [t / 1.25, t e^0.28] (asymmetric: e^-0.19 =
+ * 0.83 lies inside /1.25), and where a band records none, in the nominal [t / 1.25, 1.25 t]. The
+ * profile keeps it through its JSON; one without the key (written before it) reads as the band. */
+static void test_model_error(void) {
+  static fu_profile prof, back; /* ~3.8 MB each: not on the stack */
+  fu_profile_init(&prof);
+  snprintf(prof.name, sizeof prof.name, "hand");
+  hand_cluster(&prof.cluster);
+  fu_collerr *e = &prof.cluster.err[FU_COLLERR_NODES];
+  e->n[2] = 5;
+  e->lo[2] = -0.19;
+  e->hi[2] = 0.28;
+  snprintf(e->source, sizeof e->source, "hand");
+  const double big = 256.0 * MiB, mid = 4.0 * MiB;
+  fu_comm_price pr;
+  EXPECT_INT_EQ(fu_cost_comm(&prof, "allreduce", "net", 16, 2, big, &pr), FU_OK);
+  EXPECT_STR_EQ(pr.interval, "model_error");
+  EXPECT_REL(pr.lo_us, pr.t_us / 1.25, 1e-12);
+  EXPECT_REL(pr.hi_us, pr.t_us * exp(0.28), 1e-12);
+  EXPECT_INT_EQ(fu_cost_comm(&prof, "allreduce", "net", 16, 2, mid, &pr), FU_OK);
+  EXPECT_STR_EQ(pr.interval, "band");
+  EXPECT_REL(pr.lo_us, pr.t_us / 1.25, 1e-12);
+  EXPECT_REL(pr.hi_us, pr.t_us * 1.25, 1e-12);
+  /* the engine's bucket interval is the same */
+  fu_plan p;
+  su_plan(&p, 1, 1, 1);
+  fu_comm c;
+  fu_op_cost oc;
+  EXPECT_INT_EQ(fu_comm_parse("allreduce:2x8:net", &c), FU_OK);
+  EXPECT_INT_EQ(fu_cost_bucket(&prof, &c, &p, (uint64_t)big, 1, &oc), FU_OK);
+  EXPECT_REL(oc.comm_hi_us, oc.comm_us * exp(0.28), 1e-12);
+  /* through the profile's JSON, and without the key */
+  json_t *j = fu_profile_to_json(&prof);
+  char *text = j ? json_dumps(j, 0) : NULL;
+  EXPECT(text && fu_profile_parse(text, "round trip", &back) == FU_OK);
+  EXPECT_INT_EQ(back.cluster.err[FU_COLLERR_NODES].n[2], 5);
+  EXPECT_NEAR(back.cluster.err[FU_COLLERR_NODES].hi[2], 0.28, 1e-12);
+  EXPECT_INT_EQ(fu_cost_comm(&back, "allreduce", "net", 16, 2, big, &pr), FU_OK);
+  EXPECT_REL(pr.hi_us, pr.t_us * exp(0.28), 1e-12);
+  free(text);
+  json_object_del(json_object_get(j, "cluster"), "model_error");
+  text = json_dumps(j, 0);
+  EXPECT(text && fu_profile_parse(text, "old", &back) == FU_OK);
+  EXPECT_INT_EQ(fu_cost_comm(&back, "allreduce", "net", 16, 2, big, &pr), FU_OK);
+  EXPECT_STR_EQ(pr.interval, "band");
+  EXPECT_REL(pr.lo_us, pr.t_us / 1.25, 1e-12);
+  EXPECT_REL(pr.hi_us, pr.t_us * 1.25, 1e-12);
+  free(text);
+  json_decref(j);
+}
+
 int main(void) {
+  test_model_error();
   test_cost_by_hand();
   test_engine_handoff();
   test_peak();
