@@ -500,8 +500,15 @@ static const char *fu__canon(const fu_option *o, const char *arg, char *buf, siz
   }
 }
 
-int fu_opt_each(const fu_opt_cmd *cmd, int first_arg, char *const *argv, fu_opt_each_fn fn, void *ctx) {
-  char buf[64];
+/* What fu_opt_each found of one row in argv: whether it was given, and its last value. */
+typedef struct fu__given {
+  int given;                 /* 1: the option is on the command line */
+  const char *value;         /* its last value as typed (a later value wins); NULL for a flag */
+} fu__given;
+
+/* Walks the options of argv[1 .. first_arg-1] as fu_opt_parse left them into last[], one entry
+ * per row of cmd->opts. */
+static int fu__last_given(const fu_opt_cmd *cmd, int first_arg, char *const *argv, fu__given *last) {
   for (int i = 1; i < first_arg; i++) {
     const char *a = argv[i];
     if (a[0] == '-' && a[1] == '-') {
@@ -511,21 +518,36 @@ int fu_opt_each(const fu_opt_cmd *cmd, int first_arg, char *const *argv, fu_opt_
       if (!o) return FU_EINTERNAL; /* not what fu_opt_parse left */
       const char *value = o->kind == FU_OPT_KIND_FLAG ? NULL : eq ? eq + 1 : i + 1 < first_arg ? argv[++i] : NULL;
       if (o->kind != FU_OPT_KIND_FLAG && !value) return FU_EINTERNAL;
-      FU_CHECK(fn(ctx, o, value ? fu__canon(o, value, buf, sizeof buf) : NULL));
+      last[o - cmd->opts] = (fu__given){1, value};
       continue;
     }
     for (const char *p = a + 1; *p; p++) { /* -x VALUE, -xVALUE, bundled flags -ab */
       const fu_option *o = fu__find_short(cmd, *p);
       if (!o) return FU_EINTERNAL;
       if (o->kind == FU_OPT_KIND_FLAG) {
-        FU_CHECK(fn(ctx, o, NULL));
+        last[o - cmd->opts] = (fu__given){1, NULL};
         continue;
       }
       const char *value = p[1] ? p + 1 : i + 1 < first_arg ? argv[++i] : NULL;
       if (!value) return FU_EINTERNAL;
-      FU_CHECK(fn(ctx, o, fu__canon(o, value, buf, sizeof buf)));
+      last[o - cmd->opts] = (fu__given){1, value};
       break;
     }
   }
   return FU_OK;
+}
+
+int fu_opt_each(const fu_opt_cmd *cmd, int first_arg, char *const *argv, fu_opt_each_fn fn, void *ctx) {
+  size_t n = 0;
+  while (cmd->opts[n].kind != FU_OPT_KIND_END) n++;
+  fu__given *last = calloc(n + 1, sizeof *last);
+  if (!last) return FU_ENOMEM;
+  char buf[64];
+  int st = fu__last_given(cmd, first_arg, argv, last);
+  for (size_t k = 0; st == FU_OK && k < n; k++) { /* the table's order, not the command line's */
+    const fu_option *o = &cmd->opts[k];
+    if (last[k].given) st = fn(ctx, o, last[k].value ? fu__canon(o, last[k].value, buf, sizeof buf) : NULL);
+  }
+  free(last);
+  return st;
 }

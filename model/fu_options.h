@@ -136,12 +136,14 @@ int fu_opt_parse(const fu_opt_cmd *cmd, int argc, char **argv, int *first_arg, i
 int fu_opt_size_arg(void *value, const char *s, char *why, size_t why_len);
 
 /* After fu_opt_parse returned FU_OK on argv: calls fn once for each option given, in the order
- * given, with its row and its value (NULL for a flag), whatever its spelling (a prefix,
- * --name=value, -xVALUE); what a command needs to write its own options down again (fusim
- * workload records a what-if's). The value is in its one spelling, so that two spellings of one
- * value are written alike: a whole number as %ld, a number as the shortest %g that reads back
- * the same, a size in plain bytes, an enum by its name, a custom row's by its canon (else, as
- * strings, as given). Stops at the first status fn returns that is not FU_OK. */
+ * of cmd's table (not the command line's), with its row and the value the parse kept (the last
+ * given; NULL for a flag), whatever its spelling (a prefix, --name=value, -xVALUE); what a
+ * command needs to write its own options down again (fusim workload records a what-if's), so
+ * that two orders of the same options, or an option given twice, are written alike. The value is
+ * in its one spelling, so that two spellings of one value are written alike: a whole number as
+ * %ld, a number as the shortest %g that reads back the same, a size in plain bytes, an enum by
+ * its name, a custom row's by its canon (else, as strings, as given). Stops at the first status
+ * fn returns that is not FU_OK. O(rows + arguments), one calloc of a row each. */
 typedef int (*fu_opt_each_fn)(void *ctx, const fu_option *row, const char *value);
 int fu_opt_each(const fu_opt_cmd *cmd, int first_arg, char *const *argv, fu_opt_each_fn fn, void *ctx);
 

@@ -303,8 +303,9 @@ static int fu__record_arg(void *ctx, const fu_option *row, const char *value) {
   return FU_OK;
 }
 
-/* Reads argv into a (set up here); *args (NULL: not wanted) gets the builder's options in order,
- * each by its long name and its value's one spelling (fu__not_builder left out): what a what-if records to be built again. */
+/* Reads argv into a (set up here); *args (NULL: not wanted) gets the builder's options in the
+ * rows' order (fu_opt_each), each once by its long name and its value's one spelling
+ * (fu__not_builder left out): what a what-if records to be built again. */
 static int fu__wl_parse(fu__wl_opts *a, int argc, char **argv, int *optind, int *done, json_t **args) {
   static const char *const archs[] = {"llama", "bert", "gpt2", "qwen3", "phi3", "olmo2", "vit", "custom", NULL}; /* fu_arch order */
   static const char *const formats[] = {"channels-last", "nchw", NULL};
@@ -324,6 +325,7 @@ static int fu__wl_parse(fu__wl_opts *a, int argc, char **argv, int *optind, int 
       {FU_OPT_STR(0, "check", &a->check, "FILE|NAME", "validate a workload")},
       {FU_OPT_FLAG(0, "list", &a->list, "list the bundled workloads")},
       FU_OPT_HEADER("model"),
+      {FU_OPT_ENUM(0, "arch", &a->arch, archs, "layer structure and parameter names (default custom)")},
       {FU_OPT_INT(0, "layers", &t->layers, 1, 10000, "L", "transformer layers")},
       {FU_OPT_INT(0, "hidden", &t->hidden, 1, 262144, "H", "hidden size")},
       {FU_OPT_INT(0, "heads", &t->heads, 1, 65536, "A", "attention heads")},
@@ -341,7 +343,6 @@ static int fu__wl_parse(fu__wl_opts *a, int argc, char **argv, int *optind, int 
        .seen = &a->classes_set},
       {FU_OPT_ENUM(0, "memory-format", &a->mformat, formats, "--cnn: channels-last (default) or nchw"),
        .seen = &a->mformat_set},
-      {FU_OPT_ENUM(0, "arch", &a->arch, archs, "layer structure and parameter names (default custom)")},
       {FU_OPT_FLAG(0, "gated-ffn", &t->gated, "custom: gate, up, down as SwiGLU")},
       {FU_OPT_FLAG(0, "bias", &t->bias, "custom: biases")},
       {FU_OPT_FLAG(0, "layernorm", &t->layernorm, "custom: LayerNorm (norms get a bias)")},

@@ -115,13 +115,19 @@ int main(void) {
   EXPECT_STR_EQ(err, "");
 
   /* fu_opt_each hands each value on in its one spelling, by hand: 07 is 7, .250 is 0.25, 0.1 + 0.2
-     needs 17 digits to read back, 64KiB is 65536 bytes; a string as given */
+     needs 17 digits to read back, 64KiB is 65536 bytes; a string as given; in the table's order
+     (output's --db first, then count, ratio, size, mode, verbose) */
   EXPECT_INT_EQ(fu__run("--count 07 --ratio=.250 -b64KiB --mode bb -v --db ./a.db", &v, err, sizeof err, &first,
                         &done, w, &argc), FU_OK);
-  EXPECT_STR_EQ(fu__each_text, "--count=7 --ratio=0.25 --size=65536 --mode=bb --verbose --db=./a.db ");
+  EXPECT_STR_EQ(fu__each_text, "--db=./a.db --count=7 --ratio=0.25 --size=65536 --mode=bb --verbose ");
+  /* the same options in another order, one given twice (the parse keeps the last, 7): one text */
+  EXPECT_INT_EQ(fu__run("-v --db ./a.db --mode bb --count 9 -b64KiB --ratio=.250 -vn7", &v, err, sizeof err, &first,
+                        &done, w, &argc), FU_OK);
+  EXPECT_INT_EQ(v.n, 7);
+  EXPECT_STR_EQ(fu__each_text, "--db=./a.db --count=7 --ratio=0.25 --size=65536 --mode=bb --verbose ");
   EXPECT_INT_EQ(fu__run("--rat 0.30000000000000004 --minbytes 1e0 -n+3", &v, err, sizeof err, &first, &done, w, &argc),
                 FU_OK);
-  EXPECT_STR_EQ(fu__each_text, "--ratio=0.30000000000000004 --size=1 --count=3 ");
+  EXPECT_STR_EQ(fu__each_text, "--count=3 --ratio=0.30000000000000004 --size=1 ");
   EXPECT_INT_EQ(fu__run("--ratio 1e-1", &v, err, sizeof err, &first, &done, w, &argc), FU_OK);
   EXPECT_STR_EQ(fu__each_text, "--ratio=0.1 ");
 

@@ -4,7 +4,9 @@ fusim workload records its builder's arguments (priced_with.builder_args) and th
 a workload by its content, so two spellings of one value must be recorded alike: an alias
 (--precision amp-bf16 is autocast-bf16), a type's other name (bfloat16 is bf16), a whole number
 (02 is 2), a number (.10, 1e-1 and 0.1; 1e0 and 1). Each value is written in its one spelling, by
-hand: 2, 0.1, 1, 2.5, autocast-bf16, bf16, 8, 224."""
+hand: 2, 0.1, 1, 2.5, autocast-bf16, bf16, 8, 224. So must two orders of the same options (and an
+option given twice, whose last value the parse keeps): the arguments are recorded in the order of
+fusim workload's option table (--help's), each once, written out here by hand."""
 import atexit
 import json
 import os
@@ -36,11 +38,20 @@ CASES = [  # (name, one spelling, another, the recorded values of both, by hand)
                           "--clip-grad-norm", "1e0", "--host-probe=2.50"],
      TF + ["--layers", "2", "--precision", "autocast-bf16", "--grad-dtype", "bf16", "--dropout", "1e-1",
            "--clip-grad-norm", "1", "--host-probe", "2.5"],
-     TF + ["--layers", "2", "--precision", "autocast-bf16", "--grad-dtype", "bf16", "--dropout", "0.1",
-           "--clip-grad-norm", "1", "--host-probe", "2.5"]),
+     ["--transformer", "--arch", "llama", "--layers", "2", "--hidden", "512", "--heads", "8", "--ffn", "1376",
+      "--vocab", "32000", "--seq", "256", "--micro-batch", "2", "--dropout", "0.1", "--precision", "autocast-bf16",
+      "--grad-dtype", "bf16", "--clip-grad-norm", "1", "--host-probe", "2.5", "--name", "t"]),
     ("cnn", ["--cnn", "resnet18", "--micro-batch", "008", "--image", "+224", "--dtype", "float32", "--name", "c"],
      ["--cnn", "resnet18", "--micro-batch", "8", "--image", "224", "--dtype", "fp32", "--name", "c"],
      ["--cnn", "resnet18", "--micro-batch", "8", "--image", "224", "--dtype", "float", "--name", "c"]),
+    # two orders, neither the table's; --layers 4 given first and overridden by 2
+    ("order", ["--name", "t", "--qkv-bias", "--seq", "256", "--layers", "4", "--micro-batch", "2", "--vocab", "32000",
+               "--ffn", "1376", "--heads", "8", "--hidden", "512", "--arch", "llama", "--transformer", "--layers", "2",
+               "--tied-embeddings"],
+     ["--name", "t", "--transformer", "--arch", "llama", "--layers", "2", "--hidden", "512", "--heads", "8", "--ffn",
+      "1376", "--vocab", "32000", "--seq", "256", "--micro-batch", "2", "--qkv-bias", "--tied-embeddings"],
+     ["--transformer", "--arch", "llama", "--layers", "2", "--hidden", "512", "--heads", "8", "--ffn", "1376",
+      "--vocab", "32000", "--seq", "256", "--micro-batch", "2", "--tied-embeddings", "--qkv-bias", "--name", "t"]),
 ]
 for name, one, other, want in CASES:
     paths = [os.path.join(tmp, "%s_%d.json" % (name, i)) for i in (1, 2)]
