@@ -991,8 +991,10 @@ int fu_compute_parse(json_t *o, const char *what, fu_compute *c) {
   return FU_OK;
 }
 
-int fu_compute_load_torch(const char *path, fu_compute *c, double *gpu_mem_bytes, char *src, size_t src_len) {
+int fu_compute_load_torch(const char *path, fu_compute *c, double *gpu_mem_bytes, char *gpu, size_t gpu_len,
+                          char *src, size_t src_len) {
   char *text = NULL;
+  gpu[0] = '\0';
   int st = fu_read_file(path, &text, NULL);
   json_error_t err;
   json_t *root = st == FU_OK ? json_loads(text, 0, &err) : NULL;
@@ -1024,6 +1026,8 @@ int fu_compute_load_torch(const char *path, fu_compute *c, double *gpu_mem_bytes
     }
     json_t *mem = json_object_get(root, "gpu_mem_bytes");
     if (st == FU_OK && json_is_number(mem) && json_number_value(mem) > 0) *gpu_mem_bytes = json_number_value(mem);
+    const char *g = json_string_value(json_object_get(root, "gpu"));
+    if (st == FU_OK && g) snprintf(gpu, gpu_len, "%s", g);
     size_t l = strlen(src);
     if (st == FU_OK && l < src_len) snprintf(src + l, src_len - l, "%s%s", l ? "; " : "", torch_src);
   }

@@ -289,10 +289,11 @@ struct json_t *fu_compute_to_json(const fu_compute *c);
 int fu_compute_parse(struct json_t *o, const char *what, fu_compute *c);
 
 /* tools/calib_torch.py's JSON (format fusim-compute-1) at path into c (the parts it holds) and,
- * where it says, the GPU's memory into *gpu_mem_bytes; its source label is appended to src
- * ("; " between). One line naming the file on failure (FU_EDATA, FU_ENOINPUT); c is then as
- * it was. */
-int fu_compute_load_torch(const char *path, fu_compute *c, double *gpu_mem_bytes, char *src, size_t src_len);
+ * where it says, the GPU's memory into *gpu_mem_bytes and its name into gpu (gpu_len bytes; ""
+ * where the file names none); its source label is appended to src ("; " between). One line
+ * naming the file on failure (FU_EDATA, FU_ENOINPUT); c is then as it was. */
+int fu_compute_load_torch(const char *path, fu_compute *c, double *gpu_mem_bytes, char *gpu, size_t gpu_len,
+                          char *src, size_t src_len);
 
 /* The tables' source after an update described by src: src alone when the update replaced
  * every table (replace_all), else appended to the source already there ("; " between). What does

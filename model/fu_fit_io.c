@@ -101,6 +101,18 @@ int fu_fit_samples_load(fu_db *db, const char *op, const char *link, long ranks,
   return FU_OK;
 }
 
+/* The compute tables' GPU after tables measured on gpu were merged into p (what names p's file):
+ * compute.gpu follows the tables merged, the newest measurement, "" where they are p's own
+ * GPU's; tables of another GPU that p held are said, since the merge may leave some of them. */
+static void fu__compute_gpu_follow(fu_profile *p, int had_tables, const char *gpu, const char *what) {
+  const char *was = p->compute.gpu[0] ? p->compute.gpu : p->gpu;
+  if (had_tables && was[0] && !fu_gpu_same(was, gpu))
+    fu_warn("%s: compute tables measured on %s merged into tables of %s: compute.gpu now names %s, though "
+            "the tables this merge does not replace are still %s's", what, gpu, was, gpu, was);
+  snprintf(p->compute.gpu, sizeof p->compute.gpu, "%.*s", (int)sizeof p->compute.gpu - 1,
+           p->gpu[0] && fu_gpu_same(gpu, p->gpu) ? "" : gpu);
+}
+
 /* fit --gemm-table / --compute: the compute tables of a profile (model/fu_compute.h) from calib's
  * GEMM shape sweep in the database and/or tools/calib_torch.py's JSON; written to out, else back
  * to merge. */
@@ -110,6 +122,9 @@ int fu_fit_compute_tables(const char *db_opt, long run, const char *compute_f, i
   if (!prof) return FU_ENOMEM;
   int st = merge ? fu_profile_load(merge, prof) : (fu_profile_init(prof), FU_OK);
   char src[1024] = ""; /* entries whole: fu_compute_set_source fits them to the field */
+  char gemm_gpu[64] = "", torch_gpu[64] = ""; /* the GPUs the sweep and the file name ("" none) */
+  const fu_compute *c = &prof->compute;
+  int had_tables = st == FU_OK && c->ngemm + c->nconv + c->nattn + c->nops + c->noptim > 0;
   if (st == FU_OK && gemm_table) {
     const char *dbpath = fu_db_path_default(db_opt);
     fu_db *db = NULL;
@@ -119,13 +134,22 @@ int fu_fit_compute_tables(const char *db_opt, long run, const char *compute_f, i
     int npts = 0;
     st = fu_db_open(dbpath, FU_DB_READONLY, &db);
     if (st == FU_OK) st = fu_fit_samples_load(db, "gemm", NULL, 0, run, &smp, &fs, &ns);
-    if (st == FU_OK) st = fu_fitgroup_gemm_table(fs, ns, dbpath, &prof->compute, &npts);
+    if (st == FU_OK) st = fu_fitgroup_gemm_table(fs, ns, dbpath, &prof->compute, &npts, gemm_gpu, sizeof gemm_gpu);
     snprintf(src, sizeof src, "GEMM: fusim calib --suite gemm sweep in %.100s (%d points)", dbpath, npts);
     free(fs);
     free(smp);
     fu_db_close(db);
   }
-  if (st == FU_OK && compute_f) st = fu_compute_load_torch(compute_f, &prof->compute, &prof->gpu_mem_bytes, src, sizeof src);
+  if (st == FU_OK && compute_f)
+    st = fu_compute_load_torch(compute_f, &prof->compute, &prof->gpu_mem_bytes, torch_gpu, sizeof torch_gpu, src,
+                               sizeof src);
+  if (st == FU_OK && gemm_gpu[0] && torch_gpu[0] && !fu_gpu_same(gemm_gpu, torch_gpu)) {
+    fu_error("fit: the GEMM sweep was measured on %s, %s on %s; one profile's compute tables are one GPU's",
+             gemm_gpu, compute_f, torch_gpu);
+    st = FU_EUSAGE;
+  }
+  if (st == FU_OK && (gemm_gpu[0] || torch_gpu[0]))
+    fu__compute_gpu_follow(prof, had_tables, gemm_gpu[0] ? gemm_gpu : torch_gpu, out ? out : merge);
   if (st == FU_OK) st = fu_compute_set_source(&prof->compute, src, gemm_table && compute_f);
   if (st == FU_OK) {
     if (name) snprintf(prof->name, sizeof prof->name, "%s", name);

@@ -711,13 +711,20 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
   return FU_OK;
 }
 
-int fu_fitgroup_gemm_table(const fu_fitgroup_sample *s, size_t n, const char *what, fu_compute *c, int *npts) {
+int fu_fitgroup_gemm_table(const fu_fitgroup_sample *s, size_t n, const char *what, fu_compute *c, int *npts,
+                           char *gpu, size_t len) {
   *npts = 0;
+  gpu[0] = '\0';
   for (size_t i = 0; i < n; i++) {
     const fu_fitgroup_sample *x = &s[i];
     int m, nn, k;
     if (strcmp(x->proto, "fwd") && strcmp(x->proto, "dgrad") && strcmp(x->proto, "wgrad")) continue;
     if (fu_gemm_label_parse(x->algo, &m, &nn, &k) != FU_OK || !(x->t_us > 0)) continue;
+    if (x->gpu[0] && gpu[0] && !fu_gpu_same(x->gpu, gpu)) { /* one profile's tables: one GPU's */
+      fu_error("%s: GEMM sweep of two GPUs (%s, %s); --run chooses one", what, gpu, x->gpu);
+      return FU_EDATA;
+    }
+    if (x->gpu[0] && !gpu[0]) snprintf(gpu, len, "%s", x->gpu);
     if (fu_compute_put_gemm(c, x->dtype, x->proto, m, nn, k, x->t_us) != FU_OK) {
       fu_error("%s: GEMM sweep: too many dtypes, layouts or sizes for the profile's tables", what);
       return FU_EDATA;

@@ -121,10 +121,11 @@ int fu_fitgroup_forced_nvls(const fu_curve *c);
 int fu_fitgroup_obs(const fu_fitgroup *g, fu_coll_obs *o, char *note, size_t len);
 
 /* The GEMM grid of calib's shape sweep (op gemm, proto fwd|dgrad|wgrad, algo MxNxK; a later
- * sample of one shape replaces an earlier one) into c's tables; *npts counts the points put.
- * FU_ENOINPUT when there are none, FU_EDATA when the tables are full, one line naming what. */
+ * sample of one shape replaces an earlier one) into c's tables; *npts counts the points put and
+ * gpu (len bytes) gets the GPU the samples name ("" none). FU_ENOINPUT when there are none,
+ * FU_EDATA when the tables are full or the samples name two GPUs, one line naming what. */
 int fu_fitgroup_gemm_table(const fu_fitgroup_sample *s, size_t n, const char *what, struct fu_compute *c,
-                           int *npts);
+                           int *npts, char *gpu, size_t len);
 
 /* Bus bandwidth (GB/s, nccl-tests' definition) of one operation of `bytes` in t_us. */
 double fu_fitgroup_busbw(const char *op, int ranks, double bytes, double t_us);

@@ -8,6 +8,7 @@ tables_gpu and links_gpu) say so for a what-if it prices. A fit whose base is of
 H200 log on the H200 base) and the bundled profile say nothing new."""
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -121,6 +122,46 @@ e = fit_on(B200_LOG, "b200_on_h200", "h200-default")
 check("B200 on the H200 base: one line, compute in it: %s" % e,
       "launch cost, compute and HBM figures come from base h200-default, measured on NVIDIA H200" in e
       and "compute tables" not in e)
+
+# fit --compute / --gemm-table --merge-into: compute.gpu follows the tables merged (the GPU the
+# calib_torch file or the GEMM sweep names; absent where it is the profile's own), and a merge
+# over tables of another GPU says that the ones it does not replace are still that GPU's. Before,
+# the profile's compute.gpu was kept: the fitted B200's "NVIDIA H200" after B200 tables.
+ROW = json.load(open(os.path.join(root, "data", "profiles", "h200-default.json")))["compute"]["ops"][0]
+
+
+def merge(base, gpu, name, *extra):
+    """base copied to NAME.json, a one-row calib_torch file of GPU merged into it: (run, profile)."""
+    f, prof = os.path.join(tmp, name + "-torch.json"), os.path.join(tmp, name + ".json")
+    json.dump({"format": "fusim-compute-1", "gpu": gpu, "compute": {"ops": [ROW]}}, open(f, "w"))
+    with open(base) as src, open(prof, "w") as dst:
+        dst.write(src.read())
+    r = subprocess.run([fusim, "fit", "--compute", f, *extra, "--merge-into", prof], capture_output=True, text=True)
+    return r, json.load(open(prof))
+
+
+STILL = "compute.gpu now names %s, though the tables this merge does not replace are still %s's"
+for base, gpu, want, said in ((b200, "NVIDIA B200", None, STILL % ("NVIDIA B200", "NVIDIA H200")),
+                              (b200, "NVIDIA H200", "NVIDIA H200", None),
+                              (h200, "NVIDIA B200", "NVIDIA B200", STILL % ("NVIDIA B200", "NVIDIA H200")),
+                              (h200, "NVIDIA H200", None, None)):
+    r, q = merge(base, gpu, "merged", "--no-store")
+    what = "%s tables merged into %s (tables %s)" % (gpu, os.path.basename(base), json.load(open(base))["compute"].get("gpu"))
+    check("%s: exit %d %s" % (what, r.returncode, r.stderr), r.returncode == 0)
+    check("%s: compute.gpu %s, want %s" % (what, q["compute"].get("gpu"), want), q["compute"].get("gpu") == want)
+    check("%s: stderr %r" % (what, r.stderr), said in r.stderr if said else r.stderr == "")
+# one merge of a GEMM sweep of the H200 and a file of the B200: refused in one line, file as it was
+gdb = os.path.join(tmp, "gemm.db")
+con = sqlite3.connect(gdb)
+con.executescript(open(os.path.join(root, "data", "calibration", "h200-compute-2026-12-02-gemm.sql")).read())
+con.close()
+before = open(b200).read()
+r, q = merge(b200, "NVIDIA B200", "mixed", "--gemm-table", "--db", gdb)
+check("GEMM sweep of the H200 with a B200 file: exit %d, %r" % (r.returncode, r.stderr),
+      r.returncode == 64 and r.stderr.count("\n") == 1 and
+      "the GEMM sweep was measured on NVIDIA H200, %s on NVIDIA B200" % os.path.join(tmp, "mixed-torch.json") in r.stderr)
+check("the refused merge left the profile as it was", json.dumps(q, sort_keys=True) ==
+      json.dumps(json.loads(before), sort_keys=True))
 
 # the bundled profiles themselves name no GPU of their tables
 for name in sorted(os.listdir(os.path.join(root, "data", "profiles"))):
