@@ -74,9 +74,13 @@ static int fu__log_falls(const fu_fit_point *p, size_t n) {
  * (2) A line that starts below the floor (the previous segment's price at its last size) is the
  * weighted least-squares fit under the constraint that it does not: the constraint is active, so
  * the line passes through (x0, floor) and only its slope is fitted (a constant at the floor where
- * that slope falls and the log does not). *chisq is updated and *k set to the free parameters
- * (2, 1 or 0); the covariance is unscaled (the caller scales it by chisq / dof). */
-static void fu__shape(const fu_fit_point *p, double *x, double *y, const double *w, size_t n,
+ * that slope falls and the log does not).
+ * (3) With nonneg (--nonneg-alpha), a floor's line whose alpha falls below 0 holds alpha >= 0 as
+ * well: the least-squares line through the origin whose slope b keeps it at or above the floor,
+ * b = max(the origin's own slope, floor / x0) (the objective is a convex parabola in b).
+ * *chisq is updated and *k set to the free parameters (2, 1 or 0); the covariance is unscaled
+ * (the caller scales it by chisq / dof). */
+static void fu__shape(const fu_fit_point *p, double *x, double *y, const double *w, size_t n, int nonneg,
                       const fu__floor *fl, fu__line *l, double *chisq, int *k) {
   int falls = fu__log_falls(p, n);
   *k = l->clamped ? 1 : 2;
@@ -113,6 +117,21 @@ static void fu__shape(const fu_fit_point *p, double *x, double *y, const double 
     l->beta = 0;
     l->cov00 = l->cov01 = l->cov11 = NAN;
     *chisq = gsl_stats_wtss_m(w, 1, y, 1, n, l->alpha);
+    *k = 0;
+  }
+  double c0, cov0, ss0;
+  if (!nonneg || !(l->alpha < 0) || gsl_fit_wmul(x, 1, w, 1, y, 1, n, &c0, &cov0, &ss0) != GSL_SUCCESS) return;
+  l->alpha = 0;
+  l->beta = fmax(c0, fl->t_us / fl->x0);
+  l->clamped = l->negative = 1; /* the floor's own line had alpha < 0 */
+  l->cov00 = l->cov01 = 0;
+  l->cov11 = cov0;
+  *chisq = ss0;
+  *k = 1;
+  if (l->beta > c0) { /* at the floor: both constraints active, nothing left free, the CI unknown */
+    l->cov00 = l->cov01 = l->cov11 = NAN;
+    *chisq = 0;
+    for (size_t i = 0; i < n; i++) *chisq += w[i] * (y[i] - l->beta * x[i]) * (y[i] - l->beta * x[i]);
     *k = 0;
   }
 }
@@ -155,7 +174,7 @@ static int fu__wls(const fu_fit_point *p, size_t n, int nonneg, const fu__floor 
     l->clamped = 1;
   }
   int k;
-  fu__shape(p, x, y, w, n, fl, l, &chisq, &k);
+  fu__shape(p, x, y, w, n, nonneg, fl, l, &chisq, &k);
   l->dof = (int)n - k;
   /* gsl_fit_wlinear's covariance takes the weights as 1/sigma^2; ours are relative, so scale
    * by the residual variance chisq / dof. */
@@ -220,7 +239,7 @@ static int fu__bisquare(const fu_fit_point *p, size_t n, const fu__floor *fl, do
     l->negative = a < 0;
     for (size_t i = 0; i < n; i++) w[i] = bw[i] / (y[i] * y[i]); /* the last pass may have sorted w */
     int k;
-    fu__shape(p, x, y, w, n, fl, l, &chisq, &k);
+    fu__shape(p, x, y, w, n, 0, fl, l, &chisq, &k); /* fu__fit_run refits a negative alpha under nonneg */
     l->dof = neff > k + 0.5 ? (int)floor(neff - k + 0.5) : 0;
     double s2 = neff > k ? chisq / (neff - k) : NAN;
     l->cov00 *= s2;

@@ -35,9 +35,10 @@
  *
  * alpha is fitted freely. A negative alpha (a segment's line crossing zero left of its sizes,
  * which happens where bandwidth falls with size) is reported in alpha_negative; with
- * nonneg_alpha the segment is refitted through the origin (alpha = 0, CI [0, 0]); where that line
- * starts below the floor, the floor's line replaces it, with its own alpha and CI (not held
- * non-negative: alpha_negative says so).
+ * nonneg_alpha the segment is refitted through the origin (alpha = 0, CI [0, 0]); a floored
+ * segment holds it too: where the floor's line would cross zero, it is the line through the
+ * origin that does not start below the floor (its slope the origin's own where that clears the
+ * floor, else floor / first size, beta's CI then unknown), alpha_clamped and alpha_negative set.
  * The robust option refits each chosen segment with Tukey bisquare weights on the same
  * relative scale (IRLS over gsl_fit_wlinear, see fu_fit.c); breakpoints are chosen by the
  * least-squares criterion. */

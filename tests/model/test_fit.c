@@ -333,18 +333,20 @@ static void test_floor_falling_log(void) {
   fu_fit_result_finish(&res);
 }
 
-/* A segment refitted through the origin (--nonneg-alpha) and then floored reports the floor's
- * line, whose alpha is not 0: its interval is that alpha's, not [0, 0] (the interval of the line
- * through the origin it replaced). First segment 9, 11.5, 10.2 us at 1-3 B, its weighted line
- * a0 + b0 x by hand, the floor c0 = a0 + 3 b0 (10.75 us); the second, 10.3, 21.5, 33 us at
- * 100-300 B, rises from 10.2 to 10.3 at the boundary; its free alpha is negative (so it is
- * clamped) and its line through the origin starts below c0 at 100 B (so it is floored):
- * beta = sum(w (x-100)(t-c0)) / sum(w (x-100)^2), w = 1/t^2, alpha = c0 - 100 beta (-0.23: the
- * floor's line does not keep alpha >= 0, and says so), var(beta) = chisq / (3 - 1) / that sum,
- * alpha's CI alpha -+ t(0.975, 2) 100 sd(beta), t(0.975, 2) = 4.3026527 (tables). */
+/* --nonneg-alpha holds on a floored segment too. First segment 9, 11.5, 10.2 us at 1-3 B, its
+ * weighted line a0 + b0 x by hand, the floor c0 = a0 + 3 b0 (10.75 us); the second, 10.3, 21.5,
+ * 33 us at 100-300 B, rises from 10.2 to 10.3 at the boundary, so it is floored at (100, c0).
+ * Its free alpha is negative and its line through the origin starts below c0 at 100 B; the
+ * floor's line, beta = sum(w (x-100)(t-c0)) / sum(w (x-100)^2), w = 1/t^2, has alpha = c0 - 100
+ * beta = -0.23 us (session 57 kept it, flagged). Under both constraints (alpha >= 0, at or above
+ * c0 at 100 B) the least-squares line is through the origin with the least slope that clears
+ * the floor, c0 / 100: alpha 0 (its CI [0, 0], as every clamped alpha's), beta c0 / 100 (0.1075
+ * us/B; nothing left free: its CI unknown). Without --nonneg-alpha the floor's line stays, alpha
+ * -0.23 us, var(beta) = chisq / (3 - 1) / sxx, alpha's CI alpha -+ t(0.975, 2) 100 sd(beta),
+ * t(0.975, 2) = 4.3026527 (tables). */
 static void test_floor_clamped(void) {
   fu_fit_point p[6] = {{1, 9}, {2, 11.5}, {3, 10.2}, {100, 10.3}, {200, 21.5}, {300, 33}};
-  double a0, b0, va, vb, sxy = 0, sxx = 0, chisq = 0;
+  double a0, b0, va, vb, sxy = 0, sxx = 0;
   wls_by_hand(p, 3, &a0, &b0, &va, &vb);
   double c0 = a0 + 3 * b0;
   for (int i = 3; i < 6; i++) {
@@ -352,33 +354,36 @@ static void test_floor_clamped(void) {
     sxy += w * x * (p[i].t_us - c0);
     sxx += w * x * x;
   }
-  double beta = sxy / sxx, alpha = c0 - 100 * beta;
+  double beta = sxy / sxx, alpha = c0 - 100 * beta, chisq = 0;
   for (int i = 3; i < 6; i++) {
     double r = p[i].t_us - c0 - beta * (p[i].bytes - 100);
     chisq += r * r / (p[i].t_us * p[i].t_us);
   }
   double half = 4.3026527 * 100 * sqrt(chisq / 2 / sxx);
-  fu_segment o0; /* else nothing is tested: clamped, and the origin's line below the floor */
+  EXPECT(alpha < 0); /* else nothing is tested: the floor's own line crosses zero */
+  fu_segment o0; /* and clamped, the origin's line below the floor */
   int neg = 0;
   EXPECT_INT_EQ(fu_fit_line(p + 3, 3, FU_FIT_WLS, 1, &o0, &neg), FU_OK);
   EXPECT(neg && o0.alpha_us == 0 && o0.beta_us_per_byte * 100 < c0);
   fu_fit_options o;
   fu_fit_options_init(&o);
-  o.nonneg_alpha = 1;
-  fu_fit_result res;
-  EXPECT_INT_EQ(fu_fit_piecewise(p, 6, &o, "floor clamped", &res), FU_OK);
-  EXPECT_INT_EQ(res.nseg, 2);
-  if (res.nseg == 2) {
-    EXPECT_INT_EQ(res.floored[1], 1);
-    EXPECT_INT_EQ(res.alpha_clamped[1], 0); /* the line reported is not the origin's */
-    EXPECT_INT_EQ(res.alpha_negative[1], 1);
-    EXPECT_NEAR(res.seg[1].beta_us_per_byte, beta, 1e-12);
-    EXPECT_NEAR(res.seg[1].alpha_us, alpha, 1e-9);
-    EXPECT(alpha < 0);
-    EXPECT_REL(res.seg[1].alpha_ci[0], alpha - half, 1e-6);
-    EXPECT_REL(res.seg[1].alpha_ci[1], alpha + half, 1e-6);
+  for (int nonneg = 0; nonneg <= 1; nonneg++) {
+    o.nonneg_alpha = nonneg;
+    fu_fit_result res;
+    EXPECT_INT_EQ(fu_fit_piecewise(p, 6, &o, "floor clamped", &res), FU_OK);
+    EXPECT_INT_EQ(res.nseg, 2);
+    if (res.nseg == 2) {
+      EXPECT_INT_EQ(res.floored[1], 1);
+      EXPECT_INT_EQ(res.alpha_clamped[1], nonneg);
+      EXPECT_INT_EQ(res.alpha_negative[1], 1);
+      EXPECT_NEAR(res.seg[1].alpha_us, nonneg ? 0 : alpha, 1e-9);
+      EXPECT_NEAR(res.seg[1].beta_us_per_byte, nonneg ? c0 / 100 : beta, 1e-12);
+      EXPECT_NEAR(res.seg[1].alpha_ci[0], nonneg ? 0 : alpha - half, 1e-6 * half);
+      EXPECT_NEAR(res.seg[1].alpha_ci[1], nonneg ? 0 : alpha + half, 1e-6 * half);
+      if (nonneg) EXPECT(isnan(res.seg[1].beta_ci[0]) && isnan(res.seg[1].beta_ci[1]));
+    }
+    fu_fit_result_finish(&res);
   }
-  fu_fit_result_finish(&res);
 }
 
 /* How many segments. (1) Nothing within the tolerance (0.1%): the split whose worst error is
