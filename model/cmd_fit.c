@@ -289,6 +289,7 @@ int fu_cmd_fit(int argc, char **argv) {
   fu_fitgroup *groups = NULL;
   fu_fit_row *frows = NULL;
   char *cmdline = NULL;
+  char *pfile = NULL; /* the profile's file form: dumped once, for the stored row and the file */
   int in_tx = 0;
   st = fu_db_open(dbpath, out.no_store ? FU_DB_READONLY : FU_DB_READWRITE, &db);
   if (st == FU_OK) st = fu_fit_samples_load(db, op, link, ranks, run, &smp, &fs, &ns);
@@ -363,6 +364,7 @@ int fu_cmd_fit(int argc, char **argv) {
   /* The plot first (it only makes the image), then store, write the profile and commit: a
    * failure anywhere leaves the database as it was. */
   if (plot && (st = fu_fitgroup_plot(plot, groups, ng)) != FU_OK) goto done;
+  if (written && (st = fu_profile_file_text(prof, &pfile)) != FU_OK) goto done;
   if (!out.no_store) {
     int64_t fit_id = 0;
     char *args = fu_join_argv(argc, argv); /* as the runs table has it: "fusim fit ..." */
@@ -377,13 +379,13 @@ int fu_cmd_fit(int argc, char **argv) {
                                      * the file reads back, the row predict --profile FILE names */
       char *ptext;
       int64_t profile_id;
-      st = fu_profile_saved_json(prof, &ptext);
+      st = fu_profile_saved_json(pfile, &ptext);
       if (st == FU_OK) st = fu_db_profile_store(db, ptext, prof->name, 0, fit_id, &profile_id);
       free(ptext);
     }
     if (st != FU_OK) goto done;
   }
-  if (written && (st = fu_profile_save(written, prof)) != FU_OK) goto done;
+  if (written && (st = fu_profile_save_text(written, pfile)) != FU_OK) goto done;
   if (in_tx) {
     in_tx = 0;
     if ((st = fu_db_commit(db)) != FU_OK) goto done;
@@ -395,6 +397,7 @@ done:
   fu_fitgroup_free(groups, ng);
   free(frows);
   free(cmdline);
+  free(pfile);
   free(fs);
   free(smp);
   fu_db_close(db);

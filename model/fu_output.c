@@ -130,6 +130,14 @@ int fu_json_save(const char *path, const json_t *j, size_t flags, const char *wh
   return fu_outfile_commit(&o);
 }
 
+int fu_text_save(const char *path, const char *text) {
+  fu_outfile o;
+  FU_CHECK(fu_outfile_open(&o, path));
+  fputs(text, o.f);
+  fputc('\n', o.f); /* a failure sets the error flag, which the commit checks */
+  return fu_outfile_commit(&o);
+}
+
 /* 1 when the plot file at path is complete: a PNG ends in its IEND chunk, an SVG in </svg>. */
 static int fu__plot_complete(const char *path, int svg) {
   FILE *f = fopen(path, "rb");

@@ -36,6 +36,8 @@ void fu_outfile_abort(fu_outfile *o);
  * line naming path and what ("the profile") on failure, FU_EIO or FU_ENOMEM. */
 struct json_t;
 int fu_json_save(const char *path, const struct json_t *j, size_t flags, const char *what);
+/* The same for text already made (then a line break): FU_EIO after that line. */
+int fu_text_save(const char *path, const char *text);
 
 /* Runs gnuplot on a script (its text) that writes its plot to ARG1 and may use ARG2... (args,
  * nargs of them) for titles: gnuplot -c passes them as string values, never read as gnuplot

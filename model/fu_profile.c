@@ -229,26 +229,34 @@ json_t *fu_profile_to_json(const fu_profile *p) {
 /* A profile file's reals: 12 significant digits */
 #define FU__PROFILE_FILE_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12))
 
-int fu_profile_save(const char *path, const fu_profile *p) {
+int fu_profile_file_text(const fu_profile *p, char **file) {
   json_t *j = fu_profile_to_json(p);
-  if (!j) {
-    fu_error("%s: out of memory building the profile", path);
-    return FU_ENOMEM;
-  }
+  *file = j ? json_dumps(j, FU__PROFILE_FILE_FLAGS) : NULL;
+  json_decref(j);
+  if (*file) return FU_OK;
+  fu_error("profile %s: out of memory building its file", p->name);
+  return FU_ENOMEM;
+}
+
+int fu_profile_save_text(const char *path, const char *file) {
   /* A temporary file (mkstemp, beside the target) renamed over it: a failed write never leaves
    * half a profile, and no planted name or symlink can redirect the write. */
-  int st = fu_json_save(path, j, FU__PROFILE_FILE_FLAGS, "the profile");
-  json_decref(j);
+  return fu_text_save(path, file);
+}
+
+int fu_profile_save(const char *path, const fu_profile *p) {
+  char *file;
+  int st = fu_profile_file_text(p, &file);
+  if (st == FU_OK) st = fu_profile_save_text(path, file);
+  free(file);
   return st;
 }
 
-int fu_profile_saved_json(const fu_profile *p, char **text) {
+int fu_profile_saved_json(const char *file, char **text) {
   *text = NULL;
-  json_t *j = fu_profile_to_json(p);
-  char *file = j ? json_dumps(j, FU__PROFILE_FILE_FLAGS) : NULL;
-  json_decref(j);
-  fu_profile *back = file ? malloc(sizeof *back) : NULL;
+  fu_profile *back = malloc(sizeof *back);
   int st = back ? fu_profile_parse(file, "the profile written", back) : FU_ENOMEM;
+  json_t *j;
   /* JSON_REAL_PRECISION(17) as sim/fu_content.c stores a prediction's profile */
   if (st == FU_OK && (j = fu_profile_to_json(back)) != NULL) {
     *text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
@@ -256,7 +264,6 @@ int fu_profile_saved_json(const fu_profile *p, char **text) {
   }
   if (st == FU_OK && !*text) st = FU_ENOMEM;
   free(back);
-  free(file);
   return st;
 }
 

@@ -93,11 +93,16 @@ int fu_profile_load_default(fu_profile *out);                     /* the embedde
 int fu_profile_load_arg(const char *flag, const char *arg, fu_profile *out);
 int fu_profile_parse(const char *json_text, const char *what, fu_profile *out);
 int fu_profile_save(const char *path, const fu_profile *p);
-/* The profile as fu_profile_save's file reads back (its reals rounded as the file has them),
- * as compact JSON at full precision into *text (malloc'd): what a command given --profile FILE
- * stores, so that the results database holds one row for it. The file form refused on reading
- * back: its one line, FU_EDATA; else FU_ENOMEM. */
-int fu_profile_saved_json(const fu_profile *p, char **text);
+/* fu_profile_save in two steps, for a caller that also needs the file's text (fit --out stores
+ * the profile as its file reads back): p's file form into *file (malloc'd; FU_ENOMEM after one
+ * line), and that text written to path as fu_profile_save writes it. */
+int fu_profile_file_text(const fu_profile *p, char **file);
+int fu_profile_save_text(const char *path, const char *file);
+/* The profile as its file form `file` (fu_profile_file_text's) reads back (its reals rounded as
+ * the file has them), as compact JSON at full precision into *text (malloc'd): what a command
+ * given --profile FILE stores, so that the results database holds one row for it. The file form
+ * refused on reading back: its one line, FU_EDATA; else FU_ENOMEM. */
+int fu_profile_saved_json(const char *file, char **text);
 /* The most gpu_mem_bytes a profile file may hold (the loader refuses more; fit --gpu-mem too). */
 #define FU_PROFILE_GPU_MEM_MAX 1e15
 /* The same GPU model where one name holds the other ("H100" and "NVIDIA H100 80GB HBM3"). */

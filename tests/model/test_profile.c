@@ -4,6 +4,7 @@
  * re-derived here from the calibration's CSVs (not the SQL the script used), and, reported
  * only, its deviation from ../shared/data/reference. */
 #include <fcntl.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,35 @@ static void test_round_trip(void) {
   }
   EXPECT(isinf(q.curves[0].seg[1].hi_bytes));
   EXPECT(isnan(q.curves[0].seg[1].alpha_ci[0]));
+  /* fit --out's one dump (fu_profile_file_text): the file fu_profile_save writes, less its line
+   * break, byte for byte; fu_profile_save_text writes it alike; the stored row made from it is
+   * the compact full-precision JSON of the profile as the file loads back (q) */
+  char *file = NULL, *saved = NULL, *row = NULL, *again = NULL;
+  EXPECT_INT_EQ(fu_profile_file_text(&p, &file), FU_OK);
+  EXPECT_INT_EQ(fu_read_file(path, &saved, NULL), FU_OK);
+  if (file && saved) {
+    size_t n = strlen(saved);
+    EXPECT(n > 0 && saved[n - 1] == '\n');
+    saved[n - 1] = '\0';
+    EXPECT_STR_EQ(file, saved);
+    free(saved);
+    char path2[300];
+    snprintf(path2, sizeof path2, "%s/p2.json", tmpdir);
+    EXPECT_INT_EQ(fu_profile_save_text(path2, file), FU_OK);
+    EXPECT_INT_EQ(fu_read_file(path2, &saved, NULL), FU_OK);
+    EXPECT_INT_EQ(fu_read_file(path, &again, NULL), FU_OK);
+    if (saved && again) EXPECT_STR_EQ(saved, again);
+    EXPECT_INT_EQ(fu_profile_saved_json(file, &row), FU_OK);
+    json_t *qj = fu_profile_to_json(&q);
+    char *want = qj ? json_dumps(qj, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+    if (row && want) EXPECT_STR_EQ(row, want);
+    free(want);
+    json_decref(qj);
+  }
+  free(file);
+  free(saved);
+  free(again);
+  free(row);
   /* pack_handoff_us is optional: absent reads as 0 */
   snprintf(path, sizeof path, "%s/min.json", tmpdir);
   write_file(path, "{\"format\": \"fusim-profile-1\", \"curves\": []}");
