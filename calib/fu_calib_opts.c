@@ -344,6 +344,13 @@ void fu_calib_stats(double *t, int n, double *tmin, double *tmed, double *tp95) 
   *tp95 = t[r - 1];
 }
 
+/* Where an existing database cannot be written (errno e from its file's or its folder's check):
+ * read-only for this user (EACCES, EROFS) is EX_CANTCREAT, as the database itself says it
+ * (fu_db.c); anything else, or a new database, a database error. */
+static int fu__unwritable_status(int e, int exists) {
+  return exists && (e == EACCES || e == EROFS) ? FU_ECANTCREAT : FU_EDB;
+}
+
 int fu_calib_db_writable(const char *path) {
   struct stat sb;
   int exists = stat(path, &sb) == 0;
@@ -355,8 +362,7 @@ int fu_calib_db_writable(const char *path) {
     if (access(path, R_OK | W_OK) != 0) {
       int e = errno;
       fu_error("%s: database is not writable: %s", path, strerror(e));
-      /* read-only for this user: EX_CANTCREAT, as the database itself says it (fu_db.c) */
-      return e == EACCES || e == EROFS ? FU_ECANTCREAT : FU_EDB;
+      return fu__unwritable_status(e, exists);
     }
   } else if (errno != ENOENT) {
     fu_error("%s: %s", path, strerror(errno));
@@ -372,8 +378,7 @@ int fu_calib_db_writable(const char *path) {
   if (access(dir, W_OK | X_OK) != 0) {
     int e = errno;
     fu_error("%s: database folder '%s' is not writable: %s", path, dir, strerror(e));
-    /* an existing database read-only for its folder: EX_CANTCREAT as above (a new one: as before) */
-    return exists && (e == EACCES || e == EROFS) ? FU_ECANTCREAT : FU_EDB;
+    return fu__unwritable_status(e, exists);
   }
   return FU_OK;
 }

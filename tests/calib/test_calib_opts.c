@@ -1,5 +1,6 @@
 /* test_calib_opts.c: fusim calib's option checking, size lists, statistics and the database
  * writability check: all on the CPU, before any GPU work. Expected values derived by hand. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -140,8 +141,18 @@ int main(void) {
   EXPECT_INT_EQ(fu_calib_db_writable(dir), FU_EDB);   /* a directory */
   if (geteuid() != 0) {               /* root writes anywhere */
     chmod(dir, 0500);
-    EXPECT_INT_EQ(fu_calib_db_writable(path), FU_EDB);
+    EXPECT_INT_EQ(fu_calib_db_writable(path), FU_EDB); /* a new database: the folder's error */
     chmod(dir, 0700);
+    /* an existing database read-only for this user, by its file or by its folder: EX_CANTCREAT */
+    int fd = open(path, O_CREAT | O_WRONLY, 0400);
+    EXPECT(fd >= 0);
+    if (fd >= 0) close(fd);
+    EXPECT_INT_EQ(fu_calib_db_writable(path), FU_ECANTCREAT);
+    chmod(path, 0600);
+    chmod(dir, 0500);
+    EXPECT_INT_EQ(fu_calib_db_writable(path), FU_ECANTCREAT);
+    chmod(dir, 0700);
+    unlink(path);
   }
   rmdir(dir);
   return fu_test_report("calib options");
