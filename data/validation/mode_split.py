@@ -73,12 +73,20 @@ def model_runs(rundir):
             yield w["name"], fm, m, m["compute_only_cpu_fwd_bwd_rest_us"][1] / fm["bwd_cpu_us"]
 
 
+def run_label(rundir):
+    """A run folder's label: its name from its last "run" on (torch_h100_run44b: run44b), else
+    the whole name."""
+    name = os.path.basename(os.path.normpath(rundir))
+    i = name.rfind("run")
+    return name[i:] if i >= 0 else name
+
+
 def main(rundirs):
     ratios, fs = [], []
     for d in rundirs:
         for name, fm, m, f in model_runs(d):
             raw, P = fm.get("raw") or {}, fm.get("P")
-            run = os.path.basename(os.path.normpath(d))[-5:]
+            run = run_label(d)
             lb = m["compute_only_cpu_fwd_bwd_rest_us"][1]
             fs.append((f, run, name))
             n = raw.get("none")

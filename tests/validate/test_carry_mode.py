@@ -28,6 +28,12 @@ var = [140.0, 220.0, 160.0, 250.0, 175.0, 250.0]
 c = M.per_tensor(var, none, g, 10)
 check("per tensor 5.0 fast, 3.0 slow (got %r)" % c, c == [5.0, 3.0])
 
+# a run's label: the folder's name from "run" on, whatever its length (before: its last five
+# characters, "un44b" for run44b)
+for d, want in (("data/validation/torch_h100_run44b/", "run44b"), ("torch_h200_run38", "run38"),
+                ("torch_h100_run41c", "run41c"), ("/tmp/capture", "capture")):
+    check("run label of %s: %s (got %r)" % (d, want, M.run_label(d)), M.run_label(d) == want)
+
 # a made-up run: the loop's backward() 210 against the rounds' median 125: f 1.68
 tmp = tempfile.mkdtemp(prefix="carry-mode-")
 try:
