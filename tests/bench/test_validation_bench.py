@@ -29,7 +29,18 @@ loop's rounds resampled, a round's two iterations together), by the same countin
 - plan [100, 130] against [100, 100]: 0, 15 or 30 with probability 1/4, 1/2, 1/4: (0, 30).
 overhead_unresolved counts the misses whose interval holds a value within max(15%, 300 us) of the
 prediction: predicted 20 inside (0, 30): yes; 320 against (0, 30): 30 is 290 us away, yes; 350:
-320 us, no; 1000 against (10, 10): no; a row that met the target or has no rounds: not counted -> 2."""
+320 us, no; 1000 against (10, 10): no; a row that met the target or has no rounds: not counted -> 2.
+
+rows_unresolved counts the rows above 5% whose measured iteration, compute-only's median (100) plus
+that interval, (0, 30), can be within 5% of the prediction p, that is [p / 1.05, p / 0.95] meets
+[100, 130]; every row measured 115 (overhead 15): p 136 ([129.5, 143.2], error +18.3%): yes; 140
+([133.3, 147.4]): no; 104 ([99.0, 109.5], error -9.6%): yes; 90 ([85.7, 94.7]): no; 118 (error
++2.6%, no miss) and a row without rounds: not counted -> 2.
+
+baseline_twins: a twin of [110, 110] beside compute-only [100, 100] is 10% apart and its overhead's
+interval (10, 10) does not hold 0; [100, 130] beside [100, 100] is 115 / 100 - 1 = 15% apart by
+the medians, yet (0, 30) holds 0; a model without a twin is left out. loop_spreads: compute-only
+p5 90, p95 120 over a median of 100 -> 0.30 for each of the model's plans."""
 import json
 import os
 import sys
@@ -110,4 +121,33 @@ def ov_row(plan, predicted, ok=False):
 check("overhead_unresolved", tb.overhead_unresolved(
     [ov_row("in", 20.0), ov_row("near", 320.0), ov_row("far", 350.0), ov_row("steady", 1000.0),
      ov_row("met", 20.0, ok=True), ov_row("no rounds", 20.0)], ov_times), 2)
+
+
+def row_row(plan, predicted):
+    return {"workload": "w", "plan": plan, "predicted_us": predicted, "measured_us": 115.0,
+            "compute_only_us": 100.0, "rel_err": predicted / 115.0 - 1}
+
+
+check("rows_unresolved", tb.rows_unresolved(
+    [row_row("in", 136.0), row_row("near", 140.0), row_row("far", 104.0), row_row("steady", 90.0),
+     row_row("met", 118.0), row_row("no rounds", 136.0)],
+    {("w", "in"): spread, ("w", "near"): spread, ("w", "far"): spread, ("w", "steady"): spread,
+     ("w", "met"): spread}), 2)
+with tempfile.TemporaryDirectory() as d:
+    def model(name, twin):
+        return {"workload": name, "compute_only_us": 100.0, "compute_only_p5_us": 90.0,
+                "compute_only_p95_us": 120.0, "compute_only_times_us": [100.0, 100.0],
+                "rows": [{"plan_label": "p", "times_us": [100.0, 100.0]}],
+                "loop_probes": {"baseline twin": {"times_us": twin}} if twin else {}}
+    with open(os.path.join(d, "runs.json"), "w") as f:
+        json.dump({"models": [model("steady", [110.0, 110.0]), model("spread", [100.0, 130.0]),
+                              model("none", None)]}, f)
+    twins = tb.baseline_twins(d)
+    check("baseline_twins: models", [w for w, _, _ in twins], ["steady", "spread"])
+    check("baseline_twins: steady gap", round(twins[0][1], 12), 0.10)
+    check("baseline_twins: steady holds 0", twins[0][2], False)
+    check("baseline_twins: spread gap", round(twins[1][1], 12), 0.15)
+    check("baseline_twins: spread holds 0", twins[1][2], True)
+    check("loop_spreads", {k: round(v, 12) for k, v in tb.loop_spreads(d).items()},
+          {("steady", "p"): 0.3, ("spread", "p"): 0.3, ("none", "p"): 0.3})
 sys.exit(1 if FAIL else 0)
