@@ -527,6 +527,23 @@ static void fu__cnn_deep(fu__ctx *x) {
   }
 }
 
+/* backward()'s own host time before its first node runs (tools/bwd_start.py, GPU idle at the call:
+ * the seed gradient, the graph task, the walk over every node reachable, waking the autograd
+ * thread): the profile's torch_bwd_start row in the step's mode plus its torch_bwd_start_node row
+ * per node, counted as the operations and their parameters (a backward node each and an
+ * AccumulateGrad each: roughly autograd's count); 0 without the rows, as before them. The
+ * per-operation host rows leave it out (calib_torch's chain_bwd_host takes a baseline backward()
+ * off), and scaling them to tv_resnet50_held spread it over every operation, so a capture's first
+ * gradient came 0.5-1.5 ms after the estimate where the GPU had caught up with the host (issue 13,
+ * 17 of 17 CNN captures). */
+static double fu__cnn_bwd_start(const fu__ctx *x) {
+  const fu_op_table *s = fu__mode_row(x, "torch_bwd_start"), *n = fu__mode_row(x, "torch_bwd_start_node");
+  double nodes = 0, start = s && s->host_bwd_us > 0 ? s->host_bwd_us : 0;
+  for (size_t i = 0; i < x->n; i++) nodes += 1 + x->ops[i].nparams;
+  if (n && n->host_bwd_us > 0) start += n->host_bwd_us * nodes;
+  return start;
+}
+
 /* 1 where the profile has a conv table of the step's dtype of this kind (an fu_conv_groups) and
  * memory format, of class kNsS where kernel and stride are above 0 (else of any class). */
 int fu__has_conv_table(const fu__ctx *x, int grouped, int nchw, int kernel, int stride) {
@@ -642,10 +659,14 @@ int fu_build_cnn(const fu_cnn_spec *s, const fu_profile *prof, const char *prof_
   if (st == FU_OK) { /* the host total was measured on (plain) ResNet-50 */
     fu__ctx r50 = x;
     r50.ops = NULL, r50.n = r50.cap = 0;
-    if (!strcmp(s->model, "resnet50")) fu__scale_host_whole(&x, &x, "tv_resnet50_held");
-    else if ((st = fu__resnet_ops(&r50, fu__resnet_blocks("resnet50", NULL, NULL), 1, 1, (double)s->batch,
-                                  (double)s->image)) == FU_OK)
-      fu__scale_host_whole(&x, &r50, "tv_resnet50_held");
+    const fu__ctx *ref = &x;
+    if (strcmp(s->model, "resnet50") &&
+        (st = fu__resnet_ops(&r50, fu__resnet_blocks("resnet50", NULL, NULL), 1, 1, (double)s->batch,
+                             (double)s->image)) == FU_OK)
+      ref = &r50;
+    if (st == FU_OK)
+      st = fu__scale_host_whole(&x, ref, "tv_resnet50_held", fu__cnn_bwd_start(ref), fu__cnn_bwd_start(&x),
+                                prof_name);
     free(r50.ops);
     fu__cnn_deep(&x);
   }

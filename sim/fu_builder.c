@@ -1214,14 +1214,26 @@ static void fu__scale_ops(fu__ctx *x, double kf, double kb) {
  * realistic size with the GPU held (tools/calib_torch.py's hf_host: tv_resnet50_held), the
  * operations' host costs are scaled so that the measured model's (ref: its operations, built
  * alike) add up to it, as fu__scale_host does per layer; a model of the same operations with
- * more blocks takes the same factor. */
-void fu__scale_host_whole(fu__ctx *x, const fu__ctx *ref, const char *key) {
+ * more blocks takes the same factor. start_ref, start_x: backward()'s own start in ref and in x
+ * (0: none; fu_build_cnn.c fu__cnn_bwd_start), which the measured backward holds once: taken off
+ * it before the factor and charged where x's backward starts, on the first operation it runs
+ * (the last), as fu__scale_host charges the rest row's remainder; so ref's total stays the row.
+ * FU_EDATA and one line where the start is not below the row's backward. */
+int fu__scale_host_whole(fu__ctx *x, const fu__ctx *ref, const char *key, double start_ref, double start_x,
+                         const char *prof_name) {
   const fu_op_table *t = fu__mode_row(x, key);
-  if (!t) return;
+  if (!t) return FU_OK;
+  if (start_ref > 0 && !(start_ref < t->host_bwd_us)) {
+    fu_error("workload: profile %s: backward()'s start (torch_bwd_start rows) %.1f us is not below %s's "
+             "backward %.1f us in %s", prof_name, start_ref, key, t->host_bwd_us, t->dtype);
+    return FU_EDATA;
+  }
   double sf = 0, sb = 0;
   for (size_t i = 0; i < ref->n; i++) sf += ref->ops[i].hfwd_us, sb += ref->ops[i].hbwd_us;
-  double kf = sf > 0 ? t->host_fwd_us / sf : 1, kb = sb > 0 ? t->host_bwd_us / sb : 1;
+  double kf = sf > 0 ? t->host_fwd_us / sf : 1, kb = sb > 0 ? (t->host_bwd_us - start_ref) / sb : 1;
   fu__scale_ops(x, kf, kb);
+  if (x->n) x->ops[x->n - 1].hbwd_us += start_x;
+  return FU_OK;
 }
 
 /* The host's speed: host costs measured where the profile's probe read c->host_probe_min_us

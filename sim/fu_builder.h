@@ -244,7 +244,8 @@ int fu__optim(const fu_compute *c, const char *name, double clip, const fu_workl
               const char *prof_name, double *us, char *note, size_t nnote);
 void fu__param(fu__op *o, const char *name, const char *suffix, uint64_t numel);
 fu__op *fu__push(fu__ctx *x);
-void fu__scale_host_whole(fu__ctx *x, const fu__ctx *ref, const char *key);
+int fu__scale_host_whole(fu__ctx *x, const fu__ctx *ref, const char *key, double start_ref, double start_x,
+                         const char *prof_name);
 int fu__timeline(const fu__ctx *x, fu_workload *w, double *fwd_out, double *bwd_out,
                  double *lead_out);
 /* fu_build_cnn.c: a convolution by the profile's conv tables (a ViT's patch embedding too), the
