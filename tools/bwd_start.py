@@ -50,6 +50,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cnn_depth import write  # noqa: E402  (the output file: a record, its rows and diagnosis)
 from host_ref import load_profile, out_writable, profile_host_row  # noqa: E402
 
 MODES = ("bf16", "fp32")
@@ -125,15 +126,6 @@ def first_kernels(calls, first_nodes, kernels):
             to_node.append(k - c)
     med = lambda v: round(statistics.median(v), 1) if v else None  # noqa: E731
     return {"first_kernel_us": med(to_first), "first_node_kernel_us": med(to_node), "calls": len(calls)}
-
-
-def write(out, d, rows, diag):
-    """The output file: d's record with the rows and the diagnosis."""
-    d = dict(d, diag=diag)
-    d["compute"] = dict(d.get("compute", {}), ops=rows)
-    with open(out, "w") as f:
-        json.dump(d, f, indent=1)
-        f.write("\n")
 
 
 def report(rows, diag):
