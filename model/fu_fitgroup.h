@@ -86,8 +86,9 @@ void fu_fitgroup_free(fu_fitgroup *g, size_t ng);
 
 /* Flags of a fitted segment (fu_segment.flags): FU_SEG_CI_SPANS_ZERO when the 95% CI of alpha or
  * beta includes 0 (the data do not pin that parameter down), FU_SEG_OVER_LIMIT when its bus
- * bandwidth is above the link's physical limit for the GPU (fu_link_limit_gbps; over "net" the
- * lower of NVLink's and the network's for the curve's nodes and GPUs a node). */
+ * bandwidth, even at the slow end of beta's CI, is above the link's physical limit for the GPU
+ * (fu_link_limit_gbps; over "net" the lower of NVLink's and the network's for the curve's nodes
+ * and GPUs a node). */
 void fu_fitgroup_flag(fu_curve *c);
 /* "ci_spans_zero,over_link_limit" style text of a segment's flags into buf. */
 const char *fu_segment_flags_str(const fu_segment *s, char *buf, size_t len);
