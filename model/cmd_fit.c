@@ -190,7 +190,7 @@ int fu_cmd_fit(int argc, char **argv) {
                   "samples naming none are taken as NAME (it sets the link limits\n"
                   "segments are checked against); two GPU models are refused without it")},
       {FU_OPT_STR(0, "host", &sel.host, "NAME", "only samples whose host name contains NAME")},
-      {FU_OPT_STR(0, "source", &sel.source, "TEXT", "provenance label of the fitted curves")},
+      {FU_OPT_STR(0, "source", &sel.source, "TEXT", "provenance label of the fitted curves and the cost model's links fitted from them")},
       {FU_OPT_CUSTOM(0, "label-algo", &sel.algo_label, fu__opt_label_algo, "A",
                      "algo of curves whose samples name none (ring, tree, nvls)"), .bad = "warp"},
       {FU_OPT_STR(0, "notes", &notes, "TEXT", "appended to the profile's notes (where the scalars came from)")},
@@ -328,8 +328,11 @@ int fu_cmd_fit(int argc, char **argv) {
       size_t l = strlen(prof->notes);
       snprintf(prof->notes + l, sizeof prof->notes - l, "%s%s", l ? " " : "", notes);
     }
+    /* the label of the cost model's link parameters: --source where given, since they come
+     * from the same samples (a temporary database's path says nothing to a reader) */
     char what[600];
-    snprintf(what, sizeof what, "fusim fit of %s", dbpath);
+    if (sel.source) snprintf(what, sizeof what, "%s", sel.source);
+    else snprintf(what, sizeof what, "fusim fit of %s", dbpath);
     /* --merge-into: BASE is already in prof, all of it kept; else take from the base only
      * what the samples do not cover */
     st = fu_fitgroup_profile(groups, ng, merge ? NULL : base, what, prof);

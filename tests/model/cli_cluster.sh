@@ -805,6 +805,14 @@ check "reducescatter:8 on the default: refused in one line naming h200-ndr, whic
   "$fusim" cost --profile "$tmp/az.json" --comm reducescatter:8 --bytes 1GiB --format json >"$tmp/azrs.json" &&
   [ "$(js "$tmp/azrs.json" "j[0]['basis'] == 'predicted' and 0.85 < j[0]['busbw_gbps'] / 370.64 < 1.0")" = True ]
 check "a forced-NVLS 8 x H200 all-reduce gives the cost model its NVLS rate and ring: reduce-scatter predicted" $?
+# the cost model's links name what they were fitted from: --source where given (the curves' label;
+# they named the database, which for tools/make_default_profile.sh was a temporary file), else
+# the database
+"$fusim" fit --db "$tmp/az.db" --no-store --out "$tmp/az2.json" --source "published: Azure ND H200 v5" >/dev/null 2>&1 &&
+  [ "$(js "$tmp/az2.json" "j['cluster']['intra_source']")" = \
+    "published: Azure ND H200 v5 (ring: its NVLS all-reduce / the measured NVLS share)" ] &&
+  [ "$(js "$tmp/az.json" "j['cluster']['intra_source'].startswith('fusim fit of $tmp/az.db')")" = True ]
+check "fit --source labels the cost model's links it fits (the database's path without it)" $?
 "$fusim" cost --profile h200-ndr --comm allreduce:2x8:pcie --bytes 1GiB >/dev/null 2>"$tmp/err"
 [ $? -eq 65 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "linked by nvlink, not pcie" "$tmp/err"
 check "allreduce:2x8:pcie on nodes linked by NVLink: refused in one line" $?
