@@ -628,11 +628,26 @@ static int fu__model_error(const fu_fitgroup *g, size_t ng, const fu_profile *ba
   return st;
 }
 
+/* The links inside a node of c (and its node size, and the model's error there) left unknown:
+ * another GPU's, not this one's. */
+static void fu__cluster_drop_intra(fu_cluster *c) {
+  c->base_us = c->intra_step_us = c->intra_gbps = 0;
+  c->simple_base_us = c->simple_intra_step_us = 0;
+  for (int s = 0; s < FU_COLL_NVLS_OPS; s++) c->nvls_algbw_gbps[s] = 0;
+  c->intra_link[0] = c->intra_source[0] = c->nvls_source[0] = '\0';
+  c->gpus_per_node = 0;
+  memset(&c->err[FU_COLLERR_ONE_NODE], 0, sizeof c->err[FU_COLLERR_ONE_NODE]);
+}
+
 int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base, const char *what,
                         fu_profile *prof) {
   char bname[80];
   snprintf(bname, sizeof bname, "base %s", base && base->name[0] ? base->name : "profile");
   fu__profile_nccl(g, ng, prof);
+  /* the GPU model decides what the base may lend (its links inside a node) and which algorithms
+   * the fit weighs (NVLS) */
+  for (size_t k = 0; k < ng && !prof->gpu[0]; k++)
+    if (g[k].curve.gpu[0]) snprintf(prof->gpu, sizeof prof->gpu, "%s", g[k].curve.gpu);
   for (size_t k = 0; k < ng; k++) FU_CHECK(fu_profile_put_curve(prof, &g[k].curve));
   if (base) {
     for (int i = 0; i < base->ncurves; i++) {
@@ -658,11 +673,16 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
       snprintf(prof->compute.gpu, sizeof prof->compute.gpu, "%s", base->gpu);
     if (base->compute.source[0]) fu__label2(prof->compute.source, sizeof prof->compute.source, bname, base->compute.source);
     prof->cluster = base->cluster;
-    if (base->cluster.intra_source[0] || base->cluster.intra_gbps > 0)
+    /* the base's links inside a node are its GPU's, as its collective curves are: kept for a
+     * profile of the same GPU (or an unknown one) only; its network, which nodes of another GPU
+     * may share (a rail borrowed for a what-if), whatever the GPU */
+    if (prof->gpu[0] && base->gpu[0] && !fu_gpu_same(prof->gpu, base->gpu))
+      fu__cluster_drop_intra(&prof->cluster);
+    if (prof->cluster.intra_source[0] || prof->cluster.intra_gbps > 0)
       fu__label2(prof->cluster.intra_source, sizeof prof->cluster.intra_source, bname, base->cluster.intra_source);
     if (base->cluster.net_source[0] || base->cluster.nic_gbps > 0)
       fu__label2(prof->cluster.net_source, sizeof prof->cluster.net_source, bname, base->cluster.net_source);
-    if (base->cluster.nvls_source[0])
+    if (prof->cluster.nvls_source[0])
       fu__label2(prof->cluster.nvls_source, sizeof prof->cluster.nvls_source, bname, base->cluster.nvls_source);
     if (base->cluster.node_net_gbps > 0)
       fu__label2(prof->cluster.node_net_source, sizeof prof->cluster.node_net_source, bname,
@@ -673,9 +693,6 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
   if (!obs) return FU_ENOMEM;
   size_t no = 0;
   const char *intra = NULL;
-  /* the GPU model and intra-node link decide which algorithms the fit weighs (NVLS) */
-  for (size_t k = 0; k < ng && !prof->gpu[0]; k++)
-    if (g[k].curve.gpu[0]) snprintf(prof->gpu, sizeof prof->gpu, "%s", g[k].curve.gpu);
   for (size_t k = 0; k < ng; k++) {
     char note[400];
     /* a curve forced to NVLS is NVLS's observation only on a GPU with a measured NVLS share (the

@@ -499,6 +499,16 @@ check "cost at 2x8: the envelope curve is the fastest line at every power of two
   "$fusim" fit --db "$tmp/r.db" --no-store --out "$tmp/r.json" >/dev/null 2>&1 &&
   [ "$(js "$tmp/r.json" "6 < j['cluster']['net_step_us'] < 8 and j['cluster']['simple_net_step_us'] > 50")" = True ]
 check "1+1 alone: network step latency fitted for LL (6-8 us) and Simple" $?
+# a base's links inside a node are its GPU's, as its collective curves are: 2 nodes of one GPU
+# taken as H200s keep h200-ndr's NVLink ring and NVLS rate, labelled; taken as H100s, none (they
+# kept them); the network is fitted either way
+"$fusim" import --db "$tmp/n1.db" "$FUSIM_SOURCE_ROOT/tests/model/data/net-over-nic.csv" >/dev/null &&
+  "$fusim" fit --db "$tmp/n1.db" --no-store --gpu "NVIDIA H200" --base h200-ndr --out "$tmp/n200.json" >/dev/null 2>&1 &&
+  "$fusim" fit --db "$tmp/n1.db" --no-store --gpu H100 --base h200-ndr --out "$tmp/n100.json" >/dev/null 2>&1 &&
+  [ "$(js "$tmp/n200.json" "(lambda c: (round(c['intra_gbps'], 2), round(c['nvls_algbw_gbps'][0], 2), c['intra_source'].startswith('base h200-ndr: borrowed')))(j['cluster'])")" = \
+    "(368.26, 272.51, True)" ] &&
+  [ "$(js "$tmp/n100.json" "(j['cluster']['intra_gbps'], j['cluster']['intra_source'], j['cluster']['nic_gbps'] > 0)")" = "(0.0, '', True)" ]
+check "fit --out: the base's links inside a node lent to a profile of its GPU only (its network fitted either way)" $?
 
 # --- all-gather and reduce-scatter from an all-reduce fit alone. errs PROFILE COMM MEASURED MIN:
 # "median max" |predicted / measured - 1| in % over MEASURED's rows ("bytes time_us" lines) from
