@@ -342,7 +342,7 @@ int fu_cmd_fit(int argc, char **argv) {
        compute tables by the GPU they name (fu_fitgroup_profile set it), since a fitted base's
        are its own base's */
     int other = base && base->gpu[0] && prof->gpu[0] && !fu_gpu_same(prof->gpu, base->gpu);
-    const char *tables = base ? prof->compute.gpu : "";
+    const char *tables = !base ? "" : prof->compute.gpu[0] ? prof->compute.gpu : prof->gpu;
     int tables_base = !tables[0] || (base->gpu[0] && fu_gpu_same(tables, base->gpu));
     if (other)
       fu_warn("%s: the profile's copies, pack kernel, launch cost%s HBM figures come from "
