@@ -388,7 +388,7 @@ int fu_cmd_fit(int argc, char **argv) {
     }
     if (st != FU_OK) goto done;
   }
-  if (written && (st = fu_profile_save_text(written, pfile)) != FU_OK) goto done;
+  if (written && (st = fu_text_save(written, pfile)) != FU_OK) goto done;
   if (in_tx) {
     in_tx = 0;
     if ((st = fu_db_commit(db)) != FU_OK) goto done;

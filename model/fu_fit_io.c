@@ -109,8 +109,7 @@ static void fu__compute_gpu_follow(fu_profile *p, int had_tables, const char *gp
   if (had_tables && was[0] && !fu_gpu_same(was, gpu))
     fu_warn("%s: compute tables measured on %s merged into tables of %s: compute.gpu now names %s, though "
             "the tables this merge does not replace are still %s's", what, gpu, was, gpu, was);
-  snprintf(p->compute.gpu, sizeof p->compute.gpu, "%.*s", (int)sizeof p->compute.gpu - 1,
-           p->gpu[0] && fu_gpu_same(gpu, p->gpu) ? "" : gpu);
+  fu_profile_set_compute_gpu(p, gpu);
 }
 
 /* fit --gemm-table / --compute: the compute tables of a profile (model/fu_compute.h) from calib's

@@ -669,11 +669,8 @@ int fu_fitgroup_profile(const fu_fitgroup *g, size_t ng, const fu_profile *base,
     /* they were measured on the base's GPU (or the one its own tables name): workload, predict
        and plan say so where that is not this profile's */
     const fu_compute *bc = &base->compute;
-    if (!bc->gpu[0] && (bc->ngemm || bc->nconv || bc->nattn || bc->nops || bc->noptim))
-      snprintf(prof->compute.gpu, sizeof prof->compute.gpu, "%s", base->gpu);
-    /* absent is the profile's own GPU (fu_compute.gpu), as every bundled profile writes it */
-    if (prof->gpu[0] && prof->compute.gpu[0] && fu_gpu_same(prof->compute.gpu, prof->gpu))
-      prof->compute.gpu[0] = '\0';
+    int tables = bc->ngemm || bc->nconv || bc->nattn || bc->nops || bc->noptim;
+    fu_profile_set_compute_gpu(prof, bc->gpu[0] ? bc->gpu : tables ? base->gpu : "");
     if (base->compute.source[0]) fu__label2(prof->compute.source, sizeof prof->compute.source, bname, base->compute.source);
     prof->cluster = base->cluster;
     /* the base's links inside a node are its GPU's, as its collective curves are: kept for a

@@ -53,6 +53,11 @@ const char *fu_profile_compute_other_gpu(const fu_profile *p) {
   return g[0] && p->gpu[0] && !fu_gpu_same(g, p->gpu) ? g : NULL;
 }
 
+void fu_profile_set_compute_gpu(fu_profile *p, const char *gpu) {
+  snprintf(p->compute.gpu, sizeof p->compute.gpu, "%.*s", (int)sizeof p->compute.gpu - 1,
+           p->gpu[0] && fu_gpu_same(gpu, p->gpu) ? "" : gpu);
+}
+
 /* ---- writing ---- */
 
 /* A real, or null where it is not finite (JSON has no NaN or infinity). */
@@ -238,16 +243,12 @@ int fu_profile_file_text(const fu_profile *p, char **file) {
   return FU_ENOMEM;
 }
 
-int fu_profile_save_text(const char *path, const char *file) {
-  /* A temporary file (mkstemp, beside the target) renamed over it: a failed write never leaves
-   * half a profile, and no planted name or symlink can redirect the write. */
-  return fu_text_save(path, file);
-}
-
 int fu_profile_save(const char *path, const fu_profile *p) {
   char *file;
   int st = fu_profile_file_text(p, &file);
-  if (st == FU_OK) st = fu_profile_save_text(path, file);
+  /* fu_text_save: a temporary file (mkstemp, beside the target) renamed over it, so a failed
+   * write never leaves half a profile, and no planted name or symlink can redirect the write */
+  if (st == FU_OK) st = fu_text_save(path, file);
   free(file);
   return st;
 }

@@ -93,11 +93,10 @@ int fu_profile_load_default(fu_profile *out);                     /* the embedde
 int fu_profile_load_arg(const char *flag, const char *arg, fu_profile *out);
 int fu_profile_parse(const char *json_text, const char *what, fu_profile *out);
 int fu_profile_save(const char *path, const fu_profile *p);
-/* fu_profile_save in two steps, for a caller that also needs the file's text (fit --out stores
- * the profile as its file reads back): p's file form into *file (malloc'd; FU_ENOMEM after one
- * line), and that text written to path as fu_profile_save writes it. */
+/* p's file form into *file (malloc'd; FU_ENOMEM after one line), for a caller that also needs the
+ * file's text (fit --out stores the profile as its file reads back); fu_text_save (fu_output.h)
+ * writes it as fu_profile_save does. */
 int fu_profile_file_text(const fu_profile *p, char **file);
-int fu_profile_save_text(const char *path, const char *file);
 /* The profile as its file form `file` (fu_profile_file_text's) reads back (its reals rounded as
  * the file has them), as compact JSON at full precision into *text (malloc'd): what a command
  * given --profile FILE stores, so that the results database holds one row for it. The file form
@@ -107,6 +106,9 @@ int fu_profile_saved_json(const char *file, char **text);
 #define FU_PROFILE_GPU_MEM_MAX 1e15
 /* The same GPU model where one name holds the other ("H100" and "NVIDIA H100 80GB HBM3"). */
 int fu_gpu_same(const char *a, const char *b);
+/* p's compute.gpu after tables measured on gpu: gpu, or absent ("") where that is p's own GPU
+ * (fu_compute.gpu: absent means the profile's own, as every bundled profile writes it). */
+void fu_profile_set_compute_gpu(fu_profile *p, const char *gpu);
 /* The GPU p's compute tables were measured on where it is not p's own (compute.gpu: fit --out
  * took them from a base of another GPU), else NULL: tables that name none are p's GPU's. */
 const char *fu_profile_compute_other_gpu(const fu_profile *p);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fu_common.h"
+#include "fu_output.h"
 #include "fu_profile.h"
 #include "fu_test.h"
 #include "test_data.h"
@@ -127,7 +128,7 @@ static void test_round_trip(void) {
   EXPECT(isinf(q.curves[0].seg[1].hi_bytes));
   EXPECT(isnan(q.curves[0].seg[1].alpha_ci[0]));
   /* fit --out's one dump (fu_profile_file_text): the file fu_profile_save writes, less its line
-   * break, byte for byte; fu_profile_save_text writes it alike; the stored row made from it is
+   * break, byte for byte; fu_text_save writes it alike; the stored row made from it is
    * the compact full-precision JSON of the profile as the file loads back (q) */
   char *file = NULL, *saved = NULL, *row = NULL, *again = NULL;
   EXPECT_INT_EQ(fu_profile_file_text(&p, &file), FU_OK);
@@ -140,7 +141,7 @@ static void test_round_trip(void) {
     free(saved);
     char path2[300];
     snprintf(path2, sizeof path2, "%s/p2.json", tmpdir);
-    EXPECT_INT_EQ(fu_profile_save_text(path2, file), FU_OK);
+    EXPECT_INT_EQ(fu_text_save(path2, file), FU_OK);
     EXPECT_INT_EQ(fu_read_file(path2, &saved, NULL), FU_OK);
     EXPECT_INT_EQ(fu_read_file(path, &again, NULL), FU_OK);
     if (saved && again) EXPECT_STR_EQ(saved, again);
